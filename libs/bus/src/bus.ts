@@ -1,0 +1,81 @@
+import type { Logger } from '@memstream/logging';
+
+/** A record as a consumer sees it, whichever implementation carried it. */
+export interface BusRecord {
+  readonly topic: string;
+  readonly partition: number;
+  /** Kafka offsets are 64-bit; kept as a decimal string as kafkajs does. */
+  readonly offset: string;
+  readonly key: string | null;
+  readonly value: Buffer;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface OutgoingRecord {
+  /** Records with the same key land on the same partition and keep their order. */
+  readonly key: string;
+  readonly value: string | Buffer;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface RetryPolicy {
+  /** Total tries, the first included. */
+  readonly maxAttempts: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export interface HandlerContext {
+  readonly attempt: number;
+  /** Child logger carrying topic, partition, offset and correlation id. */
+  readonly log: Logger;
+  /** Aborted when the subscription stops; long handlers may give up early (the record is redelivered). */
+  readonly signal: AbortSignal;
+}
+
+export type RecordHandler = (record: BusRecord, ctx: HandlerContext) => Promise<void>;
+
+export interface SubscribeOptions {
+  readonly groupId: string;
+  readonly topic: string;
+  readonly dlqTopic: string;
+  readonly handler: RecordHandler;
+  readonly retry: RetryPolicy;
+  /** Partitions handled at once; order always holds within a partition. */
+  readonly partitionsConcurrently?: number;
+}
+
+export interface Subscription {
+  /** Stops taking records, lets the handler in flight finish, commits what finished. */
+  stop(): Promise<void>;
+}
+
+export interface TopicSpec {
+  readonly name: string;
+  readonly partitions?: number;
+}
+
+/**
+ * Publish/subscribe with at-least-once delivery: a record's offset is committed only after its
+ * handler succeeded or the record went to the dead-letter topic. Handlers must be idempotent.
+ */
+export interface Bus {
+  readonly kind: 'kafka' | 'memory';
+  ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
+  /** Resolves once the broker acknowledged every record (acks=all on Kafka). */
+  publish(topic: string, records: readonly OutgoingRecord[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Stops every subscription still running, then releases the connections. */
+  close(): Promise<void>;
+}
+
+/** Headers the bus writes on a dead-lettered record, so an operator can see why and from where. */
+export const DLQ_HEADERS = {
+  reason: 'x-dlq-reason',
+  code: 'x-dlq-error-code',
+  attempts: 'x-dlq-attempts',
+  topic: 'x-dlq-source-topic',
+  partition: 'x-dlq-source-partition',
+  offset: 'x-dlq-source-offset',
+  groupId: 'x-dlq-consumer-group',
+} as const;

@@ -1,0 +1,25 @@
+import type { Logger } from '@memstream/logging';
+import type { Bus } from './bus.js';
+import { KafkaBus } from './kafka-bus.js';
+import { MemoryBus } from './memory-bus.js';
+
+export interface BusSettings {
+  readonly KAFKA_BROKERS: readonly string[];
+  readonly KAFKA_CLIENT_ID: string;
+  readonly KAFKA_TOPIC_PARTITIONS: number;
+  readonly KAFKA_REPLICATION_FACTOR: number;
+  readonly KAFKA_REQUEST_TIMEOUT_MS: number;
+}
+
+/** Kafka when brokers are configured, otherwise the in-process bus of the embedded mode. */
+export function createBus(settings: BusSettings, log: Logger): Bus {
+  if (settings.KAFKA_BROKERS.length === 0) return new MemoryBus(log.child({ component: 'bus' }), settings.KAFKA_TOPIC_PARTITIONS);
+  return new KafkaBus({
+    brokers: settings.KAFKA_BROKERS,
+    clientId: settings.KAFKA_CLIENT_ID,
+    log: log.child({ component: 'bus' }),
+    defaultPartitions: settings.KAFKA_TOPIC_PARTITIONS,
+    replicationFactor: settings.KAFKA_REPLICATION_FACTOR,
+    requestTimeoutMs: settings.KAFKA_REQUEST_TIMEOUT_MS,
+  });
+}

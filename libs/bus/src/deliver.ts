@@ -1,0 +1,62 @@
+import { isAppError, isRetriable } from '@memstream/errors';
+import type { Logger } from '@memstream/logging';
+import { DLQ_HEADERS, type BusRecord, type OutgoingRecord, type SubscribeOptions } from './bus.js';
+import { backoffDelayMs, sleep } from './backoff.js';
+
+export type DeliveryOutcome = 'handled' | 'dead-lettered';
+
+export interface DeliveryDeps {
+  readonly log: Logger;
+  readonly publish: (topic: string, records: readonly OutgoingRecord[]) => Promise<void>;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The delivery semantics both bus implementations share, so the embedded mode behaves exactly
+ * like Kafka: retry retriable failures with backoff, send anything else (or the last failure) to
+ * the dead-letter topic with its reason, and only then report the record as done so the caller
+ * commits its offset. Throws only when the subscription stops mid-retry or the DLQ write fails;
+ * either way the record stays uncommitted and is redelivered.
+ */
+export async function deliver(record: BusRecord, options: SubscribeOptions, deps: DeliveryDeps): Promise<DeliveryOutcome> {
+  const log = deps.log.child({
+    topic: record.topic,
+    partition: record.partition,
+    offset: record.offset,
+    correlationId: record.headers['x-correlation-id'],
+  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await options.handler(record, { attempt, log, signal: deps.signal });
+      return 'handled';
+    } catch (err) {
+      const retriable = isRetriable(err);
+      if (retriable && attempt < options.retry.maxAttempts) {
+        const delay = backoffDelayMs(options.retry, attempt);
+        log.warn({ err, attempt, delayMs: delay }, 'handler failed, retrying');
+        await sleep(delay, deps.signal);
+        continue;
+      }
+      const reason = err instanceof Error ? err.message : String(err);
+      const code = isAppError(err) ? err.code : retriable ? 'RETRIES_EXHAUSTED' : 'HANDLER_ERROR';
+      await deps.publish(options.dlqTopic, [
+        {
+          key: record.key ?? '',
+          value: record.value,
+          headers: {
+            ...record.headers,
+            [DLQ_HEADERS.reason]: reason.slice(0, 2000),
+            [DLQ_HEADERS.code]: code,
+            [DLQ_HEADERS.attempts]: String(attempt),
+            [DLQ_HEADERS.topic]: record.topic,
+            [DLQ_HEADERS.partition]: String(record.partition),
+            [DLQ_HEADERS.offset]: record.offset,
+            [DLQ_HEADERS.groupId]: options.groupId,
+          },
+        },
+      ]);
+      log.error({ err, attempt, code, dlqTopic: options.dlqTopic }, 'record sent to dead-letter topic');
+      return 'dead-lettered';
+    }
+  }
+}

@@ -1,0 +1,201 @@
+import { Kafka, logLevel, type Consumer, type Producer, type LogEntry } from 'kafkajs';
+import type { Logger } from '@memstream/logging';
+import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
+import { deliver } from './deliver.js';
+import { StopRequested } from './backoff.js';
+
+export interface KafkaBusOptions {
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  readonly log: Logger;
+  readonly defaultPartitions: number;
+  readonly replicationFactor: number;
+  readonly requestTimeoutMs: number;
+  /** How often a consumer commits progress inside a long batch; a batch's end always commits. */
+  readonly commitIntervalMs?: number;
+}
+
+/**
+ * Kafka through kafkajs. The producer is idempotent with acks=all and one request in flight, so
+ * a retried send neither duplicates nor reorders. Consumers commit by hand, only after a record
+ * was handled or dead-lettered, and on stop they finish the record in hand and commit it first.
+ */
+export class KafkaBus implements Bus {
+  readonly kind = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private producer: Producer | undefined;
+  private producerReady: Promise<Producer> | undefined;
+  private readonly subscriptions = new Set<KafkaSubscription>();
+
+  constructor(private readonly options: KafkaBusOptions) {
+    const log = options.log.child({ component: 'kafkajs' });
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: [...options.brokers],
+      requestTimeout: options.requestTimeoutMs,
+      connectionTimeout: Math.min(10_000, options.requestTimeoutMs),
+      retry: { initialRetryTime: 100, retries: 8, maxRetryTime: 5_000 },
+      logLevel: logLevel.WARN,
+      logCreator: () => (entry: LogEntry) => {
+        const { message, ...extra } = entry.log;
+        const fields = { namespace: entry.namespace, ...extra };
+        if (entry.level <= logLevel.ERROR) log.error(fields, message);
+        else log.warn(fields, message);
+      },
+    });
+  }
+
+  async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const missing = topics.filter((t) => !existing.has(t.name));
+      if (missing.length === 0) return;
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((t) => ({
+          topic: t.name,
+          numPartitions: t.partitions ?? this.options.defaultPartitions,
+          replicationFactor: this.options.replicationFactor,
+        })),
+      });
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
+    const producer = await this.connectProducer();
+    await producer.send({
+      topic,
+      acks: -1,
+      timeout: this.options.requestTimeoutMs,
+      messages: records.map((r) => ({ key: r.key, value: r.value, headers: { ...r.headers } })),
+    });
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      rebalanceTimeout: 60_000,
+      retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 10_000 },
+    });
+    const sub = new KafkaSubscription(consumer, options, this.options, (t, r) => this.publish(t, r), () => {
+      this.subscriptions.delete(sub);
+    });
+    this.subscriptions.add(sub);
+    await sub.start();
+    return sub;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    if (this.producerReady) {
+      const producer = await this.producerReady.catch(() => undefined);
+      await producer?.disconnect();
+    }
+  }
+
+  private connectProducer(): Promise<Producer> {
+    if (!this.producerReady) {
+      const producer = this.kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: true,
+      });
+      this.producerReady = producer.connect().then(
+        () => producer,
+        (err: unknown) => {
+          this.producerReady = undefined; // let the next publish try again
+          throw err;
+        },
+      );
+    }
+    return this.producerReady;
+  }
+}
+
+class KafkaSubscription implements Subscription {
+  private readonly abort = new AbortController();
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly consumer: Consumer,
+    private readonly options: SubscribeOptions,
+    private readonly busOptions: KafkaBusOptions,
+    private readonly publish: (topic: string, records: readonly OutgoingRecord[]) => Promise<void>,
+    private readonly onStopped: () => void,
+  ) {}
+
+  async start(): Promise<void> {
+    const { consumer, options } = this;
+    const log = this.busOptions.log.child({ groupId: options.groupId });
+    const commitIntervalMs = this.busOptions.commitIntervalMs ?? 1_000;
+    await consumer.connect();
+    await consumer.subscribe({ topic: options.topic, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        let uncommitted: string | undefined;
+        let lastCommit = Date.now();
+        const commit = async () => {
+          if (uncommitted === undefined) return;
+          const offset = (BigInt(uncommitted) + 1n).toString();
+          await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset }]);
+          uncommitted = undefined;
+          lastCommit = Date.now();
+        };
+        try {
+          for (const message of batch.messages) {
+            if (!isRunning() || isStale() || this.abort.signal.aborted) break;
+            const record: BusRecord = {
+              topic: batch.topic,
+              partition: batch.partition,
+              offset: message.offset,
+              key: message.key?.toString() ?? null,
+              value: message.value ?? Buffer.alloc(0),
+              headers: decodeHeaders(message.headers),
+            };
+            try {
+              await deliver(record, options, { log, publish: this.publish, signal: this.abort.signal });
+            } catch (err) {
+              if (err instanceof StopRequested) break;
+              throw err;
+            }
+            resolveOffset(message.offset);
+            uncommitted = message.offset;
+            if (Date.now() - lastCommit >= commitIntervalMs) await commit();
+            await heartbeat();
+          }
+        } finally {
+          // Whatever finished is committed even when the batch ends early (stop, rebalance, error).
+          await commit();
+        }
+      },
+    });
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.abort.abort();
+      // disconnect waits for the batch in hand, whose finally block commits it
+      await this.consumer.disconnect();
+      this.onStopped();
+    })();
+    return this.stopping;
+  }
+}
+
+function decodeHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) {
+    if (v === undefined || v === null) continue;
+    out[k] = Buffer.isBuffer(v) ? v.toString('utf8') : Array.isArray(v) ? String(v[0]) : String(v);
+  }
+  return out;
+}

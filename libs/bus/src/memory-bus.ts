@@ -1,0 +1,161 @@
+import type { Logger } from '@memstream/logging';
+import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
+import { deliver } from './deliver.js';
+import { StopRequested, sleep } from './backoff.js';
+import { partitionFor } from './partitioner.js';
+
+interface PartitionLog {
+  /** Offset of records[0]; records below every group's committed offset are dropped. */
+  base: number;
+  records: BusRecord[];
+  wake: Set<() => void>;
+}
+
+interface TopicState {
+  partitions: PartitionLog[];
+  /** groupId -> next offset to deliver, per partition */
+  committed: Map<string, number[]>;
+}
+
+/** Records kept below the slowest group's position before the log is compacted. */
+const TRIM_THRESHOLD = 1024;
+
+/**
+ * The embedded mode's bus: the same keyed partitions, consumer groups, per-partition order,
+ * commit-after-success, retries and dead-letter topic as the Kafka bus, inside one process.
+ * It keeps records in memory, so it is as durable as the process; the embedded mode's HTTP
+ * APIs answer only after the store has the data for that reason.
+ */
+export class MemoryBus implements Bus {
+  readonly kind = 'memory' as const;
+  private readonly topics = new Map<string, TopicState>();
+  private readonly subscriptions = new Set<MemorySubscription>();
+  private closed = false;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly defaultPartitions = 8,
+  ) {}
+
+  async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+    for (const t of topics) this.topic(t.name, t.partitions);
+  }
+
+  async publish(topicName: string, records: readonly OutgoingRecord[]): Promise<void> {
+    if (this.closed) throw new Error('bus is closed');
+    const topic = this.topic(topicName);
+    for (const r of records) {
+      const p = partitionFor(r.key, topic.partitions.length);
+      const part = topic.partitions[p]!;
+      part.records.push({
+        topic: topicName,
+        partition: p,
+        offset: String(part.base + part.records.length),
+        key: r.key,
+        value: typeof r.value === 'string' ? Buffer.from(r.value) : r.value,
+        headers: { ...r.headers },
+      });
+      for (const wake of part.wake) wake();
+      part.wake.clear();
+    }
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    if (this.closed) throw new Error('bus is closed');
+    for (const s of this.subscriptions) {
+      if (s.options.groupId === options.groupId && s.options.topic === options.topic) {
+        throw new Error(`group ${options.groupId} already consumes ${options.topic} in this process`);
+      }
+    }
+    const topic = this.topic(options.topic);
+    const positions = topic.committed.get(options.groupId) ?? topic.partitions.map((p) => p.base);
+    topic.committed.set(options.groupId, positions);
+    const sub = new MemorySubscription(options, topic, positions, this.log, (t, r) => this.publish(t, r), () => {
+      this.subscriptions.delete(sub);
+    });
+    this.subscriptions.add(sub);
+    sub.start();
+    return sub;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+  }
+
+  private topic(name: string, partitions = this.defaultPartitions): TopicState {
+    let t = this.topics.get(name);
+    if (!t) {
+      t = {
+        partitions: Array.from({ length: partitions }, () => ({ base: 0, records: [], wake: new Set() })),
+        committed: new Map(),
+      };
+      this.topics.set(name, t);
+    }
+    return t;
+  }
+}
+
+class MemorySubscription implements Subscription {
+  private readonly abort = new AbortController();
+  private workers: Promise<void>[] = [];
+
+  constructor(
+    readonly options: SubscribeOptions,
+    private readonly topic: TopicState,
+    private readonly positions: number[],
+    private readonly log: Logger,
+    private readonly publish: (topic: string, records: readonly OutgoingRecord[]) => Promise<void>,
+    private readonly onStopped: () => void,
+  ) {}
+
+  start(): void {
+    this.workers = this.topic.partitions.map((_, p) => this.consume(p));
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    for (const part of this.topic.partitions) {
+      for (const wake of part.wake) wake();
+    }
+    await Promise.all(this.workers);
+    this.onStopped();
+  }
+
+  private async consume(p: number): Promise<void> {
+    const part = this.topic.partitions[p]!;
+    const signal = this.abort.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      const next = this.positions[p]!;
+      const record = part.records[next - part.base];
+      if (!record) {
+        await new Promise<void>((resolve) => part.wake.add(resolve));
+        continue;
+      }
+      try {
+        await deliver(record, this.options, { log: this.log, publish: this.publish, signal });
+        this.positions[p] = next + 1; // the commit
+        failures = 0;
+        this.trim(part);
+      } catch (err) {
+        if (err instanceof StopRequested) break;
+        // The dead-letter write itself failed: like a Kafka consumer restart, deliver it again.
+        failures++;
+        this.log.error({ err, topic: record.topic, partition: p, offset: record.offset }, 'delivery failed, redelivering');
+        await sleep(Math.min(5000, 100 * 2 ** failures), signal).catch(() => undefined);
+      }
+    }
+  }
+
+  private trim(part: PartitionLog): void {
+    const p = part.records[0]?.partition ?? 0;
+    let slowest = Infinity;
+    for (const positions of this.topic.committed.values()) slowest = Math.min(slowest, positions[p]!);
+    const drop = slowest - part.base;
+    if (drop >= TRIM_THRESHOLD) {
+      part.records.splice(0, drop);
+      part.base += drop;
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { AppError } from '@memstream/errors';
+import type { Bus, HandlerContext, RetryPolicy, Subscription } from './bus.js';
+
+/** What the bus needs of a topic from the catalogue in @memstream/schemas (structural, no zod here). */
+export interface TypedTopic<E> {
+  readonly name: string;
+  readonly dlq: string;
+  readonly schema: { safeParse(value: unknown): { success: true; data: E } | { success: false; error: { message: string } } };
+  readonly keyOf: (event: E) => string;
+}
+
+export const CORRELATION_HEADER = 'x-correlation-id';
+
+/** Publishes events of one topic, keyed as the topic says, with the correlation id as a header. */
+export async function publishEvents<E extends { correlation_id?: string | undefined }>(
+  bus: Bus,
+  topic: TypedTopic<E>,
+  events: readonly E[],
+): Promise<void> {
+  await bus.publish(
+    topic.name,
+    events.map((event) => ({
+      key: topic.keyOf(event),
+      value: JSON.stringify(event),
+      headers: correlationHeaders(event.correlation_id),
+    })),
+  );
+}
+
+function correlationHeaders(id: string | undefined): Record<string, string> {
+  return id ? { [CORRELATION_HEADER]: id } : {};
+}
+
+/**
+ * Decodes and validates each record before the handler sees it. A record that is not JSON or
+ * does not match the topic's schema is a poison event: it fails with a non-retriable error and
+ * goes to the dead-letter topic with the validation message as its reason.
+ */
+export function subscribeEvents<E>(
+  bus: Bus,
+  topic: TypedTopic<E>,
+  options: {
+    groupId: string;
+    retry: RetryPolicy;
+    partitionsConcurrently?: number;
+    handler: (event: E, ctx: HandlerContext) => Promise<void>;
+  },
+): Promise<Subscription> {
+  return bus.subscribe({
+    groupId: options.groupId,
+    topic: topic.name,
+    dlqTopic: topic.dlq,
+    retry: options.retry,
+    ...(options.partitionsConcurrently === undefined ? {} : { partitionsConcurrently: options.partitionsConcurrently }),
+    handler: async (record, ctx) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(record.value.toString('utf8'));
+      } catch {
+        throw new AppError('INVALID_EVENT', 'record value is not JSON');
+      }
+      const parsed = topic.schema.safeParse(json);
+      if (!parsed.success) throw new AppError('INVALID_EVENT', `event does not match ${topic.name}: ${parsed.error.message}`);
+      await options.handler(parsed.data, ctx);
+    },
+  });
+}

@@ -1,0 +1,2 @@
+export { loadConfig, ConfigError, env } from './load-config.js';
+export { platformEnv, type PlatformConfig } from './platform-config.js';

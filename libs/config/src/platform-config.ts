@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { env } from './load-config.js';
+
+/**
+ * The settings every memstream process shares. A service extends this with its own.
+ * Which backends a process uses follows from what is set: no KAFKA_BROKERS means the
+ * in-process bus, no DATABASE_URL means PGlite under DATA_DIR (the embedded mode).
+ */
+export const platformEnv = z.object({
+  LOG_LEVEL: env.logLevel(),
+  PORT: env.port(8080),
+  HOST: env.string('0.0.0.0'),
+  DATA_DIR: env.string('./data'),
+  KAFKA_BROKERS: env.list(),
+  KAFKA_CLIENT_ID: env.string('memstream'),
+  KAFKA_TOPIC_PARTITIONS: env.int(8, 1, 1024),
+  KAFKA_REPLICATION_FACTOR: env.int(1, 1, 7),
+  KAFKA_REQUEST_TIMEOUT_MS: env.int(30_000, 100),
+  DATABASE_URL: env.optionalString(),
+  DATABASE_POOL_MAX: env.int(10, 1, 500),
+  DATABASE_STATEMENT_TIMEOUT_MS: env.int(30_000, 100),
+  REDIS_URL: env.optionalString(),
+  SHUTDOWN_TIMEOUT_MS: env.int(15_000, 100),
+  CONSUMER_MAX_ATTEMPTS: env.int(5, 1, 100),
+  CONSUMER_RETRY_INITIAL_MS: env.int(200, 1),
+  CONSUMER_RETRY_MAX_MS: env.int(10_000, 1),
+  HTTP_BODY_LIMIT_BYTES: env.int(10 * 1024 * 1024, 1024),
+});
+
+export type PlatformConfig = z.infer<typeof platformEnv>;

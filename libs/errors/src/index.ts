@@ -1,0 +1,1 @@
+export { AppError, CATALOGUE, isAppError, isRetriable, type ErrorCode } from './app-error.js';

@@ -1,0 +1,1 @@
+export { createLogger, type Logger, type LoggerOptions } from './create-logger.js';

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * The one message model every API family maps into. The converter is the only place that builds
+ * it; everything downstream (memories, embeddings, summaries, read APIs) reads only this.
+ */
+export const SourceApi = z.enum(['evermemos', 'ark', 'memory-service', 'kaos', 'memory-agent']);
+export type SourceApi = z.infer<typeof SourceApi>;
+
+export const Role = z.enum(['user', 'assistant', 'system', 'tool']);
+export type Role = z.infer<typeof Role>;
+
+export const CanonicalMessage = z.object({
+  conversation_id: z.string().min(1),
+  /** Position in the conversation, assigned in arrival order from 0 without gaps. */
+  seq: z.number().int().min(0),
+  message_id: z.string().min(1),
+  sender_id: z.string().min(1),
+  sender_name: z.string(),
+  role: Role,
+  content: z.string(),
+  created_at: z.iso.datetime({ offset: true }),
+  stored_at: z.iso.datetime({ offset: true }),
+  refer_list: z.array(z.string()),
+  metadata: z.record(z.string(), z.unknown()),
+  source_api: SourceApi,
+});
+export type CanonicalMessage = z.infer<typeof CanonicalMessage>;

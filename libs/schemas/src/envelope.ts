@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/**
+ * Every event on every topic is one JSON object of this shape. `id` identifies the event (a
+ * producer retry sends the same id again); `correlation_id` ties it to the HTTP request that
+ * caused it, and the bus also carries it as a Kafka header.
+ */
+export function envelopeOf<T extends string, D extends z.ZodType>(type: T, data: D) {
+  return z.object({
+    id: z.string().min(1).max(200),
+    type: z.literal(type),
+    occurred_at: z.iso.datetime({ offset: true }),
+    correlation_id: z.string().max(200).optional(),
+    source: z.string().max(100).optional(),
+    data,
+  });
+}
+

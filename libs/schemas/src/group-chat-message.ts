@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+/**
+ * One group-chat message as the EverMemOS memories API takes it (spec 001). The same object is
+ * the `data` of a `group_chat.message.received` event, which Kafka producers may write directly.
+ */
+export const ReferItem = z.union([z.string().min(1), z.object({ message_id: z.string().min(1) }).loose()]);
+
+export const GroupChatMessage = z.object({
+  group_id: z.string().min(1).max(255).optional(),
+  group_name: z.string().max(1000).optional(),
+  message_id: z.string().min(1).max(255),
+  create_time: z.string().refine((v) => parseCreateTime(v) !== undefined, {
+    message: 'must be an ISO 8601 date-time',
+  }),
+  sender: z.string().min(1).max(255),
+  sender_name: z.string().max(1000).optional(),
+  content: z.string(),
+  refer_list: z.array(ReferItem).optional(),
+});
+export type GroupChatMessage = z.infer<typeof GroupChatMessage>;
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** ISO 8601 with or without a zone; without one it is UTC (the spec's examples mix both). */
+export function parseCreateTime(value: string): Date | undefined {
+  const v = value.trim();
+  if (!ISO_8601.test(v)) return undefined;
+  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(v) && v.length > 10;
+  const normalized = v.replace(' ', 'T') + (hasZone ? '' : v.length > 10 ? 'Z' : 'T00:00:00Z');
+  const date = new Date(normalized);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/**
+ * A message without a group is a private chat with its sender. Its conversation id is derived
+ * from the sender alone, so every private message of one sender lands in one stable conversation.
+ */
+export function conversationIdOf(message: Pick<GroupChatMessage, 'group_id' | 'sender'>): string {
+  return message.group_id ?? `private:${message.sender}`;
+}
+
+export function referencedIds(message: Pick<GroupChatMessage, 'refer_list'>): string[] {
+  return (message.refer_list ?? []).map((item) => (typeof item === 'string' ? item : item.message_id));
+}

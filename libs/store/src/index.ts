@@ -1,0 +1,13 @@
+export type { Store, Queryable, QueryResult } from './store.js';
+export { PgStore, type PgStoreOptions } from './pg-store.js';
+export { PgliteStore } from './pglite-store.js';
+export { migrate, loadMigrations, type Migration } from './migrate.js';
+export { openStore, type StoreSettings } from './create-store.js';
+export {
+  appendMessage,
+  findMessage,
+  listMessages,
+  type NewMessage,
+  type AppendResult,
+  type ListMessagesQuery,
+} from './repositories/messages.js';

@@ -1,0 +1,73 @@
+import pg from 'pg';
+import type { Logger } from '@memstream/logging';
+import type { Queryable, QueryResult, Store } from './store.js';
+
+export interface PgStoreOptions {
+  readonly connectionString: string;
+  readonly maxConnections: number;
+  readonly statementTimeoutMs: number;
+  readonly log: Logger;
+}
+
+// int8 comes back as a string by default (it may exceed 2^53); our counters and sequence numbers
+// never will, and PGlite is configured the same way, so both stores return numbers.
+const INT8_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+export class PgStore implements Store {
+  readonly kind = 'pg' as const;
+  private readonly pool: pg.Pool;
+
+  constructor(options: PgStoreOptions) {
+    this.pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.maxConnections,
+      statement_timeout: options.statementTimeoutMs,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+      types,
+    });
+    // An idle client losing its connection emits here; without a listener the process would crash.
+    this.pool.on('error', (err) => options.log.error({ err }, 'idle postgres connection failed'));
+  }
+
+  async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+    const result = await this.pool.query(sql, params as unknown[]);
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql); // no parameters: the simple protocol, which allows several statements
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const tx: Queryable = {
+        query: async <R>(sql: string, params: readonly unknown[] = []) => {
+          const result = await client.query(sql, params as unknown[]);
+          return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+        },
+        exec: async (sql: string) => {
+          await client.query(sql);
+        },
+      };
+      const value = await fn(tx);
+      await client.query('COMMIT');
+      return value;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined); // the original error is what matters
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
