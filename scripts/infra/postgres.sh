@@ -4,9 +4,9 @@
 # usage: postgres.sh up|down
 source "$(dirname "$0")/common.sh"
 
-VENV="$CACHE_DIR/pg-venv"
+VENV="$CACHE_DIR/pg-venv-$PG_MAJOR"
 STATE="$INFRA_DIR/postgres"
-DATA="$STATE/data"
+DATA="$STATE/data-$PG_MAJOR" # per major version: a data folder only opens with its own
 
 as_pg_user() {
   if [ "$(id -u)" = 0 ]; then runuser -u "$PG_USER_OS" -- "$@"; else "$@"; fi
@@ -15,6 +15,7 @@ as_pg_user() {
 install_binaries() {
   if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import pgserver' 2>/dev/null; then
     log "installing $PG_WHEEL from PyPI"
+    rm -rf "$VENV"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check "$PG_WHEEL" >&2
   fi

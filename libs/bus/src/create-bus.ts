@@ -1,5 +1,5 @@
 import type { Logger } from '@memstream/logging';
-import type { Bus } from './bus.js';
+import type { Bus, RetryPolicy } from './bus.js';
 import { KafkaBus } from './kafka-bus.js';
 import { MemoryBus } from './memory-bus.js';
 
@@ -22,4 +22,18 @@ export function createBus(settings: BusSettings, log: Logger): Bus {
     replicationFactor: settings.KAFKA_REPLICATION_FACTOR,
     requestTimeoutMs: settings.KAFKA_REQUEST_TIMEOUT_MS,
   });
+}
+
+export interface RetrySettings {
+  readonly CONSUMER_MAX_ATTEMPTS: number;
+  readonly CONSUMER_RETRY_INITIAL_MS: number;
+  readonly CONSUMER_RETRY_MAX_MS: number;
+}
+
+export function retryPolicyOf(settings: RetrySettings): RetryPolicy {
+  return {
+    maxAttempts: settings.CONSUMER_MAX_ATTEMPTS,
+    initialDelayMs: settings.CONSUMER_RETRY_INITIAL_MS,
+    maxDelayMs: settings.CONSUMER_RETRY_MAX_MS,
+  };
 }

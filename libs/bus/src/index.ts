@@ -13,5 +13,5 @@ export { DLQ_HEADERS } from './bus.js';
 export { backoffDelayMs } from './backoff.js';
 export { MemoryBus } from './memory-bus.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka-bus.js';
-export { createBus, type BusSettings } from './create-bus.js';
+export { createBus, retryPolicyOf, type BusSettings, type RetrySettings } from './create-bus.js';
 export { publishEvents, subscribeEvents, CORRELATION_HEADER, type TypedTopic } from './typed.js';

@@ -23,8 +23,8 @@ const TRIM_THRESHOLD = 1024;
 /**
  * The embedded mode's bus: the same keyed partitions, consumer groups, per-partition order,
  * commit-after-success, retries and dead-letter topic as the Kafka bus, inside one process.
- * It keeps records in memory, so it is as durable as the process; the embedded mode's HTTP
- * APIs answer only after the store has the data for that reason.
+ * It keeps records in memory: a record is durable only once a consumer has written it to the
+ * store, which is why the write APIs confirm storage before they promise anything.
  */
 export class MemoryBus implements Bus {
   readonly kind = 'memory' as const;

@@ -1,0 +1,38 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isAppError } from '@memstream/errors';
+import type { ErrorShape, PublicError } from './error-shapes/error-shape.js';
+
+/**
+ * Turns any thrown error into the family's shape. Client errors keep their message; server errors
+ * are logged with the error and answered with a fixed message, so no internals leak.
+ */
+export function toPublicError(err: unknown): PublicError {
+  if (isAppError(err)) {
+    const safe = err.statusCode < 500 || err.statusCode === 503 || err.statusCode === 504;
+    return {
+      code: err.code,
+      statusCode: err.statusCode,
+      message: safe ? err.message : 'Internal error, please try again later',
+      details: safe ? err.details : undefined,
+    };
+  }
+  const fe = err as Partial<FastifyError>;
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { code: 'PAYLOAD_TOO_LARGE', statusCode: 413, message: 'Request body is too large' };
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    // fastify's own client errors: malformed JSON, wrong content type, empty body
+    return { code: 'INVALID_PARAMETER', statusCode: 400, message: `Invalid request: ${fe.message ?? 'bad request'}` };
+  }
+  return { code: 'SYSTEM_ERROR', statusCode: 500, message: 'Internal error, please try again later' };
+}
+
+export function errorHandlerFor(shape: ErrorShape) {
+  return (err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const pub = toPublicError(err);
+    if (pub.statusCode >= 500) request.log.error({ err }, 'request failed');
+    else request.log.info({ code: pub.code, reason: pub.message }, 'request rejected');
+    if (pub.statusCode === 503) void reply.header('Retry-After', '5');
+    return reply.status(pub.statusCode).send(shape(pub, request));
+  };
+}

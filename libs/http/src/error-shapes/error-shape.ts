@@ -1,0 +1,17 @@
+import type { FastifyRequest } from 'fastify';
+
+/** What a family's error mapper gets: already decided code, status and a client-safe message. */
+export interface PublicError {
+  readonly code: string;
+  readonly statusCode: number;
+  readonly message: string;
+  readonly details?: Record<string, unknown> | undefined;
+}
+
+/** Each API family answers errors in its own documented shape; one mapper per family. */
+export type ErrorShape = (error: PublicError, request: FastifyRequest) => unknown;
+
+/** Used where no family claims the route (health, unknown paths). */
+export const defaultErrorShape: ErrorShape = (error) => ({
+  error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+});

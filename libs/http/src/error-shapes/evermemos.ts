@@ -1,0 +1,13 @@
+import type { ErrorShape } from './error-shape.js';
+
+/**
+ * EverMemOS envelope (spec 001): `{status:"failed", code, message, timestamp, path}`. Its codes
+ * are ours for the common cases; anything unexpected is SYSTEM_ERROR with no internals.
+ */
+export const everMemOsErrorShape: ErrorShape = (error, request) => ({
+  status: 'failed',
+  code: error.statusCode >= 500 && error.statusCode !== 503 ? 'SYSTEM_ERROR' : error.code,
+  message: error.message,
+  timestamp: new Date().toISOString(),
+  path: request.url.split('?')[0] ?? request.url,
+});

@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+import { loadConfig } from '@memstream/config';
+import { createLogger, type Logger } from '@memstream/logging';
+import { Lifecycle } from './lifecycle.js';
+
+export interface ProcessContext<C> {
+  readonly config: C;
+  readonly log: Logger;
+  readonly lifecycle: Lifecycle;
+}
+
+/**
+ * The shape of every `main.ts`: parse the environment once, make the logger and the lifecycle,
+ * install signal handlers, then let `start` acquire resources (each registering its teardown).
+ * Readiness turns on only when start resolves; a failed start tears down what it got and exits 1.
+ */
+export async function runProcess<S extends z.ZodType<{ LOG_LEVEL: string; SHUTDOWN_TIMEOUT_MS: number }>>(
+  service: string,
+  schema: S,
+  env: Record<string, string | undefined>,
+  start: (ctx: ProcessContext<z.infer<S>>) => Promise<void>,
+): Promise<void> {
+  const config = loadConfig(schema, env);
+  const log = createLogger({ service, level: config.LOG_LEVEL as 'info' });
+  const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+  lifecycle.handleSignals();
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled promise rejection'));
+  try {
+    await start({ config, log, lifecycle });
+    lifecycle.markReady();
+    log.info('ready');
+  } catch (err) {
+    log.fatal({ err }, 'start-up failed');
+    await lifecycle.shutdown();
+    process.exit(1);
+  }
+}

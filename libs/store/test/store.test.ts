@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLogger } from '@memstream/logging';
+import { PgStore, PgliteStore, migrate, appendMessage, listMessages, type Store, type NewMessage } from '@memstream/store';
+import { freshDatabase } from '../../../test/helpers/infra.js';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+
+const backends: Array<[string, (t: import('node:test').TestContext) => Promise<Store>]> = [
+  ['PGlite', async () => PgliteStore.open(undefined)],
+  [
+    'native PostgreSQL',
+    async (t) => new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log }),
+  ],
+];
+
+function message(overrides: Partial<NewMessage> = {}): NewMessage {
+  return {
+    conversation_id: 'g1',
+    message_id: 'm1',
+    sender_id: 'u1',
+    sender_name: 'User One',
+    role: 'user',
+    content: 'hello',
+    created_at: new Date('2025-01-15T02:00:00Z'),
+    refer_list: [],
+    metadata: {},
+    source_api: 'evermemos',
+    ...overrides,
+  };
+}
+
+for (const [name, open] of backends) {
+  test(`${name}: the vector extension answers a nearest-neighbour query`, async (t) => {
+    const store = await open(t);
+    t.after(() => store.close());
+    await store.exec('CREATE EXTENSION IF NOT EXISTS vector');
+    await store.exec('CREATE TABLE items (id int PRIMARY KEY, embedding vector(3))');
+    await store.query(`INSERT INTO items VALUES (1, '[1,0,0]'), (2, '[0,1,0]'), (3, '[0.9,0.1,0]')`);
+    await store.exec('CREATE INDEX ON items USING hnsw (embedding vector_cosine_ops)');
+    const { rows } = await store.query<{ id: number; distance: number }>(
+      `SELECT id, embedding <=> $1::vector AS distance FROM items ORDER BY embedding <=> $1::vector LIMIT 2`,
+      ['[1,0.05,0]'],
+    );
+    assert.deepEqual(rows.map((r) => r.id), [1, 3]);
+    assert.ok(rows[0]!.distance < rows[1]!.distance);
+  });
+
+  test(`${name}: migrations apply once and a second run applies nothing`, async (t) => {
+    const store = await open(t);
+    t.after(() => store.close());
+    const first = await migrate(store, log);
+    assert.ok(first.length >= 1);
+    assert.deepEqual(await migrate(store, log), []);
+  });
+
+  test(`${name}: a message stored twice leaves one row and sequence numbers have no gaps`, async (t) => {
+    const store = await open(t);
+    t.after(() => store.close());
+    await migrate(store, log);
+    const a = await appendMessage(store, message());
+    const again = await appendMessage(store, message({ content: 'changed on resend' }));
+    const b = await appendMessage(store, message({ message_id: 'm2' }));
+    assert.equal(a.duplicate, false);
+    assert.equal(again.duplicate, true);
+    assert.equal(again.message.content, 'hello');
+    assert.deepEqual([a.message.seq, b.message.seq], [0, 1]);
+    const page = await listMessages(store, { conversationId: 'g1', limit: 10, offset: 0, order: 'oldest-first' });
+    assert.equal(page.total, 2);
+    assert.equal(typeof page.items[0]!.seq, 'number');
+  });
+
+  test(`${name}: concurrent writers of one conversation get distinct, gapless sequence numbers`, async (t) => {
+    const store = await open(t);
+    t.after(() => store.close());
+    await migrate(store, log);
+    const ids = Array.from({ length: 20 }, (_, i) => `c${i}`);
+    // each id is sent twice at once, as a redelivery racing the original would be
+    await Promise.all([...ids, ...ids].map((id) => appendMessage(store, message({ message_id: id }))));
+    const page = await listMessages(store, { conversationId: 'g1', limit: 100, offset: 0, order: 'oldest-first' });
+    assert.equal(page.total, 20);
+    assert.deepEqual(page.items.map((m) => m.seq).sort((x, y) => x - y), Array.from({ length: 20 }, (_, i) => i));
+  });
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The whole suite: type check, the arrow lint, then every test against a real Kafka, PostgreSQL
+# with pgvector and Redis, which this script starts (or takes from KAFKA_BROKERS, DATABASE_URL
+# and REDIS_URL when they are set).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+npm run --silent typecheck
+npm run --silent lint
+
+envfile=$(bash scripts/infra/up.sh)
+# shellcheck disable=SC1090
+source "$envfile"
+
+# Node 20's test runner takes no globs: list the files ourselves, or the ones given as arguments.
+if [ "$#" -gt 0 ]; then files=("$@"); else
+  mapfile -t files < <(find libs services test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
+fi
+exec node --import tsx --test --test-concurrency=2 --test-reporter=spec "${files[@]}"

@@ -1,0 +1,2 @@
+// The all-in-one service is a composition root only; it exports nothing.
+export {};

@@ -1,0 +1,34 @@
+import { converterEnv } from '@memstream/config';
+import { createBus, retryPolicyOf } from '@memstream/bus';
+import { createHttpServer } from '@memstream/http';
+import { runProcess } from '@memstream/runtime';
+import { allTopicNames } from '@memstream/schemas';
+import { openStore } from '@memstream/store';
+import { startConverter } from './start-converter.js';
+
+// Consumers serve only health (and later metrics) over HTTP, for probes.
+await runProcess('converter', converterEnv, process.env, async ({ config, log, lifecycle }) => {
+  const store = await openStore(config, log);
+  lifecycle.defer('store', () => store.close());
+  const bus = createBus(config, log);
+  lifecycle.defer('bus', () => bus.close());
+  await bus.ensureTopics(allTopicNames().map((name) => ({ name })));
+
+  const subscriptions = await startConverter({
+    bus,
+    store,
+    groupId: config.CONVERTER_GROUP_ID,
+    retry: retryPolicyOf(config),
+    partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
+  });
+  lifecycle.defer('consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
+
+  const http = createHttpServer({
+    log,
+    lifecycle,
+    bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
+    readinessChecks: [async () => void (await store.query('SELECT 1'))],
+  });
+  await http.listen({ port: config.PORT, host: config.HOST });
+  lifecycle.defer('http', () => http.close());
+});

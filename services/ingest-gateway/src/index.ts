@@ -1,0 +1,1 @@
+export { registerGateway, type GatewayDeps } from './app.js';

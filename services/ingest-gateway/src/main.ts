@@ -1,0 +1,17 @@
+import { platformEnv } from '@memstream/config';
+import { createBus } from '@memstream/bus';
+import { createHttpServer } from '@memstream/http';
+import { runProcess } from '@memstream/runtime';
+import { allTopicNames } from '@memstream/schemas';
+import { registerGateway } from './app.js';
+
+await runProcess('ingest-gateway', platformEnv, process.env, async ({ config, log, lifecycle }) => {
+  const bus = createBus(config, log);
+  lifecycle.defer('bus', () => bus.close());
+  await bus.ensureTopics(allTopicNames().map((name) => ({ name })));
+
+  const http = createHttpServer({ log, lifecycle, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES });
+  await registerGateway(http, { bus });
+  await http.listen({ port: config.PORT, host: config.HOST });
+  lifecycle.defer('http', () => http.close());
+});

@@ -1,0 +1,1 @@
+export { registerReadApi, type ReadApiDeps } from './app.js';

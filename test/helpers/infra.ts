@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import type { TestContext } from 'node:test';
+import pg from 'pg';
+
+/**
+ * Connection settings of the real services the suite runs against. scripts/test.sh starts them
+ * (or keeps what KAFKA_BROKERS, DATABASE_URL and REDIS_URL already point at) before any test runs.
+ */
+export function infra(): { kafkaBrokers: string[]; databaseUrl: string; redisUrl: string } {
+  const { KAFKA_BROKERS, DATABASE_URL, REDIS_URL } = process.env;
+  if (!KAFKA_BROKERS || !DATABASE_URL || !REDIS_URL) {
+    throw new Error('KAFKA_BROKERS, DATABASE_URL and REDIS_URL must be set: run the suite with `npm test`');
+  }
+  return { kafkaBrokers: KAFKA_BROKERS.split(','), databaseUrl: DATABASE_URL, redisUrl: REDIS_URL };
+}
+
+/** A short unique suffix, so each test gets its own topics, groups and database. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+}
+
+/** Creates a fresh database on the test server and drops it when the test ends. */
+export async function freshDatabase(t: TestContext): Promise<string> {
+  const admin = infra().databaseUrl;
+  const name = uniqueName('t');
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  t.after(async () => {
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.end();
+  });
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Polls until the condition returns a truthy value; fails with the label after the deadline. */
+export async function waitFor<T>(label: string, condition: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const started = Date.now();
+  let delay = 20;
+  let lastError: unknown;
+  while (Date.now() - started < timeoutMs) {
+    try {
+      const value = await condition();
+      if (value) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(500, delay * 2);
+  }
+  throw new Error(`timed out waiting for ${label}${lastError ? `: ${String(lastError)}` : ''}`);
+}
