@@ -6,6 +6,7 @@ import { MemoryBus } from './memory-bus.js';
 export interface BusSettings {
   readonly KAFKA_BROKERS: readonly string[];
   readonly KAFKA_CLIENT_ID: string;
+  readonly KAFKA_TOPIC_PREFIX: string;
   readonly KAFKA_TOPIC_PARTITIONS: number;
   readonly KAFKA_REPLICATION_FACTOR: number;
   readonly KAFKA_REQUEST_TIMEOUT_MS: number;
@@ -17,6 +18,7 @@ export function createBus(settings: BusSettings, log: Logger): Bus {
   return new KafkaBus({
     brokers: settings.KAFKA_BROKERS,
     clientId: settings.KAFKA_CLIENT_ID,
+    topicPrefix: settings.KAFKA_TOPIC_PREFIX,
     log: log.child({ component: 'bus' }),
     defaultPartitions: settings.KAFKA_TOPIC_PARTITIONS,
     replicationFactor: settings.KAFKA_REPLICATION_FACTOR,

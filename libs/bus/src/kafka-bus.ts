@@ -7,6 +7,8 @@ import { StopRequested } from './backoff.js';
 export interface KafkaBusOptions {
   readonly brokers: readonly string[];
   readonly clientId: string;
+  /** Prepended to every topic name on the wire; callers always use the catalogue's names. */
+  readonly topicPrefix?: string;
   readonly log: Logger;
   readonly defaultPartitions: number;
   readonly replicationFactor: number;
@@ -50,7 +52,7 @@ export class KafkaBus implements Bus {
     await admin.connect();
     try {
       const existing = new Set(await admin.listTopics());
-      const missing = topics.filter((t) => !existing.has(t.name));
+      const missing = topics.map((t) => ({ ...t, name: this.wire(t.name) })).filter((t) => !existing.has(t.name));
       if (missing.length === 0) return;
       await admin.createTopics({
         waitForLeaders: true,
@@ -68,7 +70,7 @@ export class KafkaBus implements Bus {
   async publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
     const producer = await this.connectProducer();
     await producer.send({
-      topic,
+      topic: this.wire(topic),
       acks: -1,
       timeout: this.options.requestTimeoutMs,
       messages: records.map((r) => ({ key: r.key, value: r.value, headers: { ...r.headers } })),
@@ -83,7 +85,7 @@ export class KafkaBus implements Bus {
       rebalanceTimeout: 60_000,
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 10_000 },
     });
-    const sub = new KafkaSubscription(consumer, options, this.options, (t, r) => this.publish(t, r), () => {
+    const sub = new KafkaSubscription(consumer, options, this.wire(options.topic), this.options, (t, r) => this.publish(t, r), () => {
       this.subscriptions.delete(sub);
     });
     this.subscriptions.add(sub);
@@ -97,6 +99,10 @@ export class KafkaBus implements Bus {
       const producer = await this.producerReady.catch(() => undefined);
       await producer?.disconnect();
     }
+  }
+
+  private wire(topic: string): string {
+    return `${this.options.topicPrefix ?? ''}${topic}`;
   }
 
   private connectProducer(): Promise<Producer> {
@@ -125,28 +131,34 @@ class KafkaSubscription implements Subscription {
   constructor(
     private readonly consumer: Consumer,
     private readonly options: SubscribeOptions,
+    private readonly wireTopic: string,
     private readonly busOptions: KafkaBusOptions,
     private readonly publish: (topic: string, records: readonly OutgoingRecord[]) => Promise<void>,
     private readonly onStopped: () => void,
   ) {}
 
   async start(): Promise<void> {
-    const { consumer, options } = this;
+    const { consumer, options, wireTopic } = this;
     const log = this.busOptions.log.child({ groupId: options.groupId });
     const commitIntervalMs = this.busOptions.commitIntervalMs ?? 1_000;
     await consumer.connect();
-    await consumer.subscribe({ topic: options.topic, fromBeginning: true });
+    await consumer.subscribe({ topic: wireTopic, fromBeginning: true });
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
         let uncommitted: string | undefined;
         let lastCommit = Date.now();
         const commit = async () => {
           if (uncommitted === undefined) return;
           const offset = (BigInt(uncommitted) + 1n).toString();
-          await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset }]);
+          // Not consumer.commitOffsets: kafkajs turns that into a silent no-op once stop() has
+          // begun, which is exactly when the record in hand must still be committed. The batch's
+          // own commit goes straight to the group coordinator, which we have not left yet.
+          await commitOffsetsIfNecessary({
+            topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset }] }],
+          });
           uncommitted = undefined;
           lastCommit = Date.now();
         };
@@ -154,7 +166,7 @@ class KafkaSubscription implements Subscription {
           for (const message of batch.messages) {
             if (!isRunning() || isStale() || this.abort.signal.aborted) break;
             const record: BusRecord = {
-              topic: batch.topic,
+              topic: options.topic,
               partition: batch.partition,
               offset: message.offset,
               key: message.key?.toString() ?? null,

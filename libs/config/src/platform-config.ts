@@ -13,6 +13,8 @@ export const platformEnv = z.object({
   DATA_DIR: env.string('./data'),
   KAFKA_BROKERS: env.list(),
   KAFKA_CLIENT_ID: env.string('memstream'),
+  /** Prepended to every topic name: several deployments (or test runs) can share one cluster. */
+  KAFKA_TOPIC_PREFIX: z.string().default(''),
   KAFKA_TOPIC_PARTITIONS: env.int(8, 1, 1024),
   KAFKA_REPLICATION_FACTOR: env.int(1, 1, 7),
   KAFKA_REQUEST_TIMEOUT_MS: env.int(30_000, 100),

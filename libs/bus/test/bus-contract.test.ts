@@ -1,0 +1,182 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { AppError } from '@memstream/errors';
+import { createLogger } from '@memstream/logging';
+import { DLQ_HEADERS, KafkaBus, MemoryBus, subscribeEvents, type Bus, type BusRecord } from '@memstream/bus';
+import { infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+const fastRetry = { maxAttempts: 4, initialDelayMs: 10, maxDelayMs: 50 };
+
+// The same guarantees, checked against both implementations: the embedded mode must not behave
+// differently from Kafka.
+const implementations: Array<[string, (t: TestContext) => Bus]> = [
+  ['in-process bus', () => new MemoryBus(log, 4)],
+  [
+    'Kafka bus',
+    () =>
+      new KafkaBus({
+        brokers: infra().kafkaBrokers,
+        clientId: 'bus-contract-test',
+        log,
+        defaultPartitions: 4,
+        replicationFactor: 1,
+        requestTimeoutMs: 30_000,
+        commitIntervalMs: 100,
+      }),
+  ],
+];
+
+async function openBus(t: TestContext, make: (t: TestContext) => Bus, topics: string[]): Promise<Bus> {
+  const bus = make(t);
+  t.after(() => bus.close());
+  await bus.ensureTopics(topics.map((name) => ({ name })));
+  return bus;
+}
+
+function record(key: string, value: unknown) {
+  return { key, value: JSON.stringify(value) };
+}
+
+for (const [name, make] of implementations) {
+  test(`${name}: records with one key are handled in the order they were published`, async (t) => {
+    const topic = uniqueName('order');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    const seen: Record<string, number[]> = { a: [], b: [] };
+    await bus.subscribe({
+      groupId: uniqueName('g'),
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      partitionsConcurrently: 4,
+      handler: async (r) => {
+        const { key, n } = JSON.parse(r.value.toString()) as { key: string; n: number };
+        seen[key]!.push(n);
+      },
+    });
+    for (let n = 0; n < 30; n++) await bus.publish(topic, [record('a', { key: 'a', n }), record('b', { key: 'b', n })]);
+    await waitFor('60 records', async () => seen['a']!.length + seen['b']!.length === 60);
+    const expected = Array.from({ length: 30 }, (_, i) => i);
+    assert.deepEqual(seen['a'], expected);
+    assert.deepEqual(seen['b'], expected);
+  });
+
+  test(`${name}: a non-retriable handler error dead-letters the record with its reason and the consumer goes on`, async (t) => {
+    const topic = uniqueName('dlq');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    const handled: string[] = [];
+    let poisonAttempts = 0;
+    const groupId = uniqueName('g');
+    await bus.subscribe({
+      groupId,
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      handler: async (r) => {
+        const { id } = JSON.parse(r.value.toString()) as { id: string };
+        if (id === 'poison') {
+          poisonAttempts++;
+          throw new AppError('INVALID_EVENT', 'content is not a greeting');
+        }
+        handled.push(id);
+      },
+    });
+    const dead: BusRecord[] = [];
+    await bus.subscribe({
+      groupId: uniqueName('dlq-reader'),
+      topic: `${topic}.dlq`,
+      dlqTopic: `${topic}.dlq.dlq`,
+      retry: fastRetry,
+      handler: async (r) => void dead.push(r),
+    });
+    await bus.publish(topic, [record('k', { id: 'first' }), record('k', { id: 'poison' }), record('k', { id: 'after' })]);
+    await waitFor('the record after the poison', async () => handled.includes('after'));
+    await waitFor('the dead-lettered record', async () => dead.length === 1);
+    assert.deepEqual(handled, ['first', 'after']);
+    assert.equal(poisonAttempts, 1, 'a non-retriable error is not retried');
+    const headers = dead[0]!.headers;
+    assert.equal(headers[DLQ_HEADERS.reason], 'content is not a greeting');
+    assert.equal(headers[DLQ_HEADERS.code], 'INVALID_EVENT');
+    assert.equal(headers[DLQ_HEADERS.topic], topic);
+    assert.equal(headers[DLQ_HEADERS.groupId], groupId);
+    assert.deepEqual(JSON.parse(dead[0]!.value.toString()), { id: 'poison' });
+  });
+
+  test(`${name}: a retriable error is retried with backoff until the handler succeeds`, async (t) => {
+    const topic = uniqueName('retry');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    const attempts: number[] = [];
+    let done = false;
+    await bus.subscribe({
+      groupId: uniqueName('g'),
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      handler: async (_r, ctx) => {
+        attempts.push(ctx.attempt);
+        if (ctx.attempt < 3) throw new AppError('DEPENDENCY_UNAVAILABLE', 'database restarting');
+        done = true;
+      },
+    });
+    await bus.publish(topic, [record('k', { id: 1 })]);
+    await waitFor('success on the third attempt', async () => done);
+    assert.deepEqual(attempts, [1, 2, 3]);
+  });
+
+  test(`${name}: an event that is not JSON or breaks the topic schema goes to the dead-letter topic`, async (t) => {
+    const topic = uniqueName('poison');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    const schema = z.object({ type: z.literal('greeting'), text: z.string() });
+    const typed = { name: topic, dlq: `${topic}.dlq`, schema, keyOf: () => 'k' };
+    const handled: string[] = [];
+    await subscribeEvents(bus, typed, { groupId: uniqueName('g'), retry: fastRetry, handler: async (e) => void handled.push(e.text) });
+    const dead: BusRecord[] = [];
+    await bus.subscribe({
+      groupId: uniqueName('dlq-reader'),
+      topic: typed.dlq,
+      dlqTopic: `${typed.dlq}.dlq`,
+      retry: fastRetry,
+      handler: async (r) => void dead.push(r),
+    });
+    await bus.publish(topic, [
+      { key: 'k', value: 'not json {' },
+      record('k', { type: 'greeting' }),
+      record('k', { type: 'greeting', text: 'hi' }),
+    ]);
+    await waitFor('two dead letters and one handled event', async () => dead.length === 2 && handled.length === 1);
+    assert.deepEqual(handled, ['hi']);
+    assert.equal(dead[0]!.headers[DLQ_HEADERS.reason], 'record value is not JSON');
+    assert.match(dead[1]!.headers[DLQ_HEADERS.reason]!, /text/);
+    assert.equal(dead[1]!.headers[DLQ_HEADERS.code], 'INVALID_EVENT');
+  });
+
+  test(`${name}: retries that run out dead-letter the record with the last error`, async (t) => {
+    const topic = uniqueName('exhaust');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    let attempts = 0;
+    await bus.subscribe({
+      groupId: uniqueName('g'),
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: { maxAttempts: 3, initialDelayMs: 5, maxDelayMs: 10 },
+      handler: async () => {
+        attempts++;
+        throw new AppError('TIMEOUT', `attempt ${attempts} timed out`);
+      },
+    });
+    const dead: BusRecord[] = [];
+    await bus.subscribe({
+      groupId: uniqueName('dlq-reader'),
+      topic: `${topic}.dlq`,
+      dlqTopic: `${topic}.dlq.dlq`,
+      retry: fastRetry,
+      handler: async (r) => void dead.push(r),
+    });
+    await bus.publish(topic, [record('k', { id: 1 })]);
+    await waitFor('the dead letter', async () => dead.length === 1);
+    assert.equal(attempts, 3);
+    assert.equal(dead[0]!.headers[DLQ_HEADERS.reason], 'attempt 3 timed out');
+    assert.equal(dead[0]!.headers[DLQ_HEADERS.attempts], '3');
+  });
+}

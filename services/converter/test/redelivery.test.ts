@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import { KafkaBus, publishEvents } from '@memstream/bus';
+import { createLogger } from '@memstream/logging';
+import { TOPICS, type GroupChatMessageReceived } from '@memstream/schemas';
+import { PgStore, listMessages, migrate } from '@memstream/store';
+import { startConverter } from '@memstream/converter';
+import { freshDatabase, infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
+import { captureLogger } from '../../../test/helpers/logger.js';
+
+test('a message redelivered by Kafka leaves one row', async (t) => {
+  const silent = createLogger({ service: 'test', level: 'silent' });
+  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log: silent });
+  t.after(() => store.close());
+  await migrate(store, silent);
+  const prefix = `${uniqueName('redeliver')}.`;
+  const { log, lines } = captureLogger();
+  const bus = new KafkaBus({
+    brokers: infra().kafkaBrokers,
+    clientId: 'redelivery-test',
+    topicPrefix: prefix,
+    log,
+    defaultPartitions: 2,
+    replicationFactor: 1,
+    requestTimeoutMs: 30_000,
+    commitIntervalMs: 50,
+  });
+  t.after(() => bus.close());
+  await bus.ensureTopics(Object.values(TOPICS).flatMap((topic) => [{ name: topic.name }, { name: topic.dlq }]));
+
+  const groupId = uniqueName('converter');
+  const retry = { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 100 };
+  const event: GroupChatMessageReceived = {
+    id: randomUUID(),
+    type: 'group_chat.message.received',
+    occurred_at: new Date().toISOString(),
+    data: { group_id: 'g1', message_id: 'm1', create_time: '2025-01-15T10:00:00+08:00', sender: 'u1', content: 'hello' },
+  };
+  let subs = await startConverter({ bus, store, groupId, retry, partitionsConcurrently: 2 });
+  await publishEvents(bus, TOPICS.groupChatMessages, [event]);
+  await waitFor('the first delivery stored the message', async () => lines().some((l) => l['msg'] === 'message stored'));
+  await Promise.all(subs.map((s) => s.stop()));
+
+  // Rewind the group, as a consumer that crashed before committing would be rewound.
+  const admin = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  await admin.resetOffsets({ groupId, topic: `${prefix}${TOPICS.groupChatMessages.name}`, earliest: true });
+  await admin.disconnect();
+
+  subs = await startConverter({ bus, store, groupId, retry, partitionsConcurrently: 2 });
+  await waitFor('the redelivery', async () => lines().some((l) => l['msg'] === 'message already stored'));
+  await Promise.all(subs.map((s) => s.stop()));
+
+  const page = await listMessages(store, { conversationId: 'g1', limit: 10, offset: 0, order: 'oldest-first' });
+  assert.equal(page.total, 1);
+  assert.equal(page.items[0]!.seq, 0);
+  assert.equal(lines().filter((l) => l['msg'] === 'message stored').length, 1);
+});

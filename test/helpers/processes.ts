@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import type { TestContext } from 'node:test';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+
+export interface RunningProcess {
+  readonly child: ChildProcess;
+  /** Every JSON log line the process wrote to stdout so far. */
+  readonly lines: Record<string, unknown>[];
+  readonly exited: Promise<number | null>;
+  hasLogged(msg: string): boolean;
+}
+
+/**
+ * Starts a TypeScript entry point the way `npm start` does, with exactly the environment given
+ * (plus PATH and HOME): inherited KAFKA_BROKERS or DATABASE_URL must not leak into a process
+ * meant to run embedded. Killed when the test ends if still running.
+ */
+export function startProcess(t: TestContext, entry: string, env: Record<string, string>): RunningProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(REPO_ROOT, entry)], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  let buffer = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        lines.push({ msg: line });
+      }
+    }
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((res) =>
+    child.on('exit', (code) => {
+      if (code !== 0 && stderr) process.stderr.write(`[${entry}] ${stderr.slice(-4000)}\n`);
+      res(code);
+    }),
+  );
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  return { child, lines, exited, hasLogged: (msg) => lines.some((l) => l['msg'] === msg) };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const server = createServer();
+    server.once('error', rej);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => res(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
