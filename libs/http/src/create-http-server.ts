@@ -25,7 +25,6 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // pino's Logger is a FastifyBaseLogger; the cast keeps the instance type fastify's default
     loggerInstance: options.log as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
-    disableRequestLogging: true,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();

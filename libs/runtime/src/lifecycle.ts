@@ -19,6 +19,7 @@ type Teardown = { readonly name: string; readonly fn: () => Promise<void> };
 export class Lifecycle {
   private readonly teardowns: Teardown[] = [];
   private isReady = false;
+  private isStopping = false;
   private shuttingDown: Promise<number> | undefined;
   private readonly exit: (code: number) => void;
 
@@ -36,17 +37,17 @@ export class Lifecycle {
   }
 
   get ready(): boolean {
-    return this.isReady && this.shuttingDown === undefined;
+    return this.isReady && !this.isStopping;
   }
 
   get stopping(): boolean {
-    return this.shuttingDown !== undefined;
+    return this.isStopping;
   }
 
   /** Installs SIGTERM and SIGINT handlers that shut down and exit. */
   handleSignals(): void {
     const onSignal = (signal: NodeJS.Signals) => {
-      if (this.shuttingDown) {
+      if (this.isStopping) {
         this.options.log.warn({ signal }, 'second signal, exiting now');
         this.exit(1);
         return;
@@ -60,6 +61,9 @@ export class Lifecycle {
 
   /** Runs every teardown once; resolves 0 when all finished in time and without error, else 1. */
   shutdown(): Promise<number> {
+    // Set before any teardown starts: the first one runs synchronously inside runTeardowns(),
+    // before `??=` would have assigned, and readiness must already read false by then.
+    this.isStopping = true;
     this.shuttingDown ??= this.runTeardowns();
     return this.shuttingDown;
   }
@@ -69,8 +73,8 @@ export class Lifecycle {
     const started = Date.now();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((resolve) => {
+      // Not unref'd: a teardown stuck on a promise must still end in the deadline's exit code.
       timer = setTimeout(() => resolve('deadline'), shutdownTimeoutMs);
-      timer.unref();
     });
     let failed = false;
     const all = (async () => {
