@@ -106,7 +106,8 @@ test('distributed mode: gateway, converter and read API as separate processes on
 
   await postMessage(gatewayBase);
   assertStored(await waitFor('message readable', async () => ((await readMessages(readBase)).length > 0 ? readMessages(readBase) : undefined)));
-  assert.ok(converter.hasLogged('message stored'));
+  // the row is visible before the converter logs it (it logs after publishing the stored event)
+  await waitFor('the converter logged the store', async () => converter.hasLogged('message stored'));
 
   assert.deepEqual(await Promise.all([stop(gateway), stop(converter), stop(readApi)]), [0, 0, 0]);
   readApi = startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
