@@ -35,6 +35,19 @@ async function openBus(t: TestContext, make: (t: TestContext) => Bus, topics: st
   return bus;
 }
 
+/** Reads a dead-letter topic with a group of its own, as an operator's tool would. */
+async function collectDeadLetters(bus: Bus, dlqTopic: string): Promise<BusRecord[]> {
+  const dead: BusRecord[] = [];
+  await bus.subscribe({
+    groupId: uniqueName('dlq-reader'),
+    topic: dlqTopic,
+    dlqTopic: `${dlqTopic}.dlq`,
+    retry: fastRetry,
+    handler: async (r) => void dead.push(r),
+  });
+  return dead;
+}
+
 function record(key: string, value: unknown) {
   return { key, value: JSON.stringify(value) };
 }
@@ -82,14 +95,7 @@ for (const [name, make] of implementations) {
         handled.push(id);
       },
     });
-    const dead: BusRecord[] = [];
-    await bus.subscribe({
-      groupId: uniqueName('dlq-reader'),
-      topic: `${topic}.dlq`,
-      dlqTopic: `${topic}.dlq.dlq`,
-      retry: fastRetry,
-      handler: async (r) => void dead.push(r),
-    });
+    const dead = await collectDeadLetters(bus, `${topic}.dlq`);
     await bus.publish(topic, [record('k', { id: 'first' }), record('k', { id: 'poison' }), record('k', { id: 'after' })]);
     await waitFor('the record after the poison', async () => handled.includes('after'));
     await waitFor('the dead-lettered record', async () => dead.length === 1);
@@ -131,14 +137,7 @@ for (const [name, make] of implementations) {
     const typed = { name: topic, dlq: `${topic}.dlq`, schema, keyOf: () => 'k' };
     const handled: string[] = [];
     await subscribeEvents(bus, typed, { groupId: uniqueName('g'), retry: fastRetry, handler: async (e) => void handled.push(e.text) });
-    const dead: BusRecord[] = [];
-    await bus.subscribe({
-      groupId: uniqueName('dlq-reader'),
-      topic: typed.dlq,
-      dlqTopic: `${typed.dlq}.dlq`,
-      retry: fastRetry,
-      handler: async (r) => void dead.push(r),
-    });
+    const dead = await collectDeadLetters(bus, typed.dlq);
     await bus.publish(topic, [
       { key: 'k', value: 'not json {' },
       record('k', { type: 'greeting' }),
@@ -165,14 +164,7 @@ for (const [name, make] of implementations) {
         throw new AppError('TIMEOUT', `attempt ${attempts} timed out`);
       },
     });
-    const dead: BusRecord[] = [];
-    await bus.subscribe({
-      groupId: uniqueName('dlq-reader'),
-      topic: `${topic}.dlq`,
-      dlqTopic: `${topic}.dlq.dlq`,
-      retry: fastRetry,
-      handler: async (r) => void dead.push(r),
-    });
+    const dead = await collectDeadLetters(bus, `${topic}.dlq`);
     await bus.publish(topic, [record('k', { id: 1 })]);
     await waitFor('the dead letter', async () => dead.length === 1);
     assert.equal(attempts, 3);

@@ -1,12 +1,12 @@
 import { allInOneEnv } from '@memstream/config';
-import { createBus, retryPolicyOf } from '@memstream/bus';
+import { createBus } from '@memstream/bus';
 import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
 import { allTopicNames } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
 import { registerGateway } from '@memstream/ingest-gateway';
 import { registerReadApi } from '@memstream/read-api';
-import { startConverter } from '@memstream/converter';
+import { runConverter } from '@memstream/converter';
 
 /**
  * The embedded mode: gateway, consumers and read API in one process on one port. With nothing
@@ -21,14 +21,7 @@ await runProcess('all-in-one', allInOneEnv, process.env, async ({ config, log, l
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopicNames().map((name) => ({ name })));
 
-  const subscriptions = await startConverter({
-    bus,
-    store,
-    groupId: config.CONVERTER_GROUP_ID,
-    retry: retryPolicyOf(config),
-    partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
-  });
-  lifecycle.defer('consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
+  await runConverter(config, { bus, store, lifecycle });
 
   const http = createHttpServer({
     log,

@@ -1,2 +1,2 @@
-export { startConverter, type ConverterOptions } from './start-converter.js';
+export { startConverter, runConverter, type ConverterOptions } from './start-converter.js';
 export { handleGroupChatMessage } from './handlers/group-chat-message.js';

@@ -1,10 +1,10 @@
 import { converterEnv } from '@memstream/config';
-import { createBus, retryPolicyOf } from '@memstream/bus';
+import { createBus } from '@memstream/bus';
 import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
 import { allTopicNames } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
-import { startConverter } from './start-converter.js';
+import { runConverter } from './start-converter.js';
 
 // Consumers serve only health (and later metrics) over HTTP, for probes.
 await runProcess('converter', converterEnv, process.env, async ({ config, log, lifecycle }) => {
@@ -14,14 +14,7 @@ await runProcess('converter', converterEnv, process.env, async ({ config, log, l
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopicNames().map((name) => ({ name })));
 
-  const subscriptions = await startConverter({
-    bus,
-    store,
-    groupId: config.CONVERTER_GROUP_ID,
-    retry: retryPolicyOf(config),
-    partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
-  });
-  lifecycle.defer('consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
+  await runConverter(config, { bus, store, lifecycle });
 
   const http = createHttpServer({
     log,

@@ -1,4 +1,6 @@
-import { subscribeEvents, type Bus, type RetryPolicy, type Subscription } from '@memstream/bus';
+import { retryPolicyOf, subscribeEvents, type Bus, type RetryPolicy, type Subscription } from '@memstream/bus';
+import type { ConverterConfig } from '@memstream/config';
+import type { Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
 import { TOPICS } from '@memstream/schemas';
 import { handleGroupChatMessage } from './handlers/group-chat-message.js';
@@ -22,4 +24,19 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       handler: handleGroupChatMessage(deps),
     }),
   ];
+}
+
+/**
+ * The converter as a process runs it (alone, or inside the all-in-one): settings from config,
+ * and its subscriptions stopped (drained and committed) when the lifecycle shuts down.
+ */
+export async function runConverter(config: ConverterConfig, deps: { bus: Bus; store: Store; lifecycle: Lifecycle }): Promise<void> {
+  const subscriptions = await startConverter({
+    bus: deps.bus,
+    store: deps.store,
+    groupId: config.CONVERTER_GROUP_ID,
+    retry: retryPolicyOf(config),
+    partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
+  });
+  deps.lifecycle.defer('converter consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
 }
