@@ -137,7 +137,7 @@ class MemorySubscription implements Subscription {
         await deliver(record, this.options, { log: this.log, publish: this.publish, signal });
         this.positions[p] = next + 1; // the commit
         failures = 0;
-        this.trim(part);
+        this.trim(p, part);
       } catch (err) {
         if (err instanceof StopRequested) break;
         // The dead-letter write itself failed: like a Kafka consumer restart, deliver it again.
@@ -148,8 +148,8 @@ class MemorySubscription implements Subscription {
     }
   }
 
-  private trim(part: PartitionLog): void {
-    const p = part.records[0]?.partition ?? 0;
+  /** Drops records every group of this topic has passed, in chunks, so memory stays bounded. */
+  private trim(p: number, part: PartitionLog): void {
     let slowest = Infinity;
     for (const positions of this.topic.committed.values()) slowest = Math.min(slowest, positions[p]!);
     const drop = slowest - part.base;
