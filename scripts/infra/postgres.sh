@@ -18,9 +18,9 @@ install_binaries() {
     rm -rf "$VENV"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check "$PG_WHEEL" >&2
+    chmod -R a+rX "$VENV" # the unprivileged postgres user runs these binaries
   fi
   BIN="$("$VENV/bin/python" -W ignore -c 'import os, pgserver; print(os.path.join(os.path.dirname(pgserver.__file__), "pginstall", "bin"))')"
-  chmod -R a+rX "$VENV"
 }
 
 ensure_os_user() {

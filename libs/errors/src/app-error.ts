@@ -38,7 +38,6 @@ export const CATALOGUE = {
   OVERLOADED: { statusCode: 503, retriable: true },
   TIMEOUT: { statusCode: 504, retriable: true },
   SYSTEM_ERROR: { statusCode: 500, retriable: false },
-  CONFIG_INVALID: { statusCode: 500, retriable: false },
 } as const satisfies Record<string, { statusCode: number; retriable: boolean }>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -6,7 +6,7 @@ import { AppError } from '@memstream/errors';
  * that names the field, the way the EverMemOS API words it ("missing required field message_id").
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, what = 'request body'): z.infer<S> {
-  if (value === undefined || value === null || (typeof value !== 'object' && what === 'request body')) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new AppError('INVALID_PARAMETER', `Data format error: ${what} must be a JSON object`);
   }
   const result = schema.safeParse(value);

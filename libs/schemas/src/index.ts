@@ -8,4 +8,4 @@ export {
 } from './group-chat-message.js';
 export { CanonicalMessage, SourceApi, Role } from './canonical-message.js';
 export { GroupChatMessageReceived, MessageStored, PlatformEvent } from './events.js';
-export { TOPICS, allTopicNames, type TopicDef, type TopicName } from './topics.js';
+export { TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';

@@ -27,6 +27,7 @@ export const TOPICS = {
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS]['name'];
 
-export function allTopicNames(): string[] {
-  return Object.values(TOPICS).flatMap((t) => [t.name, t.dlq]);
+/** Every topic of the catalogue and its dead-letter twin, in the shape `bus.ensureTopics` takes. */
+export function allTopics(): { name: string }[] {
+  return Object.values(TOPICS).flatMap((t) => [{ name: t.name }, { name: t.dlq }]);
 }

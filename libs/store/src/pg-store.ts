@@ -39,6 +39,10 @@ export class PgStore implements Store {
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   }
 
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
   async exec(sql: string): Promise<void> {
     await this.pool.query(sql); // no parameters: the simple protocol, which allows several statements
   }

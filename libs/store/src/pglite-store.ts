@@ -28,6 +28,10 @@ export class PgliteStore implements Store {
     return { rows: result.rows, rowCount: result.affectedRows ?? 0 };
   }
 
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
   async exec(sql: string): Promise<void> {
     await this.db.exec(sql);
   }

@@ -18,5 +18,7 @@ export interface Store extends Queryable {
   readonly kind: 'pg' | 'pglite';
   /** Runs fn in one transaction on one connection; commits if it resolves, rolls back if it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Resolves when the database answers; the readiness check of every process with a store. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

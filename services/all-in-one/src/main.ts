@@ -2,7 +2,7 @@ import { allInOneEnv } from '@memstream/config';
 import { createBus } from '@memstream/bus';
 import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
-import { allTopicNames } from '@memstream/schemas';
+import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
 import { registerGateway } from '@memstream/ingest-gateway';
 import { registerReadApi } from '@memstream/read-api';
@@ -19,7 +19,7 @@ await runProcess('all-in-one', allInOneEnv, process.env, async ({ config, log, l
   lifecycle.defer('store', () => store.close());
   const bus = createBus(config, log);
   lifecycle.defer('bus', () => bus.close());
-  await bus.ensureTopics(allTopicNames().map((name) => ({ name })));
+  await bus.ensureTopics(allTopics());
 
   await runConverter(config, { bus, store, lifecycle });
 
@@ -27,7 +27,7 @@ await runProcess('all-in-one', allInOneEnv, process.env, async ({ config, log, l
     log,
     lifecycle,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
-    readinessChecks: [async () => void (await store.query('SELECT 1'))],
+    readinessChecks: [() => store.ping()],
   });
   await registerGateway(http, { bus });
   await registerReadApi(http, { store });

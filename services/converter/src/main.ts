@@ -2,7 +2,7 @@ import { converterEnv } from '@memstream/config';
 import { createBus } from '@memstream/bus';
 import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
-import { allTopicNames } from '@memstream/schemas';
+import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
 import { runConverter } from './start-converter.js';
 
@@ -12,7 +12,7 @@ await runProcess('converter', converterEnv, process.env, async ({ config, log, l
   lifecycle.defer('store', () => store.close());
   const bus = createBus(config, log);
   lifecycle.defer('bus', () => bus.close());
-  await bus.ensureTopics(allTopicNames().map((name) => ({ name })));
+  await bus.ensureTopics(allTopics());
 
   await runConverter(config, { bus, store, lifecycle });
 
@@ -20,7 +20,7 @@ await runProcess('converter', converterEnv, process.env, async ({ config, log, l
     log,
     lifecycle,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
-    readinessChecks: [async () => void (await store.query('SELECT 1'))],
+    readinessChecks: [() => store.ping()],
   });
   await http.listen({ port: config.PORT, host: config.HOST });
   lifecycle.defer('http', () => http.close());

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaBus, publishEvents } from '@memstream/bus';
 import { createLogger } from '@memstream/logging';
-import { TOPICS, type GroupChatMessageReceived } from '@memstream/schemas';
+import { TOPICS, allTopics, type GroupChatMessageReceived } from '@memstream/schemas';
 import { PgStore, listMessages, migrate } from '@memstream/store';
 import { startConverter } from '@memstream/converter';
 import { freshDatabase, infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
@@ -28,7 +28,7 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
     commitIntervalMs: 50,
   });
   t.after(() => bus.close());
-  await bus.ensureTopics(Object.values(TOPICS).flatMap((topic) => [{ name: topic.name }, { name: topic.dlq }]));
+  await bus.ensureTopics(allTopics());
 
   const groupId = uniqueName('converter');
   const retry = { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 100 };

@@ -2,13 +2,13 @@ import { platformEnv } from '@memstream/config';
 import { createBus } from '@memstream/bus';
 import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
-import { allTopicNames } from '@memstream/schemas';
+import { allTopics } from '@memstream/schemas';
 import { registerGateway } from './app.js';
 
 await runProcess('ingest-gateway', platformEnv, process.env, async ({ config, log, lifecycle }) => {
   const bus = createBus(config, log);
   lifecycle.defer('bus', () => bus.close());
-  await bus.ensureTopics(allTopicNames().map((name) => ({ name })));
+  await bus.ensureTopics(allTopics());
 
   const http = createHttpServer({ log, lifecycle, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES });
   await registerGateway(http, { bus });

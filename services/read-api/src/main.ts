@@ -12,7 +12,7 @@ await runProcess('read-api', platformEnv, process.env, async ({ config, log, lif
     log,
     lifecycle,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
-    readinessChecks: [async () => void (await store.query('SELECT 1'))],
+    readinessChecks: [() => store.ping()],
   });
   await registerReadApi(http, { store });
   await http.listen({ port: config.PORT, host: config.HOST });
