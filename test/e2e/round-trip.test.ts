@@ -27,10 +27,10 @@ async function postMessage(base: string): Promise<void> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(message),
   });
-  assert.equal(res.status, 202);
-  const body = (await res.json()) as { status: string; request_id: string };
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { status: string; result: { request_id: string } };
   assert.equal(body.status, 'ok');
-  assert.ok(body.request_id);
+  assert.ok(body.result.request_id);
 }
 
 interface Memory { message_id: string; group_id: string; user_id: string; sender_name: string; content: string; timestamp: string; refer_list: string[]; sequence: number }
@@ -107,7 +107,7 @@ test('distributed mode: gateway, converter and read API as separate processes on
   await postMessage(gatewayBase);
   assertStored(await waitFor('message readable', async () => ((await readMessages(readBase)).length > 0 ? readMessages(readBase) : undefined)));
   // the row is visible before the converter logs it (it logs after publishing the stored event)
-  await waitFor('the converter logged the store', async () => converter.hasLogged('message stored'));
+  await waitFor('the converter logged the store', async () => converter.hasLogged('group-chat batch stored'));
 
   assert.deepEqual(await Promise.all([stop(gateway), stop(converter), stop(readApi)]), [0, 0, 0]);
   readApi = startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });

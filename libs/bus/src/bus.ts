@@ -35,11 +35,26 @@ export interface HandlerContext {
 
 export type RecordHandler = (record: BusRecord, ctx: HandlerContext) => Promise<void>;
 
+/** Handles consecutive records of one partition together (one transaction for many rows). */
+export type BatchHandler = (records: readonly BusRecord[], ctx: HandlerContext) => Promise<void>;
+
+/** Told after a record went to the dead-letter topic; failures here are logged, not retried. */
+export type DeadLetterListener = (record: BusRecord, reason: { code: string; message: string }) => Promise<void>;
+
 export interface SubscribeOptions {
   readonly groupId: string;
   readonly topic: string;
   readonly dlqTopic: string;
+  /** Handles one record; also the fallback that isolates a bad record when a batch fails. */
   readonly handler: RecordHandler;
+  /**
+   * Optional: handles up to `maxBatchSize` consecutive records of a partition at once. When a
+   * batch fails for good, its records are delivered one by one through `handler`, so one poison
+   * record is dead-lettered alone and the rest still land.
+   */
+  readonly batchHandler?: BatchHandler;
+  readonly maxBatchSize?: number;
+  readonly onDeadLetter?: DeadLetterListener;
   readonly retry: RetryPolicy;
   /** Partitions handled at once; order always holds within a partition. */
   readonly partitionsConcurrently?: number;

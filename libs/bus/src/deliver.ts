@@ -37,7 +37,7 @@ export async function deliver(record: BusRecord, options: SubscribeOptions, deps
         await sleep(delay, deps.signal);
         continue;
       }
-      const reason = err instanceof Error ? err.message : String(err);
+      const message = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
       const code = isAppError(err) ? err.code : retriable ? 'RETRIES_EXHAUSTED' : 'HANDLER_ERROR';
       await deps.publish(options.dlqTopic, [
         {
@@ -45,7 +45,7 @@ export async function deliver(record: BusRecord, options: SubscribeOptions, deps
           value: record.value,
           headers: {
             ...record.headers,
-            [DLQ_HEADERS.reason]: reason.slice(0, 2000),
+            [DLQ_HEADERS.reason]: message,
             [DLQ_HEADERS.code]: code,
             [DLQ_HEADERS.attempts]: String(attempt),
             [DLQ_HEADERS.topic]: record.topic,
@@ -56,7 +56,42 @@ export async function deliver(record: BusRecord, options: SubscribeOptions, deps
         },
       ]);
       log.error({ err, attempt, code, dlqTopic: options.dlqTopic }, 'record sent to dead-letter topic');
+      await options.onDeadLetter?.(record, { code, message }).catch((listenerErr: unknown) => {
+        log.warn({ err: listenerErr }, 'dead-letter listener failed');
+      });
       return 'dead-lettered';
+    }
+  }
+}
+
+/**
+ * Delivers consecutive records of one partition. With a batch handler they are handled together,
+ * retried together while the failure is retriable; a batch that fails for good falls back to
+ * one-by-one delivery, which dead-letters only the records that fail alone. Resolves when every
+ * record is handled or dead-lettered, so the caller may commit past the last one.
+ */
+export async function deliverBatch(records: readonly BusRecord[], options: SubscribeOptions, deps: DeliveryDeps): Promise<void> {
+  const first = records[0];
+  if (!first) return;
+  if (!options.batchHandler || records.length === 1) {
+    for (const record of records) await deliver(record, options, deps);
+    return;
+  }
+  const log = deps.log.child({ topic: first.topic, partition: first.partition, offset: first.offset, records: records.length });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await options.batchHandler(records, { attempt, log, signal: deps.signal });
+      return;
+    } catch (err) {
+      if (isRetriable(err) && attempt < options.retry.maxAttempts) {
+        const delay = backoffDelayMs(options.retry, attempt);
+        log.warn({ err, attempt, delayMs: delay }, 'batch handler failed, retrying');
+        await sleep(delay, deps.signal);
+        continue;
+      }
+      log.warn({ err, attempt }, 'batch failed, delivering its records one by one');
+      for (const record of records) await deliver(record, options, deps);
+      return;
     }
   }
 }

@@ -5,6 +5,8 @@ export type {
   RetryPolicy,
   HandlerContext,
   RecordHandler,
+  BatchHandler,
+  DeadLetterListener,
   SubscribeOptions,
   Subscription,
   TopicSpec,

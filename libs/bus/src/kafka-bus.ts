@@ -1,8 +1,9 @@
 import { Kafka, logLevel, type Consumer, type Producer, type LogEntry } from 'kafkajs';
 import type { Logger } from '@memstream/logging';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
-import { deliver } from './deliver.js';
+import { deliverBatch } from './deliver.js';
 import { StopRequested } from './backoff.js';
+import { ProduceQueue, type TopicRecords } from './produce-queue.js';
 
 export interface KafkaBusOptions {
   readonly brokers: readonly string[];
@@ -28,6 +29,7 @@ export class KafkaBus implements Bus {
   private producer: Producer | undefined;
   private producerReady: Promise<Producer> | undefined;
   private readonly subscriptions = new Set<KafkaSubscription>();
+  private readonly produceQueue = new ProduceQueue((batch) => this.send(batch), { maxRecords: 5_000, maxBytes: 900_000 });
 
   constructor(private readonly options: KafkaBusOptions) {
     const log = options.log.child({ component: 'kafkajs' });
@@ -67,13 +69,20 @@ export class KafkaBus implements Bus {
     }
   }
 
-  async publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
+  /** Calls made while a request is in flight share the next one (see ProduceQueue). */
+  publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
+    return this.produceQueue.enqueue(topic, records);
+  }
+
+  private async send(batch: readonly TopicRecords[]): Promise<void> {
     const producer = await this.connectProducer();
-    await producer.send({
-      topic: this.wire(topic),
+    await producer.sendBatch({
       acks: -1,
       timeout: this.options.requestTimeoutMs,
-      messages: records.map((r) => ({ key: r.key, value: r.value, headers: { ...r.headers } })),
+      topicMessages: batch.map((t) => ({
+        topic: this.wire(t.topic),
+        messages: t.records.map((r) => ({ key: r.key, value: r.value, headers: { ...r.headers } })),
+      })),
     });
   }
 
@@ -162,25 +171,27 @@ class KafkaSubscription implements Subscription {
           uncommitted = undefined;
           lastCommit = Date.now();
         };
+        const chunkSize = options.batchHandler ? (options.maxBatchSize ?? 500) : 1;
         try {
-          for (const message of batch.messages) {
+          for (let i = 0; i < batch.messages.length; i += chunkSize) {
             if (!isRunning() || isStale() || this.abort.signal.aborted) break;
-            const record: BusRecord = {
+            const records: BusRecord[] = batch.messages.slice(i, i + chunkSize).map((message) => ({
               topic: options.topic,
               partition: batch.partition,
               offset: message.offset,
               key: message.key?.toString() ?? null,
               value: message.value ?? Buffer.alloc(0),
               headers: decodeHeaders(message.headers),
-            };
+            }));
             try {
-              await deliver(record, options, { log, publish: this.publish, signal: this.abort.signal });
+              await deliverBatch(records, options, { log, publish: this.publish, signal: this.abort.signal });
             } catch (err) {
               if (err instanceof StopRequested) break;
               throw err;
             }
-            resolveOffset(message.offset);
-            uncommitted = message.offset;
+            const last = records[records.length - 1]!.offset;
+            resolveOffset(last);
+            uncommitted = last;
             if (Date.now() - lastCommit >= commitIntervalMs) await commit();
             await heartbeat();
           }

@@ -1,6 +1,6 @@
 import type { Logger } from '@memstream/logging';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
-import { deliver } from './deliver.js';
+import { deliverBatch } from './deliver.js';
 import { StopRequested, sleep } from './backoff.js';
 import { partitionFor } from './partitioner.js';
 
@@ -125,24 +125,26 @@ class MemorySubscription implements Subscription {
   private async consume(p: number): Promise<void> {
     const part = this.topic.partitions[p]!;
     const signal = this.abort.signal;
+    const chunkSize = this.options.batchHandler ? (this.options.maxBatchSize ?? 500) : 1;
     let failures = 0;
     while (!signal.aborted) {
       const next = this.positions[p]!;
-      const record = part.records[next - part.base];
-      if (!record) {
+      const start = next - part.base;
+      if (start >= part.records.length) {
         await new Promise<void>((resolve) => part.wake.add(resolve));
         continue;
       }
+      const chunk = part.records.slice(start, start + chunkSize);
       try {
-        await deliver(record, this.options, { log: this.log, publish: this.publish, signal });
-        this.positions[p] = next + 1; // the commit
+        await deliverBatch(chunk, this.options, { log: this.log, publish: this.publish, signal });
+        this.positions[p] = next + chunk.length; // the commit
         failures = 0;
         this.trim(p, part);
       } catch (err) {
         if (err instanceof StopRequested) break;
         // The dead-letter write itself failed: like a Kafka consumer restart, deliver it again.
         failures++;
-        this.log.error({ err, topic: record.topic, partition: p, offset: record.offset }, 'delivery failed, redelivering');
+        this.log.error({ err, topic: chunk[0]!.topic, partition: p, offset: chunk[0]!.offset }, 'delivery failed, redelivering');
         await sleep(Math.min(5000, 100 * 2 ** failures), signal).catch(() => undefined);
       }
     }

@@ -1,5 +1,5 @@
 import { AppError } from '@memstream/errors';
-import type { Bus, HandlerContext, RetryPolicy, Subscription } from './bus.js';
+import type { Bus, BusRecord, DeadLetterListener, HandlerContext, RetryPolicy, Subscription } from './bus.js';
 
 /** What the bus needs of a topic from the catalogue in @memstream/schemas (structural, no zod here). */
 export interface TypedTopic<E> {
@@ -34,7 +34,9 @@ function correlationHeaders(id: string | undefined): Record<string, string> {
 /**
  * Decodes and validates each record before the handler sees it. A record that is not JSON or
  * does not match the topic's schema is a poison event: it fails with a non-retriable error and
- * goes to the dead-letter topic with the validation message as its reason.
+ * goes to the dead-letter topic with the validation message as its reason. With a batch handler,
+ * a batch holding a poison event fails as a whole and the bus falls back to one-by-one delivery,
+ * so only the poison event is dead-lettered.
  */
 export function subscribeEvents<E>(
   bus: Bus,
@@ -44,24 +46,32 @@ export function subscribeEvents<E>(
     retry: RetryPolicy;
     partitionsConcurrently?: number;
     handler: (event: E, ctx: HandlerContext) => Promise<void>;
+    batchHandler?: (events: readonly E[], ctx: HandlerContext) => Promise<void>;
+    maxBatchSize?: number;
+    onDeadLetter?: DeadLetterListener;
   },
 ): Promise<Subscription> {
+  const decode = (record: BusRecord): E => {
+    let json: unknown;
+    try {
+      json = JSON.parse(record.value.toString('utf8'));
+    } catch {
+      throw new AppError('INVALID_EVENT', 'record value is not JSON');
+    }
+    const parsed = topic.schema.safeParse(json);
+    if (!parsed.success) throw new AppError('INVALID_EVENT', `event does not match ${topic.name}: ${parsed.error.message}`);
+    return parsed.data;
+  };
+  const { batchHandler } = options;
   return bus.subscribe({
     groupId: options.groupId,
     topic: topic.name,
     dlqTopic: topic.dlq,
     retry: options.retry,
     ...(options.partitionsConcurrently === undefined ? {} : { partitionsConcurrently: options.partitionsConcurrently }),
-    handler: async (record, ctx) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(record.value.toString('utf8'));
-      } catch {
-        throw new AppError('INVALID_EVENT', 'record value is not JSON');
-      }
-      const parsed = topic.schema.safeParse(json);
-      if (!parsed.success) throw new AppError('INVALID_EVENT', `event does not match ${topic.name}: ${parsed.error.message}`);
-      await options.handler(parsed.data, ctx);
-    },
+    ...(options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize }),
+    ...(options.onDeadLetter === undefined ? {} : { onDeadLetter: options.onDeadLetter }),
+    handler: async (record, ctx) => options.handler(decode(record), ctx),
+    ...(batchHandler === undefined ? {} : { batchHandler: async (records, ctx) => batchHandler(records.map(decode), ctx) }),
   });
 }

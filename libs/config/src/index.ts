@@ -1,3 +1,12 @@
 export { loadConfig, ConfigError, env } from './load-config.js';
 export { platformEnv, type PlatformConfig } from './platform-config.js';
-export { converterEnv, allInOneEnv, type ConverterConfig, type AllInOneConfig } from './service-env.js';
+export {
+  gatewayEnv,
+  converterEnv,
+  readApiEnv,
+  allInOneEnv,
+  type GatewayConfig,
+  type ConverterConfig,
+  type ReadApiConfig,
+  type AllInOneConfig,
+} from './service-env.js';

@@ -27,6 +27,8 @@ export const platformEnv = z.object({
   CONSUMER_RETRY_INITIAL_MS: env.int(200, 1),
   CONSUMER_RETRY_MAX_MS: env.int(10_000, 1),
   HTTP_BODY_LIMIT_BYTES: env.int(10 * 1024 * 1024, 1024),
+  /** How long `GET /api/v1/stats/request` can still answer for a request (accepted marker and outcome row). */
+  REQUEST_STATUS_TTL_SECONDS: env.int(3600, 60),
 });
 
 export type PlatformConfig = z.infer<typeof platformEnv>;

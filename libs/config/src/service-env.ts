@@ -2,13 +2,42 @@ import { z } from 'zod';
 import { env } from './load-config.js';
 import { platformEnv } from './platform-config.js';
 
-/** Settings of the consumer services, on top of the platform's. */
-export const converterEnv = platformEnv.extend({
+const gatewaySettings = {
+  /** A write call waits this long for its message to be stored before answering 202 instead. */
+  REQUEST_SYNC_TIMEOUT_MS: env.int(5_000, 0, 120_000),
+  /** Requests held open at once; past it the gateway answers 503 with Retry-After. */
+  GATEWAY_MAX_IN_FLIGHT: env.int(20_000, 1),
+  /** The broker's record size limit (message.max.bytes); a bigger event is refused with 413. */
+  KAFKA_MAX_MESSAGE_BYTES: env.int(1_000_000, 1024),
+};
+
+const converterSettings = {
   CONVERTER_GROUP_ID: env.string('memstream-converter'),
   CONVERTER_PARTITIONS_CONCURRENTLY: env.int(4, 1, 1024),
-});
+  /** Consecutive records of one partition stored in one transaction. */
+  CONVERTER_MAX_BATCH_SIZE: env.int(500, 1, 10_000),
+};
+
+/**
+ * Separate processes learn of each other's progress (a stored message, so a held HTTP call may
+ * answer) through Redis; in one process the in-memory fan-out does it. So a service that runs
+ * alone on Kafka needs REDIS_URL, and says so at start-up rather than timing out every call.
+ */
+function requireRedisWithKafka(config: { KAFKA_BROKERS: string[]; REDIS_URL: string | undefined }, ctx: z.RefinementCtx): void {
+  if (config.KAFKA_BROKERS.length > 0 && config.REDIS_URL === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'required when KAFKA_BROKERS is set (services run as separate processes)' });
+  }
+}
+
+export const gatewayEnv = platformEnv.extend(gatewaySettings).superRefine(requireRedisWithKafka);
+export type GatewayConfig = z.infer<typeof gatewayEnv>;
+
+export const converterEnv = platformEnv.extend(converterSettings).superRefine(requireRedisWithKafka);
 export type ConverterConfig = z.infer<typeof converterEnv>;
 
-/** The embedded mode runs every service, so it reads every service's settings. */
-export const allInOneEnv = converterEnv;
+export const readApiEnv = platformEnv;
+export type ReadApiConfig = z.infer<typeof readApiEnv>;
+
+/** The embedded mode runs every service in one process, so it reads every service's settings. */
+export const allInOneEnv = platformEnv.extend({ ...gatewaySettings, ...converterSettings });
 export type AllInOneConfig = z.infer<typeof allInOneEnv>;

@@ -11,3 +11,9 @@ export { RedisFanout } from './redis-fanout.js';
 export function createFanout(redisUrl: string | undefined, log: Logger): Fanout {
   return redisUrl ? new RedisFanout(redisUrl, log.child({ component: 'fanout' })) : new MemoryFanout();
 }
+export {
+  createRequestLedger,
+  RedisRequestLedger,
+  MemoryRequestLedger,
+  type RequestLedger,
+} from './request-ledger.js';

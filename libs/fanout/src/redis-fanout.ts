@@ -13,9 +13,9 @@ export class RedisFanout implements Fanout {
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
 
   constructor(url: string, log: Logger) {
-    const options = { maxRetriesPerRequest: 3, connectTimeout: 10_000, commandTimeout: 5_000, lazyConnect: false };
+    const options = { maxRetriesPerRequest: 3, connectTimeout: 10_000, commandTimeout: 5_000, lazyConnect: false, enableAutoPipelining: true };
     this.pub = new Redis(url, options);
-    this.sub = new Redis(url, { ...options, commandTimeout: undefined });
+    this.sub = new Redis(url, { ...options, commandTimeout: undefined, enableAutoPipelining: false });
     // ioredis reconnects by itself; an unhandled 'error' event would crash the process instead.
     for (const [role, client] of [['pub', this.pub], ['sub', this.sub]] as const) {
       client.on('error', (err) => log.warn({ err, role }, 'redis connection error'));

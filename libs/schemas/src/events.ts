@@ -2,13 +2,36 @@ import { z } from 'zod';
 import { envelopeOf } from './envelope.js';
 import { GroupChatMessage } from './group-chat-message.js';
 import { CanonicalMessage } from './canonical-message.js';
+import { ConversationMeta, ConversationMetaPatch } from './conversation-meta.js';
 
 export const GroupChatMessageReceived = envelopeOf('group_chat.message.received', GroupChatMessage);
 export type GroupChatMessageReceived = z.infer<typeof GroupChatMessageReceived>;
+
+export const ConversationMetaUpserted = envelopeOf('group_chat.conversation_meta.upserted', ConversationMeta);
+export type ConversationMetaUpserted = z.infer<typeof ConversationMetaUpserted>;
+
+export const ConversationMetaPatched = envelopeOf('group_chat.conversation_meta.patched', ConversationMetaPatch);
+export type ConversationMetaPatched = z.infer<typeof ConversationMetaPatched>;
+
+/**
+ * What the group-chat input topic carries. Messages and metadata of one group share a key, so a
+ * metadata change is applied exactly between the messages sent before and after it.
+ */
+export const GroupChatInput = z.discriminatedUnion('type', [
+  GroupChatMessageReceived,
+  ConversationMetaUpserted,
+  ConversationMetaPatched,
+]);
+export type GroupChatInput = z.infer<typeof GroupChatInput>;
 
 export const MessageStored = envelopeOf('conversation.message.stored', CanonicalMessage);
 export type MessageStored = z.infer<typeof MessageStored>;
 
 /** Every event the platform moves, discriminated on `type`. */
-export const PlatformEvent = z.discriminatedUnion('type', [GroupChatMessageReceived, MessageStored]);
+export const PlatformEvent = z.discriminatedUnion('type', [
+  GroupChatMessageReceived,
+  ConversationMetaUpserted,
+  ConversationMetaPatched,
+  MessageStored,
+]);
 export type PlatformEvent = z.infer<typeof PlatformEvent>;

@@ -6,6 +6,22 @@ export {
   conversationIdOf,
   referencedIds,
 } from './group-chat-message.js';
+export {
+  ConversationMeta,
+  ConversationMetaPatch,
+  UserDetail,
+  UPDATABLE_META_FIELDS,
+  IMMUTABLE_META_FIELDS,
+  patchedFields,
+} from './conversation-meta.js';
 export { CanonicalMessage, SourceApi, Role } from './canonical-message.js';
-export { GroupChatMessageReceived, MessageStored, PlatformEvent } from './events.js';
+export {
+  GroupChatMessageReceived,
+  ConversationMetaUpserted,
+  ConversationMetaPatched,
+  GroupChatInput,
+  MessageStored,
+  PlatformEvent,
+} from './events.js';
+export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
 export { TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';

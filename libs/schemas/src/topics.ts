@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { GroupChatMessageReceived, MessageStored } from './events.js';
+import { GroupChatInput, MessageStored } from './events.js';
 import { conversationIdOf } from './group-chat-message.js';
 
 /**
  * A topic binds a name, the schema of its events and the key that orders them. Names follow
- * `<domain>.<event>.v<N>`; every topic has a `.dlq` twin for events that could not be handled.
+ * `<domain>.<subject>.v<N>`; every topic has a `.dlq` twin for events that could not be handled.
  */
 export interface TopicDef<S extends z.ZodType> {
   readonly name: string;
@@ -19,8 +19,13 @@ function topic<S extends z.ZodType>(name: string, schema: S, keyOf: (event: z.in
 }
 
 export const TOPICS = {
-  /** Public input contract: chat apps and Kafka producers write EverMemOS messages here. */
-  groupChatMessages: topic('ingest.group-chat-message.v1', GroupChatMessageReceived, (e) => conversationIdOf(e.data)),
+  /**
+   * Public input contract: EverMemOS messages and conversation metadata, from the gateway or
+   * straight from Kafka producers. Keyed by the group (a private chat by `private:<sender>`).
+   */
+  groupChatInput: topic('ingest.group-chat.v1', GroupChatInput, (e) =>
+    e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id,
+  ),
   /** Canonical messages after they are stored, for the memory, embedding and summary consumers. */
   messagesStored: topic('conversation.message-stored.v1', MessageStored, (e) => e.data.conversation_id),
 } as const;

@@ -5,9 +5,24 @@ export { migrate, loadMigrations, type Migration } from './migrate.js';
 export { openStore, type StoreSettings } from './create-store.js';
 export {
   appendMessage,
+  appendMessages,
   findMessage,
   listMessages,
   type NewMessage,
   type AppendResult,
   type ListMessagesQuery,
 } from './repositories/messages.js';
+export {
+  upsertConversationMeta,
+  patchConversationMeta,
+  findConversationMeta,
+  findConversationMetas,
+  type StoredConversationMeta,
+} from './repositories/conversation-meta.js';
+export {
+  recordRequestOutcomes,
+  findRequestOutcome,
+  findRequestOutcomes,
+  purgeRequestOutcomes,
+  type StoredRequestOutcome,
+} from './repositories/request-outcomes.js';

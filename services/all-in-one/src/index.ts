@@ -1,2 +1,1 @@
-// The all-in-one service is a composition root only; it exports nothing.
-export {};
+export { startEmbedded } from './start-embedded.js';

@@ -1,2 +1,3 @@
 export { startConverter, runConverter, type ConverterOptions } from './start-converter.js';
-export { handleGroupChatMessage } from './handlers/group-chat-message.js';
+export { handleGroupChatBatch, handleGroupChatEvent } from './handlers/group-chat-input.js';
+export { fromGroupChatMessage } from './mappers/evermemos.js';

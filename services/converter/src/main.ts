@@ -1,5 +1,6 @@
 import { converterEnv } from '@memstream/config';
 import { createBus } from '@memstream/bus';
+import { createFanout } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
@@ -10,11 +11,13 @@ import { runConverter } from './start-converter.js';
 await runProcess('converter', converterEnv, process.env, async ({ config, log, lifecycle }) => {
   const store = await openStore(config, log);
   lifecycle.defer('store', () => store.close());
+  const fanout = createFanout(config.REDIS_URL, log);
+  lifecycle.defer('fanout', () => fanout.close());
   const bus = createBus(config, log);
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopics());
 
-  await runConverter(config, { bus, store, lifecycle });
+  await runConverter(config, { bus, store, fanout, log, lifecycle });
 
   const http = createHttpServer({
     log,

@@ -1,42 +1,70 @@
 import { retryPolicyOf, subscribeEvents, type Bus, type RetryPolicy, type Subscription } from '@memstream/bus';
 import type { ConverterConfig } from '@memstream/config';
+import type { Fanout } from '@memstream/fanout';
+import type { Logger } from '@memstream/logging';
 import type { Lifecycle } from '@memstream/runtime';
-import type { Store } from '@memstream/store';
+import { purgeRequestOutcomes, type Store } from '@memstream/store';
 import { TOPICS } from '@memstream/schemas';
-import { handleGroupChatMessage } from './handlers/group-chat-message.js';
+import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './handlers/group-chat-input.js';
 
 export interface ConverterOptions {
   readonly bus: Bus;
   readonly store: Store;
+  readonly fanout: Fanout;
+  readonly log: Logger;
   readonly groupId: string;
   readonly retry: RetryPolicy;
   readonly partitionsConcurrently: number;
+  readonly maxBatchSize: number;
 }
 
 /** Subscribes the converter's handlers; the caller stops the returned subscriptions on shutdown. */
 export async function startConverter(options: ConverterOptions): Promise<Subscription[]> {
-  const deps = { bus: options.bus, store: options.store };
+  const deps = { bus: options.bus, store: options.store, fanout: options.fanout };
   return [
-    await subscribeEvents(options.bus, TOPICS.groupChatMessages, {
+    await subscribeEvents(options.bus, TOPICS.groupChatInput, {
       groupId: options.groupId,
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
-      handler: handleGroupChatMessage(deps),
+      maxBatchSize: options.maxBatchSize,
+      batchHandler: handleGroupChatBatch(deps),
+      handler: handleGroupChatEvent(deps),
+      onDeadLetter: recordDeadLetter(deps, options.log),
     }),
   ];
 }
 
 /**
  * The converter as a process runs it (alone, or inside the all-in-one): settings from config,
- * and its subscriptions stopped (drained and committed) when the lifecycle shuts down.
+ * its subscriptions stopped (drained and committed) when the lifecycle shuts down, and request
+ * outcomes older than their time to live purged now and then.
  */
-export async function runConverter(config: ConverterConfig, deps: { bus: Bus; store: Store; lifecycle: Lifecycle }): Promise<void> {
+export async function runConverter(
+  config: ConverterConfig,
+  deps: { bus: Bus; store: Store; fanout: Fanout; log: Logger; lifecycle: Lifecycle },
+): Promise<void> {
   const subscriptions = await startConverter({
     bus: deps.bus,
     store: deps.store,
+    fanout: deps.fanout,
+    log: deps.log,
     groupId: config.CONVERTER_GROUP_ID,
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
+    maxBatchSize: config.CONVERTER_MAX_BATCH_SIZE,
   });
   deps.lifecycle.defer('converter consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
+
+  const purge = async () => {
+    const cutoff = new Date(Date.now() - config.REQUEST_STATUS_TTL_SECONDS * 1000);
+    const removed = await purgeRequestOutcomes(deps.store, cutoff).catch((err: unknown) => {
+      deps.log.warn({ err }, 'request outcome purge failed');
+      return 0;
+    });
+    if (removed > 0) deps.log.info({ removed }, 'expired request outcomes purged');
+  };
+  // Every replica purges; the DELETE is idempotent, the jitter keeps them from doing it together.
+  const timer = setInterval(() => void purge(), 5 * 60_000 + Math.floor(Math.random() * 60_000));
+  timer.unref();
+  deps.lifecycle.defer('outcome purge', async () => clearInterval(timer));
 }

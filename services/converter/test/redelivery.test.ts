@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaBus, publishEvents } from '@memstream/bus';
+import { RedisFanout } from '@memstream/fanout';
 import { createLogger } from '@memstream/logging';
 import { TOPICS, allTopics, type GroupChatMessageReceived } from '@memstream/schemas';
 import { PgStore, listMessages, migrate } from '@memstream/store';
@@ -29,6 +30,8 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
   });
   t.after(() => bus.close());
   await bus.ensureTopics(allTopics());
+  const fanout = new RedisFanout(infra().redisUrl, silent);
+  t.after(() => fanout.close());
 
   const groupId = uniqueName('converter');
   const retry = { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 100 };
@@ -38,23 +41,24 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
     occurred_at: new Date().toISOString(),
     data: { group_id: 'g1', message_id: 'm1', create_time: '2025-01-15T10:00:00+08:00', sender: 'u1', content: 'hello' },
   };
-  let subs = await startConverter({ bus, store, groupId, retry, partitionsConcurrently: 2 });
-  await publishEvents(bus, TOPICS.groupChatMessages, [event]);
-  await waitFor('the first delivery stored the message', async () => lines().some((l) => l['msg'] === 'message stored'));
+  let subs = await startConverter({ bus, store, fanout, log, groupId, retry, partitionsConcurrently: 2, maxBatchSize: 100 });
+  await publishEvents(bus, TOPICS.groupChatInput, [event]);
+  const batches = () => lines().filter((l) => l['msg'] === 'group-chat batch stored');
+  await waitFor('the first delivery stored the message', async () => batches().some((l) => l['stored'] === 1));
   await Promise.all(subs.map((s) => s.stop()));
 
   // Rewind the group, as a consumer that crashed before committing would be rewound.
   const admin = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
-  await admin.resetOffsets({ groupId, topic: `${prefix}${TOPICS.groupChatMessages.name}`, earliest: true });
+  await admin.resetOffsets({ groupId, topic: `${prefix}${TOPICS.groupChatInput.name}`, earliest: true });
   await admin.disconnect();
 
-  subs = await startConverter({ bus, store, groupId, retry, partitionsConcurrently: 2 });
-  await waitFor('the redelivery', async () => lines().some((l) => l['msg'] === 'message already stored'));
+  subs = await startConverter({ bus, store, fanout, log, groupId, retry, partitionsConcurrently: 2, maxBatchSize: 100 });
+  await waitFor('the redelivery', async () => batches().some((l) => l['duplicates'] === 1));
   await Promise.all(subs.map((s) => s.stop()));
 
   const page = await listMessages(store, { conversationId: 'g1', limit: 10, offset: 0, order: 'oldest-first' });
   assert.equal(page.total, 1);
   assert.equal(page.items[0]!.seq, 0);
-  assert.equal(lines().filter((l) => l['msg'] === 'message stored').length, 1);
+  assert.equal(batches().filter((l) => l['stored'] === 1).length, 1, 'stored once, found as a duplicate the second time');
 });

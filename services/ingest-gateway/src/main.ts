@@ -1,17 +1,22 @@
-import { platformEnv } from '@memstream/config';
+import { gatewayEnv } from '@memstream/config';
 import { createBus } from '@memstream/bus';
+import { createFanout, createRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
-import { registerGateway } from './app.js';
+import { registerGateway, writeSettingsOf } from './app.js';
 
-await runProcess('ingest-gateway', platformEnv, process.env, async ({ config, log, lifecycle }) => {
+await runProcess('ingest-gateway', gatewayEnv, process.env, async ({ config, log, lifecycle }) => {
   const bus = createBus(config, log);
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopics());
+  const fanout = createFanout(config.REDIS_URL, log);
+  lifecycle.defer('fanout', () => fanout.close());
+  const ledger = createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log);
+  lifecycle.defer('request ledger', () => ledger.close());
 
   const http = createHttpServer({ log, lifecycle, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES });
-  await registerGateway(http, { bus });
+  await registerGateway(http, { bus, fanout, ledger, settings: writeSettingsOf(config) });
   await http.listen({ port: config.PORT, host: config.HOST });
   lifecycle.defer('http', () => http.close());
 });

@@ -1,38 +1,40 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { publishEvents, type Bus } from '@memstream/bus';
-import { AppError } from '@memstream/errors';
 import { parseOrThrow } from '@memstream/http';
-import { GroupChatMessage, TOPICS, type GroupChatMessageReceived } from '@memstream/schemas';
-
-export interface PostMemoryDeps {
-  readonly bus: Bus;
-}
+import { GroupChatMessage, conversationIdOf } from '@memstream/schemas';
+import { acceptedReply, outcomeError, type Writer } from '../../write-request.js';
+import { syncModeOf } from './sync-mode.js';
 
 /**
- * POST /api/v1/memories: one group-chat message in, published to the input topic keyed by its
- * conversation, so the converter stores messages of one group in the order they arrived.
+ * POST /api/v1/memories: one group-chat message, published to the input topic keyed by its
+ * conversation (so the converter numbers one group's messages in arrival order), answered once
+ * it is stored: read-your-writes. A wait that runs out, or `?sync_mode=false`, answers 202.
  */
-export function registerPostMemory(app: FastifyInstance, deps: PostMemoryDeps): void {
+export function registerPostMemory(app: FastifyInstance, write: Writer): void {
   app.post('/api/v1/memories', async (request, reply) => {
+    const sync = syncModeOf(request.query);
     const message = parseOrThrow(GroupChatMessage, request.body);
-    const event: GroupChatMessageReceived = {
-      id: randomUUID(),
-      type: 'group_chat.message.received',
-      occurred_at: new Date().toISOString(),
-      correlation_id: request.id,
-      source: 'evermemos-api',
-      data: message,
-    };
-    try {
-      await publishEvents(deps.bus, TOPICS.groupChatMessages, [event]);
-    } catch (err) {
-      throw new AppError('DEPENDENCY_UNAVAILABLE', 'Message broker unavailable, please retry later', { cause: err });
-    }
-    return reply.status(202).send({
+    const written = await write(request, { type: 'group_chat.message.received', data: message }, sync);
+    if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
+    const { outcome } = written;
+    if (outcome.status === 'failed') throw outcomeError(outcome);
+    const groupId = conversationIdOf(message);
+    return reply.status(200).send({
       status: 'ok',
-      message: 'Request accepted, processing in background',
-      request_id: request.id,
+      message: outcome.duplicate
+        ? `Duplicate message: ${message.message_id} is already stored in group ${groupId}; nothing saved`
+        : 'Message stored; accumulating for memory extraction, 0 memories saved',
+      result: {
+        // Extraction runs behind the store (episode boundaries need later messages), so a
+        // message on its own saves no memory yet: "accumulated", as the reference says.
+        saved_memories: [],
+        count: 0,
+        status_info: 'accumulated',
+        request_id: written.requestId,
+        duplicate: outcome.duplicate,
+        group_id: groupId,
+        message_id: message.message_id,
+        sequence: outcome.result?.['sequence'] ?? null,
+      },
     });
   });
 }

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { parseCreateTime } from './group-chat-message.js';
+
+const isoDateTime = z.string().refine((v) => parseCreateTime(v) !== undefined, { message: 'must be an ISO 8601 date-time' });
+
+const timezone = z.string().refine(isTimeZone, { message: 'must be an IANA time zone such as Asia/Shanghai or UTC' });
+
+/** One participant as conversation metadata describes them; unknown keys are kept. */
+export const UserDetail = z
+  .object({
+    full_name: z.string().max(1000).optional(),
+    role: z.string().max(200).optional(),
+    extra: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+
+/** GroupChatFormat files carry scene_desc as an object; the HTTP spec shows a string. Both are kept as given. */
+const sceneDesc = z.union([z.string(), z.record(z.string(), z.unknown())]);
+
+/**
+ * Conversation metadata as `POST /api/v1/memories/conversation-meta` takes it (spec 001): every
+ * field but `tags` is required. The same object is the `data` of a conversation_meta.upserted event.
+ */
+export const ConversationMeta = z.object({
+  version: z.string().min(1).max(100),
+  scene: z.string().min(1).max(100),
+  scene_desc: sceneDesc,
+  name: z.string().max(1000),
+  description: z.string().max(10_000),
+  group_id: z.string().min(1).max(255),
+  created_at: isoDateTime,
+  default_timezone: timezone,
+  user_details: z.record(z.string(), UserDetail),
+  tags: z.array(z.string().max(200)).max(100).optional(),
+});
+export type ConversationMeta = z.infer<typeof ConversationMeta>;
+
+/** Fields a PATCH may change; everything else about a conversation is fixed once created. */
+export const UPDATABLE_META_FIELDS = ['name', 'description', 'scene_desc', 'tags', 'user_details', 'default_timezone'] as const;
+export const IMMUTABLE_META_FIELDS = ['version', 'scene', 'created_at', 'conversation_created_at'] as const;
+
+export const ConversationMetaPatch = z
+  .object({
+    group_id: z.string().min(1).max(255),
+    name: ConversationMeta.shape.name.optional(),
+    description: ConversationMeta.shape.description.optional(),
+    scene_desc: sceneDesc.optional(),
+    tags: ConversationMeta.shape.tags,
+    user_details: ConversationMeta.shape.user_details.optional(),
+    default_timezone: timezone.optional(),
+  })
+  .strict();
+export type ConversationMetaPatch = z.infer<typeof ConversationMetaPatch>;
+
+/** The PATCH fields present in a patch, in the order the spec lists them. */
+export function patchedFields(patch: ConversationMetaPatch): string[] {
+  return UPDATABLE_META_FIELDS.filter((f) => patch[f] !== undefined);
+}
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,90 @@
+import type { ConversationMeta, ConversationMetaPatch } from '@memstream/schemas';
+import type { Queryable } from '../store.js';
+
+/** A conversation's metadata as stored; `created_at` is the conversation's, `updated_at` the row's. */
+export interface StoredConversationMeta {
+  readonly id: string;
+  readonly group_id: string;
+  readonly version: string;
+  readonly scene: string;
+  readonly scene_desc: string | Record<string, unknown>;
+  readonly name: string;
+  readonly description: string;
+  readonly conversation_created_at: Date;
+  readonly default_timezone: string;
+  readonly user_details: Record<string, { full_name?: string | undefined; role?: string | undefined; [k: string]: unknown }>;
+  readonly tags: string[];
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+const COLUMNS = `id, group_id, version, scene, scene_desc, name, description, conversation_created_at,
+  default_timezone, user_details, tags, created_at, updated_at`;
+
+/** Creates or wholly replaces a group's metadata (the spec's POST is an upsert); its id stays. */
+export async function upsertConversationMeta(q: Queryable, meta: ConversationMeta, createdAt: Date): Promise<StoredConversationMeta> {
+  const { rows } = await q.query<StoredConversationMeta>(
+    `INSERT INTO conversation_meta (group_id, version, scene, scene_desc, name, description,
+       conversation_created_at, default_timezone, user_details, tags)
+     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9::jsonb, $10::jsonb)
+     ON CONFLICT (group_id) DO UPDATE SET
+       version = EXCLUDED.version, scene = EXCLUDED.scene, scene_desc = EXCLUDED.scene_desc,
+       name = EXCLUDED.name, description = EXCLUDED.description,
+       conversation_created_at = EXCLUDED.conversation_created_at,
+       default_timezone = EXCLUDED.default_timezone, user_details = EXCLUDED.user_details,
+       tags = EXCLUDED.tags, updated_at = now()
+     RETURNING ${COLUMNS}`,
+    [
+      meta.group_id,
+      meta.version,
+      meta.scene,
+      JSON.stringify(meta.scene_desc),
+      meta.name,
+      meta.description,
+      createdAt.toISOString(),
+      meta.default_timezone,
+      JSON.stringify(meta.user_details),
+      JSON.stringify(meta.tags ?? []),
+    ],
+  );
+  return rows[0]!;
+}
+
+const PATCH_COLUMNS = {
+  name: { column: 'name', json: false },
+  description: { column: 'description', json: false },
+  scene_desc: { column: 'scene_desc', json: true },
+  tags: { column: 'tags', json: true },
+  user_details: { column: 'user_details', json: true },
+  default_timezone: { column: 'default_timezone', json: false },
+} as const;
+
+/** Changes only the fields given; undefined when the group has no metadata. */
+export async function patchConversationMeta(q: Queryable, patch: ConversationMetaPatch): Promise<StoredConversationMeta | undefined> {
+  const sets: string[] = ['updated_at = now()'];
+  const params: unknown[] = [patch.group_id];
+  for (const [field, { column, json }] of Object.entries(PATCH_COLUMNS)) {
+    const value = patch[field as keyof typeof PATCH_COLUMNS];
+    if (value === undefined) continue;
+    params.push(json ? JSON.stringify(value) : value);
+    sets.push(`${column} = $${params.length}${json ? '::jsonb' : ''}`);
+  }
+  const { rows } = await q.query<StoredConversationMeta>(
+    `UPDATE conversation_meta SET ${sets.join(', ')} WHERE group_id = $1 RETURNING ${COLUMNS}`,
+    params,
+  );
+  return rows[0];
+}
+
+export async function findConversationMeta(q: Queryable, groupId: string): Promise<StoredConversationMeta | undefined> {
+  return (await findConversationMetas(q, [groupId])).get(groupId);
+}
+
+export async function findConversationMetas(q: Queryable, groupIds: readonly string[]): Promise<Map<string, StoredConversationMeta>> {
+  if (groupIds.length === 0) return new Map();
+  const { rows } = await q.query<StoredConversationMeta>(
+    `SELECT ${COLUMNS} FROM conversation_meta WHERE group_id = ANY($1::text[])`,
+    [[...groupIds]],
+  );
+  return new Map(rows.map((r) => [r.group_id, r]));
+}

@@ -1,0 +1,45 @@
+import type { AllInOneConfig } from '@memstream/config';
+import { createBus } from '@memstream/bus';
+import { createFanout, createRequestLedger } from '@memstream/fanout';
+import { createHttpServer } from '@memstream/http';
+import type { ProcessContext } from '@memstream/runtime';
+import { allTopics } from '@memstream/schemas';
+import { openStore } from '@memstream/store';
+import { registerGateway, writeSettingsOf } from '@memstream/ingest-gateway';
+import { registerReadApi } from '@memstream/read-api';
+import { runConverter } from '@memstream/converter';
+
+/**
+ * The embedded mode: gateway, consumers and read API in one process on one port. With nothing
+ * configured it uses the in-process bus, in-process fan-out and PGlite under DATA_DIR; set
+ * KAFKA_BROKERS, DATABASE_URL or REDIS_URL and the same process uses those instead. Exported so
+ * tests run exactly this composition in their own process. Resolves with the listening port.
+ */
+export async function startEmbedded({ config, log, lifecycle }: ProcessContext<AllInOneConfig>): Promise<number> {
+  const store = await openStore(config, log);
+  lifecycle.defer('store', () => store.close());
+  const fanout = createFanout(config.REDIS_URL, log);
+  lifecycle.defer('fanout', () => fanout.close());
+  const ledger = createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log);
+  lifecycle.defer('request ledger', () => ledger.close());
+  const bus = createBus(config, log);
+  lifecycle.defer('bus', () => bus.close());
+  await bus.ensureTopics(allTopics());
+
+  await runConverter(config, { bus, store, fanout, log, lifecycle });
+
+  const http = createHttpServer({
+    log,
+    lifecycle,
+    bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
+    readinessChecks: [() => store.ping()],
+  });
+  await registerGateway(http, { bus, fanout, ledger, settings: writeSettingsOf(config) });
+  await registerReadApi(http, { store, ledger });
+  await http.listen({ port: config.PORT, host: config.HOST });
+  lifecycle.defer('http', () => http.close());
+  const address = http.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  log.info({ port, bus: bus.kind, store: store.kind }, 'memstream listening');
+  return port;
+}

@@ -1,0 +1,192 @@
+import { publishEvents, type Bus, type BusRecord, type HandlerContext } from '@memstream/bus';
+import type { Fanout } from '@memstream/fanout';
+import type { Logger } from '@memstream/logging';
+import {
+  appendMessages,
+  findConversationMetas,
+  findRequestOutcomes,
+  patchConversationMeta,
+  recordRequestOutcomes,
+  upsertConversationMeta,
+  type NewMessage,
+  type Queryable,
+  type Store,
+  type StoredConversationMeta,
+} from '@memstream/store';
+import {
+  REQUEST_OUTCOME_CHANNEL,
+  TOPICS,
+  conversationIdOf,
+  parseCreateTime,
+  type GroupChatInput,
+  type GroupChatMessageReceived,
+  type MessageStored,
+  type RequestOutcome,
+} from '@memstream/schemas';
+import { fromGroupChatMessage } from '../mappers/evermemos.js';
+
+export interface ConverterDeps {
+  readonly store: Store;
+  readonly bus: Bus;
+  readonly fanout: Fanout;
+}
+
+/**
+ * Handles consecutive events of one partition of the group-chat input topic in one transaction:
+ * messages become canonical messages (stored once, numbered in arrival order), metadata is
+ * upserted or patched exactly between the messages around it, and every event's outcome is
+ * recorded with the writes. After the commit, stored messages go out on the stored topic and
+ * outcomes on the completion channel, where gateways holding HTTP calls open are listening.
+ *
+ * Redelivery is harmless: a message finds its row and writes nothing, an event that already has
+ * an outcome keeps it. The stored event is published again anyway: if the first delivery died
+ * between the commit and the publish, this is how downstream consumers still hear of it (they
+ * are idempotent too).
+ */
+export function handleGroupChatBatch(deps: ConverterDeps) {
+  return async (events: readonly GroupChatInput[], ctx: HandlerContext): Promise<void> => {
+    const known = await findRequestOutcomes(deps.store, events.map((e) => e.id));
+    const { outcomes, stored, written } = await deps.store.transaction((tx) => applyInOrder(tx, events, known));
+
+    const storedEvents: MessageStored[] = stored.map(({ event, message }) => ({
+      id: `${message.conversation_id}:${message.seq}`,
+      type: 'conversation.message.stored',
+      occurred_at: new Date().toISOString(),
+      ...(event.correlation_id === undefined ? {} : { correlation_id: event.correlation_id }),
+      source: 'converter',
+      data: message,
+    }));
+    await publishEvents(deps.bus, TOPICS.messagesStored, storedEvents);
+    await announce(deps.fanout, outcomes, ctx.log);
+    ctx.log.info({ events: events.length, stored: written, duplicates: stored.length - written }, 'group-chat batch stored');
+  };
+}
+
+/** The same handler for one event: the bus's fallback when a batch has to be taken apart. */
+export function handleGroupChatEvent(deps: ConverterDeps) {
+  const batch = handleGroupChatBatch(deps);
+  return (event: GroupChatInput, ctx: HandlerContext) => batch([event], ctx);
+}
+
+/**
+ * A record that ended on the dead-letter topic still gets an outcome when it carries an event
+ * id, so whoever polls its status (or holds its HTTP call open) learns it failed.
+ */
+export function recordDeadLetter(deps: ConverterDeps, log: Logger) {
+  return async (record: BusRecord, reason: { code: string; message: string }): Promise<void> => {
+    const event = peek(record.value);
+    if (!event) return;
+    const outcome: RequestOutcome = {
+      request_id: event.id,
+      kind: event.type === 'group_chat.message.received' ? 'message' : 'conversation_meta',
+      status: 'failed',
+      group_id: event.groupId,
+      message_id: event.messageId,
+      duplicate: false,
+      result: null,
+      error_code: reason.code,
+      error_message: reason.message,
+    };
+    await recordRequestOutcomes(deps.store, [outcome]);
+    await announce(deps.fanout, [outcome], log);
+  };
+}
+
+interface Applied {
+  outcomes: RequestOutcome[];
+  /** Messages actually inserted (the rest were already stored). */
+  written: number;
+  stored: Array<{ event: GroupChatMessageReceived; message: MessageStored['data'] }>;
+}
+
+async function applyInOrder(tx: Queryable, events: readonly GroupChatInput[], known: ReadonlyMap<string, RequestOutcome>): Promise<Applied> {
+  const groups = new Set(events.map((e) => (e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id)));
+  const metas = await findConversationMetas(tx, [...groups]);
+  const applied: Applied = { outcomes: [], stored: [], written: 0 };
+  let pending: GroupChatMessageReceived[] = [];
+
+  const flushMessages = async () => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    const inputs: NewMessage[] = batch.map((e) => fromGroupChatMessage(e.data, metas.get(conversationIdOf(e.data))));
+    const results = await appendMessages(tx, inputs);
+    results.forEach((r, i) => {
+      const event = batch[i]!;
+      if (!r.duplicate) applied.written++;
+      applied.stored.push({ event, message: r.message });
+      applied.outcomes.push(
+        known.get(event.id) ?? {
+          request_id: event.id,
+          kind: 'message',
+          status: 'stored',
+          group_id: r.message.conversation_id,
+          message_id: r.message.message_id,
+          duplicate: r.duplicate,
+          result: { sequence: r.message.seq },
+          error_code: null,
+          error_message: null,
+        },
+      );
+    });
+  };
+
+  for (const event of events) {
+    if (event.type === 'group_chat.message.received') {
+      pending.push(event);
+      continue;
+    }
+    await flushMessages();
+    const previous = known.get(event.id);
+    if (previous) {
+      applied.outcomes.push(previous); // a replayed metadata write is not applied twice
+      continue;
+    }
+    const row =
+      event.type === 'group_chat.conversation_meta.upserted'
+        ? await upsertConversationMeta(tx, event.data, parseCreateTime(event.data.created_at)!)
+        : await patchConversationMeta(tx, event.data);
+    if (row) metas.set(row.group_id, row);
+    applied.outcomes.push(metaOutcome(event.id, event.data.group_id, row));
+  }
+  await flushMessages();
+  await recordRequestOutcomes(tx, applied.outcomes.filter((o) => !known.has(o.request_id)));
+  return applied;
+}
+
+function metaOutcome(requestId: string, groupId: string, row: StoredConversationMeta | undefined): RequestOutcome {
+  return {
+    request_id: requestId,
+    kind: 'conversation_meta',
+    status: row ? 'stored' : 'failed',
+    group_id: groupId,
+    message_id: null,
+    duplicate: false,
+    result: row ? (JSON.parse(JSON.stringify(row)) as Record<string, unknown>) : null,
+    error_code: row ? null : 'RESOURCE_NOT_FOUND',
+    error_message: row ? null : `Conversation metadata not found: ${groupId}`,
+  };
+}
+
+/** Best effort: a gateway that misses this answers 202 when its wait ends, and the status is in the store. */
+async function announce(fanout: Fanout, outcomes: readonly RequestOutcome[], log: Logger): Promise<void> {
+  if (outcomes.length === 0) return;
+  try {
+    await fanout.publish(REQUEST_OUTCOME_CHANNEL, JSON.stringify(outcomes));
+  } catch (err) {
+    log.warn({ err, outcomes: outcomes.length }, 'could not announce request outcomes');
+  }
+}
+
+/** What can be read from a record that failed validation: enough to file its outcome, if anything. */
+function peek(value: Buffer): { id: string; type: string; groupId: string | null; messageId: string | null } | undefined {
+  try {
+    const json = JSON.parse(value.toString('utf8')) as { id?: unknown; type?: unknown; data?: Record<string, unknown> };
+    if (typeof json.id !== 'string' || json.id === '' || json.id.length > 200) return undefined;
+    const data = json.data ?? {};
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    return { id: json.id, type: str(json.type) ?? '', groupId: str(data['group_id']), messageId: str(data['message_id']) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { publishEvents, type Bus } from '@memstream/bus';
+import { AppError } from '@memstream/errors';
+import type { RequestLedger } from '@memstream/fanout';
+import { TOPICS, type GroupChatInput, type RequestOutcome } from '@memstream/schemas';
+import type { OutcomeWaiter } from './outcome-waiter.js';
+
+export interface WriteSettings {
+  readonly syncTimeoutMs: number;
+  readonly maxInFlight: number;
+  readonly maxEventBytes: number;
+}
+
+export interface WriteDeps {
+  readonly bus: Bus;
+  readonly ledger: RequestLedger;
+  readonly waiter: OutcomeWaiter;
+  readonly settings: WriteSettings;
+}
+
+export type WriteResult =
+  | { readonly kind: 'done'; readonly requestId: string; readonly outcome: RequestOutcome }
+  | { readonly kind: 'accepted'; readonly requestId: string };
+
+type EventBody = Pick<GroupChatInput, 'type' | 'data'>;
+
+/**
+ * The one path every write takes: admit (or refuse with 503 when too many are open), publish the
+ * event to the input topic with a fresh request id as its event id, remember it as accepted,
+ * then, in sync mode, hold the call until the converter announces the outcome or the wait ends.
+ * The request id is both what the client polls and the idempotency key of the event.
+ */
+export function createWriter(deps: WriteDeps) {
+  let inFlight = 0;
+  return async function write(request: FastifyRequest, body: EventBody, sync: boolean): Promise<WriteResult> {
+    if (inFlight >= deps.settings.maxInFlight) {
+      throw new AppError('OVERLOADED', 'Gateway overloaded, please retry later');
+    }
+    const requestId = randomUUID();
+    const event = {
+      id: requestId,
+      occurred_at: new Date().toISOString(),
+      correlation_id: request.id,
+      source: 'evermemos-api',
+      ...body,
+    } as GroupChatInput;
+    if (Buffer.byteLength(JSON.stringify(event)) > deps.settings.maxEventBytes) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `Message too large: the broker takes at most ${deps.settings.maxEventBytes} bytes per event`);
+    }
+
+    inFlight++;
+    const pending = sync ? deps.waiter.expect(requestId, deps.settings.syncTimeoutMs) : undefined;
+    try {
+      try {
+        await publishEvents(deps.bus, TOPICS.groupChatInput, [event]);
+      } catch (err) {
+        pending?.cancel();
+        throw new AppError('DEPENDENCY_UNAVAILABLE', 'Message broker unavailable, please retry later', { cause: err });
+      }
+      // Only a status lookup depends on the marker; the write itself is already safe in the log.
+      await deps.ledger.markAccepted(requestId).catch((err: unknown) => request.log.warn({ err }, 'could not mark request accepted'));
+      const outcome = await pending?.result;
+      return outcome ? { kind: 'done', requestId, outcome } : { kind: 'accepted', requestId };
+    } finally {
+      inFlight--;
+    }
+  };
+}
+
+export type Writer = ReturnType<typeof createWriter>;
+
+/** The spec's answer when the write is safe but not yet done. */
+export function acceptedReply(requestId: string) {
+  return { status: 'ok', message: 'Request accepted, processing in background', request_id: requestId };
+}
+
+/** A failed outcome as the client's error: its own code when it is a client error, else a 500 without internals. */
+export function outcomeError(outcome: RequestOutcome): AppError {
+  if (outcome.error_code === 'RESOURCE_NOT_FOUND') return new AppError('RESOURCE_NOT_FOUND', outcome.error_message ?? 'Not found');
+  if (outcome.error_code === 'INVALID_EVENT') return new AppError('INVALID_PARAMETER', outcome.error_message ?? 'Invalid request');
+  return new AppError('SYSTEM_ERROR', 'Failed to store memory, please try again later');
+}

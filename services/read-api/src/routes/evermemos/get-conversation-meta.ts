@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '@memstream/errors';
+import { parseOrThrow } from '@memstream/http';
+import { findConversationMeta, type Store } from '@memstream/store';
+
+const Query = z.object({ group_id: z.string().min(1).max(255) });
+
+/** GET /api/v1/memories/conversation-meta?group_id=: the whole record, 404 when the group has none. */
+export function registerGetConversationMeta(app: FastifyInstance, deps: { store: Store }): void {
+  app.get('/api/v1/memories/conversation-meta', async (request) => {
+    const { group_id: groupId } = parseOrThrow(Query, request.query, 'query');
+    const meta = await findConversationMeta(deps.store, groupId);
+    if (!meta) throw new AppError('RESOURCE_NOT_FOUND', `Conversation metadata not found: ${groupId}`);
+    return {
+      status: 'ok',
+      message: 'Conversation metadata retrieved successfully',
+      result: {
+        id: meta.id,
+        group_id: meta.group_id,
+        version: meta.version,
+        scene: meta.scene,
+        scene_desc: meta.scene_desc,
+        name: meta.name,
+        description: meta.description,
+        created_at: meta.conversation_created_at.toISOString(),
+        default_timezone: meta.default_timezone,
+        user_details: meta.user_details,
+        tags: meta.tags,
+        updated_at: meta.updated_at.toISOString(),
+      },
+    };
+  });
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '@memstream/errors';
+import type { RequestLedger } from '@memstream/fanout';
+import { parseOrThrow } from '@memstream/http';
+import { findRequestOutcome, type Store } from '@memstream/store';
+
+const Query = z.object({ request_id: z.string().min(1).max(200) });
+
+/**
+ * GET /api/v1/stats/request?request_id=: where a write is. The store's outcome row is the truth
+ * (`stored`, `failed`); before it exists the gateway's accepted marker says `accepted`. A request
+ * id is also the event id, so Kafka producers writing to the input topic can ask about theirs.
+ */
+export function registerGetRequestStatus(app: FastifyInstance, deps: { store: Store; ledger: RequestLedger }): void {
+  app.get('/api/v1/stats/request', async (request) => {
+    const { request_id: requestId } = parseOrThrow(Query, request.query, 'query');
+    const outcome = await findRequestOutcome(deps.store, requestId);
+    if (outcome) {
+      return {
+        status: 'ok',
+        message: `Request ${outcome.status}`,
+        result: {
+          request_id: requestId,
+          status: outcome.status,
+          kind: outcome.kind,
+          group_id: outcome.group_id,
+          message_id: outcome.message_id,
+          duplicate: outcome.duplicate,
+          sequence: outcome.result?.['sequence'] ?? null,
+          error: outcome.error_code ? { code: outcome.error_code, message: outcome.error_message } : null,
+          updated_at: outcome.created_at.toISOString(),
+        },
+      };
+    }
+    if (await deps.ledger.isAccepted(requestId)) {
+      return { status: 'ok', message: 'Request accepted', result: { request_id: requestId, status: 'accepted' } };
+    }
+    throw new AppError('RESOURCE_NOT_FOUND', `Request not found: ${requestId} (unknown, or older than the status retention)`);
+  });
+}

@@ -1,0 +1,72 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { allInOneEnv, loadConfig } from '@memstream/config';
+import { createLogger } from '@memstream/logging';
+import { Lifecycle } from '@memstream/runtime';
+import { startEmbedded } from '@memstream/all-in-one';
+import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { freePort, startProcess } from '../helpers/processes.js';
+import { call, messagesOf, requestStatus } from '../helpers/evermemos-client.js';
+import { checkWriteContract } from './evermemos-contract.js';
+
+async function healthy(base: string): Promise<boolean> {
+  return fetch(`${base}/health`).then((r) => r.ok, () => false);
+}
+
+test('embedded mode: the EverMemOS write API, read-your-writes, duplicates, metadata', async (t: TestContext) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-evermemos-'));
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
+  const log = createLogger({ service: 'embedded-test', level: 'silent' });
+  const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
+  const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir });
+  const port = await startEmbedded({ config, log, lifecycle });
+  lifecycle.markReady();
+  t.after(() => lifecycle.shutdown());
+  const base = `http://127.0.0.1:${port}`;
+  await checkWriteContract(base, base, uniqueName('emb'));
+});
+
+test('distributed mode: the same contract across gateway, converter and read API processes', async (t: TestContext) => {
+  const shared = {
+    KAFKA_BROKERS: infra().kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: `${uniqueName('evm')}.`,
+    DATABASE_URL: await freshDatabase(t),
+    REDIS_URL: infra().redisUrl,
+    CONVERTER_GROUP_ID: uniqueName('converter'),
+  };
+  const [gatewayPort, converterPort, readPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const gateway = `http://127.0.0.1:${gatewayPort}`;
+  const readApi = `http://127.0.0.1:${readPort}`;
+  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(gatewayPort), REQUEST_SYNC_TIMEOUT_MS: '10000' });
+  let converter = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
+  const converterBase = `http://127.0.0.1:${converterPort}`;
+  await waitFor('all three healthy', async () => (await healthy(gateway)) && (await healthy(converterBase)) && (await healthy(readApi)), 60_000);
+
+  await checkWriteContract(gateway, readApi, uniqueName('dist'));
+
+  // With the converter down, a write is accepted (and its status says so) but not stored; when
+  // the converter returns, it is.
+  converter.child.kill('SIGTERM');
+  assert.equal(await converter.exited, 0);
+  const group = uniqueName('paused');
+  const queued = await call<{ request_id: string }>(gateway, 'POST', '/api/v1/memories?sync_mode=false', {
+    group_id: group, message_id: 'q1', create_time: '2025-01-15T10:00:00Z', sender: 'u', content: 'queued',
+  });
+  assert.equal(queued.status, 202);
+  const accepted = await requestStatus(readApi, queued.body.request_id);
+  assert.equal(accepted.status, 200);
+  assert.equal(accepted.body.result['status'], 'accepted');
+  assert.equal((await messagesOf(readApi, group)).total_count, 0);
+
+  converter = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
+  const stored = await waitFor('the queued write stored', async () => {
+    const s = await requestStatus(readApi, queued.body.request_id);
+    return s.body.result['status'] === 'stored' ? s : undefined;
+  }, 60_000);
+  assert.equal(stored.body.result['sequence'], 0);
+  assert.equal((await messagesOf(readApi, group)).total_count, 1);
+});

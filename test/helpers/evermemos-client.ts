@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+
+/** Small typed calls against the EverMemOS API of a running memstream, for the end-to-end tests. */
+export interface Reply<T = Record<string, unknown>> {
+  readonly status: number;
+  readonly body: T;
+  readonly headers: Headers;
+}
+
+export async function call<T = Record<string, unknown>>(base: string, method: string, path: string, body?: unknown): Promise<Reply<T>> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : {}) as T, headers: res.headers };
+}
+
+export interface StoredMemory {
+  memory_type: string;
+  message_id: string;
+  group_id: string;
+  group_name?: string;
+  user_id: string;
+  sender_name: string;
+  timestamp: string;
+  content: string;
+  refer_list: string[];
+  sequence: number;
+}
+
+export async function messagesOf(base: string, groupId: string): Promise<{ memories: StoredMemory[]; total_count: number }> {
+  const res = await call<{ result: { memories: StoredMemory[]; total_count: number } }>(
+    base, 'GET', `/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500`,
+  );
+  assert.equal(res.status, 200);
+  return res.body.result;
+}
+
+export async function requestStatus(base: string, requestId: string): Promise<Reply<{ status: string; code?: string; result: Record<string, unknown> }>> {
+  return call(base, 'GET', `/api/v1/stats/request?request_id=${encodeURIComponent(requestId)}`);
+}
