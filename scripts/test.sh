@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 npm run --silent typecheck
 npm run --silent lint
+node --import tsx scripts/generate-schemas.ts --check
 
 envfile=$(bash scripts/infra/up.sh)
 # shellcheck disable=SC1090

@@ -1,0 +1,45 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { TOPICS } from '@memstream/schemas';
+
+/**
+ * The public topic contract as JSON Schema, generated from the zod schemas the services validate
+ * with, so what producers read is what consumers enforce. `--check` fails when the files on disk
+ * are stale (the test suite runs it).
+ */
+const OUT_DIR = resolve(import.meta.dirname, '../schemas');
+
+export function renderTopicSchemas(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const topic of Object.values(TOPICS)) {
+    const schema = z.toJSONSchema(topic.schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+    const doc = {
+      $id: `https://memstream.dev/schemas/${topic.name}.schema.json`,
+      title: `Events on ${topic.name}`,
+      description: `Every record value on ${topic.name} is one JSON object matching this schema. Generated from libs/schemas by scripts/generate-schemas.ts; do not edit.`,
+      ...schema,
+    };
+    files.set(`${topic.name}.schema.json`, `${JSON.stringify(doc, null, 2)}\n`);
+  }
+  return files;
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const check = process.argv.includes('--check');
+  let stale = 0;
+  for (const [name, content] of renderTopicSchemas()) {
+    const path = resolve(OUT_DIR, name);
+    if (check) {
+      const current = await readFile(path, 'utf8').catch(() => '');
+      if (current !== content) {
+        console.error(`stale: schemas/${name} (run npm run schemas)`);
+        stale++;
+      }
+    } else {
+      await writeFile(path, content);
+      console.log(`wrote schemas/${name}`);
+    }
+  }
+  process.exit(stale > 0 ? 1 : 0);
+}

@@ -1,0 +1,92 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Kafka, logLevel } from 'kafkajs';
+import { DLQ_HEADERS, KafkaBus } from '@memstream/bus';
+import { RedisFanout } from '@memstream/fanout';
+import { createLogger } from '@memstream/logging';
+import { TOPICS, allTopics } from '@memstream/schemas';
+import { PgStore, findRequestOutcome, listMessages, migrate } from '@memstream/store';
+import { startConverter } from '@memstream/converter';
+import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+
+// A Kafka producer that is not our gateway writes the public input topic directly: valid events
+// are stored in order, invalid records go to the dead-letter topic with their reason and do not
+// stop the ones behind them, and events with an id get an outcome either way.
+test('direct producers: valid events land in order, poison records are dead-lettered with a reason', async (t) => {
+  const log = createLogger({ service: 'test', level: 'silent' });
+  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
+  t.after(() => store.close());
+  await migrate(store, log);
+  const prefix = `${uniqueName('contract')}.`;
+  const bus = new KafkaBus({ brokers: infra().kafkaBrokers, clientId: 'contract-test', topicPrefix: prefix, log, defaultPartitions: 2, replicationFactor: 1, requestTimeoutMs: 30_000, commitIntervalMs: 50 });
+  t.after(() => bus.close());
+  await bus.ensureTopics(allTopics());
+  const fanout = new RedisFanout(infra().redisUrl, log);
+  t.after(() => fanout.close());
+  const subs = await startConverter({
+    bus, store, fanout, log, groupId: uniqueName('converter'),
+    retry: { maxAttempts: 2, initialDelayMs: 10, maxDelayMs: 50 }, partitionsConcurrently: 2, maxBatchSize: 100,
+  });
+  t.after(() => Promise.all(subs.map((s) => s.stop())));
+
+  const group = 'contract-group';
+  const at = new Date().toISOString();
+  const message = (id: string, messageId: string, sender: string, content: string) =>
+    JSON.stringify({ id, type: 'group_chat.message.received', occurred_at: at, source: 'third-party', data: { group_id: group, message_id: messageId, create_time: '2025-03-01T09:00:00Z', sender, content } });
+  const kafka = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  t.after(() => producer.disconnect());
+  await producer.send({
+    topic: `${prefix}${TOPICS.groupChatInput.name}`,
+    messages: [
+      { key: group, value: message('ev-a', 'm-a', 'alice', 'first') },
+      { key: group, value: '{not json' },
+      { key: group, value: JSON.stringify({ id: 'ev-bad', type: 'group_chat.message.received', occurred_at: at, data: { group_id: group, message_id: 'm-x', content: 'no sender, no time' } }) },
+      {
+        key: group,
+        value: JSON.stringify({
+          id: 'ev-meta', type: 'group_chat.conversation_meta.upserted', occurred_at: at,
+          data: { version: '1', scene: 'group_chat', scene_desc: 'd', name: 'Contract', description: 'd', group_id: group, created_at: '2025-03-01T08:00:00Z', default_timezone: 'Europe/Paris', user_details: { bob: { full_name: 'Bob Builder', role: 'bot' } } },
+        }),
+      },
+      { key: group, value: message('ev-b', 'm-b', 'bob', 'second') },
+      { key: group, value: message('ev-a-again', 'm-a', 'alice', 'first, resent') },
+    ],
+  });
+
+  const stored = await waitFor('both valid messages stored', async () => {
+    const page = await listMessages(store, { conversationId: group, limit: 10, offset: 0, order: 'oldest-first' });
+    return page.total === 2 && (await findRequestOutcome(store, 'ev-a-again')) ? page.items : undefined;
+  });
+  assert.deepEqual(stored.map((m) => [m.seq, m.message_id, m.content]), [[0, 'm-a', 'first'], [1, 'm-b', 'second']]);
+  assert.equal(stored[1]!.sender_name, 'Bob Builder', 'metadata applied between the messages around it');
+  assert.equal(stored[1]!.role, 'assistant');
+  assert.deepEqual(stored[1]!.metadata, { group_name: 'Contract', scene: 'group_chat', timezone: 'Europe/Paris' });
+
+  assert.equal((await findRequestOutcome(store, 'ev-a'))?.duplicate, false);
+  assert.equal((await findRequestOutcome(store, 'ev-a-again'))?.duplicate, true);
+  const bad = await waitFor('the invalid event has an outcome', () => findRequestOutcome(store, 'ev-bad'));
+  assert.equal(bad.status, 'failed');
+  assert.equal(bad.error_code, 'INVALID_EVENT');
+  assert.match(bad.error_message ?? '', /sender/);
+
+  const dead: Array<{ value: string; headers: Record<string, string> }> = [];
+  const consumer = kafka.consumer({ groupId: uniqueName('dlq-reader') });
+  await consumer.connect();
+  t.after(() => consumer.disconnect());
+  await consumer.subscribe({ topic: `${prefix}${TOPICS.groupChatInput.dlq}`, fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message: m }) => {
+      const headers = Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k, String(v)]));
+      dead.push({ value: m.value?.toString() ?? '', headers });
+    },
+  });
+  await waitFor('two dead letters', async () => dead.length >= 2);
+  assert.equal(dead.length, 2);
+  assert.equal(dead[0]!.value, '{not json');
+  assert.equal(dead[0]!.headers[DLQ_HEADERS.reason], 'record value is not JSON');
+  assert.equal(dead[1]!.headers[DLQ_HEADERS.code], 'INVALID_EVENT');
+  assert.match(dead[1]!.headers[DLQ_HEADERS.reason]!, /sender/);
+  assert.equal(dead[1]!.headers[DLQ_HEADERS.topic], TOPICS.groupChatInput.name);
+});
