@@ -172,3 +172,42 @@ for (const [name, make] of implementations) {
     assert.equal(dead[0]!.headers[DLQ_HEADERS.attempts], '3');
   });
 }
+
+for (const [name, make] of implementations) {
+  test(`${name}: batches are handled together, and a batch with a poison record is taken apart so only it is dead-lettered`, async (t) => {
+    const topic = uniqueName('batch');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    const dead = await collectDeadLetters(bus, `${topic}.dlq`);
+    // Publish before subscribing, so the consumer finds a backlog and batches really form.
+    await bus.publish(topic, Array.from({ length: 40 }, (_, n) => record('k', { n, poison: n === 17 })));
+    const batchSizes: number[] = [];
+    const handled: number[] = [];
+    const deadListened: string[] = [];
+    const decode = (r: BusRecord) => JSON.parse(r.value.toString()) as { n: number; poison: boolean };
+    await bus.subscribe({
+      groupId: uniqueName('g'),
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      maxBatchSize: 10,
+      batchHandler: async (records) => {
+        // all or nothing, like the converter's one transaction
+        if (records.some((r) => decode(r).poison)) throw new AppError('INVALID_EVENT', 'poison in batch');
+        batchSizes.push(records.length);
+        handled.push(...records.map((r) => decode(r).n));
+      },
+      handler: async (r) => {
+        if (decode(r).poison) throw new AppError('INVALID_EVENT', `poison record ${decode(r).n}`);
+        handled.push(decode(r).n);
+      },
+      onDeadLetter: async (r, reason) => void deadListened.push(`${decode(r).n}:${reason.code}`),
+    });
+    await waitFor('39 handled and 1 dead-lettered', async () => handled.length === 39 && dead.length === 1);
+    assert.deepEqual(handled, Array.from({ length: 40 }, (_, n) => n).filter((n) => n !== 17), 'each once, in order');
+    assert.ok(batchSizes.some((size) => size > 1), `records were handled in batches (${batchSizes.join(',')})`);
+    assert.ok(batchSizes.every((size) => size <= 10), 'no batch above maxBatchSize');
+    assert.equal(decode(dead[0]!).n, 17);
+    assert.equal(dead[0]!.headers[DLQ_HEADERS.reason], 'poison record 17');
+    assert.deepEqual(deadListened, ['17:INVALID_EVENT'], 'the dead-letter listener heard of it');
+  });
+}

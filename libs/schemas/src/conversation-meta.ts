@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCreateTime } from './group-chat-message.js';
+import { parseCreateTime, rejectNul } from './group-chat-message.js';
 
 const isoDateTime = z.string().refine((v) => parseCreateTime(v) !== undefined, { message: 'must be an ISO 8601 date-time' });
 
@@ -17,6 +17,9 @@ export const UserDetail = z
 /** GroupChatFormat files carry scene_desc as an object; the HTTP spec shows a string. Both are kept as given. */
 const sceneDesc = z.union([z.string(), z.record(z.string(), z.unknown())]);
 
+const userDetails = z.record(z.string(), UserDetail);
+const tags = z.array(z.string().max(200)).max(100);
+
 /**
  * Conversation metadata as `POST /api/v1/memories/conversation-meta` takes it (spec 001): every
  * field but `tags` is required. The same object is the `data` of a conversation_meta.upserted event.
@@ -30,9 +33,9 @@ export const ConversationMeta = z.object({
   group_id: z.string().min(1).max(255),
   created_at: isoDateTime,
   default_timezone: timezone,
-  user_details: z.record(z.string(), UserDetail),
-  tags: z.array(z.string().max(200)).max(100).optional(),
-});
+  user_details: userDetails,
+  tags: tags.optional(),
+}).superRefine(rejectNul);
 export type ConversationMeta = z.infer<typeof ConversationMeta>;
 
 /** Fields a PATCH may change; everything else about a conversation is fixed once created. */
@@ -42,14 +45,15 @@ export const IMMUTABLE_META_FIELDS = ['version', 'scene', 'created_at', 'convers
 export const ConversationMetaPatch = z
   .object({
     group_id: z.string().min(1).max(255),
-    name: ConversationMeta.shape.name.optional(),
-    description: ConversationMeta.shape.description.optional(),
+    name: z.string().max(1000).optional(),
+    description: z.string().max(10_000).optional(),
     scene_desc: sceneDesc.optional(),
-    tags: ConversationMeta.shape.tags,
-    user_details: ConversationMeta.shape.user_details.optional(),
+    tags: tags.optional(),
+    user_details: userDetails.optional(),
     default_timezone: timezone.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine(rejectNul);
 export type ConversationMetaPatch = z.infer<typeof ConversationMetaPatch>;
 
 /** The PATCH fields present in a patch, in the order the spec lists them. */

@@ -18,8 +18,28 @@ export const GroupChatMessage = z.object({
   sender_name: z.string().max(1000).optional().meta({ description: 'Defaults to the name in conversation metadata, then to sender' }),
   content: z.string(),
   refer_list: z.array(ReferItem).optional().meta({ description: 'Referenced message ids, as strings or objects with a message_id' }),
-});
+}).superRefine(rejectNul);
 export type GroupChatMessage = z.infer<typeof GroupChatMessage>;
+
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000. Refusing it here makes it the client's 400 rather
+ * than a write that fails in the converter after the client was told it was accepted.
+ */
+export function rejectNul(value: unknown, ctx: z.RefinementCtx): void {
+  const path = findNul(value, []);
+  if (path) ctx.addIssue({ code: 'custom', path, message: 'must not contain the NUL character (U+0000)' });
+}
+
+function findNul(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes('\u0000')) return [...path, k];
+    const found = findNul(v, [...path, k]);
+    if (found) return found;
+  }
+  return undefined;
+}
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 

@@ -56,8 +56,10 @@ export function handleGroupChatBatch(deps: ConverterDeps) {
       source: 'converter',
       data: message,
     }));
-    await publishEvents(deps.bus, TOPICS.messagesStored, storedEvents);
-    await announce(deps.fanout, outcomes, ctx.log);
+    // The held HTTP calls need only the commit, so they are told at once, not after the publish.
+    // Both must happen before the offsets are committed: a crash in between redelivers the batch,
+    // which finds its rows and publishes and announces again.
+    await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, storedEvents), announce(deps.fanout, outcomes, ctx.log)]);
     ctx.log.info({ events: events.length, stored: written, duplicates: stored.length - written }, 'group-chat batch stored');
   };
 }

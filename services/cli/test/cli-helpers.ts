@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { waitFor } from '../../../test/helpers/infra.js';
+import { freePort, startProcess, REPO_ROOT } from '../../../test/helpers/processes.js';
+import type { StoredMemory } from '../../../test/helpers/evermemos-client.js';
+
+export { REPO_ROOT };
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `memstream` as a user would, in its own process, so exit codes and both streams are real. */
+export function memstream(...args: string[]): Promise<CliRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'services/cli/src/main.ts'), ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The last stdout line of an import: its JSON summary. */
+export function summaryOf(run: CliRun): Record<string, number> {
+  const last = run.stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    return JSON.parse(last) as Record<string, number>;
+  } catch {
+    assert.fail(`no JSON summary on stdout (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+  }
+}
+
+export async function tempDir(t: TestContext, prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * The embedded mode (`npm start`) in its own process on a free port with its own PGlite. A
+ * process, not startEmbedded in this one: a service package may not import another service.
+ */
+export async function startEmbeddedService(t: TestContext): Promise<string> {
+  const dataDir = await tempDir(t, 'memstream-cli-');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  startProcess(t, 'services/all-in-one/src/main.ts', {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  });
+  await waitFor('embedded service healthy', () => healthy(base), 60_000);
+  return base;
+}
+
+export async function healthy(base: string): Promise<boolean> {
+  return fetch(`${base}/health`).then((r) => r.ok, () => false);
+}
+
+/** Every stored message of a group, oldest first (the API pages newest first, 500 at most). */
+export async function allMessages(base: string, groupId: string): Promise<StoredMemory[]> {
+  const out: StoredMemory[] = [];
+  for (let offset = 0; ; offset += 500) {
+    const res = await fetch(`${base}/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500&offset=${offset}`);
+    assert.equal(res.status, 200);
+    const { result } = (await res.json()) as { result: { memories: StoredMemory[]; has_more: boolean } };
+    out.push(...result.memories);
+    if (!result.has_more) break;
+  }
+  return out.sort((a, b) => a.sequence - b.sequence);
+}
+
+export async function conversationMeta(base: string, groupId: string): Promise<{ status: number; result: Record<string, unknown> }> {
+  const res = await fetch(`${base}/api/v1/memories/conversation-meta?group_id=${encodeURIComponent(groupId)}`);
+  const body = (await res.json()) as { result?: Record<string, unknown> };
+  return { status: res.status, result: body.result ?? {} };
+}
