@@ -16,4 +16,4 @@ export { backoffDelayMs } from './backoff.js';
 export { MemoryBus } from './memory-bus.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka-bus.js';
 export { createBus, retryPolicyOf, type BusSettings, type RetrySettings } from './create-bus.js';
-export { publishEvents, subscribeEvents, CORRELATION_HEADER, type TypedTopic } from './typed.js';
+export { publishEvents, serializeEvent, subscribeEvents, CORRELATION_HEADER, type TypedTopic } from './typed.js';

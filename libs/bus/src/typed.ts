@@ -1,5 +1,5 @@
 import { AppError } from '@memstream/errors';
-import type { Bus, BusRecord, DeadLetterListener, HandlerContext, RetryPolicy, Subscription } from './bus.js';
+import type { Bus, BusRecord, DeadLetterListener, HandlerContext, OutgoingRecord, RetryPolicy, Subscription } from './bus.js';
 
 /** What the bus needs of a topic from the catalogue in @memstream/schemas (structural, no zod here). */
 export interface TypedTopic<E> {
@@ -17,14 +17,12 @@ export async function publishEvents<E extends { correlation_id?: string | undefi
   topic: TypedTopic<E>,
   events: readonly E[],
 ): Promise<void> {
-  await bus.publish(
-    topic.name,
-    events.map((event) => ({
-      key: topic.keyOf(event),
-      value: JSON.stringify(event),
-      headers: correlationHeaders(event.correlation_id),
-    })),
-  );
+  await bus.publish(topic.name, events.map((event) => serializeEvent(topic, event)));
+}
+
+/** The record an event becomes; callers that must look at the bytes first (a size limit) use it directly. */
+export function serializeEvent<E extends { correlation_id?: string | undefined }>(topic: TypedTopic<E>, event: E): OutgoingRecord & { value: string } {
+  return { key: topic.keyOf(event), value: JSON.stringify(event), headers: correlationHeaders(event.correlation_id) };
 }
 
 function correlationHeaders(id: string | undefined): Record<string, string> {

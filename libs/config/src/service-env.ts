@@ -16,6 +16,8 @@ const converterSettings = {
   CONVERTER_PARTITIONS_CONCURRENTLY: env.int(4, 1, 1024),
   /** Consecutive records of one partition stored in one transaction. */
   CONVERTER_MAX_BATCH_SIZE: env.int(500, 1, 10_000),
+  /** How long a group's metadata is reused before it is read again (it only matters after a rebalance). */
+  CONVERTER_META_CACHE_MS: env.int(10_000, 0),
 };
 
 /**

@@ -6,10 +6,12 @@ export { openStore, type StoreSettings } from './create-store.js';
 export {
   appendMessage,
   appendMessages,
+  ConcurrentAppend,
   findMessage,
   listMessages,
   type NewMessage,
   type AppendResult,
+  type AppendItem,
   type ListMessagesQuery,
 } from './repositories/messages.js';
 export {

@@ -5,6 +5,7 @@ import type { Logger } from '@memstream/logging';
 import type { Lifecycle } from '@memstream/runtime';
 import { purgeRequestOutcomes, type Store } from '@memstream/store';
 import { TOPICS } from '@memstream/schemas';
+import { MetaCache } from './meta-cache.js';
 import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './handlers/group-chat-input.js';
 
 export interface ConverterOptions {
@@ -16,11 +17,12 @@ export interface ConverterOptions {
   readonly retry: RetryPolicy;
   readonly partitionsConcurrently: number;
   readonly maxBatchSize: number;
+  readonly metaCacheMs: number;
 }
 
 /** Subscribes the converter's handlers; the caller stops the returned subscriptions on shutdown. */
 export async function startConverter(options: ConverterOptions): Promise<Subscription[]> {
-  const deps = { bus: options.bus, store: options.store, fanout: options.fanout };
+  const deps = { bus: options.bus, store: options.store, fanout: options.fanout, metas: new MetaCache(options.metaCacheMs) };
   return [
     await subscribeEvents(options.bus, TOPICS.groupChatInput, {
       groupId: options.groupId,
@@ -52,6 +54,7 @@ export async function runConverter(
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
     maxBatchSize: config.CONVERTER_MAX_BATCH_SIZE,
+    metaCacheMs: config.CONVERTER_META_CACHE_MS,
   });
   deps.lifecycle.defer('converter consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
 

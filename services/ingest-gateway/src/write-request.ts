@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { publishEvents, type Bus } from '@memstream/bus';
+import { serializeEvent, type Bus } from '@memstream/bus';
 import { AppError } from '@memstream/errors';
 import type { RequestLedger } from '@memstream/fanout';
 import { TOPICS, type GroupChatInput, type RequestOutcome } from '@memstream/schemas';
@@ -45,7 +45,8 @@ export function createWriter(deps: WriteDeps) {
       source: 'evermemos-api',
       ...body,
     } as GroupChatInput;
-    if (Buffer.byteLength(JSON.stringify(event)) > deps.settings.maxEventBytes) {
+    const record = serializeEvent(TOPICS.groupChatInput, event);
+    if (Buffer.byteLength(record.value) > deps.settings.maxEventBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `Message too large: the broker takes at most ${deps.settings.maxEventBytes} bytes per event`);
     }
 
@@ -53,14 +54,15 @@ export function createWriter(deps: WriteDeps) {
     const pending = sync ? deps.waiter.expect(requestId, deps.settings.syncTimeoutMs) : undefined;
     try {
       try {
-        await publishEvents(deps.bus, TOPICS.groupChatInput, [event]);
+        await deps.bus.publish(TOPICS.groupChatInput.name, [record]);
       } catch (err) {
         pending?.cancel();
         throw new AppError('DEPENDENCY_UNAVAILABLE', 'Message broker unavailable, please retry later', { cause: err });
       }
-      // Only a status lookup depends on the marker; the write itself is already safe in the log.
-      await deps.ledger.markAccepted(requestId).catch((err: unknown) => request.log.warn({ err }, 'could not mark request accepted'));
-      const outcome = await pending?.result;
+      // Only a status lookup depends on the marker (the write is already safe in the log), so it
+      // is set while the call waits, and is in place before a 202 tells the client to poll.
+      const marked = deps.ledger.markAccepted(requestId).catch((err: unknown) => request.log.warn({ err }, 'could not mark request accepted'));
+      const [, outcome] = await Promise.all([marked, pending?.result]);
       return outcome ? { kind: 'done', requestId, outcome } : { kind: 'accepted', requestId };
     } finally {
       inFlight--;

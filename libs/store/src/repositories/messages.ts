@@ -18,6 +18,8 @@ export interface AppendResult {
   /** True when the message was already stored (a redelivery or a resend): nothing was written. */
   readonly duplicate: boolean;
   readonly message: CanonicalMessage;
+  /** False when the request already had an outcome (a redelivered event): the earlier one stands. */
+  readonly outcomeRecorded: boolean;
 }
 
 interface MessageRow {
@@ -38,98 +40,149 @@ interface MessageRow {
 const COLUMNS = `conversation_id, seq, message_id, sender_id, sender_name, role, content,
   created_at, stored_at, refer_list, metadata, source_api`;
 
-/** Stores one message in its own transaction; see appendMessages. */
+/** Stores one message; see appendMessages. A race with a concurrent writer of the same message is retried. */
 export async function appendMessage(store: Store, msg: NewMessage): Promise<AppendResult> {
-  return store.transaction(async (tx) => (await appendMessages(tx, [msg]))[0]!);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await appendMessages(store, [{ message: msg }]))[0]!;
+    } catch (err) {
+      if (!(err instanceof ConcurrentAppend) || attempt >= 5) throw err;
+    }
+  }
+}
+
+export interface AppendItem {
+  readonly message: NewMessage;
+  /** When given, the write request's outcome is recorded in the same statement (the first outcome wins). */
+  readonly requestId?: string;
+}
+
+/**
+ * Two writers stored the same message at the same moment; the loser's statement failed whole
+ * and nothing of it was written. Retriable: run again, it finds the row and reports a duplicate.
+ */
+export class ConcurrentAppend extends Error {
+  override readonly name = 'ConcurrentAppend';
+  readonly retriable = true;
 }
 
 /**
  * Stores messages once each, in the order given, with the next sequence numbers of their
- * conversations; the caller supplies the transaction. Every conversation row involved is locked
- * first, in id order (so two batches never deadlock), which makes concurrent writers of one
- * conversation queue up: numbers come out in arrival order with no gaps, and duplicates (of
- * stored rows, or twice in the batch) are found under the lock instead of racing to the unique
- * constraint. A handful of statements per call, however many messages: this is the ingest path.
+ * conversations, and records the outcome of each write request, in ONE statement: this is the
+ * ingest path, and round trips are what it costs (a handful of messages per batch under HTTP load).
+ *
+ * How the numbers stay gapless: the conversations' rows are upserted in id order, which locks them
+ * (so concurrent writers of a conversation queue up, and two batches never deadlock), and the
+ * upsert itself adds the number of new messages to `next_seq`; waiting on a lock, Postgres
+ * re-reads the row, so the base is always the committed one. Which messages are new is decided on
+ * the statement's snapshot: a concurrent writer of the SAME message makes this statement fail on
+ * the unique key, and it is retried (ConcurrentAppend), finding the row the second time.
  */
-export async function appendMessages(tx: Queryable, msgs: readonly NewMessage[]): Promise<AppendResult[]> {
-  if (msgs.length === 0) return [];
-  const sourceOf = new Map<string, string>();
-  for (const m of msgs) if (!sourceOf.has(m.conversation_id)) sourceOf.set(m.conversation_id, m.source_api);
-  const convIds = [...sourceOf.keys()].sort();
-  const locked = await tx.query<{ id: string; next_seq: number }>(
-    `INSERT INTO conversations (id, source_api)
-     SELECT id, source_api FROM unnest($1::text[], $2::text[]) AS c(id, source_api) ORDER BY id
-     ON CONFLICT (id) DO UPDATE SET updated_at = now()
-     RETURNING id, next_seq`,
-    [convIds, convIds.map((id) => sourceOf.get(id)!)],
-  );
-  const nextSeq = new Map(locked.rows.map((r) => [r.id, r.next_seq]));
-
-  const existing = await tx.query<MessageRow>(
-    `SELECT ${COLUMNS} FROM messages
-     WHERE (conversation_id, message_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-    [msgs.map((m) => m.conversation_id), msgs.map((m) => m.message_id)],
-  );
-  const known = new Map<string, CanonicalMessage | number>(
-    existing.rows.map((r) => [keyOf(r.conversation_id, r.message_id), toCanonical(r)]),
-  );
-
-  // Walk in arrival order: a stored row or an earlier copy in this batch makes a duplicate.
-  const fresh: Array<NewMessage & { seq: number }> = [];
-  const plan: Array<{ duplicate: boolean; ref: CanonicalMessage | number }> = [];
-  for (const m of msgs) {
-    const key = keyOf(m.conversation_id, m.message_id);
-    const seen = known.get(key);
-    if (seen !== undefined) {
-      plan.push({ duplicate: true, ref: seen });
-      continue;
+export async function appendMessages(q: Queryable, items: readonly AppendItem[]): Promise<AppendResult[]> {
+  if (items.length === 0) return [];
+  const msgs = items.map((i) => i.message);
+  const col = <T>(f: (m: NewMessage) => T) => msgs.map(f);
+  let rows: Array<{ kind: 'm' | 'o'; conversation_id: string; message_id: string; seq: number | null; stored_at: Date | null }>;
+  try {
+    ({ rows } = await q.query(APPEND_SQL, [
+      col((m) => m.conversation_id),
+      col((m) => m.message_id),
+      col((m) => m.sender_id),
+      col((m) => m.sender_name),
+      col((m) => m.role),
+      col((m) => m.content),
+      col((m) => m.created_at.toISOString()),
+      col((m) => JSON.stringify(m.refer_list)),
+      col((m) => JSON.stringify(m.metadata)),
+      col((m) => m.source_api),
+      items.map((i) => i.requestId ?? null),
+    ]));
+  } catch (err) {
+    if ((err as { code?: unknown }).code === '23505' && /messages/.test(String((err as { constraint?: unknown }).constraint ?? (err as Error).message))) {
+      throw new ConcurrentAppend('a concurrent writer stored the same message; retry', { cause: err });
     }
-    const seq = nextSeq.get(m.conversation_id)!;
-    nextSeq.set(m.conversation_id, seq + 1);
-    known.set(key, fresh.length);
-    plan.push({ duplicate: false, ref: fresh.length });
-    fresh.push({ ...m, seq });
+    throw err;
   }
 
-  let storedAt = new Date();
-  if (fresh.length > 0) {
-    const inserted = await tx.query<{ stored_at: Date }>(
-      `INSERT INTO messages (${COLUMNS})
-       SELECT c, s, mid, sid, sname, role, content, created, now(), refs::jsonb, meta::jsonb, src
-       FROM unnest($1::text[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                   $8::timestamptz[], $9::text[], $10::text[], $11::text[])
-         AS t(c, s, mid, sid, sname, role, content, created, refs, meta, src)
-       RETURNING stored_at`,
-      [
-        fresh.map((m) => m.conversation_id),
-        fresh.map((m) => m.seq),
-        fresh.map((m) => m.message_id),
-        fresh.map((m) => m.sender_id),
-        fresh.map((m) => m.sender_name),
-        fresh.map((m) => m.role),
-        fresh.map((m) => m.content),
-        fresh.map((m) => m.created_at.toISOString()),
-        fresh.map((m) => JSON.stringify(m.refer_list)),
-        fresh.map((m) => JSON.stringify(m.metadata)),
-        fresh.map((m) => m.source_api),
-      ],
+  const inserted = new Map<string, { seq: number; stored_at: Date }>();
+  const outcomeRecorded = new Set<string>();
+  for (const r of rows) {
+    if (r.kind === 'm') inserted.set(keyOf(r.conversation_id, r.message_id), { seq: r.seq!, stored_at: r.stored_at! });
+    else outcomeRecorded.add(r.message_id); // the request id travels in this column
+  }
+  const missing = msgs.filter((m) => !inserted.has(keyOf(m.conversation_id, m.message_id)));
+  const stored = new Map<string, CanonicalMessage>();
+  if (missing.length > 0) {
+    // Duplicates: read what is stored (rows from before, or from earlier in this batch).
+    const existing = await q.query<MessageRow>(
+      `SELECT ${COLUMNS} FROM messages
+       WHERE (conversation_id, message_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      [missing.map((m) => m.conversation_id), missing.map((m) => m.message_id)],
     );
-    storedAt = inserted.rows[0]!.stored_at; // now() is the transaction's start: one value for all
-    const bumped = [...new Set(fresh.map((m) => m.conversation_id))];
-    await tx.query(
-      `UPDATE conversations c SET next_seq = v.next_seq
-       FROM unnest($1::text[], $2::int8[]) AS v(id, next_seq) WHERE c.id = v.id`,
-      [bumped, bumped.map((id) => nextSeq.get(id)!)],
-    );
+    for (const r of existing.rows) stored.set(keyOf(r.conversation_id, r.message_id), toCanonical(r));
   }
 
-  const stored = fresh.map((m) => toCanonical({ ...m, created_at: m.created_at, stored_at: storedAt, refer_list: [...m.refer_list], metadata: { ...m.metadata } }));
-  return plan.map(({ duplicate, ref }) => ({ duplicate, message: typeof ref === 'number' ? stored[ref]! : ref }));
+  const firstSeen = new Set<string>();
+  return items.map(({ message: m, requestId }) => {
+    const key = keyOf(m.conversation_id, m.message_id);
+    const fresh = inserted.get(key);
+    const isFirst = fresh !== undefined && !firstSeen.has(key);
+    firstSeen.add(key);
+    const message = isFirst
+      ? toCanonical({ ...m, seq: fresh.seq, stored_at: fresh.stored_at, refer_list: [...m.refer_list], metadata: { ...m.metadata } })
+      : stored.get(key);
+    if (!message) throw new Error(`message ${m.message_id} of ${m.conversation_id} neither stored nor found`);
+    return { duplicate: !isFirst, message, outcomeRecorded: requestId !== undefined && outcomeRecorded.has(requestId) };
+  });
 }
 
-function keyOf(conversationId: string, messageId: string): string {
-  return `${conversationId}\u0000${messageId}`;
-}
+// $1..$10: the messages, column by column, in arrival order; $11: request ids (null: none).
+const APPEND_SQL = `
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                       $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[])
+    WITH ORDINALITY AS t(c, mid, sid, sname, role, content, created, refs, meta, src, rid, ord)
+),
+fresh AS (   -- the first copy of each message that is not stored yet
+  SELECT DISTINCT ON (c, mid) * FROM input i
+  WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = i.c AND m.message_id = i.mid)
+  ORDER BY c, mid, ord
+),
+counts AS (
+  SELECT c, min(src) AS src, (SELECT count(*) FROM fresh f WHERE f.c = i.c) AS n FROM input i GROUP BY c
+),
+bumped AS (  -- locks each conversation (id order) and reserves n numbers
+  INSERT INTO conversations AS cv (id, source_api, next_seq)
+  SELECT c, src, n FROM counts ORDER BY c
+  ON CONFLICT (id) DO UPDATE SET next_seq = cv.next_seq + EXCLUDED.next_seq, updated_at = now()
+  RETURNING cv.id, cv.next_seq
+),
+numbered AS (
+  SELECT f.*, b.next_seq - k.n + row_number() OVER (PARTITION BY f.c ORDER BY f.ord) - 1 AS seq
+  FROM fresh f JOIN bumped b ON b.id = f.c JOIN counts k ON k.c = f.c
+),
+inserted AS (
+  INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content,
+                        created_at, stored_at, refer_list, metadata, source_api)
+  SELECT c, seq, mid, sid, sname, role, content, created, now(), refs::jsonb, meta::jsonb, src FROM numbered
+  RETURNING conversation_id, message_id, seq, stored_at
+),
+outcomes AS (
+  INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, duplicate, result)
+  SELECT i.rid, 'message', 'stored', i.c, i.mid, n.ord IS NULL,
+         jsonb_build_object('sequence', COALESCE(n.seq, first.seq, m.seq))
+  FROM input i
+  LEFT JOIN numbered n ON n.ord = i.ord
+  LEFT JOIN numbered first ON first.c = i.c AND first.mid = i.mid
+  LEFT JOIN messages m ON m.conversation_id = i.c AND m.message_id = i.mid
+  WHERE i.rid IS NOT NULL
+  ON CONFLICT (request_id) DO NOTHING
+  RETURNING request_id
+)
+SELECT 'm' AS kind, conversation_id, message_id, seq, stored_at FROM inserted
+UNION ALL
+SELECT 'o', NULL, request_id, NULL, NULL FROM outcomes`;
+
 
 export async function findMessage(q: Queryable, conversationId: string, messageId: string): Promise<CanonicalMessage | undefined> {
   const { rows } = await q.query<MessageRow>(
@@ -185,4 +238,8 @@ function toCanonical(row: MessageRow): CanonicalMessage {
     metadata: row.metadata,
     source_api: row.source_api,
   };
+}
+
+function keyOf(conversationId: string, messageId: string): string {
+  return `${conversationId}\u0000${messageId}`;
 }

@@ -3,12 +3,10 @@ import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
 import {
   appendMessages,
-  findConversationMetas,
   findRequestOutcomes,
   patchConversationMeta,
   recordRequestOutcomes,
   upsertConversationMeta,
-  type NewMessage,
   type Queryable,
   type Store,
   type StoredConversationMeta,
@@ -24,19 +22,22 @@ import {
   type RequestOutcome,
 } from '@memstream/schemas';
 import { fromGroupChatMessage } from '../mappers/evermemos.js';
+import type { MetaCache } from '../meta-cache.js';
 
 export interface ConverterDeps {
   readonly store: Store;
   readonly bus: Bus;
   readonly fanout: Fanout;
+  readonly metas: MetaCache;
 }
 
 /**
- * Handles consecutive events of one partition of the group-chat input topic in one transaction:
- * messages become canonical messages (stored once, numbered in arrival order), metadata is
- * upserted or patched exactly between the messages around it, and every event's outcome is
- * recorded with the writes. After the commit, stored messages go out on the stored topic and
- * outcomes on the completion channel, where gateways holding HTTP calls open are listening.
+ * Handles consecutive events of one partition of the group-chat input topic: messages become
+ * canonical messages (stored once, numbered in arrival order), metadata is upserted or patched
+ * exactly between the messages around it, and every event's outcome is recorded with its write.
+ * A batch of messages only is one statement; a batch with metadata is one transaction. After
+ * that, stored messages go out on the stored topic and outcomes on the completion channel, where
+ * gateways holding HTTP calls open are listening.
  *
  * Redelivery is harmless: a message finds its row and writes nothing, an event that already has
  * an outcome keeps it. The stored event is published again anyway: if the first delivery died
@@ -45,10 +46,18 @@ export interface ConverterDeps {
  */
 export function handleGroupChatBatch(deps: ConverterDeps) {
   return async (events: readonly GroupChatInput[], ctx: HandlerContext): Promise<void> => {
-    const known = await findRequestOutcomes(deps.store, events.map((e) => e.id));
-    const { outcomes, stored, written } = await deps.store.transaction((tx) => applyInOrder(tx, events, known));
-
-    const storedEvents: MessageStored[] = stored.map(({ event, message }) => ({
+    const hasMeta = events.some((e) => e.type !== 'group_chat.message.received');
+    let applied: Applied;
+    try {
+      applied = hasMeta
+        ? await deps.store.transaction((tx) => applyInOrder(tx, events, deps.metas))
+        : await applyInOrder(deps.store, events, deps.metas);
+    } catch (err) {
+      if (hasMeta) deps.metas.clear(); // rows written through may have been rolled back
+      throw err;
+    }
+    const outcomes = await withEarlierOutcomes(deps.store, applied);
+    const storedEvents: MessageStored[] = applied.stored.map(({ event, message }) => ({
       id: `${message.conversation_id}:${message.seq}`,
       type: 'conversation.message.stored',
       occurred_at: new Date().toISOString(),
@@ -60,7 +69,8 @@ export function handleGroupChatBatch(deps: ConverterDeps) {
     // Both must happen before the offsets are committed: a crash in between redelivers the batch,
     // which finds its rows and publishes and announces again.
     await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, storedEvents), announce(deps.fanout, outcomes, ctx.log)]);
-    ctx.log.info({ events: events.length, stored: written, duplicates: stored.length - written }, 'group-chat batch stored');
+    const { written } = applied;
+    ctx.log.info({ events: events.length, stored: written, duplicates: applied.stored.length - written }, 'group-chat batch stored');
   };
 }
 
@@ -95,65 +105,85 @@ export function recordDeadLetter(deps: ConverterDeps, log: Logger) {
 }
 
 interface Applied {
-  outcomes: RequestOutcome[];
+  /** One per event, in order; undefined where an earlier delivery's outcome stands (read it back). */
+  outcomes: Array<RequestOutcome | undefined>;
+  requestIds: string[];
   /** Messages actually inserted (the rest were already stored). */
   written: number;
   stored: Array<{ event: GroupChatMessageReceived; message: MessageStored['data'] }>;
 }
 
-async function applyInOrder(tx: Queryable, events: readonly GroupChatInput[], known: ReadonlyMap<string, RequestOutcome>): Promise<Applied> {
-  const groups = new Set(events.map((e) => (e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id)));
-  const metas = await findConversationMetas(tx, [...groups]);
-  const applied: Applied = { outcomes: [], stored: [], written: 0 };
+async function applyInOrder(q: Queryable, events: readonly GroupChatInput[], cache: MetaCache): Promise<Applied> {
+  const metas = await cache.get(q, events.map((e) => (e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id)));
+  const applied: Applied = { outcomes: [], requestIds: events.map((e) => e.id), written: 0, stored: [] };
   let pending: GroupChatMessageReceived[] = [];
 
   const flushMessages = async () => {
     if (pending.length === 0) return;
     const batch = pending;
     pending = [];
-    const inputs: NewMessage[] = batch.map((e) => fromGroupChatMessage(e.data, metas.get(conversationIdOf(e.data))));
-    const results = await appendMessages(tx, inputs);
+    const results = await appendMessages(
+      q,
+      batch.map((e) => ({ requestId: e.id, message: fromGroupChatMessage(e.data, metas.get(conversationIdOf(e.data))) })),
+    );
     results.forEach((r, i) => {
       const event = batch[i]!;
       if (!r.duplicate) applied.written++;
       applied.stored.push({ event, message: r.message });
       applied.outcomes.push(
-        known.get(event.id) ?? {
-          request_id: event.id,
-          kind: 'message',
-          status: 'stored',
-          group_id: r.message.conversation_id,
-          message_id: r.message.message_id,
-          duplicate: r.duplicate,
-          result: { sequence: r.message.seq },
-          error_code: null,
-          error_message: null,
-        },
+        r.outcomeRecorded
+          ? {
+              request_id: event.id,
+              kind: 'message',
+              status: 'stored',
+              group_id: r.message.conversation_id,
+              message_id: r.message.message_id,
+              duplicate: r.duplicate,
+              result: { sequence: r.message.seq },
+              error_code: null,
+              error_message: null,
+            }
+          : undefined,
       );
     });
   };
 
+  const metaIds = events.filter((e) => e.type !== 'group_chat.message.received').map((e) => e.id);
+  const known = await findRequestOutcomes(q, metaIds);
   for (const event of events) {
     if (event.type === 'group_chat.message.received') {
       pending.push(event);
       continue;
     }
     await flushMessages();
-    const previous = known.get(event.id);
-    if (previous) {
-      applied.outcomes.push(previous); // a replayed metadata write is not applied twice
+    if (known.has(event.id)) {
+      applied.outcomes.push(undefined); // a replayed metadata write is not applied twice
       continue;
     }
     const row =
       event.type === 'group_chat.conversation_meta.upserted'
-        ? await upsertConversationMeta(tx, event.data, parseCreateTime(event.data.created_at)!)
-        : await patchConversationMeta(tx, event.data);
-    if (row) metas.set(row.group_id, row);
-    applied.outcomes.push(metaOutcome(event.id, event.data.group_id, row));
+        ? await upsertConversationMeta(q, event.data, parseCreateTime(event.data.created_at)!)
+        : await patchConversationMeta(q, event.data);
+    if (row) {
+      metas.set(row.group_id, row);
+      cache.set(row);
+    }
+    const outcome = metaOutcome(event.id, event.data.group_id, row);
+    await recordRequestOutcomes(q, [outcome]);
+    applied.outcomes.push(outcome);
   }
   await flushMessages();
-  await recordRequestOutcomes(tx, applied.outcomes.filter((o) => !known.has(o.request_id)));
   return applied;
+}
+
+/** Outcomes of a batch, with those recorded by an earlier delivery read back from the store. */
+async function withEarlierOutcomes(store: Store, applied: Applied): Promise<RequestOutcome[]> {
+  const earlierIds = applied.requestIds.filter((_, i) => applied.outcomes[i] === undefined);
+  const earlier = await findRequestOutcomes(store, earlierIds);
+  return applied.requestIds.flatMap((id, i) => {
+    const outcome = applied.outcomes[i] ?? earlier.get(id);
+    return outcome ? [outcome] : [];
+  });
 }
 
 function metaOutcome(requestId: string, groupId: string, row: StoredConversationMeta | undefined): RequestOutcome {
