@@ -136,6 +136,11 @@ export class KafkaBus implements Bus {
 class KafkaSubscription implements Subscription {
   private readonly abort = new AbortController();
   private stopping: Promise<void> | undefined;
+  /** Next offset to commit, per partition, for what has been handled but not yet committed. */
+  private readonly pending = new Map<number, string>();
+  private readonly inFlight = new Set<number>();
+  private lastCommit = Date.now();
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly consumer: Consumer,
@@ -157,21 +162,12 @@ class KafkaSubscription implements Subscription {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
-        let uncommitted: string | undefined;
-        let lastCommit = Date.now();
-        const commit = async () => {
-          if (uncommitted === undefined) return;
-          const offset = (BigInt(uncommitted) + 1n).toString();
-          // Not consumer.commitOffsets: kafkajs turns that into a silent no-op once stop() has
-          // begun, which is exactly when the record in hand must still be committed. The batch's
-          // own commit goes straight to the group coordinator, which we have not left yet.
-          await commitOffsetsIfNecessary({
-            topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset }] }],
-          });
-          uncommitted = undefined;
-          lastCommit = Date.now();
-        };
+        // Not consumer.commitOffsets here: kafkajs turns that into a silent no-op once stop() has
+        // begun, which is exactly when the records in hand must still be committed. The batch's
+        // own commit goes straight to the group coordinator, which we have not left yet.
+        const commitAll = () => this.commitPending((offsets) => commitOffsetsIfNecessary(offsets));
         const chunkSize = options.batchHandler ? (options.maxBatchSize ?? 500) : 1;
+        this.inFlight.add(batch.partition);
         try {
           for (let i = 0; i < batch.messages.length; i += chunkSize) {
             if (!isRunning() || isStale() || this.abort.signal.aborted) break;
@@ -191,22 +187,52 @@ class KafkaSubscription implements Subscription {
             }
             const last = records[records.length - 1]!.offset;
             resolveOffset(last);
-            uncommitted = last;
-            if (Date.now() - lastCommit >= commitIntervalMs) await commit();
+            this.pending.set(batch.partition, (BigInt(last) + 1n).toString());
+            if (Date.now() - this.lastCommit >= commitIntervalMs) await commitAll();
             await heartbeat();
           }
         } finally {
-          // Whatever finished is committed even when the batch ends early (stop, rebalance, error).
-          await commit();
+          this.inFlight.delete(batch.partition);
+          // Ending early (stop, rebalance, error): commit what finished now. Otherwise offsets
+          // wait for the interval, so a busy consumer sends one commit per interval, not one
+          // per partition batch; redelivery after a crash is bounded by the same interval.
+          if (!isRunning() || isStale() || this.abort.signal.aborted || Date.now() - this.lastCommit >= commitIntervalMs) {
+            await commitAll();
+          }
         }
       },
     });
+    // Partitions that went quiet still get their last offsets committed.
+    this.timer = setInterval(() => {
+      if (this.pending.size === 0 || this.abort.signal.aborted) return;
+      void this.commitPending((offsets) => this.consumer.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p })))))
+        .catch((err: unknown) => log.warn({ err }, 'periodic offset commit failed'));
+    }, commitIntervalMs);
+    this.timer.unref();
+  }
+
+  private async commitPending(
+    send: (offsets: { topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }> }) => Promise<unknown>,
+    only?: (partition: number) => boolean,
+  ): Promise<void> {
+    const entries = [...this.pending].filter(([partition]) => only?.(partition) ?? true);
+    if (entries.length === 0) return;
+    for (const [partition, offset] of entries) if (this.pending.get(partition) === offset) this.pending.delete(partition);
+    this.lastCommit = Date.now();
+    await send({ topics: [{ topic: this.wireTopic, partitions: entries.map(([partition, offset]) => ({ partition, offset })) }] });
   }
 
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.abort.abort();
-      // disconnect waits for the batch in hand, whose finally block commits it
+      clearInterval(this.timer);
+      // Partitions with no batch in hand: commit while the consumer still runs (kafkajs ignores
+      // commits once it stops). The batches in hand commit their own in their finally blocks,
+      // which disconnect waits for.
+      await this.commitPending(
+        (offsets) => this.consumer.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p })))),
+        (partition) => !this.inFlight.has(partition),
+      ).catch(() => undefined); // not fatal: those records are redelivered, and handlers are idempotent
       await this.consumer.disconnect();
       this.onStopped();
     })();

@@ -13,7 +13,7 @@ const gatewaySettings = {
 
 const converterSettings = {
   CONVERTER_GROUP_ID: env.string('memstream-converter'),
-  CONVERTER_PARTITIONS_CONCURRENTLY: env.int(4, 1, 1024),
+  CONVERTER_PARTITIONS_CONCURRENTLY: env.int(8, 1, 1024),
   /** Consecutive records of one partition stored in one transaction. */
   CONVERTER_MAX_BATCH_SIZE: env.int(500, 1, 10_000),
   /** How long a group's metadata is reused before it is read again (it only matters after a rebalance). */

@@ -6,6 +6,7 @@ import type { Lifecycle } from '@memstream/runtime';
 import { purgeRequestOutcomes, type Store } from '@memstream/store';
 import { TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
+import { coalesce } from './coalescer.js';
 import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './handlers/group-chat-input.js';
 
 export interface ConverterOptions {
@@ -29,7 +30,8 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
       maxBatchSize: options.maxBatchSize,
-      batchHandler: handleGroupChatBatch(deps),
+      batchHandler: coalesce(handleGroupChatBatch(deps)),
+      // the fallback that isolates a bad record must not share a flush with other partitions
       handler: handleGroupChatEvent(deps),
       onDeadLetter: recordDeadLetter(deps, options.log),
     }),
