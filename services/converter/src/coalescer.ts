@@ -22,6 +22,8 @@ export function coalesce<T>(flush: Flush<T>, parallel = 1): Flush<T> {
   const pump = async () => {
     if (running >= parallel) return;
     running++;
+    // Partitions of one fetch arrive in the same event-loop turn: let them all in first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       while (queue.length > 0) {
         const taken = queue;
