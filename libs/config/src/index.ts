@@ -4,9 +4,11 @@ export {
   gatewayEnv,
   converterEnv,
   readApiEnv,
+  summarizerEnv,
   allInOneEnv,
   type GatewayConfig,
   type ConverterConfig,
   type ReadApiConfig,
+  type SummarizerConfig,
   type AllInOneConfig,
 } from './service-env.js';

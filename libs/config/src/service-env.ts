@@ -20,6 +20,28 @@ const converterSettings = {
   CONVERTER_META_CACHE_MS: env.int(10_000, 0),
 };
 
+const summarizerSettings = {
+  SUMMARIZER_GROUP_ID: env.string('memstream-summarizer'),
+  /** Spec 004: the window covers this many messages... */
+  MEMORY_ROLLING_WINDOW_SIZE: env.int(14, 2, 10_000),
+  /** ...and summaries start once a conversation's last sequence number reaches this. */
+  MEMORY_SUMMARIZE_AFTER_SEQ: env.int(5, 0),
+  SUMMARY_MODEL: env.string('gpt-4.1-mini'),
+  /** A summary still 'processing' after this is taken as lost and redone. */
+  SUMMARY_PROCESSING_TIMEOUT_MS: env.int(300_000, 1000),
+  SUMMARY_MODEL_TIMEOUT_MS: env.int(60_000, 1000),
+  /** The model client's own retries of 429, 5xx and timeouts, with backoff. */
+  SUMMARY_MODEL_MAX_RETRIES: env.int(4, 0, 20),
+  /** A failed summary is tried again after this, doubling per failure up to the max. */
+  SUMMARY_RETRY_INITIAL_MS: env.int(5_000, 10),
+  SUMMARY_RETRY_MAX_MS: env.int(300_000, 10),
+  SUMMARY_SWEEP_INTERVAL_MS: env.int(5_000, 100),
+  SUMMARIZER_CONCURRENCY: env.int(4, 1, 256),
+  /** An OpenAI-compatible server; with neither this nor a key, summaries are made offline. */
+  OPENAI_BASE_URL: env.optionalString(),
+  OPENAI_API_KEY: env.optionalString(),
+};
+
 /**
  * Separate processes learn of each other's progress (a stored message, so a held HTTP call may
  * answer) through Redis; in one process the in-memory fan-out does it. So a service that runs
@@ -37,9 +59,12 @@ export type GatewayConfig = z.infer<typeof gatewayEnv>;
 export const converterEnv = platformEnv.extend(converterSettings).superRefine(requireRedisWithKafka);
 export type ConverterConfig = z.infer<typeof converterEnv>;
 
+export const summarizerEnv = platformEnv.extend(summarizerSettings);
+export type SummarizerConfig = z.infer<typeof summarizerEnv>;
+
 export const readApiEnv = platformEnv;
 export type ReadApiConfig = z.infer<typeof readApiEnv>;
 
 /** The embedded mode runs every service in one process, so it reads every service's settings. */
-export const allInOneEnv = platformEnv.extend({ ...gatewaySettings, ...converterSettings });
+export const allInOneEnv = platformEnv.extend({ ...gatewaySettings, ...converterSettings, ...summarizerSettings });
 export type AllInOneConfig = z.infer<typeof allInOneEnv>;

@@ -9,6 +9,8 @@ export {
   ConcurrentAppend,
   findMessage,
   listMessages,
+  messagesInRange,
+  lastSequence,
   type NewMessage,
   type AppendResult,
   type AppendItem,
@@ -28,3 +30,15 @@ export {
   purgeRequestOutcomes,
   type StoredRequestOutcome,
 } from './repositories/request-outcomes.js';
+export {
+  claimSummary,
+  completeSummary,
+  failSummary,
+  failStuckSummaries,
+  findSummaryBacklog,
+  findSummary,
+  latestCompletedSummary,
+  listSummaries,
+  type SummaryMemory,
+  type SummaryStatus,
+} from './repositories/summary-memory.js';

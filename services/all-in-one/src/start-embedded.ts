@@ -8,6 +8,7 @@ import { openStore } from '@memstream/store';
 import { registerGateway, writeSettingsOf } from '@memstream/ingest-gateway';
 import { registerReadApi } from '@memstream/read-api';
 import { runConverter } from '@memstream/converter';
+import { runSummarizer } from '@memstream/summarizer';
 
 /**
  * The embedded mode: gateway, consumers and read API in one process on one port. With nothing
@@ -27,6 +28,7 @@ export async function startEmbedded({ config, log, lifecycle }: ProcessContext<A
   await bus.ensureTopics(allTopics());
 
   await runConverter(config, { bus, store, fanout, log, lifecycle });
+  await runSummarizer(config, { bus, store, log, lifecycle });
 
   const http = createHttpServer({
     log,

@@ -5,6 +5,7 @@ import type { Store } from '@memstream/store';
 import { registerGetMemories } from './routes/evermemos/get-memories.js';
 import { registerGetConversationMeta } from './routes/evermemos/get-conversation-meta.js';
 import { registerGetRequestStatus } from './routes/evermemos/get-request-status.js';
+import { registerSummaries } from './routes/memory-agent/summaries.js';
 
 export interface ReadApiDeps {
   readonly store: Store;
@@ -19,5 +20,9 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     registerGetMemories(evermemos, deps);
     registerGetConversationMeta(evermemos, deps);
     registerGetRequestStatus(evermemos, deps);
+  });
+  // The Memory Agent has no HTTP error format of its own: the platform's default shape.
+  await app.register(async (memoryAgent) => {
+    registerSummaries(memoryAgent, deps);
   });
 }

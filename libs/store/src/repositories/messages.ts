@@ -192,6 +192,21 @@ export async function findMessage(q: Queryable, conversationId: string, messageI
   return rows[0] ? toCanonical(rows[0]) : undefined;
 }
 
+/** Messages of a conversation with fromSeq <= seq <= toSeq, in order. */
+export async function messagesInRange(q: Queryable, conversationId: string, fromSeq: number, toSeq: number): Promise<CanonicalMessage[]> {
+  const { rows } = await q.query<MessageRow>(
+    `SELECT ${COLUMNS} FROM messages WHERE conversation_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq`,
+    [conversationId, fromSeq, toSeq],
+  );
+  return rows.map(toCanonical);
+}
+
+/** The conversation's last sequence number, or undefined when it does not exist. */
+export async function lastSequence(q: Queryable, conversationId: string): Promise<number | undefined> {
+  const { rows } = await q.query<{ next_seq: number }>('SELECT next_seq FROM conversations WHERE id = $1', [conversationId]);
+  return rows[0] ? rows[0].next_seq - 1 : undefined;
+}
+
 export interface ListMessagesQuery {
   readonly conversationId?: string | undefined;
   readonly senderId?: string | undefined;

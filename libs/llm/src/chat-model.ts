@@ -1,0 +1,77 @@
+import OpenAI from 'openai';
+import { AppError } from '@memstream/errors';
+
+export interface ChatMessage {
+  readonly role: 'system' | 'user' | 'assistant';
+  readonly content: string;
+}
+
+export interface Completion {
+  readonly text: string;
+  /** As the server reports them; null when it does not (some local servers). */
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
+}
+
+/** One chat model behind any OpenAI-compatible server (OpenAI, vLLM, Ollama, a test double). */
+export interface ChatModel {
+  readonly model: string;
+  complete(messages: readonly ChatMessage[], options?: { signal?: AbortSignal }): Promise<Completion>;
+}
+
+export interface ChatModelSettings {
+  /** Unset means OpenAI itself. */
+  readonly baseUrl: string | undefined;
+  /** Local servers take none; the client insists on a string, so a placeholder is sent. */
+  readonly apiKey: string | undefined;
+  readonly model: string;
+  readonly timeoutMs: number;
+  /** Retries of 429, 5xx, connection errors and timeouts, with backoff (honouring Retry-After). */
+  readonly maxRetries: number;
+}
+
+/**
+ * Chat completions through the openai package, the API every OpenAI-compatible server speaks.
+ * The client retries what is worth retrying; what still fails comes out as an AppError that says
+ * whether trying later can help (429, 5xx, timeouts: yes; a 400 for a bad request: no).
+ */
+export function createChatModel(settings: ChatModelSettings): ChatModel {
+  const client = new OpenAI({
+    ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
+    apiKey: settings.apiKey ?? 'not-needed',
+    timeout: settings.timeoutMs,
+    maxRetries: settings.maxRetries,
+  });
+  return {
+    model: settings.model,
+    async complete(messages, options) {
+      let response: OpenAI.Chat.Completions.ChatCompletion;
+      try {
+        response = await client.chat.completions.create(
+          { model: settings.model, messages: messages.map((m) => ({ role: m.role, content: m.content })) },
+          options?.signal ? { signal: options.signal } : {},
+        );
+      } catch (err) {
+        throw modelError(err);
+      }
+      const text = response.choices[0]?.message?.content;
+      if (typeof text !== 'string' || text.trim() === '') {
+        throw new AppError('DEPENDENCY_UNAVAILABLE', `model ${settings.model} returned no text`);
+      }
+      return {
+        text,
+        inputTokens: response.usage?.prompt_tokens ?? null,
+        outputTokens: response.usage?.completion_tokens ?? null,
+      };
+    },
+  };
+}
+
+function modelError(err: unknown): AppError {
+  const status = (err as { status?: unknown }).status;
+  const message = err instanceof Error ? err.message : String(err);
+  if (typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429) {
+    return new AppError('SYSTEM_ERROR', `model request rejected (${status}): ${message}`, { cause: err });
+  }
+  return new AppError('DEPENDENCY_UNAVAILABLE', `model unavailable: ${message}`, { cause: err });
+}

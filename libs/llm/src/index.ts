@@ -1,0 +1,1 @@
+export { createChatModel, type ChatModel, type ChatModelSettings, type ChatMessage, type Completion } from './chat-model.js';

@@ -1,0 +1,6 @@
+export { runSummarizer, summarizerOf } from './start-summarizer.js';
+export { SummaryWorker, type SummarySettings } from './summary-worker.js';
+export { summaryWindow } from './window.js';
+export { offlineSummarizer } from './summarizers/offline.js';
+export { modelSummarizer } from './summarizers/model.js';
+export type { Summarizer, SummaryInput } from './summarizers/summarizer.js';

@@ -1,0 +1,73 @@
+import { retryPolicyOf, subscribeEvents, type Bus } from '@memstream/bus';
+import type { SummarizerConfig } from '@memstream/config';
+import { createChatModel } from '@memstream/llm';
+import type { Logger } from '@memstream/logging';
+import type { Lifecycle } from '@memstream/runtime';
+import type { Store } from '@memstream/store';
+import { TOPICS, type MessageStored } from '@memstream/schemas';
+import { offlineSummarizer } from './summarizers/offline.js';
+import { modelSummarizer } from './summarizers/model.js';
+import type { Summarizer } from './summarizers/summarizer.js';
+import { SummaryWorker } from './summary-worker.js';
+
+/** A model when one is configured (a key, or a base URL for keyless local servers), else offline. */
+export function summarizerOf(config: SummarizerConfig): Summarizer {
+  if (config.OPENAI_BASE_URL === undefined && config.OPENAI_API_KEY === undefined) return offlineSummarizer;
+  return modelSummarizer(
+    createChatModel({
+      baseUrl: config.OPENAI_BASE_URL,
+      apiKey: config.OPENAI_API_KEY,
+      model: config.SUMMARY_MODEL,
+      timeoutMs: config.SUMMARY_MODEL_TIMEOUT_MS,
+      maxRetries: config.SUMMARY_MODEL_MAX_RETRIES,
+    }),
+  );
+}
+
+/**
+ * The summarizer as a process runs it (alone, or in the all-in-one): a consumer of stored
+ * messages that triggers summaries (group chats have no rounds, so after every message, taking
+ * the last of a batch per conversation), and a sweeper that recovers what was lost.
+ */
+export async function runSummarizer(
+  config: SummarizerConfig,
+  deps: { bus: Bus; store: Store; log: Logger; lifecycle: Lifecycle; summarizer?: Summarizer },
+): Promise<SummaryWorker> {
+  const summarizer = deps.summarizer ?? summarizerOf(config);
+  const log = deps.log.child({ component: 'summarizer', summarizer: summarizer.name });
+  const worker = new SummaryWorker(
+    deps.store,
+    summarizer,
+    {
+      windowSize: config.MEMORY_ROLLING_WINDOW_SIZE,
+      summarizeAfterSeq: config.MEMORY_SUMMARIZE_AFTER_SEQ,
+      processingTimeoutMs: config.SUMMARY_PROCESSING_TIMEOUT_MS,
+      concurrency: config.SUMMARIZER_CONCURRENCY,
+      retryInitialMs: config.SUMMARY_RETRY_INITIAL_MS,
+      retryMaxMs: config.SUMMARY_RETRY_MAX_MS,
+    },
+    log,
+  );
+  const triggerLatest = async (events: readonly MessageStored[]) => {
+    const last = new Map<string, number>();
+    for (const e of events) last.set(e.data.conversation_id, Math.max(e.data.seq, last.get(e.data.conversation_id) ?? -1));
+    for (const [conversationId, seq] of last) await worker.trigger(conversationId, seq);
+  };
+  const subscription = await subscribeEvents(deps.bus, TOPICS.messagesStored, {
+    groupId: config.SUMMARIZER_GROUP_ID,
+    retry: retryPolicyOf(config),
+    partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+    maxBatchSize: 500,
+    batchHandler: (events) => triggerLatest(events),
+    handler: (event) => triggerLatest([event]),
+  });
+  const timer = setInterval(() => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'summary sweep failed')), config.SUMMARY_SWEEP_INTERVAL_MS);
+  timer.unref();
+  deps.lifecycle.defer('summarizer', async () => {
+    clearInterval(timer);
+    await subscription.stop();
+    await worker.stop();
+  });
+  log.info({ windowSize: config.MEMORY_ROLLING_WINDOW_SIZE, after: config.MEMORY_SUMMARIZE_AFTER_SEQ }, 'summarizer started');
+  return worker;
+}

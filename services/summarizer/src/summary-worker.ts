@@ -1,0 +1,132 @@
+import type { Logger } from '@memstream/logging';
+import {
+  claimSummary,
+  completeSummary,
+  failStuckSummaries,
+  failSummary,
+  findSummary,
+  findSummaryBacklog,
+  lastSequence,
+  messagesInRange,
+  type Store,
+  type SummaryMemory,
+} from '@memstream/store';
+import type { Summarizer } from './summarizers/summarizer.js';
+import { summaryWindow } from './window.js';
+
+export interface SummarySettings {
+  readonly windowSize: number;
+  /** Summaries start once a conversation's last sequence number reaches this. */
+  readonly summarizeAfterSeq: number;
+  /** A 'processing' row older than this is taken as abandoned and its work redone. */
+  readonly processingTimeoutMs: number;
+  /** Summaries running at once in this process; claims beyond wait their turn. */
+  readonly concurrency: number;
+  readonly retryInitialMs: number;
+  readonly retryMaxMs: number;
+}
+
+/**
+ * Claims, runs and finishes summarizations. The claim is the database's (one 'processing' row
+ * per conversation, whichever replica gets there first); the work runs in the background so a
+ * slow model never holds up the consumer; a failure is recorded with a time to try again; and
+ * `sweep` picks up what timed out, what finished backing off and what a lost trigger left.
+ */
+export class SummaryWorker {
+  private readonly queue: SummaryMemory[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly store: Store,
+    private readonly summarizer: Summarizer,
+    private readonly settings: SummarySettings,
+    private readonly log: Logger,
+  ) {}
+
+  /** After a message with `lastSeq` was stored: claim a summary if one is due. */
+  async trigger(conversationId: string, lastSeq: number): Promise<void> {
+    if (lastSeq < this.settings.summarizeAfterSeq || this.abort.signal.aborted) return;
+    const window = summaryWindow(lastSeq, this.settings.windowSize);
+    const claimed = await claimSummary(this.store, { conversationId, startSequence: window.start, endSequence: window.end });
+    if (!claimed) {
+      this.log.debug({ conversationId, lastSeq }, 'summarization already in progress, up to date, or backing off');
+      return;
+    }
+    this.queue.push(claimed);
+    this.pump();
+  }
+
+  /** Frees stuck rows, then claims whatever is due; run periodically by every replica. */
+  async sweep(): Promise<void> {
+    const stuck = await failStuckSummaries(this.store, new Date(Date.now() - this.settings.processingTimeoutMs));
+    for (const row of stuck) this.log.warn({ conversationId: row.conversation_id, memoryId: row.memory_id }, 'summarization timed out; retrying');
+    const backlog = await findSummaryBacklog(this.store, {
+      minLastSeq: this.settings.summarizeAfterSeq,
+      updatedSince: new Date(Date.now() - 24 * 3600_000),
+      limit: 100,
+    });
+    for (const { conversation_id, last_seq } of backlog) await this.trigger(conversation_id, last_seq);
+  }
+
+  /** Stops taking work, waits for what runs, and hands back what was claimed but not started. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    const unstarted = this.queue.splice(0);
+    await Promise.all(unstarted.map((row) => failSummary(this.store, row.memory_id, 'process stopped before it ran', new Date()).catch(() => undefined)));
+    await Promise.allSettled([...this.running]);
+  }
+
+  private pump(): void {
+    while (this.running.size < this.settings.concurrency && this.queue.length > 0) {
+      const row = this.queue.shift()!;
+      const job: Promise<void> = this.run(row).finally(() => {
+        this.running.delete(job);
+        this.pump();
+      });
+      this.running.add(job);
+    }
+  }
+
+  private async run(row: SummaryMemory): Promise<void> {
+    const log = this.log.child({ conversationId: row.conversation_id, memoryId: row.memory_id });
+    const started = Date.now();
+    try {
+      const base = row.base_memory_id === null ? undefined : await findSummary(this.store, row.base_memory_id);
+      // A base entirely before the window would only bring content the summary must drop.
+      const previous =
+        this.summarizer.incremental && base && base.end_sequence >= row.start_sequence - 1
+          ? { text: base.memory_text, start: base.start_sequence, end: base.end_sequence }
+          : null;
+      const from = previous ? previous.end + 1 : row.start_sequence;
+      const messages = await messagesInRange(this.store, row.conversation_id, from, row.end_sequence);
+      if (messages.length === 0 && previous === null) throw new Error(`no messages in ${from}-${row.end_sequence}`);
+      const { text } = await this.summarizer.summarize({
+        start: row.start_sequence,
+        end: row.end_sequence,
+        previous,
+        messages,
+        signal: this.abort.signal,
+      });
+      const ms = Date.now() - started;
+      if (!(await completeSummary(this.store, row.memory_id, text, ms))) {
+        log.warn('summary finished after its row timed out; discarded');
+        return;
+      }
+      log.info({ start: row.start_sequence, end: row.end_sequence, ms }, `Summarized messages ${row.start_sequence}-${row.end_sequence} for ${row.conversation_id} in ${ms}ms`);
+      if (row.start_sequence > 0) {
+        log.info({ dropped: [0, row.start_sequence - 1] }, `Sliding window: dropping seq 0-${row.start_sequence - 1} for ${row.conversation_id}`);
+      }
+    } catch (err) {
+      const delay = Math.min(this.settings.retryMaxMs, this.settings.retryInitialMs * 2 ** (row.attempts - 1));
+      await failSummary(this.store, row.memory_id, err instanceof Error ? err.message : String(err), new Date(Date.now() + delay)).catch(
+        (failErr: unknown) => log.error({ err: failErr }, 'could not record the failure; the row will time out'),
+      );
+      log.warn({ err, attempt: row.attempts, retryInMs: delay }, 'summarization failed; will retry');
+      return;
+    }
+    // Messages that arrived while this ran found the conversation busy: catch up now.
+    const last = await lastSequence(this.store, row.conversation_id).catch(() => undefined);
+    if (last !== undefined && last > row.end_sequence) await this.trigger(row.conversation_id, last).catch(() => undefined);
+  }
+}

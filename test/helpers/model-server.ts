@@ -1,0 +1,86 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * An OpenAI-compatible chat-completions server on loopback, standing in for the paid model in
+ * tests and benchmarks. It answers `POST /v1/chat/completions` with a summary it derives from the
+ * request (the `#seq` numbers it saw), counts tokens the way a tokenizer roughly would (words and
+ * punctuation), and can be told to fail the next N calls with a status, or to hold calls until
+ * released.
+ */
+export interface ModelServer {
+  readonly baseUrl: string;
+  /** Every request's messages, and its counted input tokens, in arrival order. */
+  readonly calls: Array<{ messages: Array<{ role: string; content: string }>; inputTokens: number }>;
+  failNext(count: number, status?: number): void;
+  hold(): void;
+  release(): void;
+  close(): Promise<void>;
+}
+
+export function countTokens(text: string): number {
+  return (text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? []).length;
+}
+
+export async function startModelServer(): Promise<ModelServer> {
+  const calls: ModelServer['calls'] = [];
+  let failures: { count: number; status: number } = { count: 0, status: 500 };
+  let held: Array<() => void> | undefined;
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = JSON.parse(await readBody(req)) as { model: string; messages: Array<{ role: string; content: string }> };
+      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        res.writeHead(404).end();
+        return;
+      }
+      if (held) await new Promise<void>((resolve) => held!.push(resolve));
+      if (failures.count > 0) {
+        failures.count--;
+        res.writeHead(failures.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'induced failure', type: 'server_error' } }));
+        return;
+      }
+      const input = body.messages.map((m) => m.content).join('\n');
+      const inputTokens = countTokens(input);
+      calls.push({ messages: body.messages, inputTokens });
+      const seqs = [...input.matchAll(/^#(\d+) /gm)].map((m) => Number(m[1]));
+      const text = `Summary covering messages #${Math.min(...seqs)}-#${Math.max(...seqs)} (${seqs.length} new).`;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: `chatcmpl-${calls.length}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: inputTokens, completion_tokens: countTokens(text), total_tokens: inputTokens + countTokens(text) },
+        }),
+      );
+    })().catch(() => res.writeHead(400).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    calls,
+    failNext: (count, status = 500) => void (failures = { count, status }),
+    hold: () => void (held ??= []),
+    release: () => {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const go of waiting) go();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
