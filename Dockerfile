@@ -1,5 +1,5 @@
 # One image for every service; SERVICE picks which one runs (all-in-one, ingest-gateway,
-# converter, read-api). TypeScript runs through tsx here exactly as it does in development.
+# converter, summarizer, read-api). TypeScript runs through tsx here exactly as it does in development.
 FROM node:20.20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -1,0 +1,48 @@
+import { test, type TestContext } from 'node:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { allInOneEnv, loadConfig } from '@memstream/config';
+import { createLogger } from '@memstream/logging';
+import { Lifecycle } from '@memstream/runtime';
+import { startEmbedded } from '@memstream/all-in-one';
+import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { freePort, startProcess } from '../helpers/processes.js';
+import { checkMemoryAgent } from './memory-agent-contract.js';
+
+async function healthy(base: string): Promise<boolean> {
+  return fetch(`${base}/health`).then((r) => r.ok, () => false);
+}
+
+test('embedded mode: rolling summaries with spec 004 windows, version chain and agent context', async (t: TestContext) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-agent-'));
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
+  const log = createLogger({ service: 'embedded-test', level: 'silent' });
+  const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
+  const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SUMMARY_SWEEP_INTERVAL_MS: '200' });
+  const port = await startEmbedded({ config, log, lifecycle });
+  lifecycle.markReady();
+  t.after(() => lifecycle.shutdown());
+  const base = `http://127.0.0.1:${port}`;
+  await checkMemoryAgent(base, base, uniqueName('agent'));
+});
+
+test('distributed mode: the same, with the summarizer as its own process on Kafka and Postgres', async (t: TestContext) => {
+  const shared = {
+    KAFKA_BROKERS: infra().kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: `${uniqueName('agent')}.`,
+    DATABASE_URL: await freshDatabase(t),
+    REDIS_URL: infra().redisUrl,
+    CONVERTER_GROUP_ID: uniqueName('converter'),
+    SUMMARIZER_GROUP_ID: uniqueName('summarizer'),
+    SUMMARY_SWEEP_INTERVAL_MS: '200',
+  };
+  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [gateway, converter, summarizer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string, string];
+  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
+  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
+  startProcess(t, 'services/summarizer/src/main.ts', { ...shared, PORT: String(ports[2]) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[3]) });
+  await waitFor('all four healthy', async () => (await Promise.all([gateway, converter, summarizer, readApi].map(healthy))).every(Boolean), 60_000);
+  await checkMemoryAgent(gateway, readApi, uniqueName('agent'));
+});
