@@ -1,31 +1,13 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { allInOneEnv, loadConfig } from '@memstream/config';
-import { createLogger } from '@memstream/logging';
-import { Lifecycle } from '@memstream/runtime';
-import { startEmbedded } from '@memstream/all-in-one';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { freePort, startProcess } from '../helpers/processes.js';
 import { call, messagesOf, requestStatus } from '../helpers/evermemos-client.js';
 import { checkWriteContract } from './evermemos-contract.js';
 
-async function healthy(base: string): Promise<boolean> {
-  return fetch(`${base}/health`).then((r) => r.ok, () => false);
-}
-
 test('embedded mode: the EverMemOS write API, read-your-writes, duplicates, metadata', async (t: TestContext) => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-evermemos-'));
-  t.after(() => rm(dataDir, { recursive: true, force: true }));
-  const log = createLogger({ service: 'embedded-test', level: 'silent' });
-  const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
-  const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir });
-  const port = await startEmbedded({ config, log, lifecycle });
-  lifecycle.markReady();
-  t.after(() => lifecycle.shutdown());
-  const base = `http://127.0.0.1:${port}`;
+  const base = await embeddedMemstream(t);
   await checkWriteContract(base, base, uniqueName('emb'));
 });
 

@@ -1,29 +1,11 @@
 import { test, type TestContext } from 'node:test';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { allInOneEnv, loadConfig } from '@memstream/config';
-import { createLogger } from '@memstream/logging';
-import { Lifecycle } from '@memstream/runtime';
-import { startEmbedded } from '@memstream/all-in-one';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { freePort, startProcess } from '../helpers/processes.js';
 import { checkMemoryAgent } from './memory-agent-contract.js';
 
-async function healthy(base: string): Promise<boolean> {
-  return fetch(`${base}/health`).then((r) => r.ok, () => false);
-}
-
 test('embedded mode: rolling summaries with spec 004 windows, version chain and agent context', async (t: TestContext) => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-agent-'));
-  t.after(() => rm(dataDir, { recursive: true, force: true }));
-  const log = createLogger({ service: 'embedded-test', level: 'silent' });
-  const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
-  const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SUMMARY_SWEEP_INTERVAL_MS: '200' });
-  const port = await startEmbedded({ config, log, lifecycle });
-  lifecycle.markReady();
-  t.after(() => lifecycle.shutdown());
-  const base = `http://127.0.0.1:${port}`;
+  const base = await embeddedMemstream(t, { SUMMARY_SWEEP_INTERVAL_MS: '200' });
   await checkMemoryAgent(base, base, uniqueName('agent'));
 });
 

@@ -2,15 +2,12 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { healthy } from '../helpers/embedded.js';
 import { freePort, startProcess, type RunningProcess } from '../helpers/processes.js';
 
 const TOTAL = 20_000;
 const GROUPS = 25;
 const CONCURRENCY = 32;
-
-async function healthy(base: string): Promise<boolean> {
-  return fetch(`${base}/health`).then((r) => r.ok, () => false);
-}
 
 // The converter dies without warning (SIGKILL: no drain, no commit) twice while 20,000 messages
 // pour in. Kafka redelivers what it had not committed; the store's idempotency keys absorb it.

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { healthy } from '../helpers/embedded.js';
 import { freePort, startProcess, type RunningProcess } from '../helpers/processes.js';
 
 const message = {
@@ -16,10 +17,6 @@ const message = {
   content: "Let's discuss the technical approach for the new feature today",
   refer_list: ['msg_000'],
 };
-
-async function healthy(base: string): Promise<boolean> {
-  return fetch(`${base}/health`).then((r) => r.ok, () => false);
-}
 
 async function postMessage(base: string): Promise<void> {
   const res = await fetch(`${base}/api/v1/memories`, {

@@ -1,0 +1,29 @@
+import type { TestContext } from 'node:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { allInOneEnv, loadConfig } from '@memstream/config';
+import { createLogger } from '@memstream/logging';
+import { Lifecycle } from '@memstream/runtime';
+import { startEmbedded } from '@memstream/all-in-one';
+
+/**
+ * The embedded mode exactly as `npm start` composes it (in-process bus, PGlite in a temporary
+ * directory), inside the test process, on a free port; shut down when the test ends.
+ */
+export async function embeddedMemstream(t: TestContext, env: Record<string, string> = {}): Promise<string> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-embedded-'));
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
+  const log = createLogger({ service: 'embedded-test', level: 'silent' });
+  const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
+  const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
+  const port = await startEmbedded({ config, log, lifecycle });
+  lifecycle.markReady();
+  t.after(() => lifecycle.shutdown());
+  return `http://127.0.0.1:${port}`;
+}
+
+/** True once the service at `base` answers its readiness check. */
+export async function healthy(base: string): Promise<boolean> {
+  return fetch(`${base}/health`).then((r) => r.ok, () => false);
+}
