@@ -57,7 +57,8 @@ export async function checkMemoryAgent(write: string, read: string, group: strin
   assert.deepEqual(rows.map((r) => r.memory_id), [...rows.map((r) => r.memory_id)].sort((a, b) => a - b), 'oldest first');
   const completed = rows.filter((r) => r.status === 'completed');
   assert.equal(completed[0]!.base_memory_id, null);
-  for (let i = 1; i < completed.length; i++) assert.equal(completed[i]!.base_memory_id, completed[i - 1]!.memory_id, `chain at ${i}`);
+  const chain = JSON.stringify(rows.map((r) => [r.memory_id, r.status, r.start_sequence, r.end_sequence, r.base_memory_id]));
+  for (let i = 1; i < completed.length; i++) assert.equal(completed[i]!.base_memory_id, completed[i - 1]!.memory_id, `chain at ${i}: ${chain}`);
   assert.ok(completed.every((r) => r.start_sequence % 2 === 0), 'even starts');
   assert.ok(completed.every((r) => typeof r.generation_time_ms === 'number' && !Number.isNaN(Date.parse(r.created_at))));
   // The offline summary of (6,19) holds nothing from messages 0-5.

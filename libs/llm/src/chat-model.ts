@@ -45,14 +45,22 @@ export function createChatModel(settings: ChatModelSettings): ChatModel {
   return {
     model: settings.model,
     async complete(messages, options) {
+      // The client adds an abort listener to the signal of every request and never removes it;
+      // callers pass long-lived signals (a worker's), so each call gets its own, linked one.
+      const call = new AbortController();
+      const forward = () => call.abort(options?.signal?.reason);
+      options?.signal?.addEventListener('abort', forward, { once: true });
+      if (options?.signal?.aborted) forward();
       let response: OpenAI.Chat.Completions.ChatCompletion;
       try {
         response = await client.chat.completions.create(
           { model: settings.model, messages: messages.map((m) => ({ role: m.role, content: m.content })) },
-          options?.signal ? { signal: options.signal } : {},
+          { signal: call.signal },
         );
       } catch (err) {
         throw modelError(err);
+      } finally {
+        options?.signal?.removeEventListener('abort', forward);
       }
       const text = response.choices[0]?.message?.content;
       if (typeof text !== 'string' || text.trim() === '') {

@@ -32,6 +32,7 @@ export {
 } from './repositories/request-outcomes.js';
 export {
   claimSummary,
+  startSummary,
   completeSummary,
   failSummary,
   failStuckSummaries,

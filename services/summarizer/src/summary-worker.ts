@@ -8,6 +8,7 @@ import {
   findSummaryBacklog,
   lastSequence,
   messagesInRange,
+  startSummary,
   type Store,
   type SummaryMemory,
 } from '@memstream/store';
@@ -88,9 +89,24 @@ export class SummaryWorker {
     }
   }
 
-  private async run(row: SummaryMemory): Promise<void> {
-    const log = this.log.child({ conversationId: row.conversation_id, memoryId: row.memory_id });
+  private async run(claimed: SummaryMemory): Promise<void> {
+    const log = this.log.child({ conversationId: claimed.conversation_id, memoryId: claimed.memory_id });
     const started = Date.now();
+    const row = await startSummary(this.store, claimed.memory_id).catch((err: unknown) => {
+      log.warn({ err }, 'could not start the summary; its row will time out and be redone');
+      return undefined;
+    });
+    if (row === undefined) {
+      log.debug('summary no longer processing (timed out); not run');
+      return;
+    }
+    if (row === 'superseded') {
+      // The memory that made this one pointless finished while this was claimed, so its own
+      // catch-up found the conversation busy: catch up here instead.
+      log.debug('summary superseded before it ran');
+      await this.catchUp(claimed.conversation_id, claimed.end_sequence);
+      return;
+    }
     try {
       const base = row.base_memory_id === null ? undefined : await findSummary(this.store, row.base_memory_id);
       // A base entirely before the window would only bring content the summary must drop.
@@ -126,7 +142,11 @@ export class SummaryWorker {
       return;
     }
     // Messages that arrived while this ran found the conversation busy: catch up now.
-    const last = await lastSequence(this.store, row.conversation_id).catch(() => undefined);
-    if (last !== undefined && last > row.end_sequence) await this.trigger(row.conversation_id, last).catch(() => undefined);
+    await this.catchUp(row.conversation_id, row.end_sequence);
+  }
+
+  private async catchUp(conversationId: string, end: number): Promise<void> {
+    const last = await lastSequence(this.store, conversationId).catch(() => undefined);
+    if (last !== undefined && last > end) await this.trigger(conversationId, last).catch(() => undefined);
   }
 }

@@ -51,6 +51,36 @@ export async function claimSummary(
   return rows[0];
 }
 
+/**
+ * Starts a claimed row: fixes its base to the latest completed memory as of now. The claim's own
+ * view can be a moment old: the previous row's completion may commit while the claim runs (the
+ * insert waits for it, its snapshot does not), so only now is the base certain. Returns the row,
+ * `superseded` when that latest memory already reaches the row's end (the claim is deleted: the
+ * spec writes no empty rows), or undefined when the row is no longer processing (timed out).
+ */
+export async function startSummary(q: Queryable, memoryId: number): Promise<SummaryMemory | 'superseded' | undefined> {
+  const { rows } = await q.query<SummaryMemory & { base_end: number | null }>(
+    `WITH me AS (SELECT conversation_id FROM memory WHERE memory_id = $1),
+     base AS (
+       SELECT memory_id, end_sequence FROM memory
+       WHERE conversation_id = (SELECT conversation_id FROM me) AND status = 'completed'
+       ORDER BY end_sequence DESC, memory_id DESC LIMIT 1
+     )
+     UPDATE memory SET base_memory_id = (SELECT memory_id FROM base), updated_at = now()
+     WHERE memory_id = $1 AND status = 'processing'
+     RETURNING ${COLUMNS}, (SELECT end_sequence FROM base) AS base_end`,
+    [memoryId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  if (row.base_end !== null && row.base_end >= row.end_sequence) {
+    await q.query(`DELETE FROM memory WHERE memory_id = $1 AND status = 'processing'`, [memoryId]);
+    return 'superseded';
+  }
+  const { base_end: _, ...summary } = row;
+  return summary;
+}
+
 /** Completes a claimed row; false when it is no longer processing (it timed out meanwhile). */
 export async function completeSummary(q: Queryable, memoryId: number, text: string, generationTimeMs: number): Promise<boolean> {
   const { rowCount } = await q.query(
