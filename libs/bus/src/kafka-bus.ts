@@ -157,6 +157,16 @@ class KafkaSubscription implements Subscription {
     const commitIntervalMs = this.busOptions.commitIntervalMs ?? 1_000;
     await consumer.connect();
     await consumer.subscribe({ topic: wireTopic, fromBeginning: true });
+    // run() returns before the group is joined; a process should not report ready (and a
+    // held write should not start its clock) before its consumers actually consume.
+    let joinedTimer: NodeJS.Timeout | undefined;
+    const joined = new Promise<void>((resolve) => {
+      const off = consumer.on(consumer.events.GROUP_JOIN, () => {
+        off();
+        resolve();
+      });
+      joinedTimer = setTimeout(resolve, 60_000); // a slow join is logged by kafkajs; start anyway
+    });
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -202,6 +212,8 @@ class KafkaSubscription implements Subscription {
         }
       },
     });
+    await joined;
+    clearTimeout(joinedTimer);
     // Partitions that went quiet still get their last offsets committed.
     this.timer = setInterval(() => {
       if (this.pending.size === 0 || this.abort.signal.aborted) return;

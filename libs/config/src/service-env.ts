@@ -62,9 +62,15 @@ export type ConverterConfig = z.infer<typeof converterEnv>;
 export const summarizerEnv = platformEnv.extend(summarizerSettings);
 export type SummarizerConfig = z.infer<typeof summarizerEnv>;
 
-export const readApiEnv = platformEnv;
+const readApiSettings = {
+  ...gatewaySettings,
+  /** Comment frames on idle SSE streams, so proxies do not close them. */
+  SSE_HEARTBEAT_MS: env.int(15_000, 100),
+};
+
+export const readApiEnv = platformEnv.extend(readApiSettings).superRefine(requireRedisWithKafka);
 export type ReadApiConfig = z.infer<typeof readApiEnv>;
 
 /** The embedded mode runs every service in one process, so it reads every service's settings. */
-export const allInOneEnv = platformEnv.extend({ ...gatewaySettings, ...converterSettings, ...summarizerSettings });
+export const allInOneEnv = platformEnv.extend({ ...readApiSettings, ...converterSettings, ...summarizerSettings });
 export type AllInOneConfig = z.infer<typeof allInOneEnv>;

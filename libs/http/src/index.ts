@@ -2,4 +2,5 @@ export { createHttpServer, type HttpServerOptions, type ReadinessCheck } from '.
 export { errorHandlerFor, toPublicError } from './error-handler.js';
 export { defaultErrorShape, type ErrorShape, type PublicError } from './error-shapes/error-shape.js';
 export { everMemOsErrorShape } from './error-shapes/evermemos.js';
+export { arkErrorShape } from './error-shapes/ark.js';
 export { parseOrThrow } from './validation.js';

@@ -3,6 +3,7 @@ import { envelopeOf } from './envelope.js';
 import { GroupChatMessage } from './group-chat-message.js';
 import { CanonicalMessage } from './canonical-message.js';
 import { ConversationMeta, ConversationMetaPatch } from './conversation-meta.js';
+import { ArkMessageBatch } from './ark-messages.js';
 
 export const GroupChatMessageReceived = envelopeOf('group_chat.message.received', GroupChatMessage);
 export type GroupChatMessageReceived = z.infer<typeof GroupChatMessageReceived>;
@@ -24,6 +25,10 @@ export const GroupChatInput = z.discriminatedUnion('type', [
 ]);
 export type GroupChatInput = z.infer<typeof GroupChatInput>;
 
+/** A batch of ARK messages for one session, as `POST /messages` took it. */
+export const ArkMessagesReceived = envelopeOf('ark.messages.received', ArkMessageBatch);
+export type ArkMessagesReceived = z.infer<typeof ArkMessagesReceived>;
+
 export const MessageStored = envelopeOf('conversation.message.stored', CanonicalMessage);
 export type MessageStored = z.infer<typeof MessageStored>;
 
@@ -32,6 +37,7 @@ export const PlatformEvent = z.discriminatedUnion('type', [
   GroupChatMessageReceived,
   ConversationMetaUpserted,
   ConversationMetaPatched,
+  ArkMessagesReceived,
   MessageStored,
 ]);
 export type PlatformEvent = z.infer<typeof PlatformEvent>;

@@ -15,13 +15,16 @@ export {
   patchedFields,
 } from './conversation-meta.js';
 export { CanonicalMessage, SourceApi, Role } from './canonical-message.js';
+export { ArkMessage, ArkMessageBatch, ArkSessionId, textOf } from './ark-messages.js';
 export {
   GroupChatMessageReceived,
   ConversationMetaUpserted,
   ConversationMetaPatched,
   GroupChatInput,
+  ArkMessagesReceived,
   MessageStored,
   PlatformEvent,
 } from './events.js';
 export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
 export { TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';
+export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';

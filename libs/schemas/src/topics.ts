@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { GroupChatInput, MessageStored } from './events.js';
+import { ArkMessagesReceived, GroupChatInput, MessageStored } from './events.js';
 import { conversationIdOf } from './group-chat-message.js';
 
 /**
@@ -26,6 +26,8 @@ export const TOPICS = {
   groupChatInput: topic('ingest.group-chat.v1', GroupChatInput, (e) =>
     e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id,
   ),
+  /** ARK message batches, keyed by session: one event is one batch, stored whole and in order. */
+  arkMessages: topic('ingest.ark-messages.v1', ArkMessagesReceived, (e) => e.data.session_id),
   /** Canonical messages after they are stored, for the memory, embedding and summary consumers. */
   messagesStored: topic('conversation.message-stored.v1', MessageStored, (e) => e.data.conversation_id),
 } as const;

@@ -43,3 +43,13 @@ export {
   type SummaryMemory,
   type SummaryStatus,
 } from './repositories/summary-memory.js';
+export {
+  listArkRecords,
+  listArkSessions,
+  arkSessionState,
+  completeArkSession,
+  appendStreamChunks,
+  listStreamChunks,
+  type ArkRecord,
+  type ArkSessionState,
+} from './repositories/ark.js';

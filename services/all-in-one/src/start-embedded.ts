@@ -5,7 +5,8 @@ import { createHttpServer } from '@memstream/http';
 import type { ProcessContext } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
-import { registerGateway, writeSettingsOf } from '@memstream/ingest-gateway';
+import { startWriter, writeSettingsOf } from '@memstream/ingest';
+import { registerGateway } from '@memstream/ingest-gateway';
 import { registerReadApi } from '@memstream/read-api';
 import { runConverter } from '@memstream/converter';
 import { runSummarizer } from '@memstream/summarizer';
@@ -36,8 +37,10 @@ export async function startEmbedded({ config, log, lifecycle }: ProcessContext<A
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
     readinessChecks: [() => store.ping()],
   });
-  await registerGateway(http, { bus, fanout, ledger, settings: writeSettingsOf(config) });
-  await registerReadApi(http, { store, ledger });
+  const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
+  lifecycle.defer('write path', writer.stop);
+  await registerGateway(http, { write: writer.write });
+  await registerReadApi(http, { store, ledger, fanout, write: writer.write, sseHeartbeatMs: config.SSE_HEARTBEAT_MS });
   await http.listen({ port: config.PORT, host: config.HOST });
   lifecycle.defer('http', () => http.close());
   const address = http.server.address();

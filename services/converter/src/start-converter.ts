@@ -6,6 +6,7 @@ import type { Lifecycle } from '@memstream/runtime';
 import { purgeRequestOutcomes, type Store } from '@memstream/store';
 import { TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
+import { handleArkBatch } from './handlers/ark-messages.js';
 import { coalesce } from './coalescer.js';
 import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './handlers/group-chat-input.js';
 
@@ -33,6 +34,17 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       batchHandler: coalesce(handleGroupChatBatch(deps)),
       // the fallback that isolates a bad record must not share a flush with other partitions
       handler: handleGroupChatEvent(deps),
+      onDeadLetter: recordDeadLetter(deps, options.log),
+    }),
+    await subscribeEvents(options.bus, TOPICS.arkMessages, {
+      // A group's members must subscribe to the same topics (kafkajs's assigner hands every
+      // member partitions of every topic), so each input topic has its own group.
+      groupId: `${options.groupId}.ark`,
+      retry: options.retry,
+      partitionsConcurrently: options.partitionsConcurrently,
+      maxBatchSize: options.maxBatchSize,
+      batchHandler: coalesce(handleArkBatch(deps)),
+      handler: (event, ctx) => handleArkBatch(deps)([event], ctx),
       onDeadLetter: recordDeadLetter(deps, options.log),
     }),
   ];

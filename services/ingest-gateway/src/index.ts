@@ -1,1 +1,1 @@
-export { registerGateway, writeSettingsOf, type GatewayDeps } from './app.js';
+export { registerGateway, type GatewayDeps } from './app.js';

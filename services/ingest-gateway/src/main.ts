@@ -4,7 +4,8 @@ import { createFanout, createRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
-import { registerGateway, writeSettingsOf } from './app.js';
+import { startWriter, writeSettingsOf } from '@memstream/ingest';
+import { registerGateway } from './app.js';
 
 await runProcess('ingest-gateway', gatewayEnv, process.env, async ({ config, log, lifecycle }) => {
   const bus = createBus(config, log);
@@ -15,8 +16,11 @@ await runProcess('ingest-gateway', gatewayEnv, process.env, async ({ config, log
   const ledger = createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log);
   lifecycle.defer('request ledger', () => ledger.close());
 
+  const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
+  lifecycle.defer('write path', writer.stop);
+
   const http = createHttpServer({ log, lifecycle, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES });
-  await registerGateway(http, { bus, fanout, ledger, settings: writeSettingsOf(config) });
+  await registerGateway(http, { write: writer.write });
   await http.listen({ port: config.PORT, host: config.HOST });
   lifecycle.defer('http', () => http.close());
 });

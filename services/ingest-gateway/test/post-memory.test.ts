@@ -6,6 +6,7 @@ import { createHttpServer } from '@memstream/http';
 import { Lifecycle } from '@memstream/runtime';
 import { createLogger } from '@memstream/logging';
 import { TOPICS } from '@memstream/schemas';
+import { startWriter } from '@memstream/ingest';
 import { registerGateway } from '@memstream/ingest-gateway';
 
 // The gateway alone, on the in-process bus with no converter behind it: what it refuses never
@@ -21,14 +22,17 @@ async function gateway(t: TestContext, settings: { syncTimeoutMs?: number; maxIn
   });
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 1000 });
   const server = createHttpServer({ log, lifecycle, bodyLimitBytes: 64 * 1024 });
-  await registerGateway(server, {
+  const writer = await startWriter({
     bus,
     fanout: new MemoryFanout(),
     ledger: new MemoryRequestLedger(60),
     settings: { syncTimeoutMs: settings.syncTimeoutMs ?? 50, maxInFlight: settings.maxInFlight ?? 100, maxEventBytes: settings.maxEventBytes ?? 100_000 },
+    log,
   });
+  await registerGateway(server, { write: writer.write });
   lifecycle.markReady();
   t.after(async () => {
+    await writer.stop();
     await server.close();
     await bus.close();
   });

@@ -1,17 +1,26 @@
 import { readApiEnv } from '@memstream/config';
-import { createRequestLedger } from '@memstream/fanout';
+import { createBus } from '@memstream/bus';
+import { createFanout, createRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
+import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { runProcess } from '@memstream/runtime';
+import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
 import { registerReadApi } from './app.js';
 
 await runProcess('read-api', readApiEnv, process.env, async ({ config, log, lifecycle }) => {
   const store = await openStore(config, log);
   lifecycle.defer('store', () => store.close());
-  // Without Redis the read API cannot see gateways' accepted markers: a request the converter has
-  // not reached yet then reads as unknown until it is stored.
+  const fanout = createFanout(config.REDIS_URL, log);
+  lifecycle.defer('fanout', () => fanout.close());
   const ledger = createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log);
   lifecycle.defer('request ledger', () => ledger.close());
+  // ARK's POST /messages is served here (one address for ARK), so the read API also produces.
+  const bus = createBus(config, log);
+  lifecycle.defer('bus', () => bus.close());
+  await bus.ensureTopics(allTopics());
+  const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
+  lifecycle.defer('write path', writer.stop);
 
   const http = createHttpServer({
     log,
@@ -19,7 +28,7 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
     readinessChecks: [() => store.ping()],
   });
-  await registerReadApi(http, { store, ledger });
+  await registerReadApi(http, { store, ledger, fanout, write: writer.write, sseHeartbeatMs: config.SSE_HEARTBEAT_MS });
   await http.listen({ port: config.PORT, host: config.HOST });
   lifecycle.defer('http', () => http.close());
 });

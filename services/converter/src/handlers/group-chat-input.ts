@@ -201,7 +201,7 @@ function metaOutcome(requestId: string, groupId: string, row: StoredConversation
 }
 
 /** Best effort: a gateway that misses this answers 202 when its wait ends, and the status is in the store. */
-async function announce(fanout: Fanout, outcomes: readonly RequestOutcome[], log: Logger): Promise<void> {
+export async function announce(fanout: Fanout, outcomes: readonly RequestOutcome[], log: Logger): Promise<void> {
   if (outcomes.length === 0) return;
   try {
     await fanout.publish(REQUEST_OUTCOME_CHANNEL, JSON.stringify(outcomes));

@@ -5,10 +5,12 @@ import {
   ConversationMeta,
   ConversationMetaPatch,
   IMMUTABLE_META_FIELDS,
+  TOPICS,
   UPDATABLE_META_FIELDS,
   patchedFields,
 } from '@memstream/schemas';
-import { acceptedReply, outcomeError, type Writer } from '../../write-request.js';
+import { outcomeError, type Writer } from '@memstream/ingest';
+import { acceptedReply } from './accepted-reply.js';
 import { syncModeOf } from './sync-mode.js';
 
 /**
@@ -20,7 +22,7 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
   app.post('/api/v1/memories/conversation-meta', async (request, reply) => {
     const sync = syncModeOf(request.query);
     const meta = parseOrThrow(ConversationMeta, request.body);
-    const written = await write(request, { type: 'group_chat.conversation_meta.upserted', data: meta }, sync);
+    const written = await write(request, TOPICS.groupChatInput, { type: 'group_chat.conversation_meta.upserted', data: meta, source: 'evermemos-api' }, sync);
     if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
     if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
     const row = written.outcome.result ?? {};
@@ -48,7 +50,7 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
     if (fields.length === 0) {
       throw new AppError('INVALID_PARAMETER', `Nothing to update: give at least one of ${UPDATABLE_META_FIELDS.join(', ')}`);
     }
-    const written = await write(request, { type: 'group_chat.conversation_meta.patched', data: patch }, sync);
+    const written = await write(request, TOPICS.groupChatInput, { type: 'group_chat.conversation_meta.patched', data: patch, source: 'evermemos-api' }, sync);
     if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
     if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
     const row = written.outcome.result ?? {};

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { parseOrThrow } from '@memstream/http';
-import { GroupChatMessage, conversationIdOf } from '@memstream/schemas';
-import { acceptedReply, outcomeError, type Writer } from '../../write-request.js';
+import { GroupChatMessage, TOPICS, conversationIdOf } from '@memstream/schemas';
+import { outcomeError, type Writer } from '@memstream/ingest';
+import { acceptedReply } from './accepted-reply.js';
 import { syncModeOf } from './sync-mode.js';
 
 /**
@@ -13,7 +14,7 @@ export function registerPostMemory(app: FastifyInstance, write: Writer): void {
   app.post('/api/v1/memories', async (request, reply) => {
     const sync = syncModeOf(request.query);
     const message = parseOrThrow(GroupChatMessage, request.body);
-    const written = await write(request, { type: 'group_chat.message.received', data: message }, sync);
+    const written = await write(request, TOPICS.groupChatInput, { type: 'group_chat.message.received', data: message, source: 'evermemos-api' }, sync);
     if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
     const { outcome } = written;
     if (outcome.status === 'failed') throw outcomeError(outcome);

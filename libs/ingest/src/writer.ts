@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { serializeEvent, type Bus } from '@memstream/bus';
+import { serializeEvent, type Bus, type TypedTopic } from '@memstream/bus';
 import { AppError } from '@memstream/errors';
-import type { RequestLedger } from '@memstream/fanout';
-import { TOPICS, type GroupChatInput, type RequestOutcome } from '@memstream/schemas';
-import type { OutcomeWaiter } from './outcome-waiter.js';
+import type { Fanout, RequestLedger } from '@memstream/fanout';
+import type { RequestOutcome } from '@memstream/schemas';
+import { OutcomeWaiter } from './outcome-waiter.js';
 
 export interface WriteSettings {
   readonly syncTimeoutMs: number;
@@ -23,7 +23,8 @@ export type WriteResult =
   | { readonly kind: 'done'; readonly requestId: string; readonly outcome: RequestOutcome }
   | { readonly kind: 'accepted'; readonly requestId: string };
 
-type EventBody = Pick<GroupChatInput, 'type' | 'data'>;
+/** An input topic's events: the envelope the writer completes, and the key that orders them. */
+type Envelope = { id: string; type: string; occurred_at: string; correlation_id?: string | undefined; source?: string | undefined; data: unknown };
 
 /**
  * The one path every write takes: admit (or refuse with 503 when too many are open), publish the
@@ -33,19 +34,18 @@ type EventBody = Pick<GroupChatInput, 'type' | 'data'>;
  */
 export function createWriter(deps: WriteDeps) {
   let inFlight = 0;
-  return async function write(request: FastifyRequest, body: EventBody, sync: boolean): Promise<WriteResult> {
+  return async function write<E extends Envelope>(
+    request: FastifyRequest,
+    topic: TypedTopic<E>,
+    body: Pick<E, 'type' | 'data'> & { source: string },
+    sync: boolean,
+  ): Promise<WriteResult> {
     if (inFlight >= deps.settings.maxInFlight) {
       throw new AppError('OVERLOADED', 'Gateway overloaded, please retry later');
     }
     const requestId = randomUUID();
-    const event = {
-      id: requestId,
-      occurred_at: new Date().toISOString(),
-      correlation_id: request.id,
-      source: 'evermemos-api',
-      ...body,
-    } as GroupChatInput;
-    const record = serializeEvent(TOPICS.groupChatInput, event);
+    const event = { id: requestId, occurred_at: new Date().toISOString(), correlation_id: request.id, ...body } as E;
+    const record = serializeEvent(topic, event);
     if (Buffer.byteLength(record.value) > deps.settings.maxEventBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `Message too large: the broker takes at most ${deps.settings.maxEventBytes} bytes per event`);
     }
@@ -54,7 +54,7 @@ export function createWriter(deps: WriteDeps) {
     const pending = sync ? deps.waiter.expect(requestId, deps.settings.syncTimeoutMs) : undefined;
     try {
       try {
-        await deps.bus.publish(TOPICS.groupChatInput.name, [record]);
+        await deps.bus.publish(topic.name, [record]);
       } catch (err) {
         pending?.cancel();
         throw new AppError('DEPENDENCY_UNAVAILABLE', 'Message broker unavailable, please retry later', { cause: err });
@@ -72,14 +72,33 @@ export function createWriter(deps: WriteDeps) {
 
 export type Writer = ReturnType<typeof createWriter>;
 
-/** The spec's answer when the write is safe but not yet done. */
-export function acceptedReply(requestId: string) {
-  return { status: 'ok', message: 'Request accepted, processing in background', request_id: requestId };
-}
-
 /** A failed outcome as the client's error: its own code when it is a client error, else a 500 without internals. */
 export function outcomeError(outcome: RequestOutcome): AppError {
   if (outcome.error_code === 'RESOURCE_NOT_FOUND') return new AppError('RESOURCE_NOT_FOUND', outcome.error_message ?? 'Not found');
   if (outcome.error_code === 'INVALID_EVENT') return new AppError('INVALID_PARAMETER', outcome.error_message ?? 'Invalid request');
   return new AppError('SYSTEM_ERROR', 'Failed to store memory, please try again later');
+}
+
+/** The write path's settings from a service's configuration. */
+export function writeSettingsOf(config: { REQUEST_SYNC_TIMEOUT_MS: number; GATEWAY_MAX_IN_FLIGHT: number; KAFKA_MAX_MESSAGE_BYTES: number }): WriteSettings {
+  return {
+    syncTimeoutMs: config.REQUEST_SYNC_TIMEOUT_MS,
+    maxInFlight: config.GATEWAY_MAX_IN_FLIGHT,
+    maxEventBytes: config.KAFKA_MAX_MESSAGE_BYTES,
+  };
+}
+
+/**
+ * The write path of a process: listens for outcomes on the fan-out and returns the writer every
+ * write route shares. `stop` ends the listening (held calls answer 202).
+ */
+export async function startWriter(deps: {
+  bus: Bus;
+  fanout: Fanout;
+  ledger: RequestLedger;
+  settings: WriteSettings;
+  log: { warn(msg: string): void };
+}): Promise<{ write: Writer; stop: () => Promise<void> }> {
+  const { waiter, stop } = await OutcomeWaiter.listen(deps.fanout, deps.log);
+  return { write: createWriter({ bus: deps.bus, ledger: deps.ledger, waiter, settings: deps.settings }), stop };
 }

@@ -1,0 +1,2 @@
+export { OutcomeWaiter, type PendingOutcome } from './outcome-waiter.js';
+export { createWriter, startWriter, outcomeError, writeSettingsOf, type Writer, type WriteDeps, type WriteResult, type WriteSettings } from './writer.js';

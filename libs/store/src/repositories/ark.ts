@@ -1,0 +1,109 @@
+import type { Queryable } from '../store.js';
+
+/** A message as ARK's `GET /messages` returns it: the OpenAI message exactly as it was posted. */
+export interface ArkRecord {
+  readonly id: number;
+  readonly seq: number;
+  readonly session_id: string;
+  readonly query_id: string | null;
+  readonly created_at: Date;
+  readonly stored_at: Date;
+  readonly message: Record<string, unknown>;
+}
+
+// Messages written by other APIs have no original OpenAI message; they read as {role, content}.
+const RECORD = `id, seq, conversation_id AS session_id, metadata->>'query_id' AS query_id, created_at, stored_at,
+  COALESCE(metadata->'message', jsonb_build_object('role', role, 'content', content)) AS message`;
+
+/**
+ * One session's messages in order (all of them when `limit` is undefined: ARK's controller reads
+ * history without a limit), or every ARK session's, in storage order.
+ */
+export async function listArkRecords(
+  q: Queryable,
+  query: { sessionId?: string | undefined; queryId?: string | undefined; limit: number | undefined; offset: number },
+): Promise<{ records: ArkRecord[]; total: number }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (query.sessionId !== undefined) {
+    params.push(query.sessionId);
+    where.push(`conversation_id = $${params.length}`);
+  } else {
+    where.push(`source_api = 'ark'`);
+  }
+  if (query.queryId !== undefined) {
+    params.push(query.queryId);
+    where.push(`metadata->>'query_id' = $${params.length}`);
+  }
+  const filter = `WHERE ${where.join(' AND ')}`;
+  const order = query.sessionId !== undefined ? 'seq' : 'id';
+  const total = await q.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM messages ${filter}`, params);
+  params.push(query.limit ?? null, query.offset);
+  const { rows } = await q.query<ArkRecord>(
+    `SELECT ${RECORD} FROM messages ${filter} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+    params,
+  );
+  return { records: rows, total: total.rows[0]?.n ?? 0 };
+}
+
+/** Sessions with ARK messages or chunks, oldest first. */
+export async function listArkSessions(q: Queryable): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(
+    `SELECT id FROM (
+       SELECT id, created_at FROM conversations WHERE source_api = 'ark'
+       UNION
+       SELECT session_id, created_at FROM ark_sessions
+     ) s GROUP BY id ORDER BY min(created_at), id`,
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface ArkSessionState {
+  readonly exists: boolean;
+  readonly completed: boolean;
+  /** The last stored message's sequence number, -1 when there is none. */
+  readonly lastSeq: number;
+}
+
+export async function arkSessionState(q: Queryable, sessionId: string): Promise<ArkSessionState> {
+  const { rows } = await q.query<{ conv: boolean; sess: boolean; completed: boolean; last_seq: number }>(
+    `SELECT EXISTS (SELECT 1 FROM conversations WHERE id = $1) AS conv,
+            EXISTS (SELECT 1 FROM ark_sessions WHERE session_id = $1) AS sess,
+            EXISTS (SELECT 1 FROM ark_sessions WHERE session_id = $1 AND completed_at IS NOT NULL) AS completed,
+            COALESCE((SELECT next_seq - 1 FROM conversations WHERE id = $1), -1) AS last_seq`,
+    [sessionId],
+  );
+  const r = rows[0]!;
+  return { exists: r.conv || r.sess, completed: r.completed, lastSeq: r.last_seq };
+}
+
+/** Marks the session's stream complete; false when it already was. */
+export async function completeArkSession(q: Queryable, sessionId: string): Promise<boolean> {
+  const { rows } = await q.query(
+    `INSERT INTO ark_sessions (session_id, completed_at) VALUES ($1, now())
+     ON CONFLICT (session_id) DO UPDATE SET completed_at = now() WHERE ark_sessions.completed_at IS NULL
+     RETURNING session_id`,
+    [sessionId],
+  );
+  return rows.length > 0;
+}
+
+/** Keeps relayed chunks (and makes the session known); returns their sequence numbers. */
+export async function appendStreamChunks(q: Queryable, sessionId: string, chunks: readonly Record<string, unknown>[]): Promise<number[]> {
+  await q.query('INSERT INTO ark_sessions (session_id) VALUES ($1) ON CONFLICT (session_id) DO NOTHING', [sessionId]);
+  const { rows } = await q.query<{ chunk_seq: number }>(
+    `INSERT INTO stream_chunks (session_id, chunk)
+     SELECT $1, c::jsonb FROM unnest($2::text[]) WITH ORDINALITY AS t(c, ord) ORDER BY ord
+     RETURNING chunk_seq`,
+    [sessionId, chunks.map((c) => JSON.stringify(c))],
+  );
+  return rows.map((r) => r.chunk_seq).sort((a, b) => a - b);
+}
+
+export async function listStreamChunks(q: Queryable, sessionId: string): Promise<Array<{ chunk_seq: number; chunk: Record<string, unknown> }>> {
+  const { rows } = await q.query<{ chunk_seq: number; chunk: Record<string, unknown> }>(
+    'SELECT chunk_seq, chunk FROM stream_chunks WHERE session_id = $1 ORDER BY chunk_seq',
+    [sessionId],
+  );
+  return rows;
+}

@@ -1,0 +1,70 @@
+import { publishEvents, type HandlerContext } from '@memstream/bus';
+import { appendMessages, findRequestOutcomes, type AppendResult } from '@memstream/store';
+import { TOPICS, liveChannelOf, type ArkMessagesReceived, type LiveEvent, type MessageStored, type RequestOutcome } from '@memstream/schemas';
+import { fromArkMessages } from '../mappers/ark.js';
+import { announce, type ConverterDeps } from './group-chat-input.js';
+
+/**
+ * ARK batches: each event's messages are stored whole and in order in one statement with the
+ * other events of the flush; the batch's outcome rides on its first message. New messages go to
+ * the session's live channel BEFORE the outcome is announced, so a `complete` that a client sends
+ * after its POST returned can never overtake the messages on a stream.
+ */
+export function handleArkBatch(deps: ConverterDeps) {
+  return async (events: readonly ArkMessagesReceived[], ctx: HandlerContext): Promise<void> => {
+    const perEvent = events.map(fromArkMessages);
+    const results = await appendMessages(
+      deps.store,
+      perEvent.flatMap((messages, e) => messages.map((message, i) => (i === 0 ? { message, requestId: events[e]!.id } : { message }))),
+    );
+    const byEvent: AppendResult[][] = [];
+    let at = 0;
+    for (const messages of perEvent) {
+      byEvent.push(results.slice(at, at + messages.length));
+      at += messages.length;
+    }
+
+    const earlier = await findRequestOutcomes(deps.store, events.filter((_, e) => !byEvent[e]![0]!.outcomeRecorded).map((e) => e.id));
+    const outcomes: RequestOutcome[] = events.flatMap((event, e): RequestOutcome[] => {
+      const stored = byEvent[e]!;
+      if (!stored[0]!.outcomeRecorded) return earlier.has(event.id) ? [earlier.get(event.id)!] : [];
+      return [{
+        request_id: event.id,
+        kind: 'message' as const,
+        status: 'stored' as const,
+        group_id: event.data.session_id,
+        message_id: stored[0]!.message.message_id,
+        duplicate: stored.every((r) => r.duplicate),
+        result: { sequence: stored[0]!.message.seq, count: stored.length },
+        error_code: null,
+        error_message: null,
+      }];
+    });
+
+    const live = new Map<string, Extract<LiveEvent, { type: 'messages' }>['messages']>();
+    for (const r of results) {
+      if (r.duplicate) continue;
+      const list = live.get(r.message.conversation_id) ?? [];
+      const meta = r.message.metadata as { query_id?: string | null; message?: Record<string, unknown> };
+      list.push({ seq: r.message.seq, created_at: r.message.created_at, query_id: meta.query_id ?? null, message: meta.message ?? {} });
+      live.set(r.message.conversation_id, list);
+    }
+    await Promise.all(
+      [...live].map(([session, messages]) =>
+        deps.fanout.publish(liveChannelOf(session), JSON.stringify({ type: 'messages', messages } satisfies LiveEvent)).catch((err: unknown) => {
+          ctx.log.warn({ err, session }, 'live notification failed; streams catch up on reconnect');
+        }),
+      ),
+    );
+
+    const storedEvents: MessageStored[] = results.map(({ message }) => ({
+      id: `${message.conversation_id}:${message.seq}`,
+      type: 'conversation.message.stored',
+      occurred_at: new Date().toISOString(),
+      source: 'converter',
+      data: message,
+    }));
+    await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, storedEvents), announce(deps.fanout, outcomes, ctx.log)]);
+    ctx.log.info({ events: events.length, messages: results.length, stored: results.filter((r) => !r.duplicate).length }, 'ark batch stored');
+  };
+}

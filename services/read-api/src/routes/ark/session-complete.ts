@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '@memstream/errors';
+import type { Fanout } from '@memstream/fanout';
+import { appendStreamChunks, arkSessionState, completeArkSession, type Store } from '@memstream/store';
+import { liveChannelOf, type LiveEvent } from '@memstream/schemas';
+import { parseSessionId } from './stream.js';
+
+/**
+ * Completing a session (or its stream) ends every open stream of it, on every replica; and the
+ * real ARK service's chunk relay: an agent posts token chunks, readers get them live, and they are
+ * kept for readers that reconnect from the beginning.
+ */
+export function registerSessionWrites(app: FastifyInstance, deps: { store: Store; fanout: Fanout }): void {
+  const complete = async (raw: string) => {
+    const sessionId = parseSessionId(raw);
+    if (!(await arkSessionState(deps.store, sessionId)).exists) throw new AppError('RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
+    const first = await completeArkSession(deps.store, sessionId);
+    // Announced even the second time: a stream that missed the first notification ends now.
+    await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'complete' } satisfies LiveEvent));
+    return { status: first ? 'completed' : 'already_completed', session: sessionId };
+  };
+  app.post<{ Params: { session_id: string } }>('/session/:session_id/complete', async (request) => complete(request.params.session_id));
+  app.post<{ Params: { session_id: string } }>('/stream/:session_id/complete', async (request) => complete(request.params.session_id));
+
+  app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.post<{ Params: { session_id: string } }>('/stream/:session_id', async (request) => {
+    const sessionId = parseSessionId(request.params.session_id);
+    const chunks = parseChunks(request.body);
+    const seqs = await appendStreamChunks(deps.store, sessionId, chunks);
+    for (const [i, chunk] of chunks.entries()) {
+      await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'chunk', chunk_seq: seqs[i]!, chunk } satisfies LiveEvent));
+    }
+    return { status: 'ok', session: sessionId, chunks: chunks.length };
+  });
+}
+
+/** Newline-delimited chunk objects (or, sent as JSON, one chunk or an array of them). */
+function parseChunks(body: unknown): Record<string, unknown>[] {
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (Array.isArray(body) && body.every(isObject)) return body;
+  if (isObject(body)) return [body];
+  if (typeof body !== 'string') throw new AppError('INVALID_PARAMETER', 'body must be newline-delimited JSON chunks');
+  const chunks: Record<string, unknown>[] = [];
+  for (const [n, line] of body.split('\n').entries()) {
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new AppError('INVALID_PARAMETER', `line ${n + 1} is not JSON`);
+    }
+    if (!isObject(value)) throw new AppError('INVALID_PARAMETER', `line ${n + 1} is not a JSON object`);
+    chunks.push(value);
+  }
+  if (chunks.length === 0) throw new AppError('INVALID_PARAMETER', 'no chunks in body');
+  return chunks;
+}
