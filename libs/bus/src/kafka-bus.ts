@@ -49,21 +49,42 @@ export class KafkaBus implements Bus {
     });
   }
 
+  /**
+   * Creates missing topics and returns once every partition of every topic has a leader. Replicas
+   * start together and race to create the same topics; the losers must still wait for leaders,
+   * because a consumer that joins its group while a topic has none is assigned nothing and
+   * kafkajs only looks again at its next metadata refresh (minutes).
+   */
   async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
+      const wanted = topics.map((t) => ({ ...t, name: this.wire(t.name) }));
       const existing = new Set(await admin.listTopics());
-      const missing = topics.map((t) => ({ ...t, name: this.wire(t.name) })).filter((t) => !existing.has(t.name));
-      if (missing.length === 0) return;
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((t) => ({
-          topic: t.name,
-          numPartitions: t.partitions ?? this.options.defaultPartitions,
-          replicationFactor: this.options.replicationFactor,
-        })),
-      });
+      const missing = wanted.filter((t) => !existing.has(t.name));
+      if (missing.length > 0) {
+        await admin
+          .createTopics({
+            waitForLeaders: true,
+            topics: missing.map((t) => ({
+              topic: t.name,
+              numPartitions: t.partitions ?? this.options.defaultPartitions,
+              replicationFactor: this.options.replicationFactor,
+            })),
+          })
+          .catch((err: unknown) => {
+            // another replica created some of them first: fine, the wait below covers them
+            if (!/already exists|TOPIC_ALREADY_EXISTS|Topic creation errors/i.test(String((err as Error).message ?? err))) throw err;
+          });
+      }
+      const deadline = Date.now() + this.options.requestTimeoutMs;
+      for (;;) {
+        const metadata = await admin.fetchTopicMetadata({ topics: wanted.map((t) => t.name) }).catch(() => undefined);
+        const ready = metadata?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+        if (ready) return;
+        if (Date.now() > deadline) throw new Error(`topics have no leaders after ${this.options.requestTimeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
     } finally {
       await admin.disconnect();
     }
@@ -92,6 +113,8 @@ export class KafkaBus implements Bus {
       sessionTimeout: 30_000,
       heartbeatInterval: 3_000,
       rebalanceTimeout: 60_000,
+      // kafkajs's default is 5 minutes: a partition it did not know of would idle that long
+      metadataMaxAge: 30_000,
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 10_000 },
     });
     const sub = new KafkaSubscription(consumer, options, this.wire(options.topic), this.options, (t, r) => this.publish(t, r), () => {
