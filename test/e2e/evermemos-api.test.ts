@@ -1,6 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { freePort, startProcess } from '../helpers/processes.js';
 import { call, messagesOf, requestStatus } from '../helpers/evermemos-client.js';
@@ -14,7 +14,7 @@ test('embedded mode: the EverMemOS write API, read-your-writes, duplicates, meta
 test('distributed mode: the same contract across gateway, converter and read API processes', async (t: TestContext) => {
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: `${uniqueName('evm')}.`,
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'evm'),
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

@@ -7,7 +7,7 @@ import { createLogger } from '@memstream/logging';
 import { TOPICS, allTopics } from '@memstream/schemas';
 import { PgStore, findRequestOutcome, listMessages, migrate } from '@memstream/store';
 import { startConverter } from '@memstream/converter';
-import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 
 // A Kafka producer that is not our gateway writes the public input topic directly: valid events
 // are stored in order, invalid records go to the dead-letter topic with their reason and do not
@@ -17,7 +17,7 @@ test('direct producers: valid events land in order, poison records are dead-lett
   const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
   t.after(() => store.close());
   await migrate(store, log);
-  const prefix = `${uniqueName('contract')}.`;
+  const prefix = kafkaTopicPrefix(t, 'contract');
   const bus = new KafkaBus({ brokers: infra().kafkaBrokers, clientId: 'contract-test', topicPrefix: prefix, log, defaultPartitions: 2, replicationFactor: 1, requestTimeoutMs: 30_000, commitIntervalMs: 50 });
   t.after(() => bus.close());
   await bus.ensureTopics(allTopics());

@@ -1,5 +1,5 @@
 import { test, type TestContext } from 'node:test';
-import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { freePort, startProcess } from '../helpers/processes.js';
 import { checkMemoryAgent } from './memory-agent-contract.js';
@@ -12,7 +12,7 @@ test('embedded mode: rolling summaries with spec 004 windows, version chain and 
 test('distributed mode: the same, with the summarizer as its own process on Kafka and Postgres', async (t: TestContext) => {
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: `${uniqueName('agent')}.`,
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'agent'),
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

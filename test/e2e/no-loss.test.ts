@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 import { healthy } from '../helpers/embedded.js';
 import { freePort, startProcess, type RunningProcess } from '../helpers/processes.js';
 
@@ -15,7 +15,7 @@ test('20,000 messages with the converter SIGKILLed twice: each stored once, sequ
   const databaseUrl = await freshDatabase(t);
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: `${uniqueName('noloss')}.`,
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'noloss'),
     DATABASE_URL: databaseUrl,
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

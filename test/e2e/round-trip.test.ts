@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 import { healthy } from '../helpers/embedded.js';
 import { freePort, startProcess, type RunningProcess } from '../helpers/processes.js';
 
@@ -86,7 +86,7 @@ test('embedded mode: a message posted is read back, survives a SIGTERM restart, 
 test('distributed mode: gateway, converter and read API as separate processes on Kafka and Postgres', async (t: TestContext) => {
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: `${uniqueName('e2e')}.`,
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'e2e'),
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

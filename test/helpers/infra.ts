@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import pg from 'pg';
+import { Kafka, logLevel } from 'kafkajs';
 
 /**
  * Connection settings of the real services the suite runs against. scripts/test.sh starts them
@@ -54,4 +55,29 @@ export async function waitFor<T>(label: string, condition: () => Promise<T | und
     delay = Math.min(500, delay * 2);
   }
   throw new Error(`timed out waiting for ${label}${lastError ? `: ${String(lastError)}` : ''}`);
+}
+
+/**
+ * A unique topic prefix for one test, whose topics are deleted when the test ends: one broker
+ * serves the whole suite, and thousands of leftover partitions slow every later topic creation
+ * and leader election until tests time out.
+ */
+export function kafkaTopicPrefix(t: TestContext, label: string): string {
+  const prefix = `${uniqueName(label)}.`;
+  t.after(() => deleteTopics((name) => name.startsWith(prefix)));
+  return prefix;
+}
+
+/** Deletes the test broker's topics that match; best effort (a test's result does not depend on it). */
+export async function deleteTopics(match: (name: string) => boolean): Promise<void> {
+  const admin = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+  try {
+    await admin.connect();
+    const topics = (await admin.listTopics()).filter(match);
+    if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 10_000 });
+  } catch {
+    // the broker may be going away at the end of the suite
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
 }

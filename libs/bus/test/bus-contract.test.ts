@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { createLogger } from '@memstream/logging';
 import { DLQ_HEADERS, KafkaBus, MemoryBus, subscribeEvents, type Bus, type BusRecord } from '@memstream/bus';
-import { infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
+import { deleteTopics, infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const fastRetry = { maxAttempts: 4, initialDelayMs: 10, maxDelayMs: 50 };
@@ -31,6 +31,7 @@ const implementations: Array<[string, (t: TestContext) => Bus]> = [
 async function openBus(t: TestContext, make: (t: TestContext) => Bus, topics: string[]): Promise<Bus> {
   const bus = make(t);
   t.after(() => bus.close());
+  if (bus.kind === 'kafka') t.after(() => deleteTopics((name) => topics.some((topic) => name === topic || name.startsWith(`${topic}.`))));
   await bus.ensureTopics(topics.map((name) => ({ name })));
   return bus;
 }

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS, parseCreateTime, type GroupChatInput } from '@memstream/schemas';
 import { parseLocomoDateTime } from '@memstream/cli';
-import { freshDatabase, infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
+import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../../../test/helpers/infra.js';
 import { freePort, startProcess } from '../../../test/helpers/processes.js';
 import { REPO_ROOT, allMessages, conversationMeta, healthy, memstream, startEmbeddedService, summaryOf, tempDir } from './cli-helpers.js';
 
@@ -147,7 +147,7 @@ test('LoCoMo converted and imported over HTTP stores every turn at its session t
 test('--kafka produces valid events in file order that the converter stores once, also when imported twice', async (t: TestContext) => {
   const file = await example();
   const groupId = file.conversation_meta.group_id;
-  const prefix = `${uniqueName('cli')}.`;
+  const prefix = kafkaTopicPrefix(t, 'cli');
   const brokers = infra().kafkaBrokers;
 
   const run = await memstream('import', '--input', EXAMPLE, '--kafka', brokers.join(','), '--topic-prefix', prefix);

@@ -8,7 +8,7 @@ import { createLogger } from '@memstream/logging';
 import { TOPICS, allTopics, type GroupChatMessageReceived } from '@memstream/schemas';
 import { PgStore, listMessages, migrate } from '@memstream/store';
 import { startConverter } from '@memstream/converter';
-import { freshDatabase, infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
+import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../../../test/helpers/infra.js';
 import { captureLogger } from '../../../test/helpers/logger.js';
 
 test('a message redelivered by Kafka leaves one row', async (t) => {
@@ -16,7 +16,7 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
   const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log: silent });
   t.after(() => store.close());
   await migrate(store, silent);
-  const prefix = `${uniqueName('redeliver')}.`;
+  const prefix = kafkaTopicPrefix(t, 'redeliver');
   const { log, lines } = captureLogger();
   const bus = new KafkaBus({
     brokers: infra().kafkaBrokers,
