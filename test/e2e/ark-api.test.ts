@@ -26,9 +26,6 @@ test('distributed mode: ARK API on two read-api replicas, live delivery across t
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),
-    // Every test run has its own fresh topics; under a loaded suite their leaders can take
-    // seconds to be elected, which the first write would otherwise answer with 202.
-    REQUEST_SYNC_TIMEOUT_MS: '30000',
   };
   const ports = await Promise.all([freePort(), freePort(), freePort()]);
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
@@ -36,9 +33,5 @@ test('distributed mode: ARK API on two read-api replicas, live delivery across t
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
   await waitFor('converter and two read APIs healthy', async () => (await Promise.all(bases.map(healthy))).every(Boolean), 60_000);
-  // Open issue: under the full suite's load the first ARK write after a fresh start is sometimes
-  // not stored within even 30 s (never reproduced alone). Until it is understood, one write must
-  // go through before the contract is checked; the contract's own writes are held to 200.
-  await waitFor('a first ARK write stored', async () => (await call(bases[1]!, 'POST', '/messages', { session_id: 'warm-up', messages: [{ role: 'user', content: 'hi' }] })).status === 200, 120_000);
   await checkArkContract(bases.slice(1), uniqueName('ark'));
 });

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { once, type EventEmitter } from 'node:events';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
 import { MemoryFanout, RedisFanout, type Fanout } from '@memstream/fanout';
@@ -32,3 +33,23 @@ for (const [name, make] of implementations) {
     assert.deepEqual(other, []);
   });
 }
+
+// redis/ioredis#2037: a SUBSCRIBE sent while the connection is still being set up was lost on
+// the reconnect that followed, silently. Subscribing straight after construction must still hear.
+test('Redis fan-out: subscriptions made while the connection is still being set up keep working', async (t) => {
+  const publisher = new RedisFanout(infra().redisUrl, log);
+  t.after(() => publisher.close());
+  for (let i = 0; i < 10; i++) {
+    const fanout = new RedisFanout(infra().redisUrl, log);
+    const heard: string[] = [];
+    const channel = uniqueName('early');
+    // The window of the bug: connected, ready check not yet answered. Reaching into the
+    // subscriber connection is the only way to hit it on purpose.
+    await once((fanout as unknown as { sub: EventEmitter }).sub, 'connect');
+    await fanout.subscribe(channel, (m) => heard.push(m));
+    await new Promise((r) => setTimeout(r, 50)); // past the ready check and any reconnect it caused
+    await publisher.publish(channel, `hello ${i}`);
+    await waitFor(`message ${i} heard`, async () => heard.length === 1, 5_000);
+    await fanout.close();
+  }
+});
