@@ -18,7 +18,7 @@ import { connect, countMessages, createDatabase } from './lib/database.js';
 import { runHttpLoad, successes } from './lib/http-load.js';
 import { deleteTopicsWithPrefix } from './lib/kafka-load.js';
 import { measureLiveDelivery } from './lib/live-delivery.js';
-import { cpuBetween, ProcMonitor } from './lib/proc-monitor.js';
+import { backgroundLoad, cpuBetween, ProcMonitor } from './lib/proc-monitor.js';
 import { startService, waitHealthy, type ServiceProcess } from './lib/services.js';
 import { ratePerSecond, round, summarizeLatencies } from './lib/stats.js';
 
@@ -215,23 +215,10 @@ async function batchPass(db: pg.Client, origin: string, pass: string, size: numb
   };
 }
 
-/** What the machine is busy with before anything starts; with --wait-quiet-s, waits for calm. */
-async function backgroundLoad(): Promise<Record<string, number>> {
-  const deadline = Date.now() + waitQuietMs;
-  for (;;) {
-    const from = monitor.cpu();
-    await new Promise((r) => setTimeout(r, 2_000));
-    const cores = cpuBetween(from, monitor.cpu());
-    const others = (cores['machine'] ?? 0) - (cores['bench'] ?? 0);
-    if (others < 0.3 || Date.now() >= deadline) return cores;
-    progress(`waiting for a quieter machine: ${others.toFixed(2)} cores busy elsewhere`);
-  }
-}
-
 async function main(): Promise<ArkReport> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const background = await backgroundLoad();
+  const background = await backgroundLoad(monitor, waitQuietMs, progress);
   progress(`machine before start: ${JSON.stringify(background)} cores busy`);
   progress(`run ${runId}: database ${runName}, topic prefix ${topicPrefix}, ${replicas} read-api process(es)`);
   const database = await createDatabase(DATABASE_URL!, runName);

@@ -17,7 +17,7 @@ import { runHttpLoad, successes } from './lib/http-load.js';
 import { renderReport, type Goal, type HttpFigures, type IngestReport, type PathFigures } from './lib/ingest-report.js';
 import { deleteTopicsWithPrefix, produceRecords } from './lib/kafka-load.js';
 import { measureRoundTrips } from './lib/probes.js';
-import { cpuBetween, ProcMonitor } from './lib/proc-monitor.js';
+import { backgroundLoad, cpuBetween, ProcMonitor } from './lib/proc-monitor.js';
 import { freePort } from '../test/helpers/processes.js';
 import { startService, waitHealthy, type ServiceProcess } from './lib/services.js';
 import { ratePerSecond, round, summarizeLatencies } from './lib/stats.js';
@@ -202,25 +202,9 @@ async function kafkaPass(db: pg.Client): Promise<Omit<IngestReport['kafka'], 'fr
   };
 }
 
-/**
- * What the machine is busy with before anything starts: on a shared machine, not nothing. With
- * --wait-quiet-s, keeps sampling until someone else's load falls below 0.3 cores or time is up.
- */
-async function backgroundLoad(): Promise<Record<string, number>> {
-  const deadline = Date.now() + waitQuietMs;
-  for (;;) {
-    const from = monitor.cpu();
-    await new Promise((r) => setTimeout(r, 2_000));
-    const cores = cpuBetween(from, monitor.cpu());
-    const others = (cores['machine'] ?? 0) - (cores['bench'] ?? 0);
-    if (others < 0.3 || Date.now() >= deadline) return cores;
-    progress(`waiting for a quieter machine: ${others.toFixed(2)} cores busy elsewhere`);
-  }
-}
-
 async function main(): Promise<IngestReport> {
   const startedAt = new Date().toISOString();
-  const background = await backgroundLoad();
+  const background = await backgroundLoad(monitor, waitQuietMs, progress);
   progress(`machine before start: ${JSON.stringify(background)} cores busy`);
   progress(`run ${runId}: database ${runName}, topic prefix ${topicPrefix}${profileDir ? `, profiles in ${profileDir}` : ''}`);
   const database = await createDatabase(infra.DATABASE_URL, runName);

@@ -1,3 +1,4 @@
+import type { Goal } from './stats.js';
 import type { LiveDeliveryFigures } from './live-delivery.js';
 import type { MemoryPeak } from './proc-monitor.js';
 import type { LatencySummary } from './stats.js';
@@ -21,13 +22,6 @@ export interface BatchPassFigures {
   readonly messages_counted: number;
   readonly cores: Readonly<Record<string, number>>;
   readonly first_error?: string;
-}
-
-export interface Goal {
-  readonly goal: string;
-  readonly value: number;
-  readonly target: string;
-  readonly pass: boolean;
 }
 
 export interface ArkReport {
@@ -141,3 +135,5 @@ export function renderReport(r: ArkReport, processes: readonly string[]): string
   out.push(table(['goal', 'measured', 'target', 'result'], r.goals.map((g) => [g.goal, g.value, g.target, g.pass ? 'PASS' : 'FAIL'])));
   return out.join('\n');
 }
+
+export type { Goal } from './stats.js';

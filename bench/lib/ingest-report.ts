@@ -1,3 +1,4 @@
+import type { Goal } from './stats.js';
 import type { ProfileSummary } from './cpu-profile.js';
 import type { RoundTrips } from './probes.js';
 import type { MemoryPeak } from './proc-monitor.js';
@@ -26,13 +27,6 @@ export interface HttpFigures extends PathFigures {
   readonly statuses: Readonly<Record<string, number>>;
   readonly latency_ms: LatencySummary;
   readonly first_error?: string;
-}
-
-export interface Goal {
-  readonly goal: string;
-  readonly value: number;
-  readonly target: string;
-  readonly pass: boolean;
 }
 
 export interface IngestReport {
@@ -171,3 +165,5 @@ function txText(f: PathFigures): string {
 function pct(fraction: number): string {
   return `${(fraction * 100).toFixed(1)}%`;
 }
+
+export type { Goal } from './stats.js';

@@ -144,3 +144,19 @@ function clockTicks(): number {
     return 100; // the Linux default on every common architecture
   }
 }
+
+/**
+ * What the machine is busy with before a benchmark starts: on a shared machine, not nothing.
+ * Samples 2 s at a time until someone else's load is under 0.3 cores or `waitQuietMs` is up.
+ */
+export async function backgroundLoad(monitor: ProcMonitor, waitQuietMs: number, progress: (line: string) => void): Promise<Record<string, number>> {
+  const deadline = Date.now() + waitQuietMs;
+  for (;;) {
+    const from = monitor.cpu();
+    await new Promise((r) => setTimeout(r, 2_000));
+    const cores = cpuBetween(from, monitor.cpu());
+    const others = (cores['machine'] ?? 0) - (cores['bench'] ?? 0);
+    if (others < 0.3 || Date.now() >= deadline) return cores;
+    progress(`waiting for a quieter machine: ${others.toFixed(2)} cores busy elsewhere`);
+  }
+}

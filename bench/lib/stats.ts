@@ -36,3 +36,11 @@ export function round(value: number, digits = 0): number {
 export function grouped(value: number): string {
   return value.toLocaleString('en-US', { maximumFractionDigits: 2 });
 }
+
+/** A target from an issue, next to what was measured. */
+export interface Goal {
+  readonly goal: string;
+  readonly value: number;
+  readonly target: string;
+  readonly pass: boolean;
+}

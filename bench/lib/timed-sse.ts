@@ -1,3 +1,4 @@
+import { parseSseBlock } from '../../test/helpers/sse-client.js';
 import { request, type Dispatcher } from 'undici';
 
 /**
@@ -28,15 +29,9 @@ export async function openTimedStream(url: string, dispatcher: Dispatcher, token
   let done = false;
 
   const onFrame = (block: string, at: number) => {
-    let event = 'message';
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith(':')) continue; // heartbeat comment
-      if (line.startsWith('event: ')) event = line.slice(7);
-      else if (line.startsWith('data: ')) data.push(line.slice(6));
-    }
-    if (data.length === 0) return;
-    const text = data.join('\n');
+    const frame = parseSseBlock(block);
+    if (!frame) return;
+    const { event, text } = frame;
     if (event === 'error') counts.errors++;
     if (!text.startsWith('{')) {
       markers.push(text);

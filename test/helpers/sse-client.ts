@@ -36,15 +36,9 @@ export async function openSse(url: string): Promise<SseReader> {
         while ((split = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, split);
           buffer = buffer.slice(split + 2);
-          let event = 'message';
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) continue; // heartbeat comment
-            if (line.startsWith('event: ')) event = line.slice(7);
-            else if (line.startsWith('data: ')) data.push(line.slice(6));
-          }
-          if (data.length === 0) continue;
-          const text = data.join('\n');
+          const frame = parseSseBlock(block);
+          if (!frame) continue;
+          const { event, text } = frame;
           let parsed: unknown = text;
           try {
             parsed = JSON.parse(text);
@@ -70,4 +64,16 @@ export function contents(reader: SseReader): unknown[] {
 
 export function markers(reader: SseReader): string[] {
   return reader.frames.filter((f) => typeof f.data === 'string').map((f) => f.data as string);
+}
+
+/** One SSE block (the lines between blank lines) as its event name and joined data; undefined for comments only. */
+export function parseSseBlock(block: string): { event: string; text: string } | undefined {
+  let event = 'message';
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) continue; // heartbeat comment
+    if (line.startsWith('event: ')) event = line.slice(7);
+    else if (line.startsWith('data: ')) data.push(line.slice(6));
+  }
+  return data.length === 0 ? undefined : { event, text: data.join('\n') };
 }
