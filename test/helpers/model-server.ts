@@ -12,7 +12,11 @@ export interface ModelServer {
   readonly baseUrl: string;
   /** Every request's messages, and its counted input tokens, in arrival order. */
   readonly calls: Array<{ messages: Array<{ role: string; content: string }>; inputTokens: number }>;
-  failNext(count: number, status?: number): void;
+  /** Fails the next `count` calls (those `when` picks, if given) with `status`; failed calls are counted in `failed`. */
+  failNext(count: number, status?: number, when?: (messages: Array<{ role: string; content: string }>) => boolean): void;
+  readonly failed: { count: number };
+  /** Answers with what `reply` returns for a call's messages instead of the summary (unset: back to the summary). */
+  replyWith(reply: ((messages: Array<{ role: string; content: string }>) => string) | undefined): void;
   hold(): void;
   release(): void;
   close(): Promise<void>;
@@ -24,8 +28,10 @@ export function countTokens(text: string): number {
 
 export async function startModelServer(): Promise<ModelServer> {
   const calls: ModelServer['calls'] = [];
-  let failures: { count: number; status: number } = { count: 0, status: 500 };
+  let failures: { count: number; status: number; when?: ((messages: Array<{ role: string; content: string }>) => boolean) | undefined } = { count: 0, status: 500 };
+  const failed = { count: 0 };
   let held: Array<() => void> | undefined;
+  let replier: ((messages: Array<{ role: string; content: string }>) => string) | undefined;
 
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -35,8 +41,9 @@ export async function startModelServer(): Promise<ModelServer> {
         return;
       }
       if (held) await new Promise<void>((resolve) => held!.push(resolve));
-      if (failures.count > 0) {
+      if (failures.count > 0 && (!failures.when || failures.when(body.messages))) {
         failures.count--;
+        failed.count++;
         res.writeHead(failures.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: 'induced failure', type: 'server_error' } }));
         return;
@@ -45,7 +52,7 @@ export async function startModelServer(): Promise<ModelServer> {
       const inputTokens = countTokens(input);
       calls.push({ messages: body.messages, inputTokens });
       const seqs = [...input.matchAll(/^#(\d+) /gm)].map((m) => Number(m[1]));
-      const text = `Summary covering messages #${Math.min(...seqs)}-#${Math.max(...seqs)} (${seqs.length} new).`;
+      const text = replier ? replier(body.messages) : `Summary covering messages #${Math.min(...seqs)}-#${Math.max(...seqs)} (${seqs.length} new).`;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -64,7 +71,9 @@ export async function startModelServer(): Promise<ModelServer> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     calls,
-    failNext: (count, status = 500) => void (failures = { count, status }),
+    failNext: (count, status = 500, when) => void (failures = { count, status, when }),
+    failed,
+    replyWith: (reply) => void (replier = reply),
     hold: () => void (held ??= []),
     release: () => {
       const waiting = held ?? [];

@@ -6,9 +6,14 @@ export {
   readApiEnv,
   summarizerEnv,
   allInOneEnv,
+  extractorEnv,
+  indexerEnv,
+  type ExtractorConfig,
+  type IndexerConfig,
   type GatewayConfig,
   type ConverterConfig,
   type ReadApiConfig,
   type SummarizerConfig,
   type AllInOneConfig,
 } from './service-env.js';
+export { embeddingSettings, type EmbeddingSettings } from './embedding-settings.js';

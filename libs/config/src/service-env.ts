@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { env } from './load-config.js';
 import { platformEnv } from './platform-config.js';
+import { embeddingSettings } from './embedding-settings.js';
 
 const gatewaySettings = {
   /** A write call waits this long for its message to be stored before answering 202 instead. */
@@ -37,9 +38,55 @@ const summarizerSettings = {
   SUMMARY_RETRY_MAX_MS: env.int(300_000, 10),
   SUMMARY_SWEEP_INTERVAL_MS: env.int(5_000, 100),
   SUMMARIZER_CONCURRENCY: env.int(4, 1, 256),
-  /** An OpenAI-compatible server; with neither this nor a key, summaries are made offline. */
+};
+
+const modelSettings = {
+  /** An OpenAI-compatible server; with neither this nor a key, summaries (and extraction) are made offline. */
   OPENAI_BASE_URL: env.optionalString(),
   OPENAI_API_KEY: env.optionalString(),
+};
+
+/** Where episodes end: the extractor applies them as messages arrive, the read API on a flush. */
+const episodeRuleSettings = {
+  /** An episode closes at this many messages... */
+  EPISODE_MAX_MESSAGES: env.int(50, 1, 10_000),
+  /** ...or before it would pass this many tokens (estimated at four characters a token)... */
+  EPISODE_MAX_TOKENS: env.int(8_192, 16),
+  /** ...or when the next message comes this long after the one before it (message times)... */
+  EPISODE_SILENCE_MS: env.int(4 * 3_600_000, 1),
+};
+
+const extractorSettings = {
+  EXTRACTOR_GROUP_ID: env.string('memstream-extractor'),
+  ...episodeRuleSettings,
+  /** An open episode also closes when nothing new has arrived for this long (arrival times); 0: never. */
+  EPISODE_IDLE_CLOSE_MS: env.int(4 * 3_600_000, 0),
+  /** Set it (with OPENAI_BASE_URL or OPENAI_API_KEY) to extract with a model; unset, extraction is offline. */
+  EXTRACTION_MODEL: env.optionalString(),
+  /** With a model: ask it whether the topic has ended once an open episode has this many messages. */
+  EPISODE_TOPIC_MIN_MESSAGES: env.int(4, 2, 10_000),
+  EPISODE_TOPIC_DETECTION: env.bool(true),
+  EXTRACTION_TIMEOUT_MS: env.int(60_000, 100),
+  /** The model client's own retries of 429, 5xx and timeouts, with backoff. */
+  EXTRACTION_MAX_RETRIES: env.int(4, 0, 20),
+  /** A reply that fails validation is asked for again, with the error, this many times. */
+  EXTRACTION_REPAIR_ATTEMPTS: env.int(2, 0, 10),
+  /** A failed episode is tried again after this, doubling per failure up to the max; never dropped. */
+  EXTRACTION_RETRY_INITIAL_MS: env.int(5_000, 10),
+  EXTRACTION_RETRY_MAX_MS: env.int(600_000, 10),
+  /** A worker owns an episode this long; a crashed worker's episodes are taken again after it. */
+  EXTRACTION_LEASE_MS: env.int(300_000, 1000),
+  EXTRACTION_SWEEP_INTERVAL_MS: env.int(2_000, 50),
+  EXTRACTION_CONCURRENCY: env.int(2, 1, 64),
+  ...modelSettings,
+};
+
+const indexerSettings = {
+  INDEXER_GROUP_ID: env.string('memstream-indexer'),
+  /** Items re-embedded per round when the model changed; and the sweep that finds them. */
+  INDEXER_REEMBED_BATCH: env.int(64, 1, 10_000),
+  INDEXER_SWEEP_INTERVAL_MS: env.int(5_000, 50),
+  ...embeddingSettings,
 };
 
 /**
@@ -59,11 +106,19 @@ export type GatewayConfig = z.infer<typeof gatewayEnv>;
 export const converterEnv = platformEnv.extend(converterSettings).superRefine(requireRedisWithKafka);
 export type ConverterConfig = z.infer<typeof converterEnv>;
 
-export const summarizerEnv = platformEnv.extend(summarizerSettings);
+export const summarizerEnv = platformEnv.extend({ ...summarizerSettings, ...modelSettings });
 export type SummarizerConfig = z.infer<typeof summarizerEnv>;
+
+export const extractorEnv = platformEnv.extend(extractorSettings);
+export type ExtractorConfig = z.infer<typeof extractorEnv>;
+
+export const indexerEnv = platformEnv.extend(indexerSettings);
+export type IndexerConfig = z.infer<typeof indexerEnv>;
 
 const readApiSettings = {
   ...gatewaySettings,
+  ...embeddingSettings,
+  ...episodeRuleSettings,
   /** Comment frames on idle SSE streams, so proxies do not close them. */
   SSE_HEARTBEAT_MS: env.int(15_000, 100),
 };
@@ -72,5 +127,11 @@ export const readApiEnv = platformEnv.extend(readApiSettings).superRefine(requir
 export type ReadApiConfig = z.infer<typeof readApiEnv>;
 
 /** The embedded mode runs every service in one process, so it reads every service's settings. */
-export const allInOneEnv = platformEnv.extend({ ...readApiSettings, ...converterSettings, ...summarizerSettings });
+export const allInOneEnv = platformEnv.extend({
+  ...readApiSettings,
+  ...converterSettings,
+  ...summarizerSettings,
+  ...extractorSettings,
+  ...indexerSettings,
+});
 export type AllInOneConfig = z.infer<typeof allInOneEnv>;

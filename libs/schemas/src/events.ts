@@ -4,6 +4,7 @@ import { GroupChatMessage } from './group-chat-message.js';
 import { CanonicalMessage } from './canonical-message.js';
 import { ConversationMeta, ConversationMetaPatch } from './conversation-meta.js';
 import { ArkMessageBatch } from './ark-messages.js';
+import { EpisodicMemory } from './episodic-memory.js';
 
 export const GroupChatMessageReceived = envelopeOf('group_chat.message.received', GroupChatMessage);
 export type GroupChatMessageReceived = z.infer<typeof GroupChatMessageReceived>;
@@ -32,6 +33,10 @@ export type ArkMessagesReceived = z.infer<typeof ArkMessagesReceived>;
 export const MessageStored = envelopeOf('conversation.message.stored', CanonicalMessage);
 export type MessageStored = z.infer<typeof MessageStored>;
 
+/** A memory extraction produced (or re-produced, with a higher version), for the indexer. */
+export const MemoryExtracted = envelopeOf('memory.episodic.extracted', EpisodicMemory);
+export type MemoryExtracted = z.infer<typeof MemoryExtracted>;
+
 /** Every event the platform moves, discriminated on `type`. */
 export const PlatformEvent = z.discriminatedUnion('type', [
   GroupChatMessageReceived,
@@ -39,5 +44,6 @@ export const PlatformEvent = z.discriminatedUnion('type', [
   ConversationMetaPatched,
   ArkMessagesReceived,
   MessageStored,
+  MemoryExtracted,
 ]);
 export type PlatformEvent = z.infer<typeof PlatformEvent>;

@@ -23,8 +23,10 @@ export {
   GroupChatInput,
   ArkMessagesReceived,
   MessageStored,
+  MemoryExtracted,
   PlatformEvent,
 } from './events.js';
+export { EpisodicMemory } from './episodic-memory.js';
 export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
 export { TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';

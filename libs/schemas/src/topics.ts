@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ArkMessagesReceived, GroupChatInput, MessageStored } from './events.js';
+import { ArkMessagesReceived, GroupChatInput, MemoryExtracted, MessageStored } from './events.js';
 import { conversationIdOf } from './group-chat-message.js';
 
 /**
@@ -30,6 +30,8 @@ export const TOPICS = {
   arkMessages: topic('ingest.ark-messages.v1', ArkMessagesReceived, (e) => e.data.session_id),
   /** Canonical messages after they are stored, for the memory, embedding and summary consumers. */
   messagesStored: topic('conversation.message-stored.v1', MessageStored, (e) => e.data.conversation_id),
+  /** Episodic memories as extraction stores them, for the indexer. Keyed by conversation. */
+  memoriesExtracted: topic('memory.episodic-extracted.v1', MemoryExtracted, (e) => e.data.conversation_id),
 } as const;
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS]['name'];

@@ -11,6 +11,9 @@ export {
   listMessages,
   messagesInRange,
   lastSequence,
+  pendingMessages,
+  messagesByIds,
+  type PendingQuery,
   type NewMessage,
   type AppendResult,
   type AppendItem,
@@ -53,3 +56,43 @@ export {
   type ArkRecord,
   type ArkSessionState,
 } from './repositories/ark.js';
+export {
+  withEpisodeLock,
+  openSpan,
+  insertEpisodes,
+  claimEpisodes,
+  failEpisode,
+  idleConversations,
+  episodeOfMessage,
+  listEpisodesByIds,
+  arrayLiteral,
+  type Episode,
+  type EpisodeStatus,
+  type CloseReason,
+  type OpenMessage,
+  type NewEpisode,
+} from './repositories/episodes.js';
+export {
+  completeEpisode,
+  memoryIdOf,
+  listEpisodicMemories,
+  unindexedMemories,
+  memoriesOfMessage,
+  type ExtractedMemory,
+  type ListMemoriesQuery,
+} from './repositories/episodic-memories.js';
+export {
+  indexMessages,
+  indexMemories,
+  staleVectors,
+  replaceVectors,
+  ensureVectorIndex,
+  vectorIndexName,
+  vectorLiteral,
+  type SearchKind,
+  type MessageToIndex,
+  type MemoryToIndex,
+} from './repositories/search-items.js';
+export { keywordSearch, vectorSearch, type SearchFilters, type SearchHit } from './repositories/search.js';
+export { forgetMessages, type ForgetFilter, type ForgetResult } from './repositories/forget.js';
+export { memoryStats, type MemoryStats } from './repositories/memory-stats.js';

@@ -7,9 +7,12 @@ import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { registerGateway } from '@memstream/ingest-gateway';
-import { registerReadApi } from '@memstream/read-api';
+import { registerReadApi, readApiSettingsOf } from '@memstream/read-api';
 import { runConverter } from '@memstream/converter';
 import { runSummarizer } from '@memstream/summarizer';
+import { runExtractor } from '@memstream/extractor';
+import { runIndexer } from '@memstream/indexer';
+import { createEmbedder } from '@memstream/embedding';
 
 /**
  * The embedded mode: gateway, consumers and read API in one process on one port. With nothing
@@ -24,12 +27,17 @@ export async function startEmbedded({ config, log, lifecycle }: ProcessContext<A
   lifecycle.defer('fanout', () => fanout.close());
   const ledger = createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log);
   lifecycle.defer('request ledger', () => ledger.close());
+  // One embedder for the indexer's documents and the read API's queries: one model in memory.
+  const embedder = await createEmbedder(config, log);
+  lifecycle.defer('embedder', () => embedder.close());
   const bus = createBus(config, log);
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopics());
 
   await runConverter(config, { bus, store, fanout, log, lifecycle });
   await runSummarizer(config, { bus, store, log, lifecycle });
+  await runExtractor(config, { bus, store, log, lifecycle });
+  await runIndexer(config, { bus, store, embedder, log, lifecycle });
 
   const http = createHttpServer({
     log,
@@ -40,7 +48,14 @@ export async function startEmbedded({ config, log, lifecycle }: ProcessContext<A
   const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
   lifecycle.defer('write path', writer.stop);
   await registerGateway(http, { write: writer.write });
-  await registerReadApi(http, { store, ledger, fanout, write: writer.write, sseHeartbeatMs: config.SSE_HEARTBEAT_MS });
+  await registerReadApi(http, {
+    store,
+    ledger,
+    fanout,
+    write: writer.write,
+    embedder,
+    ...readApiSettingsOf(config),
+  });
   await http.listen({ port: config.PORT, host: config.HOST });
   lifecycle.defer('http', () => http.close());
   const address = http.server.address();

@@ -1,9 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import type { ReadApiConfig } from '@memstream/config';
 import type { Fanout, RequestLedger } from '@memstream/fanout';
 import { arkErrorShape, errorHandlerFor, everMemOsErrorShape } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import type { Store } from '@memstream/store';
+import type { BoundaryRules } from '@memstream/episodes';
 import { registerGetMemories } from './routes/evermemos/get-memories.js';
+import { registerSearchMemories } from './routes/evermemos/search-memories.js';
+import { registerDeleteMemories } from './routes/evermemos/delete-memories.js';
+import { registerFlushMemories } from './routes/evermemos/flush-memories.js';
+import { registerGetMemoryStats } from './routes/evermemos/get-memory-stats.js';
+import type { QueryEmbedder } from './search/query-embedder.js';
 import { registerGetConversationMeta } from './routes/evermemos/get-conversation-meta.js';
 import { registerGetRequestStatus } from './routes/evermemos/get-request-status.js';
 import { registerSummaries } from './routes/memory-agent/summaries.js';
@@ -20,6 +27,12 @@ export interface ReadApiDeps {
   /** ARK's POST /messages writes through Kafka like every write. */
   readonly write: Writer;
   readonly sseHeartbeatMs: number;
+  /** Embeds search queries with the model the indexer stores vectors of. */
+  readonly embedder: QueryEmbedder;
+  /** Episode boundaries, for a flush (the extractor's rules). */
+  readonly rules: BoundaryRules;
+  /** How long a flush waits for its extraction (the write paths' sync timeout). */
+  readonly syncTimeoutMs: number;
 }
 
 /** Registers the read routes on a server the caller owns; one plugin per API family. */
@@ -27,6 +40,10 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
   await app.register(async (evermemos) => {
     evermemos.setErrorHandler(errorHandlerFor(everMemOsErrorShape));
     registerGetMemories(evermemos, deps);
+    registerSearchMemories(evermemos, deps);
+    registerDeleteMemories(evermemos, deps);
+    registerFlushMemories(evermemos, deps);
+    registerGetMemoryStats(evermemos, deps);
     registerGetConversationMeta(evermemos, deps);
     registerGetRequestStatus(evermemos, deps);
   });
@@ -42,4 +59,13 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     registerStream(ark, { store: deps.store, fanout: deps.fanout, heartbeatMs: deps.sseHeartbeatMs });
     registerSessionWrites(ark, deps);
   });
+}
+
+/** The read API's settings from its configuration (the read API's own, or the all-in-one's). */
+export function readApiSettingsOf(config: ReadApiConfig): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'rules' | 'syncTimeoutMs'> {
+  return {
+    sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
+    rules: { maxMessages: config.EPISODE_MAX_MESSAGES, maxTokens: config.EPISODE_MAX_TOKENS, silenceMs: config.EPISODE_SILENCE_MS },
+    syncTimeoutMs: config.REQUEST_SYNC_TIMEOUT_MS,
+  };
 }

@@ -1,1 +1,1 @@
-export { registerReadApi, type ReadApiDeps } from './app.js';
+export { registerReadApi, readApiSettingsOf, type ReadApiDeps } from './app.js';

@@ -6,7 +6,8 @@ import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
-import { registerReadApi } from './app.js';
+import { createEmbedder } from '@memstream/embedding';
+import { registerReadApi, readApiSettingsOf } from './app.js';
 
 await runProcess('read-api', readApiEnv, process.env, async ({ config, log, lifecycle }) => {
   const store = await openStore(config, log);
@@ -19,6 +20,9 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
   const bus = createBus(config, log);
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopics());
+  // Queries are embedded here, with the model the indexer embeds documents with.
+  const embedder = await createEmbedder(config, log);
+  lifecycle.defer('embedder', () => embedder.close());
   const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
   lifecycle.defer('write path', writer.stop);
 
@@ -28,7 +32,14 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
     readinessChecks: [() => store.ping()],
   });
-  await registerReadApi(http, { store, ledger, fanout, write: writer.write, sseHeartbeatMs: config.SSE_HEARTBEAT_MS });
+  await registerReadApi(http, {
+    store,
+    ledger,
+    fanout,
+    write: writer.write,
+    embedder,
+    ...readApiSettingsOf(config),
+  });
   await http.listen({ port: config.PORT, host: config.HOST });
   lifecycle.defer('http', () => http.close());
 });

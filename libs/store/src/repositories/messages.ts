@@ -238,6 +238,39 @@ export async function listMessages(q: Queryable, query: ListMessagesQuery): Prom
   return { items: rows.map(toCanonical), total: total.rows[0]?.n ?? 0 };
 }
 
+export interface PendingQuery {
+  readonly senderId?: string | undefined;
+  readonly from?: Date | undefined;
+  readonly to?: Date | undefined;
+  readonly limit: number;
+}
+
+/**
+ * A conversation's stored messages that no episode holds yet (its open span), oldest first: what
+ * search returns beside its hits, so a message is findable before its episode closes.
+ */
+export async function pendingMessages(q: Queryable, conversationId: string, query: PendingQuery): Promise<CanonicalMessage[]> {
+  const params: unknown[] = [conversationId, query.limit];
+  const where = [`conversation_id = $1`, `seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1)`];
+  if (query.senderId !== undefined) where.push(`sender_id = $${params.push(query.senderId)}`);
+  if (query.from !== undefined) where.push(`created_at >= $${params.push(query.from.toISOString())}`);
+  if (query.to !== undefined) where.push(`created_at <= $${params.push(query.to.toISOString())}`);
+  const { rows } = await q.query<MessageRow>(
+    `SELECT ${COLUMNS} FROM messages WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $2`,
+    params,
+  );
+  return rows.map(toCanonical);
+}
+
+/** Messages of a conversation by id, in sequence order (the source of an episode). */
+export async function messagesByIds(q: Queryable, conversationId: string, messageIds: readonly string[]): Promise<CanonicalMessage[]> {
+  const { rows } = await q.query<MessageRow>(
+    `SELECT ${COLUMNS} FROM messages WHERE conversation_id = $1 AND message_id = ANY($2::text[]) ORDER BY seq`,
+    [conversationId, [...messageIds]],
+  );
+  return rows.map(toCanonical);
+}
+
 function toCanonical(row: MessageRow): CanonicalMessage {
   return {
     conversation_id: row.conversation_id,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import type { RequestLedger } from '@memstream/fanout';
 import { parseOrThrow } from '@memstream/http';
-import { findRequestOutcome, type Store } from '@memstream/store';
+import { episodeOfMessage, findRequestOutcome, memoriesOfMessage, type Store } from '@memstream/store';
 
 const Query = z.object({ request_id: z.string().min(1).max(200) });
 
@@ -17,12 +17,14 @@ export function registerGetRequestStatus(app: FastifyInstance, deps: { store: St
     const { request_id: requestId } = parseOrThrow(Query, request.query, 'query');
     const outcome = await findRequestOutcome(deps.store, requestId);
     if (outcome) {
+      const extraction = await extractionOf(deps.store, outcome);
+      const status = extraction?.status === 'extracted' ? 'extracted' : outcome.status;
       return {
         status: 'ok',
-        message: `Request ${outcome.status}`,
+        message: `Request ${status}`,
         result: {
           request_id: requestId,
-          status: outcome.status,
+          status,
           kind: outcome.kind,
           group_id: outcome.group_id,
           message_id: outcome.message_id,
@@ -30,6 +32,7 @@ export function registerGetRequestStatus(app: FastifyInstance, deps: { store: St
           sequence: outcome.result?.['sequence'] ?? null,
           error: outcome.error_code ? { code: outcome.error_code, message: outcome.error_message } : null,
           updated_at: outcome.created_at.toISOString(),
+          episode: extraction ?? null,
         },
       };
     }
@@ -38,4 +41,23 @@ export function registerGetRequestStatus(app: FastifyInstance, deps: { store: St
     }
     throw new AppError('RESOURCE_NOT_FOUND', `Request not found: ${requestId} (unknown, or older than the status retention)`);
   });
+}
+
+/**
+ * A stored message's place in memory formation: `extracted` once the episode holding it has its
+ * memories (the ids of the current ones), `pending` while the episode waits or retries, and no
+ * episode yet while it is open (undefined).
+ */
+async function extractionOf(store: Store, outcome: { status: string; kind: string; group_id: string | null; message_id: string | null }) {
+  if (outcome.status !== 'stored' || outcome.kind !== 'message' || !outcome.group_id || !outcome.message_id) return undefined;
+  const episode = await episodeOfMessage(store, outcome.group_id, outcome.message_id);
+  if (!episode) return undefined;
+  const extracted = episode.status === 'extracted';
+  const memories = extracted ? await memoriesOfMessage(store, outcome.group_id, outcome.message_id) : [];
+  return {
+    episode_id: episode.id,
+    status: extracted ? ('extracted' as const) : ('pending' as const),
+    close_reason: episode.close_reason,
+    memory_ids: memories.map((m) => m.id),
+  };
 }

@@ -1,0 +1,30 @@
+import { insertEpisodes, openSpan, withEpisodeLock, type CloseReason, type Episode, type Store } from '@memstream/store';
+import { closeEpisodes, episodeOf, type BoundaryRules } from './boundaries.js';
+
+export interface SpanOutcome {
+  /** Episodes this call closed (none when another replica closed them first). */
+  readonly closed: Episode[];
+  /** Messages still open after it. */
+  readonly open: number;
+}
+
+/**
+ * Applies the boundary rules to a conversation's open span and stores the episodes they close,
+ * under the conversation's episode lock. With `closeRest`, whatever stays open is closed too,
+ * for that reason (a flush, or an idle conversation). Reads the span in chunks, so a backlog of
+ * any size (a consumer that was down) is worked through.
+ */
+export async function closeSpan(store: Store, conversationId: string, rules: BoundaryRules, closeRest?: CloseReason): Promise<SpanOutcome> {
+  const chunk = Math.max(5_000, rules.maxMessages * 2);
+  return withEpisodeLock(store, conversationId, async (tx) => {
+    const closed: Episode[] = [];
+    for (;;) {
+      const span = await openSpan(tx, conversationId, chunk);
+      const { closed: spans, open } = closeEpisodes(span, rules);
+      const full = span.length === chunk;
+      if (closeRest !== undefined && !full && open.length > 0) spans.push(episodeOf(open, closeRest));
+      closed.push(...(await insertEpisodes(tx, conversationId, spans)));
+      if (!full || spans.length === 0) return { closed, open: closeRest !== undefined && !full ? 0 : open.length };
+    }
+  });
+}

@@ -1,0 +1,152 @@
+import type { Queryable, Store } from '../store.js';
+
+export type CloseReason = 'message_cap' | 'token_cap' | 'silence' | 'idle' | 'flush' | 'topic';
+export type EpisodeStatus = 'pending' | 'extracted' | 'failed';
+
+export interface Episode {
+  readonly id: number;
+  readonly conversation_id: string;
+  readonly start_seq: number;
+  readonly end_seq: number;
+  readonly message_ids: string[];
+  readonly start_time: Date;
+  readonly end_time: Date;
+  readonly close_reason: CloseReason;
+  readonly status: EpisodeStatus;
+  readonly version: number;
+  readonly attempts: number;
+  readonly next_attempt_at: Date;
+  readonly error: string | null;
+}
+
+const COLUMNS = `id, conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason,
+  status, version, attempts, next_attempt_at, error`;
+
+/** A message of a conversation's open span: what boundary detection needs of it. */
+export interface OpenMessage {
+  readonly seq: number;
+  readonly message_id: string;
+  readonly created_at: Date;
+  readonly chars: number;
+}
+
+export interface NewEpisode {
+  readonly startSeq: number;
+  readonly endSeq: number;
+  readonly messageIds: readonly string[];
+  readonly startTime: Date;
+  readonly endTime: Date;
+  readonly reason: CloseReason;
+}
+
+/**
+ * Runs fn holding the conversation's episode lock, in one transaction. Boundary detection, a
+ * flush and a deletion all change where the open span starts; the lock makes them take turns
+ * across replicas, so two never close overlapping episodes.
+ */
+export function withEpisodeLock<T>(store: Store, conversationId: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return store.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('episodes:' || $1))`, [conversationId]);
+    return fn(tx);
+  });
+}
+
+/** The conversation's messages after its last episode, in order (at most `limit`). */
+export async function openSpan(q: Queryable, conversationId: string, limit: number): Promise<OpenMessage[]> {
+  const { rows } = await q.query<OpenMessage>(
+    `SELECT seq, message_id, created_at, length(content) AS chars FROM messages
+     WHERE conversation_id = $1
+       AND seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1)
+     ORDER BY seq LIMIT $2`,
+    [conversationId, limit],
+  );
+  return rows;
+}
+
+/** Closes episodes (each must start after the last one); an episode that exists already is kept. */
+export async function insertEpisodes(q: Queryable, conversationId: string, episodes: readonly NewEpisode[]): Promise<Episode[]> {
+  if (episodes.length === 0) return [];
+  const { rows } = await q.query<Episode>(
+    `INSERT INTO episodes (conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason)
+     SELECT $1, s, e, ids::text[], st, et, r
+     FROM unnest($2::int8[], $3::int8[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[]) AS t(s, e, ids, st, et, r)
+     ON CONFLICT (conversation_id, start_seq) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [
+      conversationId,
+      episodes.map((e) => e.startSeq),
+      episodes.map((e) => e.endSeq),
+      // A text[] per episode travels as its array literal: unnest cannot take an array of arrays of different lengths.
+      episodes.map((e) => arrayLiteral(e.messageIds)),
+      episodes.map((e) => e.startTime.toISOString()),
+      episodes.map((e) => e.endTime.toISOString()),
+      episodes.map((e) => e.reason),
+    ],
+  );
+  return rows;
+}
+
+/**
+ * Takes episodes for extraction: the given ids, or (ids undefined) up to `limit` due ones. A taken
+ * episode is leased for `leaseMs`; a worker that dies loses it when the lease runs out.
+ */
+export async function claimEpisodes(
+  q: Queryable,
+  options: { ids?: readonly number[]; limit: number; leaseMs: number },
+): Promise<Episode[]> {
+  const { rows } = await q.query<Episode>(
+    `UPDATE episodes SET claimed_until = now() + make_interval(secs => $3::float8 / 1000), attempts = attempts + 1, updated_at = now()
+     WHERE id IN (
+       SELECT id FROM episodes
+       WHERE status <> 'extracted' AND (claimed_until IS NULL OR claimed_until < now())
+         AND ($1::int8[] IS NOT NULL AND id = ANY($1::int8[]) OR $1::int8[] IS NULL AND next_attempt_at <= now())
+       ORDER BY next_attempt_at, id LIMIT $2
+       FOR UPDATE SKIP LOCKED)
+     RETURNING ${COLUMNS}`,
+    [options.ids ? [...options.ids] : null, options.limit, options.leaseMs],
+  );
+  return rows;
+}
+
+/** Marks a claimed episode failed and when to try again; a no-op when it changed meanwhile. */
+export async function failEpisode(q: Queryable, episode: Episode, error: string, retryAt: Date): Promise<void> {
+  await q.query(
+    `UPDATE episodes SET status = 'failed', error = $3, next_attempt_at = $4, claimed_until = NULL, updated_at = now()
+     WHERE id = $1 AND version = $2`,
+    [episode.id, episode.version, error.slice(0, 2000), retryAt.toISOString()],
+  );
+}
+
+/**
+ * Conversations whose open span has had no new message for `idleMs` (by arrival time, so an
+ * import of old messages is not closed at once): their last episode is closed by the sweeper.
+ */
+export async function idleConversations(q: Queryable, idleMs: number, limit: number): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(
+    `SELECT c.id FROM conversations c
+     WHERE c.updated_at < now() - make_interval(secs => $1::float8 / 1000)
+       AND c.next_seq - 1 > COALESCE((SELECT max(end_seq) FROM episodes e WHERE e.conversation_id = c.id), -1)
+     ORDER BY c.updated_at LIMIT $2`,
+    [idleMs, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function listEpisodesByIds(q: Queryable, ids: readonly number[]): Promise<Episode[]> {
+  const { rows } = await q.query<Episode>(`SELECT ${COLUMNS} FROM episodes WHERE id = ANY($1::int8[]) ORDER BY start_seq`, [[...ids]]);
+  return rows;
+}
+
+/** The episode that holds a message, if any. */
+export async function episodeOfMessage(q: Queryable, conversationId: string, messageId: string): Promise<Episode | undefined> {
+  const { rows } = await q.query<Episode>(
+    `SELECT ${COLUMNS} FROM episodes WHERE conversation_id = $1 AND $2 = ANY(message_ids) LIMIT 1`,
+    [conversationId, messageId],
+  );
+  return rows[0];
+}
+
+/** Postgres array literal of text values, quoted so any character survives. */
+export function arrayLiteral(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+}

@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import type { EpisodicMemory } from '@memstream/schemas';
+import type { Queryable } from '../store.js';
+import type { Episode } from './episodes.js';
+
+/** What an extractor made of an episode, before it is stored. */
+export interface ExtractedMemory {
+  /** null: the group's narrative; otherwise the participant the memory is about. */
+  readonly userId: string | null;
+  readonly title: string;
+  readonly content: string;
+}
+
+interface MemoryRow {
+  id: string;
+  episode_id: number;
+  version: number;
+  conversation_id: string;
+  user_id: string | null;
+  title: string;
+  content: string;
+  occurred_at: Date;
+  ended_at: Date;
+  message_ids: string[];
+  participants: string[];
+  extractor: string;
+}
+
+const COLUMNS = `id, episode_id, version, conversation_id, user_id, title, content, occurred_at, ended_at,
+  message_ids, participants, extractor`;
+
+/**
+ * Stores an extraction of a claimed episode: its memories as the episode's new version, the
+ * older versions marked superseded (kept as history), and their search rows removed, all in the
+ * caller's transaction. Returns undefined, storing nothing, when the episode changed since it was
+ * claimed (a deletion bumped its version): that extraction describes messages that are gone.
+ */
+export async function completeEpisode(
+  tx: Queryable,
+  episode: Episode,
+  memories: readonly ExtractedMemory[],
+  details: { extractor: string; participants: readonly string[] },
+): Promise<EpisodicMemory[] | undefined> {
+  const done = await tx.query(
+    `UPDATE episodes SET status = 'extracted', error = NULL, claimed_until = NULL, updated_at = now()
+     WHERE id = $1 AND version = $2`,
+    [episode.id, episode.version],
+  );
+  if (done.rowCount === 0) return undefined;
+  const old = await tx.query<{ id: string }>(
+    `UPDATE episodic_memories SET superseded_at = now()
+     WHERE episode_id = $1 AND version < $2 AND superseded_at IS NULL RETURNING id`,
+    [episode.id, episode.version],
+  );
+  if (old.rows.length > 0) {
+    await tx.query(`DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`, [old.rows.map((r) => r.id)]);
+  }
+  const { rows } = await tx.query<MemoryRow>(
+    `INSERT INTO episodic_memories (id, episode_id, version, conversation_id, user_id, title, content,
+       occurred_at, ended_at, message_ids, participants, extractor)
+     SELECT id, $2, $3, $4, uid, title, content, $5, $6, $7::text[], $8::text[], $9
+     FROM unnest($1::text[], $10::text[], $11::text[], $12::text[]) AS t(id, uid, title, content)
+     ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title
+     RETURNING ${COLUMNS}`,
+    [
+      memories.map((m) => memoryIdOf(episode, m.userId)),
+      episode.id,
+      episode.version,
+      episode.conversation_id,
+      episode.start_time.toISOString(),
+      episode.end_time.toISOString(),
+      episode.message_ids,
+      [...details.participants],
+      details.extractor,
+      memories.map((m) => m.userId),
+      memories.map((m) => m.title),
+      memories.map((m) => m.content),
+    ],
+  );
+  return rows.map(toEpisodicMemory);
+}
+
+/** Deterministic, so a redone extraction of the same version writes the same rows, not new ones. */
+export function memoryIdOf(episode: Pick<Episode, 'id' | 'version'>, userId: string | null): string {
+  const digest = createHash('sha256').update(`${episode.id}\u0000${episode.version}\u0000${userId ?? ''}`).digest('hex');
+  return `mem_${digest.slice(0, 24)}`;
+}
+
+export interface ListMemoriesQuery {
+  readonly conversationId?: string | undefined;
+  readonly userId?: string | undefined;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** Current episodic memories, newest episode first, with the total. */
+export async function listEpisodicMemories(q: Queryable, query: ListMemoriesQuery): Promise<{ items: EpisodicMemory[]; total: number }> {
+  const where = ['superseded_at IS NULL'];
+  const params: unknown[] = [];
+  if (query.conversationId !== undefined) {
+    params.push(query.conversationId);
+    where.push(`conversation_id = $${params.length}`);
+  }
+  if (query.userId !== undefined) {
+    params.push(query.userId);
+    where.push(`user_id = $${params.length}`);
+  }
+  const filter = `WHERE ${where.join(' AND ')}`;
+  const total = await q.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM episodic_memories ${filter}`, params);
+  const { rows } = await q.query<MemoryRow>(
+    `SELECT ${COLUMNS} FROM episodic_memories ${filter}
+     ORDER BY occurred_at DESC, conversation_id DESC, episode_id DESC, user_id NULLS FIRST
+     LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, query.limit, query.offset],
+  );
+  return { items: rows.map(toEpisodicMemory), total: total.rows[0]?.n ?? 0 };
+}
+
+/** Current memories that have no search row (their event was lost or not yet handled). */
+export async function unindexedMemories(q: Queryable, limit: number): Promise<EpisodicMemory[]> {
+  const { rows } = await q.query<MemoryRow>(
+    `SELECT ${COLUMNS} FROM episodic_memories m
+     WHERE superseded_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM search_items s WHERE s.kind = 'episodic_memory' AND s.item_id = m.id)
+     ORDER BY created_at LIMIT $1`,
+    [limit],
+  );
+  return rows.map(toEpisodicMemory);
+}
+
+/** The current memories of the episodes that hold the given messages of a conversation. */
+export async function memoriesOfMessage(q: Queryable, conversationId: string, messageId: string): Promise<EpisodicMemory[]> {
+  const { rows } = await q.query<MemoryRow>(
+    `SELECT ${COLUMNS} FROM episodic_memories
+     WHERE conversation_id = $1 AND $2 = ANY(message_ids) AND superseded_at IS NULL
+     ORDER BY user_id NULLS FIRST`,
+    [conversationId, messageId],
+  );
+  return rows.map(toEpisodicMemory);
+}
+
+function toEpisodicMemory(r: MemoryRow): EpisodicMemory {
+  return {
+    id: r.id,
+    episode_id: r.episode_id,
+    version: r.version,
+    conversation_id: r.conversation_id,
+    user_id: r.user_id,
+    title: r.title,
+    content: r.content,
+    occurred_at: r.occurred_at.toISOString(),
+    ended_at: r.ended_at.toISOString(),
+    message_ids: r.message_ids,
+    participants: r.participants,
+    extractor: r.extractor,
+  };
+}

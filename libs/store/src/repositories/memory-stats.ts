@@ -1,0 +1,33 @@
+import type { Queryable } from '../store.js';
+
+export interface MemoryStats {
+  readonly messages: number;
+  /** Messages with a search row (keyword and a vector of some model). */
+  readonly indexed_messages: number;
+  /** Search rows (messages and memories) whose vector is the given model's. */
+  readonly current_vectors: number;
+  readonly search_items: number;
+  readonly episodes: number;
+  readonly episodes_extracted: number;
+  readonly episodic_memories: number;
+  /** Stored messages after the last episode (its open span). */
+  readonly open_messages: number;
+}
+
+/** Where a group stands in memory formation: stored, indexed, episodes and memories. */
+export async function memoryStats(q: Queryable, conversationId: string, model: string): Promise<MemoryStats> {
+  const { rows } = await q.query<MemoryStats>(
+    `SELECT
+       (SELECT count(*) FROM messages WHERE conversation_id = $1)::int8 AS messages,
+       (SELECT count(*) FROM search_items WHERE conversation_id = $1 AND kind = 'message')::int8 AS indexed_messages,
+       (SELECT count(*) FROM search_items WHERE conversation_id = $1 AND embedding_model = $2)::int8 AS current_vectors,
+       (SELECT count(*) FROM search_items WHERE conversation_id = $1)::int8 AS search_items,
+       (SELECT count(*) FROM episodes WHERE conversation_id = $1)::int8 AS episodes,
+       (SELECT count(*) FROM episodes WHERE conversation_id = $1 AND status = 'extracted')::int8 AS episodes_extracted,
+       (SELECT count(*) FROM episodic_memories WHERE conversation_id = $1 AND superseded_at IS NULL)::int8 AS episodic_memories,
+       (SELECT count(*) FROM messages WHERE conversation_id = $1
+          AND seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1))::int8 AS open_messages`,
+    [conversationId, model],
+  );
+  return rows[0]!;
+}

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import type { Queryable, Store } from '../store.js';
+
+export type SearchKind = 'message' | 'episodic_memory';
+
+/** A vector as pgvector's text form takes it. */
+export function vectorLiteral(v: ArrayLike<number>): string {
+  return `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
+}
+
+/** A message to index: its key, the text to index, and its vector. */
+export interface MessageToIndex {
+  readonly conversationId: string;
+  readonly messageId: string;
+  readonly text: string;
+  readonly embedding: ArrayLike<number>;
+}
+
+/**
+ * Indexes stored messages (keyword and vector) in one statement. Reads the rest from the message
+ * row itself, so a message deleted meanwhile is not resurrected; an indexed one is replaced.
+ */
+export async function indexMessages(q: Queryable, model: string, items: readonly MessageToIndex[]): Promise<number> {
+  if (items.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model)
+     SELECT 'message', m.id::text, m.conversation_id, m.sender_id, t.body, m.created_at, ARRAY[m.message_id],
+            to_tsvector('english', t.body), t.vec::vector, $5
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(c, mid, body, vec)
+     JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
+     ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv,
+       embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
+    [
+      items.map((i) => i.conversationId),
+      items.map((i) => i.messageId),
+      items.map((i) => i.text),
+      items.map((i) => vectorLiteral(i.embedding)),
+      model,
+    ],
+  );
+  return rowCount;
+}
+
+export interface MemoryToIndex {
+  readonly memoryId: string;
+  readonly text: string;
+  readonly embedding: ArrayLike<number>;
+}
+
+/** Indexes episodic memories; a memory superseded or deleted meanwhile is skipped. */
+export async function indexMemories(q: Queryable, model: string, items: readonly MemoryToIndex[]): Promise<number> {
+  if (items.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model)
+     SELECT 'episodic_memory', m.id, m.conversation_id, m.user_id, t.body, m.occurred_at, m.message_ids,
+            to_tsvector('english', t.body), t.vec::vector, $4
+     FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, body, vec)
+     JOIN episodic_memories m ON m.id = t.id AND m.superseded_at IS NULL
+     ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv,
+       embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
+    [items.map((i) => i.memoryId), items.map((i) => i.text), items.map((i) => vectorLiteral(i.embedding)), model],
+  );
+  return rowCount;
+}
+
+/** Items whose vector was made by another model (or is missing): the re-embedding backlog. */
+export async function staleVectors(q: Queryable, model: string, limit: number): Promise<Array<{ kind: SearchKind; item_id: string; content: string }>> {
+  const { rows } = await q.query<{ kind: SearchKind; item_id: string; content: string }>(
+    `SELECT kind, item_id, content FROM search_items
+     WHERE embedding_model IS DISTINCT FROM $1 ORDER BY indexed_at LIMIT $2`,
+    [model, limit],
+  );
+  return rows;
+}
+
+/** Replaces vectors (the re-embedding of the backlog). */
+export async function replaceVectors(
+  q: Queryable,
+  model: string,
+  items: ReadonlyArray<{ kind: SearchKind; itemId: string; embedding: ArrayLike<number> }>,
+): Promise<void> {
+  if (items.length === 0) return;
+  await q.query(
+    `UPDATE search_items s SET embedding = t.vec::vector, embedding_model = $4, indexed_at = now()
+     FROM unnest($1::text[], $2::text[], $3::text[]) AS t(kind, id, vec)
+     WHERE s.kind = t.kind AND s.item_id = t.id`,
+    [items.map((i) => i.kind), items.map((i) => i.itemId), items.map((i) => vectorLiteral(i.embedding)), model],
+  );
+}
+
+/**
+ * The HNSW index of one model's vectors: partial (its rows only) over the vectors cast to the
+ * model's dimension, because an index needs one dimension and the column holds any. Created
+ * once per model; searches that order by the same expression under the same predicate use it.
+ */
+export async function ensureVectorIndex(store: Store, model: string, dimension: number): Promise<string> {
+  const name = vectorIndexName(model, dimension);
+  await store.exec(
+    `CREATE INDEX IF NOT EXISTS ${name} ON search_items
+     USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops)
+     WHERE embedding_model = ${sqlString(model)}`,
+  );
+  return name;
+}
+
+export function vectorIndexName(model: string, dimension: number): string {
+  return `search_items_hnsw_${createHash('sha256').update(`${model}\u0000${dimension}`).digest('hex').slice(0, 16)}`;
+}
+
+/** A string as an SQL literal (standard_conforming_strings is on in every Postgres we run). */
+export function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}

@@ -1,0 +1,184 @@
+import { backoffDelayMs } from '@memstream/bus';
+import { closeSpan, episodeOf, type BoundaryRules } from '@memstream/episodes';
+import type { ChatModel } from '@memstream/llm';
+import type { Logger } from '@memstream/logging';
+import type { EpisodicMemory } from '@memstream/schemas';
+import {
+  claimEpisodes,
+  completeEpisode,
+  failEpisode,
+  findConversationMeta,
+  idleConversations,
+  insertEpisodes,
+  messagesByIds,
+  openSpan,
+  withEpisodeLock,
+  type Episode,
+  type Store,
+} from '@memstream/store';
+import { validZone } from './dates.js';
+import { participantsOf, type Extractor } from './extractors/extractor.js';
+import { topicEnd } from './topic-judge.js';
+
+export interface EpisodeSettings {
+  readonly rules: BoundaryRules;
+  /** 0: open episodes are never closed for idleness. */
+  readonly idleCloseMs: number;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  readonly retryInitialMs: number;
+  readonly retryMaxMs: number;
+  /** With a model: judge topic ends once an open episode has this many messages. */
+  readonly topicMinMessages: number;
+}
+
+type Task = { kind: 'extract'; id: number } | { kind: 'judge'; conversationId: string };
+
+/**
+ * Closes episodes and extracts their memories. Boundary detection runs in the consumer's handler
+ * (a few queries under the conversation's lock); extraction and topic judgement, which wait on a
+ * model, run in the background with bounded concurrency, so a slow model never holds a partition.
+ * The database is the queue: a closed episode is stored as pending before the consumer commits,
+ * and `sweep` takes whatever is due (a failure backing off, an episode a crashed worker leased,
+ * one a flush or a deletion left pending), so nothing closed is ever dropped.
+ */
+export class EpisodeWorker {
+  private readonly queue: Task[] = [];
+  private readonly queued = new Set<string>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  /** The open span's last seq each conversation was judged at: a judgement per growth, not per call. */
+  private readonly judgedAt = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly extractor: Extractor,
+    private readonly topicModel: ChatModel | undefined,
+    private readonly settings: EpisodeSettings,
+    private readonly publish: (memories: EpisodicMemory[]) => Promise<void>,
+    private readonly log: Logger,
+  ) {}
+
+  /** After messages of these conversations were stored: close what the rules close, extract it. */
+  async advance(conversationIds: Iterable<string>): Promise<void> {
+    for (const conversationId of conversationIds) {
+      const { closed, open } = await closeSpan(this.store, conversationId, this.settings.rules);
+      for (const e of closed) this.enqueue({ kind: 'extract', id: e.id });
+      if (closed.length > 0) this.log.debug({ conversationId, episodes: closed.map((e) => [e.start_seq, e.end_seq, e.close_reason]) }, 'episodes closed');
+      if (this.topicModel && open >= this.settings.topicMinMessages) this.enqueue({ kind: 'judge', conversationId });
+    }
+  }
+
+  /** Closes idle conversations' open spans and takes due episodes; run on a timer. */
+  async sweep(): Promise<void> {
+    if (this.abort.signal.aborted) return;
+    if (this.settings.idleCloseMs > 0) {
+      for (const conversationId of await idleConversations(this.store, this.settings.idleCloseMs, 100)) {
+        const { closed } = await closeSpan(this.store, conversationId, this.settings.rules, 'idle');
+        for (const e of closed) this.enqueue({ kind: 'extract', id: e.id });
+      }
+    }
+    const room = this.settings.concurrency - this.running.size;
+    if (room <= 0) return;
+    for (const e of await claimEpisodes(this.store, { limit: room, leaseMs: this.settings.leaseMs })) this.runClaimed(e);
+  }
+
+  /** Stops taking work and waits for what runs (their model calls are aborted). */
+  async stop(): Promise<void> {
+    this.abort.abort(new Error('extractor stopping'));
+    this.queue.length = 0;
+    await Promise.allSettled([...this.running]);
+  }
+
+  private enqueue(task: Task): void {
+    const key = task.kind === 'extract' ? `e:${task.id}` : `j:${task.conversationId}`;
+    if (this.abort.signal.aborted || this.queued.has(key)) return;
+    this.queued.add(key);
+    this.queue.push(task);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.running.size < this.settings.concurrency && this.queue.length > 0) {
+      const task = this.queue.shift()!;
+      this.queued.delete(task.kind === 'extract' ? `e:${task.id}` : `j:${task.conversationId}`);
+      const run = (task.kind === 'extract' ? this.extractById(task.id) : this.judge(task.conversationId))
+        .catch((err: unknown) => this.log.warn({ err, task }, 'episode task failed; the sweep retries it'))
+        .finally(() => {
+          this.running.delete(run);
+          this.pump();
+        });
+      this.running.add(run);
+    }
+  }
+
+  private runClaimed(episode: Episode): void {
+    const run = this.extract(episode)
+      .catch((err: unknown) => this.log.warn({ err, episode: episode.id }, 'extraction failed'))
+      .finally(() => {
+        this.running.delete(run);
+        this.pump();
+      });
+    this.running.add(run);
+  }
+
+  private async extractById(id: number): Promise<void> {
+    const [episode] = await claimEpisodes(this.store, { ids: [id], limit: 1, leaseMs: this.settings.leaseMs });
+    if (episode) await this.extract(episode);
+  }
+
+  /** Runs one claimed episode to extracted, or to failed with a time to try again. */
+  private async extract(episode: Episode): Promise<void> {
+    const log = this.log.child({ episode: episode.id, conversationId: episode.conversation_id, version: episode.version });
+    const started = performance.now();
+    try {
+      const [messages, meta] = await Promise.all([
+        messagesByIds(this.store, episode.conversation_id, episode.message_ids),
+        findConversationMeta(this.store, episode.conversation_id),
+      ]);
+      if (messages.length === 0) {
+        // Every message went between the claim and now: the deletion removes the episode itself.
+        log.debug('episode has no messages left; skipped');
+        return;
+      }
+      const memories = await this.extractor.extract({ episode, messages, meta, signal: this.abort.signal });
+      const participants = participantsOf(messages).map((p) => p.id);
+      const stored = await this.store.transaction((tx) => completeEpisode(tx, episode, memories, { extractor: this.extractor.name, participants }));
+      if (!stored) {
+        log.info('episode changed during extraction (a deletion); the new version is extracted next');
+        return;
+      }
+      log.info({ memories: stored.length, ms: Math.round(performance.now() - started), extractor: this.extractor.name }, 'episode extracted');
+      await this.publish(stored).catch((err: unknown) => log.warn({ err }, 'publishing extracted memories failed; the indexer sweep finds them'));
+    } catch (err) {
+      if (this.abort.signal.aborted) return; // the lease runs out and another worker takes it
+      const delay = backoffDelayMs({ initialDelayMs: this.settings.retryInitialMs, maxDelayMs: this.settings.retryMaxMs, maxAttempts: Infinity }, episode.attempts);
+      await failEpisode(this.store, episode, err instanceof Error ? err.message : String(err), new Date(Date.now() + delay));
+      log.warn({ err, attempts: episode.attempts, retryInMs: delay }, 'extraction failed; episode parked and retried later');
+    }
+  }
+
+  /** Asks the model whether the open span's topic ended; closes the episode there if so. */
+  private async judge(conversationId: string): Promise<void> {
+    const model = this.topicModel;
+    if (!model) return;
+    const span = await openSpan(this.store, conversationId, this.settings.rules.maxMessages);
+    const last = span[span.length - 1];
+    if (span.length < this.settings.topicMinMessages || !last || this.judgedAt.get(conversationId) === last.seq) return;
+    const [messages, meta] = await Promise.all([
+      messagesByIds(this.store, conversationId, span.map((m) => m.message_id)),
+      findConversationMeta(this.store, conversationId),
+    ]);
+    const end = await topicEnd(model, messages, validZone(meta?.default_timezone), this.abort.signal);
+    this.judgedAt.set(conversationId, last.seq);
+    if (end === undefined) return;
+    const closed = await withEpisodeLock(this.store, conversationId, async (tx) => {
+      // Close only if the span still starts where it did when the model read it.
+      const now = await openSpan(tx, conversationId, end);
+      if (now[0]?.seq !== span[0]!.seq || now.length < end) return [];
+      return insertEpisodes(tx, conversationId, [episodeOf(now.slice(0, end), 'topic')]);
+    });
+    for (const e of closed) this.enqueue({ kind: 'extract', id: e.id });
+    if (closed.length > 0) this.log.info({ conversationId, messages: end }, 'episode closed at a topic end');
+  }
+}

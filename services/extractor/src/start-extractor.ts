@@ -1,0 +1,84 @@
+import { publishEvents, retryPolicyOf, subscribeEvents, type Bus } from '@memstream/bus';
+import type { ExtractorConfig } from '@memstream/config';
+import { createChatModel, type ChatModel } from '@memstream/llm';
+import type { Logger } from '@memstream/logging';
+import type { Lifecycle } from '@memstream/runtime';
+import type { Store } from '@memstream/store';
+import { TOPICS, type MessageStored } from '@memstream/schemas';
+
+import { EpisodeWorker } from './episode-worker.js';
+import { offlineExtractor } from './extractors/offline.js';
+import { modelExtractor } from './extractors/model.js';
+
+/** The model, when EXTRACTION_MODEL names one and a server (or key) is configured. */
+export function extractionModelOf(config: ExtractorConfig): ChatModel | undefined {
+  if (config.EXTRACTION_MODEL === undefined) return undefined;
+  if (config.OPENAI_BASE_URL === undefined && config.OPENAI_API_KEY === undefined) return undefined;
+  return createChatModel({
+    baseUrl: config.OPENAI_BASE_URL,
+    apiKey: config.OPENAI_API_KEY,
+    model: config.EXTRACTION_MODEL,
+    timeoutMs: config.EXTRACTION_TIMEOUT_MS,
+    maxRetries: config.EXTRACTION_MAX_RETRIES,
+  });
+}
+
+/**
+ * The episode extractor as a process runs it (alone, or in the all-in-one): a consumer of stored
+ * messages that closes episodes by the boundary rules, extracts their memories (a model when one
+ * is configured, offline otherwise), publishes them for the indexer, and sweeps for what is due.
+ */
+export async function runExtractor(
+  config: ExtractorConfig,
+  deps: { bus: Bus; store: Store; log: Logger; lifecycle: Lifecycle },
+): Promise<EpisodeWorker> {
+  const model = extractionModelOf(config);
+  const extractor = model ? modelExtractor(model, { repairAttempts: config.EXTRACTION_REPAIR_ATTEMPTS }) : offlineExtractor;
+  const log = deps.log.child({ component: 'extractor', extractor: extractor.name });
+  const worker = new EpisodeWorker(
+    deps.store,
+    extractor,
+    config.EPISODE_TOPIC_DETECTION ? model : undefined,
+    {
+      rules: { maxMessages: config.EPISODE_MAX_MESSAGES, maxTokens: config.EPISODE_MAX_TOKENS, silenceMs: config.EPISODE_SILENCE_MS },
+      idleCloseMs: config.EPISODE_IDLE_CLOSE_MS,
+      concurrency: config.EXTRACTION_CONCURRENCY,
+      leaseMs: config.EXTRACTION_LEASE_MS,
+      retryInitialMs: config.EXTRACTION_RETRY_INITIAL_MS,
+      retryMaxMs: config.EXTRACTION_RETRY_MAX_MS,
+      topicMinMessages: config.EPISODE_TOPIC_MIN_MESSAGES,
+    },
+    (memories) =>
+      publishEvents(
+        deps.bus,
+        TOPICS.memoriesExtracted,
+        memories.map((m) => ({
+          // One id per memory and version: a republished extraction is the same event.
+          id: `${m.id}`,
+          type: 'memory.episodic.extracted' as const,
+          occurred_at: new Date().toISOString(),
+          source: 'extractor',
+          data: m,
+        })),
+      ),
+    log,
+  );
+  const conversationsOf = (events: readonly MessageStored[]) => new Set(events.map((e) => e.data.conversation_id));
+  const subscription = await subscribeEvents(deps.bus, TOPICS.messagesStored, {
+    groupId: config.EXTRACTOR_GROUP_ID,
+    retry: retryPolicyOf(config),
+    partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+    maxBatchSize: 500,
+    batchHandler: (events) => worker.advance(conversationsOf(events)),
+    handler: (event) => worker.advance([event.data.conversation_id]),
+  });
+  const timer = setInterval(() => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'episode sweep failed')), config.EXTRACTION_SWEEP_INTERVAL_MS);
+  timer.unref();
+  deps.lifecycle.defer('extractor', async () => {
+    clearInterval(timer);
+    await subscription.stop();
+    await worker.stop();
+  });
+  log.info({ rules: { messages: config.EPISODE_MAX_MESSAGES, tokens: config.EPISODE_MAX_TOKENS, silenceMs: config.EPISODE_SILENCE_MS }, topicModel: Boolean(model && config.EPISODE_TOPIC_DETECTION) }, 'extractor started');
+  return worker;
+}

@@ -1,0 +1,55 @@
+import type { Embedder } from '@memstream/embedding';
+import type { Logger } from '@memstream/logging';
+import type { CanonicalMessage, EpisodicMemory } from '@memstream/schemas';
+import { indexMemories, indexMessages, replaceVectors, staleVectors, unindexedMemories, type Store } from '@memstream/store';
+import { memoryText, messageText } from './document-text.js';
+
+/**
+ * Keeps the search index: every stored message and every current episodic memory gets its
+ * keyword entry and its vector from the configured model. Writes are upserts keyed by the item,
+ * so redelivery re-indexes the same rows. `sweep` repairs what events did not bring (a memory
+ * whose event was lost) and re-embeds, in the background, what another model embedded.
+ */
+export class Indexer {
+  constructor(
+    private readonly store: Store,
+    private readonly embedder: Embedder,
+    private readonly reembedBatch: number,
+    private readonly log: Logger,
+  ) {}
+
+  async indexMessages(messages: readonly CanonicalMessage[]): Promise<number> {
+    const items = messages.map((m) => ({ m, text: messageText(m) })).filter((x) => x.text !== '');
+    if (items.length === 0) return 0;
+    const vectors = await this.embedder.embed(items.map((x) => x.text), 'document');
+    return indexMessages(
+      this.store,
+      this.embedder.model,
+      items.map((x, i) => ({ conversationId: x.m.conversation_id, messageId: x.m.message_id, text: x.text, embedding: vectors[i]! })),
+    );
+  }
+
+  async indexMemories(memories: readonly EpisodicMemory[]): Promise<number> {
+    if (memories.length === 0) return 0;
+    const texts = memories.map(memoryText);
+    const vectors = await this.embedder.embed(texts, 'document');
+    return indexMemories(
+      this.store,
+      this.embedder.model,
+      memories.map((m, i) => ({ memoryId: m.id, text: texts[i]!, embedding: vectors[i]! })),
+    );
+  }
+
+  /** One round of repair and re-embedding; returns how much it did (0: nothing left). */
+  async sweep(): Promise<number> {
+    const missing = await unindexedMemories(this.store, this.reembedBatch);
+    if (missing.length > 0) await this.indexMemories(missing);
+    const stale = await staleVectors(this.store, this.embedder.model, this.reembedBatch);
+    if (stale.length > 0) {
+      const vectors = await this.embedder.embed(stale.map((s) => s.content), 'document');
+      await replaceVectors(this.store, this.embedder.model, stale.map((s, i) => ({ kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })));
+      this.log.info({ items: stale.length, model: this.embedder.model }, 're-embedded items of another model');
+    }
+    return missing.length + stale.length;
+  }
+}

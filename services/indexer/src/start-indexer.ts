@@ -1,0 +1,55 @@
+import { retryPolicyOf, subscribeEvents, type Bus } from '@memstream/bus';
+import type { IndexerConfig } from '@memstream/config';
+import type { Embedder } from '@memstream/embedding';
+import type { Logger } from '@memstream/logging';
+import type { Lifecycle } from '@memstream/runtime';
+import { TOPICS } from '@memstream/schemas';
+import { ensureVectorIndex, type Store } from '@memstream/store';
+import { Indexer } from './indexer.js';
+
+/**
+ * The indexer as a process runs it (alone, or in the all-in-one): two consumers, of stored
+ * messages and of extracted memories (two groups: one kafkajs group must not mix topic sets),
+ * embedding in batches, and a sweep that repairs and re-embeds. The model's HNSW index is
+ * created before anything is written, so it exists as soon as vectors do.
+ */
+export async function runIndexer(
+  config: IndexerConfig,
+  deps: { bus: Bus; store: Store; embedder: Embedder; log: Logger; lifecycle: Lifecycle },
+): Promise<Indexer> {
+  const log = deps.log.child({ component: 'indexer', model: deps.embedder.model });
+  const index = await ensureVectorIndex(deps.store, deps.embedder.model, deps.embedder.dimension);
+  const indexer = new Indexer(deps.store, deps.embedder, config.INDEXER_REEMBED_BATCH, log);
+  const messages = await subscribeEvents(deps.bus, TOPICS.messagesStored, {
+    groupId: config.INDEXER_GROUP_ID,
+    retry: retryPolicyOf(config),
+    partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+    maxBatchSize: config.EMBEDDING_BATCH_SIZE,
+    batchHandler: async (events) => void (await indexer.indexMessages(events.map((e) => e.data))),
+    handler: async (event) => void (await indexer.indexMessages([event.data])),
+  });
+  const memories = await subscribeEvents(deps.bus, TOPICS.memoriesExtracted, {
+    groupId: `${config.INDEXER_GROUP_ID}.memories`,
+    retry: retryPolicyOf(config),
+    partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+    maxBatchSize: config.EMBEDDING_BATCH_SIZE,
+    batchHandler: async (events) => void (await indexer.indexMemories(events.map((e) => e.data))),
+    handler: async (event) => void (await indexer.indexMemories([event.data])),
+  });
+  let sweeping = false;
+  const timer = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    void indexer
+      .sweep()
+      .catch((err: unknown) => log.warn({ err }, 'index sweep failed'))
+      .finally(() => (sweeping = false));
+  }, config.INDEXER_SWEEP_INTERVAL_MS);
+  timer.unref();
+  deps.lifecycle.defer('indexer', async () => {
+    clearInterval(timer);
+    await Promise.all([messages.stop(), memories.stop()]);
+  });
+  log.info({ dimension: deps.embedder.dimension, index }, 'indexer started');
+  return indexer;
+}

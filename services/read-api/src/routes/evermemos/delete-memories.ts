@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '@memstream/errors';
+import { parseOrThrow } from '@memstream/http';
+import { forgetMessages, type Store } from '@memstream/store';
+
+const Filter = z
+  .object({
+    message_id: z.string().min(1).optional(),
+    group_id: z.string().min(1).optional(),
+    user_id: z.string().min(1).optional(),
+  })
+  .refine((f) => f.message_id !== undefined || f.group_id !== undefined || f.user_id !== undefined, {
+    message: 'give at least one of message_id, group_id, user_id',
+  });
+
+/**
+ * DELETE /api/v1/memories: forgets the messages matching every filter given (query string or
+ * JSON body), their vectors and every memory derived from them; an episode that keeps other
+ * messages is extracted again without the deleted ones. 404 when nothing matched.
+ */
+export function registerDeleteMemories(app: FastifyInstance, deps: { store: Store }): void {
+  app.delete('/api/v1/memories', async (request) => {
+    const body = request.body !== null && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
+    const filter = parseOrThrow(Filter, { ...(request.query as Record<string, unknown>), ...body }, 'filter');
+    const result = await forgetMessages(deps.store, { messageId: filter.message_id, conversationId: filter.group_id, senderId: filter.user_id });
+    if (result.deletedMessages === 0) throw new AppError('RESOURCE_NOT_FOUND', 'No memories matched the filter');
+    return {
+      status: 'ok',
+      message: `Deleted ${result.deletedMessages} messages and ${result.deletedMemories} memories`,
+      result: {
+        deleted_messages: result.deletedMessages,
+        deleted_memories: result.deletedMemories,
+        episodes_reextracting: result.episodesReopened,
+        episodes_deleted: result.episodesDeleted,
+        count: result.deletedMessages + result.deletedMemories,
+      },
+    };
+  });
+}

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '@memstream/errors';
+import { parseOrThrow } from '@memstream/http';
+import { lastSequence, memoryStats, type Store } from '@memstream/store';
+import type { QueryEmbedder } from '../../search/query-embedder.js';
+
+const Query = z.object({ group_id: z.string().min(1) });
+
+/**
+ * GET /api/v1/stats/memory?group_id=: how far memory formation has got for a group (messages
+ * stored and indexed, vectors of the current model, episodes and memories), so a client that
+ * imported a history can tell when all of it is searchable.
+ */
+export function registerGetMemoryStats(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
+  app.get('/api/v1/stats/memory', async (request) => {
+    const { group_id: groupId } = parseOrThrow(Query, request.query, 'query');
+    if ((await lastSequence(deps.store, groupId)) === undefined) throw new AppError('RESOURCE_NOT_FOUND', `Group not found: ${groupId}`);
+    const stats = await memoryStats(deps.store, groupId, deps.embedder.model);
+    return { status: 'ok', message: 'Memory formation status', result: { group_id: groupId, embedding_model: deps.embedder.model, ...stats } };
+  });
+}

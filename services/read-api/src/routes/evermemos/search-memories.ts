@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { parseCreateTime } from '@memstream/schemas';
+import { parseOrThrow } from '@memstream/http';
+import { pendingMessages, type Store } from '@memstream/store';
+import { searchMemories } from '../../search/search-memories.js';
+import type { QueryEmbedder } from '../../search/query-embedder.js';
+import { hitView, messageView } from './memory-views.js';
+
+const MemoryType = z.enum(['episodic_memory', 'message']);
+/** A time with or without a zone (zone-less is UTC, as for messages). */
+const Instant = z.string().min(1).refine((s) => parseCreateTime(s) !== undefined, 'must be an ISO 8601 date-time');
+
+const Search = z.object({
+  query: z.string().trim().min(1).max(4_000),
+  group_id: z.string().min(1).optional(),
+  user_id: z.string().min(1).optional(),
+  retrieve_method: z.enum(['keyword', 'vector', 'hybrid', 'rrf']).default('hybrid'),
+  top_k: z.coerce.number().int().min(1).max(100).default(10),
+  memory_types: z.array(MemoryType).min(1).default(['episodic_memory', 'message']),
+  start_time: Instant.optional(),
+  end_time: Instant.optional(),
+});
+
+/** A query string gives lists as repeated keys or comma-separated values; accept both. */
+function fromQueryString(query: unknown): unknown {
+  if (query === null || typeof query !== 'object') return query;
+  const q = { ...(query as Record<string, unknown>) };
+  const types = q['memory_types'];
+  if (types !== undefined) q['memory_types'] = (Array.isArray(types) ? types : [types]).flatMap((t) => String(t).split(',')).map((t) => t.trim()).filter(Boolean);
+  return q;
+}
+
+/** How many open-span messages a search returns beside its hits (an open episode holds at most the cap). */
+const PENDING_LIMIT = 200;
+
+/**
+ * GET and POST /api/v1/memories/search: keyword (BM25), vector (cosine), hybrid (weighted) or
+ * rrf search over messages and episodic memories, best first, scores in [0, 1]. With a group,
+ * `pending_messages` lists its messages no episode holds yet, so an open episode hides nothing.
+ */
+export function registerSearchMemories(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
+  const search = async (input: z.infer<typeof Search>) => {
+    const from = input.start_time !== undefined ? parseCreateTime(input.start_time) : undefined;
+    const to = input.end_time !== undefined ? parseCreateTime(input.end_time) : undefined;
+    const filters = { conversationId: input.group_id, userId: input.user_id, kinds: [...new Set(input.memory_types)], from, to };
+    const [hits, pending] = await Promise.all([
+      searchMemories(deps.store, deps.embedder, { query: input.query, method: input.retrieve_method, topK: input.top_k, filters }),
+      input.group_id ? pendingMessages(deps.store, input.group_id, { senderId: input.user_id, from, to, limit: PENDING_LIMIT }) : Promise.resolve([]),
+    ]);
+    return {
+      status: 'ok',
+      message: `Found ${hits.length} memories`,
+      result: {
+        memories: hits.map(hitView),
+        total_count: hits.length,
+        retrieve_method: input.retrieve_method,
+        pending_messages: pending.map(messageView),
+      },
+    };
+  };
+  app.get('/api/v1/memories/search', async (request) => search(parseOrThrow(Search, fromQueryString(request.query), 'query')));
+  app.post('/api/v1/memories/search', async (request) => search(parseOrThrow(Search, request.body)));
+}
