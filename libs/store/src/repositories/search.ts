@@ -62,30 +62,26 @@ export async function keywordSearch(q: Queryable, query: string, filters: Search
      scope AS MATERIALIZED (
        SELECT ${HIT_COLUMNS}, tsv FROM search_items WHERE ${where}
      ),
-     stats AS (
+     stats AS MATERIALIZED (
        SELECT count(*)::float8 AS n, GREATEST(avg(length(tsv)), 1)::float8 AS avgdl FROM scope
      ),
-     idf AS (
+     idf AS MATERIALIZED (   -- once per term, not per candidate
        SELECT t.lexeme, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS idf
        FROM terms t CROSS JOIN stats st
        CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM scope s WHERE s.tsv @@ t.tq) d
      ),
-     matched AS (
-       SELECT s.*, length(s.tsv)::float8 AS dl FROM scope s
-       WHERE s.tsv @@ (SELECT to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')) FROM terms)
-     ),
      scored AS (
-       SELECT m.kind, m.item_id,
-              sum(i.idf * (tf * ${K1 + 1}) / (tf + ${K1} * (1 - ${B} + ${B} * m.dl / st.avgdl))) AS bm25
-       FROM matched m CROSS JOIN stats st
-       CROSS JOIN LATERAL (SELECT lexeme, COALESCE(array_length(positions, 1), 1)::float8 AS tf FROM unnest(m.tsv)) u
-       JOIN idf i ON i.lexeme = u.lexeme
-       GROUP BY m.kind, m.item_id
+       SELECT s.*, (
+         SELECT sum(i.idf * (tf * ${K1 + 1}) / (tf + ${K1} * (1 - ${B} + ${B} * length(s.tsv) / st.avgdl)))
+         FROM (SELECT lexeme, COALESCE(array_length(positions, 1), 1)::float8 AS tf FROM unnest(s.tsv)) u
+         JOIN idf i ON i.lexeme = u.lexeme
+       ) AS bm25
+       FROM scope s CROSS JOIN stats st
+       WHERE s.tsv @@ (SELECT to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')) FROM terms)
      )
-     SELECT ${HIT_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')},
-            LEAST(1, sc.bm25 / NULLIF((SELECT sum(idf) * ${K1 + 1} FROM idf), 0)) AS score
-     FROM scored sc JOIN matched m ON m.kind = sc.kind AND m.item_id = sc.item_id
-     ORDER BY sc.bm25 DESC, m.occurred_at DESC, m.item_id
+     SELECT ${HIT_COLUMNS}, LEAST(1, bm25 / NULLIF((SELECT sum(idf) * ${K1 + 1} FROM idf), 0)) AS score
+     FROM scored
+     ORDER BY bm25 DESC, occurred_at DESC, item_id
      LIMIT $${params.length}`,
     params,
   );
