@@ -10,6 +10,7 @@ export interface BusSettings {
   readonly KAFKA_TOPIC_PARTITIONS: number;
   readonly KAFKA_REPLICATION_FACTOR: number;
   readonly KAFKA_REQUEST_TIMEOUT_MS: number;
+  readonly KAFKA_SESSION_TIMEOUT_MS: number;
 }
 
 /** Kafka when brokers are configured, otherwise the in-process bus of the embedded mode. */
@@ -23,6 +24,7 @@ export function createBus(settings: BusSettings, log: Logger): Bus {
     defaultPartitions: settings.KAFKA_TOPIC_PARTITIONS,
     replicationFactor: settings.KAFKA_REPLICATION_FACTOR,
     requestTimeoutMs: settings.KAFKA_REQUEST_TIMEOUT_MS,
+    sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
   });
 }
 

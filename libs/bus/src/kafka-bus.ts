@@ -14,6 +14,8 @@ export interface KafkaBusOptions {
   readonly defaultPartitions: number;
   readonly replicationFactor: number;
   readonly requestTimeoutMs: number;
+  /** Unset: 30 s. A dead consumer's partitions move to the rest of its group after this. */
+  readonly sessionTimeoutMs?: number;
   /** How often a consumer commits progress inside a long batch; a batch's end always commits. */
   readonly commitIntervalMs?: number;
 }
@@ -110,8 +112,8 @@ export class KafkaBus implements Bus {
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: Math.min(3_000, Math.floor((this.options.sessionTimeoutMs ?? 30_000) / 3)),
       rebalanceTimeout: 60_000,
       // kafkajs's default is 5 minutes: a partition it did not know of would idle that long
       metadataMaxAge: 30_000,
@@ -183,6 +185,10 @@ class KafkaSubscription implements Subscription {
     // run() returns before the group is joined; a process should not report ready (and a
     // held write should not start its clock) before its consumers actually consume.
     let joinedTimer: NodeJS.Timeout | undefined;
+    // Every (re)join says which partitions this member now owns: how a takeover shows in the logs.
+    consumer.on(consumer.events.GROUP_JOIN, (e) =>
+      log.info({ topic: options.topic, partitions: e.payload.memberAssignment[wireTopic] ?? [] }, 'partitions assigned'),
+    );
     const joined = new Promise<void>((resolve) => {
       const off = consumer.on(consumer.events.GROUP_JOIN, () => {
         off();

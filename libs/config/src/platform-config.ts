@@ -18,6 +18,8 @@ export const platformEnv = z.object({
   KAFKA_TOPIC_PARTITIONS: env.int(8, 1, 1024),
   KAFKA_REPLICATION_FACTOR: env.int(1, 1, 7),
   KAFKA_REQUEST_TIMEOUT_MS: env.int(30_000, 100),
+  /** A consumer silent this long is taken out of its group and its partitions go to the others. */
+  KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 6_000, 300_000),
   DATABASE_URL: env.optionalString(),
   DATABASE_POOL_MAX: env.int(10, 1, 500),
   DATABASE_STATEMENT_TIMEOUT_MS: env.int(30_000, 100),
