@@ -12,3 +12,4 @@ export {
   type SummarizerConfig,
   type AllInOneConfig,
 } from './service-env.js';
+export { embeddingSettings, type EmbeddingSettings } from './embedding-settings.js';
