@@ -2,9 +2,11 @@
 # converter, summarizer, read-api). TypeScript runs through tsx here exactly as it does in development.
 FROM node:20.20-bookworm-slim AS deps
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 COPY libs ./libs
 COPY services ./services
+# npm ci's postinstall builds the local embedding model into /app/.cache, so the image embeds offline.
+COPY scripts/install-model.ts ./scripts/
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20.20-bookworm-slim

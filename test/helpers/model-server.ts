@@ -2,11 +2,11 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * An OpenAI-compatible chat-completions server on loopback, standing in for the paid model in
- * tests and benchmarks. It answers `POST /v1/chat/completions` with a summary it derives from the
- * request (the `#seq` numbers it saw), counts tokens the way a tokenizer roughly would (words and
- * punctuation), and can be told to fail the next N calls with a status, or to hold calls until
- * released.
+ * An OpenAI-compatible server on loopback, standing in for the paid model in tests and benchmarks.
+ * It answers `POST /v1/chat/completions` with a summary it derives from the request (the `#seq`
+ * numbers it saw), counts tokens the way a tokenizer roughly would (words and punctuation), and
+ * answers `POST /v1/embeddings` with `fakeEmbedding` of each input. It can be told to fail the next
+ * N calls (of either kind) with a status, or to hold calls until released.
  */
 export interface ModelServer {
   readonly baseUrl: string;
@@ -17,6 +17,8 @@ export interface ModelServer {
   readonly failed: { count: number };
   /** Answers with what `reply` returns for a call's messages instead of the summary (unset: back to the summary). */
   replyWith(reply: ((messages: Array<{ role: string; content: string }>) => string) | undefined): void;
+  /** Every embeddings request answered (failed ones are not), in arrival order. */
+  readonly embeddingCalls: Array<{ input: string[]; dimensions: number | undefined }>;
   hold(): void;
   release(): void;
   close(): Promise<void>;
@@ -28,6 +30,7 @@ export function countTokens(text: string): number {
 
 export async function startModelServer(): Promise<ModelServer> {
   const calls: ModelServer['calls'] = [];
+  const embeddingCalls: ModelServer['embeddingCalls'] = [];
   let failures: { count: number; status: number; when?: ((messages: Array<{ role: string; content: string }>) => boolean) | undefined } = { count: 0, status: 500 };
   const failed = { count: 0 };
   let held: Array<() => void> | undefined;
@@ -36,16 +39,23 @@ export async function startModelServer(): Promise<ModelServer> {
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = JSON.parse(await readBody(req)) as { model: string; messages: Array<{ role: string; content: string }> };
-      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      const route = req.method === 'POST' ? req.url?.match(/\/(chat\/completions|embeddings)$/)?.[1] : undefined;
+      if (!route) {
         res.writeHead(404).end();
         return;
       }
       if (held) await new Promise<void>((resolve) => held!.push(resolve));
-      if (failures.count > 0 && (!failures.when || failures.when(body.messages))) {
+      if (failures.count > 0 && (!failures.when || (body.messages !== undefined && failures.when(body.messages)))) {
         failures.count--;
         failed.count++;
-        res.writeHead(failures.status, { 'content-type': 'application/json' });
+        // A rate limit says when to come back, briefly, so clients that retry do it at test speed.
+        res.writeHead(failures.status, { 'content-type': 'application/json', ...(failures.status === 429 ? { 'retry-after-ms': '10' } : {}) });
         res.end(JSON.stringify({ error: { message: 'induced failure', type: 'server_error' } }));
+        return;
+      }
+      if (route === 'embeddings') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(embeddingsReply(body as unknown as EmbeddingsRequest, embeddingCalls)));
         return;
       }
       const input = body.messages.map((m) => m.content).join('\n');
@@ -71,6 +81,7 @@ export async function startModelServer(): Promise<ModelServer> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     calls,
+    embeddingCalls,
     failNext: (count, status = 500, when) => void (failures = { count, status, when }),
     failed,
     replyWith: (reply) => void (replier = reply),
@@ -86,6 +97,41 @@ export async function startModelServer(): Promise<ModelServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** Vectors a fake model gives without any model: distinct per text, never unit length, as many dimensions as asked. */
+export const EMBEDDING_DIMENSIONS = 12;
+
+export function fakeEmbedding(text: string, dimensions = EMBEDDING_DIMENSIONS): number[] {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return Array.from({ length: dimensions }, (_, i) => {
+    h = Math.imul(h ^ (i + 1), 0x01000193);
+    return ((h >>> 0) % 1000) / 100 + 0.1;
+  });
+}
+
+interface EmbeddingsRequest {
+  model: string;
+  input: string | string[];
+  dimensions?: number;
+  encoding_format?: 'float' | 'base64';
+}
+
+/**
+ * The items come back in reverse order, each with its input's index: the API allows any order,
+ * and a client that goes by position rather than index gets caught.
+ */
+function embeddingsReply(body: EmbeddingsRequest, embeddingCalls: ModelServer['embeddingCalls']): object {
+  const input = typeof body.input === 'string' ? [body.input] : body.input;
+  embeddingCalls.push({ input, dimensions: body.dimensions });
+  const data = input.map((text, index) => {
+    const vector = fakeEmbedding(text, body.dimensions);
+    const embedding = body.encoding_format === 'base64' ? Buffer.from(Float32Array.from(vector).buffer).toString('base64') : vector;
+    return { object: 'embedding', index, embedding };
+  });
+  const tokens = input.reduce((sum, text) => sum + countTokens(text), 0);
+  return { object: 'list', model: body.model, data: data.reverse(), usage: { prompt_tokens: tokens, total_tokens: tokens } };
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

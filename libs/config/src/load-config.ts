@@ -26,6 +26,9 @@ export const env = {
       .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim())),
   int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
     z.coerce.number().int().min(min).max(max).default(fallback),
+  /** A number only some setups need: blank or unset is undefined. */
+  optionalInt: (min = 0, max = Number.MAX_SAFE_INTEGER) =>
+    z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.coerce.number().int().min(min).max(max).optional()),
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   bool: (fallback: boolean) =>
     z

@@ -1,1 +1,2 @@
 export { AppError, CATALOGUE, isAppError, isRetriable, type ErrorCode } from './app-error.js';
+export { upstreamError } from './upstream-error.js';

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { AppError } from '@memstream/errors';
+import { AppError, upstreamError } from '@memstream/errors';
 
 export interface ChatMessage {
   readonly role: 'system' | 'user' | 'assistant';
@@ -58,7 +58,7 @@ export function createChatModel(settings: ChatModelSettings): ChatModel {
           { signal: call.signal },
         );
       } catch (err) {
-        throw modelError(err);
+        throw upstreamError(err, 'model');
       } finally {
         options?.signal?.removeEventListener('abort', forward);
       }
@@ -73,13 +73,4 @@ export function createChatModel(settings: ChatModelSettings): ChatModel {
       };
     },
   };
-}
-
-function modelError(err: unknown): AppError {
-  const status = (err as { status?: unknown }).status;
-  const message = err instanceof Error ? err.message : String(err);
-  if (typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429) {
-    return new AppError('SYSTEM_ERROR', `model request rejected (${status}): ${message}`, { cause: err });
-  }
-  return new AppError('DEPENDENCY_UNAVAILABLE', `model unavailable: ${message}`, { cause: err });
 }

@@ -26,6 +26,7 @@ export function createLogger(options: LoggerOptions): Logger {
           'config.DATABASE_URL',
           'config.REDIS_URL',
           'config.OPENAI_API_KEY',
+          'config.EMBEDDING_API_KEY',
           'req.headers.authorization',
           'req.headers.cookie',
           '*.password',

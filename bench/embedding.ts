@@ -1,0 +1,78 @@
+/**
+ * `npm run bench:embedding`: how fast the local model embeds on this machine, per thread count.
+ * For each: LoCoMo-like turns (20–40 words) in calls of 32, single short queries one at a time,
+ * then the same queries while a bulk import runs (they take turns with it batch by batch), and
+ * the main thread's worst event-loop delay during the bulk run (inference runs on a worker, so it
+ * should stay small). CPU ms per text (documents, warm-up and queries together) is the figure that
+ * survives other load on the machine. Needs only `npm ci` (no Kafka, no database). Prints a
+ * table, then one JSON line.
+ */
+import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { createLocalEmbedder, resolveModelDir, type Embedder } from '@memstream/embedding';
+import { createLogger } from '@memstream/logging';
+import { locomoTurns, measureThroughput, shortQueries } from '../test/helpers/embedding-throughput.js';
+import { section, table } from './lib/table.js';
+import { round, summarizeLatencies } from './lib/stats.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    docs: { type: 'string', default: '512' },
+    batch: { type: 'string', default: '32' },
+    queries: { type: 'string', default: '100' },
+    threads: { type: 'string', default: '1,2' },
+    /** The local provider's inference batch (EMBEDDING_BATCH_SIZE; 16 unset). */
+    'model-batch': { type: 'string', default: '16' },
+  },
+});
+const DOCS = Number(flags.docs);
+const BATCH = Number(flags.batch);
+const QUERIES = Number(flags.queries);
+const log = createLogger({ service: 'bench-embedding', level: 'warn' });
+
+/** Query latency while one caller embeds `documents` in calls of `batch`, and the event loop's worst delay meanwhile. */
+async function underLoad(embedder: Embedder, documents: readonly string[]): Promise<{ p50: number; p95: number; loopMaxMs: number }> {
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  let bulkDone = false;
+  const bulk = (async () => {
+    for (let i = 0; i < documents.length; i += BATCH) await embedder.embed(documents.slice(i, i + BATCH), 'document');
+    bulkDone = true;
+  })();
+  const samples: number[] = [];
+  for (const query of shortQueries(QUERIES)) {
+    if (bulkDone) break;
+    const started = performance.now();
+    await embedder.embed([query], 'query');
+    samples.push(performance.now() - started);
+  }
+  await bulk;
+  loop.disable();
+  const summary = summarizeLatencies(Float64Array.from(samples));
+  return { p50: summary.p50, p95: summary.p95, loopMaxMs: round(loop.max / 1e6, 1) };
+}
+
+const rows: Array<Record<string, number>> = [];
+for (const threads of flags.threads.split(',').map(Number)) {
+  const embedder = await createLocalEmbedder({ modelDir: resolveModelDir(process.env.MEMSTREAM_MODEL_DIR), threads, batchSize: Number(flags['model-batch']) }, log);
+  const documents = locomoTurns(DOCS);
+  // CPU time of the whole process (worker thread included) holds up when other load shares the
+  // cores, where wall-clock rates do not.
+  const cpuBefore = process.cpuUsage();
+  const alone = await measureThroughput(embedder, { documents, batchSize: BATCH, queries: QUERIES });
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMsPerDoc = round((cpu.user + cpu.system) / 1000 / (DOCS + BATCH + QUERIES), 2);
+  const loaded = await underLoad(embedder, documents);
+  rows.push({ threads, docs_per_s: alone.documentsPerSecond, cpu_ms_per_text: cpuMsPerDoc, query_p50_ms: alone.queryP50Ms, query_p95_ms: alone.queryP95Ms, loaded_query_p50_ms: loaded.p50, loaded_query_p95_ms: loaded.p95, loop_max_delay_ms: loaded.loopMaxMs });
+  await embedder.close();
+}
+
+console.log(section(`local all-MiniLM-L6-v2: ${DOCS} turns in calls of ${BATCH}, ${QUERIES} queries; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`));
+console.log(
+  table(
+    ['threads', 'docs/s', 'CPU ms/text', 'query p50 ms', 'query p95 ms', 'during bulk p50', 'during bulk p95', 'event loop max ms'],
+    rows.map((r) => [String(r.threads), r.docs_per_s!, r.cpu_ms_per_text!, r.query_p50_ms!, r.query_p95_ms!, r.loaded_query_p50_ms!, r.loaded_query_p95_ms!, r.loop_max_delay_ms!]),
+  ),
+);
+console.log(JSON.stringify({ bench: 'embedding', docs: DOCS, batch: BATCH, queries: QUERIES, cores: os.cpus().length, load: os.loadavg(), rows }));

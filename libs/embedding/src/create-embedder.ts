@@ -1,0 +1,44 @@
+import type { EmbeddingSettings } from '@memstream/config';
+import { AppError } from '@memstream/errors';
+import type { Logger } from '@memstream/logging';
+import type { Embedder } from './embedder.js';
+import { createHashEmbedder } from './hash-embedder.js';
+import { createLocalEmbedder } from './local/local-embedder.js';
+import { LOCAL_MODEL_NAME, resolveModelDir } from './local/model-files.js';
+import { createOpenAiEmbedder } from './openai-embedder.js';
+
+const LOCAL_DIMENSION = 384;
+
+/** The embedder the settings ask for, ready to use (a local model loaded, an openai server probed). */
+export async function createEmbedder(settings: EmbeddingSettings, log: Logger): Promise<Embedder> {
+  switch (settings.EMBEDDING_PROVIDER) {
+    case 'hash':
+      return createHashEmbedder({ dimension: settings.EMBEDDING_DIMENSIONS ?? 256 });
+    case 'openai':
+      return createOpenAiEmbedder(
+        {
+          baseUrl: settings.EMBEDDING_BASE_URL ?? settings.OPENAI_BASE_URL,
+          apiKey: settings.EMBEDDING_API_KEY ?? settings.OPENAI_API_KEY,
+          model: settings.EMBEDDING_MODEL ?? 'text-embedding-3-small',
+          dimensions: settings.EMBEDDING_DIMENSIONS,
+          batchSize: settings.EMBEDDING_BATCH_SIZE ?? 64,
+          timeoutMs: settings.EMBEDDING_TIMEOUT_MS,
+          maxRetries: settings.EMBEDDING_MAX_RETRIES,
+        },
+        log,
+      );
+    case 'local': {
+      // Refused rather than ignored: a setting that silently does nothing is a bug report later.
+      if (settings.EMBEDDING_MODEL !== undefined && settings.EMBEDDING_MODEL !== LOCAL_MODEL_NAME) {
+        throw new AppError('SYSTEM_ERROR', `EMBEDDING_PROVIDER=local runs ${LOCAL_MODEL_NAME} only, not ${settings.EMBEDDING_MODEL}`);
+      }
+      if (settings.EMBEDDING_DIMENSIONS !== undefined && settings.EMBEDDING_DIMENSIONS !== LOCAL_DIMENSION) {
+        throw new AppError('SYSTEM_ERROR', `${LOCAL_MODEL_NAME} makes ${LOCAL_DIMENSION}-dimensional vectors, not ${settings.EMBEDDING_DIMENSIONS}`);
+      }
+      return createLocalEmbedder(
+        { modelDir: resolveModelDir(settings.MEMSTREAM_MODEL_DIR), threads: settings.EMBEDDING_THREADS, batchSize: settings.EMBEDDING_BATCH_SIZE ?? 16 },
+        log,
+      );
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Tokenizer } from '@huggingface/tokenizers';
+
+export interface Encoded {
+  readonly ids: readonly number[];
+  /** The text had more tokens than the model reads; its tail was dropped. */
+  readonly truncated: boolean;
+}
+
+export interface PaddedBatch {
+  readonly inputIds: BigInt64Array;
+  readonly attentionMask: BigInt64Array;
+  readonly rows: number;
+  readonly columns: number;
+}
+
+export interface BertTokenizer {
+  encode(text: string): Encoded;
+}
+
+/**
+ * BERT WordPiece from the checkpoint's own tokenizer.json (lower-casing, accent stripping, CJK
+ * and punctuation splitting, `[CLS] … [SEP]`), through Hugging Face's JavaScript port of their
+ * tokenizers. That port ignores the file's truncation and fixed padding (128, a leftover of
+ * training), so both are done here: at most `maxTokens` ids, as sentence-transformers reads at
+ * most max_seq_length, keeping `[CLS]`, the first tokens, and `[SEP]`.
+ */
+export async function loadBertTokenizer(modelDir: string, maxTokens: number): Promise<BertTokenizer> {
+  const [json, config] = await Promise.all(
+    ['tokenizer.json', 'tokenizer_config.json'].map(async (name) => JSON.parse(await readFile(join(modelDir, name), 'utf8')) as object),
+  );
+  const tokenizer = new Tokenizer(json!, config!);
+  return {
+    encode(text) {
+      const ids = tokenizer.encode(text).ids;
+      if (ids.length <= maxTokens) return { ids, truncated: false };
+      return { ids: [...ids.slice(0, maxTokens - 1), ids[ids.length - 1]!], truncated: true };
+    },
+  };
+}
+
+/** Right-pads every row to the longest with id 0 (`[PAD]`), masked out. */
+export function padBatch(rows: readonly (readonly number[])[]): PaddedBatch {
+  const columns = Math.max(...rows.map((ids) => ids.length));
+  const inputIds = new BigInt64Array(rows.length * columns);
+  const attentionMask = new BigInt64Array(rows.length * columns);
+  rows.forEach((ids, r) => {
+    ids.forEach((id, c) => {
+      inputIds[r * columns + c] = BigInt(id);
+      attentionMask[r * columns + c] = 1n;
+    });
+  });
+  return { inputIds, attentionMask, rows: rows.length, columns };
+}

@@ -1,0 +1,15 @@
+/** What the inference worker is started with (its workerData). */
+export interface WorkerSetup {
+  readonly modelDir: string;
+  readonly threads: number;
+}
+
+/** Main thread to worker. Handled strictly in arrival order, so `close` runs after every batch sent before it. */
+export type ToWorker = { readonly type: 'embed'; readonly id: number; readonly texts: readonly string[] } | { readonly type: 'close' };
+
+/** Worker to main thread. */
+export type FromWorker =
+  | { readonly type: 'ready'; readonly dimension: number; readonly maxTokens: number }
+  | { readonly type: 'failed'; readonly message: string }
+  | { readonly type: 'embedded'; readonly id: number; readonly vectors: Float32Array; readonly truncated: number }
+  | { readonly type: 'error'; readonly id: number; readonly message: string };
