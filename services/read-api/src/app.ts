@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Fanout, RequestLedger } from '@memstream/fanout';
-import { arkErrorShape, errorHandlerFor, everMemOsErrorShape } from '@memstream/http';
+import { API_FAMILIES, arkErrorShape, errorHandlerFor, everMemOsErrorShape, type ApiDocsOptions } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import type { Store } from '@memstream/store';
 import { registerGetMemories } from './routes/evermemos/get-memories.js';
@@ -21,6 +21,13 @@ export interface ReadApiDeps {
   readonly write: Writer;
   readonly sseHeartbeatMs: number;
 }
+
+/** What the read API's `/docs` says of itself. */
+export const readApiDocs: ApiDocsOptions = {
+  title: 'memstream read API',
+  description: "Reads of every API family, and ARK's whole Memory API, its writes included (ARK points at one address).",
+  families: API_FAMILIES,
+};
 
 /** Registers the read routes on a server the caller owns; one plugin per API family. */
 export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): Promise<void> {

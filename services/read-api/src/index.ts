@@ -1,1 +1,1 @@
-export { registerReadApi, type ReadApiDeps } from './app.js';
+export { registerReadApi, readApiDocs, type ReadApiDeps } from './app.js';

@@ -6,9 +6,9 @@ import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
-import { registerReadApi } from './app.js';
+import { readApiDocs, registerReadApi } from './app.js';
 
-await runProcess('read-api', readApiEnv, process.env, async ({ config, log, lifecycle }) => {
+await runProcess('read-api', readApiEnv, process.env, async ({ config, log, lifecycle, metrics }) => {
   const store = await openStore(config, log);
   lifecycle.defer('store', () => store.close());
   const fanout = createFanout(config.REDIS_URL, log);
@@ -16,7 +16,7 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
   const ledger = createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log);
   lifecycle.defer('request ledger', () => ledger.close());
   // ARK's POST /messages is served here (one address for ARK), so the read API also produces.
-  const bus = createBus(config, log);
+  const bus = createBus(config, log, metrics);
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopics());
   const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
@@ -26,7 +26,9 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
     log,
     lifecycle,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
+    metrics,
     readinessChecks: [() => store.ping()],
+    openapi: readApiDocs,
   });
   await registerReadApi(http, { store, ledger, fanout, write: writer.write, sseHeartbeatMs: config.SSE_HEARTBEAT_MS });
   await http.listen({ port: config.PORT, host: config.HOST });

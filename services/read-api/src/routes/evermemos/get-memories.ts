@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { listMessages, type Store } from '@memstream/store';
 import type { CanonicalMessage } from '@memstream/schemas';
 
@@ -17,7 +17,12 @@ const Query = z.object({
  * envelope. Extracted memory types arrive with the memory-formation issue.
  */
 export function registerGetMemories(app: FastifyInstance, deps: { store: Store }): void {
-  app.get('/api/v1/memories', async (request) => {
+  const docs = everMemOsDocs.route({
+    summary: 'Stored messages of a group or a sender, newest first',
+    querystring: Query,
+    responses: { 200: 'result.memories, result.total_count and result.has_more' },
+  });
+  app.get('/api/v1/memories', docs, async (request) => {
     const q = parseOrThrow(Query, request.query, 'query');
     const page = await listMessages(deps.store, {
       conversationId: q.group_id,
