@@ -22,6 +22,7 @@ import { allInOneEnv, loadConfig } from '@memstream/config';
 import { createLogger } from '@memstream/logging';
 import { Lifecycle } from '@memstream/runtime';
 import { startEmbedded } from '@memstream/all-in-one';
+import { Metrics } from '@memstream/metrics';
 import { locomoToGroupChat, type GroupChatDocument } from '@memstream/cli';
 import { summarizeLatencies, ratePerSecond, round } from './lib/stats.js';
 import { section, table } from './lib/table.js';
@@ -204,7 +205,7 @@ async function startInProcess(envFlags: readonly string[]): Promise<string> {
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
   // Silence-based episodes only: LoCoMo's sessions are days apart, and idle closing would race the run.
   const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, EPISODE_IDLE_CLOSE_MS: '0', ...extra });
-  const port = await startEmbedded({ config, log, lifecycle });
+  const port = await startEmbedded({ config, log, lifecycle, metrics: new Metrics({ processMetrics: false }) });
   lifecycle.markReady();
   return `http://127.0.0.1:${port}`;
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { createChatModel } from '@memstream/llm';
+import { Metrics } from '@memstream/metrics';
 import { createLogger } from '@memstream/logging';
 import { PgStore, PgliteStore, appendMessages, listSummaries, migrate, type NewMessage, type Store, type SummaryMemory } from '@memstream/store';
 import type { CanonicalMessage } from '@memstream/schemas';
@@ -129,12 +130,14 @@ async function main(): Promise<SummarizerReport> {
   await migrate(store, log);
   const server = await startModelServer();
   teardowns.push(['model server', () => server.close()]);
-  const model = createChatModel({ baseUrl: server.baseUrl, apiKey: undefined, model: 'bench-model', timeoutMs: 10_000, maxRetries: 2 });
+  const metrics = new Metrics();
+  const model = createChatModel({ baseUrl: server.baseUrl, apiKey: undefined, model: 'bench-model', timeoutMs: 10_000, maxRetries: 2, metrics });
   const worker = new SummaryWorker(
     store,
     modelSummarizer(model),
     { windowSize: WINDOW, summarizeAfterSeq: AFTER, processingTimeoutMs: 60_000, concurrency: 1, retryInitialMs: 50, retryMaxMs: 1_000 },
     log,
+    metrics,
   );
   teardowns.push(['worker', () => worker.stop()]);
 

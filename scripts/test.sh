@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 npm run --silent typecheck
 npm run --silent lint
 node --import tsx scripts/generate-schemas.ts --check
+node --import tsx scripts/generate-openapi.ts --check
 
 envfile=$(bash scripts/infra/up.sh)
 # shellcheck disable=SC1090

@@ -4,6 +4,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { DLQ_HEADERS, KafkaBus } from '@memstream/bus';
 import { RedisFanout } from '@memstream/fanout';
 import { createLogger } from '@memstream/logging';
+import { Metrics } from '@memstream/metrics';
 import { TOPICS, allTopics } from '@memstream/schemas';
 import { PgStore, findRequestOutcome, listMessages, migrate } from '@memstream/store';
 import { startConverter } from '@memstream/converter';
@@ -18,7 +19,7 @@ test('direct producers: valid events land in order, poison records are dead-lett
   t.after(() => store.close());
   await migrate(store, log);
   const prefix = kafkaTopicPrefix(t, 'contract');
-  const bus = new KafkaBus({ brokers: infra().kafkaBrokers, clientId: 'contract-test', topicPrefix: prefix, log, defaultPartitions: 2, replicationFactor: 1, requestTimeoutMs: 30_000, commitIntervalMs: 50 });
+  const bus = new KafkaBus({ brokers: infra().kafkaBrokers, clientId: 'contract-test', topicPrefix: prefix, log, defaultPartitions: 2, replicationFactor: 1, requestTimeoutMs: 30_000, commitIntervalMs: 50, metrics: new Metrics() });
   t.after(() => bus.close());
   await bus.ensureTopics(allTopics());
   const fanout = new RedisFanout(infra().redisUrl, log);

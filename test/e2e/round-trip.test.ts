@@ -72,13 +72,13 @@ test('embedded mode: a message posted is read back, survives a SIGTERM restart, 
   const env = { PORT: String(port), DATA_DIR: dataDir, KAFKA_BROKERS: '', DATABASE_URL: '', REDIS_URL: '' };
 
   const first = startProcess(t, 'services/all-in-one/src/main.ts', env);
-  await waitFor('embedded health', () => healthy(base));
+  await waitFor('embedded health', () => healthy(base), 60_000);
   await postMessage(base);
   assertStored(await waitFor('message readable', async () => ((await readMessages(base)).length > 0 ? readMessages(base) : undefined)));
   assert.equal(await stop(first), 0);
 
   const second = startProcess(t, 'services/all-in-one/src/main.ts', env);
-  await waitFor('embedded health after restart', () => healthy(base));
+  await waitFor('embedded health after restart', () => healthy(base), 60_000);
   assertStored(await readMessages(base));
   assert.equal(await stop(second), 0);
 });

@@ -3,21 +3,24 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allInOneEnv, loadConfig } from '@memstream/config';
-import { createLogger } from '@memstream/logging';
+import { createLogger, type Logger } from '@memstream/logging';
+import { Metrics } from '@memstream/metrics';
 import { Lifecycle } from '@memstream/runtime';
 import { startEmbedded } from '@memstream/all-in-one';
 
 /**
  * The embedded mode exactly as `npm start` composes it (in-process bus, PGlite in a temporary
- * directory), inside the test process, on a free port; shut down when the test ends.
+ * directory), inside the test process, on a free port, with a registry of its own (as a process
+ * has); shut down when the test ends. Silent unless given a logger (a capturing one, to assert
+ * on its lines).
  */
-export async function embeddedMemstream(t: TestContext, env: Record<string, string> = {}): Promise<string> {
+export async function embeddedMemstream(t: TestContext, env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-embedded-'));
   t.after(() => rm(dataDir, { recursive: true, force: true }));
-  const log = createLogger({ service: 'embedded-test', level: 'silent' });
+  const log = options.log ?? createLogger({ service: 'embedded-test', level: 'silent' });
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
   const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
-  const port = await startEmbedded({ config, log, lifecycle });
+  const port = await startEmbedded({ config, log, lifecycle, metrics: new Metrics({ processMetrics: true }) });
   lifecycle.markReady();
   t.after(() => lifecycle.shutdown());
   return `http://127.0.0.1:${port}`;

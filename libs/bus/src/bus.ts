@@ -27,8 +27,13 @@ export interface RetryPolicy {
 
 export interface HandlerContext {
   readonly attempt: number;
-  /** Child logger carrying topic, partition, offset and correlation id. */
+  /**
+   * Child logger carrying topic, partition and offset, and for a single record its correlation
+   * id. A batch's ids are in `correlationIds`: handlers that log a line for the batch add them.
+   */
   readonly log: Logger;
+  /** Distinct correlation ids (header `x-correlation-id`) of the records handled, in order. */
+  readonly correlationIds: readonly string[];
   /** Aborted when the subscription stops; long handlers may give up early (the record is redelivered). */
   readonly signal: AbortSignal;
 }
@@ -83,6 +88,12 @@ export interface Bus {
   /** Stops every subscription still running, then releases the connections. */
   close(): Promise<void>;
 }
+
+/**
+ * The header that carries a record's correlation id: the HTTP request's id for writes through an
+ * API, or whatever a direct producer sets. Optional; consumers log it and pass it downstream.
+ */
+export const CORRELATION_HEADER = 'x-correlation-id';
 
 /** Headers the bus writes on a dead-lettered record, so an operator can see why and from where. */
 export const DLQ_HEADERS = {

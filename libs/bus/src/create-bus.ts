@@ -1,4 +1,5 @@
 import type { Logger } from '@memstream/logging';
+import type { Metrics } from '@memstream/metrics';
 import type { Bus, RetryPolicy } from './bus.js';
 import { KafkaBus } from './kafka-bus.js';
 import { MemoryBus } from './memory-bus.js';
@@ -14,8 +15,8 @@ export interface BusSettings {
 }
 
 /** Kafka when brokers are configured, otherwise the in-process bus of the embedded mode. */
-export function createBus(settings: BusSettings, log: Logger): Bus {
-  if (settings.KAFKA_BROKERS.length === 0) return new MemoryBus(log.child({ component: 'bus' }), settings.KAFKA_TOPIC_PARTITIONS);
+export function createBus(settings: BusSettings, log: Logger, metrics: Metrics): Bus {
+  if (settings.KAFKA_BROKERS.length === 0) return new MemoryBus(log.child({ component: 'bus' }), settings.KAFKA_TOPIC_PARTITIONS, metrics);
   return new KafkaBus({
     brokers: settings.KAFKA_BROKERS,
     clientId: settings.KAFKA_CLIENT_ID,
@@ -25,6 +26,7 @@ export function createBus(settings: BusSettings, log: Logger): Bus {
     replicationFactor: settings.KAFKA_REPLICATION_FACTOR,
     requestTimeoutMs: settings.KAFKA_REQUEST_TIMEOUT_MS,
     sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
+    metrics,
   });
 }
 

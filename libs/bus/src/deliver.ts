@@ -1,7 +1,8 @@
 import { isAppError, isRetriable } from '@memstream/errors';
 import type { Logger } from '@memstream/logging';
-import { DLQ_HEADERS, type BusRecord, type OutgoingRecord, type SubscribeOptions } from './bus.js';
+import { CORRELATION_HEADER, DLQ_HEADERS, type BusRecord, type OutgoingRecord, type SubscribeOptions } from './bus.js';
 import { backoffDelayMs, sleep } from './backoff.js';
+import type { BusMetrics } from './bus-metrics.js';
 
 export type DeliveryOutcome = 'handled' | 'dead-lettered';
 
@@ -9,6 +10,17 @@ export interface DeliveryDeps {
   readonly log: Logger;
   readonly publish: (topic: string, records: readonly OutgoingRecord[]) => Promise<void>;
   readonly signal: AbortSignal;
+  readonly metrics: BusMetrics;
+}
+
+/** Distinct correlation ids of the records, in order of first appearance. */
+export function correlationIdsOf(records: readonly BusRecord[]): string[] {
+  const ids = new Set<string>();
+  for (const record of records) {
+    const id = record.headers[CORRELATION_HEADER];
+    if (id) ids.add(id);
+  }
+  return [...ids];
 }
 
 /**
@@ -19,19 +31,22 @@ export interface DeliveryDeps {
  * either way the record stays uncommitted and is redelivered.
  */
 export async function deliver(record: BusRecord, options: SubscribeOptions, deps: DeliveryDeps): Promise<DeliveryOutcome> {
-  const log = deps.log.child({
-    topic: record.topic,
-    partition: record.partition,
-    offset: record.offset,
-    correlationId: record.headers['x-correlation-id'],
-  });
+  const correlationId = record.headers[CORRELATION_HEADER];
+  const log = deps.log.child({ topic: record.topic, partition: record.partition, offset: record.offset, correlationId });
+  const labels = { topic: record.topic, group: options.groupId };
+  const correlationIds = correlationId ? [correlationId] : [];
   for (let attempt = 1; ; attempt++) {
+    const timer = deps.metrics.handlerDuration.startTimer(labels);
     try {
-      await options.handler(record, { attempt, log, signal: deps.signal });
+      await options.handler(record, { attempt, log, correlationIds, signal: deps.signal });
+      timer();
+      deps.metrics.handledRecords.inc({ ...labels, outcome: 'ok' });
       return 'handled';
     } catch (err) {
+      timer();
       const retriable = isRetriable(err);
       if (retriable && attempt < options.retry.maxAttempts) {
+        deps.metrics.handledRecords.inc({ ...labels, outcome: 'retried' });
         const delay = backoffDelayMs(options.retry, attempt);
         log.warn({ err, attempt, delayMs: delay }, 'handler failed, retrying');
         await sleep(delay, deps.signal);
@@ -55,6 +70,8 @@ export async function deliver(record: BusRecord, options: SubscribeOptions, deps
           },
         },
       ]);
+      deps.metrics.handledRecords.inc({ ...labels, outcome: 'dead_lettered' });
+      deps.metrics.deadLetters.inc({ ...labels, reason: code });
       log.error({ err, attempt, code, dlqTopic: options.dlqTopic }, 'record sent to dead-letter topic');
       await options.onDeadLetter?.(record, { code, message }).catch((listenerErr: unknown) => {
         log.warn({ err: listenerErr }, 'dead-letter listener failed');
@@ -78,18 +95,26 @@ export async function deliverBatch(records: readonly BusRecord[], options: Subsc
     return;
   }
   const log = deps.log.child({ topic: first.topic, partition: first.partition, offset: first.offset, records: records.length });
+  const labels = { topic: first.topic, group: options.groupId };
+  const correlationIds = correlationIdsOf(records);
   for (let attempt = 1; ; attempt++) {
+    const timer = deps.metrics.handlerDuration.startTimer(labels);
     try {
-      await options.batchHandler(records, { attempt, log, signal: deps.signal });
+      await options.batchHandler(records, { attempt, log, correlationIds, signal: deps.signal });
+      timer();
+      deps.metrics.handledRecords.inc({ ...labels, outcome: 'ok' }, records.length);
       return;
     } catch (err) {
+      timer();
       if (isRetriable(err) && attempt < options.retry.maxAttempts) {
+        deps.metrics.handledRecords.inc({ ...labels, outcome: 'retried' }, records.length);
         const delay = backoffDelayMs(options.retry, attempt);
-        log.warn({ err, attempt, delayMs: delay }, 'batch handler failed, retrying');
+        log.warn({ err, attempt, delayMs: delay, correlationIds }, 'batch handler failed, retrying');
         await sleep(delay, deps.signal);
         continue;
       }
-      log.warn({ err, attempt }, 'batch failed, delivering its records one by one');
+      // Not counted here: the records are counted one by one as the fallback delivers them.
+      log.warn({ err, attempt, correlationIds }, 'batch failed, delivering its records one by one');
       for (const record of records) await deliver(record, options, deps);
       return;
     }

@@ -11,9 +11,10 @@ export type {
   Subscription,
   TopicSpec,
 } from './bus.js';
-export { DLQ_HEADERS } from './bus.js';
+export { DLQ_HEADERS, CORRELATION_HEADER } from './bus.js';
+export { busMetricsOf, type BusMetrics } from './bus-metrics.js';
 export { backoffDelayMs } from './backoff.js';
 export { MemoryBus } from './memory-bus.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka-bus.js';
 export { createBus, retryPolicyOf, type BusSettings, type RetrySettings } from './create-bus.js';
-export { publishEvents, serializeEvent, subscribeEvents, CORRELATION_HEADER, type TypedTopic } from './typed.js';
+export { publishEvents, serializeEvent, subscribeEvents, type TypedTopic } from './typed.js';

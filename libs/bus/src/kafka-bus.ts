@@ -1,9 +1,11 @@
 import { Kafka, logLevel, type Consumer, type Producer, type LogEntry } from 'kafkajs';
 import type { Logger } from '@memstream/logging';
+import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
-import { deliverBatch } from './deliver.js';
+import { deliverBatch, type DeliveryDeps } from './deliver.js';
 import { StopRequested } from './backoff.js';
 import { ProduceQueue, type TopicRecords } from './produce-queue.js';
+import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
 
 export interface KafkaBusOptions {
   readonly brokers: readonly string[];
@@ -16,6 +18,8 @@ export interface KafkaBusOptions {
   readonly requestTimeoutMs: number;
   /** Unset: 30 s. A dead consumer's partitions move to the rest of its group after this. */
   readonly sessionTimeoutMs?: number;
+  /** The process's registry; the bus reports produce, consumer lag and handler series on it. */
+  readonly metrics: Metrics;
   /** How often a consumer commits progress inside a long batch; a batch's end always commits. */
   readonly commitIntervalMs?: number;
 }
@@ -32,8 +36,10 @@ export class KafkaBus implements Bus {
   private producerReady: Promise<Producer> | undefined;
   private readonly subscriptions = new Set<KafkaSubscription>();
   private readonly produceQueue = new ProduceQueue((batch) => this.send(batch), { maxRecords: 5_000, maxBytes: 900_000 });
+  private readonly metrics: BusMetrics;
 
   constructor(private readonly options: KafkaBusOptions) {
+    this.metrics = busMetricsOf(options.metrics);
     const log = options.log.child({ component: 'kafkajs' });
     this.kafka = new Kafka({
       clientId: options.clientId,
@@ -94,7 +100,8 @@ export class KafkaBus implements Bus {
 
   /** Calls made while a request is in flight share the next one (see ProduceQueue). */
   publish(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
-    return this.produceQueue.enqueue(topic, records);
+    if (records.length === 0) return Promise.resolve();
+    return measuredPublish(this.metrics, topic, records.length, () => this.produceQueue.enqueue(topic, records));
   }
 
   private async send(batch: readonly TopicRecords[]): Promise<void> {
@@ -119,7 +126,8 @@ export class KafkaBus implements Bus {
       metadataMaxAge: 30_000,
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 10_000 },
     });
-    const sub = new KafkaSubscription(consumer, options, this.wire(options.topic), this.options, (t, r) => this.publish(t, r), () => {
+    const deps = { log: this.options.log.child({ groupId: options.groupId }), publish: (t: string, r: readonly OutgoingRecord[]) => this.publish(t, r), metrics: this.metrics };
+    const sub = new KafkaSubscription(consumer, options, this.wire(options.topic), this.options, deps, () => {
       this.subscriptions.delete(sub);
     });
     this.subscriptions.add(sub);
@@ -166,19 +174,21 @@ class KafkaSubscription implements Subscription {
   private readonly inFlight = new Set<number>();
   private lastCommit = Date.now();
   private timer: NodeJS.Timeout | undefined;
+  /** Partitions this member reports lag for; a rebalance drops the ones it no longer owns. */
+  private readonly lagPartitions = new Set<number>();
 
   constructor(
     private readonly consumer: Consumer,
     private readonly options: SubscribeOptions,
     private readonly wireTopic: string,
     private readonly busOptions: KafkaBusOptions,
-    private readonly publish: (topic: string, records: readonly OutgoingRecord[]) => Promise<void>,
+    private readonly deps: Omit<DeliveryDeps, 'signal'>,
     private readonly onStopped: () => void,
   ) {}
 
   async start(): Promise<void> {
     const { consumer, options, wireTopic } = this;
-    const log = this.busOptions.log.child({ groupId: options.groupId });
+    const { log } = this.deps;
     const commitIntervalMs = this.busOptions.commitIntervalMs ?? 1_000;
     await consumer.connect();
     await consumer.subscribe({ topic: wireTopic, fromBeginning: true });
@@ -196,6 +206,7 @@ class KafkaSubscription implements Subscription {
       });
       joinedTimer = setTimeout(resolve, 60_000); // a slow join is logged by kafkajs; start anyway
     });
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.keepLagOf(new Set(payload.memberAssignment[wireTopic] ?? [])));
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -206,6 +217,9 @@ class KafkaSubscription implements Subscription {
         // own commit goes straight to the group coordinator, which we have not left yet.
         const commitAll = () => this.commitPending((offsets) => commitOffsetsIfNecessary(offsets));
         const chunkSize = options.batchHandler ? (options.maxBatchSize ?? 500) : 1;
+        // The high watermark is the offset the next record written will get, as of this fetch.
+        const reportLag = (nextOffset: string) => this.reportLag(batch.partition, BigInt(batch.highWatermark) - BigInt(nextOffset));
+        if (batch.messages.length > 0) reportLag(batch.firstOffset()!);
         this.inFlight.add(batch.partition);
         try {
           for (let i = 0; i < batch.messages.length; i += chunkSize) {
@@ -219,14 +233,16 @@ class KafkaSubscription implements Subscription {
               headers: decodeHeaders(message.headers),
             }));
             try {
-              await deliverBatch(records, options, { log, publish: this.publish, signal: this.abort.signal });
+              await deliverBatch(records, options, { ...this.deps, signal: this.abort.signal });
             } catch (err) {
               if (err instanceof StopRequested) break;
               throw err;
             }
             const last = records[records.length - 1]!.offset;
             resolveOffset(last);
-            this.pending.set(batch.partition, (BigInt(last) + 1n).toString());
+            const next = (BigInt(last) + 1n).toString();
+            this.pending.set(batch.partition, next);
+            reportLag(next);
             if (Date.now() - this.lastCommit >= commitIntervalMs) await commitAll();
             await heartbeat();
           }
@@ -252,6 +268,24 @@ class KafkaSubscription implements Subscription {
     this.timer.unref();
   }
 
+  private reportLag(partition: number, lag: bigint): void {
+    this.lagPartitions.add(partition);
+    this.deps.metrics.consumerLag.set(this.lagLabels(partition), Number(lag > 0n ? lag : 0n));
+  }
+
+  /** After a rebalance: stop reporting partitions another member owns now (their lag is its to report). */
+  private keepLagOf(assigned: ReadonlySet<number>): void {
+    for (const partition of this.lagPartitions) {
+      if (assigned.has(partition)) continue;
+      this.deps.metrics.consumerLag.remove(this.lagLabels(partition));
+      this.lagPartitions.delete(partition);
+    }
+  }
+
+  private lagLabels(partition: number) {
+    return { topic: this.options.topic, partition: String(partition), group: this.options.groupId };
+  }
+
   private async commitPending(
     send: (offsets: { topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }> }) => Promise<unknown>,
     only?: (partition: number) => boolean,
@@ -275,6 +309,7 @@ class KafkaSubscription implements Subscription {
         (partition) => !this.inFlight.has(partition),
       ).catch(() => undefined); // not fatal: those records are redelivered, and handlers are idempotent
       await this.consumer.disconnect();
+      this.keepLagOf(new Set());
       this.onStopped();
     })();
     return this.stopping;

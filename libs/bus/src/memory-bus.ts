@@ -1,8 +1,10 @@
 import type { Logger } from '@memstream/logging';
+import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
-import { deliverBatch } from './deliver.js';
+import { deliverBatch, type DeliveryDeps } from './deliver.js';
 import { StopRequested, sleep } from './backoff.js';
 import { partitionFor } from './partitioner.js';
+import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
 
 interface PartitionLog {
   /** Offset of records[0]; records below every group's committed offset are dropped. */
@@ -31,17 +33,26 @@ export class MemoryBus implements Bus {
   private readonly topics = new Map<string, TopicState>();
   private readonly subscriptions = new Set<MemorySubscription>();
   private closed = false;
+  private readonly metrics: BusMetrics;
 
   constructor(
     private readonly log: Logger,
-    private readonly defaultPartitions = 8,
-  ) {}
+    private readonly defaultPartitions: number,
+    metrics: Metrics,
+  ) {
+    this.metrics = busMetricsOf(metrics);
+  }
 
   async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
     for (const t of topics) this.topic(t.name, t.partitions);
   }
 
   async publish(topicName: string, records: readonly OutgoingRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    return measuredPublish(this.metrics, topicName, records.length, async () => this.append(topicName, records));
+  }
+
+  private append(topicName: string, records: readonly OutgoingRecord[]): void {
     if (this.closed) throw new Error('bus is closed');
     const topic = this.topic(topicName);
     for (const r of records) {
@@ -70,7 +81,8 @@ export class MemoryBus implements Bus {
     const topic = this.topic(options.topic);
     const positions = topic.committed.get(options.groupId) ?? topic.partitions.map((p) => p.base);
     topic.committed.set(options.groupId, positions);
-    const sub = new MemorySubscription(options, topic, positions, this.log, (t, r) => this.publish(t, r), () => {
+    const deps = { log: this.log, publish: (t: string, r: readonly OutgoingRecord[]) => this.publish(t, r), metrics: this.metrics };
+    const sub = new MemorySubscription(options, topic, positions, deps, () => {
       this.subscriptions.delete(sub);
     });
     this.subscriptions.add(sub);
@@ -104,8 +116,7 @@ class MemorySubscription implements Subscription {
     readonly options: SubscribeOptions,
     private readonly topic: TopicState,
     private readonly positions: number[],
-    private readonly log: Logger,
-    private readonly publish: (topic: string, records: readonly OutgoingRecord[]) => Promise<void>,
+    private readonly deps: Omit<DeliveryDeps, 'signal'>,
     private readonly onStopped: () => void,
   ) {}
 
@@ -127,16 +138,18 @@ class MemorySubscription implements Subscription {
     const signal = this.abort.signal;
     const chunkSize = this.options.batchHandler ? (this.options.maxBatchSize ?? 500) : 1;
     let failures = 0;
+    const lagLabels = { topic: this.options.topic, partition: String(p), group: this.options.groupId };
     while (!signal.aborted) {
       const next = this.positions[p]!;
       const start = next - part.base;
+      this.deps.metrics.consumerLag.set(lagLabels, Math.max(0, part.records.length - start));
       if (start >= part.records.length) {
         await new Promise<void>((resolve) => part.wake.add(resolve));
         continue;
       }
       const chunk = part.records.slice(start, start + chunkSize);
       try {
-        await deliverBatch(chunk, this.options, { log: this.log, publish: this.publish, signal });
+        await deliverBatch(chunk, this.options, { ...this.deps, signal });
         this.positions[p] = next + chunk.length; // the commit
         failures = 0;
         this.trim(p, part);
@@ -144,7 +157,7 @@ class MemorySubscription implements Subscription {
         if (err instanceof StopRequested) break;
         // The dead-letter write itself failed: like a Kafka consumer restart, deliver it again.
         failures++;
-        this.log.error({ err, topic: chunk[0]!.topic, partition: p, offset: chunk[0]!.offset }, 'delivery failed, redelivering');
+        this.deps.log.error({ err, topic: chunk[0]!.topic, partition: p, offset: chunk[0]!.offset }, 'delivery failed, redelivering');
         await sleep(Math.min(5000, 100 * 2 ** failures), signal).catch(() => undefined);
       }
     }

@@ -1,5 +1,5 @@
 import { AppError } from '@memstream/errors';
-import type { Bus, BusRecord, DeadLetterListener, HandlerContext, OutgoingRecord, RetryPolicy, Subscription } from './bus.js';
+import { CORRELATION_HEADER, type Bus, type BusRecord, type DeadLetterListener, type HandlerContext, type OutgoingRecord, type RetryPolicy, type Subscription } from './bus.js';
 
 /** What the bus needs of a topic from the catalogue in @memstream/schemas (structural, no zod here). */
 export interface TypedTopic<E> {
@@ -8,8 +8,6 @@ export interface TypedTopic<E> {
   readonly schema: { safeParse(value: unknown): { success: true; data: E } | { success: false; error: { message: string } } };
   readonly keyOf: (event: E) => string;
 }
-
-export const CORRELATION_HEADER = 'x-correlation-id';
 
 /** Publishes events of one topic, keyed as the topic says, with the correlation id as a header. */
 export async function publishEvents<E extends { correlation_id?: string | undefined }>(
@@ -27,6 +25,17 @@ export function serializeEvent<E extends { correlation_id?: string | undefined }
 
 function correlationHeaders(id: string | undefined): Record<string, string> {
   return id ? { [CORRELATION_HEADER]: id } : {};
+}
+
+/**
+ * A direct producer may set the correlation header and leave the envelope's `correlation_id`
+ * out; the event then takes the header's, so handlers that publish downstream events pass it on
+ * whichever way it came. An id in the envelope is kept as it is.
+ */
+function withHeaderCorrelation<E>(event: E, record: BusRecord): E {
+  const header = record.headers[CORRELATION_HEADER];
+  if (!header || event === null || typeof event !== 'object' || 'correlation_id' in event) return event;
+  return { ...event, correlation_id: header };
 }
 
 /**
@@ -58,7 +67,7 @@ export function subscribeEvents<E>(
     }
     const parsed = topic.schema.safeParse(json);
     if (!parsed.success) throw new AppError('INVALID_EVENT', `event does not match ${topic.name}: ${parsed.error.message}`);
-    return parsed.data;
+    return withHeaderCorrelation(parsed.data, record);
   };
   const { batchHandler } = options;
   return bus.subscribe({

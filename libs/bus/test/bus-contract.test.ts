@@ -3,19 +3,21 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { createLogger } from '@memstream/logging';
-import { DLQ_HEADERS, KafkaBus, MemoryBus, subscribeEvents, type Bus, type BusRecord } from '@memstream/bus';
+import { CORRELATION_HEADER, DLQ_HEADERS, KafkaBus, MemoryBus, subscribeEvents, type Bus, type BusRecord } from '@memstream/bus';
+import { Metrics } from '@memstream/metrics';
 import { deleteTopics, infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
+import { samplesOf, series, total } from '../../../test/helpers/prometheus.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const fastRetry = { maxAttempts: 4, initialDelayMs: 10, maxDelayMs: 50 };
 
 // The same guarantees, checked against both implementations: the embedded mode must not behave
 // differently from Kafka.
-const implementations: Array<[string, (t: TestContext) => Bus]> = [
-  ['in-process bus', () => new MemoryBus(log, 4)],
+const implementations: Array<[string, (metrics: Metrics) => Bus]> = [
+  ['in-process bus', (metrics) => new MemoryBus(log, 4, metrics)],
   [
     'Kafka bus',
-    () =>
+    (metrics) =>
       new KafkaBus({
         brokers: infra().kafkaBrokers,
         clientId: 'bus-contract-test',
@@ -24,12 +26,13 @@ const implementations: Array<[string, (t: TestContext) => Bus]> = [
         replicationFactor: 1,
         requestTimeoutMs: 30_000,
         commitIntervalMs: 100,
+        metrics,
       }),
   ],
 ];
 
-async function openBus(t: TestContext, make: (t: TestContext) => Bus, topics: string[]): Promise<Bus> {
-  const bus = make(t);
+async function openBus(t: TestContext, make: (metrics: Metrics) => Bus, topics: string[], metrics = new Metrics()): Promise<Bus> {
+  const bus = make(metrics);
   t.after(() => bus.close());
   if (bus.kind === 'kafka') t.after(() => deleteTopics((name) => topics.some((topic) => name === topic || name.startsWith(`${topic}.`))));
   await bus.ensureTopics(topics.map((name) => ({ name })));
@@ -210,5 +213,68 @@ for (const [name, make] of implementations) {
     assert.equal(decode(dead[0]!).n, 17);
     assert.equal(dead[0]!.headers[DLQ_HEADERS.reason], 'poison record 17');
     assert.deepEqual(deadListened, ['17:INVALID_EVENT'], 'the dead-letter listener heard of it');
+  });
+}
+
+for (const [name, make] of implementations) {
+  test(`${name}: reports produce, lag, handler and dead-letter series under the names both buses share`, async (t) => {
+    const topic = uniqueName('metrics');
+    const metrics = new Metrics();
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`], metrics);
+    const group = uniqueName('g');
+    let failedOnce = false;
+    const handled: number[] = [];
+    await bus.subscribe({
+      groupId: group,
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      handler: async (r) => {
+        const { n } = JSON.parse(r.value.toString()) as { n: number };
+        if (n === 3 && !failedOnce) {
+          failedOnce = true;
+          throw new AppError('DEPENDENCY_UNAVAILABLE', 'flaky');
+        }
+        if (n === 5) throw new AppError('INVALID_EVENT', 'five is poison');
+        handled.push(n);
+      },
+    });
+    await bus.publish(topic, Array.from({ length: 8 }, (_, n) => record('k', { n })));
+    await waitFor('7 handled', async () => handled.length === 7);
+    const labels = { topic, group };
+    // The lag gauge and the last counters are set right after the handler returns: wait for them.
+    const samples = await waitFor('every record counted', async () => {
+      const now = await samplesOf(metrics);
+      return total(now, 'memstream_consumer_records_total', { ...labels, outcome: 'ok' }) === 7 ? now : undefined;
+    });
+    assert.equal(total(samples, 'memstream_bus_produce_duration_seconds_count', { topic }), 1);
+    assert.equal(total(samples, 'memstream_bus_produced_records_total', { topic }), 8);
+    assert.equal(total(samples, 'memstream_bus_produce_duration_seconds_count', { topic: `${topic}.dlq` }), 1, 'the dead letter is a produce too');
+    assert.equal(total(samples, 'memstream_bus_produce_errors_total'), 0);
+    assert.equal(total(samples, 'memstream_consumer_records_total', { ...labels, outcome: 'retried' }), 1);
+    assert.equal(total(samples, 'memstream_consumer_records_total', { ...labels, outcome: 'dead_lettered' }), 1);
+    assert.equal(total(samples, 'memstream_consumer_dead_letters_total', { ...labels, reason: 'INVALID_EVENT' }), 1);
+    assert.equal(total(samples, 'memstream_consumer_handler_duration_seconds_count', labels), 9, 'every attempt is timed');
+    const lag = await waitFor('the lag of the consumed partition back to 0', async () => {
+      const now = series(await samplesOf(metrics), 'memstream_consumer_lag_records', labels);
+      return now.length > 0 && now.every((s) => s.value === 0) ? now : undefined;
+    });
+    assert.ok(lag.every((s) => /^\d+$/.test(s.labels['partition']!)), 'lag is per partition');
+  });
+
+  test(`${name}: the correlation header reaches the handler's logger and context, and typed events carry it`, async (t) => {
+    const topic = uniqueName('corr');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    const schema = z.object({ text: z.string(), correlation_id: z.string().optional() });
+    const typed = { name: topic, dlq: `${topic}.dlq`, schema, keyOf: () => 'k' };
+    const seen: Array<{ event: z.infer<typeof schema>; ids: readonly string[] }> = [];
+    await subscribeEvents(bus, typed, { groupId: uniqueName('g'), retry: fastRetry, handler: async (event, ctx) => void seen.push({ event, ids: ctx.correlationIds }) });
+    await bus.publish(topic, [
+      { key: 'k', value: JSON.stringify({ text: 'header only' }), headers: { [CORRELATION_HEADER]: 'req-1' } },
+      { key: 'k', value: JSON.stringify({ text: 'both', correlation_id: 'from-envelope' }), headers: { [CORRELATION_HEADER]: 'req-2' } },
+      { key: 'k', value: JSON.stringify({ text: 'neither' }) },
+    ]);
+    await waitFor('three events', async () => seen.length === 3);
+    assert.deepEqual(seen.map((s) => [s.event.correlation_id, s.ids]), [['req-1', ['req-1']], ['from-envelope', ['req-2']], [undefined, []]]);
   });
 }

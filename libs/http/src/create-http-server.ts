@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from '@memstream/logging';
+import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
 import { errorHandlerFor } from './error-handler.js';
 import { defaultErrorShape } from './error-shapes/error-shape.js';
+import { registerHttpMetrics } from './http-metrics.js';
+import { registerApiDocs, type ApiDocsOptions } from './openapi/api-docs.js';
 
 export type ReadinessCheck = () => Promise<void>;
 
@@ -13,12 +16,21 @@ export interface HttpServerOptions {
   readonly bodyLimitBytes: number;
   /** Each must resolve for /health to answer 200 (the store answers, and so on). */
   readonly readinessChecks?: readonly ReadinessCheck[];
+  /** The process's registry, served at `/metrics`; request durations are recorded on it. */
+  readonly metrics: Metrics;
+  /** Serve the OpenAPI document of the routes registered afterwards at `/docs` (API services). */
+  readonly openapi?: ApiDocsOptions;
 }
+
+/** Request headers whose value becomes the request id, which is also the correlation id. */
+const REQUEST_ID_HEADERS = ['x-request-id', 'x-correlation-id'] as const;
 
 /**
  * A fastify instance with what every memstream HTTP process shares: request ids (honouring an
- * incoming x-request-id, which becomes the correlation id), the root error handler, and health:
- * `/health/live` (the process runs), `/health/ready` and `/health` (ready and every check passes).
+ * incoming x-request-id or x-correlation-id: it becomes the correlation id that travels with the
+ * write through Kafka into every consumer's log lines), the root error handler, `/metrics`, and
+ * health: `/health/live` (the process runs), `/health/ready` and `/health` (ready and every check
+ * passes). With `openapi`, the API documentation at `/docs`.
  */
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const app = Fastify({
@@ -26,15 +38,22 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     loggerInstance: options.log as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
     genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+      for (const header of REQUEST_ID_HEADERS) {
+        const incoming = req.headers[header];
+        if (typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming)) return incoming;
+      }
+      return randomUUID();
     },
     requestIdHeader: false,
+    // the same field name as the consumers' lines, so one query finds a write end to end
+    logController: new LogController({ requestIdLogLabel: 'correlationId' }),
   });
   app.setErrorHandler(errorHandlerFor(defaultErrorShape));
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  registerHttpMetrics(app, options.metrics);
+  if (options.openapi) registerApiDocs(app, options.openapi);
 
   const ready = async (): Promise<{ ok: boolean; reason?: string }> => {
     if (!options.lifecycle.ready) return { ok: false, reason: options.lifecycle.stopping ? 'stopping' : 'starting' };
@@ -49,8 +68,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     const state = await ready();
     return reply.status(state.ok ? 200 : 503).send(state.ok ? { status: 'ok' } : { status: 'unavailable', reason: state.reason });
   };
-  app.get('/health', readiness);
-  app.get('/health/ready', readiness);
-  app.get('/health/live', async () => ({ status: 'ok' }));
+  const probe = { schema: { hide: true } };
+  app.get('/health', probe, readiness);
+  app.get('/health/ready', probe, readiness);
+  app.get('/health/live', probe, async () => ({ status: 'ok' }));
   return app;
 }

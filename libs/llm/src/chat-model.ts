@@ -1,5 +1,7 @@
 import OpenAI from 'openai';
-import { AppError, upstreamError } from '@memstream/errors';
+import { AppError, isAppError, upstreamError } from '@memstream/errors';
+import type { Metrics } from '@memstream/metrics';
+import { measureModelCall } from './model-call-metrics.js';
 
 export interface ChatMessage {
   readonly role: 'system' | 'user' | 'assistant';
@@ -16,7 +18,8 @@ export interface Completion {
 /** One chat model behind any OpenAI-compatible server (OpenAI, vLLM, Ollama, a test double). */
 export interface ChatModel {
   readonly model: string;
-  complete(messages: readonly ChatMessage[], options?: { signal?: AbortSignal }): Promise<Completion>;
+  /** `operation` names the caller's purpose in the model-call metrics (default `chat`). */
+  complete(messages: readonly ChatMessage[], options?: { signal?: AbortSignal; operation?: string }): Promise<Completion>;
 }
 
 export interface ChatModelSettings {
@@ -28,6 +31,8 @@ export interface ChatModelSettings {
   readonly timeoutMs: number;
   /** Retries of 429, 5xx, connection errors and timeouts, with backoff (honouring Retry-After). */
   readonly maxRetries: number;
+  /** Where each call's duration, tokens and failures are recorded. */
+  readonly metrics: Metrics;
 }
 
 /**
@@ -51,26 +56,27 @@ export function createChatModel(settings: ChatModelSettings): ChatModel {
       const forward = () => call.abort(options?.signal?.reason);
       options?.signal?.addEventListener('abort', forward, { once: true });
       if (options?.signal?.aborted) forward();
-      let response: OpenAI.Chat.Completions.ChatCompletion;
-      try {
-        response = await client.chat.completions.create(
+      const request = async (): Promise<Completion> => {
+        const response = await client.chat.completions.create(
           { model: settings.model, messages: messages.map((m) => ({ role: m.role, content: m.content })) },
           { signal: call.signal },
         );
+        const text = response.choices[0]?.message?.content;
+        if (typeof text !== 'string' || text.trim() === '') {
+          throw new AppError('DEPENDENCY_UNAVAILABLE', `model ${settings.model} returned no text`);
+        }
+        return { text, inputTokens: response.usage?.prompt_tokens ?? null, outputTokens: response.usage?.completion_tokens ?? null };
+      };
+      try {
+        return await measureModelCall(settings.metrics, { model: settings.model, operation: options?.operation ?? 'chat' }, request, (c) => ({
+          promptTokens: c.inputTokens,
+          completionTokens: c.outputTokens,
+        }));
       } catch (err) {
-        throw upstreamError(err, 'model');
+        throw isAppError(err) ? err : upstreamError(err, 'model');
       } finally {
         options?.signal?.removeEventListener('abort', forward);
       }
-      const text = response.choices[0]?.message?.content;
-      if (typeof text !== 'string' || text.trim() === '') {
-        throw new AppError('DEPENDENCY_UNAVAILABLE', `model ${settings.model} returned no text`);
-      }
-      return {
-        text,
-        inputTokens: response.usage?.prompt_tokens ?? null,
-        outputTokens: response.usage?.completion_tokens ?? null,
-      };
     },
   };
 }

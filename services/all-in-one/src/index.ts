@@ -1,1 +1,2 @@
 export { startEmbedded } from './start-embedded.js';
+export { embeddedApiDocs, registerEmbeddedApi } from './embedded-api.js';

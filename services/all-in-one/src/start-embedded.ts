@@ -6,21 +6,22 @@ import type { ProcessContext } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
-import { registerGateway } from '@memstream/ingest-gateway';
-import { registerReadApi, readApiSettingsOf } from '@memstream/read-api';
+import { readApiSettingsOf } from '@memstream/read-api';
 import { runConverter } from '@memstream/converter';
 import { runSummarizer } from '@memstream/summarizer';
 import { runExtractor } from '@memstream/extractor';
 import { runIndexer } from '@memstream/indexer';
 import { createEmbedder } from '@memstream/embedding';
+import { embeddedApiDocs, registerEmbeddedApi } from './embedded-api.js';
 
 /**
  * The embedded mode: gateway, consumers and read API in one process on one port. With nothing
  * configured it uses the in-process bus, in-process fan-out and PGlite under DATA_DIR; set
  * KAFKA_BROKERS, DATABASE_URL or REDIS_URL and the same process uses those instead. Exported so
- * tests run exactly this composition in their own process. Resolves with the listening port.
+ * tests run exactly this composition in their own process. Every component registers its series
+ * on the one `metrics` registry, served at `/metrics`. Resolves with the listening port.
  */
-export async function startEmbedded({ config, log, lifecycle }: ProcessContext<AllInOneConfig>): Promise<number> {
+export async function startEmbedded({ config, log, lifecycle, metrics }: ProcessContext<AllInOneConfig>): Promise<number> {
   const store = await openStore(config, log);
   lifecycle.defer('store', () => store.close());
   const fanout = createFanout(config.REDIS_URL, log);
@@ -30,32 +31,26 @@ export async function startEmbedded({ config, log, lifecycle }: ProcessContext<A
   // One embedder for the indexer's documents and the read API's queries: one model in memory.
   const embedder = await createEmbedder(config, log);
   lifecycle.defer('embedder', () => embedder.close());
-  const bus = createBus(config, log);
+  const bus = createBus(config, log, metrics);
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopics());
 
   await runConverter(config, { bus, store, fanout, log, lifecycle });
-  await runSummarizer(config, { bus, store, log, lifecycle });
-  await runExtractor(config, { bus, store, log, lifecycle });
+  await runSummarizer(config, { bus, store, log, lifecycle, metrics });
+  await runExtractor(config, { bus, store, log, lifecycle, metrics });
   await runIndexer(config, { bus, store, embedder, log, lifecycle });
 
   const http = createHttpServer({
     log,
     lifecycle,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
+    metrics,
     readinessChecks: [() => store.ping()],
+    openapi: embeddedApiDocs,
   });
   const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
   lifecycle.defer('write path', writer.stop);
-  await registerGateway(http, { write: writer.write });
-  await registerReadApi(http, {
-    store,
-    ledger,
-    fanout,
-    write: writer.write,
-    embedder,
-    ...readApiSettingsOf(config),
-  });
+  await registerEmbeddedApi(http, { store, ledger, fanout, write: writer.write, embedder, ...readApiSettingsOf(config) });
   await http.listen({ port: config.PORT, host: config.HOST });
   lifecycle.defer('http', () => http.close());
   const address = http.server.address();

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { KafkaBus, publishEvents } from '@memstream/bus';
 import type { Logger } from '@memstream/logging';
+import { Metrics } from '@memstream/metrics';
 import { TOPICS, type GroupChatInput, type GroupChatMessage, type ConversationMeta } from '@memstream/schemas';
 import type { Conversation } from './group-chat-file.js';
 import { runInLanes } from './lanes.js';
@@ -36,6 +37,8 @@ export async function sendOverKafka(conversations: readonly Conversation[], targ
     defaultPartitions: target.partitions,
     replicationFactor: 1,
     requestTimeoutMs: target.requestTimeoutMs ?? 30_000,
+    // a one-shot command has no scraper: its series are kept and dropped with it
+    metrics: new Metrics(),
   });
   const correlationId = `import-${randomUUID()}`;
   const chunkSize = target.chunkSize ?? 500;

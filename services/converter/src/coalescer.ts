@@ -29,7 +29,7 @@ export function coalesce<T>(flush: Flush<T>, parallel = 1): Flush<T> {
         const taken = queue;
         queue = [];
         try {
-          await flush(taken.flatMap((t) => t.items), taken[0]!.ctx);
+          await flush(taken.flatMap((t) => t.items), merged(taken.map((t) => t.ctx)));
           for (const t of taken) t.resolve();
         } catch (err) {
           for (const t of taken) t.reject(err);
@@ -45,4 +45,14 @@ export function coalesce<T>(flush: Flush<T>, parallel = 1): Flush<T> {
       queue.push({ items, ctx, resolve, reject });
       void pump();
     });
+}
+
+/**
+ * One flush speaks for every batch in it: the first batch's logger and attempt, and the
+ * correlation ids of all of them, so the flush's log line names every request it stored.
+ */
+function merged(contexts: readonly HandlerContext[]): HandlerContext {
+  const first = contexts[0]!;
+  if (contexts.length === 1) return first;
+  return { ...first, correlationIds: [...new Set(contexts.flatMap((c) => c.correlationIds))] };
 }

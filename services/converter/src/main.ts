@@ -7,13 +7,13 @@ import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
 import { runConverter } from './start-converter.js';
 
-// Consumers serve only health (and later metrics) over HTTP, for probes.
-await runProcess('converter', converterEnv, process.env, async ({ config, log, lifecycle }) => {
+// Consumers serve only health and metrics over HTTP, for probes and scrapers.
+await runProcess('converter', converterEnv, process.env, async ({ config, log, lifecycle, metrics }) => {
   const store = await openStore(config, log);
   lifecycle.defer('store', () => store.close());
   const fanout = createFanout(config.REDIS_URL, log);
   lifecycle.defer('fanout', () => fanout.close());
-  const bus = createBus(config, log);
+  const bus = createBus(config, log, metrics);
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopics());
 
@@ -23,6 +23,7 @@ await runProcess('converter', converterEnv, process.env, async ({ config, log, l
     log,
     lifecycle,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
+    metrics,
     readinessChecks: [() => store.ping()],
   });
   await http.listen({ port: config.PORT, host: config.HOST });

@@ -5,6 +5,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { KafkaBus, publishEvents } from '@memstream/bus';
 import { RedisFanout } from '@memstream/fanout';
 import { createLogger } from '@memstream/logging';
+import { Metrics } from '@memstream/metrics';
 import { TOPICS, allTopics, type GroupChatMessageReceived } from '@memstream/schemas';
 import { PgStore, listMessages, migrate } from '@memstream/store';
 import { startConverter } from '@memstream/converter';
@@ -27,6 +28,7 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
     replicationFactor: 1,
     requestTimeoutMs: 30_000,
     commitIntervalMs: 50,
+    metrics: new Metrics(),
   });
   t.after(() => bus.close());
   await bus.ensureTopics(allTopics());

@@ -19,6 +19,7 @@ import {
 import { validZone } from './dates.js';
 import { participantsOf, type Extractor } from './extractors/extractor.js';
 import { topicEnd } from './topic-judge.js';
+import type { ExtractionMetrics } from './extraction-metrics.js';
 
 export interface EpisodeSettings {
   readonly rules: BoundaryRules;
@@ -57,13 +58,14 @@ export class EpisodeWorker {
     private readonly settings: EpisodeSettings,
     private readonly publish: (memories: EpisodicMemory[]) => Promise<void>,
     private readonly log: Logger,
+    private readonly metrics: ExtractionMetrics,
   ) {}
 
   /** After messages of these conversations were stored: close what the rules close, extract it. */
   async advance(conversationIds: Iterable<string>): Promise<void> {
     for (const conversationId of conversationIds) {
       const { closed, open } = await closeSpan(this.store, conversationId, this.settings.rules);
-      for (const e of closed) this.enqueue({ kind: 'extract', id: e.id });
+      this.closed(closed);
       if (closed.length > 0) this.log.debug({ conversationId, episodes: closed.map((e) => [e.start_seq, e.end_seq, e.close_reason]) }, 'episodes closed');
       if (this.topicModel && open >= this.settings.topicMinMessages) this.enqueue({ kind: 'judge', conversationId });
     }
@@ -74,8 +76,7 @@ export class EpisodeWorker {
     if (this.abort.signal.aborted) return;
     if (this.settings.idleCloseMs > 0) {
       for (const conversationId of await idleConversations(this.store, this.settings.idleCloseMs, 100)) {
-        const { closed } = await closeSpan(this.store, conversationId, this.settings.rules, 'idle');
-        for (const e of closed) this.enqueue({ kind: 'extract', id: e.id });
+        this.closed((await closeSpan(this.store, conversationId, this.settings.rules, 'idle')).closed);
       }
     }
     const room = this.settings.concurrency - this.running.size;
@@ -88,6 +89,14 @@ export class EpisodeWorker {
     this.abort.abort(new Error('extractor stopping'));
     this.queue.length = 0;
     await Promise.allSettled([...this.running]);
+  }
+
+  /** Newly closed episodes: counted, and queued for extraction. */
+  private closed(episodes: readonly Episode[]): void {
+    for (const e of episodes) {
+      this.metrics.episodesClosed.inc({ reason: e.close_reason });
+      this.enqueue({ kind: 'extract', id: e.id });
+    }
   }
 
   private enqueue(task: Task): void {
@@ -131,6 +140,8 @@ export class EpisodeWorker {
   private async extract(episode: Episode): Promise<void> {
     const log = this.log.child({ episode: episode.id, conversationId: episode.conversation_id, version: episode.version });
     const started = performance.now();
+    const observe = (outcome: 'extracted' | 'discarded' | 'failed') =>
+      this.metrics.duration.observe({ extractor: this.extractor.name, outcome }, (performance.now() - started) / 1000);
     try {
       const [messages, meta] = await Promise.all([
         messagesByIds(this.store, episode.conversation_id, episode.message_ids),
@@ -145,13 +156,16 @@ export class EpisodeWorker {
       const participants = participantsOf(messages).map((p) => p.id);
       const stored = await this.store.transaction((tx) => completeEpisode(tx, episode, memories, { extractor: this.extractor.name, participants }));
       if (!stored) {
+        observe('discarded');
         log.info('episode changed during extraction (a deletion); the new version is extracted next');
         return;
       }
+      observe('extracted');
       log.info({ memories: stored.length, ms: Math.round(performance.now() - started), extractor: this.extractor.name }, 'episode extracted');
       await this.publish(stored).catch((err: unknown) => log.warn({ err }, 'publishing extracted memories failed; the indexer sweep finds them'));
     } catch (err) {
       if (this.abort.signal.aborted) return; // the lease runs out and another worker takes it
+      observe('failed');
       const delay = backoffDelayMs({ initialDelayMs: this.settings.retryInitialMs, maxDelayMs: this.settings.retryMaxMs, maxAttempts: Infinity }, episode.attempts);
       await failEpisode(this.store, episode, err instanceof Error ? err.message : String(err), new Date(Date.now() + delay));
       log.warn({ err, attempts: episode.attempts, retryInMs: delay }, 'extraction failed; episode parked and retried later');
@@ -178,7 +192,7 @@ export class EpisodeWorker {
       if (now[0]?.seq !== span[0]!.seq || now.length < end) return [];
       return insertEpisodes(tx, conversationId, [episodeOf(now.slice(0, end), 'topic')]);
     });
-    for (const e of closed) this.enqueue({ kind: 'extract', id: e.id });
+    this.closed(closed);
     if (closed.length > 0) this.log.info({ conversationId, messages: end }, 'episode closed at a topic end');
   }
 }

@@ -2,6 +2,7 @@ import { publishEvents, retryPolicyOf, subscribeEvents, type Bus } from '@memstr
 import type { ExtractorConfig } from '@memstream/config';
 import { createChatModel, type ChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
+import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
 import { TOPICS, type MessageStored } from '@memstream/schemas';
@@ -9,9 +10,10 @@ import { TOPICS, type MessageStored } from '@memstream/schemas';
 import { EpisodeWorker } from './episode-worker.js';
 import { offlineExtractor } from './extractors/offline.js';
 import { modelExtractor } from './extractors/model.js';
+import { extractionMetricsOf } from './extraction-metrics.js';
 
 /** The model, when EXTRACTION_MODEL names one and a server (or key) is configured. */
-export function extractionModelOf(config: ExtractorConfig): ChatModel | undefined {
+export function extractionModelOf(config: ExtractorConfig, metrics: Metrics): ChatModel | undefined {
   if (config.EXTRACTION_MODEL === undefined) return undefined;
   if (config.OPENAI_BASE_URL === undefined && config.OPENAI_API_KEY === undefined) return undefined;
   return createChatModel({
@@ -20,6 +22,7 @@ export function extractionModelOf(config: ExtractorConfig): ChatModel | undefine
     model: config.EXTRACTION_MODEL,
     timeoutMs: config.EXTRACTION_TIMEOUT_MS,
     maxRetries: config.EXTRACTION_MAX_RETRIES,
+    metrics,
   });
 }
 
@@ -30,9 +33,9 @@ export function extractionModelOf(config: ExtractorConfig): ChatModel | undefine
  */
 export async function runExtractor(
   config: ExtractorConfig,
-  deps: { bus: Bus; store: Store; log: Logger; lifecycle: Lifecycle },
+  deps: { bus: Bus; store: Store; log: Logger; lifecycle: Lifecycle; metrics: Metrics },
 ): Promise<EpisodeWorker> {
-  const model = extractionModelOf(config);
+  const model = extractionModelOf(config, deps.metrics);
   const extractor = model ? modelExtractor(model, { repairAttempts: config.EXTRACTION_REPAIR_ATTEMPTS }) : offlineExtractor;
   const log = deps.log.child({ component: 'extractor', extractor: extractor.name });
   const worker = new EpisodeWorker(
@@ -62,6 +65,7 @@ export async function runExtractor(
         })),
       ),
     log,
+    extractionMetricsOf(deps.metrics),
   );
   const conversationsOf = (events: readonly MessageStored[]) => new Set(events.map((e) => e.data.conversation_id));
   const subscription = await subscribeEvents(deps.bus, TOPICS.messagesStored, {

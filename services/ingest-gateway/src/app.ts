@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { errorHandlerFor, everMemOsErrorShape } from '@memstream/http';
+import { errorHandlerFor, everMemOsDocs, everMemOsErrorShape, type ApiDocsOptions } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import { registerPostMemory } from './routes/evermemos/post-memory.js';
 import { registerConversationMeta } from './routes/evermemos/conversation-meta.js';
@@ -8,6 +8,13 @@ export interface GatewayDeps {
   /** The process's write path (libs/ingest): publish, then hold the call until the outcome. */
   readonly write: Writer;
 }
+
+/** What the gateway's `/docs` says of itself. */
+export const gatewayApiDocs: ApiDocsOptions = {
+  title: 'memstream ingest gateway',
+  description: 'The write side of the EverMemOS API: messages and conversation metadata, published to Kafka and answered once stored.',
+  families: [everMemOsDocs],
+};
 
 /**
  * Registers the gateway's routes on a server the caller owns (its own process, or the embedded

@@ -1,1 +1,1 @@
-export { registerGateway, type GatewayDeps } from './app.js';
+export { registerGateway, gatewayApiDocs, type GatewayDeps } from './app.js';

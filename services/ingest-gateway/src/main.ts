@@ -5,10 +5,10 @@ import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
-import { registerGateway } from './app.js';
+import { gatewayApiDocs, registerGateway } from './app.js';
 
-await runProcess('ingest-gateway', gatewayEnv, process.env, async ({ config, log, lifecycle }) => {
-  const bus = createBus(config, log);
+await runProcess('ingest-gateway', gatewayEnv, process.env, async ({ config, log, lifecycle, metrics }) => {
+  const bus = createBus(config, log, metrics);
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopics());
   const fanout = createFanout(config.REDIS_URL, log);
@@ -19,7 +19,13 @@ await runProcess('ingest-gateway', gatewayEnv, process.env, async ({ config, log
   const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
   lifecycle.defer('write path', writer.stop);
 
-  const http = createHttpServer({ log, lifecycle, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES });
+  const http = createHttpServer({
+    log,
+    lifecycle,
+    bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
+    metrics,
+    openapi: gatewayApiDocs,
+  });
   await registerGateway(http, { write: writer.write });
   await http.listen({ port: config.PORT, host: config.HOST });
   lifecycle.defer('http', () => http.close());

@@ -5,6 +5,7 @@ import { MemoryFanout, MemoryRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
 import { Lifecycle } from '@memstream/runtime';
 import { createLogger } from '@memstream/logging';
+import { Metrics } from '@memstream/metrics';
 import { TOPICS } from '@memstream/schemas';
 import { startWriter } from '@memstream/ingest';
 import { registerGateway } from '@memstream/ingest-gateway';
@@ -14,14 +15,15 @@ import { registerGateway } from '@memstream/ingest-gateway';
 const log = createLogger({ service: 'test', level: 'silent' });
 
 async function gateway(t: TestContext, settings: { syncTimeoutMs?: number; maxInFlight?: number; maxEventBytes?: number } = {}) {
-  const bus = new MemoryBus(log, 1);
+  const metrics = new Metrics();
+  const bus = new MemoryBus(log, 1, metrics);
   const published: BusRecord[] = [];
   await bus.subscribe({
     groupId: 'probe', topic: TOPICS.groupChatInput.name, dlqTopic: TOPICS.groupChatInput.dlq,
     retry: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 1 }, handler: async (r) => void published.push(r),
   });
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 1000 });
-  const server = createHttpServer({ log, lifecycle, bodyLimitBytes: 64 * 1024 });
+  const server = createHttpServer({ log, lifecycle, bodyLimitBytes: 64 * 1024, metrics });
   const writer = await startWriter({
     bus,
     fanout: new MemoryFanout(),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReadApiConfig } from '@memstream/config';
 import type { Fanout, RequestLedger } from '@memstream/fanout';
-import { arkErrorShape, errorHandlerFor, everMemOsErrorShape } from '@memstream/http';
+import { API_FAMILIES, arkErrorShape, errorHandlerFor, everMemOsErrorShape, type ApiDocsOptions } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import type { Store } from '@memstream/store';
 import type { BoundaryRules } from '@memstream/episodes';
@@ -34,6 +34,13 @@ export interface ReadApiDeps {
   /** How long a flush waits for its extraction (the write paths' sync timeout). */
   readonly syncTimeoutMs: number;
 }
+
+/** What the read API's `/docs` says of itself. */
+export const readApiDocs: ApiDocsOptions = {
+  title: 'memstream read API',
+  description: "Reads of every API family, and ARK's whole Memory API, its writes included (ARK points at one address).",
+  families: API_FAMILIES,
+};
 
 /** Registers the read routes on a server the caller owns; one plugin per API family. */
 export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): Promise<void> {

@@ -1,1 +1,1 @@
-export { registerReadApi, readApiSettingsOf, type ReadApiDeps } from './app.js';
+export { registerReadApi, readApiSettingsOf, readApiDocs, type ReadApiDeps } from './app.js';

@@ -7,9 +7,9 @@ import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
 import { createEmbedder } from '@memstream/embedding';
-import { registerReadApi, readApiSettingsOf } from './app.js';
+import { readApiDocs, readApiSettingsOf, registerReadApi } from './app.js';
 
-await runProcess('read-api', readApiEnv, process.env, async ({ config, log, lifecycle }) => {
+await runProcess('read-api', readApiEnv, process.env, async ({ config, log, lifecycle, metrics }) => {
   const store = await openStore(config, log);
   lifecycle.defer('store', () => store.close());
   const fanout = createFanout(config.REDIS_URL, log);
@@ -17,7 +17,7 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
   const ledger = createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log);
   lifecycle.defer('request ledger', () => ledger.close());
   // ARK's POST /messages is served here (one address for ARK), so the read API also produces.
-  const bus = createBus(config, log);
+  const bus = createBus(config, log, metrics);
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopics());
   // Queries are embedded here, with the model the indexer embeds documents with.
@@ -30,7 +30,9 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
     log,
     lifecycle,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
+    metrics,
     readinessChecks: [() => store.ping()],
+    openapi: readApiDocs,
   });
   await registerReadApi(http, {
     store,

@@ -2,6 +2,7 @@ import { retryPolicyOf, subscribeEvents, type Bus } from '@memstream/bus';
 import type { SummarizerConfig } from '@memstream/config';
 import { createChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
+import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
 import { TOPICS, type MessageStored } from '@memstream/schemas';
@@ -11,7 +12,7 @@ import type { Summarizer } from './summarizers/summarizer.js';
 import { SummaryWorker } from './summary-worker.js';
 
 /** A model when one is configured (a key, or a base URL for keyless local servers), else offline. */
-export function summarizerOf(config: SummarizerConfig): Summarizer {
+export function summarizerOf(config: SummarizerConfig, metrics: Metrics): Summarizer {
   if (config.OPENAI_BASE_URL === undefined && config.OPENAI_API_KEY === undefined) return offlineSummarizer;
   return modelSummarizer(
     createChatModel({
@@ -20,6 +21,7 @@ export function summarizerOf(config: SummarizerConfig): Summarizer {
       model: config.SUMMARY_MODEL,
       timeoutMs: config.SUMMARY_MODEL_TIMEOUT_MS,
       maxRetries: config.SUMMARY_MODEL_MAX_RETRIES,
+      metrics,
     }),
   );
 }
@@ -31,9 +33,9 @@ export function summarizerOf(config: SummarizerConfig): Summarizer {
  */
 export async function runSummarizer(
   config: SummarizerConfig,
-  deps: { bus: Bus; store: Store; log: Logger; lifecycle: Lifecycle; summarizer?: Summarizer },
+  deps: { bus: Bus; store: Store; log: Logger; lifecycle: Lifecycle; metrics: Metrics; summarizer?: Summarizer },
 ): Promise<SummaryWorker> {
-  const summarizer = deps.summarizer ?? summarizerOf(config);
+  const summarizer = deps.summarizer ?? summarizerOf(config, deps.metrics);
   const log = deps.log.child({ component: 'summarizer', summarizer: summarizer.name });
   const worker = new SummaryWorker(
     deps.store,
@@ -47,11 +49,16 @@ export async function runSummarizer(
       retryMaxMs: config.SUMMARY_RETRY_MAX_MS,
     },
     log,
+    deps.metrics,
   );
+  // The last message of each conversation in the batch triggers; its correlation id goes along.
   const triggerLatest = async (events: readonly MessageStored[]) => {
-    const last = new Map<string, number>();
-    for (const e of events) last.set(e.data.conversation_id, Math.max(e.data.seq, last.get(e.data.conversation_id) ?? -1));
-    for (const [conversationId, seq] of last) await worker.trigger(conversationId, seq);
+    const last = new Map<string, MessageStored>();
+    for (const e of events) {
+      const seen = last.get(e.data.conversation_id);
+      if (!seen || e.data.seq > seen.data.seq) last.set(e.data.conversation_id, e);
+    }
+    for (const [conversationId, e] of last) await worker.trigger(conversationId, e.data.seq, e.correlation_id);
   };
   const subscription = await subscribeEvents(deps.bus, TOPICS.messagesStored, {
     groupId: config.SUMMARIZER_GROUP_ID,

@@ -1,4 +1,5 @@
 import type { Logger } from '@memstream/logging';
+import type { Metrics } from '@memstream/metrics';
 import {
   claimSummary,
   completeSummary,
@@ -14,6 +15,13 @@ import {
 } from '@memstream/store';
 import type { Summarizer } from './summarizers/summarizer.js';
 import { summaryWindow } from './window.js';
+import { summaryMetricsOf, type SummaryMetrics } from './summary-metrics.js';
+
+/** A claimed summary waiting to run, with the correlation id of the message that triggered it. */
+interface Claimed {
+  readonly row: SummaryMemory;
+  readonly correlationId: string | undefined;
+}
 
 export interface SummarySettings {
   readonly windowSize: number;
@@ -34,27 +42,34 @@ export interface SummarySettings {
  * `sweep` picks up what timed out, what finished backing off and what a lost trigger left.
  */
 export class SummaryWorker {
-  private readonly queue: SummaryMemory[] = [];
+  private readonly queue: Claimed[] = [];
   private readonly running = new Set<Promise<void>>();
   private readonly abort = new AbortController();
+  private readonly metrics: SummaryMetrics;
 
   constructor(
     private readonly store: Store,
     private readonly summarizer: Summarizer,
     private readonly settings: SummarySettings,
     private readonly log: Logger,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.metrics = summaryMetricsOf(metrics);
+  }
 
-  /** After a message with `lastSeq` was stored: claim a summary if one is due. */
-  async trigger(conversationId: string, lastSeq: number): Promise<void> {
+  /**
+   * After a message with `lastSeq` was stored: claim a summary if one is due. The message's
+   * correlation id, when it has one, is on every log line of the summary it causes.
+   */
+  async trigger(conversationId: string, lastSeq: number, correlationId?: string): Promise<void> {
     if (lastSeq < this.settings.summarizeAfterSeq || this.abort.signal.aborted) return;
     const window = summaryWindow(lastSeq, this.settings.windowSize);
     const claimed = await claimSummary(this.store, { conversationId, startSequence: window.start, endSequence: window.end });
     if (!claimed) {
-      this.log.debug({ conversationId, lastSeq }, 'summarization already in progress, up to date, or backing off');
+      this.log.debug({ conversationId, lastSeq, correlationId }, 'summarization already in progress, up to date, or backing off');
       return;
     }
-    this.queue.push(claimed);
+    this.queue.push({ row: claimed, correlationId });
     this.pump();
   }
 
@@ -73,15 +88,15 @@ export class SummaryWorker {
   /** Stops taking work, waits for what runs, and hands back what was claimed but not started. */
   async stop(): Promise<void> {
     this.abort.abort();
-    const unstarted = this.queue.splice(0);
+    const unstarted = this.queue.splice(0).map((c) => c.row);
     await Promise.all(unstarted.map((row) => failSummary(this.store, row.memory_id, 'process stopped before it ran', new Date()).catch(() => undefined)));
     await Promise.allSettled([...this.running]);
   }
 
   private pump(): void {
     while (this.running.size < this.settings.concurrency && this.queue.length > 0) {
-      const row = this.queue.shift()!;
-      const job: Promise<void> = this.run(row).finally(() => {
+      const claimed = this.queue.shift()!;
+      const job: Promise<void> = this.run(claimed).finally(() => {
         this.running.delete(job);
         this.pump();
       });
@@ -89,9 +104,11 @@ export class SummaryWorker {
     }
   }
 
-  private async run(claimed: SummaryMemory): Promise<void> {
-    const log = this.log.child({ conversationId: claimed.conversation_id, memoryId: claimed.memory_id });
+  private async run({ row: claimed, correlationId }: Claimed): Promise<void> {
+    const log = this.log.child({ conversationId: claimed.conversation_id, memoryId: claimed.memory_id, correlationId });
     const started = Date.now();
+    const observe = (outcome: 'completed' | 'failed') =>
+      this.metrics.generationDuration.observe({ summarizer: this.summarizer.name, outcome }, (Date.now() - started) / 1000);
     const row = await startSummary(this.store, claimed.memory_id).catch((err: unknown) => {
       log.warn({ err }, 'could not start the summary; its row will time out and be redone');
       return undefined;
@@ -126,14 +143,17 @@ export class SummaryWorker {
       });
       const ms = Date.now() - started;
       if (!(await completeSummary(this.store, row.memory_id, text, ms))) {
+        observe('failed');
         log.warn('summary finished after its row timed out; discarded');
         return;
       }
+      observe('completed');
       log.info({ start: row.start_sequence, end: row.end_sequence, ms }, `Summarized messages ${row.start_sequence}-${row.end_sequence} for ${row.conversation_id} in ${ms}ms`);
       if (row.start_sequence > 0) {
         log.info({ dropped: [0, row.start_sequence - 1] }, `Sliding window: dropping seq 0-${row.start_sequence - 1} for ${row.conversation_id}`);
       }
     } catch (err) {
+      observe('failed');
       const delay = Math.min(this.settings.retryMaxMs, this.settings.retryInitialMs * 2 ** (row.attempts - 1));
       await failSummary(this.store, row.memory_id, err instanceof Error ? err.message : String(err), new Date(Date.now() + delay)).catch(
         (failErr: unknown) => log.error({ err: failErr }, 'could not record the failure; the row will time out'),

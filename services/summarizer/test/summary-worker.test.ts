@@ -2,6 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createChatModel } from '@memstream/llm';
 import { createLogger } from '@memstream/logging';
+import { Metrics } from '@memstream/metrics';
 import { PgStore, PgliteStore, appendMessages, claimSummary, listSummaries, migrate, type Store } from '@memstream/store';
 import { SummaryWorker, modelSummarizer, offlineSummarizer, type Summarizer, type SummarySettings } from '@memstream/summarizer';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
@@ -36,7 +37,7 @@ async function conversation(store: Store, id: string, count: number, content = (
 }
 
 function model(server: ModelServer, maxRetries = 0): Summarizer {
-  return modelSummarizer(createChatModel({ baseUrl: server.baseUrl, apiKey: undefined, model: 'test-model', timeoutMs: 10_000, maxRetries }));
+  return modelSummarizer(createChatModel({ baseUrl: server.baseUrl, apiKey: undefined, model: 'test-model', timeoutMs: 10_000, maxRetries, metrics: new Metrics() }));
 }
 
 async function setup(t: TestContext, make: (t: TestContext) => Promise<{ open: () => Promise<Store> }>) {
@@ -56,7 +57,7 @@ for (const [name, make] of backends) {
     server.hold(); // the first claim's model call waits, so its row stays 'processing'
     const other = name === 'PGlite' ? store : await open();
     if (other !== store) t.after(() => other.close());
-    const replicas = [new SummaryWorker(store, model(server), settings, log), new SummaryWorker(other, model(server), settings, log)];
+    const replicas = [new SummaryWorker(store, model(server), settings, log, new Metrics()), new SummaryWorker(other, model(server), settings, log, new Metrics())];
     await Promise.all(Array.from({ length: 20 }, (_, i) => replicas[i % 2]!.trigger('race', 5)));
     const rows = await listSummaries(store, 'race');
     assert.equal(rows.filter((r) => r.status === 'processing').length, 1, 'one claim won');
@@ -71,7 +72,7 @@ for (const [name, make] of backends) {
     await conversation(store, 'stuck', 8);
     const orphan = await claimSummary(store, { conversationId: 'stuck', startSequence: 0, endSequence: 7 });
     assert.ok(orphan, 'a replica claimed the conversation, then died');
-    const worker = new SummaryWorker(store, offlineSummarizer, { ...settings, processingTimeoutMs: 200 }, log);
+    const worker = new SummaryWorker(store, offlineSummarizer, { ...settings, processingTimeoutMs: 200 }, log, new Metrics());
     await worker.trigger('stuck', 7);
     assert.equal((await listSummaries(store, 'stuck')).length, 1, 'while the row is fresh, nobody else may start');
     await new Promise((r) => setTimeout(r, 300));
@@ -92,7 +93,7 @@ for (const [name, make] of backends) {
     const server = await startModelServer();
     t.after(() => server.close());
     server.failNext(3, 503);
-    const worker = new SummaryWorker(store, model(server, 0), settings, log);
+    const worker = new SummaryWorker(store, model(server, 0), settings, log, new Metrics());
     await worker.trigger('flaky', 5);
     // each failure is recorded with a time to retry; the sweep retries once that time has come
     const rows = await waitFor('completed after the failures', async () => {
@@ -111,7 +112,7 @@ for (const [name, make] of backends) {
     const { store } = await setup(t, make);
     const token = (i: number) => `tok${String(i).padStart(3, '0')}x`;
     await conversation(store, 'slide', 20, (i) => `Point ${token(i)} was raised.`);
-    const worker = new SummaryWorker(store, offlineSummarizer, settings, log);
+    const worker = new SummaryWorker(store, offlineSummarizer, settings, log, new Metrics());
     await worker.trigger('slide', 19);
     const done = await waitFor('summary', async () => (await listSummaries(store, 'slide')).find((r) => r.status === 'completed'));
     assert.deepEqual([done.start_sequence, done.end_sequence], [6, 19]);

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
 
 /** What a family's error mapper gets: already decided code, status and a client-safe message. */
 export interface PublicError {
@@ -14,4 +15,9 @@ export type ErrorShape = (error: PublicError, request: FastifyRequest) => unknow
 /** Used where no family claims the route (health, unknown paths). */
 export const defaultErrorShape: ErrorShape = (error) => ({
   error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+});
+
+/** The body defaultErrorShape writes, for the API documentation. */
+export const DefaultErrorBody = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
 });

@@ -57,14 +57,21 @@ export function handleArkBatch(deps: ConverterDeps) {
       ),
     );
 
-    const storedEvents: MessageStored[] = results.map(({ message }) => ({
-      id: `${message.conversation_id}:${message.seq}`,
-      type: 'conversation.message.stored',
-      occurred_at: new Date().toISOString(),
-      source: 'converter',
-      data: message,
-    }));
+    const storedEvents: MessageStored[] = byEvent.flatMap((stored, e) => {
+      const correlationId = events[e]!.correlation_id;
+      return stored.map(({ message }): MessageStored => ({
+        id: `${message.conversation_id}:${message.seq}`,
+        type: 'conversation.message.stored',
+        occurred_at: new Date().toISOString(),
+        ...(correlationId === undefined ? {} : { correlation_id: correlationId }),
+        source: 'converter',
+        data: message,
+      }));
+    });
     await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, storedEvents), announce(deps.fanout, outcomes, ctx.log)]);
-    ctx.log.info({ events: events.length, messages: results.length, stored: results.filter((r) => !r.duplicate).length }, 'ark batch stored');
+    ctx.log.info(
+      { events: events.length, messages: results.length, stored: results.filter((r) => !r.duplicate).length, correlationIds: ctx.correlationIds },
+      'ark batch stored',
+    );
   };
 }

@@ -70,7 +70,10 @@ export function handleGroupChatBatch(deps: ConverterDeps) {
     // which finds its rows and publishes and announces again.
     await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, storedEvents), announce(deps.fanout, outcomes, ctx.log)]);
     const { written } = applied;
-    ctx.log.info({ events: events.length, stored: written, duplicates: applied.stored.length - written }, 'group-chat batch stored');
+    ctx.log.info(
+      { events: events.length, stored: written, duplicates: applied.stored.length - written, correlationIds: ctx.correlationIds },
+      'group-chat batch stored',
+    );
   };
 }
 

@@ -26,7 +26,7 @@ export function modelSummarizer(model: ChatModel): Summarizer {
           { role: 'system', content: system },
           { role: 'user', content: parts.join('\n\n') },
         ],
-        { signal },
+        { signal, operation: 'summarize' },
       );
       return { text: completion.text, inputTokens: completion.inputTokens };
     },

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import {
   ConversationMeta,
   ConversationMetaPatch,
@@ -10,8 +10,8 @@ import {
   patchedFields,
 } from '@memstream/schemas';
 import { outcomeError, type Writer } from '@memstream/ingest';
-import { acceptedReply } from './accepted-reply.js';
-import { syncModeOf } from './sync-mode.js';
+import { AcceptedReply, acceptedReply } from './accepted-reply.js';
+import { SyncModeQuery, syncModeOf } from './sync-mode.js';
 
 /**
  * POST (upsert) and PATCH (partial update) of a group's metadata. Like messages they travel
@@ -19,7 +19,13 @@ import { syncModeOf } from './sync-mode.js';
  * the call returns once the converter has applied them.
  */
 export function registerConversationMeta(app: FastifyInstance, write: Writer): void {
-  app.post('/api/v1/memories/conversation-meta', async (request, reply) => {
+  const upsertDocs = everMemOsDocs.route({
+    summary: "Create or wholly replace a group's metadata",
+    querystring: SyncModeQuery,
+    body: ConversationMeta,
+    responses: { 200: 'Saved, once the converter applied it', 202: AcceptedReply },
+  });
+  app.post('/api/v1/memories/conversation-meta', upsertDocs, async (request, reply) => {
     const sync = syncModeOf(request.query);
     const meta = parseOrThrow(ConversationMeta, request.body);
     const written = await write(request, TOPICS.groupChatInput, { type: 'group_chat.conversation_meta.upserted', data: meta, source: 'evermemos-api' }, sync);
@@ -42,7 +48,14 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
     };
   });
 
-  app.patch('/api/v1/memories/conversation-meta', async (request, reply) => {
+  const patchDocs = everMemOsDocs.route({
+    summary: "Change some of a group's metadata",
+    description: 'version, scene and created_at are fixed (400); a group without metadata is 404.',
+    querystring: SyncModeQuery,
+    body: ConversationMetaPatch,
+    responses: { 200: 'Updated, naming the fields that changed', 202: AcceptedReply },
+  });
+  app.patch('/api/v1/memories/conversation-meta', patchDocs, async (request, reply) => {
     const sync = syncModeOf(request.query);
     rejectFixedFields(request.body);
     const patch = parseOrThrow(ConversationMetaPatch, request.body);

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { GroupChatMessage, TOPICS, conversationIdOf } from '@memstream/schemas';
 import { outcomeError, type Writer } from '@memstream/ingest';
-import { acceptedReply } from './accepted-reply.js';
-import { syncModeOf } from './sync-mode.js';
+import { AcceptedReply, acceptedReply } from './accepted-reply.js';
+import { SyncModeQuery, syncModeOf } from './sync-mode.js';
 
 /**
  * POST /api/v1/memories: one group-chat message, published to the input topic keyed by its
@@ -11,7 +11,14 @@ import { syncModeOf } from './sync-mode.js';
  * it is stored: read-your-writes. A wait that runs out, or `?sync_mode=false`, answers 202.
  */
 export function registerPostMemory(app: FastifyInstance, write: Writer): void {
-  app.post('/api/v1/memories', async (request, reply) => {
+  const docs = everMemOsDocs.route({
+    summary: 'Store one group-chat message',
+    description: 'Answers once the message is stored (read-your-writes); a message already stored in its group is a duplicate and is not stored again.',
+    querystring: SyncModeQuery,
+    body: GroupChatMessage,
+    responses: { 200: 'Stored, or recognised as a duplicate (result.duplicate), with its sequence number', 202: AcceptedReply },
+  });
+  app.post('/api/v1/memories', docs, async (request, reply) => {
     const sync = syncModeOf(request.query);
     const message = parseOrThrow(GroupChatMessage, request.body);
     const written = await write(request, TOPICS.groupChatInput, { type: 'group_chat.message.received', data: message, source: 'evermemos-api' }, sync);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
+import { arkDocs } from '@memstream/http';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { listArkRecords, listArkSessions, type Store } from '@memstream/store';
 import { ArkMessageBatch, TOPICS } from '@memstream/schemas';
@@ -17,7 +18,12 @@ const ListQuery = z.object({
  * it is stored, so the controller's next GET sees it; past the sync wait it answers 202.
  */
 export function registerArkMessages(app: FastifyInstance, deps: { store: Store; write: Writer }): void {
-  app.post('/messages', async (request, reply) => {
+  const postDocs = arkDocs.route({
+    summary: 'Store a batch of OpenAI chat messages, whole and in order',
+    body: ArkMessageBatch,
+    responses: { 200: 'Stored: {status, session_id, count, request_id}', 202: 'Storing outlasted REQUEST_SYNC_TIMEOUT_MS; Kafka has the batch' },
+  });
+  app.post('/messages', postDocs, async (request, reply) => {
     const batch = parseBatch(request.body);
     const written = await deps.write(request, TOPICS.arkMessages, { type: 'ark.messages.received', data: batch, source: 'ark-api' }, true);
     if (written.kind === 'accepted') {
@@ -27,7 +33,13 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
     return { status: 'ok', session_id: batch.session_id, count: batch.messages.length, request_id: written.requestId };
   });
 
-  app.get('/messages', async (request) => {
+  const listDocs = arkDocs.route({
+    summary: 'Stored messages, oldest first',
+    description: 'With session_id and no limit the whole session; without session_id every session (limit 50 by default).',
+    querystring: ListQuery,
+    responses: { 200: '{messages: [{id, timestamp, created_at, session_id, query_id, message}], total, limit, offset}' },
+  });
+  app.get('/messages', listDocs, async (request) => {
     const q = ListQuery.safeParse(request.query);
     if (!q.success) throw new AppError('INVALID_PARAMETER', `invalid ${q.error.issues[0]!.path.join('.')}: ${q.error.issues[0]!.message}`);
     // A session without a limit is read whole: ARK's controller reads history that way.
@@ -48,7 +60,8 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
     };
   });
 
-  app.get('/sessions', async () => ({ sessions: await listArkSessions(deps.store) }));
+  const sessionsDocs = arkDocs.route({ summary: 'Sessions with messages or streamed chunks', responses: { 200: '{"sessions": [...]}' } });
+  app.get('/sessions', sessionsDocs, async () => ({ sessions: await listArkSessions(deps.store) }));
 }
 
 /** The spec's rules, each with a message that names the problem; nothing is published on failure. */

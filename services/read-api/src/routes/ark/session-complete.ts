@@ -1,9 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
+import { arkDocs } from '@memstream/http';
 import { appendStreamChunks, arkSessionState, completeArkSession, type Store } from '@memstream/store';
+import { z } from 'zod';
 import { liveChannelOf, type LiveEvent } from '@memstream/schemas';
-import { parseSessionId } from './stream.js';
+import { SessionParams, parseSessionId } from './stream.js';
+
+/** For the documentation: chunk objects, newline-delimited (or as JSON, one chunk or an array). */
+const StreamChunks = z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))]).meta({
+  description: 'Newline-delimited JSON chunk objects (application/x-ndjson), or one chunk or an array of them as JSON',
+});
 
 /**
  * Completing a session (or its stream) ends every open stream of it, on every replica; and the
@@ -19,11 +26,24 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
     await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'complete' } satisfies LiveEvent));
     return { status: first ? 'completed' : 'already_completed', session: sessionId };
   };
-  app.post<{ Params: { session_id: string } }>('/session/:session_id/complete', async (request) => complete(request.params.session_id));
-  app.post<{ Params: { session_id: string } }>('/stream/:session_id/complete', async (request) => complete(request.params.session_id));
+  const completeDocs = (summary: string) =>
+    arkDocs.route({ summary, params: SessionParams, responses: { 200: '{"status": "completed" | "already_completed", "session": ID}; 404 for an unknown session' } });
+  app.post<{ Params: { session_id: string } }>('/session/:session_id/complete', completeDocs('Complete a session: ends its streams on every replica'), async (request) =>
+    complete(request.params.session_id),
+  );
+  app.post<{ Params: { session_id: string } }>('/stream/:session_id/complete', completeDocs("Complete a session's stream (the same as completing the session)"), async (request) =>
+    complete(request.params.session_id),
+  );
 
   app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  app.post<{ Params: { session_id: string } }>('/stream/:session_id', async (request) => {
+  const relayDocs = arkDocs.route({
+    summary: 'Relay token chunks to the session readers, and keep them for replay',
+    params: SessionParams,
+    body: StreamChunks,
+    consumes: ['application/x-ndjson', 'application/json'],
+    responses: { 200: '{"status": "ok", "session": ID, "chunks": N}' },
+  });
+  app.post<{ Params: { session_id: string } }>('/stream/:session_id', relayDocs, async (request) => {
     const sessionId = parseSessionId(request.params.session_id);
     const chunks = parseChunks(request.body);
     const seqs = await appendStreamChunks(deps.store, sessionId, chunks);

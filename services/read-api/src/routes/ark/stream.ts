@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
+import { arkDocs } from '@memstream/http';
 import { arkSessionState, listArkRecords, listStreamChunks, type Store } from '@memstream/store';
 import { ArkSessionId, LiveEvent, liveChannelOf, textOf } from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';
@@ -10,10 +11,13 @@ import { SseWriter } from './sse.js';
 const MAX_WAIT_MS = 300_000;
 
 const Query = z.object({
-  'from-beginning': z.enum(['true', 'false']).default('false'),
-  'wait-for-session': z.enum(['true', 'false']).default('false'),
-  timeout: z.string().default('30s'),
+  'from-beginning': z.enum(['true', 'false']).default('false').meta({ description: 'Replay stored messages and chunks first, then [LIVE_MODE]' }),
+  'wait-for-session': z.enum(['true', 'false']).default('false').meta({ description: 'Wait for a session that does not exist yet' }),
+  timeout: z.string().default('30s').meta({ description: 'How long to wait for the session: a Go duration (500ms, 30s, 5m), at most 5m' }),
 });
+
+/** The path of every per-session ARK route. */
+export const SessionParams = z.object({ session_id: ArkSessionId });
 
 export interface StreamDeps {
   readonly store: Store;
@@ -35,7 +39,14 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
     for (const sse of open) sse.end();
   });
 
-  app.get<{ Params: { session_id: string } }>('/stream/:session_id', async (request, reply) => {
+  const docs = arkDocs.route({
+    summary: 'The session as Server-Sent Events',
+    description: 'event: message frames carry OpenAI chat.completion.chunk objects; completion ends with [STREAM_END] and [DONE].',
+    params: SessionParams,
+    querystring: Query,
+    responses: { 200: 'text/event-stream' },
+  });
+  app.get<{ Params: { session_id: string } }>('/stream/:session_id', docs, async (request, reply) => {
     const sessionId = parseSessionId(request.params.session_id);
     const query = Query.safeParse(request.query);
     if (!query.success) throw new AppError('INVALID_PARAMETER', `invalid query: ${query.error.issues[0]!.path.join('.')} ${query.error.issues[0]!.message}`);

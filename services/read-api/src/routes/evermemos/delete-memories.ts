@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { forgetMessages, type Store } from '@memstream/store';
 
 const Filter = z
@@ -20,7 +20,12 @@ const Filter = z
  * messages is extracted again without the deleted ones. 404 when nothing matched.
  */
 export function registerDeleteMemories(app: FastifyInstance, deps: { store: Store }): void {
-  app.delete('/api/v1/memories', async (request) => {
+  const docs = everMemOsDocs.route({
+    summary: 'Forget messages (by message_id, group_id, user_id), their vectors and the memories made from them',
+    querystring: Filter,
+    responses: { 200: 'result.deleted_messages, deleted_memories, episodes_reextracting, episodes_deleted; 404 when nothing matched' },
+  });
+  app.delete('/api/v1/memories', docs, async (request) => {
     const body = request.body !== null && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
     const filter = parseOrThrow(Filter, { ...(request.query as Record<string, unknown>), ...body }, 'filter');
     const result = await forgetMessages(deps.store, { messageId: filter.message_id, conversationId: filter.group_id, senderId: filter.user_id });

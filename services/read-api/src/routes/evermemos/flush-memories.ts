@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { closeSpan, type BoundaryRules } from '@memstream/episodes';
-import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { lastSequence, listEpisodesByIds, type Episode, type Store } from '@memstream/store';
 
 const Body = z.object({
@@ -20,7 +20,12 @@ const POLL_MS = 100;
  * ids, or answers at once with `sync_mode: false`.
  */
 export function registerFlushMemories(app: FastifyInstance, deps: { store: Store; rules: BoundaryRules; syncTimeoutMs: number }): void {
-  app.post('/api/v1/memories/flush', async (request) => {
+  const docs = everMemOsDocs.route({
+    summary: "Close a group's open episode now and wait for its memories",
+    body: Body,
+    responses: { 200: 'result.status_info (extracted, extracting, nothing_pending) and result.episodes' },
+  });
+  app.post('/api/v1/memories/flush', docs, async (request) => {
     const body = parseOrThrow(Body, request.body);
     if ((await lastSequence(deps.store, body.group_id)) === undefined) {
       throw new AppError('RESOURCE_NOT_FOUND', `Group not found: ${body.group_id}`);

@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { findConversationMeta, type Store } from '@memstream/store';
 
 const Query = z.object({ group_id: z.string().min(1).max(255) });
 
 /** GET /api/v1/memories/conversation-meta?group_id=: the whole record, 404 when the group has none. */
 export function registerGetConversationMeta(app: FastifyInstance, deps: { store: Store }): void {
-  app.get('/api/v1/memories/conversation-meta', async (request) => {
+  const docs = everMemOsDocs.route({ summary: "A group's metadata", querystring: Query, responses: { 200: 'The whole record; 404 when the group has none' } });
+  app.get('/api/v1/memories/conversation-meta', docs, async (request) => {
     const { group_id: groupId } = parseOrThrow(Query, request.query, 'query');
     const meta = await findConversationMeta(deps.store, groupId);
     if (!meta) throw new AppError('RESOURCE_NOT_FOUND', `Conversation metadata not found: ${groupId}`);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { listEpisodicMemories, listMessages, type Store } from '@memstream/store';
 import { episodicView, messageView } from './memory-views.js';
 
@@ -19,7 +19,12 @@ const Query = z.object({
  * memories about that participant.
  */
 export function registerGetMemories(app: FastifyInstance, deps: { store: Store }): void {
-  app.get('/api/v1/memories', async (request) => {
+  const docs = everMemOsDocs.route({
+    summary: 'Stored messages or episodic memories of a group or a user, newest first',
+    querystring: Query,
+    responses: { 200: 'result.memories, result.total_count and result.has_more' },
+  });
+  app.get('/api/v1/memories', docs, async (request) => {
     const q = parseOrThrow(Query, request.query, 'query');
     const page =
       q.memory_type === 'message'

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { lastSequence, memoryStats, type Store } from '@memstream/store';
 import type { QueryEmbedder } from '../../search/query-embedder.js';
 
@@ -13,7 +13,12 @@ const Query = z.object({ group_id: z.string().min(1) });
  * imported a history can tell when all of it is searchable.
  */
 export function registerGetMemoryStats(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
-  app.get('/api/v1/stats/memory', async (request) => {
+  const docs = everMemOsDocs.route({
+    summary: "How far memory formation got for a group: stored, indexed, episodes, memories",
+    querystring: Query,
+    responses: { 200: 'result: messages, indexed_messages, current_vectors, episodes, episodes_extracted, episodic_memories, open_messages' },
+  });
+  app.get('/api/v1/stats/memory', docs, async (request) => {
     const { group_id: groupId } = parseOrThrow(Query, request.query, 'query');
     if ((await lastSequence(deps.store, groupId)) === undefined) throw new AppError('RESOURCE_NOT_FOUND', `Group not found: ${groupId}`);
     const stats = await memoryStats(deps.store, groupId, deps.embedder.model);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import type { RequestLedger } from '@memstream/fanout';
-import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { episodeOfMessage, findRequestOutcome, memoriesOfMessage, type Store } from '@memstream/store';
 
 const Query = z.object({ request_id: z.string().min(1).max(200) });
@@ -13,7 +13,13 @@ const Query = z.object({ request_id: z.string().min(1).max(200) });
  * id is also the event id, so Kafka producers writing to the input topic can ask about theirs.
  */
 export function registerGetRequestStatus(app: FastifyInstance, deps: { store: Store; ledger: RequestLedger }): void {
-  app.get('/api/v1/stats/request', async (request) => {
+  const docs = everMemOsDocs.route({
+    summary: 'Where a write is: accepted, stored, extracted or failed',
+    description: 'The request id is also the event id, so producers writing the input topic directly can ask about theirs.',
+    querystring: Query,
+    responses: { 200: 'result.status, and for a stored message its sequence number; 404 for an unknown or expired request' },
+  });
+  app.get('/api/v1/stats/request', docs, async (request) => {
     const { request_id: requestId } = parseOrThrow(Query, request.query, 'query');
     const outcome = await findRequestOutcome(deps.store, requestId);
     if (outcome) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { parseCreateTime } from '@memstream/schemas';
-import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { pendingMessages, type Store } from '@memstream/store';
 import { searchMemories } from '../../search/search-memories.js';
 import type { QueryEmbedder } from '../../search/query-embedder.js';
@@ -59,6 +59,12 @@ export function registerSearchMemories(app: FastifyInstance, deps: { store: Stor
       },
     };
   };
-  app.get('/api/v1/memories/search', async (request) => search(parseOrThrow(Search, fromQueryString(request.query), 'query')));
-  app.post('/api/v1/memories/search', async (request) => search(parseOrThrow(Search, request.body)));
+  const answer = { 200: 'result.memories (best first, scores in [0, 1]), result.total_count, result.pending_messages' };
+  const summary = 'Search messages and episodic memories: keyword (BM25), vector (cosine), hybrid or rrf';
+  app.get('/api/v1/memories/search', everMemOsDocs.route({ summary, querystring: Search, responses: answer }), async (request) =>
+    search(parseOrThrow(Search, fromQueryString(request.query), 'query')),
+  );
+  app.post('/api/v1/memories/search', everMemOsDocs.route({ summary, body: Search, responses: answer }), async (request) =>
+    search(parseOrThrow(Search, request.body)),
+  );
 }

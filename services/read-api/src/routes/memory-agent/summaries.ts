@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
+import { memoryAgentDocs, parseOrThrow } from '@memstream/http';
 import { lastSequence, latestCompletedSummary, listSummaries, messagesInRange, type Store, type SummaryMemory } from '@memstream/store';
 import type { CanonicalMessage } from '@memstream/schemas';
 
@@ -14,7 +14,12 @@ const ContextQuery = ConversationQuery.extend({ format: z.enum(['json', 'text'])
  */
 export function registerSummaries(app: FastifyInstance, deps: { store: Store }): void {
   /** Every memory row of the conversation, oldest first: the version chain with its statuses. */
-  app.get('/api/v1/summaries', async (request) => {
+  const summariesDocs = memoryAgentDocs.route({
+    summary: "Every memory row of a conversation, oldest first",
+    querystring: ConversationQuery,
+    responses: { 200: 'The version chain with statuses, generation times and errors' },
+  });
+  app.get('/api/v1/summaries', summariesDocs, async (request) => {
     const { conversation_id: id } = parseOrThrow(ConversationQuery, request.query, 'query');
     await requireConversation(deps.store, id);
     const rows = await listSummaries(deps.store, id);
@@ -26,7 +31,12 @@ export function registerSummaries(app: FastifyInstance, deps: { store: Store }):
    * gap, the messages after it (all messages while no memory is ready). `format=text` renders
    * both as one prompt-ready string.
    */
-  app.get('/api/v1/context', async (request, reply) => {
+  const contextDocs = memoryAgentDocs.route({
+    summary: 'The latest completed memory and the messages after it',
+    querystring: ContextQuery,
+    responses: { 200: 'JSON {conversation_id, memory, gap_messages}, or with format=text one prompt-ready text/plain string' },
+  });
+  app.get('/api/v1/context', contextDocs, async (request, reply) => {
     const { conversation_id: id, format } = parseOrThrow(ContextQuery, request.query, 'query');
     const last = await requireConversation(deps.store, id);
     const memory = await latestCompletedSummary(deps.store, id);

@@ -1,0 +1,14 @@
+import { ArkErrorBody } from '../error-shapes/ark.js';
+import { DefaultErrorBody } from '../error-shapes/error-shape.js';
+import { EverMemOsErrorBody } from '../error-shapes/evermemos.js';
+import { apiFamily } from './api-family.js';
+
+/** memstream's API families, each documented with the error envelope its routes answer with. */
+export const everMemOsDocs = apiFamily('EverMemOS', 'EverMemOS group-chat memory API: writes are held until stored (read-your-writes)', EverMemOsErrorBody);
+
+export const arkDocs = apiFamily('ARK', "ARK's Memory API: message batches, sessions and Server-Sent Event streams", ArkErrorBody);
+
+export const memoryAgentDocs = apiFamily('Memory Agent', 'Rolling summaries and the context an agent needs at the start of a round', DefaultErrorBody);
+
+/** Every family, in the order the document lists their tags. */
+export const API_FAMILIES = [everMemOsDocs, arkDocs, memoryAgentDocs] as const;

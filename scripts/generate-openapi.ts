@@ -1,0 +1,45 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { embeddedApiDocs, registerEmbeddedApi } from '@memstream/all-in-one';
+import { createHttpServer } from '@memstream/http';
+import { createLogger } from '@memstream/logging';
+import { Metrics } from '@memstream/metrics';
+import { Lifecycle } from '@memstream/runtime';
+
+/**
+ * The HTTP APIs' OpenAPI document, built from the same routes (and their zod schemas) the
+ * embedded mode serves at `/docs/json`, into `openapi.json` at the repository root. `--check`
+ * fails when the file on disk is stale (the test suite runs it).
+ */
+const OUT = resolve(import.meta.dirname, '../openapi.json');
+
+export async function renderOpenApi(): Promise<string> {
+  const log = createLogger({ service: 'openapi', level: 'silent' });
+  const app = createHttpServer({
+    log,
+    lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }),
+    bodyLimitBytes: 1024,
+    metrics: new Metrics(),
+    openapi: embeddedApiDocs,
+  });
+  // Routes touch their dependencies only when a request arrives, and none will.
+  await registerEmbeddedApi(app, {} as Parameters<typeof registerEmbeddedApi>[1]);
+  await app.ready();
+  const document = app.swagger();
+  await app.close();
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const content = await renderOpenApi();
+  if (process.argv.includes('--check')) {
+    const current = await readFile(OUT, 'utf8').catch(() => '');
+    if (current !== content) {
+      console.error('stale: openapi.json (run npm run openapi)');
+      process.exit(1);
+    }
+  } else {
+    await writeFile(OUT, content);
+    console.log('wrote openapi.json');
+  }
+}

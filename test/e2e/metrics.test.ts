@@ -1,0 +1,115 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { TOPICS } from '@memstream/schemas';
+import { embeddedMemstream, healthy } from '../helpers/embedded.js';
+import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
+import { captureLogger } from '../helpers/logger.js';
+import { startModelServer } from '../helpers/model-server.js';
+import { REPO_ROOT, freePort, startProcess } from '../helpers/processes.js';
+import { total } from '../helpers/prometheus.js';
+import {
+  checkConsumerSeries,
+  checkCorrelation,
+  checkReadSeries,
+  checkSummarySeries,
+  checkWriteSeries,
+  consumerCaughtUp,
+  driveTraffic,
+  scrapeWhen,
+  summarized,
+} from './observability-contract.js';
+
+const MODEL = 'metrics-test-model';
+const INPUT = TOPICS.groupChatInput.name;
+const STORED = TOPICS.messagesStored.name;
+
+test("embedded mode: one /metrics for every component, correlation ids from HTTP into the consumers' log lines, /docs serving openapi.json", async (t: TestContext) => {
+  const model = await startModelServer();
+  t.after(() => model.close());
+  const { log, lines } = captureLogger('all-in-one');
+  const base = await embeddedMemstream(t, { MEMORY_SUMMARIZE_AFTER_SEQ: '1', OPENAI_BASE_URL: model.baseUrl, SUMMARY_MODEL: MODEL }, { log });
+  const traffic = await driveTraffic(base, base, uniqueName('emb'));
+
+  const samples = await scrapeWhen(
+    base,
+    'every record handled and a summary made',
+    (s) => consumerCaughtUp(s, INPUT, 'memstream-converter', 4) && consumerCaughtUp(s, STORED, 'memstream-summarizer', 4) && summarized(s),
+  );
+  checkWriteSeries(samples, traffic);
+  checkReadSeries(samples, traffic);
+  checkConsumerSeries(samples, INPUT, 'memstream-converter', 4);
+  checkConsumerSeries(samples, STORED, 'memstream-summarizer', 4);
+  assert.ok(total(samples, 'memstream_bus_produce_duration_seconds_count', { topic: STORED }) >= 4, 'the converter publishes what it stored');
+  checkSummarySeries(samples, MODEL);
+  checkCorrelation(lines(), lines(), traffic);
+
+  const served = await fetch(`${base}/docs/json`);
+  assert.equal(served.status, 200);
+  assert.deepEqual(await served.json(), JSON.parse(await readFile(resolve(REPO_ROOT, 'openapi.json'), 'utf8')), 'the checked-in document is the served one');
+  assert.match((await fetch(`${base}/docs`)).headers.get('content-type') ?? '', /text\/html/);
+});
+
+test('distributed mode: every service serves /metrics, a poison record is counted as a dead letter, correlation ids cross Kafka', async (t: TestContext) => {
+  const model = await startModelServer();
+  t.after(() => model.close());
+  const prefix = kafkaTopicPrefix(t, 'metrics');
+  const groups = { converter: uniqueName('converter'), summarizer: uniqueName('summarizer') };
+  const shared = {
+    KAFKA_BROKERS: infra().kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: prefix,
+    KAFKA_TOPIC_PARTITIONS: '2',
+    DATABASE_URL: await freshDatabase(t),
+    REDIS_URL: infra().redisUrl,
+    CONVERTER_GROUP_ID: groups.converter,
+    SUMMARIZER_GROUP_ID: groups.summarizer,
+    MEMORY_SUMMARIZE_AFTER_SEQ: '1',
+    OPENAI_BASE_URL: model.baseUrl,
+    SUMMARY_MODEL: MODEL,
+    REQUEST_SYNC_TIMEOUT_MS: '30000',
+  };
+  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [gateway, converter, summarizer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string, string];
+  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
+  const converterProcess = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
+  const summarizerProcess = startProcess(t, 'services/summarizer/src/main.ts', { ...shared, PORT: String(ports[2]) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[3]) });
+  await waitFor('all four healthy', async () => (await Promise.all([gateway, converter, summarizer, readApi].map(healthy))).every(Boolean), 60_000);
+
+  const traffic = await driveTraffic(gateway, readApi, uniqueName('dist'));
+  // A producer that is not the gateway writes a record that is not JSON: the converter dead-letters it.
+  const producer = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING }).producer();
+  await producer.connect();
+  t.after(() => producer.disconnect());
+  await producer.send({ topic: `${prefix}${INPUT}`, messages: [{ key: traffic.group, value: '{not json' }] });
+
+  const gatewaySamples = await scrapeWhen(gateway, 'the gateway counted the writes', (s) => total(s, 'memstream_bus_produced_records_total', { topic: INPUT }) >= 4);
+  checkWriteSeries(gatewaySamples, traffic);
+
+  const converterSamples = await scrapeWhen(
+    converter,
+    'the converter caught up and dead-lettered the poison record',
+    (s) => consumerCaughtUp(s, INPUT, groups.converter, 4) && total(s, 'memstream_consumer_dead_letters_total') >= 1,
+  );
+  checkConsumerSeries(converterSamples, INPUT, groups.converter, 4);
+  assert.equal(total(converterSamples, 'memstream_consumer_dead_letters_total', { topic: INPUT, group: groups.converter, reason: 'INVALID_EVENT' }), 1);
+  assert.equal(total(converterSamples, 'memstream_consumer_records_total', { topic: INPUT, group: groups.converter, outcome: 'dead_lettered' }), 1);
+  assert.equal(total(converterSamples, 'memstream_bus_produced_records_total', { topic: TOPICS.groupChatInput.dlq }), 1);
+  assert.ok(total(converterSamples, 'memstream_bus_produced_records_total', { topic: STORED }) >= 4);
+
+  const summarizerSamples = await scrapeWhen(summarizer, 'the summarizer caught up and summarized', (s) => consumerCaughtUp(s, STORED, groups.summarizer, 4) && summarized(s));
+  checkConsumerSeries(summarizerSamples, STORED, groups.summarizer, 4);
+  checkSummarySeries(summarizerSamples, MODEL);
+
+  checkReadSeries(await scrapeWhen(readApi, 'the read API counted the reads', (s) => total(s, 'memstream_http_request_duration_seconds_count', { route: '/stream/:session_id' }) >= 1), traffic);
+
+  checkCorrelation(converterProcess.lines, summarizerProcess.lines, traffic);
+
+  // Each API service documents its own routes.
+  const paths = async (base: string) => Object.keys(((await (await fetch(`${base}/docs/json`)).json()) as { paths: object }).paths);
+  assert.deepEqual((await paths(gateway)).sort(), ['/api/v1/memories', '/api/v1/memories/conversation-meta']);
+  assert.ok((await paths(readApi)).includes('/stream/{session_id}'));
+  assert.equal((await fetch(`${converter}/docs/json`)).status, 404, 'consumers serve no API documentation');
+});
