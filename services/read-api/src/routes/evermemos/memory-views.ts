@@ -5,7 +5,6 @@ import type { SearchHit } from '@memstream/store';
 export function messageView(m: CanonicalMessage) {
   return {
     memory_type: 'message' as const,
-    id: m.message_id,
     message_id: m.message_id,
     group_id: m.conversation_id,
     group_name: typeof m.metadata['group_name'] === 'string' ? m.metadata['group_name'] : undefined,
