@@ -6,9 +6,11 @@ export {
   readApiEnv,
   summarizerEnv,
   allInOneEnv,
+  setupEnv,
   type GatewayConfig,
   type ConverterConfig,
   type ReadApiConfig,
   type SummarizerConfig,
   type AllInOneConfig,
+  type SetupConfig,
 } from './service-env.js';
