@@ -17,9 +17,12 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** Per-process endpoints every service serves for probes and scrapers, never routed from outside. */
+const INTERNAL = /^\/(health|metrics)(\/|$)/;
+
 /**
- * The public HTTP routes a service registers (`app.get('/path', ...)` and the like, as its route
- * files write them). The health routes every service shares come from libs/http and are not public.
+ * The public HTTP routes a service registers (`app.get('/path', ...)` and the like, as its source
+ * writes them), but the internal ones above.
  */
 export function routesOf(service: string): ServiceRoute[] {
   const routes: ServiceRoute[] = [];
@@ -27,6 +30,7 @@ export function routesOf(service: string): ServiceRoute[] {
   for (const file of sourceFiles(join(ROOT, 'services', service, 'src'))) {
     for (const m of readFileSync(file, 'utf8').matchAll(re)) {
       const declared = m[2]!;
+      if (INTERNAL.test(declared)) continue;
       routes.push({ service, method: m[1]!.toUpperCase(), declared, path: declared.replace(/:[A-Za-z_]+/g, 'some-id') });
     }
   }
