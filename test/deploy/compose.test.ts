@@ -1,0 +1,171 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parse } from 'yaml';
+import { ROOT, effectiveConfig, envProblems, longRunningServices } from './catalogue.js';
+import { parseEdgeConfig } from './nginx-conf.js';
+import { validateCompose } from './tools.js';
+
+interface ComposeService {
+  image?: string;
+  build?: unknown;
+  command?: string | string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+  healthcheck?: { test?: unknown; disable?: boolean };
+  depends_on?: Record<string, { condition?: string }> | string[];
+  restart?: string;
+  ports?: (string | { published?: string | number; target?: number })[];
+  volumes?: (string | { source?: string; target?: string })[];
+  stop_grace_period?: string;
+}
+
+const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
+const services = Object.entries(compose.services);
+
+/** `${VAR:-default}` as compose reads it when VAR is not set in the shell: the tests assume a bare shell. */
+function interpolate(value: string): string {
+  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}/g, (whole, _name, fallback: string | undefined) =>
+    whole === '$$' ? '$' : (fallback ?? ''),
+  );
+}
+
+function environmentOf(service: ComposeService): Record<string, string> {
+  const raw = service.environment ?? {};
+  const pairs = Array.isArray(raw)
+    ? raw.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] as const)
+    : Object.entries(raw).map(([key, value]) => [key, value === null ? '' : String(value)] as const);
+  return Object.fromEntries(pairs.map(([key, value]) => [key, interpolate(value)]));
+}
+
+const isMemstream = (s: ComposeService) => s.build !== undefined || (s.image ?? '').startsWith('memstream:');
+/** The folder under services/ a memstream container runs: the image's first argument, all-in-one without one. */
+const memstreamServiceOf = (s: ComposeService) => (Array.isArray(s.command) ? s.command[0] : s.command?.split(/\s+/)[0]) ?? 'all-in-one';
+const isOneShot = (s: ComposeService) => s.restart === 'no';
+const memstreamContainers = services.filter(([, s]) => isMemstream(s));
+
+function seconds(duration: string): number {
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  assert.ok(parts.length > 0, `not a duration: ${duration}`);
+  const unit = { ms: 0.001, s: 1, m: 60, h: 3600 } as const;
+  return parts.reduce((sum, m) => sum + Number(m[1]) * unit[m[2] as keyof typeof unit], 0);
+}
+
+test('docker-compose.yml is a valid Compose file, unknown fields included', () => {
+  const verdict = validateCompose(compose);
+  assert.ok(verdict.valid, verdict.message);
+});
+
+test('every long-running container has a healthcheck; the others are one-shot jobs that something waits for', () => {
+  for (const [name, service] of services) {
+    if (isOneShot(service)) {
+      const awaited = services.some(([, other]) => {
+        const deps = other.depends_on;
+        return deps !== undefined && !Array.isArray(deps) && deps[name]?.condition === 'service_completed_successfully';
+      });
+      assert.ok(awaited, `${name} runs once (restart: "no") but nothing waits for it to complete`);
+      continue;
+    }
+    assert.ok(service.healthcheck?.test !== undefined && service.healthcheck.disable !== true, `${name} has no healthcheck`);
+  }
+});
+
+test('every image is pinned to a version', () => {
+  for (const [name, service] of services) {
+    assert.ok(service.image, `${name} names no image`);
+    const image = service.image;
+    const tag = image.includes('@') ? 'digest' : image.slice(image.lastIndexOf('/') + 1).split(':')[1];
+    assert.ok(tag !== undefined && tag !== '' && tag !== 'latest', `${name}: image ${image} is not pinned (no tag, or latest)`);
+  }
+});
+
+test('depends_on waits for health, or for completion of a one-shot job, of services that exist', () => {
+  for (const [name, service] of services) {
+    if (service.depends_on === undefined) continue;
+    assert.ok(!Array.isArray(service.depends_on), `${name}: depends_on as a list only waits for a start, not for health`);
+    for (const [dependency, { condition }] of Object.entries(service.depends_on)) {
+      const target = compose.services[dependency];
+      assert.ok(target, `${name} depends on ${dependency}, which is not defined`);
+      const expected = isOneShot(target) ? 'service_completed_successfully' : 'service_healthy';
+      assert.equal(condition, expected, `${name} -> ${dependency}`);
+    }
+  }
+});
+
+test('every memstream service of the distributed mode runs in compose', () => {
+  const running = new Set(memstreamContainers.map(([, s]) => memstreamServiceOf(s)));
+  for (const service of longRunningServices()) {
+    assert.ok(running.has(service), `services/${service} has no container in docker-compose.yml`);
+  }
+  assert.ok(running.has('setup'), 'no setup job creates the topics and applies the migrations');
+});
+
+test('each memstream container is given every setting its service needs and none it does not read', () => {
+  assert.ok(memstreamContainers.length >= 5);
+  for (const [name, service] of memstreamContainers) {
+    const problems = envProblems(memstreamServiceOf(service), environmentOf(service));
+    assert.deepEqual(problems, [], `${name}:\n${problems.join('\n')}`);
+  }
+});
+
+test('every memstream container uses the brokers, topic prefix and partitions the setup job created', () => {
+  const setup = memstreamContainers.find(([, s]) => memstreamServiceOf(s) === 'setup');
+  assert.ok(setup);
+  const pick = (config: Record<string, unknown>) => ({
+    brokers: config['KAFKA_BROKERS'],
+    prefix: config['KAFKA_TOPIC_PREFIX'],
+    partitions: config['KAFKA_TOPIC_PARTITIONS'],
+  });
+  const planned = pick(effectiveConfig('setup', environmentOf(setup[1])));
+  for (const [name, service] of memstreamContainers) {
+    assert.deepEqual(pick(effectiveConfig(memstreamServiceOf(service), environmentOf(service))), planned, name);
+  }
+});
+
+test('the addresses memstream containers are given are services of this file', () => {
+  for (const [name, service] of memstreamContainers) {
+    const env = environmentOf(service);
+    const hosts = [
+      ...(env['KAFKA_BROKERS'] ?? '').split(',').filter((b) => b !== ''),
+      ...['DATABASE_URL', 'REDIS_URL'].flatMap((key) => (env[key] ? [new URL(env[key]).host] : [])),
+    ].map((address) => address.split(':')[0]!);
+    for (const host of hosts) assert.ok(compose.services[host], `${name} connects to ${host}, which is not a service here`);
+  }
+});
+
+test('memstream containers get longer than SHUTDOWN_TIMEOUT_MS to stop', () => {
+  for (const [name, service] of memstreamContainers) {
+    const deadlineMs = Number(effectiveConfig(memstreamServiceOf(service), environmentOf(service))['SHUTDOWN_TIMEOUT_MS']);
+    // compose kills after 10 s unless told otherwise
+    const graceMs = seconds(service.stop_grace_period ?? '10s') * 1000;
+    assert.ok(graceMs > deadlineMs, `${name}: stop_grace_period ${graceMs} ms is not above the shutdown deadline ${deadlineMs} ms`);
+  }
+});
+
+test('the edge publishes the embedded mode port and proxies to services of this file on their ports', () => {
+  const embeddedPort = Number(effectiveConfig('all-in-one', {})['PORT']);
+  const published = services.flatMap(([name, s]) =>
+    (s.ports ?? []).map((p) => ({ name, host: typeof p === 'string' ? p.split(':').at(-2) : String(p.published) })),
+  );
+  const edge = services.find(([, s]) =>
+    (s.volumes ?? []).some((v) => (typeof v === 'string' ? v : (v.source ?? '')).includes('edge/memstream.conf')),
+  );
+  assert.ok(edge, 'no container mounts the edge configuration');
+  assert.deepEqual(published, [{ name: edge[0], host: String(embeddedPort) }], 'only the edge publishes a port, the embedded mode one');
+
+  const mount = (edge[1].volumes ?? []).map((v) => (typeof v === 'string' ? v : `${v.source}:${v.target}`)).find((v) => v.includes('memstream.conf'))!;
+  const source = join(ROOT, mount.split(':')[0]!);
+  assert.ok(existsSync(source), `${source} is missing`);
+  const config = parseEdgeConfig(readFileSync(source, 'utf8'));
+  for (const [upstream, servers] of config.upstreams) {
+    for (const server of servers) {
+      const [host, port] = server.split(':');
+      const target = compose.services[host!];
+      assert.ok(target && isMemstream(target), `upstream ${upstream}: ${host} is not a memstream service of this file`);
+      const listens = effectiveConfig(memstreamServiceOf(target), environmentOf(target))['PORT'];
+      assert.equal(Number(port), listens, `upstream ${upstream}: ${host} listens on ${String(listens)}`);
+    }
+  }
+});
