@@ -100,9 +100,9 @@ export async function startModelServer(): Promise<ModelServer> {
 }
 
 /** Vectors a fake model gives without any model: distinct per text, never unit length, as many dimensions as asked. */
-export const EMBEDDING_DIMENSIONS = 12;
+export const FAKE_EMBEDDING_DIMENSIONS = 12;
 
-export function fakeEmbedding(text: string, dimensions = EMBEDDING_DIMENSIONS): number[] {
+export function fakeEmbedding(text: string, dimensions = FAKE_EMBEDDING_DIMENSIONS): number[] {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return Array.from({ length: dimensions }, (_, i) => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOpenAiEmbedder, type OpenAiEmbedderSettings } from '@memstream/embedding';
 import { captureLogger } from '../../../test/helpers/logger.js';
-import { EMBEDDING_DIMENSIONS, fakeEmbedding, startModelServer, type ModelServer } from '../../../test/helpers/model-server.js';
+import { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding, startModelServer, type ModelServer } from '../../../test/helpers/model-server.js';
 
 const { log } = captureLogger();
 
@@ -28,19 +28,19 @@ function assertClose(actual: Float32Array, expected: readonly number[]): void {
 
 test('texts go to the server in requests of the batch size, and come back normalised, in the caller order', async (t) => {
   const server = await serve(t);
-  const embedder = await createOpenAiEmbedder(settings(server, { batchSize: 3, dimensions: EMBEDDING_DIMENSIONS }), log);
+  const embedder = await createOpenAiEmbedder(settings(server, { batchSize: 3, dimensions: FAKE_EMBEDDING_DIMENSIONS }), log);
   const texts = Array.from({ length: 8 }, (_, i) => `text number ${i}`);
   const vectors = await embedder.embed(texts, 'document');
   assert.deepEqual(server.embeddingCalls.map((c) => c.input), [texts.slice(0, 3), texts.slice(3, 6), texts.slice(6)]);
   assert.equal(vectors.length, texts.length);
   texts.forEach((text, i) => assertClose(vectors[i]!, unit(fakeEmbedding(text))));
-  assert.equal(embedder.model, `openai/fake-embed@${EMBEDDING_DIMENSIONS}`);
+  assert.equal(embedder.model, `openai/fake-embed@${FAKE_EMBEDDING_DIMENSIONS}`);
 });
 
 test('without configured dimensions, one probe at creation learns them; with them, they are sent and no probe is made', async (t) => {
   const server = await serve(t);
   const probed = await createOpenAiEmbedder(settings(server), log);
-  assert.equal(probed.dimension, EMBEDDING_DIMENSIONS);
+  assert.equal(probed.dimension, FAKE_EMBEDDING_DIMENSIONS);
   assert.equal(probed.model, 'openai/fake-embed');
   assert.equal(server.embeddingCalls.length, 1, 'one probe');
   assert.equal(server.embeddingCalls[0]!.dimensions, undefined);
@@ -55,7 +55,7 @@ test('without configured dimensions, one probe at creation learns them; with the
 
 test('a 429 is retried after the server-given delay and the call succeeds', async (t) => {
   const server = await serve(t);
-  const embedder = await createOpenAiEmbedder(settings(server, { dimensions: EMBEDDING_DIMENSIONS, maxRetries: 2 }), log);
+  const embedder = await createOpenAiEmbedder(settings(server, { dimensions: FAKE_EMBEDDING_DIMENSIONS, maxRetries: 2 }), log);
   server.failNext(1, 429);
   const [vector] = await embedder.embed(['rate limited once'], 'document');
   assertClose(vector!, unit(fakeEmbedding('rate limited once')));
@@ -64,7 +64,7 @@ test('a 429 is retried after the server-given delay and the call succeeds', asyn
 
 test('a server error says whether retrying later can help', async (t) => {
   const server = await serve(t);
-  const embedder = await createOpenAiEmbedder(settings(server, { dimensions: EMBEDDING_DIMENSIONS }), log);
+  const embedder = await createOpenAiEmbedder(settings(server, { dimensions: FAKE_EMBEDDING_DIMENSIONS }), log);
   server.failNext(1, 503);
   await assert.rejects(embedder.embed(['x'], 'document'), (err: { code?: string; retriable?: boolean }) => err.code === 'DEPENDENCY_UNAVAILABLE' && err.retriable === true);
   server.failNext(1, 400);

@@ -7,6 +7,9 @@ import { TOPICS } from '@memstream/schemas';
 import { ensureVectorIndex, type Store } from '@memstream/store';
 import { Indexer } from './indexer.js';
 
+/** Records handed to one index call: the embedder splits them into its own inference batches. */
+const INDEX_BATCH = 128;
+
 /**
  * The indexer as a process runs it (alone, or in the all-in-one): two consumers, of stored
  * messages and of extracted memories (two groups: one kafkajs group must not mix topic sets),
@@ -24,7 +27,7 @@ export async function runIndexer(
     groupId: config.INDEXER_GROUP_ID,
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
-    maxBatchSize: config.EMBEDDING_BATCH_SIZE,
+    maxBatchSize: INDEX_BATCH,
     batchHandler: async (events) => void (await indexer.indexMessages(events.map((e) => e.data))),
     handler: async (event) => void (await indexer.indexMessages([event.data])),
   });
@@ -32,7 +35,7 @@ export async function runIndexer(
     groupId: `${config.INDEXER_GROUP_ID}.memories`,
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
-    maxBatchSize: config.EMBEDDING_BATCH_SIZE,
+    maxBatchSize: INDEX_BATCH,
     batchHandler: async (events) => void (await indexer.indexMemories(events.map((e) => e.data))),
     handler: async (event) => void (await indexer.indexMemories([event.data])),
   });

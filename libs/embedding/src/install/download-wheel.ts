@@ -49,7 +49,7 @@ export async function downloadWheel(pin: WheelPin, options: DownloadOptions): Pr
 
 async function findWheelUrl(pin: WheelPin, options: DownloadOptions): Promise<string> {
   const page = `${options.indexUrl.replace(/\/+$/, '')}/${pin.project}/`;
-  const response = await fetch(page, {
+  const response = await request(page, {
     headers: { accept: 'application/vnd.pypi.simple.v1+json, text/html;q=0.1' },
     signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
   });
@@ -80,7 +80,18 @@ function fromHtml(body: string, pin: WheelPin): { url: string; sha256: string | 
 }
 
 async function fetchBytes(url: string, timeoutMs = 300_000): Promise<Buffer> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  const response = await request(url, { signal: AbortSignal.timeout(timeoutMs) });
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   return Buffer.from(await response.arrayBuffer());
+}
+
+/** fetch, with the reason a request failed in the message: fetch itself only says "fetch failed". */
+async function request(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+    throw new Error(`${url}: ${reason}`, { cause: err });
+  }
 }

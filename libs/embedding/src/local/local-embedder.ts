@@ -22,7 +22,7 @@ export interface LocalEmbedderSettings {
  * most the one batch already running, not for a whole import.
  *
  * Texts are batched shortest first, so each batch pads to a length close to its own texts'.
- * A text past 256 tokens (about 190 English words) is embedded from its first 256 tokens, as
+ * A text past 256 tokens (roughly 200 English words) is embedded from its first 256 tokens, as
  * sentence-transformers does; callers that embed long documents should chunk them first.
  */
 export async function createLocalEmbedder(settings: LocalEmbedderSettings, log: Logger): Promise<Embedder> {
