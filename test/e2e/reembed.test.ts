@@ -19,7 +19,7 @@ async function start(dataDir: string, env: Record<string, string>): Promise<{ ba
   const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, INDEXER_SWEEP_INTERVAL_MS: '200', ...env });
   const port = await startEmbedded({ config, log, lifecycle, metrics: new Metrics() });
   lifecycle.markReady();
-  return { base: `http://127.0.0.1:${port}`, stop: () => lifecycle.shutdown() };
+  return { base: `http://127.0.0.1:${port}`, stop: async () => void (await lifecycle.shutdown()) };
 }
 
 interface Stats { result: { embedding_model: string; indexed_messages: number; current_vectors: number; search_items: number } }
