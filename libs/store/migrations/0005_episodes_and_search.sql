@@ -55,6 +55,7 @@ CREATE TABLE episodic_memories (
 
 CREATE INDEX episodic_memories_current_idx ON episodic_memories (conversation_id, occurred_at DESC) WHERE superseded_at IS NULL;
 CREATE INDEX episodic_memories_episode_idx ON episodic_memories (episode_id);
+CREATE INDEX episodic_memories_created_idx ON episodic_memories (created_at);
 
 -- One row per searchable thing. The keyword side is a tsvector; the vector side is an untyped
 -- vector plus the model that made it, so vectors of two models (or dimensions) never mix: search

@@ -11,6 +11,12 @@ import { memoryText, messageText } from './document-text.js';
  * whose event was lost) and re-embeds, in the background, what another model embedded.
  */
 export class Indexer {
+  /**
+   * Rows of other models exist only from before a model change (every write uses the current
+   * model), so the search for them runs until one round comes back short, not on every sweep.
+   */
+  private reembedding = true;
+
   constructor(
     private readonly store: Store,
     private readonly embedder: Embedder,
@@ -44,7 +50,8 @@ export class Indexer {
   async sweep(): Promise<number> {
     const missing = await unindexedMemories(this.store, this.reembedBatch);
     if (missing.length > 0) await this.indexMemories(missing);
-    const stale = await staleVectors(this.store, this.embedder.model, this.reembedBatch);
+    const stale = this.reembedding ? await staleVectors(this.store, this.embedder.model, this.reembedBatch) : [];
+    if (stale.length < this.reembedBatch) this.reembedding = false;
     if (stale.length > 0) {
       const vectors = await this.embedder.embed(stale.map((s) => s.content), 'document');
       await replaceVectors(this.store, this.embedder.model, stale.map((s, i) => ({ kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })));

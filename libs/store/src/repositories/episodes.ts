@@ -120,11 +120,15 @@ export async function failEpisode(q: Queryable, episode: Episode, error: string,
 /**
  * Conversations whose open span has had no new message for `idleMs` (by arrival time, so an
  * import of old messages is not closed at once): their last episode is closed by the sweeper.
+ * Only conversations that went idle within the last day are looked at, so a sweep does not walk
+ * every conversation ever seen; one that went idle while no extractor ran for a day stays open
+ * (its messages still searchable, and listed as pending) until its next message or a flush.
  */
 export async function idleConversations(q: Queryable, idleMs: number, limit: number): Promise<string[]> {
   const { rows } = await q.query<{ id: string }>(
     `SELECT c.id FROM conversations c
      WHERE c.updated_at < now() - make_interval(secs => $1::float8 / 1000)
+       AND c.updated_at > now() - make_interval(secs => $1::float8 / 1000) - interval '1 day'
        AND c.next_seq - 1 > COALESCE((SELECT max(end_seq) FROM episodes e WHERE e.conversation_id = c.id), -1)
      ORDER BY c.updated_at LIMIT $2`,
     [idleMs, limit],

@@ -116,11 +116,14 @@ export async function listEpisodicMemories(q: Queryable, query: ListMemoriesQuer
   return { items: rows.map(toEpisodicMemory), total: total.rows[0]?.n ?? 0 };
 }
 
-/** Current memories that have no search row (their event was lost or not yet handled). */
+/**
+ * Current memories of the last day that have no search row (their event was lost, or is not
+ * handled yet): the window keeps the repair sweep from walking every memory ever made.
+ */
 export async function unindexedMemories(q: Queryable, limit: number): Promise<EpisodicMemory[]> {
   const { rows } = await q.query<MemoryRow>(
     `SELECT ${COLUMNS} FROM episodic_memories m
-     WHERE superseded_at IS NULL
+     WHERE superseded_at IS NULL AND created_at > now() - interval '1 day'
        AND NOT EXISTS (SELECT 1 FROM search_items s WHERE s.kind = 'episodic_memory' AND s.item_id = m.id)
      ORDER BY created_at LIMIT $1`,
     [limit],
