@@ -73,7 +73,9 @@ export class KafkaBus implements Bus {
       if (missing.length > 0) {
         await admin
           .createTopics({
-            waitForLeaders: true,
+            // Our own wait below: kafkajs's gives up with UNKNOWN_TOPIC_OR_PARTITION when the
+            // broker's metadata lags the creation (a freshly started KRaft broker does).
+            waitForLeaders: false,
             topics: missing.map((t) => ({
               topic: t.name,
               numPartitions: t.partitions ?? this.options.defaultPartitions,
