@@ -46,9 +46,14 @@ export interface NewEpisode {
  */
 export function withEpisodeLock<T>(store: Store, conversationId: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
   return store.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('episodes:' || $1))`, [conversationId]);
+    await lockEpisodes(tx, conversationId);
     return fn(tx);
   });
+}
+
+/** Takes a conversation's episode lock for the rest of the caller's transaction. */
+export async function lockEpisodes(tx: Queryable, conversationId: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('episodes:' || $1))`, [conversationId]);
 }
 
 /** The conversation's messages after its last episode, in order (at most `limit`). */

@@ -1,5 +1,5 @@
 import type { Store } from '../store.js';
-import { arrayLiteral } from './episodes.js';
+import { arrayLiteral, lockEpisodes } from './episodes.js';
 
 export interface ForgetFilter {
   readonly messageId?: string | undefined;
@@ -45,9 +45,7 @@ export async function forgetMessages(store: Store, filter: ForgetFilter): Promis
       `SELECT DISTINCT conversation_id FROM messages WHERE ${filterSql} ORDER BY conversation_id`,
       params,
     );
-    for (const { conversation_id } of conversations.rows) {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('episodes:' || $1))`, [conversation_id]);
-    }
+    for (const { conversation_id } of conversations.rows) await lockEpisodes(tx, conversation_id);
     const deleted = await tx.query<{ id: number; conversation_id: string; message_id: string }>(
       `DELETE FROM messages WHERE ${filterSql} RETURNING id, conversation_id, message_id`,
       params,
