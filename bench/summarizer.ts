@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { createChatModel } from '@memstream/llm';
 import { Metrics } from '@memstream/metrics';
 import { createLogger } from '@memstream/logging';
-import { PgStore, PgliteStore, appendMessages, listSummaries, migrate, type NewMessage, type Store, type SummaryMemory } from '@memstream/store';
+import { PgStore, openPglite, appendMessages, listSummaries, migrate, type NewMessage, type Store, type SummaryMemory } from '@memstream/store';
 import type { CanonicalMessage } from '@memstream/schemas';
 import { SummaryWorker, modelSummarizer } from '@memstream/summarizer';
 import { countTokens, startModelServer } from '../test/helpers/model-server.js';
@@ -83,7 +83,7 @@ async function tearDown(): Promise<void> {
 }
 
 async function openStore(): Promise<Store> {
-  if (!flags.postgres) return PgliteStore.open(undefined);
+  if (!flags.postgres) return openPglite();
   const adminUrl = process.env['DATABASE_URL'];
   if (!adminUrl) throw new Error('--postgres needs DATABASE_URL: run it as `npm run bench:summarizer -- --postgres`');
   const database = await createDatabase(adminUrl, `bench_${runId}`);

@@ -4,7 +4,7 @@ import { env } from './load-config.js';
 /**
  * The settings every memstream process shares. A service extends this with its own.
  * Which backends a process uses follows from what is set: no KAFKA_BROKERS means the
- * in-process bus, no DATABASE_URL means PGlite under DATA_DIR (the embedded mode).
+ * in-process bus, no DATABASE_URL means the embedded store under DATA_DIR (the embedded mode).
  */
 export const platformEnv = z.object({
   LOG_LEVEL: env.logLevel(),
@@ -21,6 +21,17 @@ export const platformEnv = z.object({
   /** A consumer silent this long is taken out of its group and its partitions go to the others. */
   KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 6_000, 300_000),
   DATABASE_URL: env.optionalString(),
+  /**
+   * The store when DATABASE_URL is unset. `postgres`: a native PostgreSQL this process starts and
+   * stops under DATA_DIR/postgres, durable like any PostgreSQL. `pglite`: PostgreSQL compiled to
+   * WASM inside the process, which does not flush its files, so acknowledged writes can be lost
+   * in a crash; only for platforms without the prebuilt binaries.
+   */
+  EMBEDDED_STORE: z.enum(['postgres', 'pglite']).default('postgres'),
+  /** The unprivileged user the embedded PostgreSQL runs as when memstream runs as root. */
+  EMBEDDED_POSTGRES_OS_USER: env.string('memstream'),
+  /** Where `npm ci` put the PostgreSQL binaries (default <repo>/.cache/postgres/pgserver-<version>). */
+  MEMSTREAM_POSTGRES_DIR: env.optionalString(),
   DATABASE_POOL_MAX: env.int(10, 1, 500),
   DATABASE_STATEMENT_TIMEOUT_MS: env.int(30_000, 100),
   REDIS_URL: env.optionalString(),

@@ -1,6 +1,7 @@
 export type { Store, Queryable, QueryResult } from './store.js';
 export { PgStore, type PgStoreOptions } from './pg-store.js';
-export { PgliteStore } from './pglite-store.js';
+export { openPglite } from './open-pglite.js';
+export { installPostgres, installedPostgres, resolvePostgresDir, postgresPin } from './embedded-postgres/binaries.js';
 export { migrate, loadMigrations, type Migration } from './migrate.js';
 export { openStore, type StoreSettings } from './create-store.js';
 export {

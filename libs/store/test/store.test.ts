@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
-import { PgStore, PgliteStore, migrate, appendMessage, listMessages, type Store, type NewMessage } from '@memstream/store';
+import { PgStore, openPglite, migrate, appendMessage, listMessages, type Store, type NewMessage } from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 
 const backends: Array<[string, (t: import('node:test').TestContext) => Promise<Store>]> = [
-  ['PGlite', async () => PgliteStore.open(undefined)],
+  ['PGlite', async () => openPglite()],
   [
     'native PostgreSQL',
     async (t) => new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log }),

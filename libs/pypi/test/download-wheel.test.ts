@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { downloadWheel, PinnedWheelError, type WheelPin } from '../src/install/download-wheel.js';
+import { downloadWheel, PinnedWheelError, type WheelPin } from '../src/download-wheel.js';
 
 const WHEEL = Buffer.from('not really a wheel, but bytes with a known hash');
 const PIN: WheelPin = { project: 'tiny-model', filename: 'tiny_model-1.0-py3-none-any.whl', sha256: createHash('sha256').update(WHEEL).digest('hex') };

@@ -1,0 +1,31 @@
+/**
+ * `npm ci`'s postinstall (and `npm run postgres:install`): puts PostgreSQL with pgvector where the
+ * embedded mode starts it (see libs/store/src/embedded-postgres), so `npm start` needs nothing
+ * else. Fast when it is there already.
+ *
+ * Env: MEMSTREAM_POSTGRES_DIR (where; default <repo>/.cache/postgres/pgserver-<version>),
+ * PIP_INDEX_URL (a PyPI mirror), MEMSTREAM_SKIP_POSTGRES_INSTALL=1 (machines and images that only
+ * run with DATABASE_URL).
+ */
+import { installPostgres, postgresPin, resolvePostgresDir } from '@memstream/store';
+
+const log = (line: string) => console.log(`[postgres] ${line}`);
+
+if (['1', 'true', 'yes'].includes(process.env.MEMSTREAM_SKIP_POSTGRES_INSTALL ?? '')) {
+  log('MEMSTREAM_SKIP_POSTGRES_INSTALL is set: the embedded PostgreSQL is not installed (set DATABASE_URL to run)');
+} else {
+  const dir = resolvePostgresDir(process.env.MEMSTREAM_POSTGRES_DIR?.trim() || undefined);
+  const started = performance.now();
+  try {
+    const outcome = await installPostgres({ dir, indexUrl: process.env.PIP_INDEX_URL?.trim() || 'https://pypi.org/simple', log });
+    if (outcome === 'unsupported') {
+      log(`no prebuilt PostgreSQL for ${process.platform}-${process.arch}: set DATABASE_URL, or EMBEDDED_STORE=pglite (not crash-safe)`);
+    } else {
+      log(`${outcome === 'present' ? 'already installed' : 'installed'}: ${dir} (${Math.round(performance.now() - started)} ms)`);
+    }
+  } catch (err) {
+    console.error(`[postgres] could not install ${postgresPin()?.filename ?? 'pgserver'} from PyPI: ${err instanceof Error ? err.message : String(err)}`);
+    console.error('[postgres] PyPI must be reachable (or a mirror set in PIP_INDEX_URL). Try again with `npm run postgres:install`.');
+    process.exitCode = 1;
+  }
+}
