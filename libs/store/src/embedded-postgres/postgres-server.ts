@@ -34,8 +34,6 @@ const SUPERUSER = 'postgres';
 /** Longer socket paths do not fit a sockaddr_un (108 bytes with the file name). */
 const MAX_SOCKET_DIR = 90;
 const LOG_KEEP_BYTES = 10 * 1024 * 1024;
-/** Servers we asked to stop: their exit is expected, any other is logged as a failure. */
-const stopping = new WeakSet<ChildProcess>();
 
 /**
  * Settings for one local process's database, chosen by measurement (bench:embedded): small shared
@@ -65,29 +63,70 @@ const SERVER_SETTINGS: Readonly<Record<string, string>> = {
  * it accepts connections and the memstream database exists. A server left running by a previous
  * process on the same folder (one that died where the kernel could not tell the server) is waited
  * for and stopped first: two servers never share a cluster, PostgreSQL's own lock file sees to it.
+ * If the server dies later (the OOM killer, a stray signal) it is started again, with backoff;
+ * the pool's broken connections fail their queries meanwhile, and readiness reports it.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const root = resolve(options.root);
-  const dataDir = join(root, 'data');
-  const socketDir = await socketFolder(root);
-  const logPath = join(root, 'postgres.log');
+  const paths = { dataDir: join(root, 'data'), socketDir: await socketFolder(root), logPath: join(root, 'postgres.log') };
   await ownedFolder(root, options.launcher);
-  await ownedFolder(socketDir, options.launcher);
-  await stopLeftOver(dataDir, options.log);
-  if (!(await exists(join(dataDir, 'PG_VERSION')))) await initCluster(dataDir, root, options);
-  await trimLog(logPath);
+  await ownedFolder(paths.socketDir, options.launcher);
+  await stopLeftOver(paths.dataDir, options.log);
+  if (!(await exists(join(paths.dataDir, 'PG_VERSION')))) await initCluster(paths.dataDir, root, options);
+  await trimLog(paths.logPath);
 
-  const server = await spawnServer(dataDir, socketDir, logPath, options);
-  const connectionString = `postgresql://${SUPERUSER}@/${DATABASE}?host=${encodeURIComponent(socketDir)}`;
+  let server = await startServer(paths, options);
+  await ensureDatabase(paths.socketDir);
+  let stopped = false;
+  let restarts = 0;
+  const supervise = (child: ChildProcess): void => {
+    child.once('exit', (code, signal) => {
+      if (stopped) return;
+      const delayMs = Math.min(30_000, 500 * 2 ** restarts++);
+      options.log.error({ code, signal, logPath: paths.logPath, restartInMs: delayMs }, 'embedded postgres exited unexpectedly; restarting it');
+      void restart(delayMs);
+    });
+  };
+  const restart = async (delayMs: number): Promise<void> => {
+    await sleep(delayMs);
+    if (stopped) return;
+    try {
+      await stopLeftOver(paths.dataDir, options.log);
+      server = await startServer(paths, options);
+      restarts = 0;
+      supervise(server);
+    } catch (err) {
+      options.log.error({ err }, 'embedded postgres did not restart');
+      void restart(Math.min(30_000, 500 * 2 ** restarts++));
+    }
+  };
+  supervise(server);
+  options.log.info({ socketDir: paths.socketDir, dataDir: paths.dataDir, pid: server.pid }, 'embedded postgres ready');
+  return {
+    connectionString: `postgresql://${SUPERUSER}@/${DATABASE}?host=${encodeURIComponent(paths.socketDir)}`,
+    socketDir: paths.socketDir,
+    stop: async () => {
+      stopped = true;
+      await stopServer(server, options.log);
+    },
+  };
+}
+
+interface ServerPaths {
+  readonly dataDir: string;
+  readonly socketDir: string;
+  readonly logPath: string;
+}
+
+async function startServer(paths: ServerPaths, options: EmbeddedPostgresOptions): Promise<ChildProcess> {
+  const server = await spawnServer(paths.dataDir, paths.socketDir, paths.logPath, options);
   try {
-    await waitUntilReady(server, socketDir, logPath, options.startTimeoutMs ?? 120_000);
-    await ensureDatabase(socketDir);
+    await waitUntilReady(server, paths.socketDir, paths.logPath, options.startTimeoutMs ?? 120_000);
   } catch (err) {
     await stopServer(server, options.log);
     throw err;
   }
-  options.log.info({ socketDir, dataDir, pid: server.pid }, 'embedded postgres ready');
-  return { connectionString, socketDir, stop: () => stopServer(server, options.log) };
+  return server;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -134,9 +173,6 @@ async function spawnServer(dataDir: string, socketDir: string, logPath: string, 
   const logFile = await open(logPath, 'a');
   try {
     const child = spawn(file, args, { stdio: ['ignore', logFile.fd, logFile.fd] });
-    child.once('exit', (code, signal) => {
-      if (!stopping.has(child)) options.log.error({ code, signal, logPath }, 'embedded postgres exited unexpectedly');
-    });
     await new Promise<void>((ok, fail) => {
       child.once('spawn', ok);
       child.once('error', fail);
@@ -187,7 +223,6 @@ async function logTail(logPath: string): Promise<string> {
 /** Fast shutdown (SIGINT: sessions ended, one checkpoint); immediate (SIGQUIT) if it hangs. */
 async function stopServer(server: ChildProcess, log: Logger): Promise<void> {
   if (server.exitCode !== null || server.signalCode !== null) return;
-  stopping.add(server);
   const exited = new Promise<void>((ok) => server.once('exit', () => ok()));
   server.kill('SIGINT');
   const timer = setTimeout(() => {
