@@ -27,7 +27,7 @@ WORKDIR /app
 # The built folder whole, whatever the install produced (node_modules, .cache/models or nothing
 # more): a COPY naming a folder that one build does not have would fail that build.
 COPY --from=build /app /app
-# Owned by root and read-only to the process; only DATA_DIR (the embedded mode's PGlite) and /tmp
+# Owned by root and read-only to the process; only DATA_DIR (the embedded mode's PostgreSQL cluster) and /tmp
 # (tsx's compile cache) are written to. A numeric user, so Kubernetes can check runAsNonRoot.
 RUN mkdir -p /data && chown 1000:1000 /data
 USER 1000:1000

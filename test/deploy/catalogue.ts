@@ -43,7 +43,7 @@ export function requiredKeys(schema: EnvSchema): string[] {
 
 /**
  * What a service's composition root opens decides what it needs when it runs on its own: without
- * these a container silently falls back to the embedded mode's in-process bus, a PGlite database
+ * these a container silently falls back to the embedded mode's in-process bus, a database of its own
  * inside the container, or in-process fan-out, and nothing would say so.
  */
 export function distributedNeeds(service: string): string[] {

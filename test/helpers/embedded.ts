@@ -9,7 +9,7 @@ import { Lifecycle } from '@memstream/runtime';
 import { startEmbedded } from '@memstream/all-in-one';
 
 /**
- * The embedded mode exactly as `npm start` composes it (in-process bus, PGlite in a temporary
+ * The embedded mode exactly as `npm start` composes it (in-process bus, its own PostgreSQL server in a temporary
  * directory), inside the test process, on a free port, with a registry of its own (as a process
  * has); shut down when the test ends. Silent unless given a logger (a capturing one, to assert
  * on its lines).

@@ -11,7 +11,8 @@ export interface Queryable {
 }
 
 /**
- * One query interface over a pg Pool (distributed mode) and PGlite (embedded mode). Both run the
+ * One query interface over a pg Pool (both modes: the embedded one runs its own server) and
+ * PGlite (the embedded mode's opt-in WASM store). Both run the
  * same SQL and return the same JavaScript types: int8 as number, timestamptz as Date, jsonb parsed.
  */
 export interface Store extends Queryable {

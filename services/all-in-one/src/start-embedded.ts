@@ -16,7 +16,7 @@ import { embeddedApiDocs, registerEmbeddedApi } from './embedded-api.js';
 
 /**
  * The embedded mode: gateway, consumers and read API in one process on one port. With nothing
- * configured it uses the in-process bus, in-process fan-out and PGlite under DATA_DIR; set
+ * configured it uses the in-process bus, in-process fan-out and a PostgreSQL server of its own under DATA_DIR; set
  * KAFKA_BROKERS, DATABASE_URL or REDIS_URL and the same process uses those instead. Exported so
  * tests run exactly this composition in their own process. Every component registers its series
  * on the one `metrics` registry, served at `/metrics`. Resolves with the listening port.

@@ -49,7 +49,7 @@ export async function tempDir(t: TestContext, prefix: string): Promise<string> {
 }
 
 /**
- * The embedded mode (`npm start`) in its own process on a free port with its own PGlite. A
+ * The embedded mode (`npm start`) in its own process on a free port with its own PostgreSQL server. A
  * process, not startEmbedded in this one: a service package may not import another service.
  */
 export async function startEmbeddedService(t: TestContext): Promise<string> {
