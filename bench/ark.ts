@@ -21,6 +21,7 @@ import { measureLiveDelivery } from './lib/live-delivery.js';
 import { backgroundLoad, cpuBetween, ProcMonitor } from './lib/proc-monitor.js';
 import { startService, waitHealthy, type ServiceProcess } from './lib/services.js';
 import { ratePerSecond, round, summarizeLatencies } from './lib/stats.js';
+import { Teardowns } from './lib/teardowns.js';
 
 const HELP = `usage: npm run bench:ark -- [options]
   --replicas R          read-api processes (default 1); with 2 or more, writes go to the first
@@ -108,15 +109,7 @@ const workload = new ArkWorkload(runId);
 const monitor = new ProcMonitor(500);
 monitor.watch('bench', process.pid);
 
-// Teardown in reverse order of acquisition, also on Ctrl-C; a failing step is reported, not hidden.
-const teardowns: Array<[string, () => Promise<unknown>]> = [];
-async function tearDown(): Promise<void> {
-  for (const [label, fn] of teardowns.splice(0).reverse()) {
-    await fn().catch((err: unknown) => console.error(`[bench] teardown of ${label} failed: ${String(err)}`));
-  }
-  monitor.stop();
-}
-process.once('SIGINT', () => void tearDown().then(() => process.exit(130)));
+const teardowns = new Teardowns(() => monitor.stop());
 
 const progress = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
@@ -304,12 +297,12 @@ async function main(): Promise<ArkReport> {
 
 try {
   const report = await main();
-  await tearDown();
+  await teardowns.run();
   const processes = ['converter', ...Array.from({ length: replicas }, (_, n) => `read-api-${n + 1}`)];
   console.log(renderReport(report, processes));
   console.log(JSON.stringify({ bench: 'ark', ...report }));
 } catch (err) {
   console.error(`[bench] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-  await tearDown();
+  await teardowns.run();
   process.exitCode = 1;
 }

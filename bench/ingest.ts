@@ -22,6 +22,8 @@ import { freePort } from '../test/helpers/processes.js';
 import { startService, waitHealthy, type ServiceProcess } from './lib/services.js';
 import { ratePerSecond, round, summarizeLatencies } from './lib/stats.js';
 import { Workload } from './lib/workload.js';
+import { positiveInt } from './lib/flags.js';
+import { Teardowns } from './lib/teardowns.js';
 
 const HELP = `usage: npm run bench:ingest -- [options]
   --http-messages N   POSTs per HTTP pass (default 20000)
@@ -56,12 +58,6 @@ if (flags.help) {
   process.exit(0);
 }
 
-function positiveInt(name: string, value: string, min = 1): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got ${value}`);
-  return n;
-}
-
 const N = positiveInt('http-messages', flags['http-messages']);
 const C = positiveInt('concurrency', flags.concurrency);
 const G = positiveInt('groups', flags.groups);
@@ -91,15 +87,7 @@ const workload = new Workload(runId, G);
 const monitor = new ProcMonitor(500);
 monitor.watch('bench', process.pid);
 
-// Teardown in reverse order of acquisition, also on Ctrl-C; a failing step is reported, not hidden.
-const teardowns: Array<[string, () => Promise<unknown>]> = [];
-async function tearDown(): Promise<void> {
-  for (const [label, fn] of teardowns.splice(0).reverse()) {
-    await fn().catch((err: unknown) => console.error(`[bench] teardown of ${label} failed: ${String(err)}`));
-  }
-  monitor.stop();
-}
-process.once('SIGINT', () => void tearDown().then(() => process.exit(130)));
+const teardowns = new Teardowns(() => monitor.stop());
 
 /** Set when a service exits before the benchmark stops it: every wait gives up on it. */
 let died: string | undefined;
@@ -282,11 +270,11 @@ async function main(): Promise<IngestReport> {
 
 try {
   const report = await main();
-  await tearDown();
+  await teardowns.run();
   console.log(renderReport(report));
   console.log(JSON.stringify({ bench: 'ingest', ...report }));
 } catch (err) {
   console.error(`[bench] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-  await tearDown();
+  await teardowns.run();
   process.exitCode = 1;
 }

@@ -41,3 +41,26 @@ export async function messagesOf(base: string, groupId: string): Promise<{ memor
 export async function requestStatus(base: string, requestId: string): Promise<Reply<{ status: string; code?: string; result: Record<string, unknown> }>> {
   return call(base, 'GET', `/api/v1/stats/request?request_id=${encodeURIComponent(requestId)}`);
 }
+
+/**
+ * Every stored message of a group, paged 500 at a time (newest first). A message stored between
+ * two pages shifts the later ones, so the pages are read again until `total_count` held still.
+ */
+export async function everyMessageOf(base: string, groupId: string): Promise<StoredMemory[]> {
+  for (;;) {
+    const all: StoredMemory[] = [];
+    let total = -1;
+    let shifted = false;
+    for (let offset = 0; total < 0 || offset < total; offset += 500) {
+      const res = await call<{ result: { memories: StoredMemory[]; total_count: number } }>(
+        base, 'GET', `/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500&offset=${offset}`,
+      );
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      if (total >= 0 && res.body.result.total_count !== total) shifted = true;
+      total = res.body.result.total_count;
+      all.push(...res.body.result.memories);
+      if (res.body.result.memories.length === 0) break;
+    }
+    if (!shifted && all.length === total) return all;
+  }
+}

@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { REPO_ROOT } from './processes.js';
+
+/**
+ * What `npm start` runs, from the repository root: the one place to change when `npm start`
+ * changes (the crash test checks that the two still agree). Tests and benchmarks that must run
+ * the embedded mode as a user does, in a process of its own, start it through here.
+ */
+export function embeddedCommand(): { readonly command: string; readonly args: readonly string[]; readonly asWritten: string } {
+  const args = ['--import', 'tsx', 'services/all-in-one/src/main.ts'];
+  return { command: process.execPath, args, asWritten: `node ${args.join(' ')}` };
+}
+
+export interface EmbeddedProcess {
+  /** Also the process group's id: the process leads a group of its own. */
+  readonly pid: number;
+  readonly base: string;
+  readonly dataDir: string;
+  /** Resolves with the exit code, or the signal's name, whenever the process ends. */
+  readonly exited: Promise<number | string | null>;
+  /** The last lines it wrote, for a failure message. */
+  tail(): string;
+  /** SIGKILL to the whole group (the server and anything it started): a crash, no shutdown. */
+  crash(): Promise<void>;
+  /** SIGTERM to the group, SIGKILL if it outlives `deadlineMs`; resolves once the leader is gone. */
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  readonly dataDir: string;
+  readonly port: number;
+  /** Added to the minimal environment; nothing else the caller's shell exported leaks in. */
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * Starts the embedded mode as `npm start` does, as the leader of a new process group
+ * (`detached`), so a crash can kill everything it started at once, as the kernel's OOM killer or
+ * a power cut would. Only PATH, HOME, PORT, HOST, DATA_DIR and LOG_LEVEL are set: an inherited
+ * KAFKA_BROKERS, DATABASE_URL or REDIS_URL would quietly turn it into the distributed mode.
+ */
+export function startEmbeddedProcess(options: EmbeddedOptions): EmbeddedProcess {
+  const { command, args } = embeddedCommand();
+  const child = spawn(command, [...args], {
+    cwd: REPO_ROOT,
+    detached: true,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '/tmp',
+      PORT: String(options.port),
+      HOST: '127.0.0.1',
+      DATA_DIR: options.dataDir,
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) throw new Error(`could not start ${command} ${args.join(' ')}`);
+  const pid = child.pid;
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter((l) => l.length > 0));
+    if (lines.length > 60) lines.splice(0, lines.length - 60);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | string | null>((res) => child.on('exit', (code, signal) => res(code ?? signal)));
+  let gone = false;
+  void exited.then(() => (gone = true));
+
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, signal);
+    } catch (err) {
+      // ESRCH: the group has no process left, which is what the signal was for.
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  };
+
+  return {
+    pid,
+    base: `http://127.0.0.1:${options.port}`,
+    dataDir: options.dataDir,
+    exited,
+    tail: () => lines.join('\n'),
+    async crash() {
+      signalGroup('SIGKILL');
+      await exited;
+    },
+    async stop(deadlineMs = 30_000) {
+      if (gone) return signalGroup('SIGKILL'); // descendants the leader left behind, if any
+      signalGroup('SIGTERM');
+      const timer = setTimeout(() => signalGroup('SIGKILL'), deadlineMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Polls GET /health until it answers 200 and resolves with the milliseconds since `since`
+ * (performance.now() at spawn: the time to healthy). Fails at once, with its last lines, if the
+ * process exits first, and after `timeoutMs` otherwise.
+ */
+export async function untilHealthy(proc: EmbeddedProcess, since: number, timeoutMs = 120_000): Promise<number> {
+  let exit: string | undefined;
+  void proc.exited.then((code) => (exit = String(code)));
+  while (performance.now() - since < timeoutMs) {
+    if (exit !== undefined) throw new Error(`the embedded process exited (${exit}) before it was healthy:\n${proc.tail()}`);
+    const ok = await fetch(`${proc.base}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+      async (res) => (await res.arrayBuffer(), res.ok),
+      () => false, // not listening yet
+    );
+    if (ok) return performance.now() - since;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the embedded process was not healthy after ${timeoutMs} ms:\n${proc.tail()}`);
+}
