@@ -3,7 +3,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@memstream/logging';
-import { PgliteStore, PgStore, type Store } from '@memstream/store';
+import { openPglite, PgStore, type Store } from '@memstream/store';
 import type { CopyRow } from './database.js';
 
 /**
@@ -72,7 +72,7 @@ export async function pgliteCeiling(dataDir: string, options: RawOptions): Promi
   const copy = await mkdtemp(join(tmpdir(), 'memstream-bench-pglite-'));
   try {
     await cp(join(dataDir, 'pglite'), join(copy, 'pglite'), { recursive: true });
-    const store = await PgliteStore.open(join(copy, 'pglite'));
+    const store = await openPglite(join(copy, 'pglite'));
     try {
       return { store: 'PGlite (a copy of the data folder, opened by the benchmark after the server stopped)', ...(await measure(store, options)) };
     } finally {
