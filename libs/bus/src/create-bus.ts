@@ -1,6 +1,7 @@
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import type { Bus, RetryPolicy } from './bus.js';
+import type { BusJournal } from './bus-journal.js';
 import { KafkaBus } from './kafka-bus.js';
 import { MemoryBus } from './memory-bus.js';
 
@@ -14,9 +15,16 @@ export interface BusSettings {
   readonly KAFKA_SESSION_TIMEOUT_MS: number;
 }
 
+export interface CreateBusOptions {
+  /** Makes the in-process bus durable; Kafka ignores it (the brokers are its journal). */
+  readonly journal?: BusJournal;
+}
+
 /** Kafka when brokers are configured, otherwise the in-process bus of the embedded mode. */
-export function createBus(settings: BusSettings, log: Logger, metrics: Metrics): Bus {
-  if (settings.KAFKA_BROKERS.length === 0) return new MemoryBus(log.child({ component: 'bus' }), settings.KAFKA_TOPIC_PARTITIONS, metrics);
+export function createBus(settings: BusSettings, log: Logger, metrics: Metrics, options: CreateBusOptions = {}): Bus {
+  if (settings.KAFKA_BROKERS.length === 0) {
+    return new MemoryBus(log.child({ component: 'bus' }), settings.KAFKA_TOPIC_PARTITIONS, metrics, { journal: options.journal });
+  }
   return new KafkaBus({
     brokers: settings.KAFKA_BROKERS,
     clientId: settings.KAFKA_CLIENT_ID,

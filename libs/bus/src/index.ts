@@ -14,7 +14,8 @@ export type {
 export { DLQ_HEADERS, CORRELATION_HEADER } from './bus.js';
 export { busMetricsOf, type BusMetrics } from './bus-metrics.js';
 export { backoffDelayMs } from './backoff.js';
-export { MemoryBus } from './memory-bus.js';
+export { MemoryBus, type MemoryBusOptions } from './memory-bus.js';
+export type { BusJournal, GroupPosition, TrimPoint, JournalContents } from './bus-journal.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka-bus.js';
-export { createBus, retryPolicyOf, type BusSettings, type RetrySettings } from './create-bus.js';
+export { createBus, retryPolicyOf, type BusSettings, type CreateBusOptions, type RetrySettings } from './create-bus.js';
 export { publishEvents, serializeEvent, subscribeEvents, type TypedTopic } from './typed.js';

@@ -1,10 +1,14 @@
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
+import type { BusJournal } from './bus-journal.js';
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
 import { StopRequested, sleep } from './backoff.js';
 import { partitionFor } from './partitioner.js';
 import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
+import { ProduceQueue, type TopicRecords } from './produce-queue.js';
+import { JournalPositions, type GroupProgress } from './journal-positions.js';
+import { journaledTopics, restoreTopic, type JournaledTopic } from './journal-restore.js';
 
 interface PartitionLog {
   /** Offset of records[0]; records below every group's committed offset are dropped. */
@@ -19,14 +23,37 @@ interface TopicState {
   committed: Map<string, number[]>;
 }
 
+/** A record given its partition and offset, not yet visible to consumers. */
+interface Placed {
+  readonly part: PartitionLog;
+  readonly record: BusRecord;
+}
+
+export interface MemoryBusOptions {
+  /** Makes the bus durable (see BusJournal); without one, records live in this process only. */
+  readonly journal?: BusJournal;
+  /** Unset: 200 ms. How often consumer positions are written to the journal. */
+  readonly commitIntervalMs?: number;
+  /** Unset: 1 s. How often the journal drops records every group has passed. */
+  readonly trimIntervalMs?: number;
+}
+
 /** Records kept below the slowest group's position before the log is compacted. */
 const TRIM_THRESHOLD = 1024;
+
+// One journal statement per batch; a few MB keeps that statement (values travel hex-encoded) well
+// under any timeout while a backlog drains, and a tick of ordinary traffic is far below it.
+const APPEND_LIMITS = { maxRecords: 5_000, maxBytes: 4_000_000 };
 
 /**
  * The embedded mode's bus: the same keyed partitions, consumer groups, per-partition order,
  * commit-after-success, retries and dead-letter topic as the Kafka bus, inside one process.
- * It keeps records in memory: a record is durable only once a consumer has written it to the
- * store, which is why the write APIs confirm storage before they promise anything.
+ *
+ * Without a journal it keeps records in memory only, and a crash loses what was not yet handled.
+ * With one it keeps Kafka's promises: a publish resolves once its records are in the journal
+ * (records published in the same turn share one append, one append in flight, so offsets and
+ * per-key order hold), consumers see a record only once it is durable, and a new bus on the same
+ * journal redelivers everything a group had not committed.
  */
 export class MemoryBus implements Bus {
   readonly kind = 'memory' as const;
@@ -34,44 +61,89 @@ export class MemoryBus implements Bus {
   private readonly subscriptions = new Set<MemorySubscription>();
   private closed = false;
   private readonly metrics: BusMetrics;
+  private readonly journal: BusJournal | undefined;
+  private readonly appendQueue: ProduceQueue | undefined;
+  private readonly journalPositions: JournalPositions | undefined;
+  /** Topics the journal holds that this bus has not opened yet. */
+  private journaled = new Map<string, JournaledTopic>();
+  private opening: Promise<void> | undefined;
 
   constructor(
     private readonly log: Logger,
     private readonly defaultPartitions: number,
     metrics: Metrics,
+    options: MemoryBusOptions = {},
   ) {
     this.metrics = busMetricsOf(metrics);
+    this.journal = options.journal;
+    if (options.journal) {
+      this.appendQueue = new ProduceQueue((batch) => this.appendDurably(batch), APPEND_LIMITS);
+      this.journalPositions = new JournalPositions(options.journal, () => this.progress(), log, {
+        commitIntervalMs: options.commitIntervalMs ?? 200,
+        trimIntervalMs: options.trimIntervalMs ?? 1_000,
+      });
+    }
   }
 
   async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+    if (this.journal) await this.open();
     for (const t of topics) this.topic(t.name, t.partitions);
   }
 
   async publish(topicName: string, records: readonly OutgoingRecord[]): Promise<void> {
     if (records.length === 0) return;
-    return measuredPublish(this.metrics, topicName, records.length, async () => this.append(topicName, records));
+    return measuredPublish(this.metrics, topicName, records.length, async () => {
+      if (this.closed) throw new Error('bus is closed');
+      if (!this.appendQueue) return this.reveal(this.place([{ topic: topicName, records }]));
+      await this.open();
+      await this.appendQueue.enqueue(topicName, records);
+    });
   }
 
-  private append(topicName: string, records: readonly OutgoingRecord[]): void {
-    if (this.closed) throw new Error('bus is closed');
-    const topic = this.topic(topicName);
-    for (const r of records) {
-      const p = partitionFor(r.key, topic.partitions.length);
-      const part = topic.partitions[p]!;
-      part.records.push({
-        topic: topicName,
-        partition: p,
-        offset: String(part.base + part.records.length),
-        key: r.key,
-        value: typeof r.value === 'string' ? Buffer.from(r.value) : r.value,
-        headers: { ...r.headers },
-      });
+  /** The append queue's send: offsets are taken only once the journal holds the records. */
+  private async appendDurably(batch: readonly TopicRecords[]): Promise<void> {
+    const placed = this.place(batch);
+    await this.journal!.append(placed.map((p) => p.record));
+    this.reveal(placed);
+  }
+
+  /** Gives records the offsets after the partition's last record; changes nothing yet. */
+  private place(batch: readonly TopicRecords[]): Placed[] {
+    const ahead = new Map<PartitionLog, number>();
+    const placed: Placed[] = [];
+    for (const { topic: name, records } of batch) {
+      const topic = this.topic(name);
+      for (const r of records) {
+        const p = partitionFor(r.key, topic.partitions.length);
+        const part = topic.partitions[p]!;
+        const n = ahead.get(part) ?? 0;
+        ahead.set(part, n + 1);
+        placed.push({
+          part,
+          record: {
+            topic: name,
+            partition: p,
+            offset: String(part.base + part.records.length + n),
+            key: r.key,
+            value: typeof r.value === 'string' ? Buffer.from(r.value) : r.value,
+            headers: { ...r.headers },
+          },
+        });
+      }
+    }
+    return placed;
+  }
+
+  private reveal(placed: readonly Placed[]): void {
+    for (const { part, record } of placed) {
+      part.records.push(record);
       for (const wake of part.wake) wake();
       part.wake.clear();
     }
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    if (this.journal) await this.open();
     if (this.closed) throw new Error('bus is closed');
     for (const s of this.subscriptions) {
       if (s.options.groupId === options.groupId && s.options.topic === options.topic) {
@@ -82,8 +154,9 @@ export class MemoryBus implements Bus {
     const positions = topic.committed.get(options.groupId) ?? topic.partitions.map((p) => p.base);
     topic.committed.set(options.groupId, positions);
     const deps = { log: this.log, publish: (t: string, r: readonly OutgoingRecord[]) => this.publish(t, r), metrics: this.metrics };
-    const sub = new MemorySubscription(options, topic, positions, deps, () => {
+    const sub = new MemorySubscription(options, topic, positions, deps, async () => {
       this.subscriptions.delete(sub);
+      await this.journalPositions?.flush();
     });
     this.subscriptions.add(sub);
     sub.start();
@@ -93,14 +166,35 @@ export class MemoryBus implements Bus {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.journalPositions?.close();
+  }
+
+  /** Loads the journal once, before any topic is touched; a failed load is tried again next call. */
+  private open(): Promise<void> {
+    this.opening ??= (async () => {
+      this.journaled = journaledTopics(await this.journal!.load());
+      if (!this.closed) this.journalPositions!.start();
+    })().catch((err: unknown) => {
+      this.opening = undefined;
+      throw err;
+    });
+    return this.opening;
+  }
+
+  private *progress(): Iterable<GroupProgress> {
+    for (const [topic, state] of this.topics) {
+      for (const [groupId, positions] of state.committed) yield { topic, groupId, positions };
+    }
   }
 
   private topic(name: string, partitions = this.defaultPartitions): TopicState {
     let t = this.topics.get(name);
     if (!t) {
+      const restored = restoreTopic(name, this.journaled.get(name), partitions);
+      this.journaled.delete(name);
       t = {
-        partitions: Array.from({ length: partitions }, () => ({ base: 0, records: [], wake: new Set() })),
-        committed: new Map(),
+        partitions: restored.partitions.map((p) => ({ base: p.base, records: p.records, wake: new Set() })),
+        committed: restored.committed,
       };
       this.topics.set(name, t);
     }
@@ -117,7 +211,7 @@ class MemorySubscription implements Subscription {
     private readonly topic: TopicState,
     private readonly positions: number[],
     private readonly deps: Omit<DeliveryDeps, 'signal'>,
-    private readonly onStopped: () => void,
+    private readonly onStopped: () => Promise<void>,
   ) {}
 
   start(): void {
@@ -130,7 +224,7 @@ class MemorySubscription implements Subscription {
       for (const wake of part.wake) wake();
     }
     await Promise.all(this.workers);
-    this.onStopped();
+    await this.onStopped();
   }
 
   private async consume(p: number): Promise<void> {

@@ -7,14 +7,16 @@ import { CORRELATION_HEADER, DLQ_HEADERS, KafkaBus, MemoryBus, subscribeEvents, 
 import { Metrics } from '@memstream/metrics';
 import { deleteTopics, infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
 import { samplesOf, series, total } from '../../../test/helpers/prometheus.js';
+import { pgJournal } from './pg-journal.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const fastRetry = { maxAttempts: 4, initialDelayMs: 10, maxDelayMs: 50 };
 
 // The same guarantees, checked against both implementations: the embedded mode must not behave
 // differently from Kafka.
-const implementations: Array<[string, (metrics: Metrics) => Bus]> = [
+const implementations: Array<[string, (metrics: Metrics, t: TestContext) => Bus | Promise<Bus>]> = [
   ['in-process bus', (metrics) => new MemoryBus(log, 4, metrics)],
+  ['journaled in-process bus', async (metrics, t) => new MemoryBus(log, 4, metrics, { journal: (await pgJournal(t)).journal, commitIntervalMs: 20 })],
   [
     'Kafka bus',
     (metrics) =>
@@ -31,9 +33,11 @@ const implementations: Array<[string, (metrics: Metrics) => Bus]> = [
   ],
 ];
 
-async function openBus(t: TestContext, make: (metrics: Metrics) => Bus, topics: string[], metrics = new Metrics()): Promise<Bus> {
-  const bus = make(metrics);
-  t.after(() => bus.close());
+async function openBus(t: TestContext, make: (metrics: Metrics, t: TestContext) => Bus | Promise<Bus>, topics: string[], metrics = new Metrics()): Promise<Bus> {
+  let bus: Bus | undefined;
+  // Registered before make's own teardown (a journal's database), so it runs first.
+  t.after(() => bus?.close());
+  bus = await make(metrics, t);
   if (bus.kind === 'kafka') t.after(() => deleteTopics((name) => topics.some((topic) => name === topic || name.startsWith(`${topic}.`))));
   await bus.ensureTopics(topics.map((name) => ({ name })));
   return bus;

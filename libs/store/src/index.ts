@@ -97,3 +97,4 @@ export {
 export { keywordSearch, vectorSearch, type SearchFilters, type SearchHit } from './repositories/search.js';
 export { forgetMessages, type ForgetFilter, type ForgetResult } from './repositories/forget.js';
 export { memoryStats, type MemoryStats } from './repositories/memory-stats.js';
+export { storeBusJournal } from './repositories/bus-journal.js';
