@@ -4,7 +4,7 @@ import { createFanout, createRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
 import type { ProcessContext } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
-import { openStore } from '@memstream/store';
+import { openStore, storeBusJournal } from '@memstream/store';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { readApiSettingsOf } from '@memstream/read-api';
 import { runConverter } from '@memstream/converter';
@@ -31,7 +31,9 @@ export async function startEmbedded({ config, log, lifecycle, metrics }: Process
   // One embedder for the indexer's documents and the read API's queries: one model in memory.
   const embedder = await createEmbedder(config, log);
   lifecycle.defer('embedder', () => embedder.close());
-  const bus = createBus(config, log, metrics);
+  // Without Kafka, the in-process bus journals every record in the store before a publish
+  // resolves, so a 202 and the events between consumers survive a crash as they would on Kafka.
+  const bus = createBus(config, log, metrics, { journal: storeBusJournal(store) });
   lifecycle.defer('bus', () => bus.close());
   await bus.ensureTopics(allTopics());
 
