@@ -86,15 +86,37 @@ export function startEmbeddedProcess(options: EmbeddedOptions): EmbeddedProcess 
     async crash() {
       signalGroup('SIGKILL');
       await exited;
+      await groupGone(pid);
     },
     async stop(deadlineMs = 30_000) {
-      if (gone) return signalGroup('SIGKILL'); // descendants the leader left behind, if any
+      if (gone) {
+        signalGroup('SIGKILL'); // descendants the leader left behind, if any
+        return groupGone(pid);
+      }
       signalGroup('SIGTERM');
       const timer = setTimeout(() => signalGroup('SIGKILL'), deadlineMs);
       await exited;
       clearTimeout(timer);
+      await groupGone(pid);
     },
   };
+}
+
+/**
+ * Resolves once no process of the group is left: the leader's exit is not the end of the embedded
+ * PostgreSQL, whose processes finish their own shutdown (or die of the same SIGKILL) a moment
+ * later, and a restart or a removal of DATA_DIR must not overlap them.
+ */
+async function groupGone(pgid: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return;
+      throw err;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /**
