@@ -59,6 +59,13 @@ export interface SubscribeOptions {
    */
   readonly batchHandler?: BatchHandler;
   readonly maxBatchSize?: number;
+  /**
+   * Optional: how long a partition's batch may wait to fill up before it is handled anyway.
+   * Background consumers (indexing, extraction, summaries) set it so that, under load, they handle
+   * fewer and larger batches and leave the CPU to the write path; unset, a record is handled as
+   * soon as it arrives. Kafka: the fetch waits up to this long for more data (`maxWaitTimeInMs`).
+   */
+  readonly lingerMs?: number;
   readonly onDeadLetter?: DeadLetterListener;
   readonly retry: RetryPolicy;
   /** Partitions handled at once; order always holds within a partition. */

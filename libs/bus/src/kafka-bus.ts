@@ -127,6 +127,7 @@ export class KafkaBus implements Bus {
       // kafkajs's default is 5 minutes: a partition it did not know of would idle that long
       metadataMaxAge: 30_000,
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 10_000 },
+      ...(options.lingerMs ? { minBytes: 64 * 1024, maxWaitTimeInMs: options.lingerMs } : {}),
     });
     const deps = { log: this.options.log.child({ groupId: options.groupId }), publish: (t: string, r: readonly OutgoingRecord[]) => this.publish(t, r), metrics: this.metrics };
     const sub = new KafkaSubscription(consumer, options, this.wire(options.topic), this.options, deps, () => {

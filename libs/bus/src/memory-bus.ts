@@ -241,6 +241,10 @@ class MemorySubscription implements Subscription {
         await new Promise<void>((resolve) => part.wake.add(resolve));
         continue;
       }
+      if (this.options.lingerMs && part.records.length - start < chunkSize) {
+        await sleep(this.options.lingerMs, signal).catch(() => undefined);
+        if (signal.aborted) break;
+      }
       const chunk = part.records.slice(start, start + chunkSize);
       try {
         await deliverBatch(chunk, this.options, { ...this.deps, signal });

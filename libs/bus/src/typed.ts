@@ -55,6 +55,7 @@ export function subscribeEvents<E>(
     handler: (event: E, ctx: HandlerContext) => Promise<void>;
     batchHandler?: (events: readonly E[], ctx: HandlerContext) => Promise<void>;
     maxBatchSize?: number;
+    lingerMs?: number;
     onDeadLetter?: DeadLetterListener;
   },
 ): Promise<Subscription> {
@@ -77,6 +78,7 @@ export function subscribeEvents<E>(
     retry: options.retry,
     ...(options.partitionsConcurrently === undefined ? {} : { partitionsConcurrently: options.partitionsConcurrently }),
     ...(options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize }),
+    ...(options.lingerMs === undefined ? {} : { lingerMs: options.lingerMs }),
     ...(options.onDeadLetter === undefined ? {} : { onDeadLetter: options.onDeadLetter }),
     handler: async (record, ctx) => options.handler(decode(record), ctx),
     ...(batchHandler === undefined ? {} : { batchHandler: async (records, ctx) => batchHandler(records.map(decode), ctx) }),

@@ -39,6 +39,12 @@ export const platformEnv = z.object({
   CONSUMER_MAX_ATTEMPTS: env.int(5, 1, 100),
   CONSUMER_RETRY_INITIAL_MS: env.int(200, 1),
   CONSUMER_RETRY_MAX_MS: env.int(10_000, 1),
+  /**
+   * How long the background consumers (indexer, extractor, summarizer) let a batch fill up before
+   * handling it: under load they then run a few large batches instead of one per message, and the
+   * write path keeps the CPU. 0 handles every record at once.
+   */
+  BACKGROUND_LINGER_MS: env.int(200, 0, 10_000),
   HTTP_BODY_LIMIT_BYTES: env.int(10 * 1024 * 1024, 1024),
   /** How long `GET /api/v1/stats/request` can still answer for a request (accepted marker and outcome row). */
   REQUEST_STATUS_TTL_SECONDS: env.int(3600, 60),

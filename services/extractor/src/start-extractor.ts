@@ -73,6 +73,7 @@ export async function runExtractor(
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     maxBatchSize: 500,
+    lingerMs: config.BACKGROUND_LINGER_MS,
     batchHandler: (events) => worker.advance(conversationsOf(events)),
     handler: (event) => worker.advance([event.data.conversation_id]),
   });

@@ -28,6 +28,7 @@ export async function runIndexer(
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     maxBatchSize: INDEX_BATCH,
+    lingerMs: config.BACKGROUND_LINGER_MS,
     batchHandler: async (events) => void (await indexer.indexMessages(events.map((e) => e.data))),
     handler: async (event) => void (await indexer.indexMessages([event.data])),
   });
@@ -36,6 +37,7 @@ export async function runIndexer(
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     maxBatchSize: INDEX_BATCH,
+    lingerMs: config.BACKGROUND_LINGER_MS,
     batchHandler: async (events) => void (await indexer.indexMemories(events.map((e) => e.data))),
     handler: async (event) => void (await indexer.indexMemories([event.data])),
   });

@@ -65,6 +65,7 @@ export async function runSummarizer(
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     maxBatchSize: 500,
+    lingerMs: config.BACKGROUND_LINGER_MS,
     batchHandler: (events) => triggerLatest(events),
     handler: (event) => triggerLatest([event]),
   });
