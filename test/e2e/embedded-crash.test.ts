@@ -33,12 +33,17 @@ test('the crash test starts the embedded mode the way npm start does', () => {
 for (const mode of MODES) {
   test(`${mode.label}: every acknowledged message survives SIGKILL of the embedded process group, stored once`, async (t: TestContext) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'memstream-crash-'));
-    t.after(() => rm(dataDir, { recursive: true, force: true }));
+    const started: EmbeddedProcess[] = [];
+    // One hook, in this order: a server still running would write into the folder being removed.
+    t.after(async () => {
+      for (const proc of started) await proc.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    });
     const groups = Array.from({ length: GROUPS }, (_, g) => `crash_g${g}`);
     const start = async () => {
       const since = performance.now();
       const proc = startEmbeddedProcess({ dataDir, port: await freePort() });
-      t.after(() => proc.stop());
+      started.push(proc);
       await untilHealthy(proc, since);
       return proc;
     };
