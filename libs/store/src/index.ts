@@ -4,6 +4,7 @@ export { openPglite } from './open-pglite.js';
 export { installPostgres, installedPostgres, resolvePostgresDir, postgresPin } from './embedded-postgres/binaries.js';
 export { migrate, loadMigrations, type Migration } from './migrate.js';
 export { openStore, type StoreSettings } from './create-store.js';
+export { backgroundStoreOf } from './embedded-postgres/embedded-store.js';
 export {
   appendMessage,
   appendMessages,

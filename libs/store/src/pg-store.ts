@@ -7,6 +7,11 @@ export interface PgStoreOptions {
   readonly maxConnections: number;
   readonly statementTimeoutMs: number;
   readonly log: Logger;
+  /**
+   * Runs on each new connection with the server process's id (the embedded mode lowers the CPU
+   * priority of its background connections this way). Failures are logged, not fatal.
+   */
+  readonly onConnect?: (backendPid: number) => void;
 }
 
 // int8 comes back as a string by default (it may exceed 2^53); our counters and sequence numbers
@@ -41,6 +46,17 @@ export class PgStore implements Store {
     });
     // An idle client losing its connection emits here; without a listener the process would crash.
     this.pool.on('error', (err) => options.log.error({ err }, 'idle postgres connection failed'));
+    const onConnect = options.onConnect;
+    if (onConnect) {
+      // pg's client learns its server process id from the connection handshake (BackendKeyData).
+      this.pool.on('connect', (client) => {
+        try {
+          onConnect((client as unknown as { processID: number }).processID);
+        } catch (err) {
+          options.log.warn({ err }, 'connection set-up failed');
+        }
+      });
+    }
   }
 
   async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {

@@ -4,7 +4,7 @@ import { createFanout, createRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
 import type { ProcessContext } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
-import { openStore, storeBusJournal } from '@memstream/store';
+import { backgroundStoreOf, openStore, storeBusJournal } from '@memstream/store';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { readApiSettingsOf } from '@memstream/read-api';
 import { runConverter } from '@memstream/converter';
@@ -38,9 +38,11 @@ export async function startEmbedded({ config, log, lifecycle, metrics }: Process
   await bus.ensureTopics(allTopics());
 
   await runConverter(config, { bus, store, fanout, log, lifecycle });
-  await runSummarizer(config, { bus, store, log, lifecycle, metrics });
-  await runExtractor(config, { bus, store, log, lifecycle, metrics });
-  await runIndexer(config, { bus, store, embedder, log, lifecycle });
+  // Memory formation yields the CPU to the write path and the reads (see backgroundStoreOf).
+  const background = backgroundStoreOf(store);
+  await runSummarizer(config, { bus, store: background, log, lifecycle, metrics });
+  await runExtractor(config, { bus, store: background, log, lifecycle, metrics });
+  await runIndexer(config, { bus, store: background, embedder, log, lifecycle });
 
   const http = createHttpServer({
     log,
