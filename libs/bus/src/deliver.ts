@@ -86,11 +86,16 @@ export async function deliver(record: BusRecord, options: SubscribeOptions, deps
  * retried together while the failure is retriable; a batch that fails for good falls back to
  * one-by-one delivery, which dead-letters only the records that fail alone. Resolves when every
  * record is handled or dead-lettered, so the caller may commit past the last one.
+ *
+ * A batch of one record goes to the batch handler too: under light, steady load every partition
+ * hands over one record at a time, and a batch handler that merges the partitions' batches into
+ * one statement (the converter's) is what keeps that load from becoming one transaction per
+ * record per partition (measured in the embedded mode: 1.15 records per statement, 8 at once).
  */
 export async function deliverBatch(records: readonly BusRecord[], options: SubscribeOptions, deps: DeliveryDeps): Promise<void> {
   const first = records[0];
   if (!first) return;
-  if (!options.batchHandler || records.length === 1) {
+  if (!options.batchHandler) {
     for (const record of records) await deliver(record, options, deps);
     return;
   }
