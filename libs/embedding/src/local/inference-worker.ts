@@ -30,7 +30,7 @@ try {
       }
     });
   });
-  send({ type: 'ready', dimension: model.dimension, maxTokens: model.maxTokens });
+  send({ type: 'ready' });
 } catch (err) {
   send({ type: 'failed', message: reason(err) });
   port.close();
