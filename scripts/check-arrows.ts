@@ -13,7 +13,8 @@ const COMPOSITION_ROOT = 'all-in-one';
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (name === 'node_modules') return [];
+    // dist/ is compiled from src/, import for import: checking it again would only repeat findings
+    if (name === 'node_modules' || name === 'dist') return [];
     return statSync(path).isDirectory() ? walk(path) : /\.(ts|mts|js|mjs)$/.test(name) ? [path] : [];
   });
 }

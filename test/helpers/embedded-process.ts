@@ -7,7 +7,7 @@ import { REPO_ROOT } from './processes.js';
  * the embedded mode as a user does, in a process of its own, start it through here.
  */
 export function embeddedCommand(): { readonly command: string; readonly args: readonly string[]; readonly asWritten: string } {
-  const args = ['--import', 'tsx', 'services/all-in-one/src/main.ts'];
+  const args = ['--conditions=memstream-dist', '--enable-source-maps', 'scripts/start.js', 'all-in-one'];
   return { command: process.execPath, args, asWritten: `node ${args.join(' ')}` };
 }
 

@@ -11,15 +11,23 @@ export interface RunningProcess {
   readonly lines: Record<string, unknown>[];
   readonly exited: Promise<number | null>;
   hasLogged(msg: string): boolean;
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
 }
 
 /**
- * Starts a TypeScript entry point the way `npm start` does, with exactly the environment given
- * (plus PATH and HOME): inherited KAFKA_BROKERS or DATABASE_URL must not leak into a process
- * meant to run embedded. Killed when the test ends if still running.
+ * Starts an entry point (TypeScript through tsx unless other node arguments are given: the
+ * compiled build's, say) with exactly the environment given (plus PATH and HOME): inherited
+ * KAFKA_BROKERS or DATABASE_URL must not leak into a process meant to run embedded. Killed when
+ * the test ends if still running.
  */
-export function startProcess(t: TestContext, entry: string, env: Record<string, string>): RunningProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(REPO_ROOT, entry)], {
+export function startProcess(
+  t: TestContext,
+  entry: string,
+  env: Record<string, string>,
+  { nodeArgs = ['--import', 'tsx'], args = [] }: { nodeArgs?: readonly string[]; args?: readonly string[] } = {},
+): RunningProcess {
+  const child = spawn(process.execPath, [...nodeArgs, resolve(REPO_ROOT, entry), ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,7 +61,7 @@ export function startProcess(t: TestContext, entry: string, env: Record<string, 
       await exited;
     }
   });
-  return { child, lines, exited, hasLogged: (msg) => lines.some((l) => l['msg'] === msg) };
+  return { child, lines, exited, hasLogged: (msg) => lines.some((l) => l['msg'] === msg), stderr: () => stderr };
 }
 
 export async function freePort(): Promise<number> {

@@ -8,7 +8,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,7 +109,7 @@ test('without an installed model, creation fails and says how to install it', as
   );
 });
 
-test('a model file that onnxruntime cannot load fails creation with the reason; a closed embedder refuses calls', async (t) => {
+test('a model file that onnxruntime cannot load fails the first call with the reason, and the next call tries again; a closed embedder refuses calls', async (t) => {
   const broken = await mkdtemp(join(tmpdir(), 'memstream-broken-model-'));
   t.after(() => rm(broken, { recursive: true, force: true }));
   await cp(modelDir, broken, { recursive: true });
@@ -118,11 +118,36 @@ test('a model file that onnxruntime cannot load fails creation with the reason; 
   const bytes = await readFile(onnx);
   bytes.fill(0xff, 0, 64);
   await writeFile(onnx, bytes);
-  await assert.rejects(createLocalEmbedder({ modelDir: broken, threads: 1, batchSize: 8 }, log), /could not load the local embedding model/);
+  const failing = await createLocalEmbedder({ modelDir: broken, threads: 1, batchSize: 8 }, log);
+  t.after(() => failing.close());
+  await assert.rejects(failing.embed(['first'], 'query'), /could not load the local embedding model/);
+  await assert.rejects(failing.embed(['second'], 'document'), /could not load the local embedding model/);
 
   const closing = await createLocalEmbedder({ modelDir, threads: 1, batchSize: 8 }, log);
   await closing.close();
   await assert.rejects(closing.embed(['too late'], 'query'), /closed/);
+});
+
+test('creating the embedder starts no thread and loads no model; concurrent first calls load it once', async () => {
+  const capture = captureLogger();
+  const threads = () => readdirSync('/proc/self/task').length;
+  // libuv starts its file-system thread pool on first use; the creation reads files, so start it first
+  await readFile(join(modelDir, 'config.json'));
+  const before = threads();
+  const lazy = await createLocalEmbedder({ modelDir, threads: 1, batchSize: 2 }, capture.log);
+  try {
+    // a Worker starts its thread in its constructor, so a load begun in the background shows here
+    assert.equal(threads(), before, 'no inference thread before the first call');
+    assert.equal(lazy.dimension, 384);
+    const loads = () => capture.lines().filter((l) => l['msg'] === 'local embedding model loaded').length;
+    assert.equal(loads(), 0);
+    const calls = await Promise.all([lazy.embed(texts.slice(0, 3), 'document'), lazy.embed([texts[4]!], 'query'), lazy.embed(texts.slice(5, 9), 'document')]);
+    assert.deepEqual(calls.map((vectors) => vectors.length), [3, 1, 4]);
+    assert.ok(maxDifference(calls[1]![0]!, reference.texts[4]!.vector) < 1e-4);
+    assert.equal(loads(), 1, 'one load shared by the concurrent first calls');
+  } finally {
+    await lazy.close();
+  }
 });
 
 test('throughput on LoCoMo-like turns (printed, never asserted)', async (t) => {

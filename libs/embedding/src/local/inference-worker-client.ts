@@ -3,8 +3,6 @@ import { AppError } from '@memstream/errors';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-protocol.js';
 
 export interface InferenceWorker {
-  readonly dimension: number;
-  readonly maxTokens: number;
   embed(texts: readonly string[]): Promise<{ vectors: Float32Array; truncated: number }>;
   /** Finishes the batches already sent, then ends the thread. */
   close(): Promise<void>;
@@ -44,8 +42,6 @@ export function startInferenceWorker(setup: WorkerSetup, onExit: (reason: string
         case 'ready':
           ready = true;
           resolve({
-            dimension: message.dimension,
-            maxTokens: message.maxTokens,
             embed(texts) {
               if (closing) return Promise.reject(new AppError('SYSTEM_ERROR', 'embedder closed'));
               const id = nextId++;
@@ -79,12 +75,15 @@ export function startInferenceWorker(setup: WorkerSetup, onExit: (reason: string
 }
 
 /**
- * On Node 20 a worker loads its entry module before `--import tsx` takes effect in it, so the
- * TypeScript entry is reached through a one-line bootstrap that registers tsx first (every
- * memstream process runs through tsx, in development and in the image alike).
+ * Compiled (`npm start`, the image), this file is `dist/local/inference-worker-client.js` and the
+ * worker's entry is plain JavaScript beside it. From the sources (tests, benches), the entry is
+ * TypeScript, and on Node 20 a worker loads its entry module before `--import tsx` takes effect in
+ * it, so it is reached through a one-line bootstrap that registers tsx first.
  */
 function spawn(setup: WorkerSetup): Worker {
+  const options = { workerData: setup, name: 'memstream-embedding' };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./inference-worker.js', import.meta.url), options);
   const entry = new URL('./inference-worker.ts', import.meta.url);
   const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: setup, name: 'memstream-embedding' });
+  return new Worker(bootstrap, { ...options, eval: true });
 }

@@ -3,7 +3,7 @@ import type { Logger } from '@memstream/logging';
 import { batches } from '../batches.js';
 import type { Embedder } from '../embedder.js';
 import { startInferenceWorker, type InferenceWorker } from './inference-worker-client.js';
-import { checkInstalledModel, LOCAL_MODEL_NAME } from './model-files.js';
+import { checkInstalledModel, LOCAL_MODEL_NAME, readModelShape } from './model-files.js';
 import { TurnQueue } from './turn-queue.js';
 
 export interface LocalEmbedderSettings {
@@ -26,6 +26,8 @@ export interface LocalEmbedderSettings {
  * sentence-transformers does; callers that embed long documents should chunk them first.
  */
 export async function createLocalEmbedder(settings: LocalEmbedderSettings, log: Logger): Promise<Embedder> {
+  // Checked now, though loading waits for the first call: a misconfigured process should fail at
+  // start-up, not on its first search. Sizes only; a corrupt file shows when the model loads.
   const problem = await checkInstalledModel(settings.modelDir, { hashes: false });
   if (problem !== undefined) {
     throw new AppError(
@@ -33,22 +35,28 @@ export async function createLocalEmbedder(settings: LocalEmbedderSettings, log: 
       `${problem}. \`npm ci\` installs the local embedding model (or \`npm run model:install\`); or set EMBEDDING_PROVIDER=openai or hash`,
     );
   }
+  const { dimension, maxTokens } = await readModelShape(settings.modelDir);
+  // The model (about 130 MiB resident with onnxruntime) loads on the first call, never at start:
+  // a process that does not embed, or not yet, holds none of it. Concurrent first calls share the
+  // one load; a load that failed is tried again by the next call.
   let current: Promise<InferenceWorker> | undefined;
   const worker = (): Promise<InferenceWorker> =>
     (current ??= startInferenceWorker({ modelDir: settings.modelDir, threads: settings.threads }, (reason) => {
       log.error({ reason }, 'embedding worker stopped; the next call starts another');
       current = undefined;
-    }).catch((err: unknown) => {
-      current = undefined;
-      throw err;
-    }));
-  const { dimension, maxTokens } = await worker().catch((err: unknown) => {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new AppError('SYSTEM_ERROR', `could not load the local embedding model from ${settings.modelDir}: ${reason}`, { cause: err });
-  });
+    }).then(
+      (started) => {
+        log.info({ model: LOCAL_MODEL_NAME, dimension, maxTokens, threads: settings.threads, modelDir: settings.modelDir }, 'local embedding model loaded');
+        return started;
+      },
+      (err: unknown) => {
+        current = undefined;
+        const reason = err instanceof Error ? err.message : String(err);
+        throw new AppError('SYSTEM_ERROR', `could not load the local embedding model from ${settings.modelDir}: ${reason}`, { cause: err });
+      },
+    ));
   const turns = new TurnQueue();
   let closed = false;
-  log.info({ model: LOCAL_MODEL_NAME, dimension, maxTokens, threads: settings.threads, modelDir: settings.modelDir }, 'local embedder ready');
 
   return {
     model: `local/${LOCAL_MODEL_NAME}`,

@@ -75,6 +75,14 @@ export async function checkInstalledModel(dir: string, options: { hashes: boolea
   return undefined;
 }
 
+/** What the installed model makes and reads, from its small config files: known before the model is loaded. */
+export async function readModelShape(dir: string): Promise<{ dimension: number; maxTokens: number }> {
+  const readJson = async <T>(name: string) => JSON.parse(await readFile(join(dir, name), 'utf8')) as T;
+  const { hidden_size: dimension } = await readJson<{ hidden_size: number }>('config.json');
+  const { max_seq_length: maxTokens } = await readJson<{ max_seq_length: number }>('sentence_bert_config.json');
+  return { dimension, maxTokens };
+}
+
 async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);

@@ -9,7 +9,7 @@ export type ToWorker = { readonly type: 'embed'; readonly id: number; readonly t
 
 /** Worker to main thread. */
 export type FromWorker =
-  | { readonly type: 'ready'; readonly dimension: number; readonly maxTokens: number }
+  | { readonly type: 'ready' }
   | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'embedded'; readonly id: number; readonly vectors: Float32Array; readonly truncated: number }
   | { readonly type: 'error'; readonly id: number; readonly message: string };
