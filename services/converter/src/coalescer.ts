@@ -1,6 +1,16 @@
 import type { HandlerContext } from '@memstream/bus';
 
-type Flush<T> = (items: readonly T[], ctx: HandlerContext) => Promise<void>;
+/**
+ * What a flush may hand back: work that must finish before its batches count as handled, but that
+ * need not hold up the next flush (publishing the stored events: the next statement can run while
+ * they are written to the bus).
+ */
+export interface FlushTail {
+  readonly pending: Promise<void>;
+}
+
+type Flush<T> = (items: readonly T[], ctx: HandlerContext) => Promise<void | FlushTail>;
+type Handler<T> = (items: readonly T[], ctx: HandlerContext) => Promise<void>;
 
 /**
  * Group commit across partitions. Kafka hands a consumer one partition's batch at a time, so under
@@ -15,7 +25,7 @@ type Flush<T> = (items: readonly T[], ctx: HandlerContext) => Promise<void>;
  * never mattered). A failed flush fails every batch in it; the bus then retries each batch or
  * takes it apart itself, outside this coalescer.
  */
-export function coalesce<T>(flush: Flush<T>, parallel = 1): Flush<T> {
+export function coalesce<T>(flush: Flush<T>, parallel = 1): Handler<T> {
   let queue: Array<{ items: readonly T[]; ctx: HandlerContext; resolve: () => void; reject: (err: unknown) => void }> = [];
   let running = 0;
 
@@ -29,8 +39,13 @@ export function coalesce<T>(flush: Flush<T>, parallel = 1): Flush<T> {
         const taken = queue;
         queue = [];
         try {
-          await flush(taken.flatMap((t) => t.items), merged(taken.map((t) => t.ctx)));
-          for (const t of taken) t.resolve();
+          const tail = await flush(taken.flatMap((t) => t.items), merged(taken.map((t) => t.ctx)));
+          // The batches are done when the tail is; the next flush does not wait for it. Tails
+          // settle in order for one partition because they are queued in flush order (the bus).
+          void (tail?.pending ?? Promise.resolve()).then(
+            () => taken.forEach((t) => t.resolve()),
+            (err: unknown) => taken.forEach((t) => t.reject(err)),
+          );
         } catch (err) {
           for (const t of taken) t.reject(err);
         }

@@ -1,5 +1,6 @@
 import { publishEvents, type Bus, type BusRecord, type HandlerContext } from '@memstream/bus';
 import type { Fanout } from '@memstream/fanout';
+import type { FlushTail } from '../coalescer.js';
 import type { Logger } from '@memstream/logging';
 import {
   appendMessages,
@@ -45,7 +46,7 @@ export interface ConverterDeps {
  * are idempotent too).
  */
 export function handleGroupChatBatch(deps: ConverterDeps) {
-  return async (events: readonly GroupChatInput[], ctx: HandlerContext): Promise<void> => {
+  return async (events: readonly GroupChatInput[], ctx: HandlerContext): Promise<FlushTail> => {
     const hasMeta = events.some((e) => e.type !== 'group_chat.message.received');
     let applied: Applied;
     try {
@@ -67,20 +68,24 @@ export function handleGroupChatBatch(deps: ConverterDeps) {
     }));
     // The held HTTP calls need only the commit, so they are told at once, not after the publish.
     // Both must happen before the offsets are committed: a crash in between redelivers the batch,
-    // which finds its rows and publishes and announces again.
-    await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, storedEvents), announce(deps.fanout, outcomes, ctx.log)]);
+    // which finds its rows and publishes and announces again. The publish is the flush's tail: the
+    // next flush's statement runs while it is written (see coalesce).
+    const published = publishEvents(deps.bus, TOPICS.messagesStored, storedEvents);
+    published.catch(() => undefined); // awaited through the tail; this only covers announce throwing first
+    await announce(deps.fanout, outcomes, ctx.log);
     const { written } = applied;
     ctx.log.info(
       { events: events.length, stored: written, duplicates: applied.stored.length - written, correlationIds: ctx.correlationIds },
       'group-chat batch stored',
     );
+    return { pending: published };
   };
 }
 
 /** The same handler for one event: the bus's fallback when a batch has to be taken apart. */
 export function handleGroupChatEvent(deps: ConverterDeps) {
   const batch = handleGroupChatBatch(deps);
-  return (event: GroupChatInput, ctx: HandlerContext) => batch([event], ctx);
+  return async (event: GroupChatInput, ctx: HandlerContext): Promise<void> => (await batch([event], ctx)).pending;
 }
 
 /**
