@@ -76,7 +76,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await trimLog(paths.logPath);
 
   let server = await startServer(paths, options);
-  await ensureDatabase(paths.socketDir);
+  try {
+    await ensureDatabase(paths.socketDir);
+  } catch (err) {
+    await stopServer(server, options.log);
+    throw err;
+  }
   let stopped = false;
   let restarts = 0;
   const supervise = (child: ChildProcess): void => {
@@ -88,11 +93,13 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     });
   };
   const restart = async (delayMs: number): Promise<void> => {
-    await sleep(delayMs);
+    await sleep(delayMs, undefined, { ref: false }); // a pending restart does not hold the process open
     if (stopped) return;
     try {
       await stopLeftOver(paths.dataDir, options.log);
       server = await startServer(paths, options);
+      // stop() may have run while it started: that server is nobody's, so it goes at once.
+      if (stopped) return await stopServer(server, options.log);
       restarts = 0;
       supervise(server);
     } catch (err) {
