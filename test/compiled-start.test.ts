@@ -57,7 +57,6 @@ test('npm start compiles what changed, then serves from dist/ in its own process
   await utimes(join(REPO_ROOT, CHANGED_SOURCE), now, now);
 
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-compiled-'));
-  t.after(() => rm(dataDir, { recursive: true, force: true }));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const { nodeArgs, entry, args } = await startCommand();
@@ -67,6 +66,7 @@ test('npm start compiles what changed, then serves from dist/ in its own process
     { PORT: String(port), DATA_DIR: dataDir, KAFKA_BROKERS: '', DATABASE_URL: '', REDIS_URL: '', EMBEDDING_PROVIDER: 'local' },
     { nodeArgs: ['--import', TRIPWIRE, ...nodeArgs], args },
   );
+  t.after(() => rm(dataDir, { recursive: true, force: true })); // after the process's own hook: it is gone by then
   await whileRunning(server, 'health', async () => ((await fetch(`${base}/health`)).ok ? true : undefined));
   assert.match(server.stderr(), new RegExp(`${CHANGED_SOURCE.replaceAll('.', '\\.')} changed: compiling before start`));
   assert.match(server.stderr(), /\[build\] 1 of \d+ files compiled/);

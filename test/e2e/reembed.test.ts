@@ -28,7 +28,12 @@ interface Stats { result: { embedding_model: string; indexed_messages: number; c
 // reads only the new model's vectors, and the indexer re-embeds the old ones in the background.
 test('changing the embedding model and dimension re-embeds in the background; search never mixes models', async (t: TestContext) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-reembed-'));
-  t.after(() => rm(dataDir, { recursive: true, force: true }));
+  // One hook, in this order: a server still running writes into the folder being removed.
+  const stops: Array<() => Promise<void>> = [];
+  t.after(async () => {
+    for (const stop of stops) await stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
   const group = 'reembed';
   const first = await start(dataDir, { EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: '256' });
   const lines = ['The boiler in the basement is leaking again.', 'I booked the plumber for Tuesday morning.', 'Can someone water the plants?'];
@@ -41,7 +46,7 @@ test('changing the embedding model and dimension re-embeds in the background; se
   await first.stop();
 
   const second = await start(dataDir, { EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: '64' });
-  t.after(() => second.stop());
+  stops.push(second.stop);
   const after = await waitFor('every item re-embedded with the new model', async () => {
     const s = (await call<Stats>(second.base, 'GET', `/api/v1/stats/memory?group_id=${group}`)).body.result;
     return s.current_vectors === s.search_items && s.search_items >= 3 ? s : undefined;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { REPO_ROOT } from './processes.js';
+import { groupGone, REPO_ROOT } from './processes.js';
 
 /**
  * What `npm start` runs, from the repository root: the one place to change when `npm start`
@@ -100,23 +100,6 @@ export function startEmbeddedProcess(options: EmbeddedOptions): EmbeddedProcess 
       await groupGone(pid);
     },
   };
-}
-
-/**
- * Resolves once no process of the group is left: the leader's exit is not the end of the embedded
- * PostgreSQL, whose processes finish their own shutdown (or die of the same SIGKILL) a moment
- * later, and a restart or a removal of DATA_DIR must not overlap them.
- */
-async function groupGone(pgid: number): Promise<void> {
-  for (;;) {
-    try {
-      process.kill(-pgid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return;
-      throw err;
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /**

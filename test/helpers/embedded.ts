@@ -16,13 +16,17 @@ import { startEmbedded } from '@memstream/all-in-one';
  */
 export async function embeddedMemstream(t: TestContext, env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-embedded-'));
-  t.after(() => rm(dataDir, { recursive: true, force: true }));
   const log = options.log ?? createLogger({ service: 'embedded-test', level: 'silent' });
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
+  // One hook, in this order (node:test runs hooks first-registered first): the store's PostgreSQL
+  // server writes into DATA_DIR until the shutdown has stopped it.
+  t.after(async () => {
+    await lifecycle.shutdown();
+    await rm(dataDir, { recursive: true, force: true });
+  });
   const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
   const port = await startEmbedded({ config, log, lifecycle, metrics: new Metrics({ processMetrics: true }) });
   lifecycle.markReady();
-  t.after(() => lifecycle.shutdown());
   return `http://127.0.0.1:${port}`;
 }
 

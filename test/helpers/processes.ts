@@ -18,8 +18,10 @@ export interface RunningProcess {
 /**
  * Starts an entry point (TypeScript through tsx unless other node arguments are given: the
  * compiled build's, say) with exactly the environment given (plus PATH and HOME): inherited
- * KAFKA_BROKERS or DATABASE_URL must not leak into a process meant to run embedded. Killed when
- * the test ends if still running.
+ * KAFKA_BROKERS or DATABASE_URL must not leak into a process meant to run embedded. It leads a
+ * process group of its own, and when the test ends the whole group is killed and waited for: an
+ * embedded-mode process has a PostgreSQL server beside it, which must be gone before the test
+ * removes its DATA_DIR.
  */
 export function startProcess(
   t: TestContext,
@@ -31,6 +33,7 @@ export function startProcess(
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   const lines: Record<string, unknown>[] = [];
   let buffer = '';
@@ -56,10 +59,10 @@ export function startProcess(
     }),
   );
   t.after(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
-    }
+    if (child.pid === undefined) return;
+    killGroup(child.pid);
+    if (child.exitCode === null && child.signalCode === null) await exited;
+    await groupGone(child.pid);
   });
   return { child, lines, exited, hasLogged: (msg) => lines.some((l) => l['msg'] === msg), stderr: () => stderr };
 }
@@ -73,4 +76,30 @@ export async function freePort(): Promise<number> {
       server.close(() => res(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/** SIGKILL to every process of the group `pgid` leads; none left is not an error. */
+export function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
+/**
+ * Resolves once no process of the group is left: the leader's exit is not the end of the embedded
+ * PostgreSQL, whose processes finish their own shutdown (or die of the same SIGKILL) a moment
+ * later, and a restart or a removal of DATA_DIR must not overlap them.
+ */
+export async function groupGone(pgid: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return;
+      throw err;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

@@ -22,6 +22,7 @@ async function postmasterPid(dataDir: string): Promise<number> {
 }
 
 function alive(pid: number): boolean {
+  if (pid <= 0) return false; // kill(0) would name our own process group
   try {
     process.kill(pid, 0);
     return true;
@@ -41,9 +42,12 @@ async function until(what: string, check: () => Promise<boolean> | boolean, limi
 
 test('the embedded PostgreSQL is started again when it dies, and what was committed is still there', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-embedded-pg-'));
-  t.after(() => rm(dataDir, { recursive: true, force: true }));
   const store: Store = await openStore(settings(dataDir), log);
-  t.after(() => store.close());
+  // One hook, in this order: the server writes into the folder until it has stopped.
+  t.after(async () => {
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
   await store.query('CREATE TABLE kept (n int)');
   await store.query('INSERT INTO kept VALUES (1)');
 
@@ -57,7 +61,14 @@ test('the embedded PostgreSQL is started again when it dies, and what was commit
 
 test('a server whose owner was SIGKILLed stops by itself, and the next start on the folder succeeds', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-embedded-pg-'));
-  t.after(() => rm(dataDir, { recursive: true, force: true }));
+  let store: Store | undefined;
+  // One hook, in this order: the owner and its server first, then the folder they write into.
+  t.after(async () => {
+    owner.kill('SIGKILL');
+    await store?.close();
+    await until('no server left on the folder', async () => !alive(await postmasterPid(dataDir).catch(() => 0)));
+    await rm(dataDir, { recursive: true, force: true });
+  });
   // The owner is a process of its own, so it can be killed without taking the test with it.
   const owner = spawn(
     process.execPath,
@@ -76,7 +87,6 @@ test('a server whose owner was SIGKILLed stops by itself, and the next start on 
     ],
     { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  t.after(() => owner.kill('SIGKILL'));
   await new Promise<void>((ready, failed) => {
     owner.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && ready());
     owner.once('exit', (code) => failed(new Error(`the owner exited (${code}) before it was ready`)));
@@ -87,8 +97,7 @@ test('a server whose owner was SIGKILLed stops by itself, and the next start on 
   owner.kill('SIGKILL');
   await until('the orphaned server to stop', () => !alive(server));
 
-  const store = await openStore(settings(dataDir), log);
-  t.after(() => store.close());
+  store = await openStore(settings(dataDir), log);
   const { rows } = await store.query<{ n: number }>('SELECT n FROM kept');
   assert.deepEqual(rows, [{ n: 7 }]);
 });

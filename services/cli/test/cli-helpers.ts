@@ -53,7 +53,7 @@ export async function tempDir(t: TestContext, prefix: string): Promise<string> {
  * process, not startEmbedded in this one: a service package may not import another service.
  */
 export async function startEmbeddedService(t: TestContext): Promise<string> {
-  const dataDir = await tempDir(t, 'memstream-cli-');
+  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-cli-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   startProcess(t, 'services/all-in-one/src/main.ts', {
@@ -62,6 +62,9 @@ export async function startEmbeddedService(t: TestContext): Promise<string> {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
   });
+  // Registered after the process's own hook (node:test runs them in that order): the folder goes
+  // once the process group, its PostgreSQL server included, is gone.
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
   await waitFor('embedded service healthy', () => healthy(base), 60_000);
   return base;
 }
