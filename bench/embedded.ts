@@ -11,13 +11,14 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readGroupChatFile, runImport } from '@memstream/cli';
+import { embeddedPostgresUrl } from '@memstream/store';
 import { embeddedCommand, startEmbeddedProcess, untilHealthy, type EmbeddedProcess } from '../test/helpers/embedded-process.js';
 import { freePort, REPO_ROOT } from '../test/helpers/processes.js';
 import { renderEmbeddedReport, type EmbeddedReport, type WritePass } from './lib/embedded-report.js';
 import { runHttpLoad, successes } from './lib/http-load.js';
 import { descendantsOf, TreeMemoryPeak, treeMemory } from './lib/process-memory.js';
 import { backgroundLoad, ProcMonitor, type CpuSnapshot } from './lib/proc-monitor.js';
-import { embeddedStoreOf, nativeCeiling, nativeStoreUrl, pgliteCeiling, type RawOptions } from './lib/raw-insert.js';
+import { embeddedStoreOf, nativeCeiling, pgliteCeiling, type RawOptions } from './lib/raw-insert.js';
 import { ratePerSecond, round, summarizeLatencies } from './lib/stats.js';
 import { Workload } from './lib/workload.js';
 import { positiveInt } from './lib/flags.js';
@@ -198,7 +199,7 @@ async function main(): Promise<EmbeddedReport> {
   // The native store lives only as long as the server that started it, PGlite only once it let go.
   if (kind === 'native') {
     progress(`raw insert ceiling on the native store (${N} rows)`);
-    raw = await nativeCeiling(nativeStoreUrl(dataDir), rawOptions);
+    raw = await nativeCeiling(embeddedPostgresUrl(join(dataDir, 'postgres')), rawOptions);
   }
   await server.stop();
 

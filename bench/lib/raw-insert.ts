@@ -8,19 +8,14 @@ import type { CopyRow } from './database.js';
 
 /**
  * Which store the embedded mode keeps under a DATA_DIR. The native PostgreSQL child listens on a
- * Unix socket in `<DATA_DIR>/postgres/socket`; PGlite keeps its files in `<DATA_DIR>/pglite`.
+ * Unix socket (embeddedPostgresUrl says where); PGlite keeps its files in `<DATA_DIR>/pglite`.
  */
 export type EmbeddedStoreKind = 'native' | 'pglite' | 'none';
 
 export function embeddedStoreOf(dataDir: string): EmbeddedStoreKind {
-  if (existsSync(join(dataDir, 'postgres', 'socket'))) return 'native';
+  if (existsSync(join(dataDir, 'postgres', 'data', 'PG_VERSION'))) return 'native';
   if (existsSync(join(dataDir, 'pglite'))) return 'pglite';
   return 'none';
-}
-
-/** The native store's address: its socket folder, the superuser, the platform's database. */
-export function nativeStoreUrl(dataDir: string): string {
-  return `postgresql://postgres@/memstream?host=${encodeURIComponent(join(dataDir, 'postgres', 'socket'))}`;
 }
 
 export interface InsertFigure {
@@ -45,7 +40,7 @@ export interface RawOptions {
 }
 
 /**
- * The native store at `url` (nativeStoreUrl(dataDir)), while the server that started it runs: it
+ * The native store at `url` (embeddedPostgresUrl(<DATA_DIR>/postgres) from @memstream/store), while the server that started it runs: it
  * is reachable only then. 16
  * clients are 16 connections of one pool, as 16 services' connections would be.
  */

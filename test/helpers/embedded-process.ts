@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { groupGone, REPO_ROOT } from './processes.js';
+import { groupGone, REPO_ROOT, signalGroup } from './processes.js';
 
 /**
  * What `npm start` runs, from the repository root: the one place to change when `npm start`
@@ -68,15 +68,6 @@ export function startEmbeddedProcess(options: EmbeddedOptions): EmbeddedProcess 
   let gone = false;
   void exited.then(() => (gone = true));
 
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, signal);
-    } catch (err) {
-      // ESRCH: the group has no process left, which is what the signal was for.
-      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
-    }
-  };
-
   return {
     pid,
     base: `http://127.0.0.1:${options.port}`,
@@ -84,17 +75,17 @@ export function startEmbeddedProcess(options: EmbeddedOptions): EmbeddedProcess 
     exited,
     tail: () => lines.join('\n'),
     async crash() {
-      signalGroup('SIGKILL');
+      signalGroup(pid, 'SIGKILL');
       await exited;
       await groupGone(pid);
     },
     async stop(deadlineMs = 30_000) {
       if (gone) {
-        signalGroup('SIGKILL'); // descendants the leader left behind, if any
+        signalGroup(pid, 'SIGKILL'); // descendants the leader left behind, if any
         return groupGone(pid);
       }
-      signalGroup('SIGTERM');
-      const timer = setTimeout(() => signalGroup('SIGKILL'), deadlineMs);
+      signalGroup(pid, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), deadlineMs);
       await exited;
       clearTimeout(timer);
       await groupGone(pid);

@@ -60,7 +60,7 @@ export function startProcess(
   );
   t.after(async () => {
     if (child.pid === undefined) return;
-    killGroup(child.pid);
+    signalGroup(child.pid, 'SIGKILL');
     if (child.exitCode === null && child.signalCode === null) await exited;
     await groupGone(child.pid);
   });
@@ -78,10 +78,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** SIGKILL to every process of the group `pgid` leads; none left is not an error. */
-export function killGroup(pgid: number): void {
+/** A signal to every process of the group `pgid` leads; none left (ESRCH) is what it was for. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-pgid, 'SIGKILL');
+    process.kill(-pgid, signal);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
   }

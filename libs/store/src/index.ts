@@ -5,6 +5,7 @@ export { installPostgres, installedPostgres, resolvePostgresDir, postgresPin } f
 export { migrate, loadMigrations, type Migration } from './migrate.js';
 export { openStore, type StoreSettings } from './create-store.js';
 export { backgroundStoreOf } from './embedded-postgres/embedded-store.js';
+export { embeddedPostgresUrl } from './embedded-postgres/postgres-server.js';
 export {
   appendMessage,
   appendMessages,

@@ -1,7 +1,6 @@
 import { setPriority } from 'node:os';
-import type { Logger } from '@memstream/logging';
 import type { Queryable, Store } from '../store.js';
-import { PgStore } from '../pg-store.js';
+import { PgStore, type PgStoreOptions } from '../pg-store.js';
 import { installedPostgres, resolvePostgresDir } from './binaries.js';
 import { createLauncher } from './launcher.js';
 import { ensureOsUser } from './os-user.js';
@@ -15,11 +14,7 @@ export interface EmbeddedStoreOptions {
   readonly binariesDir: string | undefined;
 }
 
-export interface PoolOptions {
-  readonly maxConnections: number;
-  readonly statementTimeoutMs: number;
-  readonly log: Logger;
-}
+export type PoolOptions = Omit<PgStoreOptions, 'connectionString' | 'onConnect'>;
 
 /**
  * The embedded mode's store: the same PgStore as the distributed mode, on a PostgreSQL server

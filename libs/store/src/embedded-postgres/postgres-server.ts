@@ -24,7 +24,6 @@ export interface EmbeddedPostgresOptions {
 export interface EmbeddedPostgres {
   /** A Unix-socket connection string: the server listens on no TCP port at all. */
   readonly connectionString: string;
-  readonly socketDir: string;
   stop(): Promise<void>;
 }
 
@@ -68,7 +67,7 @@ const SERVER_SETTINGS: Readonly<Record<string, string>> = {
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const root = resolve(options.root);
-  const paths = { dataDir: join(root, 'data'), socketDir: await socketFolder(root), logPath: join(root, 'postgres.log') };
+  const paths = { dataDir: join(root, 'data'), socketDir: socketFolder(root), logPath: join(root, 'postgres.log') };
   await ownedFolder(root, options.launcher);
   await ownedFolder(paths.socketDir, options.launcher);
   await stopLeftOver(paths.dataDir, options.log);
@@ -110,8 +109,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   supervise(server);
   options.log.info({ socketDir: paths.socketDir, dataDir: paths.dataDir, pid: server.pid }, 'embedded postgres ready');
   return {
-    connectionString: `postgresql://${SUPERUSER}@/${DATABASE}?host=${encodeURIComponent(paths.socketDir)}`,
-    socketDir: paths.socketDir,
+    connectionString: embeddedPostgresUrl(root),
     stop: async () => {
       stopped = true;
       await stopServer(server, options.log);
@@ -140,8 +138,16 @@ async function exists(path: string): Promise<boolean> {
   return stat(path).then(() => true, () => false);
 }
 
+/**
+ * How to reach the server started on `root` (DATA_DIR/postgres) while it runs: the superuser on the
+ * Unix socket. Benchmarks use it for a raw ceiling on the same store.
+ */
+export function embeddedPostgresUrl(root: string): string {
+  return `postgresql://${SUPERUSER}@/${DATABASE}?host=${encodeURIComponent(socketFolder(resolve(root)))}`;
+}
+
 /** DATA_DIR/postgres/socket, or a short folder under the temp dir when that path is too long. */
-async function socketFolder(root: string): Promise<string> {
+function socketFolder(root: string): string {
   const inside = join(root, 'socket');
   if (inside.length <= MAX_SOCKET_DIR) return inside;
   return join(tmpdir(), `memstream-pg-${createHash('sha256').update(root).digest('hex').slice(0, 16)}`);
