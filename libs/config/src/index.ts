@@ -19,3 +19,4 @@ export {
   type SetupConfig,
 } from './service-env.js';
 export { embeddingSettings, type EmbeddingSettings } from './embedding-settings.js';
+export { authSettings, authConfigured, listenHostOf } from './auth-settings.js';

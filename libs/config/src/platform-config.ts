@@ -9,7 +9,8 @@ import { env } from './load-config.js';
 export const platformEnv = z.object({
   LOG_LEVEL: env.logLevel(),
   PORT: env.port(8080),
-  HOST: env.string('0.0.0.0'),
+  /** Where the HTTP server listens; unset: every interface, except an API process without authentication (loopback). */
+  HOST: env.optionalString(),
   DATA_DIR: env.string('./data'),
   KAFKA_BROKERS: env.list(),
   KAFKA_CLIENT_ID: env.string('memstream'),

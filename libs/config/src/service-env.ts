@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { env } from './load-config.js';
 import { platformEnv } from './platform-config.js';
 import { embeddingSettings } from './embedding-settings.js';
+import { authSettings, requireAuthOffLoopback } from './auth-settings.js';
 
 const gatewaySettings = {
+  ...authSettings,
   /** A write call waits this long for its message to be stored before answering 202 instead. */
   REQUEST_SYNC_TIMEOUT_MS: env.int(5_000, 0, 120_000),
   /** Requests held open at once; past it the gateway answers 503 with Retry-After. */
@@ -100,7 +102,7 @@ function requireRedisWithKafka(config: { KAFKA_BROKERS: string[]; REDIS_URL: str
   }
 }
 
-export const gatewayEnv = platformEnv.extend(gatewaySettings).superRefine(requireRedisWithKafka);
+export const gatewayEnv = platformEnv.extend(gatewaySettings).superRefine(requireRedisWithKafka).superRefine(requireAuthOffLoopback);
 export type GatewayConfig = z.infer<typeof gatewayEnv>;
 
 export const converterEnv = platformEnv.extend(converterSettings).superRefine(requireRedisWithKafka);
@@ -123,7 +125,7 @@ const readApiSettings = {
   SSE_HEARTBEAT_MS: env.int(15_000, 100),
 };
 
-export const readApiEnv = platformEnv.extend(readApiSettings).superRefine(requireRedisWithKafka);
+export const readApiEnv = platformEnv.extend(readApiSettings).superRefine(requireRedisWithKafka).superRefine(requireAuthOffLoopback);
 export type ReadApiConfig = z.infer<typeof readApiEnv>;
 
 /**
@@ -157,5 +159,5 @@ export const allInOneEnv = platformEnv.extend({
   ...summarizerSettings,
   ...extractorSettings,
   ...indexerSettings,
-});
+}).superRefine(requireAuthOffLoopback);
 export type AllInOneConfig = z.infer<typeof allInOneEnv>;

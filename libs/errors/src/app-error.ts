@@ -28,6 +28,10 @@ export class AppError extends Error {
 /** Every error the platform can raise, with its HTTP status and whether trying again can help. */
 export const CATALOGUE = {
   INVALID_PARAMETER: { statusCode: 400, retriable: false },
+  /** No credentials, or credentials that do not verify (expired, wrong signature, unknown key). */
+  UNAUTHENTICATED: { statusCode: 401, retriable: false },
+  /** The caller is known and may see the resource, but not do this to it. */
+  FORBIDDEN: { statusCode: 403, retriable: false },
   PAYLOAD_TOO_LARGE: { statusCode: 413, retriable: false },
   RESOURCE_NOT_FOUND: { statusCode: 404, retriable: false },
   CONFLICT: { statusCode: 409, retriable: false },

@@ -3,6 +3,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
+import type { Authenticator } from '@memstream/auth';
+import { requireCredentials } from './authentication.js';
 import { errorHandlerFor } from './error-handler.js';
 import { defaultErrorShape } from './error-shapes/error-shape.js';
 import { registerHttpMetrics } from './http-metrics.js';
@@ -20,6 +22,8 @@ export interface HttpServerOptions {
   readonly metrics: Metrics;
   /** Serve the OpenAPI document of the routes registered afterwards at `/docs` (API services). */
   readonly openapi?: ApiDocsOptions;
+  /** Who may call (API processes): every route but health, metrics and docs requires credentials. */
+  readonly authenticator?: Authenticator;
 }
 
 /** Request headers whose value becomes the request id, which is also the correlation id. */
@@ -52,6 +56,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  if (options.authenticator) requireCredentials(app, options.authenticator, options.log);
   registerHttpMetrics(app, options.metrics);
   if (options.openapi) registerApiDocs(app, options.openapi);
 

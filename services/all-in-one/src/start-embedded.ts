@@ -1,7 +1,8 @@
-import type { AllInOneConfig } from '@memstream/config';
+import { listenHostOf, type AllInOneConfig } from '@memstream/config';
 import { createBus } from '@memstream/bus';
 import { createFanout, createRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
+import { authSettingsOf, createAuthenticator } from '@memstream/auth';
 import type { ProcessContext } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { backgroundStoreOf, openStore, storeBusJournal } from '@memstream/store';
@@ -49,13 +50,14 @@ export async function startEmbedded({ config, log, lifecycle, metrics }: Process
     lifecycle,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
     metrics,
+    authenticator: createAuthenticator(authSettingsOf(config)),
     readinessChecks: [() => store.ping()],
     openapi: embeddedApiDocs,
   });
   const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
   lifecycle.defer('write path', writer.stop);
   await registerEmbeddedApi(http, { store, ledger, fanout, write: writer.write, embedder, ...readApiSettingsOf(config) });
-  await http.listen({ port: config.PORT, host: config.HOST });
+  await http.listen({ port: config.PORT, host: listenHostOf(config) });
   lifecycle.defer('http', () => http.close());
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

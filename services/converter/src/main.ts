@@ -26,6 +26,6 @@ await runProcess('converter', converterEnv, process.env, async ({ config, log, l
     metrics,
     readinessChecks: [() => store.ping()],
   });
-  await http.listen({ port: config.PORT, host: config.HOST });
+  await http.listen({ port: config.PORT, host: config.HOST ?? '0.0.0.0' });
   lifecycle.defer('http', () => http.close());
 });

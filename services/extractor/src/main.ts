@@ -17,6 +17,6 @@ await runProcess('extractor', extractorEnv, process.env, async ({ config, log, l
   await runExtractor(config, { bus, store, log, lifecycle, metrics });
 
   const http = createHttpServer({ log, lifecycle, metrics, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, readinessChecks: [() => store.ping()] });
-  await http.listen({ port: config.PORT, host: config.HOST });
+  await http.listen({ port: config.PORT, host: config.HOST ?? '0.0.0.0' });
   lifecycle.defer('http', () => http.close());
 });

@@ -20,6 +20,6 @@ await runProcess('indexer', indexerEnv, process.env, async ({ config, log, lifec
   await runIndexer(config, { bus, store, embedder, log, lifecycle });
 
   const http = createHttpServer({ log, lifecycle, metrics, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, readinessChecks: [() => store.ping()] });
-  await http.listen({ port: config.PORT, host: config.HOST });
+  await http.listen({ port: config.PORT, host: config.HOST ?? '0.0.0.0' });
   lifecycle.defer('http', () => http.close());
 });

@@ -1,7 +1,8 @@
-import { gatewayEnv } from '@memstream/config';
+import { gatewayEnv, listenHostOf } from '@memstream/config';
 import { createBus } from '@memstream/bus';
 import { createFanout, createRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
+import { authSettingsOf, createAuthenticator } from '@memstream/auth';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
@@ -24,9 +25,10 @@ await runProcess('ingest-gateway', gatewayEnv, process.env, async ({ config, log
     lifecycle,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
     metrics,
+    authenticator: createAuthenticator(authSettingsOf(config)),
     openapi: gatewayApiDocs,
   });
   await registerGateway(http, { write: writer.write });
-  await http.listen({ port: config.PORT, host: config.HOST });
+  await http.listen({ port: config.PORT, host: listenHostOf(config) });
   lifecycle.defer('http', () => http.close());
 });

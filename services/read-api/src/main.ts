@@ -1,7 +1,8 @@
-import { readApiEnv } from '@memstream/config';
+import { readApiEnv, listenHostOf } from '@memstream/config';
 import { createBus } from '@memstream/bus';
 import { createFanout, createRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
+import { authSettingsOf, createAuthenticator } from '@memstream/auth';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
@@ -31,6 +32,7 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
     lifecycle,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
     metrics,
+    authenticator: createAuthenticator(authSettingsOf(config)),
     readinessChecks: [() => store.ping()],
     openapi: readApiDocs,
   });
@@ -42,6 +44,6 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
     embedder,
     ...readApiSettingsOf(config),
   });
-  await http.listen({ port: config.PORT, host: config.HOST });
+  await http.listen({ port: config.PORT, host: listenHostOf(config) });
   lifecycle.defer('http', () => http.close());
 });

@@ -17,6 +17,6 @@ await runProcess('summarizer', summarizerEnv, process.env, async ({ config, log,
   await runSummarizer(config, { bus, store, log, lifecycle, metrics });
 
   const http = createHttpServer({ log, lifecycle, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, metrics, readinessChecks: [() => store.ping()] });
-  await http.listen({ port: config.PORT, host: config.HOST });
+  await http.listen({ port: config.PORT, host: config.HOST ?? '0.0.0.0' });
   lifecycle.defer('http', () => http.close());
 });

@@ -1,0 +1,78 @@
+import { AppError } from '@memstream/errors';
+import { ApiKeyRing, type ApiKey } from './api-keys.js';
+import { createJwtVerifier, type JwtSettings } from './jwt-verifier.js';
+import { LOCAL_PRINCIPAL, type Principal } from './principal.js';
+
+export interface AuthSettings extends JwtSettings {
+  readonly apiKeys: readonly ApiKey[];
+}
+
+/** The request headers authentication reads (node lower-cases header names). */
+export interface CredentialHeaders {
+  readonly authorization?: string | string[] | undefined;
+  readonly 'x-api-key'?: string | string[] | undefined;
+}
+
+export interface Authenticator {
+  /** False when nothing is configured: every caller is the local user. */
+  readonly enabled: boolean;
+  /** The caller, or UNAUTHENTICATED (401) when credentials are missing or do not verify. */
+  authenticate(headers: CredentialHeaders): Promise<Principal>;
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * One authenticator per process, from its settings. An agent presents `X-API-Key: <key>` (or the
+ * key as a bearer token, for clients that only know bearer auth); a user presents a JWT as a bearer
+ * token. A bearer value that is a configured key is the agent; anything else must verify as a JWT.
+ */
+export function createAuthenticator(settings: AuthSettings): Authenticator {
+  const keys = new ApiKeyRing(settings.apiKeys);
+  const verifyJwt = createJwtVerifier(settings);
+  if (keys.size === 0 && !verifyJwt) {
+    return { enabled: false, authenticate: async () => LOCAL_PRINCIPAL };
+  }
+  return {
+    enabled: true,
+    async authenticate(headers) {
+      const apiKey = single(headers['x-api-key']);
+      if (apiKey !== undefined) {
+        const clientId = keys.clientOf(apiKey);
+        if (clientId === undefined) throw new AppError('UNAUTHENTICATED', 'The API key is not valid');
+        return { kind: 'agent', clientId };
+      }
+      const authorization = single(headers.authorization);
+      if (authorization === undefined) throw new AppError('UNAUTHENTICATED', 'Credentials required: a bearer token or an X-API-Key header');
+      const token = BEARER.exec(authorization)?.[1];
+      if (token === undefined) throw new AppError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>"');
+      const clientId = keys.clientOf(token);
+      if (clientId !== undefined) return { kind: 'agent', clientId };
+      if (!verifyJwt) throw new AppError('UNAUTHENTICATED', 'The API key is not valid');
+      return { kind: 'user', userId: await verifyJwt(token) };
+    },
+  };
+}
+
+/** A header sent twice is ambiguous about who is calling: refused like a missing one. */
+function single(value: string | string[] | undefined): string | undefined {
+  if (Array.isArray(value)) return value.length === 1 ? value[0] : '';
+  return value;
+}
+
+/** The settings of a process's configuration (the AUTH_* variables, parsed). */
+export function authSettingsOf(config: {
+  AUTH_JWT_SECRET?: string | undefined;
+  AUTH_JWKS_URL?: string | undefined;
+  AUTH_JWT_ISSUER?: string | undefined;
+  AUTH_JWT_AUDIENCE?: string | undefined;
+  AUTH_API_KEYS: readonly ApiKey[];
+}): AuthSettings {
+  return {
+    secret: config.AUTH_JWT_SECRET,
+    jwksUrl: config.AUTH_JWKS_URL,
+    issuer: config.AUTH_JWT_ISSUER,
+    audience: config.AUTH_JWT_AUDIENCE,
+    apiKeys: config.AUTH_API_KEYS,
+  };
+}

@@ -1,0 +1,65 @@
+import { createRemoteJWKSet, errors, jwtVerify, type JWTHeaderParameters, type FlattenedJWSInput, type CryptoKey } from 'jose';
+import { AppError } from '@memstream/errors';
+
+export interface JwtSettings {
+  /** HS256 shared secret. */
+  readonly secret?: string | undefined;
+  /** Where the identity provider publishes its RS256/ES256 public keys. */
+  readonly jwksUrl?: string | undefined;
+  readonly issuer?: string | undefined;
+  readonly audience?: string | undefined;
+}
+
+/** Verifies a bearer token and returns its subject, or throws UNAUTHENTICATED. */
+export type JwtVerifier = (token: string) => Promise<string>;
+
+const ASYMMETRIC = ['RS256', 'ES256'] as const;
+/** Clocks of the token's issuer and ours differ a little; more than this and the token is refused. */
+const CLOCK_TOLERANCE_S = 5;
+
+/**
+ * The user-token check: signature (HS256 with the secret, or RS256/ES256 with a key from the
+ * JWKS, which jose caches for 10 minutes and fetches again at once for an unknown key id, at most
+ * every 30 s), then `exp` (required), `nbf`, and the issuer and audience when configured. Any
+ * failure is the client's (401); a JWKS endpoint that does not answer is ours (503).
+ */
+export function createJwtVerifier(settings: JwtSettings): JwtVerifier | undefined {
+  const secret = settings.secret ? new TextEncoder().encode(settings.secret) : undefined;
+  const jwks = settings.jwksUrl ? createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: 5_000 }) : undefined;
+  if (!secret && !jwks) return undefined;
+  const algorithms = [...(secret ? ['HS256'] : []), ...(jwks ? ASYMMETRIC : [])];
+  const keyFor = async (header: JWTHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey | Uint8Array> => {
+    if (header.alg === 'HS256' && secret) return secret;
+    if (jwks) return jwks(header, token);
+    throw new errors.JOSEAlgNotAllowed('"alg" (Algorithm) Header Parameter value not allowed');
+  };
+  return async (token) => {
+    try {
+      const { payload } = await jwtVerify(token, keyFor, {
+        algorithms,
+        issuer: settings.issuer,
+        audience: settings.audience,
+        clockTolerance: CLOCK_TOLERANCE_S,
+        requiredClaims: ['exp', 'sub'],
+      });
+      if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw new AppError('UNAUTHENTICATED', 'The token names no user (claim "sub")');
+      return payload.sub;
+    } catch (err) {
+      throw toAuthError(err);
+    }
+  };
+}
+
+function toAuthError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof errors.JWTExpired) return new AppError('UNAUTHENTICATED', 'The token has expired');
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    const reason = err.claim === 'nbf' ? 'The token is not valid yet' : `The token's "${err.claim}" claim is not accepted`;
+    return new AppError('UNAUTHENTICATED', reason);
+  }
+  if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) {
+    // The identity provider's key set could not be fetched: nothing the client can fix.
+    return new AppError('DEPENDENCY_UNAVAILABLE', 'The identity provider could not be reached, please retry later', { cause: err });
+  }
+  return new AppError('UNAUTHENTICATED', 'The token does not verify');
+}

@@ -1,0 +1,40 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Authenticator, Principal } from '@memstream/auth';
+import type { Logger } from '@memstream/logging';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling; set before any API family's handler runs (see requireCredentials). */
+    principal: Principal | null;
+  }
+}
+
+/** Open to anyone, credentials or not: probes, scraping and the API's own documentation. */
+const OPEN_PREFIXES = ['/health', '/metrics', '/docs'];
+
+function isOpen(request: FastifyRequest): boolean {
+  const url = request.routeOptions.url;
+  return url !== undefined && OPEN_PREFIXES.some((prefix) => url === prefix || url.startsWith(`${prefix}/`));
+}
+
+/**
+ * Every route but the open ones requires credentials: the check is one root hook, so a route
+ * added later, in any family, is closed unless it is on the open list. A refusal is thrown inside
+ * the route's own context, so each family answers 401 in its own error shape.
+ */
+export function requireCredentials(app: FastifyInstance, authenticator: Authenticator, log: Logger): void {
+  app.decorateRequest('principal', null);
+  if (!authenticator.enabled) {
+    log.warn('authentication is not configured (AUTH_JWT_SECRET, AUTH_JWKS_URL, AUTH_API_KEYS): serving this machine only, every caller is the user "local"');
+  }
+  app.addHook('onRequest', async (request) => {
+    if (isOpen(request)) return;
+    request.principal = await authenticator.authenticate(request.headers);
+  });
+}
+
+/** The caller of a route of an API family. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new Error(`no principal on ${request.method} ${request.url}: the route is on the open list`);
+  return request.principal;
+}
