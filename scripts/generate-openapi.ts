@@ -5,6 +5,7 @@ import { createHttpServer } from '@memstream/http';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { Lifecycle } from '@memstream/runtime';
+import { createAuthenticator } from '@memstream/auth';
 
 /**
  * The HTTP APIs' OpenAPI document, built from the same routes (and their zod schemas) the
@@ -21,6 +22,9 @@ export async function renderOpenApi(): Promise<string> {
     bodyLimitBytes: 1024,
     metrics: new Metrics(),
     openapi: embeddedApiDocs,
+    // Documented as deployed (docker-compose and Kubernetes run with authentication on): every
+    // operation needs a bearer token or an API key. The key is a placeholder; no request is made.
+    authenticator: createAuthenticator({ apiKeys: [{ clientId: 'docs', key: 'placeholder-key-for-docs' }] }),
   });
   // Routes touch their dependencies only when a request arrives, and none will.
   await registerEmbeddedApi(app, {} as Parameters<typeof registerEmbeddedApi>[1]);

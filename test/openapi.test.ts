@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createHttpServer, type ApiDocsOptions } from '@memstream/http';
+import { createAuthenticator } from '@memstream/auth';
 import { gatewayApiDocs, registerGateway } from '@memstream/ingest-gateway';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
@@ -22,7 +23,7 @@ const checkedIn = async (): Promise<Document> => JSON.parse(await readFile(resol
 /** One API service's `/docs/json`, its routes registered with dependencies they never touch. */
 async function servedDocument(docs: ApiDocsOptions, register: (app: FastifyInstance) => Promise<void>): Promise<Document> {
   const log = createLogger({ service: 'test', level: 'silent' });
-  const app = createHttpServer({ log, lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }), bodyLimitBytes: 1024, metrics: new Metrics(), openapi: docs });
+  const app = createHttpServer({ log, lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }), bodyLimitBytes: 1024, metrics: new Metrics(), openapi: docs, authenticator: createAuthenticator({ apiKeys: [] }) });
   await register(app);
   const res = await app.inject({ method: 'GET', url: '/docs/json' });
   await app.close();

@@ -33,8 +33,16 @@ export function requireCredentials(app: FastifyInstance, authenticator: Authenti
   });
 }
 
+/**
+ * For the functions that register an API family's routes: refuses, at start-up, a server built
+ * without an authenticator, so no composition can serve a family's data without the check.
+ */
+export function assertAuthenticated(app: FastifyInstance): void {
+  if (!app.hasRequestDecorator('principal')) throw new Error('API routes need a server created with an authenticator (createHttpServer({ authenticator }))');
+}
+
 /** The caller of a route of an API family. */
 export function principalOf(request: FastifyRequest): Principal {
-  if (request.principal === null) throw new Error(`no principal on ${request.method} ${request.url}: the route is on the open list`);
+  if (request.principal === null || request.principal === undefined) throw new Error(`no principal on ${request.method} ${request.url}: the route is on the open list`);
   return request.principal;
 }

@@ -58,7 +58,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   });
   if (options.authenticator) requireCredentials(app, options.authenticator, options.log);
   registerHttpMetrics(app, options.metrics);
-  if (options.openapi) registerApiDocs(app, options.openapi);
+  if (options.openapi) registerApiDocs(app, options.openapi, options.authenticator?.enabled === true);
 
   const ready = async (): Promise<{ ok: boolean; reason?: string }> => {
     if (!options.lifecycle.ready) return { ok: false, reason: options.lifecycle.stopping ? 'stopping' : 'starting' };

@@ -7,4 +7,4 @@ export { parseOrThrow } from './validation.js';
 export { apiFamily, type ApiFamily, type RouteDocs } from './openapi/api-family.js';
 export { API_FAMILIES, everMemOsDocs, arkDocs, memoryAgentDocs } from './openapi/families.js';
 export type { ApiDocsOptions } from './openapi/api-docs.js';
-export { principalOf } from './authentication.js';
+export { principalOf, assertAuthenticated } from './authentication.js';

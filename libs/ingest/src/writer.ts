@@ -3,8 +3,10 @@ import type { FastifyRequest } from 'fastify';
 import { serializeEvent, type Bus, type TypedTopic } from '@memstream/bus';
 import { AppError } from '@memstream/errors';
 import type { Fanout, RequestLedger } from '@memstream/fanout';
-import type { RequestOutcome } from '@memstream/schemas';
+import type { Actor, RequestOutcome } from '@memstream/schemas';
+import { principalOf } from '@memstream/http';
 import { OutcomeWaiter } from './outcome-waiter.js';
+import { actorOf } from './actor.js';
 
 export interface WriteSettings {
   readonly syncTimeoutMs: number;
@@ -24,7 +26,7 @@ export type WriteResult =
   | { readonly kind: 'accepted'; readonly requestId: string };
 
 /** An input topic's events: the envelope the writer completes, and the key that orders them. */
-type Envelope = { id: string; type: string; occurred_at: string; correlation_id?: string | undefined; source?: string | undefined; data: unknown };
+type Envelope = { id: string; type: string; occurred_at: string; correlation_id?: string | undefined; source?: string | undefined; actor?: Actor | undefined; data: unknown };
 
 /**
  * The one path every write takes: admit (or refuse with 503 when too many are open), publish the
@@ -44,7 +46,8 @@ export function createWriter(deps: WriteDeps) {
       throw new AppError('OVERLOADED', 'Gateway overloaded, please retry later');
     }
     const requestId = randomUUID();
-    const event = { id: requestId, occurred_at: new Date().toISOString(), correlation_id: request.id, ...body } as E;
+    const actor = actorOf(principalOf(request));
+    const event = { id: requestId, occurred_at: new Date().toISOString(), correlation_id: request.id, ...(actor ? { actor } : {}), ...body } as E;
     const record = serializeEvent(topic, event);
     if (Buffer.byteLength(record.value) > deps.settings.maxEventBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `Message too large: the broker takes at most ${deps.settings.maxEventBytes} bytes per event`);
@@ -75,6 +78,7 @@ export type Writer = ReturnType<typeof createWriter>;
 /** A failed outcome as the client's error: its own code when it is a client error, else a 500 without internals. */
 export function outcomeError(outcome: RequestOutcome): AppError {
   if (outcome.error_code === 'RESOURCE_NOT_FOUND') return new AppError('RESOURCE_NOT_FOUND', outcome.error_message ?? 'Not found');
+  if (outcome.error_code === 'FORBIDDEN') return new AppError('FORBIDDEN', outcome.error_message ?? 'Forbidden');
   if (outcome.error_code === 'INVALID_EVENT') return new AppError('INVALID_PARAMETER', outcome.error_message ?? 'Invalid request');
   return new AppError('SYSTEM_ERROR', 'Failed to store memory, please try again later');
 }

@@ -1,4 +1,4 @@
-export { envelopeOf } from './envelope.js';
+export { envelopeOf, Actor } from './envelope.js';
 export {
   GroupChatMessage,
   ReferItem,
@@ -30,3 +30,4 @@ export { EpisodicMemory } from './episodic-memory.js';
 export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
 export { TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';
+export { AccessLevel, grants, levelsFrom } from './access-level.js';

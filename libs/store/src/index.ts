@@ -100,3 +100,4 @@ export { keywordSearch, vectorSearch, type SearchFilters, type SearchHit } from 
 export { forgetMessages, type ForgetFilter, type ForgetResult } from './repositories/forget.js';
 export { memoryStats, type MemoryStats } from './repositories/memory-stats.js';
 export { storeBusJournal } from './repositories/bus-journal.js';
+export { accessLevelOf, conversationInUse, claimConversation, visibleTo } from './repositories/conversation-access.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { errorHandlerFor, everMemOsDocs, everMemOsErrorShape, type ApiDocsOptions } from '@memstream/http';
+import { assertAuthenticated, errorHandlerFor, everMemOsDocs, everMemOsErrorShape, type ApiDocsOptions } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import { registerPostMemory } from './routes/evermemos/post-memory.js';
 import { registerConversationMeta } from './routes/evermemos/conversation-meta.js';
@@ -21,6 +21,7 @@ export const gatewayApiDocs: ApiDocsOptions = {
  * all-in-one). Each API family is its own encapsulated plugin with its own error shape.
  */
 export async function registerGateway(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  assertAuthenticated(app);
   await app.register(async (evermemos) => {
     evermemos.setErrorHandler(errorHandlerFor(everMemOsErrorShape));
     registerPostMemory(evermemos, deps.write);

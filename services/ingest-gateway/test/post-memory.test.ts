@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { MemoryBus, type BusRecord } from '@memstream/bus';
 import { MemoryFanout, MemoryRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
+import { createAuthenticator } from '@memstream/auth';
 import { Lifecycle } from '@memstream/runtime';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
@@ -23,7 +24,7 @@ async function gateway(t: TestContext, settings: { syncTimeoutMs?: number; maxIn
     retry: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 1 }, handler: async (r) => void published.push(r),
   });
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 1000 });
-  const server = createHttpServer({ log, lifecycle, bodyLimitBytes: 64 * 1024, metrics });
+  const server = createHttpServer({ log, lifecycle, bodyLimitBytes: 64 * 1024, metrics, authenticator: createAuthenticator({ apiKeys: [] }) });
   const writer = await startWriter({
     bus,
     fanout: new MemoryFanout(),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReadApiConfig } from '@memstream/config';
 import type { Fanout, RequestLedger } from '@memstream/fanout';
-import { API_FAMILIES, arkErrorShape, errorHandlerFor, everMemOsErrorShape, type ApiDocsOptions } from '@memstream/http';
+import { API_FAMILIES, arkErrorShape, assertAuthenticated, errorHandlerFor, everMemOsErrorShape, type ApiDocsOptions } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import type { Store } from '@memstream/store';
 import type { BoundaryRules } from '@memstream/episodes';
@@ -44,6 +44,7 @@ export const readApiDocs: ApiDocsOptions = {
 
 /** Registers the read routes on a server the caller owns; one plugin per API family. */
 export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): Promise<void> {
+  assertAuthenticated(app);
   await app.register(async (evermemos) => {
     evermemos.setErrorHandler(errorHandlerFor(everMemOsErrorShape));
     registerGetMemories(evermemos, deps);

@@ -10,6 +10,16 @@ export interface ApiDocsOptions {
   readonly families: readonly ApiFamily[];
 }
 
+const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: "A person: a JWT whose `sub` is the user id (HS256, or RS256/ES256 from the identity provider's key set). An agent may send its API key here instead.",
+  },
+  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An agent: one of the keys the server is configured with (AUTH_API_KEYS).' },
+} as const;
+
 /** The OpenAPI version of the document; 3.1 embeds JSON Schema 2020-12, which zod emits. */
 const OPENAPI_VERSION = '3.1.0';
 
@@ -18,12 +28,15 @@ const OPENAPI_VERSION = '3.1.0';
  * document at `/docs/json` (and `/docs/yaml`). The UI's assets come from the installed package, so
  * it works offline; the online validator badge is off for the same reason.
  */
-export function registerApiDocs(app: FastifyInstance, options: ApiDocsOptions): void {
+export function registerApiDocs(app: FastifyInstance, options: ApiDocsOptions, authenticated: boolean): void {
   void app.register(swagger, {
     openapi: {
       openapi: OPENAPI_VERSION,
       info: { title: options.title, description: options.description, version: '1.0.0' },
       tags: options.families.map((f) => ({ name: f.tag, description: f.description })),
+      // The document describes the server that serves it: credentials are required exactly when
+      // this server checks them (the health, metrics and docs routes are hidden from it).
+      ...(authenticated ? { components: { securitySchemes: SECURITY_SCHEMES }, security: [{ bearerAuth: [] }, { apiKey: [] }] } : {}),
     },
   });
   void app.register(swaggerUi, { routePrefix: '/docs', validatorUrl: false });

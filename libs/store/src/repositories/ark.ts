@@ -1,4 +1,5 @@
 import type { Queryable } from '../store.js';
+import { visibleTo } from './conversation-access.js';
 
 /** A message as ARK's `GET /messages` returns it: the OpenAI message exactly as it was posted. */
 export interface ArkRecord {
@@ -21,7 +22,7 @@ const RECORD = `id, seq, conversation_id AS session_id, metadata->>'query_id' AS
  */
 export async function listArkRecords(
   q: Queryable,
-  query: { sessionId?: string | undefined; queryId?: string | undefined; limit: number | undefined; offset: number },
+  query: { sessionId?: string | undefined; queryId?: string | undefined; limit: number | undefined; offset: number; visibleTo?: string | undefined },
 ): Promise<{ records: ArkRecord[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -35,6 +36,7 @@ export async function listArkRecords(
     params.push(query.queryId);
     where.push(`metadata->>'query_id' = $${params.length}`);
   }
+  if (query.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, query.visibleTo));
   const filter = `WHERE ${where.join(' AND ')}`;
   const order = query.sessionId !== undefined ? 'seq' : 'id';
   const total = await q.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM messages ${filter}`, params);
@@ -46,14 +48,17 @@ export async function listArkRecords(
   return { records: rows, total: total.rows[0]?.n ?? 0 };
 }
 
-/** Sessions with ARK messages or chunks, oldest first. */
-export async function listArkSessions(q: Queryable): Promise<string[]> {
+/** Sessions with ARK messages or chunks, oldest first; with `visibleTo`, only those the person may read. */
+export async function listArkSessions(q: Queryable, options: { visibleTo?: string | undefined } = {}): Promise<string[]> {
+  const params: unknown[] = [];
+  const filter = options.visibleTo === undefined ? '' : `WHERE ${visibleTo('id', params, options.visibleTo)}`;
   const { rows } = await q.query<{ id: string }>(
     `SELECT id FROM (
        SELECT id, created_at FROM conversations WHERE source_api = 'ark'
        UNION
        SELECT session_id, created_at FROM ark_sessions
-     ) s GROUP BY id ORDER BY min(created_at), id`,
+     ) s ${filter} GROUP BY id ORDER BY min(created_at), id`,
+    params,
   );
   return rows.map((r) => r.id);
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EpisodicMemory } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 import type { Episode } from './episodes.js';
+import { visibleTo } from './conversation-access.js';
 
 /** What an extractor made of an episode, before it is stored. */
 export interface ExtractedMemory {
@@ -88,6 +89,8 @@ export function memoryIdOf(episode: Pick<Episode, 'id' | 'version'>, userId: str
 
 export interface ListMemoriesQuery {
   readonly conversationId?: string | undefined;
+  /** A person's id: only conversations they may read (see visibleTo). Unset: every conversation. */
+  readonly visibleTo?: string | undefined;
   readonly userId?: string | undefined;
   readonly limit: number;
   readonly offset: number;
@@ -105,6 +108,7 @@ export async function listEpisodicMemories(q: Queryable, query: ListMemoriesQuer
     params.push(query.userId);
     where.push(`user_id = $${params.length}`);
   }
+  if (query.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, query.visibleTo));
   const filter = `WHERE ${where.join(' AND ')}`;
   const total = await q.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM episodic_memories ${filter}`, params);
   const { rows } = await q.query<MemoryRow>(

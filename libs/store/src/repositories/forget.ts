@@ -1,10 +1,13 @@
 import type { Store } from '../store.js';
 import { arrayLiteral, lockEpisodes } from './episodes.js';
+import { visibleTo } from './conversation-access.js';
 
 export interface ForgetFilter {
   readonly messageId?: string | undefined;
   readonly conversationId?: string | undefined;
   readonly senderId?: string | undefined;
+  /** A person's id: only conversations they manage or own are touched. */
+  readonly managedBy?: string | undefined;
 }
 
 export interface ForgetResult {
@@ -38,6 +41,7 @@ export async function forgetMessages(store: Store, filter: ForgetFilter): Promis
     where.push(`${column} = $${params.length}`);
   }
   if (where.length === 0) throw new Error('forgetMessages needs at least one filter');
+  if (filter.managedBy !== undefined) where.push(visibleTo('conversation_id', params, filter.managedBy, 'manager'));
   const filterSql = where.join(' AND ');
 
   return store.transaction(async (tx) => {

@@ -1,5 +1,6 @@
 import type { CanonicalMessage, SourceApi, Role } from '@memstream/schemas';
 import type { Queryable, Store } from '../store.js';
+import { visibleTo } from './conversation-access.js';
 
 export interface NewMessage {
   readonly conversation_id: string;
@@ -209,6 +210,8 @@ export async function lastSequence(q: Queryable, conversationId: string): Promis
 
 export interface ListMessagesQuery {
   readonly conversationId?: string | undefined;
+  /** A person's id: only conversations they may read (see visibleTo). Unset: every conversation. */
+  readonly visibleTo?: string | undefined;
   readonly senderId?: string | undefined;
   readonly limit: number;
   readonly offset: number;
@@ -226,6 +229,7 @@ export async function listMessages(q: Queryable, query: ListMessagesQuery): Prom
     params.push(query.senderId);
     where.push(`sender_id = $${params.length}`);
   }
+  if (query.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, query.visibleTo));
   const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const direction = query.order === 'newest-first' ? 'DESC' : 'ASC';
   const total = await q.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM messages ${filter}`, params);

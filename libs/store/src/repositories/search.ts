@@ -1,8 +1,11 @@
 import type { Queryable, Store } from '../store.js';
 import { sqlString, vectorLiteral, type SearchKind } from './search-items.js';
+import { visibleTo } from './conversation-access.js';
 
 export interface SearchFilters {
   readonly conversationId?: string | undefined;
+  /** A person's id: only conversations they may read (see visibleTo). Unset: every conversation. */
+  readonly visibleTo?: string | undefined;
   readonly userId?: string | undefined;
   readonly kinds: readonly SearchKind[];
   readonly from?: Date | undefined;
@@ -34,6 +37,7 @@ function whereOf(f: SearchFilters, params: unknown[]): string {
   if (f.userId !== undefined) add((n) => `user_id = $${n}`, f.userId);
   if (f.from !== undefined) add((n) => `occurred_at >= $${n}`, f.from.toISOString());
   if (f.to !== undefined) add((n) => `occurred_at <= $${n}`, f.to.toISOString());
+  if (f.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, f.visibleTo));
   return where.join(' AND ');
 }
 
@@ -90,7 +94,7 @@ export async function keywordSearch(q: Queryable, query: string, filters: Search
 
 /**
  * Vector search by cosine similarity over one model's vectors; the score is the similarity,
- * floored at 0. Within one conversation (or user) the search is exact: a few thousand distances
+ * floored at 0. Within one conversation (or user, or a person's conversations) the search is exact: a few thousand distances
  * cost less than a graph walk, and an approximate index filtered afterwards would lose hits.
  * Across everything it walks the model's HNSW index, with a candidate list sized to the request.
  */
@@ -104,7 +108,8 @@ export async function vectorSearch(
   const params: unknown[] = [vectorLiteral(vector)];
   const where = `${whereOf(filters, params)} AND embedding_model = ${sqlString(model)}`;
   params.push(limit);
-  const scoped = filters.conversationId !== undefined || filters.userId !== undefined;
+  // A person's conversations are a scope too: an index walk filtered afterwards would lose their hits.
+  const scoped = filters.conversationId !== undefined || filters.userId !== undefined || filters.visibleTo !== undefined;
   const distance = scoped ? 'embedding <=> $1::vector' : `embedding::vector(${vector.length}) <=> $1::vector(${vector.length})`;
   const sql = `SELECT ${HIT_COLUMNS}, GREATEST(0, 1 - (${distance})) AS score FROM search_items
      WHERE ${where} ORDER BY ${distance}, item_id LIMIT $${params.length}`;

@@ -1,8 +1,9 @@
 import { publishEvents, type HandlerContext } from '@memstream/bus';
-import { appendMessages, findRequestOutcomes, type AppendResult } from '@memstream/store';
+import { appendMessages, findRequestOutcomes, recordRequestOutcomes, type AppendResult } from '@memstream/store';
 import { TOPICS, liveChannelOf, type ArkMessagesReceived, type LiveEvent, type MessageStored, type RequestOutcome } from '@memstream/schemas';
 import { fromArkMessages } from '../mappers/ark.js';
 import { announce, type ConverterDeps } from './group-chat-input.js';
+import { gateByActor } from '../access-gate.js';
 
 /**
  * ARK batches: each event's messages are stored whole and in order in one statement with the
@@ -11,7 +12,9 @@ import { announce, type ConverterDeps } from './group-chat-input.js';
  * after its POST returned can never overtake the messages on a stream.
  */
 export function handleArkBatch(deps: ConverterDeps) {
-  return async (events: readonly ArkMessagesReceived[], ctx: HandlerContext): Promise<void> => {
+  return async (batch: readonly ArkMessagesReceived[], ctx: HandlerContext): Promise<void> => {
+    const { admitted: events, refused } = await gateByActor(deps.store, batch, (e) => e.data.session_id, refusalOf);
+    if (refused.length > 0) await recordRequestOutcomes(deps.store, refused);
     const perEvent = events.map(fromArkMessages);
     const results = await appendMessages(
       deps.store,
@@ -68,10 +71,24 @@ export function handleArkBatch(deps: ConverterDeps) {
         data: message,
       }));
     });
-    await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, storedEvents), announce(deps.fanout, outcomes, ctx.log)]);
+    await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, storedEvents), announce(deps.fanout, [...refused, ...outcomes], ctx.log)]);
     ctx.log.info(
-      { events: events.length, messages: results.length, stored: results.filter((r) => !r.duplicate).length, correlationIds: ctx.correlationIds },
+      { events: events.length, refused: refused.length, messages: results.length, stored: results.filter((r) => !r.duplicate).length, correlationIds: ctx.correlationIds },
       'ark batch stored',
     );
+  };
+}
+
+function refusalOf(event: ArkMessagesReceived, code: string, message: string): RequestOutcome {
+  return {
+    request_id: event.id,
+    kind: 'message',
+    status: 'failed',
+    group_id: event.data.session_id,
+    message_id: null,
+    duplicate: false,
+    result: null,
+    error_code: code,
+    error_message: message,
   };
 }

@@ -23,6 +23,7 @@ import {
   type RequestOutcome,
 } from '@memstream/schemas';
 import { fromGroupChatMessage } from '../mappers/evermemos.js';
+import { gateByActor } from '../access-gate.js';
 import type { MetaCache } from '../meta-cache.js';
 
 export interface ConverterDeps {
@@ -46,7 +47,9 @@ export interface ConverterDeps {
  * are idempotent too).
  */
 export function handleGroupChatBatch(deps: ConverterDeps) {
-  return async (events: readonly GroupChatInput[], ctx: HandlerContext): Promise<FlushTail> => {
+  return async (batch: readonly GroupChatInput[], ctx: HandlerContext): Promise<FlushTail> => {
+    const { admitted: events, refused } = await gateByActor(deps.store, batch, groupOf, refusalOf);
+    if (refused.length > 0) await recordRequestOutcomes(deps.store, refused);
     const hasMeta = events.some((e) => e.type !== 'group_chat.message.received');
     let applied: Applied;
     try {
@@ -72,10 +75,10 @@ export function handleGroupChatBatch(deps: ConverterDeps) {
     // next flush's statement runs while it is written (see coalesce).
     const published = publishEvents(deps.bus, TOPICS.messagesStored, storedEvents);
     published.catch(() => undefined); // awaited through the tail; this only covers announce throwing first
-    await announce(deps.fanout, outcomes, ctx.log);
+    await announce(deps.fanout, [...refused, ...outcomes], ctx.log);
     const { written } = applied;
     ctx.log.info(
-      { events: events.length, stored: written, duplicates: applied.stored.length - written, correlationIds: ctx.correlationIds },
+      { events: events.length, refused: refused.length, stored: written, duplicates: applied.stored.length - written, correlationIds: ctx.correlationIds },
       'group-chat batch stored',
     );
     return { pending: published };
@@ -205,6 +208,25 @@ function metaOutcome(requestId: string, groupId: string, row: StoredConversation
     result: row ? (JSON.parse(JSON.stringify(row)) as Record<string, unknown>) : null,
     error_code: row ? null : 'RESOURCE_NOT_FOUND',
     error_message: row ? null : `Conversation metadata not found: ${groupId}`,
+  };
+}
+
+function groupOf(event: GroupChatInput): string {
+  return event.type === 'group_chat.message.received' ? conversationIdOf(event.data) : event.data.group_id;
+}
+
+function refusalOf(event: GroupChatInput, code: string, message: string): RequestOutcome {
+  const isMessage = event.type === 'group_chat.message.received';
+  return {
+    request_id: event.id,
+    kind: isMessage ? 'message' : 'conversation_meta',
+    status: 'failed',
+    group_id: groupOf(event),
+    message_id: isMessage ? event.data.message_id : null,
+    duplicate: false,
+    result: null,
+    error_code: code,
+    error_message: message,
   };
 }
 

@@ -5,6 +5,7 @@ import { arkDocs } from '@memstream/http';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { listArkRecords, listArkSessions, type Store } from '@memstream/store';
 import { ArkMessageBatch, TOPICS } from '@memstream/schemas';
+import { personOf } from '../../access.js';
 
 const ListQuery = z.object({
   session_id: z.string().min(1).max(255).optional(),
@@ -44,7 +45,7 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
     if (!q.success) throw new AppError('INVALID_PARAMETER', `invalid ${q.error.issues[0]!.path.join('.')}: ${q.error.issues[0]!.message}`);
     // A session without a limit is read whole: ARK's controller reads history that way.
     const limit = q.data.limit ?? (q.data.session_id === undefined ? 50 : undefined);
-    const page = await listArkRecords(deps.store, { sessionId: q.data.session_id, queryId: q.data.query_id, limit, offset: q.data.offset });
+    const page = await listArkRecords(deps.store, { sessionId: q.data.session_id, queryId: q.data.query_id, limit, offset: q.data.offset, visibleTo: personOf(request) });
     return {
       messages: page.records.map((r) => ({
         id: r.id,
@@ -61,7 +62,7 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
   });
 
   const sessionsDocs = arkDocs.route({ summary: 'Sessions with messages or streamed chunks', responses: { 200: '{"sessions": [...]}' } });
-  app.get('/sessions', sessionsDocs, async () => ({ sessions: await listArkSessions(deps.store) }));
+  app.get('/sessions', sessionsDocs, async (request) => ({ sessions: await listArkSessions(deps.store, { visibleTo: personOf(request) }) }));
 }
 
 /** The spec's rules, each with a message that names the problem; nothing is published on failure. */

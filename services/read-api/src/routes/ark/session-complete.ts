@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
 import { arkDocs } from '@memstream/http';
@@ -6,6 +6,7 @@ import { appendStreamChunks, arkSessionState, completeArkSession, type Store } f
 import { z } from 'zod';
 import { liveChannelOf, type LiveEvent } from '@memstream/schemas';
 import { SessionParams, parseSessionId } from './stream.js';
+import { requireAccess, requireWriteOrClaim } from '../../access.js';
 
 /** For the documentation: chunk objects, newline-delimited (or as JSON, one chunk or an array). */
 const StreamChunks = z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))]).meta({
@@ -18,9 +19,11 @@ const StreamChunks = z.union([z.string(), z.record(z.string(), z.unknown()), z.a
  * kept for readers that reconnect from the beginning.
  */
 export function registerSessionWrites(app: FastifyInstance, deps: { store: Store; fanout: Fanout }): void {
-  const complete = async (raw: string) => {
+  const complete = async (request: FastifyRequest, raw: string) => {
     const sessionId = parseSessionId(raw);
-    if (!(await arkSessionState(deps.store, sessionId)).exists) throw new AppError('RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
+    const notFound = () => new AppError('RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
+    await requireAccess(deps.store, request, sessionId, 'writer', notFound);
+    if (!(await arkSessionState(deps.store, sessionId)).exists) throw notFound();
     const first = await completeArkSession(deps.store, sessionId);
     // Announced even the second time: a stream that missed the first notification ends now.
     await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'complete' } satisfies LiveEvent));
@@ -29,10 +32,10 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
   const completeDocs = (summary: string) =>
     arkDocs.route({ summary, params: SessionParams, responses: { 200: '{"status": "completed" | "already_completed", "session": ID}; 404 for an unknown session' } });
   app.post<{ Params: { session_id: string } }>('/session/:session_id/complete', completeDocs('Complete a session: ends its streams on every replica'), async (request) =>
-    complete(request.params.session_id),
+    complete(request, request.params.session_id),
   );
   app.post<{ Params: { session_id: string } }>('/stream/:session_id/complete', completeDocs("Complete a session's stream (the same as completing the session)"), async (request) =>
-    complete(request.params.session_id),
+    complete(request, request.params.session_id),
   );
 
   app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
@@ -46,6 +49,7 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
   app.post<{ Params: { session_id: string } }>('/stream/:session_id', relayDocs, async (request) => {
     const sessionId = parseSessionId(request.params.session_id);
     const chunks = parseChunks(request.body);
+    await requireWriteOrClaim(deps.store, request, sessionId);
     const seqs = await appendStreamChunks(deps.store, sessionId, chunks);
     for (const [i, chunk] of chunks.entries()) {
       await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'chunk', chunk_seq: seqs[i]!, chunk } satisfies LiveEvent));

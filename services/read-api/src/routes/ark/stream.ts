@@ -7,6 +7,7 @@ import { arkSessionState, listArkRecords, listStreamChunks, type Store } from '@
 import { ArkSessionId, LiveEvent, liveChannelOf, textOf } from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';
 import { SseWriter } from './sse.js';
+import { mayAccess } from '../../access.js';
 
 const MAX_WAIT_MS = 300_000;
 
@@ -56,7 +57,12 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
     if (timeoutMs === undefined) throw new AppError('INVALID_PARAMETER', `invalid timeout ${query.data.timeout}: use a duration such as 500ms, 30s or 5m`);
 
     const initial = await arkSessionState(deps.store, sessionId);
-    if (!initial.exists && !waitForSession) throw new AppError('RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
+    // To a person, a session they are not a member of does not exist; one that appears while they
+    // wait must be theirs (or shared with them) before anything of it is sent.
+    const mayRead = () => mayAccess(deps.store, request, sessionId);
+    if ((!initial.exists && !waitForSession) || (initial.exists && !(await mayRead()))) {
+      throw new AppError('RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
+    }
 
     const buffered: LiveEvent[] = [];
     let onLive: ((event: LiveEvent) => void) | undefined;
@@ -84,7 +90,9 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
     reply.raw.on('close', finish);
 
     try {
-      if (!initial.exists && !(await waitForExistence(deps.store, sessionId, Math.min(timeoutMs, MAX_WAIT_MS), (wake) => (woken = wake), () => sse.closed))) {
+      const appeared = async () =>
+        (await waitForExistence(deps.store, sessionId, Math.min(timeoutMs, MAX_WAIT_MS), (wake) => (woken = wake), () => sse.closed)) && (await mayRead());
+      if (!initial.exists && !(await appeared())) {
         sse.event('error', { error: `session ${sessionId} not found within ${query.data.timeout}` });
         sse.marker('[DONE]');
         return finish();

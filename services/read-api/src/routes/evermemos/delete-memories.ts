@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { forgetMessages, type Store } from '@memstream/store';
+import { personOf, requireAccess } from '../../access.js';
 
 const Filter = z
   .object({
@@ -28,8 +29,17 @@ export function registerDeleteMemories(app: FastifyInstance, deps: { store: Stor
   app.delete('/api/v1/memories', docs, async (request) => {
     const body = request.body !== null && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
     const filter = parseOrThrow(Filter, { ...(request.query as Record<string, unknown>), ...body }, 'filter');
-    const result = await forgetMessages(deps.store, { messageId: filter.message_id, conversationId: filter.group_id, senderId: filter.user_id });
-    if (result.deletedMessages === 0) throw new AppError('RESOURCE_NOT_FOUND', 'No memories matched the filter');
+    const nothing = () => new AppError('RESOURCE_NOT_FOUND', 'No memories matched the filter');
+    // A person forgets only in groups they manage or own: named, a lower level is a 403; across
+    // groups, the others are simply left out.
+    if (filter.group_id !== undefined) await requireAccess(deps.store, request, filter.group_id, 'manager', nothing);
+    const result = await forgetMessages(deps.store, {
+      messageId: filter.message_id,
+      conversationId: filter.group_id,
+      senderId: filter.user_id,
+      managedBy: personOf(request),
+    });
+    if (result.deletedMessages === 0) throw nothing();
     return {
       status: 'ok',
       message: `Deleted ${result.deletedMessages} messages and ${result.deletedMemories} memories`,

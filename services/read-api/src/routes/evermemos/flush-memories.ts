@@ -5,6 +5,7 @@ import { AppError } from '@memstream/errors';
 import { closeSpan, type BoundaryRules } from '@memstream/episodes';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { lastSequence, listEpisodesByIds, type Episode, type Store } from '@memstream/store';
+import { requireAccess } from '../../access.js';
 
 const Body = z.object({
   group_id: z.string().min(1),
@@ -27,9 +28,9 @@ export function registerFlushMemories(app: FastifyInstance, deps: { store: Store
   });
   app.post('/api/v1/memories/flush', docs, async (request) => {
     const body = parseOrThrow(Body, request.body);
-    if ((await lastSequence(deps.store, body.group_id)) === undefined) {
-      throw new AppError('RESOURCE_NOT_FOUND', `Group not found: ${body.group_id}`);
-    }
+    const notFound = () => new AppError('RESOURCE_NOT_FOUND', `Group not found: ${body.group_id}`);
+    await requireAccess(deps.store, request, body.group_id, 'writer', notFound);
+    if ((await lastSequence(deps.store, body.group_id)) === undefined) throw notFound();
     const { closed } = await closeSpan(deps.store, body.group_id, deps.rules, 'flush');
     let episodes: Episode[] = closed;
     if (body.sync_mode && closed.length > 0) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { findConversationMeta, type Store } from '@memstream/store';
+import { requireAccess } from '../../access.js';
 
 const Query = z.object({ group_id: z.string().min(1).max(255) });
 
@@ -11,8 +12,10 @@ export function registerGetConversationMeta(app: FastifyInstance, deps: { store:
   const docs = everMemOsDocs.route({ summary: "A group's metadata", querystring: Query, responses: { 200: 'The whole record; 404 when the group has none' } });
   app.get('/api/v1/memories/conversation-meta', docs, async (request) => {
     const { group_id: groupId } = parseOrThrow(Query, request.query, 'query');
+    const notFound = () => new AppError('RESOURCE_NOT_FOUND', `Conversation metadata not found: ${groupId}`);
+    await requireAccess(deps.store, request, groupId, 'reader', notFound);
     const meta = await findConversationMeta(deps.store, groupId);
-    if (!meta) throw new AppError('RESOURCE_NOT_FOUND', `Conversation metadata not found: ${groupId}`);
+    if (!meta) throw notFound();
     return {
       status: 'ok',
       message: 'Conversation metadata retrieved successfully',

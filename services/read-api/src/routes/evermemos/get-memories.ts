@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { listEpisodicMemories, listMessages, type Store } from '@memstream/store';
 import { episodicView, messageView } from './memory-views.js';
+import { personOf } from '../../access.js';
 
 const Query = z.object({
   group_id: z.string().min(1).optional(),
@@ -26,12 +27,13 @@ export function registerGetMemories(app: FastifyInstance, deps: { store: Store }
   });
   app.get('/api/v1/memories', docs, async (request) => {
     const q = parseOrThrow(Query, request.query, 'query');
+    const visibleTo = personOf(request);
     const page =
       q.memory_type === 'message'
-        ? await listMessages(deps.store, { conversationId: q.group_id, senderId: q.user_id, limit: q.limit, offset: q.offset, order: 'newest-first' }).then(
+        ? await listMessages(deps.store, { conversationId: q.group_id, senderId: q.user_id, visibleTo, limit: q.limit, offset: q.offset, order: 'newest-first' }).then(
             (p) => ({ items: p.items.map(messageView), total: p.total }),
           )
-        : await listEpisodicMemories(deps.store, { conversationId: q.group_id, userId: q.user_id, limit: q.limit, offset: q.offset }).then((p) => ({
+        : await listEpisodicMemories(deps.store, { conversationId: q.group_id, userId: q.user_id, visibleTo, limit: q.limit, offset: q.offset }).then((p) => ({
             items: p.items.map(episodicView),
             total: p.total,
           }));

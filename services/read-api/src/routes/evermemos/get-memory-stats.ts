@@ -4,6 +4,7 @@ import { AppError } from '@memstream/errors';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { lastSequence, memoryStats, type Store } from '@memstream/store';
 import type { QueryEmbedder } from '../../search/query-embedder.js';
+import { requireAccess } from '../../access.js';
 
 const Query = z.object({ group_id: z.string().min(1) });
 
@@ -20,7 +21,9 @@ export function registerGetMemoryStats(app: FastifyInstance, deps: { store: Stor
   });
   app.get('/api/v1/stats/memory', docs, async (request) => {
     const { group_id: groupId } = parseOrThrow(Query, request.query, 'query');
-    if ((await lastSequence(deps.store, groupId)) === undefined) throw new AppError('RESOURCE_NOT_FOUND', `Group not found: ${groupId}`);
+    const notFound = () => new AppError('RESOURCE_NOT_FOUND', `Group not found: ${groupId}`);
+    await requireAccess(deps.store, request, groupId, 'reader', notFound);
+    if ((await lastSequence(deps.store, groupId)) === undefined) throw notFound();
     const stats = await memoryStats(deps.store, groupId, deps.embedder.model);
     return { status: 'ok', message: 'Memory formation status', result: { group_id: groupId, embedding_model: deps.embedder.model, ...stats } };
   });

@@ -4,6 +4,7 @@ import { AppError } from '@memstream/errors';
 import type { RequestLedger } from '@memstream/fanout';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { episodeOfMessage, findRequestOutcome, memoriesOfMessage, type Store } from '@memstream/store';
+import { mayAccess } from '../../access.js';
 
 const Query = z.object({ request_id: z.string().min(1).max(200) });
 
@@ -23,7 +24,10 @@ export function registerGetRequestStatus(app: FastifyInstance, deps: { store: St
     const { request_id: requestId } = parseOrThrow(Query, request.query, 'query');
     const outcome = await findRequestOutcome(deps.store, requestId);
     if (outcome) {
-      const extraction = await extractionOf(deps.store, outcome);
+      // The request id is the writer's receipt (a random UUID only the caller was given), so its
+      // outcome is theirs; what memory formation made of the group is shown only to its readers.
+      const readable = outcome.group_id === null || (await mayAccess(deps.store, request, outcome.group_id));
+      const extraction = readable ? await extractionOf(deps.store, outcome) : undefined;
       const status = extraction?.status === 'extracted' ? 'extracted' : outcome.status;
       return {
         status: 'ok',

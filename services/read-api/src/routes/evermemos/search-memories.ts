@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseCreateTime } from '@memstream/schemas';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
@@ -6,6 +6,7 @@ import { pendingMessages, type Store } from '@memstream/store';
 import { searchMemories } from '../../search/search-memories.js';
 import type { QueryEmbedder } from '../../search/query-embedder.js';
 import { hitView, messageView } from './memory-views.js';
+import { mayAccess, personOf } from '../../access.js';
 
 const MemoryType = z.enum(['episodic_memory', 'message']);
 /** A time with or without a zone (zone-less is UTC, as for messages). */
@@ -40,13 +41,15 @@ const PENDING_LIMIT = 200;
  * `pending_messages` lists its messages no episode holds yet, so an open episode hides nothing.
  */
 export function registerSearchMemories(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
-  const search = async (input: z.infer<typeof Search>) => {
+  const search = async (input: z.infer<typeof Search>, request: FastifyRequest) => {
     const from = input.start_time !== undefined ? parseCreateTime(input.start_time) : undefined;
     const to = input.end_time !== undefined ? parseCreateTime(input.end_time) : undefined;
-    const filters = { conversationId: input.group_id, userId: input.user_id, kinds: [...new Set(input.memory_types)], from, to };
+    const visibleTo = personOf(request);
+    const filters = { conversationId: input.group_id, userId: input.user_id, kinds: [...new Set(input.memory_types)], from, to, visibleTo };
+    const showPending = input.group_id !== undefined && (await mayAccess(deps.store, request, input.group_id));
     const [hits, pending] = await Promise.all([
       searchMemories(deps.store, deps.embedder, { query: input.query, method: input.retrieve_method, topK: input.top_k, filters }),
-      input.group_id ? pendingMessages(deps.store, input.group_id, { senderId: input.user_id, from, to, limit: PENDING_LIMIT }) : Promise.resolve([]),
+      showPending && input.group_id ? pendingMessages(deps.store, input.group_id, { senderId: input.user_id, from, to, limit: PENDING_LIMIT }) : Promise.resolve([]),
     ]);
     return {
       status: 'ok',
@@ -62,9 +65,9 @@ export function registerSearchMemories(app: FastifyInstance, deps: { store: Stor
   const answer = { 200: 'result.memories (best first, scores in [0, 1]), result.total_count, result.pending_messages' };
   const summary = 'Search messages and episodic memories: keyword (BM25), vector (cosine), hybrid or rrf';
   app.get('/api/v1/memories/search', everMemOsDocs.route({ summary, querystring: Search, responses: answer }), async (request) =>
-    search(parseOrThrow(Search, fromQueryString(request.query), 'query')),
+    search(parseOrThrow(Search, fromQueryString(request.query), 'query'), request),
   );
   app.post('/api/v1/memories/search', everMemOsDocs.route({ summary, body: Search, responses: answer }), async (request) =>
-    search(parseOrThrow(Search, request.body)),
+    search(parseOrThrow(Search, request.body), request),
   );
 }

@@ -1,9 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { memoryAgentDocs, parseOrThrow } from '@memstream/http';
 import { lastSequence, latestCompletedSummary, listSummaries, messagesInRange, type Store, type SummaryMemory } from '@memstream/store';
 import type { CanonicalMessage } from '@memstream/schemas';
+import { requireAccess } from '../../access.js';
 
 const ConversationQuery = z.object({ conversation_id: z.string().min(1).max(255) });
 const ContextQuery = ConversationQuery.extend({ format: z.enum(['json', 'text']).default('json') });
@@ -21,7 +22,7 @@ export function registerSummaries(app: FastifyInstance, deps: { store: Store }):
   });
   app.get('/api/v1/summaries', summariesDocs, async (request) => {
     const { conversation_id: id } = parseOrThrow(ConversationQuery, request.query, 'query');
-    await requireConversation(deps.store, id);
+    await requireConversation(deps.store, request, id);
     const rows = await listSummaries(deps.store, id);
     return { conversation_id: id, summaries: rows.map(publicRow) };
   });
@@ -38,7 +39,7 @@ export function registerSummaries(app: FastifyInstance, deps: { store: Store }):
   });
   app.get('/api/v1/context', contextDocs, async (request, reply) => {
     const { conversation_id: id, format } = parseOrThrow(ContextQuery, request.query, 'query');
-    const last = await requireConversation(deps.store, id);
+    const last = await requireConversation(deps.store, request, id);
     const memory = await latestCompletedSummary(deps.store, id);
     const gap = await messagesInRange(deps.store, id, memory ? memory.end_sequence + 1 : 0, last);
     if (format === 'text') {
@@ -54,9 +55,11 @@ export function registerSummaries(app: FastifyInstance, deps: { store: Store }):
   });
 }
 
-async function requireConversation(store: Store, id: string): Promise<number> {
+async function requireConversation(store: Store, request: FastifyRequest, id: string): Promise<number> {
+  const notFound = () => new AppError('RESOURCE_NOT_FOUND', `Conversation not found: ${id}`);
+  await requireAccess(store, request, id, 'reader', notFound);
   const last = await lastSequence(store, id);
-  if (last === undefined) throw new AppError('RESOURCE_NOT_FOUND', `Conversation not found: ${id}`);
+  if (last === undefined) throw notFound();
   return last;
 }
 

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/**
+ * A member's level on a conversation group, highest first: the owner (one per group) may delete
+ * and transfer; a manager shares and revokes; a writer appends and forks; a reader reads.
+ */
+export const AccessLevel = z.enum(['owner', 'manager', 'writer', 'reader']);
+export type AccessLevel = z.infer<typeof AccessLevel>;
+
+const RANK: Record<AccessLevel, number> = { reader: 0, writer: 1, manager: 2, owner: 3 };
+
+/** True when `held` allows what `needed` allows. */
+export function grants(held: AccessLevel, needed: AccessLevel): boolean {
+  return RANK[held] >= RANK[needed];
+}
+
+/** Every level that allows what `needed` allows. */
+export function levelsFrom(needed: AccessLevel): AccessLevel[] {
+  return AccessLevel.options.filter((level) => grants(level, needed));
+}

@@ -1,0 +1,56 @@
+import { levelsFrom, type AccessLevel } from '@memstream/schemas';
+import type { Queryable } from '../store.js';
+
+/** The group a conversation belongs to: its own id unless it is a fork (or has no row yet). */
+const GROUP_OF = `COALESCE((SELECT group_id FROM conversations WHERE id = $1), $1)`;
+
+/** The user's level on the conversation's group, or undefined when they are not a member. */
+export async function accessLevelOf(q: Queryable, conversationId: string, userId: string): Promise<AccessLevel | undefined> {
+  const { rows } = await q.query<{ access_level: AccessLevel }>(
+    `SELECT access_level FROM conversation_memberships WHERE group_id = ${GROUP_OF} AND user_id = $2`,
+    [conversationId, userId],
+  );
+  return rows[0]?.access_level;
+}
+
+/**
+ * True when anything is stored under the id in any API family: messages, a session's chunks,
+ * metadata, or members. A user may claim only an id that is unused.
+ */
+export async function conversationInUse(q: Queryable, conversationId: string): Promise<boolean> {
+  const { rows } = await q.query<{ used: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM conversations WHERE id = $1)
+         OR EXISTS (SELECT 1 FROM ark_sessions WHERE session_id = $1)
+         OR EXISTS (SELECT 1 FROM conversation_meta WHERE group_id = $1)
+         OR EXISTS (SELECT 1 FROM conversation_memberships WHERE group_id = ${GROUP_OF}) AS used`,
+    [conversationId],
+  );
+  return rows[0]?.used === true;
+}
+
+/**
+ * Makes the user the owner of a conversation id nobody holds yet. Two users racing for one id
+ * are settled by the group's primary key: exactly one row is inserted; returns whether it was
+ * theirs (or they already owned it).
+ */
+export async function claimConversation(q: Queryable, conversationId: string, userId: string): Promise<boolean> {
+  await q.query(
+    `INSERT INTO conversation_memberships (group_id, user_id, access_level)
+     SELECT ${GROUP_OF}, $2, 'owner'
+     WHERE NOT EXISTS (SELECT 1 FROM conversation_memberships WHERE group_id = ${GROUP_OF})
+     ON CONFLICT DO NOTHING`,
+    [conversationId, userId],
+  );
+  return (await accessLevelOf(q, conversationId, userId)) === 'owner';
+}
+
+/**
+ * A WHERE condition limiting `column` (a conversation id) to what the user may reach with at
+ * least `needed`, its parameters appended to `params`. For listings and searches across
+ * conversations on behalf of a person.
+ */
+export function visibleTo(column: string, params: unknown[], userId: string, needed: AccessLevel = 'reader'): string {
+  const user = params.push(userId);
+  const levels = params.push(levelsFrom(needed));
+  return `${column} IN (SELECT conversations_visible_to($${user}, $${levels}::text[]))`;
+}

@@ -1,0 +1,67 @@
+import type { FastifyRequest } from 'fastify';
+import { isRestricted } from '@memstream/auth';
+import { AppError } from '@memstream/errors';
+import { principalOf } from '@memstream/http';
+import { grants, type AccessLevel } from '@memstream/schemas';
+import { accessLevelOf, claimConversation, conversationInUse, type Queryable } from '@memstream/store';
+
+/**
+ * How the read API applies conversation access, in every family alike:
+ * - agents (API keys) and the local user (no authentication) reach every conversation;
+ * - a person reaches the conversations whose group they are a member of. To them, a conversation
+ *   they are not a member of does not exist: the same 404 as an unknown id, and listings and
+ *   searches leave it out. A member whose level is too low for a change gets 403, and so does a
+ *   write to an id someone else holds (writing to an unused id creates it, so that answer tells
+ *   whether an id is taken however it is worded).
+ */
+
+/** The person a listing or search is limited to; undefined when the caller reaches everything. */
+export function personOf(request: FastifyRequest): string | undefined {
+  const principal = principalOf(request);
+  return isRestricted(principal) ? principal.userId : undefined;
+}
+
+/** True when the caller may do what `needed` allows on the conversation. */
+export async function mayAccess(q: Queryable, request: FastifyRequest, conversationId: string, needed: AccessLevel = 'reader'): Promise<boolean> {
+  const person = personOf(request);
+  if (person === undefined) return true;
+  const level = await accessLevelOf(q, conversationId, person);
+  return level !== undefined && grants(level, needed);
+}
+
+/**
+ * Throws unless the caller may do what `needed` allows: `notFound` (the route's own answer for an
+ * unknown id) for a non-member, 403 for a member below the level.
+ */
+export async function requireAccess(
+  q: Queryable,
+  request: FastifyRequest,
+  conversationId: string,
+  needed: AccessLevel,
+  notFound: () => AppError,
+): Promise<void> {
+  const person = personOf(request);
+  if (person === undefined) return;
+  const level = await accessLevelOf(q, conversationId, person);
+  if (level === undefined) throw notFound();
+  if (!grants(level, needed)) throw new AppError('FORBIDDEN', `Your access to ${conversationId} is ${level}: this needs ${needed} or more`);
+}
+
+/**
+ * For the writes the read API makes itself (ARK's token chunks): a person writes to what they
+ * are a writer of, or claims an id nobody uses and becomes its owner, as the converter decides
+ * for writes that go through Kafka.
+ */
+export async function requireWriteOrClaim(q: Queryable, request: FastifyRequest, conversationId: string): Promise<void> {
+  const person = personOf(request);
+  if (person === undefined) return;
+  const level = await accessLevelOf(q, conversationId, person);
+  if (level !== undefined) {
+    if (!grants(level, 'writer')) throw new AppError('FORBIDDEN', `Your access to ${conversationId} is ${level}: writing needs writer or more`);
+    return;
+  }
+  // Creating by writing says whether an id is taken whatever the answer, so here it is 403, not 404.
+  if ((await conversationInUse(q, conversationId)) || !(await claimConversation(q, conversationId, person))) {
+    throw new AppError('FORBIDDEN', `${conversationId} belongs to someone else: its owner or a manager can share it with you`);
+  }
+}
