@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { waitFor } from '../helpers/infra.js';
 import { call } from '../helpers/evermemos-client.js';
 import { contents, markers, openSse } from '../helpers/sse-client.js';
+import { credentialsFor } from '../helpers/credentials.js';
 
 type Messages = { messages: Array<{ id: number; timestamp: string; created_at: string; session_id: string; query_id: string; message: Record<string, unknown> }>; total: number; limit: number; offset: number };
 
@@ -80,7 +81,7 @@ export async function checkArkContract(apis: readonly string[], prefix: string):
   await new Promise((r) => setTimeout(r, 300)); // let every stream subscribe
   for (const n of [1, 2, 3]) assert.equal((await call(api, 'POST', '/messages', { session_id: session, messages: [say(`live ${n}`)] })).status, 200);
   const chunkLines = [1, 2].map((n) => JSON.stringify({ id: session, object: 'chat.completion.chunk', model: 'agent', choices: [{ index: 0, delta: { content: `tok${n}` } }] })).join('\n');
-  const relayed = await fetch(`${api}/stream/${session}`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: chunkLines });
+  const relayed = await fetch(`${api}/stream/${session}`, { method: 'POST', headers: { ...credentialsFor(api), 'content-type': 'application/x-ndjson' }, body: chunkLines });
   assert.equal(relayed.status, 200);
   const expectedLive = ['live 1', 'live 2', 'live 3', 'tok1', 'tok2'];
   for (const reader of [live, ...crowd]) await waitFor('live frames on every stream', async () => contents(reader).length >= 5);

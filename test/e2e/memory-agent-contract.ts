@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { waitFor } from '../helpers/infra.js';
 import { call } from '../helpers/evermemos-client.js';
+import { credentialsFor } from '../helpers/credentials.js';
 
 interface Row { memory_id: number; memory_text: string; start_sequence: number; end_sequence: number; base_memory_id: number | null; status: string; created_at: string; generation_time_ms: number | null }
 interface Context { conversation_id: string; memory: { memory_id: number; memory_text: string; start_sequence: number; end_sequence: number } | null; gap_messages: Array<{ sequence: number; content: string; sender_name: string }> }
@@ -73,7 +74,7 @@ export async function checkMemoryAgent(write: string, read: string, group: strin
     ctx.body.gap_messages.map((m) => m.sequence),
     Array.from({ length: 21 - memory.end_sequence }, (_, i) => memory.end_sequence + 1 + i),
   );
-  const text = await fetch(`${read}/api/v1/context?conversation_id=${group}&format=text`).then((r) => r.text());
+  const text = await fetch(`${read}/api/v1/context?conversation_id=${group}&format=text`, { headers: credentialsFor(read) }).then((r) => r.text());
   assert.ok(text.includes(memory.memory_text.slice(0, 40)) || text.includes('[Previous context'), text);
 
   const unknown = await call<{ error: { code: string } }>(read, 'GET', '/api/v1/context?conversation_id=nobody-here');

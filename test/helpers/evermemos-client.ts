@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { credentialsFor } from './credentials.js';
 
 /** Small typed calls against the EverMemOS API of a running memstream, for the end-to-end tests. */
 export interface Reply<T = Record<string, unknown>> {
@@ -10,7 +11,7 @@ export interface Reply<T = Record<string, unknown>> {
 export async function call<T = Record<string, unknown>>(base: string, method: string, path: string, body?: unknown): Promise<Reply<T>> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { ...credentialsFor(base), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();

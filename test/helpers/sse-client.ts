@@ -1,3 +1,4 @@
+import { credentialsFor } from './credentials.js';
 /**
  * A Server-Sent Events reader over fetch, for tests: collects frames as `{event, data}` (data
  * parsed as JSON when it is JSON, else the raw text such as `[DONE]`), and knows when the server
@@ -19,7 +20,7 @@ export interface SseReader {
 
 export async function openSse(url: string): Promise<SseReader> {
   const abort = new AbortController();
-  const res = await fetch(url, { signal: abort.signal, headers: { accept: 'text/event-stream' } });
+  const res = await fetch(url, { signal: abort.signal, headers: { ...credentialsFor(url), accept: 'text/event-stream' } });
   const frames: SseFrame[] = [];
   let done = false;
   const ended = (async () => {
