@@ -2,7 +2,20 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import { allInOneEnv, converterEnv, extractorEnv, gatewayEnv, indexerEnv, loadConfig, readApiEnv, setupEnv, summarizerEnv } from '@memstream/config';
+import {
+  allInOneEnv,
+  authConfigured,
+  authSettings,
+  converterEnv,
+  extractorEnv,
+  gatewayEnv,
+  indexerEnv,
+  listenHostOf,
+  loadConfig,
+  readApiEnv,
+  setupEnv,
+  summarizerEnv,
+} from '@memstream/config';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -84,3 +97,30 @@ export function effectiveConfig(service: string, env: Record<string, string>): R
   if (schema === undefined) throw new Error(`no env schema for service ${service}`);
   return loadConfig(schema, env) as Record<string, unknown>;
 }
+
+/** The settings that say who may call an API process. */
+export const AUTH_SETTINGS: readonly string[] = Object.keys(authSettings);
+
+/**
+ * The credentials every deployment gives its API processes, by reference only (a Secret, the shell
+ * running compose): the HS256 secret of users' tokens and the agents' keys.
+ */
+export const API_CREDENTIALS = ['AUTH_JWT_SECRET', 'AUTH_API_KEYS'] as const;
+
+/** A process that serves an API and so reads who may call it; the others serve only probes and metrics. */
+export function isApiProcess(service: string): boolean {
+  const schema = SERVICE_ENVS[service];
+  return schema !== undefined && AUTH_SETTINGS.every((key) => key in schema.shape);
+}
+
+/** Where an API process would listen and whether its callers must authenticate, given its environment. */
+export function exposureOf(service: string, env: Record<string, string>): { host: string; authenticated: boolean } {
+  const config = effectiveConfig(service, env) as Parameters<typeof listenHostOf>[0];
+  return { host: listenHostOf(config), authenticated: authConfigured(config) };
+}
+
+/** Addresses that only the process's own machine (or pod) can reach. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** Paths a process answers without credentials (the open list of libs/http/src/authentication.ts): all a probe may ask. */
+export const OPEN_PATH = /^\/(health|metrics|docs)(\/|$)/;

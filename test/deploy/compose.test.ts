@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { ROOT, effectiveConfig, envProblems, longRunningServices } from './catalogue.js';
+import { API_CREDENTIALS, AUTH_SETTINGS, LOOPBACK_HOSTS, OPEN_PATH, ROOT, effectiveConfig, envProblems, exposureOf, isApiProcess, longRunningServices } from './catalogue.js';
 import { parseEdgeConfig } from './nginx-conf.js';
 import { validateCompose } from './tools.js';
 
@@ -25,19 +25,39 @@ const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { 
 };
 const services = Object.entries(compose.services);
 
-/** `${VAR:-default}` as compose reads it when VAR is not set in the shell: the tests assume a bare shell. */
-function interpolate(value: string): string {
-  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}/g, (whole, _name, fallback: string | undefined) =>
-    whole === '$$' ? '$' : (fallback ?? ''),
-  );
+/**
+ * The shell the tests run compose from: only what the file requires (`${VAR:?message}`) is set,
+ * with test values; everything optional takes its default.
+ */
+const SHELL: Record<string, string> = {
+  AUTH_API_KEYS: 'test-agent:test-only-key-0123456789',
+  AUTH_JWT_SECRET: 'test-only-hs256-secret-0123456789abcdef',
+};
+
+/** `${VAR}`, `${VAR:-default}` and `${VAR:?message}` as compose reads them from a shell, refusing as it does. */
+function interpolate(value: string, shell: Record<string, string>): string {
+  const reference = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}/g;
+  return value.replace(reference, (whole, name: string, colon: string, op: string | undefined, arg: string) => {
+    if (whole === '$$') return '$';
+    const set = shell[name];
+    const present = set !== undefined && (colon !== ':' || set !== '');
+    if (present) return set;
+    if (op === '?') throw new Error(`compose refuses to start: required variable ${name} is missing a value: ${arg}`);
+    return op === '-' ? arg : '';
+  });
 }
 
-function environmentOf(service: ComposeService): Record<string, string> {
+/** The environment as written in the file, before compose substitutes the shell's variables. */
+function rawEnvironmentOf(service: ComposeService): Record<string, string> {
   const raw = service.environment ?? {};
   const pairs = Array.isArray(raw)
     ? raw.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] as const)
     : Object.entries(raw).map(([key, value]) => [key, value === null ? '' : String(value)] as const);
-  return Object.fromEntries(pairs.map(([key, value]) => [key, interpolate(value)]));
+  return Object.fromEntries(pairs);
+}
+
+function environmentOf(service: ComposeService, shell: Record<string, string> = SHELL): Record<string, string> {
+  return Object.fromEntries(Object.entries(rawEnvironmentOf(service)).map(([key, value]) => [key, interpolate(value, shell)]));
 }
 
 const isMemstream = (s: ComposeService) => s.build !== undefined || (s.image ?? '').startsWith('memstream:');
@@ -167,5 +187,45 @@ test('the edge publishes the embedded mode port and proxies to services of this 
       const listens = effectiveConfig(memstreamServiceOf(target), environmentOf(target))['PORT'];
       assert.equal(Number(port), listens, `upstream ${upstream}: ${host} listens on ${String(listens)}`);
     }
+  }
+});
+
+test('the API containers take their credentials from the shell running compose, and compose refuses to start without them', () => {
+  const apis = memstreamContainers.filter(([, s]) => isApiProcess(memstreamServiceOf(s)));
+  assert.deepEqual(apis.map(([, s]) => memstreamServiceOf(s)).sort(), ['ingest-gateway', 'read-api']);
+  for (const [name, service] of apis) {
+    const raw = rawEnvironmentOf(service);
+    for (const key of API_CREDENTIALS) {
+      // a required reference to the variable of the same name: no value, and no default, in the file
+      assert.match(raw[key] ?? '(unset)', new RegExp(`^\\$\\{${key}:\\?[^}]*\\}$`), `${name}: ${key} is not \${${key}:?...}`);
+    }
+    assert.throws(() => environmentOf(service, {}), /compose refuses to start/, `${name} starts from a bare shell`);
+  }
+});
+
+test('the API containers listen beyond loopback, where the edge reaches them, with authentication on', () => {
+  const apis = memstreamContainers.filter(([, s]) => isApiProcess(memstreamServiceOf(s)));
+  assert.ok(apis.length >= 2);
+  for (const [name, service] of apis) {
+    const { host, authenticated } = exposureOf(memstreamServiceOf(service), environmentOf(service));
+    assert.ok(authenticated, `${name}: callers need no credentials`);
+    assert.ok(!LOOPBACK_HOSTS.has(host), `${name} listens on ${host}, which the edge cannot reach`);
+  }
+});
+
+test('consumer containers are given no API credentials: they serve only probes and metrics', () => {
+  const consumers = memstreamContainers.filter(([, s]) => !isApiProcess(memstreamServiceOf(s)));
+  assert.ok(consumers.length >= 4);
+  for (const [name, service] of consumers) {
+    const given = Object.keys(environmentOf(service)).filter((key) => AUTH_SETTINGS.includes(key));
+    assert.deepEqual(given, [], `${name} is given ${given.join(', ')}`);
+  }
+});
+
+test('every healthcheck of a memstream container asks a path that needs no credentials', () => {
+  for (const [name, service] of memstreamContainers.filter(([, s]) => !isOneShot(s))) {
+    const urls = JSON.stringify(service.healthcheck?.test ?? []).match(/https?:\/\/[^'"\s)]+/g) ?? [];
+    assert.ok(urls.length > 0, `${name}: the healthcheck asks no URL`);
+    for (const url of urls) assert.match(new URL(url).pathname, OPEN_PATH, `${name}: ${url} needs credentials`);
   }
 });

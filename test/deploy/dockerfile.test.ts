@@ -84,7 +84,7 @@ test('.dockerignore leaves out what the build never needs and keeps what it does
   // the subset of the syntax used here: a name at the root, or **/name at any depth
   const ignored = (path: string) =>
     patterns.some((p) => (p.startsWith('**/') ? path.split('/').includes(p.slice(3)) : path === p || path.startsWith(`${p}/`)));
-  for (const path of ['.git', 'node_modules', 'libs/bus/node_modules', '.cache']) assert.ok(ignored(path), `${path} is sent to the build`);
+  for (const path of ['.git', 'node_modules', 'libs/bus/node_modules', '.cache', '.env']) assert.ok(ignored(path), `${path} is sent to the build`);
   // tsconfig.json and scripts/build: the install compiles the sources inside the image build
   const needed = ['package.json', 'package-lock.json', 'tsconfig.json', 'libs', 'services', 'scripts/build', 'scripts/start-service.sh'];
   const tracked = execFileSync('git', ['ls-files', ...needed], { cwd: ROOT, encoding: 'utf8' })

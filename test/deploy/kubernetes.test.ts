@@ -5,7 +5,18 @@ import assert from 'node:assert/strict';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { parseAllDocuments } from 'yaml';
 import { allTopics } from '@memstream/schemas';
-import { ROOT, effectiveConfig, envProblems, longRunningServices } from './catalogue.js';
+import {
+  API_CREDENTIALS,
+  AUTH_SETTINGS,
+  LOOPBACK_HOSTS,
+  OPEN_PATH,
+  ROOT,
+  effectiveConfig,
+  envProblems,
+  exposureOf,
+  isApiProcess,
+  longRunningServices,
+} from './catalogue.js';
 import { Rendered, preStopSeconds } from './rendered.js';
 import { renderKustomization, validateKubernetes, type KubeObject } from './tools.js';
 
@@ -42,7 +53,7 @@ for (const dir of KUSTOMIZATIONS) {
     });
 
     test('every image is pinned to a version', () => {
-      const pods = [...k8s.deployments.map((d) => d.spec!.template.spec!), ...k8s.jobs.map((j) => j.spec!.template.spec!)];
+      const pods = k8s.pods();
       const statefulSets = objects.filter((o) => o.kind === 'StatefulSet') as (KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } })[];
       const images = [...pods.flatMap((p) => p.containers), ...statefulSets.flatMap((s) => s.spec.template.spec.containers)].map((c) => c.image ?? '');
       assert.ok(images.length > 0);
@@ -66,6 +77,67 @@ for (const dir of KUSTOMIZATIONS) {
         const { env, problems } = k8s.environmentOf(c.container);
         const all = [...problems, ...envProblems(c.service, env)];
         assert.deepEqual(all, [], `${c.owner}:\n${all.join('\n')}`);
+      }
+    });
+
+    test('the API processes read their credentials from the Secret memstream-secrets, and no manifest holds them', () => {
+      const apis = memstream.filter((c) => isApiProcess(c.service));
+      assert.deepEqual(apis.map((c) => c.service).sort(), ['ingest-gateway', 'read-api']);
+      for (const c of apis) {
+        for (const key of API_CREDENTIALS) {
+          const ref = c.container.env?.find((v) => v.name === key)?.valueFrom?.secretKeyRef;
+          assert.ok(ref, `${c.owner}: ${key} is not read from a Secret`);
+          // a generated Secret's name carries kustomize's hash
+          assert.match(ref.name ?? '', /^memstream-secrets(-[a-z0-9]+)?$/, `${c.owner}: ${key} from Secret ${ref.name}`);
+          assert.equal(ref.key, key, `${c.owner}: ${key} from key ${ref.key}`);
+          assert.notEqual(ref.optional, true, `${c.owner}: ${key} is optional, so the pod would start without it`);
+        }
+      }
+      for (const variable of k8s.pods().flatMap((p) => p.containers).flatMap((c) => c.env ?? [])) {
+        assert.ok(!AUTH_SETTINGS.includes(variable.name) || variable.value === undefined, `${variable.name} has a value in the manifest`);
+      }
+      for (const configMap of objects.filter((o) => o.kind === 'ConfigMap') as (KubeObject & { data?: Record<string, string> })[]) {
+        const held = Object.keys(configMap.data ?? {}).filter((key) => AUTH_SETTINGS.includes(key));
+        assert.deepEqual(held, [], `ConfigMap/${configMap.metadata.name} holds ${held.join(', ')}`);
+      }
+      if (dir !== 'k8s/overlays/dev') {
+        const secrets = objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name);
+        assert.deepEqual(secrets, [], 'only the dev overlay generates a Secret (development values); the others refer to the operator\'s');
+      }
+    });
+
+    test('the API processes listen beyond loopback, where probes and the edge reach them, with authentication on', () => {
+      const apis = memstream.filter((c) => isApiProcess(c.service));
+      assert.ok(apis.length >= 2);
+      for (const c of apis) {
+        const { host, authenticated } = exposureOf(c.service, k8s.environmentOf(c.container).env);
+        assert.ok(authenticated, `${c.owner}: callers need no credentials`);
+        assert.ok(!LOOPBACK_HOSTS.has(host), `${c.owner} listens on ${host}, which neither the kubelet nor the edge can reach`);
+      }
+    });
+
+    test('consumers are given no API credentials: they serve only probes and metrics', () => {
+      const others = memstream.filter((c) => !isApiProcess(c.service));
+      assert.ok(others.length >= 4);
+      for (const c of others) {
+        const given = Object.keys(k8s.environmentOf(c.container).env).filter((key) => AUTH_SETTINGS.includes(key));
+        assert.deepEqual(given, [], `${c.owner} is given ${given.join(', ')}`);
+      }
+    });
+
+    test('every probe and scrape of a memstream pod asks a path that needs no credentials', () => {
+      for (const d of k8s.deployments) {
+        const template = d.spec!.template;
+        const scrape = template.metadata?.annotations?.['prometheus.io/path'];
+        if (scrape !== undefined) assert.match(scrape, OPEN_PATH, `Deployment/${d.metadata!.name}: scrapes ${scrape}`);
+        for (const c of memstream.filter((m) => m.pod === template.spec)) {
+          const probes = [c.container.startupProbe, c.container.livenessProbe, c.container.readinessProbe].filter((p) => p !== undefined);
+          assert.ok(probes.length > 0, `${c.owner}: no probes`);
+          for (const probe of probes) {
+            assert.ok(probe.httpGet, `${c.owner}: a probe that is not an HTTP GET`);
+            assert.match(probe.httpGet.path ?? '/', OPEN_PATH, `${c.owner}: probes ${probe.httpGet.path}`);
+          }
+        }
       }
     });
 
@@ -189,6 +261,41 @@ for (const dir of KUSTOMIZATIONS) {
     });
   });
 }
+
+describe('the Secret the operator creates (kubectl create secret in the comments)', () => {
+  const prod = new Rendered(renderKustomization(join(ROOT, 'k8s', 'overlays', 'prod')));
+  const pods = prod.pods();
+  const needed = new Set(
+    pods
+      .flatMap((p) => p.containers)
+      .flatMap((c) => c.env ?? [])
+      .map((v) => v.valueFrom?.secretKeyRef)
+      .filter((ref) => ref !== undefined && ref.name === 'memstream-secrets' && ref.optional !== true)
+      .map((ref) => ref!.key),
+  );
+  for (const file of ['k8s/base/kustomization.yaml', 'k8s/overlays/prod/kustomization.yaml']) {
+    test(`the instructions of ${file} give every key of memstream-secrets a pod cannot start without`, () => {
+      const instructed = new Set([...readFileSync(join(ROOT, file), 'utf8').matchAll(/--from-literal=([A-Z_]+)=/g)].map((m) => m[1]));
+      assert.ok(needed.has('DATABASE_URL'));
+      for (const key of needed) assert.ok(instructed.has(key), `--from-literal=${key}=... is missing`);
+    });
+  }
+});
+
+test('the ARK Memory example calls as an agent, with a key from a Secret of its own', () => {
+  const docs = parseAllDocuments(readFileSync(join(ROOT, 'k8s', 'examples', 'ark-memory.yaml'), 'utf8')).map(
+    (d) => d.toJS() as { kind: string; spec: { headers?: { name: string; value: { value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } } }[] } },
+  );
+  const headers = docs.find((d) => d.kind === 'Memory')?.spec.headers ?? [];
+  // the headers the authenticator reads (libs/auth/src/authenticator.ts)
+  const credential = headers.find((h) => ['x-api-key', 'authorization'].includes(h.name.toLowerCase()));
+  assert.ok(credential, 'the Memory sends no X-API-Key or Authorization header');
+  assert.equal(credential.value.value, undefined, 'the key is written into the example');
+  const ref = credential.value.valueFrom?.secretKeyRef;
+  assert.ok(ref, 'the key does not come from a Secret');
+  // memstream-secrets holds every client's key in one list, never one header value
+  assert.notEqual(ref.name, 'memstream-secrets');
+});
 
 test('the ARK Memory example points at the read API Service', () => {
   const base = new Rendered(renderKustomization(join(ROOT, 'k8s', 'base')));

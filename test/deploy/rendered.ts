@@ -52,6 +52,11 @@ export class Rendered {
     );
   }
 
+  /** The pod templates of Deployments and Jobs. */
+  pods(): IPodSpec[] {
+    return [...this.deployments.map((d) => d.spec!.template.spec!), ...this.jobs.map((j) => j.spec!.template.spec!)];
+  }
+
   /** Containers of Deployments and Jobs whose image is memstream's, with the service each runs. */
   memstreamContainers(): MemstreamContainer[] {
     const pods = [
@@ -66,8 +71,9 @@ export class Rendered {
   }
 
   /**
-   * The environment a container starts with. A Secret this rendering does not include (prod's,
-   * created by the operator) stands in with a placeholder; one it includes must have the key.
+   * The environment a container starts with. A key of a Secret this rendering does not include
+   * (prod's, created by the operator) stands in with a placeholder when the container needs it
+   * (an optional key may be absent); a Secret it includes must have every key that is not optional.
    */
   environmentOf(container: IContainer): { env: Record<string, string>; problems: string[] } {
     const env: Record<string, string> = {};
@@ -91,8 +97,8 @@ export class Rendered {
       const isSecret = variable.valueFrom?.secretKeyRef !== undefined;
       const data = isSecret ? this.secrets.get(ref.name ?? '') : this.configMaps.get(ref.name ?? '');
       if (data === undefined) {
-        if (isSecret) env[variable.name] = `from-secret-${ref.name}-${ref.key}`;
-        else problems.push(`${variable.name}: ConfigMap ${ref.name} is not rendered`);
+        if (!isSecret) problems.push(`${variable.name}: ConfigMap ${ref.name} is not rendered`);
+        else if (ref.optional !== true) env[variable.name] = secretStandIn(ref.name ?? '', ref.key);
       } else if (data[ref.key] !== undefined) {
         env[variable.name] = data[ref.key]!;
       } else if (ref.optional !== true) {
@@ -129,6 +135,14 @@ export class Rendered {
   deploymentBehind(service: IService): IDeployment | undefined {
     return this.deployments.find((d) => selects(service.spec?.selector, d.spec!.template.metadata?.labels ?? {}));
   }
+}
+
+/**
+ * What stands in for a key of a Secret the operator creates: shaped like one `clientId:key` entry
+ * and as long as an HS256 secret must be, so credentials parse it as they would a real value.
+ */
+function secretStandIn(secret: string, key: string): string {
+  return `stand-in:${`${secret}/${key}`.padEnd(32, '.')}`;
 }
 
 /** A selector selects labels when it is not empty and each of its pairs is among them. */
