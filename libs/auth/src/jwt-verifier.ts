@@ -30,7 +30,7 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier | undefine
   const algorithms = [...(secret ? ['HS256'] : []), ...(jwks ? ASYMMETRIC : [])];
   const keyFor = async (header: JWTHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey | Uint8Array> => {
     if (header.alg === 'HS256' && secret) return secret;
-    if (jwks) return jwks(header, token);
+    if (jwks) return jwks(header, token).catch(keySetFailure);
     throw new errors.JOSEAlgNotAllowed('"alg" (Algorithm) Header Parameter value not allowed');
   };
   return async (token) => {
@@ -57,9 +57,21 @@ function toAuthError(err: unknown): AppError {
     const reason = err.claim === 'nbf' ? 'The token is not valid yet' : `The token's "${err.claim}" claim is not accepted`;
     return new AppError('UNAUTHENTICATED', reason);
   }
-  if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) {
-    // The identity provider's key set could not be fetched: nothing the client can fix.
-    return new AppError('DEPENDENCY_UNAVAILABLE', 'The identity provider could not be reached, please retry later', { cause: err });
-  }
+  // The identity provider's key set could not be fetched: nothing the client can fix.
+  if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) return identityProviderDown(err);
   return new AppError('UNAUTHENTICATED', 'The token does not verify');
+}
+
+/**
+ * A token naming no published key is the client's (401); any other failure to get its key is the
+ * identity provider's (503). jose reports a non-200 answer or a body that is no key set as a
+ * JOSEError like any bad token's, so the two are told apart here, where the key is fetched.
+ */
+function keySetFailure(err: unknown): never {
+  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) throw err;
+  throw identityProviderDown(err);
+}
+
+function identityProviderDown(cause: unknown): AppError {
+  return new AppError('DEPENDENCY_UNAVAILABLE', 'The identity provider could not be reached, please retry later', { cause });
 }
