@@ -1,37 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createAuthenticator } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
-import { REPO_ROOT } from './helpers/processes.js';
+import { runCaptured, type CapturedRun } from './helpers/processes.js';
 
 const SECRET = 'test-secret-0123456789abcdefghijklmnop';
 const JWT_LINE = /^[\w-]+\.[\w-]+\.[\w-]+\n$/;
 
-interface Outcome {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/**
- * Runs a command in the repository with exactly this environment (plus PATH and HOME), so an
- * AUTH_* variable of the shell running the tests cannot stand in for a missing one.
- */
-function run(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Outcome> {
-  const child = spawn(command, args, {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<CapturedRun> {
+  // Only PATH and HOME are inherited: the secret must come from the env the test gives.
+  return runCaptured(command, args, { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...env } });
 }
 
 const mintToken = (args: readonly string[], env: Record<string, string> = { AUTH_JWT_SECRET: SECRET }) =>

@@ -103,3 +103,23 @@ export async function groupGone(pgid: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** What a finished command printed, and its exit code. */
+export interface CapturedRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a command to its end from the repository root, capturing both streams. */
+export function runCaptured(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<CapturedRun> {
+  const child = spawn(command, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

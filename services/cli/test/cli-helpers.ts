@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { waitFor } from '../../../test/helpers/infra.js';
-import { freePort, startProcess, REPO_ROOT } from '../../../test/helpers/processes.js';
+import { freePort, runCaptured, startProcess, REPO_ROOT } from '../../../test/helpers/processes.js';
 import type { StoredMemory } from '../../../test/helpers/evermemos-client.js';
 
 export { REPO_ROOT };
@@ -18,18 +17,7 @@ export interface CliRun {
 
 /** Runs `memstream` as a user would, in its own process, so exit codes and both streams are real. */
 export function memstream(...args: string[]): Promise<CliRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'services/cli/src/main.ts'), ...args], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCaptured(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'services/cli/src/main.ts'), ...args]);
 }
 
 /** The last stdout line of an import: its JSON summary. */
