@@ -10,7 +10,7 @@ declare module 'fastify' {
 }
 
 /** Open to anyone, credentials or not: probes, scraping and the API's own documentation. */
-const OPEN_PREFIXES = ['/health', '/metrics', '/docs'];
+const OPEN_PREFIXES = ['/health', '/metrics', '/docs', '/v1/health'];
 
 function isOpen(request: FastifyRequest): boolean {
   const url = request.routeOptions.url;

@@ -77,10 +77,18 @@ export type Writer = ReturnType<typeof createWriter>;
 
 /** A failed outcome as the client's error: its own code when it is a client error, else a 500 without internals. */
 export function outcomeError(outcome: RequestOutcome): AppError {
-  if (outcome.error_code === 'RESOURCE_NOT_FOUND') return new AppError('RESOURCE_NOT_FOUND', outcome.error_message ?? 'Not found');
-  if (outcome.error_code === 'FORBIDDEN') return new AppError('FORBIDDEN', outcome.error_message ?? 'Forbidden');
-  if (outcome.error_code === 'INVALID_EVENT') return new AppError('INVALID_PARAMETER', outcome.error_message ?? 'Invalid request');
-  return new AppError('SYSTEM_ERROR', 'Failed to store memory, please try again later');
+  const message = outcome.error_message ?? 'Invalid request';
+  switch (outcome.error_code) {
+    case 'RESOURCE_NOT_FOUND':
+    case 'FORBIDDEN':
+    case 'CONFLICT':
+    case 'INVALID_PARAMETER':
+      return new AppError(outcome.error_code, message);
+    case 'INVALID_EVENT':
+      return new AppError('INVALID_PARAMETER', message);
+    default:
+      return new AppError('SYSTEM_ERROR', 'Failed to store memory, please try again later');
+  }
 }
 
 /** The write path's settings from a service's configuration. */

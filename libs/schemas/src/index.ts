@@ -31,3 +31,17 @@ export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
 export { TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';
 export { AccessLevel, grants, levelsFrom } from './access-level.js';
+export {
+  MsRole,
+  MsVisibility,
+  MsChannel,
+  MsMessage,
+  ConversationCreated,
+  ConversationMessagesAppended,
+  ConversationDeleted,
+  MembershipChanged,
+  OwnershipTransfer,
+  ConversationInput,
+} from './conversation-events.js';
+export { levelRefusal, shareRefusal, updateRefusal, revokeRefusal, transferRefusal, type Standing, type Refusal } from './conversation-rules.js';
+export * from './memory-service-api.js';

@@ -7,7 +7,7 @@ import { z } from 'zod';
  */
 export const RequestOutcome = z.object({
   request_id: z.string().min(1),
-  kind: z.enum(['message', 'conversation_meta']),
+  kind: z.enum(['message', 'conversation_meta', 'conversation']),
   status: z.enum(['stored', 'failed']),
   group_id: z.string().nullable(),
   message_id: z.string().nullable(),

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ArkMessagesReceived, GroupChatInput, MemoryExtracted, MessageStored } from './events.js';
+import { ConversationInput } from './conversation-events.js';
 import { conversationIdOf } from './group-chat-message.js';
 
 /**
@@ -28,6 +29,11 @@ export const TOPICS = {
   ),
   /** ARK message batches, keyed by session: one event is one batch, stored whole and in order. */
   arkMessages: topic('ingest.ark-messages.v1', ArkMessagesReceived, (e) => e.data.session_id),
+  /**
+   * Public input contract of the memory-service family: conversations, messages, forks,
+   * memberships and ownership transfers, keyed by the conversation group.
+   */
+  conversationInput: topic('ingest.conversations.v1', ConversationInput, (e) => e.data.group_id),
   /** Canonical messages after they are stored, for the memory, embedding and summary consumers. */
   messagesStored: topic('conversation.message-stored.v1', MessageStored, (e) => e.data.conversation_id),
   /** Episodic memories as extraction stores them, for the indexer. Keyed by conversation. */

@@ -100,4 +100,29 @@ export { keywordSearch, vectorSearch, type SearchFilters, type SearchHit } from 
 export { forgetMessages, type ForgetFilter, type ForgetResult } from './repositories/forget.js';
 export { memoryStats, type MemoryStats } from './repositories/memory-stats.js';
 export { storeBusJournal } from './repositories/bus-journal.js';
-export { accessLevelOf, conversationInUse, claimConversation, visibleTo } from './repositories/conversation-access.js';
+export { accessLevelOf, conversationInUse, claimConversation, visibleTo, standingOf } from './repositories/conversation-access.js';
+export {
+  insertConversation,
+  findConversation,
+  groupOfConversation,
+  listConversations,
+  listGroupConversations,
+  deleteConversationGroup,
+  touchConversation,
+  type ConversationRecord,
+  type NewConversation,
+  type ListConversationsQuery,
+} from './repositories/ms-conversations.js';
+export { viewSegments, findInView, messageBefore, listView, type ViewSegment, type ViewFilter, type ViewPosition, type MsStoredMessage } from './repositories/ms-messages.js';
+export {
+  listMemberships,
+  findMembership,
+  setMembership,
+  removeMembership,
+  requestTransfer,
+  findTransfer,
+  pendingTransfer,
+  settleTransfer,
+  type MembershipRecord,
+  type TransferRecord,
+} from './repositories/ms-memberships.js';

@@ -7,6 +7,7 @@ import { purgeRequestOutcomes, type Store } from '@memstream/store';
 import { TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
 import { handleArkBatch } from './handlers/ark-messages.js';
+import { handleConversationBatch } from './handlers/conversation-input.js';
 import { coalesce } from './coalescer.js';
 import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './handlers/group-chat-input.js';
 
@@ -45,6 +46,15 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       maxBatchSize: options.maxBatchSize,
       batchHandler: coalesce(handleArkBatch(deps)),
       handler: (event, ctx) => handleArkBatch(deps)([event], ctx),
+      onDeadLetter: recordDeadLetter(deps, options.log),
+    }),
+    await subscribeEvents(options.bus, TOPICS.conversationInput, {
+      groupId: `${options.groupId}.conversations`,
+      retry: options.retry,
+      partitionsConcurrently: options.partitionsConcurrently,
+      maxBatchSize: options.maxBatchSize,
+      batchHandler: handleConversationBatch(deps),
+      handler: (event, ctx) => handleConversationBatch(deps)([event], ctx),
       onDeadLetter: recordDeadLetter(deps, options.log),
     }),
   ];

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReadApiConfig } from '@memstream/config';
 import type { Fanout, RequestLedger } from '@memstream/fanout';
-import { API_FAMILIES, arkErrorShape, assertAuthenticated, errorHandlerFor, everMemOsErrorShape, type ApiDocsOptions } from '@memstream/http';
+import { API_FAMILIES, arkErrorShape, assertAuthenticated, errorHandlerFor, everMemOsErrorShape, memoryServiceErrorShape, type ApiDocsOptions } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import type { Store } from '@memstream/store';
 import type { BoundaryRules } from '@memstream/episodes';
@@ -17,6 +17,9 @@ import { registerSummaries } from './routes/memory-agent/summaries.js';
 import { registerArkMessages } from './routes/ark/messages.js';
 import { registerStream } from './routes/ark/stream.js';
 import { registerSessionWrites } from './routes/ark/session-complete.js';
+import { memoryServiceHandlers } from './routes/memory-service/handlers.js';
+import { registerDocumentRoutes } from './routes/memory-service/document-routes.js';
+import { registerCodeRoutes } from './routes/memory-service/code-routes.js';
 
 export interface ReadApiDeps {
   readonly store: Store;
@@ -66,6 +69,13 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     registerArkMessages(ark, deps);
     registerStream(ark, { store: deps.store, fanout: deps.fanout, heartbeatMs: deps.sseHeartbeatMs });
     registerSessionWrites(ark, deps);
+  });
+  // memory-service, in both of its layouts from one implementation; writes go through Kafka.
+  await app.register(async (memoryService) => {
+    memoryService.setErrorHandler(errorHandlerFor(memoryServiceErrorShape));
+    const handlers = memoryServiceHandlers({ store: deps.store, write: deps.write });
+    registerDocumentRoutes(memoryService, handlers);
+    registerCodeRoutes(memoryService, handlers);
   });
 }
 

@@ -1,6 +1,7 @@
 import { ArkErrorBody } from '../error-shapes/ark.js';
 import { DefaultErrorBody } from '../error-shapes/error-shape.js';
 import { EverMemOsErrorBody } from '../error-shapes/evermemos.js';
+import { MemoryServiceErrorBody } from '../error-shapes/memory-service.js';
 import { apiFamily } from './api-family.js';
 
 /** memstream's API families, each documented with the error envelope its routes answer with. */
@@ -10,5 +11,11 @@ export const arkDocs = apiFamily('ARK', "ARK's Memory API: message batches, sess
 
 export const memoryAgentDocs = apiFamily('Memory Agent', 'Rolling summaries and the context an agent needs at the start of a round', DefaultErrorBody);
 
+export const memoryServiceDocs = apiFamily(
+  'memory-service',
+  'Conversations with forks, sharing and ownership: the document layout (/v1/user, /v1/agent) and the code layout (/v1/conversations) of the memory-service',
+  MemoryServiceErrorBody,
+);
+
 /** Every family, in the order the document lists their tags. */
-export const API_FAMILIES = [everMemOsDocs, arkDocs, memoryAgentDocs] as const;
+export const API_FAMILIES = [everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs] as const;

@@ -1,13 +1,14 @@
-import { levelsFrom, type AccessLevel } from '@memstream/schemas';
+import { levelsFrom, type AccessLevel, type Actor, type Standing } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 
 /** The group a conversation belongs to: its own id unless it is a fork (or has no row yet). */
 const GROUP_OF = `COALESCE((SELECT group_id FROM conversations WHERE id = $1), $1)`;
 
-/** The user's level on the conversation's group, or undefined when they are not a member. */
+/** The user's level on the conversation's group, or undefined when they are not a member (or it was deleted). */
 export async function accessLevelOf(q: Queryable, conversationId: string, userId: string): Promise<AccessLevel | undefined> {
   const { rows } = await q.query<{ access_level: AccessLevel }>(
-    `SELECT access_level FROM conversation_memberships WHERE group_id = ${GROUP_OF} AND user_id = $2`,
+    `SELECT access_level FROM conversation_memberships WHERE group_id = ${GROUP_OF} AND user_id = $2
+       AND NOT EXISTS (SELECT 1 FROM conversations WHERE id = $1 AND deleted_at IS NOT NULL)`,
     [conversationId, userId],
   );
   return rows[0]?.access_level;
@@ -53,4 +54,13 @@ export function visibleTo(column: string, params: unknown[], userId: string, nee
   const user = params.push(userId);
   const levels = params.push(levelsFrom(needed));
   return `${column} IN (SELECT conversations_visible_to($${user}, $${levels}::text[]))`;
+}
+
+/**
+ * A caller's standing in a conversation's group: a person's level (undefined when not a member),
+ * `unrestricted` for an agent or a write with no actor (the local user, a direct producer).
+ */
+export async function standingOf(q: Queryable, actor: Actor | undefined, conversationId: string): Promise<Standing> {
+  if (actor?.kind !== 'user') return 'unrestricted';
+  return accessLevelOf(q, conversationId, actor.id);
 }

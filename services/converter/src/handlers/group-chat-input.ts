@@ -101,7 +101,7 @@ export function recordDeadLetter(deps: ConverterDeps, log: Logger) {
     if (!event) return;
     const outcome: RequestOutcome = {
       request_id: event.id,
-      kind: event.type === 'group_chat.message.received' ? 'message' : 'conversation_meta',
+      kind: event.type.startsWith('conversation.') ? 'conversation' : event.type === 'group_chat.conversation_meta.upserted' || event.type === 'group_chat.conversation_meta.patched' ? 'conversation_meta' : 'message',
       status: 'failed',
       group_id: event.groupId,
       message_id: event.messageId,

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import type { ErrorShape } from './error-shape.js';
+
+/** The memory-service's own error codes, by our catalogue's. */
+const CODES: Record<string, string> = {
+  INVALID_PARAMETER: 'bad_request',
+  PAYLOAD_TOO_LARGE: 'payload_too_large',
+  UNAUTHENTICATED: 'unauthorized',
+  FORBIDDEN: 'forbidden',
+  RESOURCE_NOT_FOUND: 'not_found',
+  CONFLICT: 'conflict',
+  DEPENDENCY_UNAVAILABLE: 'service_unavailable',
+  OVERLOADED: 'service_unavailable',
+  TIMEOUT: 'timeout',
+};
+
+/** memory-service answers errors as `{error, code, details}` with lower-case codes (not_found, forbidden, ...). */
+export const memoryServiceErrorShape: ErrorShape = (error) => ({
+  error: error.message,
+  code: CODES[error.code] ?? 'internal_error',
+  ...(error.details ? { details: error.details } : {}),
+});
+
+/** The body memoryServiceErrorShape writes, for the API documentation. */
+export const MemoryServiceErrorBody = z.object({
+  error: z.string().meta({ description: 'What was wrong' }),
+  code: z.string().meta({ description: 'bad_request, unauthorized, forbidden, not_found, conflict, payload_too_large, service_unavailable, timeout, internal_error' }),
+  details: z.record(z.string(), z.unknown()).optional().meta({ description: 'For not_found: {resource, id}' }),
+});

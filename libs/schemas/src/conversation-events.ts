@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { AccessLevel } from './access-level.js';
+import { envelopeOf } from './envelope.js';
+
+/**
+ * The memory-service family's writes, as events on their own input topic. They are keyed by the
+ * conversation's group (a conversation and its forks), so a membership change, a deletion and
+ * the appends of every fork of one tree are applied in one order.
+ */
+const Id = z.string().min(1).max(255);
+
+export const MsRole = z.enum(['user', 'assistant', 'system', 'tool', 'agent']);
+export type MsRole = z.infer<typeof MsRole>;
+export const MsVisibility = z.enum(['user', 'agent', 'system']);
+export type MsVisibility = z.infer<typeof MsVisibility>;
+/** history: the conversation people see; memory: an agent's own working memory; summary: agent-written summaries. */
+export const MsChannel = z.enum(['history', 'memory', 'summary']);
+export type MsChannel = z.infer<typeof MsChannel>;
+
+/** One message as memory-service clients write it: opaque content blocks, kept as given. */
+export const MsMessage = z.object({
+  message_id: Id,
+  role: MsRole,
+  visibility: MsVisibility,
+  channel: MsChannel,
+  /** The agent (API key client id) that wrote it; memory-channel messages belong to it. */
+  client_id: Id.nullable(),
+  /** The person the message is from, or the person an agent answered. */
+  user_id: Id.nullable(),
+  epoch: z.number().int().min(0).nullable(),
+  content: z.array(z.unknown()).max(10_000),
+  metadata: z.record(z.string(), z.unknown()),
+  parent_message_id: Id.nullable(),
+  created_at: z.iso.datetime({ offset: true }),
+});
+export type MsMessage = z.infer<typeof MsMessage>;
+
+const Scope = { conversation_id: Id, group_id: Id };
+
+export const ConversationCreated = envelopeOf(
+  'conversation.created',
+  z.object({
+    ...Scope,
+    title: z.string().max(1000).nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    /** The person who owns the new group (null: nobody yet, as when an agent creates it). A fork has its group's. */
+    owner_user_id: Id.nullable(),
+    /** A fork: the conversation it was made from and the message it was made at (see the fork route). */
+    fork: z.object({ from_conversation_id: Id, at_message_id: Id }).nullable(),
+  }),
+);
+export type ConversationCreated = z.infer<typeof ConversationCreated>;
+
+export const ConversationMessagesAppended = envelopeOf(
+  'conversation.messages.appended',
+  z.object({
+    ...Scope,
+    messages: z.array(MsMessage).min(1).max(1000),
+    /** The code layout creates a missing conversation on its first append, owned by `owner_user_id`. */
+    create_if_missing: z.boolean(),
+    owner_user_id: Id.nullable(),
+  }),
+);
+export type ConversationMessagesAppended = z.infer<typeof ConversationMessagesAppended>;
+
+export const ConversationDeleted = envelopeOf('conversation.deleted', z.object(Scope));
+export type ConversationDeleted = z.infer<typeof ConversationDeleted>;
+
+export const MembershipChanged = envelopeOf(
+  'conversation.membership.changed',
+  z.object({
+    ...Scope,
+    user_id: Id,
+    /** share: a new member; update: a member's new level; revoke: no longer a member. */
+    change: z.enum(['share', 'update', 'revoke']),
+    access_level: AccessLevel.nullable(),
+  }),
+);
+export type MembershipChanged = z.infer<typeof MembershipChanged>;
+
+export const OwnershipTransfer = envelopeOf(
+  'conversation.ownership.transfer',
+  z.object({
+    ...Scope,
+    action: z.enum(['request', 'accept', 'decline']),
+    /** For a request: the transfer's id and its recipient. */
+    transfer_id: Id.nullable(),
+    new_owner_user_id: Id.nullable(),
+  }),
+);
+export type OwnershipTransfer = z.infer<typeof OwnershipTransfer>;
+
+export const ConversationInput = z.discriminatedUnion('type', [
+  ConversationCreated,
+  ConversationMessagesAppended,
+  ConversationDeleted,
+  MembershipChanged,
+  OwnershipTransfer,
+]);
+export type ConversationInput = z.infer<typeof ConversationInput>;

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { AccessLevel } from './access-level.js';
+import { MsChannel, MsRole, MsVisibility } from './conversation-events.js';
+
+/**
+ * The memory-service family's HTTP payloads, for both layouts it is served in: the design
+ * document's (`/v1/user/...`, `/v1/agent/...`) and the January 2026 code's (`/v1/conversations/...`).
+ */
+const Id = z.string().min(1).max(255);
+const Metadata = z.record(z.string(), z.unknown());
+const Title = z.string().max(1000).nullable().optional();
+
+export const ConversationIdParams = z.object({ conversationId: Id });
+export const MessageIdParams = ConversationIdParams.extend({ messageId: Id });
+export const MemberParams = ConversationIdParams.extend({ userId: Id });
+
+export const CreateConversationRequest = z.object({ title: Title, metadata: Metadata.optional() });
+
+export const ListConversationsQuery = z.object({
+  mode: z.enum(['all', 'roots', 'latest-fork']).default('all'),
+  after: Id.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(20),
+  query: z.string().min(1).max(500).optional(),
+});
+
+export const ListMessagesQuery = z.object({
+  after: Id.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  channel: MsChannel.default('history'),
+  /** For the memory channel: latest, all, or an epoch number. */
+  epoch: z.union([z.enum(['latest', 'all']), z.coerce.number().int().min(0)]).default('latest'),
+});
+
+/** Document layout: what a person writes. */
+export const CreateUserMessageRequest = z.object({ content: z.string().min(1), metadata: Metadata.optional() });
+
+/** Document layout: what an agent writes, in bulk. */
+export const CreateAgentMessagesRequest = z.object({
+  messages: z
+    .array(
+      z.object({
+        role: MsRole,
+        visibility: MsVisibility.default('user'),
+        /** Plain text, or content blocks kept as given. */
+        content: z.union([z.string().min(1), z.array(z.unknown()).min(1)]),
+        metadata: Metadata.optional(),
+        parentMessageId: Id.nullable().optional(),
+        channel: z.enum(['history', 'memory']).default('history'),
+        userId: Id.nullable().optional(),
+      }),
+    )
+    .min(1)
+    .max(1000),
+});
+
+/** Code layout: one message, from a person or an agent. */
+export const CreateMessageRequest = z.object({
+  userId: Id.nullable().optional(),
+  channel: MsChannel.default('history'),
+  epoch: z.number().int().min(0).nullable().optional(),
+  content: z.array(z.unknown()).max(10_000),
+});
+
+/** Both layouts: the document's request also carries the fork's first message. */
+export const ForkRequest = z.object({ title: Title, newMessage: CreateUserMessageRequest.optional() });
+
+export const ShareRequest = z.object({ userId: Id, accessLevel: AccessLevel });
+export const UpdateMembershipRequest = z.object({ accessLevel: AccessLevel });
+export const TransferOwnershipRequest = z.object({ newOwnerUserId: Id });
+
+/** Answers, for the documentation. */
+export const ConversationBody = z.object({
+  id: z.string(),
+  title: z.string().nullable(),
+  ownerUserId: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  lastMessagePreview: z.string().nullable(),
+  accessLevel: AccessLevel.nullable(),
+  metadata: Metadata,
+  conversationGroupId: z.string(),
+  forkedAtMessageId: z.string().nullable(),
+  forkedAtConversationId: z.string().nullable(),
+});
+export const MembershipBody = z.object({ conversationId: z.string(), userId: z.string(), accessLevel: AccessLevel, createdAt: z.string() });
+export const TransferBody = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  fromUserId: z.string(),
+  toUserId: z.string(),
+  status: z.enum(['pending', 'accepted', 'declined', 'superseded']),
+  createdAt: z.string(),
+});

@@ -1,0 +1,94 @@
+import type { AccessLevel } from '@memstream/schemas';
+import type { Queryable } from '../store.js';
+
+export interface MembershipRecord {
+  readonly group_id: string;
+  readonly user_id: string;
+  readonly access_level: AccessLevel;
+  readonly created_at: Date;
+}
+
+export async function listMemberships(q: Queryable, groupId: string): Promise<MembershipRecord[]> {
+  const { rows } = await q.query<MembershipRecord>(
+    `SELECT group_id, user_id, access_level, created_at FROM conversation_memberships WHERE group_id = $1
+     ORDER BY array_position(ARRAY['owner', 'manager', 'writer', 'reader'], access_level), created_at, user_id`,
+    [groupId],
+  );
+  return rows;
+}
+
+export async function findMembership(q: Queryable, groupId: string, userId: string): Promise<MembershipRecord | undefined> {
+  const { rows } = await q.query<MembershipRecord>(
+    'SELECT group_id, user_id, access_level, created_at FROM conversation_memberships WHERE group_id = $1 AND user_id = $2',
+    [groupId, userId],
+  );
+  return rows[0];
+}
+
+/** Sets a member's level, adding them if they are not one yet. */
+export async function setMembership(q: Queryable, groupId: string, userId: string, level: AccessLevel): Promise<MembershipRecord> {
+  const { rows } = await q.query<MembershipRecord>(
+    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, $2, $3)
+     ON CONFLICT (group_id, user_id) DO UPDATE SET access_level = EXCLUDED.access_level
+     RETURNING group_id, user_id, access_level, created_at`,
+    [groupId, userId, level],
+  );
+  return rows[0]!;
+}
+
+export async function removeMembership(q: Queryable, groupId: string, userId: string): Promise<boolean> {
+  const { rowCount } = await q.query('DELETE FROM conversation_memberships WHERE group_id = $1 AND user_id = $2', [groupId, userId]);
+  return (rowCount ?? 0) > 0;
+}
+
+export interface TransferRecord {
+  readonly id: string;
+  readonly group_id: string;
+  readonly conversation_id: string;
+  readonly from_user_id: string;
+  readonly to_user_id: string;
+  readonly status: 'pending' | 'accepted' | 'declined' | 'superseded';
+  readonly created_at: Date;
+  readonly decided_at: Date | null;
+}
+
+const TRANSFER = 'id, group_id, conversation_id, from_user_id, to_user_id, status, created_at, decided_at';
+
+/** Records a transfer request; a pending one for the group is superseded by it. A replayed id changes nothing. */
+export async function requestTransfer(q: Queryable, t: { id: string; groupId: string; conversationId: string; from: string; to: string }): Promise<TransferRecord> {
+  const existing = await findTransfer(q, t.id);
+  if (existing) return existing;
+  await q.query(`UPDATE conversation_ownership_transfers SET status = 'superseded', decided_at = now() WHERE group_id = $1 AND status = 'pending'`, [t.groupId]);
+  const { rows } = await q.query<TransferRecord>(
+    `INSERT INTO conversation_ownership_transfers (id, group_id, conversation_id, from_user_id, to_user_id, status)
+     VALUES ($1, $2, $3, $4, $5, 'pending') RETURNING ${TRANSFER}`,
+    [t.id, t.groupId, t.conversationId, t.from, t.to],
+  );
+  return rows[0]!;
+}
+
+export async function findTransfer(q: Queryable, id: string): Promise<TransferRecord | undefined> {
+  const { rows } = await q.query<TransferRecord>(`SELECT ${TRANSFER} FROM conversation_ownership_transfers WHERE id = $1`, [id]);
+  return rows[0];
+}
+
+export async function pendingTransfer(q: Queryable, groupId: string): Promise<TransferRecord | undefined> {
+  const { rows } = await q.query<TransferRecord>(`SELECT ${TRANSFER} FROM conversation_ownership_transfers WHERE group_id = $1 AND status = 'pending'`, [groupId]);
+  return rows[0];
+}
+
+/**
+ * Settles the group's pending transfer: accepted, the recipient becomes the owner and the former
+ * owner a manager (both rows in this transaction, so the group never has two owners or none).
+ */
+export async function settleTransfer(q: Queryable, transfer: TransferRecord, accept: boolean): Promise<TransferRecord> {
+  if (accept) {
+    await q.query(`UPDATE conversation_memberships SET access_level = 'manager' WHERE group_id = $1 AND access_level = 'owner'`, [transfer.group_id]);
+    await setMembership(q, transfer.group_id, transfer.to_user_id, 'owner');
+  }
+  const { rows } = await q.query<TransferRecord>(
+    `UPDATE conversation_ownership_transfers SET status = $2, decided_at = now() WHERE id = $1 RETURNING ${TRANSFER}`,
+    [transfer.id, accept ? 'accepted' : 'declined'],
+  );
+  return rows[0]!;
+}

@@ -1,0 +1,191 @@
+import { publishEvents, type HandlerContext } from '@memstream/bus';
+import {
+  appendMessages,
+  deleteConversationGroup,
+  findConversation,
+  findInView,
+  findMembership,
+  findRequestOutcomes,
+  groupOfConversation,
+  insertConversation,
+  messageBefore,
+  pendingTransfer,
+  recordRequestOutcomes,
+  removeMembership,
+  requestTransfer,
+  setMembership,
+  settleTransfer,
+  standingOf,
+  viewSegments,
+  type AppendResult,
+  type Queryable,
+} from '@memstream/store';
+import {
+  TOPICS,
+  levelRefusal,
+  revokeRefusal,
+  shareRefusal,
+  transferRefusal,
+  updateRefusal,
+  type ConversationInput,
+  type MessageStored,
+  type Refusal,
+  type RequestOutcome,
+} from '@memstream/schemas';
+import { fromMsMessage } from '../mappers/memory-service.js';
+import { announce, type ConverterDeps } from './group-chat-input.js';
+
+type Applied = { outcome: RequestOutcome | undefined; stored: AppendResult[] };
+
+/**
+ * The memory-service family's writes. Each event is applied in a transaction of its own, after
+ * the access rules are checked against the memberships as they are now; its outcome (stored, or
+ * refused with the reason) is recorded in the same transaction. A redelivered event finds its
+ * outcome and changes nothing; a redelivered append finds its messages and publishes them again,
+ * in case the first delivery died between the commit and the publish.
+ */
+export function handleConversationBatch(deps: ConverterDeps) {
+  return async (events: readonly ConversationInput[], ctx: HandlerContext): Promise<void> => {
+    const outcomes: RequestOutcome[] = [];
+    const stored: MessageStored[] = [];
+    for (const event of events) {
+      const earlier = (await findRequestOutcomes(deps.store, [event.id])).get(event.id);
+      // Only an append that was stored is applied again (to publish it again); anything else keeps its outcome.
+      if (earlier && (event.type !== 'conversation.messages.appended' || earlier.status === 'failed')) {
+        outcomes.push(earlier);
+        continue;
+      }
+      const applied = await deps.store.transaction((tx) => apply(tx, event));
+      outcomes.push(applied.outcome ?? earlier ?? (await findRequestOutcomes(deps.store, [event.id])).get(event.id)!);
+      for (const r of applied.stored) {
+        stored.push({
+          id: `${r.message.conversation_id}:${r.message.seq}`,
+          type: 'conversation.message.stored',
+          occurred_at: new Date().toISOString(),
+          ...(event.correlation_id === undefined ? {} : { correlation_id: event.correlation_id }),
+          source: 'converter',
+          data: r.message,
+        });
+      }
+    }
+    await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, stored), announce(deps.fanout, outcomes.filter(Boolean), ctx.log)]);
+    ctx.log.info({ events: events.length, messages: stored.length, correlationIds: ctx.correlationIds }, 'conversation events applied');
+  };
+}
+
+async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> {
+  const done = async (result: Record<string, unknown>): Promise<Applied> => ({ outcome: await record(tx, event, { result }), stored: [] });
+  const refuse = async (refusal: Refusal): Promise<Applied> => ({ outcome: await record(tx, event, { refusal }), stored: [] });
+  const data = event.data;
+
+  switch (event.type) {
+    case 'conversation.created': {
+      const { fork } = event.data;
+      if (!fork) {
+        if (await insertConversation(tx, { id: data.conversation_id, groupId: data.group_id, title: event.data.title, metadata: event.data.metadata, fork: null })) {
+          if (event.data.owner_user_id) await setMembership(tx, data.group_id, event.data.owner_user_id, 'owner');
+        }
+        return done({ conversation_id: data.conversation_id });
+      }
+      const refused = levelRefusal(await standingOf(tx, event.actor, fork.from_conversation_id), 'writer', 'Forking');
+      if (refused) return refuse(refused);
+      const group = await groupOfConversation(tx, fork.from_conversation_id);
+      const segments = await viewSegments(tx, fork.from_conversation_id);
+      const at = group === undefined ? undefined : await findInView(tx, segments, fork.at_message_id);
+      if (!at) return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Message not found: ${fork.at_message_id}` });
+      if (at.ms.channel !== 'history' || at.ms.role !== 'user') return refuse({ code: 'INVALID_PARAMETER', message: 'A fork starts at a user message of the history channel' });
+      const before = await messageBefore(tx, segments, at);
+      await insertConversation(tx, {
+        id: data.conversation_id,
+        groupId: group!,
+        title: event.data.title,
+        metadata: event.data.metadata,
+        fork: {
+          fromConversationId: fork.from_conversation_id,
+          atMessageId: before?.message_id ?? null,
+          source: before ? { conversationId: before.conversation_id, seq: before.seq } : null,
+        },
+      });
+      return done({ conversation_id: data.conversation_id });
+    }
+
+    case 'conversation.messages.appended': {
+      let exists = (await findConversation(tx, data.conversation_id)) !== undefined;
+      if (!exists && event.data.create_if_missing && !(await groupOfConversation(tx, data.conversation_id))) {
+        const claimed = await insertConversation(tx, { id: data.conversation_id, groupId: data.group_id, title: null, metadata: {}, fork: null });
+        if (claimed && event.data.owner_user_id) await setMembership(tx, data.group_id, event.data.owner_user_id, 'owner');
+        exists = claimed;
+      }
+      if (!exists) return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Conversation not found: ${data.conversation_id}` });
+      const refused = levelRefusal(await standingOf(tx, event.actor, data.conversation_id), 'writer', 'Appending');
+      if (refused) return refuse(refused);
+      const results = await appendMessages(
+        tx,
+        event.data.messages.map((m, i) => ({ message: fromMsMessage(data.conversation_id, m), ...(i === 0 ? { requestId: event.id } : {}) })),
+      );
+      // appendMessages recorded the outcome with the first message (or found the earlier one)
+      return { outcome: undefined, stored: results };
+    }
+
+    case 'conversation.deleted': {
+      const refused = levelRefusal(await standingOf(tx, event.actor, data.conversation_id), 'manager', 'Deleting');
+      if (refused) return refuse(refused);
+      return done({ deleted: await deleteConversationGroup(tx, data.group_id) });
+    }
+
+    case 'conversation.membership.changed': {
+      const standing = await standingOf(tx, event.actor, data.conversation_id);
+      const target = (await findMembership(tx, data.group_id, event.data.user_id))?.access_level;
+      const level = event.data.access_level;
+      const refused =
+        event.data.change === 'share'
+          ? shareRefusal(standing, level!, target)
+          : event.data.change === 'update'
+            ? updateRefusal(standing, level!, target)
+            : revokeRefusal(standing, target, event.actor?.kind === 'user' && event.actor.id === event.data.user_id);
+      if (refused) return refuse(refused);
+      if (event.data.change === 'revoke') {
+        await removeMembership(tx, data.group_id, event.data.user_id);
+        return done({ revoked: true });
+      }
+      const row = await setMembership(tx, data.group_id, event.data.user_id, level!);
+      return done({ user_id: row.user_id, access_level: row.access_level, created_at: row.created_at.toISOString() });
+    }
+
+    case 'conversation.ownership.transfer': {
+      const standing = await standingOf(tx, event.actor, data.conversation_id);
+      if (event.data.action === 'request') {
+        const owner = (await findConversation(tx, data.conversation_id))?.owner_user_id ?? null;
+        const refused = transferRefusal(standing, event.data.new_owner_user_id!, owner);
+        if (refused) return refuse(refused);
+        if (owner === null) return refuse({ code: 'CONFLICT', message: 'The conversation has no owner to transfer from' });
+        const t = await requestTransfer(tx, { id: event.data.transfer_id!, groupId: data.group_id, conversationId: data.conversation_id, from: owner, to: event.data.new_owner_user_id! });
+        return done(transferResult(t));
+      }
+      const pending = await pendingTransfer(tx, data.group_id);
+      const recipient = event.actor?.kind === 'user' ? event.actor.id : standing === 'unrestricted' ? pending?.to_user_id : undefined;
+      if (!pending || pending.to_user_id !== recipient) return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer to you' });
+      return done(transferResult(await settleTransfer(tx, pending, event.data.action === 'accept')));
+    }
+  }
+}
+
+function transferResult(t: { id: string; from_user_id: string; to_user_id: string; status: string; created_at: Date }): Record<string, unknown> {
+  return { id: t.id, from_user_id: t.from_user_id, to_user_id: t.to_user_id, status: t.status, created_at: t.created_at.toISOString() };
+}
+
+async function record(tx: Queryable, event: ConversationInput, how: { result?: Record<string, unknown>; refusal?: Refusal }): Promise<RequestOutcome> {
+  const outcome: RequestOutcome = {
+    request_id: event.id,
+    kind: 'conversation',
+    status: how.refusal ? 'failed' : 'stored',
+    group_id: event.data.conversation_id,
+    message_id: null,
+    duplicate: false,
+    result: how.result ?? null,
+    error_code: how.refusal?.code ?? null,
+    error_message: how.refusal?.message ?? null,
+  };
+  await recordRequestOutcomes(tx, [outcome]);
+  return outcome;
+}

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { useCredentials } from '../helpers/credentials.js';
+import { msCall } from '../helpers/memory-service-client.js';
+
+type Conversation = { id: string; ownerUserId: string | null; accessLevel: string; forkedAtMessageId: string | null; forkedAtConversationId: string | null; title: string | null };
+type Message = { id: string; conversationId: string; userId: string | null; channel: string; content: unknown[] };
+type Page<T> = { data: T[]; nextCursor: string | null };
+
+export interface People {
+  readonly alice: Record<string, string>;
+  readonly bob: Record<string, string>;
+  readonly carol: Record<string, string>;
+  readonly agent: Record<string, string>;
+}
+
+const text = (t: string) => [{ type: 'text', text: t }];
+
+/**
+ * The memory-service family as its generated clients use it (the code layout, every call and
+ * answer checked against the January 2026 OpenAPI file): create → append → fork → share → read,
+ * then the rules a member's level sets, an ownership transfer, and deletion of the fork tree.
+ */
+export async function checkConversationScenario(base: string, people: People): Promise<void> {
+  const as = (who: Record<string, string>) => useCredentials(base, who);
+
+  as(people.alice);
+  const created = await msCall<Conversation>(base, 'createConversation', { body: { title: 'Trip', metadata: { source: 'test' } } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const id = created.body.id;
+  assert.deepEqual([created.body.ownerUserId, created.body.accessLevel, created.body.forkedAtConversationId], ['alice', 'owner', null]);
+
+  const m1 = await msCall<Message>(base, 'appendConversationMessage', { params: { conversationId: id }, body: { content: text('plan a trip to Lisbon') } });
+  assert.equal(m1.status, 201, JSON.stringify(m1.body));
+  assert.deepEqual([m1.body.userId, m1.body.channel, m1.body.content], ['alice', 'history', text('plan a trip to Lisbon')]);
+  as(people.agent);
+  const m2 = await msCall<Message>(base, 'appendConversationMessage', { params: { conversationId: id }, body: { userId: 'alice', content: text('Lisbon in May is mild') } });
+  assert.equal(m2.status, 201);
+  as(people.alice);
+  const m3 = await msCall<Message>(base, 'appendConversationMessage', { params: { conversationId: id }, body: { content: text('what about Porto?') } });
+  const history = await msCall<Page<Message>>(base, 'listConversationMessages', { params: { conversationId: id } });
+  assert.deepEqual(history.body.data.map((m) => m.id), [m1.body.id, m2.body.id, m3.body.id]);
+  const paged = await msCall<Page<Message>>(base, 'listConversationMessages', { params: { conversationId: id }, query: { limit: '2' } });
+  assert.deepEqual([paged.body.data.length, paged.body.nextCursor], [2, m2.body.id]);
+  const rest = await msCall<Page<Message>>(base, 'listConversationMessages', { params: { conversationId: id }, query: { after: m2.body.id } });
+  assert.deepEqual(rest.body.data.map((m) => m.id), [m3.body.id]);
+
+  // A fork at the third message shows the two before it, then its own; the original is unchanged.
+  const fork = await msCall<Conversation>(base, 'forkConversationAtMessage', { params: { conversationId: id, messageId: m3.body.id }, body: { title: 'Porto instead' } });
+  assert.equal(fork.status, 201, JSON.stringify(fork.body));
+  assert.deepEqual([fork.body.forkedAtConversationId, fork.body.forkedAtMessageId, fork.body.title], [id, m2.body.id, 'Porto instead']);
+  const notAUserMessage = await msCall(base, 'forkConversationAtMessage', { params: { conversationId: id, messageId: m2.body.id }, body: {} });
+  assert.equal(notAUserMessage.status, 400);
+  const m4 = await msCall<Message>(base, 'appendConversationMessage', { params: { conversationId: fork.body.id }, body: { content: text('Porto in June then') } });
+  assert.equal(m4.status, 201);
+  const forkView = await msCall<Page<Message>>(base, 'listConversationMessages', { params: { conversationId: fork.body.id } });
+  assert.deepEqual(forkView.body.data.map((m) => m.id), [m1.body.id, m2.body.id, m4.body.id]);
+  assert.equal((await msCall<Page<Message>>(base, 'listConversationMessages', { params: { conversationId: id } })).body.data.length, 3);
+  const forks = await msCall<{ data: Array<{ conversationId: string; forkedAtMessageId: string }> }>(base, 'listConversationForks', { params: { conversationId: id } });
+  assert.deepEqual(forks.body.data.map((f) => [f.conversationId, f.forkedAtMessageId]), [[fork.body.id, m2.body.id]]);
+
+  // Sharing: a reader reads the whole tree and writes nothing; a writer writes.
+  const shared = await msCall<{ userId: string; accessLevel: string }>(base, 'shareConversation', { params: { conversationId: id }, body: { userId: 'bob', accessLevel: 'reader' } });
+  assert.equal(shared.status, 201, JSON.stringify(shared.body));
+  assert.equal((await msCall(base, 'shareConversation', { params: { conversationId: id }, body: { userId: 'bob', accessLevel: 'reader' } })).status, 409);
+  assert.equal((await msCall(base, 'shareConversation', { params: { conversationId: id }, body: { userId: 'carol', accessLevel: 'owner' } })).status, 400);
+  as(people.bob);
+  const bobReads = await msCall<Conversation>(base, 'getConversation', { params: { conversationId: fork.body.id } });
+  assert.deepEqual([bobReads.status, bobReads.body.accessLevel], [200, 'reader']);
+  assert.equal((await msCall(base, 'appendConversationMessage', { params: { conversationId: id }, body: { content: text('bob') } })).status, 403);
+  assert.equal((await msCall(base, 'shareConversation', { params: { conversationId: id }, body: { userId: 'carol', accessLevel: 'reader' } })).status, 403);
+  const bobsList = await msCall<Page<Conversation>>(base, 'listConversations');
+  assert.deepEqual(new Set(bobsList.body.data.map((c) => c.id)), new Set([id, fork.body.id]));
+  const roots = await msCall<Page<Conversation>>(base, 'listConversations', { query: { mode: 'roots' } });
+  assert.deepEqual(roots.body.data.map((c) => c.id), [id]);
+  as(people.alice);
+  const promoted = await msCall<{ accessLevel: string }>(base, 'updateConversationMembership', { params: { conversationId: id, userId: 'bob' }, body: { accessLevel: 'manager' } });
+  assert.deepEqual([promoted.status, promoted.body.accessLevel], [200, 'manager']);
+  as(people.bob);
+  assert.equal((await msCall(base, 'appendConversationMessage', { params: { conversationId: id }, body: { content: text('bob writes') } })).status, 201);
+  // A manager shares up to manager, never past it, and never touches the owner.
+  assert.equal((await msCall(base, 'shareConversation', { params: { conversationId: id }, body: { userId: 'carol', accessLevel: 'writer' } })).status, 201);
+  assert.equal((await msCall(base, 'updateConversationMembership', { params: { conversationId: id, userId: 'alice' }, body: { accessLevel: 'reader' } })).status, 403);
+  assert.equal((await msCall(base, 'deleteConversationMembership', { params: { conversationId: id, userId: 'alice' } })).status, 403);
+  assert.equal((await msCall(base, 'transferConversationOwnership', { params: { conversationId: id }, body: { newOwnerUserId: 'bob' } })).status, 403);
+  const members = await msCall<{ data: Array<{ userId: string; accessLevel: string }> }>(base, 'listConversationMemberships', { params: { conversationId: id } });
+  assert.deepEqual(members.body.data.map((m) => [m.userId, m.accessLevel]), [['alice', 'owner'], ['bob', 'manager'], ['carol', 'writer']]);
+  as(people.carol);
+  assert.equal((await msCall(base, 'deleteConversationMembership', { params: { conversationId: id, userId: 'carol' } })).status, 204, 'a member may leave');
+  const gone = await msCall<{ error: string; code: string; details: { resource: string; id: string } }>(base, 'getConversation', { params: { conversationId: id } });
+  assert.deepEqual([gone.status, gone.body.code, gone.body.details.resource], [404, 'not_found', 'conversation']);
+
+  // Ownership moves only when its recipient accepts.
+  as(people.alice);
+  const offered = await msCall<{ status: string; toUserId: string }>(base, 'transferConversationOwnership', { params: { conversationId: id }, body: { newOwnerUserId: 'bob' } });
+  assert.deepEqual([offered.status, offered.body.status, offered.body.toUserId], [202, 'pending', 'bob']);
+  assert.equal((await msCall<Conversation>(base, 'getConversation', { params: { conversationId: id } })).body.ownerUserId, 'alice');
+  as(people.bob);
+  const accepted = await fetchJson(base, 'POST', `/v1/conversations/${id}/transfer-ownership/accept`);
+  assert.deepEqual([accepted.status, accepted.body['status']], [200, 'accepted']);
+  const afterTransfer = await msCall<Conversation>(base, 'getConversation', { params: { conversationId: id } });
+  assert.deepEqual([afterTransfer.body.ownerUserId, afterTransfer.body.accessLevel], ['bob', 'owner']);
+  as(people.alice);
+  assert.equal((await msCall<Conversation>(base, 'getConversation', { params: { conversationId: id } })).body.accessLevel, 'manager');
+
+  // No credentials: 401 in the family's shape.
+  as({});
+  const anonymous = await msCall<{ code: string }>(base, 'listConversations');
+  assert.deepEqual([anonymous.status, anonymous.body.code], [401, 'unauthorized']);
+
+  // Deleting removes the whole tree, for everyone.
+  as(people.alice);
+  assert.equal((await msCall(base, 'deleteConversation', { params: { conversationId: id } })).status, 204);
+  as(people.bob);
+  assert.equal((await msCall(base, 'getConversation', { params: { conversationId: fork.body.id } })).status, 404);
+  assert.equal((await msCall<Page<Conversation>>(base, 'listConversations')).body.data.length, 0);
+  useCredentials(base, {});
+}
+
+async function fetchJson(base: string, method: string, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const { credentialsFor } = await import('../helpers/credentials.js');
+  const res = await fetch(`${base}${path}`, { method, headers: credentialsFor(base) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
