@@ -153,8 +153,8 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
     }
 
     case 'conversation.ownership.transfer': {
-      const standing = await standingOf(tx, event.actor, data.conversation_id);
       if (event.data.action === 'request') {
+        const standing = await standingOf(tx, event.actor, data.conversation_id);
         const owner = (await findConversation(tx, data.conversation_id))?.owner_user_id ?? null;
         const refused = transferRefusal(standing, event.data.new_owner_user_id!, owner);
         if (refused) return refuse(refused);
@@ -163,7 +163,9 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
         return done(transferResult(t));
       }
       const pending = await pendingTransfer(tx, data.group_id);
-      const recipient = event.actor?.kind === 'user' ? event.actor.id : standing === 'unrestricted' ? pending?.to_user_id : undefined;
+      // Only the recipient settles a transfer; an agent cannot accept ownership for a person. A write with no actor
+      // (the local user, with authentication off) is the recipient's own.
+      const recipient = event.actor === undefined ? pending?.to_user_id : event.actor.kind === 'user' ? event.actor.id : undefined;
       if (!pending || pending.to_user_id !== recipient) return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer to you' });
       return done(transferResult(await settleTransfer(tx, pending, event.data.action === 'accept')));
     }

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { msCall } from '../helpers/memory-service-client.js';
+
+/** Every kind of caller the rules tell apart. */
+export const CALLERS = ['owner', 'manager', 'writer', 'reader', 'stranger', 'agent', 'none', 'expired', 'forged'] as const;
+export type Caller = (typeof CALLERS)[number];
+export type Credentials = Record<Caller, Record<string, string>>;
+
+/** The user ids behind the people among the callers. */
+export const USERS = { owner: 'olga', manager: 'max', writer: 'wim', reader: 'rea', stranger: 'sam' } as const;
+
+interface Fixture {
+  readonly id: string;
+  readonly firstMessage: string;
+}
+
+interface Row {
+  readonly name: string;
+  /** Calls the endpoint on a fixture as `headers`; returns the status. */
+  readonly call: (base: string, f: Fixture, headers: Record<string, string>) => Promise<number>;
+  /** Expected status per caller; the three without valid credentials always expect 401. */
+  readonly expect: Record<'owner' | 'manager' | 'writer' | 'reader' | 'stranger' | 'agent', number>;
+  /** A row that changes the fixture gets a fresh one per caller. */
+  readonly mutates?: boolean;
+  /** Prepares the fresh fixture (as its owner) before the call. */
+  readonly prepare?: (base: string, f: Fixture, owner: Record<string, string>) => Promise<void>;
+}
+
+const text = (t: string) => [{ type: 'text', text: t }];
+const status = async (p: Promise<{ status: number }>) => (await p).status;
+const raw = async (base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+  (await fetch(`${base}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })).status;
+
+const READ = { owner: 200, manager: 200, writer: 200, reader: 200, stranger: 404, agent: 200 };
+
+/** Every endpoint of the family, both layouts, and what each caller gets. */
+export const ROWS: readonly Row[] = [
+  { name: 'GET conversation', call: (b, f, h) => status(msCall(b, 'getConversation', { params: { conversationId: f.id }, headers: h })), expect: READ },
+  { name: 'GET /v1/user conversation', call: (b, f, h) => raw(b, 'GET', `/v1/user/conversations/${f.id}`, h), expect: READ },
+  { name: 'GET conversations', call: (b, _f, h) => status(msCall(b, 'listConversations', { headers: h })), expect: { ...READ, stranger: 200 } },
+  { name: 'GET messages', call: (b, f, h) => status(msCall(b, 'listConversationMessages', { params: { conversationId: f.id }, headers: h })), expect: READ },
+  { name: 'GET /v1/user messages', call: (b, f, h) => raw(b, 'GET', `/v1/user/conversations/${f.id}/messages`, h), expect: READ },
+  {
+    name: 'GET messages of the memory channel',
+    call: (b, f, h) => status(msCall(b, 'listConversationMessages', { params: { conversationId: f.id }, query: { channel: 'memory' }, headers: h })),
+    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 404, agent: 200 },
+  },
+  { name: 'GET forks', call: (b, f, h) => status(msCall(b, 'listConversationForks', { params: { conversationId: f.id }, headers: h })), expect: READ },
+  { name: 'GET /v1/user forks', call: (b, f, h) => raw(b, 'GET', `/v1/user/conversations/${f.id}/forks`, h), expect: READ },
+  {
+    name: 'GET memberships',
+    call: (b, f, h) => status(msCall(b, 'listConversationMemberships', { params: { conversationId: f.id }, headers: h })),
+    expect: { owner: 200, manager: 200, writer: 403, reader: 403, stranger: 404, agent: 200 },
+  },
+  {
+    name: 'POST message',
+    mutates: true,
+    call: (b, f, h) => status(msCall(b, 'appendConversationMessage', { params: { conversationId: f.id }, body: { content: text('hi') }, headers: h })),
+    expect: { owner: 201, manager: 201, writer: 201, reader: 403, stranger: 404, agent: 201 },
+  },
+  {
+    name: 'POST /v1/user message',
+    mutates: true,
+    call: (b, f, h) => raw(b, 'POST', `/v1/user/conversations/${f.id}/messages`, h, { content: 'hi' }),
+    expect: { owner: 201, manager: 201, writer: 201, reader: 403, stranger: 404, agent: 201 },
+  },
+  {
+    name: 'POST /v1/agent messages',
+    mutates: true,
+    call: (b, f, h) => raw(b, 'POST', `/v1/agent/conversations/${f.id}/messages`, h, { messages: [{ role: 'assistant', content: 'noted', visibility: 'agent' }] }),
+    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 201 },
+  },
+  {
+    name: 'POST fork',
+    mutates: true,
+    call: (b, f, h) => status(msCall(b, 'forkConversationAtMessage', { params: { conversationId: f.id, messageId: f.firstMessage }, body: {}, headers: h })),
+    expect: { owner: 201, manager: 201, writer: 201, reader: 403, stranger: 404, agent: 201 },
+  },
+  {
+    name: 'POST memberships (share)',
+    mutates: true,
+    call: (b, f, h) => raw(b, 'POST', `/v1/conversations/${f.id}/memberships`, h, { userId: 'newbie', accessLevel: 'reader' }),
+    expect: { owner: 201, manager: 201, writer: 403, reader: 403, stranger: 404, agent: 201 },
+  },
+  {
+    name: 'POST forks (share, as the January 2026 code has it)',
+    mutates: true,
+    call: (b, f, h) => status(msCall(b, 'shareConversation', { params: { conversationId: f.id }, body: { userId: 'newbie', accessLevel: 'writer' }, headers: h })),
+    expect: { owner: 201, manager: 201, writer: 403, reader: 403, stranger: 404, agent: 201 },
+  },
+  {
+    name: 'PATCH membership',
+    mutates: true,
+    call: (b, f, h) => status(msCall(b, 'updateConversationMembership', { params: { conversationId: f.id, userId: USERS.writer }, body: { accessLevel: 'reader' }, headers: h })),
+    expect: { owner: 200, manager: 200, writer: 403, reader: 403, stranger: 404, agent: 200 },
+  },
+  {
+    name: 'DELETE membership (the writer; the writer themselves leaves)',
+    mutates: true,
+    call: (b, f, h) => status(msCall(b, 'deleteConversationMembership', { params: { conversationId: f.id, userId: USERS.writer }, headers: h })),
+    expect: { owner: 204, manager: 204, writer: 204, reader: 403, stranger: 404, agent: 204 },
+  },
+  {
+    name: 'DELETE membership of the owner',
+    mutates: true,
+    call: (b, f, h) => status(msCall(b, 'deleteConversationMembership', { params: { conversationId: f.id, userId: USERS.owner }, headers: h })),
+    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 404, agent: 403 },
+  },
+  {
+    name: 'POST transfer-ownership',
+    mutates: true,
+    call: (b, f, h) => status(msCall(b, 'transferConversationOwnership', { params: { conversationId: f.id }, body: { newOwnerUserId: USERS.manager }, headers: h })),
+    expect: { owner: 202, manager: 403, writer: 403, reader: 403, stranger: 404, agent: 202 },
+  },
+  {
+    name: 'POST transfer-ownership/accept (offered to the reader)',
+    mutates: true,
+    prepare: async (b, f, owner) => {
+      assert.equal(await status(msCall(b, 'transferConversationOwnership', { params: { conversationId: f.id }, body: { newOwnerUserId: USERS.reader }, headers: owner })), 202);
+    },
+    call: (b, f, h) => raw(b, 'POST', `/v1/conversations/${f.id}/transfer-ownership/accept`, h),
+    expect: { owner: 404, manager: 404, writer: 404, reader: 200, stranger: 404, agent: 404 },
+  },
+  {
+    name: 'DELETE conversation',
+    mutates: true,
+    call: (b, f, h) => status(msCall(b, 'deleteConversation', { params: { conversationId: f.id }, headers: h })),
+    expect: { owner: 204, manager: 204, writer: 403, reader: 403, stranger: 404, agent: 204 },
+  },
+];
+
+/** A conversation of the owner's with one member of each level and one user message. */
+async function fixture(base: string, creds: Credentials): Promise<Fixture> {
+  const created = await msCall<{ id: string }>(base, 'createConversation', { body: { title: 'matrix' }, headers: creds.owner });
+  assert.equal(created.status, 201);
+  const id = created.body.id;
+  const first = await msCall<{ id: string }>(base, 'appendConversationMessage', { params: { conversationId: id }, body: { content: text('first') }, headers: creds.owner });
+  for (const level of ['manager', 'writer', 'reader'] as const) {
+    const shared = await raw(base, 'POST', `/v1/conversations/${id}/memberships`, creds.owner, { userId: USERS[level], accessLevel: level });
+    assert.equal(shared, 201);
+  }
+  return { id, firstMessage: first.body.id };
+}
+
+/**
+ * Calls every row as every caller and compares each status with the table; reports every
+ * difference at once, so one run shows the whole matrix.
+ */
+export async function checkAuthorizationMatrix(base: string, creds: Credentials): Promise<void> {
+  const shared = await fixture(base, creds);
+  const wrong: string[] = [];
+  for (const row of ROWS) {
+    for (const caller of CALLERS) {
+      const f = row.mutates ? await fixture(base, creds) : shared;
+      if (row.prepare) await row.prepare(base, f, creds.owner);
+      const expected = caller === 'none' || caller === 'expired' || caller === 'forged' ? 401 : row.expect[caller];
+      const got = await row.call(base, f, creds[caller]);
+      if (got !== expected) wrong.push(`${row.name} as ${caller}: ${got}, expected ${expected}`);
+    }
+  }
+  assert.deepEqual(wrong, [], wrong.join('\n'));
+}
