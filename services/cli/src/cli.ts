@@ -2,17 +2,27 @@ import { parseArgs } from 'node:util';
 import type { InputFormat } from './group-chat-file.js';
 import { runImport, type Io } from './import-command.js';
 import { runLocomoToGroupChat } from './locomo-command.js';
+import type { Credential } from './send-http.js';
+
+/** The environment the CLI reads: only its credentials, by these names. */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 export const USAGE = `usage:
   memstream import --input FILE [--format groupchat|locomo] [--api-url URL | --kafka BROKERS]
-                   [--validate-only] [--concurrency N] [--topic-prefix P] [--partitions N]
+                   [--api-key KEY | --token JWT] [--validate-only] [--concurrency N]
+                   [--topic-prefix P] [--partitions N]
   memstream locomo-to-groupchat --input LOCOMO.json --output OUT.json
 
 import         validates every message of a GroupChatFormat file (docs/group-chat-format.md), then
                sends them to the memories API (default --api-url http://127.0.0.1:8080) or, with
                --kafka host:port[,host:port], straight to the input topic. Progress goes to stderr,
                one JSON summary line to stdout. Exit 0: all sent; 1: invalid input, nothing sent;
-               2: some messages failed.
+               2: some messages failed; 3: the server refused the credentials (401) or their
+               access (403), and the import stopped.
+               A server with authentication wants an agent's API key (--api-key, or MEMSTREAM_API_KEY;
+               sent as X-API-Key) or a user's token (--token, or MEMSTREAM_TOKEN; sent as a bearer
+               token). The variables keep the secret out of the shell history and the process list;
+               a flag replaces them for one run.
 locomo-to-groupchat
                converts a LoCoMo benchmark file into GroupChatFormat (one conversation per sample).
 `;
@@ -21,6 +31,8 @@ const IMPORT_OPTIONS = {
   input: { type: 'string' },
   format: { type: 'string', default: 'groupchat' },
   'api-url': { type: 'string', default: 'http://127.0.0.1:8080' },
+  'api-key': { type: 'string' },
+  token: { type: 'string' },
   kafka: { type: 'string' },
   'validate-only': { type: 'boolean', default: false },
   concurrency: { type: 'string', default: '4' },
@@ -37,11 +49,11 @@ const LOCOMO_OPTIONS = {
 
 class UsageError extends Error {}
 
-/** Parses the command line and runs the command; resolves with the process exit code. */
-export async function runCli(argv: readonly string[], io: Io, signal?: AbortSignal): Promise<number> {
+/** Parses the command line (and the credentials in `env`) and runs the command; resolves with the process exit code. */
+export async function runCli(argv: readonly string[], io: Io, signal?: AbortSignal, env: Env = {}): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === 'import') return await importCommand(rest, io, signal);
+    if (command === 'import') return await importCommand(rest, env, io, signal);
     if (command === 'locomo-to-groupchat') return await locomoCommand(rest, io);
     if (command === '--help' || command === '-h' || command === 'help') {
       io.stdout.write(USAGE);
@@ -55,7 +67,7 @@ export async function runCli(argv: readonly string[], io: Io, signal?: AbortSign
   }
 }
 
-async function importCommand(args: readonly string[], io: Io, signal: AbortSignal | undefined): Promise<number> {
+async function importCommand(args: readonly string[], env: Env, io: Io, signal: AbortSignal | undefined): Promise<number> {
   const { values } = parseArgs({ args: [...args], options: IMPORT_OPTIONS, strict: true, allowPositionals: false });
   if (values.help) return help(io);
   if (!values.input) throw new UsageError('import needs --input FILE');
@@ -65,12 +77,18 @@ async function importCommand(args: readonly string[], io: Io, signal: AbortSigna
   }
   const brokers = values.kafka?.split(',').map((b) => b.trim()).filter((b) => b !== '');
   if (brokers !== undefined && brokers.length === 0) throw new UsageError('--kafka needs at least one host:port');
+  const flags = { apiKey: values['api-key'], token: values.token };
+  if (brokers !== undefined && (flags.apiKey !== undefined || flags.token !== undefined)) {
+    throw new UsageError('--api-key and --token are for --api-url; the broker --kafka writes to takes no credentials');
+  }
   return runImport(
     {
       input: values.input,
       format: values.format as InputFormat,
       validateOnly: values['validate-only'],
       apiUrl: values['api-url'],
+      // The environment's credential is not checked for --kafka, which does not send it.
+      credential: brokers === undefined ? credentialOf(flags, env) : undefined,
       kafkaBrokers: brokers,
       topicPrefix: values['topic-prefix'],
       partitions: positiveInt('--partitions', values.partitions),
@@ -91,6 +109,31 @@ async function locomoCommand(args: readonly string[], io: Io): Promise<number> {
 function help(io: Io): number {
   io.stdout.write(USAGE);
   return 0;
+}
+
+/**
+ * The credential an import sends: the flags', else the environment's. A flag replaces an exported
+ * credential of either kind, so a person can use --token for one run beside an exported agent key.
+ * Empty variables count as unset, as a shell's `MEMSTREAM_TOKEN=` means.
+ */
+function credentialOf(flags: { apiKey?: string | undefined; token?: string | undefined }, env: Env): Credential | undefined {
+  if (flags.apiKey !== undefined || flags.token !== undefined) return oneOf(flags.apiKey, flags.token, '--api-key', '--token');
+  const fromEnv = (name: string) => (env[name] === '' ? undefined : env[name]);
+  return oneOf(fromEnv('MEMSTREAM_API_KEY'), fromEnv('MEMSTREAM_TOKEN'), 'MEMSTREAM_API_KEY', 'MEMSTREAM_TOKEN');
+}
+
+function oneOf(apiKey: string | undefined, token: string | undefined, keyName: string, tokenName: string): Credential | undefined {
+  if (apiKey !== undefined && token !== undefined) throw new UsageError(`give ${keyName} or ${tokenName}, not both`);
+  if (apiKey !== undefined) return { kind: 'api-key', value: headerValue(keyName, apiKey) };
+  if (token !== undefined) return { kind: 'token', value: headerValue(tokenName, token) };
+  return undefined;
+}
+
+/** Checked here because fetch's own error for a bad header value quotes the value, and errors are printed. */
+function headerValue(name: string, raw: string): string {
+  const value = raw.trim();
+  if (!/^[\x21-\x7e]+$/.test(value)) throw new UsageError(`${name} must be one word of printable ASCII characters (the value is not shown)`);
+  return value;
 }
 
 function positiveInt(flag: string, value: string): number {

@@ -1,7 +1,7 @@
 import { busLogger } from './bus-log.js';
 import { readGroupChatFile, type InputFormat } from './group-chat-file.js';
 import { Progress, type ProgressSink } from './progress.js';
-import { sendOverHttp } from './send-http.js';
+import { sendOverHttp, type AccessRefused, type Credential, type HttpOutcome } from './send-http.js';
 import { sendOverKafka } from './send-kafka.js';
 import { Tally } from './tally.js';
 
@@ -15,6 +15,8 @@ export interface ImportOptions {
   readonly format: InputFormat;
   readonly validateOnly: boolean;
   readonly apiUrl: string;
+  /** Sent with every HTTP request; never printed. */
+  readonly credential?: Credential | undefined;
   /** Set: produce to Kafka instead of calling the HTTP API. */
   readonly kafkaBrokers?: readonly string[] | undefined;
   readonly topicPrefix: string;
@@ -23,7 +25,10 @@ export interface ImportOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** Exit codes: 0 everything went through, 1 the file is not valid (nothing sent), 2 some messages failed. */
+/**
+ * Exit codes: 0 everything went through, 1 the file is not valid (nothing sent), 2 some messages
+ * failed, 3 the server refused the credentials (401) or their access (403) and the import stopped.
+ */
 export async function runImport(options: ImportOptions, io: Io): Promise<number> {
   const started = performance.now();
   const read = await readGroupChatFile(options.input, options.format);
@@ -41,6 +46,7 @@ export async function runImport(options: ImportOptions, io: Io): Promise<number>
 
   const progress = new Progress(io.stderr, messages);
   const tally = new Tally(progress);
+  let http: HttpOutcome = {};
   if (options.kafkaBrokers) {
     await sendOverKafka(
       conversations,
@@ -55,7 +61,11 @@ export async function runImport(options: ImportOptions, io: Io): Promise<number>
       tally,
     );
   } else {
-    await sendOverHttp(conversations, { apiUrl: options.apiUrl, concurrency: options.concurrency, signal: options.signal }, tally);
+    http = await sendOverHttp(
+      conversations,
+      { apiUrl: options.apiUrl, credential: options.credential, concurrency: options.concurrency, signal: options.signal },
+      tally,
+    );
   }
   progress.finish();
 
@@ -63,9 +73,24 @@ export async function runImport(options: ImportOptions, io: Io): Promise<number>
   if (options.kafkaBrokers) {
     io.stderr.write(`kafka: ${tally.counts.sent} messages acknowledged by the broker; duplicates are resolved by the consumer\n`);
   }
+  if (http.refused) io.stderr.write(`memstream: ${refusalMessage(http.refused, options.credential)}\n`);
   const seconds = Math.round(performance.now() - started) / 1000;
   io.stdout.write(`${JSON.stringify({ conversations: conversations.length, messages, ...tally.counts, seconds })}\n`);
+  if (http.refused) return 3;
   return tally.counts.failed === 0 ? 0 : 2;
+}
+
+/** What to do about a refusal, which depends on what was sent; the credential's value is never part of it. */
+function refusalMessage(refused: AccessRefused, credential: Credential | undefined): string {
+  const stopped = `the import stopped (${refused.reason})`;
+  if (refused.status === 403) {
+    return `${stopped}: the server knows who is calling but refused them this conversation; a person writes only to an unused id (then theirs) or to a conversation they are a writer, manager or owner of`;
+  }
+  if (credential === undefined) {
+    return `${stopped}: the server requires authentication; give an agent's API key (--api-key or MEMSTREAM_API_KEY) or a user's token (--token or MEMSTREAM_TOKEN)`;
+  }
+  const given = credential.kind === 'api-key' ? 'API key' : 'token';
+  return `${stopped}: authentication failed, the server did not accept the ${given} given`;
 }
 
 export function plural(n: number, noun: string): string {

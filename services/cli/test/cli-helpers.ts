@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { credentialsFor } from '../../../test/helpers/credentials.js';
 import { waitFor } from '../../../test/helpers/infra.js';
 import { freePort, runCaptured, startProcess, REPO_ROOT } from '../../../test/helpers/processes.js';
 import type { StoredMemory } from '../../../test/helpers/evermemos-client.js';
@@ -17,7 +18,18 @@ export interface CliRun {
 
 /** Runs `memstream` as a user would, in its own process, so exit codes and both streams are real. */
 export function memstream(...args: string[]): Promise<CliRun> {
-  return runCaptured(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'services/cli/src/main.ts'), ...args]);
+  return memstreamWithEnv({}, ...args);
+}
+
+/**
+ * `memstream` with `env` added to this process's environment, less any credentials the shell
+ * running the tests exported: a test says which credentials the CLI has, or it has none.
+ */
+export function memstreamWithEnv(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
+  const inherited = { ...process.env };
+  delete inherited['MEMSTREAM_API_KEY'];
+  delete inherited['MEMSTREAM_TOKEN'];
+  return runCaptured(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'services/cli/src/main.ts'), ...args], { env: { ...inherited, ...env } });
 }
 
 /** The last stdout line of an import: its JSON summary. */
@@ -38,9 +50,10 @@ export async function tempDir(t: TestContext, prefix: string): Promise<string> {
 
 /**
  * The embedded mode (`npm start`) in its own process on a free port with its own PostgreSQL server. A
- * process, not startEmbedded in this one: a service package may not import another service.
+ * process, not startEmbedded in this one: a service package may not import another service. `env`
+ * adds settings (authentication, say).
  */
-export async function startEmbeddedService(t: TestContext): Promise<string> {
+export async function startEmbeddedService(t: TestContext, env: Record<string, string> = {}): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-cli-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -49,6 +62,7 @@ export async function startEmbeddedService(t: TestContext): Promise<string> {
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
+    ...env,
   });
   // Registered after the process's own hook (node:test runs them in that order): the folder goes
   // once the process group, its PostgreSQL server included, is gone.
@@ -65,7 +79,7 @@ export async function healthy(base: string): Promise<boolean> {
 export async function allMessages(base: string, groupId: string): Promise<StoredMemory[]> {
   const out: StoredMemory[] = [];
   for (let offset = 0; ; offset += 500) {
-    const res = await fetch(`${base}/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500&offset=${offset}`);
+    const res = await fetch(`${base}/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500&offset=${offset}`, { headers: credentialsFor(base) });
     assert.equal(res.status, 200);
     const { result } = (await res.json()) as { result: { memories: StoredMemory[]; has_more: boolean } };
     out.push(...result.memories);
@@ -75,7 +89,7 @@ export async function allMessages(base: string, groupId: string): Promise<Stored
 }
 
 export async function conversationMeta(base: string, groupId: string): Promise<{ status: number; result: Record<string, unknown> }> {
-  const res = await fetch(`${base}/api/v1/memories/conversation-meta?group_id=${encodeURIComponent(groupId)}`);
+  const res = await fetch(`${base}/api/v1/memories/conversation-meta?group_id=${encodeURIComponent(groupId)}`, { headers: credentialsFor(base) });
   const body = (await res.json()) as { result?: Record<string, unknown> };
   return { status: res.status, result: body.result ?? {} };
 }
