@@ -121,3 +121,60 @@ async function fetchJson(base: string, method: string, path: string): Promise<{ 
   const res = await fetch(`${base}${path}`, { method, headers: credentialsFor(base) });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
+
+type DocMessage = { id: string; role: string; visibility: string; content: string; sequence: number };
+
+/**
+ * The design document's layout: people write text under /v1/user, agents write in bulk under
+ * /v1/agent with visibilities; the people's view leaves agent-only messages out, a fork may start
+ * with a new message, and what is written reaches memory formation like any other message.
+ */
+export async function checkDocumentLayout(base: string, people: People): Promise<void> {
+  const call = async <T>(who: Record<string, string>, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { ...who, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  };
+  const created = await call<{ id: string; ownerUserId: string }>(people.alice, 'POST', '/v1/user/conversations', { title: 'Plans' });
+  assert.deepEqual([created.status, created.body.ownerUserId], [201, 'alice']);
+  const id = created.body.id;
+  const hello = await call<DocMessage>(people.alice, 'POST', `/v1/user/conversations/${id}/messages`, { content: 'hello, I need a plan for the garden' });
+  assert.equal(hello.status, 201, JSON.stringify(hello.body));
+  assert.deepEqual([hello.body.role, hello.body.visibility, hello.body.content, hello.body.sequence], ['user', 'user', 'hello, I need a plan for the garden', 0]);
+  const bulk = await call<{ data: DocMessage[] }>(people.agent, 'POST', `/v1/agent/conversations/${id}/messages`, {
+    messages: [
+      { role: 'assistant', content: 'Start with tomatoes', visibility: 'user' },
+      { role: 'system', content: 'internal: the user likes vegetables', visibility: 'agent' },
+    ],
+  });
+  assert.equal(bulk.status, 201, JSON.stringify(bulk.body));
+  assert.deepEqual(bulk.body.data.map((m) => m.sequence), [1, 2]);
+  assert.equal((await call(people.alice, 'POST', `/v1/agent/conversations/${id}/messages`, { messages: [{ role: 'assistant', content: 'x' }] })).status, 403, 'the agent API needs a key');
+
+  const userView = await call<{ data: DocMessage[] }>(people.alice, 'GET', `/v1/user/conversations/${id}/messages`);
+  assert.deepEqual(userView.body.data.map((m) => m.content), ['hello, I need a plan for the garden', 'Start with tomatoes'], 'agent-only messages are not in the user view');
+  const agentView = await call<{ data: unknown[] }>(people.agent, 'GET', `/v1/conversations/${id}/messages`);
+  assert.equal(agentView.body.data.length, 3, 'an agent sees them');
+
+  const fork = await call<{ id: string; forkedAtMessageId: string | null; forkedAtConversationId: string }>(people.alice, 'POST', `/v1/user/conversations/${id}/messages/${hello.body.id}/fork`, {
+    title: 'Flowers instead',
+    newMessage: { content: 'hello, I need a plan for flowers' },
+  });
+  assert.equal(fork.status, 201, JSON.stringify(fork.body));
+  assert.deepEqual([fork.body.forkedAtMessageId, fork.body.forkedAtConversationId], [null, id], 'a fork at the first message inherits nothing');
+  const forkView = await call<{ data: DocMessage[] }>(people.alice, 'GET', `/v1/user/conversations/${fork.body.id}/messages`);
+  assert.deepEqual(forkView.body.data.map((m) => m.content), ['hello, I need a plan for flowers']);
+  const forks = await call<{ data: Array<{ forkId: string; isCurrentFork: boolean }> }>(people.alice, 'GET', `/v1/user/conversations/${fork.body.id}/forks`);
+  assert.deepEqual(forks.body.data.map((f) => [f.forkId, f.isCurrentFork]), [[id, false], [fork.body.id, true]]);
+
+  // Memory channel: an agent's own, by epoch; people cannot read it.
+  const memory = await call(people.agent, 'POST', `/v1/conversations/${id}/messages`, { channel: 'memory', epoch: 1, content: [{ type: 'text', text: 'likes vegetables' }] });
+  assert.equal(memory.status, 201);
+  const memories = await call<{ data: Array<{ epoch: number }> }>(people.agent, 'GET', `/v1/conversations/${id}/messages?channel=memory`);
+  assert.deepEqual(memories.body.data.map((m) => m.epoch), [1]);
+  assert.equal((await call(people.alice, 'GET', `/v1/conversations/${id}/messages?channel=memory`)).status, 403);
+
+  // The messages are the platform's like any other: the EverMemOS read sees them too.
+  const stored = await call<{ result: { total_count: number } }>(people.alice, 'GET', `/api/v1/memories?group_id=${id}`);
+  assert.equal(stored.body.result.total_count, 4);
+}
