@@ -1,4 +1,5 @@
 import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
 import { freePort, startProcess } from '../helpers/processes.js';
@@ -61,4 +62,49 @@ test('distributed mode: the scenario and the matrix on the read API and the conv
   await waitFor('converter and read API healthy', async () => (await healthy(converter)) && (await healthy(readApi)), 60_000);
   await checkConversationScenario(readApi, await people());
   await checkAuthorizationMatrix(readApi, await matrixCredentials());
+});
+
+test('embedded mode: bad input to the memory-service gets a 4xx in its error shape, never a 500, and stores nothing', async (t: TestContext) => {
+  const base = await embeddedMemstream(t, AUTH_ENV);
+  const alice = bearer(await userToken('alice'));
+  const post = async (path: string, body: unknown, method = 'POST') => {
+    const res = await fetch(`${base}${path}`, { method, headers: { ...alice, 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as { error: string; code: string } };
+  };
+  const created = await post('/v1/conversations', { title: 'target' });
+  const id = (created.body as unknown as { id: string }).id;
+  const cases: Array<[string, string, unknown, string?]> = [
+    ['array body', '/v1/conversations', []],
+    ['malformed JSON', '/v1/conversations', '{"title": '],
+    ['title of the wrong type', '/v1/conversations', { title: 5 }],
+    ['NUL in a title', '/v1/conversations', { title: 'a\u0000b' }],
+    ['NUL in a metadata key', '/v1/conversations', { metadata: { 'k\u0000': 1 } }],
+    ['content not an array', `/v1/conversations/${id}/messages`, { content: 'text' }],
+    ['NUL inside a content block', `/v1/conversations/${id}/messages`, { content: [{ type: 'text', text: 'x\u0000y' }] }],
+    ['an unknown channel', `/v1/conversations/${id}/messages`, { channel: 'gossip', content: [] }],
+    ['a negative epoch', `/v1/conversations/${id}/messages`, { channel: 'memory', epoch: -1, content: [] }],
+    ['an unknown access level', `/v1/conversations/${id}/memberships`, { userId: 'bob', accessLevel: 'god' }],
+    ['a NUL user id', `/v1/conversations/${id}/memberships`, { userId: 'b\u0000', accessLevel: 'reader' }],
+    ['an empty user message', `/v1/user/conversations/${id}/messages`, { content: '' }],
+    ['no messages for the agent API', `/v1/agent/conversations/${id}/messages`, { messages: [] }],
+    ['a transfer without a recipient', `/v1/conversations/${id}/transfer-ownership`, {}],
+    ['a NUL in a path id', `/v1/conversations/a%00b/messages`, { content: [] }],
+    ['an id longer than 255', `/v1/conversations/${'x'.repeat(300)}/messages`, { content: [] }],
+  ];
+  for (const [what, path, body] of cases) {
+    const res = await post(path, body);
+    assert.ok(res.status >= 400 && res.status < 500, `${what}: ${res.status} ${JSON.stringify(res.body)}`);
+    assert.equal(typeof res.body.error, 'string', what);
+    assert.equal(res.body.code, res.status === 404 ? 'not_found' : res.status === 403 ? 'forbidden' : 'bad_request', `${what}: ${JSON.stringify(res.body)}`);
+  }
+  for (const query of ['limit=0', 'limit=abc', 'limit=100000', 'after=no-such-message', 'epoch=-2', 'channel=%00']) {
+    const res = await fetch(`${base}/v1/conversations/${id}/messages?${query}`, { headers: alice });
+    assert.equal(res.status, 400, query);
+  }
+  const list = await fetch(`${base}/v1/conversations?query=%00`, { headers: alice });
+  assert.equal(list.status, 400);
+  const messages = await fetch(`${base}/v1/conversations/${id}/messages`, { headers: alice }).then((r) => r.json() as Promise<{ data: unknown[] }>);
+  assert.deepEqual(messages.data, [], 'nothing refused was stored');
+  const conversations = await fetch(`${base}/v1/conversations`, { headers: alice }).then((r) => r.json() as Promise<{ data: unknown[] }>);
+  assert.equal(conversations.data.length, 1);
 });

@@ -41,6 +41,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // pino's Logger is a FastifyBaseLogger; the cast keeps the instance type fastify's default
     loggerInstance: options.log as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
+    // The router's own limit (100) would answer a longer path id with 414 in fastify's shape,
+    // before any family's validation: ids are checked (at most 255) by each route's schema.
+    routerOptions: { maxParamLength: 2048 },
     genReqId: (req) => {
       for (const header of REQUEST_ID_HEADERS) {
         const incoming = req.headers[header];

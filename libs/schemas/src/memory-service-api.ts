@@ -6,7 +6,8 @@ import { MsChannel, MsRole, MsVisibility } from './conversation-events.js';
  * The memory-service family's HTTP payloads, for both layouts it is served in: the design
  * document's (`/v1/user/...`, `/v1/agent/...`) and the January 2026 code's (`/v1/conversations/...`).
  */
-const Id = z.string().min(1).max(255);
+/** NUL cannot be stored (PostgreSQL text): ids and texts say so in their pattern. */
+const Id = z.string().min(1).max(255).regex(/^[^\u0000]+$/);
 const Metadata = z.record(z.string(), z.unknown());
 const Title = z.string().max(1000).nullable().optional();
 
