@@ -1,38 +1,65 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT } from './catalogue.js';
+import type { FastifyInstance } from 'fastify';
+import { createAuthenticator } from '@memstream/auth';
+import { createHttpServer, type ApiDocsOptions } from '@memstream/http';
+import { gatewayApiDocs, registerGateway } from '@memstream/ingest-gateway';
+import { createLogger } from '@memstream/logging';
+import { Metrics } from '@memstream/metrics';
+import { readApiDocs, registerReadApi } from '@memstream/read-api';
+import { Lifecycle } from '@memstream/runtime';
+import { isApiProcess } from './catalogue.js';
 
 export interface ServiceRoute {
   readonly service: string;
   readonly method: string;
-  /** A concrete path for the route: `:param` segments filled in. */
+  /** A concrete path for the route: `:param` segments and wildcards filled in. */
   readonly path: string;
   readonly declared: string;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : name.endsWith('.ts') ? [path] : [];
-  });
+interface ApiRegistration {
+  readonly docs: ApiDocsOptions;
+  readonly register: (app: FastifyInstance) => Promise<void>;
 }
 
-/** Per-process endpoints every service serves for probes and scrapers, never routed from outside. */
-const INTERNAL = /^\/(health|metrics)(\/|$)/;
+// Dependencies the routes never touch while being registered (as in test/openapi.test.ts).
+const none = {} as never;
+
+/** How each API process's main.ts puts its routes on its server. A new API process adds its line here. */
+const API_REGISTRATIONS: Record<string, ApiRegistration> = {
+  'ingest-gateway': { docs: gatewayApiDocs, register: (app) => registerGateway(app, none) },
+  'read-api': { docs: readApiDocs, register: (app) => registerReadApi(app, none) },
+};
+
+/** Every route a server ends up with, as `METHOD url`, fastify's implicit HEAD routes included. */
+async function registeredRoutes(docs: ApiDocsOptions, register?: ApiRegistration['register']): Promise<Set<string>> {
+  const log = createLogger({ service: 'test', level: 'silent' });
+  const app = createHttpServer({ log, lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }), bodyLimitBytes: 1024, metrics: new Metrics(), openapi: docs, authenticator: createAuthenticator({ apiKeys: [] }) });
+  const routes = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.add(`${method} ${route.url}`);
+  });
+  if (register) await register(app);
+  await app.ready();
+  await app.close();
+  return routes;
+}
 
 /**
- * The public HTTP routes a service registers (`app.get('/path', ...)` and the like, as its source
- * writes them), but the internal ones above.
+ * The HTTP routes a service registers, read from the server its composition builds rather than
+ * from its source, so that paths built from variables and loops are seen as fastify sees them.
+ * Leaves out what every server has (probes, metrics, its /docs): each process answers those
+ * itself and nothing routes them from outside.
  */
-export function routesOf(service: string): ServiceRoute[] {
-  const routes: ServiceRoute[] = [];
-  const re = /\bapp\.(get|post|put|patch|delete)\s*(?:<[^(]*>)?\(\s*['"`]([^'"`]+)['"`]/g;
-  for (const file of sourceFiles(join(ROOT, 'services', service, 'src'))) {
-    for (const m of readFileSync(file, 'utf8').matchAll(re)) {
-      const declared = m[2]!;
-      if (INTERNAL.test(declared)) continue;
-      routes.push({ service, method: m[1]!.toUpperCase(), declared, path: declared.replace(/:[A-Za-z_]+/g, 'some-id') });
-    }
-  }
-  return routes;
+export async function routesOf(service: string): Promise<ServiceRoute[]> {
+  if (!isApiProcess(service)) return [];
+  const registration = API_REGISTRATIONS[service];
+  if (registration === undefined) throw new Error(`API process ${service} has no entry in API_REGISTRATIONS (test/deploy/service-routes.ts)`);
+  const own = await registeredRoutes(registration.docs);
+  const all = await registeredRoutes(registration.docs, registration.register);
+  return [...all]
+    .filter((route) => !own.has(route))
+    .map((route) => {
+      const [method, declared] = route.split(' ') as [string, string];
+      return { service, method, declared, path: declared.replace(/:[A-Za-z_]\w*(\([^)]*\))?/g, 'some-id').replace(/\*$/, 'some-id') };
+    });
 }
