@@ -173,8 +173,12 @@ export async function checkSearchAndDelete(write: string, read: string, group: s
     const scores = found.memories.map((h) => h.score);
     assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
   }
-  const memoryHits = await search(read, { query: 'greyhound Pixel', group_id: group, retrieve_method: 'keyword', memory_types: ['episodic_memory'] });
-  assert.ok(memoryHits.memories.length > 0 && memoryHits.memories.every((h) => h.memory_type === 'episodic_memory'));
+  // A memory is searchable once the indexer has its event, which may come after it is readable.
+  const memoryHits = await waitFor('the episodic memory is searchable', async () => {
+    const r = await search(read, { query: 'greyhound Pixel', group_id: group, retrieve_method: 'keyword', memory_types: ['episodic_memory'] });
+    return r.memories.length > 0 ? r : undefined;
+  }, 30_000);
+  assert.ok(memoryHits.memories.every((h) => h.memory_type === 'episodic_memory'));
   assert.ok(memoryHits.memories[0]!.message_ids.includes('d0'));
 
   const deleted = await call<{ result: { deleted_messages: number; deleted_memories: number; episodes_reextracting: number } }>(
