@@ -1,3 +1,4 @@
 export { startConverter, runConverter, type ConverterOptions } from './start-converter.js';
 export { handleGroupChatBatch, handleGroupChatEvent } from './handlers/group-chat-input.js';
 export { fromGroupChatMessage } from './mappers/evermemos.js';
+export { handleConversationBatch } from './handlers/conversation-input.js';

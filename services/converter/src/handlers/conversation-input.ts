@@ -1,6 +1,8 @@
 import { publishEvents, type HandlerContext } from '@memstream/bus';
 import {
   appendMessages,
+  claimConversation,
+  conversationInUse,
   deleteConversationGroup,
   findConversation,
   findInView,
@@ -82,9 +84,10 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
     case 'conversation.created': {
       const { fork } = event.data;
       if (!fork) {
-        if (await insertConversation(tx, { id: data.conversation_id, groupId: data.group_id, title: event.data.title, metadata: event.data.metadata, fork: null })) {
-          if (event.data.owner_user_id) await setMembership(tx, data.group_id, event.data.owner_user_id, 'owner');
-        }
+        // A replay never gets here (its outcome stands), so an id in use is one a direct producer chose badly.
+        if (await conversationInUse(tx, data.conversation_id)) return refuse({ code: 'CONFLICT', message: `Conversation id in use: ${data.conversation_id}` });
+        await insertConversation(tx, { id: data.conversation_id, groupId: data.group_id, title: event.data.title, metadata: event.data.metadata, fork: null });
+        if (event.data.owner_user_id) await claimConversation(tx, data.conversation_id, event.data.owner_user_id);
         return done({ conversation_id: data.conversation_id });
       }
       const refused = levelRefusal(await standingOf(tx, event.actor, fork.from_conversation_id), 'writer', 'Forking');
@@ -111,10 +114,10 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
 
     case 'conversation.messages.appended': {
       let exists = (await findConversation(tx, data.conversation_id)) !== undefined;
-      if (!exists && event.data.create_if_missing && !(await groupOfConversation(tx, data.conversation_id))) {
-        const claimed = await insertConversation(tx, { id: data.conversation_id, groupId: data.group_id, title: null, metadata: {}, fork: null });
-        if (claimed && event.data.owner_user_id) await setMembership(tx, data.group_id, event.data.owner_user_id, 'owner');
-        exists = claimed;
+      // Only an id nobody uses in any family is created: one an ARK session or a group holds keeps its members.
+      if (!exists && event.data.create_if_missing && !(await conversationInUse(tx, data.conversation_id))) {
+        exists = await insertConversation(tx, { id: data.conversation_id, groupId: data.group_id, title: null, metadata: {}, fork: null });
+        if (exists && event.data.owner_user_id) await claimConversation(tx, data.conversation_id, event.data.owner_user_id);
       }
       if (!exists) return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Conversation not found: ${data.conversation_id}` });
       const refused = levelRefusal(await standingOf(tx, event.actor, data.conversation_id), 'writer', 'Appending');

@@ -1,0 +1,76 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { MemoryBus } from '@memstream/bus';
+import { MemoryFanout } from '@memstream/fanout';
+import { createLogger } from '@memstream/logging';
+import { Metrics } from '@memstream/metrics';
+import { TOPICS, type ConversationInput, type MsMessage } from '@memstream/schemas';
+import { PgStore, appendStreamChunks, claimConversation, findConversation, findRequestOutcome, listMemberships, migrate, setMembership, viewSegments, listView } from '@memstream/store';
+import { handleConversationBatch } from '@memstream/converter';
+import { freshDatabase } from '../../../test/helpers/infra.js';
+
+const silent = createLogger({ service: 'test', level: 'silent' });
+
+async function setUp(t: import('node:test').TestContext) {
+  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log: silent });
+  t.after(() => store.close());
+  await migrate(store, silent);
+  const bus = new MemoryBus(silent, 1, new Metrics());
+  t.after(() => bus.close());
+  await bus.ensureTopics([{ name: TOPICS.messagesStored.name }]);
+  const handle = handleConversationBatch({ store, bus, fanout: new MemoryFanout(), metas: undefined as never });
+  const ctx = { attempt: 1, log: silent, correlationIds: [], signal: new AbortController().signal };
+  return { store, apply: (...events: ConversationInput[]) => handle(events, ctx) };
+}
+
+const message = (text: string): MsMessage => ({
+  message_id: randomUUID(), role: 'user', visibility: 'user', channel: 'history', client_id: null, user_id: 'alice',
+  epoch: null, content: [{ type: 'text', text }], metadata: {}, parent_message_id: null, created_at: new Date().toISOString(),
+});
+
+const append = (id: string, actor: string | undefined, messages: MsMessage[]): ConversationInput => ({
+  id: randomUUID(), type: 'conversation.messages.appended', occurred_at: new Date().toISOString(),
+  ...(actor ? { actor: { kind: 'user' as const, id: actor } } : {}),
+  data: { conversation_id: id, group_id: id, messages, create_if_missing: true, owner_user_id: actor ?? null },
+});
+
+test('an append that would create a conversation does not take an id another family holds, nor its members', async (t) => {
+  const { store, apply } = await setUp(t);
+  // bob's ARK session: streamed chunks and his ownership, no stored message yet
+  await appendStreamChunks(store, 'session-b', [{ t: 1 }]);
+  assert.equal(await claimConversation(store, 'session-b', 'bob'), true);
+
+  const intrusion = append('session-b', 'alice', [message('mine now?')]);
+  await apply(intrusion);
+  const outcome = await findRequestOutcome(store, intrusion.id);
+  assert.deepEqual([outcome?.status, outcome?.error_code], ['failed', 'RESOURCE_NOT_FOUND']);
+  assert.deepEqual((await listMemberships(store, 'session-b')).map((m) => [m.user_id, m.access_level]), [['bob', 'owner']]);
+  assert.equal(await findConversation(store, 'session-b'), undefined, 'no conversation was made of the session');
+
+  const created: ConversationInput = {
+    id: randomUUID(), type: 'conversation.created', occurred_at: new Date().toISOString(),
+    data: { conversation_id: 'session-b', group_id: 'session-b', title: 't', metadata: {}, owner_user_id: 'alice', fork: null },
+  };
+  await apply(created);
+  assert.equal((await findRequestOutcome(store, created.id))?.error_code, 'CONFLICT');
+  assert.deepEqual((await listMemberships(store, 'session-b')).map((m) => m.user_id), ['bob']);
+});
+
+test('a redelivered append stores once, and a refused one stays refused after access is granted', async (t) => {
+  const { store, apply } = await setUp(t);
+  const first = append('c1', 'alice', [message('one'), message('two')]);
+  await apply(first);
+  await apply(first);
+  const view = await listView(store, await viewSegments(store, 'c1'), { channel: 'history', hideAgentOnly: true }, { limit: 10 });
+  assert.deepEqual(view.items.map((m) => m.content_text), ['one', 'two']);
+
+  const refused = append('c1', 'bob', [message('bob writes')]);
+  await apply(refused);
+  assert.equal((await findRequestOutcome(store, refused.id))?.error_code, 'RESOURCE_NOT_FOUND');
+  await setMembership(store, 'c1', 'bob', 'writer');
+  await apply(refused); // a redelivery of the refused event
+  assert.equal((await findRequestOutcome(store, refused.id))?.status, 'failed');
+  const after = await listView(store, await viewSegments(store, 'c1'), { channel: 'history', hideAgentOnly: true }, { limit: 10 });
+  assert.equal(after.items.length, 2, 'the refused message was not stored by its redelivery');
+});
