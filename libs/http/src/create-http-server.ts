@@ -56,6 +56,14 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     logController: new LogController({ requestIdLogLabel: 'correlationId' }),
   });
   app.setErrorHandler(errorHandlerFor(defaultErrorShape));
+  // A request that declares JSON but sends nothing (clients do, on DELETE) has no body, not a bad
+  // one; anything else goes to fastify's own parser, prototype-poisoning checks included.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text === '') done(null, undefined);
+    else parseJson(request, text, done);
+  });
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });

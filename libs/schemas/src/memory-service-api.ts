@@ -92,3 +92,12 @@ export const TransferBody = z.object({
   status: z.enum(['pending', 'accepted', 'declined', 'superseded']),
   createdAt: z.string(),
 });
+
+export const SearchMessagesRequest = z.object({
+  query: z.string().min(1).max(2000),
+  topK: z.number().int().min(1).max(100).default(20),
+  /** Only these conversations (still only those the caller may read). */
+  conversationIds: z.array(Id).max(1000).nullable().optional(),
+  /** Only messages written before this one. */
+  before: Id.nullable().optional(),
+});

@@ -113,7 +113,7 @@ export {
   type NewConversation,
   type ListConversationsQuery,
 } from './repositories/ms-conversations.js';
-export { viewSegments, findInView, messageBefore, listView, type ViewSegment, type ViewFilter, type ViewPosition, type MsStoredMessage } from './repositories/ms-messages.js';
+export { viewSegments, findInView, messageBefore, listView, msMessagesByKeys, type ViewSegment, type ViewFilter, type ViewPosition, type MsStoredMessage } from './repositories/ms-messages.js';
 export {
   listMemberships,
   findMembership,

@@ -20,6 +20,7 @@ import { registerSessionWrites } from './routes/ark/session-complete.js';
 import { memoryServiceHandlers } from './routes/memory-service/handlers.js';
 import { registerDocumentRoutes } from './routes/memory-service/document-routes.js';
 import { registerCodeRoutes } from './routes/memory-service/code-routes.js';
+import { registerSearch } from './routes/memory-service/search.js';
 
 export interface ReadApiDeps {
   readonly store: Store;
@@ -76,6 +77,7 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     const handlers = memoryServiceHandlers({ store: deps.store, write: deps.write });
     registerDocumentRoutes(memoryService, handlers);
     registerCodeRoutes(memoryService, handlers);
+    registerSearch(memoryService, deps);
   });
 }
 

@@ -4,6 +4,8 @@ import { visibleTo } from './conversation-access.js';
 
 export interface SearchFilters {
   readonly conversationId?: string | undefined;
+  /** Any of these conversations (memory-service search's `conversationIds`). */
+  readonly conversationIds?: readonly string[] | undefined;
   /** A person's id: only conversations they may read (see visibleTo). Unset: every conversation. */
   readonly visibleTo?: string | undefined;
   readonly userId?: string | undefined;
@@ -34,6 +36,7 @@ function whereOf(f: SearchFilters, params: unknown[]): string {
   };
   add((n) => `kind = ANY($${n}::text[])`, [...f.kinds]);
   if (f.conversationId !== undefined) add((n) => `conversation_id = $${n}`, f.conversationId);
+  if (f.conversationIds !== undefined) add((n) => `conversation_id = ANY($${n}::text[])`, [...f.conversationIds]);
   if (f.userId !== undefined) add((n) => `user_id = $${n}`, f.userId);
   if (f.from !== undefined) add((n) => `occurred_at >= $${n}`, f.from.toISOString());
   if (f.to !== undefined) add((n) => `occurred_at <= $${n}`, f.to.toISOString());
@@ -109,7 +112,7 @@ export async function vectorSearch(
   const where = `${whereOf(filters, params)} AND embedding_model = ${sqlString(model)}`;
   params.push(limit);
   // A person's conversations are a scope too: an index walk filtered afterwards would lose their hits.
-  const scoped = filters.conversationId !== undefined || filters.userId !== undefined || filters.visibleTo !== undefined;
+  const scoped = filters.conversationId !== undefined || filters.conversationIds !== undefined || filters.userId !== undefined || filters.visibleTo !== undefined;
   const distance = scoped ? 'embedding <=> $1::vector' : `embedding::vector(${vector.length}) <=> $1::vector(${vector.length})`;
   const sql = `SELECT ${HIT_COLUMNS}, GREATEST(0, 1 - (${distance})) AS score FROM search_items
      WHERE ${where} ORDER BY ${distance}, item_id LIMIT $${params.length}`;
