@@ -3,28 +3,17 @@ import assert from 'node:assert/strict';
 import { embeddedMemstream } from '../helpers/embedded.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../helpers/credentials.js';
 import { waitFor } from '../helpers/infra.js';
+import { seededRandom } from '../../bench/lib/chat-text.js';
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
 const USERS = ['ann', 'ben', 'cat', 'dan'] as const;
 type User = (typeof USERS)[number];
 type Level = 'reader' | 'writer' | 'manager';
 
-/** A small seeded generator, so a failure names the seed that reproduces it. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test('search never returns a message of a conversation the caller cannot read, through random sharing, revoking, forks and deletions', async (t: TestContext) => {
   const base = await embeddedMemstream(t, { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `bot:${AGENT_KEY}`, EMBEDDING_PROVIDER: 'hash' });
   const seed = Number(process.env['SEARCH_PROPERTY_SEED'] ?? Date.now() % 100_000);
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
   const headers: Record<User, Record<string, string>> = Object.fromEntries(await Promise.all(USERS.map(async (u) => [u, bearer(await userToken(u))]))) as never;
   const call = async <T>(who: Record<string, string>, method: string, path: string, body?: unknown) => {
