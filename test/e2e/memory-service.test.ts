@@ -108,3 +108,38 @@ test('embedded mode: bad input to the memory-service gets a 4xx in its error sha
   const conversations = await fetch(`${base}/v1/conversations`, { headers: alice }).then((r) => r.json() as Promise<{ data: unknown[] }>);
   assert.equal(conversations.data.length, 1);
 });
+
+test('embedded mode: agent summaries set the title and stay agent-only; the agent context starts at the newest summary and pages by message id', async (t: TestContext) => {
+  const base = await embeddedMemstream(t, AUTH_ENV);
+  const alice = bearer(await userToken('alice'));
+  const agent = { 'x-api-key': AGENT_KEY };
+  const call = async <T>(who: Record<string, string>, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { ...who, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as T };
+  };
+  const id = (await call<{ id: string }>(alice, 'POST', '/v1/conversations', { title: 'untitled' })).body.id;
+  const ids: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    ids.push((await call<{ id: string }>(alice, 'POST', `/v1/conversations/${id}/messages`, { content: [{ type: 'text', text: `turn ${i} about the kiwi harvest` }] })).body.id);
+  }
+  const summary = { title: 'Kiwi harvest', summary: 'Turns 0-3: the harvest is late.', untilMessageId: ids[3], summarizedAt: new Date().toISOString() };
+  assert.equal((await call(alice, 'POST', `/v1/conversations/${id}/summaries`, summary)).status, 403, 'people do not write summaries');
+  assert.equal((await call(agent, 'POST', `/v1/conversations/${id}/summaries`, { ...summary, untilMessageId: 'nope' })).status, 400);
+  const stored = await call<{ channel: string }>(agent, 'POST', `/v1/agent/conversations/${id}/summaries`, summary);
+  assert.deepEqual([stored.status, stored.body.channel], [201, 'summary']);
+  assert.equal((await call<{ title: string }>(alice, 'GET', `/v1/conversations/${id}`)).body.title, 'Kiwi harvest');
+  const history = await call<{ data: unknown[] }>(alice, 'GET', `/v1/conversations/${id}/messages`);
+  assert.equal(history.body.data.length, 6, 'the summary is not in the history people read');
+  assert.equal((await call(alice, 'GET', `/v1/agent/conversations/${id}/context`)).status, 403);
+
+  type Context = { messages: Array<{ id: string; channel: string; content: string }>; nextAfterMessageId: string | null };
+  const first = await call<Context>(agent, 'GET', `/v1/agent/conversations/${id}/context?limit=2`);
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  assert.deepEqual(first.body.messages.map((m) => m.channel), ['summary', 'history']);
+  assert.equal(first.body.messages[0]!.content, 'Turns 0-3: the harvest is late.');
+  assert.deepEqual([first.body.messages[1]!.id, first.body.nextAfterMessageId], [ids[4], ids[4]]);
+  const next = await call<Context>(agent, 'GET', `/v1/agent/conversations/${id}/context?afterMessageId=${ids[4]}&limit=10`);
+  assert.deepEqual([next.body.messages.map((m) => m.id), next.body.nextAfterMessageId], [[ids[5]], null]);
+  const whole = await call<Context>(agent, 'GET', `/v1/agent/conversations/${id}/context?limit=50`);
+  assert.deepEqual(whole.body.messages.map((m) => m.id).slice(1), [ids[4], ids[5]], 'the summary stands in for the turns it covers');
+});

@@ -59,6 +59,8 @@ export const ConversationMessagesAppended = envelopeOf(
     /** The code layout creates a missing conversation on its first append, owned by `owner_user_id`. */
     create_if_missing: z.boolean(),
     owner_user_id: Id.nullable(),
+    /** An agent's summary names the conversation: its new title. */
+    title: z.string().max(1000).nullable().optional(),
   }),
 );
 export type ConversationMessagesAppended = z.infer<typeof ConversationMessagesAppended>;

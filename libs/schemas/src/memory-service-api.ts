@@ -101,3 +101,16 @@ export const SearchMessagesRequest = z.object({
   /** Only messages written before this one. */
   before: Id.nullable().optional(),
 });
+
+/** An agent's summary of the conversation up to a message; it also sets the conversation's title. */
+export const CreateSummaryRequest = z.object({
+  title: z.string().min(1).max(1000),
+  summary: z.string().min(1),
+  untilMessageId: Id,
+  summarizedAt: z.iso.datetime({ offset: true }),
+});
+
+export const ContextQuery = z.object({
+  afterMessageId: Id.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+});

@@ -108,7 +108,7 @@ export {
   listConversations,
   listGroupConversations,
   deleteConversationGroup,
-  touchConversation,
+  setConversationTitle,
   type ConversationRecord,
   type NewConversation,
   type ListConversationsQuery,

@@ -21,6 +21,7 @@ import { memoryServiceHandlers } from './routes/memory-service/handlers.js';
 import { registerDocumentRoutes } from './routes/memory-service/document-routes.js';
 import { registerCodeRoutes } from './routes/memory-service/code-routes.js';
 import { registerSearch } from './routes/memory-service/search.js';
+import { registerAgentContext } from './routes/memory-service/agent-context.js';
 
 export interface ReadApiDeps {
   readonly store: Store;
@@ -78,6 +79,7 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     registerDocumentRoutes(memoryService, handlers);
     registerCodeRoutes(memoryService, handlers);
     registerSearch(memoryService, deps);
+    registerAgentContext(memoryService, handlers, deps.store);
   });
 }
 

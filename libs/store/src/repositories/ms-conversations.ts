@@ -118,7 +118,7 @@ export async function deleteConversationGroup(q: Queryable, groupId: string): Pr
   return rowCount ?? 0;
 }
 
-/** Sets the title (an agent's summary names the conversation); touches updated_at. */
-export async function touchConversation(q: Queryable, id: string): Promise<void> {
-  await q.query('UPDATE conversations SET updated_at = now() WHERE id = $1', [id]);
+/** Sets the title (an agent's summary names the conversation). */
+export async function setConversationTitle(q: Queryable, id: string, title: string): Promise<void> {
+  await q.query('UPDATE conversations SET title = $2, updated_at = now() WHERE id = $1', [id, title]);
 }

@@ -1,6 +1,7 @@
 import { publishEvents, type HandlerContext } from '@memstream/bus';
 import {
   appendMessages,
+  setConversationTitle,
   claimConversation,
   conversationInUse,
   deleteConversationGroup,
@@ -126,6 +127,7 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
         tx,
         event.data.messages.map((m, i) => ({ message: fromMsMessage(data.conversation_id, m), ...(i === 0 ? { requestId: event.id } : {}) })),
       );
+      if (event.data.title) await setConversationTitle(tx, data.conversation_id, event.data.title);
       // appendMessages recorded the outcome with the first message (or found the earlier one)
       return { outcome: undefined, stored: results };
     }

@@ -108,7 +108,13 @@ export function memoryServiceHandlers(deps: OpsDeps) {
     },
 
     /** Appends messages (one event, so all or none), creating the conversation first when `create` says so. */
-    async append(request: FastifyRequest, id: string, messages: MsMessage[], create: { owner: string | null } | undefined): Promise<Out<unknown> & { stored?: MsStoredMessage[] }> {
+    async append(
+      request: FastifyRequest,
+      id: string,
+      messages: MsMessage[],
+      create: { owner: string | null } | undefined,
+      title?: string,
+    ): Promise<Out<unknown> & { stored?: MsStoredMessage[] }> {
       // Writing to an unused id creates the conversation (code layout); anything that exists needs writer.
       if (!create || (await conversationInUse(deps.store, id))) await ops.require(request, id, 'writer', 'Appending');
       const sent = await ops.send(request, 'conversation.messages.appended', {
@@ -117,6 +123,7 @@ export function memoryServiceHandlers(deps: OpsDeps) {
         messages,
         create_if_missing: create !== undefined,
         owner_user_id: create?.owner ?? null,
+        ...(title === undefined ? {} : { title }),
       });
       if (sent instanceof StillApplying) return accepted(sent, messages[0]!.message_id);
       return { status: 201, body: undefined, stored: await readBack(id, messages.map((m) => m.message_id)) };
