@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { msCall } from '../helpers/memory-service-client.js';
+import { waitFor } from '../helpers/infra.js';
 
 /** Every kind of caller the rules tell apart. */
 export const CALLERS = ['owner', 'manager', 'writer', 'reader', 'stranger', 'agent', 'none', 'expired', 'forged'] as const;
@@ -120,6 +121,35 @@ export const ROWS: readonly Row[] = [
     },
     call: (b, f, h) => raw(b, 'POST', `/v1/conversations/${f.id}/transfer-ownership/accept`, h),
     expect: { owner: 404, manager: 404, writer: 404, reader: 200, stranger: 404, agent: 404 },
+  },
+  {
+    name: 'GET /v1/agent context',
+    call: (b, f, h) => raw(b, 'GET', `/v1/agent/conversations/${f.id}/context`, h),
+    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 200 },
+  },
+  {
+    name: 'POST summaries',
+    mutates: true,
+    call: (b, f, h) => raw(b, 'POST', `/v1/conversations/${f.id}/summaries`, h, { title: 't', summary: 's', untilMessageId: f.firstMessage, summarizedAt: '2026-01-01T00:00:00Z' }),
+    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 201 },
+  },
+  {
+    name: 'POST search (scoped to the fixture)',
+    // indexing follows the write: wait until the owner finds the message, then ask everyone
+    prepare: async (b, f, owner) => {
+      await waitFor('the fixture searchable', async () => {
+        const res = await fetch(`${b}/v1/user/search/messages`, { method: 'POST', headers: { ...owner, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'first', conversationIds: [f.id] }) });
+        return ((await res.json()) as { data: unknown[] }).data.length > 0 ? true : undefined;
+      }, 30_000);
+    },
+    call: async (b, f, h) => {
+      const res = await fetch(`${b}/v1/user/search/messages`, { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'first', conversationIds: [f.id] }) });
+      if (res.status !== 200) return res.status;
+      // 200 with the fixture's message for those who may read it, 200 with nothing for the others
+      const hits = ((await res.json()) as { data: unknown[] }).data.length;
+      return hits > 0 ? 200 : 204;
+    },
+    expect: { owner: 200, manager: 200, writer: 200, reader: 200, stranger: 204, agent: 200 },
   },
   {
     name: 'DELETE conversation',

@@ -44,7 +44,7 @@ test('embedded mode: the authorization matrix of every memory-service endpoint',
   await checkAuthorizationMatrix(base, await matrixCredentials());
 });
 
-test('distributed mode: the scenario and the matrix on the read API and the converter, over Kafka, PostgreSQL and Redis', async (t: TestContext) => {
+test('distributed mode: the scenario and the matrix on the read API, the converter and the indexer, over Kafka, PostgreSQL and Redis', async (t: TestContext) => {
   const shared = {
     ...AUTH_ENV,
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
@@ -53,9 +53,13 @@ test('distributed mode: the scenario and the matrix on the read API and the conv
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),
     REQUEST_SYNC_TIMEOUT_MS: '15000',
+    // search needs the indexer; the read API embeds queries with the same (cheap) model
+    EMBEDDING_PROVIDER: 'hash',
+    INDEXER_GROUP_ID: uniqueName('indexer'),
   };
-  const [converterPort, readPort] = await Promise.all([freePort(), freePort()]);
+  const [converterPort, readPort, indexerPort] = await Promise.all([freePort(), freePort(), freePort()]);
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
+  startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(indexerPort) });
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
   const converter = `http://127.0.0.1:${converterPort}`;
   const readApi = `http://127.0.0.1:${readPort}`;
