@@ -1,9 +1,11 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
+import { uniqueName, waitFor } from '../helpers/infra.js';
+import { distributedEnv } from '../helpers/distributed.js';
 import { freePort, startProcess } from '../helpers/processes.js';
-import { bearer, TEST_JWT_SECRET, userToken } from '../helpers/credentials.js';
+import { bearer, TEST_JWT_SECRET, useCredentials, userToken } from '../helpers/credentials.js';
+import { openSse } from '../helpers/sse-client.js';
 import { checkConversationScenario, checkDocumentLayout, type People } from './memory-service-contract.js';
 import { checkAuthorizationMatrix, USERS, type Credentials } from './memory-service-matrix.js';
 
@@ -45,18 +47,13 @@ test('embedded mode: the authorization matrix of every memory-service endpoint',
 });
 
 test('distributed mode: the scenario and the matrix on the read API, the converter and the indexer, over Kafka, PostgreSQL and Redis', async (t: TestContext) => {
-  const shared = {
+  const shared = await distributedEnv(t, 'ms', {
     ...AUTH_ENV,
-    KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'ms'),
-    DATABASE_URL: await freshDatabase(t),
-    REDIS_URL: infra().redisUrl,
-    CONVERTER_GROUP_ID: uniqueName('converter'),
     REQUEST_SYNC_TIMEOUT_MS: '15000',
     // search needs the indexer; the read API embeds queries with the same (cheap) model
     EMBEDDING_PROVIDER: 'hash',
     INDEXER_GROUP_ID: uniqueName('indexer'),
-  };
+  });
   const [converterPort, readPort, indexerPort] = await Promise.all([freePort(), freePort(), freePort()]);
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
   startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(indexerPort) });
@@ -146,4 +143,58 @@ test('embedded mode: agent summaries set the title and stay agent-only; the agen
   assert.deepEqual([next.body.messages.map((m) => m.id), next.body.nextAfterMessageId], [[ids[5]], null]);
   const whole = await call<Context>(agent, 'GET', `/v1/agent/conversations/${id}/context?limit=50`);
   assert.deepEqual(whole.body.messages.map((m) => m.id).slice(1), [ids[4], ids[5]], 'the summary stands in for the turns it covers');
+});
+
+/** Records tokens, reads the response stream, cancels: the resumer's contract against one or two addresses. */
+async function checkResumer(recordAt: string, readAt: string, readAgainAt: string, who: Record<string, string>, agent: Record<string, string>): Promise<void> {
+  const post = async (base: string, path: string, body?: unknown, headers = agent) =>
+    fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const created = await post(recordAt, '/v1/conversations', { title: 'streamed' }, who).then((r) => r.json() as Promise<{ id: string }>);
+  const id = created.id;
+  assert.equal((await fetch(`${readAt}/v1/conversations/${id}/response`, { headers: who })).status, 404, 'no response yet');
+  assert.equal((await post(recordAt, `/v1/conversations/${id}/response`, { tokens: ['Lis', 'bon '] })).status, 200);
+
+  // A reader on the other address gets what was recorded, then drops its connection mid-response.
+  useCredentials(readAt, who);
+  const early = await openSse(`${readAt}/v1/conversations/${id}/response`);
+  await waitFor('the first tokens replayed', async () => (early.frames.filter((f) => f.event === 'token').length >= 2 ? true : undefined), 10_000);
+  early.close();
+  assert.equal((await post(recordAt, `/v1/conversations/${id}/response`, { tokens: ['in ', 'May'], done: true })).status, 200);
+
+  // Reconnecting (anywhere) replays the whole response from its start, then its end.
+  useCredentials(readAgainAt, who);
+  const again = await openSse(`${readAgainAt}/v1/conversations/${id}/response`);
+  await again.ended;
+  assert.deepEqual(again.frames.map((f) => (f.event === 'token' ? (f.data as { text: string }).text : f.event)), ['Lis', 'bon ', 'in ', 'May', 'done']);
+
+  // A new response, cancelled by a writer: readers see it end, the recorder's next call is refused.
+  assert.equal((await post(recordAt, `/v1/conversations/${id}/response`, { tokens: ['Por'] })).status, 200);
+  const live = await openSse(`${readAt}/v1/conversations/${id}/response`);
+  assert.equal((await post(readAgainAt, `/v1/conversations/${id}/cancel-response`, undefined, who)).status, 200);
+  await live.ended;
+  assert.deepEqual(live.frames.map((f) => f.event), ['token', 'cancelled']);
+  const refused = await post(recordAt, `/v1/conversations/${id}/response`, { tokens: ['to'] });
+  assert.deepEqual([refused.status, ((await refused.json()) as { code: string }).code], [409, 'conflict']);
+  assert.equal((await post(readAt, `/v1/conversations/${id}/cancel-response`, undefined, who)).status, 404, 'nothing left to cancel');
+  useCredentials(readAt, {});
+  useCredentials(readAgainAt, {});
+}
+
+test('embedded mode: the response resumer replays a response after a dropped connection and follows it live; a writer cancels it; disabled, it answers 409', async (t: TestContext) => {
+  const base = await embeddedMemstream(t, AUTH_ENV);
+  await checkResumer(base, base, base, bearer(await userToken('alice')), { 'x-api-key': AGENT_KEY });
+  const off = await embeddedMemstream(t, { ...AUTH_ENV, RESPONSE_RESUMER: 'none' });
+  const res = await fetch(`${off}/v1/conversations/any/cancel-response`, { method: 'POST', headers: { 'x-api-key': AGENT_KEY } });
+  assert.deepEqual([res.status, ((await res.json()) as { code: string }).code], [409, 'conflict']);
+});
+
+test('distributed mode: a response recorded on one read API replica is replayed and followed on another, through Redis', async (t: TestContext) => {
+  const shared = await distributedEnv(t, 'resume', AUTH_ENV);
+  const ports = await Promise.all([freePort(), freePort(), freePort()]);
+  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
+  const [converter, a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
+  await waitFor('converter and both replicas healthy', async () => (await healthy(converter)) && (await healthy(a)) && (await healthy(b)), 60_000);
+  await checkResumer(a, b, a, bearer(await userToken('alice')), { 'x-api-key': AGENT_KEY });
 });

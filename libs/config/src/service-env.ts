@@ -123,6 +123,10 @@ const readApiSettings = {
   ...episodeRuleSettings,
   /** Comment frames on idle SSE streams, so proxies do not close them. */
   SSE_HEARTBEAT_MS: env.int(15_000, 100),
+  /** The memory-service response resumer: `auto` (Redis with REDIS_URL, in-process without), or `none` (its calls answer 409). */
+  RESPONSE_RESUMER: z.enum(['auto', 'none']).default('auto'),
+  /** How long an ended response stays replayable. */
+  RESPONSE_RETENTION_S: env.int(600, 1, 86_400),
 };
 
 export const readApiEnv = platformEnv.extend(readApiSettings).superRefine(requireRedisWithKafka).superRefine(requireAuthOffLoopback);

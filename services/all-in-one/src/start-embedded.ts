@@ -1,6 +1,6 @@
 import { listenHostOf, type AllInOneConfig } from '@memstream/config';
 import { createBus } from '@memstream/bus';
-import { createFanout, createRequestLedger } from '@memstream/fanout';
+import { createFanout, createRequestLedger, createResponseStreams } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
 import { authSettingsOf, createAuthenticator } from '@memstream/auth';
 import type { ProcessContext } from '@memstream/runtime';
@@ -54,9 +54,11 @@ export async function startEmbedded({ config, log, lifecycle, metrics }: Process
     readinessChecks: [() => store.ping()],
     openapi: embeddedApiDocs,
   });
+  const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
+  if (responses) lifecycle.defer('response streams', () => responses.close());
   const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
   lifecycle.defer('write path', writer.stop);
-  await registerEmbeddedApi(http, { store, ledger, fanout, write: writer.write, embedder, ...readApiSettingsOf(config) });
+  await registerEmbeddedApi(http, { store, ledger, fanout, write: writer.write, embedder, responses, ...readApiSettingsOf(config) });
   await http.listen({ port: config.PORT, host: listenHostOf(config) });
   lifecycle.defer('http', () => http.close());
   const address = http.server.address();

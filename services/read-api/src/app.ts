@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReadApiConfig } from '@memstream/config';
-import type { Fanout, RequestLedger } from '@memstream/fanout';
+import type { Fanout, RequestLedger, ResponseStreams } from '@memstream/fanout';
 import { API_FAMILIES, arkErrorShape, assertAuthenticated, errorHandlerFor, everMemOsErrorShape, memoryServiceErrorShape, type ApiDocsOptions } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import type { Store } from '@memstream/store';
@@ -22,6 +22,7 @@ import { registerDocumentRoutes } from './routes/memory-service/document-routes.
 import { registerCodeRoutes } from './routes/memory-service/code-routes.js';
 import { registerSearch } from './routes/memory-service/search.js';
 import { registerAgentContext } from './routes/memory-service/agent-context.js';
+import { registerResponseResumer } from './routes/memory-service/response-resumer.js';
 
 export interface ReadApiDeps {
   readonly store: Store;
@@ -38,6 +39,8 @@ export interface ReadApiDeps {
   readonly rules: BoundaryRules;
   /** How long a flush waits for its extraction (the write paths' sync timeout). */
   readonly syncTimeoutMs: number;
+  /** The memory-service response resumer; undefined when it is disabled. */
+  readonly responses: ResponseStreams | undefined;
 }
 
 /** What the read API's `/docs` says of itself. */
@@ -80,6 +83,7 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     registerCodeRoutes(memoryService, handlers);
     registerSearch(memoryService, deps);
     registerAgentContext(memoryService, handlers, deps.store);
+    registerResponseResumer(memoryService, handlers, { responses: deps.responses, heartbeatMs: deps.sseHeartbeatMs });
   });
 }
 

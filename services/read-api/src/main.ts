@@ -1,6 +1,6 @@
 import { readApiEnv, listenHostOf } from '@memstream/config';
 import { createBus } from '@memstream/bus';
-import { createFanout, createRequestLedger } from '@memstream/fanout';
+import { createFanout, createRequestLedger, createResponseStreams } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
 import { authSettingsOf, createAuthenticator } from '@memstream/auth';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
@@ -24,6 +24,8 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
   // Queries are embedded here, with the model the indexer embeds documents with.
   const embedder = await createEmbedder(config, log);
   lifecycle.defer('embedder', () => embedder.close());
+  const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
+  if (responses) lifecycle.defer('response streams', () => responses.close());
   const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
   lifecycle.defer('write path', writer.stop);
 
@@ -42,6 +44,7 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
     fanout,
     write: writer.write,
     embedder,
+    responses,
     ...readApiSettingsOf(config),
   });
   await http.listen({ port: config.PORT, host: listenHostOf(config) });
