@@ -1,0 +1,160 @@
+/**
+ * `npm run bench:search`: memory-service search (`POST /v1/user/search/messages`) for one person
+ * with many conversations, over HTTP on the read API, beside a raw pgvector + tsvector query of
+ * the same scope in the same run. The data set is generated in the database (SQL): conversations
+ * the person owns, messages of 12 words from a fixed vocabulary, their search rows with tsvectors
+ * and random 384-dimension vectors under the hash model's name, so the read API's query vectors
+ * (the offline hash model) compare with them. Latency depends on the scope's size and the SQL,
+ * not on what the vectors mean, so random ones measure it honestly and take seconds to make.
+ *
+ *   npm run bench:search -- [--conversations 1000] [--messages-per-conversation 100] [--queries 300]
+ */
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { createAuthenticator } from '@memstream/auth';
+import { createBus } from '@memstream/bus';
+import { createHashEmbedder } from '@memstream/embedding';
+import { MemoryFanout, MemoryRequestLedger } from '@memstream/fanout';
+import { createHttpServer } from '@memstream/http';
+import { startWriter } from '@memstream/ingest';
+import { createLogger } from '@memstream/logging';
+import { Metrics } from '@memstream/metrics';
+import { registerReadApi } from '@memstream/read-api';
+import { Lifecycle } from '@memstream/runtime';
+import { PgStore, migrate } from '@memstream/store';
+import { connect, createDatabase } from './lib/database.js';
+import { positiveInt } from './lib/flags.js';
+import { summarizeLatencies, grouped } from './lib/stats.js';
+import { section, table } from './lib/table.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string, fallback: number) => {
+  const at = args.indexOf(`--${name}`);
+  return at >= 0 ? positiveInt(name, args[at + 1] ?? '') : fallback;
+};
+const CONVERSATIONS = flag('conversations', 1000);
+const PER_CONVERSATION = flag('messages-per-conversation', 100);
+const QUERIES = flag('queries', 300);
+const DIMENSION = 384;
+const MODEL = `hash/bow-v1-${DIMENSION}`;
+const PERSON = 'bench-person';
+const SECRET = 'bench-secret-0123456789abcdef0123456789';
+const WORDS = ['kiwi', 'harvest', 'lisbon', 'train', 'budget', 'meeting', 'garden', 'tomato', 'invoice', 'concert', 'python', 'deploy', 'weekend', 'doctor', 'flight', 'coffee', 'report', 'sister', 'tiles', 'kitchen', 'greyhound', 'marathon', 'piano', 'recipe', 'hotel', 'museum', 'laptop', 'contract', 'birthday', 'snow'];
+
+const adminUrl = process.env['DATABASE_URL'];
+if (!adminUrl) throw new Error('DATABASE_URL is not set: run through `npm run bench:search`');
+const silent = createLogger({ service: 'bench-search', level: 'silent' });
+const db = await createDatabase(adminUrl, `bench_search_${randomUUID().replaceAll('-', '').slice(0, 10)}`);
+const lifecycle = new Lifecycle({ log: silent, shutdownTimeoutMs: 5000, exit: () => undefined });
+try {
+  const store = new PgStore({ connectionString: db.url, maxConnections: 10, statementTimeoutMs: 60_000, log: silent });
+  lifecycle.defer('store', () => store.close());
+  await migrate(store, silent);
+  const client = await connect(db.url);
+  lifecycle.defer('client', () => client.end());
+
+  const started = performance.now();
+  await generate(client);
+  const generatedS = (performance.now() - started) / 1000;
+  const { rows: counts } = await client.query<{ n: string }>('SELECT count(*) AS n FROM search_items');
+
+  // The read API as its process composes it, authentication on, on a port of its own.
+  const metrics = new Metrics();
+  const bus = createBus({ KAFKA_BROKERS: [], KAFKA_CLIENT_ID: 'bench', KAFKA_TOPIC_PREFIX: '', KAFKA_TOPIC_PARTITIONS: 1, KAFKA_REPLICATION_FACTOR: 1, KAFKA_REQUEST_TIMEOUT_MS: 30_000, KAFKA_SESSION_TIMEOUT_MS: 30_000, CONSUMER_MAX_ATTEMPTS: 3 } as never, silent, metrics);
+  lifecycle.defer('bus', () => bus.close());
+  const fanout = new MemoryFanout();
+  const ledger = new MemoryRequestLedger(60);
+  const writer = await startWriter({ bus, fanout, ledger, settings: { syncTimeoutMs: 1000, maxInFlight: 100, maxEventBytes: 1_000_000 }, log: silent });
+  const http = createHttpServer({ log: silent, lifecycle, bodyLimitBytes: 1_000_000, metrics, authenticator: createAuthenticator({ secret: SECRET, apiKeys: [] }) });
+  await registerReadApi(http, {
+    store, ledger, fanout, write: writer.write, embedder: createHashEmbedder({ dimension: DIMENSION }) as never,
+    sseHeartbeatMs: 15_000, rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 }, syncTimeoutMs: 1000, responses: undefined,
+  });
+  await http.listen({ port: 0, host: '127.0.0.1' });
+  lifecycle.defer('http', () => http.close());
+  const address = http.server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(PERSON).setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+
+  const queries = Array.from({ length: QUERIES }, (_, i) => `${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 13 + 5) % WORDS.length]} plans`);
+  const viaApi = async (query: string) => {
+    const res = await fetch(`${base}/v1/user/search/messages`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, topK: 20 }) });
+    if (res.status !== 200) throw new Error(`search answered ${res.status}: ${await res.text()}`);
+    const body = (await res.json()) as { data: unknown[] };
+    if (body.data.length === 0) throw new Error(`no hits for ${query}`);
+  };
+  const embedder = createHashEmbedder({ dimension: DIMENSION });
+  const raw = async (query: string) => {
+    // The same scope (the person's conversations) and the same two rankings, without fusion,
+    // BM25 or the visibility checks: what PostgreSQL does at the least for this search.
+    const vector = `[${Array.from((await embedder.embed([query], 'query'))[0]!).join(',')}]`;
+    await client.query(
+      `WITH scope AS (SELECT group_id AS id FROM conversation_memberships WHERE user_id = $1)
+       SELECT item_id FROM search_items s JOIN scope ON s.conversation_id = scope.id
+        WHERE s.kind = 'message' AND s.tsv @@ plainto_tsquery('english', $2)
+        ORDER BY ts_rank(s.tsv, plainto_tsquery('english', $2)) DESC LIMIT 100`,
+      [PERSON, query],
+    );
+    await client.query(
+      `SELECT item_id FROM search_items s WHERE s.kind = 'message' AND s.embedding_model = $3
+          AND s.conversation_id IN (SELECT group_id FROM conversation_memberships WHERE user_id = $1)
+        ORDER BY s.embedding <=> $2::vector LIMIT 100`,
+      [PERSON, vector, MODEL],
+    );
+  };
+
+  const measure = async (run: (q: string) => Promise<void>) => {
+    for (const q of queries.slice(0, 20)) await run(q); // warm caches and plans
+    const samples = new Float64Array(queries.length);
+    for (const [i, q] of queries.entries()) {
+      const t0 = performance.now();
+      await run(q);
+      samples[i] = performance.now() - t0;
+    }
+    return summarizeLatencies(samples);
+  };
+  const api = await measure(viaApi);
+  const baseline = await measure(raw);
+  const rssMiB = Math.round(process.memoryUsage().rss / 1048576);
+
+  console.log(section(`memory-service search: one person, ${grouped(CONVERSATIONS)} conversations, ${grouped(Number(counts[0]!.n))} messages (generated in ${generatedS.toFixed(1)} s)`));
+  console.log(table(
+    ['path', 'queries', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
+    [
+      ['POST /v1/user/search/messages (hybrid, top 20, over HTTP)', api.count, api.p50, api.p95, api.p99, api.max],
+      ['raw SQL: tsvector match + exact pgvector scan of the scope', baseline.count, baseline.p50, baseline.p95, baseline.p99, baseline.max],
+    ],
+  ));
+  console.log(`goal: p95 <= 50 ms over HTTP: ${api.p95 <= 50 ? 'met' : 'NOT met'}; bench process (read API inside) RSS ${rssMiB} MiB`);
+} finally {
+  await lifecycle.shutdown();
+  await db.drop();
+}
+
+async function generate(client: Awaited<ReturnType<typeof connect>>): Promise<void> {
+  await client.query(`SET statement_timeout = 0`);
+  await client.query(
+    `INSERT INTO conversations (id, source_api, next_seq, title) SELECT 'c' || g, 'memory-service', $2, 'conversation ' || g FROM generate_series(1, $1) g`,
+    [CONVERSATIONS, PER_CONVERSATION],
+  );
+  await client.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'c' || g, $2, 'owner' FROM generate_series(1, $1) g`, [CONVERSATIONS, PERSON]);
+  await client.query(
+    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, metadata, source_api)
+     SELECT 'c' || c, s, 'm' || c || '-' || s, $3::text, $3::text, 'user', t.text, now() - ((c * $2::int + s) * interval '1 minute'),
+            jsonb_build_object('ms', jsonb_build_object('message_id', 'm' || c || '-' || s, 'role', 'user', 'visibility', 'user', 'channel', 'history',
+              'client_id', NULL, 'user_id', $3::text, 'epoch', NULL, 'content', jsonb_build_array(jsonb_build_object('type', 'text', 'text', t.text)),
+              'metadata', '{}'::jsonb, 'parent_message_id', NULL, 'created_at', now())), 'memory-service'
+     FROM generate_series(1, $1::int) c, generate_series(0, $2::int - 1) s,
+          LATERAL (SELECT string_agg(($4::text[])[1 + floor(random() * array_length($4::text[], 1))::int], ' ') AS text
+                   FROM generate_series(1, 12 + 0 * s)) t`,
+    [CONVERSATIONS, PER_CONVERSATION, PERSON, WORDS],
+  );
+  await client.query(
+    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model)
+     SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.content, m.created_at, ARRAY[m.message_id], to_tsvector('english', m.content),
+            (SELECT array_agg(random() - 0.5 + 0 * g + 0 * m.seq) FROM generate_series(1, ${DIMENSION}) g)::vector, $1
+     FROM messages m`,
+    [MODEL],
+  );
+  await client.query('ANALYZE');
+}
