@@ -10,7 +10,8 @@ import { checkConversationScenario, checkDocumentLayout, type People } from './m
 import { checkAuthorizationMatrix, USERS, type Credentials } from './memory-service-matrix.js';
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
-const AUTH_ENV = { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `assistant:${AGENT_KEY}` };
+const OTHER_AGENT_KEY = 'other-agent-key-0123456789';
+const AUTH_ENV = { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `assistant:${AGENT_KEY},other:${OTHER_AGENT_KEY}` };
 
 async function people(): Promise<People> {
   return { alice: bearer(await userToken('alice')), bob: bearer(await userToken('bob')), carol: bearer(await userToken('carol')), agent: { 'x-api-key': AGENT_KEY } };
@@ -24,6 +25,13 @@ test('embedded mode: the memory-service code layout, as its generated clients ca
 test('embedded mode: the memory-service document layout: people write under /v1/user, agents in bulk under /v1/agent, the user view hides agent-only messages', async (t: TestContext) => {
   const base = await embeddedMemstream(t, AUTH_ENV);
   await checkDocumentLayout(base, await people());
+  // The memory channel is its agent's in search too: the agent finds it, another agent does not.
+  const search = async (key: string) => {
+    const res = await fetch(`${base}/v1/user/search/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'likes vegetables' }) });
+    return ((await res.json()) as { data: Array<{ message: { channel: string } }> }).data.filter((h) => h.message.channel === 'memory').length;
+  };
+  await waitFor('the memory message indexed', async () => ((await search(AGENT_KEY)) > 0 ? true : undefined), 30_000);
+  assert.equal(await search(OTHER_AGENT_KEY), 0);
 });
 
 async function matrixCredentials(): Promise<Credentials> {

@@ -14,7 +14,8 @@ const OVERFETCH = 3;
  * `POST /v1/user/search/messages`: hybrid search (keyword and vector) over the messages of every
  * conversation the caller may read, and nothing else. A person's scope is their groups, so a
  * fork's inherited messages are found through the conversation that stores them; what only agents
- * may see (agent-only visibility, the memory and summary channels) is left out for people.
+ * may see (agent-only visibility, the memory and summary channels) is left out for people, and
+ * an agent finds no other agent's memory channel.
  */
 export function registerSearch(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
   const route = docs.route({
@@ -38,6 +39,8 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
     const data = hits.flatMap((h) => {
       const m = byKey.get(`${h.conversation_id}\u0000${h.message_ids[0]!}`);
       if (!m || (person !== undefined && (m.ms.channel !== 'history' || m.ms.visibility === 'agent'))) return [];
+      // an agent's memory channel is its own: another client's is not found either
+      if (m.ms.channel === 'memory' && principal.kind === 'agent' && m.ms.client_id !== principal.clientId) return [];
       return [{ message: codeMessageView(m), score: Math.round(h.score * 1e6) / 1e6, highlights: highlightOf(m.content_text, body.query) }];
     });
     return { data: data.slice(0, body.topK) };
