@@ -20,10 +20,62 @@ const KILL_AFTER = { min: 100, max: 400 };
  */
 const STORED_DEADLINE_MS = 120_000;
 
-const MODES = [
-  { label: 'held writes (200)', query: '' },
-  { label: 'sync_mode=false writes (202)', query: '?sync_mode=false' },
-] as const;
+/** One write of a mode: where it goes, what it sends, the conversation it lands in, and its message id when the client picks it. */
+interface Write {
+  readonly path: string;
+  readonly body: unknown;
+  readonly group: string;
+  readonly messageId?: string;
+}
+
+interface Mode {
+  readonly label: string;
+  /** The conversations the writes go to, made (and acknowledged) before the first crash. */
+  readonly setUp: (base: string) => Promise<string[]>;
+  readonly write: (groups: readonly string[], round: number, i: number, w: number) => Write;
+}
+
+const evermemos = (query: string): Mode['write'] => (groups, round, i, w) => {
+  const group = groups[i % groups.length]!;
+  const messageId = `r${round}_m${i}`;
+  return {
+    path: `/api/v1/memories${query}`,
+    group,
+    messageId,
+    body: {
+      group_id: group,
+      message_id: messageId,
+      create_time: new Date(Date.UTC(2025, 0, round, 0, 0, 0) + i * 1000).toISOString(),
+      sender: `writer_${w}`,
+      content: `round ${round}, message ${i}, from writer ${w}`,
+    },
+  };
+};
+
+const MODES: readonly Mode[] = [
+  { label: 'held writes (200)', setUp: async () => groupsOf('crash_g'), write: evermemos('') },
+  { label: 'sync_mode=false writes (202)', setUp: async () => groupsOf('crash_g'), write: evermemos('?sync_mode=false') },
+  {
+    // The memory-service family writes through its own topic; the server names the messages.
+    label: 'memory-service appends (201)',
+    setUp: async (base) =>
+      Promise.all(
+        groupsOf('').map(async () => {
+          const res = await fetch(`${base}/v1/conversations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+          assert.equal(res.status, 201);
+          return ((await res.json()) as { id: string }).id;
+        }),
+      ),
+    write: (groups, round, i, w) => {
+      const group = groups[i % groups.length]!;
+      return { path: `/v1/conversations/${group}/messages`, group, body: { content: [{ type: 'text', text: `round ${round}, message ${i}, from writer ${w}` }] } };
+    },
+  },
+];
+
+function groupsOf(prefix: string): string[] {
+  return Array.from({ length: GROUPS }, (_, g) => `${prefix}${g}`);
+}
 
 test('the crash test starts the embedded mode the way npm start does', () => {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -39,7 +91,6 @@ for (const mode of MODES) {
       for (const proc of started) await proc.stop();
       await rm(dataDir, { recursive: true, force: true });
     });
-    const groups = Array.from({ length: GROUPS }, (_, g) => `crash_g${g}`);
     const start = async () => {
       const since = performance.now();
       const proc = startEmbeddedProcess({ dataDir, port: await freePort() });
@@ -50,9 +101,10 @@ for (const mode of MODES) {
 
     const acknowledged = new Map<string, string>(); // message_id -> group_id, over every round
     let proc = await start();
+    const groups = await mode.setUp(proc.base);
     for (let round = 1; round <= ROUNDS; round++) {
       const killAfter = randomInt(KILL_AFTER.min, KILL_AFTER.max + 1);
-      const load = await writeUntilCrash(proc, { round, groups, query: mode.query, killAfter });
+      const load = await writeUntilCrash(proc, { round, groups, write: mode.write, killAfter });
       for (const [id, group] of load.acknowledged) acknowledged.set(id, group);
       t.diagnostic(`round ${round}: killed after ${killAfter} acknowledgements; ${load.acknowledged.size} acknowledged in all, answers ${JSON.stringify(load.statuses)}`);
       assert.deepEqual(load.failuresBeforeCrash, [], 'requests failed before the crash: the server was broken, not crashed');
@@ -82,7 +134,7 @@ interface Load {
  * whole process group gets SIGKILL while the others' requests are still open. An answer read
  * after the kill still counts: the server gave it before it died.
  */
-async function writeUntilCrash(proc: EmbeddedProcess, o: { round: number; groups: string[]; query: string; killAfter: number }): Promise<Load> {
+async function writeUntilCrash(proc: EmbeddedProcess, o: { round: number; groups: string[]; write: Mode['write']; killAfter: number }): Promise<Load> {
   const acknowledged = new Map<string, string>();
   const statuses: Record<string, number> = {};
   const failuresBeforeCrash: string[] = [];
@@ -92,32 +144,27 @@ async function writeUntilCrash(proc: EmbeddedProcess, o: { round: number; groups
   const writer = async (w: number) => {
     while (!crashed) {
       const i = next++;
-      const groupId = o.groups[i % o.groups.length]!;
-      const messageId = `r${o.round}_m${i}`;
-      const body = {
-        group_id: groupId,
-        message_id: messageId,
-        create_time: new Date(Date.UTC(2025, 0, o.round, 0, 0, 0) + i * 1000).toISOString(),
-        sender: `writer_${w}`,
-        content: `round ${o.round}, message ${i}, from writer ${w}`,
-      };
+      const write = o.write(o.groups, o.round, i, w);
       let status: number;
+      let messageId = write.messageId;
       try {
-        const res = await fetch(`${proc.base}/api/v1/memories${o.query}`, {
+        const res = await fetch(`${proc.base}${write.path}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
+          body: JSON.stringify(write.body),
           signal: AbortSignal.timeout(30_000),
         });
-        await res.arrayBuffer();
+        const text = await res.text();
         status = res.status;
+        // a server-named message: its id is in the answer (201 and 202 alike)
+        if (messageId === undefined && (status === 201 || status === 202)) messageId = (JSON.parse(text) as { id: string }).id;
       } catch (err) {
-        if (!crashed) failuresBeforeCrash.push(`${messageId}: ${String((err as Error).cause ?? err)}`);
+        if (!crashed) failuresBeforeCrash.push(`write ${i}: ${String((err as Error).cause ?? err)}`);
         return;
       }
       statuses[status] = (statuses[status] ?? 0) + 1;
-      if (status !== 200 && status !== 202) continue; // not acknowledged: nothing was promised
-      acknowledged.set(messageId, groupId);
+      if (![200, 201, 202].includes(status) || messageId === undefined) continue; // not acknowledged: nothing was promised
+      acknowledged.set(messageId, write.group);
       if (acknowledged.size >= o.killAfter && !crashed) crashed = proc.crash();
     }
   };
