@@ -69,6 +69,7 @@ try {
   await registerReadApi(http, {
     store, ledger, fanout, write: writer.write, embedder: createHashEmbedder({ dimension: DIMENSION }) as never,
     sseHeartbeatMs: 15_000, rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 }, syncTimeoutMs: 1000, responses: undefined,
+    kaos: { enabled: false, defaultAgent: 'agent', maxSessions: 1000, maxSessionEvents: 500 },
   });
   await http.listen({ port: 0, host: '127.0.0.1' });
   lifecycle.defer('http', () => http.close());

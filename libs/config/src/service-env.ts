@@ -127,6 +127,14 @@ const readApiSettings = {
   RESPONSE_RESUMER: z.enum(['auto', 'none']).default('auto'),
   /** How long an ended response stays replayable. */
   RESPONSE_RETENTION_S: env.int(600, 1, 86_400),
+  /** KAOS agent memory: the agent a session belongs to when a call names none (X-KAOS-Agent). */
+  KAOS_AGENT_NAME: env.string('agent'),
+  /** KAOS's switch: false gives its NullMemory (every call succeeds, nothing is stored). */
+  MEMORY_ENABLED: env.bool(true),
+  /** KAOS's limits, per agent: past them the least recently updated tenth of sessions goes... */
+  MEMORY_MAX_SESSIONS: env.int(1000, 1, 10_000_000),
+  /** ...and a session keeps only its latest events. */
+  MEMORY_MAX_SESSION_EVENTS: env.int(500, 1, 1_000_000),
 };
 
 export const readApiEnv = platformEnv.extend(readApiSettings).superRefine(requireRedisWithKafka).superRefine(requireAuthOffLoopback);

@@ -4,8 +4,9 @@ export { defaultErrorShape, DefaultErrorBody, type ErrorShape, type PublicError 
 export { everMemOsErrorShape, EverMemOsErrorBody } from './error-shapes/evermemos.js';
 export { arkErrorShape, ArkErrorBody } from './error-shapes/ark.js';
 export { memoryServiceErrorShape, MemoryServiceErrorBody } from './error-shapes/memory-service.js';
+export { kaosErrorShape, KaosErrorBody } from './error-shapes/kaos.js';
 export { parseOrThrow } from './validation.js';
 export { apiFamily, type ApiFamily, type RouteDocs } from './openapi/api-family.js';
-export { API_FAMILIES, everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs } from './openapi/families.js';
+export { API_FAMILIES, everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs, kaosDocs } from './openapi/families.js';
 export type { ApiDocsOptions } from './openapi/api-docs.js';
 export { principalOf, assertAuthenticated } from './authentication.js';

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { AccessLevel } from './access-level.js';
 import { envelopeOf } from './envelope.js';
+import { KaosEventsAppended, KaosSessionCreated, KaosSessionDeleted, KaosSessionsCleaned } from './kaos-events.js';
 
 /**
- * The memory-service family's writes, as events on their own input topic. They are keyed by the
- * conversation's group (a conversation and its forks), so a membership change, a deletion and
- * the appends of every fork of one tree are applied in one order.
+ * The memory-service family's writes, as events on the conversation input topic (shared with
+ * KAOS's). They are keyed by the conversation's group (a conversation and its forks), so a
+ * membership change, a deletion and the appends of every fork of one tree are applied in one order.
  */
 const Id = z.string().min(1).max(255);
 
@@ -98,5 +99,12 @@ export const ConversationInput = z.discriminatedUnion('type', [
   ConversationDeleted,
   MembershipChanged,
   OwnershipTransfer,
+  // KAOS agent memory's writes share the topic: sessions are conversations too (see kaos-events.ts).
+  KaosSessionCreated,
+  KaosEventsAppended,
+  KaosSessionDeleted,
+  KaosSessionsCleaned,
 ]);
 export type ConversationInput = z.infer<typeof ConversationInput>;
+/** The memory-service family's own events on the topic. */
+export type MemoryServiceInput = Exclude<ConversationInput, { type: `kaos.${string}` }>;

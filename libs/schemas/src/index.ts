@@ -42,6 +42,21 @@ export {
   MembershipChanged,
   OwnershipTransfer,
   ConversationInput,
+  type MemoryServiceInput,
 } from './conversation-events.js';
 export { levelRefusal, shareRefusal, updateRefusal, revokeRefusal, transferRefusal, type Standing, type Refusal } from './conversation-rules.js';
 export * from './memory-service-api.js';
+export {
+  KAOS_EVENT_TYPES,
+  KAOS_MAX_CONTENT_CHARS,
+  KaosEventType,
+  KaosEvent,
+  KaosSessionCreated,
+  KaosEventsAppended,
+  KaosSessionDeleted,
+  KaosSessionsCleaned,
+  KaosInput,
+  kaosSessionKey,
+  isKaosInput,
+} from './kaos-events.js';
+export * from './kaos-api.js';

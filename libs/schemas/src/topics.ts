@@ -30,8 +30,9 @@ export const TOPICS = {
   /** ARK message batches, keyed by session: one event is one batch, stored whole and in order. */
   arkMessages: topic('ingest.ark-messages.v1', ArkMessagesReceived, (e) => e.data.session_id),
   /**
-   * Public input contract of the memory-service family: conversations, messages, forks,
-   * memberships and ownership transfers, keyed by the conversation group.
+   * Public input contract of the memory-service family (conversations, messages, forks,
+   * memberships and ownership transfers, keyed by the conversation group) and of KAOS agent
+   * memory (sessions and their events, keyed by the session within its agent).
    */
   conversationInput: topic('ingest.conversations.v1', ConversationInput, (e) => e.data.group_id),
   /** Canonical messages after they are stored, for the memory, embedding and summary consumers. */

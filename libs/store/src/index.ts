@@ -126,3 +126,18 @@ export {
   type MembershipRecord,
   type TransferRecord,
 } from './repositories/ms-memberships.js';
+export {
+  lockKaosAgent,
+  findKaosSession,
+  insertKaosSession,
+  deleteKaosSessions,
+  evictKaosSessions,
+  staleKaosSessions,
+  appendKaosEvents,
+  listKaosSessions,
+  kaosSessionEvents,
+  latestKaosEvents,
+  kaosStats,
+  type KaosSessionRow,
+  type KaosViewer,
+} from './repositories/kaos.js';

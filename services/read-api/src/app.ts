@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReadApiConfig } from '@memstream/config';
 import type { Fanout, RequestLedger, ResponseStreams } from '@memstream/fanout';
-import { API_FAMILIES, arkErrorShape, assertAuthenticated, errorHandlerFor, everMemOsErrorShape, memoryServiceErrorShape, type ApiDocsOptions } from '@memstream/http';
+import { API_FAMILIES, arkErrorShape, assertAuthenticated, errorHandlerFor, everMemOsErrorShape, kaosErrorShape, memoryServiceErrorShape, type ApiDocsOptions } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import type { Store } from '@memstream/store';
 import type { BoundaryRules } from '@memstream/episodes';
@@ -23,6 +23,10 @@ import { registerCodeRoutes } from './routes/memory-service/code-routes.js';
 import { registerSearch } from './routes/memory-service/search.js';
 import { registerAgentContext } from './routes/memory-service/agent-context.js';
 import { registerResponseResumer } from './routes/memory-service/response-resumer.js';
+import { agentOf, kaosOps, type KaosSettings } from './routes/kaos/kaos-ops.js';
+import { registerKaosSessionRoutes } from './routes/kaos/session-routes.js';
+import { registerKaosMemoryRoutes } from './routes/kaos/memory-routes.js';
+import { registerNullMemoryRoutes } from './routes/kaos/null-memory.js';
 
 export interface ReadApiDeps {
   readonly store: Store;
@@ -41,6 +45,8 @@ export interface ReadApiDeps {
   readonly syncTimeoutMs: number;
   /** The memory-service response resumer; undefined when it is disabled. */
   readonly responses: ResponseStreams | undefined;
+  /** KAOS agent memory: its default agent and limits; disabled gives KAOS's NullMemory. */
+  readonly kaos: KaosSettings & { readonly enabled: boolean };
 }
 
 /** What the read API's `/docs` says of itself. */
@@ -85,11 +91,26 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     registerAgentContext(memoryService, handlers, deps.store);
     registerResponseResumer(memoryService, handlers, { responses: deps.responses, heartbeatMs: deps.sseHeartbeatMs });
   });
+  // KAOS agent memory: sessions and events per agent; writes go through Kafka.
+  await app.register(async (kaos) => {
+    kaos.setErrorHandler(errorHandlerFor(kaosErrorShape));
+    // (deps.kaos is absent only where routes are registered to be listed or documented, never served.)
+    if (deps.kaos?.enabled === false) return registerNullMemoryRoutes(kaos, (request) => agentOf(request, deps.kaos.defaultAgent));
+    const ops = kaosOps({ store: deps.store, write: deps.write, settings: deps.kaos });
+    registerKaosSessionRoutes(kaos, ops, deps.store);
+    registerKaosMemoryRoutes(kaos, ops, deps.store);
+  });
 }
 
 /** The read API's settings from its configuration (the read API's own, or the all-in-one's). */
-export function readApiSettingsOf(config: ReadApiConfig): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'rules' | 'syncTimeoutMs'> {
+export function readApiSettingsOf(config: ReadApiConfig): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'rules' | 'syncTimeoutMs' | 'kaos'> {
   return {
+    kaos: {
+      enabled: config.MEMORY_ENABLED,
+      defaultAgent: config.KAOS_AGENT_NAME,
+      maxSessions: config.MEMORY_MAX_SESSIONS,
+      maxSessionEvents: config.MEMORY_MAX_SESSION_EVENTS,
+    },
     sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
     rules: { maxMessages: config.EPISODE_MAX_MESSAGES, maxTokens: config.EPISODE_MAX_TOKENS, silenceMs: config.EPISODE_SILENCE_MS },
     syncTimeoutMs: config.REQUEST_SYNC_TIMEOUT_MS,

@@ -1,6 +1,7 @@
 import { ArkErrorBody } from '../error-shapes/ark.js';
 import { DefaultErrorBody } from '../error-shapes/error-shape.js';
 import { EverMemOsErrorBody } from '../error-shapes/evermemos.js';
+import { KaosErrorBody } from '../error-shapes/kaos.js';
 import { MemoryServiceErrorBody } from '../error-shapes/memory-service.js';
 import { apiFamily } from './api-family.js';
 
@@ -17,5 +18,11 @@ export const memoryServiceDocs = apiFamily(
   MemoryServiceErrorBody,
 );
 
+export const kaosDocs = apiFamily(
+  'KAOS',
+  "KAOS agent memory: sessions and typed events in an agent's namespace (X-KAOS-Agent), KAOS's own /memory reads, and one route per LocalMemory operation",
+  KaosErrorBody,
+);
+
 /** Every family, in the order the document lists their tags. */
-export const API_FAMILIES = [everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs] as const;
+export const API_FAMILIES = [everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs, kaosDocs] as const;

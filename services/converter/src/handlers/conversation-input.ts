@@ -31,12 +31,14 @@ import {
   transferRefusal,
   updateRefusal,
   type ConversationInput,
+  isKaosInput,
   type MessageStored,
   type Refusal,
   type RequestOutcome,
 } from '@memstream/schemas';
 import { fromMsMessage } from '../mappers/memory-service.js';
 import { announce, type ConverterDeps } from './group-chat-input.js';
+import { applyKaos } from './kaos-input.js';
 
 type Applied = { outcome: RequestOutcome | undefined; stored: AppendResult[] };
 
@@ -54,12 +56,13 @@ export function handleConversationBatch(deps: ConverterDeps) {
     for (const event of events) {
       const earlier = (await findRequestOutcomes(deps.store, [event.id])).get(event.id);
       // Only an append that was stored is applied again (to publish it again); anything else keeps its outcome.
-      if (earlier && (event.type !== 'conversation.messages.appended' || earlier.status === 'failed')) {
+      const republishes = event.type === 'conversation.messages.appended' || event.type === 'kaos.events.appended';
+      if (earlier && (!republishes || earlier.status === 'failed')) {
         outcomes.push(earlier);
         continue;
       }
       const applied = await deps.store.transaction((tx) => apply(tx, event));
-      outcomes.push(applied.outcome ?? earlier ?? (await findRequestOutcomes(deps.store, [event.id])).get(event.id)!);
+      outcomes.push(earlier ?? applied.outcome ?? (await findRequestOutcomes(deps.store, [event.id])).get(event.id)!);
       for (const r of applied.stored) {
         stored.push({
           id: `${r.message.conversation_id}:${r.message.seq}`,
@@ -79,6 +82,10 @@ export function handleConversationBatch(deps: ConverterDeps) {
 async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> {
   const done = async (result: Record<string, unknown>): Promise<Applied> => ({ outcome: await record(tx, event, { result }), stored: [] });
   const refuse = async (refusal: Refusal): Promise<Applied> => ({ outcome: await record(tx, event, { refusal }), stored: [] });
+  if (isKaosInput(event)) {
+    const kaos = await applyKaos(tx, event);
+    return { outcome: await record(tx, event, kaos), stored: kaos.stored };
+  }
   const data = event.data;
 
   switch (event.type) {
@@ -186,7 +193,8 @@ async function record(tx: Queryable, event: ConversationInput, how: { result?: R
     request_id: event.id,
     kind: 'conversation',
     status: how.refusal ? 'failed' : 'stored',
-    group_id: event.data.conversation_id,
+    // KAOS events name a session, not a conversation: their ordering key stands for it.
+    group_id: 'conversation_id' in event.data ? event.data.conversation_id : event.data.group_id,
     message_id: null,
     duplicate: false,
     result: how.result ?? null,

@@ -16,7 +16,7 @@ import {
   type Store,
   type ViewFilter,
 } from '@memstream/store';
-import { TOPICS, levelRefusal, type AccessLevel, type ConversationInput, type MsMessage, type Refusal, type RequestOutcome, type Standing } from '@memstream/schemas';
+import { TOPICS, levelRefusal, type AccessLevel, type MemoryServiceInput, type MsMessage, type Refusal, type RequestOutcome, type Standing } from '@memstream/schemas';
 
 export interface OpsDeps {
   readonly store: Store;
@@ -49,10 +49,10 @@ export function conversationOps(deps: OpsDeps) {
   };
 
   /** Publishes one event of the family and waits for the converter's outcome. */
-  const send = async <T extends ConversationInput['type']>(
+  const send = async <T extends MemoryServiceInput['type']>(
     request: FastifyRequest,
     type: T,
-    data: Extract<ConversationInput, { type: T }>['data'],
+    data: Extract<MemoryServiceInput, { type: T }>['data'],
   ): Promise<RequestOutcome | StillApplying> => {
     const written = await deps.write(request, TOPICS.conversationInput, { type, data, source: 'memory-service' } as never, true);
     if (written.kind === 'accepted') return new StillApplying(written.requestId);

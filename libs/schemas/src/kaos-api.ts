@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { KAOS_MAX_CONTENT_CHARS, KaosEventType } from './kaos-events.js';
+
+/**
+ * KAOS agent memory's HTTP payloads: KAOS's own two debugging reads (`GET /memory/events`,
+ * `GET /memory/sessions`) exactly as its agent server answers them, and one route per
+ * operation of its LocalMemory class, so a KAOS agent's memory can live here instead of in its pod.
+ */
+/** NUL cannot be stored (PostgreSQL text): ids say so in their pattern. */
+const Id = z.string().min(1).max(255).regex(/^[^\u0000]+$/);
+const Name = z.string().max(255).regex(/^[^\u0000]*$/);
+
+export const KaosSessionParams = z.object({ sessionId: Id });
+
+/** `limit`: KAOS answers at most 1000 and caps a larger ask rather than refusing it. */
+export const KaosEventsQuery = z.object({
+  limit: z.coerce.number().int().min(1).default(100),
+  session_id: Id.optional(),
+});
+
+export const KaosListSessionsQuery = z.object({ user_id: Name.optional() });
+
+export const KaosCreateSessionRequest = z.object({
+  app_name: Name.default('agent'),
+  user_id: Name.optional(),
+  session_id: Id.nullable().optional(),
+  get_or_create: z.boolean().default(false),
+});
+
+/** An event as a client sends it: KAOS's clients make the id and time themselves, and may send both. */
+export const KaosNewEvent = z.object({
+  event_type: KaosEventType,
+  content: z
+    .unknown()
+    .refine((v) => (JSON.stringify(v) ?? '').length <= KAOS_MAX_CONTENT_CHARS, `content is larger than ${KAOS_MAX_CONTENT_CHARS} characters of JSON`)
+    .meta({ description: `Any JSON value, at most ${KAOS_MAX_CONTENT_CHARS} characters once serialized` }),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+  event_id: Id.optional(),
+  timestamp: z.iso.datetime({ offset: true }).optional(),
+});
+export type KaosNewEvent = z.infer<typeof KaosNewEvent>;
+
+/** One event, or a list of them (1 to 1000). */
+export const KaosAddEventsRequest = z.union([KaosNewEvent, z.array(KaosNewEvent).min(1).max(1000)]);
+
+/** `event_types`: a comma-separated list, or the parameter repeated. */
+export const KaosSessionEventsQuery = z.object({
+  event_types: z.union([z.string(), z.array(z.string())]).optional(),
+});
+
+export const KaosContextQuery = z.object({ max_events: z.coerce.number().int().min(1).max(10_000).default(20) });
+
+export const KaosCleanupRequest = z.object({ max_age_hours: z.number().min(0).max(1_000_000).default(24) });
+
+// Answers.
+export const KaosEventBody = z.object({
+  event_id: z.string(),
+  timestamp: z.string().meta({ description: "ISO 8601 in UTC, as Python's datetime.isoformat() writes it" }),
+  event_type: KaosEventType,
+  content: z.unknown(),
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+export const KaosEventsResponse = z.object({ agent: z.string(), events: z.array(KaosEventBody), total: z.number().int() }).meta({ description: 'The most recent events, oldest first' });
+export const KaosSessionEventsResponse = KaosEventsResponse.extend({ session_id: z.string() }).meta({ description: "The session's events, oldest first" });
+export const KaosSessionsResponse = z.object({ agent: z.string(), sessions: z.array(z.string()), total: z.number().int() }).meta({ description: 'Session ids, oldest first' });
+export const KaosSessionBody = z
+  .object({
+    session_id: z.string(),
+    user_id: z.string(),
+    app_name: z.string(),
+    events: z.array(KaosEventBody),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ description: 'The session as KAOS serializes it (SessionMemory.to_dict)' });
+export const KaosCreatedSession = z.object({ session_id: z.string(), created: z.boolean() });
+export const KaosAddedEvents = z.object({ added: z.number().int(), event_ids: z.array(z.string()) }).meta({ description: 'Events stored (a resent event id is stored once)' });
+export const KaosDeleted = z.object({ deleted: z.boolean() });
+export const KaosContextResponse = z.object({ session_id: z.string(), context: z.string() }).meta({ description: 'The "User: ...\\nAssistant: ..." text of the latest messages' });
+export const KaosCleaned = z.object({ cleaned: z.number().int() });
+export const KaosStats = z.object({ total_sessions: z.number().int(), total_events: z.number().int(), avg_events_per_session: z.number().int() });

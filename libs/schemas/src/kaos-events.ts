@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { envelopeOf } from './envelope.js';
+
+/**
+ * KAOS agent memory's writes, as events on the conversation input topic. A KAOS session lives in
+ * an agent's namespace (KAOS keeps one memory per agent pod), so it is named by the pair
+ * (agent, session_id). Every event of one session is keyed by `group_id` = `kaos:<agent>:<session>`
+ * and so applied in order; a cleanup, which spans sessions, is keyed by `kaos:<agent>`.
+ */
+const Id = z.string().min(1).max(255).regex(/^[^\u0000]+$/);
+
+export const KAOS_EVENT_TYPES = ['user_message', 'agent_response', 'tool_call', 'tool_result', 'delegation_request', 'delegation_response', 'error'] as const;
+export const KaosEventType = z.enum(KAOS_EVENT_TYPES);
+export type KaosEventType = z.infer<typeof KaosEventType>;
+
+/** Content of one event as JSON: KAOS takes any value; more than this is not a memory, it is a payload. */
+export const KAOS_MAX_CONTENT_CHARS = 100_000;
+
+/** One event as stored: its id is unique within its session, so a resent event is stored once. */
+export const KaosEvent = z.object({
+  event_id: Id,
+  timestamp: z.iso.datetime({ offset: true }),
+  event_type: KaosEventType,
+  content: z.unknown(),
+  metadata: z.record(z.string(), z.unknown()),
+});
+export type KaosEvent = z.infer<typeof KaosEvent>;
+
+/** The limits a KAOS pod is configured with (MEMORY_MAX_SESSIONS, MEMORY_MAX_SESSION_EVENTS), carried by each write. */
+const Limits = { max_sessions: z.number().int().min(1), max_session_events: z.number().int().min(1) };
+
+/** The ordering key of a session's events. */
+export function kaosSessionKey(agent: string, sessionId: string): string {
+  return `kaos:${agent}:${sessionId}`;
+}
+
+export const KaosSessionCreated = envelopeOf(
+  'kaos.session.created',
+  z.object({
+    group_id: Id,
+    agent: Id,
+    session_id: Id,
+    app_name: z.string().max(255),
+    user_id: z.string().max(255),
+    /** true: an existing session is kept and reported; false: it is replaced by an empty one (KAOS's create_session). */
+    get_or_create: z.boolean(),
+    /** The person who may read the session through every family (null: none, as an agent's own). */
+    owner_user_id: Id.nullable(),
+    ...Limits,
+  }),
+);
+export type KaosSessionCreated = z.infer<typeof KaosSessionCreated>;
+
+export const KaosEventsAppended = envelopeOf(
+  'kaos.events.appended',
+  z.object({ group_id: Id, agent: Id, session_id: Id, events: z.array(KaosEvent).min(1).max(1000), ...Limits }),
+);
+export type KaosEventsAppended = z.infer<typeof KaosEventsAppended>;
+
+export const KaosSessionDeleted = envelopeOf('kaos.session.deleted', z.object({ group_id: Id, agent: Id, session_id: Id }));
+export type KaosSessionDeleted = z.infer<typeof KaosSessionDeleted>;
+
+export const KaosSessionsCleaned = envelopeOf(
+  'kaos.sessions.cleaned',
+  z.object({
+    group_id: Id,
+    agent: Id,
+    /** Sessions not updated since this instant are deleted. */
+    updated_before: z.iso.datetime({ offset: true }),
+    /** Only sessions this person may read (a person's cleanup); null: every session of the agent. */
+    visible_to: Id.nullable(),
+  }),
+);
+export type KaosSessionsCleaned = z.infer<typeof KaosSessionsCleaned>;
+
+export const KaosInput = z.discriminatedUnion('type', [KaosSessionCreated, KaosEventsAppended, KaosSessionDeleted, KaosSessionsCleaned]);
+export type KaosInput = z.infer<typeof KaosInput>;
+
+/** True for KAOS's writes on the shared conversation input topic. */
+export function isKaosInput<E extends { type: string }>(event: E): event is Extract<E, KaosInput> {
+  return event.type.startsWith('kaos.');
+}

@@ -1,0 +1,191 @@
+import type { KaosEvent } from '@memstream/schemas';
+import type { Queryable } from '../store.js';
+import { visibleTo } from './conversation-access.js';
+
+/** A KAOS session as stored; times are already in KAOS's text form (see ISO). */
+export interface KaosSessionRow {
+  agent: string;
+  session_id: string;
+  conversation_id: string;
+  app_name: string;
+  user_id: string;
+  next_event: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An event as KAOS serializes it (MemoryEvent.to_dict). */
+export type KaosEventRow = KaosEvent;
+
+/**
+ * A timestamp as Python's `datetime.isoformat()` writes an aware UTC one, which is what KAOS
+ * clients compare and parse: microseconds unless they are zero, and `+00:00`. Done in SQL because
+ * a JavaScript Date would drop the microseconds.
+ */
+const ISO = (column: string) =>
+  `(regexp_replace(to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '\\.000000$', '') || '+00:00')`;
+
+const SESSION = `s.agent, s.session_id, s.conversation_id, s.app_name, s.user_id, s.next_event::int8 AS next_event,
+  ${ISO('s.created_at')} AS created_at, ${ISO('s.updated_at')} AS updated_at`;
+const EVENT = `e.event_id, ${ISO('e.occurred_at')} AS timestamp, e.event_type, e.content, e.metadata`;
+
+/** Who reads: a person sees the sessions whose conversations they may read; undefined sees the agent's all. */
+export interface KaosViewer {
+  readonly userId?: string | undefined;
+}
+
+function scope(params: unknown[], agent: string, viewer: KaosViewer, level: 'reader' | 'writer' | 'manager' = 'reader'): string {
+  const where = [`s.agent = $${params.push(agent)}`];
+  if (viewer.userId !== undefined) where.push(visibleTo('s.conversation_id', params, viewer.userId, level));
+  return where.join(' AND ');
+}
+
+/** Serializes every change to an agent's set of sessions (creation with eviction, cleanup) across replicas. */
+export async function lockKaosAgent(tx: Queryable, agent: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('kaos:' || $1, 0))`, [agent]);
+}
+
+/** The session, locked for the transaction when `forUpdate` (an append or a deletion). */
+export async function findKaosSession(q: Queryable, agent: string, sessionId: string, options: { viewer?: KaosViewer; forUpdate?: boolean } = {}): Promise<KaosSessionRow | undefined> {
+  const params: unknown[] = [];
+  const where = scope(params, agent, options.viewer ?? {});
+  const { rows } = await q.query<KaosSessionRow>(
+    `SELECT ${SESSION} FROM kaos_sessions s WHERE ${where} AND s.session_id = $${params.push(sessionId)}${options.forUpdate ? ' FOR UPDATE OF s' : ''}`,
+    params,
+  );
+  return rows[0];
+}
+
+export async function insertKaosSession(
+  tx: Queryable,
+  s: { agent: string; sessionId: string; conversationId: string; appName: string; userId: string },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO conversations (id, source_api, metadata) VALUES ($1, 'kaos', $2::jsonb)`,
+    [s.conversationId, JSON.stringify({ kaos: { agent: s.agent, session_id: s.sessionId, app_name: s.appName } })],
+  );
+  await tx.query(
+    `INSERT INTO kaos_sessions (agent, session_id, conversation_id, app_name, user_id) VALUES ($1, $2, $3, $4, $5)`,
+    [s.agent, s.sessionId, s.conversationId, s.appName, s.userId],
+  );
+}
+
+/**
+ * Deletes sessions and their events; their conversations are marked deleted (as a memory-service
+ * deletion does), so their messages and memories are hidden in every family. Returns how many went.
+ */
+export async function deleteKaosSessions(tx: Queryable, conversationIds: readonly string[]): Promise<number> {
+  if (conversationIds.length === 0) return 0;
+  const { rowCount } = await tx.query(`DELETE FROM kaos_sessions WHERE conversation_id = ANY($1::text[])`, [[...conversationIds]]);
+  await tx.query(`UPDATE conversations SET deleted_at = now(), updated_at = now() WHERE id = ANY($1::text[]) AND deleted_at IS NULL`, [[...conversationIds]]);
+  return rowCount ?? 0;
+}
+
+/**
+ * Makes room for one more session as KAOS does: at `maxSessions` or more, the least recently
+ * updated tenth (at least one) goes. The caller holds the agent's lock.
+ */
+export async function evictKaosSessions(tx: Queryable, agent: string, maxSessions: number): Promise<number> {
+  const { rows } = await tx.query<{ n: string }>(`SELECT count(*) AS n FROM kaos_sessions WHERE agent = $1`, [agent]);
+  if (Number(rows[0]!.n) < maxSessions) return 0;
+  const oldest = await tx.query<{ conversation_id: string }>(
+    `SELECT conversation_id FROM kaos_sessions WHERE agent = $1 ORDER BY updated_at, ord LIMIT $2 FOR UPDATE`,
+    [agent, Math.max(1, Math.floor(maxSessions / 10))],
+  );
+  return deleteKaosSessions(tx, oldest.rows.map((r) => r.conversation_id));
+}
+
+/** Sessions of the agent not updated since `before` (a person's: only those they may manage), locked. */
+export async function staleKaosSessions(tx: Queryable, agent: string, before: string, viewer: KaosViewer): Promise<string[]> {
+  const params: unknown[] = [];
+  const where = scope(params, agent, viewer, 'manager');
+  const { rows } = await tx.query<{ conversation_id: string }>(
+    `SELECT s.conversation_id FROM kaos_sessions s WHERE ${where} AND s.updated_at < $${params.push(before)}::timestamptz FOR UPDATE OF s`,
+    params,
+  );
+  return rows.map((r) => r.conversation_id);
+}
+
+/**
+ * Appends events to a locked session: an event id already in the session (a resend, a
+ * redelivery) is stored once; then only the latest `maxEvents` are kept, as KAOS's bounded deque
+ * keeps them. Returns the events stored now, in order.
+ */
+export async function appendKaosEvents(tx: Queryable, session: KaosSessionRow, events: readonly KaosEvent[], maxEvents: number): Promise<KaosEvent[]> {
+  const { rows: existing } = await tx.query<{ event_id: string }>(
+    `SELECT event_id FROM kaos_events WHERE conversation_id = $1 AND event_id = ANY($2::text[])`,
+    [session.conversation_id, events.map((e) => e.event_id)],
+  );
+  const seen = new Set(existing.map((r) => r.event_id));
+  const fresh = events.filter((e) => !seen.has(e.event_id) && (seen.add(e.event_id), true));
+  if (fresh.length > 0) {
+    const next = Number(session.next_event);
+    await tx.query(
+      `INSERT INTO kaos_events (conversation_id, seq, event_id, occurred_at, event_type, content, metadata)
+       SELECT $1, $2::int8 + t.i - 1, t.id, t.ts, t.type, t.content::json, t.metadata::json
+       FROM unnest($3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS t(id, ts, type, content, metadata, i)`,
+      [
+        session.conversation_id,
+        next,
+        fresh.map((e) => e.event_id),
+        fresh.map((e) => e.timestamp),
+        fresh.map((e) => e.event_type),
+        fresh.map((e) => JSON.stringify(e.content ?? null)),
+        fresh.map((e) => JSON.stringify(e.metadata)),
+      ],
+    );
+    await tx.query(`DELETE FROM kaos_events WHERE conversation_id = $1 AND seq < $2`, [session.conversation_id, next + fresh.length - maxEvents]);
+  }
+  // Every append counts as activity, as KAOS's add_event sets updated_at.
+  await tx.query(`UPDATE kaos_sessions SET next_event = next_event + $2, updated_at = clock_timestamp() WHERE conversation_id = $1`, [session.conversation_id, fresh.length]);
+  return fresh;
+}
+
+/** Session ids in creation order, optionally of one user. */
+export async function listKaosSessions(q: Queryable, agent: string, viewer: KaosViewer, userId?: string): Promise<string[]> {
+  const params: unknown[] = [];
+  let where = scope(params, agent, viewer);
+  if (userId !== undefined) where += ` AND s.user_id = $${params.push(userId)}`;
+  const { rows } = await q.query<{ session_id: string }>(`SELECT s.session_id FROM kaos_sessions s WHERE ${where} ORDER BY s.ord`, params);
+  return rows.map((r) => r.session_id);
+}
+
+/** A session's events, oldest first, optionally of some types only. */
+export async function kaosSessionEvents(q: Queryable, conversationId: string, types?: readonly string[]): Promise<KaosEvent[]> {
+  const params: unknown[] = [conversationId];
+  const typed = types ? ` AND e.event_type = ANY($${params.push([...types])}::text[])` : '';
+  const { rows } = await q.query<KaosEvent>(`SELECT ${EVENT} FROM kaos_events e WHERE e.conversation_id = $1${typed} ORDER BY e.seq`, params);
+  return rows;
+}
+
+/**
+ * The latest `limit` events of the agent's sessions (or of one), oldest first: KAOS concatenates
+ * its sessions' events in session order and keeps the tail of that list.
+ */
+export async function latestKaosEvents(q: Queryable, agent: string, viewer: KaosViewer, limit: number, sessionId?: string): Promise<KaosEvent[]> {
+  const params: unknown[] = [];
+  let where = scope(params, agent, viewer);
+  if (sessionId !== undefined) where += ` AND s.session_id = $${params.push(sessionId)}`;
+  const { rows } = await q.query<KaosEvent>(
+    `SELECT * FROM (
+       SELECT ${EVENT}, s.ord, e.seq FROM kaos_sessions s JOIN kaos_events e ON e.conversation_id = s.conversation_id
+       WHERE ${where} ORDER BY s.ord DESC, e.seq DESC LIMIT $${params.push(limit)}
+     ) tail ORDER BY ord, seq`,
+    params,
+  );
+  return rows.map(({ event_id, timestamp, event_type, content, metadata }) => ({ event_id, timestamp, event_type, content, metadata }));
+}
+
+/** Sessions and events the viewer reaches; the average is truncated, as KAOS's int() does. */
+export async function kaosStats(q: Queryable, agent: string, viewer: KaosViewer): Promise<{ total_sessions: number; total_events: number; avg_events_per_session: number }> {
+  const params: unknown[] = [];
+  const where = scope(params, agent, viewer);
+  const { rows } = await q.query<{ sessions: string; events: string }>(
+    `SELECT count(*) AS sessions, COALESCE(sum((SELECT count(*) FROM kaos_events e WHERE e.conversation_id = s.conversation_id)), 0) AS events
+     FROM kaos_sessions s WHERE ${where}`,
+    params,
+  );
+  const sessions = Number(rows[0]!.sessions);
+  const events = Number(rows[0]!.events);
+  return { total_sessions: sessions, total_events: events, avg_events_per_session: sessions === 0 ? 0 : Math.trunc(events / sessions) };
+}

@@ -1,0 +1,89 @@
+import {
+  appendKaosEvents,
+  appendMessages,
+  claimConversation,
+  deleteKaosSessions,
+  evictKaosSessions,
+  findKaosSession,
+  insertKaosSession,
+  lockKaosAgent,
+  staleKaosSessions,
+  standingOf,
+  type AppendResult,
+  type KaosSessionRow,
+  type Queryable,
+} from '@memstream/store';
+import { levelRefusal, type Actor, type KaosInput, type Refusal } from '@memstream/schemas';
+import { fromKaosEvent } from '../mappers/kaos.js';
+
+export interface KaosApplied {
+  readonly result?: Record<string, unknown>;
+  readonly refusal?: Refusal;
+  /** Canonical messages the events became (user and agent messages), for the memory consumers. */
+  readonly stored: AppendResult[];
+}
+
+/**
+ * Applies one KAOS write in the caller's transaction. A person (an actor of kind user) reaches
+ * only sessions they may see; a session they may not see is "not found", and an id someone else
+ * holds is "in use", so nothing about it leaks. Agents and writes without an actor reach every
+ * session of the agent, as a KAOS pod reaches its own memory.
+ */
+export async function applyKaos(tx: Queryable, event: KaosInput): Promise<KaosApplied> {
+  const done = (result: Record<string, unknown>, stored: AppendResult[] = []): KaosApplied => ({ result, stored });
+  const refuse = (refusal: Refusal): KaosApplied => ({ refusal, stored: [] });
+
+  switch (event.type) {
+    case 'kaos.session.created': {
+      const d = event.data;
+      // Eviction counts every session of the agent: the agent's lock makes replicas take turns.
+      await lockKaosAgent(tx, d.agent);
+      let existing = await findKaosSession(tx, d.agent, d.session_id, { forUpdate: true });
+      if (existing) {
+        const needed = d.get_or_create ? 'reader' : 'manager';
+        if (await refusedFor(tx, event.actor, existing, needed)) return refuse({ code: 'CONFLICT', message: `Session id in use: ${d.session_id}` });
+        if (d.get_or_create) return done({ session_id: d.session_id, created: false });
+      }
+      await evictKaosSessions(tx, d.agent, d.max_sessions);
+      // KAOS's create_session with an id in use starts that session over, empty (unless eviction already took it).
+      existing = await findKaosSession(tx, d.agent, d.session_id, { forUpdate: true });
+      if (existing) await deleteKaosSessions(tx, [existing.conversation_id]);
+      // One conversation per incarnation of the session: a deleted one stays deleted.
+      const conversationId = `kaos_${event.id}`;
+      await insertKaosSession(tx, { agent: d.agent, sessionId: d.session_id, conversationId, appName: d.app_name, userId: d.user_id });
+      if (d.owner_user_id) await claimConversation(tx, conversationId, d.owner_user_id);
+      return done({ session_id: d.session_id, created: true });
+    }
+
+    case 'kaos.events.appended': {
+      const d = event.data;
+      const session = await findKaosSession(tx, d.agent, d.session_id, { forUpdate: true });
+      if (!session || (await refusedFor(tx, event.actor, session, 'writer'))) return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Session not found: ${d.session_id}` });
+      const fresh = new Set((await appendKaosEvents(tx, session, d.events, d.max_session_events)).map((e) => e.event_id));
+      // Every message event is appended (a resend finds its message), so a redelivery publishes it again.
+      const messages = d.events.filter((e) => e.event_type === 'user_message' || e.event_type === 'agent_response').map((e) => fromKaosEvent(session, e));
+      const stored = await appendMessages(tx, messages.map((message) => ({ message })));
+      return done({ added: fresh.size, event_ids: d.events.map((e) => e.event_id) }, stored);
+    }
+
+    case 'kaos.session.deleted': {
+      const d = event.data;
+      const session = await findKaosSession(tx, d.agent, d.session_id, { forUpdate: true });
+      // Someone else's session is, to this caller, one that does not exist: deleted false.
+      if (!session || (await refusedFor(tx, event.actor, session, 'manager'))) return done({ deleted: false });
+      return done({ deleted: (await deleteKaosSessions(tx, [session.conversation_id])) > 0 });
+    }
+
+    case 'kaos.sessions.cleaned': {
+      const d = event.data;
+      await lockKaosAgent(tx, d.agent);
+      const stale = await staleKaosSessions(tx, d.agent, d.updated_before, { userId: d.visible_to ?? undefined });
+      return done({ cleaned: await deleteKaosSessions(tx, stale) });
+    }
+  }
+}
+
+/** True when a person's standing in the session's conversation is below `needed`. */
+async function refusedFor(tx: Queryable, actor: Actor | undefined, session: KaosSessionRow, needed: 'reader' | 'writer' | 'manager'): Promise<boolean> {
+  return levelRefusal(await standingOf(tx, actor, session.conversation_id), needed, 'Using') !== undefined;
+}

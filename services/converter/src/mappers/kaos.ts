@@ -1,0 +1,25 @@
+import type { KaosSessionRow, NewMessage } from '@memstream/store';
+import type { KaosEvent } from '@memstream/schemas';
+
+/**
+ * A KAOS user or agent message as a canonical one, so search, episodes and summaries see KAOS
+ * sessions like any conversation. The person is the session's user, the assistant the agent; the
+ * event's id is the message's id, which makes a resent event the same message. Content that is
+ * not a string is kept as its JSON text.
+ */
+export function fromKaosEvent(session: Pick<KaosSessionRow, 'conversation_id' | 'user_id' | 'agent'>, e: KaosEvent): NewMessage {
+  const fromUser = e.event_type === 'user_message';
+  const sender = fromUser ? session.user_id || 'user' : session.agent;
+  return {
+    conversation_id: session.conversation_id,
+    message_id: e.event_id,
+    sender_id: sender,
+    sender_name: sender,
+    role: fromUser ? 'user' : 'assistant',
+    content: typeof e.content === 'string' ? e.content : JSON.stringify(e.content ?? null),
+    created_at: new Date(e.timestamp),
+    refer_list: [],
+    metadata: { kaos: { event_type: e.event_type, metadata: e.metadata } },
+    source_api: 'kaos',
+  };
+}
