@@ -12,6 +12,9 @@ const Name = z.string().max(255).regex(/^[^\u0000]*$/);
 
 export const KaosSessionParams = z.object({ sessionId: Id });
 
+/** The agent whose memory a call reaches; without it, the server's KAOS_AGENT_NAME. */
+export const KaosHeaders = z.object({ 'x-kaos-agent': Id.optional() });
+
 /** `limit`: KAOS answers at most 1000 and caps a larger ask rather than refusing it. */
 export const KaosEventsQuery = z.object({
   limit: z.coerce.number().int().min(1).default(100),

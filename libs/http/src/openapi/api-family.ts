@@ -8,6 +8,8 @@ export interface RouteDocs {
   readonly description?: string;
   readonly querystring?: z.ZodType;
   readonly params?: z.ZodType;
+  /** Request headers the route reads beyond credentials (lower-case names). */
+  readonly headers?: z.ZodType;
   readonly body?: z.ZodType;
   /** Body media types when the body is not JSON only (defaults to application/json). */
   readonly consumes?: readonly string[];
@@ -52,6 +54,7 @@ export function apiFamily(tag: string, description: string, errorBody: z.ZodType
               ...schema,
               ...(docs.querystring ? { querystring: jsonSchemaOf(docs.querystring, 'input') } : {}),
               ...(docs.params ? { params: jsonSchemaOf(docs.params, 'input') } : {}),
+              ...(docs.headers ? { headers: jsonSchemaOf(docs.headers, 'input') } : {}),
               ...(docs.body ? { body: jsonSchemaOf(docs.body, 'input') } : {}),
               ...(docs.consumes ? { consumes: docs.consumes } : {}),
               response: {

@@ -4,7 +4,7 @@ import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { findKaosSession, type KaosSessionRow, type KaosViewer, type Store } from '@memstream/store';
-import { TOPICS, type KaosInput } from '@memstream/schemas';
+import { KaosHeaders, TOPICS, type KaosInput } from '@memstream/schemas';
 import { personOf } from '../../access.js';
 
 export interface KaosSettings {
@@ -30,9 +30,9 @@ export function kaosId(prefix: string, hexDigits: number): string {
 /** The agent whose memory the call reaches: the X-KAOS-Agent header, else the configured one. */
 export function agentOf(request: FastifyRequest, fallback: string): string {
   const header = request.headers[AGENT_HEADER];
-  if (header === undefined) return fallback;
   const value = Array.isArray(header) ? header[0] : header;
-  if (!value || value.length > 255 || value.includes('\u0000')) throw new AppError('INVALID_PARAMETER', 'X-KAOS-Agent: 1 to 255 characters');
+  if (value === undefined) return fallback;
+  if (!KaosHeaders.safeParse({ [AGENT_HEADER]: value }).success) throw new AppError('INVALID_PARAMETER', 'Data format error: invalid header X-KAOS-Agent: 1 to 255 characters', { details: { field: 'X-KAOS-Agent' } });
   return value;
 }
 

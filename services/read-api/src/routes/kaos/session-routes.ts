@@ -11,6 +11,7 @@ import {
   KaosCreateSessionRequest,
   KaosCreatedSession,
   KaosDeleted,
+  KaosHeaders,
   KaosNewEvent,
   KaosSessionBody,
   KaosSessionEventsQuery,
@@ -28,7 +29,7 @@ const EventList = z.object({ events: z.array(KaosNewEvent).min(1).max(1000) });
 
 /** One route per operation of KAOS's LocalMemory that changes or reads one session. */
 export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, store: Store): void {
-  app.post('/memory/sessions', docs.route({ summary: 'Create a session (create_session), or with get_or_create the existing one (get_or_create_session)', body: KaosCreateSessionRequest, responses: { 201: KaosCreatedSession, 200: KaosCreatedSession, 202: 'Accepted, not yet applied' } }), async (request, reply) => {
+  app.post('/memory/sessions', docs.route({ headers: KaosHeaders, summary: 'Create a session (create_session), or with get_or_create the existing one (get_or_create_session)', body: KaosCreateSessionRequest, responses: { 201: KaosCreatedSession, 200: KaosCreatedSession, 202: 'Accepted, not yet applied' } }), async (request, reply) => {
     const body = parseOrThrow(KaosCreateSessionRequest, request.body ?? {});
     const principal = principalOf(request);
     if (principal.kind === 'user' && body.user_id !== undefined && body.user_id !== principal.userId) {
@@ -49,20 +50,20 @@ export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, st
     return answer(reply, result, result?.['created'] === false ? 200 : 201, { session_id: sessionId });
   });
 
-  app.get<P>('/memory/sessions/:sessionId', docs.route({ summary: 'A session with its events (get_session)', params: KaosSessionParams, responses: { 200: KaosSessionBody } }), async (request) => {
+  app.get<P>('/memory/sessions/:sessionId', docs.route({ headers: KaosHeaders, summary: 'A session with its events (get_session)', params: KaosSessionParams, responses: { 200: KaosSessionBody } }), async (request) => {
     const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
     const s = await ops.session(request, sessionId);
     const events = await kaosSessionEvents(store, s.conversation_id);
     return { session_id: s.session_id, user_id: s.user_id, app_name: s.app_name, events, created_at: s.created_at, updated_at: s.updated_at };
   });
 
-  app.delete<P>('/memory/sessions/:sessionId', docs.route({ summary: 'Delete a session and its events (delete_session); its conversation is deleted in every family', params: KaosSessionParams, responses: { 200: KaosDeleted, 202: 'Accepted, not yet applied' } }), async (request, reply) => {
+  app.delete<P>('/memory/sessions/:sessionId', docs.route({ headers: KaosHeaders, summary: 'Delete a session and its events (delete_session); its conversation is deleted in every family', params: KaosSessionParams, responses: { 200: KaosDeleted, 202: 'Accepted, not yet applied' } }), async (request, reply) => {
     const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
     const agent = ops.agent(request);
     return answer(reply, await ops.send(request, 'kaos.session.deleted', { group_id: kaosSessionKey(agent, sessionId), agent, session_id: sessionId }));
   });
 
-  app.post<P>('/memory/sessions/:sessionId/events', docs.route({ summary: 'Add one event or a list (add_event); 404 when the session does not exist', params: KaosSessionParams, body: KaosAddEventsRequest, responses: { 201: KaosAddedEvents, 202: 'Accepted, not yet applied' } }), async (request, reply) => {
+  app.post<P>('/memory/sessions/:sessionId/events', docs.route({ headers: KaosHeaders, summary: 'Add one event or a list (add_event); 404 when the session does not exist', params: KaosSessionParams, body: KaosAddEventsRequest, responses: { 201: KaosAddedEvents, 202: 'Accepted, not yet applied' } }), async (request, reply) => {
     const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
     const given = Array.isArray(request.body) ? parseOrThrow(EventList, { events: request.body }).events : [parseOrThrow(KaosNewEvent, request.body)];
     const now = new Date().toISOString();
@@ -78,7 +79,7 @@ export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, st
     return answer(reply, result, 201, { event_ids: events.map((e) => e.event_id) });
   });
 
-  app.get<P>('/memory/sessions/:sessionId/events', docs.route({ summary: "A session's events, oldest first, optionally of some types (get_session_events)", params: KaosSessionParams, querystring: KaosSessionEventsQuery, responses: { 200: KaosSessionEventsResponse } }), async (request) => {
+  app.get<P>('/memory/sessions/:sessionId/events', docs.route({ headers: KaosHeaders, summary: "A session's events, oldest first, optionally of some types (get_session_events)", params: KaosSessionParams, querystring: KaosSessionEventsQuery, responses: { 200: KaosSessionEventsResponse } }), async (request) => {
     const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
     const types = eventTypesOf(parseOrThrow(KaosSessionEventsQuery, request.query, 'query').event_types);
     const s = await ops.session(request, sessionId);
@@ -86,7 +87,7 @@ export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, st
     return { agent: s.agent, session_id: s.session_id, events, total: events.length };
   });
 
-  app.get<P>('/memory/sessions/:sessionId/context', docs.route({ summary: 'The latest user and agent messages as "User: ...\\nAssistant: ..." text (build_conversation_context)', params: KaosSessionParams, querystring: KaosContextQuery, responses: { 200: KaosContextResponse } }), async (request) => {
+  app.get<P>('/memory/sessions/:sessionId/context', docs.route({ headers: KaosHeaders, summary: 'The latest user and agent messages as "User: ...\\nAssistant: ..." text (build_conversation_context)', params: KaosSessionParams, querystring: KaosContextQuery, responses: { 200: KaosContextResponse } }), async (request) => {
     const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
     const { max_events } = parseOrThrow(KaosContextQuery, request.query, 'query');
     const s = await ops.session(request, sessionId);
