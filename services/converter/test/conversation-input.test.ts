@@ -1,28 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { MemoryBus } from '@memstream/bus';
-import { MemoryFanout } from '@memstream/fanout';
-import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
-import { TOPICS, type ConversationInput, type MsMessage } from '@memstream/schemas';
-import { PgStore, appendStreamChunks, claimConversation, findConversation, findRequestOutcome, listMemberships, migrate, setMembership, viewSegments, listView } from '@memstream/store';
-import { handleConversationBatch } from '@memstream/converter';
-import { freshDatabase } from '../../../test/helpers/infra.js';
-
-const silent = createLogger({ service: 'test', level: 'silent' });
-
-async function setUp(t: import('node:test').TestContext) {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log: silent });
-  t.after(() => store.close());
-  await migrate(store, silent);
-  const bus = new MemoryBus(silent, 1, new Metrics());
-  t.after(() => bus.close());
-  await bus.ensureTopics([{ name: TOPICS.messagesStored.name }]);
-  const handle = handleConversationBatch({ store, bus, fanout: new MemoryFanout(), metas: undefined as never });
-  const ctx = { attempt: 1, log: silent, correlationIds: [], signal: new AbortController().signal };
-  return { store, apply: (...events: ConversationInput[]) => handle(events, ctx) };
-}
+import { conversationHarness } from './conversation-harness.js';
+import { type ConversationInput, type MsMessage } from '@memstream/schemas';
+import { appendStreamChunks, claimConversation, findConversation, findRequestOutcome, listMemberships, setMembership, viewSegments, listView } from '@memstream/store';
 
 const message = (text: string): MsMessage => ({
   message_id: randomUUID(), role: 'user', visibility: 'user', channel: 'history', client_id: null, user_id: 'alice',
@@ -36,7 +17,7 @@ const append = (id: string, actor: string | undefined, messages: MsMessage[]): C
 });
 
 test('an append that would create a conversation does not take an id another family holds, nor its members', async (t) => {
-  const { store, apply } = await setUp(t);
+  const { store, apply } = await conversationHarness(t);
   // bob's ARK session: streamed chunks and his ownership, no stored message yet
   await appendStreamChunks(store, 'session-b', [{ t: 1 }]);
   assert.equal(await claimConversation(store, 'session-b', 'bob'), true);
@@ -58,7 +39,7 @@ test('an append that would create a conversation does not take an id another fam
 });
 
 test('a redelivered append stores once, and a refused one stays refused after access is granted', async (t) => {
-  const { store, apply } = await setUp(t);
+  const { store, apply } = await conversationHarness(t);
   const first = append('c1', 'alice', [message('one'), message('two')]);
   await apply(first);
   await apply(first);

@@ -1,30 +1,11 @@
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { MemoryBus } from '@memstream/bus';
-import { MemoryFanout } from '@memstream/fanout';
-import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
-import { TOPICS, kaosSessionKey, type ConversationInput, type KaosEvent } from '@memstream/schemas';
-import { PgStore, findRequestOutcome, listKaosSessions, migrate } from '@memstream/store';
-import { handleConversationBatch } from '@memstream/converter';
-import { freshDatabase } from '../../../test/helpers/infra.js';
+import { conversationHarness } from './conversation-harness.js';
+import { kaosSessionKey, type ConversationInput, type KaosEvent } from '@memstream/schemas';
+import { findRequestOutcome, listKaosSessions } from '@memstream/store';
 
-const silent = createLogger({ service: 'test', level: 'silent' });
 const LIMITS = { max_sessions: 5, max_session_events: 4 };
-
-async function setUp(t: TestContext) {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 8, statementTimeoutMs: 10_000, log: silent });
-  t.after(() => store.close());
-  await migrate(store, silent);
-  const bus = new MemoryBus(silent, 1, new Metrics());
-  t.after(() => bus.close());
-  await bus.ensureTopics([{ name: TOPICS.messagesStored.name }]);
-  const handle = handleConversationBatch({ store, bus, fanout: new MemoryFanout(), metas: undefined as never });
-  const ctx = { attempt: 1, log: silent, correlationIds: [], signal: new AbortController().signal };
-  const count = async (sql: string, params: unknown[] = []) => Number((await store.query<{ n: string }>(sql, params)).rows[0]!.n);
-  return { store, count, apply: (...events: ConversationInput[]) => handle(events, ctx) };
-}
 
 const envelope = (type: string, data: Record<string, unknown>) => ({ id: randomUUID(), type, occurred_at: new Date().toISOString(), data }) as ConversationInput;
 const created = (session: string, extra: Record<string, unknown> = {}) =>
@@ -33,7 +14,7 @@ const appended = (session: string, events: KaosEvent[]) => envelope('kaos.events
 const event = (type: KaosEvent['event_type'], content: unknown): KaosEvent => ({ event_id: `event_${randomUUID().slice(0, 8)}`, timestamp: new Date().toISOString(), event_type: type, content, metadata: {} });
 
 test('a redelivered KAOS append stores its events and messages once; tool events are not messages', async (t) => {
-  const { apply, count } = await setUp(t);
+  const { apply, count } = await conversationHarness(t);
   await apply(created('s'));
   const append = appended('s', [event('user_message', 'hi'), event('tool_call', { tool: 'calc' }), event('agent_response', 'hello')]);
   await apply(append);
@@ -46,7 +27,7 @@ test('a redelivered KAOS append stores its events and messages once; tool events
 });
 
 test('an append to a missing session is refused and stays refused when the session appears later', async (t) => {
-  const { store, apply, count } = await setUp(t);
+  const { store, apply, count } = await conversationHarness(t);
   const early = appended('late', [event('user_message', 'too early')]);
   await apply(early);
   assert.equal((await findRequestOutcome(store, early.id))?.error_code, 'RESOURCE_NOT_FOUND');
@@ -56,7 +37,7 @@ test('an append to a missing session is refused and stays refused when the sessi
 });
 
 test('creating a session id in use starts it over in a new conversation; the old one is deleted in every family', async (t) => {
-  const { apply, count, store } = await setUp(t);
+  const { apply, count, store } = await conversationHarness(t);
   await apply(created('s'));
   await apply(appended('s', [event('user_message', 'first life')]));
   await apply(created('s'));
@@ -67,7 +48,7 @@ test('creating a session id in use starts it over in a new conversation; the old
 });
 
 test('concurrent creations never leave more sessions than the limit, and the event cap keeps the latest', async (t) => {
-  const { apply, count, store } = await setUp(t);
+  const { apply, count, store } = await conversationHarness(t);
   // Handlers of different partitions apply at once: the agent's lock makes them take turns.
   await Promise.all([...Array(20).keys()].map((i) => apply(created(`s${i}`))));
   const left = await listKaosSessions(store, 'a', {});
