@@ -1,4 +1,4 @@
-import { isAppError, isRetriable } from '@memstream/errors';
+import { isAppError, isRetriable, isUnavailable } from '@memstream/errors';
 import type { Logger } from '@memstream/logging';
 import { CORRELATION_HEADER, DLQ_HEADERS, type BusRecord, type OutgoingRecord, type SubscribeOptions } from './bus.js';
 import { backoffDelayMs, sleep } from './backoff.js';
@@ -27,8 +27,11 @@ export function correlationIdsOf(records: readonly BusRecord[]): string[] {
  * The delivery semantics both bus implementations share, so the embedded mode behaves exactly
  * like Kafka: retry retriable failures with backoff, send anything else (or the last failure) to
  * the dead-letter topic with its reason, and only then report the record as done so the caller
- * commits its offset. Throws only when the subscription stops mid-retry or the DLQ write fails;
- * either way the record stays uncommitted and is redelivered.
+ * commits its offset. A dependency that is down (see isUnavailable) is waited for without limit:
+ * dead-lettering work because PostgreSQL restarted would drop writes that were acknowledged, so
+ * the partition waits instead. Only the work's own failures count against maxAttempts.
+ * Throws only when the subscription stops mid-retry or the DLQ write fails; either way the
+ * record stays uncommitted and is redelivered.
  */
 export async function deliver(record: BusRecord, options: SubscribeOptions, deps: DeliveryDeps): Promise<DeliveryOutcome> {
   const correlationId = record.headers[CORRELATION_HEADER];
@@ -45,7 +48,7 @@ export async function deliver(record: BusRecord, options: SubscribeOptions, deps
     } catch (err) {
       timer();
       const retriable = isRetriable(err);
-      if (retriable && attempt < options.retry.maxAttempts) {
+      if (retriable && (attempt < options.retry.maxAttempts || isUnavailable(err))) {
         deps.metrics.handledRecords.inc({ ...labels, outcome: 'retried' });
         const delay = backoffDelayMs(options.retry, attempt);
         log.warn({ err, attempt, delayMs: delay }, 'handler failed, retrying');
@@ -111,7 +114,7 @@ export async function deliverBatch(records: readonly BusRecord[], options: Subsc
       return;
     } catch (err) {
       timer();
-      if (isRetriable(err) && attempt < options.retry.maxAttempts) {
+      if (isRetriable(err) && (attempt < options.retry.maxAttempts || isUnavailable(err))) {
         deps.metrics.handledRecords.inc({ ...labels, outcome: 'retried' }, records.length);
         const delay = backoffDelayMs(options.retry, attempt);
         log.warn({ err, attempt, delayMs: delay, correlationIds }, 'batch handler failed, retrying');

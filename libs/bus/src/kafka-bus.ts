@@ -107,6 +107,26 @@ export class KafkaBus implements Bus {
   }
 
   private async send(batch: readonly TopicRecords[]): Promise<void> {
+    try {
+      await this.sendOnce(batch);
+    } catch (err) {
+      if (!producerStateLost(err)) throw err;
+      // The broker no longer knows this producer's sequence (it restarted, or expired the
+      // producer id): kafkajs cannot recover the same producer, so a new one (a new id) sends
+      // again. Consumers take a record twice without harm; losing it is what must not happen.
+      this.options.log.warn({ err }, 'producer state lost on the broker; sending again with a new producer');
+      await this.resetProducer();
+      await this.sendOnce(batch);
+    }
+  }
+
+  private async resetProducer(): Promise<void> {
+    const stale = this.producerReady;
+    this.producerReady = undefined;
+    await stale?.then((p) => p.disconnect()).catch(() => undefined);
+  }
+
+  private async sendOnce(batch: readonly TopicRecords[]): Promise<void> {
     const producer = await this.connectProducer();
     await producer.sendBatch({
       acks: -1,
@@ -193,8 +213,6 @@ class KafkaSubscription implements Subscription {
     const { consumer, options, wireTopic } = this;
     const { log } = this.deps;
     const commitIntervalMs = this.busOptions.commitIntervalMs ?? 1_000;
-    await consumer.connect();
-    await consumer.subscribe({ topic: wireTopic, fromBeginning: true });
     // run() returns before the group is joined; a process should not report ready (and a
     // held write should not start its clock) before its consumers actually consume.
     let joinedTimer: NodeJS.Timeout | undefined;
@@ -210,6 +228,43 @@ class KafkaSubscription implements Subscription {
       joinedTimer = setTimeout(resolve, 60_000); // a slow join is logged by kafkajs; start anyway
     });
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.keepLagOf(new Set(payload.memberAssignment[wireTopic] ?? [])));
+    // kafkajs restarts a crashed consumer only after errors it calls retriable; after others (a
+    // broker that went away in the middle of a commit, say) the consumer stays stopped for good
+    // and its partitions are never read again. Such a consumer is started again here.
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart || this.abort.signal.aborted) return;
+      log.error({ err: payload.error, topic: options.topic }, 'consumer crashed for good; starting it again');
+      this.restartLater(1000);
+    });
+    await this.runConsumer();
+    await joined;
+    clearTimeout(joinedTimer);
+    // Partitions that went quiet still get their last offsets committed.
+    this.timer = setInterval(() => {
+      if (this.pending.size === 0 || this.abort.signal.aborted) return;
+      void this.commitPending((offsets) => this.consumer.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p })))))
+        .catch((err: unknown) => log.warn({ err }, 'periodic offset commit failed'));
+    }, commitIntervalMs);
+    this.timer.unref();
+  }
+
+  private restartLater(delayMs: number): void {
+    const timer = setTimeout(() => {
+      if (this.abort.signal.aborted) return;
+      this.runConsumer().catch((err: unknown) => {
+        this.deps.log.warn({ err, topic: this.options.topic }, 'starting the consumer again failed; trying later');
+        this.restartLater(Math.min(delayMs * 2, 30_000));
+      });
+    }, delayMs);
+    timer.unref();
+  }
+
+  /** Connects, subscribes and consumes; called once at start and again after a crash kafkajs gives up on. */
+  private async runConsumer(): Promise<void> {
+    const { consumer, options, wireTopic } = this;
+    const commitIntervalMs = this.busOptions.commitIntervalMs ?? 1_000;
+    await consumer.connect();
+    await consumer.subscribe({ topic: wireTopic, fromBeginning: true });
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -260,15 +315,6 @@ class KafkaSubscription implements Subscription {
         }
       },
     });
-    await joined;
-    clearTimeout(joinedTimer);
-    // Partitions that went quiet still get their last offsets committed.
-    this.timer = setInterval(() => {
-      if (this.pending.size === 0 || this.abort.signal.aborted) return;
-      void this.commitPending((offsets) => this.consumer.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p })))))
-        .catch((err: unknown) => log.warn({ err }, 'periodic offset commit failed'));
-    }, commitIntervalMs);
-    this.timer.unref();
   }
 
   private reportLag(partition: number, lag: bigint): void {
@@ -327,3 +373,13 @@ function decodeHeaders(headers: Record<string, unknown> | undefined): Record<str
   }
   return out;
 }
+
+/** Errors after which an idempotent producer cannot go on: the broker lost or fenced its sequence. */
+function producerStateLost(err: unknown, depth = 0): boolean {
+  if (err === null || typeof err !== 'object' || depth > 5) return false;
+  const e = err as { type?: unknown; cause?: unknown; originalError?: unknown };
+  if (typeof e.type === 'string' && LOST_PRODUCER_STATE.has(e.type)) return true;
+  return producerStateLost(e.cause, depth + 1) || producerStateLost(e.originalError, depth + 1);
+}
+
+const LOST_PRODUCER_STATE = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH', 'INVALID_PRODUCER_ID_MAPPING']);

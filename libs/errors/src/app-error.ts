@@ -1,3 +1,5 @@
+import { isUnavailable } from './unavailable.js';
+
 /**
  * The one error type that crosses module boundaries. `code` is stable and machine-readable,
  * `statusCode` is what HTTP answers, `retriable` is what consumers branch on: a retriable error
@@ -57,6 +59,7 @@ export function isAppError(err: unknown): err is AppError {
  */
 export function isRetriable(err: unknown): boolean {
   if (isAppError(err)) return err.retriable;
+  if (isUnavailable(err)) return true;
   if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string') {

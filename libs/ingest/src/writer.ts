@@ -57,7 +57,7 @@ export function createWriter(deps: WriteDeps) {
     const pending = sync ? deps.waiter.expect(requestId, deps.settings.syncTimeoutMs) : undefined;
     try {
       try {
-        await deps.bus.publish(topic.name, [record]);
+        await withinDeadline(deps.bus.publish(topic.name, [record]), publishDeadlineMs(deps.settings));
       } catch (err) {
         pending?.cancel();
         throw new AppError('DEPENDENCY_UNAVAILABLE', 'Message broker unavailable, please retry later', { cause: err });
@@ -74,6 +74,24 @@ export function createWriter(deps: WriteDeps) {
 }
 
 export type Writer = ReturnType<typeof createWriter>;
+
+/**
+ * How long a write waits for the broker's acknowledgement before it answers 503. The producer
+ * itself retries for much longer while a broker is down; a client is better told to retry now
+ * (its retry carries the same message id, so a record that does land late is stored once).
+ */
+function publishDeadlineMs(settings: WriteSettings): number {
+  return Math.max(1000, settings.syncTimeoutMs);
+}
+
+/** The promise, or a rejection once `ms` passed (the work itself goes on: it cannot be taken back). */
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no acknowledgement from the broker within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
 
 /** A failed outcome as the client's error: its own code when it is a client error, else a 500 without internals. */
 export function outcomeError(outcome: RequestOutcome): AppError {

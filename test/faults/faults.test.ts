@@ -1,0 +1,140 @@
+import { after, before, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { uniqueName, waitFor } from '../helpers/infra.js';
+import { PrivateInfra } from './private-infra.js';
+import { consumerLag, consumerLagByGroup, Pipeline } from './pipeline.js';
+import { SteadyLoad, type WriteRecord } from './steady-load.js';
+import { faultReport, reportTable, type FaultReport } from './fault-report.js';
+
+const infra = new PrivateInfra();
+const reports: FaultReport[] = [];
+const SYNC_TIMEOUT_MS = 3000;
+const OUTAGE_MS = Number(process.env['FAULT_OUTAGE_MS'] ?? 20_000);
+
+before(async () => {
+  await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.up(p)));
+});
+after(async () => {
+  process.stdout.write(`\n${reportTable(reports)}\n`);
+  await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.down(p).catch(() => undefined)));
+});
+
+interface Fault {
+  readonly name: string;
+  /** Breaks something and repairs it; resolves once the repair is done (the recovery clock starts). */
+  inject(pipeline: Pipeline): Promise<void>;
+}
+
+const outage = (part: 'kafka' | 'postgres' | 'redis'): Fault => ({
+  name: `${part} stopped ${OUTAGE_MS / 1000} s`,
+  async inject() {
+    await infra.down(part);
+    await new Promise((r) => setTimeout(r, OUTAGE_MS));
+    await infra.up(part);
+  },
+});
+
+const FAULTS: Fault[] = [
+  outage('kafka'),
+  outage('postgres'),
+  outage('redis'),
+  {
+    name: 'ingest gateway SIGKILLed with calls in flight',
+    async inject(pipeline) {
+      await pipeline.kill('ingest-gateway');
+      await pipeline.restart('ingest-gateway');
+    },
+  },
+  {
+    name: 'extractor, indexer and summarizer SIGKILLed mid-batch',
+    async inject(pipeline) {
+      await Promise.all((['extractor', 'indexer', 'summarizer'] as const).map((s) => pipeline.kill(s)));
+      await Promise.all((['extractor', 'indexer', 'summarizer'] as const).map((s) => pipeline.restart(s)));
+    },
+  },
+];
+
+for (const fault of FAULTS) {
+  test(`under steady load, ${fault.name}: every acknowledged write is stored once, gap-free, indexed, and no consumer is stuck`, async (t: TestContext) => {
+    const prefix = `${uniqueName('faults')}.`;
+    const databaseUrl = await infra.freshDatabase(uniqueName('faults'));
+    const pipeline = new Pipeline(t, {
+      KAFKA_BROKERS: infra.kafkaBrokers,
+      KAFKA_TOPIC_PREFIX: prefix,
+      KAFKA_TOPIC_PARTITIONS: '4',
+      KAFKA_SESSION_TIMEOUT_MS: '10000',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: infra.redisUrl,
+      REQUEST_SYNC_TIMEOUT_MS: String(SYNC_TIMEOUT_MS),
+      EMBEDDING_PROVIDER: 'hash',
+      EPISODE_MAX_MESSAGES: '20',
+      SUMMARY_SWEEP_INTERVAL_MS: '1000',
+      EXTRACTION_SWEEP_INTERVAL_MS: '1000',
+    });
+    await pipeline.start();
+    const load = new SteadyLoad({
+      gateway: pipeline.base('ingest-gateway'),
+      brokers: infra.kafkaBrokers,
+      topic: `${prefix}ingest.group-chat.v1`,
+      groups: 6,
+      clientsPerKind: 2,
+      answerWithinMs: SYNC_TIMEOUT_MS + 12_000,
+    });
+    await load.start();
+    await new Promise((r) => setTimeout(r, 8000));
+    const faultAt = Date.now();
+    await fault.inject(pipeline);
+    const repairedAt = Date.now();
+    await new Promise((r) => setTimeout(r, 10_000));
+    await load.stop();
+
+    const db = new pg.Client({ connectionString: databaseUrl });
+    db.on('error', () => undefined);
+    await db.connect();
+    t.after(() => db.end());
+    const acked = load.acked();
+    const ackedKeys = new Set(acked.map((r) => `${r.groupId}|${r.messageId}`));
+    const storedOf = async () => {
+      const { rows } = await db.query<{ k: string; n: string }>(`SELECT conversation_id || '|' || message_id AS k, count(*) AS n FROM messages GROUP BY 1`);
+      return rows;
+    };
+    // Converged: everything acknowledged is stored, the index holds every message, no consumer lags.
+    await waitFor('the pipeline converged', async () => {
+      const stored = new Set((await storedOf()).map((r) => r.k));
+      if ([...ackedKeys].some((k) => !stored.has(k))) return undefined;
+      const indexed = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM search_items WHERE kind = 'message'`)).rows[0]!.n);
+      if (indexed !== stored.size) return undefined;
+      return (await consumerLag(infra.kafkaBrokers, prefix)) === 0 ? true : undefined;
+    }, 180_000).catch(async (err: unknown) => {
+      const stored = new Set((await storedOf()).map((r) => r.k));
+      const missing = [...ackedKeys].filter((k) => !stored.has(k));
+      const lag = JSON.stringify(await consumerLagByGroup(infra.kafkaBrokers, prefix).catch(() => ({})));
+      process.stdout.write(`${JSON.stringify(pipeline.complaints(), null, 1)}\n`);
+      const byKind = Object.fromEntries(['held', 'async', 'direct'].map((k) => [k, acked.filter((r) => r.kind === k && missing.includes(`${r.groupId}|${r.messageId}`)).length]));
+      throw new Error(`${String(err)}: ${missing.length} acknowledged writes missing ${JSON.stringify(byKind)} (${missing.slice(0, 5).join(', ')}), consumer lag ${lag}`);
+    });
+    const convergedAt = Date.now();
+
+    const rows = await storedOf();
+    const duplicates = rows.filter((r) => Number(r.n) > 1).length;
+    const gaps = await db.query(`SELECT conversation_id FROM messages GROUP BY 1 HAVING count(*) <> max(seq) + 1 OR min(seq) <> 0`);
+    const searchDuplicates = await db.query(`SELECT kind, item_id FROM search_items GROUP BY 1, 2 HAVING count(*) > 1`);
+    const report = faultReport(fault.name, load.records, { faultAt, repairedAt, convergedAt, stored: rows.length, duplicates });
+    reports.push(report);
+    t.diagnostic(JSON.stringify(report));
+
+    assert.equal(duplicates, 0, 'no message stored twice');
+    assert.equal(gaps.rowCount, 0, 'every conversation numbered 0..n-1');
+    assert.equal(searchDuplicates.rowCount, 0, 'every search row once');
+    assert.equal(report.serverErrors, 0, `no 5xx but 503: ${JSON.stringify(unexpected(load.records))}`);
+    assert.equal(report.hung, 0, 'no call hung past its timeout');
+    const refusedBadly = load.records.filter((r) => r.outcome === 'refused' && !(r.status === 503 && r.retryAfter && r.errorShaped));
+    assert.deepEqual(refusedBadly.map((r) => `${r.kind} ${r.status}`), [], 'every refusal a 503 with Retry-After in the EverMemOS envelope');
+    assert.ok(report.acknowledged > 0);
+  });
+}
+
+function unexpected(records: readonly WriteRecord[]): string[] {
+  return records.filter((r) => (r.status ?? 0) >= 500 && r.status !== 503).slice(0, 5).map((r) => `${r.kind} ${r.status}`);
+}

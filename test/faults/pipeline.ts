@@ -1,0 +1,89 @@
+import type { TestContext } from 'node:test';
+import { Kafka, logLevel } from 'kafkajs';
+import { healthy } from '../helpers/embedded.js';
+import { waitFor } from '../helpers/infra.js';
+import { freePort, groupGone, signalGroup, startProcess, type RunningProcess } from '../helpers/processes.js';
+
+export const SERVICES = ['ingest-gateway', 'converter', 'read-api', 'extractor', 'indexer', 'summarizer'] as const;
+export type Service = (typeof SERVICES)[number];
+
+/**
+ * The distributed mode, one process per service, on the fault suite's private infrastructure.
+ * A service can be killed and started again on the same port, as an orchestrator would.
+ */
+export class Pipeline {
+  private readonly processes = new Map<Service, RunningProcess>();
+  private readonly ports = new Map<Service, number>();
+
+  constructor(
+    private readonly t: TestContext,
+    readonly env: Record<string, string>,
+  ) {}
+
+  /** The warnings and errors each service logged, latest last. */
+  complaints(limit = 5): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const [service, p] of this.processes) {
+      out[service] = p.lines.slice(-limit).map((l) => `${String(l['msg'])}${l['err'] ? `: ${JSON.stringify(l['err']).slice(0, 300)}` : ''}`);
+    }
+    return out;
+  }
+
+  base(service: Service): string {
+    return `http://127.0.0.1:${this.ports.get(service)}`;
+  }
+
+  async start(): Promise<void> {
+    for (const service of SERVICES) this.ports.set(service, await freePort());
+    for (const service of SERVICES) this.spawn(service);
+    await waitFor('every service healthy', async () => (await Promise.all(SERVICES.map((s) => healthy(this.base(s))))).every(Boolean), 120_000);
+  }
+
+  /** SIGKILL: no drain, no commit, whatever it was doing is cut off. */
+  async kill(service: Service): Promise<void> {
+    const p = this.processes.get(service)!;
+    signalGroup(p.child.pid!, 'SIGKILL');
+    await p.exited;
+    await groupGone(p.child.pid!);
+  }
+
+  async restart(service: Service): Promise<void> {
+    this.spawn(service);
+    await waitFor(`${service} healthy again`, () => healthy(this.base(service)), 120_000);
+  }
+
+  private spawn(service: Service): void {
+    this.processes.set(service, startProcess(this.t, `services/${service}/src/main.ts`, { ...this.env, PORT: String(this.ports.get(service)), LOG_LEVEL: 'warn' }));
+  }
+}
+
+/** Records every consumer group of the broker has not yet committed. */
+export async function consumerLag(brokers: string, topicPrefix: string): Promise<number> {
+  return Object.values(await consumerLagByGroup(brokers, topicPrefix)).reduce((a, b) => a + b, 0);
+}
+
+/** The lag of each group and topic (`group topic`), for a report of what is stuck. */
+export async function consumerLagByGroup(brokers: string, topicPrefix: string): Promise<Record<string, number>> {
+  const admin = new Kafka({ brokers: [brokers], clientId: 'fault-lag', logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const lag: Record<string, number> = {};
+    const { groups } = await admin.listGroups();
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(topicPrefix) && !t.endsWith('.dlq'));
+    const ends = new Map<string, Map<number, number>>();
+    for (const topic of topics) ends.set(topic, new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, Number(o.high)])));
+    for (const { groupId } of groups) {
+      for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics })) {
+        for (const p of partitions) {
+          const committed = Number(p.offset);
+          // a group that never committed on a partition it reads starts from the beginning
+          const high = ends.get(topic)?.get(p.partition) ?? 0;
+          if (committed >= 0 && high > committed) lag[`${groupId} ${topic}`] = (lag[`${groupId} ${topic}`] ?? 0) + high - committed;
+        }
+      }
+    }
+    return lag;
+  } finally {
+    await admin.disconnect();
+  }
+}
