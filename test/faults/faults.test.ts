@@ -120,6 +120,10 @@ for (const fault of FAULTS) {
     const duplicates = rows.filter((r) => Number(r.n) > 1).length;
     const gaps = await db.query(`SELECT conversation_id FROM messages GROUP BY 1 HAVING count(*) <> max(seq) + 1 OR min(seq) <> 0`);
     const searchDuplicates = await db.query(`SELECT kind, item_id FROM search_items GROUP BY 1, 2 HAVING count(*) > 1`);
+    // Memories made while consumers died and came back: one current memory per episode and person, one summary per window.
+    const memoryDuplicates = await db.query(`SELECT episode_id FROM episodic_memories WHERE superseded_at IS NULL GROUP BY episode_id, user_id HAVING count(*) > 1`);
+    const summaryDuplicates = await db.query(`SELECT conversation_id FROM memory WHERE status = 'completed' GROUP BY conversation_id, start_sequence, end_sequence HAVING count(*) > 1`);
+    const overlapping = await db.query(`SELECT conversation_id FROM (SELECT conversation_id, unnest(message_ids) AS m FROM episodes) x GROUP BY 1, m HAVING count(*) > 1`);
     const report = faultReport(fault.name, load.records, { faultAt, repairedAt, convergedAt, stored: rows.length, duplicates });
     reports.push(report);
     t.diagnostic(JSON.stringify(report));
@@ -127,6 +131,9 @@ for (const fault of FAULTS) {
     assert.equal(duplicates, 0, 'no message stored twice');
     assert.equal(gaps.rowCount, 0, 'every conversation numbered 0..n-1');
     assert.equal(searchDuplicates.rowCount, 0, 'every search row once');
+    assert.equal(memoryDuplicates.rowCount, 0, 'every episodic memory once');
+    assert.equal(summaryDuplicates.rowCount, 0, 'every summary window once');
+    assert.equal(overlapping.rowCount, 0, 'no message in two episodes');
     assert.equal(report.serverErrors, 0, `no 5xx but 503: ${JSON.stringify(unexpected(load.records))}`);
     assert.equal(report.hung, 0, 'no call hung past its timeout');
     const refusedBadly = load.records.filter((r) => r.outcome === 'refused' && !(r.status === 503 && r.retryAfter && r.errorShaped));

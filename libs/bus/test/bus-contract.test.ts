@@ -138,6 +138,30 @@ for (const [name, make] of implementations) {
     assert.deepEqual(attempts, [1, 2, 3]);
   });
 
+  test(`${name}: a dependency outage outlasting maxAttempts is waited for, never dead-lettered; the work's own retriable failures are`, async (t) => {
+    const topic = uniqueName('outage');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    const attempts = new Map<number, number>();
+    await bus.subscribe({
+      groupId: uniqueName('g'),
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      handler: async (r, ctx) => {
+        const { id } = JSON.parse(r.value.toString()) as { id: number };
+        attempts.set(id, ctx.attempt);
+        // id 1: the database is down for twice the attempts the policy allows; id 2: a deadlock every time
+        if (id === 1 && ctx.attempt < fastRetry.maxAttempts * 2) throw new AppError('DEPENDENCY_UNAVAILABLE', 'database restarting');
+        if (id === 2) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      },
+    });
+    const dead = await collectDeadLetters(bus, `${topic}.dlq`);
+    await bus.publish(topic, [record('a', { id: 1 }), record('b', { id: 2 })]);
+    await waitFor('the outage outlasted and the deadlock given up on', async () => attempts.get(1) === fastRetry.maxAttempts * 2 && dead.length === 1);
+    assert.equal(attempts.get(2), fastRetry.maxAttempts);
+    assert.equal(JSON.parse(dead[0]!.value.toString()).id, 2);
+  });
+
   test(`${name}: an event that is not JSON or breaks the topic schema goes to the dead-letter topic`, async (t) => {
     const topic = uniqueName('poison');
     const bus = await openBus(t, make, [topic, `${topic}.dlq`]);

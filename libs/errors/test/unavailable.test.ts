@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AppError, isRetriable, isUnavailable } from '@memstream/errors';
+
+test('a dependency that went away is unavailable however deep the driver wrapped it', () => {
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  assert.equal(isUnavailable(refused), true);
+  assert.equal(isUnavailable(new AppError('DEPENDENCY_UNAVAILABLE', 'down')), true);
+  assert.equal(isUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })), true);
+  assert.equal(isUnavailable(new Error('Connection terminated unexpectedly')), true);
+  const kafka = Object.assign(new Error('Connection error'), { name: 'KafkaJSConnectionError' });
+  const wrapped = Object.assign(new Error('retries exhausted'), { name: 'KafkaJSNonRetriableError', cause: kafka });
+  assert.equal(isUnavailable(wrapped), true);
+  assert.equal(isRetriable(wrapped), true, 'an unavailable dependency is always worth another try');
+});
+
+test('failures of the work itself are not unavailability', () => {
+  assert.equal(isUnavailable(new AppError('INVALID_EVENT', 'bad')), false);
+  assert.equal(isUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' })), false);
+  assert.equal(isUnavailable(new TypeError('x is undefined')), false);
+  assert.equal(isUnavailable(Object.assign(new Error('deadlock detected'), { code: '40P01' })), false);
+  assert.equal(isRetriable(Object.assign(new Error('deadlock detected'), { code: '40P01' })), true, 'retried, but a few times only');
+  assert.equal(isUnavailable(null), false);
+});
