@@ -105,10 +105,10 @@ export async function appendStreamChunks(q: Queryable, sessionId: string, chunks
   return rows.map((r) => r.chunk_seq).sort((a, b) => a - b);
 }
 
-export async function listStreamChunks(q: Queryable, sessionId: string): Promise<Array<{ chunk_seq: number; chunk: Record<string, unknown> }>> {
+export async function listStreamChunks(q: Queryable, sessionId: string, afterChunkSeq = -1): Promise<Array<{ chunk_seq: number; chunk: Record<string, unknown> }>> {
   const { rows } = await q.query<{ chunk_seq: number; chunk: Record<string, unknown> }>(
-    'SELECT chunk_seq, chunk FROM stream_chunks WHERE session_id = $1 ORDER BY chunk_seq',
-    [sessionId],
+    'SELECT chunk_seq, chunk FROM stream_chunks WHERE session_id = $1 AND chunk_seq > $2 ORDER BY chunk_seq',
+    [sessionId, afterChunkSeq],
   );
   return rows;
 }

@@ -77,7 +77,12 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
 
     const sse = startSse(reply);
     open.add(sse);
-    const heartbeat = setInterval(() => sse.heartbeat(), deps.heartbeatMs);
+    // Set once the stream is live: reads what was stored past the last event sent (see below).
+    let catchUp: (() => Promise<void>) | undefined;
+    const heartbeat = setInterval(() => {
+      sse.heartbeat();
+      void catchUp?.().catch((err: unknown) => request.log.warn({ err }, 'stream catch-up failed; the next heartbeat tries again'));
+    }, deps.heartbeatMs);
     let finished = false;
     const finish = () => {
       if (finished) return;
@@ -133,6 +138,19 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       if (state.completed) return deliver({ type: 'complete' });
       for (const event of buffered.splice(0)) deliver(event);
       onLive = deliver;
+      // The live channel can lose events: Redis restarting, a notice its publisher could not send.
+      // Each heartbeat reads what was stored after the last event sent, so a gap lasts one
+      // heartbeat at most; deliver() drops what the channel already brought.
+      catchUp = async () => {
+        if (finished) return;
+        const now = await arkSessionState(deps.store, sessionId);
+        if (now.lastSeq > lastSeq) {
+          const { records } = await listArkRecords(deps.store, { sessionId, limit: now.lastSeq - lastSeq, offset: lastSeq + 1 });
+          deliver({ type: 'messages', messages: records.map((r) => ({ seq: r.seq, created_at: r.created_at.toISOString(), query_id: r.query_id, message: r.message })) });
+        }
+        for (const c of await listStreamChunks(deps.store, sessionId, lastChunk)) deliver({ type: 'chunk', chunk_seq: c.chunk_seq, chunk: c.chunk });
+        if (now.completed) deliver({ type: 'complete' });
+      };
     } catch (err) {
       request.log.error({ err }, 'stream failed');
       sse.event('error', { error: 'stream failed' });
