@@ -9,6 +9,8 @@ export interface KaosSessionRow {
   conversation_id: string;
   app_name: string;
   user_id: string;
+  /** Creation order (KAOS lists sessions in the order they were made). */
+  ord: string;
   next_event: number;
   created_at: string;
   updated_at: string;
@@ -25,7 +27,7 @@ export type KaosEventRow = KaosEvent;
 const ISO = (column: string) =>
   `(regexp_replace(to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '\\.000000$', '') || '+00:00')`;
 
-const SESSION = `s.agent, s.session_id, s.conversation_id, s.app_name, s.user_id, s.next_event::int8 AS next_event,
+const SESSION = `s.agent, s.session_id, s.conversation_id, s.app_name, s.user_id, s.ord::text AS ord, s.next_event::int8 AS next_event,
   ${ISO('s.created_at')} AS created_at, ${ISO('s.updated_at')} AS updated_at`;
 const EVENT = `e.event_id, ${ISO('e.occurred_at')} AS timestamp, e.event_type, e.content, e.metadata`;
 
@@ -58,15 +60,17 @@ export async function findKaosSession(q: Queryable, agent: string, sessionId: st
 
 export async function insertKaosSession(
   tx: Queryable,
-  s: { agent: string; sessionId: string; conversationId: string; appName: string; userId: string },
+  s: { agent: string; sessionId: string; conversationId: string; appName: string; userId: string; ord?: string | undefined },
 ): Promise<void> {
   await tx.query(
     `INSERT INTO conversations (id, source_api, metadata) VALUES ($1, 'kaos', $2::jsonb)`,
     [s.conversationId, JSON.stringify({ kaos: { agent: s.agent, session_id: s.sessionId, app_name: s.appName } })],
   );
+  // A session started over keeps its place in the listing, as a Python dict keeps a key's.
   await tx.query(
-    `INSERT INTO kaos_sessions (agent, session_id, conversation_id, app_name, user_id) VALUES ($1, $2, $3, $4, $5)`,
-    [s.agent, s.sessionId, s.conversationId, s.appName, s.userId],
+    `INSERT INTO kaos_sessions (agent, session_id, conversation_id, app_name, user_id, ord)
+     VALUES ($1, $2, $3, $4, $5, COALESCE($6::int8, nextval(pg_get_serial_sequence('kaos_sessions', 'ord'))))`,
+    [s.agent, s.sessionId, s.conversationId, s.appName, s.userId, s.ord ?? null],
   );
 }
 

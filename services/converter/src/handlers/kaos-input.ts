@@ -50,7 +50,7 @@ export async function applyKaos(tx: Queryable, event: KaosInput): Promise<KaosAp
       if (existing) await deleteKaosSessions(tx, [existing.conversation_id]);
       // One conversation per incarnation of the session: a deleted one stays deleted.
       const conversationId = `kaos_${event.id}`;
-      await insertKaosSession(tx, { agent: d.agent, sessionId: d.session_id, conversationId, appName: d.app_name, userId: d.user_id });
+      await insertKaosSession(tx, { agent: d.agent, sessionId: d.session_id, conversationId, appName: d.app_name, userId: d.user_id, ord: existing?.ord });
       if (d.owner_user_id) await claimConversation(tx, conversationId, d.owner_user_id);
       return done({ session_id: d.session_id, created: true });
     }

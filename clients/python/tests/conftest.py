@@ -1,0 +1,24 @@
+import os
+import uuid
+
+import pytest
+
+from memstream_kaos import MemstreamMemory
+
+
+def server_url() -> str:
+    url = os.environ.get("MEMSTREAM_URL")
+    # Failing, not skipping: a run without a server has not shown the client works.
+    assert url, "MEMSTREAM_URL must point at a memstream server (test/e2e/kaos-python-client.test.ts sets it)"
+    return url
+
+
+def limits() -> tuple:
+    return int(os.environ.get("MEMSTREAM_MAX_SESSIONS", "1000")), int(os.environ.get("MEMSTREAM_MAX_SESSION_EVENTS", "500"))
+
+
+@pytest.fixture
+async def memory():
+    """A client on an agent namespace of its own, so each test starts empty."""
+    async with MemstreamMemory(server_url(), agent=f"pytest-{uuid.uuid4().hex[:8]}", api_key=os.environ.get("MEMSTREAM_API_KEY")) as m:
+        yield m
