@@ -114,8 +114,9 @@ test('a failed append rejects every publish of its turn, delivers none of it, an
     [0, '0'],
     [3, '1'],
   ]);
+  // Nothing of the failed turn is in the journal (what was handled may already be trimmed from it).
   const values = (await journal.load()).records.filter((r) => r.topic === topic).map(numberOf);
-  assert.deepEqual(values, [0, 3]);
+  assert.deepEqual(values.filter((n) => n === 1 || n === 2), []);
 });
 
 test('records published in one turn are appended in one statement, and each publish resolves with its records in the journal', async (t) => {
