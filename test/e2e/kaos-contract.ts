@@ -185,6 +185,8 @@ export async function checkKaosBadInput(base: string, caller: Headers, agent: st
   await refused('POST', `/memory/sessions/${id}/events`, { event_type: 'user_message' });
   await refused('POST', `/memory/sessions/${id}/events`, []);
   await refused('POST', `/memory/sessions/${id}/events`, userSays('bad time', { timestamp: 'yesterday' }));
+  await refused('POST', `/memory/sessions/${id}/events`, userSays('offset the store cannot hold', { timestamp: '2026-04-21T15:49:31.5+20:08' }));
+  await refused('POST', `/memory/sessions/${id}/events`, userSays('no year 0', { timestamp: '0000-04-21T15:49:31Z' }));
   await refused('POST', `/memory/sessions/${id}/events`, userSays('nul \u0000 inside'));
   await refused('POST', `/memory/sessions/${id}/events`, '{not json');
   await refused('POST', `/memory/sessions/%00/events`, userSays('x'));

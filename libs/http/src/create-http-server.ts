@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { AppError } from '@memstream/errors';
+import { MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath } from './storable-json.js';
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
@@ -59,10 +63,24 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   // A request that declares JSON but sends nothing (clients do, on DELETE) has no body, not a bad
   // one; anything else goes to fastify's own parser, prototype-poisoning checks included.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      // JSON is UTF-8: bytes that are not are refused, not silently replaced with U+FFFD.
+      text = typeof body === 'string' ? body : STRICT_UTF8.decode(body);
+    } catch {
+      return done(new AppError('INVALID_PARAMETER', 'Data format error: the body is not valid UTF-8'), undefined);
+    }
     if (text === '') done(null, undefined);
-    else parseJson(request, text, done);
+    else
+      parseJson(request, text, (err, value) => {
+        if (err) return done(err, undefined);
+        // Text the store cannot hold is refused here, once for every route, as a 400 in the
+        // route's own error shape: otherwise it fails deep in a write as a 500.
+        if (tooDeepPath(value)) return done(new AppError('INVALID_PARAMETER', `Data format error: the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+        const bad = unstorablePath(value);
+        done(bad ? unstorableError(bad) : null, bad ? undefined : value);
+      });
   });
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);

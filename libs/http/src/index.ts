@@ -10,3 +10,4 @@ export { apiFamily, type ApiFamily, type RouteDocs } from './openapi/api-family.
 export { API_FAMILIES, everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs, kaosDocs } from './openapi/families.js';
 export type { ApiDocsOptions } from './openapi/api-docs.js';
 export { principalOf, assertAuthenticated } from './authentication.js';
+export { unstorablePath, unstorableError, tooDeepPath, MAX_JSON_DEPTH } from './storable-json.js';

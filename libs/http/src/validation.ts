@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AppError } from '@memstream/errors';
+import { unstorableError, unstorablePath } from './storable-json.js';
 
 /**
  * Parses a request part with a zod schema; the first problem becomes an INVALID_PARAMETER error
@@ -11,9 +12,9 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, wha
   }
   const result = schema.safeParse(value);
   if (result.success) {
-    const nul = nulPath(result.data, []);
-    // PostgreSQL's text and jsonb cannot hold NUL: refused here, named, instead of failing the write.
-    if (nul) throw new AppError('INVALID_PARAMETER', `Data format error: invalid field ${nul.join('.') || what}: NUL (\\u0000) characters are not accepted`, { details: { field: nul.join('.') } });
+    // PostgreSQL's text and jsonb cannot hold NUL or unpaired surrogates: refused here, named, instead of failing the write.
+    const bad = unstorablePath(result.data);
+    if (bad) throw unstorableError(bad, what);
     return result.data;
   }
   const issue = result.error.issues[0]!;
@@ -32,16 +33,4 @@ function readPath(value: unknown, path: readonly PropertyKey[]): unknown {
     current = (current as Record<PropertyKey, unknown>)[key];
   }
   return current;
-}
-
-/** The path of the first string (or object key) holding a NUL character, or undefined. */
-function nulPath(value: unknown, path: PropertyKey[], depth = 0): PropertyKey[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (value === null || typeof value !== 'object' || depth > 200) return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...path, key];
-    const found = nulPath(item, [...path, Array.isArray(value) ? Number(key) : key], depth + 1);
-    if (found) return found;
-  }
-  return undefined;
 }

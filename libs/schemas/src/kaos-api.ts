@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KAOS_MAX_CONTENT_CHARS, KaosEventType } from './kaos-events.js';
+import { KAOS_MAX_CONTENT_CHARS, KaosEventType, KaosTimestamp } from './kaos-events.js';
 
 /**
  * KAOS agent memory's HTTP payloads: KAOS's own two debugging reads (`GET /memory/events`,
@@ -39,7 +39,7 @@ export const KaosNewEvent = z.object({
     .meta({ description: `Any JSON value, at most ${KAOS_MAX_CONTENT_CHARS} characters once serialized` }),
   metadata: z.record(z.string(), z.unknown()).default({}),
   event_id: Id.optional(),
-  timestamp: z.iso.datetime({ offset: true }).optional(),
+  timestamp: KaosTimestamp.optional(),
 });
 export type KaosNewEvent = z.infer<typeof KaosNewEvent>;
 

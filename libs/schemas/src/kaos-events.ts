@@ -16,10 +16,19 @@ export type KaosEventType = z.infer<typeof KaosEventType>;
 /** Content of one event as JSON: KAOS takes any value; more than this is not a memory, it is a payload. */
 export const KAOS_MAX_CONTENT_CHARS = 100_000;
 
+/**
+ * An event's time with its offset, as PostgreSQL can store it: there is no year 0, and offsets
+ * reach ±15:59 (ISO 8601 allows more; the store refuses them).
+ */
+export const KaosTimestamp = z.iso
+  .datetime({ offset: true })
+  .regex(/^(?!0000)/, 'there is no year 0000')
+  .regex(/(Z|[+-](0\d|1[0-5]):[0-5]\d)$/, 'the UTC offset must be within ±15:59');
+
 /** One event as stored: its id is unique within its session, so a resent event is stored once. */
 export const KaosEvent = z.object({
   event_id: Id,
-  timestamp: z.iso.datetime({ offset: true }),
+  timestamp: KaosTimestamp,
   event_type: KaosEventType,
   content: z.unknown(),
   metadata: z.record(z.string(), z.unknown()),

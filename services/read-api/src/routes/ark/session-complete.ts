@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
-import { arkDocs } from '@memstream/http';
+import { arkDocs, MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath } from '@memstream/http';
 import { appendStreamChunks, arkSessionState, completeArkSession, type Store } from '@memstream/store';
 import { z } from 'zod';
 import { liveChannelOf, type LiveEvent } from '@memstream/schemas';
@@ -74,6 +74,10 @@ function parseChunks(body: unknown): Record<string, unknown>[] {
       throw new AppError('INVALID_PARAMETER', `line ${n + 1} is not JSON`);
     }
     if (!isObject(value)) throw new AppError('INVALID_PARAMETER', `line ${n + 1} is not a JSON object`);
+    // A JSON body was checked by the parser; these lines were not.
+    if (tooDeepPath(value)) throw new AppError('INVALID_PARAMETER', `line ${n + 1} nests deeper than ${MAX_JSON_DEPTH} levels`);
+    const bad = unstorablePath(value);
+    if (bad) throw unstorableError(bad, `line ${n + 1}`);
     chunks.push(value);
   }
   if (chunks.length === 0) throw new AppError('INVALID_PARAMETER', 'no chunks in body');
