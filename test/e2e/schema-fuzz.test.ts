@@ -14,10 +14,11 @@ const EXAMPLES = process.env['FUZZ_MAX_EXAMPLES'] ?? '15';
  * Schemathesis, a property-based fuzzer that reads OpenAPI, against the embedded server built
  * from the same openapi.json we publish: as a person (JWT) and as an agent (API key), with NUL
  * bytes allowed in generated strings, valid and invalid inputs alike. No answer may be a 5xx,
- * and every answer must have a status the document lists; the server must be healthy after.
+ * every answer must have a status the document lists and the body it documents for that status
+ * (errors in the family's shape); the server must be healthy after.
  */
 for (const as of ['person', 'agent'] as const) {
-  test(`schema fuzzing of every operation in openapi.json, as ${as === 'person' ? 'a person' : 'an agent'}: no 5xx, only documented statuses`, async (t: TestContext) => {
+  test(`schema fuzzing of every operation in openapi.json, as ${as === 'person' ? 'a person' : 'an agent'}: no 5xx, only documented statuses and bodies`, async (t: TestContext) => {
     const setup = await runCaptured('bash', ['scripts/fuzz/schemathesis.sh']);
     assert.equal(setup.code, 0, setup.stderr);
     const st = setup.stdout.trim();
@@ -28,7 +29,7 @@ for (const as of ['person', 'agent'] as const) {
       'run', 'openapi.json',
       '--url', base,
       '-H', credentials,
-      '--checks', 'not_a_server_error,status_code_conformance',
+      '--checks', 'not_a_server_error,status_code_conformance,response_schema_conformance',
       '--mode', 'all',
       '--max-examples', EXAMPLES,
       '--seed', '20261124',
@@ -84,5 +85,11 @@ test('hostile bodies (NUL, unpaired surrogates, invalid UTF-8, 10,000 levels of 
       assert.ok(shaped(JSON.parse(text) as Record<string, unknown>), `${family} ${path}, ${what}: not its error shape: ${text.slice(0, 200)}`);
     }
   }
+  // Every one of them was refused, so none left anything behind, in any family.
+  const read = async (path: string) => (await fetch(`${base}${path}`, { headers: { 'x-api-key': AGENT_KEY } })).json() as Promise<Record<string, unknown>>;
+  assert.deepEqual(((await read('/v1/conversations')) as { data: unknown[] }).data, [], 'no memory-service conversation');
+  assert.deepEqual(((await read('/memory/sessions')) as { sessions: unknown[] }).sessions, [], 'no KAOS session');
+  assert.deepEqual(((await read('/messages?session_id=s1')) as { messages: unknown[] }).messages, [], 'no ARK message');
+  assert.deepEqual(((await read('/sessions')) as { sessions: unknown[] }).sessions, [], 'no ARK session or stream chunk');
   assert.ok(await healthy(base));
 });
