@@ -11,7 +11,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
 import { request } from 'undici';
-import { freePort } from '../test/helpers/processes.js';
+import { freePort } from '../harness/processes.js';
 import { renderReport, type ArkReport, type BatchPassFigures, type Goal } from './lib/ark-report.js';
 import { ArkWorkload, MESSAGE_CHARS } from './lib/ark-workload.js';
 import { connect, countMessages, createDatabase } from './lib/database.js';

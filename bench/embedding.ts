@@ -12,7 +12,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createLocalEmbedder, resolveModelDir, type Embedder } from '@memstream/embedding';
 import { createLogger } from '@memstream/logging';
-import { locomoTurns, measureThroughput, shortQueries } from '../test/helpers/embedding-throughput.js';
+import { locomoTurns, measureThroughput, shortQueries } from '../harness/embedding-throughput.js';
 import { section, table } from './lib/table.js';
 import { round, summarizeLatencies } from './lib/stats.js';
 

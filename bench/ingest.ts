@@ -18,7 +18,7 @@ import { renderReport, type Goal, type HttpFigures, type IngestReport, type Path
 import { deleteTopicsWithPrefix, produceRecords } from './lib/kafka-load.js';
 import { measureRoundTrips } from './lib/probes.js';
 import { backgroundLoad, cpuBetween, ProcMonitor } from './lib/proc-monitor.js';
-import { freePort } from '../test/helpers/processes.js';
+import { freePort } from '../harness/processes.js';
 import { startService, waitHealthy, type ServiceProcess } from './lib/services.js';
 import { ratePerSecond, round, summarizeLatencies } from './lib/stats.js';
 import { Workload } from './lib/workload.js';

@@ -15,7 +15,7 @@ import { createLogger } from '@memstream/logging';
 import { PgStore, openPglite, appendMessages, listSummaries, migrate, type NewMessage, type Store, type SummaryMemory } from '@memstream/store';
 import type { CanonicalMessage } from '@memstream/schemas';
 import { SummaryWorker, modelSummarizer } from '@memstream/summarizer';
-import { countTokens, startModelServer } from '../test/helpers/model-server.js';
+import { countTokens, startModelServer } from '../harness/model-server.js';
 import { messageText, seededRandom } from './lib/chat-text.js';
 import { createDatabase } from './lib/database.js';
 import { round, summarizeLatencies } from './lib/stats.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descendantsOf } from '../bench/lib/process-memory.js';
-import { freePort, REPO_ROOT, startProcess, type RunningProcess } from './helpers/processes.js';
+import { freePort, REPO_ROOT, startProcess, type RunningProcess } from '../harness/processes.js';
 
 const TRIPWIRE = join(REPO_ROOT, 'test/helpers/typescript-tripwire.mjs');
 const CHANGED_SOURCE = 'services/all-in-one/src/embedded-api.ts';

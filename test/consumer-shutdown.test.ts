@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { freshDatabase, infra, uniqueName, waitFor } from './helpers/infra.js';
-import { startProcess } from './helpers/processes.js';
+import { startProcess } from '../harness/processes.js';
 
 test('SIGTERM while a handler runs lets it finish and commit, and the process exits 0', async (t) => {
   const topic = uniqueName('shutdown');

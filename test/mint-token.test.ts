@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAuthenticator } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
-import { runCaptured, type CapturedRun } from './helpers/processes.js';
+import { runCaptured, type CapturedRun } from '../harness/processes.js';
 
 const SECRET = 'test-secret-0123456789abcdefghijklmnop';
 const JWT_LINE = /^[\w-]+\.[\w-]+\.[\w-]+\n$/;

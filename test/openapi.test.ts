@@ -10,7 +10,7 @@ import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { readApiDocs, registerReadApi } from '@memstream/read-api';
 import { Lifecycle } from '@memstream/runtime';
-import { REPO_ROOT } from './helpers/processes.js';
+import { REPO_ROOT } from '../harness/processes.js';
 
 interface Operation {
   summary?: string;

@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatModel } from '@memstream/llm';
 import type { CanonicalMessage } from '@memstream/schemas';
 import { modelSummarizer, type SummaryInput } from '@memstream/summarizer';
-import { countTokens } from '../../test/helpers/model-server.js';
+import { countTokens } from '../../harness/model-server.js';
 
 /**
  * What a prompt of the model summarizer costs, counted without a server: the real

@@ -1,4 +1,4 @@
-import { parseSseBlock } from '../../test/helpers/sse-client.js';
+import { parseSseBlock } from '../../harness/sse-client.js';
 import { request, type Dispatcher } from 'undici';
 
 /**

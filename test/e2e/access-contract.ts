@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { call, type Reply } from '../helpers/evermemos-client.js';
-import { credentialsFor, useCredentials } from '../helpers/credentials.js';
-import { openSse } from '../helpers/sse-client.js';
+import { credentialsFor, useCredentials } from '../../harness/credentials.js';
+import { openSse } from '../../harness/sse-client.js';
 
 /** Headers of each kind of caller the rules tell apart. */
 export interface Callers {

@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { freePort, startProcess } from '../helpers/processes.js';
+import { freePort, startProcess } from '../../harness/processes.js';
 import { call } from '../helpers/evermemos-client.js';
 import { checkArkContract } from './ark-contract.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { waitFor } from '../helpers/infra.js';
 import { call } from '../helpers/evermemos-client.js';
-import { contents, markers, openSse } from '../helpers/sse-client.js';
-import { credentialsFor } from '../helpers/credentials.js';
+import { contents, markers, openSse } from '../../harness/sse-client.js';
+import { credentialsFor } from '../../harness/credentials.js';
 
 type Messages = { messages: Array<{ id: number; timestamp: string; created_at: string; session_id: string; query_id: string; message: Record<string, unknown> }>; total: number; limit: number; offset: number };
 

@@ -6,8 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { everyMessageOf } from '../helpers/evermemos-client.js';
-import { embeddedCommand, startEmbeddedProcess, untilHealthy, type EmbeddedProcess } from '../helpers/embedded-process.js';
-import { freePort, REPO_ROOT } from '../helpers/processes.js';
+import { embeddedCommand, startEmbeddedProcess, untilHealthy, type EmbeddedProcess } from '../../harness/embedded-process.js';
+import { freePort, REPO_ROOT } from '../../harness/processes.js';
 
 const WRITERS = 16;
 const GROUPS = 4;
@@ -79,7 +79,7 @@ function groupsOf(prefix: string): string[] {
 
 test('the crash test starts the embedded mode the way npm start does', () => {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  assert.equal(embeddedCommand().asWritten, pkg.scripts['start'], 'npm start changed: change embeddedCommand() in test/helpers/embedded-process.ts with it');
+  assert.equal(embeddedCommand().asWritten, pkg.scripts['start'], 'npm start changed: change embeddedCommand() in harness/embedded-process.ts with it');
 });
 
 for (const mode of MODES) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { embeddedMemstream } from '../helpers/embedded.js';
-import { REPO_ROOT, runCaptured } from '../helpers/processes.js';
+import { REPO_ROOT, runCaptured } from '../../harness/processes.js';
 import { KAOS_LIMITS, KAOS_LIMIT_ENV } from './kaos-contract.js';
 
 const AGENT_KEY = 'python-kaos-key-0123456789abcdef';

@@ -2,8 +2,8 @@ import { test, type TestContext } from 'node:test';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { uniqueName, waitFor } from '../helpers/infra.js';
 import { distributedEnv } from '../helpers/distributed.js';
-import { freePort, startProcess } from '../helpers/processes.js';
-import { bearer, TEST_JWT_SECRET, userToken } from '../helpers/credentials.js';
+import { freePort, startProcess } from '../../harness/processes.js';
+import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import { checkKaosAccess, checkKaosBadInput, checkKaosEviction, checkKaosSemantics, checkNullMemory, KAOS_LIMIT_ENV } from './kaos-contract.js';
 
 const AGENT_KEY = 'kaos-agent-key-0123456789abcdef';

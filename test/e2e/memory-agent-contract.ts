@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { waitFor } from '../helpers/infra.js';
 import { call } from '../helpers/evermemos-client.js';
-import { credentialsFor } from '../helpers/credentials.js';
+import { credentialsFor } from '../../harness/credentials.js';
 
 interface Row { memory_id: number; memory_text: string; start_sequence: number; end_sequence: number; base_memory_id: number | null; status: string; created_at: string; generation_time_ms: number | null }
 interface Context { conversation_id: string; memory: { memory_id: number; memory_text: string; start_sequence: number; end_sequence: number } | null; gap_messages: Array<{ sequence: number; content: string; sender_name: string }> }

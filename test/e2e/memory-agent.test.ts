@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { freePort, startProcess } from '../helpers/processes.js';
+import { freePort, startProcess } from '../../harness/processes.js';
 import { checkMemoryAgent } from './memory-agent-contract.js';
 
 test('embedded mode: rolling summaries with spec 004 windows, version chain and agent context', async (t: TestContext) => {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
-import { freePort, startProcess } from '../helpers/processes.js';
+import { startModelServer, type ModelServer } from '../../harness/model-server.js';
+import { freePort, startProcess } from '../../harness/processes.js';
 import { checkBoundaries, checkSearchAndDelete, episodicOf, FORMATION_ENV, post } from './memory-formation-contract.js';
 
 test('embedded mode: every boundary rule closes an episode; offline extraction; search and delete', async (t: TestContext) => {

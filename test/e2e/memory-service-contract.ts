@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { useCredentials } from '../helpers/credentials.js';
+import { useCredentials } from '../../harness/credentials.js';
 import { msCall } from '../helpers/memory-service-client.js';
 
 type Conversation = { id: string; ownerUserId: string | null; accessLevel: string; forkedAtMessageId: string | null; forkedAtConversationId: string | null; title: string | null };
@@ -117,7 +117,7 @@ export async function checkConversationScenario(base: string, people: People): P
 }
 
 async function fetchJson(base: string, method: string, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const { credentialsFor } = await import('../helpers/credentials.js');
+  const { credentialsFor } = await import('../../harness/credentials.js');
   const res = await fetch(`${base}${path}`, { method, headers: credentialsFor(base) });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { embeddedMemstream } from '../helpers/embedded.js';
-import { bearer, TEST_JWT_SECRET, userToken } from '../helpers/credentials.js';
+import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import { waitFor } from '../helpers/infra.js';
 import { seededRandom } from '../../bench/lib/chat-text.js';
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { uniqueName, waitFor } from '../helpers/infra.js';
 import { distributedEnv } from '../helpers/distributed.js';
-import { freePort, startProcess } from '../helpers/processes.js';
-import { bearer, TEST_JWT_SECRET, useCredentials, userToken } from '../helpers/credentials.js';
-import { openSse } from '../helpers/sse-client.js';
+import { freePort, startProcess } from '../../harness/processes.js';
+import { bearer, TEST_JWT_SECRET, useCredentials, userToken } from '../../harness/credentials.js';
+import { openSse } from '../../harness/sse-client.js';
 import { checkConversationScenario, checkDocumentLayout, type People } from './memory-service-contract.js';
 import { checkAuthorizationMatrix, USERS, type Credentials } from './memory-service-matrix.js';
 

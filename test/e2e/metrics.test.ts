@@ -7,8 +7,8 @@ import { TOPICS } from '@memstream/schemas';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
 import { captureLogger } from '../helpers/logger.js';
-import { startModelServer } from '../helpers/model-server.js';
-import { REPO_ROOT, freePort, startProcess } from '../helpers/processes.js';
+import { startModelServer } from '../../harness/model-server.js';
+import { REPO_ROOT, freePort, startProcess } from '../../harness/processes.js';
 import { total } from '../helpers/prometheus.js';
 import {
   checkConsumerSeries,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 import { healthy } from '../helpers/embedded.js';
-import { freePort, startProcess, type RunningProcess } from '../helpers/processes.js';
+import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
 
 const TOTAL = 20_000;
 const GROUPS = 25;

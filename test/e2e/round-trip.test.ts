@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 import { healthy } from '../helpers/embedded.js';
-import { freePort, startProcess, type RunningProcess } from '../helpers/processes.js';
+import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
 
 const message = {
   group_id: 'team-alpha',

@@ -3,7 +3,7 @@ import { test, type TestContext } from 'node:test';
 import pg from 'pg';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
 import { healthy } from '../helpers/embedded.js';
-import { freePort, startProcess, type RunningProcess } from '../helpers/processes.js';
+import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
 
 const GROUPS = 16;
 const PER_GROUP = 150;

@@ -4,8 +4,8 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { runCaptured } from '../helpers/processes.js';
-import { TEST_JWT_SECRET, userToken } from '../helpers/credentials.js';
+import { runCaptured } from '../../harness/processes.js';
+import { TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 
 const AGENT_KEY = 'fuzz-agent-key-0123456789abcdef';
 const EXAMPLES = process.env['FUZZ_MAX_EXAMPLES'] ?? '15';

@@ -1,4 +1,4 @@
-import { openSse, type SseReader } from '../helpers/sse-client.js';
+import { openSse, type SseReader } from '../../harness/sse-client.js';
 
 /**
  * An ARK session written to steadily while a reader follows it live over Server-Sent Events on

@@ -2,7 +2,7 @@ import type { TestContext } from 'node:test';
 import { Kafka, logLevel } from 'kafkajs';
 import { healthy } from '../helpers/embedded.js';
 import { waitFor } from '../helpers/infra.js';
-import { freePort, groupGone, signalGroup, startProcess, type RunningProcess } from '../helpers/processes.js';
+import { freePort, groupGone, signalGroup, startProcess, type RunningProcess } from '../../harness/processes.js';
 
 export const SERVICES = ['ingest-gateway', 'converter', 'read-api', 'extractor', 'indexer', 'summarizer'] as const;
 export type Service = (typeof SERVICES)[number];

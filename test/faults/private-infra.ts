@@ -1,6 +1,6 @@
 import type { TestContext } from 'node:test';
 import pg from 'pg';
-import { runCaptured } from '../helpers/processes.js';
+import { runCaptured } from '../../harness/processes.js';
 
 export type InfraPart = 'kafka' | 'postgres' | 'redis';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { credentialsFor } from './credentials.js';
+import { credentialsFor } from '../../harness/credentials.js';
 
 /** Small typed calls against the EverMemOS API of a running memstream, for the end-to-end tests. */
 export interface Reply<T = Record<string, unknown>> {

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse } from 'yaml';
-import { credentialsFor } from './credentials.js';
-import { REPO_ROOT } from './processes.js';
+import { credentialsFor } from '../../harness/credentials.js';
+import { REPO_ROOT } from '../../harness/processes.js';
 
 /**
  * A client of the memory-service written against its January 2026 OpenAPI file, the one its own

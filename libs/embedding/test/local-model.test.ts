@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { createLocalEmbedder, resolveModelDir, type Embedder } from '@memstream/embedding';
 import { loadBertTokenizer } from '../src/local/bert-tokenizer.js';
 import { captureLogger } from '../../../test/helpers/logger.js';
-import { locomoTurns, measureThroughput } from '../../../test/helpers/embedding-throughput.js';
+import { locomoTurns, measureThroughput } from '../../../harness/embedding-throughput.js';
 
 interface Reference {
   readonly maxTokens: number;

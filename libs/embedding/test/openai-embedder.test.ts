@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOpenAiEmbedder, type OpenAiEmbedderSettings } from '@memstream/embedding';
 import { captureLogger } from '../../../test/helpers/logger.js';
-import { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding, startModelServer, type ModelServer } from '../../../test/helpers/model-server.js';
+import { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding, startModelServer, type ModelServer } from '../../../harness/model-server.js';
 
 const { log } = captureLogger();
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { createChatModel } from '@memstream/llm';
 import { Metrics } from '@memstream/metrics';
-import { startModelServer } from '../../../test/helpers/model-server.js';
+import { startModelServer } from '../../../harness/model-server.js';
 import { samplesOf, total } from '../../../test/helpers/prometheus.js';
 
 test('chat completions against an OpenAI-compatible server: text, token usage, and no listener left on the caller signal', async (t) => {

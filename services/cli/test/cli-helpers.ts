@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { credentialsFor } from '../../../test/helpers/credentials.js';
+import { credentialsFor } from '../../../harness/credentials.js';
 import { waitFor } from '../../../test/helpers/infra.js';
-import { freePort, runCaptured, startProcess, REPO_ROOT } from '../../../test/helpers/processes.js';
+import { freePort, runCaptured, startProcess, REPO_ROOT } from '../../../harness/processes.js';
 import type { StoredMemory } from '../../../test/helpers/evermemos-client.js';
 
 export { REPO_ROOT };

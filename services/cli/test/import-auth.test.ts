@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { bearer, TEST_JWT_SECRET, useCredentials, userToken } from '../../../test/helpers/credentials.js';
+import { bearer, TEST_JWT_SECRET, useCredentials, userToken } from '../../../harness/credentials.js';
 import { uniqueName } from '../../../test/helpers/infra.js';
 import { REPO_ROOT, allMessages, conversationMeta, memstream, memstreamWithEnv, startEmbeddedService, summaryOf, tempDir, type CliRun } from './cli-helpers.js';
 

@@ -6,7 +6,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS, parseCreateTime, type GroupChatInput } from '@memstream/schemas';
 import { parseLocomoDateTime } from '@memstream/cli';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../../../test/helpers/infra.js';
-import { freePort, startProcess } from '../../../test/helpers/processes.js';
+import { freePort, startProcess } from '../../../harness/processes.js';
 import { REPO_ROOT, allMessages, conversationMeta, healthy, memstream, startEmbeddedService, summaryOf, tempDir } from './cli-helpers.js';
 
 const EXAMPLE = resolve(REPO_ROOT, 'examples/group-chat.json');

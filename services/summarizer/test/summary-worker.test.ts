@@ -6,7 +6,7 @@ import { Metrics } from '@memstream/metrics';
 import { PgStore, openPglite, appendMessages, claimSummary, listSummaries, migrate, type Store } from '@memstream/store';
 import { SummaryWorker, modelSummarizer, offlineSummarizer, type Summarizer, type SummarySettings } from '@memstream/summarizer';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
-import { startModelServer, type ModelServer } from '../../../test/helpers/model-server.js';
+import { startModelServer, type ModelServer } from '../../../harness/model-server.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 

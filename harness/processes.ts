@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import type { TestContext } from 'node:test';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+export const REPO_ROOT = resolve(import.meta.dirname, '..');
 
 export interface RunningProcess {
   readonly child: ChildProcess;
