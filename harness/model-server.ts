@@ -12,6 +12,8 @@ export interface ModelServer {
   readonly baseUrl: string;
   /** Every request's messages, and its counted input tokens, in arrival order. */
   readonly calls: Array<{ messages: Array<{ role: string; content: string }>; inputTokens: number }>;
+  /** The messages of every chat call as it arrives, held or not (calls has only those answered). */
+  readonly arrived: Array<Array<{ role: string; content: string }>>;
   /** Fails the next `count` calls (those `when` picks, if given) with `status`; failed calls are counted in `failed`. */
   failNext(count: number, status?: number, when?: (messages: Array<{ role: string; content: string }>) => boolean): void;
   readonly failed: { count: number };
@@ -30,6 +32,7 @@ export function countTokens(text: string): number {
 
 export async function startModelServer(): Promise<ModelServer> {
   const calls: ModelServer['calls'] = [];
+  const arrived: ModelServer['arrived'] = [];
   const embeddingCalls: ModelServer['embeddingCalls'] = [];
   let failures: { count: number; status: number; when?: ((messages: Array<{ role: string; content: string }>) => boolean) | undefined } = { count: 0, status: 500 };
   const failed = { count: 0 };
@@ -44,6 +47,7 @@ export async function startModelServer(): Promise<ModelServer> {
         res.writeHead(404).end();
         return;
       }
+      if (route === 'chat/completions') arrived.push(body.messages);
       if (held) await new Promise<void>((resolve) => held!.push(resolve));
       if (failures.count > 0 && (!failures.when || (body.messages !== undefined && failures.when(body.messages)))) {
         failures.count--;
@@ -81,6 +85,7 @@ export async function startModelServer(): Promise<ModelServer> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     calls,
+    arrived,
     embeddingCalls,
     failNext: (count, status = 500, when) => void (failures = { count, status, when }),
     failed,

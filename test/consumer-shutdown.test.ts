@@ -12,7 +12,12 @@ test('SIGTERM while a handler runs lets it finish and commit, and the process ex
   const kafka = new Kafka({ brokers: infra().kafkaBrokers, clientId: 'shutdown-test', logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  t.after(() => admin.disconnect());
+  // after-hooks run in the order they are registered: this one first, while the admin is connected
+  t.after(async () => {
+    await admin.deleteGroups([groupId]).catch(() => undefined); // a group the consumer never joined is not there
+    await admin.deleteTopics({ topics: [topic, `${topic}.dlq`] });
+    await admin.disconnect();
+  });
   await admin.createTopics({ topics: [{ topic, numPartitions: 1 }, { topic: `${topic}.dlq`, numPartitions: 1 }], waitForLeaders: true });
 
   const consumer = startProcess(t, 'test/fixtures/slow-handler-consumer.ts', {

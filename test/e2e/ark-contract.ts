@@ -78,7 +78,7 @@ export async function checkArkContract(apis: readonly string[], prefix: string):
   await waitFor('replay done', async () => markers(replaying).includes('[LIVE_MODE]'));
   assert.equal(contents(replaying).length, 65, 'history first');
   const crowd = await Promise.all(Array.from({ length: 100 }, () => openSse(`${apis[Math.floor(Math.random() * apis.length)]!}/stream/${session}`)));
-  await new Promise((r) => setTimeout(r, 300)); // let every stream subscribe
+  // no wait: a stream's headers are sent only once its live channel is subscribed
   for (const n of [1, 2, 3]) assert.equal((await call(api, 'POST', '/messages', { session_id: session, messages: [say(`live ${n}`)] })).status, 200);
   const chunkLines = [1, 2].map((n) => JSON.stringify({ id: session, object: 'chat.completion.chunk', model: 'agent', choices: [{ index: 0, delta: { content: `tok${n}` } }] })).join('\n');
   const relayed = await fetch(`${api}/stream/${session}`, { method: 'POST', headers: { ...credentialsFor(api), 'content-type': 'application/x-ndjson' }, body: chunkLines });

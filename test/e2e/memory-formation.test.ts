@@ -103,7 +103,8 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
   model.hold();
   const slow = uniqueName('slow');
   for (let i = 0; i < 4; i++) await post(gateway, slow, `w${i}`, `Slow line ${i}`, at(i));
-  await new Promise((r) => setTimeout(r, 2_000)); // long enough for several timed-out tries
+  const slowTries = () => model.arrived.filter((m) => isExtraction(m) && m.some((x) => x.content.includes('Slow line'))).length;
+  await waitFor('a second try after a timed-out call', async () => slowTries() >= 2, 60_000);
   assert.equal((await episodicOf(readApi, slow)).length, 0, 'nothing extracted while the model hangs');
   model.release();
   const n3 = await narrativeOf(slow);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 import { healthy } from '../helpers/embedded.js';
+import { consumerLag } from '../helpers/consumer-lag.js';
 import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
 
 const TOTAL = 20_000;
@@ -69,8 +70,8 @@ test('20,000 messages with the converter SIGKILLed twice: each stored once, sequ
   }
   await load;
   await waitFor('every message stored', async () => (await storedCount()) >= TOTAL, 180_000);
-  // Give redeliveries that could still be in flight a moment to (not) add rows.
-  await new Promise((r) => setTimeout(r, 1000));
+  // Once the converter has committed everything, no redelivery is left to (not) add rows.
+  await waitFor('the converter committed every record', async () => (await consumerLag(shared.KAFKA_BROKERS, shared.KAFKA_TOPIC_PREFIX)) === 0, 60_000);
 
   const totals = await db.query<{ rows: string; distinct_ids: string }>(
     'SELECT count(*) AS rows, count(DISTINCT (conversation_id, message_id)) AS distinct_ids FROM messages',

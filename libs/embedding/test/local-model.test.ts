@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { createLocalEmbedder, resolveModelDir, type Embedder } from '@memstream/embedding';
 import { loadBertTokenizer } from '../src/local/bert-tokenizer.js';
 import { captureLogger } from '../../../test/helpers/logger.js';
-import { locomoTurns, measureThroughput } from '../../../harness/embedding-throughput.js';
 
 interface Reference {
   readonly maxTokens: number;
@@ -148,9 +147,4 @@ test('creating the embedder starts no thread and loads no model; concurrent firs
   } finally {
     await lazy.close();
   }
-});
-
-test('throughput on LoCoMo-like turns (printed, never asserted)', async (t) => {
-  const figures = await measureThroughput(embedder, { documents: locomoTurns(64), batchSize: 32, queries: 20 });
-  t.diagnostic(`documents: ${figures.documentsPerSecond} docs/s in batches of 32; one short query: p50 ${figures.queryP50Ms} ms, p95 ${figures.queryP95Ms} ms`);
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
 import { PgStore, appendMessages, claimSummary, listSummaries, migrate, startSummary } from '@memstream/store';
-import { freshDatabase } from '../../../test/helpers/infra.js';
+import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 
@@ -28,15 +28,23 @@ test('native PostgreSQL: a claim racing the previous completion still chains to 
 
   let commit!: () => void;
   const committed = new Promise<void>((resolve) => (commit = resolve));
+  let updated!: () => void;
+  const hasUpdated = new Promise<void>((resolve) => (updated = resolve));
   // Replica A completes the first memory in a transaction it has not committed yet...
   const completing = a.transaction(async (tx) => {
     await tx.query(`UPDATE memory SET status = 'completed', memory_text = 'first' WHERE memory_id = $1`, [first.memory_id]);
+    updated();
     await committed;
   });
-  await new Promise((r) => setTimeout(r, 100));
+  await hasUpdated;
   // ...while replica B claims the next one: its insert waits on A's row, its snapshot does not.
   const claiming = claimSummary(b, { conversationId: 'c', startSequence: 0, endSequence: 9 });
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor('the claim waits on the uncommitted row', async () => {
+    const { rows } = await a.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%memory%'`,
+    );
+    return Number(rows[0]!.n) > 0;
+  });
   commit();
   await completing;
   const second = await claiming;

@@ -10,6 +10,7 @@ import { Metrics } from '@memstream/metrics';
 import { TOPICS } from '@memstream/schemas';
 import { startWriter } from '@memstream/ingest';
 import { registerGateway } from '@memstream/ingest-gateway';
+import { waitFor } from '../../../test/helpers/infra.js';
 
 // The gateway alone, on the in-process bus with no converter behind it: what it refuses never
 // reaches the topic, and what it cannot finish it answers honestly.
@@ -113,9 +114,10 @@ test('a closed broker connection answers 503 with Retry-After and no internals',
 });
 
 test('past its in-flight limit the gateway sheds load with 503 OVERLOADED', async (t) => {
-  const { server } = await gateway(t, { syncTimeoutMs: 1000, maxInFlight: 1 });
+  const { server, published } = await gateway(t, { syncTimeoutMs: 1000, maxInFlight: 1 });
   const held = server.inject({ method: 'POST', url: '/api/v1/memories', payload: valid });
-  await new Promise((r) => setTimeout(r, 50));
+  // it holds the one slot from before it publishes until it answers
+  await waitFor('the held request published', async () => published.length === 1);
   const shed = await server.inject({ method: 'POST', url: '/api/v1/memories', payload: { ...valid, message_id: 'm2' } });
   assertEnvelope(shed, 503, 'OVERLOADED', /overloaded/, '/api/v1/memories', 'overloaded');
   assert.equal(shed.headers['retry-after'], '5');

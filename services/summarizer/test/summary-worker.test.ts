@@ -75,9 +75,9 @@ for (const [name, make] of backends) {
     const worker = new SummaryWorker(store, offlineSummarizer, { ...settings, processingTimeoutMs: 200 }, log, new Metrics());
     await worker.trigger('stuck', 7);
     assert.equal((await listSummaries(store, 'stuck')).length, 1, 'while the row is fresh, nobody else may start');
-    await new Promise((r) => setTimeout(r, 300));
-    await worker.sweep();
+    // each sweep fails the row only once it is older than the timeout, then redoes it
     const rows = await waitFor('redone', async () => {
+      await worker.sweep();
       const all = await listSummaries(store, 'stuck');
       return all.some((r) => r.status === 'completed') ? all : undefined;
     });
