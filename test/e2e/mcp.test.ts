@@ -20,6 +20,9 @@ async function mcpOverHttp(t: TestContext, memstream: string): Promise<string> {
 test('MCP over stdio and Streamable HTTP: the SDK client lists the tools and calls each against a server with authentication', async (t: TestContext) => {
   const memstream = await embeddedMemstream(t, AUTH_ENV);
   await t.test('stdio, with the API key from the environment', async (t) => checkTools(await stdioClient(t, { MEMSTREAM_URL: memstream, MEMSTREAM_API_KEY: AGENT_KEY }), 'stdio'));
+  await t.test('`memstream mcp` (the CLI) serves the same tools over stdio', async (t) =>
+    checkTools(await stdioClient(t, { MEMSTREAM_URL: memstream, MEMSTREAM_API_KEY: AGENT_KEY }, ['services/cli/src/main.ts', 'mcp']), 'cli'),
+  );
   await t.test('stdio, without credentials: every tool says 401', async (t) => checkRefused(await stdioClient(t, { MEMSTREAM_URL: memstream })));
 
   const mcp = await mcpOverHttp(t, memstream);

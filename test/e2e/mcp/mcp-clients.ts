@@ -1,3 +1,4 @@
+import { delimiter, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -12,13 +13,17 @@ async function connected(t: TestContext, transport: StdioClientTransport | Strea
   return client;
 }
 
-/** `memstream-mcp` over stdio, spawned by the SDK's transport, with exactly this environment. */
-export function stdioClient(t: TestContext, env: Record<string, string>): Promise<Client> {
+/**
+ * `memstream-mcp` over stdio, spawned by the SDK's transport with exactly this environment (and
+ * the repository's node_modules/.bin on the PATH, as npm runs it); `entry` may be the CLI's
+ * main with `mcp`, which starts the same server as its child.
+ */
+export function stdioClient(t: TestContext, env: Record<string, string>, entry: string[] = ['services/mcp/src/main.ts']): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'services/mcp/src/main.ts'],
+    args: ['--import', 'tsx', ...entry],
     cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: `${join(REPO_ROOT, 'node_modules/.bin')}${delimiter}${process.env['PATH'] ?? ''}`, HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'warn', ...env },
     stderr: 'inherit',
   });
   return connected(t, transport);
