@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { MemstreamError, type MemstreamClient } from '@memstream/client';
 import { checkArk } from './ark-contract.js';
+import { checkChatExample } from './chat-example.js';
 import { checkEverMemOs, rejectsWith } from './evermemos-contract.js';
 import { checkKaos } from './kaos-contract.js';
 import { checkMemoryService } from './memory-service-contract.js';
@@ -13,6 +14,7 @@ export async function checkEveryFamily(t: TestContext, who: ReturnType<typeof ca
   await t.test('ARK, its stream read as an async iterator', () => checkArk(who.agent, label));
   await t.test('memory-service, both layouts, as people and as an agent', () => checkMemoryService(who, label));
   await t.test('KAOS', () => checkKaos(who.agent, label));
+  await t.test('the chat-loop example stores and recalls through the client', () => checkChatExample(who.agent, label));
   await t.test('without credentials every family answers 401 in its own code', () => checkUnauthenticated(who.anonymous));
   await t.test('a call past its timeout, or aborted, rejects with TIMEOUT or ABORTED', () => checkDeadlines(who.agent));
 }
