@@ -29,7 +29,7 @@ test('distributed mode: @memstream/client drives every API family, writes to the
   await checkEveryFamily(t, callers({ baseUrl: readApi!, gatewayUrl: gateway! }), 'distributed');
 });
 
-test('distributed mode: a write refused with 503 is retried after the Retry-After the gateway asked for, and succeeds', async (t: TestContext) => {
+test('distributed mode: a write refused with 503 is retried after the Retry-After the gateway asked for, and succeeds; an attempt past its timeout rejects with TIMEOUT', async (t: TestContext) => {
   // One write in flight at a time, and no converter: the first write is held for the whole sync
   // wait, so the gateway refuses a second one with 503 OVERLOADED until the first answers 202.
   const env = await distributedEnv(t, 'client-retry', { ...AUTH_ENV, GATEWAY_MAX_IN_FLIGHT: '1', REQUEST_SYNC_TIMEOUT_MS: '3000' });
@@ -49,4 +49,9 @@ test('distributed mode: a write refused with 503 is retried after the Retry-Afte
   assert.ok(Date.now() - started >= 4_900, `answered after ${Date.now() - started} ms`);
   assert.ok(isAccepted(retried), 'with no converter running the gateway answers 202 once Kafka has the write');
   assert.ok(isAccepted(await held));
+
+  // The gateway holds a write for the whole sync wait (3 s) with no converter to store it: an attempt allowed 300 ms times out.
+  const slow = await once.evermemos.write(message('slow'), { timeoutMs: 300 }).catch((e: unknown) => e);
+  assert.ok(slow instanceof MemstreamError);
+  assert.deepEqual([slow.code, slow.status, slow.family], ['TIMEOUT', 0, 'evermemos']);
 });
