@@ -7,6 +7,7 @@ export { memoryServiceErrorShape, MemoryServiceErrorBody } from './error-shapes/
 export { kaosErrorShape, KaosErrorBody } from './error-shapes/kaos.js';
 export { parseOrThrow } from './validation.js';
 export { apiFamily, type ApiFamily, type RouteDocs } from './openapi/api-family.js';
+export { jsonSchemaOf } from './openapi/json-schema.js';
 export { API_FAMILIES, everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs, kaosDocs } from './openapi/families.js';
 export type { ApiDocsOptions } from './openapi/api-docs.js';
 export { principalOf, assertAuthenticated } from './authentication.js';

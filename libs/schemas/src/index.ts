@@ -60,3 +60,6 @@ export {
   isKaosInput,
 } from './kaos-events.js';
 export * from './kaos-api.js';
+export * from './evermemos-api.js';
+export * from './ark-api.js';
+export * from './memory-agent-api.js';

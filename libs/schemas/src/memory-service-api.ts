@@ -114,3 +114,10 @@ export const ContextQuery = z.object({
   afterMessageId: Id.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(50),
 });
+
+/** The response resumer: tokens of the answer in progress. */
+export const RecordResponseRequest = z.object({
+  tokens: z.array(z.string().max(100_000)).max(10_000),
+  /** The response is complete: readers get `done` and their streams end. */
+  done: z.boolean().default(false),
+});

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { InputFormat } from './group-chat-file.js';
 import { runImport, type Io } from './import-command.js';
 import { runLocomoToGroupChat } from './locomo-command.js';
+import { runMcp } from './mcp-command.js';
 import type { Credential } from './send-http.js';
 
 /** The environment the CLI reads: only its credentials, by these names. */
@@ -12,6 +13,7 @@ export const USAGE = `usage:
                    [--api-key KEY | --token JWT] [--validate-only] [--concurrency N]
                    [--topic-prefix P] [--partitions N]
   memstream locomo-to-groupchat --input LOCOMO.json --output OUT.json
+  memstream mcp [--transport stdio|http] [--port N] [--host H] [--url URL]
 
 import         validates every message of a GroupChatFormat file (docs/group-chat-format.md), then
                sends them to the memories API (default --api-url http://127.0.0.1:8080) or, with
@@ -25,6 +27,10 @@ import         validates every message of a GroupChatFormat file (docs/group-cha
                a flag replaces them for one run.
 locomo-to-groupchat
                converts a LoCoMo benchmark file into GroupChatFormat (one conversation per sample).
+mcp            runs memstream-mcp, the MCP server (stdio by default; --transport http serves
+               Streamable HTTP at /mcp, default port 8090) for the memstream at --url or
+               MEMSTREAM_URL (default http://127.0.0.1:8080), calling as MEMSTREAM_API_KEY or
+               MEMSTREAM_TOKEN over stdio and as each HTTP request's own credentials over HTTP.
 `;
 
 const IMPORT_OPTIONS = {
@@ -55,6 +61,7 @@ export async function runCli(argv: readonly string[], io: Io, signal?: AbortSign
   try {
     if (command === 'import') return await importCommand(rest, env, io, signal);
     if (command === 'locomo-to-groupchat') return await locomoCommand(rest, io);
+    if (command === 'mcp') return await runMcp(rest, env, io);
     if (command === '--help' || command === '-h' || command === 'help') {
       io.stdout.write(USAGE);
       return 0;

@@ -1,6 +1,6 @@
 import type { Conversation } from './group-chat-file.js';
 import { runInLanes } from './lanes.js';
-import { DEFAULT_RETRY, RetriesExhausted, retryAfterMs, withRetry, type Attempt, type RetryOptions } from './retry.js';
+import { DEFAULT_RETRY, RetriesExhausted, retryAfterMs, withRetry, type Attempt, type RetryOptions } from '@memstream/client';
 import { messageLocation, type MessageOutcome, type Tally } from './tally.js';
 
 /** Who the import calls as: an agent's API key or a person's token (a JWT). */

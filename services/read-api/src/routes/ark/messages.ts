@@ -1,18 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { arkDocs } from '@memstream/http';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { listArkRecords, listArkSessions, type Store } from '@memstream/store';
-import { ArkMessageBatch, TOPICS } from '@memstream/schemas';
+import { ArkListQuery as ListQuery, ArkMessageBatch, TOPICS } from '@memstream/schemas';
 import { personOf } from '../../access.js';
-
-const ListQuery = z.object({
-  session_id: z.string().min(1).max(255).optional(),
-  query_id: z.string().min(1).max(255).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
-  offset: z.coerce.number().int().min(0).default(0),
-});
 
 /**
  * ARK's message API. A batch goes through Kafka like every write and the call returns 200 once

@@ -3,15 +3,9 @@ import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
 import { arkDocs, MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath } from '@memstream/http';
 import { appendStreamChunks, arkSessionState, completeArkSession, type Store } from '@memstream/store';
-import { z } from 'zod';
-import { liveChannelOf, type LiveEvent } from '@memstream/schemas';
+import { ArkStreamChunks as StreamChunks, liveChannelOf, type LiveEvent } from '@memstream/schemas';
 import { SessionParams, parseSessionId } from './stream.js';
 import { requireAccess, requireWriteOrClaim } from '../../access.js';
-
-/** For the documentation: chunk objects, newline-delimited (or as JSON, one chunk or an array). */
-const StreamChunks = z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))]).meta({
-  description: 'Newline-delimited JSON chunk objects (application/x-ndjson), or one chunk or an array of them as JSON',
-});
 
 /**
  * Completing a session (or its stream) ends every open stream of it, on every replica; and the

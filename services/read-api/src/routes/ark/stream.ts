@@ -1,24 +1,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
 import { arkDocs } from '@memstream/http';
 import { arkSessionState, listArkRecords, listStreamChunks, type Store } from '@memstream/store';
-import { ArkSessionId, LiveEvent, liveChannelOf, textOf } from '@memstream/schemas';
+import { ArkSessionId, ArkSessionParams, ArkStreamQuery as Query, LiveEvent, liveChannelOf, textOf } from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';
 import { SseWriter } from './sse.js';
 import { mayAccess } from '../../access.js';
 
 const MAX_WAIT_MS = 300_000;
 
-const Query = z.object({
-  'from-beginning': z.enum(['true', 'false']).default('false').meta({ description: 'Replay stored messages and chunks first, then [LIVE_MODE]' }),
-  'wait-for-session': z.enum(['true', 'false']).default('false').meta({ description: 'Wait for a session that does not exist yet' }),
-  timeout: z.string().default('30s').meta({ description: 'How long to wait for the session: a Go duration (500ms, 30s, 5m), at most 5m' }),
-});
-
 /** The path of every per-session ARK route. */
-export const SessionParams = z.object({ session_id: ArkSessionId });
+export const SessionParams = ArkSessionParams;
 
 export interface StreamDeps {
   readonly store: Store;

@@ -1,19 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { forgetMessages, type Store } from '@memstream/store';
+import { DeleteMemoriesFilter as Filter } from '@memstream/schemas';
 import { personOf, requireAccess } from '../../access.js';
-
-const Filter = z
-  .object({
-    message_id: z.string().min(1).optional(),
-    group_id: z.string().min(1).optional(),
-    user_id: z.string().min(1).optional(),
-  })
-  .refine((f) => f.message_id !== undefined || f.group_id !== undefined || f.user_id !== undefined, {
-    message: 'give at least one of message_id, group_id, user_id',
-  });
 
 /**
  * DELETE /api/v1/memories: forgets the messages matching every filter given (query string or

@@ -1,16 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { closeSpan, type BoundaryRules } from '@memstream/episodes';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { lastSequence, listEpisodesByIds, type Episode, type Store } from '@memstream/store';
+import { FlushMemoriesRequest as Body } from '@memstream/schemas';
 import { requireAccess } from '../../access.js';
-
-const Body = z.object({
-  group_id: z.string().min(1),
-  sync_mode: z.boolean().default(true),
-});
 
 const POLL_MS = 100;
 

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { ConversationMetaQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { findConversationMeta, type Store } from '@memstream/store';
 import { requireAccess } from '../../access.js';
 
-const Query = z.object({ group_id: z.string().min(1).max(255) });
 
 /** GET /api/v1/memories/conversation-meta?group_id=: the whole record, 404 when the group has none. */
 export function registerGetConversationMeta(app: FastifyInstance, deps: { store: Store }): void {

@@ -1,18 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { listEpisodicMemories, listMessages, type Store } from '@memstream/store';
+import { ListMemoriesQuery as Query } from '@memstream/schemas';
 import { episodicView, messageView } from './memory-views.js';
 import { personOf } from '../../access.js';
-
-const Query = z.object({
-  group_id: z.string().min(1).optional(),
-  user_id: z.string().min(1).optional(),
-  // Messages by default, as before episodes existed: clients listing a group's history keep working.
-  memory_type: z.enum(['message', 'episodic_memory']).default('message'),
-  limit: z.coerce.number().int().min(1).max(500).default(40),
-  offset: z.coerce.number().int().min(0).default(0),
-});
 
 /**
  * GET /api/v1/memories: a group's (or a user's) stored messages or episodic memories, newest

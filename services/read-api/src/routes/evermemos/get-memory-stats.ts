@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { MemoryStatsQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { lastSequence, memoryStats, type Store } from '@memstream/store';
 import type { QueryEmbedder } from '../../search/query-embedder.js';
 import { requireAccess } from '../../access.js';
 
-const Query = z.object({ group_id: z.string().min(1) });
 
 /**
  * GET /api/v1/stats/memory?group_id=: how far memory formation has got for a group (messages

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { RequestStatusQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import type { RequestLedger } from '@memstream/fanout';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { episodeOfMessage, findRequestOutcome, memoriesOfMessage, type Store } from '@memstream/store';
 import { mayAccess } from '../../access.js';
 
-const Query = z.object({ request_id: z.string().min(1).max(200) });
 
 /**
  * GET /api/v1/stats/request?request_id=: where a write is. The store's outcome row is the truth

@@ -1,27 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { parseCreateTime } from '@memstream/schemas';
+import type { z } from 'zod';
+import { parseCreateTime, SearchMemoriesRequest as Search } from '@memstream/schemas';
 import { everMemOsDocs, parseOrThrow } from '@memstream/http';
 import { pendingMessages, type Store } from '@memstream/store';
 import { searchMemories } from '../../search/search-memories.js';
 import type { QueryEmbedder } from '../../search/query-embedder.js';
 import { hitView, messageView } from './memory-views.js';
 import { mayAccess, personOf } from '../../access.js';
-
-const MemoryType = z.enum(['episodic_memory', 'message']);
-/** A time with or without a zone (zone-less is UTC, as for messages). */
-const Instant = z.string().min(1).refine((s) => parseCreateTime(s) !== undefined, 'must be an ISO 8601 date-time');
-
-const Search = z.object({
-  query: z.string().trim().min(1).max(4_000),
-  group_id: z.string().min(1).optional(),
-  user_id: z.string().min(1).optional(),
-  retrieve_method: z.enum(['keyword', 'vector', 'hybrid', 'rrf']).default('hybrid'),
-  top_k: z.coerce.number().int().min(1).max(100).default(10),
-  memory_types: z.array(MemoryType).min(1).default(['episodic_memory', 'message']),
-  start_time: Instant.optional(),
-  end_time: Instant.optional(),
-});
 
 /** A query string gives lists as repeated keys or comma-separated values; accept both. */
 function fromQueryString(query: unknown): unknown {

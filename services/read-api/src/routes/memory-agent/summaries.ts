@@ -1,13 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { memoryAgentDocs, parseOrThrow } from '@memstream/http';
 import { lastSequence, latestCompletedSummary, listSummaries, messagesInRange, type Store, type SummaryMemory } from '@memstream/store';
-import type { CanonicalMessage } from '@memstream/schemas';
+import { MemoryAgentContextQuery as ContextQuery, MemoryAgentSummariesQuery as ConversationQuery, type CanonicalMessage } from '@memstream/schemas';
 import { requireAccess } from '../../access.js';
 
-const ConversationQuery = z.object({ conversation_id: z.string().min(1).max(255) });
-const ContextQuery = ConversationQuery.extend({ format: z.enum(['json', 'text']).default('json') });
 
 /**
  * The Memory Agent's reads. `conversation_id` is whatever id the writing API used (a group id

@@ -1,19 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import type { ResponseStreams } from '@memstream/fanout';
 import { memoryServiceDocs as docs, parseOrThrow } from '@memstream/http';
-import { ConversationIdParams } from '@memstream/schemas';
+import { ConversationIdParams, RecordResponseRequest } from '@memstream/schemas';
 import { SseWriter } from '../ark/sse.js';
 import type { MemoryServiceHandlers } from './handlers.js';
 
 type P = { Params: { conversationId: string } };
-
-export const RecordResponseRequest = z.object({
-  tokens: z.array(z.string().max(100_000)).max(10_000),
-  /** The response is complete: readers get `done` and their streams end. */
-  done: z.boolean().default(false),
-});
 
 /**
  * The response resumer over HTTP. A writer (the agent producing the answer) records tokens; any

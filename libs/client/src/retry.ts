@@ -3,7 +3,7 @@ export interface RetryOptions {
   readonly maxAttempts: number;
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
-  /** Ends the waits early when the import is aborted. */
+  /** Ends the waits early when the caller gives up (an import interrupted, a call aborted). */
   readonly signal?: AbortSignal;
 }
 

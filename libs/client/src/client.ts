@@ -1,0 +1,33 @@
+import { Ark } from './ark.js';
+import { EverMemOs } from './evermemos.js';
+import { Http, type ClientOptions } from './http.js';
+import { Kaos } from './kaos.js';
+import { MemoryAgent } from './memory-agent.js';
+import { MemoryService } from './memory-service.js';
+
+/**
+ * A memstream server's HTTP APIs, one property per family. Cheap to make: one per caller
+ * (credentials are the client's), all sharing the runtime's fetch.
+ */
+export class MemstreamClient {
+  readonly evermemos: EverMemOs;
+  readonly ark: Ark;
+  readonly memoryAgent: MemoryAgent;
+  readonly memoryService: MemoryService;
+  readonly kaos: Kaos;
+
+  constructor(readonly options: ClientOptions) {
+    const http = new Http(options);
+    this.evermemos = new EverMemOs(http);
+    this.ark = new Ark(http);
+    this.memoryAgent = new MemoryAgent(http);
+    this.memoryService = new MemoryService(http);
+    this.kaos = new Kaos(http);
+  }
+
+  /** The same server as another caller. */
+  as(credentials: Pick<ClientOptions, 'token' | 'apiKey' | 'kaosAgent'>): MemstreamClient {
+    const { token: _token, apiKey: _apiKey, ...rest } = this.options;
+    return new MemstreamClient({ ...rest, ...credentials });
+  }
+}

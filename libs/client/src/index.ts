@@ -1,0 +1,13 @@
+export { MemstreamClient } from './client.js';
+export { MemstreamError, type Family } from './errors.js';
+export type { ClientOptions, CallOptions } from './http.js';
+export { EverMemOs, isAccepted, type WriteOptions } from './evermemos.js';
+export { Ark, type ArkStreamEvent, type StreamOptions } from './ark.js';
+export { MemoryAgent } from './memory-agent.js';
+export { MemoryService, UserConversations, CodeConversations, AgentConversations, type ResponseEvent } from './memory-service.js';
+export { Kaos } from './kaos.js';
+export { ROUTES } from './routes.js';
+export type { Route, RouteInput } from './route.js';
+export { sseFrames, type SseFrame } from './sse.js';
+export type * from './responses.js';
+export { DEFAULT_RETRY, RetriesExhausted, backoffMs, retryAfterMs, withRetry, type Attempt, type RetryOptions } from './retry.js';
