@@ -49,9 +49,12 @@ export interface Call {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * The one place the client talks HTTP: credentials, the per-attempt timeout, and retries. A 429
- * or 503 is always tried again (the server refuses those before publishing anything, so nothing
- * was written), after the longer of the backoff and the server's Retry-After.
+ * The one place the client talks HTTP: credentials, the per-attempt timeout, and retries, after
+ * the longer of the backoff and the server's Retry-After. A 429 or a 503 OVERLOADED is refused
+ * before anything is published, so it is always tried again. A 503 that the broker did not
+ * acknowledge in time (DEPENDENCY_UNAVAILABLE; memory-service's service_unavailable says either)
+ * may still land, as may a call whose connection was lost or timed out: those are tried again
+ * only where a repeat is harmless, a read or a write that carries the client's own id.
  */
 export class Http {
   private readonly retry: RetryOptions;
@@ -91,7 +94,13 @@ export class Http {
           const outcome = await this.attempt(route, url, init, options, take);
           if (outcome.kind === 'done') return outcome;
           last = outcome.error;
-          const again = outcome.error.status === 429 || outcome.error.status === 503 || (outcome.error.code === 'NETWORK_ERROR' && idempotent) || (outcome.error.code === 'TIMEOUT' && idempotent);
+          const { status, code } = outcome.error;
+          // Refused at the door (rate limit, or the gateway's in-flight limit): nothing was written.
+          const refusedUnwritten = status === 429 || (status === 503 && code === 'OVERLOADED');
+          // Anything else may have reached the broker after all, so only a call whose repeat
+          // cannot do the work twice is tried again.
+          const unsure = status === 503 || code === 'NETWORK_ERROR' || code === 'TIMEOUT';
+          const again = refusedUnwritten || (unsure && idempotent);
           if (!again) throw outcome.error;
           return { kind: 'retry', reason: outcome.error.message, afterMs: outcome.error.retryAfterMs };
         },
