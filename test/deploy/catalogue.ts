@@ -37,8 +37,12 @@ export const SERVICE_ENVS: Record<string, EnvSchema> = {
   'all-in-one': allInOneEnv,
 };
 
-/** Folders under services/ that are not long-running processes of the distributed mode. */
-const NOT_LONG_RUNNING = new Set(['all-in-one', 'cli', 'setup']);
+/**
+ * Folders under services/ that are not long-running processes of the distributed mode: the
+ * embedded mode, one-shot commands, and the MCP server, which is a client of memstream that runs
+ * beside an agent (over stdio, or HTTP with the agent's credentials), not a part of the platform.
+ */
+const NOT_LONG_RUNNING = new Set(['all-in-one', 'cli', 'setup', 'mcp']);
 
 /** Every service the distributed mode runs: each folder under services/ with a main.ts, but the above. */
 export function longRunningServices(): string[] {
