@@ -1,7 +1,8 @@
-import { isAppError, isRetriable, isUnavailable } from '@memstream/errors';
+import { isAppError, isRetriable, isUnavailable, type ErrorCode } from '@memstream/errors';
 import type { Logger } from '@memstream/logging';
 import { CORRELATION_HEADER, DLQ_HEADERS, type BusRecord, type OutgoingRecord, type SubscribeOptions } from './bus.js';
-import { backoffDelayMs, sleep } from './backoff.js';
+import { backoffDelayMs } from '@memstream/retry';
+import { waitOrStop } from './backoff.js';
 import type { BusMetrics } from './bus-metrics.js';
 
 export type DeliveryOutcome = 'handled' | 'dead-lettered';
@@ -52,11 +53,11 @@ export async function deliver(record: BusRecord, options: SubscribeOptions, deps
         deps.metrics.handledRecords.inc({ ...labels, outcome: 'retried' });
         const delay = backoffDelayMs(options.retry, attempt);
         log.warn({ err, attempt, delayMs: delay }, 'handler failed, retrying');
-        await sleep(delay, deps.signal);
+        await waitOrStop(delay, deps.signal);
         continue;
       }
       const message = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
-      const code = isAppError(err) ? err.code : retriable ? 'RETRIES_EXHAUSTED' : 'HANDLER_ERROR';
+      const code: ErrorCode = isAppError(err) ? err.code : retriable ? 'RETRIES_EXHAUSTED' : 'HANDLER_ERROR';
       await deps.publish(options.dlqTopic, [
         {
           key: record.key ?? '',
@@ -118,7 +119,7 @@ export async function deliverBatch(records: readonly BusRecord[], options: Subsc
         deps.metrics.handledRecords.inc({ ...labels, outcome: 'retried' }, records.length);
         const delay = backoffDelayMs(options.retry, attempt);
         log.warn({ err, attempt, delayMs: delay, correlationIds }, 'batch handler failed, retrying');
-        await sleep(delay, deps.signal);
+        await waitOrStop(delay, deps.signal);
         continue;
       }
       // Not counted here: the records are counted one by one as the fallback delivers them.

@@ -13,7 +13,6 @@ export type {
 } from './bus.js';
 export { DLQ_HEADERS, CORRELATION_HEADER } from './bus.js';
 export { busMetricsOf, type BusMetrics } from './bus-metrics.js';
-export { backoffDelayMs } from './backoff.js';
 export { MemoryBus, type MemoryBusOptions } from './memory-bus.js';
 export type { BusJournal, GroupPosition, TrimPoint, JournalContents } from './bus-journal.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka-bus.js';

@@ -3,9 +3,13 @@ import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
+import { backoffDelayMs } from '@memstream/retry';
 import { StopRequested } from './backoff.js';
 import { ProduceQueue, type TopicRecords } from './produce-queue.js';
 import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
+
+/** How a consumer kafkajs gave up on is started again. */
+const CONSUMER_RESTART = { initialDelayMs: 1000, maxDelayMs: 30_000 };
 
 export interface KafkaBusOptions {
   readonly brokers: readonly string[];
@@ -234,7 +238,7 @@ class KafkaSubscription implements Subscription {
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (payload.restart || this.abort.signal.aborted) return;
       log.error({ err: payload.error, topic: options.topic }, 'consumer crashed for good; starting it again');
-      this.restartLater(1000);
+      this.restartLater(1);
     });
     await this.runConsumer();
     await joined;
@@ -248,14 +252,15 @@ class KafkaSubscription implements Subscription {
     this.timer.unref();
   }
 
-  private restartLater(delayMs: number): void {
+  /** Starts the consumer again after the backoff of its `attempt`th try (1 s doubling to 30 s, with jitter). */
+  private restartLater(attempt: number): void {
     const timer = setTimeout(() => {
       if (this.abort.signal.aborted) return;
       this.runConsumer().catch((err: unknown) => {
         this.deps.log.warn({ err, topic: this.options.topic }, 'starting the consumer again failed; trying later');
-        this.restartLater(Math.min(delayMs * 2, 30_000));
+        this.restartLater(attempt + 1);
       });
-    }, delayMs);
+    }, backoffDelayMs(CONSUMER_RESTART, attempt));
     timer.unref();
   }
 

@@ -3,7 +3,8 @@ import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
 import type { BusJournal } from './bus-journal.js';
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
-import { StopRequested, sleep } from './backoff.js';
+import { backoffDelayMs } from '@memstream/retry';
+import { StopRequested, waitOrStop } from './backoff.js';
 import { partitionFor } from './partitioner.js';
 import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
 import { ProduceQueue, type TopicRecords } from './produce-queue.js';
@@ -242,7 +243,7 @@ class MemorySubscription implements Subscription {
         continue;
       }
       if (this.options.lingerMs && part.records.length - start < chunkSize) {
-        await sleep(this.options.lingerMs, signal).catch(() => undefined);
+        await waitOrStop(this.options.lingerMs, signal).catch(() => undefined);
         if (signal.aborted) break;
       }
       const chunk = part.records.slice(start, start + chunkSize);
@@ -256,7 +257,7 @@ class MemorySubscription implements Subscription {
         // The dead-letter write itself failed: like a Kafka consumer restart, deliver it again.
         failures++;
         this.deps.log.error({ err, topic: chunk[0]!.topic, partition: p, offset: chunk[0]!.offset }, 'delivery failed, redelivering');
-        await sleep(Math.min(5000, 100 * 2 ** failures), signal).catch(() => undefined);
+        await waitOrStop(backoffDelayMs({ initialDelayMs: 200, maxDelayMs: 5000 }, failures), signal).catch(() => undefined);
       }
     }
   }

@@ -1,5 +1,6 @@
 import { MemstreamError, errorFromAnswer } from './errors.js';
-import { DEFAULT_RETRY, RetriesExhausted, retryAfterMs, withRetry, type RetryOptions } from './retry.js';
+import { RetriesExhausted, withRetry, type RetryOptions } from '@memstream/retry';
+import { DEFAULT_RETRY, retryAfterMs } from './retry.js';
 import { fillPath, queryString, type Route, type RouteInput } from './route.js';
 
 export interface ClientOptions {

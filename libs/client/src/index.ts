@@ -10,4 +10,5 @@ export { ROUTES } from './routes.js';
 export type { Route, RouteInput } from './route.js';
 export { sseFrames, type SseFrame } from './sse.js';
 export type * from './responses.js';
-export { DEFAULT_RETRY, RetriesExhausted, backoffMs, retryAfterMs, withRetry, type Attempt, type RetryOptions } from './retry.js';
+export { DEFAULT_RETRY, retryAfterMs } from './retry.js';
+export { RetriesExhausted, backoffDelayMs, withRetry, type Attempt, type RetryOptions } from '@memstream/retry';

@@ -44,6 +44,15 @@ export const CATALOGUE = {
   OVERLOADED: { statusCode: 503, retriable: true },
   TIMEOUT: { statusCode: 504, retriable: true },
   SYSTEM_ERROR: { statusCode: 500, retriable: false },
+  /**
+   * Two writers stored the same message at the same moment; the loser's statement failed whole
+   * and wrote nothing. Run again, it finds the row and reports a duplicate.
+   */
+  CONCURRENT_APPEND: { statusCode: 409, retriable: true },
+  /** A consumer's dead-letter reason: a retriable failure that outlasted the topic's attempts. */
+  RETRIES_EXHAUSTED: { statusCode: 500, retriable: false },
+  /** A consumer's dead-letter reason: the handler failed in a way no retry mends (a bug, a refused write). */
+  HANDLER_ERROR: { statusCode: 500, retriable: false },
 } as const satisfies Record<string, { statusCode: number; retriable: boolean }>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { RetriesExhausted, withRetry, type Attempt } from '@memstream/retry';
 
 export interface WheelPin {
   readonly project: string;
@@ -28,22 +28,32 @@ export class PinnedWheelError extends Error {
  */
 export async function downloadWheel(pin: WheelPin, options: DownloadOptions): Promise<Buffer> {
   const attempts = options.attempts ?? 3;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const url = await findWheelUrl(pin, options);
-      options.log(`downloading ${url}`);
-      const wheel = await fetchBytes(url, options.timeoutMs);
-      const digest = createHash('sha256').update(wheel).digest('hex');
-      if (digest !== pin.sha256) {
-        throw new PinnedWheelError(`${pin.filename} has sha256 ${digest}, expected ${pin.sha256}`);
-      }
-      return wheel;
-    } catch (err) {
-      if (err instanceof PinnedWheelError || attempt >= attempts) throw err;
-      const delayMs = 1000 * 2 ** (attempt - 1);
-      options.log(`attempt ${attempt} failed (${err instanceof Error ? err.message : String(err)}); retrying in ${delayMs} ms`);
-      await sleep(delayMs);
-    }
+  let last: unknown;
+  try {
+    return await withRetry(
+      async (attempt): Promise<Attempt<Buffer>> => {
+        try {
+          const url = await findWheelUrl(pin, options);
+          options.log(`downloading ${url}`);
+          const wheel = await fetchBytes(url, options.timeoutMs);
+          const digest = createHash('sha256').update(wheel).digest('hex');
+          if (digest !== pin.sha256) {
+            throw new PinnedWheelError(`${pin.filename} has sha256 ${digest}, expected ${pin.sha256}`);
+          }
+          return { kind: 'done', value: wheel };
+        } catch (err) {
+          if (err instanceof PinnedWheelError) throw err;
+          last = err;
+          const reason = err instanceof Error ? err.message : String(err);
+          if (attempt < attempts) options.log(`attempt ${attempt} failed (${reason}); retrying`);
+          return { kind: 'retry', reason };
+        }
+      },
+      { maxAttempts: attempts, initialDelayMs: 1000, maxDelayMs: 8000 },
+    );
+  } catch (err) {
+    // what went wrong on the last try, not that tries ran out
+    throw err instanceof RetriesExhausted && last !== undefined ? last : err;
   }
 }
 

@@ -9,7 +9,6 @@ export { embeddedPostgresUrl } from './embedded-postgres/postgres-server.js';
 export {
   appendMessage,
   appendMessages,
-  ConcurrentAppend,
   findMessage,
   listMessages,
   messagesInRange,

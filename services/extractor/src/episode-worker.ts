@@ -1,4 +1,4 @@
-import { backoffDelayMs } from '@memstream/bus';
+import { backoffDelayMs } from '@memstream/retry';
 import { closeSpan, episodeOf, type BoundaryRules } from '@memstream/episodes';
 import type { ChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
@@ -166,7 +166,7 @@ export class EpisodeWorker {
     } catch (err) {
       if (this.abort.signal.aborted) return; // the lease runs out and another worker takes it
       observe('failed');
-      const delay = backoffDelayMs({ initialDelayMs: this.settings.retryInitialMs, maxDelayMs: this.settings.retryMaxMs, maxAttempts: Infinity }, episode.attempts);
+      const delay = backoffDelayMs({ initialDelayMs: this.settings.retryInitialMs, maxDelayMs: this.settings.retryMaxMs }, episode.attempts);
       await failEpisode(this.store, episode, err instanceof Error ? err.message : String(err), new Date(Date.now() + delay));
       log.warn({ err, attempts: episode.attempts, retryInMs: delay }, 'extraction failed; episode parked and retried later');
     }

@@ -1,5 +1,6 @@
 import { setupEnv } from '@memstream/config';
-import { backoffDelayMs, createBus, type RetryPolicy } from '@memstream/bus';
+import { createBus, type RetryPolicy } from '@memstream/bus';
+import { backoffDelayMs } from '@memstream/retry';
 import type { Logger } from '@memstream/logging';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';

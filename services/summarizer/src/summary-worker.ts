@@ -16,6 +16,7 @@ import {
 import type { Summarizer } from './summarizers/summarizer.js';
 import { summaryWindow } from './window.js';
 import { summaryMetricsOf, type SummaryMetrics } from './summary-metrics.js';
+import { backoffDelayMs } from '@memstream/retry';
 
 /** A claimed summary waiting to run, with the correlation id of the message that triggered it. */
 interface Claimed {
@@ -154,7 +155,7 @@ export class SummaryWorker {
       }
     } catch (err) {
       observe('failed');
-      const delay = Math.min(this.settings.retryMaxMs, this.settings.retryInitialMs * 2 ** (row.attempts - 1));
+      const delay = backoffDelayMs({ initialDelayMs: this.settings.retryInitialMs, maxDelayMs: this.settings.retryMaxMs }, row.attempts);
       await failSummary(this.store, row.memory_id, err instanceof Error ? err.message : String(err), new Date(Date.now() + delay)).catch(
         (failErr: unknown) => log.error({ err: failErr }, 'could not record the failure; the row will time out'),
       );

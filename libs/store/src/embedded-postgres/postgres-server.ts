@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelayMs } from '@memstream/retry';
 import pg from 'pg';
 import type { Logger } from '@memstream/logging';
 import type { Launcher } from './launcher.js';
@@ -33,6 +34,8 @@ const SUPERUSER = 'postgres';
 /** Longer socket paths do not fit a sockaddr_un (108 bytes with the file name). */
 const MAX_SOCKET_DIR = 90;
 const LOG_KEEP_BYTES = 10 * 1024 * 1024;
+/** How a server that died is started again: 0.5 s doubling to 30 s. */
+const SERVER_RESTART = { initialDelayMs: 500, maxDelayMs: 30_000 };
 
 /**
  * Settings for one local process's database, chosen by measurement (bench:embedded): small shared
@@ -86,7 +89,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const supervise = (child: ChildProcess): void => {
     child.once('exit', (code, signal) => {
       if (stopped) return;
-      const delayMs = Math.min(30_000, 500 * 2 ** restarts++);
+      const delayMs = backoffDelayMs(SERVER_RESTART, ++restarts);
       options.log.error({ code, signal, logPath: paths.logPath, restartInMs: delayMs }, 'embedded postgres exited unexpectedly; restarting it');
       void restart(delayMs);
     });
@@ -103,7 +106,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       supervise(server);
     } catch (err) {
       options.log.error({ err }, 'embedded postgres did not restart');
-      void restart(Math.min(30_000, 500 * 2 ** restarts++));
+      void restart(backoffDelayMs(SERVER_RESTART, ++restarts));
     }
   };
   supervise(server);

@@ -1,6 +1,7 @@
 import type { CanonicalMessage, SourceApi, Role } from '@memstream/schemas';
 import type { Queryable, Store } from '../store.js';
 import { visibleTo } from './conversation-access.js';
+import { AppError, isAppError } from '@memstream/errors';
 
 export interface NewMessage {
   readonly conversation_id: string;
@@ -47,7 +48,7 @@ export async function appendMessage(store: Store, msg: NewMessage): Promise<Appe
     try {
       return (await appendMessages(store, [{ message: msg }]))[0]!;
     } catch (err) {
-      if (!(err instanceof ConcurrentAppend) || attempt >= 5) throw err;
+      if (!(isAppError(err) && err.code === 'CONCURRENT_APPEND') || attempt >= 5) throw err;
     }
   }
 }
@@ -56,15 +57,6 @@ export interface AppendItem {
   readonly message: NewMessage;
   /** When given, the write request's outcome is recorded in the same statement (the first outcome wins). */
   readonly requestId?: string;
-}
-
-/**
- * Two writers stored the same message at the same moment; the loser's statement failed whole
- * and nothing of it was written. Retriable: run again, it finds the row and reports a duplicate.
- */
-export class ConcurrentAppend extends Error {
-  override readonly name = 'ConcurrentAppend';
-  readonly retriable = true;
 }
 
 /**
@@ -77,7 +69,7 @@ export class ConcurrentAppend extends Error {
  * upsert itself adds the number of new messages to `next_seq`; waiting on a lock, Postgres
  * re-reads the row, so the base is always the committed one. Which messages are new is decided on
  * the statement's snapshot: a concurrent writer of the SAME message makes this statement fail on
- * the unique key, and it is retried (ConcurrentAppend), finding the row the second time.
+ * the unique key, and it is retried (CONCURRENT_APPEND), finding the row the second time.
  */
 export async function appendMessages(q: Queryable, items: readonly AppendItem[]): Promise<AppendResult[]> {
   if (items.length === 0) return [];
@@ -100,7 +92,7 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
     ]));
   } catch (err) {
     if ((err as { code?: unknown }).code === '23505' && /messages/.test(String((err as { constraint?: unknown }).constraint ?? (err as Error).message))) {
-      throw new ConcurrentAppend('a concurrent writer stored the same message; retry', { cause: err });
+      throw new AppError('CONCURRENT_APPEND', 'a concurrent writer stored the same message; retry', { cause: err });
     }
     throw err;
   }

@@ -1,0 +1,3 @@
+export { backoffDelayMs, type Backoff } from './backoff.js';
+export { sleep } from './sleep.js';
+export { RetriesExhausted, withRetry, type Attempt, type RetryOptions } from './with-retry.js';
