@@ -2,20 +2,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import {
-  allInOneEnv,
-  authConfigured,
-  authSettings,
-  converterEnv,
-  extractorEnv,
-  gatewayEnv,
-  indexerEnv,
-  listenHostOf,
-  loadConfig,
-  readApiEnv,
-  setupEnv,
-  summarizerEnv,
-} from '@memstream/config';
+import { authConfigured, authSettings, listenHostOf, loadConfig } from '@memstream/config';
+import { allInOneEnv } from '@memstream/all-in-one';
+import { converterEnv } from '@memstream/converter';
+import { extractorEnv } from '@memstream/extractor';
+import { indexerEnv } from '@memstream/indexer';
+import { gatewayEnv } from '@memstream/ingest-gateway';
+import { readApiEnv } from '@memstream/read-api';
+import { setupEnv } from '@memstream/setup';
+import { summarizerEnv } from '@memstream/summarizer';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -3,7 +3,7 @@ import { env } from './load-config.js';
 
 /**
  * How a process turns text into vectors. A shape, not a schema: a service that embeds spreads it
- * into its own env schema, the way service-env.ts composes the others.
+ * into its own env schema (services/<name>/src/config.ts), as it does the other shared groups.
  *
  * Every vector is stored with its embedder's model id, so switching provider or model later is a
  * re-embedding job, not a silent mix of incomparable vectors.

@@ -1,4 +1,4 @@
-import { allInOneEnv } from '@memstream/config';
+import { allInOneEnv } from './config.js';
 import { runProcess } from '@memstream/runtime';
 import { startEmbedded } from './start-embedded.js';
 

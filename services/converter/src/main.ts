@@ -1,4 +1,4 @@
-import { converterEnv } from '@memstream/config';
+import { converterEnv } from './config.js';
 import { createBus } from '@memstream/bus';
 import { createFanout } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';

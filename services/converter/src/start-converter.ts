@@ -1,5 +1,5 @@
 import { retryPolicyOf, subscribeEvents, type Bus, type RetryPolicy, type Subscription } from '@memstream/bus';
-import type { ConverterConfig } from '@memstream/config';
+import type { ConverterConfig } from './config.js';
 import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
 import type { Lifecycle } from '@memstream/runtime';

@@ -1,4 +1,4 @@
-import { extractorEnv } from '@memstream/config';
+import { extractorEnv } from './config.js';
 import { createBus } from '@memstream/bus';
 import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';

@@ -1,5 +1,5 @@
 import { publishEvents, retryPolicyOf, subscribeEvents, type Bus } from '@memstream/bus';
-import type { ExtractorConfig } from '@memstream/config';
+import type { ExtractorConfig } from './config.js';
 import { createChatModel, type ChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';

@@ -1,4 +1,4 @@
-import { indexerEnv } from '@memstream/config';
+import { indexerEnv } from './config.js';
 import { createBus } from '@memstream/bus';
 import { createEmbedder } from '@memstream/embedding';
 import { createHttpServer } from '@memstream/http';

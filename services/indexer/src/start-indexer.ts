@@ -1,5 +1,5 @@
 import { retryPolicyOf, subscribeEvents, type Bus } from '@memstream/bus';
-import type { IndexerConfig } from '@memstream/config';
+import type { IndexerConfig } from './config.js';
 import type { Embedder } from '@memstream/embedding';
 import type { Logger } from '@memstream/logging';
 import type { Lifecycle } from '@memstream/runtime';

@@ -1,4 +1,5 @@
-import { gatewayEnv, listenHostOf } from '@memstream/config';
+import { listenHostOf } from '@memstream/config';
+import { gatewayEnv } from './config.js';
 import { createBus } from '@memstream/bus';
 import { createFanout, createRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';

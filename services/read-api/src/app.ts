@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ReadApiConfig } from '@memstream/config';
+import type { ReadApiConfig } from './config.js';
 import type { Fanout, RequestLedger, ResponseStreams } from '@memstream/fanout';
 import { API_FAMILIES, arkErrorShape, assertAuthenticated, errorHandlerFor, everMemOsErrorShape, kaosErrorShape, memoryServiceErrorShape, type ApiDocsOptions } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';

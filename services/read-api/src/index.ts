@@ -1,1 +1,2 @@
 export { registerReadApi, readApiSettingsOf, readApiDocs, type ReadApiDeps } from './app.js';
+export { readApiEnv, readApiSettings, type ReadApiConfig } from './config.js';

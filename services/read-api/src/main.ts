@@ -1,4 +1,5 @@
-import { readApiEnv, listenHostOf } from '@memstream/config';
+import { listenHostOf } from '@memstream/config';
+import { readApiEnv } from './config.js';
 import { createBus } from '@memstream/bus';
 import { createFanout, createRequestLedger, createResponseStreams } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';

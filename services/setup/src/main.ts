@@ -1,4 +1,4 @@
-import { setupEnv } from '@memstream/config';
+import { setupEnv } from './config.js';
 import { createBus, type RetryPolicy } from '@memstream/bus';
 import { backoffDelayMs } from '@memstream/retry';
 import type { Logger } from '@memstream/logging';

@@ -4,3 +4,4 @@ export { summaryWindow } from './window.js';
 export { offlineSummarizer } from './summarizers/offline.js';
 export { modelSummarizer } from './summarizers/model.js';
 export type { Summarizer, SummaryInput } from './summarizers/summarizer.js';
+export { summarizerEnv, summarizerSettings, type SummarizerConfig } from './config.js';

@@ -1,4 +1,4 @@
-import { summarizerEnv } from '@memstream/config';
+import { summarizerEnv } from './config.js';
 import { createBus } from '@memstream/bus';
 import { createHttpServer } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';

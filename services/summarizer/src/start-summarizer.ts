@@ -1,5 +1,5 @@
 import { retryPolicyOf, subscribeEvents, type Bus } from '@memstream/bus';
-import type { SummarizerConfig } from '@memstream/config';
+import type { SummarizerConfig } from './config.js';
 import { createChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig, setupEnv } from '@memstream/config';
+import { ConfigError, loadConfig } from '@memstream/config';
+import { setupEnv } from '@memstream/setup';
 
 test('the setup job refuses to start without a broker or a database, naming each', () => {
   assert.throws(

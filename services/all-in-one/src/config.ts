@@ -1,0 +1,19 @@
+import type { z } from 'zod';
+import { platformEnv, requireAuthOffLoopback } from '@memstream/config';
+import { converterSettings } from '@memstream/converter';
+import { extractorSettings } from '@memstream/extractor';
+import { indexerSettings } from '@memstream/indexer';
+import { readApiSettings } from '@memstream/read-api';
+import { summarizerSettings } from '@memstream/summarizer';
+
+/** The embedded mode runs every service in one process, so it reads every service's settings. */
+export const allInOneEnv = platformEnv
+  .extend({
+    ...readApiSettings,
+    ...converterSettings,
+    ...summarizerSettings,
+    ...extractorSettings,
+    ...indexerSettings,
+  })
+  .superRefine(requireAuthOffLoopback);
+export type AllInOneConfig = z.infer<typeof allInOneEnv>;

@@ -1,0 +1,14 @@
+import type { z } from 'zod';
+import { env, platformEnv, requireRedisWithKafka } from '@memstream/config';
+
+export const converterSettings = {
+  CONVERTER_GROUP_ID: env.string('memstream-converter'),
+  CONVERTER_PARTITIONS_CONCURRENTLY: env.int(8, 1, 1024),
+  /** Consecutive records of one partition stored in one transaction. */
+  CONVERTER_MAX_BATCH_SIZE: env.int(500, 1, 10_000),
+  /** How long a group's metadata is reused before it is read again (it only matters after a rebalance). */
+  CONVERTER_META_CACHE_MS: env.int(10_000, 0),
+};
+
+export const converterEnv = platformEnv.extend(converterSettings).superRefine(requireRedisWithKafka);
+export type ConverterConfig = z.infer<typeof converterEnv>;

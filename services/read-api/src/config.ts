@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { authSettings, embeddingSettings, env, episodeRuleSettings, platformEnv, requireAuthOffLoopback, requireRedisWithKafka, writerSettings } from '@memstream/config';
+
+export const readApiSettings = {
+  ...authSettings,
+  ...writerSettings,
+  ...embeddingSettings,
+  ...episodeRuleSettings,
+  /** Comment frames on idle SSE streams, so proxies do not close them. */
+  SSE_HEARTBEAT_MS: env.int(15_000, 100),
+  /** The memory-service response resumer: `auto` (Redis with REDIS_URL, in-process without), or `none` (its calls answer 409). */
+  RESPONSE_RESUMER: z.enum(['auto', 'none']).default('auto'),
+  /** How long an ended response stays replayable. */
+  RESPONSE_RETENTION_S: env.int(600, 1, 86_400),
+  /** KAOS agent memory: the agent a session belongs to when a call names none (X-KAOS-Agent). */
+  KAOS_AGENT_NAME: env.string('agent'),
+  /** KAOS's switch: false gives its NullMemory (every call succeeds, nothing is stored). */
+  MEMORY_ENABLED: env.bool(true),
+  /** KAOS's limits, per agent: past them the least recently updated tenth of sessions goes... */
+  MEMORY_MAX_SESSIONS: env.int(1000, 1, 10_000_000),
+  /** ...and a session keeps only its latest events. */
+  MEMORY_MAX_SESSION_EVENTS: env.int(500, 1, 1_000_000),
+};
+
+export const readApiEnv = platformEnv.extend(readApiSettings).superRefine(requireRedisWithKafka).superRefine(requireAuthOffLoopback);
+export type ReadApiConfig = z.infer<typeof readApiEnv>;

@@ -1,0 +1,1 @@
+export { setupEnv, type SetupConfig } from './config.js';
