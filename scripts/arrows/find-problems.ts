@@ -5,6 +5,8 @@
  * - libs never import services, and what libs ship (src/) imports no lib that imports it back:
  *   their tests may (a lib's contract test may run on a store that depends on the lib);
  * - @memstream/schemas depends only on zod;
+ * - a framework or driver is imported by the one lib that wraps it (FRAMEWORKS), so the other libs
+ *   take plain values and the wrapper is the one place that changes when the framework does;
  * - a package is imported by its name, never by a path into its files: no relative import leaves
  *   its package, and no `@memstream/<pkg>/<file>` (those skip the package's exports, so a
  *   compiled build would load sources);
@@ -19,6 +21,21 @@ import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const COMPOSITION_ROOT = 'all-in-one';
+
+/** Each framework or driver, and the libs that wrap it. Services may use them directly (their glue). */
+const FRAMEWORKS: Readonly<Record<string, readonly string[]>> = {
+  fastify: ['http'],
+  kafkajs: ['bus'],
+  pg: ['store'],
+  '@electric-sql/pglite': ['store'],
+  ioredis: ['fanout'],
+  pino: ['logging'],
+  'prom-client': ['metrics'],
+  jose: ['auth'],
+  'onnxruntime-node': ['embedding'],
+  // one model API, two wrappers: chat completions (llm) and embeddings (embedding)
+  openai: ['llm', 'embedding'],
+};
 const SCOPE = '@memstream/';
 
 function walk(dir: string): string[] {
@@ -104,6 +121,10 @@ export function findProblems(root: string): string[] {
         const { kind: intoKind, name: into } = packageNamed(spec, target, libs, services);
         const own = intoKind === unit.kind && into === unit.name;
 
+        const framework = spec.startsWith('.') ? undefined : FRAMEWORKS[packageOf(spec)] ?? (spec.startsWith('@fastify/') ? FRAMEWORKS['fastify'] : undefined);
+        if (unit.kind === 'libs' && framework && !framework.includes(unit.name) && relative(unit.dir, file).startsWith('src/')) {
+          problems.push(`${rel}: ${packageOf(spec)} belongs to libs/${framework.join(' and libs/')}; take plain values from it`);
+        }
         if (spec.startsWith(SCOPE) && spec !== packageOf(spec)) problems.push(`${rel}: reaches into ${packageOf(spec)}'s files (${spec}); import the package`);
         if (target !== undefined && !own && /^(libs|services)\//.test(target)) problems.push(`${rel}: relative import leaves its package (${spec}); import the package instead`);
         if ((unit.kind === 'bench' || unit.kind === 'harness') && /^(test|bench)\//.test(target ?? '') && !target!.startsWith(`${unit.kind}/`)) {

@@ -46,3 +46,11 @@ export function principalOf(request: FastifyRequest): Principal {
   if (request.principal === null || request.principal === undefined) throw new Error(`no principal on ${request.method} ${request.url}: the route is on the open list`);
   return request.principal;
 }
+
+/**
+ * A write's origin as the libraries take it (plain values, no framework): the request id that
+ * follows the write through Kafka as its correlation id, the caller, and the request's logger.
+ */
+export function writeOriginOf(request: FastifyRequest): { correlationId: string; principal: Principal; log: FastifyRequest['log'] } {
+  return { correlationId: request.id, principal: principalOf(request), log: request.log };
+}

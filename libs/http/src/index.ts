@@ -1,14 +1,9 @@
 export { createHttpServer, type HttpServerOptions, type ReadinessCheck } from './create-http-server.js';
 export { errorHandlerFor, toPublicError } from './error-handler.js';
 export { defaultErrorShape, DefaultErrorBody, type ErrorShape, type PublicError } from './error-shapes/error-shape.js';
-export { everMemOsErrorShape, EverMemOsErrorBody } from './error-shapes/evermemos.js';
-export { arkErrorShape, ArkErrorBody } from './error-shapes/ark.js';
-export { memoryServiceErrorShape, MemoryServiceErrorBody } from './error-shapes/memory-service.js';
-export { kaosErrorShape, KaosErrorBody } from './error-shapes/kaos.js';
 export { parseOrThrow } from './validation.js';
 export { apiFamily, type ApiFamily, type RouteDocs } from './openapi/api-family.js';
 export { jsonSchemaOf } from './openapi/json-schema.js';
-export { API_FAMILIES, everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs, kaosDocs } from './openapi/families.js';
 export type { ApiDocsOptions } from './openapi/api-docs.js';
-export { principalOf, assertAuthenticated } from './authentication.js';
+export { principalOf, assertAuthenticated, writeOriginOf } from './authentication.js';
 export { unstorablePath, unstorableError, tooDeepPath, MAX_JSON_DEPTH } from './storable-json.js';

@@ -1,7 +1,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { createHttpServer, errorHandlerFor, everMemOsDocs, everMemOsErrorShape, parseOrThrow } from '@memstream/http';
+import { everMemOsDocs, everMemOsErrorShape } from '@memstream/api-families';
+import { createHttpServer, errorHandlerFor, parseOrThrow } from '@memstream/http';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { Lifecycle } from '@memstream/runtime';

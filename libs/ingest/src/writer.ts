@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import { serializeEvent, type Bus, type TypedTopic } from '@memstream/bus';
 import { AppError } from '@memstream/errors';
 import type { Fanout, RequestLedger } from '@memstream/fanout';
 import type { Actor, RequestOutcome } from '@memstream/schemas';
-import { principalOf } from '@memstream/http';
+import type { Principal } from '@memstream/auth';
 import { OutcomeWaiter } from './outcome-waiter.js';
 import { actorOf } from './actor.js';
 
@@ -19,6 +18,17 @@ export interface WriteDeps {
   readonly ledger: RequestLedger;
   readonly waiter: OutcomeWaiter;
   readonly settings: WriteSettings;
+}
+
+/**
+ * Who asked for a write, in plain values (the HTTP layer makes it from its request: see
+ * writeOriginOf in @memstream/http): the id that follows the write through Kafka, the caller
+ * whose memberships the converter checks, and the request's logger.
+ */
+export interface WriteOrigin {
+  readonly correlationId: string;
+  readonly principal: Principal;
+  readonly log: { warn(fields: object, message: string): void };
 }
 
 export type WriteResult =
@@ -37,7 +47,7 @@ type Envelope = { id: string; type: string; occurred_at: string; correlation_id?
 export function createWriter(deps: WriteDeps) {
   let inFlight = 0;
   return async function write<E extends Envelope>(
-    request: FastifyRequest,
+    origin: WriteOrigin,
     topic: TypedTopic<E>,
     body: Pick<E, 'type' | 'data'> & { source: string },
     sync: boolean,
@@ -46,8 +56,8 @@ export function createWriter(deps: WriteDeps) {
       throw new AppError('OVERLOADED', 'Gateway overloaded, please retry later');
     }
     const requestId = randomUUID();
-    const actor = actorOf(principalOf(request));
-    const event = { id: requestId, occurred_at: new Date().toISOString(), correlation_id: request.id, ...(actor ? { actor } : {}), ...body } as E;
+    const actor = actorOf(origin.principal);
+    const event = { id: requestId, occurred_at: new Date().toISOString(), correlation_id: origin.correlationId, ...(actor ? { actor } : {}), ...body } as E;
     const record = serializeEvent(topic, event);
     if (Buffer.byteLength(record.value) > deps.settings.maxEventBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `Message too large: the broker takes at most ${deps.settings.maxEventBytes} bytes per event`);
@@ -64,7 +74,7 @@ export function createWriter(deps: WriteDeps) {
       }
       // Only a status lookup depends on the marker (the write is already safe in the log), so it
       // is set while the call waits, and is in place before a 202 tells the client to poll.
-      const marked = deps.ledger.markAccepted(requestId).catch((err: unknown) => request.log.warn({ err }, 'could not mark request accepted'));
+      const marked = deps.ledger.markAccepted(requestId).catch((err: unknown) => origin.log.warn({ err }, 'could not mark request accepted'));
       const [, outcome] = await Promise.all([marked, pending?.result]);
       return outcome ? { kind: 'done', requestId, outcome } : { kind: 'accepted', requestId };
     } finally {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { assertAuthenticated, errorHandlerFor, everMemOsDocs, everMemOsErrorShape, type ApiDocsOptions } from '@memstream/http';
+import { assertAuthenticated, errorHandlerFor, type ApiDocsOptions } from '@memstream/http';
+import { everMemOsDocs, everMemOsErrorShape } from '@memstream/api-families';
 import type { Writer } from '@memstream/ingest';
 import { registerPostMemory } from './routes/evermemos/post-memory.js';
 import { registerConversationMeta } from './routes/evermemos/conversation-meta.js';

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReadApiConfig } from './config.js';
 import type { Fanout, RequestLedger, ResponseStreams } from '@memstream/fanout';
-import { API_FAMILIES, arkErrorShape, assertAuthenticated, errorHandlerFor, everMemOsErrorShape, kaosErrorShape, memoryServiceErrorShape, type ApiDocsOptions } from '@memstream/http';
+import { assertAuthenticated, errorHandlerFor, type ApiDocsOptions } from '@memstream/http';
+import { API_FAMILIES, arkErrorShape, everMemOsErrorShape, kaosErrorShape, memoryServiceErrorShape } from '@memstream/api-families';
 import type { Writer } from '@memstream/ingest';
 import type { Store } from '@memstream/store';
 import type { BoundaryRules } from '@memstream/episodes';

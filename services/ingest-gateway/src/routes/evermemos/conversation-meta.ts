@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { everMemOsDocs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow, writeOriginOf } from '@memstream/http';
+import { everMemOsDocs } from '@memstream/api-families';
 import {
   ConversationMeta,
   ConversationMetaPatch,
@@ -28,7 +29,7 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
   app.post('/api/v1/memories/conversation-meta', upsertDocs, async (request, reply) => {
     const sync = syncModeOf(request.query);
     const meta = parseOrThrow(ConversationMeta, request.body);
-    const written = await write(request, TOPICS.groupChatInput, { type: 'group_chat.conversation_meta.upserted', data: meta, source: 'evermemos-api' }, sync);
+    const written = await write(writeOriginOf(request), TOPICS.groupChatInput, { type: 'group_chat.conversation_meta.upserted', data: meta, source: 'evermemos-api' }, sync);
     if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
     if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
     const row = written.outcome.result ?? {};
@@ -63,7 +64,7 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
     if (fields.length === 0) {
       throw new AppError('INVALID_PARAMETER', `Nothing to update: give at least one of ${UPDATABLE_META_FIELDS.join(', ')}`);
     }
-    const written = await write(request, TOPICS.groupChatInput, { type: 'group_chat.conversation_meta.patched', data: patch, source: 'evermemos-api' }, sync);
+    const written = await write(writeOriginOf(request), TOPICS.groupChatInput, { type: 'group_chat.conversation_meta.patched', data: patch, source: 'evermemos-api' }, sync);
     if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
     if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
     const row = written.outcome.result ?? {};

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { everMemOsDocs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow, writeOriginOf } from '@memstream/http';
+import { everMemOsDocs } from '@memstream/api-families';
 import { GroupChatMessage, TOPICS, conversationIdOf } from '@memstream/schemas';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { AcceptedReply, acceptedReply } from './accepted-reply.js';
@@ -21,7 +22,7 @@ export function registerPostMemory(app: FastifyInstance, write: Writer): void {
   app.post('/api/v1/memories', docs, async (request, reply) => {
     const sync = syncModeOf(request.query);
     const message = parseOrThrow(GroupChatMessage, request.body);
-    const written = await write(request, TOPICS.groupChatInput, { type: 'group_chat.message.received', data: message, source: 'evermemos-api' }, sync);
+    const written = await write(writeOriginOf(request), TOPICS.groupChatInput, { type: 'group_chat.message.received', data: message, source: 'evermemos-api' }, sync);
     if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
     const { outcome } = written;
     if (outcome.status === 'failed') throw outcomeError(outcome);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { arkDocs } from '@memstream/http';
+import { writeOriginOf } from '@memstream/http';
+import { arkDocs } from '@memstream/api-families';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { listArkRecords, listArkSessions, type Store } from '@memstream/store';
 import { ArkListQuery as ListQuery, ArkMessageBatch, TOPICS } from '@memstream/schemas';
@@ -18,7 +19,7 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
   });
   app.post('/messages', postDocs, async (request, reply) => {
     const batch = parseBatch(request.body);
-    const written = await deps.write(request, TOPICS.arkMessages, { type: 'ark.messages.received', data: batch, source: 'ark-api' }, true);
+    const written = await deps.write(writeOriginOf(request), TOPICS.arkMessages, { type: 'ark.messages.received', data: batch, source: 'ark-api' }, true);
     if (written.kind === 'accepted') {
       return reply.status(202).send({ status: 'accepted', session_id: batch.session_id, count: batch.messages.length, request_id: written.requestId });
     }

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
-import { arkDocs, MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath } from '@memstream/http';
+import { MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath } from '@memstream/http';
+import { arkDocs } from '@memstream/api-families';
 import { appendStreamChunks, arkSessionState, completeArkSession, type Store } from '@memstream/store';
 import { ArkStreamChunks as StreamChunks, liveChannelOf, type LiveEvent } from '@memstream/schemas';
 import { SessionParams, parseSessionId } from './stream.js';

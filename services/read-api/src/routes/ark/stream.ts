@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
-import { arkDocs } from '@memstream/http';
+import { arkDocs } from '@memstream/api-families';
 import { arkSessionState, listArkRecords, listStreamChunks, type Store } from '@memstream/store';
 import { ArkSessionId, ArkSessionParams, ArkStreamQuery as Query, LiveEvent, liveChannelOf, textOf } from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';

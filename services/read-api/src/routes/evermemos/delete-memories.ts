@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { everMemOsDocs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs } from '@memstream/api-families';
 import { forgetMessages, type Store } from '@memstream/store';
 import { DeleteMemoriesFilter as Filter } from '@memstream/schemas';
 import { personOf, requireAccess } from '../../access.js';

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ConversationMetaQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
-import { everMemOsDocs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs } from '@memstream/api-families';
 import { findConversationMeta, type Store } from '@memstream/store';
 import { requireAccess } from '../../access.js';
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { everMemOsDocs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs } from '@memstream/api-families';
 import { listEpisodicMemories, listMessages, type Store } from '@memstream/store';
 import { ListMemoriesQuery as Query } from '@memstream/schemas';
 import { episodicView, messageView } from './memory-views.js';

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { RequestStatusQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import type { RequestLedger } from '@memstream/fanout';
-import { everMemOsDocs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs } from '@memstream/api-families';
 import { episodeOfMessage, findRequestOutcome, memoriesOfMessage, type Store } from '@memstream/store';
 import { mayAccess } from '../../access.js';
 

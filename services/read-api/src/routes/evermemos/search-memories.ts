@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { parseCreateTime, SearchMemoriesRequest as Search } from '@memstream/schemas';
-import { everMemOsDocs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs } from '@memstream/api-families';
 import { pendingMessages, type Store } from '@memstream/store';
 import { searchMemories } from '../../search/search-memories.js';
 import type { QueryEmbedder } from '../../search/query-embedder.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { principalOf } from '@memstream/http';
+import { principalOf, writeOriginOf } from '@memstream/http';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { findKaosSession, type KaosSessionRow, type KaosViewer, type Store } from '@memstream/store';
 import { KaosHeaders, TOPICS, type KaosInput } from '@memstream/schemas';
@@ -61,7 +61,7 @@ export function kaosOps(deps: KaosDeps) {
      * the wait ended first (the write is in Kafka and will be applied; the route answers 202).
      */
     async send<T extends KaosInput['type']>(request: FastifyRequest, type: T, data: Extract<KaosInput, { type: T }>['data']): Promise<Record<string, unknown> | undefined> {
-      const written = await deps.write(request, TOPICS.conversationInput, { type, data, source: 'kaos' } as never, true);
+      const written = await deps.write(writeOriginOf(request), TOPICS.conversationInput, { type, data, source: 'kaos' } as never, true);
       if (written.kind === 'accepted') return undefined;
       if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
       return written.outcome.result ?? {};

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { kaosDocs as docs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow } from '@memstream/http';
+import { kaosDocs as docs } from '@memstream/api-families';
 import { kaosStats, latestKaosEvents, listKaosSessions, type Store } from '@memstream/store';
 import { KaosCleaned, KaosCleanupRequest, KaosHeaders, KaosEventsQuery, KaosEventsResponse, KaosListSessionsQuery, KaosSessionsResponse, KaosStats } from '@memstream/schemas';
 import { answer, viewerOf, type KaosOps } from './kaos-ops.js';

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
-import { kaosDocs as docs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow } from '@memstream/http';
+import { kaosDocs as docs } from '@memstream/api-families';
 import {
   KaosAddEventsRequest,
   KaosAddedEvents,

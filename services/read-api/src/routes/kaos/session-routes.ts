@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
-import { kaosDocs as docs, parseOrThrow, principalOf } from '@memstream/http';
+import { parseOrThrow, principalOf } from '@memstream/http';
+import { kaosDocs as docs } from '@memstream/api-families';
 import { kaosSessionEvents, type Store } from '@memstream/store';
 import {
   KaosAddEventsRequest,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { memoryAgentDocs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow } from '@memstream/http';
+import { memoryAgentDocs } from '@memstream/api-families';
 import { lastSequence, latestCompletedSummary, listSummaries, messagesInRange, type Store, type SummaryMemory } from '@memstream/store';
 import { MemoryAgentContextQuery as ContextQuery, MemoryAgentSummariesQuery as ConversationQuery, type CanonicalMessage } from '@memstream/schemas';
 import { requireAccess } from '../../access.js';

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { memoryServiceDocs as docs, parseOrThrow, principalOf } from '@memstream/http';
+import { parseOrThrow, principalOf } from '@memstream/http';
+import { memoryServiceDocs as docs } from '@memstream/api-families';
 import { findInView, latestCompletedSummary, listView, viewSegments, type MsStoredMessage, type Store, type ViewPosition } from '@memstream/store';
 import { ContextQuery, ConversationIdParams, CreateSummaryRequest } from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';

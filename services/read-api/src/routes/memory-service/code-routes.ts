@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { memoryServiceDocs as docs, parseOrThrow, principalOf } from '@memstream/http';
+import { parseOrThrow, principalOf } from '@memstream/http';
+import { memoryServiceDocs as docs } from '@memstream/api-families';
 import { ConversationBody, ConversationIdParams, CreateMessageRequest, ForkRequest, ListMessagesQuery, MembershipBody, MessageIdParams, ShareRequest } from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { principalOf } from '@memstream/http';
+import { principalOf, writeOriginOf } from '@memstream/http';
 import { actorOf, outcomeError, type Writer } from '@memstream/ingest';
 import {
   findConversation,
@@ -54,7 +54,7 @@ export function conversationOps(deps: OpsDeps) {
     type: T,
     data: Extract<MemoryServiceInput, { type: T }>['data'],
   ): Promise<RequestOutcome | StillApplying> => {
-    const written = await deps.write(request, TOPICS.conversationInput, { type, data, source: 'memory-service' } as never, true);
+    const written = await deps.write(writeOriginOf(request), TOPICS.conversationInput, { type, data, source: 'memory-service' } as never, true);
     if (written.kind === 'accepted') return new StillApplying(written.requestId);
     if (written.outcome.status === 'failed') {
       const err = outcomeError(written.outcome);

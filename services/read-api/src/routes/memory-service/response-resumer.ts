@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { ResponseStreams } from '@memstream/fanout';
-import { memoryServiceDocs as docs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow } from '@memstream/http';
+import { memoryServiceDocs as docs } from '@memstream/api-families';
 import { ConversationIdParams, RecordResponseRequest } from '@memstream/schemas';
 import { SseWriter } from '../ark/sse.js';
 import type { MemoryServiceHandlers } from './handlers.js';

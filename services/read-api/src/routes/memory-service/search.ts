@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { memoryServiceDocs as docs, parseOrThrow, principalOf } from '@memstream/http';
+import { parseOrThrow, principalOf } from '@memstream/http';
+import { memoryServiceDocs as docs } from '@memstream/api-families';
 import { msMessagesByKeys, visibleTo, type Store } from '@memstream/store';
 import { SearchMessagesRequest } from '@memstream/schemas';
 import { searchMemories } from '../../search/search-memories.js';

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { memoryServiceDocs as docs, parseOrThrow } from '@memstream/http';
+import { parseOrThrow } from '@memstream/http';
+import { memoryServiceDocs as docs } from '@memstream/api-families';
 import {
   ConversationBody,
   ConversationIdParams,

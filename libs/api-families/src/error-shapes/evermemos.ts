@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorShape } from './error-shape.js';
+import type { ErrorShape } from '@memstream/http';
 
 /**
  * EverMemOS envelope (spec 001): `{status:"failed", code, message, timestamp, path}`. Its codes

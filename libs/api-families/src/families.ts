@@ -1,9 +1,8 @@
-import { ArkErrorBody } from '../error-shapes/ark.js';
-import { DefaultErrorBody } from '../error-shapes/error-shape.js';
-import { EverMemOsErrorBody } from '../error-shapes/evermemos.js';
-import { KaosErrorBody } from '../error-shapes/kaos.js';
-import { MemoryServiceErrorBody } from '../error-shapes/memory-service.js';
-import { apiFamily } from './api-family.js';
+import { apiFamily, DefaultErrorBody } from '@memstream/http';
+import { ArkErrorBody } from './error-shapes/ark.js';
+import { EverMemOsErrorBody } from './error-shapes/evermemos.js';
+import { KaosErrorBody } from './error-shapes/kaos.js';
+import { MemoryServiceErrorBody } from './error-shapes/memory-service.js';
 
 /** memstream's API families, each documented with the error envelope its routes answer with. */
 export const everMemOsDocs = apiFamily('EverMemOS', 'EverMemOS group-chat memory API: writes are held until stored (read-your-writes)', EverMemOsErrorBody);

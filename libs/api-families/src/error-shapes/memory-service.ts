@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorShape } from './error-shape.js';
+import type { ErrorShape } from '@memstream/http';
 
 /** The memory-service's own error codes, by our catalogue's. */
 const CODES: Record<string, string> = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorShape } from './error-shape.js';
+import type { ErrorShape } from '@memstream/http';
 
 /** ARK's memory services answer errors as a small JSON object with the reason. */
 export const arkErrorShape: ErrorShape = (error) => ({ error: error.message, code: error.code });

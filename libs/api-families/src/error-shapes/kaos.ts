@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorShape } from './error-shape.js';
+import type { ErrorShape } from '@memstream/http';
 
 /**
  * KAOS's agent server is FastAPI: its errors are `{"detail": ...}`. We answer that, with our
