@@ -11,21 +11,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { createAuthenticator } from '@memstream/auth';
-import { createBus } from '@memstream/bus';
 import { createHashEmbedder } from '@memstream/embedding';
-import { MemoryFanout, MemoryRequestLedger } from '@memstream/fanout';
-import { createHttpServer } from '@memstream/http';
-import { startWriter } from '@memstream/ingest';
 import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
-import { registerReadApi } from '@memstream/read-api';
 import { Lifecycle } from '@memstream/runtime';
 import { PgStore, ensureVectorIndex, migrate } from '@memstream/store';
 import { connect, createDatabase } from './lib/database.js';
 import { positiveInt } from './lib/flags.js';
 import { summarizeLatencies, grouped } from './lib/stats.js';
 import { section, table } from './lib/table.js';
+import { startInProcessReadApi } from '../harness/read-api.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -67,22 +61,9 @@ try {
   const { rows: counts } = await client.query<{ n: string }>('SELECT count(*) AS n FROM search_items');
 
   // The read API as its process composes it, authentication on, on a port of its own.
-  const metrics = new Metrics();
-  const bus = createBus({ KAFKA_BROKERS: [], KAFKA_CLIENT_ID: 'bench', KAFKA_TOPIC_PREFIX: '', KAFKA_TOPIC_PARTITIONS: 1, KAFKA_REPLICATION_FACTOR: 1, KAFKA_REQUEST_TIMEOUT_MS: 30_000, KAFKA_SESSION_TIMEOUT_MS: 30_000, CONSUMER_MAX_ATTEMPTS: 3 } as never, silent, metrics);
-  lifecycle.defer('bus', () => bus.close());
-  const fanout = new MemoryFanout();
-  const ledger = new MemoryRequestLedger(60);
-  const writer = await startWriter({ bus, fanout, ledger, settings: { syncTimeoutMs: 1000, maxInFlight: 100, maxEventBytes: 1_000_000 }, log: silent });
-  const http = createHttpServer({ log: silent, lifecycle, bodyLimitBytes: 1_000_000, metrics, authenticator: createAuthenticator({ secret: SECRET, apiKeys: [] }) });
-  await registerReadApi(http, {
-    store, ledger, fanout, write: writer.write, embedder: createHashEmbedder({ dimension: DIMENSION }) as never,
-    sseHeartbeatMs: 15_000, rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 }, syncTimeoutMs: 1000, responses: undefined,
-    kaos: { enabled: false, defaultAgent: 'agent', maxSessions: 1000, maxSessionEvents: 500 },
-  });
-  await http.listen({ port: 0, host: '127.0.0.1' });
-  lifecycle.defer('http', () => http.close());
-  const address = http.server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const readApi = await startInProcessReadApi({ store, log: silent, jwtSecret: SECRET, embeddingDimension: DIMENSION, kaosEnabled: false });
+  lifecycle.defer('read api', () => readApi.close());
+  const base = readApi.base;
   const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(PERSON).setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
 
   const queries = Array.from({ length: QUERIES }, (_, i) => `${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 13 + 5) % WORDS.length]} plans`);

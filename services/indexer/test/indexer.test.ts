@@ -1,0 +1,63 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHashEmbedder } from '@memstream/embedding';
+import { Indexer } from '@memstream/indexer';
+import { createLogger } from '@memstream/logging';
+import type { CanonicalMessage } from '@memstream/schemas';
+import { PgStore, appendMessages, forgetMessages, migrate, type Store } from '@memstream/store';
+import { freshDatabase } from '../../../test/helpers/infra.js';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+
+async function stored(t: TestContext, count: number): Promise<{ store: Store; messages: CanonicalMessage[] }> {
+  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
+  t.after(() => store.close());
+  await migrate(store, log);
+  const results = await appendMessages(store, Array.from({ length: count }, (_, i) => ({
+    message: {
+      conversation_id: 'g', message_id: `m${i}`, sender_id: 'u1', sender_name: 'Alice', role: 'user' as const,
+      content: `Message ${i} about the lake cabin.`, created_at: new Date(Date.UTC(2025, 0, 15, 10, i)), refer_list: [], metadata: {}, source_api: 'evermemos' as const,
+    },
+  })));
+  return { store, messages: results.map((r) => r.message) };
+}
+
+const rows = async (store: Store) =>
+  (await store.query<{ item_id: string; embedding_model: string; dims: number }>(
+    `SELECT item_id, embedding_model, vector_dims(embedding) AS dims FROM search_items WHERE kind = 'message' ORDER BY item_id`,
+  )).rows;
+
+test('a stored message is indexed once with the current model, however often its event is delivered', async (t) => {
+  const { store, messages } = await stored(t, 5);
+  const embedder = createHashEmbedder({ dimension: 16 });
+  const indexer = new Indexer(store, embedder, 100, log);
+  await indexer.indexMessages(messages);
+  await indexer.indexMessages(messages.slice(1, 3)); // a redelivered batch
+  const indexed = await rows(store);
+  assert.equal(indexed.length, 5);
+  assert.ok(indexed.every((r) => r.embedding_model === embedder.model && Number(r.dims) === 16));
+  const { rows: texts } = await store.query<{ content: string }>(`SELECT content FROM search_items WHERE kind = 'message'`);
+  assert.ok(texts.every((r) => r.content.includes('lake cabin')), 'indexed by what was said');
+});
+
+test('a message deleted before its event reaches the indexer is not brought back into search', async (t) => {
+  const { store, messages } = await stored(t, 3);
+  await forgetMessages(store, { conversationId: 'g', messageId: 'm1' });
+  await new Indexer(store, createHashEmbedder({ dimension: 16 }), 100, log).indexMessages(messages);
+  const indexed = await rows(store);
+  assert.equal(indexed.length, 2);
+  const { rows: ids } = await store.query<{ message_ids: string[] }>(`SELECT message_ids FROM search_items WHERE kind = 'message'`);
+  assert.deepEqual(ids.flatMap((r) => r.message_ids).sort(), ['m0', 'm2']);
+});
+
+test('after a model change the sweep re-embeds every older vector in rounds, then stops looking', async (t) => {
+  const { store, messages } = await stored(t, 7);
+  await new Indexer(store, createHashEmbedder({ dimension: 16 }), 100, log).indexMessages(messages);
+  const next = createHashEmbedder({ dimension: 24 });
+  const indexer = new Indexer(store, next, 3, log); // three a round
+  const rounds: number[] = [];
+  for (let done = -1; done !== 0; ) rounds.push((done = await indexer.sweep()));
+  assert.deepEqual(rounds, [3, 3, 1, 0]);
+  const indexed = await rows(store);
+  assert.ok(indexed.every((r) => r.embedding_model === next.model && Number(r.dims) === 24), 'every vector is of the new model');
+});
