@@ -18,3 +18,4 @@ export type { BusJournal, GroupPosition, TrimPoint, JournalContents } from './bu
 export { KafkaBus, type KafkaBusOptions } from './kafka-bus.js';
 export { createBus, retryPolicyOf, type BusSettings, type CreateBusOptions, type RetrySettings } from './create-bus.js';
 export { publishEvents, serializeEvent, subscribeEvents, type TypedTopic } from './typed.js';
+export { subscribeWiring, type Binding, type TopicsOf, type Wiring } from './wiring.js';

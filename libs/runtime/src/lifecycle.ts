@@ -32,6 +32,16 @@ export class Lifecycle {
     this.teardowns.push({ name, fn });
   }
 
+  /**
+   * Acquires a resource and registers its release in one step, so no composition root can open
+   * something and forget to close it: `const store = await lifecycle.own('store', () => openStore(c, log), (s) => s.close())`.
+   */
+  async own<T>(name: string, acquire: () => T | Promise<T>, release: (resource: T) => Promise<void>): Promise<T> {
+    const resource = await acquire();
+    this.defer(name, () => release(resource));
+    return resource;
+  }
+
   markReady(): void {
     this.isReady = true;
   }

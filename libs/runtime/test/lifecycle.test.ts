@@ -37,3 +37,15 @@ test('shutdown past its deadline gives up with exit code 1', async () => {
   assert.equal(await life.shutdown(), 1);
   assert.ok(lines().some((l) => l['msg'] === 'shutdown deadline passed, exiting with work unfinished'));
 });
+
+test('a resource owned by the lifecycle is released at shutdown with the others, and one that fails to open registers nothing', async () => {
+  const { log } = captureLogger();
+  const life = new Lifecycle({ log, shutdownTimeoutMs: 5_000 });
+  const released: string[] = [];
+  const store = await life.own('store', async () => ({ name: 'store' }), async (s) => void released.push(s.name));
+  assert.equal(store.name, 'store');
+  await assert.rejects(life.own('bus', async () => { throw new Error('no broker'); }, async () => void released.push('bus')), /no broker/);
+  life.defer('http', async () => void released.push('http'));
+  assert.equal(await life.shutdown(), 0);
+  assert.deepEqual(released, ['http', 'store']);
+});

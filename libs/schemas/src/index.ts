@@ -28,7 +28,7 @@ export {
 } from './events.js';
 export { EpisodicMemory } from './episodic-memory.js';
 export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
-export { TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';
+export { CONSUMERS, TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';
 export { AccessLevel, grants, levelsFrom } from './access-level.js';
 export {

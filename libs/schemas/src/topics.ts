@@ -43,6 +43,19 @@ export const TOPICS = {
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS]['name'];
 
+/**
+ * Which consumer services read each topic. Each of them subscribes through a wiring typed by this
+ * map (see subscribeWiring in @memstream/bus), so a topic listed here without its handler, or a
+ * handler of a topic not listed, fails the type check.
+ */
+export const CONSUMERS = {
+  groupChatInput: ['converter'],
+  arkMessages: ['converter'],
+  conversationInput: ['converter'],
+  messagesStored: ['indexer', 'extractor', 'summarizer'],
+  memoriesExtracted: ['indexer'],
+} as const satisfies { readonly [K in keyof typeof TOPICS]: readonly string[] };
+
 /** Every topic of the catalogue and its dead-letter twin, in the shape `bus.ensureTopics` takes. */
 export function allTopics(): { name: string }[] {
   return Object.values(TOPICS).flatMap((t) => [{ name: t.name }, { name: t.dlq }]);

@@ -24,19 +24,14 @@ import { embeddedApiDocs, registerEmbeddedApi } from './embedded-api.js';
  * on the one `metrics` registry, served at `/metrics`. Resolves with the listening port.
  */
 export async function startEmbedded({ config, log, lifecycle, metrics }: ProcessContext<AllInOneConfig>): Promise<number> {
-  const store = await openStore(config, log);
-  lifecycle.defer('store', () => store.close());
-  const fanout = createFanout(config.REDIS_URL, log);
-  lifecycle.defer('fanout', () => fanout.close());
-  const ledger = createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log);
-  lifecycle.defer('request ledger', () => ledger.close());
+  const store = await lifecycle.own('store', () => openStore(config, log), (s) => s.close());
+  const fanout = await lifecycle.own('fanout', () => createFanout(config.REDIS_URL, log), (f) => f.close());
+  const ledger = await lifecycle.own('request ledger', () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log), (l) => l.close());
   // One embedder for the indexer's documents and the read API's queries: one model in memory.
-  const embedder = await createEmbedder(config, log);
-  lifecycle.defer('embedder', () => embedder.close());
+  const embedder = await lifecycle.own('embedder', () => createEmbedder(config, log), (e) => e.close());
   // Without Kafka, the in-process bus journals every record in the store before a publish
   // resolves, so a 202 and the events between consumers survive a crash as they would on Kafka.
-  const bus = createBus(config, log, metrics, { journal: storeBusJournal(store) });
-  lifecycle.defer('bus', () => bus.close());
+  const bus = await lifecycle.own('bus', () => createBus(config, log, metrics, { journal: storeBusJournal(store) }), (b) => b.close());
   await bus.ensureTopics(allTopics());
 
   await runConverter(config, { bus, store, fanout, log, lifecycle });

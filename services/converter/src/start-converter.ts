@@ -1,10 +1,10 @@
-import { retryPolicyOf, subscribeEvents, type Bus, type RetryPolicy, type Subscription } from '@memstream/bus';
+import { retryPolicyOf, subscribeWiring, type Bus, type RetryPolicy, type Subscription, type Wiring } from '@memstream/bus';
 import type { ConverterConfig } from './config.js';
 import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
 import type { Lifecycle } from '@memstream/runtime';
 import { purgeRequestOutcomes, type Store } from '@memstream/store';
-import { TOPICS } from '@memstream/schemas';
+import { CONSUMERS, TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
 import { handleArkBatch } from './handlers/ark-messages.js';
 import { handleConversationBatch } from './handlers/conversation-input.js';
@@ -26,8 +26,8 @@ export interface ConverterOptions {
 /** Subscribes the converter's handlers; the caller stops the returned subscriptions on shutdown. */
 export async function startConverter(options: ConverterOptions): Promise<Subscription[]> {
   const deps = { bus: options.bus, store: options.store, fanout: options.fanout, metas: new MetaCache(options.metaCacheMs) };
-  return [
-    await subscribeEvents(options.bus, TOPICS.groupChatInput, {
+  const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'converter'> = {
+    groupChatInput: {
       groupId: options.groupId,
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
@@ -36,8 +36,8 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       // the fallback that isolates a bad record must not share a flush with other partitions
       handler: handleGroupChatEvent(deps),
       onDeadLetter: recordDeadLetter(deps, options.log),
-    }),
-    await subscribeEvents(options.bus, TOPICS.arkMessages, {
+    },
+    arkMessages: {
       // A group's members must subscribe to the same topics (kafkajs's assigner hands every
       // member partitions of every topic), so each input topic has its own group.
       groupId: `${options.groupId}.ark`,
@@ -47,8 +47,8 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       batchHandler: coalesce(handleArkBatch(deps)),
       handler: (event, ctx) => handleArkBatch(deps)([event], ctx),
       onDeadLetter: recordDeadLetter(deps, options.log),
-    }),
-    await subscribeEvents(options.bus, TOPICS.conversationInput, {
+    },
+    conversationInput: {
       groupId: `${options.groupId}.conversations`,
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
@@ -56,8 +56,9 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       batchHandler: handleConversationBatch(deps),
       handler: (event, ctx) => handleConversationBatch(deps)([event], ctx),
       onDeadLetter: recordDeadLetter(deps, options.log),
-    }),
-  ];
+    },
+  };
+  return subscribeWiring(options.bus, TOPICS, wiring);
 }
 
 /**

@@ -1,11 +1,11 @@
-import { publishEvents, retryPolicyOf, subscribeEvents, type Bus } from '@memstream/bus';
+import { publishEvents, retryPolicyOf, subscribeWiring, type Bus, type Wiring } from '@memstream/bus';
 import type { ExtractorConfig } from './config.js';
 import { createChatModel, type ChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
-import { TOPICS, type MessageStored } from '@memstream/schemas';
+import { CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
 
 import { EpisodeWorker } from './episode-worker.js';
 import { offlineExtractor } from './extractors/offline.js';
@@ -68,20 +68,23 @@ export async function runExtractor(
     extractionMetricsOf(deps.metrics),
   );
   const conversationsOf = (events: readonly MessageStored[]) => new Set(events.map((e) => e.data.conversation_id));
-  const subscription = await subscribeEvents(deps.bus, TOPICS.messagesStored, {
-    groupId: config.EXTRACTOR_GROUP_ID,
-    retry: retryPolicyOf(config),
-    partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
-    maxBatchSize: 500,
-    lingerMs: config.BACKGROUND_LINGER_MS,
-    batchHandler: (events) => worker.advance(conversationsOf(events)),
-    handler: (event) => worker.advance([event.data.conversation_id]),
-  });
+  const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'extractor'> = {
+    messagesStored: {
+      groupId: config.EXTRACTOR_GROUP_ID,
+      retry: retryPolicyOf(config),
+      partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+      maxBatchSize: 500,
+      lingerMs: config.BACKGROUND_LINGER_MS,
+      batchHandler: (events) => worker.advance(conversationsOf(events)),
+      handler: (event) => worker.advance([event.data.conversation_id]),
+    },
+  };
+  const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);
   const timer = setInterval(() => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'episode sweep failed')), config.EXTRACTION_SWEEP_INTERVAL_MS);
   timer.unref();
   deps.lifecycle.defer('extractor', async () => {
     clearInterval(timer);
-    await subscription.stop();
+    await Promise.all(subscriptions.map((sub) => sub.stop()));
     await worker.stop();
   });
   log.info({ rules: { messages: config.EPISODE_MAX_MESSAGES, tokens: config.EPISODE_MAX_TOKENS, silenceMs: config.EPISODE_SILENCE_MS }, topicModel: Boolean(model && config.EPISODE_TOPIC_DETECTION) }, 'extractor started');

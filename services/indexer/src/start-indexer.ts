@@ -1,9 +1,9 @@
-import { retryPolicyOf, subscribeEvents, type Bus } from '@memstream/bus';
+import { retryPolicyOf, subscribeWiring, type Bus, type Wiring } from '@memstream/bus';
 import type { IndexerConfig } from './config.js';
 import type { Embedder } from '@memstream/embedding';
 import type { Logger } from '@memstream/logging';
 import type { Lifecycle } from '@memstream/runtime';
-import { TOPICS } from '@memstream/schemas';
+import { CONSUMERS, TOPICS } from '@memstream/schemas';
 import { ensureVectorIndex, type Store } from '@memstream/store';
 import { Indexer } from './indexer.js';
 
@@ -23,24 +23,27 @@ export async function runIndexer(
   const log = deps.log.child({ component: 'indexer', model: deps.embedder.model });
   const index = await ensureVectorIndex(deps.store, deps.embedder.model, deps.embedder.dimension);
   const indexer = new Indexer(deps.store, deps.embedder, config.INDEXER_REEMBED_BATCH, log);
-  const messages = await subscribeEvents(deps.bus, TOPICS.messagesStored, {
-    groupId: config.INDEXER_GROUP_ID,
-    retry: retryPolicyOf(config),
-    partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
-    maxBatchSize: INDEX_BATCH,
-    lingerMs: config.BACKGROUND_LINGER_MS,
-    batchHandler: async (events) => void (await indexer.indexMessages(events.map((e) => e.data))),
-    handler: async (event) => void (await indexer.indexMessages([event.data])),
-  });
-  const memories = await subscribeEvents(deps.bus, TOPICS.memoriesExtracted, {
-    groupId: `${config.INDEXER_GROUP_ID}.memories`,
-    retry: retryPolicyOf(config),
-    partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
-    maxBatchSize: INDEX_BATCH,
-    lingerMs: config.BACKGROUND_LINGER_MS,
-    batchHandler: async (events) => void (await indexer.indexMemories(events.map((e) => e.data))),
-    handler: async (event) => void (await indexer.indexMemories([event.data])),
-  });
+  const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'indexer'> = {
+    messagesStored: {
+      groupId: config.INDEXER_GROUP_ID,
+      retry: retryPolicyOf(config),
+      partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+      maxBatchSize: INDEX_BATCH,
+      lingerMs: config.BACKGROUND_LINGER_MS,
+      batchHandler: async (events) => void (await indexer.indexMessages(events.map((e) => e.data))),
+      handler: async (event) => void (await indexer.indexMessages([event.data])),
+    },
+    memoriesExtracted: {
+      groupId: `${config.INDEXER_GROUP_ID}.memories`,
+      retry: retryPolicyOf(config),
+      partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+      maxBatchSize: INDEX_BATCH,
+      lingerMs: config.BACKGROUND_LINGER_MS,
+      batchHandler: async (events) => void (await indexer.indexMemories(events.map((e) => e.data))),
+      handler: async (event) => void (await indexer.indexMemories([event.data])),
+    },
+  };
+  const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);
   let sweeping = false;
   const timer = setInterval(() => {
     if (sweeping) return;
@@ -53,7 +56,7 @@ export async function runIndexer(
   timer.unref();
   deps.lifecycle.defer('indexer', async () => {
     clearInterval(timer);
-    await Promise.all([messages.stop(), memories.stop()]);
+    await Promise.all(subscriptions.map((s) => s.stop()));
   });
   log.info({ dimension: deps.embedder.dimension, index }, 'indexer started');
   return indexer;

@@ -10,13 +10,10 @@ import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { gatewayApiDocs, registerGateway } from './app.js';
 
 await runProcess('ingest-gateway', gatewayEnv, process.env, async ({ config, log, lifecycle, metrics }) => {
-  const bus = createBus(config, log, metrics);
-  lifecycle.defer('bus', () => bus.close());
+  const bus = await lifecycle.own('bus', () => createBus(config, log, metrics), (b) => b.close());
   await bus.ensureTopics(allTopics());
-  const fanout = createFanout(config.REDIS_URL, log);
-  lifecycle.defer('fanout', () => fanout.close());
-  const ledger = createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log);
-  lifecycle.defer('request ledger', () => ledger.close());
+  const fanout = await lifecycle.own('fanout', () => createFanout(config.REDIS_URL, log), (f) => f.close());
+  const ledger = await lifecycle.own('request ledger', () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log), (l) => l.close());
 
   const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
   lifecycle.defer('write path', writer.stop);

@@ -12,19 +12,14 @@ import { createEmbedder } from '@memstream/embedding';
 import { readApiDocs, readApiSettingsOf, registerReadApi } from './app.js';
 
 await runProcess('read-api', readApiEnv, process.env, async ({ config, log, lifecycle, metrics }) => {
-  const store = await openStore(config, log);
-  lifecycle.defer('store', () => store.close());
-  const fanout = createFanout(config.REDIS_URL, log);
-  lifecycle.defer('fanout', () => fanout.close());
-  const ledger = createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log);
-  lifecycle.defer('request ledger', () => ledger.close());
+  const store = await lifecycle.own('store', () => openStore(config, log), (s) => s.close());
+  const fanout = await lifecycle.own('fanout', () => createFanout(config.REDIS_URL, log), (f) => f.close());
+  const ledger = await lifecycle.own('request ledger', () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log), (l) => l.close());
   // ARK's POST /messages is served here (one address for ARK), so the read API also produces.
-  const bus = createBus(config, log, metrics);
-  lifecycle.defer('bus', () => bus.close());
+  const bus = await lifecycle.own('bus', () => createBus(config, log, metrics), (b) => b.close());
   await bus.ensureTopics(allTopics());
   // Queries are embedded here, with the model the indexer embeds documents with.
-  const embedder = await createEmbedder(config, log);
-  lifecycle.defer('embedder', () => embedder.close());
+  const embedder = await lifecycle.own('embedder', () => createEmbedder(config, log), (e) => e.close());
   const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
   if (responses) lifecycle.defer('response streams', () => responses.close());
   const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });

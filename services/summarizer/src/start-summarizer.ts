@@ -1,11 +1,11 @@
-import { retryPolicyOf, subscribeEvents, type Bus } from '@memstream/bus';
+import { retryPolicyOf, subscribeWiring, type Bus, type Wiring } from '@memstream/bus';
 import type { SummarizerConfig } from './config.js';
 import { createChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
-import { TOPICS, type MessageStored } from '@memstream/schemas';
+import { CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
 import { offlineSummarizer } from './summarizers/offline.js';
 import { modelSummarizer } from './summarizers/model.js';
 import type { Summarizer } from './summarizers/summarizer.js';
@@ -60,20 +60,23 @@ export async function runSummarizer(
     }
     for (const [conversationId, e] of last) await worker.trigger(conversationId, e.data.seq, e.correlation_id);
   };
-  const subscription = await subscribeEvents(deps.bus, TOPICS.messagesStored, {
-    groupId: config.SUMMARIZER_GROUP_ID,
-    retry: retryPolicyOf(config),
-    partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
-    maxBatchSize: 500,
-    lingerMs: config.BACKGROUND_LINGER_MS,
-    batchHandler: (events) => triggerLatest(events),
-    handler: (event) => triggerLatest([event]),
-  });
+  const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'summarizer'> = {
+    messagesStored: {
+      groupId: config.SUMMARIZER_GROUP_ID,
+      retry: retryPolicyOf(config),
+      partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+      maxBatchSize: 500,
+      lingerMs: config.BACKGROUND_LINGER_MS,
+      batchHandler: (events) => triggerLatest(events),
+      handler: (event) => triggerLatest([event]),
+    },
+  };
+  const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);
   const timer = setInterval(() => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'summary sweep failed')), config.SUMMARY_SWEEP_INTERVAL_MS);
   timer.unref();
   deps.lifecycle.defer('summarizer', async () => {
     clearInterval(timer);
-    await subscription.stop();
+    await Promise.all(subscriptions.map((sub) => sub.stop()));
     await worker.stop();
   });
   log.info({ windowSize: config.MEMORY_ROLLING_WINDOW_SIZE, after: config.MEMORY_SUMMARIZE_AFTER_SEQ }, 'summarizer started');
