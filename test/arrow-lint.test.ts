@@ -60,6 +60,7 @@ const violations: Array<[string, Record<string, string>, RegExp]> = [
   ['a test reaching into a lib file', { 'test/deep.test.ts': `import { a } from '../libs/a/src/index.js';\nexport { a };\n` }, /^test\/deep\.test\.ts: relative import leaves its package/],
   ['schemas depending on more than zod', { 'libs/schemas/src/bad.ts': `import { parse } from 'yaml';\nexport { parse };\n` }, /^libs\/schemas\/src\/bad\.ts: @memstream\/schemas may depend only on zod \(yaml\)/],
   ['a lib importing a framework another lib wraps', { 'libs/b/src/web.ts': `import type { FastifyRequest } from 'fastify';\nexport type R = FastifyRequest;\n` }, /^libs\/b\/src\/web\.ts: fastify belongs to libs\/http/],
+  ['a browser-safe lib importing a Node built-in', { 'libs/retry/package.json': JSON.stringify({ name: '@memstream/retry', dependencies: {} }), 'libs/retry/src/index.ts': `import { setTimeout } from 'node:timers/promises';\nexport const wait = setTimeout;\n` }, /^libs\/retry\/src\/index\.ts: runs in browsers too, so it may not import node:timers\/promises/],
   ['a dependency declared and never imported', { 'libs/b/package.json': JSON.stringify({ name: '@memstream/b', dependencies: { '@memstream/a': '0', ioredis: '5' } }) }, /^libs\/b\/package\.json: declares ioredis, which none of its files imports$/],
 ];
 

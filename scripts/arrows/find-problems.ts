@@ -14,13 +14,22 @@
  *   and harness/ neither (a benchmark built on test helpers changes when a test does: what both
  *   need, starting processes or a loopback model server, lives in harness/);
  * - `import()` takes a string literal: a template literal or a computed name cannot be checked;
- * - a package declares no dependency that none of its files imports.
+ * - a package declares no dependency that none of its files imports;
+ * - what runs in browsers too (BROWSER_SAFE: the client and what it ships with) imports no Node
+ *   built-in and no other package of ours.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const COMPOSITION_ROOT = 'all-in-one';
+
+/** Libs published for browsers as well as Node, and the only packages of ours each may import. */
+const BROWSER_SAFE: Readonly<Record<string, readonly string[]>> = {
+  client: ['@memstream/schemas', '@memstream/retry'],
+  schemas: [],
+  retry: [],
+};
 
 /** Each framework or driver, and the libs that wrap it. Services may use them directly (their glue). */
 const FRAMEWORKS: Readonly<Record<string, readonly string[]>> = {
@@ -115,6 +124,10 @@ export function findProblems(root: string): string[] {
       const { specs, computed } = specifiers(readFileSync(file, 'utf8'), file);
       if (computed > 0) problems.push(`${rel}: import() of a template literal or a computed name; name the module in a string literal`);
       for (const spec of specs) {
+        const browser = unit.kind === 'libs' && relative(unit.dir, file).startsWith('src/') ? BROWSER_SAFE[unit.name] : undefined;
+        if (browser && (spec.startsWith('node:') || (spec.startsWith(SCOPE) && !browser.includes(packageOf(spec))))) {
+          problems.push(`${rel}: runs in browsers too, so it may not import ${spec}`);
+        }
         if (spec.startsWith('node:')) continue;
         if (!spec.startsWith('.')) imported.add(packageOf(spec));
         const target = spec.startsWith('.') ? relative(root, resolve(dirname(file), spec)) : undefined;
