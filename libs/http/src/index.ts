@@ -1,5 +1,6 @@
 export { createHttpServer, type HttpServerOptions, type ReadinessCheck } from './create-http-server.js';
 export { serveProbes } from './serve-probes.js';
+export { serveApi } from './serve-api.js';
 export { errorHandlerFor, toPublicError } from './error-handler.js';
 export { defaultErrorShape, DefaultErrorBody, type ErrorShape, type PublicError } from './error-shapes/error-shape.js';
 export { parseOrThrow } from './validation.js';

@@ -1,9 +1,7 @@
-import { listenHostOf } from '@memstream/config';
 import { type AllInOneConfig } from './config.js';
 import { createBus } from '@memstream/bus';
 import { createFanout, createRequestLedger, createResponseStreams } from '@memstream/fanout';
-import { createHttpServer } from '@memstream/http';
-import { authSettingsOf, createAuthenticator } from '@memstream/auth';
+import { serveApi } from '@memstream/http';
 import type { ProcessContext } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { backgroundStoreOf, openStore, storeBusJournal } from '@memstream/store';
@@ -23,7 +21,8 @@ import { embeddedApiDocs, registerEmbeddedApi } from './embedded-api.js';
  * tests run exactly this composition in their own process. Every component registers its series
  * on the one `metrics` registry, served at `/metrics`. Resolves with the listening port.
  */
-export async function startEmbedded({ config, log, lifecycle, metrics }: ProcessContext<AllInOneConfig>): Promise<number> {
+export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promise<number> {
+  const { config, log, lifecycle, metrics } = ctx;
   const store = await lifecycle.own('store', () => openStore(config, log), (s) => s.close());
   const fanout = await lifecycle.own('fanout', () => createFanout(config.REDIS_URL, log), (f) => f.close());
   const ledger = await lifecycle.own('request ledger', () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log), (l) => l.close());
@@ -41,24 +40,14 @@ export async function startEmbedded({ config, log, lifecycle, metrics }: Process
   await runExtractor(config, { bus, store: background, log, lifecycle, metrics });
   await runIndexer(config, { bus, store: background, embedder, log, lifecycle });
 
-  const http = createHttpServer({
-    log,
-    lifecycle,
-    bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
-    metrics,
-    authenticator: createAuthenticator(authSettingsOf(config)),
-    readinessChecks: [() => store.ping()],
-    openapi: embeddedApiDocs,
-  });
   const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
   if (responses) lifecycle.defer('response streams', () => responses.close());
-  const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
-  lifecycle.defer('write path', writer.stop);
-  await registerEmbeddedApi(http, { store, ledger, fanout, write: writer.write, embedder, responses, ...readApiSettingsOf(config) });
-  await http.listen({ port: config.PORT, host: listenHostOf(config) });
-  lifecycle.defer('http', () => http.close());
-  const address = http.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const writer = await lifecycle.own('write path', () => startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log }), (w) => w.stop());
+  const port = await serveApi(ctx, {
+    openapi: embeddedApiDocs,
+    readinessChecks: [() => store.ping()],
+    register: (app) => registerEmbeddedApi(app, { store, ledger, fanout, write: writer.write, embedder, responses, ...readApiSettingsOf(config) }),
+  });
   log.info({ port, bus: bus.kind, store: store.kind }, 'memstream listening');
   return port;
 }

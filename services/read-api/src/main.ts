@@ -1,9 +1,7 @@
-import { listenHostOf } from '@memstream/config';
 import { readApiEnv } from './config.js';
 import { createBus } from '@memstream/bus';
 import { createFanout, createRequestLedger, createResponseStreams } from '@memstream/fanout';
-import { createHttpServer } from '@memstream/http';
-import { authSettingsOf, createAuthenticator } from '@memstream/auth';
+import { serveApi } from '@memstream/http';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
@@ -11,7 +9,8 @@ import { openStore } from '@memstream/store';
 import { createEmbedder } from '@memstream/embedding';
 import { readApiDocs, readApiSettingsOf, registerReadApi } from './app.js';
 
-await runProcess('read-api', readApiEnv, process.env, async ({ config, log, lifecycle, metrics }) => {
+await runProcess('read-api', readApiEnv, process.env, async (ctx) => {
+  const { config, log, lifecycle, metrics } = ctx;
   const store = await lifecycle.own('store', () => openStore(config, log), (s) => s.close());
   const fanout = await lifecycle.own('fanout', () => createFanout(config.REDIS_URL, log), (f) => f.close());
   const ledger = await lifecycle.own('request ledger', () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log), (l) => l.close());
@@ -22,27 +21,11 @@ await runProcess('read-api', readApiEnv, process.env, async ({ config, log, life
   const embedder = await lifecycle.own('embedder', () => createEmbedder(config, log), (e) => e.close());
   const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
   if (responses) lifecycle.defer('response streams', () => responses.close());
-  const writer = await startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log });
-  lifecycle.defer('write path', writer.stop);
+  const writer = await lifecycle.own('write path', () => startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log }), (w) => w.stop());
 
-  const http = createHttpServer({
-    log,
-    lifecycle,
-    bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
-    metrics,
-    authenticator: createAuthenticator(authSettingsOf(config)),
-    readinessChecks: [() => store.ping()],
+  await serveApi(ctx, {
     openapi: readApiDocs,
+    readinessChecks: [() => store.ping()],
+    register: (app) => registerReadApi(app, { store, ledger, fanout, write: writer.write, embedder, responses, ...readApiSettingsOf(config) }),
   });
-  await registerReadApi(http, {
-    store,
-    ledger,
-    fanout,
-    write: writer.write,
-    embedder,
-    responses,
-    ...readApiSettingsOf(config),
-  });
-  await http.listen({ port: config.PORT, host: listenHostOf(config) });
-  lifecycle.defer('http', () => http.close());
 });

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { authSettingsOf, createAuthenticator, type ApiKey } from '@memstream/auth';
+import { listenHostOf } from '@memstream/config';
+import type { Logger } from '@memstream/logging';
+import type { Metrics } from '@memstream/metrics';
+import type { Lifecycle } from '@memstream/runtime';
+import { createHttpServer, type ReadinessCheck } from './create-http-server.js';
+import type { ApiDocsOptions } from './openapi/api-docs.js';
+
+/** What an API process's settings hold for its HTTP server: port, body limit, credentials. */
+interface ApiProcessConfig {
+  readonly PORT: number;
+  readonly HOST?: string | undefined;
+  readonly HTTP_BODY_LIMIT_BYTES: number;
+  readonly AUTH_JWT_SECRET?: string | undefined;
+  readonly AUTH_JWKS_URL?: string | undefined;
+  readonly AUTH_JWT_ISSUER?: string | undefined;
+  readonly AUTH_JWT_AUDIENCE?: string | undefined;
+  readonly AUTH_API_KEYS: readonly ApiKey[];
+}
+
+/**
+ * An API process's HTTP server (the gateway, the read API, the embedded mode): authentication
+ * from its AUTH_* settings, its OpenAPI document, its routes, listening where listenHostOf says
+ * (loopback when nobody must authenticate), closed with the lifecycle. Resolves with the port.
+ */
+export async function serveApi(
+  process: { config: ApiProcessConfig; log: Logger; lifecycle: Lifecycle; metrics: Metrics },
+  options: { openapi: ApiDocsOptions; readinessChecks?: readonly ReadinessCheck[]; register: (app: FastifyInstance) => Promise<void> },
+): Promise<number> {
+  const { config, log, lifecycle, metrics } = process;
+  const http = createHttpServer({
+    log,
+    lifecycle,
+    metrics,
+    bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
+    authenticator: createAuthenticator(authSettingsOf(config)),
+    ...(options.readinessChecks ? { readinessChecks: options.readinessChecks } : {}),
+    openapi: options.openapi,
+  });
+  await options.register(http);
+  await http.listen({ port: config.PORT, host: listenHostOf(config) });
+  lifecycle.defer('http', () => http.close());
+  const address = http.server.address();
+  return typeof address === 'object' && address ? address.port : config.PORT;
+}
