@@ -3,7 +3,7 @@ import { envelopeOf } from './envelope.js';
 import { GroupChatMessage } from './group-chat-message.js';
 import { CanonicalMessage } from './canonical-message.js';
 import { ConversationMeta, ConversationMetaPatch } from './conversation-meta.js';
-import { ArkMessageBatch } from './ark-messages.js';
+import { ArkMessageBatch, ArkSessionId } from './ark-messages.js';
 import { EpisodicMemory } from './episodic-memory.js';
 
 export const GroupChatMessageReceived = envelopeOf('group_chat.message.received', GroupChatMessage);
@@ -30,6 +30,17 @@ export type GroupChatInput = z.infer<typeof GroupChatInput>;
 export const ArkMessagesReceived = envelopeOf('ark.messages.received', ArkMessageBatch);
 export type ArkMessagesReceived = z.infer<typeof ArkMessagesReceived>;
 
+/**
+ * A session (or its stream) completed, as `POST /session/{id}/complete` asked: ends its open
+ * streams on every replica. On the session's partition, so it follows the messages sent before it.
+ */
+export const ArkSessionCompleted = envelopeOf('ark.session.completed', z.object({ session_id: ArkSessionId }).strict());
+export type ArkSessionCompleted = z.infer<typeof ArkSessionCompleted>;
+
+/** What `ingest.ark-messages.v1` carries: message batches and completions, keyed by session. */
+export const ArkInput = z.discriminatedUnion('type', [ArkMessagesReceived, ArkSessionCompleted]);
+export type ArkInput = z.infer<typeof ArkInput>;
+
 export const MessageStored = envelopeOf('conversation.message.stored', CanonicalMessage);
 export type MessageStored = z.infer<typeof MessageStored>;
 
@@ -43,6 +54,7 @@ export const PlatformEvent = z.discriminatedUnion('type', [
   ConversationMetaUpserted,
   ConversationMetaPatched,
   ArkMessagesReceived,
+  ArkSessionCompleted,
   MessageStored,
   MemoryExtracted,
 ]);

@@ -22,6 +22,8 @@ export {
   ConversationMetaPatched,
   GroupChatInput,
   ArkMessagesReceived,
+  ArkSessionCompleted,
+  ArkInput,
   MessageStored,
   MemoryExtracted,
   PlatformEvent,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ArkMessagesReceived, GroupChatInput, MemoryExtracted, MessageStored } from './events.js';
+import { ArkInput, GroupChatInput, MemoryExtracted, MessageStored } from './events.js';
 import { ConversationInput } from './conversation-events.js';
 import { conversationIdOf } from './group-chat-message.js';
 
@@ -27,8 +27,11 @@ export const TOPICS = {
   groupChatInput: topic('ingest.group-chat.v1', GroupChatInput, (e) =>
     e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id,
   ),
-  /** ARK message batches, keyed by session: one event is one batch, stored whole and in order. */
-  arkMessages: topic('ingest.ark-messages.v1', ArkMessagesReceived, (e) => e.data.session_id),
+  /**
+   * ARK message batches (one event is one batch, stored whole and in order) and session
+   * completions, keyed by session.
+   */
+  arkMessages: topic('ingest.ark-messages.v1', ArkInput, (e) => e.data.session_id),
   /**
    * Public input contract of the memory-service family (conversations, messages, forks,
    * memberships and ownership transfers, keyed by the conversation group) and of KAOS agent

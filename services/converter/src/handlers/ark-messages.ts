@@ -1,9 +1,26 @@
 import { publishEvents, type HandlerContext } from '@memstream/bus';
 import { appendMessages, findRequestOutcomes, recordRequestOutcomes, type AppendResult } from '@memstream/store';
-import { TOPICS, liveChannelOf, type ArkMessagesReceived, type LiveEvent, type MessageStored, type RequestOutcome } from '@memstream/schemas';
+import { TOPICS, liveChannelOf, type ArkInput, type ArkMessagesReceived, type ArkSessionCompleted, type LiveEvent, type MessageStored, type RequestOutcome } from '@memstream/schemas';
 import { fromArkMessages } from '../mappers/ark.js';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 import { gateByActor } from '../access-gate.js';
+import { handleArkCompletions } from './ark-completion.js';
+
+/**
+ * Consecutive events of the ARK input topic: message batches first, then completions, so a
+ * session's completion never overtakes messages sent before it (they share the partition, and a
+ * completion that arrives with later messages of the same flush still ends the streams after them).
+ */
+export function handleArkBatch(deps: ConverterDeps) {
+  const messages = handleArkMessages(deps);
+  const completions = handleArkCompletions(deps);
+  return async (batch: readonly ArkInput[], ctx: HandlerContext): Promise<void> => {
+    const received = batch.filter((e): e is ArkMessagesReceived => e.type === 'ark.messages.received');
+    const completed = batch.filter((e): e is ArkSessionCompleted => e.type === 'ark.session.completed');
+    if (received.length > 0) await messages(received, ctx);
+    if (completed.length > 0) await completions(completed, ctx);
+  };
+}
 
 /**
  * ARK batches: each event's messages are stored whole and in order in one statement with the
@@ -11,7 +28,7 @@ import { gateByActor } from '../access-gate.js';
  * the session's live channel BEFORE the outcome is announced, so a `complete` that a client sends
  * after its POST returned can never overtake the messages on a stream.
  */
-export function handleArkBatch(deps: ConverterDeps) {
+function handleArkMessages(deps: ConverterDeps) {
   return async (batch: readonly ArkMessagesReceived[], ctx: HandlerContext): Promise<void> => {
     const { admitted: events, refused } = await gateByActor(deps.store, batch, (e) => e.data.session_id, refusalOf);
     if (refused.length > 0) await recordRequestOutcomes(deps.store, refused);

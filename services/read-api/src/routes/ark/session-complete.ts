@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
-import { MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath } from '@memstream/http';
+import { MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
+import { outcomeError, type Writer } from '@memstream/ingest';
 import { arkDocs } from '@memstream/api-families';
-import { appendStreamChunks, arkSessionState, completeArkSession, type Store } from '@memstream/store';
-import { ArkStreamChunks as StreamChunks, liveChannelOf, type LiveEvent } from '@memstream/schemas';
+import { appendStreamChunks, arkSessionState, type Store } from '@memstream/store';
+import { ArkStreamChunks as StreamChunks, TOPICS, liveChannelOf, type LiveEvent } from '@memstream/schemas';
 import { SessionParams, parseSessionId } from './stream.js';
 import { requireAccess, requireWriteOrClaim } from '../../access.js';
 
@@ -13,24 +14,35 @@ import { requireAccess, requireWriteOrClaim } from '../../access.js';
  * real ARK service's chunk relay: an agent posts token chunks, readers get them live, and they are
  * kept for readers that reconnect from the beginning.
  */
-export function registerSessionWrites(app: FastifyInstance, deps: { store: Store; fanout: Fanout }): void {
-  const complete = async (request: FastifyRequest, raw: string) => {
+export function registerSessionWrites(app: FastifyInstance, deps: { store: Store; fanout: Fanout; write: Writer }): void {
+  // A completion is a write like any other: an event on the session's partition of the ARK input
+  // topic, applied by the converter after the messages sent before it. What is checked here
+  // (access, existence) only spares the topic events that would be refused; the converter
+  // decides again on what it applies.
+  const complete = async (request: FastifyRequest, reply: FastifyReply, raw: string) => {
     const sessionId = parseSessionId(raw);
     const notFound = () => new AppError('RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
     await requireAccess(deps.store, request, sessionId, 'writer', notFound);
     if (!(await arkSessionState(deps.store, sessionId)).exists) throw notFound();
-    const first = await completeArkSession(deps.store, sessionId);
-    // Announced even the second time: a stream that missed the first notification ends now.
-    await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'complete' } satisfies LiveEvent));
-    return { status: first ? 'completed' : 'already_completed', session: sessionId };
+    const written = await deps.write(writeOriginOf(request), TOPICS.arkMessages, { type: 'ark.session.completed', data: { session_id: sessionId }, source: 'ark-api' }, true);
+    if (written.kind === 'accepted') return reply.status(202).send({ status: 'accepted', session: sessionId, request_id: written.requestId });
+    if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
+    return { status: String(written.outcome.result?.['status'] ?? 'completed'), session: sessionId };
   };
   const completeDocs = (summary: string) =>
-    arkDocs.route({ summary, params: SessionParams, responses: { 200: '{"status": "completed" | "already_completed", "session": ID}; 404 for an unknown session' } });
-  app.post<{ Params: { session_id: string } }>('/session/:session_id/complete', completeDocs('Complete a session: ends its streams on every replica'), async (request) =>
-    complete(request, request.params.session_id),
+    arkDocs.route({
+      summary,
+      params: SessionParams,
+      responses: {
+        200: '{"status": "completed" | "already_completed", "session": ID}; 404 for an unknown session',
+        202: 'Completing outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "request_id": ID}; Kafka has it',
+      },
+    });
+  app.post<{ Params: { session_id: string } }>('/session/:session_id/complete', completeDocs('Complete a session: ends its streams on every replica'), async (request, reply) =>
+    complete(request, reply, request.params.session_id),
   );
-  app.post<{ Params: { session_id: string } }>('/stream/:session_id/complete', completeDocs("Complete a session's stream (the same as completing the session)"), async (request) =>
-    complete(request, request.params.session_id),
+  app.post<{ Params: { session_id: string } }>('/stream/:session_id/complete', completeDocs("Complete a session's stream (the same as completing the session)"), async (request, reply) =>
+    complete(request, reply, request.params.session_id),
   );
 
   app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => done(null, body));

@@ -1,0 +1,65 @@
+import type { HandlerContext } from '@memstream/bus';
+import { accessLevelOf, arkSessionState, completeArkSession, findRequestOutcomes, recordRequestOutcomes, type Queryable } from '@memstream/store';
+import { grants, liveChannelOf, type ArkSessionCompleted, type LiveEvent, type RequestOutcome } from '@memstream/schemas';
+import { announce, type ConverterDeps } from './group-chat-input.js';
+
+/**
+ * ARK session completions: the session is marked complete and its outcome recorded in one
+ * transaction, so a redelivered completion finds its first answer (`completed`, not
+ * `already_completed`) instead of deciding again; then every stream of the session, on every
+ * replica, is told to end. Announced even when the session was complete already: a stream that
+ * missed the first notice ends now.
+ */
+export function handleArkCompletions(deps: ConverterDeps) {
+  return async (events: readonly ArkSessionCompleted[], ctx: HandlerContext): Promise<void> => {
+    const outcomes: RequestOutcome[] = [];
+    for (const event of events) {
+      const sessionId = event.data.session_id;
+      const outcome = await deps.store.transaction(async (tx) => {
+        const earlier = (await findRequestOutcomes(tx, [event.id])).get(event.id);
+        if (earlier) return earlier;
+        const refused = await refusal(tx, event);
+        const decided = refused ?? completed(event, await completeArkSession(tx, sessionId));
+        await recordRequestOutcomes(tx, [decided]);
+        return decided;
+      });
+      if (outcome.status === 'stored') {
+        await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'complete' } satisfies LiveEvent)).catch((err: unknown) => {
+          ctx.log.warn({ err, session: sessionId }, 'completion notice failed; streams see it at their next heartbeat');
+        });
+      }
+      outcomes.push(outcome);
+    }
+    await announce(deps.fanout, outcomes, ctx.log);
+    ctx.log.info({ completions: events.length, correlationIds: ctx.correlationIds }, 'ark sessions completed');
+  };
+}
+
+/** An unknown session, or one the person may not write to, is not found (as the read API says it). */
+async function refusal(q: Queryable, event: ArkSessionCompleted): Promise<RequestOutcome | undefined> {
+  const sessionId = event.data.session_id;
+  const notFound = outcomeOf(event, 'failed', null, 'RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
+  if (!(await arkSessionState(q, sessionId)).exists) return notFound;
+  if (event.actor?.kind !== 'user') return undefined;
+  const level = await accessLevelOf(q, sessionId, event.actor.id);
+  if (level === undefined) return notFound;
+  return grants(level, 'writer') ? undefined : outcomeOf(event, 'failed', null, 'FORBIDDEN', `Your access to session ${sessionId} is ${level}: completing needs writer or more`);
+}
+
+function completed(event: ArkSessionCompleted, first: boolean): RequestOutcome {
+  return outcomeOf(event, 'stored', { status: first ? 'completed' : 'already_completed' }, null, null);
+}
+
+function outcomeOf(event: ArkSessionCompleted, status: 'stored' | 'failed', result: Record<string, unknown> | null, code: string | null, message: string | null): RequestOutcome {
+  return {
+    request_id: event.id,
+    kind: 'conversation',
+    status,
+    group_id: event.data.session_id,
+    message_id: null,
+    duplicate: false,
+    result,
+    error_code: code,
+    error_message: message,
+  };
+}
