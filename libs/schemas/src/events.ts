@@ -5,6 +5,7 @@ import { CanonicalMessage } from './canonical-message.js';
 import { ConversationMeta, ConversationMetaPatch } from './conversation-meta.js';
 import { ArkMessageBatch, ArkSessionId } from './ark-messages.js';
 import { EpisodicMemory } from './episodic-memory.js';
+import { DeleteMemoriesFilter } from './evermemos-api.js';
 
 export const GroupChatMessageReceived = envelopeOf('group_chat.message.received', GroupChatMessage);
 export type GroupChatMessageReceived = z.infer<typeof GroupChatMessageReceived>;
@@ -16,6 +17,14 @@ export const ConversationMetaPatched = envelopeOf('group_chat.conversation_meta.
 export type ConversationMetaPatched = z.infer<typeof ConversationMetaPatched>;
 
 /**
+ * EverMemOS's `DELETE /api/v1/memories`: forget the messages matching every filter given, and
+ * what was derived from them. Keyed by the group when it names one, so it follows that group's
+ * earlier writes.
+ */
+export const MemoriesDeleted = envelopeOf('group_chat.memories.deleted', DeleteMemoriesFilter);
+export type MemoriesDeleted = z.infer<typeof MemoriesDeleted>;
+
+/**
  * What the group-chat input topic carries. Messages and metadata of one group share a key, so a
  * metadata change is applied exactly between the messages sent before and after it.
  */
@@ -23,6 +32,7 @@ export const GroupChatInput = z.discriminatedUnion('type', [
   GroupChatMessageReceived,
   ConversationMetaUpserted,
   ConversationMetaPatched,
+  MemoriesDeleted,
 ]);
 export type GroupChatInput = z.infer<typeof GroupChatInput>;
 

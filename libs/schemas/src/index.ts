@@ -21,6 +21,7 @@ export {
   ConversationMetaUpserted,
   ConversationMetaPatched,
   GroupChatInput,
+  MemoriesDeleted,
   ArkMessagesReceived,
   ArkSessionCompleted,
   ArkInput,

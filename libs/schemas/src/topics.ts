@@ -24,9 +24,12 @@ export const TOPICS = {
    * Public input contract: EverMemOS messages and conversation metadata, from the gateway or
    * straight from Kafka producers. Keyed by the group (a private chat by `private:<sender>`).
    */
-  groupChatInput: topic('ingest.group-chat.v1', GroupChatInput, (e) =>
-    e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id,
-  ),
+  groupChatInput: topic('ingest.group-chat.v1', GroupChatInput, (e) => {
+    if (e.type === 'group_chat.message.received') return conversationIdOf(e.data);
+    // a deletion across groups orders with the sender's private chat, or with nothing in particular
+    if (e.type === 'group_chat.memories.deleted') return e.data.group_id ?? (e.data.user_id !== undefined ? `private:${e.data.user_id}` : `message:${e.data.message_id}`);
+    return e.data.group_id;
+  }),
   /**
    * ARK message batches (one event is one batch, stored whole and in order) and session
    * completions, keyed by session.

@@ -96,7 +96,7 @@ export {
   type MemoryToIndex,
 } from './repositories/search-items.js';
 export { EXACT_SCAN_MAX_ITEMS, MAX_QUERY_TERMS, keywordSearch, vectorSearch, type SearchFilters, type SearchHit } from './repositories/search.js';
-export { forgetMessages, type ForgetFilter, type ForgetResult } from './repositories/forget.js';
+export { forgetMessages, forgetMessagesIn, type ForgetFilter, type ForgetResult } from './repositories/forget.js';
 export { memoryStats, type MemoryStats } from './repositories/memory-stats.js';
 export { storeBusJournal } from './repositories/bus-journal.js';
 export { accessLevelOf, conversationInUse, claimConversation, visibleTo, standingOf } from './repositories/conversation-access.js';

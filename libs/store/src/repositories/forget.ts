@@ -1,4 +1,4 @@
-import type { Store } from '../store.js';
+import type { Queryable, Store } from '../store.js';
 import { arrayLiteral, lockEpisodes } from './episodes.js';
 import { visibleTo } from './conversation-access.js';
 
@@ -29,6 +29,11 @@ export interface ForgetResult {
  * half-deleted conversation.
  */
 export async function forgetMessages(store: Store, filter: ForgetFilter): Promise<ForgetResult> {
+  return store.transaction((tx) => forgetMessagesIn(tx, filter));
+}
+
+/** forgetMessages inside a transaction the caller holds (the converter records the outcome in it). */
+export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Promise<ForgetResult> {
   const where: string[] = [];
   const params: unknown[] = [];
   for (const [column, value] of [
@@ -44,53 +49,51 @@ export async function forgetMessages(store: Store, filter: ForgetFilter): Promis
   if (filter.managedBy !== undefined) where.push(visibleTo('conversation_id', params, filter.managedBy, 'manager'));
   const filterSql = where.join(' AND ');
 
-  return store.transaction(async (tx) => {
-    const conversations = await tx.query<{ conversation_id: string }>(
-      `SELECT DISTINCT conversation_id FROM messages WHERE ${filterSql} ORDER BY conversation_id`,
-      params,
-    );
-    for (const { conversation_id } of conversations.rows) await lockEpisodes(tx, conversation_id);
-    const deleted = await tx.query<{ id: number; conversation_id: string; message_id: string }>(
-      `DELETE FROM messages WHERE ${filterSql} RETURNING id, conversation_id, message_id`,
-      params,
-    );
-    if (deleted.rows.length === 0) return { deletedMessages: 0, deletedMemories: 0, episodesReopened: 0, episodesDeleted: 0 };
-    await tx.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [deleted.rows.map((r) => String(r.id))]);
+  const conversations = await tx.query<{ conversation_id: string }>(
+    `SELECT DISTINCT conversation_id FROM messages WHERE ${filterSql} ORDER BY conversation_id`,
+    params,
+  );
+  for (const { conversation_id } of conversations.rows) await lockEpisodes(tx, conversation_id);
+  const deleted = await tx.query<{ id: number; conversation_id: string; message_id: string }>(
+    `DELETE FROM messages WHERE ${filterSql} RETURNING id, conversation_id, message_id`,
+    params,
+  );
+  if (deleted.rows.length === 0) return { deletedMessages: 0, deletedMemories: 0, episodesReopened: 0, episodesDeleted: 0 };
+  await tx.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [deleted.rows.map((r) => String(r.id))]);
 
-    // The episodes holding any deleted message, with what they keep.
-    const affected = await tx.query<{ id: number; remaining: string[] | null }>(
-      `WITH gone AS (SELECT * FROM unnest($1::text[], $2::text[]) AS g(c, mid))
-       SELECT e.id,
-              (SELECT array_agg(x ORDER BY o) FROM unnest(e.message_ids) WITH ORDINALITY AS u(x, o)
-               WHERE NOT EXISTS (SELECT 1 FROM gone WHERE gone.c = e.conversation_id AND gone.mid = u.x)) AS remaining
-       FROM episodes e
-       WHERE EXISTS (SELECT 1 FROM gone WHERE gone.c = e.conversation_id AND gone.mid = ANY(e.message_ids))`,
-      [deleted.rows.map((r) => r.conversation_id), deleted.rows.map((r) => r.message_id)],
+  // The episodes holding any deleted message, with what they keep.
+  const affected = await tx.query<{ id: number; remaining: string[] | null }>(
+    `WITH gone AS (SELECT * FROM unnest($1::text[], $2::text[]) AS g(c, mid))
+     SELECT e.id,
+            (SELECT array_agg(x ORDER BY o) FROM unnest(e.message_ids) WITH ORDINALITY AS u(x, o)
+             WHERE NOT EXISTS (SELECT 1 FROM gone WHERE gone.c = e.conversation_id AND gone.mid = u.x)) AS remaining
+     FROM episodes e
+     WHERE EXISTS (SELECT 1 FROM gone WHERE gone.c = e.conversation_id AND gone.mid = ANY(e.message_ids))`,
+    [deleted.rows.map((r) => r.conversation_id), deleted.rows.map((r) => r.message_id)],
+  );
+  const episodeIds = affected.rows.map((r) => r.id);
+  let deletedMemories = 0;
+  if (episodeIds.length > 0) {
+    const memories = await tx.query<{ id: string; current: boolean }>(
+      `DELETE FROM episodic_memories WHERE episode_id = ANY($1::int8[]) RETURNING id, superseded_at IS NULL AS current`,
+      [episodeIds],
     );
-    const episodeIds = affected.rows.map((r) => r.id);
-    let deletedMemories = 0;
-    if (episodeIds.length > 0) {
-      const memories = await tx.query<{ id: string; current: boolean }>(
-        `DELETE FROM episodic_memories WHERE episode_id = ANY($1::int8[]) RETURNING id, superseded_at IS NULL AS current`,
-        [episodeIds],
-      );
-      deletedMemories = memories.rows.filter((m) => m.current).length;
-      await tx.query(`DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`, [memories.rows.map((m) => m.id)]);
-    }
-    const emptied = affected.rows.filter((r) => r.remaining === null).map((r) => r.id);
-    const kept = affected.rows.filter((r) => r.remaining !== null);
-    if (emptied.length > 0) await tx.query('DELETE FROM episodes WHERE id = ANY($1::int8[])', [emptied]);
-    if (kept.length > 0) {
-      await tx.query(
-        `UPDATE episodes e SET message_ids = k.ids::text[], version = e.version + 1, status = 'pending', attempts = 0,
-           next_attempt_at = now(), claimed_until = NULL, error = NULL, updated_at = now(),
-           start_time = (SELECT min(created_at) FROM messages m WHERE m.conversation_id = e.conversation_id AND m.message_id = ANY(k.ids::text[])),
-           end_time = (SELECT max(created_at) FROM messages m WHERE m.conversation_id = e.conversation_id AND m.message_id = ANY(k.ids::text[]))
-         FROM unnest($1::int8[], $2::text[]) AS k(id, ids) WHERE e.id = k.id`,
-        [kept.map((r) => r.id), kept.map((r) => arrayLiteral(r.remaining!))],
-      );
-    }
-    return { deletedMessages: deleted.rows.length, deletedMemories, episodesReopened: kept.length, episodesDeleted: emptied.length };
-  });
+    deletedMemories = memories.rows.filter((m) => m.current).length;
+    await tx.query(`DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`, [memories.rows.map((m) => m.id)]);
+  }
+  const emptied = affected.rows.filter((r) => r.remaining === null).map((r) => r.id);
+  const kept = affected.rows.filter((r) => r.remaining !== null);
+  if (emptied.length > 0) await tx.query('DELETE FROM episodes WHERE id = ANY($1::int8[])', [emptied]);
+  if (kept.length > 0) {
+    await tx.query(
+      `UPDATE episodes e SET message_ids = k.ids::text[], version = e.version + 1, status = 'pending', attempts = 0,
+         next_attempt_at = now(), claimed_until = NULL, error = NULL, updated_at = now(),
+         start_time = (SELECT min(created_at) FROM messages m WHERE m.conversation_id = e.conversation_id AND m.message_id = ANY(k.ids::text[])),
+         end_time = (SELECT max(created_at) FROM messages m WHERE m.conversation_id = e.conversation_id AND m.message_id = ANY(k.ids::text[]))
+       FROM unnest($1::int8[], $2::text[]) AS k(id, ids) WHERE e.id = k.id`,
+      [kept.map((r) => r.id), kept.map((r) => arrayLiteral(r.remaining!))],
+    );
+  }
+  return { deletedMessages: deleted.rows.length, deletedMemories, episodesReopened: kept.length, episodesDeleted: emptied.length };
 }
 

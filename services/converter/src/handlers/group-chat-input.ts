@@ -19,11 +19,13 @@ import {
   parseCreateTime,
   type GroupChatInput,
   type GroupChatMessageReceived,
+  type MemoriesDeleted,
   type MessageStored,
   type RequestOutcome,
 } from '@memstream/schemas';
 import { fromGroupChatMessage } from '../mappers/evermemos.js';
 import { gateByActor } from '../access-gate.js';
+import { handleMemoriesDeletions } from './memories-deletion.js';
 import type { MetaCache } from '../meta-cache.js';
 
 export interface ConverterDeps {
@@ -47,7 +49,27 @@ export interface ConverterDeps {
  * are idempotent too).
  */
 export function handleGroupChatBatch(deps: ConverterDeps) {
+  const writes = handleWrites(deps);
+  const deletions = handleMemoriesDeletions(deps);
   return async (batch: readonly GroupChatInput[], ctx: HandlerContext): Promise<FlushTail> => {
+    // Deletions after the writes of the same flush: what a client wrote before asking to forget it
+    // is there to be forgotten.
+    const written = batch.filter((e): e is GroupChatWrite => e.type !== 'group_chat.memories.deleted');
+    const forgotten = batch.filter((e): e is MemoriesDeleted => e.type === 'group_chat.memories.deleted');
+    const tail = written.length > 0 ? await writes(written, ctx) : { pending: Promise.resolve() };
+    if (forgotten.length > 0) {
+      await tail.pending; // the writes' stored events first, as the order on the topic says
+      await deletions(forgotten, ctx);
+    }
+    return tail;
+  };
+}
+
+/** Messages and metadata: what the topic carries but deletions. */
+type GroupChatWrite = Exclude<GroupChatInput, MemoriesDeleted>;
+
+function handleWrites(deps: ConverterDeps) {
+  return async (batch: readonly GroupChatWrite[], ctx: HandlerContext): Promise<FlushTail> => {
     const { admitted: events, refused } = await gateByActor(deps.store, batch, groupOf, refusalOf);
     if (refused.length > 0) await recordRequestOutcomes(deps.store, refused);
     const hasMeta = events.some((e) => e.type !== 'group_chat.message.received');
@@ -124,7 +146,7 @@ interface Applied {
   stored: Array<{ event: GroupChatMessageReceived; message: MessageStored['data'] }>;
 }
 
-async function applyInOrder(q: Queryable, events: readonly GroupChatInput[], cache: MetaCache): Promise<Applied> {
+async function applyInOrder(q: Queryable, events: readonly GroupChatWrite[], cache: MetaCache): Promise<Applied> {
   const metas = await cache.get(q, events.map((e) => (e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id)));
   const applied: Applied = { outcomes: [], requestIds: events.map((e) => e.id), written: 0, stored: [] };
   let pending: GroupChatMessageReceived[] = [];
@@ -211,11 +233,11 @@ function metaOutcome(requestId: string, groupId: string, row: StoredConversation
   };
 }
 
-function groupOf(event: GroupChatInput): string {
+function groupOf(event: GroupChatWrite): string {
   return event.type === 'group_chat.message.received' ? conversationIdOf(event.data) : event.data.group_id;
 }
 
-function refusalOf(event: GroupChatInput, code: string, message: string): RequestOutcome {
+function refusalOf(event: GroupChatWrite, code: string, message: string): RequestOutcome {
   const isMessage = event.type === 'group_chat.message.received';
   return {
     request_id: event.id,

@@ -1,0 +1,73 @@
+import type { HandlerContext } from '@memstream/bus';
+import { accessLevelOf, findRequestOutcomes, forgetMessagesIn, recordRequestOutcomes, type ForgetResult, type Queryable } from '@memstream/store';
+import { grants, type MemoriesDeleted, type RequestOutcome } from '@memstream/schemas';
+import { announce, type ConverterDeps } from './group-chat-input.js';
+
+/**
+ * EverMemOS deletions: the matching messages, their search rows and the memories made from them
+ * are forgotten, and the outcome recorded, in one transaction, so a redelivered deletion keeps its
+ * first answer (what it deleted) instead of finding nothing the second time. A person forgets
+ * only in groups they manage or own: a group they name at a lower level is refused; across
+ * groups, the others are left out. Episodes that keep some messages are left pending at a new
+ * version, and the extractor's sweep extracts them again.
+ */
+export function handleMemoriesDeletions(deps: ConverterDeps) {
+  return async (events: readonly MemoriesDeleted[], ctx: HandlerContext): Promise<void> => {
+    const outcomes: RequestOutcome[] = [];
+    for (const event of events) {
+      outcomes.push(
+        await deps.store.transaction(async (tx) => {
+          const earlier = (await findRequestOutcomes(tx, [event.id])).get(event.id);
+          if (earlier) return earlier;
+          const decided = (await refusal(tx, event)) ?? outcomeOfForgetting(event, await forget(tx, event));
+          await recordRequestOutcomes(tx, [decided]);
+          return decided;
+        }),
+      );
+    }
+    await announce(deps.fanout, outcomes, ctx.log);
+    ctx.log.info({ deletions: events.length, correlationIds: ctx.correlationIds }, 'memories deleted');
+  };
+}
+
+function forget(tx: Queryable, event: MemoriesDeleted): Promise<ForgetResult> {
+  const { message_id, group_id, user_id } = event.data;
+  const managedBy = event.actor?.kind === 'user' ? event.actor.id : undefined;
+  return forgetMessagesIn(tx, { messageId: message_id, conversationId: group_id, senderId: user_id, managedBy });
+}
+
+async function refusal(q: Queryable, event: MemoriesDeleted): Promise<RequestOutcome | undefined> {
+  const group = event.data.group_id;
+  if (group === undefined || event.actor?.kind !== 'user') return undefined;
+  const level = await accessLevelOf(q, group, event.actor.id);
+  if (level === undefined) return failed(event, 'RESOURCE_NOT_FOUND', 'No memories matched the filter');
+  if (!grants(level, 'manager')) return failed(event, 'FORBIDDEN', `Your access to ${group} is ${level}: forgetting needs manager or owner`);
+  return undefined;
+}
+
+function outcomeOfForgetting(event: MemoriesDeleted, r: ForgetResult): RequestOutcome {
+  if (r.deletedMessages === 0) return failed(event, 'RESOURCE_NOT_FOUND', 'No memories matched the filter');
+  return {
+    ...base(event),
+    status: 'stored',
+    result: { deleted_messages: r.deletedMessages, deleted_memories: r.deletedMemories, episodes_reextracting: r.episodesReopened, episodes_deleted: r.episodesDeleted },
+  };
+}
+
+function failed(event: MemoriesDeleted, code: string, message: string): RequestOutcome {
+  return { ...base(event), status: 'failed', error_code: code, error_message: message };
+}
+
+function base(event: MemoriesDeleted): RequestOutcome {
+  return {
+    request_id: event.id,
+    kind: 'message',
+    status: 'stored',
+    group_id: event.data.group_id ?? null,
+    message_id: event.data.message_id ?? null,
+    duplicate: false,
+    result: null,
+    error_code: null,
+    error_message: null,
+  };
+}
