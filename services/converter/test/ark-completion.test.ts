@@ -1,29 +1,13 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { MemoryBus, type HandlerContext } from '@memstream/bus';
-import { MemoryFanout } from '@memstream/fanout';
-import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
 import { liveChannelOf, type Actor, type ArkInput } from '@memstream/schemas';
-import { PgStore, findRequestOutcomes, migrate } from '@memstream/store';
-import { freshDatabase } from '../../../test/helpers/infra.js';
 import { handleArkBatch } from '../src/handlers/ark-messages.js';
-import { MetaCache } from '../src/meta-cache.js';
-
-const log = createLogger({ service: 'test', level: 'silent' });
-const ctx: HandlerContext = { attempt: 1, log, correlationIds: [], signal: new AbortController().signal };
+import { handlerContext as ctx, handlerDeps } from './handler-harness.js';
 
 async function converter(t: TestContext) {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
-  t.after(() => store.close());
-  await migrate(store, log);
-  const bus = new MemoryBus(log, 1, new Metrics());
-  t.after(() => bus.close());
-  const fanout = new MemoryFanout();
-  const handle = handleArkBatch({ store, bus, fanout, metas: new MetaCache(10_000) });
-  const outcomeOf = async (event: ArkInput) => (await findRequestOutcomes(store, [event.id])).get(event.id);
-  return { store, fanout, handle, outcomeOf };
+  const { deps, outcomeOf } = await handlerDeps(t);
+  return { store: deps.store, fanout: deps.fanout, handle: handleArkBatch(deps), outcomeOf };
 }
 
 const event = <T extends ArkInput['type']>(type: T, data: Extract<ArkInput, { type: T }>['data'], actor?: Actor) =>

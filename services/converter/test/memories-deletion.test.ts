@@ -1,30 +1,17 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { MemoryBus, type HandlerContext } from '@memstream/bus';
-import { MemoryFanout } from '@memstream/fanout';
-import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
 import type { Actor, GroupChatInput } from '@memstream/schemas';
-import { PgStore, findRequestOutcomes, listMessages, migrate } from '@memstream/store';
-import { freshDatabase } from '../../../test/helpers/infra.js';
+import { listMessages } from '@memstream/store';
 import { handleGroupChatBatch } from '../src/handlers/group-chat-input.js';
-import { MetaCache } from '../src/meta-cache.js';
-
-const log = createLogger({ service: 'test', level: 'silent' });
-const ctx: HandlerContext = { attempt: 1, log, correlationIds: [], signal: new AbortController().signal };
+import { handlerContext as ctx, handlerDeps } from './handler-harness.js';
 
 async function converter(t: TestContext) {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
-  t.after(() => store.close());
-  await migrate(store, log);
-  const bus = new MemoryBus(log, 1, new Metrics());
-  t.after(() => bus.close());
-  const batch = handleGroupChatBatch({ store, bus, fanout: new MemoryFanout(), metas: new MetaCache(10_000) });
+  const { deps, outcomeOf } = await handlerDeps(t);
+  const batch = handleGroupChatBatch(deps);
   const handle = async (events: GroupChatInput[]) => void (await (await batch(events, ctx)).pending);
-  const outcomeOf = async (event: GroupChatInput) => (await findRequestOutcomes(store, [event.id])).get(event.id);
-  const ids = async (group: string) => (await listMessages(store, { conversationId: group, limit: 100, offset: 0, order: 'oldest-first' })).items.map((m) => m.message_id);
-  return { store, handle, outcomeOf, ids };
+  const ids = async (group: string) => (await listMessages(deps.store, { conversationId: group, limit: 100, offset: 0, order: 'oldest-first' })).items.map((m) => m.message_id);
+  return { store: deps.store, handle, outcomeOf, ids };
 }
 
 const envelope = (actor?: Actor) => ({ id: randomUUID(), occurred_at: new Date().toISOString(), ...(actor ? { actor } : {}) });
