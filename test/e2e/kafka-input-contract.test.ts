@@ -26,7 +26,7 @@ test('direct producers: valid events land in order, poison records are dead-lett
   t.after(() => fanout.close());
   const subs = await startConverter({
     bus, store, fanout, log, groupId: uniqueName('converter'),
-    retry: { maxAttempts: 2, initialDelayMs: 10, maxDelayMs: 50 }, partitionsConcurrently: 2, maxBatchSize: 100, metaCacheMs: 10_000,
+    retry: { maxAttempts: 2, initialDelayMs: 10, maxDelayMs: 50 }, partitionsConcurrently: 2, maxBatchSize: 100, metaCacheMs: 10_000, rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
   });
   t.after(() => Promise.all(subs.map((s) => s.stop())));
 

@@ -1,4 +1,4 @@
-import { insertEpisodes, openSpan, withEpisodeLock, type CloseReason, type Episode, type Store } from '@memstream/store';
+import { insertEpisodes, lockEpisodes, openSpan, type CloseReason, type Episode, type Queryable, type Store } from '@memstream/store';
 import { closeEpisodes, episodeOf, type BoundaryRules } from './boundaries.js';
 
 export interface SpanOutcome {
@@ -15,16 +15,20 @@ export interface SpanOutcome {
  * any size (a consumer that was down) is worked through.
  */
 export async function closeSpan(store: Store, conversationId: string, rules: BoundaryRules, closeRest?: CloseReason): Promise<SpanOutcome> {
+  return store.transaction((tx) => closeSpanIn(tx, conversationId, rules, closeRest));
+}
+
+/** closeSpan inside a transaction the caller holds (a flush records its outcome in it); takes the lock itself. */
+export async function closeSpanIn(tx: Queryable, conversationId: string, rules: BoundaryRules, closeRest?: CloseReason): Promise<SpanOutcome> {
+  await lockEpisodes(tx, conversationId);
   const chunk = Math.max(5_000, rules.maxMessages * 2);
-  return withEpisodeLock(store, conversationId, async (tx) => {
-    const closed: Episode[] = [];
-    for (;;) {
-      const span = await openSpan(tx, conversationId, chunk);
-      const { closed: spans, open } = closeEpisodes(span, rules);
-      const full = span.length === chunk;
-      if (closeRest !== undefined && !full && open.length > 0) spans.push(episodeOf(open, closeRest));
-      closed.push(...(await insertEpisodes(tx, conversationId, spans)));
-      if (!full || spans.length === 0) return { closed, open: closeRest !== undefined && !full ? 0 : open.length };
-    }
-  });
+  const closed: Episode[] = [];
+  for (;;) {
+    const span = await openSpan(tx, conversationId, chunk);
+    const { closed: spans, open } = closeEpisodes(span, rules);
+    const full = span.length === chunk;
+    if (closeRest !== undefined && !full && open.length > 0) spans.push(episodeOf(open, closeRest));
+    closed.push(...(await insertEpisodes(tx, conversationId, spans)));
+    if (!full || spans.length === 0) return { closed, open: closeRest !== undefined && !full ? 0 : open.length };
+  }
 }

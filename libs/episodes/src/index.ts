@@ -1,2 +1,2 @@
 export { closeEpisodes, episodeOf, estimateTokens, type BoundaryRules } from './boundaries.js';
-export { closeSpan, type SpanOutcome } from './close-span.js';
+export { closeSpan, closeSpanIn, type SpanOutcome } from './close-span.js';

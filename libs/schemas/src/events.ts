@@ -25,6 +25,13 @@ export const MemoriesDeleted = envelopeOf('group_chat.memories.deleted', DeleteM
 export type MemoriesDeleted = z.infer<typeof MemoriesDeleted>;
 
 /**
+ * EverMemOS's `POST /api/v1/memories/flush`: close the group's open episode now, with what is
+ * stored by then. On the group's partition, so it comes after the group's earlier writes.
+ */
+export const MemoriesFlushRequested = envelopeOf('group_chat.memories.flush_requested', z.object({ group_id: z.string().min(1) }).strict());
+export type MemoriesFlushRequested = z.infer<typeof MemoriesFlushRequested>;
+
+/**
  * What the group-chat input topic carries. Messages and metadata of one group share a key, so a
  * metadata change is applied exactly between the messages sent before and after it.
  */
@@ -33,6 +40,7 @@ export const GroupChatInput = z.discriminatedUnion('type', [
   ConversationMetaUpserted,
   ConversationMetaPatched,
   MemoriesDeleted,
+  MemoriesFlushRequested,
 ]);
 export type GroupChatInput = z.infer<typeof GroupChatInput>;
 

@@ -22,6 +22,7 @@ export {
   ConversationMetaPatched,
   GroupChatInput,
   MemoriesDeleted,
+  MemoriesFlushRequested,
   ArkMessagesReceived,
   ArkSessionCompleted,
   ArkInput,

@@ -60,6 +60,7 @@ export {
 } from './repositories/ark.js';
 export {
   withEpisodeLock,
+  lockEpisodes,
   openSpan,
   insertEpisodes,
   claimEpisodes,

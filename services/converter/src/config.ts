@@ -1,7 +1,9 @@
 import type { z } from 'zod';
-import { env, platformEnv, requireRedisWithKafka } from '@memstream/config';
+import { env, episodeRuleSettings, platformEnv, requireRedisWithKafka } from '@memstream/config';
 
 export const converterSettings = {
+  /** A flush closes a group's open episode by the extractor's rules, so the converter reads them too. */
+  ...episodeRuleSettings,
   CONVERTER_GROUP_ID: env.string('memstream-converter'),
   CONVERTER_PARTITIONS_CONCURRENTLY: env.int(8, 1, 1024),
   /** Consecutive records of one partition stored in one transaction. */

@@ -10,6 +10,7 @@ import { handleArkBatch } from './handlers/ark-messages.js';
 import { handleConversationBatch } from './handlers/conversation-input.js';
 import { coalesce } from './coalescer.js';
 import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './handlers/group-chat-input.js';
+import type { BoundaryRules } from '@memstream/episodes';
 
 export interface ConverterOptions {
   readonly bus: Bus;
@@ -21,11 +22,13 @@ export interface ConverterOptions {
   readonly partitionsConcurrently: number;
   readonly maxBatchSize: number;
   readonly metaCacheMs: number;
+  /** Episode boundaries, for flushes (the extractor's rules). */
+  readonly rules: BoundaryRules;
 }
 
 /** Subscribes the converter's handlers; the caller stops the returned subscriptions on shutdown. */
 export async function startConverter(options: ConverterOptions): Promise<Subscription[]> {
-  const deps = { bus: options.bus, store: options.store, fanout: options.fanout, metas: new MetaCache(options.metaCacheMs) };
+  const deps = { bus: options.bus, store: options.store, fanout: options.fanout, metas: new MetaCache(options.metaCacheMs), rules: options.rules };
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'converter'> = {
     groupChatInput: {
       groupId: options.groupId,
@@ -80,6 +83,7 @@ export async function runConverter(
     partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
     maxBatchSize: config.CONVERTER_MAX_BATCH_SIZE,
     metaCacheMs: config.CONVERTER_META_CACHE_MS,
+    rules: { maxMessages: config.EPISODE_MAX_MESSAGES, maxTokens: config.EPISODE_MAX_TOKENS, silenceMs: config.EPISODE_SILENCE_MS },
   });
   deps.lifecycle.defer('converter consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
 

@@ -21,7 +21,7 @@ export async function conversationHarness(t: TestContext) {
   const bus = new MemoryBus(silent, 1, new Metrics());
   t.after(() => bus.close());
   await bus.ensureTopics([{ name: TOPICS.messagesStored.name }]);
-  const handle = handleConversationBatch({ store, bus, fanout: new MemoryFanout(), metas: undefined as never });
+  const handle = handleConversationBatch({ store, bus, fanout: new MemoryFanout(), metas: undefined as never, rules: undefined as never });
   const ctx = { attempt: 1, log: silent, correlationIds: [], signal: new AbortController().signal };
   const count = async (sql: string, params: unknown[] = []) => Number((await store.query<{ n: string }>(sql, params)).rows[0]!.n);
   return { store, count, apply: (...events: ConversationInput[]) => handle(events, ctx) };

@@ -23,7 +23,7 @@ export async function handlerDeps(t: TestContext): Promise<{ deps: ConverterDeps
   await migrate(store, log);
   const bus = new MemoryBus(log, 1, new Metrics());
   t.after(() => bus.close());
-  const deps = { store, bus, fanout: new MemoryFanout(), metas: new MetaCache(10_000) };
+  const deps = { store, bus, fanout: new MemoryFanout(), metas: new MetaCache(10_000), rules: { maxMessages: 3, maxTokens: 100_000, silenceMs: 24 * 3_600_000 } };
   return { deps, outcomeOf: (event) => findOutcome(store, event.id) };
 }
 

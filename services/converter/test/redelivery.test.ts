@@ -43,7 +43,7 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
     occurred_at: new Date().toISOString(),
     data: { group_id: 'g1', message_id: 'm1', create_time: '2025-01-15T10:00:00+08:00', sender: 'u1', content: 'hello' },
   };
-  let subs = await startConverter({ bus, store, fanout, log, groupId, retry, partitionsConcurrently: 2, maxBatchSize: 100, metaCacheMs: 10_000 });
+  let subs = await startConverter({ bus, store, fanout, log, groupId, retry, partitionsConcurrently: 2, maxBatchSize: 100, metaCacheMs: 10_000, rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 } });
   await publishEvents(bus, TOPICS.groupChatInput, [event]);
   const batches = () => lines().filter((l) => l['msg'] === 'group-chat batch stored');
   await waitFor('the first delivery stored the message', async () => batches().some((l) => l['stored'] === 1));
@@ -55,7 +55,7 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
   await admin.resetOffsets({ groupId, topic: `${prefix}${TOPICS.groupChatInput.name}`, earliest: true });
   await admin.disconnect();
 
-  subs = await startConverter({ bus, store, fanout, log, groupId, retry, partitionsConcurrently: 2, maxBatchSize: 100, metaCacheMs: 10_000 });
+  subs = await startConverter({ bus, store, fanout, log, groupId, retry, partitionsConcurrently: 2, maxBatchSize: 100, metaCacheMs: 10_000, rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 } });
   await waitFor('the redelivery', async () => batches().some((l) => l['duplicates'] === 1));
   await Promise.all(subs.map((s) => s.stop()));
 

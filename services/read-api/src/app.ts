@@ -5,7 +5,6 @@ import { assertAuthenticated, errorHandlerFor, type ApiDocsOptions } from '@mems
 import { API_FAMILIES, arkErrorShape, everMemOsErrorShape, kaosErrorShape, memoryServiceErrorShape } from '@memstream/api-families';
 import type { Writer } from '@memstream/ingest';
 import type { Store } from '@memstream/store';
-import type { BoundaryRules } from '@memstream/episodes';
 import { registerGetMemories } from './routes/evermemos/get-memories.js';
 import { registerSearchMemories } from './routes/evermemos/search-memories.js';
 import { registerDeleteMemories } from './routes/evermemos/delete-memories.js';
@@ -40,8 +39,6 @@ export interface ReadApiDeps {
   readonly sseHeartbeatMs: number;
   /** Embeds search queries with the model the indexer stores vectors of. */
   readonly embedder: QueryEmbedder;
-  /** Episode boundaries, for a flush (the extractor's rules). */
-  readonly rules: BoundaryRules;
   /** How long a flush waits for its extraction (the write paths' sync timeout). */
   readonly syncTimeoutMs: number;
   /** The memory-service response resumer; undefined when it is disabled. */
@@ -104,7 +101,7 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
 }
 
 /** The read API's settings from its configuration (the read API's own, or the all-in-one's). */
-export function readApiSettingsOf(config: ReadApiConfig): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'rules' | 'syncTimeoutMs' | 'kaos'> {
+export function readApiSettingsOf(config: ReadApiConfig): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'syncTimeoutMs' | 'kaos'> {
   return {
     kaos: {
       enabled: config.MEMORY_ENABLED,
@@ -113,7 +110,6 @@ export function readApiSettingsOf(config: ReadApiConfig): Pick<ReadApiDeps, 'sse
       maxSessionEvents: config.MEMORY_MAX_SESSION_EVENTS,
     },
     sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
-    rules: { maxMessages: config.EPISODE_MAX_MESSAGES, maxTokens: config.EPISODE_MAX_TOKENS, silenceMs: config.EPISODE_SILENCE_MS },
     syncTimeoutMs: config.REQUEST_SYNC_TIMEOUT_MS,
   };
 }

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { authSettings, embeddingSettings, env, episodeRuleSettings, platformEnv, requireAuthOffLoopback, requireRedisWithKafka, writerSettings } from '@memstream/config';
+import { authSettings, embeddingSettings, env, platformEnv, requireAuthOffLoopback, requireRedisWithKafka, writerSettings } from '@memstream/config';
 
 export const readApiSettings = {
   ...authSettings,
   ...writerSettings,
   ...embeddingSettings,
-  ...episodeRuleSettings,
   /** Comment frames on idle SSE streams, so proxies do not close them. */
   SSE_HEARTBEAT_MS: env.int(15_000, 100),
   /** The memory-service response resumer: `auto` (Redis with REDIS_URL, in-process without), or `none` (its calls answer 409). */

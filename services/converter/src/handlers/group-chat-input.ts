@@ -20,12 +20,15 @@ import {
   type GroupChatInput,
   type GroupChatMessageReceived,
   type MemoriesDeleted,
+  type MemoriesFlushRequested,
   type MessageStored,
   type RequestOutcome,
 } from '@memstream/schemas';
 import { fromGroupChatMessage } from '../mappers/evermemos.js';
 import { gateByActor } from '../access-gate.js';
 import { handleMemoriesDeletions } from './memories-deletion.js';
+import { handleFlushes } from './memories-flush.js';
+import type { BoundaryRules } from '@memstream/episodes';
 import type { MetaCache } from '../meta-cache.js';
 
 export interface ConverterDeps {
@@ -33,6 +36,8 @@ export interface ConverterDeps {
   readonly bus: Bus;
   readonly fanout: Fanout;
   readonly metas: MetaCache;
+  /** Where episodes end: a flush closes the open one by them. */
+  readonly rules: BoundaryRules;
 }
 
 /**
@@ -51,22 +56,31 @@ export interface ConverterDeps {
 export function handleGroupChatBatch(deps: ConverterDeps) {
   const writes = handleWrites(deps);
   const deletions = handleMemoriesDeletions(deps);
+  const flushes = handleFlushes(deps);
   return async (batch: readonly GroupChatInput[], ctx: HandlerContext): Promise<FlushTail> => {
-    // Deletions after the writes of the same flush: what a client wrote before asking to forget it
-    // is there to be forgotten.
-    const written = batch.filter((e): e is GroupChatWrite => e.type !== 'group_chat.memories.deleted');
-    const forgotten = batch.filter((e): e is MemoriesDeleted => e.type === 'group_chat.memories.deleted');
+    // Commands (deletions, flushes) after the writes of the same flush, in their own order: what
+    // a client wrote before asking to forget or flush it is there to be forgotten or flushed.
+    const written = batch.filter((e): e is GroupChatWrite => !isCommand(e));
+    const commands = batch.filter(isCommand);
     const tail = written.length > 0 ? await writes(written, ctx) : { pending: Promise.resolve() };
-    if (forgotten.length > 0) {
+    if (commands.length > 0) {
       await tail.pending; // the writes' stored events first, as the order on the topic says
-      await deletions(forgotten, ctx);
+      for (const command of commands) {
+        if (command.type === 'group_chat.memories.deleted') await deletions([command], ctx);
+        else await flushes([command], ctx);
+      }
     }
     return tail;
   };
 }
 
-/** Messages and metadata: what the topic carries but deletions. */
-type GroupChatWrite = Exclude<GroupChatInput, MemoriesDeleted>;
+type GroupChatCommand = MemoriesDeleted | MemoriesFlushRequested;
+/** Messages and metadata: what the topic carries but commands. */
+type GroupChatWrite = Exclude<GroupChatInput, GroupChatCommand>;
+
+function isCommand(e: GroupChatInput): e is GroupChatCommand {
+  return e.type === 'group_chat.memories.deleted' || e.type === 'group_chat.memories.flush_requested';
+}
 
 function handleWrites(deps: ConverterDeps) {
   return async (batch: readonly GroupChatWrite[], ctx: HandlerContext): Promise<FlushTail> => {

@@ -1,0 +1,49 @@
+import type { HandlerContext } from '@memstream/bus';
+import { closeSpanIn } from '@memstream/episodes';
+import { accessLevelOf, findRequestOutcomes, lastSequence, recordRequestOutcomes, type Queryable } from '@memstream/store';
+import { grants, type MemoriesFlushRequested, type RequestOutcome } from '@memstream/schemas';
+import { announce, type ConverterDeps } from './group-chat-input.js';
+
+/**
+ * EverMemOS flushes: the group's open episode is closed now, with what is stored by then (the
+ * writes before the flush on the group's partition), and the outcome recorded in the same
+ * transaction, so a redelivered flush answers with the episodes the first one closed. The
+ * extractor's sweep extracts them; the read API waits for that when the client asked it to.
+ */
+export function handleFlushes(deps: ConverterDeps) {
+  return async (events: readonly MemoriesFlushRequested[], ctx: HandlerContext): Promise<void> => {
+    const outcomes: RequestOutcome[] = [];
+    for (const event of events) {
+      outcomes.push(
+        await deps.store.transaction(async (tx) => {
+          const earlier = (await findRequestOutcomes(tx, [event.id])).get(event.id);
+          if (earlier) return earlier;
+          let decided = await refusal(tx, event);
+          if (!decided) {
+            const { closed } = await closeSpanIn(tx, event.data.group_id, deps.rules, 'flush');
+            decided = outcomeOf(event, 'stored', { episode_ids: closed.map((e) => e.id) }, null, null);
+          }
+          await recordRequestOutcomes(tx, [decided]);
+          return decided;
+        }),
+      );
+    }
+    await announce(deps.fanout, outcomes, ctx.log);
+    ctx.log.info({ flushes: events.length, correlationIds: ctx.correlationIds }, 'groups flushed');
+  };
+}
+
+/** An unknown group, or one the person is not a writer of, as the read API answers them. */
+async function refusal(q: Queryable, event: MemoriesFlushRequested): Promise<RequestOutcome | undefined> {
+  const group = event.data.group_id;
+  const notFound = outcomeOf(event, 'failed', null, 'RESOURCE_NOT_FOUND', `Group not found: ${group}`);
+  if ((await lastSequence(q, group)) === undefined) return notFound;
+  if (event.actor?.kind !== 'user') return undefined;
+  const level = await accessLevelOf(q, group, event.actor.id);
+  if (level === undefined) return notFound;
+  return grants(level, 'writer') ? undefined : outcomeOf(event, 'failed', null, 'FORBIDDEN', `Your access to ${group} is ${level}: this needs writer or more`);
+}
+
+function outcomeOf(event: MemoriesFlushRequested, status: 'stored' | 'failed', result: Record<string, unknown> | null, code: string | null, message: string | null): RequestOutcome {
+  return { request_id: event.id, kind: 'conversation', status, group_id: event.data.group_id, message_id: null, duplicate: false, result, error_code: code, error_message: message };
+}
