@@ -1,5 +1,6 @@
 import type { HandlerContext } from '@memstream/bus';
-import { accessLevelOf, arkSessionState, completeArkSession, findRequestOutcomes, recordRequestOutcomes, type Queryable } from '@memstream/store';
+import { accessLevelOf, arkSessionState, completeArkSession, type Queryable } from '@memstream/store';
+import { applyOnce } from './apply-once.js';
 import { grants, liveChannelOf, type ArkSessionCompleted, type LiveEvent, type RequestOutcome } from '@memstream/schemas';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 
@@ -12,23 +13,13 @@ import { announce, type ConverterDeps } from './group-chat-input.js';
  */
 export function handleArkCompletions(deps: ConverterDeps) {
   return async (events: readonly ArkSessionCompleted[], ctx: HandlerContext): Promise<void> => {
-    const outcomes: RequestOutcome[] = [];
-    for (const event of events) {
-      const sessionId = event.data.session_id;
-      const outcome = await deps.store.transaction(async (tx) => {
-        const earlier = (await findRequestOutcomes(tx, [event.id])).get(event.id);
-        if (earlier) return earlier;
-        const refused = await refusal(tx, event);
-        const decided = refused ?? completed(event, await completeArkSession(tx, sessionId));
-        await recordRequestOutcomes(tx, [decided]);
-        return decided;
+    const outcomes = await applyOnce(deps.store, events, async (tx, event) => (await refusal(tx, event)) ?? completed(event, await completeArkSession(tx, event.data.session_id)));
+    for (const outcome of outcomes) {
+      if (outcome.status !== 'stored') continue;
+      const sessionId = outcome.group_id!;
+      await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'complete' } satisfies LiveEvent)).catch((err: unknown) => {
+        ctx.log.warn({ err, session: sessionId }, 'completion notice failed; streams see it at their next heartbeat');
       });
-      if (outcome.status === 'stored') {
-        await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'complete' } satisfies LiveEvent)).catch((err: unknown) => {
-          ctx.log.warn({ err, session: sessionId }, 'completion notice failed; streams see it at their next heartbeat');
-        });
-      }
-      outcomes.push(outcome);
     }
     await announce(deps.fanout, outcomes, ctx.log);
     ctx.log.info({ completions: events.length, correlationIds: ctx.correlationIds }, 'ark sessions completed');

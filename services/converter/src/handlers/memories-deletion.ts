@@ -1,5 +1,6 @@
 import type { HandlerContext } from '@memstream/bus';
-import { accessLevelOf, findRequestOutcomes, forgetMessagesIn, recordRequestOutcomes, type ForgetResult, type Queryable } from '@memstream/store';
+import { accessLevelOf, forgetMessagesIn, type ForgetResult, type Queryable } from '@memstream/store';
+import { applyOnce } from './apply-once.js';
 import { grants, type MemoriesDeleted, type RequestOutcome } from '@memstream/schemas';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 
@@ -13,18 +14,7 @@ import { announce, type ConverterDeps } from './group-chat-input.js';
  */
 export function handleMemoriesDeletions(deps: ConverterDeps) {
   return async (events: readonly MemoriesDeleted[], ctx: HandlerContext): Promise<void> => {
-    const outcomes: RequestOutcome[] = [];
-    for (const event of events) {
-      outcomes.push(
-        await deps.store.transaction(async (tx) => {
-          const earlier = (await findRequestOutcomes(tx, [event.id])).get(event.id);
-          if (earlier) return earlier;
-          const decided = (await refusal(tx, event)) ?? outcomeOfForgetting(event, await forget(tx, event));
-          await recordRequestOutcomes(tx, [decided]);
-          return decided;
-        }),
-      );
-    }
+    const outcomes = await applyOnce(deps.store, events, async (tx, event) => (await refusal(tx, event)) ?? outcomeOfForgetting(event, await forget(tx, event)));
     await announce(deps.fanout, outcomes, ctx.log);
     ctx.log.info({ deletions: events.length, correlationIds: ctx.correlationIds }, 'memories deleted');
   };

@@ -1,6 +1,7 @@
 import type { HandlerContext } from '@memstream/bus';
 import { closeSpanIn } from '@memstream/episodes';
-import { accessLevelOf, findRequestOutcomes, lastSequence, recordRequestOutcomes, type Queryable } from '@memstream/store';
+import { accessLevelOf, lastSequence, type Queryable } from '@memstream/store';
+import { applyOnce } from './apply-once.js';
 import { grants, type MemoriesFlushRequested, type RequestOutcome } from '@memstream/schemas';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 
@@ -12,22 +13,12 @@ import { announce, type ConverterDeps } from './group-chat-input.js';
  */
 export function handleFlushes(deps: ConverterDeps) {
   return async (events: readonly MemoriesFlushRequested[], ctx: HandlerContext): Promise<void> => {
-    const outcomes: RequestOutcome[] = [];
-    for (const event of events) {
-      outcomes.push(
-        await deps.store.transaction(async (tx) => {
-          const earlier = (await findRequestOutcomes(tx, [event.id])).get(event.id);
-          if (earlier) return earlier;
-          let decided = await refusal(tx, event);
-          if (!decided) {
-            const { closed } = await closeSpanIn(tx, event.data.group_id, deps.rules, 'flush');
-            decided = outcomeOf(event, 'stored', { episode_ids: closed.map((e) => e.id) }, null, null);
-          }
-          await recordRequestOutcomes(tx, [decided]);
-          return decided;
-        }),
-      );
-    }
+    const outcomes = await applyOnce(deps.store, events, async (tx, event) => {
+      const refused = await refusal(tx, event);
+      if (refused) return refused;
+      const { closed } = await closeSpanIn(tx, event.data.group_id, deps.rules, 'flush');
+      return outcomeOf(event, 'stored', { episode_ids: closed.map((e) => e.id) }, null, null);
+    });
     await announce(deps.fanout, outcomes, ctx.log);
     ctx.log.info({ flushes: events.length, correlationIds: ctx.correlationIds }, 'groups flushed');
   };
