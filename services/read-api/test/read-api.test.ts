@@ -91,3 +91,11 @@ test('a search highlight is the text around the first query word it holds, or it
   assert.equal(highlightOf('short text', 'nothing matches'), 'short text');
   assert.equal(highlightOf('', 'anything'), null);
 });
+
+test('a NUL in an ARK list filter is refused as a 400 in ARK\'s shape, not a 500 from the store', async (t) => {
+  const { base } = await seeded(t);
+  const refused = await get(`${base}/messages?session_id=g_read&query_id=a%00b`);
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body['code'], 'INVALID_PARAMETER');
+  assert.match(String(refused.body['error']), /query_id/);
+});

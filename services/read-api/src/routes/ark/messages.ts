@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { writeOriginOf } from '@memstream/http';
+import { unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
 import { arkDocs } from '@memstream/api-families';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { listArkRecords, listArkSessions, type Store } from '@memstream/store';
@@ -36,6 +36,9 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
   app.get('/messages', listDocs, async (request) => {
     const q = ListQuery.safeParse(request.query);
     if (!q.success) throw new AppError('INVALID_PARAMETER', `invalid ${q.error.issues[0]!.path.join('.')}: ${q.error.issues[0]!.message}`);
+    // PostgreSQL's text cannot hold NUL or unpaired surrogates: a filter holding one is refused, named
+    const bad = unstorablePath(q.data);
+    if (bad) throw unstorableError(bad, 'query');
     // A session without a limit is read whole: ARK's controller reads history that way.
     const limit = q.data.limit ?? (q.data.session_id === undefined ? 50 : undefined);
     const page = await listArkRecords(deps.store, { sessionId: q.data.session_id, queryId: q.data.query_id, limit, offset: q.data.offset, visibleTo: personOf(request) });
