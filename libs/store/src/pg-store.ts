@@ -34,8 +34,10 @@ export class PgStore implements Store {
   private readonly pool: pg.Pool;
   /** SQL text -> statement name (see `statement`). */
   private readonly names = new Map<string, string>();
+  private readonly log: PgStoreOptions['log'];
 
   constructor(options: PgStoreOptions) {
+    this.log = options.log;
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.maxConnections,
@@ -92,6 +94,16 @@ export class PgStore implements Store {
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // A checked-out client has lost the pool's error listener: a server that ends the connection
+    // while the transaction waits between two statements (a restart, a failover) would emit an
+    // 'error' nobody handles and kill the process. Heard here, the next statement fails with it
+    // instead, like any unavailable dependency, and the broken connection is not pooled again.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+      this.log.warn({ err }, 'postgres connection failed during a transaction');
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const tx: Queryable = {
@@ -110,7 +122,8 @@ export class PgStore implements Store {
       await client.query('ROLLBACK').catch(() => undefined); // the original error is what matters
       throw err;
     } finally {
-      client.release();
+      client.removeListener('error', onError);
+      client.release(broken);
     }
   }
 

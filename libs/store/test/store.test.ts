@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
 import { PgStore, openPglite, migrate, appendMessage, listMessages, type Store, type NewMessage } from '@memstream/store';
-import { freshDatabase } from '../../../test/helpers/infra.js';
+import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 
@@ -82,3 +82,19 @@ for (const [name, open] of backends) {
     assert.deepEqual(page.items.map((m) => m.seq).sort((x, y) => x - y), Array.from({ length: 20 }, (_, i) => i));
   });
 }
+
+test('native PostgreSQL: a connection the server ends during a transaction fails the transaction, not the process', async (t) => {
+  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 2, statementTimeoutMs: 10_000, log });
+  t.after(() => store.close());
+  const failed = await store
+    .transaction(async (tx) => {
+      const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // From the other connection: end this one while the transaction waits between statements.
+      await store.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await waitFor('the backend gone', async () => (await store.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [rows[0]!.pid])).rows.length === 0);
+      await tx.query('SELECT 1');
+    })
+    .then(() => undefined, (err: unknown) => err);
+  assert.ok(failed instanceof Error, 'the transaction failed');
+  assert.deepEqual((await store.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }], 'the store goes on with a new connection');
+});
