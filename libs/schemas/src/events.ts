@@ -55,8 +55,18 @@ export type ArkMessagesReceived = z.infer<typeof ArkMessagesReceived>;
 export const ArkSessionCompleted = envelopeOf('ark.session.completed', z.object({ session_id: ArkSessionId }).strict());
 export type ArkSessionCompleted = z.infer<typeof ArkSessionCompleted>;
 
-/** What `ingest.ark-messages.v1` carries: message batches and completions, keyed by session. */
-export const ArkInput = z.discriminatedUnion('type', [ArkMessagesReceived, ArkSessionCompleted]);
+/**
+ * Token chunks an agent relays to a session's readers (`POST /stream/{id}`), kept for replay, in
+ * the order given; on the session's partition, in order with its messages.
+ */
+export const ArkStreamChunksReceived = envelopeOf(
+  'ark.stream.chunks',
+  z.object({ session_id: ArkSessionId, chunks: z.array(z.record(z.string(), z.unknown())).min(1) }).strict(),
+);
+export type ArkStreamChunksReceived = z.infer<typeof ArkStreamChunksReceived>;
+
+/** What `ingest.ark-messages.v1` carries: message batches, relayed chunks and completions, keyed by session. */
+export const ArkInput = z.discriminatedUnion('type', [ArkMessagesReceived, ArkStreamChunksReceived, ArkSessionCompleted]);
 export type ArkInput = z.infer<typeof ArkInput>;
 
 export const MessageStored = envelopeOf('conversation.message.stored', CanonicalMessage);
@@ -72,6 +82,7 @@ export const PlatformEvent = z.discriminatedUnion('type', [
   ConversationMetaUpserted,
   ConversationMetaPatched,
   ArkMessagesReceived,
+  ArkStreamChunksReceived,
   ArkSessionCompleted,
   MessageStored,
   MemoryExtracted,

@@ -25,6 +25,7 @@ export {
   MemoriesFlushRequested,
   ArkMessagesReceived,
   ArkSessionCompleted,
+  ArkStreamChunksReceived,
   ArkInput,
   MessageStored,
   MemoryExtracted,

@@ -3,7 +3,7 @@ import { isRestricted } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
 import { grants, type AccessLevel } from '@memstream/schemas';
-import { accessLevelOf, claimConversation, conversationInUse, type Queryable } from '@memstream/store';
+import { accessLevelOf, type Queryable } from '@memstream/store';
 
 /**
  * How the read API applies conversation access, in every family alike:
@@ -45,23 +45,4 @@ export async function requireAccess(
   const level = await accessLevelOf(q, conversationId, person);
   if (level === undefined) throw notFound();
   if (!grants(level, needed)) throw new AppError('FORBIDDEN', `Your access to ${conversationId} is ${level}: this needs ${needed} or more`);
-}
-
-/**
- * For the writes the read API makes itself (ARK's token chunks): a person writes to what they
- * are a writer of, or claims an id nobody uses and becomes its owner, as the converter decides
- * for writes that go through Kafka.
- */
-export async function requireWriteOrClaim(q: Queryable, request: FastifyRequest, conversationId: string): Promise<void> {
-  const person = personOf(request);
-  if (person === undefined) return;
-  const level = await accessLevelOf(q, conversationId, person);
-  if (level !== undefined) {
-    if (!grants(level, 'writer')) throw new AppError('FORBIDDEN', `Your access to ${conversationId} is ${level}: writing needs writer or more`);
-    return;
-  }
-  // Creating by writing says whether an id is taken whatever the answer, so here it is 403, not 404.
-  if ((await conversationInUse(q, conversationId)) || !(await claimConversation(q, conversationId, person))) {
-    throw new AppError('FORBIDDEN', `${conversationId} belongs to someone else: its owner or a manager can share it with you`);
-  }
 }

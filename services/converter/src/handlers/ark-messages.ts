@@ -1,23 +1,29 @@
 import { publishEvents, type HandlerContext } from '@memstream/bus';
 import { appendMessages, findRequestOutcomes, recordRequestOutcomes, type AppendResult } from '@memstream/store';
-import { TOPICS, liveChannelOf, type ArkInput, type ArkMessagesReceived, type ArkSessionCompleted, type LiveEvent, type MessageStored, type RequestOutcome } from '@memstream/schemas';
+import { TOPICS, liveChannelOf, type ArkInput, type ArkMessagesReceived, type ArkSessionCompleted, type ArkStreamChunksReceived, type LiveEvent, type MessageStored, type RequestOutcome } from '@memstream/schemas';
 import { fromArkMessages } from '../mappers/ark.js';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 import { gateByActor } from '../access-gate.js';
 import { handleArkCompletions } from './ark-completion.js';
+import { handleArkChunks } from './ark-chunks.js';
 
 /**
- * Consecutive events of the ARK input topic: message batches first, then completions, so a
- * session's completion never overtakes messages sent before it (they share the partition, and a
- * completion that arrives with later messages of the same flush still ends the streams after them).
+ * Consecutive events of the ARK input topic: message batches first, then relayed chunks, then
+ * completions, so a session's completion never overtakes what was sent before it (they share the
+ * partition, and a completion that arrives with later messages of the same flush still ends the
+ * streams after them). Messages and chunks keep their own orders; between the two, a flush puts
+ * messages first, as readers replaying from the beginning see them.
  */
 export function handleArkBatch(deps: ConverterDeps) {
   const messages = handleArkMessages(deps);
+  const chunks = handleArkChunks(deps);
   const completions = handleArkCompletions(deps);
   return async (batch: readonly ArkInput[], ctx: HandlerContext): Promise<void> => {
     const received = batch.filter((e): e is ArkMessagesReceived => e.type === 'ark.messages.received');
+    const relayed = batch.filter((e): e is ArkStreamChunksReceived => e.type === 'ark.stream.chunks');
     const completed = batch.filter((e): e is ArkSessionCompleted => e.type === 'ark.session.completed');
     if (received.length > 0) await messages(received, ctx);
+    if (relayed.length > 0) await chunks(relayed, ctx);
     if (completed.length > 0) await completions(completed, ctx);
   };
 }

@@ -1,20 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import type { Fanout } from '@memstream/fanout';
 import { MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { arkDocs } from '@memstream/api-families';
-import { appendStreamChunks, arkSessionState, type Store } from '@memstream/store';
-import { ArkStreamChunks as StreamChunks, TOPICS, liveChannelOf, type LiveEvent } from '@memstream/schemas';
+import { arkSessionState, type Store } from '@memstream/store';
+import { ArkStreamChunks as StreamChunks, TOPICS } from '@memstream/schemas';
 import { SessionParams, parseSessionId } from './stream.js';
-import { requireAccess, requireWriteOrClaim } from '../../access.js';
+import { requireAccess } from '../../access.js';
 
 /**
  * Completing a session (or its stream) ends every open stream of it, on every replica; and the
  * real ARK service's chunk relay: an agent posts token chunks, readers get them live, and they are
  * kept for readers that reconnect from the beginning.
  */
-export function registerSessionWrites(app: FastifyInstance, deps: { store: Store; fanout: Fanout; write: Writer }): void {
+export function registerSessionWrites(app: FastifyInstance, deps: { store: Store; write: Writer }): void {
   // A completion is a write like any other: an event on the session's partition of the ARK input
   // topic, applied by the converter after the messages sent before it. What is checked here
   // (access, existence) only spares the topic events that would be refused; the converter
@@ -51,16 +50,19 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
     params: SessionParams,
     body: StreamChunks,
     consumes: ['application/x-ndjson', 'application/json'],
-    responses: { 200: '{"status": "ok", "session": ID, "chunks": N}' },
+    responses: {
+      200: '{"status": "ok", "session": ID, "chunks": N}',
+      202: 'Keeping them outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "chunks": N, "request_id": ID}',
+    },
   });
-  app.post<{ Params: { session_id: string } }>('/stream/:session_id', relayDocs, async (request) => {
+  app.post<{ Params: { session_id: string } }>('/stream/:session_id', relayDocs, async (request, reply) => {
     const sessionId = parseSessionId(request.params.session_id);
     const chunks = parseChunks(request.body);
-    await requireWriteOrClaim(deps.store, request, sessionId);
-    const seqs = await appendStreamChunks(deps.store, sessionId, chunks);
-    for (const [i, chunk] of chunks.entries()) {
-      await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'chunk', chunk_seq: seqs[i]!, chunk } satisfies LiveEvent));
-    }
+    // A relay is a write: the converter keeps the chunks, numbers them and sends them to the
+    // readers, after what was sent to the session before; a person claims a new session there.
+    const written = await deps.write(writeOriginOf(request), TOPICS.arkMessages, { type: 'ark.stream.chunks', data: { session_id: sessionId, chunks }, source: 'ark-api' }, true);
+    if (written.kind === 'accepted') return reply.status(202).send({ status: 'accepted', session: sessionId, chunks: chunks.length, request_id: written.requestId });
+    if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
     return { status: 'ok', session: sessionId, chunks: chunks.length };
   });
 }

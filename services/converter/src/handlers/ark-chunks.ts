@@ -1,0 +1,45 @@
+import type { HandlerContext } from '@memstream/bus';
+import { appendStreamChunks, recordRequestOutcomes } from '@memstream/store';
+import { liveChannelOf, type ArkStreamChunksReceived, type LiveEvent, type RequestOutcome } from '@memstream/schemas';
+import { gateByActor } from '../access-gate.js';
+import { applyOnce } from './apply-once.js';
+import { announce, type ConverterDeps } from './group-chat-input.js';
+
+/**
+ * Relayed ARK token chunks: kept for readers who reconnect from the beginning, numbered, and sent
+ * to every live reader. Kept once: the chunks and the outcome (their numbers) are written in one
+ * transaction, so a redelivered relay finds its numbers and only sends them again, which streams
+ * drop by number. A person writes to sessions they are a writer of, or claims a new id, as for
+ * messages.
+ */
+export function handleArkChunks(deps: ConverterDeps) {
+  return async (batch: readonly ArkStreamChunksReceived[], ctx: HandlerContext): Promise<void> => {
+    const { admitted, refused } = await gateByActor(deps.store, batch, (e) => e.data.session_id, refusalOf);
+    if (refused.length > 0) await recordRequestOutcomes(deps.store, refused);
+    const outcomes = await applyOnce(deps.store, admitted, async (tx, event) => ({
+      ...base(event),
+      status: 'stored' as const,
+      result: { chunk_seqs: await appendStreamChunks(tx, event.data.session_id, event.data.chunks) },
+    }));
+    for (const [i, outcome] of outcomes.entries()) {
+      const event = admitted[i]!;
+      const seqs = (outcome.result?.['chunk_seqs'] as number[] | undefined) ?? [];
+      for (const [j, chunk] of event.data.chunks.entries()) {
+        const live: LiveEvent = { type: 'chunk', chunk_seq: seqs[j]!, chunk };
+        await deps.fanout.publish(liveChannelOf(event.data.session_id), JSON.stringify(live)).catch((err: unknown) => {
+          ctx.log.warn({ err, session: event.data.session_id }, 'live chunk notice failed; streams catch up at their next heartbeat');
+        });
+      }
+    }
+    await announce(deps.fanout, [...refused, ...outcomes], ctx.log);
+    ctx.log.info({ relays: admitted.length, refused: refused.length, correlationIds: ctx.correlationIds }, 'ark chunks kept');
+  };
+}
+
+function refusalOf(event: ArkStreamChunksReceived, code: string, message: string): RequestOutcome {
+  return { ...base(event), status: 'failed', error_code: code, error_message: message };
+}
+
+function base(event: ArkStreamChunksReceived): RequestOutcome {
+  return { request_id: event.id, kind: 'conversation', status: 'stored', group_id: event.data.session_id, message_id: null, duplicate: false, result: null, error_code: null, error_message: null };
+}
