@@ -80,7 +80,7 @@ const questions: Question[] = samples.flatMap((s) =>
     .filter((q) => q.evidence.length > 0),
 );
 
-const started0 = await (values.base ? Promise.resolve({ base: values.base, dataDir: undefined }) : startInProcess(values.env ?? []));
+const started0 = await (values.base ? Promise.resolve({ base: values.base, storeUrl: undefined }) : startInProcess(values.env ?? []));
 const base = started0.base;
 const methods = values.methods!.split(',').map((m) => m.trim()).filter(Boolean);
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
@@ -181,9 +181,9 @@ console.log(
 );
 
 const scale = Number(values.scale);
-if (scale > turns && started0.dataDir) {
+if (scale > turns && started0.storeUrl) {
   const t0 = performance.now();
-  await addFiller(embeddedPostgresUrl(join(started0.dataDir, 'postgres')), scale - turns);
+  await addFiller(started0.storeUrl, scale - turns);
   console.log(section(`search latency with ${scale.toLocaleString('en')} messages in the store (filler groups added in ${round((performance.now() - t0) / 1000, 1)} s)`));
   for (const m of methods) served.set(m, { recalls: [], latencies: [] });
   for (const q of questions) {
@@ -273,7 +273,7 @@ async function search(group: string, query: string, method: string, types: strin
 }
 
 /** The embedded mode in this process, on a fresh data folder and a free port. */
-async function startInProcess(envFlags: readonly string[]): Promise<{ base: string; dataDir: string }> {
+async function startInProcess(envFlags: readonly string[]): Promise<{ base: string; storeUrl: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-bench-retrieval-'));
   process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   const extra = Object.fromEntries(envFlags.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
@@ -283,5 +283,6 @@ async function startInProcess(envFlags: readonly string[]): Promise<{ base: stri
   const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, EPISODE_IDLE_CLOSE_MS: '0', ...extra });
   const port = await startEmbedded({ config, log, lifecycle, metrics: new Metrics({ processMetrics: false }) });
   lifecycle.markReady();
-  return { base: `http://127.0.0.1:${port}`, dataDir };
+  // the filler goes where the store is: the embedded PostgreSQL, or the one DATABASE_URL names
+  return { base: `http://127.0.0.1:${port}`, storeUrl: extra['DATABASE_URL'] ?? embeddedPostgresUrl(join(dataDir, 'postgres')) };
 }

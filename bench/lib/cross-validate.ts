@@ -15,11 +15,11 @@ export interface Scored {
 
 export const GRID: Record<keyof RankingParams, readonly number[]> = {
   vectorWeight: [0.2, 0.3, 0.4, 0.5, 0.6, 0.7],
-  context: [0, 0.1, 0.2, 0.3, 0.5],
-  memory: [0, 0.05, 0.1, 0.2, 0.4],
-  participant: [0, 0.05, 0.1, 0.2],
-  date: [0, 0.05, 0.1, 0.2, 0.4],
-  when: [0, 0.05, 0.1, 0.2],
+  context: [0, 0.1, 0.2, 0.3, 0.5, 0.7, 1],
+  memory: [0, 0.05, 0.1, 0.2, 0.4, 0.6],
+  participant: [0, 0.05, 0.1, 0.2, 0.3],
+  date: [0, 0.05, 0.1, 0.2, 0.4, 0.6],
+  when: [0, 0.05, 0.1, 0.2, 0.3],
 };
 
 export const START: RankingParams = { vectorWeight: 0.4, context: 0, memory: 0, participant: 0, date: 0, when: 0 };

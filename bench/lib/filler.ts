@@ -6,6 +6,7 @@
  * not on what their vectors mean.
  */
 import pg from 'pg';
+import { vectorIndexName } from '@memstream/store';
 
 const WORDS = ['kiwi', 'harvest', 'lisbon', 'train', 'budget', 'meeting', 'garden', 'tomato', 'invoice', 'concert', 'python', 'deploy', 'weekend', 'doctor', 'flight', 'coffee', 'report', 'sister', 'tiles', 'kitchen', 'greyhound', 'marathon', 'piano', 'recipe', 'hotel', 'museum', 'laptop', 'contract', 'birthday', 'snow', 'painting', 'camping', 'adoption', 'school', 'dog', 'beach'];
 
@@ -19,9 +20,20 @@ export async function addFiller(url: string, messages: number): Promise<void> {
     );
     const { model, dims: dimension } = rows[0]!;
     await client.query('SET statement_timeout = 0');
+    // Inserting 100,000 vectors into the model's HNSW index one by one takes many minutes; building
+    // it again over all of them takes one (the same index in the end).
+    const index = vectorIndexName(model, dimension);
+    const { rows: defs } = await client.query<{ def: string }>(`SELECT indexdef AS def FROM pg_indexes WHERE indexname = $1`, [index]);
+    await client.query(`DROP INDEX IF EXISTS ${index}`);
     const perGroup = 100;
     const groups = Math.ceil(messages / perGroup);
-    await client.query(`INSERT INTO conversations (id, source_api, next_seq) SELECT 'filler-' || g, 'evermemos', $2 FROM generate_series(1, $1) g`, [groups, perGroup]);
+    // Idle for long (updated long ago): the summarizer's and extractor's sweeps look at recent
+    // conversations only, so the filler adds rows to search, not background work to the run.
+    await client.query(
+      `INSERT INTO conversations (id, source_api, next_seq, created_at, updated_at)
+       SELECT 'filler-' || g, 'evermemos', LEAST($2, $3 - (g - 1) * $2), timestamptz '2023-01-01', timestamptz '2023-01-01' FROM generate_series(1, $1) g`,
+      [groups, perGroup, messages],
+    );
     await client.query(
       `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
        SELECT 'filler-' || c, s, 'f' || c || '-' || s, 'p' || (s % 2), 'Person ' || (s % 2), 'user', t.text,
@@ -40,6 +52,8 @@ export async function addFiller(url: string, messages: number): Promise<void> {
        FROM messages m WHERE m.conversation_id LIKE 'filler-%'`,
       [model],
     );
+    await client.query(`SET maintenance_work_mem = '1GB'`);
+    for (const { def } of defs) await client.query(def);
     await client.query('ANALYZE');
   } finally {
     await client.end();

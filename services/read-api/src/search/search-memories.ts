@@ -17,7 +17,7 @@ export interface SearchRequest {
  * Hybrid's weights, chosen by cross-validation on LoCoMo's dev conversations (fit on three,
  * measured on the fourth; see bench/retrieval.ts and the README's search section).
  */
-export const HYBRID_RANKING: RankingParams = { vectorWeight: 0.4, context: 0, memory: 0, participant: 0, date: 0, when: 0 };
+export const HYBRID_RANKING: RankingParams = { vectorWeight: 0.4, context: 0.5, memory: 0.2, participant: 0.3, date: 0.4, when: 0.1 };
 
 /** How many candidates each method gives the fused methods: enough that a turn ranked modestly by both still surfaces. */
 export const candidatePool = (topK: number) => Math.max(100, topK * 2);
