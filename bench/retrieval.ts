@@ -83,6 +83,8 @@ const questions: Question[] = samples.flatMap((s) =>
 const started0 = await (values.base ? Promise.resolve({ base: values.base, storeUrl: undefined }) : startInProcess(values.env ?? []));
 const base = started0.base;
 const methods = values.methods!.split(',').map((m) => m.trim()).filter(Boolean);
+/** Recall with three decimals (the table rounds numbers to two). */
+const r3 = (x: number) => x.toFixed(3);
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const groupOf = sampleIdOf;
 const turnsByKey = turnsOf(documents, groupOf);
@@ -132,9 +134,9 @@ const byCategory = (recalls: readonly number[][], label: string) => {
   const rows: Array<Array<string | number>> = [];
   for (const cat of [1, 2, 3, 4]) {
     const idx = questions.map((q, i) => (q.category === cat ? i : -1)).filter((i) => i >= 0);
-    if (idx.length > 0) rows.push([`${label} / ${cat} ${CATEGORIES[cat]}`, idx.length, ...KS.map((_, j) => round(mean(idx.map((i) => recalls[i]![j]!)), 3))]);
+    if (idx.length > 0) rows.push([`${label} / ${cat} ${CATEGORIES[cat]}`, idx.length, ...KS.map((_, j) => r3(mean(idx.map((i) => recalls[i]![j]!))))]);
   }
-  rows.push([`${label} / overall 1-4`, recalls.length, ...KS.map((_, j) => round(mean(recalls.map((r) => r[j]!)), 3))]);
+  rows.push([`${label} / overall 1-4`, recalls.length, ...KS.map((_, j) => r3(mean(recalls.map((r) => r[j]!))))]);
   return rows;
 };
 const heldOut = questions.map((_, i) => {
@@ -152,7 +154,7 @@ console.log(section('cross-validation: weights fitted on the other conversations
 const paramText = (p: RankingParams) => `v${p.vectorWeight} ctx${p.context} mem${p.memory} who${p.participant} date${p.date} when${p.when}`;
 const foldRows = folds.map((f: Fold) => {
   const idx = questions.map((q, i) => (q.sampleId === f.heldOut ? i : -1)).filter((i) => i >= 0);
-  return [f.heldOut, idx.length, round(mean(idx.map((i) => previous[i]![1]!)), 3), round(mean(f.recalls.map((r) => r.recall[1]!)), 3), paramText(f.params)];
+  return [f.heldOut, idx.length, r3(mean(idx.map((i) => previous[i]![1]!))), r3(mean(f.recalls.map((r) => r.recall[1]!))), paramText(f.params)];
 });
 console.log(table(['held out', 'questions', 'previous R@10', 'contextual R@10', 'weights fitted on the others'], foldRows));
 const foldR10 = foldRows.map((r) => Number(r[3]));
@@ -162,7 +164,7 @@ console.log(`per-conversation R@10, mean +- sd (min-max): previous ${round(mean(
 console.log(`weights fitted on all ${folds.length} conversations (the served default should be these): ${paramText(fitOnAll)}; in-sample R@10 ${round(mean(scored.map((q) => recallAt(q, fitOnAll, [10])[0]!)), 3)}`);
 
 // What each feature adds to the served weights, one switched off at a time (in-sample: the weights were fitted on these questions).
-const servedR10 = (p: RankingParams) => round(mean(scored.map((q) => recallAt(q, p, [10])[0]!)), 3);
+const servedR10 = (p: RankingParams) => r3(mean(scored.map((q) => recallAt(q, p, [10])[0]!)));
 console.log(table(
   ['served hybrid weights', 'R@10 (in-sample)'],
   [['all, as served', servedR10(HYBRID_RANKING)], ...(['context', 'memory', 'participant', 'date', 'when'] as const).map((k) => [`without ${k}`, servedR10({ ...HYBRID_RANKING, [k]: 0 })])],

@@ -35,6 +35,7 @@ export async function turnContext(
   q: Queryable,
   itemIds: readonly string[],
   filters: SearchFilters,
+  options: { neighbours: boolean } = { neighbours: true },
 ): Promise<{ turns: TurnContext[]; neighbours: NeighbourHit[] }> {
   if (itemIds.length === 0) return { turns: [], neighbours: [] };
   const { rows } = await q.query<{ item_id: string; conversation_id: string; message_id: string; sender_name: string; prev_id: string | null; prev_item: string | null; prev_sender: string | null; next_id: string | null; next_item: string | null; next_sender: string | null }>(
@@ -53,7 +54,7 @@ export async function turnContext(
   const missing = [...new Set(rows.flatMap((r) => [r.prev_item, r.next_item]).filter((id): id is string => id !== null && !known.has(id)))];
   const senders = new Map(rows.flatMap((r) => [[r.prev_item, r.prev_sender], [r.next_item, r.next_sender]] as const));
   let neighbours: NeighbourHit[] = [];
-  if (missing.length > 0) {
+  if (options.neighbours && missing.length > 0) {
     const params: unknown[] = [missing];
     const where = whereOf({ ...filters, kinds: ['message'] }, params);
     const found = await q.query<SearchHit>(`SELECT ${HIT_COLUMNS}, 0::float8 AS score FROM search_items WHERE item_id = ANY($1::text[]) AND ${where}`, params);

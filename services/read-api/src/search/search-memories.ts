@@ -19,6 +19,13 @@ export interface SearchRequest {
  */
 export const HYBRID_RANKING: RankingParams = { vectorWeight: 0.4, context: 0.5, memory: 0.2, participant: 0.3, date: 0.4, when: 0.1 };
 
+/**
+ * For searches whose visibility rules are applied after ranking (the memory-service API drops
+ * agent-only messages and other channels from a person's hits afterwards): no rank lent by
+ * neighbours or memories, which may hold what the caller cannot see.
+ */
+export const OWN_WORDS_RANKING: RankingParams = { ...HYBRID_RANKING, context: 0, memory: 0 };
+
 /** How many candidates each method gives the fused methods: enough that a turn ranked modestly by both still surfaces. */
 export const candidatePool = (topK: number) => Math.max(100, topK * 2);
 
@@ -44,13 +51,15 @@ export async function searchMemories(store: Store, embedder: QueryEmbedder, requ
   const pool = candidatePool(topK);
   // Memories are searched even when only messages are asked for: a memory that matches lends
   // rank to the turns it was made from.
-  const both: SearchFilters = { ...filters, kinds: ['message', 'episodic_memory'] };
+  const searched: SearchFilters = ranking.memory > 0 ? { ...filters, kinds: ['message', 'episodic_memory'] } : filters;
   const [keyword, vector] = await Promise.all([
-    keywordSearch(store, query, both, pool),
-    queryVector().then((v) => vectorSearch(store, v, embedder.model, both, pool)),
+    keywordSearch(store, query, searched, pool),
+    queryVector().then((v) => vectorSearch(store, v, embedder.model, searched, pool)),
   ]);
   const messageIds = [...new Set([...keyword, ...vector].filter((h) => h.kind === 'message').map((h) => h.item_id))];
-  const context = filters.kinds.includes('message') ? await turnContext(store, messageIds, filters) : { turns: [], neighbours: [] };
+  const context = filters.kinds.includes('message')
+    ? await turnContext(store, messageIds, filters, { neighbours: ranking.context > 0 })
+    : { turns: [], neighbours: [] };
   const { messages, memories, participants } = contextualCandidates(keyword, vector, context);
   const intent = intentOf(query, participants, Date.now());
   const features = rankFeatures(intent, filters.kinds.includes('message') ? messages : [], memories);

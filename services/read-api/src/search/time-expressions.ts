@@ -24,6 +24,14 @@ const dayStart = (t: number) => Math.floor(t / DAY_MS) * DAY_MS;
 const days = (start: number, n: number): DayRange => ({ from: start, to: start + n * DAY_MS });
 const month = (y: number, m: number): DayRange => ({ from: Date.UTC(y, m, 1), to: Date.UTC(y, m + 1, 1) });
 
+// Compiled once: search runs these over every candidate of a query that names a date.
+const DAY_MONTH_YEAR = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH},?\\s+(\\d{4})\\b`, 'gi');
+const MONTH_DAY_YEAR = new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'gi');
+const MONTH_YEAR = new RegExp(`\\b${MONTH},?\\s+(\\d{4})\\b`, 'gi');
+// A month alone is a date only after "in"/"during"/"of"/"since": "may" is also a verb.
+const IN_MONTH = new RegExp(`\\b(?:in|during|of|since|early|late|mid)\\s+${MONTH}\\b`, 'gi');
+const IN_YEAR = /\b(?:in|of|since|during)\s+((?:19|20)\d\d)\b/gi;
+
 /** Dates written out: "13 October 2023", "October 13, 2023", "May 2023", "in June", "2022". */
 function absolute(text: string, out: DayRange[]): void {
   const taken: Array<[number, number]> = [];
@@ -42,12 +50,11 @@ function absolute(text: string, out: DayRange[]): void {
     const date = Date.UTC(Number(y), monthOf(mo), Number(d));
     return new Date(date).getUTCDate() === Number(d) ? days(date, 1) : undefined;
   };
-  scan(new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH},?\\s+(\\d{4})\\b`, 'gi'), (m) => day(m[3]!, m[2]!, m[1]!));
-  scan(new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'gi'), (m) => day(m[3]!, m[1]!, m[2]!));
-  scan(new RegExp(`\\b${MONTH},?\\s+(\\d{4})\\b`, 'gi'), (m) => month(Number(m[2]), monthOf(m[1]!)));
-  // A month alone is a date only after "in"/"during"/"of"/"since": "may" is also a verb.
-  scan(new RegExp(`\\b(?:in|during|of|since|early|late|mid)\\s+${MONTH}\\b`, 'gi'), (m) => ({ ...month(2000, monthOf(m[1]!)), anyYear: true }));
-  scan(/\b(?:in|of|since|during)\s+((?:19|20)\d\d)\b/gi, (m) => ({ from: Date.UTC(Number(m[1]), 0, 1), to: Date.UTC(Number(m[1]) + 1, 0, 1) }));
+  scan(DAY_MONTH_YEAR, (m) => day(m[3]!, m[2]!, m[1]!));
+  scan(MONTH_DAY_YEAR, (m) => day(m[3]!, m[1]!, m[2]!));
+  scan(MONTH_YEAR, (m) => month(Number(m[2]), monthOf(m[1]!)));
+  scan(IN_MONTH, (m) => ({ ...month(2000, monthOf(m[1]!)), anyYear: true }));
+  scan(IN_YEAR, (m) => ({ from: Date.UTC(Number(m[1]), 0, 1), to: Date.UTC(Number(m[1]) + 1, 0, 1) }));
 }
 
 /** Expressions relative to `now` (a turn's time, or the moment a question is asked). */
