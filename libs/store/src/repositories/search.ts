@@ -26,7 +26,7 @@ export interface SearchHit {
   readonly score: number;
 }
 
-export const HIT_COLUMNS = 'kind, item_id, conversation_id, user_id, content, occurred_at, message_ids';
+const HIT_COLUMNS = 'kind, item_id, conversation_id, user_id, content, occurred_at, message_ids';
 
 /** The SQL condition of a search's filters over search_items, its values appended to params. */
 export function whereOf(f: SearchFilters, params: unknown[]): string {
