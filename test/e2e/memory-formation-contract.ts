@@ -192,6 +192,9 @@ export async function checkSearchAndDelete(write: string, read: string, group: s
     const r = await search(read, { query, group_id: group, retrieve_method: method, top_k: 100 });
     assert.ok(!r.memories.some((h) => h.message_ids.includes('d0')), `${method} still returns d0 or a memory made from it`);
   }
+  // Hybrid ranks a turn by its neighbours too, but reads them at query time: no row keeps d0's words.
+  const pixel = await search(read, { query: 'Pixel', group_id: group, retrieve_method: 'keyword', memory_types: ['message'], top_k: 100 });
+  assert.deepEqual(pixel.memories, []);
   // The episode comes back without the deleted message.
   const redone = await waitFor('the episode re-extracted without d0', async () => {
     const n = (await episodicOf(read, group)).filter((m) => m.user_id === null);

@@ -28,7 +28,8 @@ export interface SearchHit {
 
 const HIT_COLUMNS = 'kind, item_id, conversation_id, user_id, content, occurred_at, message_ids';
 
-function whereOf(f: SearchFilters, params: unknown[]): string {
+/** The SQL condition of a search's filters over search_items, its values appended to params. */
+export function whereOf(f: SearchFilters, params: unknown[]): string {
   const where: string[] = [];
   const add = (sql: (n: number) => string, value: unknown) => {
     params.push(value);

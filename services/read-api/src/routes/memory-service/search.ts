@@ -4,7 +4,7 @@ import { parseOrThrow, principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from '@memstream/api-families';
 import { msMessagesByKeys, visibleTo, type Store } from '@memstream/store';
 import { SearchMessagesRequest } from '@memstream/schemas';
-import { searchMemories } from '../../search/search-memories.js';
+import { OWN_WORDS_RANKING, searchMemories } from '../../search/search-memories.js';
 import type { QueryEmbedder } from '../../search/query-embedder.js';
 import { codeMessageView } from './views.js';
 
@@ -34,7 +34,7 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
       method: 'hybrid',
       topK: body.topK * OVERFETCH,
       filters: { kinds: ['message'], conversationIds: body.conversationIds ?? undefined, visibleTo: person, to },
-    });
+    }, OWN_WORDS_RANKING);
     const found = await msMessagesByKeys(deps.store, hits.map((h) => ({ conversationId: h.conversation_id, messageId: h.message_ids[0]! })));
     const byKey = new Map(found.map((m) => [`${m.conversation_id}\u0000${m.message_id}`, m]));
     const data = hits.flatMap((h) => {
