@@ -2,7 +2,7 @@ import { isAppError, isRetriable, isUnavailable, type ErrorCode } from '@memstre
 import type { Logger } from '@memstream/logging';
 import { CORRELATION_HEADER, DLQ_HEADERS, type BusRecord, type OutgoingRecord, type SubscribeOptions } from './bus.js';
 import { backoffDelayMs } from '@memstream/retry';
-import { waitOrStop } from './backoff.js';
+import { waitOrStop } from './wait-or-stop.js';
 import type { BusMetrics } from './bus-metrics.js';
 
 export type DeliveryOutcome = 'handled' | 'dead-lettered';

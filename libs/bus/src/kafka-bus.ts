@@ -4,7 +4,7 @@ import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
 import { backoffDelayMs } from '@memstream/retry';
-import { StopRequested } from './backoff.js';
+import { StopRequested } from './wait-or-stop.js';
 import { ProduceQueue, type TopicRecords } from './produce-queue.js';
 import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
 

@@ -4,7 +4,7 @@ import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, To
 import type { BusJournal } from './bus-journal.js';
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
 import { backoffDelayMs } from '@memstream/retry';
-import { StopRequested, waitOrStop } from './backoff.js';
+import { StopRequested, waitOrStop } from './wait-or-stop.js';
 import { partitionFor } from './partitioner.js';
 import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
 import { ProduceQueue, type TopicRecords } from './produce-queue.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { authSettingsOf, createAuthenticator, type ApiKey } from '@memstream/auth';
+import { authSettingsOf, createAuthenticator } from '@memstream/auth';
 import { listenHostOf } from '@memstream/config';
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
@@ -8,16 +8,11 @@ import { createHttpServer, type ReadinessCheck } from './create-http-server.js';
 import type { ApiDocsOptions } from './openapi/api-docs.js';
 
 /** What an API process's settings hold for its HTTP server: port, body limit, credentials. */
-interface ApiProcessConfig {
+type ApiProcessConfig = Parameters<typeof authSettingsOf>[0] & {
   readonly PORT: number;
   readonly HOST?: string | undefined;
   readonly HTTP_BODY_LIMIT_BYTES: number;
-  readonly AUTH_JWT_SECRET?: string | undefined;
-  readonly AUTH_JWKS_URL?: string | undefined;
-  readonly AUTH_JWT_ISSUER?: string | undefined;
-  readonly AUTH_JWT_AUDIENCE?: string | undefined;
-  readonly AUTH_API_KEYS: readonly ApiKey[];
-}
+};
 
 /**
  * An API process's HTTP server (the gateway, the read API, the embedded mode): authentication

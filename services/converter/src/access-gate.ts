@@ -1,5 +1,5 @@
 import { accessLevelOf, claimConversation, conversationInUse, findRequestOutcomes, type Queryable } from '@memstream/store';
-import { grants, type Actor, type RequestOutcome } from '@memstream/schemas';
+import { grants, type AccessLevel, type Actor, type RequestOutcome } from '@memstream/schemas';
 
 /** What the gate needs of an input event. */
 export interface GatedEvent {
@@ -65,4 +65,21 @@ async function refusalReason(q: Queryable, conversationId: string, userId: strin
   }
   if (!(await conversationInUse(q, conversationId)) && (await claimConversation(q, conversationId, userId))) return undefined;
   return `Conversation ${conversationId} belongs to someone else: its owner or a manager can share it with you`;
+}
+
+/**
+ * Whether a person's level lets them run a command (a completion, a flush, a deletion) on a
+ * conversation: undefined when it does (agents and writes without an actor always may), else
+ * RESOURCE_NOT_FOUND for a non-member, who may not learn it exists, or FORBIDDEN with their level.
+ */
+export async function commandRefusal(
+  q: Queryable,
+  conversationId: string,
+  actor: Actor | undefined,
+  needed: AccessLevel,
+): Promise<{ code: 'RESOURCE_NOT_FOUND' } | { code: 'FORBIDDEN'; level: AccessLevel } | undefined> {
+  if (actor?.kind !== 'user') return undefined;
+  const level = await accessLevelOf(q, conversationId, actor.id);
+  if (level === undefined) return { code: 'RESOURCE_NOT_FOUND' };
+  return grants(level, needed) ? undefined : { code: 'FORBIDDEN', level };
 }

@@ -1,7 +1,8 @@
 import type { HandlerContext } from '@memstream/bus';
-import { accessLevelOf, arkSessionState, completeArkSession, type Queryable } from '@memstream/store';
+import { arkSessionState, completeArkSession, type Queryable } from '@memstream/store';
+import { commandRefusal } from '../access-gate.js';
 import { applyOnce } from './apply-once.js';
-import { grants, liveChannelOf, type ArkSessionCompleted, type LiveEvent, type RequestOutcome } from '@memstream/schemas';
+import { liveChannelOf, type ArkSessionCompleted, type LiveEvent, type RequestOutcome } from '@memstream/schemas';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 
 /**
@@ -31,10 +32,9 @@ async function refusal(q: Queryable, event: ArkSessionCompleted): Promise<Reques
   const sessionId = event.data.session_id;
   const notFound = outcomeOf(event, 'failed', null, 'RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
   if (!(await arkSessionState(q, sessionId)).exists) return notFound;
-  if (event.actor?.kind !== 'user') return undefined;
-  const level = await accessLevelOf(q, sessionId, event.actor.id);
-  if (level === undefined) return notFound;
-  return grants(level, 'writer') ? undefined : outcomeOf(event, 'failed', null, 'FORBIDDEN', `Your access to session ${sessionId} is ${level}: completing needs writer or more`);
+  const refused = await commandRefusal(q, sessionId, event.actor, 'writer');
+  if (refused?.code === 'RESOURCE_NOT_FOUND') return notFound;
+  return refused && outcomeOf(event, 'failed', null, 'FORBIDDEN', `Your access to session ${sessionId} is ${refused.level}: completing needs writer or more`);
 }
 
 function completed(event: ArkSessionCompleted, first: boolean): RequestOutcome {

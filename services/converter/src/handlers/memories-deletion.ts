@@ -1,7 +1,8 @@
 import type { HandlerContext } from '@memstream/bus';
-import { accessLevelOf, forgetMessagesIn, type ForgetResult, type Queryable } from '@memstream/store';
+import { forgetMessagesIn, type ForgetResult, type Queryable } from '@memstream/store';
 import { applyOnce } from './apply-once.js';
-import { grants, type MemoriesDeleted, type RequestOutcome } from '@memstream/schemas';
+import { commandRefusal } from '../access-gate.js';
+import { type MemoriesDeleted, type RequestOutcome } from '@memstream/schemas';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 
 /**
@@ -28,11 +29,10 @@ function forget(tx: Queryable, event: MemoriesDeleted): Promise<ForgetResult> {
 
 async function refusal(q: Queryable, event: MemoriesDeleted): Promise<RequestOutcome | undefined> {
   const group = event.data.group_id;
-  if (group === undefined || event.actor?.kind !== 'user') return undefined;
-  const level = await accessLevelOf(q, group, event.actor.id);
-  if (level === undefined) return failed(event, 'RESOURCE_NOT_FOUND', 'No memories matched the filter');
-  if (!grants(level, 'manager')) return failed(event, 'FORBIDDEN', `Your access to ${group} is ${level}: forgetting needs manager or owner`);
-  return undefined;
+  if (group === undefined) return undefined;
+  const refused = await commandRefusal(q, group, event.actor, 'manager');
+  if (refused?.code === 'RESOURCE_NOT_FOUND') return failed(event, 'RESOURCE_NOT_FOUND', 'No memories matched the filter');
+  return refused && failed(event, 'FORBIDDEN', `Your access to ${group} is ${refused.level}: forgetting needs manager or owner`);
 }
 
 function outcomeOfForgetting(event: MemoriesDeleted, r: ForgetResult): RequestOutcome {

@@ -1,8 +1,9 @@
 import type { HandlerContext } from '@memstream/bus';
 import { closeSpanIn } from '@memstream/episodes';
-import { accessLevelOf, lastSequence, type Queryable } from '@memstream/store';
+import { lastSequence, type Queryable } from '@memstream/store';
+import { commandRefusal } from '../access-gate.js';
 import { applyOnce } from './apply-once.js';
-import { grants, type MemoriesFlushRequested, type RequestOutcome } from '@memstream/schemas';
+import { type MemoriesFlushRequested, type RequestOutcome } from '@memstream/schemas';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 
 /**
@@ -29,10 +30,9 @@ async function refusal(q: Queryable, event: MemoriesFlushRequested): Promise<Req
   const group = event.data.group_id;
   const notFound = outcomeOf(event, 'failed', null, 'RESOURCE_NOT_FOUND', `Group not found: ${group}`);
   if ((await lastSequence(q, group)) === undefined) return notFound;
-  if (event.actor?.kind !== 'user') return undefined;
-  const level = await accessLevelOf(q, group, event.actor.id);
-  if (level === undefined) return notFound;
-  return grants(level, 'writer') ? undefined : outcomeOf(event, 'failed', null, 'FORBIDDEN', `Your access to ${group} is ${level}: this needs writer or more`);
+  const refused = await commandRefusal(q, group, event.actor, 'writer');
+  if (refused?.code === 'RESOURCE_NOT_FOUND') return notFound;
+  return refused && outcomeOf(event, 'failed', null, 'FORBIDDEN', `Your access to ${group} is ${refused.level}: this needs writer or more`);
 }
 
 function outcomeOf(event: MemoriesFlushRequested, status: 'stored' | 'failed', result: Record<string, unknown> | null, code: string | null, message: string | null): RequestOutcome {
