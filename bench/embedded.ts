@@ -22,6 +22,7 @@ import { embeddedStoreOf, nativeCeiling, pgliteCeiling, type RawOptions } from '
 import { ratePerSecond, round, summarizeLatencies } from './lib/stats.js';
 import { Workload } from './lib/workload.js';
 import { positiveInt } from './lib/flags.js';
+import { monotonicUs, summarizeProfiles, type Window } from './lib/cpu-profile.js';
 import { Teardowns } from './lib/teardowns.js';
 
 const HELP = `usage: npm run bench:embedded -- [options]
@@ -32,6 +33,7 @@ const HELP = `usage: npm run bench:embedded -- [options]
   --data PATH         the LoCoMo dev file (default ../shared/data/locomo-dev.json from the repository)
   --store-timeout-s S how long to wait for a pass's messages to be readable (default 300)
   --env KEY=VALUE     extra environment for the server (repeatable), e.g. EMBEDDING_PROVIDER=hash
+  --profile           run the server with --cpu-prof and summarise where its time went in the held pass
   --wait-quiet-s S    on a shared machine: first wait up to S seconds for other load to drop
                       below 0.3 cores (default 0: start at once; the load is reported either way)`;
 
@@ -45,6 +47,7 @@ const { values: flags } = parseArgs({
     'store-timeout-s': { type: 'string', default: '300' },
     env: { type: 'string', multiple: true, default: [] },
     'wait-quiet-s': { type: 'string', default: '0' },
+    profile: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -69,11 +72,16 @@ const monitor = new ProcMonitor(1_000);
 monitor.watch('bench', process.pid);
 const progress = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
+// The launcher imports the server into its own process, so the profile is the server's (and
+// the launcher's build check, a few ms before it). Written when the process exits.
+const profileDir = flags.profile ? `/tmp/memstream-bench-prof/${runId}` : undefined;
+
 const teardowns = new Teardowns(() => monitor.stop());
 
 async function startServer(dataDir: string): Promise<{ server: EmbeddedProcess; healthyMs: number }> {
   const spawnedAt = performance.now();
-  const server = startEmbeddedProcess({ dataDir, port: await freePort(), env: extraEnv });
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const server = startEmbeddedProcess({ dataDir, port: await freePort(), env: extraEnv, nodeArgs });
   teardowns.push(['server', () => server.stop()]);
   return { server, healthyMs: Math.round(await untilHealthy(server, spawnedAt)) };
 }
@@ -186,7 +194,9 @@ async function main(): Promise<EmbeddedReport> {
     await writePass(server, 'w', warmup, '');
   }
   progress(`held writes: ${N} POSTs, ${C} in flight`);
+  const heldFrom = monotonicUs();
   const held = await writePass(server, 's', N, '');
+  const heldSpan: Window = { fromUs: heldFrom, toUs: monotonicUs() };
   progress(`sync_mode=false writes: ${N} POSTs, ${C} in flight`);
   const accepted = await writePass(server, 'a', N, '?sync_mode=false');
   progress(`LoCoMo import of ${dataPath}`);
@@ -202,6 +212,8 @@ async function main(): Promise<EmbeddedReport> {
     raw = await nativeCeiling(embeddedPostgresUrl(join(dataDir, 'postgres')), rawOptions);
   }
   await server.stop();
+  // the first profile written is the first server's (the restart below writes a second)
+  const profile = profileDir ? { 'server, held pass': summarizeProfiles(profileDir, 20, heldSpan)[0] } : undefined;
 
   const existing = await startServer(dataDir);
   progress(`healthy after ${existing.healthyMs} ms (existing DATA_DIR)`);
@@ -230,6 +242,7 @@ async function main(): Promise<EmbeddedReport> {
     accepted,
     locomo,
     raw,
+    ...(profile ? { profile } : {}),
   };
 }
 

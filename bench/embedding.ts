@@ -10,7 +10,7 @@
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createLocalEmbedder, resolveModelDir, type Embedder } from '@memstream/embedding';
+import { createLocalEmbedder, resolveModelDir, type Embedder, type LocalWeights } from '@memstream/embedding';
 import { createLogger } from '@memstream/logging';
 import { locomoTurns, measureThroughput, shortQueries } from '../harness/embedding-throughput.js';
 import { section, table } from './lib/table.js';
@@ -22,6 +22,8 @@ const { values: flags } = parseArgs({
     batch: { type: 'string', default: '32' },
     queries: { type: 'string', default: '100' },
     threads: { type: 'string', default: '1,2' },
+    /** The graphs to compare (EMBEDDING_LOCAL_WEIGHTS; int8 unset). */
+    weights: { type: 'string', default: 'int8,float32' },
     /** The local provider's inference batch (EMBEDDING_BATCH_SIZE; 16 unset). */
     'model-batch': { type: 'string', default: '16' },
   },
@@ -53,9 +55,14 @@ async function underLoad(embedder: Embedder, documents: readonly string[]): Prom
   return { p50: summary.p50, p95: summary.p95, loopP99Ms: round(loop.percentile(99) / 1e6, 1), loopMaxMs: round(loop.max / 1e6, 1) };
 }
 
-const rows: Array<Record<string, number>> = [];
+const rssMiB = () => Math.round(process.memoryUsage().rss / 2 ** 20);
+const rows: Array<Record<string, number | string>> = [];
+for (const weights of flags.weights.split(',') as LocalWeights[])
 for (const threads of flags.threads.split(',').map(Number)) {
-  const embedder = await createLocalEmbedder({ modelDir: resolveModelDir(process.env.MEMSTREAM_MODEL_DIR), threads, batchSize: Number(flags['model-batch']) }, log);
+  // Each model in a process of its own would be cleaner; in one process, what a model left behind
+  // shows in the next one's figure, so the RSS growth is read against the RSS before its load.
+  const rssBefore = rssMiB();
+  const embedder = await createLocalEmbedder({ modelDir: resolveModelDir(process.env.MEMSTREAM_MODEL_DIR), threads, batchSize: Number(flags['model-batch']), weights }, log);
   const documents = locomoTurns(DOCS);
   // CPU time of the whole process (worker thread included) holds up when other load shares the
   // cores, where wall-clock rates do not.
@@ -64,15 +71,15 @@ for (const threads of flags.threads.split(',').map(Number)) {
   const cpu = process.cpuUsage(cpuBefore);
   const cpuMsPerDoc = round((cpu.user + cpu.system) / 1000 / (DOCS + BATCH + QUERIES), 2);
   const loaded = await underLoad(embedder, documents);
-  rows.push({ threads, docs_per_s: alone.documentsPerSecond, cpu_ms_per_text: cpuMsPerDoc, query_p50_ms: alone.queryP50Ms, query_p95_ms: alone.queryP95Ms, loaded_query_p50_ms: loaded.p50, loaded_query_p95_ms: loaded.p95, loop_p99_delay_ms: loaded.loopP99Ms, loop_max_delay_ms: loaded.loopMaxMs });
+  rows.push({ weights, threads, rss_growth_mib: rssMiB() - rssBefore, docs_per_s: alone.documentsPerSecond, cpu_ms_per_text: cpuMsPerDoc, query_p50_ms: alone.queryP50Ms, query_p95_ms: alone.queryP95Ms, loaded_query_p50_ms: loaded.p50, loaded_query_p95_ms: loaded.p95, loop_p99_delay_ms: loaded.loopP99Ms, loop_max_delay_ms: loaded.loopMaxMs });
   await embedder.close();
 }
 
 console.log(section(`local all-MiniLM-L6-v2: ${DOCS} turns in calls of ${BATCH}, ${QUERIES} queries; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`));
 console.log(
   table(
-    ['threads', 'docs/s', 'CPU ms/text', 'query p50 ms', 'query p95 ms', 'during bulk p50', 'during bulk p95', 'loop delay p99 ms', 'loop delay max ms'],
-    rows.map((r) => [String(r.threads), r.docs_per_s!, r.cpu_ms_per_text!, r.query_p50_ms!, r.query_p95_ms!, r.loaded_query_p50_ms!, r.loaded_query_p95_ms!, r.loop_p99_delay_ms!, r.loop_max_delay_ms!]),
+    ['weights', 'threads', 'RSS growth MiB', 'docs/s', 'CPU ms/text', 'query p50 ms', 'query p95 ms', 'during bulk p50', 'during bulk p95', 'loop delay p99 ms', 'loop delay max ms'],
+    rows.map((r) => [String(r.weights), String(r.threads), r.rss_growth_mib!, r.docs_per_s!, r.cpu_ms_per_text!, r.query_p50_ms!, r.query_p95_ms!, r.loaded_query_p50_ms!, r.loaded_query_p95_ms!, r.loop_p99_delay_ms!, r.loop_max_delay_ms!]),
   ),
 );
 console.log(JSON.stringify({ bench: 'embedding', docs: DOCS, batch: BATCH, queries: QUERIES, cores: os.cpus().length, load: os.loadavg(), rows }));

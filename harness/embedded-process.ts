@@ -31,6 +31,8 @@ export interface EmbeddedOptions {
   readonly port: number;
   /** Added to the minimal environment; nothing else the caller's shell exported leaks in. */
   readonly env?: Record<string, string>;
+  /** Node options before the launcher's own (`--cpu-prof` is refused in NODE_OPTIONS). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /**
@@ -41,7 +43,7 @@ export interface EmbeddedOptions {
  */
 export function startEmbeddedProcess(options: EmbeddedOptions): EmbeddedProcess {
   const { command, args } = embeddedCommand();
-  const child = spawn(command, [...args], {
+  const child = spawn(command, [...(options.nodeArgs ?? []), ...args], {
     cwd: REPO_ROOT,
     detached: true,
     env: {

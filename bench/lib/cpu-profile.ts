@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { section, table } from './table.js';
 
 interface ProfileNode {
   id: number;
@@ -141,4 +142,22 @@ function areaOf(frame: ProfileNode['callFrame']): string {
   }
   const ws = /\/(libs|services)\/([^/]+)\//.exec(path);
   return ws ? `${ws[1]}/${ws[2]}` : path;
+}
+
+/** The report sections of some summaries: by area, by calling package, and the top functions. */
+export function profileSections(profiles: Readonly<Record<string, ProfileSummary | undefined>>): string[] {
+  const out: string[] = [];
+  for (const [name, p] of Object.entries(profiles)) {
+    out.push(section(`CPU profile: ${name}`));
+    if (!p) {
+      out.push('(no profile written)');
+      continue;
+    }
+    const span = p.window ? `, ${((p.window.toUs - p.window.fromUs) / 1e6).toFixed(1)} s window` : '';
+    out.push(`${p.file}${span}: sampled ${p.totalMs} ms, busy (not idle) ${p.busyMs} ms`);
+    out.push(table(['area (self time)', 'ms', '% busy'], p.byArea.map((x) => [x.area, x.selfMs, x.pctBusy])));
+    out.push(table(['package, native frames charged to their caller', 'ms', '% busy'], p.byCaller.map((x) => [x.area, x.selfMs, x.pctBusy])));
+    out.push(table(['function (self time)', 'ms', '% busy'], p.topFunctions.map((x) => [x.name, x.selfMs, x.pctBusy])));
+  }
+  return out;
 }

@@ -2,6 +2,7 @@ import type { RawCeiling } from './raw-insert.js';
 import type { LatencySummary } from './stats.js';
 import { section, table } from './table.js';
 import { mib, type TreeMemory } from './process-memory.js';
+import { profileSections, type ProfileSummary } from './cpu-profile.js';
 
 export interface WritePass {
   readonly sent: number;
@@ -38,6 +39,7 @@ export interface EmbeddedReport {
     readonly cores: { readonly server: number; readonly machine: number };
   };
   readonly raw: RawCeiling | { readonly skipped: string };
+  readonly profile?: Readonly<Record<string, ProfileSummary | undefined>>;
 }
 
 /** The distributed mode's figures as the README records them: a reference, not measured here. */
@@ -121,6 +123,7 @@ export function renderEmbeddedReport(r: EmbeddedReport): string {
     );
   }
 
+  if (r.profile) out.push(...profileSections(r.profile));
   out.push(section('Reference'));
   out.push(DISTRIBUTED_REFERENCE);
   out.push('Figures on a 2-core machine shared with other work are noisy: compare runs side by side, not with a single number.');

