@@ -213,3 +213,132 @@ async function untilStored(base: string, groups: readonly string[], acknowledged
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/**
+ * Commands go through the same journaled bus and converter transaction as messages: a deletion or
+ * a session completion that was acknowledged must hold after a crash (the message stays gone, the
+ * session stays completed), and one that was never sent must have changed nothing.
+ */
+test('acknowledged deletions and ARK session completions survive SIGKILL of the embedded process group, applied once', async (t: TestContext) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-crash-commands-'));
+  const started: EmbeddedProcess[] = [];
+  t.after(async () => {
+    for (const proc of started) await proc.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const start = async (env: Record<string, string> = {}) => {
+    const since = performance.now();
+    const proc = startEmbeddedProcess({ dataDir, port: await freePort(), env });
+    started.push(proc);
+    await untilHealthy(proc, since);
+    return proc;
+  };
+  // Answered once applied (200), then once journaled: with no sync wait every command is a 202
+  // that only the journal's replay can make good after the crash.
+  const rounds: Array<{ label: string; env: Record<string, string> }> = [
+    { label: 'answered once applied', env: {} },
+    { label: 'answered once journaled (REQUEST_SYNC_TIMEOUT_MS=0)', env: { REQUEST_SYNC_TIMEOUT_MS: '0' } },
+  ];
+  const TARGETS = 300; // of each kind per round: more than a crash after at most 250 acknowledgements can use
+  const groups = groupsOf('crash_cmd_g');
+  let proc: EmbeddedProcess | undefined;
+  for (const [r, { label, env }] of rounds.entries()) {
+    const round = r + 1;
+    await proc?.stop();
+    proc = await start(env);
+    const base = proc.base;
+    // What the commands will act on, stored (and acknowledged) before the load starts.
+    const messages = Array.from({ length: TARGETS }, (_, i) => ({ id: `r${round}_m${i}`, group: groups[i % groups.length]! }));
+    const sessions = Array.from({ length: TARGETS }, (_, i) => `crash_r${round}_s${i}`);
+    await inParallel(WRITERS, messages, async (m, i) => {
+      const res = await post(base, '/api/v1/memories', {
+        group_id: m.group, message_id: m.id, create_time: new Date(Date.UTC(2025, 1, round) + i * 1000).toISOString(), sender: 'setup', content: `target ${i}`,
+      });
+      assert.ok(res.status === 200 || res.status === 202, `setup write answered ${res.status}`);
+    });
+    await inParallel(WRITERS, sessions, async (session) => {
+      const res = await post(base, '/messages', { session_id: session, query_id: 'q1', messages: [{ role: 'user', content: 'hello' }] });
+      assert.ok(res.status === 200 || res.status === 202, `setup write answered ${res.status}`);
+    });
+
+    // 16 clients alternate deletions and completions, each target once, until the kill.
+    const killAfter = randomInt(100, 251);
+    const deleted = new Set<string>();
+    const completed = new Set<string>();
+    const sent = new Set<string>();
+    const failures: string[] = [];
+    const statuses: Record<number, number> = {};
+    let next = 0;
+    let crashed: Promise<void> | undefined;
+    const writer = async () => {
+      while (!crashed && next < 2 * TARGETS) {
+        const k = next++;
+        const isDelete = k % 2 === 0;
+        const target = isDelete ? messages[k >> 1]! : undefined;
+        const session = isDelete ? undefined : sessions[k >> 1]!;
+        sent.add(target?.id ?? session!);
+        let status: number;
+        try {
+          const res = target
+            ? await fetch(`${base}/api/v1/memories?message_id=${target.id}&group_id=${target.group}`, { method: 'DELETE', signal: AbortSignal.timeout(30_000) })
+            : await fetch(`${base}/session/${session}/complete`, { method: 'POST', signal: AbortSignal.timeout(30_000) });
+          await res.arrayBuffer();
+          status = res.status;
+        } catch (err) {
+          if (!crashed) failures.push(String((err as Error).cause ?? err));
+          return;
+        }
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        if (status !== 200 && status !== 202) continue; // not acknowledged: nothing was promised
+        (target ? deleted : completed).add(target?.id ?? session!);
+        if (deleted.size + completed.size >= killAfter && !crashed) crashed = proc!.crash();
+      }
+    };
+    await Promise.all(Array.from({ length: WRITERS }, () => writer()));
+    assert.deepEqual(failures, [], 'requests failed before the crash: the server was broken, not crashed');
+    assert.ok(crashed, `the commands ran out before the crash (${deleted.size} deletions, ${completed.size} completions acknowledged)`);
+    await crashed;
+    t.diagnostic(`round ${round}, ${label}: killed after ${killAfter} acknowledgements (${deleted.size} deletions, ${completed.size} completions; answers ${JSON.stringify(statuses)})`);
+
+    proc = await start();
+    // A deletion applied late (a 202, replayed from the journal) is still on its way: wait for it.
+    const started = performance.now();
+    let present = new Map<string, number>();
+    for (;;) {
+      present = new Map();
+      for (const group of groups) for (const m of await everyMessageOf(proc.base, group)) present.set(m.message_id, (present.get(m.message_id) ?? 0) + 1);
+      if ([...deleted].every((id) => !present.has(id)) || performance.now() - started > STORED_DEADLINE_MS) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const stillThere = [...deleted].filter((id) => present.has(id));
+    assert.deepEqual(stillThere, [], `acknowledged deletions not applied after the restart (round ${round})`);
+    const lost = messages.filter((m) => !sent.has(m.id) && present.get(m.id) !== 1).map((m) => m.id);
+    assert.deepEqual(lost, [], `messages no deletion was sent for are not there exactly once (round ${round})`);
+    for (const session of sessions) {
+      const res = await post(proc.base, `/session/${session}/complete`, undefined);
+      const status = ((await res.json()) as { status?: string }).status;
+      if (completed.has(session)) assert.equal(status, 'already_completed', `acknowledged completion of ${session} lost (round ${round})`);
+      if (!sent.has(session)) assert.equal(status, 'completed', `${session} was completed though nobody asked (round ${round})`);
+    }
+  }
+  await proc?.stop();
+});
+
+async function post(base: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+}
+
+async function inParallel<T>(width: number, items: readonly T[], work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      await work(items[i]!, i);
+    }
+  }));
+}
