@@ -15,12 +15,16 @@
  * groups up to `--scale` messages (100,000 by default; 0 skips) and measures search latency again.
  *
  * By default it runs the embedded mode in this process (`npm start`'s composition, on a fresh
- * data folder); `--base URL` measures a running memstream instead (read and write on one address).
+ * data folder); `--distributed` runs the distributed mode instead, each service its own process
+ * (converter, indexer, extractor, gateway, read API) on the Kafka, PostgreSQL and Redis that
+ * `bench/run.sh` started, with a database and topics of its own, writes sent to the gateway and
+ * reads to the read API; `--base URL` measures a running memstream (read and write on one address).
  * Extra flags: `--methods keyword,vector,hybrid,rrf`, `--env KEY=VALUE` (repeatable, embedded only),
  * `--samples N` (first N conversations), `--scale N`.
  */
 import { readFile, mkdtemp } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +40,9 @@ import { embeddedPostgresUrl } from '@memstream/store';
 import { candidatesOf, hitOf, turnsOf, type ApiHit } from './lib/locomo-turns.js';
 import { crossValidate, fit, recallAt, type Fold, type Scored } from './lib/cross-validate.js';
 import { addFiller } from './lib/filler.js';
+import { createDatabase } from './lib/database.js';
+import { startService, waitHealthy, type ServiceProcess } from './lib/services.js';
+import { freePort } from '../harness/processes.js';
 import { summarizeLatencies, ratePerSecond, round } from './lib/stats.js';
 import { section, table } from './lib/table.js';
 
@@ -49,6 +56,7 @@ const { values } = parseArgs({
     methods: { type: 'string', default: 'keyword,vector,hybrid,rrf' },
     env: { type: 'string', multiple: true, default: [] },
     samples: { type: 'string' },
+    distributed: { type: 'boolean', default: false },
     scale: { type: 'string', default: '100000' },
   },
 });
@@ -81,8 +89,16 @@ const questions: Question[] = samples.flatMap((s) =>
     .filter((q) => q.evidence.length > 0),
 );
 
-const started0 = await (values.base ? Promise.resolve({ base: values.base, storeUrl: undefined }) : startInProcess(values.env ?? []));
+const cleanups: Array<() => Promise<unknown>> = [];
+/** The distributed services' resident memory, once they run. */
+let serviceMemory = () => '';
+const started0: { base: string; writeBase?: string; storeUrl: string | undefined; mode: string } = values.base
+  ? { base: values.base, storeUrl: undefined, mode: `running memstream at ${values.base}` }
+  : values.distributed
+    ? await startDistributed(values.env ?? [])
+    : { ...(await startInProcess(values.env ?? [])), mode: 'embedded, in this process' };
 const base = started0.base;
+const writeBase = started0.writeBase ?? base;
 const methods = values.methods!.split(',').map((m) => m.trim()).filter(Boolean);
 /** Recall with three decimals (the table rounds numbers to two). */
 const r3 = (x: number) => x.toFixed(3);
@@ -92,7 +108,7 @@ const turnsByKey = turnsOf(documents, groupOf);
 
 // ---- ingest ----
 const turns = documents.reduce((n, d) => n + d.conversation_list.length, 0);
-console.log(`${documents.length} conversations, ${turns} turns, ${questions.length} questions (categories 1-4) -> ${base}`);
+console.log(`${documents.length} conversations, ${turns} turns, ${questions.length} questions (categories 1-4) -> ${started0.mode}`);
 const started = performance.now();
 await Promise.all(documents.map((doc) => ingest(doc)));
 const sentMs = performance.now() - started;
@@ -212,7 +228,8 @@ if (scale > turns && started0.storeUrl) {
   await addFiller(started0.storeUrl, scale - turns);
   lastTimes = await latencyPass(`${scale.toLocaleString('en')} messages in the store (filler groups added in ${round((performance.now() - t0) / 1000, 1)} s)`);
 }
-console.log(`\nbench process RSS (the embedded server runs inside it): ${Math.round(process.memoryUsage().rss / 1048576)} MiB`);
+if (values.distributed) console.log(`\nresident memory of the services after the run, MiB: ${serviceMemory()}`);
+else console.log(`\nbench process RSS (the embedded server runs inside it): ${Math.round(process.memoryUsage().rss / 1048576)} MiB`);
 const goal = lastTimes.get('hybrid');
 if (goal) {
   const p95 = summarizeLatencies(Float64Array.from(goal)).p95;
@@ -220,6 +237,7 @@ if (goal) {
   console.log(`goal: cross-validated held-out recall@10 >= 0.75 -> ${round(r10, 3)} ${r10 >= 0.75 ? 'MET' : 'NOT MET'}; hybrid search p95 <= 50 ms (last scale measured) -> ${p95} ${p95 <= 50 ? 'MET' : 'NOT MET'}`);
   console.log("reference: LoCoMo paper's retriever over dialog turns, recall@10 = 0.662");
 }
+for (const cleanup of cleanups) await cleanup();
 process.exit(0);
 
 // ---- helpers ----
@@ -227,9 +245,9 @@ function sampleIdOf(doc: GroupChatDocument): string {
   return doc.conversation_meta.group_id.replace(/^locomo-/, '');
 }
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+async function api<T>(method: string, path: string, body?: unknown, to = base): Promise<{ status: number; body: T }> {
   for (let attempt = 1; ; attempt++) {
-    const res = await fetch(`${base}${path}`, {
+    const res = await fetch(`${to}${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -246,10 +264,10 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<{ s
 /** One conversation: its metadata, then its turns in order (a held POST each: stored when it returns). */
 async function ingest(doc: GroupChatDocument): Promise<void> {
   const sampleId = sampleIdOf(doc);
-  const meta = await api('POST', '/api/v1/memories/conversation-meta', { ...doc.conversation_meta, group_id: sampleId });
+  const meta = await api('POST', '/api/v1/memories/conversation-meta', { ...doc.conversation_meta, group_id: sampleId }, writeBase);
   if (meta.status >= 300) throw new Error(`conversation-meta ${sampleId}: ${meta.status} ${JSON.stringify(meta.body)}`);
   for (const m of doc.conversation_list) {
-    const res = await api('POST', '/api/v1/memories', { ...m, group_id: sampleId, group_name: doc.conversation_meta.name, message_id: `${sampleId}:${m.message_id}` });
+    const res = await api('POST', '/api/v1/memories', { ...m, group_id: sampleId, group_name: doc.conversation_meta.name, message_id: `${sampleId}:${m.message_id}` }, writeBase);
     if (res.status !== 200 && res.status !== 202) throw new Error(`message ${m.message_id}: ${res.status} ${JSON.stringify(res.body)}`);
   }
 }
@@ -288,6 +306,49 @@ async function search(group: string, query: string, method: string, types: strin
   });
   if (res.status !== 200) throw new Error(`search ${method}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.result.memories;
+}
+
+/**
+ * The distributed mode: every service in a process of its own (as `npm run start:<service>` runs
+ * them, compiled), on a fresh database and topic prefix, so runs never share state.
+ */
+async function startDistributed(envFlags: readonly string[]): Promise<{ base: string; writeBase: string; storeUrl: string; mode: string }> {
+  const need = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is not set: run through \`npm run bench:retrieval -- --distributed\``); })();
+  const run = randomUUID().replaceAll('-', '').slice(0, 10);
+  const db = await createDatabase(need('DATABASE_URL'), `bench_retrieval_${run}`);
+  cleanups.push(() => db.drop());
+  const extra = Object.fromEntries(envFlags.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const common = {
+    KAFKA_BROKERS: need('KAFKA_BROKERS'), DATABASE_URL: db.url, REDIS_URL: need('REDIS_URL'), KAFKA_TOPIC_PREFIX: `bench_${run}_`,
+    CONVERTER_GROUP_ID: `bench_${run}_converter`, INDEXER_GROUP_ID: `bench_${run}_indexer`, EXTRACTOR_GROUP_ID: `bench_${run}_extractor`,
+    EPISODE_IDLE_CLOSE_MS: '0', LOG_LEVEL: 'warn', ...extra,
+  };
+  const started: ServiceProcess[] = [];
+  cleanups.unshift(() => Promise.all(started.map((s) => s.stop())));
+  const start = async (name: string) => {
+    const svc = startService({ name, entry: name, compiled: true, env: { ...common, PORT: String(await freePort()) } });
+    started.push(svc);
+    await waitHealthy(svc);
+    return svc;
+  };
+  await start('converter'); // first: it runs the migrations
+  await Promise.all([start('indexer'), start('extractor')]);
+  const [gateway, readApi] = await Promise.all([start('ingest-gateway'), start('read-api')]);
+  serviceMemory = () => started.map((s) => `${s.name} ${rssMiB(s.pid)}`).join(', ');
+  return {
+    base: `http://127.0.0.1:${readApi.port}`,
+    writeBase: `http://127.0.0.1:${gateway.port}`,
+    storeUrl: db.url,
+    mode: `distributed: converter, indexer, extractor, gateway and read API as processes on Kafka ${common.KAFKA_BROKERS}, PostgreSQL, Redis`,
+  };
+}
+
+function rssMiB(pid: number): number {
+  try {
+    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
 }
 
 /** The embedded mode in this process, on a fresh data folder and a free port. */

@@ -22,7 +22,9 @@ export interface ServiceProcess {
 
 export interface StartOptions {
   readonly name: string;
+  /** A TypeScript entry run through tsx, or, with `compiled`, the service name `scripts/start.js` runs as `npm run start:<service>` does. */
   readonly entry: string;
+  readonly compiled?: boolean;
   readonly env: Record<string, string>;
   /** Set to write a V8 CPU profile of the process into this folder when it exits. */
   readonly profileDir?: string;
@@ -38,7 +40,10 @@ export function startService(options: StartOptions): ServiceProcess {
     mkdirSync(options.profileDir, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
   }
-  const child = spawn(process.execPath, [...nodeArgs, resolve(REPO_ROOT, options.entry)], {
+  const command = options.compiled
+    ? ['--conditions=memstream-dist', '--enable-source-maps', ...nodeArgs.slice(2), resolve(REPO_ROOT, 'scripts/start.js'), options.entry]
+    : [...nodeArgs, resolve(REPO_ROOT, options.entry)];
+  const child = spawn(process.execPath, command, {
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
