@@ -1,25 +1,10 @@
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger } from '@memstream/logging';
-import { EXACT_SCAN_MAX_ITEMS, PgStore, ensureVectorIndex, keywordSearch, migrate, openPglite, vectorSearch, type Store } from '@memstream/store';
+import { EXACT_SCAN_MAX_ITEMS, PgStore, ensureVectorIndex, keywordSearch, migrate, vectorSearch, type Store } from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
+import { backends, log, random } from './search-fixtures.js';
 
-const log = createLogger({ service: 'test', level: 'silent' });
 const MODEL = 'test/clustered-8';
-
-const backends: Array<[string, (t: TestContext) => Promise<Store>]> = [
-  ['PGlite', async () => openPglite()],
-  ['native PostgreSQL', async (t) => new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 60_000, log })],
-];
-
-/** A deterministic generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 const WORDS = ['garden', 'tomato', 'lisbon', 'harvest', 'piano', 'invoice', 'doctor', 'flight', 'coffee', 'museum', 'marathon', 'kitchen'];
 

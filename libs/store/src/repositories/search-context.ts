@@ -29,7 +29,8 @@ const CONTEXT_GAP = "interval '4 hours'";
  * still exist, read at query time: a deleted turn is simply no longer anyone's neighbour, so no
  * word of it survives in what ranks the turns around it. Also returns the search rows of those
  * neighbours that match the filters and are not among `itemIds`, so a reply the methods missed can
- * be found through the turn it answers.
+ * be found through the turn it answers. With `neighbours: false`, only who said each turn: no
+ * neighbours, and no prev/next ids either (a ranking that lends nothing from them has no use for them).
  */
 export async function turnContext(
   q: Queryable,
@@ -38,8 +39,9 @@ export async function turnContext(
   options: { neighbours: boolean } = { neighbours: true },
 ): Promise<{ turns: TurnContext[]; neighbours: NeighbourHit[] }> {
   if (itemIds.length === 0) return { turns: [], neighbours: [] };
+  if (!options.neighbours) return { turns: await turnsAlone(q, itemIds), neighbours: [] };
   const params: unknown[] = [itemIds.map(Number), [...itemIds]];
-  const where = options.neighbours ? whereOf({ ...filters, kinds: ['message'] }, params) : 'false';
+  const where = whereOf({ ...filters, kinds: ['message'] }, params);
   // One statement (a search waits for it): the turns' rows, then their neighbours' search rows.
   const { rows } = await q.query<{
     row_kind: 'turn' | 'neighbour';
@@ -87,4 +89,16 @@ export async function turnContext(
     }
   }
   return { turns, neighbours };
+}
+
+/**
+ * The turns' own rows, without their neighbours: a ranking that lends nothing from neighbours
+ * (the memory-service search's) need not look them up, which was most of this call's time.
+ */
+async function turnsAlone(q: Queryable, itemIds: readonly string[]): Promise<TurnContext[]> {
+  const { rows } = await q.query<{ item_id: string; conversation_id: string; message_id: string; sender_name: string }>(
+    `SELECT id::text AS item_id, conversation_id, message_id, sender_name FROM messages WHERE id = ANY($1::int8[])`,
+    [itemIds.map(Number)],
+  );
+  return rows.map((r) => ({ itemId: r.item_id, conversationId: r.conversation_id, messageId: r.message_id, senderName: r.sender_name, prevMessageId: null, nextMessageId: null }));
 }

@@ -1,0 +1,128 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { keywordSearch, migrate, type Store } from '@memstream/store';
+import { backends, log, random } from './search-fixtures.js';
+
+const WORDS = ['garden', 'tomato', 'lisbon', 'harvest', 'piano', 'invoice', 'doctor', 'flight', 'coffee', 'museum', 'marathon', 'kitchen'];
+
+const textOf = (next: () => number, words = WORDS) =>
+  Array.from({ length: 1 + Math.floor(next() * 30) }, () => words[Math.floor(next() * words.length)]!).join(' ');
+
+/** Writes search rows as the indexer does: an upsert keyed by the item, the text replacing the old. */
+async function upsert(store: Store, rows: ReadonlyArray<{ id: string; conversation: string; text: string; kind?: string }>): Promise<void> {
+  await store.query(
+    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
+     SELECT t.kind, t.id, t.c, 'u', t.body, timestamptz '2025-01-01' + t.n * interval '1 minute', ARRAY[t.id], to_tsvector('english', t.body)
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, c, body, kind, n)
+     ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv`,
+    [rows.map((r) => r.id), rows.map((r) => r.conversation), rows.map((r) => r.text), rows.map((r) => r.kind ?? 'message')],
+  );
+}
+
+/** What the kept counts must equal: the same statistics counted from search_items itself. */
+async function countsDiffer(store: Store): Promise<unknown[]> {
+  const { rows: lexemes } = await store.query(
+    `SELECT * FROM (SELECT s.conversation_id, s.kind, l.lexeme, count(*) AS n FROM search_items s, unnest(s.tsv) l GROUP BY 1, 2, 3) a
+       FULL JOIN search_keyword_frequencies f USING (conversation_id, kind, lexeme) WHERE a.n IS DISTINCT FROM f.items`,
+  );
+  const { rows: totals } = await store.query(
+    `SELECT * FROM (SELECT conversation_id, kind, count(*) AS n, sum(length(tsv)) AS l FROM search_items GROUP BY 1, 2) a
+       FULL JOIN search_keyword_totals t USING (conversation_id, kind)
+      WHERE (COALESCE(a.n, 0), COALESCE(a.l, 0)) IS DISTINCT FROM (t.items, t.lexemes)`,
+  );
+  const { rows: copies } = await store.query(
+    `SELECT kind, item_id FROM search_items s FULL JOIN search_keywords k USING (kind, item_id)
+      WHERE s.tsv IS DISTINCT FROM k.tsv OR s.conversation_id IS DISTINCT FROM k.conversation_id OR s.occurred_at IS DISTINCT FROM k.occurred_at`,
+  );
+  return [...lexemes, ...totals, ...copies];
+}
+
+/**
+ * BM25 the slow, obvious way over a person's conversations: every item's lexemes unpacked and
+ * their positions counted, the statistics counted over the scope as it is now.
+ */
+async function referenceRanking(store: Store, query: string, person: string): Promise<Array<{ item_id: string; bm25: number }>> {
+  const { rows } = await store.query<{ item_id: string; bm25: number }>(
+    `WITH terms AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $1))),
+          scope AS (SELECT item_id, occurred_at, tsv FROM search_items
+                     WHERE kind = 'message' AND conversation_id IN (SELECT group_id FROM conversation_memberships WHERE user_id = $2)),
+          st AS (SELECT count(*)::float8 AS n, GREATEST(avg(length(tsv)), 1)::float8 AS avgdl FROM scope),
+          idf AS (SELECT t.lexeme, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS w FROM terms t, st,
+                    LATERAL (SELECT count(*)::float8 AS df FROM scope s, unnest(s.tsv) u WHERE u.lexeme = t.lexeme) d)
+     SELECT s.item_id, sum(i.w * (cardinality(u.positions) * 2.2) / (cardinality(u.positions) + 1.2 * (0.25 + 0.75 * length(s.tsv) / st.avgdl))) AS bm25
+       FROM scope s CROSS JOIN st CROSS JOIN LATERAL unnest(s.tsv) u JOIN idf i ON i.lexeme = u.lexeme
+      GROUP BY s.item_id, s.occurred_at
+      ORDER BY bm25 DESC, s.occurred_at DESC, s.item_id`,
+    [query, person],
+  );
+  return rows.map((r) => ({ item_id: r.item_id, bm25: Number(r.bm25) }));
+}
+
+for (const [name, open] of backends) {
+  test(`${name}: the kept keyword counts equal a recount after inserts, redelivered and changed texts, re-embedding and deletions`, async (t) => {
+    const store = await open(t);
+    t.after(() => store.close());
+    await migrate(store, log);
+    const next = random(3);
+    const ids = Array.from({ length: 60 }, (_, i) => ({ id: `i${i}`, conversation: `c${i % 5}` }));
+    await upsert(store, ids.map((r) => ({ ...r, text: textOf(next) })));
+    await upsert(store, [{ id: 'm1', conversation: 'c1', text: 'garden memory', kind: 'episodic_memory' }]);
+    assert.deepEqual(await countsDiffer(store), [], 'after the first writes');
+
+    const snapshot = async () => (await store.query('SELECT * FROM search_keyword_frequencies ORDER BY 1, 2, 3')).rows;
+    const before = await snapshot();
+    const { rows: same } = await store.query<{ item_id: string; content: string; conversation_id: string }>(`SELECT item_id, content, conversation_id FROM search_items WHERE kind = 'message'`);
+    await upsert(store, same.map((r) => ({ id: r.item_id, conversation: r.conversation_id, text: r.content })));
+    assert.deepEqual(await snapshot(), before, 'a redelivery of the same texts counts nothing twice');
+    await store.query(`UPDATE search_items SET embedding_model = 'another', indexed_at = now()`);
+    assert.deepEqual(await snapshot(), before, 're-embedding leaves the counts');
+
+    for (let round = 0; round < 5; round++) {
+      const changed = ids.filter(() => next() < 0.3).map((r) => ({ ...r, text: textOf(next) }));
+      await upsert(store, changed);
+      const gone = ids.filter(() => next() < 0.1).map((r) => r.id);
+      await store.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [gone]);
+      assert.deepEqual(await countsDiffer(store), [], `round ${round}: after changed texts and deletions`);
+    }
+    await store.query('DELETE FROM search_items');
+    assert.deepEqual(await countsDiffer(store), [], 'everything deleted');
+    assert.equal((await store.query('SELECT * FROM search_keyword_frequencies')).rows.length, 0, 'no lexeme is left counted at 0');
+  });
+
+  test(`${name}: keyword search over a person's conversations returns exactly the best items by BM25 over them, for any limit, and follows sharing and revoking at once`, async (t) => {
+    const store = await open(t);
+    t.after(() => store.close());
+    await migrate(store, log);
+    const next = random(17);
+    // eight conversations of alice, two of bob; a few common words and some rare ones
+    const words = [...WORDS, 'zebra', 'quartz'];
+    const rows = Array.from({ length: 400 }, (_, i) => ({ id: `i${i}`, conversation: `c${i % 10}`, text: textOf(next, next() < 0.1 ? words : WORDS) }));
+    await upsert(store, rows);
+    await store.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'c' || g, 'alice', 'owner' FROM generate_series(0, 7) g`);
+    await store.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('c8', 'bob', 'owner'), ('c9', 'bob', 'owner')`);
+
+    const check = async (label: string) => {
+      for (const query of ['garden tomato', 'harvest in lisbon with coffee', 'the zebra and the piano', 'quartz', 'museum marathon kitchen doctor flight invoice']) {
+        const reference = await referenceRanking(store, query, 'alice');
+        for (const limit of [1, 5, 20, 500]) {
+          const hits = await keywordSearch(store, query, { kinds: ['message'], visibleTo: 'alice' }, limit);
+          const want = reference.slice(0, limit);
+          const byId = new Map(reference.map((r) => [r.item_id, r.bm25]));
+          assert.equal(hits.length, want.length, `${label}, "${query}", limit ${limit}: as many hits as the reference`);
+          // equal scores may be ordered either way by two ways of summing: compare the scores, position by position
+          for (const [i, h] of hits.entries()) {
+            const bm25 = byId.get(h.item_id);
+            assert.ok(bm25 !== undefined, `${label}, "${query}": ${h.item_id} is outside the scope or matches nothing`);
+            assert.ok(Math.abs(bm25 - want[i]!.bm25) <= 1e-9 * want[i]!.bm25, `${label}, "${query}", limit ${limit}: hit ${i} scores ${bm25}, the reference's ${want[i]!.bm25}`);
+            assert.ok(Math.abs(h.score / hits[0]!.score - bm25 / want[0]!.bm25) < 1e-9, `${label}, "${query}": ${h.item_id}'s score`);
+          }
+        }
+      }
+    };
+    await check('alice alone');
+    await store.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('c9', 'alice', 'reader')`);
+    await check('c9 shared with alice');
+    await store.query(`DELETE FROM conversation_memberships WHERE user_id = 'alice' AND group_id IN ('c0', 'c9')`);
+    await check('c0 and c9 revoked');
+  });
+}
