@@ -24,8 +24,8 @@ const { values: flags } = parseArgs({
     threads: { type: 'string', default: '1,2' },
     /** The graphs to compare (EMBEDDING_LOCAL_WEIGHTS; int8 unset). */
     weights: { type: 'string', default: 'int8,float32' },
-    /** The local provider's inference batch (EMBEDDING_BATCH_SIZE; 16 unset). */
-    'model-batch': { type: 'string', default: '16' },
+    /** Texts per batch handed to the inference thread (EMBEDDING_BATCH_SIZE); unset, the server's default: 4 int8, 16 float32. */
+    'model-batch': { type: 'string' },
   },
 });
 const DOCS = Number(flags.docs);
@@ -62,7 +62,7 @@ for (const threads of flags.threads.split(',').map(Number)) {
   // Each model in a process of its own would be cleaner; in one process, what a model left behind
   // shows in the next one's figure, so the RSS growth is read against the RSS before its load.
   const rssBefore = rssMiB();
-  const embedder = await createLocalEmbedder({ modelDir: resolveModelDir(process.env.MEMSTREAM_MODEL_DIR), threads, batchSize: Number(flags['model-batch']), weights }, log);
+  const embedder = await createLocalEmbedder({ modelDir: resolveModelDir(process.env.MEMSTREAM_MODEL_DIR), threads, batchSize: flags['model-batch'] ? Number(flags['model-batch']) : weights === 'int8' ? 4 : 16, weights }, log);
   const documents = locomoTurns(DOCS);
   // CPU time of the whole process (worker thread included) holds up when other load shares the
   // cores, where wall-clock rates do not.

@@ -20,9 +20,9 @@ export const embeddingSettings = {
   /** openai: sent as `dimensions` (models that can shorten their vectors); hash: the vector size (256 unset); local: must be 384 if set. */
   EMBEDDING_DIMENSIONS: env.optionalInt(1, 16_384),
   /**
-   * Texts per model call: one request to the server (openai, 64 unset) or one padded inference
-   * batch (local, 16 unset: on CPU a bigger batch saves almost nothing per text, and a search
-   * query waits for the batch already running).
+   * Texts per model call: one request to the server (openai, 64 unset) or one batch handed to the
+   * inference thread (local: 4 unset with int8 weights, 16 with float32; on CPU a bigger batch
+   * saves almost nothing per text, and a search query waits for the batch already running).
    */
   EMBEDDING_BATCH_SIZE: env.optionalInt(1, 2048),
   /** openai only; fall back to OPENAI_BASE_URL / OPENAI_API_KEY, so chat and embeddings can use different servers. */
