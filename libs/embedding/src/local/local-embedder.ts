@@ -39,8 +39,9 @@ export async function createLocalEmbedder(settings: LocalEmbedderSettings, log: 
     );
   }
   const { dimension, maxTokens } = await readModelShape(settings.modelDir);
-  // The model (about 70 MiB resident with onnxruntime and its thread for int8, 140 for float32) loads on the first call, never at start:
-  // a process that does not embed, or not yet, holds none of it. Concurrent first calls share the
+  // The model (the process grows by about 90 MiB with the int8 graph, 160 with float32: weights,
+  // onnxruntime and its thread) loads on the first call, never at start: a process that does not
+  // embed, or not yet, holds none of it. Concurrent first calls share the
   // one load; a load that failed is tried again by the next call.
   let current: Promise<InferenceWorker> | undefined;
   const worker = (): Promise<InferenceWorker> =>

@@ -12,11 +12,11 @@ export interface SentenceModel {
 }
 
 /**
- * Padded tokens one inference may hold (rows × longest row). onnxruntime's arena keeps the working
- * memory of the largest inference it ran, and attention's grows with rows × tokens²: 16 texts of
- * 256 tokens grew the process by ~75 MiB, 4 of them by ~20 MiB, and ran no slower per text
- * (measured on the int8 graph: 14.4 against 10.2 ms a text). Short texts, the common case, still
- * go 16 at a time.
+ * Padded tokens one float32 inference may hold (rows × longest row). onnxruntime's arena keeps the
+ * working memory of the largest inference it ran, and attention's grows with rows × tokens²: 16
+ * texts of 256 tokens grew the process by ~75 MiB (with either graph), 4 of them by ~20 MiB, and
+ * ran no slower per text (14.4 against 10.2 ms a text, measured with int8 weights before it ran
+ * texts one by one). Short texts, the common case, still go 16 at a time.
  */
 const MAX_BATCH_TOKENS = 1024;
 
