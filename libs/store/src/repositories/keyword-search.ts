@@ -70,7 +70,9 @@ interface ScopeStatistics {
 /**
  * The query's terms (stemmed, stop words dropped, in order of first use), whether the simple
  * parser reads each back as the one lexeme (tfOf ranks by it), and, when asked, the scope's
- * statistics from the kept counts: one statement, as a search waits for each.
+ * statistics from the kept counts: one statement, as a search waits for each. The document
+ * frequencies are read by lexeme (`= ANY` of an array, so the lexeme-first index of migration
+ * 0011 is used) and joined to the scope, rather than looked up per conversation.
  */
 async function parseQuery(
   q: Queryable,
@@ -89,8 +91,9 @@ async function parseQuery(
      scope AS MATERIALIZED (SELECT conversation_id, kind, items, lexemes FROM search_keyword_totals WHERE ${where})
      SELECT (SELECT array_agg(lexeme ORDER BY first) FROM terms) AS lexemes, (SELECT bool_and(plain) FROM terms) AS plain,
             (SELECT sum(items) FROM scope) AS items, (SELECT sum(lexemes) FROM scope) AS total_length,
-            (SELECT json_object_agg(lexeme, n) FROM (SELECT f.lexeme, sum(f.items) AS n FROM scope s JOIN search_keyword_frequencies f
-                ON f.conversation_id = s.conversation_id AND f.kind = s.kind AND f.lexeme IN (SELECT lexeme FROM terms) GROUP BY f.lexeme) d) AS df`,
+            (SELECT json_object_agg(lexeme, n) FROM (SELECT f.lexeme, sum(f.items) AS n FROM search_keyword_frequencies f
+                JOIN scope s ON s.conversation_id = f.conversation_id AND s.kind = f.kind
+               WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms)) GROUP BY f.lexeme) d) AS df`,
     params,
   );
   const r = rows[0];
