@@ -22,7 +22,8 @@ export interface StreamDeps {
 /**
  * GET /stream/{session_id}: the session as Server-Sent Events. The live channel is subscribed
  * before anything is read, and events that arrive meanwhile are buffered, so nothing published
- * after the request arrived can be missed; replayed and live messages are told apart by sequence
+ * after the request arrived can be missed (and nothing written after the headers arrive is
+ * taken for history); replayed and live messages are told apart by sequence
  * number, so nothing is sent twice. Works on any replica: live events come through the fan-out
  * (Redis across processes).
  */
@@ -68,6 +69,17 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       else buffered.push(parsed.data);
     });
 
+    // Where a live reader's stream starts is read before its headers go out: a client that writes
+    // once it sees them writes past this point, so its messages are live, never taken for history
+    // (read after the headers, a message committed in between was skipped as already sent).
+    let start: { state: Awaited<ReturnType<typeof arkSessionState>>; chunks: Awaited<ReturnType<typeof listStreamChunks>> } | undefined;
+    try {
+      if (initial.exists) start = { state: await arkSessionState(deps.store, sessionId), chunks: await listStreamChunks(deps.store, sessionId) };
+    } catch (err) {
+      await unsubscribe().catch(() => undefined);
+      throw err;
+    }
+
     const sse = startSse(reply);
     open.add(sse);
     // Set once the stream is live: reads what was stored past the last event sent (see below).
@@ -95,10 +107,10 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
         sse.marker('[DONE]');
         return finish();
       }
-      const state = await arkSessionState(deps.store, sessionId);
+      // A session that appeared while the reader waited is sent whole, so read it only now.
+      const { state, chunks } = start ?? { state: await arkSessionState(deps.store, sessionId), chunks: await listStreamChunks(deps.store, sessionId) };
       let lastSeq = state.lastSeq;
       let lastChunk = 0;
-      const chunks = await listStreamChunks(deps.store, sessionId);
       // A reader that waited for the session wants its first messages: all of it is new to them.
       if (fromBeginning || !initial.exists) {
         const { records } = await listArkRecords(deps.store, { sessionId, limit: undefined, offset: 0 });
