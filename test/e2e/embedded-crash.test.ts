@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { everyMessageOf } from '../helpers/evermemos-client.js';
+import { call, everyMessageOf } from '../helpers/evermemos-client.js';
 import { embeddedCommand, startEmbeddedProcess, untilHealthy, type EmbeddedProcess } from '../../harness/embedded-process.js';
 import { freePort, REPO_ROOT } from '../../harness/processes.js';
 
@@ -251,13 +251,13 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
     const messages = Array.from({ length: TARGETS }, (_, i) => ({ id: `r${round}_m${i}`, group: groups[i % groups.length]! }));
     const sessions = Array.from({ length: TARGETS }, (_, i) => `crash_r${round}_s${i}`);
     await inParallel(WRITERS, messages, async (m, i) => {
-      const res = await post(base, '/api/v1/memories', {
+      const res = await call(base, 'POST', '/api/v1/memories', {
         group_id: m.group, message_id: m.id, create_time: new Date(Date.UTC(2025, 1, round) + i * 1000).toISOString(), sender: 'setup', content: `target ${i}`,
       });
       assert.ok(res.status === 200 || res.status === 202, `setup write answered ${res.status}`);
     });
     await inParallel(WRITERS, sessions, async (session) => {
-      const res = await post(base, '/messages', { session_id: session, query_id: 'q1', messages: [{ role: 'user', content: 'hello' }] });
+      const res = await call(base, 'POST', '/messages', { session_id: session, query_id: 'q1', messages: [{ role: 'user', content: 'hello' }] });
       assert.ok(res.status === 200 || res.status === 202, `setup write answered ${res.status}`);
     });
 
@@ -315,23 +315,13 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
     const lost = messages.filter((m) => !sent.has(m.id) && present.get(m.id) !== 1).map((m) => m.id);
     assert.deepEqual(lost, [], `messages no deletion was sent for are not there exactly once (round ${round})`);
     for (const session of sessions) {
-      const res = await post(proc.base, `/session/${session}/complete`, undefined);
-      const status = ((await res.json()) as { status?: string }).status;
+      const { status }: { status?: string } = (await call<{ status?: string }>(proc.base, 'POST', `/session/${session}/complete`)).body;
       if (completed.has(session)) assert.equal(status, 'already_completed', `acknowledged completion of ${session} lost (round ${round})`);
       if (!sent.has(session)) assert.equal(status, 'completed', `${session} was completed though nobody asked (round ${round})`);
     }
   }
   await proc?.stop();
 });
-
-async function post(base: string, path: string, body: unknown): Promise<Response> {
-  return fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-}
 
 async function inParallel<T>(width: number, items: readonly T[], work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;

@@ -72,9 +72,10 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
     // Where a live reader's stream starts is read before its headers go out: a client that writes
     // once it sees them writes past this point, so its messages are live, never taken for history
     // (read after the headers, a message committed in between was skipped as already sent).
-    let start: { state: Awaited<ReturnType<typeof arkSessionState>>; chunks: Awaited<ReturnType<typeof listStreamChunks>> } | undefined;
+    const readStart = async () => ({ state: await arkSessionState(deps.store, sessionId), chunks: await listStreamChunks(deps.store, sessionId) });
+    let start: Awaited<ReturnType<typeof readStart>> | undefined;
     try {
-      if (initial.exists) start = { state: await arkSessionState(deps.store, sessionId), chunks: await listStreamChunks(deps.store, sessionId) };
+      if (initial.exists) start = await readStart();
     } catch (err) {
       await unsubscribe().catch(() => undefined);
       throw err;
@@ -108,7 +109,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
         return finish();
       }
       // A session that appeared while the reader waited is sent whole, so read it only now.
-      const { state, chunks } = start ?? { state: await arkSessionState(deps.store, sessionId), chunks: await listStreamChunks(deps.store, sessionId) };
+      const { state, chunks } = start ?? (await readStart());
       let lastSeq = state.lastSeq;
       let lastChunk = 0;
       // A reader that waited for the session wants its first messages: all of it is new to them.
