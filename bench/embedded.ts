@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readGroupChatFile, runImport } from '@memstream/cli';
 import { embeddedPostgresUrl } from '@memstream/store';
-import { embeddedCommand, startEmbeddedProcess, untilHealthy, type EmbeddedProcess } from '../harness/embedded-process.js';
-import { freePort, REPO_ROOT } from '../harness/processes.js';
+import { embeddedCommand, startHealthy, type EmbeddedProcess } from '../harness/embedded-process.js';
+import { REPO_ROOT } from '../harness/processes.js';
 import { renderEmbeddedReport, type EmbeddedReport, type WritePass } from './lib/embedded-report.js';
 import { runHttpLoad, successes } from './lib/http-load.js';
 import { descendantsOf, TreeMemoryPeak, treeMemory } from './lib/process-memory.js';
@@ -79,11 +79,9 @@ const profileDir = flags.profile ? `/tmp/memstream-bench-prof/${runId}` : undefi
 const teardowns = new Teardowns(() => monitor.stop());
 
 async function startServer(dataDir: string): Promise<{ server: EmbeddedProcess; healthyMs: number }> {
-  const spawnedAt = performance.now();
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const server = startEmbeddedProcess({ dataDir, port: await freePort(), env: extraEnv, nodeArgs });
-  teardowns.push(['server', () => server.stop()]);
-  return { server, healthyMs: Math.round(await untilHealthy(server, spawnedAt)) };
+  const { proc: server, healthyMs } = await startHealthy({ dataDir, env: extraEnv, nodeArgs }, (proc) => teardowns.push(['server', () => proc.stop()]));
+  return { server, healthyMs: Math.round(healthyMs) };
 }
 
 /** Cores the server and every process below it used between two snapshots (a process born in between counts from zero). */

@@ -135,7 +135,7 @@ async function main(): Promise<SummarizerReport> {
   const worker = new SummaryWorker(
     store,
     modelSummarizer(model),
-    { windowSize: WINDOW, summarizeAfterSeq: AFTER, processingTimeoutMs: 60_000, concurrency: 1, retryInitialMs: 50, retryMaxMs: 1_000 },
+    { windowSize: WINDOW, summarizeAfterSeq: AFTER, processingTimeoutMs: 60_000, concurrency: 1, retryInitialMs: 50, retryMaxMs: 1_000, minIntervalMs: 0 },
     log,
     metrics,
   );

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { groupGone, REPO_ROOT, signalGroup } from './processes.js';
+import { freePort, groupGone, listensOn, REPO_ROOT, signalGroup } from './processes.js';
 
 /**
  * What `npm start` runs, from the repository root: the one place to change when `npm start`
@@ -95,22 +95,51 @@ export function startEmbeddedProcess(options: EmbeddedOptions): EmbeddedProcess 
   };
 }
 
+/** The process exited because another one had taken its port first (see listensOn). */
+export class PortTaken extends Error {}
+
 /**
- * Polls GET /health until it answers 200 and resolves with the milliseconds since `since`
- * (performance.now() at spawn: the time to healthy). Fails at once, with its last lines, if the
- * process exits first, and after `timeoutMs` otherwise.
+ * Polls GET /health until the process answers 200 and resolves with the milliseconds since
+ * `since` (performance.now() at spawn: the time to healthy). An answer counts only when the port
+ * is this process's own: another server on it is waited out. Fails at once, with its last lines,
+ * if the process exits first (with PortTaken when it could not bind), and after `timeoutMs`.
  */
 export async function untilHealthy(proc: EmbeddedProcess, since: number, timeoutMs = 120_000): Promise<number> {
   let exit: string | undefined;
   void proc.exited.then((code) => (exit = String(code)));
+  const port = Number(new URL(proc.base).port);
   while (performance.now() - since < timeoutMs) {
-    if (exit !== undefined) throw new Error(`the embedded process exited (${exit}) before it was healthy:\n${proc.tail()}`);
+    if (exit !== undefined) {
+      const message = `the embedded process exited (${exit}) before it was healthy:\n${proc.tail()}`;
+      throw proc.tail().includes('EADDRINUSE') ? new PortTaken(message) : new Error(message);
+    }
     const ok = await fetch(`${proc.base}/health`, { signal: AbortSignal.timeout(2_000) }).then(
       async (res) => (await res.arrayBuffer(), res.ok),
       () => false, // not listening yet
     );
-    if (ok) return performance.now() - since;
+    if (ok && listensOn(proc.pid, port)) return performance.now() - since;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`the embedded process was not healthy after ${timeoutMs} ms:\n${proc.tail()}`);
+}
+
+/**
+ * Starts the embedded mode on a free port and waits until it is healthy, on a fresh port again
+ * (up to three times) when another process took the port between freePort() and the bind.
+ * `started` sees every process started, so the caller can stop each one, failed or not.
+ */
+export async function startHealthy(
+  options: Omit<EmbeddedOptions, 'port'>,
+  started: (proc: EmbeddedProcess) => void = () => undefined,
+): Promise<{ proc: EmbeddedProcess; healthyMs: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const since = performance.now();
+    const proc = startEmbeddedProcess({ ...options, port: await freePort() });
+    started(proc);
+    try {
+      return { proc, healthyMs: await untilHealthy(proc, since) };
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt === 3) throw err;
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -75,6 +76,45 @@ export async function freePort(): Promise<number> {
       const address = server.address();
       server.close(() => res(typeof address === 'object' && address ? address.port : 0));
     });
+  });
+}
+
+/**
+ * Whether process `pid` holds the socket listening on TCP `port` (Linux: the socket's inode in
+ * /proc/net/tcp{,6} against the process's descriptors). freePort() hands out a port that is free
+ * now; test files run in parallel, so another file's server can bind it before the process this
+ * one started does, and a health check on the port would then be answered by the wrong server.
+ */
+export function listensOn(pid: number, port: number): boolean {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue; // no IPv6 on this machine
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // local_address is HEXIP:HEXPORT; state 0A is LISTEN; the inode is the tenth column
+      if (cols.length > 9 && cols[1]!.endsWith(`:${hexPort}`) && cols[3] === '0A') inodes.add(cols[9]!);
+    }
+  }
+  if (inodes.size === 0) return false;
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false; // the process is gone
+  }
+  return fds.some((fd) => {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      return target.startsWith('socket:[') && inodes.has(target.slice(8, -1));
+    } catch {
+      return false; // closed meanwhile
+    }
   });
 }
 

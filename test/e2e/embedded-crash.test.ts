@@ -6,8 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, everyMessageOf } from '../helpers/evermemos-client.js';
-import { embeddedCommand, startEmbeddedProcess, untilHealthy, type EmbeddedProcess } from '../../harness/embedded-process.js';
-import { freePort, REPO_ROOT } from '../../harness/processes.js';
+import { embeddedCommand, startHealthy, type EmbeddedProcess } from '../../harness/embedded-process.js';
+import { REPO_ROOT } from '../../harness/processes.js';
 
 const WRITERS = 16;
 const GROUPS = 4;
@@ -91,13 +91,7 @@ for (const mode of MODES) {
       for (const proc of started) await proc.stop();
       await rm(dataDir, { recursive: true, force: true });
     });
-    const start = async () => {
-      const since = performance.now();
-      const proc = startEmbeddedProcess({ dataDir, port: await freePort() });
-      started.push(proc);
-      await untilHealthy(proc, since);
-      return proc;
-    };
+    const start = async () => (await startHealthy({ dataDir }, (proc) => started.push(proc))).proc;
 
     const acknowledged = new Map<string, string>(); // message_id -> group_id, over every round
     let proc = await start();
@@ -226,13 +220,7 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
     for (const proc of started) await proc.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
-  const start = async (env: Record<string, string> = {}) => {
-    const since = performance.now();
-    const proc = startEmbeddedProcess({ dataDir, port: await freePort(), env });
-    started.push(proc);
-    await untilHealthy(proc, since);
-    return proc;
-  };
+  const start = async (env: Record<string, string> = {}) => (await startHealthy({ dataDir, env }, (proc) => started.push(proc))).proc;
   // Answered once applied (200), then once journaled: with no sync wait every command is a 202
   // that only the journal's replay can make good after the crash.
   const rounds: Array<{ label: string; env: Record<string, string> }> = [

@@ -19,6 +19,8 @@ export const summarizerSettings = {
   SUMMARY_RETRY_MAX_MS: env.int(300_000, 10),
   SUMMARY_SWEEP_INTERVAL_MS: env.int(5_000, 100),
   SUMMARIZER_CONCURRENCY: env.int(4, 1, 256),
+  /** Least time between two summaries of one conversation (a busy conversation's are spaced). */
+  SUMMARY_MIN_INTERVAL_MS: env.int(1_000, 0, 600_000),
 };
 
 export const summarizerEnv = platformEnv.extend(summarizerSettings);

@@ -47,6 +47,7 @@ export async function runSummarizer(
       concurrency: config.SUMMARIZER_CONCURRENCY,
       retryInitialMs: config.SUMMARY_RETRY_INITIAL_MS,
       retryMaxMs: config.SUMMARY_RETRY_MAX_MS,
+      minIntervalMs: config.SUMMARY_MIN_INTERVAL_MS,
     },
     log,
     deps.metrics,

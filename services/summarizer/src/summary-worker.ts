@@ -34,6 +34,18 @@ export interface SummarySettings {
   readonly concurrency: number;
   readonly retryInitialMs: number;
   readonly retryMaxMs: number;
+  /**
+   * Least time between two claims of one conversation's summaries in this process; 0 claims on
+   * every trigger. A trigger inside it is kept (the newest) and claimed when it ends, so the last
+   * message is always summarized, at most this much later.
+   */
+  readonly minIntervalMs: number;
+}
+
+/** A conversation claimed less than minIntervalMs ago, and the newest trigger that came since. */
+interface Spacing {
+  readonly timer: NodeJS.Timeout;
+  next?: { readonly lastSeq: number; readonly correlationId: string | undefined };
 }
 
 /**
@@ -45,6 +57,7 @@ export interface SummarySettings {
 export class SummaryWorker {
   private readonly queue: Claimed[] = [];
   private readonly running = new Set<Promise<void>>();
+  private readonly spaced = new Map<string, Spacing>();
   private readonly abort = new AbortController();
   private readonly metrics: SummaryMetrics;
 
@@ -64,14 +77,42 @@ export class SummaryWorker {
    */
   async trigger(conversationId: string, lastSeq: number, correlationId?: string): Promise<void> {
     if (lastSeq < this.settings.summarizeAfterSeq || this.abort.signal.aborted) return;
+    const spacing = this.spaced.get(conversationId);
+    if (spacing) {
+      if (!spacing.next || lastSeq >= spacing.next.lastSeq) spacing.next = { lastSeq, correlationId };
+      return;
+    }
     const window = summaryWindow(lastSeq, this.settings.windowSize);
     const claimed = await claimSummary(this.store, { conversationId, startSequence: window.start, endSequence: window.end });
     if (!claimed) {
       this.log.debug({ conversationId, lastSeq, correlationId }, 'summarization already in progress, up to date, or backing off');
       return;
     }
+    this.space(conversationId);
     this.queue.push({ row: claimed, correlationId });
     this.pump();
+  }
+
+  /**
+   * Holds the conversation's next claim back for minIntervalMs. Without it a conversation that
+   * receives messages without pause is summarized again the moment each summary ends (the
+   * catch-up), which with the offline summarizer is a busy loop of six statements per summary
+   * competing with the writes themselves, and with a model one call per message.
+   */
+  private space(conversationId: string): void {
+    if (this.settings.minIntervalMs <= 0) return;
+    const spacing: Spacing = {
+      timer: setTimeout(() => {
+        this.spaced.delete(conversationId);
+        const next = spacing.next;
+        if (next === undefined) return;
+        this.trigger(conversationId, next.lastSeq, next.correlationId).catch((err: unknown) =>
+          this.log.warn({ err, conversationId }, 'could not claim a held-back summary; the sweep will'),
+        );
+      }, this.settings.minIntervalMs),
+    };
+    spacing.timer.unref();
+    this.spaced.set(conversationId, spacing);
   }
 
   /** Frees stuck rows, then claims whatever is due; run periodically by every replica. */
@@ -89,6 +130,8 @@ export class SummaryWorker {
   /** Stops taking work, waits for what runs, and hands back what was claimed but not started. */
   async stop(): Promise<void> {
     this.abort.abort();
+    for (const { timer } of this.spaced.values()) clearTimeout(timer);
+    this.spaced.clear();
     const unstarted = this.queue.splice(0).map((c) => c.row);
     await Promise.all(unstarted.map((row) => failSummary(this.store, row.memory_id, 'process stopped before it ran', new Date()).catch(() => undefined)));
     await Promise.allSettled([...this.running]);

@@ -23,7 +23,7 @@ const backends: Array<[string, (t: TestContext) => Promise<{ open: () => Promise
 ];
 
 const settings: SummarySettings = {
-  windowSize: 14, summarizeAfterSeq: 5, processingTimeoutMs: 60_000, concurrency: 4, retryInitialMs: 20, retryMaxMs: 200,
+  windowSize: 14, summarizeAfterSeq: 5, processingTimeoutMs: 60_000, concurrency: 4, retryInitialMs: 20, retryMaxMs: 200, minIntervalMs: 0,
 };
 
 async function conversation(store: Store, id: string, count: number, content = (i: number) => `message ${i}`): Promise<void> {
@@ -106,6 +106,27 @@ for (const [name, make] of backends) {
     assert.equal(rows[3]!.memory_text, 'Summary covering messages #0-#5 (6 new).');
     assert.equal(server.calls.length, 1, 'one call got through');
     await worker.stop();
+  });
+
+  test(`${name}: a busy conversation's summaries are spaced by minIntervalMs, and the newest message still gets one`, async (t) => {
+    const { store } = await setup(t, make);
+    await conversation(store, 'busy', 12);
+    const minIntervalMs = 400;
+    const worker = new SummaryWorker(store, offlineSummarizer, { ...settings, minIntervalMs }, log, new Metrics());
+    t.after(() => worker.stop());
+    await worker.trigger('busy', 5);
+    await waitFor('the first summary', async () => (await listSummaries(store, 'busy'))[0]?.status === 'completed');
+    // Messages 7, 9 and 11 arrive while the first summary's interval runs: none is claimed now,
+    // and one summary of the newest follows once the interval is over.
+    for (const seq of [7, 9, 11]) await worker.trigger('busy', seq);
+    assert.equal((await listSummaries(store, 'busy')).length, 1, 'nothing claimed inside the interval');
+    const rows = await waitFor('the held-back summary', async () => {
+      const all = await listSummaries(store, 'busy');
+      return all.at(-1)?.status === 'completed' && all.length > 1 ? all : undefined;
+    });
+    assert.deepEqual(rows.map((r) => [r.start_sequence, r.end_sequence]), [[0, 5], [0, 11]], 'one summary, of the newest trigger');
+    const gapMs = rows[1]!.created_at.getTime() - rows[0]!.created_at.getTime();
+    assert.ok(gapMs >= minIntervalMs - 50, `the second claim came ${gapMs} ms after the first`);
   });
 
   test(`${name}: the offline summary holds the window and nothing from before its start`, async (t) => {
