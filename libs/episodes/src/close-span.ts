@@ -15,13 +15,27 @@ export interface SpanOutcome {
  * any size (a consumer that was down) is worked through.
  */
 export async function closeSpan(store: Store, conversationId: string, rules: BoundaryRules, closeRest?: CloseReason): Promise<SpanOutcome> {
+  if (closeRest === undefined) {
+    // Most calls (one per stored batch of a conversation) close nothing: an episode ends once
+    // every fifty messages or so. Those are decided on one unlocked read instead of a transaction
+    // of four statements. That is safe because a later message triggers its own call: a span read
+    // before a concurrent append is as good as the call made before that append, and whatever
+    // closes meanwhile is closed under the lock, as below.
+    const chunk = chunkOf(rules);
+    const span = await openSpan(store, conversationId, chunk);
+    if (span.length < chunk && closeEpisodes(span, rules).closed.length === 0) return { closed: [], open: span.length };
+  }
   return store.transaction((tx) => closeSpanIn(tx, conversationId, rules, closeRest));
+}
+
+function chunkOf(rules: BoundaryRules): number {
+  return Math.max(5_000, rules.maxMessages * 2);
 }
 
 /** closeSpan inside a transaction the caller holds (a flush records its outcome in it); takes the lock itself. */
 export async function closeSpanIn(tx: Queryable, conversationId: string, rules: BoundaryRules, closeRest?: CloseReason): Promise<SpanOutcome> {
   await lockEpisodes(tx, conversationId);
-  const chunk = Math.max(5_000, rules.maxMessages * 2);
+  const chunk = chunkOf(rules);
   const closed: Episode[] = [];
   for (;;) {
     const span = await openSpan(tx, conversationId, chunk);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EXACT_SCAN_MAX_ITEMS, PgStore, ensureVectorIndex, keywordSearch, migrate, vectorSearch, type Store } from '@memstream/store';
+import { EXACT_SCAN_MAX_ITEMS, PgStore, ensureVectorIndex, keywordSearch, migrate, vectorLiteral, vectorSearch, type Store } from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
 import { backends, log, random } from './search-fixtures.js';
 
@@ -106,3 +106,20 @@ test('native PostgreSQL: vector search over conversations said to hold more than
     for (const [i, h] of hits.entries()) if (i > 0) assert.ok(hits[i - 1]!.score >= h.score, 'nearest first');
   }
 });
+
+for (const [name, open] of backends) {
+  test(`${name}: a Float32Array vector reaches pgvector exactly, in nine digits a component`, async (t) => {
+    const store = await open(t);
+    t.after(() => store.close());
+    await migrate(store, log);
+    const rnd = random(7);
+    // Components of every magnitude a unit vector holds, and the float32 rounding of each.
+    const v = Float32Array.from({ length: 384 }, (_, i) => (rnd() - 0.5) * 10 ** -(i % 9));
+    const literal = vectorLiteral(v);
+    const significant = (x: string) => x.replace(/[[\]-]/g, '').replace(/e.*$/, '').replace('.', '').replace(/^0+/, '').length;
+    assert.ok(literal.split(',').every((x) => significant(x) <= 9), 'nine significant digits at most');
+    const { rows } = await store.query<{ back: string }>('SELECT $1::vector::text AS back', [literal]);
+    const back = rows[0]!.back.slice(1, -1).split(',').map(Number);
+    assert.deepEqual(back.map((x) => Math.fround(x)), Array.from(v), 'pgvector holds the same float4 components');
+  });
+}

@@ -101,3 +101,28 @@ test('an extraction that fails is parked with a time to try again, and the sweep
   assert.ok(items.length > 0);
   assert.equal(published.length, items.length);
 });
+
+test('a stored batch that closes no episode is decided without the episode lock; one that closes takes it', async (t) => {
+  const real = await storeWith(t, 'g3', 2);
+  // The real store, counting the transactions (each takes the conversation's episode lock).
+  let transactions = 0;
+  const store: Store = Object.assign(Object.create(real) as Store, {
+    transaction: <T>(fn: Parameters<Store['transaction']>[0]) => {
+      transactions++;
+      return real.transaction(fn) as Promise<T>;
+    },
+  });
+  const w = worker(t, store, offlineExtractor, []);
+  await w.advance(['g3']);
+  assert.equal(transactions, 0, 'two of three messages: nothing closes, no transaction');
+  assert.deepEqual(await episodesOf(real, 'g3'), []);
+  await appendMessages(real, [{
+    message: {
+      conversation_id: 'g3', message_id: 'm2', sender_id: 'alice', sender_name: 'alice', role: 'user', content: 'Line 2.',
+      created_at: new Date(Date.UTC(2025, 0, 15, 10, 2)), refer_list: [], metadata: {}, source_api: 'evermemos',
+    },
+  }]);
+  await w.advance(['g3']);
+  assert.equal(transactions, 1, 'the third message closes an episode, under the lock');
+  assert.deepEqual((await episodesOf(real, 'g3')).map((e) => [e.start_seq, e.end_seq, e.close_reason]), [[0, 2, 'message_cap']]);
+});
