@@ -96,7 +96,7 @@ export function startEmbeddedProcess(options: EmbeddedOptions): EmbeddedProcess 
 }
 
 /** The process exited because another one had taken its port first (see listensOn). */
-export class PortTaken extends Error {}
+class PortTaken extends Error {}
 
 /**
  * Polls GET /health until the process answers 200 and resolves with the milliseconds since
@@ -104,7 +104,7 @@ export class PortTaken extends Error {}
  * is this process's own: another server on it is waited out. Fails at once, with its last lines,
  * if the process exits first (with PortTaken when it could not bind), and after `timeoutMs`.
  */
-export async function untilHealthy(proc: EmbeddedProcess, since: number, timeoutMs = 120_000): Promise<number> {
+async function untilHealthy(proc: EmbeddedProcess, since: number, timeoutMs = 120_000): Promise<number> {
   let exit: string | undefined;
   void proc.exited.then((code) => (exit = String(code)));
   const port = Number(new URL(proc.base).port);
