@@ -31,7 +31,8 @@ export async function checkAccessRules(write: string, read: string, prefix: stri
     useCredentials(write, who);
     useCredentials(read, who);
   };
-  const message = (id: string, content: string) => ({ group_id: group, message_id: id, create_time: '2025-01-15T10:00:00Z', sender: 'alice', content });
+  // A person posts as themselves (see senderRefusal): each message names its writer.
+  const message = (id: string, content: string, sender = 'alice') => ({ group_id: group, message_id: id, create_time: '2025-01-15T10:00:00Z', sender, content });
 
   as(callers.alice);
   assert.equal((await call(write, 'POST', '/api/v1/memories', message('m1', 'the launch moves to friday'))).status, 200);
@@ -74,7 +75,7 @@ export async function checkAccessRules(write: string, read: string, prefix: stri
   assert.equal((await call(read, 'POST', `/session/${session}/complete`)).status, 404);
   const relayed = await fetch(`${read}/stream/${session}`, { method: 'POST', headers: { ...credentialsFor(read), 'content-type': 'application/x-ndjson' }, body: '{"t":2}\n' });
   assert.equal(relayed.status, 403);
-  const intruded = await call<{ code: string }>(write, 'POST', '/api/v1/memories', message('m2', 'bob was here'));
+  const intruded = await call<{ code: string }>(write, 'POST', '/api/v1/memories', message('m2', 'bob was here', 'bob'));
   assert.deepEqual([intruded.status, intruded.body.code], [403, 'FORBIDDEN']);
   const arkIntruded = await call<{ code: string; error: string }>(read, 'POST', '/messages', { session_id: session, messages: [{ role: 'user', content: 'bob' }] });
   assert.deepEqual([arkIntruded.status, arkIntruded.body.code], [403, 'FORBIDDEN']);
@@ -109,11 +110,11 @@ export async function checkAccessRules(write: string, read: string, prefix: stri
   await grant(group, 'bob', 'reader');
   as(callers.bob);
   assert.equal(await totalOf(read, group), 1, 'a reader reads');
-  const asReader = await call<{ code: string }>(write, 'POST', '/api/v1/memories', message('m4', 'reader writes'));
+  const asReader = await call<{ code: string }>(write, 'POST', '/api/v1/memories', message('m4', 'reader writes', 'bob'));
   assert.deepEqual([asReader.status, asReader.body.code], [403, 'FORBIDDEN'], 'a reader may not write');
   assert.equal((await call(read, 'POST', '/api/v1/memories/flush', { group_id: group })).status, 403);
   await grant(group, 'bob', 'writer');
-  assert.equal((await call(write, 'POST', '/api/v1/memories', message('m5', 'writer writes'))).status, 200);
+  assert.equal((await call(write, 'POST', '/api/v1/memories', message('m5', 'writer writes', 'bob'))).status, 200);
   assert.equal(await totalOf(read, group), 2);
   const asWriterDeletes = await call(read, 'DELETE', `/api/v1/memories?group_id=${group}`);
   assert.equal(asWriterDeletes.status, 403, 'forgetting needs manager');

@@ -8,9 +8,11 @@ import { checkWriteContract } from './evermemos-contract.js';
 import { checkArkContract } from './ark-contract.js';
 import { checkMemoryAgent } from './memory-agent-contract.js';
 import { checkAccessRules, type Callers } from './access-contract.js';
+import { checkAgentOnlyContent, checkPrivateChats, type CrossFamilyCallers } from './cross-family-access-contract.js';
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
-const AUTH_ENV = { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `chat-backend:${AGENT_KEY}` };
+const OTHER_AGENT_KEY = 'planner-key-0123456789abcdef';
+const AUTH_ENV = { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `chat-backend:${AGENT_KEY},planner:${OTHER_AGENT_KEY}` };
 
 async function callers(): Promise<Callers> {
   return {
@@ -22,19 +24,33 @@ async function callers(): Promise<Callers> {
   };
 }
 
-test('embedded mode with authentication: the EverMemOS, ARK and Memory Agent contracts pass for a person with a token, and for an agent key', async (t: TestContext) => {
+async function crossFamilyCallers(): Promise<CrossFamilyCallers> {
+  return {
+    owner: bearer(await userToken('olive')),
+    member: bearer(await userToken('milo')),
+    memberId: 'milo',
+    agent: { 'x-api-key': AGENT_KEY },
+    otherAgent: { 'x-api-key': OTHER_AGENT_KEY },
+  };
+}
+
+// The EverMemOS and Memory Agent contracts post messages of several senders, as a chat backend
+// does: that takes an agent key, since a person posts only as themselves (checkPrivateChats).
+test('embedded mode with authentication: the ARK contract passes for a person with a token; EverMemOS, ARK and Memory Agent for an agent key', async (t: TestContext) => {
   const base = await embeddedMemstream(t, { ...AUTH_ENV, SUMMARY_SWEEP_INTERVAL_MS: '200' });
   useCredentials(base, bearer(await userToken('carol')));
-  await checkWriteContract(base, base, uniqueName('auth-evm'));
   await checkArkContract([base], uniqueName('auth-ark'));
-  await checkMemoryAgent(base, base, uniqueName('auth-agent'));
   useCredentials(base, { 'x-api-key': AGENT_KEY });
   await checkWriteContract(base, base, uniqueName('auth-evm-agent'));
+  await checkArkContract([base], uniqueName('auth-ark-agent'));
+  await checkMemoryAgent(base, base, uniqueName('auth-agent'));
 });
 
 test('embedded mode: a person reaches only their own conversations in every family; agents reach all; bad credentials get 401', async (t: TestContext) => {
-  const base = await embeddedMemstream(t, AUTH_ENV);
+  const base = await embeddedMemstream(t, { ...AUTH_ENV, SUMMARY_SWEEP_INTERVAL_MS: '200' });
   await checkAccessRules(base, base, uniqueName('acl'), await callers());
+  await checkPrivateChats(base, base, uniqueName('private'), { 'x-api-key': AGENT_KEY });
+  await checkAgentOnlyContent(base, uniqueName('agent-only'), await crossFamilyCallers());
 });
 
 test('distributed mode: the same rules across gateway, converter and read API, and memberships grant reading and writing', async (t: TestContext) => {
@@ -46,13 +62,19 @@ test('distributed mode: the same rules across gateway, converter and read API, a
     DATABASE_URL: databaseUrl,
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),
+    INDEXER_GROUP_ID: uniqueName('indexer'),
+    EXTRACTOR_GROUP_ID: uniqueName('extractor'),
+    SUMMARIZER_GROUP_ID: uniqueName('summarizer'),
+    SUMMARY_SWEEP_INTERVAL_MS: '200',
   };
-  const ports = await Promise.all([freePort(), freePort(), freePort()]);
-  const [gateway, converter, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
-  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  await waitFor('all three healthy', async () => (await healthy(gateway)) && (await healthy(converter)) && (await healthy(readApi)), 60_000);
+  // The memory consumers too: what is made from messages (search rows, episodes, summaries) is
+  // part of what the rules cover.
+  const mains = ['ingest-gateway', 'converter', 'read-api', 'indexer', 'extractor', 'summarizer'];
+  const ports = await Promise.all(mains.map(() => freePort()));
+  const bases = ports.map((p) => `http://127.0.0.1:${p}`);
+  mains.forEach((main, i) => startProcess(t, `services/${main}/src/main.ts`, { ...shared, PORT: String(ports[i]) }));
+  const [gateway, , readApi] = bases as [string, string, string];
+  await waitFor('every service healthy', async () => (await Promise.all(bases.map(healthy))).every(Boolean), 90_000);
 
   const db = new pg.Client({ connectionString: databaseUrl });
   // The database is dropped (FORCE) by a hook registered before this one, which runs first.
@@ -66,5 +88,6 @@ test('distributed mode: the same rules across gateway, converter and read API, a
       [groupId, user, level],
     );
   };
-  await checkAccessRules(gateway, readApi, uniqueName('acl'), await callers(), grant);
+  await checkAccessRules(gateway, readApi, uniqueName('acl'), await callers(), grant);  await checkPrivateChats(gateway, readApi, uniqueName('private'), { 'x-api-key': AGENT_KEY });
+  await checkAgentOnlyContent(readApi, uniqueName('agent-only'), await crossFamilyCallers());
 });

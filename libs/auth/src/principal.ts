@@ -26,3 +26,15 @@ export function isRestricted(principal: Principal): principal is { kind: 'user';
 export function describePrincipal(principal: Principal): string {
   return principal.kind === 'agent' ? `agent:${principal.clientId}` : `user:${principal.userId}`;
 }
+
+/**
+ * What agent-only content the principal may read, as the store's `audience` values name it
+ * (migration 0012): a person none (an empty list), an agent what is for every agent and its own
+ * working memory, the local user everything (undefined: no filter). Every family's reads and
+ * streams pass this to the store, so one rule holds wherever a message is read.
+ */
+export function audiencesOf(principal: Principal): readonly string[] | undefined {
+  if (principal.kind === 'user') return [];
+  if (principal.kind === 'agent') return ['agents', `agent:${principal.clientId}`];
+  return undefined;
+}

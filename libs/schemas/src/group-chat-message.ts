@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Actor } from './envelope.js';
 
 /**
  * One group-chat message as the EverMemOS memories API takes it (spec 001). The same object is
@@ -58,7 +59,26 @@ export function parseCreateTime(value: string): Date | undefined {
  * from the sender alone, so every private message of one sender lands in one stable conversation.
  */
 export function conversationIdOf(message: Pick<GroupChatMessage, 'group_id' | 'sender'>): string {
-  return message.group_id ?? `private:${message.sender}`;
+  return message.group_id ?? `${PRIVATE_CHAT_PREFIX}${message.sender}`;
+}
+
+/** The prefix of a private chat's id: `private:<person>` is that person's, and only theirs to claim. */
+export const PRIVATE_CHAT_PREFIX = 'private:';
+
+/** True when the id names some other person's private chat. */
+export function isOthersPrivateChat(conversationId: string, userId: string): boolean {
+  return conversationId.startsWith(PRIVATE_CHAT_PREFIX) && conversationId !== `${PRIVATE_CHAT_PREFIX}${userId}`;
+}
+
+/**
+ * Why a person may not post this message, or undefined when they may. A person speaks as
+ * themselves: `sender` is their own id, so nobody can put words in another's mouth (or, with no
+ * group, into another's private chat). Agents write for anyone: a chat backend relays everyone's
+ * messages. Applied at the edge and again by the converter, where it counts.
+ */
+export function senderRefusal(actor: Actor | undefined, message: Pick<GroupChatMessage, 'sender'>): string | undefined {
+  if (actor?.kind !== 'user' || message.sender === actor.id) return undefined;
+  return `sender must be your own id (${actor.id}) when you post with a person's token; an agent key may post for others`;
 }
 
 export function referencedIds(message: Pick<GroupChatMessage, 'refer_list'>): string[] {

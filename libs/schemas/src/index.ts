@@ -5,6 +5,9 @@ export {
   parseCreateTime,
   conversationIdOf,
   referencedIds,
+  PRIVATE_CHAT_PREFIX,
+  isOthersPrivateChat,
+  senderRefusal,
 } from './group-chat-message.js';
 export {
   ConversationMeta,

@@ -21,6 +21,9 @@ export interface GateResult<E> {
  * both win, and a membership revoked before the write is honoured even if the edge checked
  * earlier. Events of agents and of a server without authentication pass untouched, with no query.
  *
+ * `ownRefusal` says what a person may not write anywhere (posting as someone else): it is checked
+ * before any membership.
+ *
  * A refused event that comes again (a redelivery) stays refused: its recorded outcome stands,
  * whatever the memberships are by then, so a status never says "failed" of a stored message.
  */
@@ -29,6 +32,7 @@ export async function gateByActor<E extends GatedEvent>(
   events: readonly E[],
   conversationOf: (event: E) => string,
   refusal: (event: E, code: string, message: string) => RequestOutcome,
+  ownRefusal: (event: E) => string | undefined = () => undefined,
 ): Promise<GateResult<E>> {
   const personal = events.filter((e) => e.actor?.kind === 'user');
   if (personal.length === 0) return { admitted: [...events], refused: [] };
@@ -46,6 +50,11 @@ export async function gateByActor<E extends GatedEvent>(
     if (answered === 'failed') continue; // refused before; nothing to announce again
     if (answered === 'stored') {
       admitted.push(event); // stored before: applying it again writes nothing and publishes it again
+      continue;
+    }
+    const own = ownRefusal(event);
+    if (own !== undefined) {
+      refused.push(refusal(event, 'FORBIDDEN', own));
       continue;
     }
     const conversationId = conversationOf(event);

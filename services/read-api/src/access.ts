@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { isRestricted } from '@memstream/auth';
+import { audiencesOf, isRestricted } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
 import { grants, type AccessLevel } from '@memstream/schemas';
@@ -12,13 +12,21 @@ import { accessLevelOf, type Queryable } from '@memstream/store';
  *   they are not a member of does not exist: the same 404 as an unknown id, and listings and
  *   searches leave it out. A member whose level is too low for a change gets 403, and so does a
  *   write to an id someone else holds (writing to an unused id creates it, so that answer tells
- *   whether an id is taken however it is worded).
+ *   whether an id is taken however it is worded);
+ * - what is for agents only (memory-service's `visibility: agent` and each agent's memory channel)
+ *   is left out of every read of a caller who may not see it, in every family: see audiencesFor;
+ * - a private chat (`private:<person>`) is its person's, whoever wrote it (the store's rule).
  */
 
 /** The person a listing or search is limited to; undefined when the caller reaches everything. */
 export function personOf(request: FastifyRequest): string | undefined {
   const principal = principalOf(request);
   return isRestricted(principal) ? principal.userId : undefined;
+}
+
+/** The agent-only content the caller may read, for the store's queries (see audiencesOf). */
+export function audiencesFor(request: FastifyRequest): readonly string[] | undefined {
+  return audiencesOf(principalOf(request));
 }
 
 /** True when the caller may do what `needed` allows on the conversation. */

@@ -18,6 +18,9 @@ import { summaryWindow } from './window.js';
 import { summaryMetricsOf, type SummaryMetrics } from './summary-metrics.js';
 import { backoffDelayMs } from '@memstream/retry';
 
+/** The audiences of a reader who may see only what everyone may: see audienceIn in @memstream/store. */
+const EVERYONE: readonly string[] = [];
+
 /** A claimed summary waiting to run, with the correlation id of the message that triggered it. */
 interface Claimed {
   readonly row: SummaryMemory;
@@ -176,9 +179,10 @@ export class SummaryWorker {
           ? { text: base.memory_text, start: base.start_sequence, end: base.end_sequence }
           : null;
       const from = previous ? previous.end + 1 : row.start_sequence;
-      const messages = await messagesInRange(this.store, row.conversation_id, from, row.end_sequence);
-      if (messages.length === 0 && previous === null) throw new Error(`no messages in ${from}-${row.end_sequence}`);
-      const { text } = await this.summarizer.summarize({
+      // Only what every reader of the conversation may see: a summary is shown to all of them, so
+      // agent-only messages (an agent's working memory, `visibility: agent`) never enter one.
+      const messages = await messagesInRange(this.store, row.conversation_id, from, row.end_sequence, EVERYONE);
+      const { text } = messages.length === 0 ? { text: previous?.text ?? '' } : await this.summarizer.summarize({
         start: row.start_sequence,
         end: row.end_sequence,
         previous,

@@ -1,5 +1,5 @@
 import type { Queryable } from '../store.js';
-import { visibleTo } from './conversation-access.js';
+import { audienceIn, visibleTo } from './conversation-access.js';
 
 /** A message as ARK's `GET /messages` returns it: the OpenAI message exactly as it was posted. */
 export interface ArkRecord {
@@ -22,7 +22,15 @@ const RECORD = `id, seq, conversation_id AS session_id, metadata->>'query_id' AS
  */
 export async function listArkRecords(
   q: Queryable,
-  query: { sessionId?: string | undefined; queryId?: string | undefined; limit: number | undefined; offset: number; visibleTo?: string | undefined },
+  query: {
+    sessionId?: string | undefined;
+    queryId?: string | undefined;
+    limit: number | undefined;
+    offset: number;
+    visibleTo?: string | undefined;
+    /** Agent-only content the reader may see (see audienceIn). Unset: all of it. */
+    audiences?: readonly string[] | undefined;
+  },
 ): Promise<{ records: ArkRecord[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -37,6 +45,7 @@ export async function listArkRecords(
     where.push(`metadata->>'query_id' = $${params.length}`);
   }
   if (query.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, query.visibleTo));
+  if (query.audiences !== undefined) where.push(audienceIn('audience', params, query.audiences));
   const filter = `WHERE ${where.join(' AND ')}`;
   const order = query.sessionId !== undefined ? 'seq' : 'id';
   const total = await q.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM messages ${filter}`, params);

@@ -1,14 +1,22 @@
-import { levelsFrom, type AccessLevel, type Actor, type Standing } from '@memstream/schemas';
+import { PRIVATE_CHAT_PREFIX, isOthersPrivateChat, levelsFrom, type AccessLevel, type Actor, type Standing } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 
 /** The group a conversation belongs to: its own id unless it is a fork (or has no row yet). */
 const GROUP_OF = `COALESCE((SELECT group_id FROM conversations WHERE id = $1), $1)`;
 
-/** The user's level on the conversation's group, or undefined when they are not a member (or it was deleted). */
+/**
+ * The user's level on the conversation's group, or undefined when they are not a member (or it
+ * was deleted). The person a private chat is private to owns it, with or without a row.
+ */
 export async function accessLevelOf(q: Queryable, conversationId: string, userId: string): Promise<AccessLevel | undefined> {
   const { rows } = await q.query<{ access_level: AccessLevel }>(
-    `SELECT access_level FROM conversation_memberships WHERE group_id = ${GROUP_OF} AND user_id = $2
-       AND NOT EXISTS (SELECT 1 FROM conversations WHERE id = $1 AND deleted_at IS NOT NULL)`,
+    `SELECT access_level FROM (
+       SELECT 'owner' AS access_level, 0 AS rank WHERE ${GROUP_OF} = '${PRIVATE_CHAT_PREFIX}' || $2
+       UNION ALL
+       SELECT access_level, 1 FROM conversation_memberships WHERE group_id = ${GROUP_OF} AND user_id = $2
+     ) l
+     WHERE NOT EXISTS (SELECT 1 FROM conversations WHERE id = $1 AND deleted_at IS NOT NULL)
+     ORDER BY rank LIMIT 1`,
     [conversationId, userId],
   );
   return rows[0]?.access_level;
@@ -35,6 +43,7 @@ export async function conversationInUse(q: Queryable, conversationId: string): P
  * theirs (or they already owned it).
  */
 export async function claimConversation(q: Queryable, conversationId: string, userId: string): Promise<boolean> {
+  if (isOthersPrivateChat(conversationId, userId)) return false;
   await q.query(
     `INSERT INTO conversation_memberships (group_id, user_id, access_level)
      SELECT ${GROUP_OF}, $2, 'owner'
@@ -54,6 +63,16 @@ export function visibleTo(column: string, params: unknown[], userId: string, nee
   const user = params.push(userId);
   const levels = params.push(levelsFrom(needed));
   return `${column} IN (SELECT conversations_visible_to($${user}, $${levels}::text[]))`;
+}
+
+/**
+ * A WHERE condition keeping to the rows of `column` (an audience: see migration 0012) that a
+ * reader may see: those for everyone (NULL) and those whose audience is one of `audiences`
+ * (see audiencesOf in @memstream/auth). An empty list keeps what everyone may see.
+ */
+export function audienceIn(column: string, params: unknown[], audiences: readonly string[]): string {
+  if (audiences.length === 0) return `${column} IS NULL`;
+  return `(${column} IS NULL OR ${column} = ANY($${params.push([...audiences])}::text[]))`;
 }
 
 /**

@@ -56,11 +56,15 @@ export async function lockEpisodes(tx: Queryable, conversationId: string): Promi
   await tx.query(`SELECT pg_advisory_xact_lock(hashtext('episodes:' || $1))`, [conversationId]);
 }
 
-/** The conversation's messages after its last episode, in order (at most `limit`). */
+/**
+ * The conversation's messages after its last episode, in order (at most `limit`). Only what
+ * everyone in the conversation may read: an episode's memories are shown to all its readers, so
+ * agent-only messages (migration 0012) never enter one.
+ */
 export async function openSpan(q: Queryable, conversationId: string, limit: number): Promise<OpenMessage[]> {
   const { rows } = await q.query<OpenMessage>(
     `SELECT seq, message_id, created_at, length(content) AS chars FROM messages
-     WHERE conversation_id = $1
+     WHERE conversation_id = $1 AND audience IS NULL
        AND seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1)
      ORDER BY seq LIMIT $2`,
     [conversationId, limit],

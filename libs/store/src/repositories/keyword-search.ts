@@ -81,7 +81,7 @@ async function parseQuery(
   withStatistics: boolean,
 ): Promise<{ lexemes: string[]; plain: boolean; stats: ScopeStatistics | undefined }> {
   const params: unknown[] = [query];
-  const where = withStatistics ? whereOf(filters, params) : 'false';
+  const where = withStatistics ? whereOf(filters, params, 'totals') : 'false';
   const { rows } = await q.query<{ lexemes: string[] | null; plain: boolean | null; items: string | null; total_length: string | null; df: Record<string, string | number> | null }>(
     `WITH terms AS MATERIALIZED (
        SELECT lexeme, first, to_tsquery('simple', quote_literal(lexeme)) = quote_literal(lexeme)::tsquery AS plain
@@ -132,7 +132,7 @@ async function scoreCandidates(
 ): Promise<ScoredHit[]> {
   if (candidates.tsquery === '') return [];
   const params: unknown[] = [lexemes, stats.items, stats.lexemes, stats.df, candidates.tsquery];
-  const where = whereOf(filters, params);
+  const where = whereOf(filters, params, 'search_keywords');
   params.push(limit);
   const all = lexemes.map((_, i) => i + 1);
   // a term no item of the scope holds adds 0 to every score: only `most` counts it
@@ -165,7 +165,7 @@ async function scoreCandidates(
  */
 async function searchInOnePass(q: Queryable, lexemes: readonly string[], filters: SearchFilters, limit: number): Promise<ScoredHit[]> {
   const params: unknown[] = [lexemes];
-  const where = whereOf(filters, params);
+  const where = whereOf(filters, params, 'search_keywords');
   params.push(limit);
   const all = lexemes.map((_, i) => i + 1);
   const list = (f: (i: number) => string, sep = ', ') => all.map(f).join(sep);

@@ -1,6 +1,6 @@
 import type { CanonicalMessage, SourceApi, Role } from '@memstream/schemas';
 import type { Queryable, Store } from '../store.js';
-import { visibleTo } from './conversation-access.js';
+import { audienceIn, visibleTo } from './conversation-access.js';
 import { AppError, isAppError } from '@memstream/errors';
 
 export interface NewMessage {
@@ -185,11 +185,22 @@ export async function findMessage(q: Queryable, conversationId: string, messageI
   return rows[0] ? toCanonical(rows[0]) : undefined;
 }
 
-/** Messages of a conversation with fromSeq <= seq <= toSeq, in order. */
-export async function messagesInRange(q: Queryable, conversationId: string, fromSeq: number, toSeq: number): Promise<CanonicalMessage[]> {
+/**
+ * Messages of a conversation with fromSeq <= seq <= toSeq, in order; with `audiences`, only those
+ * a reader with them may see (see audienceIn).
+ */
+export async function messagesInRange(
+  q: Queryable,
+  conversationId: string,
+  fromSeq: number,
+  toSeq: number,
+  audiences?: readonly string[] | undefined,
+): Promise<CanonicalMessage[]> {
+  const params: unknown[] = [conversationId, fromSeq, toSeq];
+  const shown = audiences === undefined ? '' : `AND ${audienceIn('audience', params, audiences)}`;
   const { rows } = await q.query<MessageRow>(
-    `SELECT ${COLUMNS} FROM messages WHERE conversation_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq`,
-    [conversationId, fromSeq, toSeq],
+    `SELECT ${COLUMNS} FROM messages WHERE conversation_id = $1 AND seq BETWEEN $2 AND $3 ${shown} ORDER BY seq`,
+    params,
   );
   return rows.map(toCanonical);
 }
@@ -204,6 +215,8 @@ export interface ListMessagesQuery {
   readonly conversationId?: string | undefined;
   /** A person's id: only conversations they may read (see visibleTo). Unset: every conversation. */
   readonly visibleTo?: string | undefined;
+  /** Agent-only content the reader may see (see audienceIn). Unset: all of it. */
+  readonly audiences?: readonly string[] | undefined;
   readonly senderId?: string | undefined;
   readonly limit: number;
   readonly offset: number;
@@ -222,6 +235,7 @@ export async function listMessages(q: Queryable, query: ListMessagesQuery): Prom
     where.push(`sender_id = $${params.length}`);
   }
   if (query.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, query.visibleTo));
+  if (query.audiences !== undefined) where.push(audienceIn('audience', params, query.audiences));
   const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const direction = query.order === 'newest-first' ? 'DESC' : 'ASC';
   const total = await q.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM messages ${filter}`, params);
@@ -235,6 +249,8 @@ export async function listMessages(q: Queryable, query: ListMessagesQuery): Prom
 }
 
 export interface PendingQuery {
+  /** Agent-only content the reader may see (see audienceIn). Unset: all of it. */
+  readonly audiences?: readonly string[] | undefined;
   readonly senderId?: string | undefined;
   readonly from?: Date | undefined;
   readonly to?: Date | undefined;
@@ -251,6 +267,7 @@ export async function pendingMessages(q: Queryable, conversationId: string, quer
   if (query.senderId !== undefined) where.push(`sender_id = $${params.push(query.senderId)}`);
   if (query.from !== undefined) where.push(`created_at >= $${params.push(query.from.toISOString())}`);
   if (query.to !== undefined) where.push(`created_at <= $${params.push(query.to.toISOString())}`);
+  if (query.audiences !== undefined) where.push(audienceIn('audience', params, query.audiences));
   const { rows } = await q.query<MessageRow>(
     `SELECT ${COLUMNS} FROM messages WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $2`,
     params,

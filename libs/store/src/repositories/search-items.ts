@@ -34,12 +34,12 @@ export interface MessageToIndex {
 export async function indexMessages(q: Queryable, model: string, items: readonly MessageToIndex[]): Promise<number> {
   if (items.length === 0) return 0;
   const { rowCount } = await q.query(
-    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model)
+    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model, audience)
      SELECT 'message', m.id::text, m.conversation_id, m.sender_id, t.body, m.created_at, ARRAY[m.message_id],
-            to_tsvector('english', t.body), t.vec::vector, $5
+            to_tsvector('english', t.body), t.vec::vector, $5, m.audience
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(c, mid, body, vec)
      JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
-     ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv,
+     ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv, audience = EXCLUDED.audience,
        embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
     [
       items.map((i) => i.conversationId),

@@ -1,6 +1,6 @@
 import type { Queryable, Store } from '../store.js';
 import { sqlString, vectorLiteral, type SearchKind } from './search-items.js';
-import { visibleTo } from './conversation-access.js';
+import { audienceIn, visibleTo } from './conversation-access.js';
 
 export interface SearchFilters {
   readonly conversationId?: string | undefined;
@@ -8,6 +8,8 @@ export interface SearchFilters {
   readonly conversationIds?: readonly string[] | undefined;
   /** A person's id: only conversations they may read (see visibleTo). Unset: every conversation. */
   readonly visibleTo?: string | undefined;
+  /** Agent-only content the reader may see (see audienceIn). Unset: all of it. */
+  readonly audiences?: readonly string[] | undefined;
   readonly userId?: string | undefined;
   readonly kinds: readonly SearchKind[];
   readonly from?: Date | undefined;
@@ -28,8 +30,14 @@ export interface SearchHit {
 
 const HIT_COLUMNS = 'kind, item_id, conversation_id, user_id, content, occurred_at, message_ids';
 
-/** The SQL condition of a search's filters over search_items, its values appended to params. */
-export function whereOf(f: SearchFilters, params: unknown[]): string {
+/**
+ * The SQL condition of a search's filters, its values appended to params, over `table`:
+ * search_items (the default), search_keywords (its narrow keyword twin, which has no audience
+ * column: restricted rows are few, so they are found in search_items' partial index), or the
+ * per-conversation totals (conversation and kind only: a scope's statistics count every item,
+ * agent-only ones too, which moves a score a little and shows no content).
+ */
+export function whereOf(f: SearchFilters, params: unknown[], table: 'search_items' | 'search_keywords' | 'totals' = 'search_items'): string {
   const where: string[] = [];
   const add = (sql: (n: number) => string, value: unknown) => {
     params.push(value);
@@ -42,6 +50,13 @@ export function whereOf(f: SearchFilters, params: unknown[]): string {
   if (f.from !== undefined) add((n) => `occurred_at >= $${n}`, f.from.toISOString());
   if (f.to !== undefined) add((n) => `occurred_at <= $${n}`, f.to.toISOString());
   if (f.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, f.visibleTo));
+  if (f.audiences !== undefined && table === 'search_items') where.push(audienceIn('audience', params, f.audiences));
+  if (f.audiences !== undefined && table === 'search_keywords') {
+    where.push(
+      `NOT EXISTS (SELECT 1 FROM search_items r WHERE r.audience IS NOT NULL AND r.kind = search_keywords.kind AND r.item_id = search_keywords.item_id
+                     AND NOT ${audienceIn('r.audience', params, f.audiences)})`,
+    );
+  }
   return where.join(' AND ');
 }
 

@@ -17,6 +17,7 @@ import {
   TOPICS,
   conversationIdOf,
   parseCreateTime,
+  senderRefusal,
   type GroupChatInput,
   type GroupChatMessageReceived,
   type MemoriesDeleted,
@@ -84,7 +85,7 @@ function isCommand(e: GroupChatInput): e is GroupChatCommand {
 
 function handleWrites(deps: ConverterDeps) {
   return async (batch: readonly GroupChatWrite[], ctx: HandlerContext): Promise<FlushTail> => {
-    const { admitted: events, refused } = await gateByActor(deps.store, batch, groupOf, refusalOf);
+    const { admitted: events, refused } = await gateByActor(deps.store, batch, groupOf, refusalOf, impersonation);
     if (refused.length > 0) await recordRequestOutcomes(deps.store, refused);
     const hasMeta = events.some((e) => e.type !== 'group_chat.message.received');
     let applied: Applied;
@@ -249,6 +250,11 @@ function metaOutcome(requestId: string, groupId: string, row: StoredConversation
 
 function groupOf(event: GroupChatWrite): string {
   return event.type === 'group_chat.message.received' ? conversationIdOf(event.data) : event.data.group_id;
+}
+
+/** A person's message must be their own (see senderRefusal); metadata names no sender. */
+function impersonation(event: GroupChatWrite): string | undefined {
+  return event.type === 'group_chat.message.received' ? senderRefusal(event.actor, event.data) : undefined;
 }
 
 function refusalOf(event: GroupChatWrite, code: string, message: string): RequestOutcome {

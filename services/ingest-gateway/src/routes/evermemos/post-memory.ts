@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from '@memstream/api-families';
-import { GroupChatMessage, TOPICS, conversationIdOf } from '@memstream/schemas';
-import { outcomeError, type Writer } from '@memstream/ingest';
+import { GroupChatMessage, TOPICS, conversationIdOf, senderRefusal } from '@memstream/schemas';
+import { AppError } from '@memstream/errors';
+import { actorOf, outcomeError, type Writer } from '@memstream/ingest';
 import { AcceptedReply, acceptedReply } from './accepted-reply.js';
 import { SyncModeQuery, syncModeOf } from './sync-mode.js';
 
@@ -22,7 +23,11 @@ export function registerPostMemory(app: FastifyInstance, write: Writer): void {
   app.post('/api/v1/memories', docs, async (request, reply) => {
     const sync = syncModeOf(request.query);
     const message = parseOrThrow(GroupChatMessage, request.body);
-    const written = await write(writeOriginOf(request), TOPICS.groupChatInput, { type: 'group_chat.message.received', data: message, source: 'evermemos-api' }, sync);
+    const origin = writeOriginOf(request);
+    // Refused here to answer at once; the converter holds to the same rule where it counts.
+    const impersonating = senderRefusal(actorOf(origin.principal), message);
+    if (impersonating !== undefined) throw new AppError('FORBIDDEN', impersonating);
+    const written = await write(origin, TOPICS.groupChatInput, { type: 'group_chat.message.received', data: message, source: 'evermemos-api' }, sync);
     if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
     const { outcome } = written;
     if (outcome.status === 'failed') throw outcomeError(outcome);

@@ -5,7 +5,7 @@ import { arkDocs } from '@memstream/api-families';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { listArkRecords, listArkSessions, type Store } from '@memstream/store';
 import { ArkListQuery as ListQuery, ArkMessageBatch, TOPICS } from '@memstream/schemas';
-import { personOf } from '../../access.js';
+import { audiencesFor, personOf } from '../../access.js';
 
 /**
  * ARK's message API. A batch goes through Kafka like every write and the call returns 200 once
@@ -41,7 +41,7 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
     if (bad) throw unstorableError(bad, 'query');
     // A session without a limit is read whole: ARK's controller reads history that way.
     const limit = q.data.limit ?? (q.data.session_id === undefined ? 50 : undefined);
-    const page = await listArkRecords(deps.store, { sessionId: q.data.session_id, queryId: q.data.query_id, limit, offset: q.data.offset, visibleTo: personOf(request) });
+    const page = await listArkRecords(deps.store, { sessionId: q.data.session_id, queryId: q.data.query_id, limit, offset: q.data.offset, visibleTo: personOf(request), audiences: audiencesFor(request) });
     return {
       messages: page.records.map((r) => ({
         id: r.id,

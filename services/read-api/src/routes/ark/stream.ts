@@ -6,7 +6,7 @@ import { arkSessionState, listArkRecords, listStreamChunks, type Store } from '@
 import { ArkSessionId, ArkSessionParams, ArkStreamQuery as Query, LiveEvent, liveChannelOf, textOf } from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';
 import { SseWriter } from './sse.js';
-import { mayAccess } from '../../access.js';
+import { audiencesFor, mayAccess } from '../../access.js';
 
 const MAX_WAIT_MS = 300_000;
 
@@ -54,6 +54,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
     // To a person, a session they are not a member of does not exist; one that appears while they
     // wait must be theirs (or shared with them) before anything of it is sent.
     const mayRead = () => mayAccess(deps.store, request, sessionId);
+    const audiences = audiencesFor(request);
     if ((!initial.exists && !waitForSession) || (initial.exists && !(await mayRead()))) {
       throw new AppError('RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
     }
@@ -114,7 +115,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       let lastChunk = 0;
       // A reader that waited for the session wants its first messages: all of it is new to them.
       if (fromBeginning || !initial.exists) {
-        const { records } = await listArkRecords(deps.store, { sessionId, limit: undefined, offset: 0 });
+        const { records } = await listArkRecords(deps.store, { sessionId, limit: undefined, offset: 0, audiences });
         for (const r of records) sse.event('message', chunkOf(sessionId, r.message, r.created_at.toISOString()));
         lastSeq = Math.max(lastSeq, records.at(-1)?.seq ?? -1);
         for (const c of chunks) sse.event('message', c.chunk);
@@ -151,7 +152,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
         if (finished) return;
         const now = await arkSessionState(deps.store, sessionId);
         if (now.lastSeq > lastSeq) {
-          const { records } = await listArkRecords(deps.store, { sessionId, limit: now.lastSeq - lastSeq, offset: lastSeq + 1 });
+          const { records } = await listArkRecords(deps.store, { sessionId, limit: now.lastSeq - lastSeq, offset: lastSeq + 1, audiences });
           deliver({ type: 'messages', messages: records.map((r) => ({ seq: r.seq, created_at: r.created_at.toISOString(), query_id: r.query_id, message: r.message })) });
         }
         for (const c of await listStreamChunks(deps.store, sessionId, lastChunk)) deliver({ type: 'chunk', chunk_seq: c.chunk_seq, chunk: c.chunk });

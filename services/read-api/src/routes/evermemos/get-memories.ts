@@ -4,7 +4,7 @@ import { everMemOsDocs } from '@memstream/api-families';
 import { listEpisodicMemories, listMessages, type Store } from '@memstream/store';
 import { ListMemoriesQuery as Query } from '@memstream/schemas';
 import { episodicView, messageView } from './memory-views.js';
-import { personOf } from '../../access.js';
+import { audiencesFor, personOf } from '../../access.js';
 
 /**
  * GET /api/v1/memories: a group's (or a user's) stored messages or episodic memories, newest
@@ -22,7 +22,7 @@ export function registerGetMemories(app: FastifyInstance, deps: { store: Store }
     const visibleTo = personOf(request);
     const page =
       q.memory_type === 'message'
-        ? await listMessages(deps.store, { conversationId: q.group_id, senderId: q.user_id, visibleTo, limit: q.limit, offset: q.offset, order: 'newest-first' }).then(
+        ? await listMessages(deps.store, { conversationId: q.group_id, senderId: q.user_id, visibleTo, audiences: audiencesFor(request), limit: q.limit, offset: q.offset, order: 'newest-first' }).then(
             (p) => ({ items: p.items.map(messageView), total: p.total }),
           )
         : await listEpisodicMemories(deps.store, { conversationId: q.group_id, userId: q.user_id, visibleTo, limit: q.limit, offset: q.offset }).then((p) => ({

@@ -7,7 +7,7 @@ import { pendingMessages, type Store } from '@memstream/store';
 import { searchMemories } from '../../search/search-memories.js';
 import type { QueryEmbedder } from '../../search/query-embedder.js';
 import { hitView, messageView } from './memory-views.js';
-import { mayAccess, personOf } from '../../access.js';
+import { audiencesFor, mayAccess, personOf } from '../../access.js';
 
 /** A query string gives lists as repeated keys or comma-separated values; accept both. */
 function fromQueryString(query: unknown): unknown {
@@ -31,11 +31,12 @@ export function registerSearchMemories(app: FastifyInstance, deps: { store: Stor
     const from = input.start_time !== undefined ? parseCreateTime(input.start_time) : undefined;
     const to = input.end_time !== undefined ? parseCreateTime(input.end_time) : undefined;
     const visibleTo = personOf(request);
-    const filters = { conversationId: input.group_id, userId: input.user_id, kinds: [...new Set(input.memory_types)], from, to, visibleTo };
+    const audiences = audiencesFor(request);
+    const filters = { conversationId: input.group_id, userId: input.user_id, kinds: [...new Set(input.memory_types)], from, to, visibleTo, audiences };
     const showPending = input.group_id !== undefined && (await mayAccess(deps.store, request, input.group_id));
     const [hits, pending] = await Promise.all([
       searchMemories(deps.store, deps.embedder, { query: input.query, method: input.retrieve_method, topK: input.top_k, filters }),
-      showPending && input.group_id ? pendingMessages(deps.store, input.group_id, { senderId: input.user_id, from, to, limit: PENDING_LIMIT }) : Promise.resolve([]),
+      showPending && input.group_id ? pendingMessages(deps.store, input.group_id, { senderId: input.user_id, from, to, audiences, limit: PENDING_LIMIT }) : Promise.resolve([]),
     ]);
     return {
       status: 'ok',

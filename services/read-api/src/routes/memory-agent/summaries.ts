@@ -4,7 +4,7 @@ import { parseOrThrow } from '@memstream/http';
 import { memoryAgentDocs } from '@memstream/api-families';
 import { lastSequence, latestCompletedSummary, listSummaries, messagesInRange, type Store, type SummaryMemory } from '@memstream/store';
 import { MemoryAgentContextQuery as ContextQuery, MemoryAgentSummariesQuery as ConversationQuery, type CanonicalMessage } from '@memstream/schemas';
-import { requireAccess } from '../../access.js';
+import { audiencesFor, requireAccess } from '../../access.js';
 
 
 /**
@@ -39,7 +39,7 @@ export function registerSummaries(app: FastifyInstance, deps: { store: Store }):
     const { conversation_id: id, format } = parseOrThrow(ContextQuery, request.query, 'query');
     const last = await requireConversation(deps.store, request, id);
     const memory = await latestCompletedSummary(deps.store, id);
-    const gap = await messagesInRange(deps.store, id, memory ? memory.end_sequence + 1 : 0, last);
+    const gap = await messagesInRange(deps.store, id, memory ? memory.end_sequence + 1 : 0, last, audiencesFor(request));
     if (format === 'text') {
       return reply.type('text/plain; charset=utf-8').send(renderContext(memory, gap));
     }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { audiencesOf } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from '@memstream/api-families';
@@ -33,7 +34,7 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
       query: body.query,
       method: 'hybrid',
       topK: body.topK * OVERFETCH,
-      filters: { kinds: ['message'], conversationIds: body.conversationIds ?? undefined, visibleTo: person, to },
+      filters: { kinds: ['message'], conversationIds: body.conversationIds ?? undefined, visibleTo: person, audiences: audiencesOf(principal), to },
     }, OWN_WORDS_RANKING);
     const found = await msMessagesByKeys(deps.store, hits.map((h) => ({ conversationId: h.conversation_id, messageId: h.message_ids[0]! })));
     const byKey = new Map(found.map((m) => [`${m.conversation_id}\u0000${m.message_id}`, m]));
