@@ -1,4 +1,4 @@
-import { chmod, cp, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Logger } from '@memstream/logging';
 import { installedPostgres, postgresPin } from './binaries.js';
@@ -31,8 +31,8 @@ export async function binDirFor(user: OsUser, install: { dir: string; binDir: st
   }
   const staging = `${copy}.partial-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
-  await cp(install.dir, staging, { recursive: true, verbatimSymlinks: true });
-  await openToAll(staging);
+  // The headers are for building extensions, not for running: half the files, left out.
+  await copyOpenToAll(install.dir, staging, join(dirname(install.binDir), 'include'));
   try {
     await rename(staging, copy);
   } catch (err) {
@@ -72,12 +72,24 @@ async function rootOwnedFolder(path: string): Promise<void> {
   await chmod(path, 0o755); // a umask of 077 would have made it private
 }
 
-/** Folders traversable and files readable by all, programs runnable by all, whatever the umask was. */
-async function openToAll(dir: string): Promise<void> {
-  await chmod(dir, 0o755);
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) await openToAll(path);
-    else if (entry.isFile()) await chmod(path, ((await stat(path)).mode & 0o111) !== 0 ? 0o755 : 0o644);
-  }
+/**
+ * Copies the tree with folders traversable and files readable by all, programs runnable by all,
+ * whatever the umask was, and `skipped` left out. A folder's entries are copied at once: fs.cp,
+ * one file after another, took 3.5 s for this install's 1,650 files.
+ */
+async function copyOpenToAll(from: string, to: string, skipped: string): Promise<void> {
+  await mkdir(to);
+  await chmod(to, 0o755);
+  const entries = await readdir(from, { withFileTypes: true });
+  await Promise.all(
+    entries.map(async (entry) => {
+      const [source, target] = [join(from, entry.name), join(to, entry.name)];
+      if (source === skipped) return;
+      if (entry.isDirectory()) return copyOpenToAll(source, target, skipped);
+      // The install is unpacked from a zip, which holds regular files only.
+      if (!entry.isFile()) throw new Error(`${source} is not a regular file or folder`);
+      await copyFile(source, target);
+      await chmod(target, ((await stat(source)).mode & 0o111) !== 0 ? 0o755 : 0o644);
+    }),
+  );
 }
