@@ -64,12 +64,12 @@ export async function traversableBy(path: string, user: OsUser): Promise<boolean
 
 /** Made, or found, owned by root and writable by root alone: the server's user runs what is in it. */
 async function rootOwnedFolder(path: string): Promise<void> {
-  await mkdir(path, { recursive: true });
+  // Opened only when made here (a umask of 077 would have made it private); a folder found as it is.
+  if ((await mkdir(path, { recursive: true })) !== undefined) await chmod(path, 0o755);
   const { uid, mode } = await stat(path);
   if (uid !== 0 || (mode & 0o022) !== 0) {
     throw new Error(`${path} must be owned by root and writable by root alone before PostgreSQL's programs are run from it`);
   }
-  await chmod(path, 0o755); // a umask of 077 would have made it private
 }
 
 /**
