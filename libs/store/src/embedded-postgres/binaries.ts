@@ -2,30 +2,34 @@ import { access, chmod, mkdir, readdir, readFile, rename, rm, writeFile } from '
 import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { downloadWheel, readZipEntries, type WheelPin } from '@memstream/pypi';
+import { downloadPinnedWheel, readZipEntries, type WheelPin } from '@memstream/wheels';
 
 /**
- * The embedded mode's PostgreSQL comes prebuilt from PyPI: the `pgserver` wheel carries
- * PostgreSQL 16.2 with pgvector 0.6.2 under `pgserver/pginstall/` (bin, lib, share), built
- * relocatable, with only libc and zlib needed from the system; the libraries its programs link
- * (libpq) sit in `pgserver.libs/`, found through a relative rpath, so the wheel's layout is kept. The binaries are the same in every
- * CPython tag of a platform, so one tag is pinned per platform. 0.1.4 is the version the test
- * infrastructure runs (scripts/infra/common.sh says why not a newer one).
+ * The embedded mode's PostgreSQL comes prebuilt in a Python wheel, which pip downloads: the
+ * `pgserver` wheel carries PostgreSQL 16.2 with pgvector 0.6.2 under `pgserver/pginstall/` (bin,
+ * lib, share), built relocatable, with only libc and zlib needed from the system; the libraries
+ * its programs link (libpq) sit in `pgserver.libs/`, found through a relative rpath, so the
+ * wheel's layout is kept. The binaries are the same in every CPython tag of a platform, so one
+ * tag is pinned per platform. 0.1.4 is the version the test infrastructure runs
+ * (scripts/infra/common.sh says why not a newer one).
  */
 const VERSION = '0.1.4';
 const PINS: Readonly<Record<string, WheelPin>> = {
   'linux-x64': {
     project: 'pgserver',
+    version: VERSION,
     filename: `pgserver-${VERSION}-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl`,
     sha256: 'd595789b47624a3d963aa9aa6359da9be31beb7e61f1a45541953242068b8813',
   },
   'darwin-arm64': {
     project: 'pgserver',
+    version: VERSION,
     filename: `pgserver-${VERSION}-cp311-cp311-macosx_11_0_arm64.whl`,
     sha256: '0cc5a64f40749c0e9752cd63784e63dfcf1f3e5ecd2279b6b59f7c64fb520fb4',
   },
   'darwin-x64': {
     project: 'pgserver',
+    version: VERSION,
     filename: `pgserver-${VERSION}-cp311-cp311-macosx_10_9_x86_64.whl`,
     sha256: '854fa9394d495b3a332c954b63d4356b56d29220530e6d2aae146821bf87e05a',
   },
@@ -65,7 +69,6 @@ export async function installedPostgres(dir: string): Promise<{ binDir: string }
 
 export interface InstallPostgresOptions {
   readonly dir: string;
-  readonly indexUrl: string;
   readonly log: (line: string) => void;
 }
 
@@ -78,7 +81,7 @@ export async function installPostgres(options: InstallPostgresOptions): Promise<
   const pin = postgresPin();
   if (!pin) return 'unsupported';
   if ('binDir' in (await installedPostgres(options.dir))) return 'present';
-  const wheel = await downloadWheel(pin, { indexUrl: options.indexUrl, log: options.log });
+  const wheel = await downloadPinnedWheel(pin, { log: options.log });
   const files = readZipEntries(wheel, (name) => KEPT.some((prefix) => name.startsWith(prefix)));
   if (!files.has(`${INSTALL}/bin/postgres`)) throw new Error(`${pin.filename} has no ${INSTALL}/bin/postgres`);
 

@@ -4,6 +4,7 @@ import { PgStore, type PgStoreOptions } from '../pg-store.js';
 import { installedPostgres, resolvePostgresDir } from './binaries.js';
 import { createLauncher } from './launcher.js';
 import { ensureOsUser } from './os-user.js';
+import { binDirFor } from './reachable-binaries.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './postgres-server.js';
 
 export interface EmbeddedStoreOptions {
@@ -29,7 +30,8 @@ export async function openEmbeddedPostgresStore(options: EmbeddedStoreOptions, p
     );
   }
   const osUser = process.getuid?.() === 0 ? await ensureOsUser(options.osUser) : undefined;
-  const server = await startEmbeddedPostgres({ root: options.root, binDir: install.binDir, launcher: await createLauncher(osUser), log: pool.log });
+  const binDir = osUser ? await binDirFor(osUser, { dir, binDir: install.binDir }, pool.log) : install.binDir;
+  const server = await startEmbeddedPostgres({ root: options.root, binDir, launcher: await createLauncher(osUser), log: pool.log });
   const background = new PgStore({
     connectionString: server.connectionString,
     ...pool,
