@@ -1,4 +1,4 @@
-export { envelopeOf, Actor } from './envelope.js';
+export { envelopeOf, Actor, EVENT_ID_MAX_CHARS } from './envelope.js';
 export {
   GroupChatMessage,
   ReferItem,
