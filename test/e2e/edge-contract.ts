@@ -150,10 +150,12 @@ interface Probe {
   readonly headers?: Record<string, string>;
   /** The status expected; any 4xx when absent. */
   readonly status?: number;
+  /** What the answer must name (the field or key at fault). */
+  readonly names?: RegExp;
 }
 
 /** One request over a plain socket, so the path is not normalized the way fetch's URL parser would. */
-function raw(base: string, credentials: Credentials, probe: Probe): Promise<{ status: number; text: string }> {
+export function raw(base: string, credentials: Credentials, probe: Probe): Promise<{ status: number; text: string }> {
   const url = new URL(base);
   return new Promise((resolve) => {
     const req = httpRequest(
@@ -202,7 +204,7 @@ const BAD_PATH_IDS: Array<[string, string]> = [
   ['256 characters', 'x'.repeat(256)],
 ];
 
-function probes(): Probe[] {
+export function probes(): Probe[] {
   const list: Probe[] = [];
   for (const [what, id] of BAD_IDS) {
     list.push({ what: `EverMemOS group_id ${what}`, family: 'EverMemOS', method: 'POST', path: '/api/v1/memories', body: message({ group_id: id }), status: 400 });
@@ -225,10 +227,11 @@ function probes(): Probe[] {
       headers: { 'x-kaos-agent': 'hostile-agent' },
       body: json([{ event_type: 'user_message', content: 'one', event_id: 'dup' }, { event_type: 'agent_response', content: 'two', event_id: 'dup' }]),
       status: 400,
+      names: /1\.event_id.*dup/,
     },
-    { what: 'ARK chunk list []', family: 'ARK', method: 'POST', path: '/stream/hostile-stream', body: '[]', status: 400 },
-    { what: 'a __proto__ key', family: 'EverMemOS', method: 'POST', path: '/api/v1/memories', body: '{"group_id": "g-proto", "message_id": "m1", "create_time": "2026-01-02T03:04:05Z", "sender": "ann", "content": "x", "__proto__": {"polluted": true}}', status: 400 },
-    { what: 'a nested constructor.prototype key', family: 'KAOS', method: 'POST', path: '/memory/sessions/hostile/events', headers: { 'x-kaos-agent': 'hostile-agent' }, body: '{"event_type": "user_message", "content": "x", "metadata": {"constructor": {"prototype": {"polluted": true}}}}', status: 400 },
+    { what: 'ARK chunk list []', family: 'ARK', method: 'POST', path: '/stream/hostile-stream', body: '[]', status: 400, names: /chunks/ },
+    { what: 'a __proto__ key', family: 'EverMemOS', method: 'POST', path: '/api/v1/memories', body: '{"group_id": "g-proto", "message_id": "m1", "create_time": "2026-01-02T03:04:05Z", "sender": "ann", "content": "x", "__proto__": {"polluted": true}}', status: 400, names: /__proto__/ },
+    { what: 'a nested constructor.prototype key', family: 'KAOS', method: 'POST', path: '/memory/sessions/hostile/events', headers: { 'x-kaos-agent': 'hostile-agent' }, body: '{"event_type": "user_message", "content": "x", "metadata": {"constructor": {"prototype": {"polluted": true}}}}', status: 400, names: /metadata\.constructor\.prototype/ },
     { what: 'invalid UTF-8', family: 'memory-service', method: 'POST', path: '/v1/conversations/hostile-ms/messages', body: Buffer.concat([Buffer.from('{"content": ["'), Buffer.from([0xff, 0xfe]), Buffer.from('"]}')]), status: 400 },
     { what: 'an unknown EverMemOS route', family: 'EverMemOS', method: 'GET', path: '/api/v1/nothing-here', status: 404 },
     { what: 'an unknown ARK route', family: 'ARK', method: 'GET', path: '/messages/nothing-here', status: 404 },
@@ -270,7 +273,7 @@ export async function checkHostileInputs(base: string, credentials: Credentials,
       body = undefined;
     }
     const expected = probe.status === undefined ? status >= 400 && status < 500 : status === probe.status;
-    if (!expected || !SHAPED[probe.family](body) || /ingest\.|\.v1|does not match/.test(text)) {
+    if (!expected || !SHAPED[probe.family](body) || /ingest\.|\.v1|does not match/.test(text) || (probe.names && !probe.names.test(text))) {
       failures.push(`${probe.what}: ${status} ${text.slice(0, 300)}`);
     }
   }

@@ -47,7 +47,7 @@ export function frameworkErrorsInFamilyShape(shapeFor: ShapeForPath) {
       err.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new AppError('URI_TOO_LONG', 'The URL is too long: a path segment is longer than the server takes')
         : err.code === 'FST_ERR_BAD_URL'
-          ? new AppError('INVALID_PARAMETER', 'The URL is not valid: a percent-encoded sequence is not UTF-8')
+          ? new AppError('INVALID_PARAMETER', 'The URL is not valid: a % in it does not begin a percent-encoded UTF-8 character')
           : err;
     void errorHandlerFor(shapeFor(request.url))(error, request, reply);
   };
