@@ -67,15 +67,21 @@ interface Written {
  * Writes one message through each family per id length (KAOS also with an agent name and a
  * session id of 255 characters each, its largest ordering key), then waits until each is found
  * by the EverMemOS search as an indexed hit (not a pending message) and has a completed summary,
- * with no dead letter anywhere. `metricsBases` are the processes whose consumers count dead letters.
+ * with no dead letter anywhere. EverMemOS messages go to `gateway` (the read API's address in the
+ * embedded mode); `metricsBases` are the processes whose consumers count dead letters.
  */
-export async function checkEveryIdLength(base: string, credentials: Credentials, metricsBases: readonly string[], lengths: readonly number[] = ID_LENGTHS): Promise<void> {
+export async function checkEveryIdLength(
+  base: string,
+  credentials: Credentials,
+  metricsBases: readonly string[],
+  { gateway = base, lengths = ID_LENGTHS }: { gateway?: string; lengths?: readonly number[] } = {},
+): Promise<void> {
   const written: Written[] = [];
   for (const n of lengths) {
     const token = (family: string) => `kw${family}${n}q`;
 
     const group = idOf('E', n);
-    const ever = await call(base, credentials, 'POST', '/api/v1/memories', { group_id: group, message_id: 'm1', create_time: '2026-01-02T03:04:05Z', sender: 'ann', content: `said ${token('ever')}` });
+    const ever = await call(gateway, credentials, 'POST', '/api/v1/memories', { group_id: group, message_id: 'm1', create_time: '2026-01-02T03:04:05Z', sender: 'ann', content: `said ${token('ever')}` });
     assert.equal(ever.status, 200, `EverMemOS group_id of ${n}: ${JSON.stringify(ever.body)}`);
     written.push({ family: `EverMemOS ${n}`, token: token('ever'), conversation: group });
 
