@@ -20,7 +20,8 @@ export async function checkArkContract(apis: readonly string[], prefix: string):
   const bad: Array<[unknown, RegExp]> = [
     ['{"session_id": ', /Invalid request|JSON/i],
     [{ messages: [say('x')] }, /session_id is required/],
-    [{ session_id: 'no spaces allowed', messages: [say('x')] }, /session_id.*\[A-Za-z0-9_-\]/],
+    // The common id rule admits free-form ids (spaces, slashes, dots); only what cannot travel in a path is refused.
+    [{ session_id: '..', messages: [say('x')] }, /session_id.*not blank, not \. or \.\./],
     [{ session_id: session }, /messages is required/],
     [{ session_id: session, messages: 'hi' }, /messages must be an array/],
     [{ session_id: session, messages: [] }, /must not be empty/],

@@ -1,26 +1,42 @@
-import { apiFamily, DefaultErrorBody } from '@memstream/http';
-import { ArkErrorBody } from './error-shapes/ark.js';
-import { EverMemOsErrorBody } from './error-shapes/evermemos.js';
-import { KaosErrorBody } from './error-shapes/kaos.js';
-import { MemoryServiceErrorBody } from './error-shapes/memory-service.js';
+import { apiFamily, DefaultErrorBody, defaultErrorShape } from '@memstream/http';
+import { ArkErrorBody, arkErrorShape } from './error-shapes/ark.js';
+import { EverMemOsErrorBody, everMemOsErrorShape } from './error-shapes/evermemos.js';
+import { KaosErrorBody, kaosErrorShape } from './error-shapes/kaos.js';
+import { MemoryServiceErrorBody, memoryServiceErrorShape } from './error-shapes/memory-service.js';
 
-/** memstream's API families, each documented with the error envelope its routes answer with. */
-export const everMemOsDocs = apiFamily('EverMemOS', 'EverMemOS group-chat memory API: writes are held until stored (read-your-writes)', EverMemOsErrorBody);
+/**
+ * memstream's API families, each documented with the error envelope its routes answer with, and
+ * owning the path prefixes whose unrouted errors (404, a bad URL, headers too large) come in it.
+ */
+export const everMemOsDocs = apiFamily('EverMemOS', 'EverMemOS group-chat memory API: writes are held until stored (read-your-writes)', {
+  body: EverMemOsErrorBody,
+  shape: everMemOsErrorShape,
+  paths: ['/api/v1'],
+});
 
-export const arkDocs = apiFamily('ARK', "ARK's Memory API: message batches, sessions and Server-Sent Event streams", ArkErrorBody);
+export const arkDocs = apiFamily('ARK', "ARK's Memory API: message batches, sessions and Server-Sent Event streams", {
+  body: ArkErrorBody,
+  shape: arkErrorShape,
+  paths: ['/messages', '/sessions', '/session', '/stream'],
+});
 
-export const memoryAgentDocs = apiFamily('Memory Agent', 'Rolling summaries and the context an agent needs at the start of a round', DefaultErrorBody);
+// The Memory Agent has no HTTP error format of its own: the platform's default shape, under EverMemOS's /api/v1.
+export const memoryAgentDocs = apiFamily('Memory Agent', 'Rolling summaries and the context an agent needs at the start of a round', {
+  body: DefaultErrorBody,
+  shape: defaultErrorShape,
+  paths: ['/api/v1/context', '/api/v1/summaries'],
+});
 
 export const memoryServiceDocs = apiFamily(
   'memory-service',
   'Conversations with forks, sharing and ownership: the document layout (/v1/user, /v1/agent) and the code layout (/v1/conversations) of the memory-service',
-  MemoryServiceErrorBody,
+  { body: MemoryServiceErrorBody, shape: memoryServiceErrorShape, paths: ['/v1'] },
 );
 
 export const kaosDocs = apiFamily(
   'KAOS',
   "KAOS agent memory: sessions and typed events in an agent's namespace (X-KAOS-Agent), KAOS's own /memory reads, and one route per LocalMemory operation",
-  KaosErrorBody,
+  { body: KaosErrorBody, shape: kaosErrorShape, paths: ['/memory'] },
 );
 
 /** Every family, in the order the document lists their tags. */

@@ -16,6 +16,8 @@ export type JwtVerifier = (token: string) => Promise<string>;
 const ASYMMETRIC = ['RS256', 'ES256'] as const;
 /** Clocks of the token's issuer and ours differ a little; more than this and the token is refused. */
 const CLOCK_TOLERANCE_S = 5;
+/** The longest user id a write can carry (the event envelope's actor id). */
+const MAX_SUBJECT_CHARS = 255;
 
 /**
  * The user-token check: signature (HS256 with the secret, or RS256/ES256 with a key from the
@@ -43,6 +45,8 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier | undefine
         requiredClaims: ['exp', 'sub'],
       });
       if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw new AppError('UNAUTHENTICATED', 'The token names no user (claim "sub")');
+      // Every write carries the caller's id (at most 255 characters, as every id): a longer one could not be applied.
+      if (payload.sub.length > MAX_SUBJECT_CHARS) throw new AppError('UNAUTHENTICATED', `The token's user (claim "sub") is longer than ${MAX_SUBJECT_CHARS} characters`);
       return payload.sub;
     } catch (err) {
       throw toAuthError(err);

@@ -35,6 +35,10 @@ export const CATALOGUE = {
   /** The caller is known and may see the resource, but not do this to it. */
   FORBIDDEN: { statusCode: 403, retriable: false },
   PAYLOAD_TOO_LARGE: { statusCode: 413, retriable: false },
+  /** The URL (or one of its path segments) is longer than the server reads. */
+  URI_TOO_LONG: { statusCode: 414, retriable: false },
+  /** The request's header block is larger than the server reads (Node's limit, 16 KiB by default). */
+  HEADERS_TOO_LARGE: { statusCode: 431, retriable: false },
   RESOURCE_NOT_FOUND: { statusCode: 404, retriable: false },
   CONFLICT: { statusCode: 409, retriable: false },
   /** The event on a topic does not match its schema: a poison message, never retried. */

@@ -9,8 +9,8 @@ import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
 import type { Authenticator } from '@memstream/auth';
 import { requireCredentials } from './authentication.js';
-import { errorHandlerFor } from './error-handler.js';
-import { defaultErrorShape } from './error-shapes/error-shape.js';
+import { answerUnroutedInFamilyShape, clientErrorInFamilyShape, frameworkErrorsInFamilyShape, shapeByPath } from './edge-errors.js';
+import { prototypeKeyError } from './prototype-keys.js';
 import { registerHttpMetrics } from './http-metrics.js';
 import { registerApiDocs, type ApiDocsOptions } from './openapi/api-docs.js';
 
@@ -41,6 +41,7 @@ const REQUEST_ID_HEADERS = ['x-request-id', 'x-correlation-id'] as const;
  * passes). With `openapi`, the API documentation at `/docs`.
  */
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
+  const shapeFor = shapeByPath(options.openapi?.families ?? []);
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; the cast keeps the instance type fastify's default
     loggerInstance: options.log as FastifyBaseLogger,
@@ -58,8 +59,10 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     requestIdHeader: false,
     // the same field name as the consumers' lines, so one query finds a write end to end
     logController: new LogController({ requestIdLogLabel: 'correlationId' }),
+    frameworkErrors: frameworkErrorsInFamilyShape(shapeFor),
+    clientErrorHandler: clientErrorInFamilyShape(shapeFor),
   });
-  app.setErrorHandler(errorHandlerFor(defaultErrorShape));
+  answerUnroutedInFamilyShape(app, shapeFor);
   // A request that declares JSON but sends nothing (clients do, on DELETE) has no body, not a bad
   // one; anything else goes to fastify's own parser, prototype-poisoning checks included.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -74,7 +77,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     if (text === '') done(null, undefined);
     else
       parseJson(request, text, (err, value) => {
-        if (err) return done(err, undefined);
+        if (err) return done(prototypeKeyError(text) ?? err, undefined);
         // Text the store cannot hold is refused here, once for every route, as a 400 in the
         // route's own error shape: otherwise it fails deep in a write as a 500.
         if (tooDeepPath(value)) return done(new AppError('INVALID_PARAMETER', `Data format error: the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);

@@ -58,6 +58,11 @@ export function createWriter(deps: WriteDeps) {
     const requestId = randomUUID();
     const actor = actorOf(origin.principal);
     const event = { id: requestId, occurred_at: new Date().toISOString(), correlation_id: origin.correlationId, ...(actor ? { actor } : {}), ...body } as E;
+    // Every consumer validates what it reads against the topic's schema and dead-letters what
+    // fails; an event the schema refuses is refused here instead, before it is published, so
+    // nothing the HTTP layer accepted is lost after the client was told it was taken.
+    const checked = topic.schema.safeParse(event);
+    if (!checked.success) throw unpublishable(checked.error);
     const record = serializeEvent(topic, event);
     if (Buffer.byteLength(record.value) > deps.settings.maxEventBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `Message too large: the broker takes at most ${deps.settings.maxEventBytes} bytes per event`);
@@ -84,6 +89,19 @@ export function createWriter(deps: WriteDeps) {
 }
 
 export type Writer = ReturnType<typeof createWriter>;
+
+/**
+ * The 400 for an event its topic would refuse. The routes check what the client sent in the
+ * family's own words first; this is the net under them, naming the field of the event's data
+ * (which is the request's, where a route publishes the body as given) and never the topic or
+ * the schema.
+ */
+function unpublishable(error: { message: string }): AppError {
+  const issue = (error as { issues?: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }> }).issues?.[0];
+  const path = issue?.path ?? [];
+  const field = (path[0] === 'data' ? path.slice(1) : path).map(String).join('.') || 'request';
+  return new AppError('INVALID_PARAMETER', `Data format error: invalid field ${field}: ${issue?.message ?? 'not valid'}`, { details: { field } });
+}
 
 /**
  * How long a write waits for the broker's acknowledgement before it answers 503. The producer

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { rejectNul } from './group-chat-message.js';
+import { SafeId } from './ids.js';
 
-/** ARK session ids are used in URLs (`/stream/{id}`), hence the narrow alphabet. */
-export const ArkSessionId = z.string().regex(/^[A-Za-z0-9_-]{1,255}$/, { message: 'must match [A-Za-z0-9_-]{1,255}' });
+/**
+ * ARK session ids travel in URLs (`/stream/{id}`), percent-encoded: the common id rule, which
+ * admits the free-form ids ARK's clients send (`team/alpha:chat 1`, Kubernetes names with dots).
+ */
+export const ArkSessionId = SafeId;
 
 /**
  * One OpenAI chat message, kept whole: any role, `content` a string, an array of parts or null

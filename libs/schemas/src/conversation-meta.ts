@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseCreateTime, rejectNul } from './group-chat-message.js';
+import { SafeId } from './ids.js';
 
 const isoDateTime = z.string().refine((v) => parseCreateTime(v) !== undefined, { message: 'must be an ISO 8601 date-time' });
 
@@ -30,7 +31,7 @@ export const ConversationMeta = z.object({
   scene_desc: sceneDesc,
   name: z.string().max(1000),
   description: z.string().max(10_000),
-  group_id: z.string().min(1).max(255),
+  group_id: SafeId,
   created_at: isoDateTime,
   default_timezone: timezone,
   user_details: userDetails,
@@ -44,7 +45,7 @@ export const IMMUTABLE_META_FIELDS = ['version', 'scene', 'created_at', 'convers
 
 export const ConversationMetaPatch = z
   .object({
-    group_id: z.string().min(1).max(255),
+    group_id: SafeId,
     name: z.string().max(1000).optional(),
     description: z.string().max(10_000).optional(),
     scene_desc: sceneDesc.optional(),

@@ -8,6 +8,9 @@ import { z } from 'zod';
 export const Actor = z.object({ kind: z.enum(['user', 'agent']), id: z.string().min(1).max(255) });
 export type Actor = z.infer<typeof Actor>;
 
+/** The longest event id a topic takes; ids derived from others must fit (see the converter's storedEvent). */
+export const EVENT_ID_MAX_CHARS = 200;
+
 /**
  * Every event on every topic is one JSON object of this shape. `id` identifies the event (a
  * producer retry sends the same id again); `correlation_id` ties it to the HTTP request that
@@ -15,7 +18,7 @@ export type Actor = z.infer<typeof Actor>;
  */
 export function envelopeOf<T extends string, D extends z.ZodType>(type: T, data: D) {
   return z.object({
-    id: z.string().min(1).max(200),
+    id: z.string().min(1).max(EVENT_ID_MAX_CHARS),
     type: z.literal(type),
     occurred_at: z.iso.datetime({ offset: true }),
     correlation_id: z.string().max(200).optional(),

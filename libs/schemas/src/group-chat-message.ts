@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Actor } from './envelope.js';
+import { SafeId } from './ids.js';
 
 /**
  * One group-chat message as the EverMemOS memories API takes it (spec 001). The same object is
@@ -8,7 +9,7 @@ import type { Actor } from './envelope.js';
 export const ReferItem = z.union([z.string().min(1), z.object({ message_id: z.string().min(1) }).loose()]);
 
 export const GroupChatMessage = z.object({
-  group_id: z.string().min(1).max(255).optional().meta({ description: 'Group; absent means a private chat, stored as conversation private:<sender>' }),
+  group_id: SafeId.optional().meta({ description: 'Group; absent means a private chat, stored as conversation private:<sender>' }),
   group_name: z.string().max(1000).optional(),
   message_id: z.string().min(1).max(255).meta({ description: 'Unique within the group: a second message with the same id is a duplicate and is not stored' }),
   create_time: z

@@ -1,4 +1,5 @@
-export { envelopeOf, Actor } from './envelope.js';
+export { envelopeOf, Actor, EVENT_ID_MAX_CHARS } from './envelope.js';
+export { SafeId, SAFE_ID_MAX_CHARS, SAFE_ID_PATTERN, SAFE_ID_RULE, isSafeId, keyPart, KEY_PART_MAX_CHARS } from './ids.js';
 export {
   GroupChatMessage,
   ReferItem,
@@ -65,6 +66,8 @@ export {
   KaosSessionsCleaned,
   KaosInput,
   kaosSessionKey,
+  kaosAgentKey,
+  eventList,
   isKaosInput,
 } from './kaos-events.js';
 export * from './kaos-api.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { KAOS_MAX_CONTENT_CHARS, KaosEventType, KaosTimestamp } from './kaos-events.js';
+import { KAOS_MAX_CONTENT_CHARS, KaosEventType, KaosTimestamp, eventList } from './kaos-events.js';
+import { SafeId } from './ids.js';
 
 /**
  * KAOS agent memory's HTTP payloads: KAOS's own two debugging reads (`GET /memory/events`,
@@ -10,10 +11,11 @@ import { KAOS_MAX_CONTENT_CHARS, KaosEventType, KaosTimestamp } from './kaos-eve
 const Id = z.string().min(1).max(255).regex(/^[^\u0000]+$/);
 const Name = z.string().max(255).regex(/^[^\u0000]*$/);
 
-export const KaosSessionParams = z.object({ sessionId: Id });
+/** Session ids and agent names follow the common id rule: they name a conversation in every family. */
+export const KaosSessionParams = z.object({ sessionId: SafeId });
 
 /** The agent whose memory a call reaches; without it, the server's KAOS_AGENT_NAME. */
-export const KaosHeaders = z.object({ 'x-kaos-agent': Id.optional() });
+export const KaosHeaders = z.object({ 'x-kaos-agent': SafeId.optional() });
 
 /** `limit`: KAOS answers at most 1000 and caps a larger ask rather than refusing it. */
 export const KaosEventsQuery = z.object({
@@ -26,7 +28,7 @@ export const KaosListSessionsQuery = z.object({ user_id: Name.optional() });
 export const KaosCreateSessionRequest = z.object({
   app_name: Name.default('agent'),
   user_id: Name.optional(),
-  session_id: Id.nullable().optional(),
+  session_id: SafeId.nullable().optional(),
   get_or_create: z.boolean().default(false),
 });
 
@@ -43,8 +45,11 @@ export const KaosNewEvent = z.object({
 });
 export type KaosNewEvent = z.infer<typeof KaosNewEvent>;
 
+/** A list of events as a client sends it. */
+export const KaosNewEventList = eventList(KaosNewEvent);
+
 /** One event, or a list of them (1 to 1000). */
-export const KaosAddEventsRequest = z.union([KaosNewEvent, z.array(KaosNewEvent).min(1).max(1000)]);
+export const KaosAddEventsRequest = z.union([KaosNewEvent, KaosNewEventList]);
 
 /** `event_types`: a comma-separated list, or the parameter repeated. */
 export const KaosSessionEventsQuery = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelopeOf } from './envelope.js';
+import { KEY_PART_MAX_CHARS, SafeId, keyPart } from './ids.js';
 
 /**
  * KAOS agent memory's writes, as events on the conversation input topic. A KAOS session lives in
@@ -8,6 +9,35 @@ import { envelopeOf } from './envelope.js';
  * and so applied in order; a cleanup, which spans sessions, is keyed by `kaos:<agent>`.
  */
 const Id = z.string().min(1).max(255).regex(/^[^\u0000]+$/);
+
+/** The ordering key of a session's events: each part encoded (see keyPart), so no two (agent, session) pairs share one. */
+export function kaosSessionKey(agent: string, sessionId: string): string {
+  return `kaos:${keyPart(agent)}:${keyPart(sessionId)}`;
+}
+
+/** The ordering key of an agent-wide write (a cleanup). */
+export function kaosAgentKey(agent: string): string {
+  return `kaos:${keyPart(agent)}`;
+}
+
+/** A key's limit follows from its parts': two ids of at most 255 characters, each fully encoded. */
+const KaosKey = z.string().min(1).max('kaos:'.length + 2 * KEY_PART_MAX_CHARS + 1);
+
+/** A session's events may not name one event twice: which of the two would be the event? */
+function uniqueEventIds(events: ReadonlyArray<{ event_id?: string | undefined }>, ctx: z.RefinementCtx): void {
+  const first = new Map<string, number>();
+  events.forEach((e, i) => {
+    if (e.event_id === undefined) return;
+    const earlier = first.get(e.event_id);
+    if (earlier === undefined) first.set(e.event_id, i);
+    else ctx.addIssue({ code: 'custom', path: [i, 'event_id'], message: `${e.event_id} is given twice in one list (also at ${earlier}): event ids are unique within a session` });
+  });
+}
+
+/** A list of events: at most 1000, no event id twice. */
+export function eventList<T extends z.ZodType<{ event_id?: string | undefined }>>(event: T) {
+  return z.array(event).min(1).max(1000).superRefine(uniqueEventIds).meta({ description: '1 to 1000 events; an event_id may appear once' });
+}
 
 export const KAOS_EVENT_TYPES = ['user_message', 'agent_response', 'tool_call', 'tool_result', 'delegation_request', 'delegation_response', 'error'] as const;
 export const KaosEventType = z.enum(KAOS_EVENT_TYPES);
@@ -38,17 +68,12 @@ export type KaosEvent = z.infer<typeof KaosEvent>;
 /** The limits a KAOS pod is configured with (MEMORY_MAX_SESSIONS, MEMORY_MAX_SESSION_EVENTS), carried by each write. */
 const Limits = { max_sessions: z.number().int().min(1), max_session_events: z.number().int().min(1) };
 
-/** The ordering key of a session's events. */
-export function kaosSessionKey(agent: string, sessionId: string): string {
-  return `kaos:${agent}:${sessionId}`;
-}
-
 export const KaosSessionCreated = envelopeOf(
   'kaos.session.created',
   z.object({
-    group_id: Id,
-    agent: Id,
-    session_id: Id,
+    group_id: KaosKey,
+    agent: SafeId,
+    session_id: SafeId,
     app_name: z.string().max(255),
     user_id: z.string().max(255),
     /** true: an existing session is kept and reported; false: it is replaced by an empty one (KAOS's create_session). */
@@ -62,18 +87,18 @@ export type KaosSessionCreated = z.infer<typeof KaosSessionCreated>;
 
 export const KaosEventsAppended = envelopeOf(
   'kaos.events.appended',
-  z.object({ group_id: Id, agent: Id, session_id: Id, events: z.array(KaosEvent).min(1).max(1000), ...Limits }),
+  z.object({ group_id: KaosKey, agent: SafeId, session_id: SafeId, events: eventList(KaosEvent), ...Limits }),
 );
 export type KaosEventsAppended = z.infer<typeof KaosEventsAppended>;
 
-export const KaosSessionDeleted = envelopeOf('kaos.session.deleted', z.object({ group_id: Id, agent: Id, session_id: Id }));
+export const KaosSessionDeleted = envelopeOf('kaos.session.deleted', z.object({ group_id: KaosKey, agent: SafeId, session_id: SafeId }));
 export type KaosSessionDeleted = z.infer<typeof KaosSessionDeleted>;
 
 export const KaosSessionsCleaned = envelopeOf(
   'kaos.sessions.cleaned',
   z.object({
-    group_id: Id,
-    agent: Id,
+    group_id: KaosKey,
+    agent: SafeId,
     /** Sessions not updated since this instant are deleted. */
     updated_before: z.iso.datetime({ offset: true }),
     /** Only sessions this person may read (a person's cleanup); null: every session of the agent. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AccessLevel } from './access-level.js';
 import { MsChannel, MsRole, MsVisibility } from './conversation-events.js';
+import { SafeId } from './ids.js';
 
 /**
  * The memory-service family's HTTP payloads, for both layouts it is served in: the design
@@ -11,7 +12,8 @@ const Id = z.string().min(1).max(255).regex(/^[^\u0000]+$/);
 const Metadata = z.record(z.string(), z.unknown());
 const Title = z.string().max(1000).nullable().optional();
 
-export const ConversationIdParams = z.object({ conversationId: Id });
+/** A conversation id in a path follows the common id rule (an append may create the conversation it names). */
+export const ConversationIdParams = z.object({ conversationId: SafeId });
 export const MessageIdParams = ConversationIdParams.extend({ messageId: Id });
 export const MemberParams = ConversationIdParams.extend({ userId: Id });
 
@@ -43,7 +45,7 @@ export const CreateAgentMessagesRequest = z.object({
         role: MsRole,
         visibility: MsVisibility.default('user'),
         /** Plain text, or content blocks kept as given. */
-        content: z.union([z.string().min(1), z.array(z.unknown()).min(1)]),
+        content: z.union([z.string().min(1), z.array(z.unknown()).min(1).max(10_000)]),
         metadata: Metadata.optional(),
         parentMessageId: Id.nullable().optional(),
         channel: z.enum(['history', 'memory']).default('history'),

@@ -5,6 +5,8 @@ import type { ErrorShape } from '@memstream/http';
 const CODES: Record<string, string> = {
   INVALID_PARAMETER: 'bad_request',
   PAYLOAD_TOO_LARGE: 'payload_too_large',
+  URI_TOO_LONG: 'uri_too_long',
+  HEADERS_TOO_LARGE: 'headers_too_large',
   UNAUTHENTICATED: 'unauthorized',
   FORBIDDEN: 'forbidden',
   RESOURCE_NOT_FOUND: 'not_found',
@@ -24,6 +26,6 @@ export const memoryServiceErrorShape: ErrorShape = (error) => ({
 /** The body memoryServiceErrorShape writes, for the API documentation. */
 export const MemoryServiceErrorBody = z.object({
   error: z.string().meta({ description: 'What was wrong' }),
-  code: z.string().meta({ description: 'bad_request, unauthorized, forbidden, not_found, conflict, payload_too_large, service_unavailable, timeout, internal_error' }),
+  code: z.string().meta({ description: 'bad_request, unauthorized, forbidden, not_found, conflict, payload_too_large, uri_too_long, headers_too_large, service_unavailable, timeout, internal_error' }),
   details: z.record(z.string(), z.unknown()).optional().meta({ description: 'For not_found: {resource, id}' }),
 });

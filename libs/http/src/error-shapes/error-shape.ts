@@ -9,8 +9,11 @@ export interface PublicError {
   readonly details?: Record<string, unknown> | undefined;
 }
 
-/** Each API family answers errors in its own documented shape; one mapper per family. */
-export type ErrorShape = (error: PublicError, request: FastifyRequest) => unknown;
+/**
+ * Each API family answers errors in its own documented shape; one mapper per family. It sees only
+ * the request's URL: some errors (a header block too large) come before fastify made a request.
+ */
+export type ErrorShape = (error: PublicError, request: Pick<FastifyRequest, 'url'>) => unknown;
 
 /** Used where no family claims the route (health, unknown paths). */
 export const defaultErrorShape: ErrorShape = (error) => ({

@@ -1,6 +1,7 @@
 import type { RouteShorthandOptions } from 'fastify';
 import type { z } from 'zod';
 import { jsonSchemaOf } from './json-schema.js';
+import type { ErrorShape } from '../error-shapes/error-shape.js';
 
 /** What a route's documentation says; the zod schemas are the ones the handler parses with. */
 export interface RouteDocs {
@@ -24,6 +25,10 @@ export interface ApiFamily {
   /** The OpenAPI tag every route of the family carries. */
   readonly tag: string;
   readonly description: string;
+  /** The path prefixes the family owns: an error on a path no route matches still comes in its shape. */
+  readonly paths: readonly string[];
+  /** The body its errors come in (the routes set it as their error handler; see shapeByPath). */
+  readonly errorShape: ErrorShape;
   /**
    * The route options that document a route, for the route's options argument:
    * `app.get('/path', family.route({ summary, querystring: Query }), handler)`.
@@ -38,11 +43,13 @@ export interface ApiFamily {
  * keeps its own error envelope). Routes hand their zod schemas over through a per-route swagger
  * transform that runs only when the document is built, never on a request.
  */
-export function apiFamily(tag: string, description: string, errorBody: z.ZodType): ApiFamily {
-  const error = jsonSchemaOf(errorBody, 'output');
+export function apiFamily(tag: string, description: string, errors: { body: z.ZodType; shape: ErrorShape; paths: readonly string[] }): ApiFamily {
+  const error = jsonSchemaOf(errors.body, 'output');
   return {
     tag,
     description,
+    paths: errors.paths,
+    errorShape: errors.shape,
     route(docs) {
       const schema = { summary: docs.summary, tags: [tag], ...(docs.description ? { description: docs.description } : {}) };
       return {

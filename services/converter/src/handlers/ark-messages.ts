@@ -2,6 +2,7 @@ import { publishEvents, type HandlerContext } from '@memstream/bus';
 import { appendMessages, findRequestOutcomes, recordRequestOutcomes, type AppendResult } from '@memstream/store';
 import { TOPICS, liveChannelOf, type ArkInput, type ArkMessagesReceived, type ArkSessionCompleted, type ArkStreamChunksReceived, type LiveEvent, type MessageStored, type RequestOutcome } from '@memstream/schemas';
 import { fromArkMessages } from '../mappers/ark.js';
+import { storedEvent } from '../stored-event.js';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 import { gateByActor } from '../access-gate.js';
 import { handleArkCompletions } from './ark-completion.js';
@@ -85,14 +86,7 @@ function handleArkMessages(deps: ConverterDeps) {
 
     const storedEvents: MessageStored[] = byEvent.flatMap((stored, e) => {
       const correlationId = events[e]!.correlation_id;
-      return stored.map(({ message }): MessageStored => ({
-        id: `${message.conversation_id}:${message.seq}`,
-        type: 'conversation.message.stored',
-        occurred_at: new Date().toISOString(),
-        ...(correlationId === undefined ? {} : { correlation_id: correlationId }),
-        source: 'converter',
-        data: message,
-      }));
+      return stored.map(({ message }) => storedEvent(message, correlationId));
     });
     await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, storedEvents), announce(deps.fanout, [...refused, ...outcomes], ctx.log)]);
     ctx.log.info(

@@ -37,6 +37,7 @@ import {
   type RequestOutcome,
 } from '@memstream/schemas';
 import { fromMsMessage } from '../mappers/memory-service.js';
+import { storedEvent } from '../stored-event.js';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 import { applyKaos } from './kaos-input.js';
 
@@ -63,16 +64,7 @@ export function handleConversationBatch(deps: ConverterDeps) {
       }
       const applied = await deps.store.transaction((tx) => apply(tx, event));
       outcomes.push(earlier ?? applied.outcome ?? (await findRequestOutcomes(deps.store, [event.id])).get(event.id)!);
-      for (const r of applied.stored) {
-        stored.push({
-          id: `${r.message.conversation_id}:${r.message.seq}`,
-          type: 'conversation.message.stored',
-          occurred_at: new Date().toISOString(),
-          ...(event.correlation_id === undefined ? {} : { correlation_id: event.correlation_id }),
-          source: 'converter',
-          data: r.message,
-        });
-      }
+      for (const r of applied.stored) stored.push(storedEvent(r.message, event.correlation_id));
     }
     await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, stored), announce(deps.fanout, outcomes.filter(Boolean), ctx.log)]);
     ctx.log.info({ events: events.length, messages: stored.length, correlationIds: ctx.correlationIds }, 'conversation events applied');

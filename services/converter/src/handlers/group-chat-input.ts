@@ -26,6 +26,7 @@ import {
   type RequestOutcome,
 } from '@memstream/schemas';
 import { fromGroupChatMessage } from '../mappers/evermemos.js';
+import { storedEvent } from '../stored-event.js';
 import { gateByActor } from '../access-gate.js';
 import { handleMemoriesDeletions } from './memories-deletion.js';
 import { handleFlushes } from './memories-flush.js';
@@ -98,14 +99,7 @@ function handleWrites(deps: ConverterDeps) {
       throw err;
     }
     const outcomes = await withEarlierOutcomes(deps.store, applied);
-    const storedEvents: MessageStored[] = applied.stored.map(({ event, message }) => ({
-      id: `${message.conversation_id}:${message.seq}`,
-      type: 'conversation.message.stored',
-      occurred_at: new Date().toISOString(),
-      ...(event.correlation_id === undefined ? {} : { correlation_id: event.correlation_id }),
-      source: 'converter',
-      data: message,
-    }));
+    const storedEvents = applied.stored.map(({ event, message }) => storedEvent(message, event.correlation_id));
     // The held HTTP calls need only the commit, so they are told at once, not after the publish.
     // Both must happen before the offsets are committed: a crash in between redelivers the batch,
     // which finds its rows and publishes and announces again. The publish is the flush's tail: the

@@ -70,6 +70,8 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
 /** Newline-delimited chunk objects (or, sent as JSON, one chunk or an array of them). */
 function parseChunks(body: unknown): Record<string, unknown>[] {
   const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  // An empty list relays nothing, and the topic takes at least one chunk: refused here, before publishing.
+  if (Array.isArray(body) && body.length === 0) throw new AppError('INVALID_PARAMETER', 'no chunks in body');
   if (Array.isArray(body) && body.every(isObject)) return body;
   if (isObject(body)) return [body];
   if (typeof body !== 'string') throw new AppError('INVALID_PARAMETER', 'body must be newline-delimited JSON chunks');

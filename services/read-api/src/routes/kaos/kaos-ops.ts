@@ -4,7 +4,7 @@ import { AppError } from '@memstream/errors';
 import { principalOf, writeOriginOf } from '@memstream/http';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { findKaosSession, type KaosSessionRow, type KaosViewer, type Store } from '@memstream/store';
-import { KaosHeaders, TOPICS, type KaosInput } from '@memstream/schemas';
+import { KaosHeaders, SAFE_ID_RULE, TOPICS, type KaosInput } from '@memstream/schemas';
 import { personOf } from '../../access.js';
 
 export interface KaosSettings {
@@ -32,7 +32,7 @@ export function agentOf(request: FastifyRequest, fallback: string): string {
   const header = request.headers[AGENT_HEADER];
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined) return fallback;
-  if (!KaosHeaders.safeParse({ [AGENT_HEADER]: value }).success) throw new AppError('INVALID_PARAMETER', 'Data format error: invalid header X-KAOS-Agent: 1 to 255 characters', { details: { field: 'X-KAOS-Agent' } });
+  if (!KaosHeaders.safeParse({ [AGENT_HEADER]: value }).success) throw new AppError('INVALID_PARAMETER', `Data format error: invalid header X-KAOS-Agent: must be ${SAFE_ID_RULE}`, { details: { field: 'X-KAOS-Agent' } });
   return value;
 }
 

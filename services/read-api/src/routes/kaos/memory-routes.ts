@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseOrThrow } from '@memstream/http';
 import { kaosDocs as docs } from '@memstream/api-families';
 import { kaosStats, latestKaosEvents, listKaosSessions, type Store } from '@memstream/store';
-import { KaosCleaned, KaosCleanupRequest, KaosHeaders, KaosEventsQuery, KaosEventsResponse, KaosListSessionsQuery, KaosSessionsResponse, KaosStats } from '@memstream/schemas';
+import { KaosCleaned, KaosCleanupRequest, KaosHeaders, KaosEventsQuery, KaosEventsResponse, KaosListSessionsQuery, KaosSessionsResponse, KaosStats, kaosAgentKey } from '@memstream/schemas';
 import { answer, viewerOf, type KaosOps } from './kaos-ops.js';
 
 /** KAOS's answers at most this many events however many are asked for (it caps, it does not refuse). */
@@ -28,7 +28,7 @@ export function registerKaosMemoryRoutes(app: FastifyInstance, ops: KaosOps, sto
     const { max_age_hours } = parseOrThrow(KaosCleanupRequest, request.body ?? {});
     const agent = ops.agent(request);
     const result = await ops.send(request, 'kaos.sessions.cleaned', {
-      group_id: `kaos:${agent}`,
+      group_id: kaosAgentKey(agent),
       agent,
       updated_before: new Date(Date.now() - max_age_hours * 3_600_000).toISOString(),
       visible_to: viewerOf(request).userId ?? null,

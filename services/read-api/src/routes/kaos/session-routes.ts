@@ -14,6 +14,7 @@ import {
   KaosDeleted,
   KaosHeaders,
   KaosNewEvent,
+  KaosNewEventList,
   KaosSessionBody,
   KaosSessionEventsQuery,
   KaosSessionEventsResponse,
@@ -26,7 +27,7 @@ import { answer, contextOf, eventTypesOf, kaosId, ownerOf, type KaosOps } from '
 type P = { Params: { sessionId: string } };
 
 /** A list body is parsed as `events`, so a problem is named by its position (events.3.event_type). */
-const EventList = z.object({ events: z.array(KaosNewEvent).min(1).max(1000) });
+const EventList = z.object({ events: KaosNewEventList });
 
 /** One route per operation of KAOS's LocalMemory that changes or reads one session. */
 export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, store: Store): void {
@@ -68,8 +69,17 @@ export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, st
     const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
     const given = Array.isArray(request.body) ? parseOrThrow(EventList, { events: request.body }).events : [parseOrThrow(KaosNewEvent, request.body)];
     const now = new Date().toISOString();
+    // KAOS's generated ids have 32 bits: in a list of 1000 two may meet, and a list may not name one event twice.
+    const taken = new Set(given.map((e) => e.event_id));
+    const fresh = (): string => {
+      let id: string;
+      do id = kaosId('event', 8);
+      while (taken.has(id));
+      taken.add(id);
+      return id;
+    };
     const events: KaosEvent[] = given.map((e) => ({
-      event_id: e.event_id ?? kaosId('event', 8),
+      event_id: e.event_id ?? fresh(),
       timestamp: e.timestamp ?? now,
       event_type: e.event_type,
       content: e.content,
