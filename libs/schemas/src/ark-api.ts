@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { ArkSessionId } from './ark-messages.js';
+import { STORED_ID_MAX_CHARS } from './ids.js';
 
 /** ARK's HTTP requests beyond the message batch: the queries, path and chunk bodies its routes parse. */
 export const ArkListQuery = z.object({
-  session_id: z.string().min(1).max(255).optional(),
+  session_id: z.string().min(1).max(STORED_ID_MAX_CHARS).optional(),
   query_id: z.string().min(1).max(255).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   offset: z.coerce.number().int().min(0).default(0),

@@ -47,3 +47,10 @@ export function keyPart(part: string): string {
 
 /** The longest keyPart of an id: every character of it `%` or `:`, each three characters. */
 export const KEY_PART_MAX_CHARS = SAFE_ID_MAX_CHARS * 3;
+
+/**
+ * The longest id a stored conversation can have: a private chat is `private:<sender>`, and a
+ * sender (a person's id) may have 255 characters. Read filters that name a conversation take ids
+ * up to this, so every private chat can be read by its id.
+ */
+export const STORED_ID_MAX_CHARS = SAFE_ID_MAX_CHARS + 'private:'.length;
