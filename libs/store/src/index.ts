@@ -50,6 +50,7 @@ export {
 } from './repositories/summary-memory.js';
 export {
   listArkRecords,
+  arkRecordsAfter,
   listArkSessions,
   arkSessionState,
   completeArkSession,

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
 import { arkDocs } from '@memstream/api-families';
-import { arkSessionState, listArkRecords, listStreamChunks, type Store } from '@memstream/store';
+import { arkRecordsAfter, arkSessionState, listArkRecords, listStreamChunks, type Store } from '@memstream/store';
 import { ArkSessionId, ArkSessionParams, ArkStreamQuery as Query, LiveEvent, liveChannelOf, textOf } from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';
 import { SseWriter } from './sse.js';
@@ -151,7 +151,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
         if (finished) return;
         const now = await arkSessionState(deps.store, sessionId);
         if (now.lastSeq > lastSeq) {
-          const { records } = await listArkRecords(deps.store, { sessionId, limit: now.lastSeq - lastSeq, offset: lastSeq + 1 });
+          const records = await arkRecordsAfter(deps.store, sessionId, lastSeq);
           deliver({ type: 'messages', messages: records.map((r) => ({ seq: r.seq, created_at: r.created_at.toISOString(), query_id: r.query_id, message: r.message })) });
         }
         for (const c of await listStreamChunks(deps.store, sessionId, lastChunk)) deliver({ type: 'chunk', chunk_seq: c.chunk_seq, chunk: c.chunk });
