@@ -8,6 +8,7 @@ import { bearer, TEST_JWT_SECRET, useCredentials, userToken } from '../../harnes
 import { openSse } from '../../harness/sse-client.js';
 import { checkConversationScenario, checkDocumentLayout, type People } from './memory-service-contract.js';
 import { checkAuthorizationMatrix, USERS, type Credentials } from './memory-service-matrix.js';
+import { checkTransferEndings } from './access-over-time-contract.js';
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
 const OTHER_AGENT_KEY = 'other-agent-key-0123456789';
@@ -54,6 +55,11 @@ test('embedded mode: the authorization matrix of every memory-service endpoint',
   await checkAuthorizationMatrix(base, await matrixCredentials());
 });
 
+test('embedded mode: an ownership offer ends with its recipient\'s membership or its conversation, and the owner withdraws it', async (t: TestContext) => {
+  const base = await embeddedMemstream(t, AUTH_ENV);
+  await checkTransferEndings(base, await matrixCredentials());
+});
+
 test('distributed mode: the scenario and the matrix on the read API, the converter and the indexer, over Kafka, PostgreSQL and Redis', async (t: TestContext) => {
   const shared = await distributedEnv(t, 'ms', {
     ...AUTH_ENV,
@@ -71,6 +77,7 @@ test('distributed mode: the scenario and the matrix on the read API, the convert
   await waitFor('converter and read API healthy', async () => (await healthy(converter)) && (await healthy(readApi)), 60_000);
   await checkConversationScenario(readApi, await people());
   await checkAuthorizationMatrix(readApi, await matrixCredentials());
+  await checkTransferEndings(readApi, await matrixCredentials());
 });
 
 test('embedded mode: bad input to the memory-service gets a 4xx in its error shape, never a 500, and stores nothing', async (t: TestContext) => {

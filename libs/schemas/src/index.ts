@@ -49,7 +49,7 @@ export {
   ConversationInput,
   type MemoryServiceInput,
 } from './conversation-events.js';
-export { levelRefusal, shareRefusal, updateRefusal, revokeRefusal, transferRefusal, type Standing, type Refusal } from './conversation-rules.js';
+export { levelRefusal, shareRefusal, updateRefusal, revokeRefusal, transferRefusal, withdrawRefusal, type Standing, type Refusal } from './conversation-rules.js';
 export * from './memory-service-api.js';
 export {
   KAOS_EVENT_TYPES,

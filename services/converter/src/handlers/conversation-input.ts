@@ -8,6 +8,7 @@ import {
   findConversation,
   findInView,
   findMembership,
+  findTransfer,
   findRequestOutcomes,
   groupOfConversation,
   insertConversation,
@@ -30,6 +31,7 @@ import {
   shareRefusal,
   transferRefusal,
   updateRefusal,
+  withdrawRefusal,
   type ConversationInput,
   isKaosInput,
   type MessageStored,
@@ -168,18 +170,29 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
       if (event.data.action === 'request') {
         const standing = await standingOf(tx, event.actor, data.conversation_id);
         const owner = (await findConversation(tx, data.conversation_id))?.owner_user_id ?? null;
-        const refused = transferRefusal(standing, event.data.new_owner_user_id!, owner);
+        const newOwner = event.data.new_owner_user_id!;
+        const refused = transferRefusal(standing, newOwner, owner, (await findMembership(tx, data.group_id, newOwner))?.access_level);
         if (refused) return refuse(refused);
         if (owner === null) return refuse({ code: 'CONFLICT', message: 'The conversation has no owner to transfer from' });
-        const t = await requestTransfer(tx, { id: event.data.transfer_id!, groupId: data.group_id, conversationId: data.conversation_id, from: owner, to: event.data.new_owner_user_id! });
+        const pending = await pendingTransfer(tx, data.group_id);
+        if (pending) return refuse({ code: 'CONFLICT', message: `An ownership transfer is already pending: ${pending.id}` });
+        const t = await requestTransfer(tx, { id: event.data.transfer_id!, groupId: data.group_id, conversationId: data.conversation_id, from: owner, to: newOwner });
         return done(transferResult(t));
+      }
+      if (event.data.action === 'withdraw') {
+        const transfer = await findTransfer(tx, event.data.transfer_id!);
+        if (transfer?.status !== 'pending' || transfer.group_id !== data.group_id) return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer' });
+        const isRecipient = event.actor?.kind === 'user' && event.actor.id === transfer.to_user_id;
+        const refused = withdrawRefusal(await standingOf(tx, event.actor, data.conversation_id), isRecipient);
+        if (refused) return refuse(refused);
+        return done(transferResult(await settleTransfer(tx, transfer, isRecipient ? 'declined' : 'withdrawn')));
       }
       const pending = await pendingTransfer(tx, data.group_id);
       // Only the recipient settles a transfer; an agent cannot accept ownership for a person. A write with no actor
       // (the local user, with authentication off) is the recipient's own.
       const recipient = event.actor === undefined ? pending?.to_user_id : event.actor.kind === 'user' ? event.actor.id : undefined;
       if (!pending || pending.to_user_id !== recipient) return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer to you' });
-      return done(transferResult(await settleTransfer(tx, pending, event.data.action === 'accept')));
+      return done(transferResult(await settleTransfer(tx, pending, event.data.action === 'accept' ? 'accepted' : 'declined')));
     }
   }
 }
