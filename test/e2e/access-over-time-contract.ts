@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { waitFor } from '../helpers/infra.js';
+import { useCredentials } from '../../harness/credentials.js';
+import { contents, openSse, type SseReader } from '../../harness/sse-client.js';
 import { USERS, type Credentials } from './memory-service-matrix.js';
 
 /**
@@ -23,6 +26,113 @@ async function call(base: string, who: Who, method: string, path: string, body?:
 async function share(base: string, creds: Credentials, id: string, user: string, accessLevel: 'reader' | 'writer' | 'manager'): Promise<void> {
   const shared = await call(base, creds.owner, 'POST', `/v1/conversations/${id}/memberships`, { userId: user, accessLevel });
   assert.equal(shared.status, 201, JSON.stringify(shared.body));
+}
+
+async function openAs(who: Who, url: string): Promise<SseReader> {
+  useCredentials(url, who);
+  const reader = await openSse(url);
+  useCredentials(url, {});
+  assert.equal(reader.status, 200, url);
+  return reader;
+}
+
+/**
+ * Waits until every stream in `gone` has ended and returns how long after `since` (when the
+ * change was asked for) the last one did; fails naming the streams still open.
+ */
+async function endedWithin(gone: ReadonlyArray<{ name: string; stream: SseReader; endedAt: () => number | undefined }>, since: number): Promise<number> {
+  await waitFor('the removed person\'s streams ended', async () => gone.every((g) => g.stream.isEnded()), 10_000).catch(() => {
+    throw new Error(`still open: ${gone.filter((g) => !g.stream.isEnded()).map((g) => g.name).join(', ')}`);
+  });
+  return Math.max(...gone.map((g) => g.endedAt()! - since));
+}
+
+function timed(name: string, stream: SseReader) {
+  let at: number | undefined;
+  void stream.ended.then(() => (at = Date.now()));
+  return { name, stream, endedAt: () => at };
+}
+
+/**
+ * A member removed while their streams are open: their ARK streams and response-resumer streams
+ * end within a second on every replica (`apis`; writes go to the first), with an error frame and
+ * nothing sent after the removal; an agent's and a remaining member's streams go on. Deleting the
+ * conversation then ends the remaining member's resumer stream too. Returns the slowest end seen.
+ */
+export async function checkStreamRevocation(apis: readonly string[], creds: Credentials, prefix: string): Promise<number> {
+  const api = apis[0]!;
+  const latencies: number[] = [];
+  const all: SseReader[] = [];
+  try {
+    // ARK: the owner's session, shared with the reader (to be removed) and the writer (who stays).
+    const session = `${prefix}-ark`;
+    const post = (who: Who, content: string) => call(api, who, 'POST', '/messages', { session_id: session, messages: [{ role: 'user', content }] });
+    assert.equal((await post(creds.owner, 'kickoff')).status, 200);
+    await share(api, creds, session, USERS.reader, 'reader');
+    await share(api, creds, session, USERS.writer, 'writer');
+    const ark = (caller: 'reader' | 'writer' | 'agent') =>
+      Promise.all(apis.map(async (base, i) => ({ name: `ARK ${caller} on replica ${i}`, stream: await openAs(creds[caller], `${base}/stream/${session}`) })));
+    const [removed, remaining, agents] = await Promise.all([ark('reader'), ark('writer'), ark('agent')]);
+    all.push(...[...removed, ...remaining, ...agents].map((s) => s.stream));
+    // A message every stream received shows each is live (its access watch set up before that).
+    assert.equal((await post(creds.agent, 'before')).status, 200);
+    for (const s of [...removed, ...remaining, ...agents]) await waitFor(`${s.name} live`, async () => contents(s.stream).includes('before'), 10_000);
+
+    const watched = removed.map((s) => timed(s.name, s.stream));
+    const removedAt = Date.now();
+    assert.equal((await call(api, creds.owner, 'DELETE', `/v1/conversations/${session}/memberships/${USERS.reader}`)).status, 204);
+    latencies.push(await endedWithin(watched, removedAt));
+    assert.equal((await post(creds.agent, 'after')).status, 200);
+    for (const s of [...remaining, ...agents]) {
+      await waitFor(`${s.name} got the message after the removal`, async () => contents(s.stream).includes('after'), 10_000);
+      assert.ok(!s.stream.isEnded(), `${s.name} goes on`);
+    }
+    for (const s of removed) {
+      assert.ok(!contents(s.stream).includes('after'), `${s.name} got nothing after the removal`);
+      assert.ok(s.stream.frames.some((f) => f.event === 'error'), `${s.name} was told why it ended`);
+    }
+    useCredentials(api, creds.reader);
+    assert.equal((await openSse(`${api}/stream/${session}`)).status, 404, 'the removed reader cannot open it again');
+    useCredentials(api, {});
+
+    // The response resumer: the same people on a memory-service conversation.
+    const created = await call(api, creds.owner, 'POST', '/v1/conversations', { title: 'resumed' });
+    assert.equal(created.status, 201);
+    const id = created.body['id'] as string;
+    await share(api, creds, id, USERS.reader, 'reader');
+    await share(api, creds, id, USERS.writer, 'writer');
+    const record = (tokens: string[]) => call(api, creds.agent, 'POST', `/v1/conversations/${id}/response`, { tokens });
+    assert.equal((await record(['one '])).status, 200);
+    const follow = (caller: 'reader' | 'writer' | 'agent') =>
+      Promise.all(apis.map(async (base, i) => ({ name: `resumer ${caller} on replica ${i}`, stream: await openAs(creds[caller], `${base}/v1/conversations/${id}/response`) })));
+    const [rRemoved, rRemaining, rAgents] = await Promise.all([follow('reader'), follow('writer'), follow('agent')]);
+    all.push(...[...rRemoved, ...rRemaining, ...rAgents].map((s) => s.stream));
+    const tokens = (s: SseReader) => s.frames.filter((f) => f.event === 'token').map((f) => (f.data as { text: string }).text);
+    for (const s of [...rRemoved, ...rRemaining, ...rAgents]) await waitFor(`${s.name} following`, async () => tokens(s.stream).includes('one '), 10_000);
+
+    const rWatched = rRemoved.map((s) => timed(s.name, s.stream));
+    const rRemovedAt = Date.now();
+    assert.equal((await call(api, creds.owner, 'DELETE', `/v1/conversations/${id}/memberships/${USERS.reader}`)).status, 204);
+    latencies.push(await endedWithin(rWatched, rRemovedAt));
+    assert.equal((await record(['two '])).status, 200);
+    for (const s of [...rRemaining, ...rAgents]) await waitFor(`${s.name} got the token after the removal`, async () => tokens(s.stream).includes('two '), 10_000);
+    for (const s of rRemoved) {
+      assert.deepEqual(tokens(s.stream), ['one '], `${s.name} got nothing after the removal`);
+      assert.equal(s.stream.frames.at(-1)?.event, 'error', `${s.name} was told why it ended`);
+    }
+
+    // Deleting the conversation ends the remaining member's stream; the agent's goes on.
+    const deletedWatch = rRemaining.map((s) => timed(s.name, s.stream));
+    const deletedAt = Date.now();
+    assert.equal((await call(api, creds.owner, 'DELETE', `/v1/conversations/${id}`)).status, 204);
+    latencies.push(await endedWithin(deletedWatch, deletedAt));
+    for (const s of rAgents) assert.ok(!s.stream.isEnded(), `${s.name} goes on`);
+  } finally {
+    for (const s of all) s.close();
+  }
+  const slowest = Math.max(...latencies);
+  assert.ok(slowest < 1000, `a removed person's stream ended ${slowest} ms after the change`);
+  return slowest;
 }
 
 /**

@@ -8,7 +8,7 @@ import { bearer, TEST_JWT_SECRET, useCredentials, userToken } from '../../harnes
 import { openSse } from '../../harness/sse-client.js';
 import { checkConversationScenario, checkDocumentLayout, type People } from './memory-service-contract.js';
 import { checkAuthorizationMatrix, USERS, type Credentials } from './memory-service-matrix.js';
-import { checkTransferEndings } from './access-over-time-contract.js';
+import { checkStreamRevocation, checkTransferEndings } from './access-over-time-contract.js';
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
 const OTHER_AGENT_KEY = 'other-agent-key-0123456789';
@@ -55,9 +55,23 @@ test('embedded mode: the authorization matrix of every memory-service endpoint',
   await checkAuthorizationMatrix(base, await matrixCredentials());
 });
 
-test('embedded mode: an ownership offer ends with its recipient\'s membership or its conversation, and the owner withdraws it', async (t: TestContext) => {
+test('embedded mode: a removed member\'s open streams end within a second, others go on; an ownership offer ends with its recipient\'s membership or its conversation, and the owner withdraws it', async (t: TestContext) => {
   const base = await embeddedMemstream(t, AUTH_ENV);
-  await checkTransferEndings(base, await matrixCredentials());
+  const creds = await matrixCredentials();
+  t.diagnostic(`slowest stream end: ${await checkStreamRevocation([base], creds, uniqueName('revoke'))} ms after the change`);
+  await checkTransferEndings(base, creds);
+});
+
+test('distributed mode: a removed member\'s open streams end within a second on both read API replicas, told through Redis; others go on', async (t: TestContext) => {
+  const shared = await distributedEnv(t, 'revoke', { ...AUTH_ENV, REQUEST_SYNC_TIMEOUT_MS: '15000' });
+  const ports = await Promise.all([freePort(), freePort(), freePort()]);
+  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
+  const [converter, a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
+  await waitFor('converter and both replicas healthy', async () => (await healthy(converter)) && (await healthy(a)) && (await healthy(b)), 60_000);
+  const creds = await matrixCredentials();
+  t.diagnostic(`slowest stream end: ${await checkStreamRevocation([a, b], creds, uniqueName('revoke'))} ms after the change`);
 });
 
 test('distributed mode: the scenario and the matrix on the read API, the converter and the indexer, over Kafka, PostgreSQL and Redis', async (t: TestContext) => {

@@ -2,16 +2,28 @@ import { levelsFrom, type AccessLevel, type Actor, type Standing } from '@memstr
 import type { Queryable } from '../store.js';
 
 /** The group a conversation belongs to: its own id unless it is a fork (or has no row yet). */
-const GROUP_OF = `COALESCE((SELECT group_id FROM conversations WHERE id = $1), $1)`;
+const groupOf = (conversation: string) => `COALESCE((SELECT group_id FROM conversations WHERE id = ${conversation}), ${conversation})`;
+const GROUP_OF = groupOf('$1');
+
+/** The level of `user` on the group of `conversation` (SQL expressions), none when the conversation was deleted. */
+const levelOf = (conversation: string, user: string) =>
+  `SELECT access_level FROM conversation_memberships WHERE group_id = ${groupOf(conversation)} AND user_id = ${user}
+     AND NOT EXISTS (SELECT 1 FROM conversations WHERE id = ${conversation} AND deleted_at IS NOT NULL)`;
 
 /** The user's level on the conversation's group, or undefined when they are not a member (or it was deleted). */
 export async function accessLevelOf(q: Queryable, conversationId: string, userId: string): Promise<AccessLevel | undefined> {
-  const { rows } = await q.query<{ access_level: AccessLevel }>(
-    `SELECT access_level FROM conversation_memberships WHERE group_id = ${GROUP_OF} AND user_id = $2
-       AND NOT EXISTS (SELECT 1 FROM conversations WHERE id = $1 AND deleted_at IS NOT NULL)`,
-    [conversationId, userId],
-  );
+  const { rows } = await q.query<{ access_level: AccessLevel }>(levelOf('$1', '$2'), [conversationId, userId]);
   return rows[0]?.access_level;
+}
+
+/** accessLevelOf for many (conversation, user) pairs in one statement, in their order: open streams re-checked together. */
+export async function accessLevelsOf(q: Queryable, pairs: ReadonlyArray<{ conversationId: string; userId: string }>): Promise<Array<AccessLevel | undefined>> {
+  if (pairs.length === 0) return [];
+  const { rows } = await q.query<{ access_level: AccessLevel | null }>(
+    `SELECT (${levelOf('p.c', 'p.u')}) AS access_level FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(c, u, i) ORDER BY p.i`,
+    [pairs.map((p) => p.conversationId), pairs.map((p) => p.userId)],
+  );
+  return rows.map((r) => r.access_level ?? undefined);
 }
 
 /**

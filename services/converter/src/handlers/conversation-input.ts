@@ -1,4 +1,6 @@
 import { publishEvents, type HandlerContext } from '@memstream/bus';
+import type { Fanout } from '@memstream/fanout';
+import type { Logger } from '@memstream/logging';
 import {
   appendMessages,
   setConversationTitle,
@@ -25,8 +27,11 @@ import {
   type Queryable,
 } from '@memstream/store';
 import {
+  ACCESS_CHANGED_CHANNEL,
   TOPICS,
   levelRefusal,
+  type AccessChanged,
+  type KaosInput,
   revokeRefusal,
   shareRefusal,
   transferRefusal,
@@ -55,15 +60,19 @@ export function handleConversationBatch(deps: ConverterDeps) {
   return async (events: readonly ConversationInput[], ctx: HandlerContext): Promise<void> => {
     const outcomes: RequestOutcome[] = [];
     const stored: MessageStored[] = [];
+    const accessChanged = new Set<string>();
     for (const event of events) {
       const earlier = (await findRequestOutcomes(deps.store, [event.id])).get(event.id);
       // Only an append that was stored is applied again (to publish it again); anything else keeps its outcome.
       const republishes = event.type === 'conversation.messages.appended' || event.type === 'kaos.events.appended';
+      // A redelivered change is told again: the first delivery may have died between its commit and the notice.
+      if (earlier?.status === 'stored' && mayTakeAccess(event)) accessChanged.add(event.data.group_id);
       if (earlier && (!republishes || earlier.status === 'failed')) {
         outcomes.push(earlier);
         continue;
       }
       const applied = await deps.store.transaction((tx) => apply(tx, event));
+      if (applied.outcome?.status === 'stored' && mayTakeAccess(event)) accessChanged.add(event.data.group_id);
       outcomes.push(earlier ?? applied.outcome ?? (await findRequestOutcomes(deps.store, [event.id])).get(event.id)!);
       for (const r of applied.stored) {
         stored.push({
@@ -76,9 +85,40 @@ export function handleConversationBatch(deps: ConverterDeps) {
         });
       }
     }
-    await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, stored), announce(deps.fanout, outcomes.filter(Boolean), ctx.log)]);
+    await Promise.all([
+      publishEvents(deps.bus, TOPICS.messagesStored, stored),
+      announce(deps.fanout, outcomes.filter(Boolean), ctx.log),
+      announceAccessChanges(deps.fanout, [...accessChanged], ctx.log),
+    ]);
     ctx.log.info({ events: events.length, messages: stored.length, correlationIds: ctx.correlationIds }, 'conversation events applied');
   };
+}
+
+/**
+ * Changes after which a person may reach less of the group than before (a member removed or
+ * lowered, the group deleted, an owner demoted by a transfer): streams they opened must look again.
+ */
+function mayTakeAccess(event: ConversationInput): event is Exclude<ConversationInput, KaosInput> {
+  switch (event.type) {
+    case 'conversation.membership.changed':
+      return event.data.change !== 'share';
+    case 'conversation.deleted':
+      return true;
+    case 'conversation.ownership.transfer':
+      return event.data.action === 'accept';
+    default:
+      return false;
+  }
+}
+
+/** Best effort, like every fan-out message: a replica that misses it finds the change on its periodic re-check. */
+async function announceAccessChanges(fanout: Fanout, groupIds: readonly string[], log: Logger): Promise<void> {
+  if (groupIds.length === 0) return;
+  try {
+    await fanout.publish(ACCESS_CHANGED_CHANNEL, JSON.stringify({ group_ids: [...groupIds] } satisfies AccessChanged));
+  } catch (err) {
+    log.warn({ err, groups: groupIds.length }, 'could not announce access changes; open streams find them on their next re-check');
+  }
 }
 
 async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> {

@@ -6,7 +6,8 @@ import { arkRecordsAfter, arkSessionState, listArkRecords, listStreamChunks, typ
 import { ArkSessionId, ArkSessionParams, ArkStreamQuery as Query, LiveEvent, liveChannelOf, textOf } from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';
 import { SseWriter } from './sse.js';
-import { mayAccess } from '../../access.js';
+import { mayAccess, personOf } from '../../access.js';
+import type { StreamAccess } from '../../stream-access.js';
 
 const MAX_WAIT_MS = 300_000;
 
@@ -17,6 +18,7 @@ export interface StreamDeps {
   readonly store: Store;
   readonly fanout: Fanout;
   readonly heartbeatMs: number;
+  readonly access: StreamAccess;
 }
 
 /**
@@ -90,9 +92,11 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       void catchUp?.().catch((err: unknown) => request.log.warn({ err }, 'stream catch-up failed; the next heartbeat tries again'));
     }, deps.heartbeatMs);
     let finished = false;
+    let stopWatching: (() => void) | undefined;
     const finish = () => {
       if (finished) return;
       finished = true;
+      stopWatching?.();
       clearInterval(heartbeat);
       open.delete(sse);
       sse.end();
@@ -107,6 +111,18 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
         sse.event('error', { error: `session ${sessionId} not found within ${query.data.timeout}` });
         sse.marker('[DONE]');
         return finish();
+      }
+      // Allowed when it opened (or when the session appeared); a person's stream ends when they lose access.
+      const person = personOf(request);
+      if (person !== undefined) {
+        const stop = await deps.access.watch(sessionId, person, () => {
+          if (finished) return;
+          sse.event('error', { error: `access to session ${sessionId} ended` });
+          sse.marker('[DONE]');
+          finish();
+        });
+        if (finished) stop(); // the reader left while the watch was set up
+        else stopWatching = stop;
       }
       // A session that appeared while the reader waited is sent whole, so read it only now.
       const { state, chunks } = start ?? (await readStart());
