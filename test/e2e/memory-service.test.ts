@@ -35,6 +35,18 @@ test('embedded mode: the memory-service document layout: people write under /v1/
   assert.equal(await search(OTHER_AGENT_KEY), 0);
 });
 
+/** A converter and two read API replicas on the test's own topics, database and Redis; the replicas' addresses. */
+async function converterAndTwoReplicas(t: TestContext, name: string, env: Record<string, string>): Promise<[string, string]> {
+  const shared = await distributedEnv(t, name, env);
+  const ports = await Promise.all([freePort(), freePort(), freePort()]);
+  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
+  const [converter, a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
+  await waitFor('converter and both replicas healthy', async () => (await healthy(converter)) && (await healthy(a)) && (await healthy(b)), 60_000);
+  return [a, b];
+}
+
 async function matrixCredentials(): Promise<Credentials> {
   const person = async (sub: string) => bearer(await userToken(sub));
   return {
@@ -63,13 +75,7 @@ test('embedded mode: a removed member\'s open streams end within a second, other
 });
 
 test('distributed mode: a removed member\'s open streams end within a second on both read API replicas, told through Redis; others go on', async (t: TestContext) => {
-  const shared = await distributedEnv(t, 'revoke', { ...AUTH_ENV, REQUEST_SYNC_TIMEOUT_MS: '15000' });
-  const ports = await Promise.all([freePort(), freePort(), freePort()]);
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  const [converter, a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
-  await waitFor('converter and both replicas healthy', async () => (await healthy(converter)) && (await healthy(a)) && (await healthy(b)), 60_000);
+  const [a, b] = await converterAndTwoReplicas(t, 'revoke', { ...AUTH_ENV, REQUEST_SYNC_TIMEOUT_MS: '15000' });
   const creds = await matrixCredentials();
   t.diagnostic(`slowest stream end: ${await checkStreamRevocation([a, b], creds, uniqueName('revoke'))} ms after the change`);
 });
@@ -218,12 +224,6 @@ test('embedded mode: the response resumer replays a response after a dropped con
 });
 
 test('distributed mode: a response recorded on one read API replica is replayed and followed on another, through Redis', async (t: TestContext) => {
-  const shared = await distributedEnv(t, 'resume', AUTH_ENV);
-  const ports = await Promise.all([freePort(), freePort(), freePort()]);
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  const [converter, a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
-  await waitFor('converter and both replicas healthy', async () => (await healthy(converter)) && (await healthy(a)) && (await healthy(b)), 60_000);
+  const [a, b] = await converterAndTwoReplicas(t, 'resume', AUTH_ENV);
   await checkResumer(a, b, a, bearer(await userToken('alice')), { 'x-api-key': AGENT_KEY });
 });
