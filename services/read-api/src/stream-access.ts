@@ -51,8 +51,8 @@ export class StreamAccess {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.started?.catch(() => undefined);
-    await this.unsubscribe?.();
+    await this.started;
+    await this.unsubscribe?.().catch((err: unknown) => this.deps.log.warn({ err }, 'could not unsubscribe from access changes'));
   }
 
   private async start(): Promise<void> {
