@@ -45,7 +45,7 @@ export async function startInProcessReadApi(options: {
   http.addHook('onRequest', async () => void received++);
   await registerReadApi(http, {
     store, ledger, fanout, write: writer.write, embedder: createHashEmbedder({ dimension: options.embeddingDimension ?? 16 }) as never,
-    sseHeartbeatMs: 15_000, syncTimeoutMs: 1000, responses: undefined,
+    sseHeartbeatMs: 15_000, streamAccessRecheckMs: 5000, syncTimeoutMs: 1000, responses: undefined,
     kaos: { enabled: options.kaosEnabled ?? true, defaultAgent: 'agent', maxSessions: 1000, maxSessionEvents: 500 },
   });
   await http.listen({ port: 0, host: '127.0.0.1' });

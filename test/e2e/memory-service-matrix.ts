@@ -13,6 +13,8 @@ export const USERS = { owner: 'olga', manager: 'max', writer: 'wim', reader: 're
 interface Fixture {
   readonly id: string;
   readonly firstMessage: string;
+  /** The pending ownership transfer a row's preparation made. */
+  readonly transferId?: string;
 }
 
 interface Row {
@@ -23,8 +25,8 @@ interface Row {
   readonly expect: Record<'owner' | 'manager' | 'writer' | 'reader' | 'stranger' | 'agent', number>;
   /** A row that changes the fixture gets a fresh one per caller. */
   readonly mutates?: boolean;
-  /** Prepares the fresh fixture (as its owner) before the call. */
-  readonly prepare?: (base: string, f: Fixture, owner: Record<string, string>) => Promise<void>;
+  /** Prepares the fresh fixture (as its owner) before the call; may return it with what it made. */
+  readonly prepare?: (base: string, f: Fixture, owner: Record<string, string>) => Promise<Fixture | void>;
 }
 
 const text = (t: string) => [{ type: 'text', text: t }];
@@ -123,6 +125,17 @@ export const ROWS: readonly Row[] = [
     expect: { owner: 404, manager: 404, writer: 404, reader: 200, stranger: 404, agent: 404 },
   },
   {
+    name: 'DELETE ownership-transfers/{id} (offered to the reader): the owner withdraws, the reader declines',
+    mutates: true,
+    prepare: async (b, f, owner) => {
+      const offered = await msCall<{ id: string }>(b, 'transferConversationOwnership', { params: { conversationId: f.id }, body: { newOwnerUserId: USERS.reader }, headers: owner });
+      assert.equal(offered.status, 202);
+      return { ...f, transferId: offered.body.id };
+    },
+    call: (b, f, h) => raw(b, 'DELETE', `/v1/ownership-transfers/${f.transferId}`, h),
+    expect: { owner: 204, manager: 403, writer: 403, reader: 204, stranger: 403, agent: 204 },
+  },
+  {
     name: 'GET /v1/agent context',
     call: (b, f, h) => raw(b, 'GET', `/v1/agent/conversations/${f.id}/context`, h),
     expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 200 },
@@ -181,8 +194,8 @@ export async function checkAuthorizationMatrix(base: string, creds: Credentials)
   const wrong: string[] = [];
   for (const row of ROWS) {
     for (const caller of CALLERS) {
-      const f = row.mutates ? await fixture(base, creds) : shared;
-      if (row.prepare) await row.prepare(base, f, creds.owner);
+      const fresh = row.mutates ? await fixture(base, creds) : shared;
+      const f = (await row.prepare?.(base, fresh, creds.owner)) ?? fresh;
       const expected = caller === 'none' || caller === 'expired' || caller === 'forged' ? 401 : row.expect[caller];
       const got = await row.call(base, f, creds[caller]);
       if (got !== expected) wrong.push(`${row.name} as ${caller}: ${got}, expected ${expected}`);

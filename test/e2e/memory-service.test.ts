@@ -8,6 +8,7 @@ import { bearer, TEST_JWT_SECRET, useCredentials, userToken } from '../../harnes
 import { openSse } from '../../harness/sse-client.js';
 import { checkConversationScenario, checkDocumentLayout, type People } from './memory-service-contract.js';
 import { checkAuthorizationMatrix, USERS, type Credentials } from './memory-service-matrix.js';
+import { checkStreamRevocation, checkTransferEndings } from './access-over-time-contract.js';
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
 const OTHER_AGENT_KEY = 'other-agent-key-0123456789';
@@ -34,6 +35,18 @@ test('embedded mode: the memory-service document layout: people write under /v1/
   assert.equal(await search(OTHER_AGENT_KEY), 0);
 });
 
+/** A converter and two read API replicas on the test's own topics, database and Redis; the replicas' addresses. */
+async function converterAndTwoReplicas(t: TestContext, name: string, env: Record<string, string>): Promise<[string, string]> {
+  const shared = await distributedEnv(t, name, env);
+  const ports = await Promise.all([freePort(), freePort(), freePort()]);
+  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
+  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
+  const [converter, a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
+  await waitFor('converter and both replicas healthy', async () => (await healthy(converter)) && (await healthy(a)) && (await healthy(b)), 60_000);
+  return [a, b];
+}
+
 async function matrixCredentials(): Promise<Credentials> {
   const person = async (sub: string) => bearer(await userToken(sub));
   return {
@@ -54,6 +67,19 @@ test('embedded mode: the authorization matrix of every memory-service endpoint',
   await checkAuthorizationMatrix(base, await matrixCredentials());
 });
 
+test('embedded mode: a removed member\'s open streams end within a second, others go on; an ownership offer ends with its recipient\'s membership or its conversation, and the owner withdraws it', async (t: TestContext) => {
+  const base = await embeddedMemstream(t, AUTH_ENV);
+  const creds = await matrixCredentials();
+  t.diagnostic(`slowest stream end: ${await checkStreamRevocation([base], creds, uniqueName('revoke'))} ms after the change`);
+  await checkTransferEndings(base, creds);
+});
+
+test('distributed mode: a removed member\'s open streams end within a second on both read API replicas, told through Redis; others go on', async (t: TestContext) => {
+  const [a, b] = await converterAndTwoReplicas(t, 'revoke', { ...AUTH_ENV, REQUEST_SYNC_TIMEOUT_MS: '15000' });
+  const creds = await matrixCredentials();
+  t.diagnostic(`slowest stream end: ${await checkStreamRevocation([a, b], creds, uniqueName('revoke'))} ms after the change`);
+});
+
 test('distributed mode: the scenario and the matrix on the read API, the converter and the indexer, over Kafka, PostgreSQL and Redis', async (t: TestContext) => {
   const shared = await distributedEnv(t, 'ms', {
     ...AUTH_ENV,
@@ -71,6 +97,7 @@ test('distributed mode: the scenario and the matrix on the read API, the convert
   await waitFor('converter and read API healthy', async () => (await healthy(converter)) && (await healthy(readApi)), 60_000);
   await checkConversationScenario(readApi, await people());
   await checkAuthorizationMatrix(readApi, await matrixCredentials());
+  await checkTransferEndings(readApi, await matrixCredentials());
 });
 
 test('embedded mode: bad input to the memory-service gets a 4xx in its error shape, never a 500, and stores nothing', async (t: TestContext) => {
@@ -197,12 +224,6 @@ test('embedded mode: the response resumer replays a response after a dropped con
 });
 
 test('distributed mode: a response recorded on one read API replica is replayed and followed on another, through Redis', async (t: TestContext) => {
-  const shared = await distributedEnv(t, 'resume', AUTH_ENV);
-  const ports = await Promise.all([freePort(), freePort(), freePort()]);
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  const [converter, a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
-  await waitFor('converter and both replicas healthy', async () => (await healthy(converter)) && (await healthy(a)) && (await healthy(b)), 60_000);
+  const [a, b] = await converterAndTwoReplicas(t, 'resume', AUTH_ENV);
   await checkResumer(a, b, a, bearer(await userToken('alice')), { 'x-api-key': AGENT_KEY });
 });

@@ -12,6 +12,7 @@ import type {
   ListMessagesQuery,
   SearchMessagesRequest,
 } from '@memstream/schemas';
+import { errorFromAnswer } from './errors.js';
 import type { CallOptions, Http } from './http.js';
 import type { Conversation, Membership, MsMessage, Page, Transfer } from './responses.js';
 import { ROUTES } from './routes.js';
@@ -134,14 +135,20 @@ export class CodeConversations extends Conversations<typeof ROUTES.memoryService
     return this.http.call(this.routes.recordResponse, { params: { conversationId }, body: { tokens, done } }, options);
   }
 
+  /** Ends a pending ownership offer: the owner (or an agent) withdraws it, its recipient declines it. */
+  async endTransfer(transferId: string, options?: CallOptions): Promise<void> {
+    await this.http.call(this.routes.endTransfer, { params: { transferId } }, options);
+  }
+
   cancelResponse(conversationId: string, options?: CallOptions): Promise<{ cancelled: boolean }> {
     return this.http.call(this.routes.cancelResponse, { params: { conversationId } }, options, true);
   }
 
-  /** The response from its start, then live, until `done` or `cancelled`. */
+  /** The response from its start, then live, until `done` or `cancelled`; throws (403) if the caller's access ends meanwhile. */
   async *followResponse(conversationId: string, options: CallOptions = {}): AsyncGenerator<ResponseEvent> {
     const response = await this.http.open(this.routes.followResponse, { params: { conversationId } }, options);
     for await (const frame of sseFrames(response, options.signal)) {
+      if (frame.event === 'error') throw errorFromAnswer('memory-service', 403, JSON.parse(frame.data));
       if (frame.event === 'token') yield { type: 'token', text: (JSON.parse(frame.data) as { text: string }).text };
       else if (frame.event === 'done' || frame.event === 'cancelled') {
         yield { type: frame.event };

@@ -31,6 +31,7 @@ import {
   ListMemoriesQuery,
   ListMessagesQuery,
   MemberParams,
+  TransferIdParams,
   MemoryAgentContextQuery,
   MemoryAgentSummariesQuery,
   MemoryStatsQuery,
@@ -120,6 +121,8 @@ const memoryServiceCode = {
   recordResponse: route({ family: 'memory-service', method: 'POST', path: `${CODE}/{conversationId}/response`, params: ConversationIdParams, body: RecordResponseRequest }),
   followResponse: route({ family: 'memory-service', method: 'GET', path: `${CODE}/{conversationId}/response`, params: ConversationIdParams, stream: true }),
   cancelResponse: route({ family: 'memory-service', method: 'POST', path: `${CODE}/{conversationId}/cancel-response`, params: ConversationIdParams }),
+  /** The memory-service's own route for ending an ownership offer, by the transfer's id. */
+  endTransfer: route({ family: 'memory-service', method: 'DELETE', path: '/v1/ownership-transfers/{transferId}', params: TransferIdParams }),
 };
 
 const AGENT = '/v1/agent/conversations/{conversationId}';

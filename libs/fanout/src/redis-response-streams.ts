@@ -48,6 +48,10 @@ export class RedisResponseStreams implements ResponseStreams {
   async follow(conversationId: string, onEvent: (event: ResponseEvent) => void, signal: AbortSignal): Promise<void> {
     const reader = this.redis.duplicate({ commandTimeout: undefined });
     reader.on('error', (err) => this.log.warn({ err }, 'redis connection error (response follower)'));
+    // A follower stopped (its reader left, its access ended, shutdown) stops now, not when the
+    // blocking read next times out: dropping the connection ends that read.
+    const stop = () => reader.disconnect();
+    signal.addEventListener('abort', stop, { once: true });
     try {
       let from = '0';
       while (!signal.aborted) {
@@ -61,7 +65,10 @@ export class RedisResponseStreams implements ResponseStreams {
         }
         if (reply === null && (await this.state(conversationId)) === 'none') return;
       }
+    } catch (err) {
+      if (!signal.aborted) throw err;
     } finally {
+      signal.removeEventListener('abort', stop);
       reader.disconnect();
     }
   }

@@ -85,8 +85,9 @@ export const OwnershipTransfer = envelopeOf(
   'conversation.ownership.transfer',
   z.object({
     ...Scope,
-    action: z.enum(['request', 'accept', 'decline']),
-    /** For a request: the transfer's id and its recipient. */
+    /** withdraw: the owner takes the offer back, or its recipient declines it (by the transfer's id). */
+    action: z.enum(['request', 'accept', 'decline', 'withdraw']),
+    /** For a request: the transfer's id and its recipient; for a withdrawal, the transfer's id. */
     transfer_id: Id.nullable(),
     new_owner_user_id: Id.nullable(),
   }),

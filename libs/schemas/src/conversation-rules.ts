@@ -63,10 +63,21 @@ export function revokeRefusal(standing: Standing, targetLevel: AccessLevel | und
   return undefined;
 }
 
-/** Asking to hand the group to `newOwner`. */
-export function transferRefusal(standing: Standing, newOwner: string, currentOwner: string | null): Refusal | undefined {
+/**
+ * Asking to hand the group to `newOwner`, whose level is `newOwnerLevel`. Only a member is offered
+ * the group (as the memory-service does), so an offer never outlives its recipient's membership:
+ * removing them ends it.
+ */
+export function transferRefusal(standing: Standing, newOwner: string, currentOwner: string | null, newOwnerLevel: AccessLevel | undefined): Refusal | undefined {
   const refused = levelRefusal(standing, 'owner', 'Transferring ownership');
   if (refused) return refused;
   if (newOwner === currentOwner) return { code: 'INVALID_PARAMETER', message: 'newOwnerUserId already owns the conversation' };
+  if (newOwnerLevel === undefined) return { code: 'INVALID_PARAMETER', message: 'newOwnerUserId must be a member of the conversation' };
   return undefined;
+}
+
+/** Ending a pending transfer untaken: its recipient declines it, or the owner (or an agent) withdraws it. */
+export function withdrawRefusal(standing: Standing, isRecipient: boolean): Refusal | undefined {
+  if (isRecipient || standing === 'unrestricted' || standing === 'owner') return undefined;
+  return { code: 'FORBIDDEN', message: 'Only the owner or the recipient may end an ownership transfer' };
 }

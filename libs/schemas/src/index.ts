@@ -39,6 +39,7 @@ export { EpisodicMemory } from './episodic-memory.js';
 export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
 export { CONSUMERS, TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';
+export { ACCESS_CHANGED_CHANNEL, AccessChanged } from './access-notice.js';
 export { AccessLevel, grants, levelsFrom } from './access-level.js';
 export {
   MsRole,
@@ -53,7 +54,7 @@ export {
   ConversationInput,
   type MemoryServiceInput,
 } from './conversation-events.js';
-export { levelRefusal, shareRefusal, updateRefusal, revokeRefusal, transferRefusal, type Standing, type Refusal } from './conversation-rules.js';
+export { levelRefusal, shareRefusal, updateRefusal, revokeRefusal, transferRefusal, withdrawRefusal, type Standing, type Refusal } from './conversation-rules.js';
 export * from './memory-service-api.js';
 export {
   KAOS_EVENT_TYPES,

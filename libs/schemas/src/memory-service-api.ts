@@ -16,6 +16,7 @@ const Title = z.string().max(1000).nullable().optional();
 export const ConversationIdParams = z.object({ conversationId: SafeId });
 export const MessageIdParams = ConversationIdParams.extend({ messageId: Id });
 export const MemberParams = ConversationIdParams.extend({ userId: Id });
+export const TransferIdParams = z.object({ transferId: Id });
 
 export const CreateConversationRequest = z.object({ title: Title, metadata: Metadata.optional() });
 
@@ -91,7 +92,7 @@ export const TransferBody = z.object({
   conversationId: z.string(),
   fromUserId: z.string(),
   toUserId: z.string(),
-  status: z.enum(['pending', 'accepted', 'declined', 'superseded']),
+  status: z.enum(['pending', 'accepted', 'declined', 'superseded', 'withdrawn', 'cancelled']),
   createdAt: z.string(),
 });
 

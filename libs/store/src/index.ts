@@ -50,6 +50,7 @@ export {
 } from './repositories/summary-memory.js';
 export {
   listArkRecords,
+  arkRecordsAfter,
   listArkSessions,
   arkSessionState,
   completeArkSession,
@@ -102,7 +103,7 @@ export { MAX_QUERY_TERMS, keywordSearch } from './repositories/keyword-search.js
 export { forgetMessages, forgetMessagesIn, type ForgetFilter, type ForgetResult } from './repositories/forget.js';
 export { memoryStats, type MemoryStats } from './repositories/memory-stats.js';
 export { storeBusJournal } from './repositories/bus-journal.js';
-export { accessLevelOf, conversationInUse, claimConversation, visibleTo, audienceIn, standingOf } from './repositories/conversation-access.js';
+export { accessLevelOf, accessLevelsOf, conversationInUse, claimConversation, visibleTo, audienceIn, standingOf } from './repositories/conversation-access.js';
 export {
   insertConversation,
   findConversation,

@@ -24,6 +24,7 @@ import { registerSearch } from './routes/memory-service/search.js';
 import { registerAgentContext } from './routes/memory-service/agent-context.js';
 import { registerResponseResumer } from './routes/memory-service/response-resumer.js';
 import { agentOf, kaosOps, type KaosSettings } from './routes/kaos/kaos-ops.js';
+import { StreamAccess } from './stream-access.js';
 import { registerKaosSessionRoutes } from './routes/kaos/session-routes.js';
 import { registerKaosMemoryRoutes } from './routes/kaos/memory-routes.js';
 import { registerNullMemoryRoutes } from './routes/kaos/null-memory.js';
@@ -37,6 +38,8 @@ export interface ReadApiDeps {
   /** ARK's POST /messages writes through Kafka like every write. */
   readonly write: Writer;
   readonly sseHeartbeatMs: number;
+  /** The backstop re-check of open streams' access (see StreamAccess). */
+  readonly streamAccessRecheckMs: number;
   /** Embeds search queries with the model the indexer stores vectors of. */
   readonly embedder: QueryEmbedder;
   /** How long a flush waits for its extraction (the write paths' sync timeout). */
@@ -57,6 +60,9 @@ export const readApiDocs: ApiDocsOptions = {
 /** Registers the read routes on a server the caller owns; one plugin per API family. */
 export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): Promise<void> {
   assertAuthenticated(app);
+  // People's open streams (ARK's and the response resumer) end when their access does.
+  const streamAccess = new StreamAccess({ store: deps.store, fanout: deps.fanout, recheckMs: deps.streamAccessRecheckMs, log: app.log });
+  app.addHook('onClose', () => streamAccess.close());
   await app.register(async (evermemos) => {
     evermemos.setErrorHandler(errorHandlerFor(everMemOsErrorShape));
     registerGetMemories(evermemos, deps);
@@ -76,7 +82,7 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
   await app.register(async (ark) => {
     ark.setErrorHandler(errorHandlerFor(arkErrorShape));
     registerArkMessages(ark, deps);
-    registerStream(ark, { store: deps.store, fanout: deps.fanout, heartbeatMs: deps.sseHeartbeatMs });
+    registerStream(ark, { store: deps.store, fanout: deps.fanout, heartbeatMs: deps.sseHeartbeatMs, access: streamAccess });
     registerSessionWrites(ark, deps);
   });
   // memory-service, in both of its layouts from one implementation; writes go through Kafka.
@@ -87,7 +93,7 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     registerCodeRoutes(memoryService, handlers);
     registerSearch(memoryService, deps);
     registerAgentContext(memoryService, handlers, deps.store);
-    registerResponseResumer(memoryService, handlers, { responses: deps.responses, heartbeatMs: deps.sseHeartbeatMs });
+    registerResponseResumer(memoryService, handlers, { responses: deps.responses, heartbeatMs: deps.sseHeartbeatMs, access: streamAccess });
   });
   // KAOS agent memory: sessions and events per agent; writes go through Kafka.
   await app.register(async (kaos) => {
@@ -101,7 +107,7 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
 }
 
 /** The read API's settings from its configuration (the read API's own, or the all-in-one's). */
-export function readApiSettingsOf(config: ReadApiConfig): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'syncTimeoutMs' | 'kaos'> {
+export function readApiSettingsOf(config: ReadApiConfig): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'kaos'> {
   return {
     kaos: {
       enabled: config.MEMORY_ENABLED,
@@ -110,6 +116,7 @@ export function readApiSettingsOf(config: ReadApiConfig): Pick<ReadApiDeps, 'sse
       maxSessionEvents: config.MEMORY_MAX_SESSION_EVENTS,
     },
     sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
+    streamAccessRecheckMs: config.STREAM_ACCESS_RECHECK_MS,
     syncTimeoutMs: config.REQUEST_SYNC_TIMEOUT_MS,
   };
 }

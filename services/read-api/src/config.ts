@@ -7,6 +7,11 @@ export const readApiSettings = {
   ...embeddingSettings,
   /** Comment frames on idle SSE streams, so proxies do not close them. */
   SSE_HEARTBEAT_MS: env.int(15_000, 100),
+  /**
+   * How often every open stream of a person re-checks their access, in case the converter's notice
+   * of a membership change was lost on its way (it normally ends a removed member's stream at once).
+   */
+  STREAM_ACCESS_RECHECK_MS: env.int(5_000, 100),
   /** The memory-service response resumer: `auto` (Redis with REDIS_URL, in-process without), or `none` (its calls answer 409). */
   RESPONSE_RESUMER: z.enum(['auto', 'none']).default('auto'),
   /** How long an ended response stays replayable. */

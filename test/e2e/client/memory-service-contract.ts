@@ -37,6 +37,9 @@ export async function checkMemoryService(people: People, label: string): Promise
   assert.equal((await user.transferOwnership(trip.id, 'bob')).status, 'pending');
   assert.equal((await bob.memoryService.user.pendingTransfer(trip.id)).toUserId, 'bob');
   assert.equal((await bob.memoryService.user.declineTransfer(trip.id)).status, 'declined');
+  const withdrawn = await user.transferOwnership(trip.id, 'bob');
+  await alice.memoryService.conversations.endTransfer(withdrawn.id);
+  await rejectsWith(user.pendingTransfer(trip.id), { family: 'memory-service', status: 404, code: 'not_found' });
   await user.transferOwnership(trip.id, 'bob');
   assert.equal((await bob.memoryService.user.acceptTransfer(trip.id)).status, 'accepted');
   assert.equal((await bob.memoryService.user.get(trip.id)).ownerUserId, 'bob');

@@ -57,6 +57,17 @@ export async function listArkRecords(
   return { records: rows, total: total.rows[0]?.n ?? 0 };
 }
 
+/**
+ * A session's messages numbered after `afterSeq`, in order: what a live stream has not sent yet.
+ * By sequence number, never by position: a deletion leaves gaps in the numbering.
+ */
+export async function arkRecordsAfter(q: Queryable, sessionId: string, afterSeq: number, audiences?: readonly string[] | undefined): Promise<ArkRecord[]> {
+  const params: unknown[] = [sessionId, afterSeq];
+  const shown = audiences === undefined ? '' : `AND ${audienceIn('audience', params, audiences)}`;
+  const { rows } = await q.query<ArkRecord>(`SELECT ${RECORD} FROM messages WHERE conversation_id = $1 AND seq > $2 ${shown} ORDER BY seq`, params);
+  return rows;
+}
+
 /** Sessions with ARK messages or chunks, oldest first; with `visibleTo`, only those the person may read. */
 export async function listArkSessions(q: Queryable, options: { visibleTo?: string | undefined } = {}): Promise<string[]> {
   const params: unknown[] = [];

@@ -2,24 +2,36 @@ import { PRIVATE_CHAT_PREFIX, isOthersPrivateChat, levelsFrom, type AccessLevel,
 import type { Queryable } from '../store.js';
 
 /** The group a conversation belongs to: its own id unless it is a fork (or has no row yet). */
-const GROUP_OF = `COALESCE((SELECT group_id FROM conversations WHERE id = $1), $1)`;
+const groupOf = (conversation: string) => `COALESCE((SELECT group_id FROM conversations WHERE id = ${conversation}), ${conversation})`;
+const GROUP_OF = groupOf('$1');
 
 /**
- * The user's level on the conversation's group, or undefined when they are not a member (or it
- * was deleted). The person a private chat is private to owns it, with or without a row.
+ * The level of `user` on the group of `conversation` (SQL expressions), none when the conversation
+ * was deleted. The person a private chat is private to owns it, with or without a row.
  */
+const levelOf = (conversation: string, user: string) =>
+  `SELECT access_level FROM (
+     SELECT 'owner' AS access_level, 0 AS rank WHERE ${groupOf(conversation)} = '${PRIVATE_CHAT_PREFIX}' || ${user}
+     UNION ALL
+     SELECT access_level, 1 FROM conversation_memberships WHERE group_id = ${groupOf(conversation)} AND user_id = ${user}
+   ) l
+   WHERE NOT EXISTS (SELECT 1 FROM conversations WHERE id = ${conversation} AND deleted_at IS NOT NULL)
+   ORDER BY rank LIMIT 1`;
+
+/** The user's level on the conversation's group, or undefined when they are not a member (or it was deleted): see levelOf. */
 export async function accessLevelOf(q: Queryable, conversationId: string, userId: string): Promise<AccessLevel | undefined> {
-  const { rows } = await q.query<{ access_level: AccessLevel }>(
-    `SELECT access_level FROM (
-       SELECT 'owner' AS access_level, 0 AS rank WHERE ${GROUP_OF} = '${PRIVATE_CHAT_PREFIX}' || $2
-       UNION ALL
-       SELECT access_level, 1 FROM conversation_memberships WHERE group_id = ${GROUP_OF} AND user_id = $2
-     ) l
-     WHERE NOT EXISTS (SELECT 1 FROM conversations WHERE id = $1 AND deleted_at IS NOT NULL)
-     ORDER BY rank LIMIT 1`,
-    [conversationId, userId],
-  );
+  const { rows } = await q.query<{ access_level: AccessLevel }>(levelOf('$1', '$2'), [conversationId, userId]);
   return rows[0]?.access_level;
+}
+
+/** accessLevelOf for many (conversation, user) pairs in one statement, in their order: open streams re-checked together. */
+export async function accessLevelsOf(q: Queryable, pairs: ReadonlyArray<{ conversationId: string; userId: string }>): Promise<Array<AccessLevel | undefined>> {
+  if (pairs.length === 0) return [];
+  const { rows } = await q.query<{ access_level: AccessLevel | null }>(
+    `SELECT (${levelOf('p.c', 'p.u')}) AS access_level FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(c, u, i) ORDER BY p.i`,
+    [pairs.map((p) => p.conversationId), pairs.map((p) => p.userId)],
+  );
+  return rows.map((r) => r.access_level ?? undefined);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { KaosEvent } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 import { visibleTo } from './conversation-access.js';
+import { cancelPendingTransfers } from './ms-memberships.js';
 
 /** A KAOS session as stored; times are already in KAOS's text form (see ISO). */
 export interface KaosSessionRow {
@@ -82,6 +83,8 @@ export async function deleteKaosSessions(tx: Queryable, conversationIds: readonl
   if (conversationIds.length === 0) return 0;
   const { rowCount } = await tx.query(`DELETE FROM kaos_sessions WHERE conversation_id = ANY($1::text[])`, [[...conversationIds]]);
   await tx.query(`UPDATE conversations SET deleted_at = now(), updated_at = now() WHERE id = ANY($1::text[]) AND deleted_at IS NULL`, [[...conversationIds]]);
+  // A session is its own group: an ownership offer made on it through the memory-service ends with it.
+  await cancelPendingTransfers(tx, conversationIds);
   return rowCount ?? 0;
 }
 

@@ -1,6 +1,7 @@
 import type { AccessLevel } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 import { visibleTo } from './conversation-access.js';
+import { cancelPendingTransfers } from './ms-memberships.js';
 
 /** A memory-service conversation as stored, with its owner and, for a person, their level. */
 export interface ConversationRecord {
@@ -115,6 +116,7 @@ export async function deleteConversationGroup(q: Queryable, groupId: string): Pr
     `UPDATE conversations SET deleted_at = now(), updated_at = now() WHERE COALESCE(group_id, id) = $1 AND deleted_at IS NULL`,
     [groupId],
   );
+  await cancelPendingTransfers(q, [groupId]);
   return rowCount ?? 0;
 }
 

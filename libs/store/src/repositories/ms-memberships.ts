@@ -36,8 +36,10 @@ export async function setMembership(q: Queryable, groupId: string, userId: strin
   return rows[0]!;
 }
 
+/** Removes a member; an ownership transfer offered to them ends with their membership. */
 export async function removeMembership(q: Queryable, groupId: string, userId: string): Promise<boolean> {
   const { rowCount } = await q.query('DELETE FROM conversation_memberships WHERE group_id = $1 AND user_id = $2', [groupId, userId]);
+  await cancelPendingTransfers(q, [groupId], userId);
   return (rowCount ?? 0) > 0;
 }
 
@@ -47,18 +49,20 @@ export interface TransferRecord {
   readonly conversation_id: string;
   readonly from_user_id: string;
   readonly to_user_id: string;
-  readonly status: 'pending' | 'accepted' | 'declined' | 'superseded';
+  readonly status: 'pending' | 'accepted' | 'declined' | 'superseded' | 'withdrawn' | 'cancelled';
   readonly created_at: Date;
   readonly decided_at: Date | null;
 }
 
 const TRANSFER = 'id, group_id, conversation_id, from_user_id, to_user_id, status, created_at, decided_at';
 
-/** Records a transfer request; a pending one for the group is superseded by it. A replayed id changes nothing. */
+/**
+ * Records a transfer request; the caller has made sure none is pending for the group (a second
+ * offer is refused; 'superseded' is left from when it replaced the first). A replayed id changes nothing.
+ */
 export async function requestTransfer(q: Queryable, t: { id: string; groupId: string; conversationId: string; from: string; to: string }): Promise<TransferRecord> {
   const existing = await findTransfer(q, t.id);
   if (existing) return existing;
-  await q.query(`UPDATE conversation_ownership_transfers SET status = 'superseded', decided_at = now() WHERE group_id = $1 AND status = 'pending'`, [t.groupId]);
   const { rows } = await q.query<TransferRecord>(
     `INSERT INTO conversation_ownership_transfers (id, group_id, conversation_id, from_user_id, to_user_id, status)
      VALUES ($1, $2, $3, $4, $5, 'pending') RETURNING ${TRANSFER}`,
@@ -78,17 +82,32 @@ export async function pendingTransfer(q: Queryable, groupId: string): Promise<Tr
 }
 
 /**
- * Settles the group's pending transfer: accepted, the recipient becomes the owner and the former
- * owner a manager (both rows in this transaction, so the group never has two owners or none).
+ * Ends the pending transfers of these groups (only those offered to `toUserId`, when given) as
+ * cancelled: the group was deleted, or the recipient is no longer a member. Called in the
+ * transaction of that change, so no moment exists in which the offer could still be accepted.
  */
-export async function settleTransfer(q: Queryable, transfer: TransferRecord, accept: boolean): Promise<TransferRecord> {
-  if (accept) {
+export async function cancelPendingTransfers(q: Queryable, groupIds: readonly string[], toUserId?: string): Promise<number> {
+  const { rowCount } = await q.query(
+    `UPDATE conversation_ownership_transfers SET status = 'cancelled', decided_at = now()
+     WHERE group_id = ANY($1::text[]) AND status = 'pending' AND ($2::text IS NULL OR to_user_id = $2)`,
+    [[...groupIds], toUserId ?? null],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * Settles a pending transfer: accepted, the recipient becomes the owner and the former owner a
+ * manager (both rows in this transaction, so the group never has two owners or none); declined by
+ * its recipient, or withdrawn by the owner, nothing else changes.
+ */
+export async function settleTransfer(q: Queryable, transfer: TransferRecord, outcome: 'accepted' | 'declined' | 'withdrawn'): Promise<TransferRecord> {
+  if (outcome === 'accepted') {
     await q.query(`UPDATE conversation_memberships SET access_level = 'manager' WHERE group_id = $1 AND access_level = 'owner'`, [transfer.group_id]);
     await setMembership(q, transfer.group_id, transfer.to_user_id, 'owner');
   }
   const { rows } = await q.query<TransferRecord>(
     `UPDATE conversation_ownership_transfers SET status = $2, decided_at = now() WHERE id = $1 RETURNING ${TRANSFER}`,
-    [transfer.id, accept ? 'accepted' : 'declined'],
+    [transfer.id, outcome],
   );
   return rows[0]!;
 }

@@ -1,4 +1,6 @@
 import { publishEvents, type HandlerContext } from '@memstream/bus';
+import type { Fanout } from '@memstream/fanout';
+import type { Logger } from '@memstream/logging';
 import {
   appendMessages,
   setConversationTitle,
@@ -8,6 +10,7 @@ import {
   findConversation,
   findInView,
   findMembership,
+  findTransfer,
   findRequestOutcomes,
   groupOfConversation,
   insertConversation,
@@ -24,12 +27,16 @@ import {
   type Queryable,
 } from '@memstream/store';
 import {
+  ACCESS_CHANGED_CHANNEL,
   TOPICS,
   levelRefusal,
+  type AccessChanged,
+  type KaosInput,
   revokeRefusal,
   shareRefusal,
   transferRefusal,
   updateRefusal,
+  withdrawRefusal,
   type ConversationInput,
   isKaosInput,
   type MessageStored,
@@ -54,21 +61,56 @@ export function handleConversationBatch(deps: ConverterDeps) {
   return async (events: readonly ConversationInput[], ctx: HandlerContext): Promise<void> => {
     const outcomes: RequestOutcome[] = [];
     const stored: MessageStored[] = [];
+    const accessChanged = new Set<string>();
     for (const event of events) {
       const earlier = (await findRequestOutcomes(deps.store, [event.id])).get(event.id);
       // Only an append that was stored is applied again (to publish it again); anything else keeps its outcome.
       const republishes = event.type === 'conversation.messages.appended' || event.type === 'kaos.events.appended';
+      // A redelivered change is told again: the first delivery may have died between its commit and the notice.
+      if (earlier?.status === 'stored' && mayTakeAccess(event)) accessChanged.add(event.data.group_id);
       if (earlier && (!republishes || earlier.status === 'failed')) {
         outcomes.push(earlier);
         continue;
       }
       const applied = await deps.store.transaction((tx) => apply(tx, event));
+      if (applied.outcome?.status === 'stored' && mayTakeAccess(event)) accessChanged.add(event.data.group_id);
       outcomes.push(earlier ?? applied.outcome ?? (await findRequestOutcomes(deps.store, [event.id])).get(event.id)!);
       for (const r of applied.stored) stored.push(storedEvent(r.message, event.correlation_id));
     }
-    await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, stored), announce(deps.fanout, outcomes.filter(Boolean), ctx.log)]);
+    await Promise.all([
+      publishEvents(deps.bus, TOPICS.messagesStored, stored),
+      announce(deps.fanout, outcomes.filter(Boolean), ctx.log),
+      announceAccessChanges(deps.fanout, [...accessChanged], ctx.log),
+    ]);
     ctx.log.info({ events: events.length, messages: stored.length, correlationIds: ctx.correlationIds }, 'conversation events applied');
   };
+}
+
+/**
+ * Changes after which a person may reach less of the group than before (a member removed or
+ * lowered, the group deleted, an owner demoted by a transfer): streams they opened must look again.
+ */
+function mayTakeAccess(event: ConversationInput): event is Exclude<ConversationInput, KaosInput> {
+  switch (event.type) {
+    case 'conversation.membership.changed':
+      return event.data.change !== 'share';
+    case 'conversation.deleted':
+      return true;
+    case 'conversation.ownership.transfer':
+      return event.data.action === 'accept';
+    default:
+      return false;
+  }
+}
+
+/** Best effort, like every fan-out message: a replica that misses it finds the change on its periodic re-check. */
+async function announceAccessChanges(fanout: Fanout, groupIds: readonly string[], log: Logger): Promise<void> {
+  if (groupIds.length === 0) return;
+  try {
+    await fanout.publish(ACCESS_CHANGED_CHANNEL, JSON.stringify({ group_ids: [...groupIds] } satisfies AccessChanged));
+  } catch (err) {
+    log.warn({ err, groups: groupIds.length }, 'could not announce access changes; open streams find them on their next re-check');
+  }
 }
 
 async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> {
@@ -160,18 +202,29 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
       if (event.data.action === 'request') {
         const standing = await standingOf(tx, event.actor, data.conversation_id);
         const owner = (await findConversation(tx, data.conversation_id))?.owner_user_id ?? null;
-        const refused = transferRefusal(standing, event.data.new_owner_user_id!, owner);
+        const newOwner = event.data.new_owner_user_id!;
+        const refused = transferRefusal(standing, newOwner, owner, (await findMembership(tx, data.group_id, newOwner))?.access_level);
         if (refused) return refuse(refused);
         if (owner === null) return refuse({ code: 'CONFLICT', message: 'The conversation has no owner to transfer from' });
-        const t = await requestTransfer(tx, { id: event.data.transfer_id!, groupId: data.group_id, conversationId: data.conversation_id, from: owner, to: event.data.new_owner_user_id! });
+        const pending = await pendingTransfer(tx, data.group_id);
+        if (pending) return refuse({ code: 'CONFLICT', message: `An ownership transfer is already pending: ${pending.id}` });
+        const t = await requestTransfer(tx, { id: event.data.transfer_id!, groupId: data.group_id, conversationId: data.conversation_id, from: owner, to: newOwner });
         return done(transferResult(t));
+      }
+      if (event.data.action === 'withdraw') {
+        const transfer = await findTransfer(tx, event.data.transfer_id!);
+        if (transfer?.status !== 'pending' || transfer.group_id !== data.group_id) return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer' });
+        const isRecipient = event.actor?.kind === 'user' && event.actor.id === transfer.to_user_id;
+        const refused = withdrawRefusal(await standingOf(tx, event.actor, data.conversation_id), isRecipient);
+        if (refused) return refuse(refused);
+        return done(transferResult(await settleTransfer(tx, transfer, isRecipient ? 'declined' : 'withdrawn')));
       }
       const pending = await pendingTransfer(tx, data.group_id);
       // Only the recipient settles a transfer; an agent cannot accept ownership for a person. A write with no actor
       // (the local user, with authentication off) is the recipient's own.
       const recipient = event.actor === undefined ? pending?.to_user_id : event.actor.kind === 'user' ? event.actor.id : undefined;
       if (!pending || pending.to_user_id !== recipient) return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer to you' });
-      return done(transferResult(await settleTransfer(tx, pending, event.data.action === 'accept')));
+      return done(transferResult(await settleTransfer(tx, pending, event.data.action === 'accept' ? 'accepted' : 'declined')));
     }
   }
 }

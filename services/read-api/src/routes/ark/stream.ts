@@ -2,11 +2,12 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
 import { arkDocs } from '@memstream/api-families';
-import { arkSessionState, listArkRecords, listStreamChunks, type Store } from '@memstream/store';
+import { arkRecordsAfter, arkSessionState, listArkRecords, listStreamChunks, type Store } from '@memstream/store';
 import { ArkSessionId, ArkSessionParams, ArkStreamQuery as Query, LiveEvent, liveChannelOf, textOf } from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';
 import { SseWriter } from './sse.js';
-import { audiencesFor, mayAccess } from '../../access.js';
+import { audiencesFor, mayAccess, personOf } from '../../access.js';
+import type { StreamAccess } from '../../stream-access.js';
 
 const MAX_WAIT_MS = 300_000;
 
@@ -17,6 +18,7 @@ export interface StreamDeps {
   readonly store: Store;
   readonly fanout: Fanout;
   readonly heartbeatMs: number;
+  readonly access: StreamAccess;
 }
 
 /**
@@ -91,9 +93,11 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       void catchUp?.().catch((err: unknown) => request.log.warn({ err }, 'stream catch-up failed; the next heartbeat tries again'));
     }, deps.heartbeatMs);
     let finished = false;
+    let stopWatching: (() => void) | undefined;
     const finish = () => {
       if (finished) return;
       finished = true;
+      stopWatching?.();
       clearInterval(heartbeat);
       open.delete(sse);
       sse.end();
@@ -108,6 +112,18 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
         sse.event('error', { error: `session ${sessionId} not found within ${query.data.timeout}` });
         sse.marker('[DONE]');
         return finish();
+      }
+      // Allowed when it opened (or when the session appeared); a person's stream ends when they lose access.
+      const person = personOf(request);
+      if (person !== undefined) {
+        const stop = await deps.access.watch(sessionId, person, () => {
+          if (finished) return;
+          sse.event('error', { error: `access to session ${sessionId} ended` });
+          sse.marker('[DONE]');
+          finish();
+        });
+        if (finished) stop(); // the reader left while the watch was set up
+        else stopWatching = stop;
       }
       // A session that appeared while the reader waited is sent whole, so read it only now.
       const { state, chunks } = start ?? (await readStart());
@@ -152,8 +168,10 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
         if (finished) return;
         const now = await arkSessionState(deps.store, sessionId);
         if (now.lastSeq > lastSeq) {
-          const { records } = await listArkRecords(deps.store, { sessionId, limit: now.lastSeq - lastSeq, offset: lastSeq + 1, audiences });
+          const records = await arkRecordsAfter(deps.store, sessionId, lastSeq, audiences);
           deliver({ type: 'messages', messages: records.map((r) => ({ seq: r.seq, created_at: r.created_at.toISOString(), query_id: r.query_id, message: r.message })) });
+          // What the reader may not see is passed over for good, not read again at every beat.
+          lastSeq = Math.max(lastSeq, now.lastSeq);
         }
         for (const c of await listStreamChunks(deps.store, sessionId, lastChunk)) deliver({ type: 'chunk', chunk_seq: c.chunk_seq, chunk: c.chunk });
         if (now.completed) deliver({ type: 'complete' });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from '@memstream/api-families';
-import { ConversationBody, ConversationIdParams, CreateMessageRequest, ForkRequest, ListMessagesQuery, MembershipBody, MessageIdParams, ShareRequest } from '@memstream/schemas';
+import { ConversationBody, ConversationIdParams, CreateMessageRequest, ForkRequest, ListMessagesQuery, MembershipBody, MessageIdParams, ShareRequest, TransferIdParams } from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import { registerSharedRoutes } from './shared-routes.js';
@@ -20,6 +20,10 @@ export function registerCodeRoutes(app: FastifyInstance, h: MemoryServiceHandler
   const base = '/v1/conversations';
   registerSharedRoutes(app, h, base);
   app.get('/v1/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // The memory-service's route for ending an offer (added to it days after the January 2026 file we follow).
+  app.delete<{ Params: { transferId: string } }>('/v1/ownership-transfers/:transferId', docs.route({ summary: 'End a pending ownership transfer: the owner withdraws it, its recipient declines it', params: TransferIdParams, responses: { 204: 'Ended' } }), async (request, reply) =>
+    send(reply, await h.withdraw(request, parseOrThrow(TransferIdParams, request.params, 'path').transferId)),
+  );
 
   app.get<P>(`${base}/:conversationId/messages`, docs.route({ summary: 'Messages of a channel: history, or (agents) memory by epoch', params: ConversationIdParams, querystring: ListMessagesQuery, responses: { 200: '{data: [Message], nextCursor}' } }), async (request) => {
     const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');

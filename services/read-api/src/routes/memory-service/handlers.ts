@@ -3,13 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
-import { conversationInUse, listConversations, listGroupConversations, listMemberships, messagesByIds, pendingTransfer } from '@memstream/store';
+import { conversationInUse, findTransfer, listConversations, listGroupConversations, listMemberships, messagesByIds, pendingTransfer } from '@memstream/store';
 import {
   levelRefusal,
   revokeRefusal,
   shareRefusal,
   transferRefusal,
   updateRefusal,
+  withdrawRefusal,
   type CreateConversationRequest,
   type ForkRequest,
   type ListConversationsQuery,
@@ -189,8 +190,11 @@ export function memoryServiceHandlers(deps: OpsDeps) {
 
     async transfer(request: FastifyRequest, id: string, newOwner: string) {
       const { conversation, standing } = await ops.require(request, id, 'reader', 'Reading');
-      const refused = transferRefusal(standing, newOwner, conversation.owner_user_id);
+      const recipientLevel = (await ops.membershipOf(conversation.group_id, newOwner))?.access_level;
+      const refused = transferRefusal(standing, newOwner, conversation.owner_user_id, recipientLevel);
       if (refused) throw refusalError(refused, id);
+      const pending = await pendingTransfer(deps.store, conversation.group_id);
+      if (pending) throw pendingConflict(pending.id);
       const transferId = randomUUID();
       const sent = await ops.send(request, 'conversation.ownership.transfer', {
         conversation_id: id,
@@ -214,6 +218,24 @@ export function memoryServiceHandlers(deps: OpsDeps) {
       return { status: 200, body: transferView(pending) };
     },
 
+    /** DELETE /v1/ownership-transfers/{id}, as the memory-service has it: the owner withdraws the offer, its recipient declines it. */
+    async withdraw(request: FastifyRequest, transferId: string) {
+      const transfer = await findTransfer(deps.store, transferId);
+      if (transfer?.status !== 'pending') throw new AppError('RESOURCE_NOT_FOUND', `No pending ownership transfer: ${transferId}`, { details: { resource: 'transfer', id: transferId } });
+      const principal = principalOf(request);
+      const isRecipient = principal.kind === 'user' && principal.userId === transfer.to_user_id;
+      const refused = withdrawRefusal(await ops.standing(request, transfer.conversation_id), isRecipient);
+      if (refused) throw refusalError(refused, transferId);
+      const sent = await ops.send(request, 'conversation.ownership.transfer', {
+        conversation_id: transfer.conversation_id,
+        group_id: transfer.group_id,
+        action: 'withdraw',
+        transfer_id: transferId,
+        new_owner_user_id: null,
+      });
+      return sent instanceof StillApplying ? accepted(sent, transferId) : { status: 204, body: undefined };
+    },
+
     async settle(request: FastifyRequest, id: string, accept: boolean) {
       const groupId = await ops.groupOf(id);
       const sent = await ops.send(request, 'conversation.ownership.transfer', {
@@ -230,6 +252,11 @@ export function memoryServiceHandlers(deps: OpsDeps) {
 }
 
 export type MemoryServiceHandlers = ReturnType<typeof memoryServiceHandlers>;
+
+/** A second offer while one is pending: 409 naming the pending one, as the memory-service answers. */
+function pendingConflict(existingTransferId: string): AppError {
+  return new AppError('CONFLICT', `An ownership transfer is already pending: ${existingTransferId}`, { details: { existingTransferId } });
+}
 
 function transferOf(outcome: RequestOutcome, conversationId: string) {
   const r = outcome.result as { id: string; from_user_id: string; to_user_id: string; status: 'pending'; created_at: string };

@@ -6,6 +6,8 @@ import { memoryServiceDocs as docs } from '@memstream/api-families';
 import { ConversationIdParams, RecordResponseRequest } from '@memstream/schemas';
 import { SseWriter } from '../ark/sse.js';
 import type { MemoryServiceHandlers } from './handlers.js';
+import { personOf } from '../../access.js';
+import type { StreamAccess } from '../../stream-access.js';
 
 type P = { Params: { conversationId: string } };
 
@@ -16,7 +18,7 @@ type P = { Params: { conversationId: string } };
  * so from its next call (409). With the resumer disabled every call answers 409, as the
  * memory-service does.
  */
-export function registerResponseResumer(app: FastifyInstance, h: MemoryServiceHandlers, deps: { responses: ResponseStreams | undefined; heartbeatMs: number }): void {
+export function registerResponseResumer(app: FastifyInstance, h: MemoryServiceHandlers, deps: { responses: ResponseStreams | undefined; heartbeatMs: number; access: StreamAccess }): void {
   const resumer = (): ResponseStreams => {
     if (!deps.responses) throw new AppError('CONFLICT', 'The response resumer is disabled (RESPONSE_RESUMER=none)');
     return deps.responses;
@@ -50,9 +52,16 @@ export function registerResponseResumer(app: FastifyInstance, h: MemoryServiceHa
     const id = idOf(request);
     await h.ops.require(request, id, 'reader', 'Reading');
     if ((await responses.state(id)) === 'none') throw new AppError('RESOURCE_NOT_FOUND', `No response: ${id}`, { details: { resource: 'response', id } });
+    // Allowed when it opened; a person's stream ends, with an error event, when they lose access.
+    const person = personOf(request);
+    const stop = new AbortController();
+    let revoked = false;
+    const stopWatching = person === undefined ? undefined : await deps.access.watch(id, person, () => {
+      revoked = true;
+      stop.abort();
+    });
     reply.hijack();
     const sse = new SseWriter(reply.raw);
-    const stop = new AbortController();
     following.add(stop);
     reply.raw.on('close', () => stop.abort());
     const heartbeat = setInterval(() => sse.heartbeat(), deps.heartbeatMs);
@@ -61,8 +70,10 @@ export function registerResponseResumer(app: FastifyInstance, h: MemoryServiceHa
     } catch (err) {
       request.log.warn({ err }, 'response stream failed');
     } finally {
+      stopWatching?.();
       clearInterval(heartbeat);
       following.delete(stop);
+      if (revoked) sse.event('error', { error: 'Your access to this conversation ended', code: 'forbidden' });
       sse.end();
     }
   });
