@@ -174,7 +174,10 @@ export async function checkDocumentLayout(base: string, people: People): Promise
   assert.deepEqual(memories.body.data.map((m) => m.epoch), [1]);
   assert.equal((await call(people.alice, 'GET', `/v1/conversations/${id}/messages?channel=memory`)).status, 403);
 
-  // The messages are the platform's like any other: the EverMemOS read sees them too.
+  // The messages are the platform's like any other: the EverMemOS read sees them too, under the
+  // same rule: a person the two history messages, the agent all four (its memory included).
   const stored = await call<{ result: { total_count: number } }>(people.alice, 'GET', `/api/v1/memories?group_id=${id}`);
-  assert.equal(stored.body.result.total_count, 4);
+  assert.equal(stored.body.result.total_count, 2);
+  const storedForAgent = await call<{ result: { total_count: number } }>(people.agent, 'GET', `/api/v1/memories?group_id=${id}`);
+  assert.equal(storedForAgent.body.result.total_count, 4);
 }
