@@ -86,7 +86,8 @@ const WORDS = { public: 'harbor', agents: 'glacier', agentMemory: 'meadow', othe
  * but meadow, through the EverMemOS list (with and without a group) and search (keyword by group,
  * hybrid across groups, the open episode's pending messages), the Memory Agent's context (JSON
  * and text), ARK's list and stream, and memory-service search. Episodes and summaries are read by
- * every member, so they hold harbor only, whoever reads them.
+ * every member, so they hold harbor only, whoever reads them. Once removed, the member reads
+ * nothing of the conversation through any of them.
  */
 export async function checkAgentOnlyContent(read: string, prefix: string, callers: CrossFamilyCallers): Promise<void> {
   const conv = `${prefix}-agent-only`;
@@ -164,6 +165,24 @@ export async function checkAgentOnlyContent(read: string, prefix: string, caller
   await waitFor('a summary of the conversation', async () => (await json('GET', `/api/v1/summaries?conversation_id=${conv}`)).includes('"completed"'), 60_000);
   const made = [episodic, await json('GET', `/api/v1/summaries?conversation_id=${conv}`)].join('\n');
   for (const word of [WORDS.agents, WORDS.agentMemory, WORDS.otherMemory]) assert.ok(!made.includes(word), `${word} reached an episode or a summary`);
+
+  // A removed member reads nothing of it any more, through any family.
+  as(callers.owner);
+  assert.equal((await call(read, 'DELETE', `/v1/conversations/${conv}/memberships/${callers.memberId}`)).status, 204);
+  as(callers.member);
+  const gone: Array<[string, Promise<{ status: number; body: unknown }>, number]> = [
+    ['EverMemOS list of the group', call(read, 'GET', `/api/v1/memories?group_id=${conv}&limit=500`), 200],
+    ['EverMemOS search', call(read, 'POST', '/api/v1/memories/search', { query: everyWord, group_id: conv, retrieve_method: 'keyword' }), 200],
+    ['Memory Agent context', call(read, 'GET', `/api/v1/context?conversation_id=${conv}`), 404],
+    ['ARK list', call(read, 'GET', `/messages?session_id=${conv}`), 200],
+    ['ARK stream', call(read, 'GET', `/stream/${conv}?from-beginning=true`), 404],
+    ['memory-service search', call(read, 'POST', '/v1/user/search/messages', { query: everyWord, topK: 50 }), 200],
+  ];
+  for (const [where, answer, status] of gone) {
+    const res = await answer;
+    assert.equal(res.status, status, `a removed member, ${where}: ${JSON.stringify(res.body)}`);
+    assert.ok(!JSON.stringify(res.body).includes(WORDS.public), `a removed member, ${where}: still reads the conversation`);
+  }
   useCredentials(read, {});
 
   async function json(method: string, path: string, body?: unknown): Promise<string> {
