@@ -11,10 +11,12 @@ const EXAMPLE = resolve(REPO_ROOT, 'examples/group-chat.json');
 const LOCOMO = resolve(REPO_ROOT, '../shared/data/locomo-dev.json');
 
 /** The example file under a group id of its own, so each import below starts from an unused conversation. */
-async function exampleAs(t: TestContext, groupId: string): Promise<{ path: string; messageIds: string[] }> {
-  const file = JSON.parse(await readFile(EXAMPLE, 'utf8')) as { conversation_meta: { group_id: string }; conversation_list: Array<{ message_id: string }> };
+/** The example file in another group; with `sender`, every message is that person's (a person imports only their own words). */
+async function exampleAs(t: TestContext, groupId: string, sender?: string): Promise<{ path: string; messageIds: string[] }> {
+  const file = JSON.parse(await readFile(EXAMPLE, 'utf8')) as { conversation_meta: { group_id: string }; conversation_list: Array<{ message_id: string; sender: string }> };
   file.conversation_meta.group_id = groupId;
-  const path = join(await tempDir(t, 'memstream-auth-'), `${groupId}.json`);
+  if (sender !== undefined) for (const m of file.conversation_list) m.sender = sender;
+  const path = join(await tempDir(t, 'memstream-auth-'), `${groupId}-${sender ?? 'as-written'}.json`);
   await writeFile(path, JSON.stringify(file));
   return { path, messageIds: file.conversation_list.map((m) => m.message_id) };
 }
@@ -79,7 +81,7 @@ test('importing into a server with authentication', async (t: TestContext) => {
     const bob = await userToken('bob');
     secrets.push(alice, bob);
     const groupId = uniqueName('auth-alice');
-    const { path, messageIds } = await exampleAs(t, groupId);
+    const { path, messageIds } = await exampleAs(t, groupId, 'alice');
 
     const hers = await run({ MEMSTREAM_TOKEN: alice }, 'import', '--input', path, '--api-url', base);
     assert.equal(hers.code, 0, hers.stderr);
@@ -87,7 +89,8 @@ test('importing into a server with authentication', async (t: TestContext) => {
     assert.deepEqual((await allMessages(base, groupId)).map((m) => m.message_id), messageIds, 'alice reads what she imported');
 
     // The exported key would be let in (agents reach every conversation); the flag replaces it.
-    const his = await run({ MEMSTREAM_API_KEY: key }, 'import', '--input', path, '--api-url', base, '--token', bob);
+    const bobs = await exampleAs(t, groupId, 'bob');
+    const his = await run({ MEMSTREAM_API_KEY: key }, 'import', '--input', bobs.path, '--api-url', base, '--token', bob);
     assert.equal(his.code, 3, his.stderr);
     assert.match(his.stderr, /the import stopped \(HTTP 403 FORBIDDEN: Conversation \S+ belongs to someone else[^)]*\): the server knows who is calling but refused them this conversation/);
     assert.equal(summaryOf(his)['sent'], 0);
