@@ -133,7 +133,7 @@ class Conversation(CamelAnswer):
     created_at: str
     updated_at: str
     last_message_preview: Optional[str]
-    access_level: Optional[str]
+    access_level: Optional[AccessLevel]
     metadata: Dict[str, Any]
     conversation_group_id: str
     forked_at_message_id: Optional[str]
