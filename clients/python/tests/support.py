@@ -142,7 +142,7 @@ def make_callers(kind: str, loop: Optional[LoopThread]) -> Dict[str, Any]:
     options: Dict[str, Any] = {"kaos_agent": kaos_agent}
     if gateway_url():
         options["gateway_url"] = gateway_url()
-    api_key = os.environ.get("MEMSTREAM_AGENT_KEY")
+    api_key = os.environ.get("MEMSTREAM_API_KEY")
     if kind == "sync":
         agent: Any = Memstream(server_url(), **options, **({"api_key": api_key} if api_key else {}))
     else:
