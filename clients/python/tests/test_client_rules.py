@@ -69,7 +69,7 @@ def test_each_family_envelope_gives_its_own_code_and_message(family, body, code,
     assert (err.family, err.status, err.code, str(err), err.retry_after, err.body) == (family, 404, code, message, 1.5, body)
 
 
-def test_event_frames_split_anywhere_are_read_whole_and_heartbeats_skipped():
+def test_event_frames_split_anywhere_are_read_whole_and_heartbeats_passed_over():
     reader = StreamReader(decode_ark_frame)
     events = []
     for piece in (": ping\n\ndata: {\"choices\": [{\"delta\": {\"content\": \"a\"}}]}\r", "\n\r\ndata: [LIVE_", "MODE]\n\ndata: [STREAM_END]\n\ndata: [DONE]\n\ndata: after\n\n"):
