@@ -1,19 +1,13 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { isAccepted, MemstreamClient, MemstreamError } from '@memstream/client';
-import { uniqueName, waitFor } from '../helpers/infra.js';
-import { distributedEnv, startServices } from '../helpers/distributed.js';
+import { waitFor } from '../helpers/infra.js';
+import { distributedEnv, pipelineEnv, startServices } from '../helpers/distributed.js';
 import { AGENT_KEY, AUTH_ENV, callers } from './client/callers.js';
 import { checkEveryFamily } from './client/every-family.js';
 
 test('distributed mode: @memstream/client drives every API family, writes to the gateway and reads from the read API', async (t: TestContext) => {
-  const env = await distributedEnv(t, 'client', {
-    ...AUTH_ENV,
-    REQUEST_SYNC_TIMEOUT_MS: '15000',
-    EMBEDDING_PROVIDER: 'hash',
-    INDEXER_GROUP_ID: uniqueName('indexer'),
-    EXTRACTOR_GROUP_ID: uniqueName('extractor'),
-  });
+  const env = await pipelineEnv(t, 'client', AUTH_ENV);
   const [gateway, , , , readApi] = await startServices(t, env, ['ingest-gateway', 'converter', 'indexer', 'extractor', 'read-api']);
   await checkEveryFamily(t, callers({ baseUrl: readApi!, gatewayUrl: gateway! }), 'distributed');
 });

@@ -18,6 +18,20 @@ export async function distributedEnv(t: TestContext, name: string, extra: Record
   };
 }
 
+/**
+ * The settings of a whole pipeline (gateway, converter, indexer, extractor, read API) that answers
+ * writes once stored: a long sync wait, the cheap hash embedding, the test's own consumer groups.
+ */
+export async function pipelineEnv(t: TestContext, name: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  return distributedEnv(t, name, {
+    REQUEST_SYNC_TIMEOUT_MS: '15000',
+    EMBEDDING_PROVIDER: 'hash',
+    INDEXER_GROUP_ID: uniqueName('indexer'),
+    EXTRACTOR_GROUP_ID: uniqueName('extractor'),
+    ...extra,
+  });
+}
+
 /** Starts each service's entry point on a free port; resolves with their base URLs once all are healthy. */
 export async function startServices(t: TestContext, env: Record<string, string>, services: string[]): Promise<string[]> {
   const ports = await Promise.all(services.map(() => freePort()));

@@ -112,18 +112,17 @@ class Operation(Generic[P, T]):
 class StreamOperation(Operation[P, T]):
     """A family method that answers a stream: an iterator of events, async on the async client."""
 
+    build: Callable[..., Stream[T]]
+
+    # Only what a type checker sees differs from Operation (listed the other way round, most specific first).
     @overload  # type: ignore[override]
-    def __get__(self, obj: None, owner: Any) -> "StreamOperation[P, T]": ...
+    def __get__(self, obj: Family[Async], owner: Any) -> Callable[P, AsyncIterator[T]]: ...
     @overload
     def __get__(self, obj: Family[Sync], owner: Any) -> Callable[P, Iterator[T]]: ...
     @overload
-    def __get__(self, obj: Family[Async], owner: Any) -> Callable[P, AsyncIterator[T]]: ...
+    def __get__(self, obj: None, owner: Any) -> "StreamOperation[P, T]": ...
     def __get__(self, obj: Optional[Family[Any]], owner: Any) -> Any:
-        if obj is None:
-            return self
-        return functools.partial(_open, self, obj)
-
-    build: Callable[..., Stream[T]]
+        return self if obj is None else functools.partial(_open, self, obj)
 
 
 def _send(op: Operation[Any, Any], family: Family[Any], *args: Any, **kwargs: Any) -> Any:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Generic, Mapping, Optional, TypedDict, Union
+from typing import Any, Callable, Generic, Mapping, Optional, TypedDict, TypeVar, Union
 
 import httpx
-from typing_extensions import Unpack
+from typing_extensions import Self, Unpack
 
 from ._operation import M, Async, Sync
 from ._retry import NO_RETRY, Retry
@@ -42,8 +42,24 @@ def _settings(base_url: str, options: Options) -> Settings:
     return Settings(base_url=base_url, retry=rule, **fields)
 
 
-class _Families(Generic[M]):
-    def __init__(self, transport: Any) -> None:
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
+
+
+class _Client(Generic[M, H]):
+    """What both clients are: the families on a transport, and the settings and connections to
+    make another caller's client from."""
+
+    _http_type: Callable[[], H]
+    _transport_type: Callable[[Settings, H], Any]
+
+    def __init__(self, base_url: str, *, http_client: Optional[H] = None, **options: Unpack[Options]) -> None:
+        self._setup(_settings(base_url, options), http_client)
+
+    def _setup(self, settings: Settings, http_client: Optional[H]) -> None:
+        self._owns_http = http_client is None
+        self._http: H = http_client or self._http_type()
+        self._settings = settings
+        transport = self._transport_type(settings, self._http)
         self.evermemos: EverMemOs[M] = EverMemOs(transport)
         self.ark: Ark[M] = Ark(transport)
         self.memory_agent: MemoryAgent[M] = MemoryAgent(transport)
@@ -53,29 +69,22 @@ class _Families(Generic[M]):
         # once the server serves it; until then openapi.json has none of its operations, and the
         # agreement test fails the day they appear without a family here.
 
+    def with_credentials(self, **credentials: Unpack[Options]) -> Self:
+        """The same server as another caller, on the same connections (close the first client last)."""
+        other = type(self).__new__(type(self))
+        other._setup(self._settings.with_credentials(**credentials), self._http)
+        return other
 
-class Memstream(_Families[Sync]):
-    """A blocking client. Cheap to make: one per caller (credentials are the client's);
-    :meth:`with_credentials` makes another caller's client on the same connections.
+
+class Memstream(_Client[Sync, httpx.Client]):
+    """A blocking client. Cheap to make: one per caller (credentials are the client's).
 
     >>> with Memstream("http://localhost:8080", api_key="...") as ms:
     ...     ms.evermemos.list({"group_id": "team"})
     """
 
-    def __init__(self, base_url: str, *, http_client: Optional[httpx.Client] = None, **options: Unpack[Options]) -> None:
-        self._init(_settings(base_url, options), http_client)
-
-    def _init(self, settings: Settings, http_client: Optional[httpx.Client]) -> None:
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.Client()
-        self._settings = settings
-        super().__init__(SyncTransport(settings, self._http))
-
-    def with_credentials(self, **credentials: Unpack[Options]) -> "Memstream":
-        """The same server as another caller (the connections are shared; close the first client last)."""
-        other = Memstream.__new__(Memstream)
-        other._init(self._settings.with_credentials(**credentials), self._http)
-        return other
+    _http_type = httpx.Client
+    _transport_type = SyncTransport
 
     def close(self) -> None:
         if self._owns_http:
@@ -88,23 +97,12 @@ class Memstream(_Families[Sync]):
         self.close()
 
 
-class AsyncMemstream(_Families[Async]):
+class AsyncMemstream(_Client[Async, httpx.AsyncClient]):
     """The asyncio client: the same families and methods as :class:`Memstream`, each awaited
     (streams are async iterators)."""
 
-    def __init__(self, base_url: str, *, http_client: Optional[httpx.AsyncClient] = None, **options: Unpack[Options]) -> None:
-        self._init(_settings(base_url, options), http_client)
-
-    def _init(self, settings: Settings, http_client: Optional[httpx.AsyncClient]) -> None:
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient()
-        self._settings = settings
-        super().__init__(AsyncTransport(settings, self._http))
-
-    def with_credentials(self, **credentials: Unpack[Options]) -> "AsyncMemstream":
-        other = AsyncMemstream.__new__(AsyncMemstream)
-        other._init(self._settings.with_credentials(**credentials), self._http)
-        return other
+    _http_type = httpx.AsyncClient
+    _transport_type = AsyncTransport
 
     async def aclose(self) -> None:
         if self._owns_http:

@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Literal, Optional, Union
 
 from pydantic import Field
 
-from ._base import Answer, Request
+from ._base import Answer, OffsetPaging, Request
 
 
 class ChatMessage(Answer):
@@ -22,11 +22,9 @@ class ArkMessageBatch(Request):
     messages: List[ChatMessage]
 
 
-class ArkListQuery(Request):
+class ArkListQuery(OffsetPaging):
     session_id: Optional[str] = None
     query_id: Optional[str] = None
-    limit: Optional[int] = None
-    offset: Optional[int] = None
 
 
 class ArkSessionParams(Request):

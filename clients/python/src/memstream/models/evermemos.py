@@ -6,7 +6,7 @@ from typing import Any, Dict, Generic, List, Literal, Optional, TypeVar, Union
 
 from pydantic import Field
 
-from ._base import Answer, Request
+from ._base import Answer, OffsetPaging, Request
 
 R = TypeVar("R")
 SyncMode = Literal["0", "1", "true", "false"]
@@ -36,18 +36,23 @@ class GroupChatMessage(Request):
     refer_list: Optional[List[Union[str, ReferredMessage]]] = None
 
 
-class ListMemoriesQuery(Request):
+class Scope(Request):
+    """Whose memories: a group's, or (without a group) a user's across groups."""
+
     group_id: Optional[str] = None
     user_id: Optional[str] = None
+
+
+class ListMemoriesQuery(Scope, OffsetPaging):
+    """Newest first; ``memory_type`` picks messages or episodic memories."""
+
     memory_type: Optional[MemoryType] = None
-    limit: Optional[int] = None
-    offset: Optional[int] = None
 
 
-class DeleteMemoriesFilter(Request):
+class DeleteMemoriesFilter(Scope):
+    """Every filter given must match; the message's own id narrows it to one."""
+
     message_id: Optional[str] = None
-    group_id: Optional[str] = None
-    user_id: Optional[str] = None
 
 
 class ConversationMeta(Request):
@@ -77,10 +82,8 @@ class GroupQuery(Request):
     group_id: str
 
 
-class SearchMemoriesRequest(Request):
+class SearchMemoriesRequest(Scope):
     query: str
-    group_id: Optional[str] = None
-    user_id: Optional[str] = None
     retrieve_method: Optional[RetrieveMethod] = None
     top_k: Optional[int] = None
     memory_types: Optional[List[MemoryType]] = None

@@ -21,42 +21,6 @@ class KaosSessionParams(Request):
     session_id: str = Field(alias="sessionId")
 
 
-class KaosCreateSessionRequest(Request):
-    app_name: Optional[str] = None
-    user_id: Optional[str] = None
-    session_id: Optional[str] = None
-    get_or_create: Optional[bool] = None
-
-
-class KaosListSessionsQuery(Request):
-    user_id: Optional[str] = None
-
-
-class KaosNewEvent(Request):
-    event_type: EventType
-    content: Any
-    metadata: Optional[Dict[str, Any]] = None
-    event_id: Optional[str] = None
-    timestamp: Optional[str] = None
-
-
-class KaosSessionEventsQuery(Request):
-    event_types: Optional[Union[str, List[str]]] = None
-
-
-class KaosContextQuery(Request):
-    max_events: Optional[int] = None
-
-
-class KaosEventsQuery(Request):
-    limit: Optional[int] = None
-    session_id: Optional[str] = None
-
-
-class KaosCleanupRequest(Request):
-    max_age_hours: Optional[float] = None
-
-
 class KaosEvent(Answer):
     event_id: str
     timestamp: str
@@ -65,9 +29,25 @@ class KaosEvent(Answer):
     metadata: Dict[str, Any]
 
 
+# Each route's request part beside its answer.
+
+
+class KaosCreateSessionRequest(Request):
+    app_name: Optional[str] = None
+    user_id: Optional[str] = None
+    session_id: Optional[str] = None
+    get_or_create: Optional[bool] = None
+
+
 class KaosCreatedSession(Answer):
+    """``created`` is False when ``get_or_create`` found the session already there."""
+
     session_id: str
     created: bool
+
+
+class KaosListSessionsQuery(Request):
+    user_id: Optional[str] = None
 
 
 class KaosSessions(Answer):
@@ -89,9 +69,21 @@ class KaosDeleted(Answer):
     deleted: bool
 
 
+class KaosNewEvent(Request):
+    event_type: EventType
+    content: Any
+    metadata: Optional[Dict[str, Any]] = None
+    event_id: Optional[str] = None
+    timestamp: Optional[str] = None
+
+
 class KaosAddedEvents(Answer):
     added: int
     event_ids: List[str]
+
+
+class KaosSessionEventsQuery(Request):
+    event_types: Optional[Union[str, List[str]]] = None
 
 
 class KaosSessionEvents(Answer):
@@ -101,15 +93,28 @@ class KaosSessionEvents(Answer):
     session_id: str
 
 
+class KaosContextQuery(Request):
+    max_events: Optional[int] = None
+
+
+class KaosContext(Answer):
+    session_id: str
+    context: str = Field(description='"User: ..." and "Assistant: ..." lines, oldest first')
+
+
+class KaosEventsQuery(Request):
+    limit: Optional[int] = None
+    session_id: Optional[str] = None
+
+
 class KaosEvents(Answer):
     agent: str
     events: List[KaosEvent]
     total: int
 
 
-class KaosContext(Answer):
-    session_id: str
-    context: str
+class KaosCleanupRequest(Request):
+    max_age_hours: Optional[float] = None
 
 
 class KaosCleaned(Answer):

@@ -7,7 +7,7 @@ from typing import Any, Dict, Generic, List, Literal, Optional, TypeVar, Union
 
 from pydantic import Field
 
-from ._base import CamelAnswer, CamelRequest
+from ._base import CamelAnswer, CamelRequest, CursorPaging
 
 T = TypeVar("T")
 AccessLevel = Literal["owner", "manager", "writer", "reader"]
@@ -33,19 +33,16 @@ class CreateConversationRequest(CamelRequest):
     metadata: Optional[Dict[str, Any]] = None
 
 
-class ListConversationsQuery(CamelRequest):
+class ListConversationsQuery(CursorPaging):
     mode: Optional[Literal["all", "roots", "latest-fork"]] = None
-    after: Optional[str] = None
-    limit: Optional[int] = None
     query: Optional[str] = None
 
 
-class UserMessagesQuery(CamelRequest):
-    after: Optional[str] = None
-    limit: Optional[int] = None
+class UserMessagesQuery(CursorPaging):
+    """The design document's messages: history only."""
 
 
-class ListMessagesQuery(UserMessagesQuery):
+class ListMessagesQuery(CursorPaging):
     channel: Optional[Channel] = None
     epoch: Optional[Union[Literal["latest", "all"], int]] = None
 
@@ -66,13 +63,12 @@ class CreateMessageRequest(CamelRequest):
     content: List[Any]
 
 
-class ForkRequest(CamelRequest):
-    title: Optional[str] = None
-    new_message: Optional[CreateUserMessageRequest] = None
-
-
 class CodeForkRequest(CamelRequest):
     title: Optional[str] = None
+
+
+class ForkRequest(CodeForkRequest):
+    new_message: Optional[CreateUserMessageRequest] = Field(default=None, description="The design document's fork carries its first message")
 
 
 class ShareRequest(CamelRequest):
