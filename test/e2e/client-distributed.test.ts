@@ -1,31 +1,14 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { isAccepted, MemstreamClient, MemstreamError } from '@memstream/client';
-import { healthy } from '../helpers/embedded.js';
-import { uniqueName, waitFor } from '../helpers/infra.js';
-import { distributedEnv } from '../helpers/distributed.js';
-import { freePort, startProcess } from '../../harness/processes.js';
+import { waitFor } from '../helpers/infra.js';
+import { distributedEnv, pipelineEnv, startServices } from '../helpers/distributed.js';
 import { AGENT_KEY, AUTH_ENV, callers } from './client/callers.js';
 import { checkEveryFamily } from './client/every-family.js';
 
-/** Starts each entry point on a free port; resolves with their base URLs once all are healthy. */
-async function startAll(t: TestContext, env: Record<string, string>, entries: string[]): Promise<string[]> {
-  const ports = await Promise.all(entries.map(() => freePort()));
-  entries.forEach((entry, i) => startProcess(t, `services/${entry}/src/main.ts`, { ...env, PORT: String(ports[i]) }));
-  const bases = ports.map((p) => `http://127.0.0.1:${p}`);
-  await waitFor(`${entries.join(', ')} healthy`, async () => (await Promise.all(bases.map(healthy))).every(Boolean), 90_000);
-  return bases;
-}
-
 test('distributed mode: @memstream/client drives every API family, writes to the gateway and reads from the read API', async (t: TestContext) => {
-  const env = await distributedEnv(t, 'client', {
-    ...AUTH_ENV,
-    REQUEST_SYNC_TIMEOUT_MS: '15000',
-    EMBEDDING_PROVIDER: 'hash',
-    INDEXER_GROUP_ID: uniqueName('indexer'),
-    EXTRACTOR_GROUP_ID: uniqueName('extractor'),
-  });
-  const [gateway, , , , readApi] = await startAll(t, env, ['ingest-gateway', 'converter', 'indexer', 'extractor', 'read-api']);
+  const env = await pipelineEnv(t, 'client', AUTH_ENV);
+  const [gateway, , , , readApi] = await startServices(t, env, ['ingest-gateway', 'converter', 'indexer', 'extractor', 'read-api']);
   await checkEveryFamily(t, callers({ baseUrl: readApi!, gatewayUrl: gateway! }), 'distributed');
 });
 
@@ -33,7 +16,7 @@ test('distributed mode: a write refused with 503 is retried after the Retry-Afte
   // One write in flight at a time, and no converter: the first write is held for the whole sync
   // wait, so the gateway refuses a second one with 503 OVERLOADED until the first answers 202.
   const env = await distributedEnv(t, 'client-retry', { ...AUTH_ENV, GATEWAY_MAX_IN_FLIGHT: '1', REQUEST_SYNC_TIMEOUT_MS: '3000' });
-  const [gateway] = await startAll(t, env, ['ingest-gateway']);
+  const [gateway] = await startServices(t, env, ['ingest-gateway']);
   const client = new MemstreamClient({ baseUrl: gateway!, apiKey: AGENT_KEY, retry: { maxAttempts: 5, initialDelayMs: 50, maxDelayMs: 200 } });
   const once = new MemstreamClient({ baseUrl: gateway!, apiKey: AGENT_KEY, retry: false });
   const message = (id: string) => ({ group_id: 'retry_group', message_id: id, create_time: '2025-01-15T10:00:00Z', sender: 'u1', content: `message ${id}` });

@@ -1,5 +1,7 @@
 import type { TestContext } from 'node:test';
-import { freshDatabase, infra, kafkaTopicPrefix, uniqueName } from './infra.js';
+import { freePort, startProcess } from '../../harness/processes.js';
+import { healthy } from './embedded.js';
+import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from './infra.js';
 
 /**
  * The settings every process of one distributed-mode test shares: the test's own topics, database
@@ -14,4 +16,27 @@ export async function distributedEnv(t: TestContext, name: string, extra: Record
     CONVERTER_GROUP_ID: uniqueName('converter'),
     ...extra,
   };
+}
+
+/**
+ * The settings of a whole pipeline (gateway, converter, indexer, extractor, read API) that answers
+ * writes once stored: a long sync wait, the cheap hash embedding, the test's own consumer groups.
+ */
+export async function pipelineEnv(t: TestContext, name: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  return distributedEnv(t, name, {
+    REQUEST_SYNC_TIMEOUT_MS: '15000',
+    EMBEDDING_PROVIDER: 'hash',
+    INDEXER_GROUP_ID: uniqueName('indexer'),
+    EXTRACTOR_GROUP_ID: uniqueName('extractor'),
+    ...extra,
+  });
+}
+
+/** Starts each service's entry point on a free port; resolves with their base URLs once all are healthy. */
+export async function startServices(t: TestContext, env: Record<string, string>, services: string[]): Promise<string[]> {
+  const ports = await Promise.all(services.map(() => freePort()));
+  services.forEach((service, i) => startProcess(t, `services/${service}/src/main.ts`, { ...env, PORT: String(ports[i]) }));
+  const bases = ports.map((p) => `http://127.0.0.1:${p}`);
+  await waitFor(`${services.join(', ')} healthy`, async () => (await Promise.all(bases.map(healthy))).every(Boolean), 90_000);
+  return bases;
 }

@@ -22,3 +22,27 @@ async def memory():
     """A client on an agent namespace of its own, so each test starts empty."""
     async with MemstreamMemory(server_url(), agent=f"pytest-{uuid.uuid4().hex[:8]}", api_key=os.environ.get("MEMSTREAM_API_KEY")) as m:
         yield m
+
+
+@pytest.fixture(scope="session")
+def loop_thread():
+    from support import LoopThread
+
+    thread = LoopThread()
+    yield thread
+    thread.stop()
+
+
+# Every scenario of the client runs through Memstream and through AsyncMemstream (the
+# distributed run, which shows the routing rather than the clients, picks one).
+@pytest.fixture(params=os.environ.get("MEMSTREAM_CLIENTS", "sync,async").split(","))
+def who(request, loop_thread):
+    from support import make_callers
+
+    callers = make_callers(request.param, loop_thread)
+    yield callers
+    agent = callers["agent"]
+    if request.param == "sync":
+        agent.close()
+    else:
+        loop_thread.run(agent._target.aclose())

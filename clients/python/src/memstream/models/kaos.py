@@ -1,0 +1,127 @@
+"""KAOS agent memory: sessions and typed events in an agent's namespace."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, Optional, Union
+
+from pydantic import Field
+
+from ._base import Answer, Request
+
+EventType = Literal["user_message", "agent_response", "tool_call", "tool_result", "delegation_request", "delegation_response", "error"]
+
+
+class KaosHeaders(Request):
+    """Sent by the client from its ``kaos_agent`` setting, not per call."""
+
+    x_kaos_agent: Optional[str] = Field(default=None, alias="x-kaos-agent")
+
+
+class KaosSessionParams(Request):
+    session_id: str = Field(alias="sessionId")
+
+
+class KaosEvent(Answer):
+    event_id: str
+    timestamp: str
+    event_type: EventType
+    content: Any
+    metadata: Dict[str, Any]
+
+
+# Each route's request part beside its answer.
+
+
+class KaosCreateSessionRequest(Request):
+    app_name: Optional[str] = None
+    user_id: Optional[str] = None
+    session_id: Optional[str] = None
+    get_or_create: Optional[bool] = None
+
+
+class KaosCreatedSession(Answer):
+    """``created`` is False when ``get_or_create`` found the session already there."""
+
+    session_id: str
+    created: bool
+
+
+class KaosListSessionsQuery(Request):
+    user_id: Optional[str] = None
+
+
+class KaosSessions(Answer):
+    agent: str
+    sessions: List[str]
+    total: int
+
+
+class KaosSession(Answer):
+    session_id: str
+    user_id: str
+    app_name: str
+    events: List[KaosEvent]
+    created_at: str
+    updated_at: str
+
+
+class KaosDeleted(Answer):
+    deleted: bool
+
+
+class KaosNewEvent(Request):
+    event_type: EventType
+    content: Any
+    metadata: Optional[Dict[str, Any]] = None
+    event_id: Optional[str] = None
+    timestamp: Optional[str] = None
+
+
+class KaosAddedEvents(Answer):
+    added: int
+    event_ids: List[str]
+
+
+class KaosSessionEventsQuery(Request):
+    event_types: Optional[Union[str, List[str]]] = None
+
+
+class KaosSessionEvents(Answer):
+    agent: str
+    events: List[KaosEvent]
+    total: int
+    session_id: str
+
+
+class KaosContextQuery(Request):
+    max_events: Optional[int] = None
+
+
+class KaosContext(Answer):
+    session_id: str
+    context: str = Field(description='"User: ..." and "Assistant: ..." lines, oldest first')
+
+
+class KaosEventsQuery(Request):
+    limit: Optional[int] = None
+    session_id: Optional[str] = None
+
+
+class KaosEvents(Answer):
+    agent: str
+    events: List[KaosEvent]
+    total: int
+
+
+class KaosCleanupRequest(Request):
+    max_age_hours: Optional[float] = None
+
+
+class KaosCleaned(Answer):
+    cleaned: int
+
+
+class KaosStats(Answer):
+    total_sessions: int
+    total_events: int
+    avg_events_per_session: float

@@ -1,0 +1,213 @@
+"""chirino's memory-service, both layouts. Python names are snake_case; the wire is camelCase."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Generic, List, Literal, Optional, TypeVar, Union
+
+from pydantic import Field
+
+from ._base import CamelAnswer, CamelRequest, CursorPaging
+
+T = TypeVar("T")
+AccessLevel = Literal["owner", "manager", "writer", "reader"]
+Channel = Literal["history", "memory", "summary"]
+
+
+class ConversationIdParams(CamelRequest):
+    conversation_id: str
+
+
+class MemberParams(CamelRequest):
+    conversation_id: str
+    user_id: str
+
+
+class MessageIdParams(CamelRequest):
+    conversation_id: str
+    message_id: str
+
+
+class CreateConversationRequest(CamelRequest):
+    title: Optional[str] = None
+    metadata: Optional[Dict[str, Any]] = None
+
+
+class ListConversationsQuery(CursorPaging):
+    mode: Optional[Literal["all", "roots", "latest-fork"]] = None
+    query: Optional[str] = None
+
+
+class UserMessagesQuery(CursorPaging):
+    """The design document's messages: history only."""
+
+
+class ListMessagesQuery(CursorPaging):
+    channel: Optional[Channel] = None
+    epoch: Optional[Union[Literal["latest", "all"], int]] = None
+
+
+class CreateUserMessageRequest(CamelRequest):
+    """The design document's plain-text message."""
+
+    content: str
+    metadata: Optional[Dict[str, Any]] = None
+
+
+class CreateMessageRequest(CamelRequest):
+    """The code layout's message: content blocks on a channel."""
+
+    user_id: Optional[str] = None
+    channel: Optional[Channel] = None
+    epoch: Optional[int] = None
+    content: List[Any]
+
+
+class CodeForkRequest(CamelRequest):
+    title: Optional[str] = None
+
+
+class ForkRequest(CodeForkRequest):
+    new_message: Optional[CreateUserMessageRequest] = Field(default=None, description="The design document's fork carries its first message")
+
+
+class ShareRequest(CamelRequest):
+    user_id: str
+    access_level: AccessLevel
+
+
+class UpdateMembershipRequest(CamelRequest):
+    access_level: AccessLevel
+
+
+class TransferOwnershipRequest(CamelRequest):
+    new_owner_user_id: str
+
+
+class SearchMessagesRequest(CamelRequest):
+    query: str
+    top_k: Optional[int] = None
+    conversation_ids: Optional[List[str]] = None
+    before: Optional[str] = None
+
+
+class CreateSummaryRequest(CamelRequest):
+    title: str
+    summary: str
+    until_message_id: str
+    summarized_at: str
+
+
+class AgentMessage(CamelRequest):
+    role: Literal["user", "assistant", "system", "tool", "agent"]
+    visibility: Optional[Literal["user", "agent", "system"]] = None
+    content: Union[str, List[Any]]
+    metadata: Optional[Dict[str, Any]] = None
+    parent_message_id: Optional[str] = None
+    channel: Optional[Literal["history", "memory"]] = None
+    user_id: Optional[str] = None
+
+
+class CreateAgentMessagesRequest(CamelRequest):
+    messages: List[AgentMessage]
+
+
+class ContextQuery(CamelRequest):
+    after_message_id: Optional[str] = None
+    limit: Optional[int] = None
+
+
+class RecordResponseRequest(CamelRequest):
+    tokens: List[str]
+    done: Optional[bool] = None
+
+
+class Conversation(CamelAnswer):
+    id: str
+    title: Optional[str]
+    owner_user_id: Optional[str]
+    created_at: str
+    updated_at: str
+    last_message_preview: Optional[str]
+    access_level: Optional[AccessLevel]
+    metadata: Dict[str, Any]
+    conversation_group_id: str
+    forked_at_message_id: Optional[str]
+    forked_at_conversation_id: Optional[str]
+
+
+class Fork(CamelAnswer):
+    """A conversation of the fork tree, and where it branched off (None for the root)."""
+
+    conversation_id: str
+    title: Optional[str] = None
+    forked_at_message_id: Optional[str] = None
+    forked_at_conversation_id: Optional[str] = None
+    created_at: str
+
+
+class Membership(CamelAnswer):
+    conversation_id: str
+    user_id: str
+    access_level: AccessLevel
+    created_at: str
+
+
+class Transfer(CamelAnswer):
+    id: str
+    conversation_id: str
+    from_user_id: str
+    to_user_id: str
+    status: Literal["pending", "accepted", "declined", "superseded"]
+    created_at: str
+
+
+class Message(CamelAnswer):
+    """A message: the code layout's fields, and the document layout's (role, visibility) beside them."""
+
+    id: str
+    conversation_id: str
+    user_id: Optional[str] = None
+    channel: Optional[str] = None
+    content: Any = None
+    created_at: str
+    role: Optional[str] = None
+    visibility: Optional[str] = None
+    epoch: Optional[int] = None
+
+
+class Page(CamelAnswer, Generic[T]):
+    data: List[T]
+    next_cursor: Optional[str] = None
+
+
+class SearchHit(CamelAnswer):
+    message: Message
+    score: float
+    highlights: Any = None
+
+
+class AgentContext(CamelAnswer):
+    conversation_id: str
+    messages: List[Message]
+    next_after_message_id: Optional[str] = None
+
+
+class Cancelled(CamelAnswer):
+    cancelled: bool
+
+
+@dataclass(frozen=True)
+class ResponseToken:
+    text: str
+    type: Literal["token"] = "token"
+
+
+@dataclass(frozen=True)
+class ResponseEnd:
+    """The response is over: ``done``, or ``cancelled`` by a reader."""
+
+    type: Literal["done", "cancelled"]
+
+
+ResponseEvent = Union[ResponseToken, ResponseEnd]
