@@ -86,9 +86,13 @@ def test_code_layout_agent_routes_summaries_and_the_response_resumer(who):
     agent.memory_service.conversations.create_summary(notes.id, summary)
     assert code.get(notes.id).title == "t"
 
+    code.share(notes.id, "bob", "reader")  # ownership is offered to members only
     if authenticated():
         transfer = code.transfer_ownership(notes.id, "bob")
         assert code.pending_transfer(notes.id).id == transfer.id
+        code.end_transfer(transfer.id)  # withdrawn by its owner
+        rejects(lambda: code.pending_transfer(notes.id), "memory-service", 404, "not_found")
+        code.transfer_ownership(notes.id, "bob")
         assert who["bob"].memory_service.conversations.decline_transfer(notes.id).status == "declined"
         code.transfer_ownership(notes.id, "bob")
         assert who["bob"].memory_service.conversations.accept_transfer(notes.id).status == "accepted"

@@ -118,6 +118,8 @@ class CodeRoutes(ConversationRoutes):
         self.list_messages = _ms("GET", f"{one}/messages", params=cid, query=ms.ListMessagesQuery)
         self.fork = _ms("POST", f"{one}/messages/{{messageId}}/fork", params=ms.MessageIdParams, body=ms.CodeForkRequest)
         self.append_message = _ms("POST", f"{one}/messages", params=cid, body=ms.CreateMessageRequest)
+        # The service's own route for ending an offer, by the transfer's id (either layout's offer).
+        self.end_transfer = _ms("DELETE", "/v1/ownership-transfers/{transferId}", params=ms.TransferIdParams)
         self.share_at_forks = _ms("POST", f"{one}/forks", params=cid, body=ms.ShareRequest)
         self.create_summary = _ms("POST", f"{one}/summaries", params=cid, body=ms.CreateSummaryRequest)
         self.record_response = _ms("POST", f"{one}/response", params=cid, body=ms.RecordResponseRequest)

@@ -139,6 +139,11 @@ class CodeConversations(Conversations[M]):
         params = dump(ms.MessageIdParams, {"conversation_id": conversation_id, "message_id": message_id})
         return Call(params=params, body=dump(ms.CodeForkRequest, {} if title is None else {"title": title}))
 
+    @operation("end_transfer")
+    def end_transfer(self, transfer_id: str) -> Call[None]:
+        """Ends a pending ownership offer: its owner (or an agent) withdraws it, its recipient declines it."""
+        return Call(params=dump(ms.TransferIdParams, {"transfer_id": transfer_id}))
+
     @operation("share_at_forks")
     def share_at_forks(self, conversation_id: str, user_id: str, access_level: ms.AccessLevel) -> Call[ms.Membership]:
         """Sharing where the January 2026 version put it (POST /forks); the same as ``share``."""

@@ -23,6 +23,10 @@ class MemberParams(CamelRequest):
     user_id: str
 
 
+class TransferIdParams(CamelRequest):
+    transfer_id: str
+
+
 class MessageIdParams(CamelRequest):
     conversation_id: str
     message_id: str
@@ -158,7 +162,7 @@ class Transfer(CamelAnswer):
     conversation_id: str
     from_user_id: str
     to_user_id: str
-    status: Literal["pending", "accepted", "declined", "superseded"]
+    status: Literal["pending", "accepted", "declined", "superseded", "withdrawn", "cancelled"]
     created_at: str
 
 
