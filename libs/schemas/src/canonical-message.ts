@@ -26,3 +26,18 @@ export const CanonicalMessage = z.object({
   source_api: SourceApi,
 });
 export type CanonicalMessage = z.infer<typeof CanonicalMessage>;
+
+/**
+ * Who may read a message beyond the conversation's members' usual rights, from what its family
+ * stored: null for everyone, 'agents' for memory-service's `visibility: agent`, 'agent:<client>'
+ * for an agent's memory channel. The store computes the same value as `messages.audience`
+ * (migration 0012) for its queries; this one labels live events, which never touch the store.
+ * A test holds the two to one rule.
+ */
+export function audienceOfMessage(metadata: Record<string, unknown>): string | null {
+  const ms = metadata['ms'];
+  if (ms === null || typeof ms !== 'object') return null;
+  const { channel, visibility, client_id: clientId } = ms as { channel?: unknown; visibility?: unknown; client_id?: unknown };
+  if (channel === 'memory') return `agent:${typeof clientId === 'string' ? clientId : ''}`;
+  return visibility === 'agent' ? 'agents' : null;
+}

@@ -18,7 +18,7 @@ export {
   IMMUTABLE_META_FIELDS,
   patchedFields,
 } from './conversation-meta.js';
-export { CanonicalMessage, SourceApi, Role } from './canonical-message.js';
+export { CanonicalMessage, SourceApi, Role, audienceOfMessage } from './canonical-message.js';
 export { ArkMessage, ArkMessageBatch, ArkSessionId, textOf } from './ark-messages.js';
 export {
   GroupChatMessageReceived,

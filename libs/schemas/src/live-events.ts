@@ -2,13 +2,22 @@ import { z } from 'zod';
 
 /**
  * What live readers of a conversation (SSE streams) hear on its fan-out channel: messages just
- * stored (with their sequence numbers, so a reader that replayed history can skip what it has),
+ * stored by any family (with their sequence numbers, so a reader that replayed history can skip what it has),
  * token chunks relayed as they are posted, and the end of the session's stream.
  */
 export const LiveEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('messages'),
-    messages: z.array(z.object({ seq: z.number().int(), created_at: z.string(), query_id: z.string().nullable(), message: z.record(z.string(), z.unknown()) })),
+    messages: z.array(
+      z.object({
+        seq: z.number().int(),
+        created_at: z.string(),
+        query_id: z.string().nullable(),
+        message: z.record(z.string(), z.unknown()),
+        /** Who may see it beyond the members (audienceOfMessage); absent or null: every reader. */
+        audience: z.string().nullable().optional(),
+      }),
+    ),
   }),
   z.object({ type: z.literal('chunk'), chunk_seq: z.number().int(), chunk: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal('complete') }),

@@ -1,8 +1,9 @@
 import { publishEvents, type HandlerContext } from '@memstream/bus';
 import { appendMessages, findRequestOutcomes, recordRequestOutcomes, type AppendResult } from '@memstream/store';
-import { TOPICS, liveChannelOf, type ArkInput, type ArkMessagesReceived, type ArkSessionCompleted, type ArkStreamChunksReceived, type LiveEvent, type MessageStored, type RequestOutcome } from '@memstream/schemas';
+import { TOPICS, type ArkInput, type ArkMessagesReceived, type ArkSessionCompleted, type ArkStreamChunksReceived, type MessageStored, type RequestOutcome } from '@memstream/schemas';
 import { fromArkMessages } from '../mappers/ark.js';
 import { storedEvent } from '../stored-event.js';
+import { publishLiveMessages } from '../live-messages.js';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 import { gateByActor } from '../access-gate.js';
 import { handleArkCompletions } from './ark-completion.js';
@@ -68,21 +69,7 @@ function handleArkMessages(deps: ConverterDeps) {
       }];
     });
 
-    const live = new Map<string, Extract<LiveEvent, { type: 'messages' }>['messages']>();
-    for (const r of results) {
-      if (r.duplicate) continue;
-      const list = live.get(r.message.conversation_id) ?? [];
-      const meta = r.message.metadata as { query_id?: string | null; message?: Record<string, unknown> };
-      list.push({ seq: r.message.seq, created_at: r.message.created_at, query_id: meta.query_id ?? null, message: meta.message ?? {} });
-      live.set(r.message.conversation_id, list);
-    }
-    await Promise.all(
-      [...live].map(([session, messages]) =>
-        deps.fanout.publish(liveChannelOf(session), JSON.stringify({ type: 'messages', messages } satisfies LiveEvent)).catch((err: unknown) => {
-          ctx.log.warn({ err, session }, 'live notification failed; streams catch up on reconnect');
-        }),
-      ),
-    );
+    await publishLiveMessages(deps.fanout, results.filter((r) => !r.duplicate).map((r) => r.message), ctx.log);
 
     const storedEvents: MessageStored[] = byEvent.flatMap((stored, e) => {
       const correlationId = events[e]!.correlation_id;

@@ -45,6 +45,7 @@ import {
 } from '@memstream/schemas';
 import { fromMsMessage } from '../mappers/memory-service.js';
 import { storedEvent } from '../stored-event.js';
+import { publishLiveMessages } from '../live-messages.js';
 import { announce, type ConverterDeps } from './group-chat-input.js';
 import { applyKaos } from './kaos-input.js';
 
@@ -81,6 +82,7 @@ export function handleConversationBatch(deps: ConverterDeps) {
       publishEvents(deps.bus, TOPICS.messagesStored, stored),
       announce(deps.fanout, outcomes.filter(Boolean), ctx.log),
       announceAccessChanges(deps.fanout, [...accessChanged], ctx.log),
+      publishLiveMessages(deps.fanout, stored.map((e) => e.data), ctx.log),
     ]);
     ctx.log.info({ events: events.length, messages: stored.length, correlationIds: ctx.correlationIds }, 'conversation events applied');
   };

@@ -30,6 +30,7 @@ import { storedEvent } from '../stored-event.js';
 import { gateByActor } from '../access-gate.js';
 import { handleMemoriesDeletions } from './memories-deletion.js';
 import { handleFlushes } from './memories-flush.js';
+import { publishLiveMessages } from '../live-messages.js';
 import type { BoundaryRules } from '@memstream/episodes';
 import type { MetaCache } from '../meta-cache.js';
 
@@ -106,7 +107,8 @@ function handleWrites(deps: ConverterDeps) {
     // next flush's statement runs while it is written (see coalesce).
     const published = publishEvents(deps.bus, TOPICS.messagesStored, storedEvents);
     published.catch(() => undefined); // awaited through the tail; this only covers announce throwing first
-    await announce(deps.fanout, [...refused, ...outcomes], ctx.log);
+    // A stream of the group (ARK's, on any replica) hears of the messages now, not at its next heartbeat.
+    await Promise.all([announce(deps.fanout, [...refused, ...outcomes], ctx.log), publishLiveMessages(deps.fanout, applied.stored.map((s) => s.message), ctx.log)]);
     const { written } = applied;
     ctx.log.info(
       { events: events.length, refused: refused.length, stored: written, duplicates: applied.stored.length - written, correlationIds: ctx.correlationIds },

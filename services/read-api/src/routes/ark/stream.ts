@@ -145,6 +145,8 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
           for (const m of event.messages) {
             if (m.seq <= lastSeq) continue; // already replayed
             lastSeq = m.seq;
+            // what the reader may not see (an agent's memory, a message for agents) is passed over
+            if (m.audience != null && audiences !== undefined && !audiences.includes(m.audience)) continue;
             sse.event('message', chunkOf(sessionId, m.message, m.created_at));
           }
         } else if (event.type === 'chunk') {
