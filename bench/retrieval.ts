@@ -36,7 +36,7 @@ import { startEmbedded } from '@memstream/all-in-one';
 import { Metrics } from '@memstream/metrics';
 import { locomoToGroupChat, type GroupChatDocument } from '@memstream/cli';
 import { HYBRID_RANKING, intentOf, rankFeatures, weightedFusion, type RankingParams } from '@memstream/search';
-import { embeddedPostgresUrl } from '@memstream/store';
+import { embeddedPostgresUrl } from '@memstream/embedded-postgres';
 import { candidatesOf, hitOf, turnsOf, type ApiHit } from './lib/locomo-turns.js';
 import { crossValidate, fit, recallAt, type Fold, type Scored } from './lib/cross-validate.js';
 import { addFiller } from './lib/filler.js';
