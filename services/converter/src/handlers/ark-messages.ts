@@ -3,7 +3,8 @@ import { appendMessages, findRequestOutcomes, recordRequestOutcomes, type Append
 import { TOPICS, liveChannelOf, type ArkInput, type ArkMessagesReceived, type ArkSessionCompleted, type ArkStreamChunksReceived, type LiveEvent, type MessageStored, type RequestOutcome } from '@memstream/schemas';
 import { fromArkMessages } from '../mappers/ark.js';
 import { storedEvent } from '../stored-event.js';
-import { announce, type ConverterDeps } from './group-chat-input.js';
+import { announce } from './announce.js';
+import type { ConverterDeps } from './converter-deps.js';
 import { gateByActor } from '../access-gate.js';
 import { handleArkCompletions } from './ark-completion.js';
 import { handleArkChunks } from './ark-chunks.js';

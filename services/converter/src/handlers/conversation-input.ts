@@ -45,7 +45,8 @@ import {
 } from '@memstream/schemas';
 import { fromMsMessage } from '../mappers/memory-service.js';
 import { storedEvent } from '../stored-event.js';
-import { announce, type ConverterDeps } from './group-chat-input.js';
+import { announce } from './announce.js';
+import type { ConverterDeps } from './converter-deps.js';
 import { applyKaos } from './kaos-input.js';
 
 type Applied = { outcome: RequestOutcome | undefined; stored: AppendResult[] };
