@@ -11,7 +11,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readGroupChatFile, runImport } from '@memstream/cli';
-import { embeddedPostgresUrl } from '@memstream/store';
+import { embeddedPostgresUrl } from '@memstream/embedded-postgres';
 import { embeddedCommand, startHealthy, type EmbeddedProcess } from '../harness/embedded-process.js';
 import { REPO_ROOT } from '../harness/processes.js';
 import { renderEmbeddedReport, type EmbeddedReport, type WritePass } from './lib/embedded-report.js';

@@ -16,13 +16,87 @@ export interface RunningProcess {
   stderr(): string;
 }
 
+/** A process `launch` started: the leader of a process group of its own. */
+export interface LaunchedProcess {
+  readonly child: ChildProcess;
+  /** Also the process group's id. */
+  readonly pid: number;
+  /** Resolves with the exit code, or the signal's name, whenever the leader ends. */
+  readonly exited: Promise<number | string | null>;
+  /** The last lines it wrote (stdout and stderr), for a failure message. */
+  tail(): string;
+  /** True once stop() or crash() was called: an exit after that is the expected one. */
+  readonly stopping: boolean;
+  /** SIGTERM to the group, SIGKILL if it outlives `deadlineMs`; resolves once no process of the group is left. */
+  stop(deadlineMs?: number): Promise<void>;
+  /** SIGKILL to the whole group: a crash, no shutdown; resolves once no process of the group is left. */
+  crash(): Promise<void>;
+}
+
+const TAIL_LINES = 60;
+
+/**
+ * The one launcher of tests and benchmarks: starts `command` from the repository root with
+ * exactly the environment given plus PATH and HOME (an inherited KAFKA_BROKERS or DATABASE_URL
+ * would quietly turn a process meant to run embedded into the distributed mode), as the leader of
+ * a new process group (`detached`), so that stopping or crashing it reaches everything it started:
+ * an embedded-mode process has a PostgreSQL server beside it, which must be gone before a caller
+ * removes its DATA_DIR.
+ */
+export function launch(command: string, args: readonly string[], env: Record<string, string>): LaunchedProcess {
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  if (child.pid === undefined) throw new Error(`could not start ${command} ${args.join(' ')}`);
+  const pid = child.pid;
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter((l) => l.length > 0));
+    if (lines.length > TAIL_LINES) lines.splice(0, lines.length - TAIL_LINES);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | string | null>((res) => child.on('exit', (code, signal) => res(code ?? signal)));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  let stopping = false;
+
+  return {
+    child,
+    pid,
+    exited,
+    tail: () => lines.join('\n'),
+    get stopping() {
+      return stopping;
+    },
+    async crash() {
+      stopping = true;
+      signalGroup(pid, 'SIGKILL');
+      await exited;
+      await groupGone(pid);
+    },
+    async stop(deadlineMs = 30_000) {
+      stopping = true;
+      if (gone) {
+        signalGroup(pid, 'SIGKILL'); // descendants the leader left behind, if any
+        return groupGone(pid);
+      }
+      signalGroup(pid, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), deadlineMs);
+      await exited;
+      clearTimeout(timer);
+      await groupGone(pid);
+    },
+  };
+}
+
 /**
  * Starts an entry point (TypeScript through tsx unless other node arguments are given: the
- * compiled build's, say) with exactly the environment given (plus PATH and HOME): inherited
- * KAFKA_BROKERS or DATABASE_URL must not leak into a process meant to run embedded. It leads a
- * process group of its own, and when the test ends the whole group is killed and waited for: an
- * embedded-mode process has a PostgreSQL server beside it, which must be gone before the test
- * removes its DATA_DIR.
+ * compiled build's, say) through `launch`, and kills its whole process group, waiting until it is
+ * gone, when the test ends.
  */
 export function startProcess(
   t: TestContext,
@@ -30,12 +104,8 @@ export function startProcess(
   env: Record<string, string>,
   { nodeArgs = ['--import', 'tsx'], args = [] }: { nodeArgs?: readonly string[]; args?: readonly string[] } = {},
 ): RunningProcess {
-  const child = spawn(process.execPath, [...nodeArgs, resolve(REPO_ROOT, entry), ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const proc = launch(process.execPath, [...nodeArgs, resolve(REPO_ROOT, entry), ...args], { LOG_LEVEL: 'info', ...env });
+  const { child } = proc;
   const lines: Record<string, unknown>[] = [];
   let buffer = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -59,13 +129,40 @@ export function startProcess(
       res(code);
     }),
   );
-  t.after(async () => {
-    if (child.pid === undefined) return;
-    signalGroup(child.pid, 'SIGKILL');
-    if (child.exitCode === null && child.signalCode === null) await exited;
-    await groupGone(child.pid);
-  });
+  t.after(() => proc.crash());
   return { child, lines, exited, hasLogged: (msg) => lines.some((l) => l['msg'] === msg), stderr: () => stderr };
+}
+
+/** The process exited because another one had taken its port first (see listensOn). */
+export class PortTaken extends Error {}
+
+/**
+ * Polls GET `base`/health until the process answers 200 and resolves with the milliseconds since
+ * `since` (performance.now() at spawn: the time to healthy). An answer counts only when the port
+ * is this process's own: another server on it is waited out. Fails at once, with its last lines,
+ * if the process exits first (with PortTaken when it could not bind), and after `timeoutMs`.
+ */
+export async function untilHealthy(
+  proc: LaunchedProcess,
+  base: string,
+  { name, since = performance.now(), timeoutMs = 120_000 }: { name: string; since?: number; timeoutMs?: number },
+): Promise<number> {
+  let exit: string | undefined;
+  void proc.exited.then((code) => (exit = String(code)));
+  const port = Number(new URL(base).port);
+  while (performance.now() - since < timeoutMs) {
+    if (exit !== undefined) {
+      const message = `${name} exited (${exit}) before it was healthy:\n${proc.tail()}`;
+      throw proc.tail().includes('EADDRINUSE') ? new PortTaken(message) : new Error(message);
+    }
+    const ok = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+      async (res) => (await res.arrayBuffer(), res.ok),
+      () => false, // not listening yet
+    );
+    if (ok && listensOn(proc.pid, port)) return performance.now() - since;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${name} was not healthy after ${timeoutMs} ms:\n${proc.tail()}`);
 }
 
 export async function freePort(): Promise<number> {

@@ -1,8 +1,11 @@
+import { sseFrames } from '@memstream/client';
 import { credentialsFor } from './credentials.js';
+
 /**
  * A Server-Sent Events reader over fetch, for tests: collects frames as `{event, data}` (data
  * parsed as JSON when it is JSON, else the raw text such as `[DONE]`), and knows when the server
- * closed the stream.
+ * closed the stream. Frames are split by the client's parser (@memstream/client), the one the
+ * users' code reads them with.
  */
 export interface SseFrame {
   readonly event: string;
@@ -28,26 +31,15 @@ export async function openSse(url: string): Promise<SseReader> {
       await res.text().catch(() => undefined);
       return;
     }
-    const decoder = new TextDecoder();
-    let buffer = '';
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let split: number;
-        while ((split = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, split);
-          buffer = buffer.slice(split + 2);
-          const frame = parseSseBlock(block);
-          if (!frame) continue;
-          const { event, text } = frame;
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            // markers such as [DONE] stay text
-          }
-          frames.push({ event, data: parsed });
+      for await (const { event, data } of sseFrames(res, abort.signal)) {
+        let parsed: unknown = data;
+        try {
+          parsed = JSON.parse(data);
+        } catch {
+          // markers such as [DONE] stay text
         }
+        frames.push({ event, data: parsed });
       }
     } catch {
       // aborted by close()
@@ -65,16 +57,4 @@ export function contents(reader: SseReader): unknown[] {
 
 export function markers(reader: SseReader): string[] {
   return reader.frames.filter((f) => typeof f.data === 'string').map((f) => f.data as string);
-}
-
-/** One SSE block (the lines between blank lines) as its event name and joined data; undefined for comments only. */
-export function parseSseBlock(block: string): { event: string; text: string } | undefined {
-  let event = 'message';
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue; // heartbeat comment
-    if (line.startsWith('event: ')) event = line.slice(7);
-    else if (line.startsWith('data: ')) data.push(line.slice(6));
-  }
-  return data.length === 0 ? undefined : { event, text: data.join('\n') };
 }

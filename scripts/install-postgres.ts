@@ -1,13 +1,13 @@
 /**
  * `npm ci`'s postinstall (and `npm run postgres:install`): puts PostgreSQL with pgvector where the
- * embedded mode starts it (see libs/store/src/embedded-postgres), so `npm start` needs nothing
+ * embedded mode starts it (see libs/embedded-postgres), so `npm start` needs nothing
  * else. Fast when it is there already.
  *
  * Env: MEMSTREAM_POSTGRES_DIR (where; default <repo>/.cache/postgres/pgserver-<version>),
  * MEMSTREAM_SKIP_POSTGRES_INSTALL=1 (machines and images that only run with DATABASE_URL). The
  * wheel comes through `python3 -m pip download`, so pip's own configuration says where from.
  */
-import { installPostgres, postgresPin, resolvePostgresDir } from '@memstream/store';
+import { installPostgres, postgresPin, resolvePostgresDir } from '@memstream/embedded-postgres';
 
 const log = (line: string) => console.log(`[postgres] ${line}`);
 

@@ -5,7 +5,7 @@
  * the best mean recall@10 on the training questions, until a round changes nothing): coarse on
  * purpose, so there is little to over-fit with four conversations.
  */
-import { rankByFeatures, type RankFeatures, type RankingParams } from '@memstream/read-api';
+import { rankByFeatures, type RankFeatures, type RankingParams } from '@memstream/search';
 
 export interface Scored {
   readonly conversation: string;

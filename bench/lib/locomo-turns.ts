@@ -6,7 +6,7 @@
  * LoCoMo, the turns of the same session).
  */
 import type { GroupChatDocument } from '@memstream/cli';
-import { messageKey, type MemoryCandidate, type MessageCandidate } from '@memstream/read-api';
+import { messageKey, type MemoryCandidate, type MessageCandidate } from '@memstream/search';
 import type { SearchHit } from '@memstream/store';
 import type { SearchHit as ClientSearchHit } from '@memstream/client';
 

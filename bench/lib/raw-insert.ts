@@ -40,7 +40,7 @@ export interface RawOptions {
 }
 
 /**
- * The native store at `url` (embeddedPostgresUrl(<DATA_DIR>/postgres) from @memstream/store), while the server that started it runs: it
+ * The native store at `url` (embeddedPostgresUrl(<DATA_DIR>/postgres) from @memstream/embedded-postgres), while the server that started it runs: it
  * is reachable only then. 16
  * clients are 16 connections of one pool, as 16 services' connections would be.
  */

@@ -1,4 +1,4 @@
-import { parseSseBlock } from '../../harness/sse-client.js';
+import { parseSseFrame } from '@memstream/client';
 import { request, type Dispatcher } from 'undici';
 
 /**
@@ -29,9 +29,9 @@ export async function openTimedStream(url: string, dispatcher: Dispatcher, token
   let done = false;
 
   const onFrame = (block: string, at: number) => {
-    const frame = parseSseBlock(block);
+    const frame = parseSseFrame(block);
     if (!frame) return;
-    const { event, text } = frame;
+    const { event, data: text } = frame;
     if (event === 'error') counts.errors++;
     if (!text.startsWith('{')) {
       markers.push(text);

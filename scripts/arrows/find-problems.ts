@@ -35,7 +35,8 @@ const BROWSER_SAFE: Readonly<Record<string, readonly string[]>> = {
 const FRAMEWORKS: Readonly<Record<string, readonly string[]>> = {
   fastify: ['http'],
   kafkajs: ['bus'],
-  pg: ['store'],
+  // the supervisor probes and bootstraps the server it started, before any pool exists
+  pg: ['store', 'embedded-postgres'],
   '@electric-sql/pglite': ['store'],
   ioredis: ['fanout'],
   pino: ['logging'],

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installedPostgres, resolvePostgresDir } from '@memstream/store';
+import { installedPostgres, resolvePostgresDir } from '@memstream/embedded-postgres';
 import { startHealthy, type EmbeddedProcess } from '../../harness/embedded-process.js';
 import { call, messagesOf } from '../helpers/evermemos-client.js';
 

@@ -8,7 +8,7 @@ export { MemoryService, UserConversations, CodeConversations, AgentConversations
 export { Kaos } from './kaos.js';
 export { ROUTES } from './routes.js';
 export type { Route, RouteInput } from './route.js';
-export { sseFrames, type SseFrame } from './sse.js';
+export { parseSseFrame, sseFrames, type SseFrame } from './sse.js';
 export type * from './responses.js';
 export { DEFAULT_RETRY, retryAfterMs } from './retry.js';
 export { RetriesExhausted, backoffDelayMs, withRetry, type Attempt, type RetryOptions } from '@memstream/retry';

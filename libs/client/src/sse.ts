@@ -22,7 +22,7 @@ export async function* sseFrames(response: Response, signal?: AbortSignal): Asyn
       buffer += value.replace(/\r\n?/g, '\n');
       let end: number;
       while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const frame = parseFrame(buffer.slice(0, end));
+        const frame = parseSseFrame(buffer.slice(0, end));
         buffer = buffer.slice(end + 2);
         if (frame) yield frame;
       }
@@ -33,7 +33,8 @@ export async function* sseFrames(response: Response, signal?: AbortSignal): Asyn
   }
 }
 
-function parseFrame(block: string): SseFrame | undefined {
+/** One block of an event stream (the lines between blank lines) as a frame; undefined for comments only. */
+export function parseSseFrame(block: string): SseFrame | undefined {
   let event = 'message';
   const data: string[] = [];
   for (const line of block.split('\n')) {

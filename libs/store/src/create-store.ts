@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import type { Logger } from '@memstream/logging';
 import type { Store } from './store.js';
-import { PgStore } from './pg-store.js';
+import { PgStore, type PgStoreOptions } from './pg-store.js';
 import { migrate } from './migrate.js';
 import { openPglite } from './open-pglite.js';
-import { openEmbeddedPostgresStore } from './embedded-postgres/embedded-store.js';
 
 export interface StoreSettings {
   readonly DATABASE_URL: string | undefined;
@@ -13,19 +12,24 @@ export interface StoreSettings {
   readonly DATA_DIR: string;
   /** The embedded store's settings (see platformEnv); a process that requires DATABASE_URL leaves them out. */
   readonly EMBEDDED_STORE?: 'postgres' | 'pglite';
-  readonly EMBEDDED_POSTGRES_OS_USER?: string;
-  readonly MEMSTREAM_POSTGRES_DIR?: string | undefined;
 }
+
+/** A pool's settings, for a store whose server someone else starts (the embedded mode's). */
+export type PoolOptions = Omit<PgStoreOptions, 'connectionString' | 'onConnect'>;
+
+/** Opens a store on a PostgreSQL server the caller starts and owns: the embedded mode's, under DATA_DIR. */
+export type OpenEmbeddedServer = (pool: PoolOptions) => Promise<Store>;
 
 /**
  * PostgreSQL at DATABASE_URL when it is set. Otherwise the embedded mode's store under DATA_DIR:
- * a PostgreSQL server this process starts and owns (DATA_DIR/postgres), or, when asked for,
- * PGlite (DATA_DIR/pglite), loaded only then: its WASM heap is a quarter of a gigabyte.
- * Migrations run before the store is handed out, so no caller sees an old schema.
+ * a PostgreSQL server the caller starts and owns (`embedded`, which only the embedded mode passes:
+ * @memstream/embedded-postgres), or, when asked for, PGlite (DATA_DIR/pglite), loaded only then:
+ * its WASM heap is a quarter of a gigabyte. Migrations run before the store is handed out, so no
+ * caller sees an old schema.
  */
-export async function openStore(settings: StoreSettings, log: Logger): Promise<Store> {
+export async function openStore(settings: StoreSettings, log: Logger, embedded?: OpenEmbeddedServer): Promise<Store> {
   const storeLog = log.child({ component: 'store' });
-  const store = await connect(settings, storeLog);
+  const store = await connect(settings, storeLog, embedded);
   try {
     await migrate(store, storeLog);
   } catch (err) {
@@ -35,14 +39,13 @@ export async function openStore(settings: StoreSettings, log: Logger): Promise<S
   return store;
 }
 
-async function connect(settings: StoreSettings, log: Logger): Promise<Store> {
-  const pool = { maxConnections: settings.DATABASE_POOL_MAX, statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS, log };
+async function connect(settings: StoreSettings, log: Logger, embedded: OpenEmbeddedServer | undefined): Promise<Store> {
+  const pool: PoolOptions = { maxConnections: settings.DATABASE_POOL_MAX, statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS, log };
   if (settings.DATABASE_URL) return new PgStore({ connectionString: settings.DATABASE_URL, ...pool });
   if (settings.EMBEDDED_STORE !== 'pglite') {
-    return openEmbeddedPostgresStore(
-      { root: join(settings.DATA_DIR, 'postgres'), osUser: settings.EMBEDDED_POSTGRES_OS_USER ?? 'memstream', binariesDir: settings.MEMSTREAM_POSTGRES_DIR },
-      pool,
-    );
+    if (embedded) return embedded(pool);
+    // A distributed process with a server of its own would share no data with the others.
+    throw new Error('DATABASE_URL is not set: set it to a PostgreSQL with pgvector (only the embedded mode, `npm start`, starts a PostgreSQL of its own), or EMBEDDED_STORE=pglite');
   }
   log.warn('EMBEDDED_STORE=pglite: PGlite does not flush its files, so acknowledged writes can be lost if the process dies');
   return openPglite(join(settings.DATA_DIR, 'pglite'));

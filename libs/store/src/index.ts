@@ -1,11 +1,8 @@
 export type { Store, Queryable, QueryResult } from './store.js';
 export { PgStore, type PgStoreOptions } from './pg-store.js';
 export { openPglite } from './open-pglite.js';
-export { installPostgres, installedPostgres, resolvePostgresDir, postgresPin } from './embedded-postgres/binaries.js';
 export { migrate, loadMigrations, type Migration } from './migrate.js';
-export { openStore, type StoreSettings } from './create-store.js';
-export { backgroundStoreOf } from './embedded-postgres/embedded-store.js';
-export { embeddedPostgresUrl } from './embedded-postgres/postgres-server.js';
+export { openStore, type StoreSettings, type PoolOptions, type OpenEmbeddedServer } from './create-store.js';
 export {
   appendMessage,
   appendMessages,

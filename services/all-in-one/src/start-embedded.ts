@@ -4,7 +4,8 @@ import { createFanout, createRequestLedger, createResponseStreams } from '@memst
 import { serveApi } from '@memstream/http';
 import type { ProcessContext } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
-import { backgroundStoreOf, openStore, storeBusJournal } from '@memstream/store';
+import { openStore, storeBusJournal } from '@memstream/store';
+import { backgroundStoreOf, embeddedPostgresOf } from '@memstream/embedded-postgres';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { readApiSettingsOf } from '@memstream/read-api';
 import { runConverter } from '@memstream/converter';
@@ -23,7 +24,7 @@ import { embeddedApiDocs, registerEmbeddedApi } from './embedded-api.js';
  */
 export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promise<number> {
   const { config, log, lifecycle, metrics } = ctx;
-  const store = await lifecycle.own('store', () => openStore(config, log), (s) => s.close());
+  const store = await lifecycle.own('store', () => openStore(config, log, embeddedPostgresOf(config)), (s) => s.close());
   const fanout = await lifecycle.own('fanout', () => createFanout(config.REDIS_URL, log), (f) => f.close());
   const ledger = await lifecycle.own('request ledger', () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log), (l) => l.close());
   // One embedder for the indexer's documents and the read API's queries: one model in memory.

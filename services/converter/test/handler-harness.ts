@@ -6,7 +6,7 @@ import { Metrics } from '@memstream/metrics';
 import { PgStore, findRequestOutcomes, migrate } from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
 import { MetaCache } from '../src/meta-cache.js';
-import type { ConverterDeps } from '../src/handlers/group-chat-input.js';
+import type { ConverterDeps } from '../src/handlers/converter-deps.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 

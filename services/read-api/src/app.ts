@@ -10,7 +10,7 @@ import { registerSearchMemories } from './routes/evermemos/search-memories.js';
 import { registerDeleteMemories } from './routes/evermemos/delete-memories.js';
 import { registerFlushMemories } from './routes/evermemos/flush-memories.js';
 import { registerGetMemoryStats } from './routes/evermemos/get-memory-stats.js';
-import type { QueryEmbedder } from './search/query-embedder.js';
+import type { QueryEmbedder } from '@memstream/search';
 import { registerGetConversationMeta } from './routes/evermemos/get-conversation-meta.js';
 import { registerGetRequestStatus } from './routes/evermemos/get-request-status.js';
 import { registerSummaries } from './routes/memory-agent/summaries.js';

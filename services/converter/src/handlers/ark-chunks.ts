@@ -3,7 +3,8 @@ import { appendStreamChunks, recordRequestOutcomes } from '@memstream/store';
 import { liveChannelOf, type ArkStreamChunksReceived, type LiveEvent, type RequestOutcome } from '@memstream/schemas';
 import { gateByActor } from '../access-gate.js';
 import { applyOnce } from './apply-once.js';
-import { announce, type ConverterDeps } from './group-chat-input.js';
+import { announce } from './announce.js';
+import type { ConverterDeps } from './converter-deps.js';
 
 /**
  * Relayed ARK token chunks: kept for readers who reconnect from the beginning, numbered, and sent

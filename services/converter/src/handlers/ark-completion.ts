@@ -3,7 +3,8 @@ import { arkSessionState, completeArkSession, type Queryable } from '@memstream/
 import { commandRefusal } from '../access-gate.js';
 import { applyOnce } from './apply-once.js';
 import { liveChannelOf, type ArkSessionCompleted, type LiveEvent, type RequestOutcome } from '@memstream/schemas';
-import { announce, type ConverterDeps } from './group-chat-input.js';
+import { announce } from './announce.js';
+import type { ConverterDeps } from './converter-deps.js';
 
 /**
  * ARK session completions: the session is marked complete and its outcome recorded in one

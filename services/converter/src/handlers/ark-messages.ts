@@ -4,7 +4,8 @@ import { TOPICS, type ArkInput, type ArkMessagesReceived, type ArkSessionComplet
 import { fromArkMessages } from '../mappers/ark.js';
 import { storedEvent } from '../stored-event.js';
 import { publishLiveMessages } from '../live-messages.js';
-import { announce, type ConverterDeps } from './group-chat-input.js';
+import { announce } from './announce.js';
+import type { ConverterDeps } from './converter-deps.js';
 import { gateByActor } from '../access-gate.js';
 import { handleArkCompletions } from './ark-completion.js';
 import { handleArkChunks } from './ark-chunks.js';

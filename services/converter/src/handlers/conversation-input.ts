@@ -46,7 +46,8 @@ import {
 import { fromMsMessage } from '../mappers/memory-service.js';
 import { storedEvent } from '../stored-event.js';
 import { publishLiveMessages } from '../live-messages.js';
-import { announce, type ConverterDeps } from './group-chat-input.js';
+import { announce } from './announce.js';
+import type { ConverterDeps } from './converter-deps.js';
 import { applyKaos } from './kaos-input.js';
 
 type Applied = { outcome: RequestOutcome | undefined; stored: AppendResult[] };

@@ -1,5 +1,4 @@
-import { publishEvents, type Bus, type BusRecord, type HandlerContext } from '@memstream/bus';
-import type { Fanout } from '@memstream/fanout';
+import { publishEvents, type BusRecord, type HandlerContext } from '@memstream/bus';
 import type { FlushTail } from '../coalescer.js';
 import type { Logger } from '@memstream/logging';
 import {
@@ -13,7 +12,6 @@ import {
   type StoredConversationMeta,
 } from '@memstream/store';
 import {
-  REQUEST_OUTCOME_CHANNEL,
   TOPICS,
   conversationIdOf,
   parseCreateTime,
@@ -31,17 +29,9 @@ import { gateByActor } from '../access-gate.js';
 import { handleMemoriesDeletions } from './memories-deletion.js';
 import { handleFlushes } from './memories-flush.js';
 import { publishLiveMessages } from '../live-messages.js';
-import type { BoundaryRules } from '@memstream/episodes';
+import { announce } from './announce.js';
+import type { ConverterDeps } from './converter-deps.js';
 import type { MetaCache } from '../meta-cache.js';
-
-export interface ConverterDeps {
-  readonly store: Store;
-  readonly bus: Bus;
-  readonly fanout: Fanout;
-  readonly metas: MetaCache;
-  /** Where episodes end: a flush closes the open one by them. */
-  readonly rules: BoundaryRules;
-}
 
 /**
  * Handles consecutive events of one partition of the group-chat input topic: messages become
@@ -266,16 +256,6 @@ function refusalOf(event: GroupChatWrite, code: string, message: string): Reques
     error_code: code,
     error_message: message,
   };
-}
-
-/** Best effort: a gateway that misses this answers 202 when its wait ends, and the status is in the store. */
-export async function announce(fanout: Fanout, outcomes: readonly RequestOutcome[], log: Logger): Promise<void> {
-  if (outcomes.length === 0) return;
-  try {
-    await fanout.publish(REQUEST_OUTCOME_CHANNEL, JSON.stringify(outcomes));
-  } catch (err) {
-    log.warn({ err, outcomes: outcomes.length }, 'could not announce request outcomes');
-  }
 }
 
 /** What can be read from a record that failed validation: enough to file its outcome, if anything. */

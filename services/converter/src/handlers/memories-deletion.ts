@@ -3,7 +3,8 @@ import { forgetMessagesIn, type ForgetResult, type Queryable } from '@memstream/
 import { applyOnce } from './apply-once.js';
 import { commandRefusal } from '../access-gate.js';
 import { type MemoriesDeleted, type RequestOutcome } from '@memstream/schemas';
-import { announce, type ConverterDeps } from './group-chat-input.js';
+import { announce } from './announce.js';
+import type { ConverterDeps } from './converter-deps.js';
 
 /**
  * EverMemOS deletions: the matching messages, their search rows and the memories made from them

@@ -4,7 +4,8 @@ import { lastSequence, type Queryable } from '@memstream/store';
 import { commandRefusal } from '../access-gate.js';
 import { applyOnce } from './apply-once.js';
 import { type MemoriesFlushRequested, type RequestOutcome } from '@memstream/schemas';
-import { announce, type ConverterDeps } from './group-chat-input.js';
+import { announce } from './announce.js';
+import type { ConverterDeps } from './converter-deps.js';
 
 /**
  * EverMemOS flushes: the group's open episode is closed now, with what is stored by then (the

@@ -4,7 +4,7 @@ import { AppError } from '@memstream/errors';
 import { parseOrThrow } from '@memstream/http';
 import { everMemOsDocs } from '@memstream/api-families';
 import { lastSequence, memoryStats, type Store } from '@memstream/store';
-import type { QueryEmbedder } from '../../search/query-embedder.js';
+import type { QueryEmbedder } from '@memstream/search';
 import { requireAccess } from '../../access.js';
 
 

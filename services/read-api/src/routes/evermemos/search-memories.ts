@@ -4,8 +4,7 @@ import { parseCreateTime, SearchMemoriesRequest as Search } from '@memstream/sch
 import { parseOrThrow } from '@memstream/http';
 import { everMemOsDocs } from '@memstream/api-families';
 import { pendingMessages, type Store } from '@memstream/store';
-import { searchMemories } from '../../search/search-memories.js';
-import type { QueryEmbedder } from '../../search/query-embedder.js';
+import { searchMemories, type QueryEmbedder } from '@memstream/search';
 import { hitView, messageView } from './memory-views.js';
 import { audiencesFor, mayAccess, personOf } from '../../access.js';
 

@@ -5,8 +5,7 @@ import { parseOrThrow, principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from '@memstream/api-families';
 import { msMessagesByKeys, visibleTo, type Store } from '@memstream/store';
 import { SearchMessagesRequest } from '@memstream/schemas';
-import { OWN_WORDS_RANKING, searchMemories } from '../../search/search-memories.js';
-import type { QueryEmbedder } from '../../search/query-embedder.js';
+import { OWN_WORDS_RANKING, searchMemories, type QueryEmbedder } from '@memstream/search';
 import { codeMessageView } from './views.js';
 
 /** Hits asked of the index per result returned: some are then left out (agent-only, deleted). */

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '@memstream/logging';
+import { embeddedPostgresOf } from '@memstream/embedded-postgres';
 import { openStore, type Store } from '@memstream/store';
 
 const log = createLogger({ service: 'embedded-postgres-test', level: 'silent' });
@@ -42,7 +43,7 @@ async function until(what: string, check: () => Promise<boolean> | boolean, limi
 
 test('the embedded PostgreSQL is started again when it dies, and what was committed is still there', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-embedded-pg-'));
-  const store: Store = await openStore(settings(dataDir), log);
+  const store: Store = await openStore(settings(dataDir), log, embeddedPostgresOf(settings(dataDir)));
   // One hook, in this order: the server writes into the folder until it has stopped. The killed
   // server's own children notice their parent's death a moment later and may still be writing
   // (CI once saw ENOTEMPTY under data/global), so the removal retries for up to two seconds.
@@ -80,8 +81,10 @@ test('a server whose owner was SIGKILLed stops by itself, and the next start on 
       '--input-type=module',
       '-e',
       `import { openStore } from '@memstream/store';
+       import { embeddedPostgresOf } from '@memstream/embedded-postgres';
        import { createLogger } from '@memstream/logging';
-       const store = await openStore(${JSON.stringify(settings(dataDir))}, createLogger({ service: 'owner', level: 'silent' }));
+       const settings = ${JSON.stringify(settings(dataDir))};
+       const store = await openStore(settings, createLogger({ service: 'owner', level: 'silent' }), embeddedPostgresOf(settings));
        await store.query('CREATE TABLE kept (n int)');
        await store.query('INSERT INTO kept VALUES (7)');
        console.log('ready');
@@ -99,7 +102,7 @@ test('a server whose owner was SIGKILLed stops by itself, and the next start on 
   owner.kill('SIGKILL');
   await until('the orphaned server to stop', () => !alive(server));
 
-  store = await openStore(settings(dataDir), log);
+  store = await openStore(settings(dataDir), log, embeddedPostgresOf(settings(dataDir)));
   const { rows } = await store.query<{ n: number }>('SELECT n FROM kept');
   assert.deepEqual(rows, [{ n: 7 }]);
 });

@@ -46,7 +46,7 @@ export function postgresPin(platform = `${process.platform}-${process.arch}`): W
 
 /** `<repo>/.cache/postgres/pgserver-<version>`, beside the embedding model; found from this file's place. */
 export function defaultPostgresDir(): string {
-  return fileURLToPath(new URL(`../../../../.cache/postgres/pgserver-${VERSION}`, import.meta.url));
+  return fileURLToPath(new URL(`../../../.cache/postgres/pgserver-${VERSION}`, import.meta.url));
 }
 
 export function resolvePostgresDir(configured: string | undefined): string {

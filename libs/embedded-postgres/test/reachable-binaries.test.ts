@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { chmod, mkdir, mkdtemp, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { traversableBy } from '../src/embedded-postgres/reachable-binaries.js';
+import { traversableBy } from '../src/reachable-binaries.js';
 
 /**
  * Whether the embedded PostgreSQL's user can reach the programs decides whether they are copied to

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { intentOf, messageKey, rankByFeatures, rankFeatures, type MessageCandidate, type RankingParams } from '@memstream/read-api';
+import { intentOf, messageKey, rankByFeatures, rankFeatures, type MessageCandidate, type RankingParams } from '@memstream/search';
 import type { SearchHit } from '@memstream/store';
 
 const AT = new Date('2023-05-08T13:56:00Z');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { overlaps, timeExpressions, type DayRange } from '@memstream/read-api';
+import { overlaps, timeExpressions, type DayRange } from '@memstream/search';
 
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 const iso = (r: DayRange) => [new Date(r.from).toISOString().slice(0, 10), new Date(r.to).toISOString().slice(0, 10)];

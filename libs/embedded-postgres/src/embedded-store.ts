@@ -1,6 +1,6 @@
 import { setPriority } from 'node:os';
-import type { Queryable, Store } from '../store.js';
-import { PgStore, type PgStoreOptions } from '../pg-store.js';
+import { join } from 'node:path';
+import { PgStore, type PoolOptions, type Queryable, type Store } from '@memstream/store';
 import { installedPostgres, resolvePostgresDir } from './binaries.js';
 import { createLauncher } from './launcher.js';
 import { ensureOsUser } from './os-user.js';
@@ -15,7 +15,21 @@ export interface EmbeddedStoreOptions {
   readonly binariesDir: string | undefined;
 }
 
-export type PoolOptions = Omit<PgStoreOptions, 'connectionString' | 'onConnect'>;
+/** The settings of the embedded mode's own server (see platformEnv). */
+export interface EmbeddedPostgresSettings {
+  readonly DATA_DIR: string;
+  readonly EMBEDDED_POSTGRES_OS_USER?: string;
+  readonly MEMSTREAM_POSTGRES_DIR?: string | undefined;
+}
+
+/**
+ * What `openStore` calls when DATABASE_URL is unset: the embedded mode's PostgreSQL under
+ * DATA_DIR/postgres. The store knows nothing of the server; the embedded mode hands it this.
+ */
+export function embeddedPostgresOf(settings: EmbeddedPostgresSettings): (pool: PoolOptions) => Promise<Store> {
+  const options = { root: join(settings.DATA_DIR, 'postgres'), osUser: settings.EMBEDDED_POSTGRES_OS_USER ?? 'memstream', binariesDir: settings.MEMSTREAM_POSTGRES_DIR };
+  return (pool) => openEmbeddedPostgresStore(options, pool);
+}
 
 /**
  * The embedded mode's store: the same PgStore as the distributed mode, on a PostgreSQL server
