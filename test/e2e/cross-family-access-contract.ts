@@ -166,6 +166,30 @@ export async function checkAgentOnlyContent(read: string, prefix: string, caller
   const made = [episodic, await json('GET', `/api/v1/summaries?conversation_id=${conv}`)].join('\n');
   for (const word of [WORDS.agents, WORDS.agentMemory, WORDS.otherMemory]) assert.ok(!made.includes(word), `${word} reached an episode or a summary`);
 
+  // Live too: what agents write reaches an owner's open stream only if the owner may see it.
+  as(callers.owner);
+  const ownerStream = await openSse(`${read}/stream/${conv}`);
+  as(callers.agent);
+  const agentStream = await openSse(`${read}/stream/${conv}`);
+  try {
+    assert.deepEqual([ownerStream.status, agentStream.status], [200, 200]);
+    const live = await call(read, 'POST', `/v1/agent/conversations/${conv}/messages`, {
+      messages: [
+        { role: 'assistant', visibility: 'agent', content: `${WORDS.agents} live for agents` },
+        { role: 'assistant', channel: 'memory', content: `${WORDS.agentMemory} live memory of agent a` },
+      ],
+    });
+    assert.equal(live.status, 201, JSON.stringify(live.body));
+    await ownerWrites(5);
+    await waitFor('both streams hear the owner', async () => [ownerStream, agentStream].every((st) => JSON.stringify(st.frames).includes('number 5')), 20_000);
+    const heard = JSON.stringify(ownerStream.frames);
+    assert.ok(!heard.includes(WORDS.agents) && !heard.includes(WORDS.agentMemory), `the owner's live stream let agent-only content through: ${heard}`);
+    assert.ok(JSON.stringify(agentStream.frames).includes('live for agents'), "agent A's stream hears what is for agents");
+  } finally {
+    ownerStream.close();
+    agentStream.close();
+  }
+
   // A removed member reads nothing of it any more, through any family.
   as(callers.owner);
   assert.equal((await call(read, 'DELETE', `/v1/conversations/${conv}/memberships/${callers.memberId}`)).status, 204);
