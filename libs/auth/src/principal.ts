@@ -38,3 +38,11 @@ export function audiencesOf(principal: Principal): readonly string[] | undefined
   if (principal.kind === 'agent') return ['agents', `agent:${principal.clientId}`];
   return undefined;
 }
+
+/**
+ * Whether a reader with `audiences` (audiencesOf) may see content labelled `audience`: the rule
+ * the store's audienceIn applies in SQL, for what is read outside the store (live events).
+ */
+export function mayReadAudience(audiences: readonly string[] | undefined, audience: string | null | undefined): boolean {
+  return audience == null || audiences === undefined || audiences.includes(audience);
+}

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { mayReadAudience } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
 import { arkDocs } from '@memstream/api-families';
@@ -146,7 +147,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
             if (m.seq <= lastSeq) continue; // already replayed
             lastSeq = m.seq;
             // what the reader may not see (an agent's memory, a message for agents) is passed over
-            if (m.audience != null && audiences !== undefined && !audiences.includes(m.audience)) continue;
+            if (!mayReadAudience(audiences, m.audience)) continue;
             sse.event('message', chunkOf(sessionId, m.message, m.created_at));
           }
         } else if (event.type === 'chunk') {
