@@ -14,7 +14,7 @@ import { GroupChatInput, TOPICS } from '@memstream/schemas';
 import { monotonicUs, summarizeProfiles, type Window } from './lib/cpu-profile.js';
 import { connect, copyRows, countMessages, createDatabase, storingTransactions, waitForCount } from './lib/database.js';
 import { runHttpLoad, successes } from './lib/http-load.js';
-import { renderReport, type Goal, type HttpFigures, type IngestReport, type PathFigures } from './lib/ingest-report.js';
+import { renderReport, type Goal, type HttpFigures, type IngestReport, } from './lib/ingest-report.js';
 import { deleteTopicsWithPrefix, produceRecords } from './lib/kafka-load.js';
 import { measureRoundTrips } from './lib/probes.js';
 import { backgroundLoad, cpuBetween, ProcMonitor } from './lib/proc-monitor.js';

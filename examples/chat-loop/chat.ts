@@ -1,4 +1,4 @@
-import { MemstreamClient, type SearchHit } from '@memstream/client';
+import type { MemstreamClient, SearchHit } from '@memstream/client';
 
 export interface Turn {
   readonly said: string;

@@ -308,5 +308,5 @@ test('the ARK Memory example points at the read API Service', () => {
   assert.ok(service, `no Service ${ref.name}`);
   assert.ok((service.spec!.ports ?? []).some((p) => p.port === ref.port), `Service ${ref.name} has no port ${ref.port}`);
   const behind = base.deploymentBehind(service);
-  assert.deepEqual(behind?.spec!.template.spec!.containers[0]?.args, ['read-api']);
+  assert.deepEqual(behind?.spec?.template.spec?.containers[0]?.args, ['read-api']);
 });

@@ -85,7 +85,7 @@ for (const dir of ['k8s/base', ...readdirSync(join(ROOT, 'k8s', 'overlays')).map
     const serviceRunBy = (serviceName: string): string | undefined => {
       const service = k8s.serviceNamed(serviceName);
       const deployment = service && k8s.deploymentBehind(service);
-      return deployment?.spec!.template.spec!.containers[0]?.args?.[0] ?? deployment?.metadata!.name;
+      return deployment?.spec?.template.spec?.containers[0]?.args?.[0] ?? deployment?.metadata?.name;
     };
 
     test('the Ingress sends every route to the service that serves it, through the edge where only the method tells', () => {

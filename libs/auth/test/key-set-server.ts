@@ -18,7 +18,7 @@ export async function keySetServer(t: TestContext, keys: readonly JWK[] = []): P
   let published = keys;
   let failure: { status: number; body: string } | undefined;
   let fetches = 0;
-  const server = createServer((req, res) => {
+  const server = createServer((_req, res) => {
     fetches += 1;
     if (failure) return void res.writeHead(failure.status, { 'content-type': 'text/plain' }).end(failure.body);
     res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: published }));

@@ -4,7 +4,7 @@
  * if a schema stopped reaching the client's types, its @ts-expect-error would become unused and
  * the type check would fail. Nothing here runs.
  */
-import { MemstreamClient } from '@memstream/client';
+import type { MemstreamClient } from '@memstream/client';
 
 export function refusedByTheSchemas(c: MemstreamClient): void {
   // @ts-expect-error retrieve_method is one of keyword, vector, hybrid, rrf (SearchMemoriesRequest)

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { env } from './load-config.js';
 
 /** What every process that accepts writes reads: the ingest gateway, the read API, the embedded mode. */

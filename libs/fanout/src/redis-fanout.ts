@@ -20,7 +20,7 @@ export class RedisFanout implements Fanout {
   private readonly subscribing = new Map<string, Promise<void>>();
   private subReady: Promise<void>;
 
-  constructor(url: string, private readonly log: Logger) {
+  constructor(url: string, log: Logger) {
     const options = { maxRetriesPerRequest: 3, connectTimeout: 10_000, commandTimeout: 5_000, lazyConnect: false, enableAutoPipelining: true };
     this.pub = new Redis(url, options);
     this.sub = new Redis(url, { ...options, commandTimeout: undefined, enableAutoPipelining: false, autoResubscribe: false });

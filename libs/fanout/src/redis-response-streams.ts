@@ -14,7 +14,7 @@ const BLOCK_MS = 2_000;
 export class RedisResponseStreams implements ResponseStreams {
   private readonly redis: Redis;
 
-  constructor(private readonly url: string, private readonly retentionS: number, private readonly log: Logger) {
+  constructor(url: string, private readonly retentionS: number, private readonly log: Logger) {
     this.redis = new Redis(url, { maxRetriesPerRequest: 3, connectTimeout: 10_000, commandTimeout: 5_000 });
     this.redis.on('error', (err) => log.warn({ err }, 'redis connection error (response streams)'));
   }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { type ApiDocsOptions } from '@memstream/http';
+import type { ApiDocsOptions } from '@memstream/http';
 import { API_FAMILIES } from '@memstream/api-families';
 import { registerGateway, type GatewayDeps } from '@memstream/ingest-gateway';
 import { registerReadApi, type ReadApiDeps } from '@memstream/read-api';

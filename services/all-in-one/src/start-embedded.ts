@@ -1,4 +1,4 @@
-import { type AllInOneConfig } from './config.js';
+import type { AllInOneConfig } from './config.js';
 import { createBus } from '@memstream/bus';
 import { createFanout, createRequestLedger, createResponseStreams } from '@memstream/fanout';
 import { serveApi } from '@memstream/http';

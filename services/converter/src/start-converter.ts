@@ -4,7 +4,7 @@ import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
 import type { Lifecycle } from '@memstream/runtime';
 import { purgeRequestOutcomes, type Store } from '@memstream/store';
-import { CONSUMERS, TOPICS } from '@memstream/schemas';
+import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
 import { handleArkBatch } from './handlers/ark-messages.js';
 import { handleConversationBatch } from './handlers/conversation-input.js';

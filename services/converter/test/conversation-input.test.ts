@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { conversationHarness } from './conversation-harness.js';
-import { type ConversationInput, type MsMessage } from '@memstream/schemas';
+import type { ConversationInput, MsMessage } from '@memstream/schemas';
 import { appendStreamChunks, claimConversation, findConversation, findRequestOutcome, listMemberships, setMembership, viewSegments, listView } from '@memstream/store';
 
 const message = (text: string): MsMessage => ({

@@ -5,7 +5,7 @@ import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
-import { CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
+import { type CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
 
 import { EpisodeWorker } from './episode-worker.js';
 import { offlineExtractor } from './extractors/offline.js';

@@ -3,7 +3,7 @@ import type { IndexerConfig } from './config.js';
 import type { Embedder } from '@memstream/embedding';
 import type { Logger } from '@memstream/logging';
 import type { Lifecycle } from '@memstream/runtime';
-import { CONSUMERS, TOPICS } from '@memstream/schemas';
+import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 import { ensureVectorIndex, type Store } from '@memstream/store';
 import { Indexer } from './indexer.js';
 

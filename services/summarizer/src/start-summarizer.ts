@@ -5,7 +5,7 @@ import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
-import { CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
+import { type CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
 import { offlineSummarizer } from './summarizers/offline.js';
 import { modelSummarizer } from './summarizers/model.js';
 import type { Summarizer } from './summarizers/summarizer.js';

@@ -2,7 +2,7 @@ import type { HandlerContext } from '@memstream/bus';
 import { forgetMessagesIn, type ForgetResult, type Queryable } from '@memstream/store';
 import { applyOnce } from './apply-once.js';
 import { commandRefusal } from '../access-gate.js';
-import { type MemoriesDeleted, type RequestOutcome } from '@memstream/schemas';
+import type { MemoriesDeleted, RequestOutcome } from '@memstream/schemas';
 import { announce } from './announce.js';
 import type { ConverterDeps } from './converter-deps.js';
 

@@ -3,7 +3,7 @@ import { closeSpanIn } from '@memstream/episodes';
 import { lastSequence, type Queryable } from '@memstream/store';
 import { commandRefusal } from '../access-gate.js';
 import { applyOnce } from './apply-once.js';
-import { type MemoriesFlushRequested, type RequestOutcome } from '@memstream/schemas';
+import type { MemoriesFlushRequested, RequestOutcome } from '@memstream/schemas';
 import { announce } from './announce.js';
 import type { ConverterDeps } from './converter-deps.js';
 

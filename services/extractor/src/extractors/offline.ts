@@ -73,7 +73,7 @@ function sentencesOf(messages: readonly CanonicalMessage[]): Sentence[] {
   const out: Sentence[] = [];
   for (const m of messages) {
     const text = m.content.replace(/\s+/g, ' ').trim();
-    for (const raw of text.split(/(?<=[.!?])\s+(?=[A-Z0-9"“'(\[])/)) {
+    for (const raw of text.split(/(?<=[.!?])\s+(?=[A-Z0-9"“'([])/)) {
       const sentence = raw.length > MAX_SENTENCE_CHARS ? `${raw.slice(0, MAX_SENTENCE_CHARS).replace(/\s+\S*$/, '')}…` : raw;
       if (sentence === '') continue;
       out.push({ text: sentence, speaker: m.sender_name || m.sender_id, speakerId: m.sender_id, position: out.length, words: contentWords(sentence) });

@@ -6,6 +6,7 @@ import { actorOf, outcomeError, type Writer } from '@memstream/ingest';
 import {
   findConversation,
   findInView,
+  type ViewPosition,
   findMembership,
   groupOfConversation,
   listView,
@@ -78,7 +79,7 @@ export function conversationOps(deps: OpsDeps) {
     },
     async page(conversationId: string, filter: ViewFilter, after: string | undefined, limit: number): Promise<{ items: MsStoredMessage[]; nextCursor: string | null }> {
       const segments = await viewSegments(deps.store, conversationId);
-      let position;
+      let position: ViewPosition | undefined;
       if (after !== undefined) {
         position = await findInView(deps.store, segments, after);
         if (!position) throw new AppError('INVALID_PARAMETER', `after: no message ${after} in this conversation`);

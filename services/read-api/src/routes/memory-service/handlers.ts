@@ -5,7 +5,6 @@ import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
 import { conversationInUse, findTransfer, listConversations, listGroupConversations, listMemberships, messagesByIds, pendingTransfer } from '@memstream/store';
 import {
-  levelRefusal,
   revokeRefusal,
   shareRefusal,
   transferRefusal,
