@@ -137,7 +137,9 @@ async function startServices(dbUrl: string): Promise<ServiceProcess[]> {
   };
   // The converter first: it runs the migrations.
   const converter = await start('converter', 'services/converter/src/main.ts');
-  const apis = await Promise.all(Array.from({ length: replicas }, (_, n) => start(`read-api-${n + 1}`, 'services/read-api/src/main.ts')));
+  const apis = await Promise.all(
+    Array.from({ length: replicas }, (_, n) => start(`read-api-${n + 1}`, 'services/read-api/src/main.ts')),
+  );
   for (const [n, first] of apis.entries()) {
     let api = first;
     for (let attempt = 1; ; attempt++) {
@@ -172,11 +174,18 @@ async function probeWritePath(api: ServiceProcess): Promise<string | undefined> 
   });
   const text = await res.body.text();
   if (res.statusCode === 200) return undefined;
-  const answer = res.statusCode === 202 ? '202 (accepted, not stored in time)' : `${res.statusCode} ${text.slice(0, 200)}`;
+  const answer =
+    res.statusCode === 202 ? '202 (accepted, not stored in time)' : `${res.statusCode} ${text.slice(0, 200)}`;
   return `probe write answered ${answer} after ${Math.round(performance.now() - started)} ms: its write path does not hear request outcomes`;
 }
 
-async function batchPass(db: pg.Client, origin: string, pass: string, size: number, requests: number): Promise<BatchPassFigures> {
+async function batchPass(
+  db: pg.Client,
+  origin: string,
+  pass: string,
+  size: number,
+  requests: number,
+): Promise<BatchPassFigures> {
   const before = await countMessages(db);
   const cpu0 = monitor.cpu();
   const load = await runHttpLoad({
@@ -226,7 +235,8 @@ async function main(): Promise<ArkReport> {
   if (warmup > 0) {
     progress(`warm-up: ${warmup} POSTs of 1 message`);
     const w = await batchPass(db, writeOrigin, 'w', 1, warmup);
-    if (w.non_2xx > 0 || w.accepted_not_stored > 0) progress(`warm-up answers: ${JSON.stringify(w.statuses)} ${w.first_error ?? ''}`);
+    if (w.non_2xx > 0 || w.accepted_not_stored > 0)
+      progress(`warm-up answers: ${JSON.stringify(w.statuses)} ${w.first_error ?? ''}`);
   }
   const batches: BatchPassFigures[] = [];
   for (const [size, requests] of passes) {

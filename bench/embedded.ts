@@ -63,7 +63,9 @@ const warmup = positiveInt('warmup', flags.warmup, 0);
 const storeTimeoutMs = positiveInt('store-timeout-s', flags['store-timeout-s']) * 1000;
 const waitQuietMs = positiveInt('wait-quiet-s', flags['wait-quiet-s'], 0) * 1000;
 const dataPath = resolve(flags.data);
-const extraEnv = Object.fromEntries(flags.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const extraEnv = Object.fromEntries(
+  flags.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
 
 const runId = randomUUID().replaceAll('-', '').slice(0, 10);
 const workload = new Workload(runId, G);
@@ -80,7 +82,9 @@ const teardowns = new Teardowns(() => monitor.stop());
 
 async function startServer(dataDir: string): Promise<{ server: EmbeddedProcess; healthyMs: number }> {
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const { proc: server, healthyMs } = await startHealthy({ dataDir, env: extraEnv, nodeArgs }, (proc) => teardowns.push(['server', () => proc.stop()]));
+  const { proc: server, healthyMs } = await startHealthy({ dataDir, env: extraEnv, nodeArgs }, (proc) =>
+    teardowns.push(['server', () => proc.stop()]),
+  );
   return { server, healthyMs: Math.round(healthyMs) };
 }
 
@@ -99,7 +103,9 @@ function treeCores(rootPid: number, from: CpuSnapshot, to: CpuSnapshot): { serve
 async function storedIn(base: string, groupIds: readonly string[]): Promise<number> {
   let total = 0;
   for (const group of groupIds) {
-    const res = await fetch(`${base}/api/v1/memories?group_id=${encodeURIComponent(group)}&limit=1`, { signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${base}/api/v1/memories?group_id=${encodeURIComponent(group)}&limit=1`, {
+      signal: AbortSignal.timeout(10_000),
+    });
     const body = (await res.json()) as { result?: { total_count?: number } };
     if (!res.ok) throw new Error(`GET /api/v1/memories answered ${res.status}: ${JSON.stringify(body)}`);
     total += body.result?.total_count ?? 0;
@@ -108,7 +114,11 @@ async function storedIn(base: string, groupIds: readonly string[]): Promise<numb
 }
 
 /** Polls until `target` messages are readable; resolves with when that was first seen (undefined on timeout). */
-async function untilStored(base: string, groupIds: readonly string[], target: number): Promise<{ reachedAt: number | undefined; count: number }> {
+async function untilStored(
+  base: string,
+  groupIds: readonly string[],
+  target: number,
+): Promise<{ reachedAt: number | undefined; count: number }> {
   const deadline = performance.now() + storeTimeoutMs;
   let count = 0;
   while (performance.now() < deadline) {
@@ -158,10 +168,24 @@ async function locomoImport(server: EmbeddedProcess): Promise<EmbeddedReport['lo
   const cpu0 = monitor.cpu();
   const started = performance.now();
   const exitCode = await runImport(
-    { input: dataPath, format: 'locomo', validateOnly: false, apiUrl: server.base, topicPrefix: '', partitions: 8, concurrency: 4 },
+    {
+      input: dataPath,
+      format: 'locomo',
+      validateOnly: false,
+      apiUrl: server.base,
+      topicPrefix: '',
+      partitions: 8,
+      concurrency: 4,
+    },
     { stdout: { write: () => true }, stderr: { write: (text: string) => stderr.push(text) } },
   );
-  if (exitCode !== 0) progress(`import exited ${exitCode}: ${stderr.filter((l) => l.startsWith('failed')).slice(0, 3).join(' ')}`);
+  if (exitCode !== 0)
+    progress(
+      `import exited ${exitCode}: ${stderr
+        .filter((l) => l.startsWith('failed'))
+        .slice(0, 3)
+        .join(' ')}`,
+    );
   const reached = await untilStored(server.base, locomoGroups, messages);
   const cpu1 = monitor.cpu();
   return {
@@ -216,7 +240,10 @@ async function main(): Promise<EmbeddedReport> {
   const profiles = profileDir ? summarizeProfiles(profileDir, 20, heldSpan).filter((p) => p.busyMs > 0) : [];
   const isMain = (file: string) => /\.\d+\.0\.\d+\.cpuprofile$/.test(file);
   const profile = profileDir
-    ? { 'server main thread, held pass': profiles.find((p) => isMain(p.file)), 'server other threads (embedding), held pass': profiles.find((p) => !isMain(p.file)) }
+    ? {
+        'server main thread, held pass': profiles.find((p) => isMain(p.file)),
+        'server other threads (embedding), held pass': profiles.find((p) => !isMain(p.file)),
+      }
     : undefined;
 
   const existing = await startServer(dataDir);

@@ -34,7 +34,10 @@ const QUERIES = Number(flags.queries);
 const log = createLogger({ service: 'bench-embedding', level: 'warn' });
 
 /** Query latency while one caller embeds `documents` in calls of `batch`, and the event loop's delay meanwhile. */
-async function underLoad(embedder: Embedder, documents: readonly string[]): Promise<{ p50: number; p95: number; loopP99Ms: number; loopMaxMs: number }> {
+async function underLoad(
+  embedder: Embedder,
+  documents: readonly string[],
+): Promise<{ p50: number; p95: number; loopP99Ms: number; loopMaxMs: number }> {
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   let bulkDone = false;
@@ -52,34 +55,100 @@ async function underLoad(embedder: Embedder, documents: readonly string[]): Prom
   await bulk;
   loop.disable();
   const summary = summarizeLatencies(Float64Array.from(samples));
-  return { p50: summary.p50, p95: summary.p95, loopP99Ms: round(loop.percentile(99) / 1e6, 1), loopMaxMs: round(loop.max / 1e6, 1) };
+  return {
+    p50: summary.p50,
+    p95: summary.p95,
+    loopP99Ms: round(loop.percentile(99) / 1e6, 1),
+    loopMaxMs: round(loop.max / 1e6, 1),
+  };
 }
 
 const rssMiB = () => Math.round(process.memoryUsage().rss / 2 ** 20);
 const rows: Array<Record<string, number | string>> = [];
 for (const weights of flags.weights.split(',') as LocalWeights[])
-for (const threads of flags.threads.split(',').map(Number)) {
-  // Each model in a process of its own would be cleaner; in one process, what a model left behind
-  // shows in the next one's figure, so the RSS growth is read against the RSS before its load.
-  const rssBefore = rssMiB();
-  const embedder = await createLocalEmbedder({ modelDir: resolveModelDir(process.env.MEMSTREAM_MODEL_DIR), threads, batchSize: flags['model-batch'] ? Number(flags['model-batch']) : weights === 'int8' ? 4 : 16, weights }, log);
-  const documents = locomoTurns(DOCS);
-  // CPU time of the whole process (worker thread included) holds up when other load shares the
-  // cores, where wall-clock rates do not.
-  const cpuBefore = process.cpuUsage();
-  const alone = await measureThroughput(embedder, { documents, batchSize: BATCH, queries: QUERIES });
-  const cpu = process.cpuUsage(cpuBefore);
-  const cpuMsPerDoc = round((cpu.user + cpu.system) / 1000 / (DOCS + BATCH + QUERIES), 2);
-  const loaded = await underLoad(embedder, documents);
-  rows.push({ weights, threads, rss_growth_mib: rssMiB() - rssBefore, docs_per_s: alone.documentsPerSecond, cpu_ms_per_text: cpuMsPerDoc, query_p50_ms: alone.queryP50Ms, query_p95_ms: alone.queryP95Ms, loaded_query_p50_ms: loaded.p50, loaded_query_p95_ms: loaded.p95, loop_p99_delay_ms: loaded.loopP99Ms, loop_max_delay_ms: loaded.loopMaxMs });
-  await embedder.close();
-}
+  for (const threads of flags.threads.split(',').map(Number)) {
+    // Each model in a process of its own would be cleaner; in one process, what a model left behind
+    // shows in the next one's figure, so the RSS growth is read against the RSS before its load.
+    const rssBefore = rssMiB();
+    const embedder = await createLocalEmbedder(
+      {
+        modelDir: resolveModelDir(process.env.MEMSTREAM_MODEL_DIR),
+        threads,
+        batchSize: flags['model-batch'] ? Number(flags['model-batch']) : weights === 'int8' ? 4 : 16,
+        weights,
+      },
+      log,
+    );
+    const documents = locomoTurns(DOCS);
+    // CPU time of the whole process (worker thread included) holds up when other load shares the
+    // cores, where wall-clock rates do not.
+    const cpuBefore = process.cpuUsage();
+    const alone = await measureThroughput(embedder, { documents, batchSize: BATCH, queries: QUERIES });
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMsPerDoc = round((cpu.user + cpu.system) / 1000 / (DOCS + BATCH + QUERIES), 2);
+    const loaded = await underLoad(embedder, documents);
+    rows.push({
+      weights,
+      threads,
+      rss_growth_mib: rssMiB() - rssBefore,
+      docs_per_s: alone.documentsPerSecond,
+      cpu_ms_per_text: cpuMsPerDoc,
+      query_p50_ms: alone.queryP50Ms,
+      query_p95_ms: alone.queryP95Ms,
+      loaded_query_p50_ms: loaded.p50,
+      loaded_query_p95_ms: loaded.p95,
+      loop_p99_delay_ms: loaded.loopP99Ms,
+      loop_max_delay_ms: loaded.loopMaxMs,
+    });
+    await embedder.close();
+  }
 
-console.log(section(`local all-MiniLM-L6-v2: ${DOCS} turns in calls of ${BATCH}, ${QUERIES} queries; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`));
 console.log(
-  table(
-    ['weights', 'threads', 'RSS growth MiB', 'docs/s', 'CPU ms/text', 'query p50 ms', 'query p95 ms', 'during bulk p50', 'during bulk p95', 'loop delay p99 ms', 'loop delay max ms'],
-    rows.map((r) => [String(r.weights), String(r.threads), r.rss_growth_mib!, r.docs_per_s!, r.cpu_ms_per_text!, r.query_p50_ms!, r.query_p95_ms!, r.loaded_query_p50_ms!, r.loaded_query_p95_ms!, r.loop_p99_delay_ms!, r.loop_max_delay_ms!]),
+  section(
+    `local all-MiniLM-L6-v2: ${DOCS} turns in calls of ${BATCH}, ${QUERIES} queries; ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
   ),
 );
-console.log(JSON.stringify({ bench: 'embedding', docs: DOCS, batch: BATCH, queries: QUERIES, cores: os.cpus().length, load: os.loadavg(), rows }));
+console.log(
+  table(
+    [
+      'weights',
+      'threads',
+      'RSS growth MiB',
+      'docs/s',
+      'CPU ms/text',
+      'query p50 ms',
+      'query p95 ms',
+      'during bulk p50',
+      'during bulk p95',
+      'loop delay p99 ms',
+      'loop delay max ms',
+    ],
+    rows.map((r) => [
+      String(r.weights),
+      String(r.threads),
+      r.rss_growth_mib!,
+      r.docs_per_s!,
+      r.cpu_ms_per_text!,
+      r.query_p50_ms!,
+      r.query_p95_ms!,
+      r.loaded_query_p50_ms!,
+      r.loaded_query_p95_ms!,
+      r.loop_p99_delay_ms!,
+      r.loop_max_delay_ms!,
+    ]),
+  ),
+);
+console.log(
+  JSON.stringify({
+    bench: 'embedding',
+    docs: DOCS,
+    batch: BATCH,
+    queries: QUERIES,
+    cores: os.cpus().length,
+    load: os.loadavg(),
+    rows,
+  }),
+);

@@ -14,7 +14,7 @@ import { GroupChatInput, TOPICS } from '@memstream/schemas';
 import { monotonicUs, summarizeProfiles, type Window } from './lib/cpu-profile.js';
 import { connect, copyRows, countMessages, createDatabase, storingTransactions, waitForCount } from './lib/database.js';
 import { runHttpLoad, successes } from './lib/http-load.js';
-import { renderReport, type Goal, type HttpFigures, type IngestReport, } from './lib/ingest-report.js';
+import { renderReport, type Goal, type HttpFigures, type IngestReport } from './lib/ingest-report.js';
 import { deleteTopicsWithPrefix, produceRecords } from './lib/kafka-load.js';
 import { measureRoundTrips } from './lib/probes.js';
 import { backgroundLoad, cpuBetween, ProcMonitor } from './lib/proc-monitor.js';
@@ -103,7 +103,12 @@ async function startServices(dbUrl: string): Promise<{ gateway: ServiceProcess; 
     LOG_LEVEL: 'warn',
   };
   const start = async (name: string, entry: string) => {
-    const svc = startService({ name, entry, env: { ...common, PORT: String(await freePort()) }, ...(profileDir ? { profileDir: join(profileDir, name) } : {}) });
+    const svc = startService({
+      name,
+      entry,
+      env: { ...common, PORT: String(await freePort()) },
+      ...(profileDir ? { profileDir: join(profileDir, name) } : {}),
+    });
     teardowns.push([name, () => svc.stop()]);
     monitor.watch(name, svc.pid);
     return svc;
@@ -123,7 +128,13 @@ async function startServices(dbUrl: string): Promise<{ gateway: ServiceProcess; 
   return { gateway, converter };
 }
 
-async function httpPass(db: pg.Client, gateway: ServiceProcess, pass: string, total: number, query: string): Promise<Omit<HttpFigures, 'fraction_of_ceiling'>> {
+async function httpPass(
+  db: pg.Client,
+  gateway: ServiceProcess,
+  pass: string,
+  total: number,
+  query: string,
+): Promise<Omit<HttpFigures, 'fraction_of_ceiling'>> {
   const before = await countMessages(db);
   const cpu0 = monitor.cpu();
   const load = await runHttpLoad({
@@ -169,7 +180,9 @@ async function kafkaPass(db: pg.Client): Promise<Omit<IngestReport['kafka'], 'fr
     chunkSize: chunk,
     recordAt: (i) => workload.kafkaRecord(i),
   });
-  progress(`produced ${produced.acked} records in ${round((produced.endedAt - produced.startedAt) / 1000, 2)} s; waiting for the converter`);
+  progress(
+    `produced ${produced.acked} records in ${round((produced.endedAt - produced.startedAt) / 1000, 2)} s; waiting for the converter`,
+  );
   const reached = await waitForCount(db, before + produced.acked, storeTimeoutMs, () => died);
   const cpu1 = monitor.cpu();
   const storedEnd = reached.reachedAt ?? performance.now();
@@ -194,7 +207,9 @@ async function main(): Promise<IngestReport> {
   const startedAt = new Date().toISOString();
   const background = await backgroundLoad(monitor, waitQuietMs, progress);
   progress(`machine before start: ${JSON.stringify(background)} cores busy`);
-  progress(`run ${runId}: database ${runName}, topic prefix ${topicPrefix}${profileDir ? `, profiles in ${profileDir}` : ''}`);
+  progress(
+    `run ${runId}: database ${runName}, topic prefix ${topicPrefix}${profileDir ? `, profiles in ${profileDir}` : ''}`,
+  );
   const database = await createDatabase(infra.DATABASE_URL, runName);
   teardowns.push(['database', database.drop]);
   teardowns.push(['topics', () => deleteTopicsWithPrefix(brokers, topicPrefix)]);
@@ -231,9 +246,19 @@ async function main(): Promise<IngestReport> {
   const ofCeiling = (rate: number) => (copyRate > 0 ? round(rate / copyRate, 4) : 0);
   const httpSync = { ...sync, fraction_of_ceiling: ofCeiling(sync.stored_per_s) };
   const goals: Goal[] = [
-    { goal: 'HTTP POSTs stored end to end per s (sync)', value: sync.stored_per_s, target: '>= 5000', pass: sync.stored_complete && sync.stored_per_s >= 5000 },
+    {
+      goal: 'HTTP POSTs stored end to end per s (sync)',
+      value: sync.stored_per_s,
+      target: '>= 5000',
+      pass: sync.stored_complete && sync.stored_per_s >= 5000,
+    },
     { goal: 'HTTP p99 latency ms (sync)', value: sync.latency_ms.p99, target: '< 25', pass: sync.latency_ms.p99 < 25 },
-    { goal: 'Kafka-producer path stored per s', value: kafka.stored_per_s, target: '>= 30000', pass: kafka.stored_complete && kafka.stored_per_s >= 30000 },
+    {
+      goal: 'Kafka-producer path stored per s',
+      value: kafka.stored_per_s,
+      target: '>= 30000',
+      pass: kafka.stored_complete && kafka.stored_per_s >= 30000,
+    },
   ];
   const cpuModel = os.cpus()[0]?.model.trim() ?? 'unknown';
   return {

@@ -29,13 +29,24 @@ import { section, table } from './lib/table.js';
 const args = process.argv.slice(2);
 const at = args.indexOf('--calls');
 const CALLS = at >= 0 ? positiveInt('calls', args[at + 1] ?? '') : 200;
-const LINES = ['The greyhound adoption papers arrive on Friday.', 'Marathon training starts in March.', 'We booked the lake cabin for May.', 'Tomatoes from the garden for Sunday.'];
+const LINES = [
+  'The greyhound adoption papers arrive on Friday.',
+  'Marathon training starts in March.',
+  'We booked the lake cabin for May.',
+  'Tomatoes from the garden for Sunday.',
+];
 
 const dataDir = await mkdtemp(join(tmpdir(), 'memstream-bench-mcp-'));
 const log = createLogger({ service: 'bench-mcp', level: 'warn' });
 const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
 try {
-  const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, EMBEDDING_PROVIDER: 'hash', EPISODE_IDLE_CLOSE_MS: '0' });
+  const config = loadConfig(allInOneEnv, {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    EMBEDDING_PROVIDER: 'hash',
+    EPISODE_IDLE_CLOSE_MS: '0',
+  });
   const port = await startEmbedded({ config, log, lifecycle, metrics: new Metrics({ processMetrics: false }) });
   lifecycle.markReady();
   const base = `http://127.0.0.1:${port}`;
@@ -48,7 +59,18 @@ try {
     ['compiled', ['--conditions=memstream-dist', 'services/mcp/dist/main.js']],
   ] as const) {
     const started = performance.now();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [...args], cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', MEMSTREAM_URL: base, LOG_LEVEL: 'warn' }, stderr: 'inherit' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...args],
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? '/tmp',
+        MEMSTREAM_URL: base,
+        LOG_LEVEL: 'warn',
+      },
+      stderr: 'inherit',
+    });
     const client = new Client({ name: 'bench-mcp', version: '0.0.0' });
     await client.connect(transport);
     const tools = await client.listTools();
@@ -58,20 +80,42 @@ try {
 
     const group = `bench_mcp_${label.replace(/\W/g, '')}`;
     const viaMcp = async (i: number) => {
-      const result = await client.callTool({ name: 'add_memory', arguments: { conversation_id: group, content: LINES[i % LINES.length]!, sender: `u${i % 3}`, message_id: `mcp-${i}` } });
+      const result = await client.callTool({
+        name: 'add_memory',
+        arguments: {
+          conversation_id: group,
+          content: LINES[i % LINES.length]!,
+          sender: `u${i % 3}`,
+          message_id: `mcp-${i}`,
+        },
+      });
       if (result.isError) throw new Error(JSON.stringify(result.content));
     };
     const viaClient = async (i: number) => {
-      await raw.evermemos.write({ group_id: `${group}_raw`, message_id: `raw-${i}`, sender: `u${i % 3}`, content: LINES[i % LINES.length]!, create_time: new Date().toISOString() });
+      await raw.evermemos.write({
+        group_id: `${group}_raw`,
+        message_id: `raw-${i}`,
+        sender: `u${i % 3}`,
+        content: LINES[i % LINES.length]!,
+        create_time: new Date().toISOString(),
+      });
     };
     const searchMcp = async (i: number) => {
-      const result = await client.callTool({ name: 'search_memory', arguments: { query: LINES[i % LINES.length]!, conversation_id: group, top_k: 5 } });
+      const result = await client.callTool({
+        name: 'search_memory',
+        arguments: { query: LINES[i % LINES.length]!, conversation_id: group, top_k: 5 },
+      });
       if (result.isError) throw new Error(JSON.stringify(result.content));
     };
     const searchClient = async (i: number) => {
       await raw.evermemos.search({ query: LINES[i % LINES.length]!, group_id: `${group}_raw`, top_k: 5 });
     };
-    for (const [what, run] of [['add_memory via MCP', viaMcp], ['the same write via @memstream/client', viaClient], ['search_memory via MCP', searchMcp], ['the same search via @memstream/client', searchClient]] as const) {
+    for (const [what, run] of [
+      ['add_memory via MCP', viaMcp],
+      ['the same write via @memstream/client', viaClient],
+      ['search_memory via MCP', searchMcp],
+      ['the same search via @memstream/client', searchClient],
+    ] as const) {
       const summary = await measure(run);
       rows.push([label, what, summary.count, summary.p50, summary.p95, summary.p99]);
     }
@@ -79,9 +123,16 @@ try {
     await client.close();
   }
 
-  console.log(section(`MCP server over stdio against the embedded memstream (hash embedder), ${CALLS} calls each, one at a time`));
+  console.log(
+    section(`MCP server over stdio against the embedded memstream (hash embedder), ${CALLS} calls each, one at a time`),
+  );
   console.log(table(['server', 'call', 'calls', 'p50 ms', 'p95 ms', 'p99 ms'], rows));
-  console.log(table(['server', 'start-up to tools listed (ms)', 'MCP process RSS idle (MiB)', 'RSS after the calls (MiB)'], memory));
+  console.log(
+    table(
+      ['server', 'start-up to tools listed (ms)', 'MCP process RSS idle (MiB)', 'RSS after the calls (MiB)'],
+      memory,
+    ),
+  );
 } finally {
   await lifecycle.shutdown();
   rmSync(dataDir, { recursive: true, force: true });

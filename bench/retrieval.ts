@@ -72,7 +72,10 @@ interface Question {
   readonly evidence: string[];
 }
 
-const raw = JSON.parse(await readFile(values.data, 'utf8')) as Array<{ sample_id: string; qa: Array<{ question: string; category: number; evidence?: string[] }> }>;
+const raw = JSON.parse(await readFile(values.data, 'utf8')) as Array<{
+  sample_id: string;
+  qa: Array<{ question: string; category: number; evidence?: string[] }>;
+}>;
 const samples = values.samples ? raw.slice(0, Number(values.samples)) : raw;
 const { documents, errors } = locomoToGroupChat(samples);
 if (errors.length > 0) console.error(`conversion problems (skipped):\n  ${errors.slice(0, 10).join('\n  ')}`);
@@ -84,7 +87,14 @@ const questions: Question[] = samples.flatMap((s) =>
       question: q.question,
       category: q.category,
       // Some evidence entries hold several turns ("D8:6; D9:17"); each is a turn id.
-      evidence: [...new Set((q.evidence ?? []).flatMap((e) => e.split(/[;,\s]+/)).filter((e) => /^D\d+:\d+$/.test(e)).map((e) => `${s.sample_id}:${e}`))],
+      evidence: [
+        ...new Set(
+          (q.evidence ?? [])
+            .flatMap((e) => e.split(/[;,\s]+/))
+            .filter((e) => /^D\d+:\d+$/.test(e))
+            .map((e) => `${s.sample_id}:${e}`),
+        ),
+      ],
     }))
     .filter((q) => q.evidence.length > 0),
 );
@@ -99,7 +109,10 @@ const started0: { base: string; writeBase?: string; storeUrl: string | undefined
     : { ...(await startInProcess(values.env ?? [])), mode: 'embedded, in this process' };
 const base = started0.base;
 const writeBase = started0.writeBase ?? base;
-const methods = values.methods!.split(',').map((m) => m.trim()).filter(Boolean);
+const methods = values
+  .methods!.split(',')
+  .map((m) => m.trim())
+  .filter(Boolean);
 /** Recall with three decimals (the table rounds numbers to two). */
 const r3 = (x: number) => x.toFixed(3);
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
@@ -108,7 +121,9 @@ const turnsByKey = turnsOf(documents, groupOf);
 
 // ---- ingest ----
 const turns = documents.reduce((n, d) => n + d.conversation_list.length, 0);
-console.log(`${documents.length} conversations, ${turns} turns, ${questions.length} questions (categories 1-4) -> ${started0.mode}`);
+console.log(
+  `${documents.length} conversations, ${turns} turns, ${questions.length} questions (categories 1-4) -> ${started0.mode}`,
+);
 const started = performance.now();
 await Promise.all(documents.map((doc) => ingest(doc)));
 const sentMs = performance.now() - started;
@@ -141,7 +156,11 @@ for (const q of questions) {
   ]);
   previous.push(recallOf(q, weightedFusion(kwMessages.map(hitOf), vecMessages.map(hitOf), 0.4)));
   const { messages, memories, participants } = candidatesOf(kwBoth, vecBoth, turnsByKey);
-  scored.push({ conversation: q.sampleId, evidence: q.evidence, features: rankFeatures(intentOf(q.question, participants, Date.now()), messages, memories) });
+  scored.push({
+    conversation: q.sampleId,
+    evidence: q.evidence,
+    features: rankFeatures(intentOf(q.question, participants, Date.now()), messages, memories),
+  });
 }
 const folds = crossValidate(scored, KS);
 const fitOnAll = fit(scored);
@@ -151,7 +170,12 @@ const byCategory = (recalls: readonly number[][], label: string) => {
   const rows: Array<Array<string | number>> = [];
   for (const cat of [1, 2, 3, 4]) {
     const idx = questions.map((q, i) => (q.category === cat ? i : -1)).filter((i) => i >= 0);
-    if (idx.length > 0) rows.push([`${label} / ${cat} ${CATEGORIES[cat]}`, idx.length, ...KS.map((_, j) => r3(mean(idx.map((i) => recalls[i]![j]!))))]);
+    if (idx.length > 0)
+      rows.push([
+        `${label} / ${cat} ${CATEGORIES[cat]}`,
+        idx.length,
+        ...KS.map((_, j) => r3(mean(idx.map((i) => recalls[i]![j]!)))),
+      ]);
   }
   rows.push([`${label} / overall 1-4`, recalls.length, ...KS.map((_, j) => r3(mean(recalls.map((r) => r[j]!))))]);
   return rows;
@@ -161,31 +185,57 @@ const heldOut = questions.map((_, i) => {
   return fold.recalls.find((r) => r.q === scored[i])!.recall;
 });
 console.log(section("evidence recall (message hits, within the question's conversation)"));
-console.log(table(['method / category', 'questions', 'recall@5', 'recall@10', 'recall@25'], [
-  ...byCategory(previous, 'previous hybrid (0.4 vec + 0.6 kw)'),
-  ...byCategory(heldOut, 'contextual, cross-validated (held-out)'),
-  ...methods.flatMap((m) => byCategory(served.get(m)!.recalls, `${m} (as served)`)),
-]));
+console.log(
+  table(
+    ['method / category', 'questions', 'recall@5', 'recall@10', 'recall@25'],
+    [
+      ...byCategory(previous, 'previous hybrid (0.4 vec + 0.6 kw)'),
+      ...byCategory(heldOut, 'contextual, cross-validated (held-out)'),
+      ...methods.flatMap((m) => byCategory(served.get(m)!.recalls, `${m} (as served)`)),
+    ],
+  ),
+);
 
 console.log(section('cross-validation: weights fitted on the other conversations, recall@10 on the held-out one'));
-const paramText = (p: RankingParams) => `v${p.vectorWeight} ctx${p.context} mem${p.memory} who${p.participant} date${p.date} when${p.when}`;
+const paramText = (p: RankingParams) =>
+  `v${p.vectorWeight} ctx${p.context} mem${p.memory} who${p.participant} date${p.date} when${p.when}`;
 const foldRows = folds.map((f: Fold) => {
   const idx = questions.map((q, i) => (q.sampleId === f.heldOut ? i : -1)).filter((i) => i >= 0);
-  return [f.heldOut, idx.length, r3(mean(idx.map((i) => previous[i]![1]!))), r3(mean(f.recalls.map((r) => r.recall[1]!))), paramText(f.params)];
+  return [
+    f.heldOut,
+    idx.length,
+    r3(mean(idx.map((i) => previous[i]![1]!))),
+    r3(mean(f.recalls.map((r) => r.recall[1]!))),
+    paramText(f.params),
+  ];
 });
-console.log(table(['held out', 'questions', 'previous R@10', 'contextual R@10', 'weights fitted on the others'], foldRows));
+console.log(
+  table(['held out', 'questions', 'previous R@10', 'contextual R@10', 'weights fitted on the others'], foldRows),
+);
 const foldR10 = foldRows.map((r) => Number(r[3]));
 const prevR10 = foldRows.map((r) => Number(r[2]));
 const sd = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
-console.log(`per-conversation R@10, mean +- sd (min-max): previous ${round(mean(prevR10), 3)} +- ${round(sd(prevR10), 3)} (${round(Math.min(...prevR10), 3)}-${round(Math.max(...prevR10), 3)}); contextual held-out ${round(mean(foldR10), 3)} +- ${round(sd(foldR10), 3)} (${round(Math.min(...foldR10), 3)}-${round(Math.max(...foldR10), 3)})`);
-console.log(`weights fitted on all ${folds.length} conversations (the served default should be these): ${paramText(fitOnAll)}; in-sample R@10 ${round(mean(scored.map((q) => recallAt(q, fitOnAll, [10])[0]!)), 3)}`);
+console.log(
+  `per-conversation R@10, mean +- sd (min-max): previous ${round(mean(prevR10), 3)} +- ${round(sd(prevR10), 3)} (${round(Math.min(...prevR10), 3)}-${round(Math.max(...prevR10), 3)}); contextual held-out ${round(mean(foldR10), 3)} +- ${round(sd(foldR10), 3)} (${round(Math.min(...foldR10), 3)}-${round(Math.max(...foldR10), 3)})`,
+);
+console.log(
+  `weights fitted on all ${folds.length} conversations (the served default should be these): ${paramText(fitOnAll)}; in-sample R@10 ${round(mean(scored.map((q) => recallAt(q, fitOnAll, [10])[0]!)), 3)}`,
+);
 
 // What each feature adds to the served weights, one switched off at a time (in-sample: the weights were fitted on these questions).
 const servedR10 = (p: RankingParams) => r3(mean(scored.map((q) => recallAt(q, p, [10])[0]!)));
-console.log(table(
-  ['served hybrid weights', 'R@10 (in-sample)'],
-  [['all, as served', servedR10(HYBRID_RANKING)], ...(['context', 'memory', 'participant', 'date', 'when'] as const).map((k) => [`without ${k}`, servedR10({ ...HYBRID_RANKING, [k]: 0 })])],
-));
+console.log(
+  table(
+    ['served hybrid weights', 'R@10 (in-sample)'],
+    [
+      ['all, as served', servedR10(HYBRID_RANKING)],
+      ...(['context', 'memory', 'participant', 'date', 'when'] as const).map((k) => [
+        `without ${k}`,
+        servedR10({ ...HYBRID_RANKING, [k]: 0 }),
+      ]),
+    ],
+  ),
+);
 
 /**
  * One timed pass: every question once by every method, and the previous hybrid as it ran (its two
@@ -200,17 +250,33 @@ async function latencyPass(label: string): Promise<Map<string, number[]>> {
     times.get(name)!.push(performance.now() - t0);
   };
   for (const q of questions) {
-    for (const method of methods) await timed(method, () => search(q.sampleId, q.question, method, ['message'], Math.max(...KS)));
+    for (const method of methods)
+      await timed(method, () => search(q.sampleId, q.question, method, ['message'], Math.max(...KS)));
     await timed('previous hybrid', async () => {
-      const [k, v] = await Promise.all([search(q.sampleId, q.question, 'keyword', ['message'], 100), search(q.sampleId, q.question, 'vector', ['message'], 100)]);
+      const [k, v] = await Promise.all([
+        search(q.sampleId, q.question, 'keyword', ['message'], 100),
+        search(q.sampleId, q.question, 'vector', ['message'], 100),
+      ]);
       return weightedFusion(k.map(hitOf), v.map(hitOf), 0.4).slice(0, Math.max(...KS));
     });
   }
   console.log(section(`search latency, ${label} (HTTP round trip, sequential, top 25 messages, ms)`));
-  console.log(table(['method', 'searches', 'p50', 'p95', 'p99', 'max'], [...times].map(([m, xs]) => {
-    const s = summarizeLatencies(Float64Array.from(xs));
-    return [m === 'previous hybrid' ? 'previous hybrid (keyword || vector, 100 each, fused in the bench)' : m, s.count, s.p50, s.p95, s.p99, s.max];
-  })));
+  console.log(
+    table(
+      ['method', 'searches', 'p50', 'p95', 'p99', 'max'],
+      [...times].map(([m, xs]) => {
+        const s = summarizeLatencies(Float64Array.from(xs));
+        return [
+          m === 'previous hybrid' ? 'previous hybrid (keyword || vector, 100 each, fused in the bench)' : m,
+          s.count,
+          s.p50,
+          s.p95,
+          s.p99,
+          s.max,
+        ];
+      }),
+    ),
+  );
   return times;
 }
 let lastTimes = await latencyPass(`${turns} messages in the store`);
@@ -218,7 +284,15 @@ console.log(section('indexing'));
 console.log(
   table(
     ['turns', 'sent in (s)', 'all indexed after (s)', 'indexed turns/s', 'memories indexed after (s)'],
-    [[turns, round(sentMs / 1000, 1), round(indexedMs / 1000, 1), ratePerSecond(turns, indexedMs), round(memoriesMs / 1000, 1)]],
+    [
+      [
+        turns,
+        round(sentMs / 1000, 1),
+        round(indexedMs / 1000, 1),
+        ratePerSecond(turns, indexedMs),
+        round(memoriesMs / 1000, 1),
+      ],
+    ],
   ),
 );
 
@@ -226,15 +300,22 @@ const scale = Number(values.scale);
 if (scale > turns && started0.storeUrl) {
   const t0 = performance.now();
   await addFiller(started0.storeUrl, scale - turns);
-  lastTimes = await latencyPass(`${scale.toLocaleString('en')} messages in the store (filler groups added in ${round((performance.now() - t0) / 1000, 1)} s)`);
+  lastTimes = await latencyPass(
+    `${scale.toLocaleString('en')} messages in the store (filler groups added in ${round((performance.now() - t0) / 1000, 1)} s)`,
+  );
 }
 if (values.distributed) console.log(`\nresident memory of the services after the run, MiB: ${serviceMemory()}`);
-else console.log(`\nbench process RSS (the embedded server runs inside it): ${Math.round(process.memoryUsage().rss / 1048576)} MiB`);
+else
+  console.log(
+    `\nbench process RSS (the embedded server runs inside it): ${Math.round(process.memoryUsage().rss / 1048576)} MiB`,
+  );
 const goal = lastTimes.get('hybrid');
 if (goal) {
   const p95 = summarizeLatencies(Float64Array.from(goal)).p95;
   const r10 = mean(heldOut.map((r) => r[1]!));
-  console.log(`goal: cross-validated held-out recall@10 >= 0.75 -> ${round(r10, 3)} ${r10 >= 0.75 ? 'MET' : 'NOT MET'}; hybrid search p95 <= 50 ms (last scale measured) -> ${p95} ${p95 <= 50 ? 'MET' : 'NOT MET'}`);
+  console.log(
+    `goal: cross-validated held-out recall@10 >= 0.75 -> ${round(r10, 3)} ${r10 >= 0.75 ? 'MET' : 'NOT MET'}; hybrid search p95 <= 50 ms (last scale measured) -> ${p95} ${p95 <= 50 ? 'MET' : 'NOT MET'}`,
+  );
   console.log("reference: LoCoMo paper's retriever over dialog turns, recall@10 = 0.662");
 }
 for (const cleanup of cleanups) await cleanup();
@@ -264,20 +345,35 @@ async function api<T>(method: string, path: string, body?: unknown, to = base): 
 /** One conversation: its metadata, then its turns in order (a held POST each: stored when it returns). */
 async function ingest(doc: GroupChatDocument): Promise<void> {
   const sampleId = sampleIdOf(doc);
-  const meta = await api('POST', '/api/v1/memories/conversation-meta', { ...doc.conversation_meta, group_id: sampleId }, writeBase);
+  const meta = await api(
+    'POST',
+    '/api/v1/memories/conversation-meta',
+    { ...doc.conversation_meta, group_id: sampleId },
+    writeBase,
+  );
   if (meta.status >= 300) throw new Error(`conversation-meta ${sampleId}: ${meta.status} ${JSON.stringify(meta.body)}`);
   for (const m of doc.conversation_list) {
-    const res = await api('POST', '/api/v1/memories', { ...m, group_id: sampleId, group_name: doc.conversation_meta.name, message_id: `${sampleId}:${m.message_id}` }, writeBase);
-    if (res.status !== 200 && res.status !== 202) throw new Error(`message ${m.message_id}: ${res.status} ${JSON.stringify(res.body)}`);
+    const res = await api(
+      'POST',
+      '/api/v1/memories',
+      { ...m, group_id: sampleId, group_name: doc.conversation_meta.name, message_id: `${sampleId}:${m.message_id}` },
+      writeBase,
+    );
+    if (res.status !== 200 && res.status !== 202)
+      throw new Error(`message ${m.message_id}: ${res.status} ${JSON.stringify(res.body)}`);
   }
 }
 
 /** Resolves once every turn of the group is stored and indexed with the current model. */
 async function indexed(sampleId: string, expected: number): Promise<void> {
   for (;;) {
-    const res = await api<{ result?: { messages: number; indexed_messages: number; current_vectors: number } }>('GET', `/api/v1/stats/memory?group_id=${encodeURIComponent(sampleId)}`);
+    const res = await api<{ result?: { messages: number; indexed_messages: number; current_vectors: number } }>(
+      'GET',
+      `/api/v1/stats/memory?group_id=${encodeURIComponent(sampleId)}`,
+    );
     const r = res.body.result;
-    if (r && r.messages >= expected && r.indexed_messages >= expected && r.current_vectors >= r.indexed_messages) return;
+    if (r && r.messages >= expected && r.indexed_messages >= expected && r.current_vectors >= r.indexed_messages)
+      return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -287,11 +383,25 @@ async function memoriesIndexed(group: string): Promise<void> {
   const flushed = await api('POST', '/api/v1/memories/flush', { group_id: group, sync_mode: false });
   if (flushed.status >= 300) throw new Error(`flush ${group}: ${flushed.status} ${JSON.stringify(flushed.body)}`);
   for (;;) {
-    const res = await api<{ result?: { indexed_messages: number; search_items: number; episodes: number; episodes_extracted: number; episodic_memories: number; open_messages: number } }>(
-      'GET', `/api/v1/stats/memory?group_id=${encodeURIComponent(group)}`,
-    );
+    const res = await api<{
+      result?: {
+        indexed_messages: number;
+        search_items: number;
+        episodes: number;
+        episodes_extracted: number;
+        episodic_memories: number;
+        open_messages: number;
+      };
+    }>('GET', `/api/v1/stats/memory?group_id=${encodeURIComponent(group)}`);
     const r = res.body.result;
-    if (r && r.open_messages === 0 && r.episodes > 0 && r.episodes_extracted >= r.episodes && r.search_items >= r.indexed_messages + r.episodic_memories) return;
+    if (
+      r &&
+      r.open_messages === 0 &&
+      r.episodes > 0 &&
+      r.episodes_extracted >= r.episodes &&
+      r.search_items >= r.indexed_messages + r.episodic_memories
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -312,16 +422,29 @@ async function search(group: string, query: string, method: string, types: strin
  * The distributed mode: every service in a process of its own (as `npm run start:<service>` runs
  * them, compiled), on a fresh database and topic prefix, so runs never share state.
  */
-async function startDistributed(envFlags: readonly string[]): Promise<{ base: string; writeBase: string; storeUrl: string; mode: string }> {
-  const need = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is not set: run through \`npm run bench:retrieval -- --distributed\``); })();
+async function startDistributed(
+  envFlags: readonly string[],
+): Promise<{ base: string; writeBase: string; storeUrl: string; mode: string }> {
+  const need = (name: string) =>
+    process.env[name] ??
+    (() => {
+      throw new Error(`${name} is not set: run through \`npm run bench:retrieval -- --distributed\``);
+    })();
   const run = randomUUID().replaceAll('-', '').slice(0, 10);
   const db = await createDatabase(need('DATABASE_URL'), `bench_retrieval_${run}`);
   cleanups.push(() => db.drop());
   const extra = Object.fromEntries(envFlags.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
   const common = {
-    KAFKA_BROKERS: need('KAFKA_BROKERS'), DATABASE_URL: db.url, REDIS_URL: need('REDIS_URL'), KAFKA_TOPIC_PREFIX: `bench_${run}_`,
-    CONVERTER_GROUP_ID: `bench_${run}_converter`, INDEXER_GROUP_ID: `bench_${run}_indexer`, EXTRACTOR_GROUP_ID: `bench_${run}_extractor`,
-    EPISODE_IDLE_CLOSE_MS: '0', LOG_LEVEL: 'warn', ...extra,
+    KAFKA_BROKERS: need('KAFKA_BROKERS'),
+    DATABASE_URL: db.url,
+    REDIS_URL: need('REDIS_URL'),
+    KAFKA_TOPIC_PREFIX: `bench_${run}_`,
+    CONVERTER_GROUP_ID: `bench_${run}_converter`,
+    INDEXER_GROUP_ID: `bench_${run}_indexer`,
+    EXTRACTOR_GROUP_ID: `bench_${run}_extractor`,
+    EPISODE_IDLE_CLOSE_MS: '0',
+    LOG_LEVEL: 'warn',
+    ...extra,
   };
   const started: ServiceProcess[] = [];
   cleanups.unshift(() => Promise.all(started.map((s) => s.stop())));
@@ -359,9 +482,18 @@ async function startInProcess(envFlags: readonly string[]): Promise<{ base: stri
   const log = createLogger({ service: 'bench-retrieval', level: 'warn' });
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
   // Silence-based episodes only: LoCoMo's sessions are days apart, and idle closing would race the run.
-  const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, EPISODE_IDLE_CLOSE_MS: '0', ...extra });
+  const config = loadConfig(allInOneEnv, {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    EPISODE_IDLE_CLOSE_MS: '0',
+    ...extra,
+  });
   const port = await startEmbedded({ config, log, lifecycle, metrics: new Metrics({ processMetrics: false }) });
   lifecycle.markReady();
   // the filler goes where the store is: the embedded PostgreSQL, or the one DATABASE_URL names
-  return { base: `http://127.0.0.1:${port}`, storeUrl: extra['DATABASE_URL'] ?? embeddedPostgresUrl(join(dataDir, 'postgres')) };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    storeUrl: extra['DATABASE_URL'] ?? embeddedPostgresUrl(join(dataDir, 'postgres')),
+  };
 }

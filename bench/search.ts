@@ -42,7 +42,38 @@ const DIMENSION = 384;
 const MODEL = `hash/bow-v1-${DIMENSION}`;
 const PERSON = 'bench-person';
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
-const WORDS = ['kiwi', 'harvest', 'lisbon', 'train', 'budget', 'meeting', 'garden', 'tomato', 'invoice', 'concert', 'python', 'deploy', 'weekend', 'doctor', 'flight', 'coffee', 'report', 'sister', 'tiles', 'kitchen', 'greyhound', 'marathon', 'piano', 'recipe', 'hotel', 'museum', 'laptop', 'contract', 'birthday', 'snow'];
+const WORDS = [
+  'kiwi',
+  'harvest',
+  'lisbon',
+  'train',
+  'budget',
+  'meeting',
+  'garden',
+  'tomato',
+  'invoice',
+  'concert',
+  'python',
+  'deploy',
+  'weekend',
+  'doctor',
+  'flight',
+  'coffee',
+  'report',
+  'sister',
+  'tiles',
+  'kitchen',
+  'greyhound',
+  'marathon',
+  'piano',
+  'recipe',
+  'hotel',
+  'museum',
+  'laptop',
+  'contract',
+  'birthday',
+  'snow',
+];
 
 const adminUrl = process.env['DATABASE_URL'];
 if (!adminUrl) throw new Error('DATABASE_URL is not set: run through `npm run bench:search`');
@@ -70,10 +101,20 @@ try {
   const { rows: counts } = await client.query<{ n: string }>('SELECT count(*) AS n FROM search_items');
 
   // The read API as its process composes it, authentication on, on a port of its own.
-  const readApi = await startInProcessReadApi({ store, log: silent, jwtSecret: SECRET, embeddingDimension: DIMENSION, kaosEnabled: false });
+  const readApi = await startInProcessReadApi({
+    store,
+    log: silent,
+    jwtSecret: SECRET,
+    embeddingDimension: DIMENSION,
+    kaosEnabled: false,
+  });
   lifecycle.defer('read api', () => readApi.close());
   const base = readApi.base;
-  const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(PERSON).setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+  const token = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(PERSON)
+    .setExpirationTime('2h')
+    .sign(new TextEncoder().encode(SECRET));
 
   const queries = Array.from({ length: QUERIES }, (_, i) =>
     TEXT === 'zipf'
@@ -81,7 +122,11 @@ try {
       : `${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 13 + 5) % WORDS.length]} plans`,
   );
   const viaApi = async (query: string) => {
-    const res = await fetch(`${base}/v1/user/search/messages`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, topK: 20 }) });
+    const res = await fetch(`${base}/v1/user/search/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, topK: 20 }),
+    });
     if (res.status !== 200) throw new Error(`search answered ${res.status}: ${await res.text()}`);
     const body = (await res.json()) as { data: unknown[] };
     if (body.data.length === 0) throw new Error(`no hits for ${query}`);
@@ -99,7 +144,8 @@ try {
         ORDER BY ts_rank(s.tsv, plainto_tsquery('english', $2)) DESC LIMIT 100`,
       [PERSON, query],
     );
-  const queryVector = async (query: string) => `[${Array.from((await embedder.embed([query], 'query'))[0]!).join(',')}]`;
+  const queryVector = async (query: string) =>
+    `[${Array.from((await embedder.embed([query], 'query'))[0]!).join(',')}]`;
   const raw = async (query: string) => {
     await rawKeyword(query);
     await client.query(
@@ -137,16 +183,38 @@ try {
   const baselineWalk = await measure(rawWalk);
   const rssMiB = Math.round(process.memoryUsage().rss / 1048576);
 
-  console.log(section(`memory-service search: one person, ${grouped(CONVERSATIONS)} conversations, ${grouped(Number(counts[0]!.n))} messages, ${TEXT} text (generated in ${generatedS.toFixed(1)} s)`));
-  console.log(table(
-    ['path', 'queries', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
-    [
-      ['POST /v1/user/search/messages (hybrid, top 20, over HTTP)', api.count, api.p50, api.p95, api.p99, api.max],
-      ['raw SQL: tsvector match + exact pgvector scan of the scope', baseline.count, baseline.p50, baseline.p95, baseline.p99, baseline.max],
-      ['raw SQL: tsvector match + HNSW walk filtered to the scope', baselineWalk.count, baselineWalk.p50, baselineWalk.p95, baselineWalk.p99, baselineWalk.max],
-    ],
-  ));
-  console.log(`goal: p95 <= 50 ms over HTTP: ${api.p95 <= 50 ? 'met' : 'NOT met'}; bench process (read API inside) RSS ${rssMiB} MiB`);
+  console.log(
+    section(
+      `memory-service search: one person, ${grouped(CONVERSATIONS)} conversations, ${grouped(Number(counts[0]!.n))} messages, ${TEXT} text (generated in ${generatedS.toFixed(1)} s)`,
+    ),
+  );
+  console.log(
+    table(
+      ['path', 'queries', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
+      [
+        ['POST /v1/user/search/messages (hybrid, top 20, over HTTP)', api.count, api.p50, api.p95, api.p99, api.max],
+        [
+          'raw SQL: tsvector match + exact pgvector scan of the scope',
+          baseline.count,
+          baseline.p50,
+          baseline.p95,
+          baseline.p99,
+          baseline.max,
+        ],
+        [
+          'raw SQL: tsvector match + HNSW walk filtered to the scope',
+          baselineWalk.count,
+          baselineWalk.p50,
+          baselineWalk.p95,
+          baselineWalk.p99,
+          baselineWalk.max,
+        ],
+      ],
+    ),
+  );
+  console.log(
+    `goal: p95 <= 50 ms over HTTP: ${api.p95 <= 50 ? 'met' : 'NOT met'}; bench process (read API inside) RSS ${rssMiB} MiB`,
+  );
 } finally {
   await lifecycle.shutdown();
   await db.drop();
@@ -158,7 +226,10 @@ async function generate(client: Awaited<ReturnType<typeof connect>>): Promise<vo
     `INSERT INTO conversations (id, source_api, next_seq, title) SELECT 'c' || g, 'memory-service', $2, 'conversation ' || g FROM generate_series(1, $1) g`,
     [CONVERSATIONS, PER_CONVERSATION],
   );
-  await client.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'c' || g, $2, 'owner' FROM generate_series(1, $1) g`, [CONVERSATIONS, PERSON]);
+  await client.query(
+    `INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'c' || g, $2, 'owner' FROM generate_series(1, $1) g`,
+    [CONVERSATIONS, PERSON],
+  );
   await client.query(
     `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, metadata, source_api)
      SELECT 'c' || c, s, 'm' || c || '-' || s, $3::text, $3::text, 'user', t.text, now() - ((c * $2::int + s) * interval '1 minute'),

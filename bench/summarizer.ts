@@ -12,7 +12,16 @@ import { parseArgs } from 'node:util';
 import { createChatModel } from '@memstream/llm';
 import { Metrics } from '@memstream/metrics';
 import { createLogger } from '@memstream/logging';
-import { PgStore, openPglite, appendMessages, listSummaries, migrate, type NewMessage, type Store, type SummaryMemory } from '@memstream/store';
+import {
+  PgStore,
+  openPglite,
+  appendMessages,
+  listSummaries,
+  migrate,
+  type NewMessage,
+  type Store,
+  type SummaryMemory,
+} from '@memstream/store';
 import type { CanonicalMessage } from '@memstream/schemas';
 import { SummaryWorker, modelSummarizer } from '@memstream/summarizer';
 import { countTokens, startModelServer } from '../harness/model-server.js';
@@ -97,8 +106,24 @@ function roundMessages(rnd: () => number, k: number): NewMessage[] {
   const at = Date.UTC(2025, 0, 6, 9) + (k - 1) * 5 * 60_000;
   const base = { conversation_id: conversationId, refer_list: [], metadata: {}, source_api: 'evermemos' as const };
   return [
-    { ...base, message_id: `u${k}`, sender_id: 'maria', sender_name: 'Maria', role: 'user', content: messageText(rnd, 'user'), created_at: new Date(at) },
-    { ...base, message_id: `a${k}`, sender_id: 'agent', sender_name: 'Assistant', role: 'assistant', content: messageText(rnd, 'assistant'), created_at: new Date(at + 60_000) },
+    {
+      ...base,
+      message_id: `u${k}`,
+      sender_id: 'maria',
+      sender_name: 'Maria',
+      role: 'user',
+      content: messageText(rnd, 'user'),
+      created_at: new Date(at),
+    },
+    {
+      ...base,
+      message_id: `a${k}`,
+      sender_id: 'agent',
+      sender_name: 'Assistant',
+      role: 'assistant',
+      content: messageText(rnd, 'assistant'),
+      created_at: new Date(at + 60_000),
+    },
   ];
 }
 
@@ -119,7 +144,12 @@ async function waitIdle(store: Store): Promise<SummaryMemory[]> {
 
 /** The last message number a model call saw, read from its prompt the way the test server reads it. */
 function lastSeqOfCall(call: { messages: Array<{ content: string }> }): number {
-  const seqs = [...call.messages.map((m) => m.content).join('\n').matchAll(/^#(\d+) /gm)].map((m) => Number(m[1]));
+  const seqs = [
+    ...call.messages
+      .map((m) => m.content)
+      .join('\n')
+      .matchAll(/^#(\d+) /gm),
+  ].map((m) => Number(m[1]));
   return Math.max(...seqs);
 }
 
@@ -131,17 +161,34 @@ async function main(): Promise<SummarizerReport> {
   const server = await startModelServer();
   teardowns.push(['model server', () => server.close()]);
   const metrics = new Metrics();
-  const model = createChatModel({ baseUrl: server.baseUrl, apiKey: undefined, model: 'bench-model', timeoutMs: 10_000, maxRetries: 2, metrics });
+  const model = createChatModel({
+    baseUrl: server.baseUrl,
+    apiKey: undefined,
+    model: 'bench-model',
+    timeoutMs: 10_000,
+    maxRetries: 2,
+    metrics,
+  });
   const worker = new SummaryWorker(
     store,
     modelSummarizer(model),
-    { windowSize: WINDOW, summarizeAfterSeq: AFTER, processingTimeoutMs: 60_000, concurrency: 1, retryInitialMs: 50, retryMaxMs: 1_000, minIntervalMs: 0 },
+    {
+      windowSize: WINDOW,
+      summarizeAfterSeq: AFTER,
+      processingTimeoutMs: 60_000,
+      concurrency: 1,
+      retryInitialMs: 50,
+      retryMaxMs: 1_000,
+      minIntervalMs: 0,
+    },
     log,
     metrics,
   );
   teardowns.push(['worker', () => worker.stop()]);
 
-  progress(`run ${runId}: ${ROUNDS} rounds on ${flags.postgres ? 'PostgreSQL' : 'PGlite (in memory)'}, model server ${server.baseUrl}`);
+  progress(
+    `run ${runId}: ${ROUNDS} rounds on ${flags.postgres ? 'PostgreSQL' : 'PGlite (in memory)'}, model server ${server.baseUrl}`,
+  );
   const rnd = seededRandom(SEED);
   const stored: CanonicalMessage[] = [];
   const roundMs: number[] = [];
@@ -149,7 +196,10 @@ async function main(): Promise<SummarizerReport> {
   const loopStarted = performance.now();
   for (let k = 1; k <= ROUNDS; k++) {
     const started = performance.now();
-    const appended = await appendMessages(store, roundMessages(rnd, k).map((message) => ({ message })));
+    const appended = await appendMessages(
+      store,
+      roundMessages(rnd, k).map((message) => ({ message })),
+    );
     const lastSeq = appended.at(-1)!.message.seq;
     if (lastSeq !== 2 * k - 1) throw new Error(`round ${k} ended at seq ${lastSeq}, expected ${2 * k - 1}`);
     await worker.trigger(conversationId, lastSeq);
@@ -187,7 +237,9 @@ async function main(): Promise<SummarizerReport> {
       incremental_mean: mean(inDecile.map((c) => c.tokens)),
       full_history_mean: mean(inDecile.map((c) => c.full)),
       round_ms_mean: mean(roundMs.filter((_, i) => decileOf(2 * i + 1) === d)),
-      generation_ms_mean: mean(completed.filter((r) => decileOf(r.end_sequence) === d).map((r) => r.generation_time_ms ?? 0)),
+      generation_ms_mean: mean(
+        completed.filter((r) => decileOf(r.end_sequence) === d).map((r) => r.generation_time_ms ?? 0),
+      ),
     });
     const lastInDecile = inDecile.at(-1);
     if (lastInDecile) {
@@ -201,7 +253,10 @@ async function main(): Promise<SummarizerReport> {
   for (const row of completed) {
     const base = row.base_memory_id === null ? undefined : byId.get(row.base_memory_id);
     const previous = base ? { text: '', start: base.start_sequence, end: base.end_sequence } : null;
-    overhead = Math.max(overhead, await counter.tokens({ start: row.start_sequence, end: row.end_sequence, previous, messages: [] }));
+    overhead = Math.max(
+      overhead,
+      await counter.tokens({ start: row.start_sequence, end: row.end_sequence, previous, messages: [] }),
+    );
   }
   const longestSummary = Math.max(0, ...completed.map((r) => countTokens(r.memory_text)));
   const windowTokens = full.maxWindowTokens(WINDOW);
@@ -214,7 +269,13 @@ async function main(): Promise<SummarizerReport> {
   const generation = summarizeLatencies(Float64Array.from(completed.map((r) => r.generation_time_ms ?? 0)));
   const rounds = summarizeLatencies(Float64Array.from(roundMs));
   return {
-    run: { id: runId, started_at: startedAt, store: flags.postgres ? 'postgres' : 'pglite', cpus: os.availableParallelism(), node: process.version },
+    run: {
+      id: runId,
+      started_at: startedAt,
+      store: flags.postgres ? 'postgres' : 'pglite',
+      cpus: os.availableParallelism(),
+      node: process.version,
+    },
     settings: { rounds: ROUNDS, window: WINDOW, summarize_after_seq: AFTER, seed: SEED, messages: stored.length },
     summarizations: {
       calls: calls.length,
@@ -225,7 +286,7 @@ async function main(): Promise<SummarizerReport> {
     incremental_tokens: incremental,
     full_history_tokens: {
       ...tokenStats(fullTokens),
-      method: 'the model summarizer\'s own prompt for messages 0..end with no previous memory, counted with countTokens',
+      method: "the model summarizer's own prompt for messages 0..end with no previous memory, counted with countTokens",
       exact_checks: exactChecks,
       exact_mismatches: exactMismatches,
     },

@@ -19,9 +19,16 @@ export function credentialsFor(url: string): Record<string, string> {
 export const TEST_JWT_SECRET = 'memstream-test-secret-0123456789abcdef';
 
 /** A user token signed with `secret`; `expiresInS` may be negative for an expired one. */
-export async function userToken(sub: string, options: { secret?: string; expiresInS?: number; issuer?: string; audience?: string } = {}): Promise<string> {
+export async function userToken(
+  sub: string,
+  options: { secret?: string; expiresInS?: number; issuer?: string; audience?: string } = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  let jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setIssuedAt(now - 60).setExpirationTime(now + (options.expiresInS ?? 3600));
+  let jwt = new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(sub)
+    .setIssuedAt(now - 60)
+    .setExpirationTime(now + (options.expiresInS ?? 3600));
   if (options.issuer) jwt = jwt.setIssuer(options.issuer);
   if (options.audience) jwt = jwt.setAudience(options.audience);
   return jwt.sign(new TextEncoder().encode(options.secret ?? TEST_JWT_SECRET));

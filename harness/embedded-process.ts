@@ -5,7 +5,11 @@ import { freePort, launch, PortTaken, untilHealthy, type LaunchedProcess } from 
  * changes (the crash test checks that the two still agree). Tests and benchmarks that must run
  * the embedded mode as a user does, in a process of its own, start it through here.
  */
-export function embeddedCommand(): { readonly command: string; readonly args: readonly string[]; readonly asWritten: string } {
+export function embeddedCommand(): {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly asWritten: string;
+} {
   const args = ['--conditions=memstream-dist', '--enable-source-maps', 'scripts/start.js', 'all-in-one'];
   return { command: process.execPath, args, asWritten: `node ${args.join(' ')}` };
 }

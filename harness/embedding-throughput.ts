@@ -10,11 +10,28 @@ import type { Embedder } from '@memstream/embedding';
 
 const NAMES = ['Caroline', 'Melanie', 'Jon', 'Gina', 'Audrey', 'Andrew', 'Joanna', 'Nate', 'Tim', 'John'];
 const ACTIVITIES = [
-  'went to a pottery class', 'ran a charity race', 'visited my grandmother', 'started a new painting',
-  'adopted a puppy from the shelter', 'went camping by the lake', 'joined a support group', 'signed up for a dance studio',
-  'finished reading a novel about family', 'took the kids to the museum', 'volunteered at the youth center', 'tried a new recipe',
+  'went to a pottery class',
+  'ran a charity race',
+  'visited my grandmother',
+  'started a new painting',
+  'adopted a puppy from the shelter',
+  'went camping by the lake',
+  'joined a support group',
+  'signed up for a dance studio',
+  'finished reading a novel about family',
+  'took the kids to the museum',
+  'volunteered at the youth center',
+  'tried a new recipe',
 ];
-const TIMES = ['last weekend', 'yesterday', 'on Sunday', 'two weeks ago', 'this morning', 'last summer', 'on my birthday'];
+const TIMES = [
+  'last weekend',
+  'yesterday',
+  'on Sunday',
+  'two weeks ago',
+  'this morning',
+  'last summer',
+  'on my birthday',
+];
 const FEELINGS = [
   'It honestly made me feel so grateful and calm',
   'I was nervous at first but it turned out to be really fun',
@@ -23,8 +40,11 @@ const FEELINGS = [
   'I think I want to make it a regular thing from now on',
 ];
 const FOLLOW_UPS = [
-  'How have you been doing lately?', 'Have you ever tried something like that?', 'What are you up to this week?',
-  'I would love to hear what you think about it.', 'Let me know if you want to come along next time!',
+  'How have you been doing lately?',
+  'Have you ever tried something like that?',
+  'What are you up to this week?',
+  'I would love to hear what you think about it.',
+  'Let me know if you want to come along next time!',
 ];
 
 /** `count` turns of 20–40 words each. */
@@ -43,7 +63,10 @@ export function locomoTurns(count: number): string[] {
 
 /** A question a search box gets: a handful of words. */
 export function shortQueries(count: number): string[] {
-  return Array.from({ length: count }, (_, i) => `Who ${ACTIVITIES[(i * 5) % ACTIVITIES.length]} ${TIMES[i % TIMES.length]}?`);
+  return Array.from(
+    { length: count },
+    (_, i) => `Who ${ACTIVITIES[(i * 5) % ACTIVITIES.length]} ${TIMES[i % TIMES.length]}?`,
+  );
 }
 
 export interface ThroughputFigures {
@@ -73,6 +96,7 @@ export async function measureThroughput(
     latencies.push(performance.now() - start);
   }
   latencies.sort((a, b) => a - b);
-  const percentile = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]! * 10) / 10;
+  const percentile = (p: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]! * 10) / 10;
   return { documentsPerSecond, queryP50Ms: percentile(0.5), queryP95Ms: percentile(0.95) };
 }

@@ -15,7 +15,11 @@ export interface ModelServer {
   /** The messages of every chat call as it arrives, held or not (calls has only those answered). */
   readonly arrived: Array<Array<{ role: string; content: string }>>;
   /** Fails the next `count` calls (those `when` picks, if given) with `status`; failed calls are counted in `failed`. */
-  failNext(count: number, status?: number, when?: (messages: Array<{ role: string; content: string }>) => boolean): void;
+  failNext(
+    count: number,
+    status?: number,
+    when?: (messages: Array<{ role: string; content: string }>) => boolean,
+  ): void;
   readonly failed: { count: number };
   /** Answers with what `reply` returns for a call's messages instead of the summary (unset: back to the summary). */
   replyWith(reply: ((messages: Array<{ role: string; content: string }>) => string) | undefined): void;
@@ -34,14 +38,21 @@ export async function startModelServer(): Promise<ModelServer> {
   const calls: ModelServer['calls'] = [];
   const arrived: ModelServer['arrived'] = [];
   const embeddingCalls: ModelServer['embeddingCalls'] = [];
-  let failures: { count: number; status: number; when?: ((messages: Array<{ role: string; content: string }>) => boolean) | undefined } = { count: 0, status: 500 };
+  let failures: {
+    count: number;
+    status: number;
+    when?: ((messages: Array<{ role: string; content: string }>) => boolean) | undefined;
+  } = { count: 0, status: 500 };
   const failed = { count: 0 };
   let held: Array<() => void> | undefined;
   let replier: ((messages: Array<{ role: string; content: string }>) => string) | undefined;
 
   const server: Server = createServer((req, res) => {
     void (async () => {
-      const body = JSON.parse(await readBody(req)) as { model: string; messages: Array<{ role: string; content: string }> };
+      const body = JSON.parse(await readBody(req)) as {
+        model: string;
+        messages: Array<{ role: string; content: string }>;
+      };
       const route = req.method === 'POST' ? req.url?.match(/\/(chat\/completions|embeddings)$/)?.[1] : undefined;
       if (!route) {
         res.writeHead(404).end();
@@ -53,7 +64,10 @@ export async function startModelServer(): Promise<ModelServer> {
         failures.count--;
         failed.count++;
         // A rate limit says when to come back, briefly, so clients that retry do it at test speed.
-        res.writeHead(failures.status, { 'content-type': 'application/json', ...(failures.status === 429 ? { 'retry-after-ms': '10' } : {}) });
+        res.writeHead(failures.status, {
+          'content-type': 'application/json',
+          ...(failures.status === 429 ? { 'retry-after-ms': '10' } : {}),
+        });
         res.end(JSON.stringify({ error: { message: 'induced failure', type: 'server_error' } }));
         return;
       }
@@ -66,7 +80,9 @@ export async function startModelServer(): Promise<ModelServer> {
       const inputTokens = countTokens(input);
       calls.push({ messages: body.messages, inputTokens });
       const seqs = [...input.matchAll(/^#(\d+) /gm)].map((m) => Number(m[1]));
-      const text = replier ? replier(body.messages) : `Summary covering messages #${Math.min(...seqs)}-#${Math.max(...seqs)} (${seqs.length} new).`;
+      const text = replier
+        ? replier(body.messages)
+        : `Summary covering messages #${Math.min(...seqs)}-#${Math.max(...seqs)} (${seqs.length} new).`;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -75,7 +91,11 @@ export async function startModelServer(): Promise<ModelServer> {
           created: Math.floor(Date.now() / 1000),
           model: body.model,
           choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: inputTokens, completion_tokens: countTokens(text), total_tokens: inputTokens + countTokens(text) },
+          usage: {
+            prompt_tokens: inputTokens,
+            completion_tokens: countTokens(text),
+            total_tokens: inputTokens + countTokens(text),
+          },
         }),
       );
     })().catch(() => res.writeHead(400).end());
@@ -132,11 +152,17 @@ function embeddingsReply(body: EmbeddingsRequest, embeddingCalls: ModelServer['e
   embeddingCalls.push({ input, dimensions: body.dimensions });
   const data = input.map((text, index) => {
     const vector = fakeEmbedding(text, body.dimensions);
-    const embedding = body.encoding_format === 'base64' ? Buffer.from(Float32Array.from(vector).buffer).toString('base64') : vector;
+    const embedding =
+      body.encoding_format === 'base64' ? Buffer.from(Float32Array.from(vector).buffer).toString('base64') : vector;
     return { object: 'embedding', index, embedding };
   });
   const tokens = input.reduce((sum, text) => sum + countTokens(text), 0);
-  return { object: 'list', model: body.model, data: data.reverse(), usage: { prompt_tokens: tokens, total_tokens: tokens } };
+  return {
+    object: 'list',
+    model: body.model,
+    data: data.reverse(),
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

@@ -54,7 +54,12 @@ export function launch(command: string, args: readonly string[], env: Record<str
   const pid = child.pid;
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
-    lines.push(...chunk.toString('utf8').split('\n').filter((l) => l.length > 0));
+    lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.length > 0),
+    );
     if (lines.length > TAIL_LINES) lines.splice(0, lines.length - TAIL_LINES);
   };
   child.stdout!.on('data', keep);
@@ -104,7 +109,10 @@ export function startProcess(
   env: Record<string, string>,
   { nodeArgs = ['--import', 'tsx'], args = [] }: { nodeArgs?: readonly string[]; args?: readonly string[] } = {},
 ): RunningProcess {
-  const proc = launch(process.execPath, [...nodeArgs, resolve(REPO_ROOT, entry), ...args], { LOG_LEVEL: 'info', ...env });
+  const proc = launch(process.execPath, [...nodeArgs, resolve(REPO_ROOT, entry), ...args], {
+    LOG_LEVEL: 'info',
+    ...env,
+  });
   const { child } = proc;
   const lines: Record<string, unknown>[] = [];
   let buffer = '';
@@ -249,8 +257,16 @@ export interface CapturedRun {
 }
 
 /** Runs a command to its end from the repository root, capturing both streams. */
-export function runCaptured(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<CapturedRun> {
-  const child = spawn(command, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
+export function runCaptured(
+  command: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<CapturedRun> {
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env ? { env: options.env } : {}),
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -37,15 +37,31 @@ export async function startInProcessReadApi(options: {
   const bus = new MemoryBus(log, 1, metrics);
   const fanout = new MemoryFanout();
   const ledger = new MemoryRequestLedger(60);
-  const writer = await startWriter({ bus, fanout, ledger, settings: { syncTimeoutMs: 1000, maxInFlight: 100, maxEventBytes: 1_000_000 }, log });
+  const writer = await startWriter({
+    bus,
+    fanout,
+    ledger,
+    settings: { syncTimeoutMs: 1000, maxInFlight: 100, maxEventBytes: 1_000_000 },
+    log,
+  });
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
-  const authenticator = createAuthenticator({ ...(options.jwtSecret ? { secret: options.jwtSecret } : {}), apiKeys: options.apiKeys ?? [] });
+  const authenticator = createAuthenticator({
+    ...(options.jwtSecret ? { secret: options.jwtSecret } : {}),
+    apiKeys: options.apiKeys ?? [],
+  });
   const http = createHttpServer({ log, lifecycle, bodyLimitBytes: 1_000_000, metrics, authenticator });
   let received = 0;
   http.addHook('onRequest', async () => void received++);
   await registerReadApi(http, {
-    store, ledger, fanout, write: writer.write, embedder: createHashEmbedder({ dimension: options.embeddingDimension ?? 16 }) as never,
-    sseHeartbeatMs: 15_000, streamAccessRecheckMs: 5000, syncTimeoutMs: 1000, responses: undefined,
+    store,
+    ledger,
+    fanout,
+    write: writer.write,
+    embedder: createHashEmbedder({ dimension: options.embeddingDimension ?? 16 }) as never,
+    sseHeartbeatMs: 15_000,
+    streamAccessRecheckMs: 5000,
+    syncTimeoutMs: 1000,
+    responses: undefined,
     kaos: { enabled: options.kaosEnabled ?? true, defaultAgent: 'agent', maxSessions: 1000, maxSessionEvents: 500 },
   });
   await http.listen({ port: 0, host: '127.0.0.1' });

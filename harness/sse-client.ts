@@ -23,7 +23,10 @@ export interface SseReader {
 
 export async function openSse(url: string): Promise<SseReader> {
   const abort = new AbortController();
-  const res = await fetch(url, { signal: abort.signal, headers: { ...credentialsFor(url), accept: 'text/event-stream' } });
+  const res = await fetch(url, {
+    signal: abort.signal,
+    headers: { ...credentialsFor(url), accept: 'text/event-stream' },
+  });
   const frames: SseFrame[] = [];
   let done = false;
   const ended = (async () => {

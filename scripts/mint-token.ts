@@ -11,7 +11,8 @@ import { z } from 'zod';
 import { SignJWT } from 'jose';
 import { authSettings, ConfigError, loadConfig } from '@memstream/config';
 
-const USAGE = 'usage: npm run --silent token -- --sub <user id> [--ttl <seconds, default 3600>] [--issuer <iss>] [--audience <aud>]';
+const USAGE =
+  'usage: npm run --silent token -- --sub <user id> [--ttl <seconds, default 3600>] [--issuer <iss>] [--audience <aud>]';
 
 /** The same checks the server applies to these variables (a secret of at least 32 characters). */
 const TokenEnv = z.object({
@@ -24,7 +25,12 @@ class UsageError extends Error {}
 
 function optionsOf(argv: string[]) {
   try {
-    const options = { sub: { type: 'string' }, ttl: { type: 'string' }, issuer: { type: 'string' }, audience: { type: 'string' } } as const;
+    const options = {
+      sub: { type: 'string' },
+      ttl: { type: 'string' },
+      issuer: { type: 'string' },
+      audience: { type: 'string' },
+    } as const;
     return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n${USAGE}`);
@@ -35,10 +41,13 @@ function requestOf(argv: string[], environment: Record<string, string | undefine
   const values = optionsOf(argv);
   if (!values.sub?.trim()) throw new UsageError(`--sub is required: the user the token names\n${USAGE}`);
   const ttl = values.ttl ?? '3600';
-  if (!/^[1-9]\d*$/.test(ttl)) throw new UsageError(`--ttl must be a whole number of seconds above 0, not "${ttl}"\n${USAGE}`);
+  if (!/^[1-9]\d*$/.test(ttl))
+    throw new UsageError(`--ttl must be a whole number of seconds above 0, not "${ttl}"\n${USAGE}`);
   const config = loadConfig(TokenEnv, environment);
   if (config.AUTH_JWT_SECRET === undefined) {
-    throw new UsageError('AUTH_JWT_SECRET is not set: export the secret the server verifies tokens with (at least 32 characters)');
+    throw new UsageError(
+      'AUTH_JWT_SECRET is not set: export the secret the server verifies tokens with (at least 32 characters)',
+    );
   }
   return {
     secret: config.AUTH_JWT_SECRET,
@@ -51,7 +60,11 @@ function requestOf(argv: string[], environment: Record<string, string | undefine
 
 async function mint(request: ReturnType<typeof requestOf>): Promise<string> {
   const iat = Math.floor(Date.now() / 1000);
-  let jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(request.sub).setIssuedAt(iat).setExpirationTime(iat + request.ttlSeconds);
+  let jwt = new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(request.sub)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + request.ttlSeconds);
   if (request.issuer) jwt = jwt.setIssuer(request.issuer);
   if (request.audience) jwt = jwt.setAudience(request.audience);
   return jwt.sign(new TextEncoder().encode(request.secret));

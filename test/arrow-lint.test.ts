@@ -22,7 +22,10 @@ const CLEAN: Record<string, string> = {
   'services/one/src/x.ts': `export const x = await import('node:os');\n`,
   'services/two/package.json': JSON.stringify({ name: '@memstream/two', dependencies: {} }),
   'services/two/src/main.ts': `export const two = 2;\n`,
-  'services/all-in-one/package.json': JSON.stringify({ name: '@memstream/all-in-one', dependencies: { '@memstream/one': '0', '@memstream/two': '0' } }),
+  'services/all-in-one/package.json': JSON.stringify({
+    name: '@memstream/all-in-one',
+    dependencies: { '@memstream/one': '0', '@memstream/two': '0' },
+  }),
   'services/all-in-one/src/main.ts': `import { b } from '@memstream/one';\nimport { two } from '@memstream/two';\nexport { b, two };\n`,
   'harness/processes.ts': `export const start = () => 0;\n`,
   'bench/run.ts': `import { start } from '../harness/processes.js';\nimport { b } from '@memstream/b';\nexport { start, b };\n`,
@@ -48,20 +51,84 @@ test('the arrow lint finds nothing in a tree that keeps its rules, nor in this r
 });
 
 const violations: Array<[string, Record<string, string>, RegExp]> = [
-  ['a lib importing a service', { 'libs/a/src/bad.ts': `import { two } from '@memstream/two';\nexport { two };\n` }, /^libs\/a\/src\/bad\.ts: a lib imports service two/],
-  ['a service importing another', { 'services/two/src/bad.ts': `import { b } from '@memstream/one';\nexport { b };\n` }, /^services\/two\/src\/bad\.ts: service two imports service one/],
-  ['the composition root reaching into a service file', { 'services/all-in-one/src/bad.ts': `import { x } from '../../one/src/x.js';\nexport { x };\n` }, /service all-in-one imports service one/],
-  ['a cycle between libs', { 'libs/a/src/back.ts': `import { b } from '@memstream/b';\nexport { b };\n` }, /^libs import each other in a cycle: a -> b -> a$/],
-  ['a deep import by package name', { 'services/one/src/deep.ts': `import { a } from '@memstream/a/src/index.js';\nexport { a };\n` }, /^services\/one\/src\/deep\.ts: reaches into @memstream\/a's files/],
-  ['a relative import out of a package', { 'libs/b/src/rel.ts': `import { a } from '../../a/src/index.js';\nexport { a };\n` }, /^libs\/b\/src\/rel\.ts: relative import leaves its package/],
-  ['import() with a template literal', { 'services/one/src/dyn.ts': 'const name = "a";\nexport const m = await import(`@memstream/${name}`);\n' }, /^services\/one\/src\/dyn\.ts: import\(\) of a template literal/],
-  ['a benchmark importing test code', { 'bench/bad.ts': `import { f } from '../test/helpers/fixture.js';\nexport { f };\n` }, /^bench\/bad\.ts: bench\/ imports test\/ code/],
-  ['the harness importing test code', { 'harness/bad.ts': `import { f } from '../test/helpers/fixture.js';\nexport { f };\n` }, /^harness\/bad\.ts: harness\/ imports test\/ code/],
-  ['a test reaching into a lib file', { 'test/deep.test.ts': `import { a } from '../libs/a/src/index.js';\nexport { a };\n` }, /^test\/deep\.test\.ts: relative import leaves its package/],
-  ['schemas depending on more than zod', { 'libs/schemas/src/bad.ts': `import { parse } from 'yaml';\nexport { parse };\n` }, /^libs\/schemas\/src\/bad\.ts: @memstream\/schemas may depend only on zod \(yaml\)/],
-  ['a lib importing a framework another lib wraps', { 'libs/b/src/web.ts': `import type { FastifyRequest } from 'fastify';\nexport type R = FastifyRequest;\n` }, /^libs\/b\/src\/web\.ts: fastify belongs to libs\/http/],
-  ['a browser-safe lib importing a Node built-in', { 'libs/retry/package.json': JSON.stringify({ name: '@memstream/retry', dependencies: {} }), 'libs/retry/src/index.ts': `import { setTimeout } from 'node:timers/promises';\nexport const wait = setTimeout;\n` }, /^libs\/retry\/src\/index\.ts: runs in browsers too, so it may not import node:timers\/promises/],
-  ['a dependency declared and never imported', { 'libs/b/package.json': JSON.stringify({ name: '@memstream/b', dependencies: { '@memstream/a': '0', ioredis: '5' } }) }, /^libs\/b\/package\.json: declares ioredis, which none of its files imports$/],
+  [
+    'a lib importing a service',
+    { 'libs/a/src/bad.ts': `import { two } from '@memstream/two';\nexport { two };\n` },
+    /^libs\/a\/src\/bad\.ts: a lib imports service two/,
+  ],
+  [
+    'a service importing another',
+    { 'services/two/src/bad.ts': `import { b } from '@memstream/one';\nexport { b };\n` },
+    /^services\/two\/src\/bad\.ts: service two imports service one/,
+  ],
+  [
+    'the composition root reaching into a service file',
+    { 'services/all-in-one/src/bad.ts': `import { x } from '../../one/src/x.js';\nexport { x };\n` },
+    /service all-in-one imports service one/,
+  ],
+  [
+    'a cycle between libs',
+    { 'libs/a/src/back.ts': `import { b } from '@memstream/b';\nexport { b };\n` },
+    /^libs import each other in a cycle: a -> b -> a$/,
+  ],
+  [
+    'a deep import by package name',
+    { 'services/one/src/deep.ts': `import { a } from '@memstream/a/src/index.js';\nexport { a };\n` },
+    /^services\/one\/src\/deep\.ts: reaches into @memstream\/a's files/,
+  ],
+  [
+    'a relative import out of a package',
+    { 'libs/b/src/rel.ts': `import { a } from '../../a/src/index.js';\nexport { a };\n` },
+    /^libs\/b\/src\/rel\.ts: relative import leaves its package/,
+  ],
+  [
+    'import() with a template literal',
+    { 'services/one/src/dyn.ts': 'const name = "a";\nexport const m = await import(`@memstream/${name}`);\n' },
+    /^services\/one\/src\/dyn\.ts: import\(\) of a template literal/,
+  ],
+  [
+    'a benchmark importing test code',
+    { 'bench/bad.ts': `import { f } from '../test/helpers/fixture.js';\nexport { f };\n` },
+    /^bench\/bad\.ts: bench\/ imports test\/ code/,
+  ],
+  [
+    'the harness importing test code',
+    { 'harness/bad.ts': `import { f } from '../test/helpers/fixture.js';\nexport { f };\n` },
+    /^harness\/bad\.ts: harness\/ imports test\/ code/,
+  ],
+  [
+    'a test reaching into a lib file',
+    { 'test/deep.test.ts': `import { a } from '../libs/a/src/index.js';\nexport { a };\n` },
+    /^test\/deep\.test\.ts: relative import leaves its package/,
+  ],
+  [
+    'schemas depending on more than zod',
+    { 'libs/schemas/src/bad.ts': `import { parse } from 'yaml';\nexport { parse };\n` },
+    /^libs\/schemas\/src\/bad\.ts: @memstream\/schemas may depend only on zod \(yaml\)/,
+  ],
+  [
+    'a lib importing a framework another lib wraps',
+    { 'libs/b/src/web.ts': `import type { FastifyRequest } from 'fastify';\nexport type R = FastifyRequest;\n` },
+    /^libs\/b\/src\/web\.ts: fastify belongs to libs\/http/,
+  ],
+  [
+    'a browser-safe lib importing a Node built-in',
+    {
+      'libs/retry/package.json': JSON.stringify({ name: '@memstream/retry', dependencies: {} }),
+      'libs/retry/src/index.ts': `import { setTimeout } from 'node:timers/promises';\nexport const wait = setTimeout;\n`,
+    },
+    /^libs\/retry\/src\/index\.ts: runs in browsers too, so it may not import node:timers\/promises/,
+  ],
+  [
+    'a dependency declared and never imported',
+    {
+      'libs/b/package.json': JSON.stringify({
+        name: '@memstream/b',
+        dependencies: { '@memstream/a': '0', ioredis: '5' },
+      }),
+    },
+    /^libs\/b\/package\.json: declares ioredis, which none of its files imports$/,
+  ],
 ];
 
 for (const [what, files, expected] of violations) {
@@ -69,6 +136,9 @@ for (const [what, files, expected] of violations) {
     const problems = findProblems(tree(t, files));
     // a path into another service's files breaks two rules at once; nothing else may be reported
     assert.ok(problems.length >= 1 && problems.length <= 2, `got: ${problems.join('; ')}`);
-    assert.ok(problems.some((p) => expected.test(p)), `expected ${expected}, got: ${problems.join('; ')}`);
+    assert.ok(
+      problems.some((p) => expected.test(p)),
+      `expected ${expected}, got: ${problems.join('; ')}`,
+    );
   });
 }

@@ -26,7 +26,8 @@ interface Operation {
 }
 type Document = { paths: Record<string, Record<string, Operation>> };
 
-const openapi = async (): Promise<Document> => JSON.parse(await readFile(resolve(REPO_ROOT, 'openapi.json'), 'utf8')) as Document;
+const openapi = async (): Promise<Document> =>
+  JSON.parse(await readFile(resolve(REPO_ROOT, 'openapi.json'), 'utf8')) as Document;
 
 function clientRoutes(): Route[] {
   return Object.values(ROUTES).flatMap((family) => Object.values(family) as Route[]);
@@ -35,9 +36,15 @@ function clientRoutes(): Route[] {
 const keyOf = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 /** A zod object as the OpenAPI parameters fastify-swagger makes of it (descriptions move onto the parameter). */
-function parametersOf(schema: z.ZodType | undefined, where: Parameter['in']): Record<string, Omit<Parameter, 'in' | 'name'>> {
+function parametersOf(
+  schema: z.ZodType | undefined,
+  where: Parameter['in'],
+): Record<string, Omit<Parameter, 'in' | 'name'>> {
   if (!schema) return {};
-  const json = jsonSchemaOf(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const json = jsonSchemaOf(schema, 'input') as {
+    properties?: Record<string, Record<string, unknown>>;
+    required?: string[];
+  };
   const out: Record<string, Omit<Parameter, 'in' | 'name'>> = {};
   for (const [name, property] of Object.entries(json.properties ?? {})) {
     const { description, ...rest } = property;
@@ -51,14 +58,20 @@ function documentedParameters(op: Operation, where: Parameter['in']): Record<str
   const out: Record<string, Omit<Parameter, 'in' | 'name'>> = {};
   for (const p of op.parameters ?? []) {
     if (p.in !== where) continue;
-    out[p.name] = { required: p.required, schema: p.schema, ...(p.description !== undefined ? { description: p.description } : {}) };
+    out[p.name] = {
+      required: p.required,
+      schema: p.schema,
+      ...(p.description !== undefined ? { description: p.description } : {}),
+    };
   }
   return out;
 }
 
 test('the client calls exactly the operations openapi.json documents, no more and no fewer', async () => {
   const doc = await openapi();
-  const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => keyOf(method, path)));
+  const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.keys(ops).map((method) => keyOf(method, path)),
+  );
   const called = clientRoutes().map((r) => keyOf(r.method, r.path));
   assert.equal(new Set(called).size, called.length, 'an operation appears twice in the client route table');
   assert.deepEqual([...called].sort(), [...documented].sort());
@@ -71,7 +84,11 @@ test("each client operation's path, query, header and body schemas are the ones 
     const at = keyOf(route.method, route.path);
     const op = doc.paths[route.path]?.[route.method.toLowerCase()];
     if (!op) continue; // the test above names it
-    for (const [where, schema] of [['path', route.params], ['query', route.query], ['header', route.headers]] as const) {
+    for (const [where, schema] of [
+      ['path', route.params],
+      ['query', route.query],
+      ['header', route.headers],
+    ] as const) {
       try {
         assert.deepEqual(parametersOf(schema, where), documentedParameters(op, where));
       } catch {
@@ -81,7 +98,12 @@ test("each client operation's path, query, header and body schemas are the ones 
     const bodies = Object.values(op.requestBody?.content ?? {}).map((c) => c.schema);
     const expected = route.body ? [jsonSchemaOf(route.body, 'input')] : [];
     // A body documented under several media types (ARK's ndjson relay) has the same schema under each.
-    if (!isDeepStrictEqual(expected, [...new Set(bodies.map((b) => JSON.stringify(b)))].map((b) => JSON.parse(b) as unknown))) {
+    if (
+      !isDeepStrictEqual(
+        expected,
+        [...new Set(bodies.map((b) => JSON.stringify(b)))].map((b) => JSON.parse(b) as unknown),
+      )
+    ) {
       disagreements.push(`${at}: request body`);
     }
   }
@@ -89,8 +111,14 @@ test("each client operation's path, query, header and body schemas are the ones 
 });
 
 test('the EverMemOS writes, and only they, go to the ingest gateway', () => {
-  const gateway = clientRoutes().filter((r) => r.gateway).map((r) => keyOf(r.method, r.path));
-  assert.deepEqual(gateway.sort(), ['PATCH /api/v1/memories/conversation-meta', 'POST /api/v1/memories', 'POST /api/v1/memories/conversation-meta']);
+  const gateway = clientRoutes()
+    .filter((r) => r.gateway)
+    .map((r) => keyOf(r.method, r.path));
+  assert.deepEqual(gateway.sort(), [
+    'PATCH /api/v1/memories/conversation-meta',
+    'POST /api/v1/memories',
+    'POST /api/v1/memories/conversation-meta',
+  ]);
 });
 
 function isDeepStrictEqual(a: unknown, b: unknown): boolean {

@@ -19,7 +19,9 @@ const CHANGED_SOURCE = 'services/all-in-one/src/embedded-api.ts';
 
 /** `npm start`'s command, split: node's flags, the entry, the entry's arguments. */
 async function startCommand(): Promise<{ nodeArgs: string[]; entry: string; args: string[] }> {
-  const { scripts } = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const { scripts } = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
   const [node, ...rest] = scripts['start']!.split(/\s+/);
   assert.equal(node, 'node');
   const entryAt = rest.findIndex((word) => !word.startsWith('-'));
@@ -41,7 +43,12 @@ async function whileRunning<T>(p: RunningProcess, label: string, condition: () =
   return Promise.race([poll(), died]);
 }
 
-async function call<T>(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+async function call<T>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`${base}${path}`, {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
@@ -63,7 +70,14 @@ test('npm start compiles what changed, then serves from dist/ in its own process
   const server = startProcess(
     t,
     entry,
-    { PORT: String(port), DATA_DIR: dataDir, KAFKA_BROKERS: '', DATABASE_URL: '', REDIS_URL: '', EMBEDDING_PROVIDER: 'local' },
+    {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      KAFKA_BROKERS: '',
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      EMBEDDING_PROVIDER: 'local',
+    },
     { nodeArgs: ['--import', TRIPWIRE, ...nodeArgs], args },
   );
   t.after(() => rm(dataDir, { recursive: true, force: true })); // after the process's own hook: it is gone by then
@@ -71,22 +85,45 @@ test('npm start compiles what changed, then serves from dist/ in its own process
   assert.match(server.stderr(), new RegExp(`${CHANGED_SOURCE.replaceAll('.', '\\.')} changed: compiling before start`));
   assert.match(server.stderr(), /\[build\] 1 of \d+ files compiled/);
 
-  const message = { group_id: 'compiled', message_id: 'm1', create_time: '2025-01-15T10:00:00Z', sender: 'ann', content: 'The compiled build stores this message' };
+  const message = {
+    group_id: 'compiled',
+    message_id: 'm1',
+    create_time: '2025-01-15T10:00:00Z',
+    sender: 'ann',
+    content: 'The compiled build stores this message',
+  };
   assert.equal((await call(base, 'POST', '/api/v1/memories', message)).status, 200);
-  const read = await call<{ result: { memories: Array<{ content: string }> } }>(base, 'GET', '/api/v1/memories?group_id=compiled');
+  const read = await call<{ result: { memories: Array<{ content: string }> } }>(
+    base,
+    'GET',
+    '/api/v1/memories?group_id=compiled',
+  );
   assert.equal(read.status, 200);
-  assert.deepEqual(read.body.result.memories.map((m) => m.content), [message.content]);
+  assert.deepEqual(
+    read.body.result.memories.map((m) => m.content),
+    [message.content],
+  );
 
   // A vector search embeds its query: the model loads, in the worker thread, from dist/ too.
-  const search = await call(base, 'POST', '/api/v1/memories/search', { query: 'stored message', group_id: 'compiled', retrieve_method: 'vector', memory_types: ['message'] });
+  const search = await call(base, 'POST', '/api/v1/memories/search', {
+    query: 'stored message',
+    group_id: 'compiled',
+    retrieve_method: 'vector',
+    memory_types: ['message'],
+  });
   assert.equal(search.status, 200, JSON.stringify(search.body));
-  await whileRunning(server, 'the model to load', async () => (server.hasLogged('local embedding model loaded') ? true : undefined));
+  await whileRunning(server, 'the model to load', async () =>
+    server.hasLogged('local embedding model loaded') ? true : undefined,
+  );
 
   // The server is the launcher's own process (a kill of the process group reaches it) and has no
   // esbuild service beside it.
   const children = descendantsOf(server.child.pid!).map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
   assert.ok(children.includes('postgres'), `the embedded PostgreSQL runs beside it: ${children.join(', ')}`);
-  assert.deepEqual(children.filter((command) => command === 'node' || command === 'esbuild'), []);
+  assert.deepEqual(
+    children.filter((command) => command === 'node' || command === 'esbuild'),
+    [],
+  );
   assert.doesNotMatch(server.stderr(), /TYPESCRIPT-TRIPWIRE/);
 
   server.child.kill('SIGTERM');

@@ -18,7 +18,13 @@ test('SIGTERM while a handler runs lets it finish and commit, and the process ex
     await admin.deleteTopics({ topics: [topic, `${topic}.dlq`] });
     await admin.disconnect();
   });
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }, { topic: `${topic}.dlq`, numPartitions: 1 }], waitForLeaders: true });
+  await admin.createTopics({
+    topics: [
+      { topic, numPartitions: 1 },
+      { topic: `${topic}.dlq`, numPartitions: 1 },
+    ],
+    waitForLeaders: true,
+  });
 
   const consumer = startProcess(t, 'test/fixtures/slow-handler-consumer.ts', {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),

@@ -3,8 +3,23 @@ import assert from 'node:assert/strict';
 import { isSafeId, kaosAgentKey, kaosSessionKey, KaosEventsAppended } from '@memstream/schemas';
 
 test('the id rule admits free-form ids and refuses only what cannot travel in a path or a key', () => {
-  for (const id of ['a', 'team/alpha:chat 1', 'my-app.default.svc', '..a', ' x ', 'é😀', '%2F', 'x'.repeat(255)]) assert.ok(isSafeId(id), JSON.stringify(id));
-  for (const id of ['', ' ', '\t\u00a0', '.', '..', 'a\u0000b', 'a\u0007b', 'a\u007fb', 'a\u0085b', 'a\ud800', '\udc00a', 'x'.repeat(256)]) assert.ok(!isSafeId(id), JSON.stringify(id));
+  for (const id of ['a', 'team/alpha:chat 1', 'my-app.default.svc', '..a', ' x ', 'é😀', '%2F', 'x'.repeat(255)])
+    assert.ok(isSafeId(id), JSON.stringify(id));
+  for (const id of [
+    '',
+    ' ',
+    '\t\u00a0',
+    '.',
+    '..',
+    'a\u0000b',
+    'a\u0007b',
+    'a\u007fb',
+    'a\u0085b',
+    'a\ud800',
+    '\udc00a',
+    'x'.repeat(256),
+  ])
+    assert.ok(!isSafeId(id), JSON.stringify(id));
 });
 
 test('KAOS keys of ids without % or : are what they were, so events already on the topic keep their partition', () => {
@@ -13,19 +28,39 @@ test('KAOS keys of ids without % or : are what they were, so events already on t
 });
 
 test('no two (agent, session) pairs share a KAOS key, and no session key is an agent key', () => {
-  const pairs: Array<[string, string]> = [['a:b', 'c'], ['a', 'b:c'], ['a%3Ab', 'c'], ['a', 'b%3Ac'], ['a%', '3Ab:c'], ['a', 'b']];
+  const pairs: Array<[string, string]> = [
+    ['a:b', 'c'],
+    ['a', 'b:c'],
+    ['a%3Ab', 'c'],
+    ['a', 'b%3Ac'],
+    ['a%', '3Ab:c'],
+    ['a', 'b'],
+  ];
   const keys = pairs.map(([agent, session]) => kaosSessionKey(agent, session));
   assert.equal(new Set(keys).size, pairs.length, keys.join(' | '));
   assert.ok(!keys.includes(kaosAgentKey('a:b')));
 });
 
 test('a KAOS event list naming one event id twice is refused by the topic, at the second', () => {
-  const event = (id: string) => ({ event_id: id, timestamp: '2026-01-02T03:04:05Z', event_type: 'user_message', content: 'x', metadata: {} });
+  const event = (id: string) => ({
+    event_id: id,
+    timestamp: '2026-01-02T03:04:05Z',
+    event_type: 'user_message',
+    content: 'x',
+    metadata: {},
+  });
   const appended = (events: unknown[]) => ({
     id: 'e1',
     type: 'kaos.events.appended',
     occurred_at: '2026-01-02T03:04:05Z',
-    data: { group_id: kaosSessionKey(':'.repeat(255), ':'.repeat(255)), agent: ':'.repeat(255), session_id: ':'.repeat(255), events, max_sessions: 1, max_session_events: 1 },
+    data: {
+      group_id: kaosSessionKey(':'.repeat(255), ':'.repeat(255)),
+      agent: ':'.repeat(255),
+      session_id: ':'.repeat(255),
+      events,
+      max_sessions: 1,
+      max_session_events: 1,
+    },
   });
   assert.ok(KaosEventsAppended.safeParse(appended([event('a'), event('b')])).success, 'the widest key fits the topic');
   const twice = KaosEventsAppended.safeParse(appended([event('a'), event('b'), event('a')]));

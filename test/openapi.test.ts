@@ -18,12 +18,23 @@ interface Operation {
 }
 type Document = { paths: Record<string, Record<string, Operation>> };
 
-const checkedIn = async (): Promise<Document> => JSON.parse(await readFile(resolve(REPO_ROOT, 'openapi.json'), 'utf8')) as Document;
+const checkedIn = async (): Promise<Document> =>
+  JSON.parse(await readFile(resolve(REPO_ROOT, 'openapi.json'), 'utf8')) as Document;
 
 /** One API service's `/docs/json`, its routes registered with dependencies they never touch. */
-async function servedDocument(docs: ApiDocsOptions, register: (app: FastifyInstance) => Promise<void>): Promise<Document> {
+async function servedDocument(
+  docs: ApiDocsOptions,
+  register: (app: FastifyInstance) => Promise<void>,
+): Promise<Document> {
   const log = createLogger({ service: 'test', level: 'silent' });
-  const app = createHttpServer({ log, lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }), bodyLimitBytes: 1024, metrics: new Metrics(), openapi: docs, authenticator: createAuthenticator({ apiKeys: [] }) });
+  const app = createHttpServer({
+    log,
+    lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }),
+    bodyLimitBytes: 1024,
+    metrics: new Metrics(),
+    openapi: docs,
+    authenticator: createAuthenticator({ apiKeys: [] }),
+  });
   await register(app);
   const res = await app.inject({ method: 'GET', url: '/docs/json' });
   await app.close();
@@ -33,7 +44,9 @@ async function servedDocument(docs: ApiDocsOptions, register: (app: FastifyInsta
 
 test('every operation in openapi.json is documented: a summary and its API family tag', async () => {
   const doc = await checkedIn();
-  const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ at: `${method} ${path}`, op })));
+  const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ at: `${method} ${path}`, op })),
+  );
   assert.ok(operations.length >= 15);
   const undocumented = operations.filter(({ op }) => !op.summary || op.tags?.length !== 1).map(({ at }) => at);
   assert.deepEqual(undocumented, [], 'routes registered without family.route({...})');
@@ -46,10 +59,14 @@ test("the gateway's and the read API's own documents are their parts of openapi.
   const whole = await checkedIn();
   for (const part of [gateway, readApi]) {
     for (const [path, ops] of Object.entries(part.paths)) {
-      for (const [method, op] of Object.entries(ops)) assert.deepEqual(op, whole.paths[path]?.[method], `${method} ${path}`);
+      for (const [method, op] of Object.entries(ops))
+        assert.deepEqual(op, whole.paths[path]?.[method], `${method} ${path}`);
     }
   }
   const count = (d: Document) => Object.values(d.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
   assert.equal(count(gateway) + count(readApi), count(whole));
-  assert.ok(gateway.paths['/api/v1/memories']?.['post'] && !gateway.paths['/messages'], 'the gateway documents only its routes');
+  assert.ok(
+    gateway.paths['/api/v1/memories']?.['post'] && !gateway.paths['/messages'],
+    'the gateway documents only its routes',
+  );
 });

@@ -42,19 +42,28 @@ export function renderReport(r: ArkReport, processes: readonly string[]): string
   out.push(
     `memstream ARK benchmark: distributed mode (converter + ${replicas} read-api process${replicas > 1 ? 'es' : ''} on real Kafka, PostgreSQL, Redis)`,
   );
-  out.push(`machine: ${r.run['cpus']} cpus (${r.run['cpu_model']}), ${r.run['mem_total_mib']} MiB RAM, node ${r.run['node']}, ${r.run['platform']}`);
+  out.push(
+    `machine: ${r.run['cpus']} cpus (${r.run['cpu_model']}), ${r.run['mem_total_mib']} MiB RAM, node ${r.run['node']}, ${r.run['platform']}`,
+  );
   out.push(`run ${r.run['id']} at ${r.run['started_at']}, ${r.run['elapsed_s']} s in all`);
   out.push(
     `settings: concurrency ${r.settings['concurrency']} keep-alive connections, ${r.settings['sessions']} sessions, ~${r.settings['message_chars']} chars a message, ` +
       `${r.settings['warmup']} warm-up POSTs (not counted); writes on read-api-1, streams on ${r.settings['stream_replica']}`,
   );
   const busyBefore = (r.background_cores['machine'] ?? 0) - (r.background_cores['bench'] ?? 0);
-  if (busyBefore > 0.25) out.push(`WARNING: ${busyBefore.toFixed(2)} cores were busy before the benchmark started (someone else's load); the figures carry it.`);
-  for (const x of r.restarts) out.push(`WARNING: ${x.replica} was restarted before measuring: ${x.reason} (redis/ioredis#2037)`);
+  if (busyBefore > 0.25)
+    out.push(
+      `WARNING: ${busyBefore.toFixed(2)} cores were busy before the benchmark started (someone else's load); the figures carry it.`,
+    );
+  for (const x of r.restarts)
+    out.push(`WARNING: ${x.replica} was restarted before measuring: ${x.reason} (redis/ioredis#2037)`);
 
   out.push(section('POST /messages: 200 = stored (Kafka -> converter -> Postgres -> answer)'));
   const b = r.batches;
-  const statusText = (f: BatchPassFigures) => Object.entries(f.statuses).map(([k, v]) => `${k}:${v}`).join(' ');
+  const statusText = (f: BatchPassFigures) =>
+    Object.entries(f.statuses)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ');
   out.push(
     table(
       ['messages per request', ...b.map((f) => String(f.batch_size))],
@@ -85,8 +94,22 @@ export function renderReport(r: ArkReport, processes: readonly string[]): string
     table(
       ['ms', 'p50', 'p95', 'p99', 'max', 'samples'],
       [
-        ['POST -> frame on the stream', l.delivery_ms.p50, l.delivery_ms.p95, l.delivery_ms.p99, l.delivery_ms.max, l.delivery_ms.count],
-        ['POST -> its 200 (same requests)', l.post_latency_ms.p50, l.post_latency_ms.p95, l.post_latency_ms.p99, l.post_latency_ms.max, l.post_latency_ms.count],
+        [
+          'POST -> frame on the stream',
+          l.delivery_ms.p50,
+          l.delivery_ms.p95,
+          l.delivery_ms.p99,
+          l.delivery_ms.max,
+          l.delivery_ms.count,
+        ],
+        [
+          'POST -> its 200 (same requests)',
+          l.post_latency_ms.p50,
+          l.post_latency_ms.p95,
+          l.post_latency_ms.p99,
+          l.post_latency_ms.max,
+          l.post_latency_ms.count,
+        ],
       ],
     ),
   );
@@ -105,7 +128,11 @@ export function renderReport(r: ArkReport, processes: readonly string[]): string
       ],
     ),
   );
-  out.push(`POST statuses: ${Object.entries(l.post_statuses).map(([k, v]) => `${k}:${v}`).join(' ')}${l.first_error ? `; first error: ${l.first_error}` : ''}`);
+  out.push(
+    `POST statuses: ${Object.entries(l.post_statuses)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ')}${l.first_error ? `; first error: ${l.first_error}` : ''}`,
+  );
 
   out.push(section('Where the cores went (CPU seconds per wall second, per pass)'));
   const phases: Array<[string, Readonly<Record<string, number>>]> = [
@@ -114,25 +141,47 @@ export function renderReport(r: ArkReport, processes: readonly string[]): string
     ['live', l.cores],
   ];
   const rows = [...processes, 'bench', 'kafka', 'postgres', 'redis', 'other', 'machine'];
-  out.push(table(['process', ...phases.map(([p]) => p)], rows.map((g) => [g, ...phases.map(([, c]) => (c[g] === undefined ? '-' : c[g].toFixed(2)))])));
+  out.push(
+    table(
+      ['process', ...phases.map(([p]) => p)],
+      rows.map((g) => [g, ...phases.map(([, c]) => (c[g] === undefined ? '-' : c[g].toFixed(2)))]),
+    ),
+  );
   const crowded = phases.slice(1).filter(([, c]) => (c['other'] ?? 0) > 0.25);
   if (crowded.length > 0) {
     const which = crowded.map(([p, c]) => `${p} ${c['other']!.toFixed(2)}`).join(', ');
-    out.push(`WARNING: processes outside the benchmark kept cores busy during the passes (row "other": ${which}); on 2 cores that inflates latencies.`);
+    out.push(
+      `WARNING: processes outside the benchmark kept cores busy during the passes (row "other": ${which}); on 2 cores that inflates latencies.`,
+    );
   }
   out.push('\nCPU per stored message, microseconds (cores / messages per second):');
   out.push(
     table(
       ['process', ...b.map((f) => `batch ${f.batch_size}`)],
-      rows.map((g) => [g, ...b.map((f) => (f.cores[g] === undefined || f.messages_per_s === 0 ? '-' : Math.round((f.cores[g] / f.messages_per_s) * 1e6)))]),
+      rows.map((g) => [
+        g,
+        ...b.map((f) =>
+          f.cores[g] === undefined || f.messages_per_s === 0 ? '-' : Math.round((f.cores[g] / f.messages_per_s) * 1e6),
+        ),
+      ]),
     ),
   );
 
   out.push(section('Memory (peak resident set, MiB)'));
-  out.push(table(['process', 'peak VmRSS (polled 500 ms)', 'VmHWM (kernel)'], Object.entries(r.memory_mib).map(([p, m]) => [p, m.peakRssMiB, m.hwmMiB])));
+  out.push(
+    table(
+      ['process', 'peak VmRSS (polled 500 ms)', 'VmHWM (kernel)'],
+      Object.entries(r.memory_mib).map(([p, m]) => [p, m.peakRssMiB, m.hwmMiB]),
+    ),
+  );
 
   out.push(section('Goal (issue 6)'));
-  out.push(table(['goal', 'measured', 'target', 'result'], r.goals.map((g) => [g.goal, g.value, g.target, g.pass ? 'PASS' : 'FAIL'])));
+  out.push(
+    table(
+      ['goal', 'measured', 'target', 'result'],
+      r.goals.map((g) => [g.goal, g.value, g.target, g.pass ? 'PASS' : 'FAIL']),
+    ),
+  );
   return out.join('\n');
 }
 

@@ -36,15 +36,22 @@ export class ArkWorkload {
 
   /** Request `i` of a throughput pass: `size` messages for session i mod `sessions`. */
   batch(pass: string, i: number, size: number, sessions: number): ArkBatch {
-    const messages = Array.from({ length: size }, (_, k): ChatMessage => ({
-      role: (i + k) % 2 === 0 ? 'user' : 'assistant',
-      content: contentOf(`${pass} #${i}.${k}: `),
-    }));
+    const messages = Array.from(
+      { length: size },
+      (_, k): ChatMessage => ({
+        role: (i + k) % 2 === 0 ? 'user' : 'assistant',
+        content: contentOf(`${pass} #${i}.${k}: `),
+      }),
+    );
     return { session_id: this.sessionOf(pass, i % sessions), query_id: `${pass}_q${i}`, messages };
   }
 
   /** A single message whose content starts with a token the live-delivery pass can match on. */
   liveBatch(session: string, token: string, i: number): ArkBatch {
-    return { session_id: session, query_id: `live_q${i}`, messages: [{ role: i % 2 === 0 ? 'user' : 'assistant', content: contentOf(`${token} `) }] };
+    return {
+      session_id: session,
+      query_id: `live_q${i}`,
+      messages: [{ role: i % 2 === 0 ? 'user' : 'assistant', content: contentOf(`${token} `) }],
+    };
   }
 }

@@ -17,13 +17,47 @@ export function seededRandom(seed: number): () => number {
 }
 
 const PEOPLE = ['Maria', 'Jonas', 'Priya', 'Tom', 'Aiko', 'Lena', 'Omar', 'Sofia', 'Dmitri', 'Grace'];
-const PLACES = ['Lisbon', 'the Berlin office', 'Kyoto', 'the warehouse', 'Oslo', 'the client site', 'Toronto', 'the lab'];
-const THINGS = [
-  'the quarterly report', 'the flight booking', 'the database migration', 'the birthday dinner', 'the budget draft',
-  'the onboarding checklist', 'the apartment lease', 'the conference talk', 'the release notes', 'the vendor contract',
-  'the team offsite', 'the insurance claim', 'the grant application', 'the kitchen renovation', 'the hiring plan',
+const PLACES = [
+  'Lisbon',
+  'the Berlin office',
+  'Kyoto',
+  'the warehouse',
+  'Oslo',
+  'the client site',
+  'Toronto',
+  'the lab',
 ];
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const THINGS = [
+  'the quarterly report',
+  'the flight booking',
+  'the database migration',
+  'the birthday dinner',
+  'the budget draft',
+  'the onboarding checklist',
+  'the apartment lease',
+  'the conference talk',
+  'the release notes',
+  'the vendor contract',
+  'the team offsite',
+  'the insurance claim',
+  'the grant application',
+  'the kitchen renovation',
+  'the hiring plan',
+];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const VERBS = ['review', 'finish', 'send', 'move', 'confirm', 'cancel', 'split', 'schedule', 'rewrite', 'check'];
 const FILLER = [
   'I think that is fine for now, but let us keep an eye on it.',
@@ -69,7 +103,8 @@ export function messageText(rnd: () => number, role: 'user' | 'assistant'): stri
   const out: string[] = [];
   let count = 0;
   while (count < target) {
-    const sentence = rnd() < 0.2 ? pick(FILLER) : role === 'user' ? userSentence(pick, rnd) : assistantSentence(pick, rnd);
+    const sentence =
+      rnd() < 0.2 ? pick(FILLER) : role === 'user' ? userSentence(pick, rnd) : assistantSentence(pick, rnd);
     if (count > 0 && count + words(sentence) > 60) break;
     out.push(sentence);
     count += words(sentence);

@@ -106,7 +106,11 @@ export function summarizeProfile(file: string, top = 15, window?: Window): Profi
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([name, us]) => ({ name, selfMs: Math.round(us / 1000), pctBusy: busyUs > 0 ? Math.round((us / busyUs) * 1000) / 10 : 0 }));
+      .map(([name, us]) => ({
+        name,
+        selfMs: Math.round(us / 1000),
+        pctBusy: busyUs > 0 ? Math.round((us / busyUs) * 1000) / 10 : 0,
+      }));
   return {
     file,
     ...(window ? { window } : {}),
@@ -155,9 +159,24 @@ export function profileSections(profiles: Readonly<Record<string, ProfileSummary
     }
     const span = p.window ? `, ${((p.window.toUs - p.window.fromUs) / 1e6).toFixed(1)} s window` : '';
     out.push(`${p.file}${span}: sampled ${p.totalMs} ms, busy (not idle) ${p.busyMs} ms`);
-    out.push(table(['area (self time)', 'ms', '% busy'], p.byArea.map((x) => [x.area, x.selfMs, x.pctBusy])));
-    out.push(table(['package, native frames charged to their caller', 'ms', '% busy'], p.byCaller.map((x) => [x.area, x.selfMs, x.pctBusy])));
-    out.push(table(['function (self time)', 'ms', '% busy'], p.topFunctions.map((x) => [x.name, x.selfMs, x.pctBusy])));
+    out.push(
+      table(
+        ['area (self time)', 'ms', '% busy'],
+        p.byArea.map((x) => [x.area, x.selfMs, x.pctBusy]),
+      ),
+    );
+    out.push(
+      table(
+        ['package, native frames charged to their caller', 'ms', '% busy'],
+        p.byCaller.map((x) => [x.area, x.selfMs, x.pctBusy]),
+      ),
+    );
+    out.push(
+      table(
+        ['function (self time)', 'ms', '% busy'],
+        p.topFunctions.map((x) => [x.name, x.selfMs, x.pctBusy]),
+      ),
+    );
   }
   return out;
 }

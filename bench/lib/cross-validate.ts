@@ -33,7 +33,8 @@ export function recallAt(q: Scored, params: RankingParams, ks: readonly number[]
   });
 }
 
-const meanRecall10 = (qs: readonly Scored[], p: RankingParams) => qs.reduce((s, q) => s + recallAt(q, p, [10])[0]!, 0) / qs.length;
+const meanRecall10 = (qs: readonly Scored[], p: RankingParams) =>
+  qs.reduce((s, q) => s + recallAt(q, p, [10])[0]!, 0) / qs.length;
 
 export function fit(train: readonly Scored[]): RankingParams {
   let best: RankingParams = START;

@@ -4,13 +4,17 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 
 /** A database of its own on the server DATABASE_URL points at, so a run never sees another's rows. */
-export async function createDatabase(adminUrl: string, name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createDatabase(
+  adminUrl: string,
+  name: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
 
@@ -57,7 +61,13 @@ export interface CountReached {
  * died: its rows will never come). The time recorded is when the successful query
  * was sent: its snapshot is taken then, so every row it counted was committed by that moment.
  */
-export async function waitForCount(client: pg.Client, target: number, timeoutMs: number, failure: () => string | undefined, pollMs = 25): Promise<CountReached> {
+export async function waitForCount(
+  client: pg.Client,
+  target: number,
+  timeoutMs: number,
+  failure: () => string | undefined,
+  pollMs = 25,
+): Promise<CountReached> {
   const deadline = performance.now() + timeoutMs;
   let count = 0;
   while (performance.now() < deadline) {
@@ -81,7 +91,10 @@ export async function waitForCount(client: pg.Client, target: number, timeoutMs:
  * the converter's transactions without touching its code: messages per transaction is its batch size.
  */
 export async function storingTransactions(client: pg.Client, prefix: string): Promise<number> {
-  const { rows } = await client.query<{ n: string }>('SELECT count(DISTINCT stored_at) AS n FROM messages WHERE starts_with(message_id, $1)', [prefix]);
+  const { rows } = await client.query<{ n: string }>(
+    'SELECT count(DISTINCT stored_at) AS n FROM messages WHERE starts_with(message_id, $1)',
+    [prefix],
+  );
   return Number(rows[0]!.n);
 }
 
@@ -105,7 +118,11 @@ const COPY_TABLE = `CREATE TABLE bench_copy (
  * unique indexes, no triggers, no conversation counter). Text values must hold no tab, newline or
  * backslash: the benchmark's generated content does not, so no escaping is spent here.
  */
-export async function copyRows(url: string, count: number, rowAt: (i: number) => CopyRow): Promise<{ elapsedMs: number; rows: number }> {
+export async function copyRows(
+  url: string,
+  count: number,
+  rowAt: (i: number) => CopyRow,
+): Promise<{ elapsedMs: number; rows: number }> {
   return withClient(url, async (client) => {
     await client.query(COPY_TABLE);
     const storedAt = new Date().toISOString();
@@ -113,7 +130,9 @@ export async function copyRows(url: string, count: number, rowAt: (i: number) =>
       const chunk: string[] = [];
       for (let i = 0; i < count; i++) {
         const r = rowAt(i);
-        chunk.push(`${r.conversationId}\t${r.seq}\t${r.messageId}\t${r.sender}\t${r.sender}\tuser\t${r.content}\t${r.createdAt}\t${storedAt}\t[]\t{}\tevermemos\n`);
+        chunk.push(
+          `${r.conversationId}\t${r.seq}\t${r.messageId}\t${r.sender}\t${r.sender}\tuser\t${r.content}\t${r.createdAt}\t${storedAt}\t[]\t{}\tevermemos\n`,
+        );
         if (chunk.length === 1000) yield chunk.splice(0).join('');
       }
       if (chunk.length > 0) yield chunk.join('');

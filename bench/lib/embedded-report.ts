@@ -50,15 +50,26 @@ export const DISTRIBUTED_REFERENCE =
 export function renderEmbeddedReport(r: EmbeddedReport): string {
   const out: string[] = [];
   out.push(`memstream embedded benchmark: \`${r.run['command']}\` as its own process group, on a fresh DATA_DIR`);
-  out.push(`machine: ${r.run['cpus']} cpus (${r.run['cpu_model']}), ${r.run['mem_total_mib']} MiB RAM, node ${r.run['node']}; run ${r.run['id']} at ${r.run['started_at']}`);
-  out.push(`settings: ${Object.entries(r.settings).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  out.push(
+    `machine: ${r.run['cpus']} cpus (${r.run['cpu_model']}), ${r.run['mem_total_mib']} MiB RAM, node ${r.run['node']}; run ${r.run['id']} at ${r.run['started_at']}`,
+  );
+  out.push(
+    `settings: ${Object.entries(r.settings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}`,
+  );
   if (r.background_cores > 0.25) {
-    out.push(`WARNING: ${r.background_cores.toFixed(2)} cores were busy before the server started (other work on this shared machine); every figure carries it.`);
+    out.push(
+      `WARNING: ${r.background_cores.toFixed(2)} cores were busy before the server started (other work on this shared machine); every figure carries it.`,
+    );
   }
 
   const h = r.held;
   const a = r.accepted;
-  const statuses = (p: WritePass) => Object.entries(p.statuses).map(([k, v]) => `${k}:${v}`).join(' ');
+  const statuses = (p: WritePass) =>
+    Object.entries(p.statuses)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ');
   const stored = (p: WritePass) => `${p.stored.toLocaleString('en-US')}${p.stored_complete ? '' : ' (INCOMPLETE)'}`;
   out.push(section(`Writes: POST /api/v1/memories, one message per call, ${r.settings['concurrency']} in flight`));
   out.push(
@@ -101,8 +112,14 @@ export function renderEmbeddedReport(r: EmbeddedReport): string {
       [
         ['time to healthy, fresh DATA_DIR, ms', r.healthy_ms.fresh],
         ['time to healthy, existing DATA_DIR, ms', r.healthy_ms.existing],
-        ['idle RSS / PSS, MiB (after start, before load)', `${mib(r.memory.idle.rssKiB)} / ${mib(r.memory.idle.pssKiB)} (${r.memory.idle.processes} processes)`],
-        ['peak RSS / PSS under load, MiB (sampled every 250 ms)', `${mib(r.memory.peak.rssKiB)} / ${mib(r.memory.peak.pssKiB)} (up to ${r.memory.peak.processes} processes)`],
+        [
+          'idle RSS / PSS, MiB (after start, before load)',
+          `${mib(r.memory.idle.rssKiB)} / ${mib(r.memory.idle.pssKiB)} (${r.memory.idle.processes} processes)`,
+        ],
+        [
+          'peak RSS / PSS under load, MiB (sampled every 250 ms)',
+          `${mib(r.memory.peak.rssKiB)} / ${mib(r.memory.peak.pssKiB)} (up to ${r.memory.peak.processes} processes)`,
+        ],
       ],
     ),
   );
@@ -116,8 +133,20 @@ export function renderEmbeddedReport(r: EmbeddedReport): string {
       table(
         ['', 'rows', 'elapsed ms', 'rows/s', 'held writes/s as share'],
         [
-          [`one row per INSERT, autocommit, ${r.settings['concurrency']} clients`, r.raw.single.rows, r.raw.single.elapsedMs, r.raw.single.rowsPerS, share(h.acknowledged_per_s, r.raw.single.rowsPerS)],
-          [`multi-row INSERT, ${r.raw.multi.batch} rows each`, r.raw.multi.rows, r.raw.multi.elapsedMs, r.raw.multi.rowsPerS, share(h.acknowledged_per_s, r.raw.multi.rowsPerS)],
+          [
+            `one row per INSERT, autocommit, ${r.settings['concurrency']} clients`,
+            r.raw.single.rows,
+            r.raw.single.elapsedMs,
+            r.raw.single.rowsPerS,
+            share(h.acknowledged_per_s, r.raw.single.rowsPerS),
+          ],
+          [
+            `multi-row INSERT, ${r.raw.multi.batch} rows each`,
+            r.raw.multi.rows,
+            r.raw.multi.elapsedMs,
+            r.raw.multi.rowsPerS,
+            share(h.acknowledged_per_s, r.raw.multi.rowsPerS),
+          ],
         ],
       ),
     );
@@ -126,7 +155,9 @@ export function renderEmbeddedReport(r: EmbeddedReport): string {
   if (r.profile) out.push(...profileSections(r.profile));
   out.push(section('Reference'));
   out.push(DISTRIBUTED_REFERENCE);
-  out.push('Figures on a 2-core machine shared with other work are noisy: compare runs side by side, not with a single number.');
+  out.push(
+    'Figures on a 2-core machine shared with other work are noisy: compare runs side by side, not with a single number.',
+  );
   return out.join('\n');
 }
 

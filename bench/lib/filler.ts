@@ -8,7 +8,44 @@
 import pg from 'pg';
 import { vectorIndexName } from '@memstream/store';
 
-const WORDS = ['kiwi', 'harvest', 'lisbon', 'train', 'budget', 'meeting', 'garden', 'tomato', 'invoice', 'concert', 'python', 'deploy', 'weekend', 'doctor', 'flight', 'coffee', 'report', 'sister', 'tiles', 'kitchen', 'greyhound', 'marathon', 'piano', 'recipe', 'hotel', 'museum', 'laptop', 'contract', 'birthday', 'snow', 'painting', 'camping', 'adoption', 'school', 'dog', 'beach'];
+const WORDS = [
+  'kiwi',
+  'harvest',
+  'lisbon',
+  'train',
+  'budget',
+  'meeting',
+  'garden',
+  'tomato',
+  'invoice',
+  'concert',
+  'python',
+  'deploy',
+  'weekend',
+  'doctor',
+  'flight',
+  'coffee',
+  'report',
+  'sister',
+  'tiles',
+  'kitchen',
+  'greyhound',
+  'marathon',
+  'piano',
+  'recipe',
+  'hotel',
+  'museum',
+  'laptop',
+  'contract',
+  'birthday',
+  'snow',
+  'painting',
+  'camping',
+  'adoption',
+  'school',
+  'dog',
+  'beach',
+];
 
 /** Adds `messages` filler messages in groups of 100, under the model (and dimension) the benchmark's own rows were embedded with. */
 export async function addFiller(url: string, messages: number): Promise<void> {
@@ -23,7 +60,10 @@ export async function addFiller(url: string, messages: number): Promise<void> {
     // Inserting 100,000 vectors into the model's HNSW index one by one takes many minutes; building
     // it again over all of them takes one (the same index in the end).
     const index = vectorIndexName(model, dimension);
-    const { rows: defs } = await client.query<{ def: string }>(`SELECT indexdef AS def FROM pg_indexes WHERE indexname = $1`, [index]);
+    const { rows: defs } = await client.query<{ def: string }>(
+      `SELECT indexdef AS def FROM pg_indexes WHERE indexname = $1`,
+      [index],
+    );
     await client.query(`DROP INDEX IF EXISTS ${index}`);
     const perGroup = 100;
     const groups = Math.ceil(messages / perGroup);

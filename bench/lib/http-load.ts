@@ -66,7 +66,13 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   const endedAt = performance.now();
   await pool.close();
-  return { startedAt, endedAt, latenciesMs: latencies.subarray(0, done), statuses, ...(firstError ? { firstError } : {}) };
+  return {
+    startedAt,
+    endedAt,
+    latenciesMs: latencies.subarray(0, done),
+    statuses,
+    ...(firstError ? { firstError } : {}),
+  };
 }
 
 /** How many answers were 2xx. */

@@ -46,9 +46,15 @@ export interface IngestReport {
 
 export function renderReport(r: IngestReport): string {
   const out: string[] = [];
-  out.push('memstream ingest benchmark: distributed mode (ingest-gateway + converter processes on real Kafka, PostgreSQL, Redis)');
-  out.push(`machine: ${r.run['cpus']} cpus (${r.run['cpu_model']}), ${r.run['mem_total_mib']} MiB RAM, node ${r.run['node']}, ${r.run['platform']}`);
-  out.push(`run ${r.run['id']} at ${r.run['started_at']}; profiling ${r.run['profile'] ? 'ON (figures include profiler overhead)' : 'off'}`);
+  out.push(
+    'memstream ingest benchmark: distributed mode (ingest-gateway + converter processes on real Kafka, PostgreSQL, Redis)',
+  );
+  out.push(
+    `machine: ${r.run['cpus']} cpus (${r.run['cpu_model']}), ${r.run['mem_total_mib']} MiB RAM, node ${r.run['node']}, ${r.run['platform']}`,
+  );
+  out.push(
+    `run ${r.run['id']} at ${r.run['started_at']}; profiling ${r.run['profile'] ? 'ON (figures include profiler overhead)' : 'off'}`,
+  );
   out.push(
     `settings: ${r.settings['http_messages']} POSTs per HTTP pass at concurrency ${r.settings['concurrency']}, ${r.settings['groups']} groups, ` +
       `${r.settings['kafka_messages']} Kafka records in sends of ${r.settings['kafka_chunk']}, ${r.settings['warmup']} warm-up POSTs (not counted)`,
@@ -56,7 +62,10 @@ export function renderReport(r: IngestReport): string {
 
   const s = r.http_sync;
   const a = r.http_async;
-  const statusText = (f: HttpFigures) => Object.entries(f.statuses).map(([k, v]) => `${k}:${v}`).join(' ');
+  const statusText = (f: HttpFigures) =>
+    Object.entries(f.statuses)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ');
   out.push(section('HTTP: POST /api/v1/memories, one message per call'));
   out.push(
     table(
@@ -69,7 +78,11 @@ export function renderReport(r: IngestReport): string {
         ['latency p95 ms', s.latency_ms.p95, a.latency_ms.p95],
         ['latency p99 ms', s.latency_ms.p99, a.latency_ms.p99],
         ['latency max ms', s.latency_ms.max, a.latency_ms.max],
-        ['rows stored', `${s.stored}${s.stored_complete ? '' : ' (INCOMPLETE)'}`, `${a.stored}${a.stored_complete ? '' : ' (INCOMPLETE)'}`],
+        [
+          'rows stored',
+          `${s.stored}${s.stored_complete ? '' : ' (INCOMPLETE)'}`,
+          `${a.stored}${a.stored_complete ? '' : ' (INCOMPLETE)'}`,
+        ],
         ['first sent -> last row stored, s', s.stored_elapsed_s, a.stored_elapsed_s],
         ['stored/s end to end', s.stored_per_s, a.stored_per_s],
         ['fraction of COPY ceiling', pct(s.fraction_of_ceiling), pct(a.fraction_of_ceiling)],
@@ -98,13 +111,27 @@ export function renderReport(r: IngestReport): string {
   );
 
   out.push(section('Ceiling: one COPY of the same rows into a table shaped like messages'));
-  out.push(table(['', 'value'], [['rows', r.copy.rows], ['elapsed, s', r.copy.elapsed_s], ['rows/s', r.copy.rows_per_s]]));
+  out.push(
+    table(
+      ['', 'value'],
+      [
+        ['rows', r.copy.rows],
+        ['elapsed, s', r.copy.elapsed_s],
+        ['rows/s', r.copy.rows_per_s],
+      ],
+    ),
+  );
 
   out.push(section('Round trips, one at a time (ms): the floor under each request'));
   out.push(
     table(
       ['', 'p50', 'p99', 'max'],
-      Object.entries(r.round_trips).map(([name, l]) => [name.replace(/_ms$/, '').replaceAll('_', ' '), l.p50, l.p99, l.max]),
+      Object.entries(r.round_trips).map(([name, l]) => [
+        name.replace(/_ms$/, '').replaceAll('_', ' '),
+        l.p50,
+        l.p99,
+        l.max,
+      ]),
     ),
   );
 
@@ -125,19 +152,36 @@ export function renderReport(r: IngestReport): string {
   out.push(
     table(
       ['process', ...phases.slice(1).map(([p]) => p)],
-      CORE_ROWS.map((g) => [g, ...[s, a, k].map((f) => (f.cores[g] === undefined || f.stored_per_s === 0 ? '-' : Math.round((f.cores[g] / f.stored_per_s) * 1e6)))]),
+      CORE_ROWS.map((g) => [
+        g,
+        ...[s, a, k].map((f) =>
+          f.cores[g] === undefined || f.stored_per_s === 0 ? '-' : Math.round((f.cores[g] / f.stored_per_s) * 1e6),
+        ),
+      ]),
     ),
   );
   const busyBefore = (r.background_cores['machine'] ?? 0) - (r.background_cores['bench'] ?? 0);
   if (busyBefore > 0.25) {
-    out.push(`WARNING: ${busyBefore.toFixed(2)} cores were busy before the benchmark started (row "other": someone else's load); the figures below carry it.`);
+    out.push(
+      `WARNING: ${busyBefore.toFixed(2)} cores were busy before the benchmark started (row "other": someone else's load); the figures below carry it.`,
+    );
   }
 
   out.push(section('Memory (peak resident set, MiB)'));
-  out.push(table(['process', 'peak VmRSS (polled 500 ms)', 'VmHWM (kernel)'], Object.entries(r.memory_mib).map(([p, m]) => [p, m.peakRssMiB, m.hwmMiB])));
+  out.push(
+    table(
+      ['process', 'peak VmRSS (polled 500 ms)', 'VmHWM (kernel)'],
+      Object.entries(r.memory_mib).map(([p, m]) => [p, m.peakRssMiB, m.hwmMiB]),
+    ),
+  );
 
   out.push(section('Goals (issue 3)'));
-  out.push(table(['goal', 'measured', 'target', 'result'], r.goals.map((g) => [g.goal, g.value, g.target, g.pass ? 'PASS' : 'FAIL'])));
+  out.push(
+    table(
+      ['goal', 'measured', 'target', 'result'],
+      r.goals.map((g) => [g.goal, g.value, g.target, g.pass ? 'PASS' : 'FAIL']),
+    ),
+  );
 
   if (r.profile) out.push(...profileSections(r.profile));
   return out.join('\n');

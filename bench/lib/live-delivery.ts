@@ -60,17 +60,30 @@ type Post = (batch: ArkBatch) => Promise<{ status: number; text: string }>;
  * to its POST by the token its content starts with. Ends by completing the sessions.
  */
 export async function measureLiveDelivery(o: LiveDeliveryOptions): Promise<LiveDeliveryFigures> {
-  const pool = new Pool(o.writeOrigin, { connections: 32, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
+  const pool = new Pool(o.writeOrigin, {
+    connections: 32,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+  });
   // Streams stay open for the whole pass: no body timeout; one connection each.
   const agent = new Agent({ headersTimeout: 30_000, bodyTimeout: 0, keepAliveTimeout: 1_000 });
   const streams: TimedStream[] = [];
   const post: Post = async (batch) => {
-    const res = await pool.request({ path: '/messages', method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) });
+    const res = await pool.request({
+      path: '/messages',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+    });
     return { status: res.statusCode, text: await res.body.text() };
   };
   try {
     streams.push(...(await openLiveStreams(o, post, agent)));
-    o.progress(`${o.streams} streams live on ${o.sessions.length} sessions; ${o.posts} POSTs, one every ${o.intervalMs} ms`);
+    o.progress(
+      `${o.streams} streams live on ${o.sessions.length} sessions; ${o.posts} POSTs, one every ${o.intervalMs} ms`,
+    );
     const tokens = Array.from({ length: o.posts }, (_, i) => o.tokenOf(i));
     const sent = await postOpenLoop(o, post, tokens);
 
@@ -105,7 +118,9 @@ export async function measureLiveDelivery(o: LiveDeliveryOptions): Promise<LiveD
       achieved_posts_per_s: Math.round((o.posts * 1000) / Math.max(1, sent.elapsedMs)),
       max_posts_in_flight: sent.maxInFlight,
       post_statuses: sent.statuses,
-      post_latency_ms: summarizeLatencies(Float64Array.from({ length: o.posts }, (_, i) => sent.answeredAt[i]! - sent.sentAt[i]!)),
+      post_latency_ms: summarizeLatencies(
+        Float64Array.from({ length: o.posts }, (_, i) => sent.answeredAt[i]! - sent.sentAt[i]!),
+      ),
       delivery_ms: summarizeLatencies(Float64Array.from(delivery)),
       frames_expected: expected,
       frames_received: delivery.length,
@@ -130,7 +145,11 @@ async function openLiveStreams(o: LiveDeliveryOptions, post: Post, agent: Agent)
     if (seeded.status !== 200) throw new Error(`seeding ${session}: ${seeded.status} ${seeded.text.slice(0, 300)}`);
   }
   const L = o.sessions.length;
-  const streams = await Promise.all(Array.from({ length: o.streams }, (_, j) => openTimedStream(`${o.streamOrigin}/stream/${o.sessions[j % L]!}`, agent, firstWord)));
+  const streams = await Promise.all(
+    Array.from({ length: o.streams }, (_, j) =>
+      openTimedStream(`${o.streamOrigin}/stream/${o.sessions[j % L]!}`, agent, firstWord),
+    ),
+  );
   try {
     const refused = streams.find((s) => s.status !== 200);
     if (refused) throw new Error(`GET ${refused.url} answered ${refused.status}`);
@@ -197,7 +216,12 @@ async function postOpenLoop(o: LiveDeliveryOptions, post: Post, tokens: readonly
 }
 
 /** Completes every session and counts the streams that then closed with [STREAM_END] and [DONE]. */
-async function completeSessions(pool: Pool, sessions: readonly string[], streams: readonly TimedStream[], timeoutMs: number): Promise<number> {
+async function completeSessions(
+  pool: Pool,
+  sessions: readonly string[],
+  streams: readonly TimedStream[],
+  timeoutMs: number,
+): Promise<number> {
   for (const session of sessions) {
     const res = await pool.request({ path: `/session/${session}/complete`, method: 'POST' });
     await res.body.dump();

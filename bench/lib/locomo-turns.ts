@@ -32,7 +32,10 @@ export const hitOf = (h: ApiHit): SearchHit => ({
 });
 
 /** Every turn of the documents by key (group id as the benchmark ingests it, message id). */
-export function turnsOf(documents: readonly GroupChatDocument[], groupOf: (doc: GroupChatDocument) => string): Map<string, Turn> {
+export function turnsOf(
+  documents: readonly GroupChatDocument[],
+  groupOf: (doc: GroupChatDocument) => string,
+): Map<string, Turn> {
   const turns = new Map<string, Turn>();
   for (const doc of documents) {
     const group = groupOf(doc);
@@ -42,7 +45,16 @@ export function turnsOf(documents: readonly GroupChatDocument[], groupOf: (doc: 
     list.forEach((m, i) => {
       turns.set(messageKey(group, id(i)), {
         // the indexer's text: the speaker's name, then what was said
-        hit: { kind: 'message', item_id: id(i), conversation_id: group, user_id: m.sender, content: `${m.sender_name}: ${m.content}`, occurred_at: new Date(m.create_time), message_ids: [id(i)], score: 0 },
+        hit: {
+          kind: 'message',
+          item_id: id(i),
+          conversation_id: group,
+          user_id: m.sender,
+          content: `${m.sender_name}: ${m.content}`,
+          occurred_at: new Date(m.create_time),
+          message_ids: [id(i)],
+          score: 0,
+        },
         sender: m.sender_name,
         prev: i > 0 && session(i - 1) === session(i) ? messageKey(group, id(i - 1)) : undefined,
         next: i + 1 < list.length && session(i + 1) === session(i) ? messageKey(group, id(i + 1)) : undefined,
@@ -87,5 +99,9 @@ export function candidatesOf(
     out.push({ key, hit: t.hit, sender: t.sender });
   }
   const sources = (h: SearchHit) => h.message_ids.map((id) => messageKey(h.conversation_id, id));
-  return { messages: out, memories: [...memories.values()].map((m) => ({ ...m, sources: sources(m.hit) })), participants };
+  return {
+    messages: out,
+    memories: [...memories.values()].map((m) => ({ ...m, sources: sources(m.hit) })),
+    participants,
+  };
 }

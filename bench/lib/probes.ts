@@ -13,11 +13,22 @@ export interface RoundTrips {
   readonly postgres_insert_commit_ms: LatencySummary;
 }
 
-export async function measureRoundTrips(options: { brokers: readonly string[]; topic: string; db: pg.Client; samples: number }): Promise<RoundTrips> {
-  const kafka = new Kafka({ clientId: 'memstream-bench-probe', brokers: [...options.brokers], logLevel: logLevel.ERROR });
+export async function measureRoundTrips(options: {
+  brokers: readonly string[];
+  topic: string;
+  db: pg.Client;
+  samples: number;
+}): Promise<RoundTrips> {
+  const kafka = new Kafka({
+    clientId: 'memstream-bench-probe',
+    brokers: [...options.brokers],
+    logLevel: logLevel.ERROR,
+  });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: options.topic, numPartitions: 1 }], waitForLeaders: true }).finally(() => admin.disconnect());
+  await admin
+    .createTopics({ topics: [{ topic: options.topic, numPartitions: 1 }], waitForLeaders: true })
+    .finally(() => admin.disconnect());
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   const produce = await timed(options.samples, () =>
@@ -27,7 +38,9 @@ export async function measureRoundTrips(options: { brokers: readonly string[]; t
   const { db } = options;
   await db.query('CREATE TABLE bench_probe (id serial PRIMARY KEY, body text NOT NULL)');
   const select = await timed(options.samples, () => db.query('SELECT 1'));
-  const insert = await timed(options.samples, () => db.query('INSERT INTO bench_probe (body) VALUES ($1)', ['x'.repeat(300)]));
+  const insert = await timed(options.samples, () =>
+    db.query('INSERT INTO bench_probe (body) VALUES ($1)', ['x'.repeat(300)]),
+  );
   await db.query('DROP TABLE bench_probe');
   return { kafka_produce_one_record_ms: produce, postgres_select_1_ms: select, postgres_insert_commit_ms: insert };
 }

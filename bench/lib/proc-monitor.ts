@@ -18,7 +18,11 @@ export interface CpuSnapshot {
 }
 
 /** Processes of the shared infrastructure, by the command name the kernel reports. */
-const INFRA_COMMANDS: Readonly<Record<string, string>> = { java: 'kafka', postgres: 'postgres', 'redis-server': 'redis' };
+const INFRA_COMMANDS: Readonly<Record<string, string>> = {
+  java: 'kafka',
+  postgres: 'postgres',
+  'redis-server': 'redis',
+};
 
 const CLOCK_TICKS = clockTicks();
 
@@ -149,7 +153,11 @@ function clockTicks(): number {
  * What the machine is busy with before a benchmark starts: on a shared machine, not nothing.
  * Samples 2 s at a time until someone else's load is under 0.3 cores or `waitQuietMs` is up.
  */
-export async function backgroundLoad(monitor: ProcMonitor, waitQuietMs: number, progress: (line: string) => void): Promise<Record<string, number>> {
+export async function backgroundLoad(
+  monitor: ProcMonitor,
+  waitQuietMs: number,
+  progress: (line: string) => void,
+): Promise<Record<string, number>> {
   const deadline = Date.now() + waitQuietMs;
   for (;;) {
     const from = monitor.cpu();

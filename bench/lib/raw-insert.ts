@@ -69,7 +69,10 @@ export async function pgliteCeiling(dataDir: string, options: RawOptions): Promi
     await cp(join(dataDir, 'pglite'), join(copy, 'pglite'), { recursive: true });
     const store = await openPglite(join(copy, 'pglite'));
     try {
-      return { store: 'PGlite (a copy of the data folder, opened by the benchmark after the server stopped)', ...(await measure(store, options)) };
+      return {
+        store: 'PGlite (a copy of the data folder, opened by the benchmark after the server stopped)',
+        ...(await measure(store, options)),
+      };
     } finally {
       await store.close();
     }
@@ -89,7 +92,9 @@ const COLUMNS = '(conversation_id, seq, message_id, sender_id, sender_name, role
  */
 async function measure(store: Store, options: RawOptions): Promise<Omit<RawCeiling, 'store'>> {
   for (const table of [SINGLE, MULTI]) {
-    await store.exec(`DROP TABLE IF EXISTS ${table}; CREATE TABLE ${table} (LIKE messages INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)`);
+    await store.exec(
+      `DROP TABLE IF EXISTS ${table}; CREATE TABLE ${table} (LIKE messages INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)`,
+    );
   }
   try {
     const single = await singleRowInserts(store, options);
@@ -105,10 +110,14 @@ async function singleRowInserts(store: Store, { rows, concurrency, rowAt }: RawO
   const client = async () => {
     for (let i = next++; i < rows; i = next++) {
       const r = rowAt(i);
-      await store.query(
-        `INSERT INTO ${SINGLE} ${COLUMNS} VALUES ($1, $2, $3, $4, $4, 'user', $5, $6, 'evermemos')`,
-        [r.conversationId, r.seq, r.messageId, r.sender, r.content, r.createdAt],
-      );
+      await store.query(`INSERT INTO ${SINGLE} ${COLUMNS} VALUES ($1, $2, $3, $4, $4, 'user', $5, $6, 'evermemos')`, [
+        r.conversationId,
+        r.seq,
+        r.messageId,
+        r.sender,
+        r.content,
+        r.createdAt,
+      ]);
     }
   };
   const started = performance.now();
@@ -124,7 +133,14 @@ async function multiRowInserts(store: Store, { rows, batch, rowAt }: RawOptions)
     await store.query(
       `INSERT INTO ${MULTI} ${COLUMNS}
        SELECT c, s, m, u, u, 'user', t, a, 'evermemos' FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS x(c, s, m, u, t, a)`,
-      [chunk.map((r) => r.conversationId), chunk.map((r) => r.seq), chunk.map((r) => r.messageId), chunk.map((r) => r.sender), chunk.map((r) => r.content), chunk.map((r) => r.createdAt)],
+      [
+        chunk.map((r) => r.conversationId),
+        chunk.map((r) => r.seq),
+        chunk.map((r) => r.messageId),
+        chunk.map((r) => r.sender),
+        chunk.map((r) => r.content),
+        chunk.map((r) => r.createdAt),
+      ],
     );
   }
   return figure(await countRows(store, MULTI), performance.now() - started);
@@ -136,5 +152,9 @@ async function countRows(store: Store, table: string): Promise<number> {
 }
 
 function figure(rows: number, elapsedMs: number): InsertFigure {
-  return { rows, elapsedMs: Math.round(elapsedMs), rowsPerS: elapsedMs > 0 ? Math.round((rows * 1000) / elapsedMs) : 0 };
+  return {
+    rows,
+    elapsedMs: Math.round(elapsedMs),
+    rowsPerS: elapsedMs > 0 ? Math.round((rows * 1000) / elapsedMs) : 0,
+  };
 }

@@ -29,7 +29,13 @@ export function startService(options: StartOptions): ServiceProcess {
     profile.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
   }
   const args = options.compiled
-    ? ['--conditions=memstream-dist', '--enable-source-maps', ...profile, resolve(REPO_ROOT, 'scripts/start.js'), options.entry]
+    ? [
+        '--conditions=memstream-dist',
+        '--enable-source-maps',
+        ...profile,
+        resolve(REPO_ROOT, 'scripts/start.js'),
+        options.entry,
+      ]
     : ['--import', 'tsx', ...profile, resolve(REPO_ROOT, options.entry)];
   const proc = launch(process.execPath, args, options.env);
   return Object.assign(proc, { name: options.name, port: Number(options.env['PORT']) });

@@ -19,7 +19,14 @@ export function summarizeLatencies(samples: Float64Array): LatencySummary {
   const at = (p: number) => sorted[Math.min(n - 1, Math.max(0, Math.ceil(p * n) - 1))]!;
   let sum = 0;
   for (const v of sorted) sum += v;
-  return { count: n, mean: round(sum / n, 2), p50: round(at(0.5), 2), p95: round(at(0.95), 2), p99: round(at(0.99), 2), max: round(sorted[n - 1]!, 2) };
+  return {
+    count: n,
+    mean: round(sum / n, 2),
+    p50: round(at(0.5), 2),
+    p95: round(at(0.95), 2),
+    p99: round(at(0.99), 2),
+    max: round(sorted[n - 1]!, 2),
+  };
 }
 
 /** Items per second over a span of milliseconds; 0 for an empty span. */

@@ -63,7 +63,16 @@ export function tokenStats(values: readonly number[]): TokenStats {
     min = Math.min(min, v);
     total += v;
   }
-  return { min, p50: s.p50, mean: round(s.mean, 1), p95: s.p95, max: s.max, first: values[0] ?? 0, last: values.at(-1) ?? 0, total };
+  return {
+    min,
+    p50: s.p50,
+    mean: round(s.mean, 1),
+    p95: s.p95,
+    max: s.max,
+    first: values[0] ?? 0,
+    last: values.at(-1) ?? 0,
+    total,
+  };
 }
 
 const dash = (v: number | null) => (v === null ? '–' : round(v, 1));
@@ -73,7 +82,9 @@ export function renderReport(r: SummarizerReport): string {
   const inc = r.incremental_tokens;
   const full = r.full_history_tokens;
   const lines = [
-    section(`summarizer cost: ${r.settings.rounds} rounds, window ${r.settings.window}, after seq ${r.settings.summarize_after_seq}, ${r.run.store}`),
+    section(
+      `summarizer cost: ${r.settings.rounds} rounds, window ${r.settings.window}, after seq ${r.settings.summarize_after_seq}, ${r.run.store}`,
+    ),
     `run ${r.run.id}, seed ${r.settings.seed}, ${r.settings.messages} messages, ${r.run.cpus} cpus, node ${r.run.node}`,
     `summarizations: ${r.summarizations.calls} model calls, ${r.summarizations.completed} completed rows, ${r.summarizations.failed} failed rows` +
       (r.summarizations.calls_matched_to_rows ? '' : '  (WARNING: calls and completed rows do not line up)'),
@@ -113,8 +124,8 @@ export function renderReport(r: SummarizerReport): string {
     `wall ${r.timing.wall_s} s for the rounds, ${r.timing.summaries_per_s} summaries/s;` +
       ` per round (append, trigger, wait until nothing is processing) p50 ${r.timing.round_ms.p50} ms, p95 ${r.timing.round_ms.p95} ms, max ${r.timing.round_ms.max} ms;` +
       ` generation_time_ms p50 ${r.timing.generation_ms.p50}, p95 ${r.timing.generation_ms.p95}, max ${r.timing.generation_ms.max}`,
-    'a round\'s time includes the wait, whose listSummaries reads every row so far: its growth with the run is the',
-    'benchmark\'s poll (and, on PGlite, the poll sharing one connection and one thread with the worker), not the tokens',
+    "a round's time includes the wait, whose listSummaries reads every row so far: its growth with the run is the",
+    "benchmark's poll (and, on PGlite, the poll sharing one connection and one thread with the worker), not the tokens",
   ];
   return lines.join('\n');
 }

@@ -47,7 +47,9 @@ export class FullHistoryCost {
   async add(message: CanonicalMessage): Promise<void> {
     if (message.seq !== this.messages.length) throw new Error(`message ${message.seq} added out of order`);
     const at = { start: 0, end: message.seq, previous: null };
-    const own = (await this.counter.tokens({ ...at, messages: [message] })) - (await this.counter.tokens({ ...at, messages: [] }));
+    const own =
+      (await this.counter.tokens({ ...at, messages: [message] })) -
+      (await this.counter.tokens({ ...at, messages: [] }));
     this.messages.push(message);
     this.prefix.push(this.prefix.at(-1)! + own);
   }

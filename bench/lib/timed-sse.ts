@@ -20,7 +20,11 @@ export interface TimedStream {
   close(): void;
 }
 
-export async function openTimedStream(url: string, dispatcher: Dispatcher, tokenOf: (content: unknown) => string | undefined): Promise<TimedStream> {
+export async function openTimedStream(
+  url: string,
+  dispatcher: Dispatcher,
+  tokenOf: (content: unknown) => string | undefined,
+): Promise<TimedStream> {
   const abort = new AbortController();
   const res = await request(url, { dispatcher, signal: abort.signal, headers: { accept: 'text/event-stream' } });
   const arrivals = new Map<string, number>();
@@ -70,5 +74,14 @@ export async function openTimedStream(url: string, dispatcher: Dispatcher, token
   // A reader's failure surfaces through `ended`; nobody may be awaiting it yet.
   ended.catch(() => undefined);
 
-  return { url, status: res.statusCode, arrivals, markers, counts, ended, isEnded: () => done, close: () => abort.abort() };
+  return {
+    url,
+    status: res.statusCode,
+    arrivals,
+    markers,
+    counts,
+    ended,
+    isEnded: () => done,
+    close: () => abort.abort(),
+  };
 }

@@ -11,7 +11,12 @@ export interface Turn {
  * messages most related to the new line (hybrid search); then it stores the line. A real agent
  * would hand both to its model; this one says what it recalled, so it runs without one.
  */
-export async function* chat(client: MemstreamClient, conversationId: string, user: string, lines: AsyncIterable<string>): AsyncGenerator<Turn> {
+export async function* chat(
+  client: MemstreamClient,
+  conversationId: string,
+  user: string,
+  lines: AsyncIterable<string>,
+): AsyncGenerator<Turn> {
   let turn = 0;
   for await (const raw of lines) {
     const said = raw.trim();
@@ -32,7 +37,9 @@ export async function* chat(client: MemstreamClient, conversationId: string, use
 async function recall(client: MemstreamClient, conversationId: string, said: string): Promise<string> {
   const context = await client.memoryAgent.context(conversationId).catch(() => undefined);
   if (!context) return 'Nice to meet you. I will remember that.';
-  const related: SearchHit[] = (await client.evermemos.search({ query: said, group_id: conversationId, top_k: 3, memory_types: ['message'] })).result.memories;
+  const related: SearchHit[] = (
+    await client.evermemos.search({ query: said, group_id: conversationId, top_k: 3, memory_types: ['message'] })
+  ).result.memories;
   const earlier = (context.memory ? 1 : 0) + context.gap_messages.length;
   const best = related[0];
   return `I know ${earlier} earlier thing(s) from this conversation${best ? `; the closest: "${best.content}"` : ''}.`;

@@ -11,4 +11,5 @@ const client = new MemstreamClient({
 const conversationId = process.argv[2] ?? 'chat-loop-demo';
 const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
 console.log(`Chatting in ${conversationId}; an empty line does nothing, Ctrl-D ends.`);
-for await (const turn of chat(client, conversationId, process.env['USER'] ?? 'me', lines)) console.log(`memstream> ${turn.reply}`);
+for await (const turn of chat(client, conversationId, process.env['USER'] ?? 'me', lines))
+  console.log(`memstream> ${turn.reply}`);

@@ -67,10 +67,12 @@ function walk(dir: string): string[] {
 export function specifiers(source: string, fileName = 'module.ts'): { specs: string[]; computed: number } {
   const specs: string[] = [];
   let computed = 0;
-  const literal = (node: ts.Node | undefined) => (node !== undefined && ts.isStringLiteral(node) ? node.text : undefined);
+  const literal = (node: ts.Node | undefined) =>
+    node !== undefined && ts.isStringLiteral(node) ? node.text : undefined;
   const visit = (node: ts.Node): void => {
     let spec: string | undefined;
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) spec = literal(node.moduleSpecifier);
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
+      spec = literal(node.moduleSpecifier);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) spec = literal(node.argument.literal);
     else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       spec = literal(node.arguments[0]);
@@ -106,7 +108,11 @@ interface Unit {
 
 function unitsOf(root: string): Unit[] {
   const packages = (kind: string) =>
-    existsSync(join(root, kind)) ? readdirSync(join(root, kind)).filter((n) => statSync(join(root, kind, n)).isDirectory()).map((name) => ({ kind, name, dir: join(root, kind, name) })) : [];
+    existsSync(join(root, kind))
+      ? readdirSync(join(root, kind))
+          .filter((n) => statSync(join(root, kind, n)).isDirectory())
+          .map((name) => ({ kind, name, dir: join(root, kind, name) }))
+      : [];
   const folder = (kind: string) => ({ kind, name: kind, dir: join(root, kind) });
   return [...packages('libs'), ...packages('services'), folder('bench'), folder('harness'), folder('test')];
 }
@@ -123,9 +129,11 @@ export function findProblems(root: string): string[] {
     for (const file of walk(unit.dir)) {
       const rel = relative(root, file);
       const { specs, computed } = specifiers(readFileSync(file, 'utf8'), file);
-      if (computed > 0) problems.push(`${rel}: import() of a template literal or a computed name; name the module in a string literal`);
+      if (computed > 0)
+        problems.push(`${rel}: import() of a template literal or a computed name; name the module in a string literal`);
       for (const spec of specs) {
-        const browser = unit.kind === 'libs' && relative(unit.dir, file).startsWith('src/') ? BROWSER_SAFE[unit.name] : undefined;
+        const browser =
+          unit.kind === 'libs' && relative(unit.dir, file).startsWith('src/') ? BROWSER_SAFE[unit.name] : undefined;
         if (browser && (spec.startsWith('node:') || (spec.startsWith(SCOPE) && !browser.includes(packageOf(spec))))) {
           problems.push(`${rel}: runs in browsers too, so it may not import ${spec}`);
         }
@@ -135,24 +143,49 @@ export function findProblems(root: string): string[] {
         const { kind: intoKind, name: into } = packageNamed(spec, target, libs, services);
         const own = intoKind === unit.kind && into === unit.name;
 
-        const framework = spec.startsWith('.') ? undefined : FRAMEWORKS[packageOf(spec)] ?? (spec.startsWith('@fastify/') ? FRAMEWORKS['fastify'] : undefined);
-        if (unit.kind === 'libs' && framework && !framework.includes(unit.name) && relative(unit.dir, file).startsWith('src/')) {
-          problems.push(`${rel}: ${packageOf(spec)} belongs to libs/${framework.join(' and libs/')}; take plain values from it`);
+        const framework = spec.startsWith('.')
+          ? undefined
+          : (FRAMEWORKS[packageOf(spec)] ?? (spec.startsWith('@fastify/') ? FRAMEWORKS['fastify'] : undefined));
+        if (
+          unit.kind === 'libs' &&
+          framework &&
+          !framework.includes(unit.name) &&
+          relative(unit.dir, file).startsWith('src/')
+        ) {
+          problems.push(
+            `${rel}: ${packageOf(spec)} belongs to libs/${framework.join(' and libs/')}; take plain values from it`,
+          );
         }
-        if (spec.startsWith(SCOPE) && spec !== packageOf(spec)) problems.push(`${rel}: reaches into ${packageOf(spec)}'s files (${spec}); import the package`);
-        if (target !== undefined && !own && /^(libs|services)\//.test(target)) problems.push(`${rel}: relative import leaves its package (${spec}); import the package instead`);
-        if ((unit.kind === 'bench' || unit.kind === 'harness') && /^(test|bench)\//.test(target ?? '') && !target!.startsWith(`${unit.kind}/`)) {
-          problems.push(`${rel}: ${unit.kind}/ imports ${target!.split('/')[0]}/ code (${spec}); share it through harness/`);
+        if (spec.startsWith(SCOPE) && spec !== packageOf(spec))
+          problems.push(`${rel}: reaches into ${packageOf(spec)}'s files (${spec}); import the package`);
+        if (target !== undefined && !own && /^(libs|services)\//.test(target))
+          problems.push(`${rel}: relative import leaves its package (${spec}); import the package instead`);
+        if (
+          (unit.kind === 'bench' || unit.kind === 'harness') &&
+          /^(test|bench)\//.test(target ?? '') &&
+          !target!.startsWith(`${unit.kind}/`)
+        ) {
+          problems.push(
+            `${rel}: ${unit.kind}/ imports ${target!.split('/')[0]}/ code (${spec}); share it through harness/`,
+          );
         }
         if (own || into === undefined) continue;
-        if (unit.kind === 'libs' && intoKind === 'services') problems.push(`${rel}: a lib imports service ${into} (${spec})`);
-        if (unit.kind === 'libs' && intoKind === 'libs' && relative(unit.dir, file).startsWith('src/')) libEdges.set(unit.name, (libEdges.get(unit.name) ?? new Set()).add(into));
-        if (unit.kind === 'services' && intoKind === 'services' && !(unit.name === COMPOSITION_ROOT && spec === `${SCOPE}${into}`)) {
+        if (unit.kind === 'libs' && intoKind === 'services')
+          problems.push(`${rel}: a lib imports service ${into} (${spec})`);
+        if (unit.kind === 'libs' && intoKind === 'libs' && relative(unit.dir, file).startsWith('src/'))
+          libEdges.set(unit.name, (libEdges.get(unit.name) ?? new Set()).add(into));
+        if (
+          unit.kind === 'services' &&
+          intoKind === 'services' &&
+          !(unit.name === COMPOSITION_ROOT && spec === `${SCOPE}${into}`)
+        ) {
           problems.push(`${rel}: service ${unit.name} imports service ${into} (${spec})`);
         }
       }
       if (unit.kind === 'libs' && unit.name === 'schemas') {
-        for (const spec of specs) if (!spec.startsWith('.') && spec !== 'zod') problems.push(`${rel}: @memstream/schemas may depend only on zod (${spec})`);
+        for (const spec of specs)
+          if (!spec.startsWith('.') && spec !== 'zod')
+            problems.push(`${rel}: @memstream/schemas may depend only on zod (${spec})`);
       }
     }
     problems.push(...unusedDependencies(root, unit, imported));
@@ -162,7 +195,12 @@ export function findProblems(root: string): string[] {
 }
 
 /** The lib or service a specifier leads into, if any. */
-function packageNamed(spec: string, target: string | undefined, libs: Set<string>, services: Set<string>): { kind?: string; name?: string } {
+function packageNamed(
+  spec: string,
+  target: string | undefined,
+  libs: Set<string>,
+  services: Set<string>,
+): { kind?: string; name?: string } {
   const path = target?.match(/^(libs|services)\/([^/]+)(?:\/|$)/);
   if (path) return { kind: path[1]!, name: path[2]! };
   if (!spec.startsWith(SCOPE)) return {};

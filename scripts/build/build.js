@@ -25,14 +25,20 @@ let ts;
 try {
   ts = (await import('typescript')).default;
 } catch {
-  console.error('[build] typescript is not installed (an install with --omit=dev?): install the dev dependencies, then `npm run build`');
+  console.error(
+    '[build] typescript is not installed (an install with --omit=dev?): install the dev dependencies, then `npm run build`',
+  );
   process.exit(1);
 }
 
 // The root tsconfig's options (target above all), changed only where emitting needs it: every
 // package is "type": "module", which transpileModule cannot look up, so ESM is said outright, and
 // resolution, which a single-file emit never does, is one that accepts that module setting.
-const parsed = ts.parseJsonConfigFileContent(ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile).config, ts.sys, ROOT);
+const parsed = ts.parseJsonConfigFileContent(
+  ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile).config,
+  ts.sys,
+  ROOT,
+);
 const options = {
   ...parsed.options,
   module: ts.ModuleKind.ES2022,
@@ -49,14 +55,28 @@ for (const file of files) {
   if (previous[file.src] === file.stamp && existsSync(join(ROOT, file.out))) continue;
   const srcPath = join(ROOT, file.src);
   const outPath = join(ROOT, file.out);
-  const result = ts.transpileModule(readFileSync(srcPath, 'utf8'), { compilerOptions: options, fileName: srcPath, reportDiagnostics: true });
+  const result = ts.transpileModule(readFileSync(srcPath, 'utf8'), {
+    compilerOptions: options,
+    fileName: srcPath,
+    reportDiagnostics: true,
+  });
   const problems = (result.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (problems.length > 0) {
-    errors.push(ts.formatDiagnostics(problems, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' }));
+    errors.push(
+      ts.formatDiagnostics(problems, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => ROOT,
+        getNewLine: () => '\n',
+      }),
+    );
     continue;
   }
   // The map names its source relative to itself, so stack traces point at src/ wherever the tree lives.
-  const map = { ...JSON.parse(result.sourceMapText ?? '{}'), file: basename(outPath), sources: [relative(dirname(outPath), srcPath)] };
+  const map = {
+    ...JSON.parse(result.sourceMapText ?? '{}'),
+    file: basename(outPath),
+    sources: [relative(dirname(outPath), srcPath)],
+  };
   mkdirSync(dirname(outPath), { recursive: true });
   writeAtomically(`${outPath}.map`, JSON.stringify(map));
   writeAtomically(outPath, result.outputText);
@@ -68,9 +88,14 @@ if (errors.length > 0) {
 }
 const removed = removeOrphans(files);
 mkdirSync(dirname(MANIFEST), { recursive: true });
-writeAtomically(MANIFEST, JSON.stringify({ build: buildStamp(), files: Object.fromEntries(files.map((f) => [f.src, f.stamp])) }));
+writeAtomically(
+  MANIFEST,
+  JSON.stringify({ build: buildStamp(), files: Object.fromEntries(files.map((f) => [f.src, f.stamp])) }),
+);
 const took = Math.round(performance.now() - started);
-console.error(`[build] ${compiled} of ${files.length} files compiled${removed > 0 ? `, ${removed} stale outputs removed` : ''} in ${took} ms`);
+console.error(
+  `[build] ${compiled} of ${files.length} files compiled${removed > 0 ? `, ${removed} stale outputs removed` : ''} in ${took} ms`,
+);
 
 /**
  * Deletes what dist/ holds for sources that no longer exist, so a removed module cannot be

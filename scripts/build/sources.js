@@ -15,7 +15,12 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** In node_modules, so `npm ci` (which empties it) always ends in a full build. */
 export const MANIFEST = join(ROOT, 'node_modules/.cache/memstream/build.json');
 /** Files that decide how every source compiles (options, the compiler's version): a change to one recompiles everything. */
-const BUILD_INPUTS = ['tsconfig.json', 'scripts/build/build.js', 'scripts/build/sources.js', 'node_modules/typescript/package.json'];
+const BUILD_INPUTS = [
+  'tsconfig.json',
+  'scripts/build/build.js',
+  'scripts/build/sources.js',
+  'node_modules/typescript/package.json',
+];
 
 /**
  * @typedef {{ src: string; out: string; stamp: string }} SourceFile

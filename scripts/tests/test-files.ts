@@ -33,7 +33,10 @@ export function testFiles(root: string): string[] {
           if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) return [];
           return statSync(path).isDirectory() ? walk(path) : name.endsWith('.test.ts') ? [path] : [];
         });
-  return ['libs', 'services', 'test'].flatMap((top) => walk(join(root, top))).map((path) => relative(root, path)).sort();
+  return ['libs', 'services', 'test']
+    .flatMap((top) => walk(join(root, top)))
+    .map((path) => relative(root, path))
+    .sort();
 }
 
 /** Why `file` (a path from `root`) needs infrastructure, or undefined when it needs none. */

@@ -13,5 +13,9 @@ const files = testFiles(root).filter((file) => infrastructureOf(root, file) === 
 const env = { ...process.env };
 for (const key of ['KAFKA_BROKERS', 'DATABASE_URL', 'REDIS_URL']) delete env[key];
 
-const runner = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...process.argv.slice(2), ...files], { cwd: root, env, stdio: 'inherit' });
+const runner = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', ...process.argv.slice(2), ...files],
+  { cwd: root, env, stdio: 'inherit' },
+);
 runner.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

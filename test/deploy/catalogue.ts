@@ -74,12 +74,16 @@ export function distributedNeeds(service: string): string[] {
  */
 export function envProblems(service: string, env: Record<string, string>): string[] {
   const schema = SERVICE_ENVS[service];
-  if (schema === undefined) return [`no env schema for service ${service}: add it to SERVICE_ENVS in test/deploy/catalogue.ts`];
+  if (schema === undefined)
+    return [`no env schema for service ${service}: add it to SERVICE_ENVS in test/deploy/catalogue.ts`];
   const known = new Set(Object.keys(schema.shape));
   const problems = Object.keys(env)
     .filter((key) => !known.has(key))
     .map((key) => `${key} is set but ${service} does not read it`);
-  for (const key of new Set([...requiredKeys(schema), ...(service === 'all-in-one' ? [] : distributedNeeds(service))])) {
+  for (const key of new Set([
+    ...requiredKeys(schema),
+    ...(service === 'all-in-one' ? [] : distributedNeeds(service)),
+  ])) {
     if (env[key] === undefined || env[key].trim() === '') problems.push(`${key} is needed by ${service} but not set`);
   }
   try {

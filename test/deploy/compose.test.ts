@@ -3,7 +3,18 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { API_CREDENTIALS, AUTH_SETTINGS, LOOPBACK_HOSTS, OPEN_PATH, ROOT, effectiveConfig, envProblems, exposureOf, isApiProcess, longRunningServices } from './catalogue.js';
+import {
+  API_CREDENTIALS,
+  AUTH_SETTINGS,
+  LOOPBACK_HOSTS,
+  OPEN_PATH,
+  ROOT,
+  effectiveConfig,
+  envProblems,
+  exposureOf,
+  isApiProcess,
+  longRunningServices,
+} from './catalogue.js';
 import { parseEdgeConfig } from './nginx-conf.js';
 import { validateCompose } from './tools.js';
 
@@ -57,12 +68,15 @@ function rawEnvironmentOf(service: ComposeService): Record<string, string> {
 }
 
 function environmentOf(service: ComposeService, shell: Record<string, string> = SHELL): Record<string, string> {
-  return Object.fromEntries(Object.entries(rawEnvironmentOf(service)).map(([key, value]) => [key, interpolate(value, shell)]));
+  return Object.fromEntries(
+    Object.entries(rawEnvironmentOf(service)).map(([key, value]) => [key, interpolate(value, shell)]),
+  );
 }
 
 const isMemstream = (s: ComposeService) => s.build !== undefined || (s.image ?? '').startsWith('memstream:');
 /** The folder under services/ a memstream container runs: the image's first argument, all-in-one without one. */
-const memstreamServiceOf = (s: ComposeService) => (Array.isArray(s.command) ? s.command[0] : s.command?.split(/\s+/)[0]) ?? 'all-in-one';
+const memstreamServiceOf = (s: ComposeService) =>
+  (Array.isArray(s.command) ? s.command[0] : s.command?.split(/\s+/)[0]) ?? 'all-in-one';
 const isOneShot = (s: ComposeService) => s.restart === 'no';
 const memstreamContainers = services.filter(([, s]) => isMemstream(s));
 
@@ -88,7 +102,10 @@ test('every long-running container has a healthcheck; the others are one-shot jo
       assert.ok(awaited, `${name} runs once (restart: "no") but nothing waits for it to complete`);
       continue;
     }
-    assert.ok(service.healthcheck?.test !== undefined && service.healthcheck.disable !== true, `${name} has no healthcheck`);
+    assert.ok(
+      service.healthcheck?.test !== undefined && service.healthcheck.disable !== true,
+      `${name} has no healthcheck`,
+    );
   }
 });
 
@@ -97,14 +114,20 @@ test('every image is pinned to a version', () => {
     assert.ok(service.image, `${name} names no image`);
     const image = service.image;
     const tag = image.includes('@') ? 'digest' : image.slice(image.lastIndexOf('/') + 1).split(':')[1];
-    assert.ok(tag !== undefined && tag !== '' && tag !== 'latest', `${name}: image ${image} is not pinned (no tag, or latest)`);
+    assert.ok(
+      tag !== undefined && tag !== '' && tag !== 'latest',
+      `${name}: image ${image} is not pinned (no tag, or latest)`,
+    );
   }
 });
 
 test('depends_on waits for health, or for completion of a one-shot job, of services that exist', () => {
   for (const [name, service] of services) {
     if (service.depends_on === undefined) continue;
-    assert.ok(!Array.isArray(service.depends_on), `${name}: depends_on as a list only waits for a start, not for health`);
+    assert.ok(
+      !Array.isArray(service.depends_on),
+      `${name}: depends_on as a list only waits for a start, not for health`,
+    );
     for (const [dependency, { condition }] of Object.entries(service.depends_on)) {
       const target = compose.services[dependency];
       assert.ok(target, `${name} depends on ${dependency}, which is not defined`);
@@ -151,16 +174,22 @@ test('the addresses memstream containers are given are services of this file', (
       ...(env['KAFKA_BROKERS'] ?? '').split(',').filter((b) => b !== ''),
       ...['DATABASE_URL', 'REDIS_URL'].flatMap((key) => (env[key] ? [new URL(env[key]).host] : [])),
     ].map((address) => address.split(':')[0]!);
-    for (const host of hosts) assert.ok(compose.services[host], `${name} connects to ${host}, which is not a service here`);
+    for (const host of hosts)
+      assert.ok(compose.services[host], `${name} connects to ${host}, which is not a service here`);
   }
 });
 
 test('memstream containers get longer than SHUTDOWN_TIMEOUT_MS to stop', () => {
   for (const [name, service] of memstreamContainers) {
-    const deadlineMs = Number(effectiveConfig(memstreamServiceOf(service), environmentOf(service))['SHUTDOWN_TIMEOUT_MS']);
+    const deadlineMs = Number(
+      effectiveConfig(memstreamServiceOf(service), environmentOf(service))['SHUTDOWN_TIMEOUT_MS'],
+    );
     // compose kills after 10 s unless told otherwise
     const graceMs = seconds(service.stop_grace_period ?? '10s') * 1000;
-    assert.ok(graceMs > deadlineMs, `${name}: stop_grace_period ${graceMs} ms is not above the shutdown deadline ${deadlineMs} ms`);
+    assert.ok(
+      graceMs > deadlineMs,
+      `${name}: stop_grace_period ${graceMs} ms is not above the shutdown deadline ${deadlineMs} ms`,
+    );
   }
 });
 
@@ -173,9 +202,15 @@ test('the edge publishes the embedded mode port and proxies to services of this 
     (s.volumes ?? []).some((v) => (typeof v === 'string' ? v : (v.source ?? '')).includes('edge/memstream.conf')),
   );
   assert.ok(edge, 'no container mounts the edge configuration');
-  assert.deepEqual(published, [{ name: edge[0], host: String(embeddedPort) }], 'only the edge publishes a port, the embedded mode one');
+  assert.deepEqual(
+    published,
+    [{ name: edge[0], host: String(embeddedPort) }],
+    'only the edge publishes a port, the embedded mode one',
+  );
 
-  const mount = (edge[1].volumes ?? []).map((v) => (typeof v === 'string' ? v : `${v.source}:${v.target}`)).find((v) => v.includes('memstream.conf'))!;
+  const mount = (edge[1].volumes ?? [])
+    .map((v) => (typeof v === 'string' ? v : `${v.source}:${v.target}`))
+    .find((v) => v.includes('memstream.conf'))!;
   const source = join(ROOT, mount.split(':')[0]!);
   assert.ok(existsSync(source), `${source} is missing`);
   const config = parseEdgeConfig(readFileSync(source, 'utf8'));
@@ -197,7 +232,11 @@ test('the API containers take their credentials from the shell running compose, 
     const raw = rawEnvironmentOf(service);
     for (const key of API_CREDENTIALS) {
       // a required reference to the variable of the same name: no value, and no default, in the file
-      assert.match(raw[key] ?? '(unset)', new RegExp(`^\\$\\{${key}:\\?[^}]*\\}$`), `${name}: ${key} is not \${${key}:?...}`);
+      assert.match(
+        raw[key] ?? '(unset)',
+        new RegExp(`^\\$\\{${key}:\\?[^}]*\\}$`),
+        `${name}: ${key} is not \${${key}:?...}`,
+      );
     }
     assert.throws(() => environmentOf(service, {}), /compose refuses to start/, `${name} starts from a bare shell`);
   }

@@ -25,7 +25,10 @@ function instructions(text: string): Instruction[] {
 }
 
 const dockerfile = instructions(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
-const stages = dockerfile.reduce<Instruction[][]>((all, i) => (i.keyword === 'FROM' ? [...all, [i]] : [...all.slice(0, -1), [...(all.at(-1) ?? []), i]]), []);
+const stages = dockerfile.reduce<Instruction[][]>(
+  (all, i) => (i.keyword === 'FROM' ? [...all, [i]] : [...all.slice(0, -1), [...(all.at(-1) ?? []), i]]),
+  [],
+);
 const stageName = (stage: Instruction[]) => stage[0]!.args.split(/\s+as\s+/i)[1];
 
 test('the Dockerfile passes hadolint', () => {
@@ -45,7 +48,10 @@ test('the image is built in one stage and run from a slim one, on pinned base im
   const runtime = stages.at(-1)!;
   assert.notEqual(runtime, build, 'the runtime stage is not the build stage');
   assert.match(runtime[0]!.args, /-slim\b/, 'the runtime stage is not a slim image');
-  assert.ok(!runtime.some((i) => i.keyword === 'RUN' && /\bnpm (ci|install)\b/.test(i.args)), 'the runtime stage installs packages');
+  assert.ok(
+    !runtime.some((i) => i.keyword === 'RUN' && /\bnpm (ci|install)\b/.test(i.args)),
+    'the runtime stage installs packages',
+  );
 });
 
 test('the runtime stage takes the whole built app folder, so whatever the install wrote comes along', () => {
@@ -59,7 +65,10 @@ test('the runtime stage takes the whole built app folder, so whatever the instal
 });
 
 test('the image runs as a numeric non-root user (Kubernetes can then enforce runAsNonRoot)', () => {
-  const user = stages.at(-1)!.filter((i) => i.keyword === 'USER').at(-1);
+  const user = stages
+    .at(-1)!
+    .filter((i) => i.keyword === 'USER')
+    .at(-1);
   assert.ok(user, 'no USER in the runtime stage');
   const uid = user.args.split(':')[0]!;
   assert.match(uid, /^\d+$/, `USER ${user.args} is not numeric`);
@@ -73,7 +82,8 @@ test('the entry point runs the service its first argument names, and refuses one
   accessSync(join(ROOT, script), constants.X_OK);
   const unknown = spawnSync(join(ROOT, script), ['no-such-service'], { encoding: 'utf8' });
   assert.equal(unknown.status, 64);
-  for (const service of ['ingest-gateway', 'converter', 'summarizer', 'read-api', 'setup']) assert.match(unknown.stderr, new RegExp(`\\b${service}\\b`));
+  for (const service of ['ingest-gateway', 'converter', 'summarizer', 'read-api', 'setup'])
+    assert.match(unknown.stderr, new RegExp(`\\b${service}\\b`));
 });
 
 test('.dockerignore leaves out what the build never needs and keeps what it does', () => {
@@ -83,10 +93,21 @@ test('.dockerignore leaves out what the build never needs and keeps what it does
     .filter((line) => line !== '' && !line.startsWith('#'));
   // the subset of the syntax used here: a name at the root, or **/name at any depth
   const ignored = (path: string) =>
-    patterns.some((p) => (p.startsWith('**/') ? path.split('/').includes(p.slice(3)) : path === p || path.startsWith(`${p}/`)));
-  for (const path of ['.git', 'node_modules', 'libs/bus/node_modules', '.cache', '.env']) assert.ok(ignored(path), `${path} is sent to the build`);
+    patterns.some((p) =>
+      p.startsWith('**/') ? path.split('/').includes(p.slice(3)) : path === p || path.startsWith(`${p}/`),
+    );
+  for (const path of ['.git', 'node_modules', 'libs/bus/node_modules', '.cache', '.env'])
+    assert.ok(ignored(path), `${path} is sent to the build`);
   // tsconfig.json and scripts/build: the install compiles the sources inside the image build
-  const needed = ['package.json', 'package-lock.json', 'tsconfig.json', 'libs', 'services', 'scripts/build', 'scripts/start-service.sh'];
+  const needed = [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'libs',
+    'services',
+    'scripts/build',
+    'scripts/start-service.sh',
+  ];
   const tracked = execFileSync('git', ['ls-files', ...needed], { cwd: ROOT, encoding: 'utf8' })
     .split('\n')
     .filter((f) => f !== '');

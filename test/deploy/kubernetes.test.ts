@@ -33,7 +33,10 @@ for (const dir of KUSTOMIZATIONS) {
     const configOf = (c: (typeof memstream)[number]) => effectiveConfig(c.service, k8s.environmentOf(c.container).env);
     const roleOf = (labels: Record<string, string> | undefined): Role => {
       const role = labels?.['app.kubernetes.io/component'];
-      assert.ok(role === 'api' || role === 'edge' || role === 'consumer', `component label ${role} is not api, edge or consumer`);
+      assert.ok(
+        role === 'api' || role === 'edge' || role === 'consumer',
+        `component label ${role} is not api, edge or consumer`,
+      );
       return role;
     };
 
@@ -41,7 +44,9 @@ for (const dir of KUSTOMIZATIONS) {
       const verdicts = validateKubernetes(objects);
       assert.equal(verdicts.length, objects.length);
       const custom = new Set(['ScaledObject']);
-      const failures = verdicts.filter((v) => v.status === 'invalid' || (v.status === 'no-schema' && !custom.has(v.kind)));
+      const failures = verdicts.filter(
+        (v) => v.status === 'invalid' || (v.status === 'no-schema' && !custom.has(v.kind)),
+      );
       assert.deepEqual(failures, []);
       assert.ok(verdicts.filter((v) => v.status === 'valid').length >= objects.length - k8s.scaledObjects.length);
     });
@@ -54,8 +59,13 @@ for (const dir of KUSTOMIZATIONS) {
 
     test('every image is pinned to a version', () => {
       const pods = k8s.pods();
-      const statefulSets = objects.filter((o) => o.kind === 'StatefulSet') as (KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } })[];
-      const images = [...pods.flatMap((p) => p.containers), ...statefulSets.flatMap((s) => s.spec.template.spec.containers)].map((c) => c.image ?? '');
+      const statefulSets = objects.filter((o) => o.kind === 'StatefulSet') as (KubeObject & {
+        spec: { template: { spec: { containers: { image: string }[] } } };
+      })[];
+      const images = [
+        ...pods.flatMap((p) => p.containers),
+        ...statefulSets.flatMap((s) => s.spec.template.spec.containers),
+      ].map((c) => c.image ?? '');
       assert.ok(images.length > 0);
       for (const image of images) {
         const tag = image.includes('@') ? 'digest' : image.slice(image.lastIndexOf('/') + 1).split(':')[1];
@@ -88,21 +98,37 @@ for (const dir of KUSTOMIZATIONS) {
           const ref = c.container.env?.find((v) => v.name === key)?.valueFrom?.secretKeyRef;
           assert.ok(ref, `${c.owner}: ${key} is not read from a Secret`);
           // a generated Secret's name carries kustomize's hash
-          assert.match(ref.name ?? '', /^memstream-secrets(-[a-z0-9]+)?$/, `${c.owner}: ${key} from Secret ${ref.name}`);
+          assert.match(
+            ref.name ?? '',
+            /^memstream-secrets(-[a-z0-9]+)?$/,
+            `${c.owner}: ${key} from Secret ${ref.name}`,
+          );
           assert.equal(ref.key, key, `${c.owner}: ${key} from key ${ref.key}`);
           assert.notEqual(ref.optional, true, `${c.owner}: ${key} is optional, so the pod would start without it`);
         }
       }
-      for (const variable of k8s.pods().flatMap((p) => p.containers).flatMap((c) => c.env ?? [])) {
-        assert.ok(!AUTH_SETTINGS.includes(variable.name) || variable.value === undefined, `${variable.name} has a value in the manifest`);
+      for (const variable of k8s
+        .pods()
+        .flatMap((p) => p.containers)
+        .flatMap((c) => c.env ?? [])) {
+        assert.ok(
+          !AUTH_SETTINGS.includes(variable.name) || variable.value === undefined,
+          `${variable.name} has a value in the manifest`,
+        );
       }
-      for (const configMap of objects.filter((o) => o.kind === 'ConfigMap') as (KubeObject & { data?: Record<string, string> })[]) {
+      for (const configMap of objects.filter((o) => o.kind === 'ConfigMap') as (KubeObject & {
+        data?: Record<string, string>;
+      })[]) {
         const held = Object.keys(configMap.data ?? {}).filter((key) => AUTH_SETTINGS.includes(key));
         assert.deepEqual(held, [], `ConfigMap/${configMap.metadata.name} holds ${held.join(', ')}`);
       }
       if (dir !== 'k8s/overlays/dev') {
         const secrets = objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name);
-        assert.deepEqual(secrets, [], 'only the dev overlay generates a Secret (development values); the others refer to the operator\'s');
+        assert.deepEqual(
+          secrets,
+          [],
+          "only the dev overlay generates a Secret (development values); the others refer to the operator's",
+        );
       }
     });
 
@@ -112,7 +138,10 @@ for (const dir of KUSTOMIZATIONS) {
       for (const c of apis) {
         const { host, authenticated } = exposureOf(c.service, k8s.environmentOf(c.container).env);
         assert.ok(authenticated, `${c.owner}: callers need no credentials`);
-        assert.ok(!LOOPBACK_HOSTS.has(host), `${c.owner} listens on ${host}, which neither the kubelet nor the edge can reach`);
+        assert.ok(
+          !LOOPBACK_HOSTS.has(host),
+          `${c.owner} listens on ${host}, which neither the kubelet nor the edge can reach`,
+        );
       }
     });
 
@@ -131,7 +160,9 @@ for (const dir of KUSTOMIZATIONS) {
         const scrape = template.metadata?.annotations?.['prometheus.io/path'];
         if (scrape !== undefined) assert.match(scrape, OPEN_PATH, `Deployment/${d.metadata!.name}: scrapes ${scrape}`);
         for (const c of memstream.filter((m) => m.pod === template.spec)) {
-          const probes = [c.container.startupProbe, c.container.livenessProbe, c.container.readinessProbe].filter((p) => p !== undefined);
+          const probes = [c.container.startupProbe, c.container.livenessProbe, c.container.readinessProbe].filter(
+            (p) => p !== undefined,
+          );
           assert.ok(probes.length > 0, `${c.owner}: no probes`);
           for (const probe of probes) {
             assert.ok(probe.httpGet, `${c.owner}: a probe that is not an HTTP GET`);
@@ -161,9 +192,14 @@ for (const dir of KUSTOMIZATIONS) {
           assert.ok(c.livenessProbe, `${where}: no liveness probe`);
           assert.ok(c.readinessProbe, `${where}: no readiness probe`);
           for (const kind of ['requests', 'limits'] as const) {
-            for (const resource of ['cpu', 'memory']) assert.ok(c.resources?.[kind]?.[resource], `${where}: no ${resource} ${kind}`);
+            for (const resource of ['cpu', 'memory'])
+              assert.ok(c.resources?.[kind]?.[resource], `${where}: no ${resource} ${kind}`);
           }
-          assert.equal(c.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot, true, `${where}: may run as root`);
+          assert.equal(
+            c.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot,
+            true,
+            `${where}: may run as root`,
+          );
         }
       }
     });
@@ -176,7 +212,10 @@ for (const dir of KUSTOMIZATIONS) {
           const own = memstream.find((m) => m.container === c);
           const deadlineSeconds = own ? Number(configOf(own)['SHUTDOWN_TIMEOUT_MS']) / 1000 : 0;
           const needed = preStopSeconds(c) + deadlineSeconds;
-          assert.ok(grace > needed, `Deployment/${d.metadata!.name}: terminationGracePeriodSeconds ${grace} is not above ${needed} s`);
+          assert.ok(
+            grace > needed,
+            `Deployment/${d.metadata!.name}: terminationGracePeriodSeconds ${grace} is not above ${needed} s`,
+          );
         }
       }
     });
@@ -187,8 +226,11 @@ for (const dir of KUSTOMIZATIONS) {
         assert.equal(k8s.pdbsOf(d).length, 1, `${name}: PodDisruptionBudgets`);
         const services = k8s.servicesOf(d);
         assert.equal(services.length, 1, `${name}: Services`);
-        const ports = new Set(d.spec!.template.spec!.containers.flatMap((c) => (c.ports ?? []).flatMap((p) => [p.name, p.containerPort])));
-        for (const p of services[0]!.spec!.ports ?? []) assert.ok(ports.has(p.targetPort ?? p.port), `${name}: Service port ${p.name} targets no container port`);
+        const ports = new Set(
+          d.spec!.template.spec!.containers.flatMap((c) => (c.ports ?? []).flatMap((p) => [p.name, p.containerPort])),
+        );
+        for (const p of services[0]!.spec!.ports ?? [])
+          assert.ok(ports.has(p.targetPort ?? p.port), `${name}: Service port ${p.name} targets no container port`);
         const { hpas, scaledObjects } = k8s.autoscalersOf(d);
         assert.equal(hpas.length + scaledObjects.length, 1, `${name}: autoscalers`);
         // a replica count in the Deployment would reset the autoscaler's on every apply
@@ -203,11 +245,17 @@ for (const dir of KUSTOMIZATIONS) {
         if (roleOf(d.spec!.template.metadata?.labels) === 'consumer') {
           assert.equal(scaledObjects.length, 1, `${name}: a consumer scales with a ScaledObject`);
           const triggers = scaledObjects[0]!.spec.triggers;
-          assert.ok(triggers.length > 0 && triggers.every((t) => t.type === 'kafka'), `${name}: triggers must be Kafka lag`);
+          assert.ok(
+            triggers.length > 0 && triggers.every((t) => t.type === 'kafka'),
+            `${name}: triggers must be Kafka lag`,
+          );
         } else {
           assert.equal(hpas.length, 1, `${name}: an HTTP service scales with a HorizontalPodAutoscaler`);
           const metrics = hpas[0]!.spec!.metrics ?? [];
-          assert.ok(metrics.some((m) => m.type === 'Resource' && m.resource?.name === 'cpu'), `${name}: no CPU metric`);
+          assert.ok(
+            metrics.some((m) => m.type === 'Resource' && m.resource?.name === 'cpu'),
+            `${name}: no CPU metric`,
+          );
           assert.ok(hpas[0]!.spec!.maxReplicas >= (hpas[0]!.spec!.minReplicas ?? 1));
         }
       }
@@ -225,10 +273,17 @@ for (const dir of KUSTOMIZATIONS) {
         for (const so of scaledObjects) {
           // KEDA's default maximum is 100: it has to be stated
           assert.ok(so.spec.maxReplicaCount !== undefined, `${name}: the ScaledObject states no maxReplicaCount`);
-          assert.ok(so.spec.maxReplicaCount <= partitions, `${name}: maxReplicaCount ${so.spec.maxReplicaCount} > ${partitions} partitions`);
-          assert.ok((so.spec.minReplicaCount ?? 0) <= so.spec.maxReplicaCount, `${name}: minReplicaCount above the maximum`);
+          assert.ok(
+            so.spec.maxReplicaCount <= partitions,
+            `${name}: maxReplicaCount ${so.spec.maxReplicaCount} > ${partitions} partitions`,
+          );
+          assert.ok(
+            (so.spec.minReplicaCount ?? 0) <= so.spec.maxReplicaCount,
+            `${name}: minReplicaCount above the maximum`,
+          );
         }
-        for (const hpa of hpas) assert.ok(hpa.spec!.maxReplicas <= partitions, `${name}: maxReplicas above ${partitions} partitions`);
+        for (const hpa of hpas)
+          assert.ok(hpa.spec!.maxReplicas <= partitions, `${name}: maxReplicas above ${partitions} partitions`);
         assert.ok((d.spec!.replicas ?? 1) <= partitions);
       }
     });
@@ -250,12 +305,16 @@ for (const dir of KUSTOMIZATIONS) {
           assert.equal(meta['bootstrapServers'], brokers, `${name}: bootstrapServers is not KAFKA_BROKERS`);
           if (so.metadata?.namespace !== undefined) {
             // KEDA's operator connects from its own namespace, where a bare Service name means nothing
-            for (const broker of brokers.split(',')) assert.match(broker, /^[^:]+\.[^:]+:\d+$/, `${name}: ${broker} is not namespace-qualified`);
+            for (const broker of brokers.split(','))
+              assert.match(broker, /^[^:]+\.[^:]+:\d+$/, `${name}: ${broker} is not namespace-qualified`);
           }
           assert.ok(topics.has(meta['topic'] ?? ''), `${name}: ${meta['topic']} is not a memstream topic`);
           // a service may join several groups named after its setting (the converter's `<group>.ark`)
           const group = meta['consumerGroup'] ?? '';
-          assert.ok(groups.some((g) => group === g || group.startsWith(`${g}.`)), `${name}: group ${group} is none of ${groups.join(', ')}`);
+          assert.ok(
+            groups.some((g) => group === g || group.startsWith(`${g}.`)),
+            `${name}: group ${group} is none of ${groups.join(', ')}`,
+          );
         }
       }
     });
@@ -275,7 +334,9 @@ describe('the Secret the operator creates (kubectl create secret in the comments
   );
   for (const file of ['k8s/base/kustomization.yaml', 'k8s/overlays/prod/kustomization.yaml']) {
     test(`the instructions of ${file} give every key of memstream-secrets a pod cannot start without`, () => {
-      const instructed = new Set([...readFileSync(join(ROOT, file), 'utf8').matchAll(/--from-literal=([A-Z_]+)=/g)].map((m) => m[1]));
+      const instructed = new Set(
+        [...readFileSync(join(ROOT, file), 'utf8').matchAll(/--from-literal=([A-Z_]+)=/g)].map((m) => m[1]),
+      );
       assert.ok(needed.has('DATABASE_URL'));
       for (const key of needed) assert.ok(instructed.has(key), `--from-literal=${key}=... is missing`);
     });
@@ -284,7 +345,16 @@ describe('the Secret the operator creates (kubectl create secret in the comments
 
 test('the ARK Memory example calls as an agent, with a key from a Secret of its own', () => {
   const docs = parseAllDocuments(readFileSync(join(ROOT, 'k8s', 'examples', 'ark-memory.yaml'), 'utf8')).map(
-    (d) => d.toJS() as { kind: string; spec: { headers?: { name: string; value: { value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } } }[] } },
+    (d) =>
+      d.toJS() as {
+        kind: string;
+        spec: {
+          headers?: {
+            name: string;
+            value: { value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+          }[];
+        };
+      },
   );
   const headers = docs.find((d) => d.kind === 'Memory')?.spec.headers ?? [];
   // the headers the authenticator reads (libs/auth/src/authenticator.ts)
@@ -300,13 +370,17 @@ test('the ARK Memory example calls as an agent, with a key from a Secret of its 
 test('the ARK Memory example points at the read API Service', () => {
   const base = new Rendered(renderKustomization(join(ROOT, 'k8s', 'base')));
   const docs = parseAllDocuments(readFileSync(join(ROOT, 'k8s', 'examples', 'ark-memory.yaml'), 'utf8')).map(
-    (d) => d.toJS() as { kind: string; spec: { address?: { valueFrom?: { serviceRef?: { name: string; port: number } } } } },
+    (d) =>
+      d.toJS() as { kind: string; spec: { address?: { valueFrom?: { serviceRef?: { name: string; port: number } } } } },
   );
   const ref = docs.find((d) => d.kind === 'Memory')?.spec.address?.valueFrom?.serviceRef;
   assert.ok(ref, 'no Memory with a serviceRef');
   const service = base.serviceNamed(ref.name);
   assert.ok(service, `no Service ${ref.name}`);
-  assert.ok((service.spec!.ports ?? []).some((p) => p.port === ref.port), `Service ${ref.name} has no port ${ref.port}`);
+  assert.ok(
+    (service.spec!.ports ?? []).some((p) => p.port === ref.port),
+    `Service ${ref.name} has no port ${ref.port}`,
+  );
   const behind = base.deploymentBehind(service);
   assert.deepEqual(behind?.spec?.template.spec?.containers[0]?.args, ['read-api']);
 });

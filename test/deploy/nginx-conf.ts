@@ -66,7 +66,10 @@ export function parseEdgeConfig(text: string): EdgeConfig {
   const servers: Directive[] = [];
   for (const d of top) {
     if (d.name === 'upstream') {
-      upstreams.set(d.args[0]!, (d.block ?? []).filter((s) => s.name === 'server').map((s) => s.args[0]!));
+      upstreams.set(
+        d.args[0]!,
+        (d.block ?? []).filter((s) => s.name === 'server').map((s) => s.args[0]!),
+      );
     } else if (d.name === 'map') {
       if (d.args[0] !== '$request_method') throw new Error(`map on ${d.args[0]} is not understood here`);
       const values = new Map<string, string>();

@@ -1,6 +1,9 @@
 import { ScaledObject, type IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1/Deployment';
-import { HorizontalPodAutoscaler, type IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import {
+  HorizontalPodAutoscaler,
+  type IHorizontalPodAutoscaler,
+} from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Job, type IJob } from 'kubernetes-models/batch/v1/Job';
 import { Ingress, type IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { PodDisruptionBudget, type IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
@@ -45,7 +48,9 @@ export class Rendered {
       of(Secret.is).map((s) => [
         s.metadata!.name!,
         {
-          ...Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])),
+          ...Object.fromEntries(
+            Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+          ),
           ...(s.stringData ?? {}),
         },
       ]),
@@ -112,8 +117,12 @@ export class Rendered {
   autoscalersOf(deployment: IDeployment): { hpas: IHorizontalPodAutoscaler[]; scaledObjects: IScaledObject[] } {
     const name = deployment.metadata!.name;
     return {
-      hpas: this.hpas.filter((h) => h.spec!.scaleTargetRef.kind === 'Deployment' && h.spec!.scaleTargetRef.name === name),
-      scaledObjects: this.scaledObjects.filter((s) => (s.spec.scaleTargetRef.kind ?? 'Deployment') === 'Deployment' && s.spec.scaleTargetRef.name === name),
+      hpas: this.hpas.filter(
+        (h) => h.spec!.scaleTargetRef.kind === 'Deployment' && h.spec!.scaleTargetRef.name === name,
+      ),
+      scaledObjects: this.scaledObjects.filter(
+        (s) => (s.spec.scaleTargetRef.kind ?? 'Deployment') === 'Deployment' && s.spec.scaleTargetRef.name === name,
+      ),
     };
   }
 

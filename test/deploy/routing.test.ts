@@ -20,7 +20,10 @@ function edgeDestination(config: EdgeConfig, method: string, path: string): stri
   const target = config.route(method, path);
   assert.ok('upstream' in target, `the edge answers ${method} ${path} itself with ${JSON.stringify(target)}`);
   const servers = config.upstreams.get(target.upstream);
-  assert.ok(servers && servers.length === 1, `upstream ${target.upstream} should name one server (a Service or compose service)`);
+  assert.ok(
+    servers && servers.length === 1,
+    `upstream ${target.upstream} should name one server (a Service or compose service)`,
+  );
   return servers[0]!.split(':')[0]!;
 }
 
@@ -33,7 +36,9 @@ function ingressBackend(ingress: IIngress, path: string): string | undefined {
         p.pathType === 'Exact' ? path === at : at === '/' || path === at || path.startsWith(`${at}/`),
       ),
   );
-  matches.sort((a, b) => b.at.length - a.at.length || Number(b.p.pathType === 'Exact') - Number(a.p.pathType === 'Exact'));
+  matches.sort(
+    (a, b) => b.at.length - a.at.length || Number(b.p.pathType === 'Exact') - Number(a.p.pathType === 'Exact'),
+  );
   return matches[0]?.p.backend.service?.name;
 }
 
@@ -42,7 +47,10 @@ test('the route scan finds the public routes of both HTTP services', () => {
   assert.ok(count('ingest-gateway') >= 3, 'ingest-gateway routes');
   assert.ok(count('read-api') >= 10, 'read-api routes');
   const has = (service: string, method: string, declared: string) =>
-    assert.ok(routes.some((r) => r.service === service && r.method === method && r.declared === declared), `${method} ${declared} on ${service}`);
+    assert.ok(
+      routes.some((r) => r.service === service && r.method === method && r.declared === declared),
+      `${method} ${declared} on ${service}`,
+    );
   has('read-api', 'GET', '/api/v1/memories');
   has('ingest-gateway', 'POST', '/api/v1/memories');
   // memory-service, both layouts: its paths are built from variables and loops, which a scan of the source would miss
@@ -55,10 +63,14 @@ test('the route scan finds the public routes of both HTTP services', () => {
 });
 
 test('every operation of openapi.json is among the routes checked here', () => {
-  const doc = JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const doc = JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const checked = new Set(routes.map((r) => `${r.method} ${r.declared}`));
   const missing = Object.entries(doc.paths)
-    .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+    .flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+    )
     .filter((op) => !checked.has(op));
   assert.deepEqual(missing, []);
 });
@@ -105,7 +117,10 @@ for (const dir of ['k8s/base', ...readdirSync(join(ROOT, 'k8s', 'overlays')).map
           const [host, port] = server.split(':');
           const service = k8s.serviceNamed(host!);
           assert.ok(service, `no Service ${host}`);
-          assert.ok((service.spec!.ports ?? []).some((p) => p.port === Number(port)), `Service ${host} has no port ${port}`);
+          assert.ok(
+            (service.spec!.ports ?? []).some((p) => p.port === Number(port)),
+            `Service ${host} has no port ${port}`,
+          );
         }
       }
     });

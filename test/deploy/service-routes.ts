@@ -33,7 +33,14 @@ const API_REGISTRATIONS: Record<string, ApiRegistration> = {
 /** Every route a server ends up with, as `METHOD url`, fastify's implicit HEAD routes included. */
 async function registeredRoutes(docs: ApiDocsOptions, register?: ApiRegistration['register']): Promise<Set<string>> {
   const log = createLogger({ service: 'test', level: 'silent' });
-  const app = createHttpServer({ log, lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }), bodyLimitBytes: 1024, metrics: new Metrics(), openapi: docs, authenticator: createAuthenticator({ apiKeys: [] }) });
+  const app = createHttpServer({
+    log,
+    lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }),
+    bodyLimitBytes: 1024,
+    metrics: new Metrics(),
+    openapi: docs,
+    authenticator: createAuthenticator({ apiKeys: [] }),
+  });
   const routes = new Set<string>();
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.add(`${method} ${route.url}`);
@@ -53,13 +60,19 @@ async function registeredRoutes(docs: ApiDocsOptions, register?: ApiRegistration
 export async function routesOf(service: string): Promise<ServiceRoute[]> {
   if (!isApiProcess(service)) return [];
   const registration = API_REGISTRATIONS[service];
-  if (registration === undefined) throw new Error(`API process ${service} has no entry in API_REGISTRATIONS (test/deploy/service-routes.ts)`);
+  if (registration === undefined)
+    throw new Error(`API process ${service} has no entry in API_REGISTRATIONS (test/deploy/service-routes.ts)`);
   const own = await registeredRoutes(registration.docs);
   const all = await registeredRoutes(registration.docs, registration.register);
   return [...all]
     .filter((route) => !own.has(route))
     .map((route) => {
       const [method, declared] = route.split(' ') as [string, string];
-      return { service, method, declared, path: declared.replace(/:[A-Za-z_]\w*(\([^)]*\))?/g, 'some-id').replace(/\*$/, 'some-id') };
+      return {
+        service,
+        method,
+        declared,
+        path: declared.replace(/:[A-Za-z_]\w*(\([^)]*\))?/g, 'some-id').replace(/\*$/, 'some-id'),
+      };
     });
 }

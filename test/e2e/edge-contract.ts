@@ -29,11 +29,20 @@ export function idOf(lead: string, length: number, alphabet: readonly string[] =
 
 const seg = encodeURIComponent;
 
-async function call(base: string, credentials: Credentials, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+async function call(
+  base: string,
+  credentials: Credentials,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...credentials, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) }),
+    ...(body === undefined
+      ? {}
+      : { body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) }),
   });
   const text = await res.text();
   let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are checked field by field
@@ -46,7 +55,9 @@ async function call(base: string, credentials: Credentials, method: string, path
 }
 
 /** Dead letters counted by every consumer of the processes at `bases`, and records published to input topics. */
-export async function busTotals(bases: readonly string[]): Promise<{ deadLetters: number; toDlq: number; published: number }> {
+export async function busTotals(
+  bases: readonly string[],
+): Promise<{ deadLetters: number; toDlq: number; published: number }> {
   const samples: Sample[] = (await Promise.all(bases.map(scrape))).flat();
   const produced = samples.filter((s) => s.name === 'memstream_bus_produced_records_total');
   return {
@@ -81,17 +92,28 @@ export async function checkEveryIdLength(
     const token = (family: string) => `kw${family}${n}q`;
 
     const group = idOf('E', n);
-    const ever = await call(gateway, credentials, 'POST', '/api/v1/memories', { group_id: group, message_id: 'm1', create_time: '2026-01-02T03:04:05Z', sender: 'ann', content: `said ${token('ever')}` });
+    const ever = await call(gateway, credentials, 'POST', '/api/v1/memories', {
+      group_id: group,
+      message_id: 'm1',
+      create_time: '2026-01-02T03:04:05Z',
+      sender: 'ann',
+      content: `said ${token('ever')}`,
+    });
     assert.equal(ever.status, 200, `EverMemOS group_id of ${n}: ${JSON.stringify(ever.body)}`);
     written.push({ family: `EverMemOS ${n}`, token: token('ever'), conversation: group });
 
     const session = idOf('A', n);
-    const ark = await call(base, credentials, 'POST', '/messages', { session_id: session, messages: [{ role: 'user', content: `said ${token('ark')}` }] });
+    const ark = await call(base, credentials, 'POST', '/messages', {
+      session_id: session,
+      messages: [{ role: 'user', content: `said ${token('ark')}` }],
+    });
     assert.equal(ark.status, 200, `ARK session_id of ${n}: ${JSON.stringify(ark.body)}`);
     written.push({ family: `ARK ${n}`, token: token('ark'), conversation: session });
 
     const conversation = idOf('M', n);
-    const ms = await call(base, credentials, 'POST', `/v1/conversations/${seg(conversation)}/messages`, { content: [{ type: 'text', text: `said ${token('ms')}` }] });
+    const ms = await call(base, credentials, 'POST', `/v1/conversations/${seg(conversation)}/messages`, {
+      content: [{ type: 'text', text: `said ${token('ms')}` }],
+    });
     assert.equal(ms.status, 201, `memory-service conversation id of ${n}: ${JSON.stringify(ms.body)}`);
     written.push({ family: `memory-service ${n}`, token: token('ms'), conversation });
 
@@ -105,41 +127,81 @@ export async function checkEveryIdLength(
   written.push({ family: 'KAOS widest key', token: 'kwkaoswidestq' });
 
   for (const w of written) {
-    w.conversation = await waitFor(`${w.family}: its message indexed`, async () => {
-      const found = await call(base, credentials, 'POST', '/api/v1/memories/search', {
-        query: w.token,
-        retrieve_method: 'keyword',
-        memory_types: ['message'],
-        ...(w.conversation === undefined ? {} : { group_id: w.conversation }),
-      });
-      assert.equal(found.status, 200, JSON.stringify(found.body));
-      const hit = (found.body.result.memories as Array<{ group_id: string; content: string }>).find((m) => m.content.includes(w.token));
-      return hit?.group_id;
-    }, 90_000);
-    await waitFor(`${w.family}: a completed summary`, async () => {
-      const rows = await call(base, credentials, 'GET', `/api/v1/summaries?conversation_id=${seg(w.conversation!)}`);
-      assert.equal(rows.status, 200, JSON.stringify(rows.body));
-      return (rows.body.summaries as Array<{ status: string }>).some((r) => r.status === 'completed');
-    }, 90_000);
+    w.conversation = await waitFor(
+      `${w.family}: its message indexed`,
+      async () => {
+        const found = await call(base, credentials, 'POST', '/api/v1/memories/search', {
+          query: w.token,
+          retrieve_method: 'keyword',
+          memory_types: ['message'],
+          ...(w.conversation === undefined ? {} : { group_id: w.conversation }),
+        });
+        assert.equal(found.status, 200, JSON.stringify(found.body));
+        const hit = (found.body.result.memories as Array<{ group_id: string; content: string }>).find((m) =>
+          m.content.includes(w.token),
+        );
+        return hit?.group_id;
+      },
+      90_000,
+    );
+    await waitFor(
+      `${w.family}: a completed summary`,
+      async () => {
+        const rows = await call(base, credentials, 'GET', `/api/v1/summaries?conversation_id=${seg(w.conversation!)}`);
+        assert.equal(rows.status, 200, JSON.stringify(rows.body));
+        return (rows.body.summaries as Array<{ status: string }>).some((r) => r.status === 'completed');
+      },
+      90_000,
+    );
   }
   const totals = await busTotals(metricsBases);
   assert.equal(totals.deadLetters, 0, 'no consumer dead-lettered anything');
   assert.equal(totals.toDlq, 0, 'nothing was published to a .dlq topic');
 }
 
-async function writeKaos(base: string, credentials: Credentials, agent: string, session: string, token: string): Promise<void> {
+async function writeKaos(
+  base: string,
+  credentials: Credentials,
+  agent: string,
+  session: string,
+  token: string,
+): Promise<void> {
   const headers = { 'x-kaos-agent': agent };
-  const created = await call(base, credentials, 'POST', '/memory/sessions', { session_id: session, user_id: 'ann' }, headers);
-  assert.equal(created.status, 201, `KAOS session (agent ${agent.length}, session ${session.length}): ${JSON.stringify(created.body)}`);
-  const added = await call(base, credentials, 'POST', `/memory/sessions/${seg(session)}/events`, { event_type: 'user_message', content: `said ${token}` }, headers);
-  assert.equal(added.status, 201, `KAOS event (agent ${agent.length}, session ${session.length}): ${JSON.stringify(added.body)}`);
+  const created = await call(
+    base,
+    credentials,
+    'POST',
+    '/memory/sessions',
+    { session_id: session, user_id: 'ann' },
+    headers,
+  );
+  assert.equal(
+    created.status,
+    201,
+    `KAOS session (agent ${agent.length}, session ${session.length}): ${JSON.stringify(created.body)}`,
+  );
+  const added = await call(
+    base,
+    credentials,
+    'POST',
+    `/memory/sessions/${seg(session)}/events`,
+    { event_type: 'user_message', content: `said ${token}` },
+    headers,
+  );
+  assert.equal(
+    added.status,
+    201,
+    `KAOS event (agent ${agent.length}, session ${session.length}): ${JSON.stringify(added.body)}`,
+  );
 }
 
 type Family = 'EverMemOS' | 'ARK' | 'memory-service' | 'KAOS' | 'default';
 
 /** Each family's error body, told apart from the others. */
-const SHAPED: Record<Family, (b: any) => boolean> = { // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are checked field by field
-  EverMemOS: (b) => b?.status === 'failed' && typeof b.code === 'string' && typeof b.message === 'string' && typeof b.path === 'string',
+const SHAPED: Record<Family, (b: any) => boolean> = {
+  // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are checked field by field
+  EverMemOS: (b) =>
+    b?.status === 'failed' && typeof b.code === 'string' && typeof b.message === 'string' && typeof b.path === 'string',
   ARK: (b) => typeof b?.error === 'string' && /^[A-Z_]+$/.test(b.code) && Object.keys(b).length === 2,
   'memory-service': (b) => typeof b?.error === 'string' && /^[a-z_]+$/.test(b.code),
   KAOS: (b) => typeof b?.detail === 'string' && typeof b.code === 'string',
@@ -170,7 +232,11 @@ export function raw(base: string, credentials: Credentials, probe: Probe): Promi
         port: url.port,
         method: probe.method,
         path: probe.path,
-        headers: { ...credentials, ...(probe.body === undefined ? {} : { 'content-type': 'application/json' }), ...probe.headers },
+        headers: {
+          ...credentials,
+          ...(probe.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...probe.headers,
+        },
       },
       (res) => {
         let text = '';
@@ -187,7 +253,8 @@ export function raw(base: string, credentials: Credentials, probe: Probe): Promi
 }
 
 const json = (value: unknown) => JSON.stringify(value);
-const message = (extra: Record<string, unknown>) => json({ message_id: 'm1', create_time: '2026-01-02T03:04:05Z', sender: 'ann', content: 'hostile', ...extra });
+const message = (extra: Record<string, unknown>) =>
+  json({ message_id: 'm1', create_time: '2026-01-02T03:04:05Z', sender: 'ann', content: 'hostile', ...extra });
 
 /** Ids the rule refuses, as JSON string values, with what each is. */
 const BAD_IDS: Array<[string, string]> = [
@@ -213,46 +280,205 @@ const BAD_PATH_IDS: Array<[string, string]> = [
 export function probes(): Probe[] {
   const list: Probe[] = [];
   for (const [what, id] of BAD_IDS) {
-    list.push({ what: `EverMemOS group_id ${what}`, family: 'EverMemOS', method: 'POST', path: '/api/v1/memories', body: message({ group_id: id }), status: 400 });
-    list.push({ what: `ARK session_id ${what}`, family: 'ARK', method: 'POST', path: '/messages', body: json({ session_id: id, messages: [{ role: 'user', content: 'hostile' }] }), status: 400 });
-    list.push({ what: `KAOS session_id ${what}`, family: 'KAOS', method: 'POST', path: '/memory/sessions', body: json({ session_id: id }), status: 400 });
+    list.push({
+      what: `EverMemOS group_id ${what}`,
+      family: 'EverMemOS',
+      method: 'POST',
+      path: '/api/v1/memories',
+      body: message({ group_id: id }),
+      status: 400,
+    });
+    list.push({
+      what: `ARK session_id ${what}`,
+      family: 'ARK',
+      method: 'POST',
+      path: '/messages',
+      body: json({ session_id: id, messages: [{ role: 'user', content: 'hostile' }] }),
+      status: 400,
+    });
+    list.push({
+      what: `KAOS session_id ${what}`,
+      family: 'KAOS',
+      method: 'POST',
+      path: '/memory/sessions',
+      body: json({ session_id: id }),
+      status: 400,
+    });
   }
   for (const [what, id] of BAD_PATH_IDS) {
-    list.push({ what: `memory-service conversation id ${what}`, family: 'memory-service', method: 'POST', path: `/v1/conversations/${id}/messages`, body: json({ content: ['hostile'] }), status: 400 });
-    list.push({ what: `ARK stream session ${what}`, family: 'ARK', method: 'POST', path: `/stream/${id}`, body: json({ token: 'hostile' }), status: 400 });
-    list.push({ what: `KAOS path session ${what}`, family: 'KAOS', method: 'POST', path: `/memory/sessions/${id}/events`, body: json({ event_type: 'user_message', content: 'hostile' }), status: 400 });
+    list.push({
+      what: `memory-service conversation id ${what}`,
+      family: 'memory-service',
+      method: 'POST',
+      path: `/v1/conversations/${id}/messages`,
+      body: json({ content: ['hostile'] }),
+      status: 400,
+    });
+    list.push({
+      what: `ARK stream session ${what}`,
+      family: 'ARK',
+      method: 'POST',
+      path: `/stream/${id}`,
+      body: json({ token: 'hostile' }),
+      status: 400,
+    });
+    list.push({
+      what: `KAOS path session ${what}`,
+      family: 'KAOS',
+      method: 'POST',
+      path: `/memory/sessions/${id}/events`,
+      body: json({ event_type: 'user_message', content: 'hostile' }),
+      status: 400,
+    });
   }
   list.push(
-    { what: 'KAOS agent name ".."', family: 'KAOS', method: 'POST', path: '/memory/sessions', body: json({ session_id: 's' }), headers: { 'x-kaos-agent': '..' }, status: 400 },
-    { what: 'KAOS agent name of 256 characters', family: 'KAOS', method: 'POST', path: '/memory/sessions', body: json({ session_id: 's' }), headers: { 'x-kaos-agent': 'k'.repeat(256) }, status: 400 },
+    {
+      what: 'KAOS agent name ".."',
+      family: 'KAOS',
+      method: 'POST',
+      path: '/memory/sessions',
+      body: json({ session_id: 's' }),
+      headers: { 'x-kaos-agent': '..' },
+      status: 400,
+    },
+    {
+      what: 'KAOS agent name of 256 characters',
+      family: 'KAOS',
+      method: 'POST',
+      path: '/memory/sessions',
+      body: json({ session_id: 's' }),
+      headers: { 'x-kaos-agent': 'k'.repeat(256) },
+      status: 400,
+    },
     {
       what: 'KAOS event list naming one event_id twice',
       family: 'KAOS',
       method: 'POST',
       path: '/memory/sessions/hostile/events',
       headers: { 'x-kaos-agent': 'hostile-agent' },
-      body: json([{ event_type: 'user_message', content: 'one', event_id: 'dup' }, { event_type: 'agent_response', content: 'two', event_id: 'dup' }]),
+      body: json([
+        { event_type: 'user_message', content: 'one', event_id: 'dup' },
+        { event_type: 'agent_response', content: 'two', event_id: 'dup' },
+      ]),
       status: 400,
       names: /1\.event_id.*dup/,
     },
-    { what: 'ARK chunk list []', family: 'ARK', method: 'POST', path: '/stream/hostile-stream', body: '[]', status: 400, names: /chunks/ },
-    { what: 'a __proto__ key', family: 'EverMemOS', method: 'POST', path: '/api/v1/memories', body: '{"group_id": "g-proto", "message_id": "m1", "create_time": "2026-01-02T03:04:05Z", "sender": "ann", "content": "x", "__proto__": {"polluted": true}}', status: 400, names: /__proto__/ },
-    { what: 'a nested constructor.prototype key', family: 'KAOS', method: 'POST', path: '/memory/sessions/hostile/events', headers: { 'x-kaos-agent': 'hostile-agent' }, body: '{"event_type": "user_message", "content": "x", "metadata": {"constructor": {"prototype": {"polluted": true}}}}', status: 400, names: /metadata\.constructor\.prototype/ },
-    { what: 'invalid UTF-8', family: 'memory-service', method: 'POST', path: '/v1/conversations/hostile-ms/messages', body: Buffer.concat([Buffer.from('{"content": ["'), Buffer.from([0xff, 0xfe]), Buffer.from('"]}')]), status: 400 },
-    { what: 'an unknown EverMemOS route', family: 'EverMemOS', method: 'GET', path: '/api/v1/nothing-here', status: 404 },
+    {
+      what: 'ARK chunk list []',
+      family: 'ARK',
+      method: 'POST',
+      path: '/stream/hostile-stream',
+      body: '[]',
+      status: 400,
+      names: /chunks/,
+    },
+    {
+      what: 'a __proto__ key',
+      family: 'EverMemOS',
+      method: 'POST',
+      path: '/api/v1/memories',
+      body: '{"group_id": "g-proto", "message_id": "m1", "create_time": "2026-01-02T03:04:05Z", "sender": "ann", "content": "x", "__proto__": {"polluted": true}}',
+      status: 400,
+      names: /__proto__/,
+    },
+    {
+      what: 'a nested constructor.prototype key',
+      family: 'KAOS',
+      method: 'POST',
+      path: '/memory/sessions/hostile/events',
+      headers: { 'x-kaos-agent': 'hostile-agent' },
+      body: '{"event_type": "user_message", "content": "x", "metadata": {"constructor": {"prototype": {"polluted": true}}}}',
+      status: 400,
+      names: /metadata\.constructor\.prototype/,
+    },
+    {
+      what: 'invalid UTF-8',
+      family: 'memory-service',
+      method: 'POST',
+      path: '/v1/conversations/hostile-ms/messages',
+      body: Buffer.concat([Buffer.from('{"content": ["'), Buffer.from([0xff, 0xfe]), Buffer.from('"]}')]),
+      status: 400,
+    },
+    {
+      what: 'an unknown EverMemOS route',
+      family: 'EverMemOS',
+      method: 'GET',
+      path: '/api/v1/nothing-here',
+      status: 404,
+    },
     { what: 'an unknown ARK route', family: 'ARK', method: 'GET', path: '/messages/nothing-here', status: 404 },
-    { what: 'an unknown memory-service route', family: 'memory-service', method: 'GET', path: '/v1/nothing-here', status: 404 },
+    {
+      what: 'an unknown memory-service route',
+      family: 'memory-service',
+      method: 'GET',
+      path: '/v1/nothing-here',
+      status: 404,
+    },
     { what: 'an unknown KAOS route', family: 'KAOS', method: 'GET', path: '/memory/nothing-here/x', status: 404 },
-    { what: 'an unknown Memory Agent route', family: 'default', method: 'GET', path: '/api/v1/summaries/nothing-here', status: 404 },
+    {
+      what: 'an unknown Memory Agent route',
+      family: 'default',
+      method: 'GET',
+      path: '/api/v1/summaries/nothing-here',
+      status: 404,
+    },
     { what: 'an unknown route of no family', family: 'default', method: 'GET', path: '/nothing-here', status: 404 },
-    { what: 'bad percent-encoding, ARK', family: 'ARK', method: 'POST', path: '/stream/%E0%A4%A', body: json({ token: 'x' }), status: 400 },
-    { what: 'bad percent-encoding, memory-service', family: 'memory-service', method: 'POST', path: '/v1/conversations/%ZZ/messages', body: json({ content: ['x'] }), status: 400 },
+    {
+      what: 'bad percent-encoding, ARK',
+      family: 'ARK',
+      method: 'POST',
+      path: '/stream/%E0%A4%A',
+      body: json({ token: 'x' }),
+      status: 400,
+    },
+    {
+      what: 'bad percent-encoding, memory-service',
+      family: 'memory-service',
+      method: 'POST',
+      path: '/v1/conversations/%ZZ/messages',
+      body: json({ content: ['x'] }),
+      status: 400,
+    },
     { what: 'bad percent-encoding, KAOS', family: 'KAOS', method: 'GET', path: '/memory/sessions/%ZZ', status: 400 },
-    { what: 'a path segment of 3,000 characters, ARK', family: 'ARK', method: 'POST', path: `/stream/${'x'.repeat(3000)}`, body: json({ token: 'x' }), status: 414 },
-    { what: 'a path segment of 3,000 characters, memory-service', family: 'memory-service', method: 'POST', path: `/v1/conversations/${'x'.repeat(3000)}/messages`, body: json({ content: ['x'] }), status: 414 },
-    { what: 'a URL of 20,000 characters', family: 'EverMemOS', method: 'GET', path: `/api/v1/memories?group_id=${'x'.repeat(20_000)}`, status: 414 },
-    { what: 'headers of 20,000 characters, KAOS', family: 'KAOS', method: 'GET', path: '/memory/sessions', headers: { 'x-padding': 'p'.repeat(20_000) }, status: 431 },
-    { what: 'headers of 20,000 characters, memory-service', family: 'memory-service', method: 'GET', path: '/v1/conversations', headers: { 'x-padding': 'p'.repeat(20_000) }, status: 431 },
+    {
+      what: 'a path segment of 3,000 characters, ARK',
+      family: 'ARK',
+      method: 'POST',
+      path: `/stream/${'x'.repeat(3000)}`,
+      body: json({ token: 'x' }),
+      status: 414,
+    },
+    {
+      what: 'a path segment of 3,000 characters, memory-service',
+      family: 'memory-service',
+      method: 'POST',
+      path: `/v1/conversations/${'x'.repeat(3000)}/messages`,
+      body: json({ content: ['x'] }),
+      status: 414,
+    },
+    {
+      what: 'a URL of 20,000 characters',
+      family: 'EverMemOS',
+      method: 'GET',
+      path: `/api/v1/memories?group_id=${'x'.repeat(20_000)}`,
+      status: 414,
+    },
+    {
+      what: 'headers of 20,000 characters, KAOS',
+      family: 'KAOS',
+      method: 'GET',
+      path: '/memory/sessions',
+      headers: { 'x-padding': 'p'.repeat(20_000) },
+      status: 431,
+    },
+    {
+      what: 'headers of 20,000 characters, memory-service',
+      family: 'memory-service',
+      method: 'GET',
+      path: '/v1/conversations',
+      headers: { 'x-padding': 'p'.repeat(20_000) },
+      status: 431,
+    },
   );
   return list;
 }
@@ -262,7 +488,11 @@ export function probes(): Probe[] {
  * 4xx (the status expected) in its family's error shape, naming no topic or schema; nothing is
  * published, so no consumer dead-letters anything and nothing is stored.
  */
-export async function checkHostileInputs(base: string, credentials: Credentials, metricsBases: readonly string[]): Promise<void> {
+export async function checkHostileInputs(
+  base: string,
+  credentials: Credentials,
+  metricsBases: readonly string[],
+): Promise<void> {
   // A session for the probes that need one to reach the converter (a duplicate event id used to fail there, as a 500).
   const kaos = { 'x-kaos-agent': 'hostile-agent' };
   const created = await call(base, credentials, 'POST', '/memory/sessions', { session_id: 'hostile' }, kaos);
@@ -279,7 +509,12 @@ export async function checkHostileInputs(base: string, credentials: Credentials,
       body = undefined;
     }
     const expected = probe.status === undefined ? status >= 400 && status < 500 : status === probe.status;
-    if (!expected || !SHAPED[probe.family](body) || /ingest\.|\.v1|does not match/.test(text) || (probe.names && !probe.names.test(text))) {
+    if (
+      !expected ||
+      !SHAPED[probe.family](body) ||
+      /ingest\.|\.v1|does not match/.test(text) ||
+      (probe.names && !probe.names.test(text))
+    ) {
       failures.push(`${probe.what}: ${status} ${text.slice(0, 300)}`);
     }
   }
@@ -291,10 +526,21 @@ export async function checkHostileInputs(base: string, credentials: Credentials,
   assert.equal(after.toDlq, 0, 'nothing was published to a .dlq topic');
 
   // Nothing stored, in any family.
-  assert.deepEqual((await call(base, credentials, 'GET', '/sessions')).body.sessions, [], 'no ARK session or stream chunk');
-  assert.deepEqual((await call(base, credentials, 'GET', '/memory/sessions/hostile/events', undefined, kaos)).body.events, [], 'no KAOS event');
+  assert.deepEqual(
+    (await call(base, credentials, 'GET', '/sessions')).body.sessions,
+    [],
+    'no ARK session or stream chunk',
+  );
+  assert.deepEqual(
+    (await call(base, credentials, 'GET', '/memory/sessions/hostile/events', undefined, kaos)).body.events,
+    [],
+    'no KAOS event',
+  );
   const conversations = (await call(base, credentials, 'GET', '/v1/conversations')).body.data as Array<{ id: string }>;
-  assert.ok(conversations.every((c) => c.id.startsWith('kaos_')), `only the KAOS session's conversation: ${json(conversations)}`);
+  assert.ok(
+    conversations.every((c) => c.id.startsWith('kaos_')),
+    `only the KAOS session's conversation: ${json(conversations)}`,
+  );
   for (const group of ['g-proto', ' \t ', '.', '..', 'x'.repeat(256)]) {
     const listed = await call(base, credentials, 'GET', `/api/v1/memories?group_id=${seg(group)}`);
     assert.equal(listed.body.result?.total_count ?? 0, 0, `no EverMemOS message in ${json(group)}`);

@@ -9,7 +9,12 @@ const AGENT_KEY = 'edge-agent-key-0123456789abcdef';
 const agent = { 'x-api-key': AGENT_KEY };
 const AUTH = { AUTH_API_KEYS: `edge:${AGENT_KEY}` };
 // Summaries from the first message on, swept often and without spacing, so every conversation gets one soon.
-const PROCESS_ALL = { MEMORY_SUMMARIZE_AFTER_SEQ: '0', SUMMARY_SWEEP_INTERVAL_MS: '200', SUMMARY_MIN_INTERVAL_MS: '0', EMBEDDING_PROVIDER: 'hash' };
+const PROCESS_ALL = {
+  MEMORY_SUMMARIZE_AFTER_SEQ: '0',
+  SUMMARY_SWEEP_INTERVAL_MS: '200',
+  SUMMARY_MIN_INTERVAL_MS: '0',
+  EMBEDDING_PROVIDER: 'hash',
+};
 
 test('embedded mode: a write through every family with ids of every length up to the limit is indexed and summarized, nothing dead-lettered', async (t: TestContext) => {
   const base = await embeddedMemstream(t, { ...AUTH, ...PROCESS_ALL });
@@ -30,9 +35,21 @@ test('distributed mode: the same writes over Kafka (KAOS keys of 1,500 character
     SUMMARIZER_GROUP_ID: uniqueName('summarizer'),
   });
   const ports = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-  const [gateway, converter, readApi, indexer, summarizer] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string, string, string];
+  const [gateway, converter, readApi, indexer, summarizer] = ports.map((p) => `http://127.0.0.1:${p}`) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   const entries = ['ingest-gateway', 'converter', 'read-api', 'indexer', 'summarizer'];
-  entries.forEach((service, i) => startProcess(t, `services/${service}/src/main.ts`, { ...shared, PORT: String(ports[i]) }));
-  await waitFor('gateway, converter, read API, indexer and summarizer healthy', async () => (await Promise.all([gateway, converter, readApi, indexer, summarizer].map(healthy))).every(Boolean), 60_000);
+  entries.forEach((service, i) =>
+    startProcess(t, `services/${service}/src/main.ts`, { ...shared, PORT: String(ports[i]) }),
+  );
+  await waitFor(
+    'gateway, converter, read API, indexer and summarizer healthy',
+    async () => (await Promise.all([gateway, converter, readApi, indexer, summarizer].map(healthy))).every(Boolean),
+    60_000,
+  );
   await checkEveryIdLength(readApi, agent, [converter, indexer, summarizer], { gateway });
 });

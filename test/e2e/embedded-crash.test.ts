@@ -35,40 +35,54 @@ interface Mode {
   readonly write: (groups: readonly string[], round: number, i: number, w: number) => Write;
 }
 
-const evermemos = (query: string): Mode['write'] => (groups, round, i, w) => {
-  const group = groups[i % groups.length]!;
-  const messageId = `r${round}_m${i}`;
-  return {
-    path: `/api/v1/memories${query}`,
-    group,
-    messageId,
-    body: {
-      group_id: group,
-      message_id: messageId,
-      create_time: new Date(Date.UTC(2025, 0, round, 0, 0, 0) + i * 1000).toISOString(),
-      sender: `writer_${w}`,
-      content: `round ${round}, message ${i}, from writer ${w}`,
-    },
+const evermemos =
+  (query: string): Mode['write'] =>
+  (groups, round, i, w) => {
+    const group = groups[i % groups.length]!;
+    const messageId = `r${round}_m${i}`;
+    return {
+      path: `/api/v1/memories${query}`,
+      group,
+      messageId,
+      body: {
+        group_id: group,
+        message_id: messageId,
+        create_time: new Date(Date.UTC(2025, 0, round, 0, 0, 0) + i * 1000).toISOString(),
+        sender: `writer_${w}`,
+        content: `round ${round}, message ${i}, from writer ${w}`,
+      },
+    };
   };
-};
 
 const MODES: readonly Mode[] = [
   { label: 'held writes (200)', setUp: async () => groupsOf('crash_g'), write: evermemos('') },
-  { label: 'sync_mode=false writes (202)', setUp: async () => groupsOf('crash_g'), write: evermemos('?sync_mode=false') },
+  {
+    label: 'sync_mode=false writes (202)',
+    setUp: async () => groupsOf('crash_g'),
+    write: evermemos('?sync_mode=false'),
+  },
   {
     // The memory-service family writes through its own topic; the server names the messages.
     label: 'memory-service appends (201)',
     setUp: async (base) =>
       Promise.all(
         groupsOf('').map(async () => {
-          const res = await fetch(`${base}/v1/conversations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+          const res = await fetch(`${base}/v1/conversations`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+          });
           assert.equal(res.status, 201);
           return ((await res.json()) as { id: string }).id;
         }),
       ),
     write: (groups, round, i, w) => {
       const group = groups[i % groups.length]!;
-      return { path: `/v1/conversations/${group}/messages`, group, body: { content: [{ type: 'text', text: `round ${round}, message ${i}, from writer ${w}` }] } };
+      return {
+        path: `/v1/conversations/${group}/messages`,
+        group,
+        body: { content: [{ type: 'text', text: `round ${round}, message ${i}, from writer ${w}` }] },
+      };
     },
   },
 ];
@@ -79,7 +93,11 @@ function groupsOf(prefix: string): string[] {
 
 test('the crash test starts the embedded mode the way npm start does', () => {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  assert.equal(embeddedCommand().asWritten, pkg.scripts['start'], 'npm start changed: change embeddedCommand() in harness/embedded-process.ts with it');
+  assert.equal(
+    embeddedCommand().asWritten,
+    pkg.scripts['start'],
+    'npm start changed: change embeddedCommand() in harness/embedded-process.ts with it',
+  );
 });
 
 for (const mode of MODES) {
@@ -100,8 +118,14 @@ for (const mode of MODES) {
       const killAfter = randomInt(KILL_AFTER.min, KILL_AFTER.max + 1);
       const load = await writeUntilCrash(proc, { round, groups, write: mode.write, killAfter });
       for (const [id, group] of load.acknowledged) acknowledged.set(id, group);
-      t.diagnostic(`round ${round}: killed after ${killAfter} acknowledgements; ${load.acknowledged.size} acknowledged in all, answers ${JSON.stringify(load.statuses)}`);
-      assert.deepEqual(load.failuresBeforeCrash, [], 'requests failed before the crash: the server was broken, not crashed');
+      t.diagnostic(
+        `round ${round}: killed after ${killAfter} acknowledgements; ${load.acknowledged.size} acknowledged in all, answers ${JSON.stringify(load.statuses)}`,
+      );
+      assert.deepEqual(
+        load.failuresBeforeCrash,
+        [],
+        'requests failed before the crash: the server was broken, not crashed',
+      );
 
       proc = await start();
       const census = await untilStored(proc.base, groups, acknowledged);
@@ -110,7 +134,11 @@ for (const mode of MODES) {
         `${census.missing.length} missing, ${census.duplicated.length} duplicated`;
       t.diagnostic(summary);
       assert.equal(census.missing.length, 0, `${summary}; missing e.g. ${census.missing.slice(0, 5).join(', ')}`);
-      assert.equal(census.duplicated.length, 0, `${summary}; duplicated e.g. ${census.duplicated.slice(0, 5).join(', ')}`);
+      assert.equal(
+        census.duplicated.length,
+        0,
+        `${summary}; duplicated e.g. ${census.duplicated.slice(0, 5).join(', ')}`,
+      );
       assert.deepEqual(census.storedTwice, [], `${summary}; a group holds one message_id more than once`);
     }
     await proc.stop();
@@ -128,7 +156,10 @@ interface Load {
  * whole process group gets SIGKILL while the others' requests are still open. An answer read
  * after the kill still counts: the server gave it before it died.
  */
-async function writeUntilCrash(proc: EmbeddedProcess, o: { round: number; groups: string[]; write: Mode['write']; killAfter: number }): Promise<Load> {
+async function writeUntilCrash(
+  proc: EmbeddedProcess,
+  o: { round: number; groups: string[]; write: Mode['write']; killAfter: number },
+): Promise<Load> {
   const acknowledged = new Map<string, string>();
   const statuses: Record<string, number> = {};
   const failuresBeforeCrash: string[] = [];
@@ -151,7 +182,8 @@ async function writeUntilCrash(proc: EmbeddedProcess, o: { round: number; groups
         const text = await res.text();
         status = res.status;
         // a server-named message: its id is in the answer (201 and 202 alike)
-        if (messageId === undefined && (status === 201 || status === 202)) messageId = (JSON.parse(text) as { id: string }).id;
+        if (messageId === undefined && (status === 201 || status === 202))
+          messageId = (JSON.parse(text) as { id: string }).id;
       } catch (err) {
         if (!crashed) failuresBeforeCrash.push(`write ${i}: ${String((err as Error).cause ?? err)}`);
         return;
@@ -163,7 +195,10 @@ async function writeUntilCrash(proc: EmbeddedProcess, o: { round: number; groups
     }
   };
   await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
-  if (!crashed) throw new Error(`the load ended after ${acknowledged.size} acknowledgements, before the crash: ${failuresBeforeCrash.slice(0, 3).join('; ')}`);
+  if (!crashed)
+    throw new Error(
+      `the load ended after ${acknowledged.size} acknowledgements, before the crash: ${failuresBeforeCrash.slice(0, 3).join('; ')}`,
+    );
   await crashed;
   return { acknowledged, statuses, failuresBeforeCrash };
 }
@@ -176,7 +211,11 @@ interface Census {
   readonly storedTwice: string[];
 }
 
-async function takeCensus(base: string, groups: readonly string[], acknowledged: ReadonlyMap<string, string>): Promise<Census> {
+async function takeCensus(
+  base: string,
+  groups: readonly string[],
+  acknowledged: ReadonlyMap<string, string>,
+): Promise<Census> {
   const copies = new Map<string, number>(); // `${group}\n${id}` -> rows
   for (const group of groups) {
     for (const m of await everyMessageOf(base, group)) {
@@ -199,7 +238,11 @@ async function takeCensus(base: string, groups: readonly string[], acknowledged:
  * Reads every group until no acknowledged message is missing, or until the deadline; returns the
  * last census either way, so a failure can say how many were found, missing and duplicated.
  */
-async function untilStored(base: string, groups: readonly string[], acknowledged: ReadonlyMap<string, string>): Promise<Census> {
+async function untilStored(
+  base: string,
+  groups: readonly string[],
+  acknowledged: ReadonlyMap<string, string>,
+): Promise<Census> {
   const started = performance.now();
   for (;;) {
     const census = await takeCensus(base, groups, acknowledged);
@@ -220,7 +263,8 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
     for (const proc of started) await proc.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
-  const start = async (env: Record<string, string> = {}) => (await startHealthy({ dataDir, env }, (proc) => started.push(proc))).proc;
+  const start = async (env: Record<string, string> = {}) =>
+    (await startHealthy({ dataDir, env }, (proc) => started.push(proc))).proc;
   // Answered once applied (200), then once journaled: with no sync wait every command is a 202
   // that only the journal's replay can make good after the crash.
   const rounds: Array<{ label: string; env: Record<string, string> }> = [
@@ -236,16 +280,27 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
     proc = await start(env);
     const base = proc.base;
     // What the commands will act on, stored (and acknowledged) before the load starts.
-    const messages = Array.from({ length: TARGETS }, (_, i) => ({ id: `r${round}_m${i}`, group: groups[i % groups.length]! }));
+    const messages = Array.from({ length: TARGETS }, (_, i) => ({
+      id: `r${round}_m${i}`,
+      group: groups[i % groups.length]!,
+    }));
     const sessions = Array.from({ length: TARGETS }, (_, i) => `crash_r${round}_s${i}`);
     await inParallel(WRITERS, messages, async (m, i) => {
       const res = await call(base, 'POST', '/api/v1/memories', {
-        group_id: m.group, message_id: m.id, create_time: new Date(Date.UTC(2025, 1, round) + i * 1000).toISOString(), sender: 'setup', content: `target ${i}`,
+        group_id: m.group,
+        message_id: m.id,
+        create_time: new Date(Date.UTC(2025, 1, round) + i * 1000).toISOString(),
+        sender: 'setup',
+        content: `target ${i}`,
       });
       assert.ok(res.status === 200 || res.status === 202, `setup write answered ${res.status}`);
     });
     await inParallel(WRITERS, sessions, async (session) => {
-      const res = await call(base, 'POST', '/messages', { session_id: session, query_id: 'q1', messages: [{ role: 'user', content: 'hello' }] });
+      const res = await call(base, 'POST', '/messages', {
+        session_id: session,
+        query_id: 'q1',
+        messages: [{ role: 'user', content: 'hello' }],
+      });
       assert.ok(res.status === 200 || res.status === 202, `setup write answered ${res.status}`);
     });
 
@@ -268,8 +323,14 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
         let status: number;
         try {
           const res = target
-            ? await fetch(`${base}/api/v1/memories?message_id=${target.id}&group_id=${target.group}`, { method: 'DELETE', signal: AbortSignal.timeout(30_000) })
-            : await fetch(`${base}/session/${session}/complete`, { method: 'POST', signal: AbortSignal.timeout(30_000) });
+            ? await fetch(`${base}/api/v1/memories?message_id=${target.id}&group_id=${target.group}`, {
+                method: 'DELETE',
+                signal: AbortSignal.timeout(30_000),
+              })
+            : await fetch(`${base}/session/${session}/complete`, {
+                method: 'POST',
+                signal: AbortSignal.timeout(30_000),
+              });
           await res.arrayBuffer();
           status = res.status;
         } catch (err) {
@@ -284,9 +345,14 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
     };
     await Promise.all(Array.from({ length: WRITERS }, () => writer()));
     assert.deepEqual(failures, [], 'requests failed before the crash: the server was broken, not crashed');
-    assert.ok(crashed, `the commands ran out before the crash (${deleted.size} deletions, ${completed.size} completions acknowledged)`);
+    assert.ok(
+      crashed,
+      `the commands ran out before the crash (${deleted.size} deletions, ${completed.size} completions acknowledged)`,
+    );
     await crashed;
-    t.diagnostic(`round ${round}, ${label}: killed after ${killAfter} acknowledgements (${deleted.size} deletions, ${completed.size} completions; answers ${JSON.stringify(statuses)})`);
+    t.diagnostic(
+      `round ${round}, ${label}: killed after ${killAfter} acknowledgements (${deleted.size} deletions, ${completed.size} completions; answers ${JSON.stringify(statuses)})`,
+    );
 
     proc = await start();
     // A deletion applied late (a 202, replayed from the journal) is still on its way: wait for it.
@@ -294,7 +360,9 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
     let present = new Map<string, number>();
     for (;;) {
       present = new Map();
-      for (const group of groups) for (const m of await everyMessageOf(proc.base, group)) present.set(m.message_id, (present.get(m.message_id) ?? 0) + 1);
+      for (const group of groups)
+        for (const m of await everyMessageOf(proc.base, group))
+          present.set(m.message_id, (present.get(m.message_id) ?? 0) + 1);
       if ([...deleted].every((id) => !present.has(id)) || performance.now() - started > STORED_DEADLINE_MS) break;
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -303,20 +371,30 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
     const lost = messages.filter((m) => !sent.has(m.id) && present.get(m.id) !== 1).map((m) => m.id);
     assert.deepEqual(lost, [], `messages no deletion was sent for are not there exactly once (round ${round})`);
     for (const session of sessions) {
-      const { status }: { status?: string } = (await call<{ status?: string }>(proc.base, 'POST', `/session/${session}/complete`)).body;
-      if (completed.has(session)) assert.equal(status, 'already_completed', `acknowledged completion of ${session} lost (round ${round})`);
-      if (!sent.has(session)) assert.equal(status, 'completed', `${session} was completed though nobody asked (round ${round})`);
+      const { status }: { status?: string } = (
+        await call<{ status?: string }>(proc.base, 'POST', `/session/${session}/complete`)
+      ).body;
+      if (completed.has(session))
+        assert.equal(status, 'already_completed', `acknowledged completion of ${session} lost (round ${round})`);
+      if (!sent.has(session))
+        assert.equal(status, 'completed', `${session} was completed though nobody asked (round ${round})`);
     }
   }
   await proc?.stop();
 });
 
-async function inParallel<T>(width: number, items: readonly T[], work: (item: T, index: number) => Promise<void>): Promise<void> {
+async function inParallel<T>(
+  width: number,
+  items: readonly T[],
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await work(items[i]!, i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await work(items[i]!, i);
+      }
+    }),
+  );
 }

@@ -34,7 +34,10 @@ test('npm start with its PostgreSQL and DATA_DIR inside a private (0700) folder 
   const postgresDir = join(home, 'clone', '.cache', 'postgres');
   await cp(installed, postgresDir, { recursive: true });
   const dataDir = join(home, 'clone', 'data');
-  const { proc } = await startHealthy({ dataDir, env: { MEMSTREAM_POSTGRES_DIR: postgresDir, EMBEDDING_PROVIDER: 'hash' } }, (p) => started.push(p));
+  const { proc } = await startHealthy(
+    { dataDir, env: { MEMSTREAM_POSTGRES_DIR: postgresDir, EMBEDDING_PROVIDER: 'hash' } },
+    (p) => started.push(p),
+  );
 
   const message = {
     group_id: 'private_dir',
@@ -46,10 +49,15 @@ test('npm start with its PostgreSQL and DATA_DIR inside a private (0700) folder 
   const write = await call(proc.base, 'POST', '/api/v1/memories', message);
   assert.equal(write.status, 200, JSON.stringify(write.body));
   const { memories } = await messagesOf(proc.base, 'private_dir');
-  assert.deepEqual(memories.map((m) => m.content), [message.content]);
+  assert.deepEqual(
+    memories.map((m) => m.content),
+    [message.content],
+  );
 
   // What makes the run the case in question: as root, the server is a user the folder shuts out.
-  const postmaster = Number((await readFile(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const postmaster = Number(
+    (await readFile(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8')).split('\n')[0],
+  );
   const serverUid = await uidOf(postmaster);
   assert.notEqual(serverUid, 0, 'PostgreSQL never runs as root');
   assert.equal(serverUid !== (await stat(home)).uid, process.getuid!() === 0, `the server runs as uid ${serverUid}`);

@@ -22,11 +22,19 @@ test('distributed mode: the same contract across gateway, converter and read API
   const [gatewayPort, converterPort, readPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const gateway = `http://127.0.0.1:${gatewayPort}`;
   const readApi = `http://127.0.0.1:${readPort}`;
-  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(gatewayPort), REQUEST_SYNC_TIMEOUT_MS: '10000' });
+  startProcess(t, 'services/ingest-gateway/src/main.ts', {
+    ...shared,
+    PORT: String(gatewayPort),
+    REQUEST_SYNC_TIMEOUT_MS: '10000',
+  });
   let converter = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
   const converterBase = `http://127.0.0.1:${converterPort}`;
-  await waitFor('all three healthy', async () => (await healthy(gateway)) && (await healthy(converterBase)) && (await healthy(readApi)), 60_000);
+  await waitFor(
+    'all three healthy',
+    async () => (await healthy(gateway)) && (await healthy(converterBase)) && (await healthy(readApi)),
+    60_000,
+  );
 
   await checkWriteContract(gateway, readApi, uniqueName('dist'));
 
@@ -36,7 +44,11 @@ test('distributed mode: the same contract across gateway, converter and read API
   assert.equal(await converter.exited, 0);
   const group = uniqueName('paused');
   const queued = await call<{ request_id: string }>(gateway, 'POST', '/api/v1/memories?sync_mode=false', {
-    group_id: group, message_id: 'q1', create_time: '2025-01-15T10:00:00Z', sender: 'u', content: 'queued',
+    group_id: group,
+    message_id: 'q1',
+    create_time: '2025-01-15T10:00:00Z',
+    sender: 'u',
+    content: 'queued',
   });
   assert.equal(queued.status, 202);
   const accepted = await requestStatus(readApi, queued.body.request_id);
@@ -45,10 +57,14 @@ test('distributed mode: the same contract across gateway, converter and read API
   assert.equal((await messagesOf(readApi, group)).total_count, 0);
 
   converter = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
-  const stored = await waitFor('the queued write stored', async () => {
-    const s = await requestStatus(readApi, queued.body.request_id);
-    return s.body.result['status'] === 'stored' ? s : undefined;
-  }, 60_000);
+  const stored = await waitFor(
+    'the queued write stored',
+    async () => {
+      const s = await requestStatus(readApi, queued.body.request_id);
+      return s.body.result['status'] === 'stored' ? s : undefined;
+    },
+    60_000,
+  );
   assert.equal(stored.body.result['sequence'], 0);
   assert.equal((await messagesOf(readApi, group)).total_count, 1);
 });

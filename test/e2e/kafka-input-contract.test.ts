@@ -15,25 +15,54 @@ import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../
 // stop the ones behind them, and events with an id get an outcome either way.
 test('direct producers: valid events land in order, poison records are dead-lettered with a reason', async (t) => {
   const log = createLogger({ service: 'test', level: 'silent' });
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 10_000,
+    log,
+  });
   t.after(() => store.close());
   await migrate(store, log);
   const prefix = kafkaTopicPrefix(t, 'contract');
-  const bus = new KafkaBus({ brokers: infra().kafkaBrokers, clientId: 'contract-test', topicPrefix: prefix, log, defaultPartitions: 2, replicationFactor: 1, requestTimeoutMs: 30_000, commitIntervalMs: 50, metrics: new Metrics() });
+  const bus = new KafkaBus({
+    brokers: infra().kafkaBrokers,
+    clientId: 'contract-test',
+    topicPrefix: prefix,
+    log,
+    defaultPartitions: 2,
+    replicationFactor: 1,
+    requestTimeoutMs: 30_000,
+    commitIntervalMs: 50,
+    metrics: new Metrics(),
+  });
   t.after(() => bus.close());
   await bus.ensureTopics(allTopics());
   const fanout = new RedisFanout(infra().redisUrl, log);
   t.after(() => fanout.close());
   const subs = await startConverter({
-    bus, store, fanout, log, groupId: uniqueName('converter'),
-    retry: { maxAttempts: 2, initialDelayMs: 10, maxDelayMs: 50 }, partitionsConcurrently: 2, maxBatchSize: 100, metaCacheMs: 10_000, rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
+    bus,
+    store,
+    fanout,
+    log,
+    groupId: uniqueName('converter'),
+    retry: { maxAttempts: 2, initialDelayMs: 10, maxDelayMs: 50 },
+    partitionsConcurrently: 2,
+    maxBatchSize: 100,
+    metaCacheMs: 10_000,
+    rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
   });
   t.after(() => Promise.all(subs.map((s) => s.stop())));
 
   const group = 'contract-group';
   const at = new Date().toISOString();
   const message = (id: string, messageId: string, sender: string, content: string) =>
-    JSON.stringify({ id, type: 'group_chat.message.received', occurred_at: at, source: 'third-party', data: { group_id: group, message_id: messageId, create_time: '2025-03-01T09:00:00Z', sender, content } });
+    JSON.stringify({
+      id,
+      type: 'group_chat.message.received',
+      occurred_at: at,
+      source: 'third-party',
+      data: { group_id: group, message_id: messageId, create_time: '2025-03-01T09:00:00Z', sender, content },
+    });
   const kafka = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING });
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
@@ -43,12 +72,32 @@ test('direct producers: valid events land in order, poison records are dead-lett
     messages: [
       { key: group, value: message('ev-a', 'm-a', 'alice', 'first') },
       { key: group, value: '{not json' },
-      { key: group, value: JSON.stringify({ id: 'ev-bad', type: 'group_chat.message.received', occurred_at: at, data: { group_id: group, message_id: 'm-x', content: 'no sender, no time' } }) },
       {
         key: group,
         value: JSON.stringify({
-          id: 'ev-meta', type: 'group_chat.conversation_meta.upserted', occurred_at: at,
-          data: { version: '1', scene: 'group_chat', scene_desc: 'd', name: 'Contract', description: 'd', group_id: group, created_at: '2025-03-01T08:00:00Z', default_timezone: 'Europe/Paris', user_details: { bob: { full_name: 'Bob Builder', role: 'bot' } } },
+          id: 'ev-bad',
+          type: 'group_chat.message.received',
+          occurred_at: at,
+          data: { group_id: group, message_id: 'm-x', content: 'no sender, no time' },
+        }),
+      },
+      {
+        key: group,
+        value: JSON.stringify({
+          id: 'ev-meta',
+          type: 'group_chat.conversation_meta.upserted',
+          occurred_at: at,
+          data: {
+            version: '1',
+            scene: 'group_chat',
+            scene_desc: 'd',
+            name: 'Contract',
+            description: 'd',
+            group_id: group,
+            created_at: '2025-03-01T08:00:00Z',
+            default_timezone: 'Europe/Paris',
+            user_details: { bob: { full_name: 'Bob Builder', role: 'bot' } },
+          },
         }),
       },
       { key: group, value: message('ev-b', 'm-b', 'bob', 'second') },
@@ -60,7 +109,13 @@ test('direct producers: valid events land in order, poison records are dead-lett
     const page = await listMessages(store, { conversationId: group, limit: 10, offset: 0, order: 'oldest-first' });
     return page.total === 2 && (await findRequestOutcome(store, 'ev-a-again')) ? page.items : undefined;
   });
-  assert.deepEqual(stored.map((m) => [m.seq, m.message_id, m.content]), [[0, 'm-a', 'first'], [1, 'm-b', 'second']]);
+  assert.deepEqual(
+    stored.map((m) => [m.seq, m.message_id, m.content]),
+    [
+      [0, 'm-a', 'first'],
+      [1, 'm-b', 'second'],
+    ],
+  );
   assert.equal(stored[1]!.sender_name, 'Bob Builder', 'metadata applied between the messages around it');
   assert.equal(stored[1]!.role, 'assistant');
   assert.deepEqual(stored[1]!.metadata, { group_name: 'Contract', scene: 'group_chat', timezone: 'Europe/Paris' });

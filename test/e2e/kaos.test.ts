@@ -4,7 +4,14 @@ import { uniqueName, waitFor } from '../helpers/infra.js';
 import { distributedEnv } from '../helpers/distributed.js';
 import { freePort, startProcess } from '../../harness/processes.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
-import { checkKaosAccess, checkKaosBadInput, checkKaosEviction, checkKaosSemantics, checkNullMemory, KAOS_LIMIT_ENV } from './kaos-contract.js';
+import {
+  checkKaosAccess,
+  checkKaosBadInput,
+  checkKaosEviction,
+  checkKaosSemantics,
+  checkNullMemory,
+  KAOS_LIMIT_ENV,
+} from './kaos-contract.js';
 
 const AGENT_KEY = 'kaos-agent-key-0123456789abcdef';
 const AUTH_ENV = { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `kaos-pod:${AGENT_KEY}` };
@@ -49,7 +56,11 @@ test('distributed mode: two read APIs and two converters over Kafka share one KA
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[3]) });
   startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(ports[4]) });
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
-  await waitFor('converters, read APIs and indexer healthy', async () => (await Promise.all(bases.map(healthy))).every(Boolean), 60_000);
+  await waitFor(
+    'converters, read APIs and indexer healthy',
+    async () => (await Promise.all(bases.map(healthy))).every(Boolean),
+    60_000,
+  );
   const [, , one, two] = bases as [string, string, string, string];
   await checkKaosSemantics(one, agentKey, 'semantics');
   await checkKaosEviction([one, two], agentKey, 'eviction');

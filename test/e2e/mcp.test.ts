@@ -11,7 +11,12 @@ import { call, checkRefused, checkTools } from './mcp/tools-contract.js';
 /** `memstream-mcp --transport http` as its own process, in front of `memstream`. */
 async function mcpOverHttp(t: TestContext, memstream: string): Promise<string> {
   const port = await freePort();
-  startProcess(t, 'services/mcp/src/main.ts', { MEMSTREAM_URL: memstream, LOG_LEVEL: 'warn' }, { args: ['--transport', 'http', '--port', String(port)] });
+  startProcess(
+    t,
+    'services/mcp/src/main.ts',
+    { MEMSTREAM_URL: memstream, LOG_LEVEL: 'warn' },
+    { args: ['--transport', 'http', '--port', String(port)] },
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitFor('the MCP server healthy', () => healthy(url), 60_000);
   return url;
@@ -19,23 +24,56 @@ async function mcpOverHttp(t: TestContext, memstream: string): Promise<string> {
 
 test('MCP over stdio and Streamable HTTP: the SDK client lists the tools and calls each against a server with authentication', async (t: TestContext) => {
   const memstream = await embeddedMemstream(t, AUTH_ENV);
-  await t.test('stdio, with the API key from the environment', async (t) => checkTools(await stdioClient(t, { MEMSTREAM_URL: memstream, MEMSTREAM_API_KEY: AGENT_KEY }), 'stdio'));
-  await t.test('`memstream mcp` (the CLI) serves the same tools over stdio', async (t) =>
-    checkTools(await stdioClient(t, { MEMSTREAM_URL: memstream, MEMSTREAM_API_KEY: AGENT_KEY }, ['services/cli/src/main.ts', 'mcp']), 'cli'),
+  await t.test('stdio, with the API key from the environment', async (t) =>
+    checkTools(await stdioClient(t, { MEMSTREAM_URL: memstream, MEMSTREAM_API_KEY: AGENT_KEY }), 'stdio'),
   );
-  await t.test('stdio, without credentials: every tool says 401', async (t) => checkRefused(await stdioClient(t, { MEMSTREAM_URL: memstream })));
+  await t.test('`memstream mcp` (the CLI) serves the same tools over stdio', async (t) =>
+    checkTools(
+      await stdioClient(t, { MEMSTREAM_URL: memstream, MEMSTREAM_API_KEY: AGENT_KEY }, [
+        'services/cli/src/main.ts',
+        'mcp',
+      ]),
+      'cli',
+    ),
+  );
+  await t.test('stdio, without credentials: every tool says 401', async (t) =>
+    checkRefused(await stdioClient(t, { MEMSTREAM_URL: memstream })),
+  );
 
   const mcp = await mcpOverHttp(t, memstream);
-  await t.test("HTTP, with the caller's X-API-Key passed through", async (t) => checkTools(await httpClient(t, mcp, { 'x-api-key': AGENT_KEY }), 'http'));
-  await t.test('HTTP, without credentials: every tool says 401', async (t) => checkRefused(await httpClient(t, mcp, {})));
-  await t.test("HTTP: each request acts as its own caller (a person's token reaches only their conversations)", async (t) => {
-    const alice = await httpClient(t, mcp, bearer(await userToken('alice')));
-    const bob = await httpClient(t, mcp, bearer(await userToken('bob')));
-    assert.equal((await call(alice, 'add_memory', { conversation_id: 'mcp_alice_notes', content: 'My locker code is 4242.', sender: 'alice' })).isError, false);
-    assert.match((await call(alice, 'get_conversation', { conversation_id: 'mcp_alice_notes' })).text, /4242/);
-    assert.equal((await call(bob, 'get_conversation', { conversation_id: 'mcp_alice_notes' })).isError, true, 'bob is not a member');
-    assert.equal((await call(alice, 'delete_memory', { conversation_id: 'mcp_alice_notes' })).data['deleted_messages'], 1);
-  });
+  await t.test("HTTP, with the caller's X-API-Key passed through", async (t) =>
+    checkTools(await httpClient(t, mcp, { 'x-api-key': AGENT_KEY }), 'http'),
+  );
+  await t.test('HTTP, without credentials: every tool says 401', async (t) =>
+    checkRefused(await httpClient(t, mcp, {})),
+  );
+  await t.test(
+    "HTTP: each request acts as its own caller (a person's token reaches only their conversations)",
+    async (t) => {
+      const alice = await httpClient(t, mcp, bearer(await userToken('alice')));
+      const bob = await httpClient(t, mcp, bearer(await userToken('bob')));
+      assert.equal(
+        (
+          await call(alice, 'add_memory', {
+            conversation_id: 'mcp_alice_notes',
+            content: 'My locker code is 4242.',
+            sender: 'alice',
+          })
+        ).isError,
+        false,
+      );
+      assert.match((await call(alice, 'get_conversation', { conversation_id: 'mcp_alice_notes' })).text, /4242/);
+      assert.equal(
+        (await call(bob, 'get_conversation', { conversation_id: 'mcp_alice_notes' })).isError,
+        true,
+        'bob is not a member',
+      );
+      assert.equal(
+        (await call(alice, 'delete_memory', { conversation_id: 'mcp_alice_notes' })).data['deleted_messages'],
+        1,
+      );
+    },
+  );
 });
 
 test('MCP against a server without authentication: no credentials needed, over stdio and HTTP', async (t: TestContext) => {

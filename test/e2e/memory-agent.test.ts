@@ -20,11 +20,20 @@ test('distributed mode: the same, with the summarizer as its own process on Kafk
     SUMMARY_SWEEP_INTERVAL_MS: '200',
   };
   const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const [gateway, converter, summarizer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string, string];
+  const [gateway, converter, summarizer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
   startProcess(t, 'services/summarizer/src/main.ts', { ...shared, PORT: String(ports[2]) });
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[3]) });
-  await waitFor('all four healthy', async () => (await Promise.all([gateway, converter, summarizer, readApi].map(healthy))).every(Boolean), 60_000);
+  await waitFor(
+    'all four healthy',
+    async () => (await Promise.all([gateway, converter, summarizer, readApi].map(healthy))).every(Boolean),
+    60_000,
+  );
   await checkMemoryAgent(gateway, readApi, uniqueName('agent'));
 });

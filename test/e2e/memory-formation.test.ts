@@ -13,13 +13,21 @@ test('embedded mode: every boundary rule closes an episode; offline extraction; 
 });
 
 test('embedded mode: an open episode closes when its conversation goes idle', async (t: TestContext) => {
-  const base = await embeddedMemstream(t, { ...FORMATION_ENV, EPISODE_IDLE_CLOSE_MS: '300', EMBEDDING_PROVIDER: 'hash' });
+  const base = await embeddedMemstream(t, {
+    ...FORMATION_ENV,
+    EPISODE_IDLE_CLOSE_MS: '300',
+    EMBEDDING_PROVIDER: 'hash',
+  });
   const group = uniqueName('idle');
   await post(base, group, 'i0', 'Anyone up for climbing on Saturday?', Date.UTC(2025, 0, 4, 9));
-  const memories = await waitFor('the idle episode extracted', async () => {
-    const m = await episodicOf(base, group);
-    return m.length > 0 ? m : undefined;
-  }, 30_000);
+  const memories = await waitFor(
+    'the idle episode extracted',
+    async () => {
+      const m = await episodicOf(base, group);
+      return m.length > 0 ? m : undefined;
+    },
+    30_000,
+  );
   assert.deepEqual(memories.find((m) => m.user_id === null)!.message_ids, ['i0']);
 });
 
@@ -64,23 +72,40 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
     EPISODE_TOPIC_MIN_MESSAGES: '3',
   };
   const ports = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-  const [gateway, converter, extractor, indexer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string, string, string];
+  const [gateway, converter, extractor, indexer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
   startProcess(t, 'services/extractor/src/main.ts', { ...shared, ...modelEnv, PORT: String(ports[2]) });
   startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(ports[3]) });
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[4]) });
-  await waitFor('all five healthy', async () => (await Promise.all([gateway, converter, extractor, indexer, readApi].map(healthy))).every(Boolean), 90_000);
+  await waitFor(
+    'all five healthy',
+    async () => (await Promise.all([gateway, converter, extractor, indexer, readApi].map(healthy))).every(Boolean),
+    90_000,
+  );
 
   const at = (i: number) => Date.UTC(2025, 5, 1, 10, i);
   const narrativeOf = async (group: string) =>
-    waitFor(`a model narrative for ${group}`, async () => (await episodicOf(readApi, group)).find((m) => m.user_id === null && m.extractor === 'model:test-extractor'), 60_000);
+    waitFor(
+      `a model narrative for ${group}`,
+      async () =>
+        (await episodicOf(readApi, group)).find((m) => m.user_id === null && m.extractor === 'model:test-extractor'),
+      60_000,
+    );
 
   // 429s past the client's retry: the episode is parked, then extracted on a later try.
-  const isExtraction = (messages: Array<{ content: string }>) => !messages[0]!.content.includes('segment a conversation');
+  const isExtraction = (messages: Array<{ content: string }>) =>
+    !messages[0]!.content.includes('segment a conversation');
   model.failNext(4, 429, isExtraction);
   const throttled = uniqueName('throttled');
-  for (let i = 0; i < 4; i++) await post(gateway, throttled, `r${i}`, `Throttled line ${i}`, at(i), i % 2 ? 'bob' : 'ann');
+  for (let i = 0; i < 4; i++)
+    await post(gateway, throttled, `r${i}`, `Throttled line ${i}`, at(i), i % 2 ? 'bob' : 'ann');
   const n1 = await narrativeOf(throttled);
   assert.match(n1.content, /^MODEL NARRATIVE starting with: Throttled line 0/);
   assert.deepEqual(n1.message_ids, ['r0', 'r1', 'r2', 'r3']);
@@ -90,12 +115,16 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
 
   // An invalid reply is asked for again with the problem stated.
   let bad = 2;
-  model.replyWith((messages) => (isExtraction(messages) && bad-- > 0 ? 'Sure! Here are the memories.' : extractionReply(messages)));
+  model.replyWith((messages) =>
+    isExtraction(messages) && bad-- > 0 ? 'Sure! Here are the memories.' : extractionReply(messages),
+  );
   const invalid = uniqueName('invalid');
   const callsBefore = model.calls.length;
   for (let i = 0; i < 4; i++) await post(gateway, invalid, `v${i}`, `Invalid-reply line ${i}`, at(i));
   await narrativeOf(invalid);
-  const repairs = model.calls.slice(callsBefore).filter((c) => c.messages.some((m) => m.content.startsWith('That reply was not usable: it is not valid JSON')));
+  const repairs = model.calls
+    .slice(callsBefore)
+    .filter((c) => c.messages.some((m) => m.content.startsWith('That reply was not usable: it is not valid JSON')));
   assert.ok(repairs.length >= 1, 'the model was told what was wrong');
   model.replyWith(extractionReply);
 
@@ -103,7 +132,8 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
   model.hold();
   const slow = uniqueName('slow');
   for (let i = 0; i < 4; i++) await post(gateway, slow, `w${i}`, `Slow line ${i}`, at(i));
-  const slowTries = () => model.arrived.filter((m) => isExtraction(m) && m.some((x) => x.content.includes('Slow line'))).length;
+  const slowTries = () =>
+    model.arrived.filter((m) => isExtraction(m) && m.some((x) => x.content.includes('Slow line'))).length;
   await waitFor('a second try after a timed-out call', async () => slowTries() >= 2, 60_000);
   assert.equal((await episodicOf(readApi, slow)).length, 0, 'nothing extracted while the model hangs');
   model.release();
@@ -115,7 +145,11 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
   await post(gateway, topic, 'p0', 'Where should the team dinner be?', at(0));
   await post(gateway, topic, 'p1', 'The Thai place, that settles it.', at(1), 'bob');
   await post(gateway, topic, 'p2', 'Unrelated: has anyone seen my charger?', at(2));
-  const n4 = await waitFor('the topic episode', async () => (await episodicOf(readApi, topic)).find((m) => m.user_id === null), 60_000);
+  const n4 = await waitFor(
+    'the topic episode',
+    async () => (await episodicOf(readApi, topic)).find((m) => m.user_id === null),
+    60_000,
+  );
   assert.deepEqual(n4.message_ids, ['p0', 'p1']);
 
   await checkSearchAndDelete(gateway, readApi, uniqueName('del'));

@@ -3,7 +3,17 @@ import { msCall } from '../helpers/memory-service-client.js';
 import { waitFor } from '../helpers/infra.js';
 
 /** Every kind of caller the rules tell apart. */
-export const CALLERS = ['owner', 'manager', 'writer', 'reader', 'stranger', 'agent', 'none', 'expired', 'forged'] as const;
+export const CALLERS = [
+  'owner',
+  'manager',
+  'writer',
+  'reader',
+  'stranger',
+  'agent',
+  'none',
+  'expired',
+  'forged',
+] as const;
 export type Caller = (typeof CALLERS)[number];
 export type Credentials = Record<Caller, Record<string, string>>;
 
@@ -32,33 +42,82 @@ interface Row {
 const text = (t: string) => [{ type: 'text', text: t }];
 const status = async (p: Promise<{ status: number }>) => (await p).status;
 const raw = async (base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-  (await fetch(`${base}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })).status;
+  (
+    await fetch(`${base}${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  ).status;
 
 const READ = { owner: 200, manager: 200, writer: 200, reader: 200, stranger: 404, agent: 200 };
 
 /** Every endpoint of the family, both layouts, and what each caller gets. */
 export const ROWS: readonly Row[] = [
-  { name: 'GET conversation', call: (b, f, h) => status(msCall(b, 'getConversation', { params: { conversationId: f.id }, headers: h })), expect: READ },
-  { name: 'GET /v1/user conversation', call: (b, f, h) => raw(b, 'GET', `/v1/user/conversations/${f.id}`, h), expect: READ },
-  { name: 'GET conversations', call: (b, _f, h) => status(msCall(b, 'listConversations', { headers: h })), expect: { ...READ, stranger: 200 } },
-  { name: 'GET messages', call: (b, f, h) => status(msCall(b, 'listConversationMessages', { params: { conversationId: f.id }, headers: h })), expect: READ },
-  { name: 'GET /v1/user messages', call: (b, f, h) => raw(b, 'GET', `/v1/user/conversations/${f.id}/messages`, h), expect: READ },
+  {
+    name: 'GET conversation',
+    call: (b, f, h) => status(msCall(b, 'getConversation', { params: { conversationId: f.id }, headers: h })),
+    expect: READ,
+  },
+  {
+    name: 'GET /v1/user conversation',
+    call: (b, f, h) => raw(b, 'GET', `/v1/user/conversations/${f.id}`, h),
+    expect: READ,
+  },
+  {
+    name: 'GET conversations',
+    call: (b, _f, h) => status(msCall(b, 'listConversations', { headers: h })),
+    expect: { ...READ, stranger: 200 },
+  },
+  {
+    name: 'GET messages',
+    call: (b, f, h) => status(msCall(b, 'listConversationMessages', { params: { conversationId: f.id }, headers: h })),
+    expect: READ,
+  },
+  {
+    name: 'GET /v1/user messages',
+    call: (b, f, h) => raw(b, 'GET', `/v1/user/conversations/${f.id}/messages`, h),
+    expect: READ,
+  },
   {
     name: 'GET messages of the memory channel',
-    call: (b, f, h) => status(msCall(b, 'listConversationMessages', { params: { conversationId: f.id }, query: { channel: 'memory' }, headers: h })),
+    call: (b, f, h) =>
+      status(
+        msCall(b, 'listConversationMessages', {
+          params: { conversationId: f.id },
+          query: { channel: 'memory' },
+          headers: h,
+        }),
+      ),
     expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 404, agent: 200 },
   },
-  { name: 'GET forks', call: (b, f, h) => status(msCall(b, 'listConversationForks', { params: { conversationId: f.id }, headers: h })), expect: READ },
-  { name: 'GET /v1/user forks', call: (b, f, h) => raw(b, 'GET', `/v1/user/conversations/${f.id}/forks`, h), expect: READ },
+  {
+    name: 'GET forks',
+    call: (b, f, h) => status(msCall(b, 'listConversationForks', { params: { conversationId: f.id }, headers: h })),
+    expect: READ,
+  },
+  {
+    name: 'GET /v1/user forks',
+    call: (b, f, h) => raw(b, 'GET', `/v1/user/conversations/${f.id}/forks`, h),
+    expect: READ,
+  },
   {
     name: 'GET memberships',
-    call: (b, f, h) => status(msCall(b, 'listConversationMemberships', { params: { conversationId: f.id }, headers: h })),
+    call: (b, f, h) =>
+      status(msCall(b, 'listConversationMemberships', { params: { conversationId: f.id }, headers: h })),
     expect: { owner: 200, manager: 200, writer: 403, reader: 403, stranger: 404, agent: 200 },
   },
   {
     name: 'POST message',
     mutates: true,
-    call: (b, f, h) => status(msCall(b, 'appendConversationMessage', { params: { conversationId: f.id }, body: { content: text('hi') }, headers: h })),
+    call: (b, f, h) =>
+      status(
+        msCall(b, 'appendConversationMessage', {
+          params: { conversationId: f.id },
+          body: { content: text('hi') },
+          headers: h,
+        }),
+      ),
     expect: { owner: 201, manager: 201, writer: 201, reader: 403, stranger: 404, agent: 201 },
   },
   {
@@ -70,56 +129,109 @@ export const ROWS: readonly Row[] = [
   {
     name: 'POST /v1/agent messages',
     mutates: true,
-    call: (b, f, h) => raw(b, 'POST', `/v1/agent/conversations/${f.id}/messages`, h, { messages: [{ role: 'assistant', content: 'noted', visibility: 'agent' }] }),
+    call: (b, f, h) =>
+      raw(b, 'POST', `/v1/agent/conversations/${f.id}/messages`, h, {
+        messages: [{ role: 'assistant', content: 'noted', visibility: 'agent' }],
+      }),
     expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 201 },
   },
   {
     name: 'POST fork',
     mutates: true,
-    call: (b, f, h) => status(msCall(b, 'forkConversationAtMessage', { params: { conversationId: f.id, messageId: f.firstMessage }, body: {}, headers: h })),
+    call: (b, f, h) =>
+      status(
+        msCall(b, 'forkConversationAtMessage', {
+          params: { conversationId: f.id, messageId: f.firstMessage },
+          body: {},
+          headers: h,
+        }),
+      ),
     expect: { owner: 201, manager: 201, writer: 201, reader: 403, stranger: 404, agent: 201 },
   },
   {
     name: 'POST memberships (share)',
     mutates: true,
-    call: (b, f, h) => raw(b, 'POST', `/v1/conversations/${f.id}/memberships`, h, { userId: 'newbie', accessLevel: 'reader' }),
+    call: (b, f, h) =>
+      raw(b, 'POST', `/v1/conversations/${f.id}/memberships`, h, { userId: 'newbie', accessLevel: 'reader' }),
     expect: { owner: 201, manager: 201, writer: 403, reader: 403, stranger: 404, agent: 201 },
   },
   {
     name: 'POST forks (share, as the January 2026 code has it)',
     mutates: true,
-    call: (b, f, h) => status(msCall(b, 'shareConversation', { params: { conversationId: f.id }, body: { userId: 'newbie', accessLevel: 'writer' }, headers: h })),
+    call: (b, f, h) =>
+      status(
+        msCall(b, 'shareConversation', {
+          params: { conversationId: f.id },
+          body: { userId: 'newbie', accessLevel: 'writer' },
+          headers: h,
+        }),
+      ),
     expect: { owner: 201, manager: 201, writer: 403, reader: 403, stranger: 404, agent: 201 },
   },
   {
     name: 'PATCH membership',
     mutates: true,
-    call: (b, f, h) => status(msCall(b, 'updateConversationMembership', { params: { conversationId: f.id, userId: USERS.writer }, body: { accessLevel: 'reader' }, headers: h })),
+    call: (b, f, h) =>
+      status(
+        msCall(b, 'updateConversationMembership', {
+          params: { conversationId: f.id, userId: USERS.writer },
+          body: { accessLevel: 'reader' },
+          headers: h,
+        }),
+      ),
     expect: { owner: 200, manager: 200, writer: 403, reader: 403, stranger: 404, agent: 200 },
   },
   {
     name: 'DELETE membership (the writer; the writer themselves leaves)',
     mutates: true,
-    call: (b, f, h) => status(msCall(b, 'deleteConversationMembership', { params: { conversationId: f.id, userId: USERS.writer }, headers: h })),
+    call: (b, f, h) =>
+      status(
+        msCall(b, 'deleteConversationMembership', {
+          params: { conversationId: f.id, userId: USERS.writer },
+          headers: h,
+        }),
+      ),
     expect: { owner: 204, manager: 204, writer: 204, reader: 403, stranger: 404, agent: 204 },
   },
   {
     name: 'DELETE membership of the owner',
     mutates: true,
-    call: (b, f, h) => status(msCall(b, 'deleteConversationMembership', { params: { conversationId: f.id, userId: USERS.owner }, headers: h })),
+    call: (b, f, h) =>
+      status(
+        msCall(b, 'deleteConversationMembership', {
+          params: { conversationId: f.id, userId: USERS.owner },
+          headers: h,
+        }),
+      ),
     expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 404, agent: 403 },
   },
   {
     name: 'POST transfer-ownership',
     mutates: true,
-    call: (b, f, h) => status(msCall(b, 'transferConversationOwnership', { params: { conversationId: f.id }, body: { newOwnerUserId: USERS.manager }, headers: h })),
+    call: (b, f, h) =>
+      status(
+        msCall(b, 'transferConversationOwnership', {
+          params: { conversationId: f.id },
+          body: { newOwnerUserId: USERS.manager },
+          headers: h,
+        }),
+      ),
     expect: { owner: 202, manager: 403, writer: 403, reader: 403, stranger: 404, agent: 202 },
   },
   {
     name: 'POST transfer-ownership/accept (offered to the reader)',
     mutates: true,
     prepare: async (b, f, owner) => {
-      assert.equal(await status(msCall(b, 'transferConversationOwnership', { params: { conversationId: f.id }, body: { newOwnerUserId: USERS.reader }, headers: owner })), 202);
+      assert.equal(
+        await status(
+          msCall(b, 'transferConversationOwnership', {
+            params: { conversationId: f.id },
+            body: { newOwnerUserId: USERS.reader },
+            headers: owner,
+          }),
+        ),
+        202,
+      );
     },
     call: (b, f, h) => raw(b, 'POST', `/v1/conversations/${f.id}/transfer-ownership/accept`, h),
     expect: { owner: 404, manager: 404, writer: 404, reader: 200, stranger: 404, agent: 404 },
@@ -128,7 +240,11 @@ export const ROWS: readonly Row[] = [
     name: 'DELETE ownership-transfers/{id} (offered to the reader): the owner withdraws, the reader declines',
     mutates: true,
     prepare: async (b, f, owner) => {
-      const offered = await msCall<{ id: string }>(b, 'transferConversationOwnership', { params: { conversationId: f.id }, body: { newOwnerUserId: USERS.reader }, headers: owner });
+      const offered = await msCall<{ id: string }>(b, 'transferConversationOwnership', {
+        params: { conversationId: f.id },
+        body: { newOwnerUserId: USERS.reader },
+        headers: owner,
+      });
       assert.equal(offered.status, 202);
       return { ...f, transferId: offered.body.id };
     },
@@ -143,20 +259,38 @@ export const ROWS: readonly Row[] = [
   {
     name: 'POST summaries',
     mutates: true,
-    call: (b, f, h) => raw(b, 'POST', `/v1/conversations/${f.id}/summaries`, h, { title: 't', summary: 's', untilMessageId: f.firstMessage, summarizedAt: '2026-01-01T00:00:00Z' }),
+    call: (b, f, h) =>
+      raw(b, 'POST', `/v1/conversations/${f.id}/summaries`, h, {
+        title: 't',
+        summary: 's',
+        untilMessageId: f.firstMessage,
+        summarizedAt: '2026-01-01T00:00:00Z',
+      }),
     expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 201 },
   },
   {
     name: 'POST search (scoped to the fixture)',
     // indexing follows the write: wait until the owner finds the message, then ask everyone
     prepare: async (b, f, owner) => {
-      await waitFor('the fixture searchable', async () => {
-        const res = await fetch(`${b}/v1/user/search/messages`, { method: 'POST', headers: { ...owner, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'first', conversationIds: [f.id] }) });
-        return ((await res.json()) as { data: unknown[] }).data.length > 0 ? true : undefined;
-      }, 30_000);
+      await waitFor(
+        'the fixture searchable',
+        async () => {
+          const res = await fetch(`${b}/v1/user/search/messages`, {
+            method: 'POST',
+            headers: { ...owner, 'content-type': 'application/json' },
+            body: JSON.stringify({ query: 'first', conversationIds: [f.id] }),
+          });
+          return ((await res.json()) as { data: unknown[] }).data.length > 0 ? true : undefined;
+        },
+        30_000,
+      );
     },
     call: async (b, f, h) => {
-      const res = await fetch(`${b}/v1/user/search/messages`, { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'first', conversationIds: [f.id] }) });
+      const res = await fetch(`${b}/v1/user/search/messages`, {
+        method: 'POST',
+        headers: { ...h, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'first', conversationIds: [f.id] }),
+      });
       if (res.status !== 200) return res.status;
       // 200 with the fixture's message for those who may read it, 200 with nothing for the others
       const hits = ((await res.json()) as { data: unknown[] }).data.length;
@@ -174,12 +308,22 @@ export const ROWS: readonly Row[] = [
 
 /** A conversation of the owner's with one member of each level and one user message. */
 async function fixture(base: string, creds: Credentials): Promise<Fixture> {
-  const created = await msCall<{ id: string }>(base, 'createConversation', { body: { title: 'matrix' }, headers: creds.owner });
+  const created = await msCall<{ id: string }>(base, 'createConversation', {
+    body: { title: 'matrix' },
+    headers: creds.owner,
+  });
   assert.equal(created.status, 201);
   const id = created.body.id;
-  const first = await msCall<{ id: string }>(base, 'appendConversationMessage', { params: { conversationId: id }, body: { content: text('first') }, headers: creds.owner });
+  const first = await msCall<{ id: string }>(base, 'appendConversationMessage', {
+    params: { conversationId: id },
+    body: { content: text('first') },
+    headers: creds.owner,
+  });
   for (const level of ['manager', 'writer', 'reader'] as const) {
-    const shared = await raw(base, 'POST', `/v1/conversations/${id}/memberships`, creds.owner, { userId: USERS[level], accessLevel: level });
+    const shared = await raw(base, 'POST', `/v1/conversations/${id}/memberships`, creds.owner, {
+      userId: USERS[level],
+      accessLevel: level,
+    });
     assert.equal(shared, 201);
   }
   return { id, firstMessage: first.body.id };

@@ -11,13 +11,23 @@ type User = (typeof USERS)[number];
 type Level = 'reader' | 'writer' | 'manager';
 
 test('search never returns a message of a conversation the caller cannot read, through random sharing, revoking, forks and deletions', async (t: TestContext) => {
-  const base = await embeddedMemstream(t, { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `bot:${AGENT_KEY}`, EMBEDDING_PROVIDER: 'hash' });
+  const base = await embeddedMemstream(t, {
+    AUTH_JWT_SECRET: TEST_JWT_SECRET,
+    AUTH_API_KEYS: `bot:${AGENT_KEY}`,
+    EMBEDDING_PROVIDER: 'hash',
+  });
   const seed = Number(process.env['SEARCH_PROPERTY_SEED'] ?? Date.now() % 100_000);
   const rnd = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
-  const headers: Record<User, Record<string, string>> = Object.fromEntries(await Promise.all(USERS.map(async (u) => [u, bearer(await userToken(u))]))) as never;
+  const headers: Record<User, Record<string, string>> = Object.fromEntries(
+    await Promise.all(USERS.map(async (u) => [u, bearer(await userToken(u))])),
+  ) as never;
   const call = async <T>(who: Record<string, string>, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, { method, headers: { ...who, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...who, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
   };
@@ -32,7 +42,9 @@ test('search never returns a message of a conversation the caller cannot read, t
   };
   let written = 0;
   const say = async (who: User, conversation: string) => {
-    const res = await call<{ id: string }>(headers[who], 'POST', `/v1/conversations/${conversation}/messages`, { content: [{ type: 'text', text: `zebra note ${written++} in ${conversation}` }] });
+    const res = await call<{ id: string }>(headers[who], 'POST', `/v1/conversations/${conversation}/messages`, {
+      content: [{ type: 'text', text: `zebra note ${written++} in ${conversation}` }],
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body.id;
   };
@@ -47,19 +59,37 @@ test('search never returns a message of a conversation the caller cannot read, t
 
   const check = async (step: string) => {
     // everything written is searchable first (the indexer works behind the writes)
-    await waitFor('every message indexed', async () => {
-      const all = await call<{ data: unknown[] }>({ 'x-api-key': AGENT_KEY }, 'POST', '/v1/user/search/messages', { query: 'zebra note', topK: 100 });
-      return all.body.data.length >= conversations().length ? true : undefined;
-    }, 30_000);
+    await waitFor(
+      'every message indexed',
+      async () => {
+        const all = await call<{ data: unknown[] }>({ 'x-api-key': AGENT_KEY }, 'POST', '/v1/user/search/messages', {
+          query: 'zebra note',
+          topK: 100,
+        });
+        return all.body.data.length >= conversations().length ? true : undefined;
+      },
+      30_000,
+    );
     for (const u of USERS) {
-      const res = await call<{ data: Array<{ message: { conversationId: string } }> }>(headers[u], 'POST', '/v1/user/search/messages', { query: 'zebra note', topK: 100 });
+      const res = await call<{ data: Array<{ message: { conversationId: string } }> }>(
+        headers[u],
+        'POST',
+        '/v1/user/search/messages',
+        { query: 'zebra note', topK: 100 },
+      );
       assert.equal(res.status, 200);
       for (const hit of res.body.data) {
-        assert.ok(readable(u, hit.message.conversationId), `seed ${seed}, ${step}: ${u} found a message of ${hit.message.conversationId}`);
+        assert.ok(
+          readable(u, hit.message.conversationId),
+          `seed ${seed}, ${step}: ${u} found a message of ${hit.message.conversationId}`,
+        );
       }
       const expected = conversations().filter((c) => readable(u, c)).length;
       const seen = new Set(res.body.data.map((h) => h.message.conversationId)).size;
-      assert.ok(seen >= Math.min(1, expected), `seed ${seed}, ${step}: ${u} found nothing of the ${expected} conversations they may read`);
+      assert.ok(
+        seen >= Math.min(1, expected),
+        `seed ${seed}, ${step}: ${u} found nothing of the ${expected} conversations they may read`,
+      );
     }
   };
 
@@ -75,7 +105,10 @@ test('search never returns a message of a conversation the caller cannot read, t
       const level = pick(['reader', 'writer', 'manager'] as const);
       const res = g.members.has(u)
         ? await call(headers[g.owner], 'PATCH', `/v1/conversations/${group}/memberships/${u}`, { accessLevel: level })
-        : await call(headers[g.owner], 'POST', `/v1/conversations/${group}/memberships`, { userId: u, accessLevel: level });
+        : await call(headers[g.owner], 'POST', `/v1/conversations/${group}/memberships`, {
+            userId: u,
+            accessLevel: level,
+          });
       assert.ok(res.status === 200 || res.status === 201, JSON.stringify(res));
       g.members.set(u, level);
     } else if (action < 0.7 && g.members.size > 0) {
@@ -86,7 +119,12 @@ test('search never returns a message of a conversation the caller cannot read, t
       const inGroup = conversations().filter((c) => groupOf.get(c) === group);
       const from = pick(inGroup);
       const at = await say(g.owner, from);
-      const fork = await call<{ id: string }>(headers[g.owner], 'POST', `/v1/conversations/${from}/messages/${at}/fork`, {});
+      const fork = await call<{ id: string }>(
+        headers[g.owner],
+        'POST',
+        `/v1/conversations/${from}/messages/${at}/fork`,
+        {},
+      );
       assert.equal(fork.status, 201, JSON.stringify(fork.body));
       groupOf.set(fork.body.id, group);
       await say(g.owner, fork.body.id);

@@ -15,7 +15,12 @@ const OTHER_AGENT_KEY = 'other-agent-key-0123456789';
 const AUTH_ENV = { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `assistant:${AGENT_KEY},other:${OTHER_AGENT_KEY}` };
 
 async function people(): Promise<People> {
-  return { alice: bearer(await userToken('alice')), bob: bearer(await userToken('bob')), carol: bearer(await userToken('carol')), agent: { 'x-api-key': AGENT_KEY } };
+  return {
+    alice: bearer(await userToken('alice')),
+    bob: bearer(await userToken('bob')),
+    carol: bearer(await userToken('carol')),
+    agent: { 'x-api-key': AGENT_KEY },
+  };
 }
 
 test('embedded mode: the memory-service code layout, as its generated clients call it: create, append, fork, share, read, transfer, delete', async (t: TestContext) => {
@@ -28,22 +33,36 @@ test('embedded mode: the memory-service document layout: people write under /v1/
   await checkDocumentLayout(base, await people());
   // The memory channel is its agent's in search too: the agent finds it, another agent does not.
   const search = async (key: string) => {
-    const res = await fetch(`${base}/v1/user/search/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'likes vegetables' }) });
-    return ((await res.json()) as { data: Array<{ message: { channel: string } }> }).data.filter((h) => h.message.channel === 'memory').length;
+    const res = await fetch(`${base}/v1/user/search/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'likes vegetables' }),
+    });
+    return ((await res.json()) as { data: Array<{ message: { channel: string } }> }).data.filter(
+      (h) => h.message.channel === 'memory',
+    ).length;
   };
   await waitFor('the memory message indexed', async () => ((await search(AGENT_KEY)) > 0 ? true : undefined), 30_000);
   assert.equal(await search(OTHER_AGENT_KEY), 0);
 });
 
 /** A converter and two read API replicas on the test's own topics, database and Redis; the replicas' addresses. */
-async function converterAndTwoReplicas(t: TestContext, name: string, env: Record<string, string>): Promise<[string, string]> {
+async function converterAndTwoReplicas(
+  t: TestContext,
+  name: string,
+  env: Record<string, string>,
+): Promise<[string, string]> {
   const shared = await distributedEnv(t, name, env);
   const ports = await Promise.all([freePort(), freePort(), freePort()]);
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
   const [converter, a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
-  await waitFor('converter and both replicas healthy', async () => (await healthy(converter)) && (await healthy(a)) && (await healthy(b)), 60_000);
+  await waitFor(
+    'converter and both replicas healthy',
+    async () => (await healthy(converter)) && (await healthy(a)) && (await healthy(b)),
+    60_000,
+  );
   return [a, b];
 }
 
@@ -67,17 +86,21 @@ test('embedded mode: the authorization matrix of every memory-service endpoint',
   await checkAuthorizationMatrix(base, await matrixCredentials());
 });
 
-test('embedded mode: a removed member\'s open streams end within a second, others go on; an ownership offer ends with its recipient\'s membership or its conversation, and the owner withdraws it', async (t: TestContext) => {
+test("embedded mode: a removed member's open streams end within a second, others go on; an ownership offer ends with its recipient's membership or its conversation, and the owner withdraws it", async (t: TestContext) => {
   const base = await embeddedMemstream(t, AUTH_ENV);
   const creds = await matrixCredentials();
-  t.diagnostic(`slowest stream end: ${await checkStreamRevocation([base], creds, uniqueName('revoke'))} ms after the change`);
+  t.diagnostic(
+    `slowest stream end: ${await checkStreamRevocation([base], creds, uniqueName('revoke'))} ms after the change`,
+  );
   await checkTransferEndings(base, creds);
 });
 
-test('distributed mode: a removed member\'s open streams end within a second on both read API replicas, told through Redis; others go on', async (t: TestContext) => {
+test("distributed mode: a removed member's open streams end within a second on both read API replicas, told through Redis; others go on", async (t: TestContext) => {
   const [a, b] = await converterAndTwoReplicas(t, 'revoke', { ...AUTH_ENV, REQUEST_SYNC_TIMEOUT_MS: '15000' });
   const creds = await matrixCredentials();
-  t.diagnostic(`slowest stream end: ${await checkStreamRevocation([a, b], creds, uniqueName('revoke'))} ms after the change`);
+  t.diagnostic(
+    `slowest stream end: ${await checkStreamRevocation([a, b], creds, uniqueName('revoke'))} ms after the change`,
+  );
 });
 
 test('distributed mode: the scenario and the matrix on the read API, the converter and the indexer, over Kafka, PostgreSQL and Redis', async (t: TestContext) => {
@@ -94,7 +117,11 @@ test('distributed mode: the scenario and the matrix on the read API, the convert
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
   const converter = `http://127.0.0.1:${converterPort}`;
   const readApi = `http://127.0.0.1:${readPort}`;
-  await waitFor('converter and read API healthy', async () => (await healthy(converter)) && (await healthy(readApi)), 60_000);
+  await waitFor(
+    'converter and read API healthy',
+    async () => (await healthy(converter)) && (await healthy(readApi)),
+    60_000,
+  );
   await checkConversationScenario(readApi, await people());
   await checkAuthorizationMatrix(readApi, await matrixCredentials());
   await checkTransferEndings(readApi, await matrixCredentials());
@@ -104,7 +131,11 @@ test('embedded mode: bad input to the memory-service gets a 4xx in its error sha
   const base = await embeddedMemstream(t, AUTH_ENV);
   const alice = bearer(await userToken('alice'));
   const post = async (path: string, body: unknown, method = 'POST') => {
-    const res = await fetch(`${base}${path}`, { method, headers: { ...alice, 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...alice, 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as { error: string; code: string } };
   };
   const created = await post('/v1/conversations', { title: 'target' });
@@ -116,7 +147,11 @@ test('embedded mode: bad input to the memory-service gets a 4xx in its error sha
     ['NUL in a title', '/v1/conversations', { title: 'a\u0000b' }],
     ['NUL in a metadata key', '/v1/conversations', { metadata: { 'k\u0000': 1 } }],
     ['content not an array', `/v1/conversations/${id}/messages`, { content: 'text' }],
-    ['NUL inside a content block', `/v1/conversations/${id}/messages`, { content: [{ type: 'text', text: 'x\u0000y' }] }],
+    [
+      'NUL inside a content block',
+      `/v1/conversations/${id}/messages`,
+      { content: [{ type: 'text', text: 'x\u0000y' }] },
+    ],
     ['an unknown channel', `/v1/conversations/${id}/messages`, { channel: 'gossip', content: [] }],
     ['a negative epoch', `/v1/conversations/${id}/messages`, { channel: 'memory', epoch: -1, content: [] }],
     ['an unknown access level', `/v1/conversations/${id}/memberships`, { userId: 'bob', accessLevel: 'god' }],
@@ -131,7 +166,11 @@ test('embedded mode: bad input to the memory-service gets a 4xx in its error sha
     const res = await post(path, body);
     assert.ok(res.status >= 400 && res.status < 500, `${what}: ${res.status} ${JSON.stringify(res.body)}`);
     assert.equal(typeof res.body.error, 'string', what);
-    assert.equal(res.body.code, res.status === 404 ? 'not_found' : res.status === 403 ? 'forbidden' : 'bad_request', `${what}: ${JSON.stringify(res.body)}`);
+    assert.equal(
+      res.body.code,
+      res.status === 404 ? 'not_found' : res.status === 403 ? 'forbidden' : 'bad_request',
+      `${what}: ${JSON.stringify(res.body)}`,
+    );
   }
   for (const query of ['limit=0', 'limit=abc', 'limit=100000', 'after=no-such-message', 'epoch=-2', 'channel=%00']) {
     const res = await fetch(`${base}/v1/conversations/${id}/messages?${query}`, { headers: alice });
@@ -139,9 +178,13 @@ test('embedded mode: bad input to the memory-service gets a 4xx in its error sha
   }
   const list = await fetch(`${base}/v1/conversations?query=%00`, { headers: alice });
   assert.equal(list.status, 400);
-  const messages = await fetch(`${base}/v1/conversations/${id}/messages`, { headers: alice }).then((r) => r.json() as Promise<{ data: unknown[] }>);
+  const messages = await fetch(`${base}/v1/conversations/${id}/messages`, { headers: alice }).then(
+    (r) => r.json() as Promise<{ data: unknown[] }>,
+  );
   assert.deepEqual(messages.data, [], 'nothing refused was stored');
-  const conversations = await fetch(`${base}/v1/conversations`, { headers: alice }).then((r) => r.json() as Promise<{ data: unknown[] }>);
+  const conversations = await fetch(`${base}/v1/conversations`, { headers: alice }).then(
+    (r) => r.json() as Promise<{ data: unknown[] }>,
+  );
   assert.equal(conversations.data.length, 1);
 });
 
@@ -150,17 +193,39 @@ test('embedded mode: agent summaries set the title and stay agent-only; the agen
   const alice = bearer(await userToken('alice'));
   const agent = { 'x-api-key': AGENT_KEY };
   const call = async <T>(who: Record<string, string>, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, { method, headers: { ...who, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...who, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as T };
   };
   const id = (await call<{ id: string }>(alice, 'POST', '/v1/conversations', { title: 'untitled' })).body.id;
   const ids: string[] = [];
   for (let i = 0; i < 6; i++) {
-    ids.push((await call<{ id: string }>(alice, 'POST', `/v1/conversations/${id}/messages`, { content: [{ type: 'text', text: `turn ${i} about the kiwi harvest` }] })).body.id);
+    ids.push(
+      (
+        await call<{ id: string }>(alice, 'POST', `/v1/conversations/${id}/messages`, {
+          content: [{ type: 'text', text: `turn ${i} about the kiwi harvest` }],
+        })
+      ).body.id,
+    );
   }
-  const summary = { title: 'Kiwi harvest', summary: 'Turns 0-3: the harvest is late.', untilMessageId: ids[3], summarizedAt: new Date().toISOString() };
-  assert.equal((await call(alice, 'POST', `/v1/conversations/${id}/summaries`, summary)).status, 403, 'people do not write summaries');
-  assert.equal((await call(agent, 'POST', `/v1/conversations/${id}/summaries`, { ...summary, untilMessageId: 'nope' })).status, 400);
+  const summary = {
+    title: 'Kiwi harvest',
+    summary: 'Turns 0-3: the harvest is late.',
+    untilMessageId: ids[3],
+    summarizedAt: new Date().toISOString(),
+  };
+  assert.equal(
+    (await call(alice, 'POST', `/v1/conversations/${id}/summaries`, summary)).status,
+    403,
+    'people do not write summaries',
+  );
+  assert.equal(
+    (await call(agent, 'POST', `/v1/conversations/${id}/summaries`, { ...summary, untilMessageId: 'nope' })).status,
+    400,
+  );
   const stored = await call<{ channel: string }>(agent, 'POST', `/v1/agent/conversations/${id}/summaries`, summary);
   assert.deepEqual([stored.status, stored.body.channel], [201, 'summary']);
   assert.equal((await call<{ title: string }>(alice, 'GET', `/v1/conversations/${id}`)).body.title, 'Kiwi harvest');
@@ -168,49 +233,96 @@ test('embedded mode: agent summaries set the title and stay agent-only; the agen
   assert.equal(history.body.data.length, 6, 'the summary is not in the history people read');
   assert.equal((await call(alice, 'GET', `/v1/agent/conversations/${id}/context`)).status, 403);
 
-  type Context = { messages: Array<{ id: string; channel: string; content: string }>; nextAfterMessageId: string | null };
+  type Context = {
+    messages: Array<{ id: string; channel: string; content: string }>;
+    nextAfterMessageId: string | null;
+  };
   const first = await call<Context>(agent, 'GET', `/v1/agent/conversations/${id}/context?limit=2`);
   assert.equal(first.status, 200, JSON.stringify(first.body));
-  assert.deepEqual(first.body.messages.map((m) => m.channel), ['summary', 'history']);
+  assert.deepEqual(
+    first.body.messages.map((m) => m.channel),
+    ['summary', 'history'],
+  );
   assert.equal(first.body.messages[0]!.content, 'Turns 0-3: the harvest is late.');
   assert.deepEqual([first.body.messages[1]!.id, first.body.nextAfterMessageId], [ids[4], ids[4]]);
-  const next = await call<Context>(agent, 'GET', `/v1/agent/conversations/${id}/context?afterMessageId=${ids[4]}&limit=10`);
+  const next = await call<Context>(
+    agent,
+    'GET',
+    `/v1/agent/conversations/${id}/context?afterMessageId=${ids[4]}&limit=10`,
+  );
   assert.deepEqual([next.body.messages.map((m) => m.id), next.body.nextAfterMessageId], [[ids[5]], null]);
   const whole = await call<Context>(agent, 'GET', `/v1/agent/conversations/${id}/context?limit=50`);
-  assert.deepEqual(whole.body.messages.map((m) => m.id).slice(1), [ids[4], ids[5]], 'the summary stands in for the turns it covers');
+  assert.deepEqual(
+    whole.body.messages.map((m) => m.id).slice(1),
+    [ids[4], ids[5]],
+    'the summary stands in for the turns it covers',
+  );
 });
 
 /** Records tokens, reads the response stream, cancels: the resumer's contract against one or two addresses. */
-async function checkResumer(recordAt: string, readAt: string, readAgainAt: string, who: Record<string, string>, agent: Record<string, string>): Promise<void> {
+async function checkResumer(
+  recordAt: string,
+  readAt: string,
+  readAgainAt: string,
+  who: Record<string, string>,
+  agent: Record<string, string>,
+): Promise<void> {
   const post = async (base: string, path: string, body?: unknown, headers = agent) =>
-    fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const created = await post(recordAt, '/v1/conversations', { title: 'streamed' }, who).then((r) => r.json() as Promise<{ id: string }>);
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const created = await post(recordAt, '/v1/conversations', { title: 'streamed' }, who).then(
+    (r) => r.json() as Promise<{ id: string }>,
+  );
   const id = created.id;
-  assert.equal((await fetch(`${readAt}/v1/conversations/${id}/response`, { headers: who })).status, 404, 'no response yet');
+  assert.equal(
+    (await fetch(`${readAt}/v1/conversations/${id}/response`, { headers: who })).status,
+    404,
+    'no response yet',
+  );
   assert.equal((await post(recordAt, `/v1/conversations/${id}/response`, { tokens: ['Lis', 'bon '] })).status, 200);
 
   // A reader on the other address gets what was recorded, then drops its connection mid-response.
   useCredentials(readAt, who);
   const early = await openSse(`${readAt}/v1/conversations/${id}/response`);
-  await waitFor('the first tokens replayed', async () => (early.frames.filter((f) => f.event === 'token').length >= 2 ? true : undefined), 10_000);
+  await waitFor(
+    'the first tokens replayed',
+    async () => (early.frames.filter((f) => f.event === 'token').length >= 2 ? true : undefined),
+    10_000,
+  );
   early.close();
-  assert.equal((await post(recordAt, `/v1/conversations/${id}/response`, { tokens: ['in ', 'May'], done: true })).status, 200);
+  assert.equal(
+    (await post(recordAt, `/v1/conversations/${id}/response`, { tokens: ['in ', 'May'], done: true })).status,
+    200,
+  );
 
   // Reconnecting (anywhere) replays the whole response from its start, then its end.
   useCredentials(readAgainAt, who);
   const again = await openSse(`${readAgainAt}/v1/conversations/${id}/response`);
   await again.ended;
-  assert.deepEqual(again.frames.map((f) => (f.event === 'token' ? (f.data as { text: string }).text : f.event)), ['Lis', 'bon ', 'in ', 'May', 'done']);
+  assert.deepEqual(
+    again.frames.map((f) => (f.event === 'token' ? (f.data as { text: string }).text : f.event)),
+    ['Lis', 'bon ', 'in ', 'May', 'done'],
+  );
 
   // A new response, cancelled by a writer: readers see it end, the recorder's next call is refused.
   assert.equal((await post(recordAt, `/v1/conversations/${id}/response`, { tokens: ['Por'] })).status, 200);
   const live = await openSse(`${readAt}/v1/conversations/${id}/response`);
   assert.equal((await post(readAgainAt, `/v1/conversations/${id}/cancel-response`, undefined, who)).status, 200);
   await live.ended;
-  assert.deepEqual(live.frames.map((f) => f.event), ['token', 'cancelled']);
+  assert.deepEqual(
+    live.frames.map((f) => f.event),
+    ['token', 'cancelled'],
+  );
   const refused = await post(recordAt, `/v1/conversations/${id}/response`, { tokens: ['to'] });
   assert.deepEqual([refused.status, ((await refused.json()) as { code: string }).code], [409, 'conflict']);
-  assert.equal((await post(readAt, `/v1/conversations/${id}/cancel-response`, undefined, who)).status, 404, 'nothing left to cancel');
+  assert.equal(
+    (await post(readAt, `/v1/conversations/${id}/cancel-response`, undefined, who)).status,
+    404,
+    'nothing left to cancel',
+  );
   useCredentials(readAt, {});
   useCredentials(readAgainAt, {});
 }
@@ -219,7 +331,10 @@ test('embedded mode: the response resumer replays a response after a dropped con
   const base = await embeddedMemstream(t, AUTH_ENV);
   await checkResumer(base, base, base, bearer(await userToken('alice')), { 'x-api-key': AGENT_KEY });
   const off = await embeddedMemstream(t, { ...AUTH_ENV, RESPONSE_RESUMER: 'none' });
-  const res = await fetch(`${off}/v1/conversations/any/cancel-response`, { method: 'POST', headers: { 'x-api-key': AGENT_KEY } });
+  const res = await fetch(`${off}/v1/conversations/any/cancel-response`, {
+    method: 'POST',
+    headers: { 'x-api-key': AGENT_KEY },
+  });
   assert.deepEqual([res.status, ((await res.json()) as { code: string }).code], [409, 'conflict']);
 });
 

@@ -30,19 +30,29 @@ test("embedded mode: one /metrics for every component, correlation ids from HTTP
   const model = await startModelServer();
   t.after(() => model.close());
   const { log, lines } = captureLogger('all-in-one');
-  const base = await embeddedMemstream(t, { MEMORY_SUMMARIZE_AFTER_SEQ: '1', OPENAI_BASE_URL: model.baseUrl, SUMMARY_MODEL: MODEL }, { log });
+  const base = await embeddedMemstream(
+    t,
+    { MEMORY_SUMMARIZE_AFTER_SEQ: '1', OPENAI_BASE_URL: model.baseUrl, SUMMARY_MODEL: MODEL },
+    { log },
+  );
   const traffic = await driveTraffic(base, base, uniqueName('emb'));
 
   const samples = await scrapeWhen(
     base,
     'every record handled and a summary made',
-    (s) => consumerCaughtUp(s, INPUT, 'memstream-converter', 4) && consumerCaughtUp(s, STORED, 'memstream-summarizer', 4) && summarized(s),
+    (s) =>
+      consumerCaughtUp(s, INPUT, 'memstream-converter', 4) &&
+      consumerCaughtUp(s, STORED, 'memstream-summarizer', 4) &&
+      summarized(s),
   );
   checkWriteSeries(samples, traffic);
   checkReadSeries(samples, traffic);
   checkConsumerSeries(samples, INPUT, 'memstream-converter', 4);
   checkConsumerSeries(samples, STORED, 'memstream-summarizer', 4);
-  assert.ok(total(samples, 'memstream_bus_produce_duration_seconds_count', { topic: STORED }) >= 4, 'the converter publishes what it stored');
+  assert.ok(
+    total(samples, 'memstream_bus_produce_duration_seconds_count', { topic: STORED }) >= 4,
+    'the converter publishes what it stored',
+  );
   checkSummarySeries(samples, MODEL);
   checkCorrelation(lines(), lines(), traffic);
 
@@ -50,7 +60,11 @@ test("embedded mode: one /metrics for every component, correlation ids from HTTP
   assert.equal(served.status, 200);
   // openapi.json is written as deployed, with authentication on; this server runs without it, so
   // its document is the same but for the security it declares.
-  const { security, components: { securitySchemes, ...components }, ...rest } = JSON.parse(await readFile(resolve(REPO_ROOT, 'openapi.json'), 'utf8')) as {
+  const {
+    security,
+    components: { securitySchemes, ...components },
+    ...rest
+  } = JSON.parse(await readFile(resolve(REPO_ROOT, 'openapi.json'), 'utf8')) as {
     security: unknown;
     components: { securitySchemes: unknown };
   };
@@ -78,12 +92,21 @@ test('distributed mode: every service serves /metrics, a poison record is counte
     REQUEST_SYNC_TIMEOUT_MS: '30000',
   };
   const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const [gateway, converter, summarizer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string, string];
+  const [gateway, converter, summarizer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
   const converterProcess = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
   const summarizerProcess = startProcess(t, 'services/summarizer/src/main.ts', { ...shared, PORT: String(ports[2]) });
   startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[3]) });
-  await waitFor('all four healthy', async () => (await Promise.all([gateway, converter, summarizer, readApi].map(healthy))).every(Boolean), 60_000);
+  await waitFor(
+    'all four healthy',
+    async () => (await Promise.all([gateway, converter, summarizer, readApi].map(healthy))).every(Boolean),
+    60_000,
+  );
 
   const traffic = await driveTraffic(gateway, readApi, uniqueName('dist'));
   // A producer that is not the gateway writes a record that is not JSON: the converter dead-letters it.
@@ -92,7 +115,11 @@ test('distributed mode: every service serves /metrics, a poison record is counte
   t.after(() => producer.disconnect());
   await producer.send({ topic: `${prefix}${INPUT}`, messages: [{ key: traffic.group, value: '{not json' }] });
 
-  const gatewaySamples = await scrapeWhen(gateway, 'the gateway counted the writes', (s) => total(s, 'memstream_bus_produced_records_total', { topic: INPUT }) >= 4);
+  const gatewaySamples = await scrapeWhen(
+    gateway,
+    'the gateway counted the writes',
+    (s) => total(s, 'memstream_bus_produced_records_total', { topic: INPUT }) >= 4,
+  );
   checkWriteSeries(gatewaySamples, traffic);
 
   const converterSamples = await scrapeWhen(
@@ -101,21 +128,50 @@ test('distributed mode: every service serves /metrics, a poison record is counte
     (s) => consumerCaughtUp(s, INPUT, groups.converter, 4) && total(s, 'memstream_consumer_dead_letters_total') >= 1,
   );
   checkConsumerSeries(converterSamples, INPUT, groups.converter, 4);
-  assert.equal(total(converterSamples, 'memstream_consumer_dead_letters_total', { topic: INPUT, group: groups.converter, reason: 'INVALID_EVENT' }), 1);
-  assert.equal(total(converterSamples, 'memstream_consumer_records_total', { topic: INPUT, group: groups.converter, outcome: 'dead_lettered' }), 1);
-  assert.equal(total(converterSamples, 'memstream_bus_produced_records_total', { topic: TOPICS.groupChatInput.dlq }), 1);
+  assert.equal(
+    total(converterSamples, 'memstream_consumer_dead_letters_total', {
+      topic: INPUT,
+      group: groups.converter,
+      reason: 'INVALID_EVENT',
+    }),
+    1,
+  );
+  assert.equal(
+    total(converterSamples, 'memstream_consumer_records_total', {
+      topic: INPUT,
+      group: groups.converter,
+      outcome: 'dead_lettered',
+    }),
+    1,
+  );
+  assert.equal(
+    total(converterSamples, 'memstream_bus_produced_records_total', { topic: TOPICS.groupChatInput.dlq }),
+    1,
+  );
   assert.ok(total(converterSamples, 'memstream_bus_produced_records_total', { topic: STORED }) >= 4);
 
-  const summarizerSamples = await scrapeWhen(summarizer, 'the summarizer caught up and summarized', (s) => consumerCaughtUp(s, STORED, groups.summarizer, 4) && summarized(s));
+  const summarizerSamples = await scrapeWhen(
+    summarizer,
+    'the summarizer caught up and summarized',
+    (s) => consumerCaughtUp(s, STORED, groups.summarizer, 4) && summarized(s),
+  );
   checkConsumerSeries(summarizerSamples, STORED, groups.summarizer, 4);
   checkSummarySeries(summarizerSamples, MODEL);
 
-  checkReadSeries(await scrapeWhen(readApi, 'the read API counted the reads', (s) => total(s, 'memstream_http_request_duration_seconds_count', { route: '/stream/:session_id' }) >= 1), traffic);
+  checkReadSeries(
+    await scrapeWhen(
+      readApi,
+      'the read API counted the reads',
+      (s) => total(s, 'memstream_http_request_duration_seconds_count', { route: '/stream/:session_id' }) >= 1,
+    ),
+    traffic,
+  );
 
   checkCorrelation(converterProcess.lines, summarizerProcess.lines, traffic);
 
   // Each API service documents its own routes.
-  const paths = async (base: string) => Object.keys(((await (await fetch(`${base}/docs/json`)).json()) as { paths: object }).paths);
+  const paths = async (base: string) =>
+    Object.keys(((await (await fetch(`${base}/docs/json`)).json()) as { paths: object }).paths);
   assert.deepEqual((await paths(gateway)).sort(), ['/api/v1/memories', '/api/v1/memories/conversation-meta']);
   assert.ok((await paths(readApi)).includes('/stream/{session_id}'));
   assert.equal((await fetch(`${converter}/docs/json`)).status, 404, 'consumers serve no API documentation');

@@ -25,17 +25,27 @@ test('20,000 messages with the converter SIGKILLed twice: each stored once, sequ
   const [gatewayPort, converterPort] = await Promise.all([freePort(), freePort()]);
   const gateway = `http://127.0.0.1:${gatewayPort}`;
   const converterBase = `http://127.0.0.1:${converterPort}`;
-  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(gatewayPort), REQUEST_SYNC_TIMEOUT_MS: '1000' });
-  const startConverter = () => startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
+  startProcess(t, 'services/ingest-gateway/src/main.ts', {
+    ...shared,
+    PORT: String(gatewayPort),
+    REQUEST_SYNC_TIMEOUT_MS: '1000',
+  });
+  const startConverter = () =>
+    startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
   let converter: RunningProcess = startConverter();
-  await waitFor('gateway and converter healthy', async () => (await healthy(gateway)) && (await healthy(converterBase)), 60_000);
+  await waitFor(
+    'gateway and converter healthy',
+    async () => (await healthy(gateway)) && (await healthy(converterBase)),
+    60_000,
+  );
 
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   // The database is dropped WITH (FORCE) when the test ends, which kills this connection.
   db.on('error', () => undefined);
   t.after(() => db.end());
-  const storedCount = async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
+  const storedCount = async () =>
+    Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
 
   // The load: every tenth call waits for the store (sync), the rest answer on the broker's ack.
   let next = 0;
@@ -44,12 +54,17 @@ test('20,000 messages with the converter SIGKILLed twice: each stored once, sequ
     while (next < TOTAL) {
       const i = next++;
       const body = JSON.stringify({
-        group_id: `g${i % GROUPS}`, message_id: `m${i}`, create_time: new Date(Date.UTC(2025, 0, 1, 0, 0, 0, i)).toISOString(),
-        sender: `u${i % 7}`, content: `message number ${i}`,
+        group_id: `g${i % GROUPS}`,
+        message_id: `m${i}`,
+        create_time: new Date(Date.UTC(2025, 0, 1, 0, 0, 0, i)).toISOString(),
+        sender: `u${i % 7}`,
+        content: `message number ${i}`,
       });
       for (let attempt = 0; ; attempt++) {
         const res = await fetch(`${gateway}/api/v1/memories${i % 10 === 0 ? '' : '?sync_mode=false'}`, {
-          method: 'POST', headers: { 'content-type': 'application/json' }, body,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
         });
         await res.arrayBuffer();
         if (res.status === 200 || res.status === 202) break;
@@ -71,7 +86,11 @@ test('20,000 messages with the converter SIGKILLed twice: each stored once, sequ
   await load;
   await waitFor('every message stored', async () => (await storedCount()) >= TOTAL, 180_000);
   // Once the converter has committed everything, no redelivery is left to (not) add rows.
-  await waitFor('the converter committed every record', async () => (await consumerLag(shared.KAFKA_BROKERS, shared.KAFKA_TOPIC_PREFIX)) === 0, 60_000);
+  await waitFor(
+    'the converter committed every record',
+    async () => (await consumerLag(shared.KAFKA_BROKERS, shared.KAFKA_TOPIC_PREFIX)) === 0,
+    60_000,
+  );
 
   const totals = await db.query<{ rows: string; distinct_ids: string }>(
     'SELECT count(*) AS rows, count(DISTINCT (conversation_id, message_id)) AS distinct_ids FROM messages',

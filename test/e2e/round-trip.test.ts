@@ -30,7 +30,16 @@ async function postMessage(base: string): Promise<void> {
   assert.ok(body.result.request_id);
 }
 
-interface Memory { message_id: string; group_id: string; user_id: string; sender_name: string; content: string; timestamp: string; refer_list: string[]; sequence: number }
+interface Memory {
+  message_id: string;
+  group_id: string;
+  user_id: string;
+  sender_name: string;
+  content: string;
+  timestamp: string;
+  refer_list: string[];
+  sequence: number;
+}
 
 async function readMessages(base: string): Promise<Memory[]> {
   const res = await fetch(`${base}/api/v1/memories?group_id=team-alpha`);
@@ -74,7 +83,11 @@ test('embedded mode: a message posted is read back, survives a SIGTERM restart, 
   const first = startProcess(t, 'services/all-in-one/src/main.ts', env);
   await waitFor('embedded health', () => healthy(base), 60_000);
   await postMessage(base);
-  assertStored(await waitFor('message readable', async () => ((await readMessages(base)).length > 0 ? readMessages(base) : undefined)));
+  assertStored(
+    await waitFor('message readable', async () =>
+      (await readMessages(base)).length > 0 ? readMessages(base) : undefined,
+    ),
+  );
   assert.equal(await stop(first), 0);
 
   const second = startProcess(t, 'services/all-in-one/src/main.ts', env);
@@ -99,10 +112,18 @@ test('distributed mode: gateway, converter and read API as separate processes on
   const gateway = startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(gatewayPort) });
   const converter = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
   let readApi = startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
-  await waitFor('all three healthy', async () => (await healthy(gatewayBase)) && (await healthy(converterBase)) && (await healthy(readBase)), 60_000);
+  await waitFor(
+    'all three healthy',
+    async () => (await healthy(gatewayBase)) && (await healthy(converterBase)) && (await healthy(readBase)),
+    60_000,
+  );
 
   await postMessage(gatewayBase);
-  assertStored(await waitFor('message readable', async () => ((await readMessages(readBase)).length > 0 ? readMessages(readBase) : undefined)));
+  assertStored(
+    await waitFor('message readable', async () =>
+      (await readMessages(readBase)).length > 0 ? readMessages(readBase) : undefined,
+    ),
+  );
   // the row is visible before the converter logs it (it logs after publishing the stored event)
   await waitFor('the converter logged the store', async () => converter.hasLogged('group-chat batch stored'));
 

@@ -51,12 +51,19 @@ test('two replicas of each consumer: one of each is killed, the other takes over
     const pair = [];
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      pair.push({ process: startProcess(t, `services/${service}/src/main.ts`, { ...shared, PORT: String(port) }), base: `http://127.0.0.1:${port}` });
+      pair.push({
+        process: startProcess(t, `services/${service}/src/main.ts`, { ...shared, PORT: String(port) }),
+        base: `http://127.0.0.1:${port}`,
+      });
     }
     replicas.set(service, pair);
   }
   const all = [...replicas.values()].flat();
-  await waitFor('every process healthy', async () => (await healthy(gateway)) && (await Promise.all(all.map((r) => healthy(r.base)))).every(Boolean), 120_000);
+  await waitFor(
+    'every process healthy',
+    async () => (await healthy(gateway)) && (await Promise.all(all.map((r) => healthy(r.base)))).every(Boolean),
+    120_000,
+  );
 
   const topicOf: Record<(typeof CONSUMERS)[number], string> = {
     converter: 'ingest.group-chat.v1',
@@ -67,11 +74,18 @@ test('two replicas of each consumer: one of each is killed, the other takes over
   // Both replicas of each service own part of the topic, together all of it.
   for (const service of CONSUMERS) {
     const topic = topicOf[service];
-    const split = await waitFor(`${service} replicas split ${topic}`, async () => {
-      const parts = replicas.get(service)!.map((r) => lastAssignment(r.process, topic) ?? []);
-      return parts.every((p) => p.length > 0) && parts.flat().length === PARTITIONS ? parts : undefined;
-    }, 60_000);
-    assert.deepEqual(split.flat().sort((a, b) => a - b), [...Array(PARTITIONS).keys()]);
+    const split = await waitFor(
+      `${service} replicas split ${topic}`,
+      async () => {
+        const parts = replicas.get(service)!.map((r) => lastAssignment(r.process, topic) ?? []);
+        return parts.every((p) => p.length > 0) && parts.flat().length === PARTITIONS ? parts : undefined;
+      },
+      60_000,
+    );
+    assert.deepEqual(
+      split.flat().sort((a, b) => a - b),
+      [...Array(PARTITIONS).keys()],
+    );
   }
 
   const db = new pg.Client({ connectionString: databaseUrl });
@@ -88,8 +102,11 @@ test('two replicas of each consumer: one of each is killed, the other takes over
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({
-              group_id: `g${g}`, message_id: `m${i}`, create_time: new Date(Date.UTC(2025, 0, 1, 9, i)).toISOString(),
-              sender: `u${i % 3}`, content: `group ${g} message ${i} about topic ${i % 5}`,
+              group_id: `g${g}`,
+              message_id: `m${i}`,
+              create_time: new Date(Date.UTC(2025, 0, 1, 9, i)).toISOString(),
+              sender: `u${i % 3}`,
+              content: `group ${g} message ${i} about topic ${i % 5}`,
             }),
           });
           await res.arrayBuffer();
@@ -101,8 +118,11 @@ test('two replicas of each consumer: one of each is killed, the other takes over
 
   const half = PER_GROUP / 2;
   await send(0, half);
-  await waitFor('the first half stored and indexed', async () =>
-    (await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'message'`)) === GROUPS * half, 120_000);
+  await waitFor(
+    'the first half stored and indexed',
+    async () => (await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'message'`)) === GROUPS * half,
+    120_000,
+  );
 
   // Kill one replica of every service, then send the rest.
   const survivors = new Map<string, RunningProcess>();
@@ -115,40 +135,69 @@ test('two replicas of each consumer: one of each is killed, the other takes over
 
   for (const service of CONSUMERS) {
     const topic = topicOf[service];
-    await waitFor(`the surviving ${service} owns all of ${topic}`, async () => (lastAssignment(survivors.get(service)!, topic)?.length ?? 0) === PARTITIONS ? true : undefined, 90_000);
+    await waitFor(
+      `the surviving ${service} owns all of ${topic}`,
+      async () => ((lastAssignment(survivors.get(service)!, topic)?.length ?? 0) === PARTITIONS ? true : undefined),
+      90_000,
+    );
   }
   const total = GROUPS * PER_GROUP;
   const closedPerGroup = Math.floor(PER_GROUP / EPISODE) * EPISODE;
   // A narrative and one memory per participant (three senders) for every closed episode.
   const memoriesExpected = GROUPS * (closedPerGroup / EPISODE) * 4;
   let progress = {};
-  await waitFor('everything stored, indexed, extracted and summarized', async () => {
-    const indexed = await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'message'`);
-    const extracted = await count(`SELECT count(*) AS n FROM episodes WHERE status = 'extracted'`);
-    const summarized = await count(`SELECT count(DISTINCT conversation_id) AS n FROM memory WHERE status = 'completed' AND end_sequence = ${PER_GROUP - 1}`);
-    // Memories are indexed after they are extracted (their own topic, or the indexer's sweep):
-    // the last episodes' memories may still be on their way when the extraction count is reached.
-    const memoriesIndexed = await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'episodic_memory'`);
-    progress = { indexed, extracted, summarized, memoriesIndexed };
-    return indexed === total && extracted === GROUPS * (closedPerGroup / EPISODE) && summarized === GROUPS && memoriesIndexed >= memoriesExpected
-      ? true
-      : undefined;
-  }, 180_000).catch((err: unknown) => {
+  await waitFor(
+    'everything stored, indexed, extracted and summarized',
+    async () => {
+      const indexed = await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'message'`);
+      const extracted = await count(`SELECT count(*) AS n FROM episodes WHERE status = 'extracted'`);
+      const summarized = await count(
+        `SELECT count(DISTINCT conversation_id) AS n FROM memory WHERE status = 'completed' AND end_sequence = ${PER_GROUP - 1}`,
+      );
+      // Memories are indexed after they are extracted (their own topic, or the indexer's sweep):
+      // the last episodes' memories may still be on their way when the extraction count is reached.
+      const memoriesIndexed = await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'episodic_memory'`);
+      progress = { indexed, extracted, summarized, memoriesIndexed };
+      return indexed === total &&
+        extracted === GROUPS * (closedPerGroup / EPISODE) &&
+        summarized === GROUPS &&
+        memoriesIndexed >= memoriesExpected
+        ? true
+        : undefined;
+    },
+    180_000,
+  ).catch((err: unknown) => {
     throw new Error(`${String(err)}; last seen ${JSON.stringify(progress)}`);
   });
 
   // Exactly once, everywhere.
   assert.equal(await count('SELECT count(*) AS n FROM messages'), total);
   assert.equal(await count('SELECT count(DISTINCT (conversation_id, message_id)) AS n FROM messages'), total);
-  const gaps = await db.query(`SELECT conversation_id FROM messages GROUP BY conversation_id HAVING count(*) <> max(seq) + 1 OR min(seq) <> 0`);
+  const gaps = await db.query(
+    `SELECT conversation_id FROM messages GROUP BY conversation_id HAVING count(*) <> max(seq) + 1 OR min(seq) <> 0`,
+  );
   assert.equal(gaps.rowCount, 0, 'every group numbered 0..n-1 without gaps');
   // Episodes tile each group's closed span: no message in two episodes, none left out.
   assert.equal(await count('SELECT count(*) AS n FROM episodes'), GROUPS * (closedPerGroup / EPISODE));
-  assert.equal(await count('SELECT count(*) AS n FROM (SELECT conversation_id, unnest(message_ids) FROM episodes) x'), GROUPS * closedPerGroup);
-  assert.equal(await count('SELECT count(*) AS n FROM (SELECT DISTINCT conversation_id, unnest(message_ids) FROM episodes) x'), GROUPS * closedPerGroup);
+  assert.equal(
+    await count('SELECT count(*) AS n FROM (SELECT conversation_id, unnest(message_ids) FROM episodes) x'),
+    GROUPS * closedPerGroup,
+  );
+  assert.equal(
+    await count('SELECT count(*) AS n FROM (SELECT DISTINCT conversation_id, unnest(message_ids) FROM episodes) x'),
+    GROUPS * closedPerGroup,
+  );
   // One narrative and one memory per participant (three senders) per episode, each once.
-  assert.equal(await count('SELECT count(*) AS n FROM episodic_memories WHERE superseded_at IS NULL'), memoriesExpected);
+  assert.equal(
+    await count('SELECT count(*) AS n FROM episodic_memories WHERE superseded_at IS NULL'),
+    memoriesExpected,
+  );
   assert.equal(await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'episodic_memory'`), memoriesExpected);
   // One summary chain per group, never two rows for one window.
-  assert.equal(await count(`SELECT count(*) AS n FROM (SELECT conversation_id, start_sequence, end_sequence FROM memory WHERE status = 'completed' GROUP BY 1, 2, 3 HAVING count(*) > 1) x`), 0);
+  assert.equal(
+    await count(
+      `SELECT count(*) AS n FROM (SELECT conversation_id, start_sequence, end_sequence FROM memory WHERE status = 'completed' GROUP BY 1, 2, 3 HAVING count(*) > 1) x`,
+    ),
+    0,
+  );
 });

@@ -23,29 +23,52 @@ for (const as of ['person', 'agent'] as const) {
     assert.equal(setup.code, 0, setup.stderr);
     const st = setup.stdout.trim();
     const base = await embeddedMemstream(t, { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `fuzzer:${AGENT_KEY}` });
-    const credentials = as === 'person' ? `Authorization: Bearer ${await userToken('fuzz-person')}` : `X-API-Key: ${AGENT_KEY}`;
+    const credentials =
+      as === 'person' ? `Authorization: Bearer ${await userToken('fuzz-person')}` : `X-API-Key: ${AGENT_KEY}`;
     const reports = await mkdtemp(join(tmpdir(), 'memstream-fuzz-'));
-    const run = await runCaptured(st, [
-      'run', 'openapi.json',
-      '--url', base,
-      '-H', credentials,
-      '--checks', 'not_a_server_error,status_code_conformance,response_schema_conformance',
-      '--mode', 'all',
-      '--max-examples', EXAMPLES,
-      '--seed', '20261124',
-      '--generation-allow-x00', 'true',
-      // Not the coverage phase: on this Python (3.11) its generators crash inside hypothesis
-      // ("AST constructor recursion depth mismatch"), a fuzzer error that says nothing of the server.
-      '--phases', 'examples,fuzzing',
-      '--workers', '2',
-      '--request-timeout', '30',
-      '--suppress-health-check', 'all',
-      '--no-color',
-      '--report', 'junit',
-      '--report-junit-path', join(reports, 'junit.xml'),
-    ], { env: { ...process.env, SCHEMATHESIS_HOOKS: '' } });
+    const run = await runCaptured(
+      st,
+      [
+        'run',
+        'openapi.json',
+        '--url',
+        base,
+        '-H',
+        credentials,
+        '--checks',
+        'not_a_server_error,status_code_conformance,response_schema_conformance',
+        '--mode',
+        'all',
+        '--max-examples',
+        EXAMPLES,
+        '--seed',
+        '20261124',
+        '--generation-allow-x00',
+        'true',
+        // Not the coverage phase: on this Python (3.11) its generators crash inside hypothesis
+        // ("AST constructor recursion depth mismatch"), a fuzzer error that says nothing of the server.
+        '--phases',
+        'examples,fuzzing',
+        '--workers',
+        '2',
+        '--request-timeout',
+        '30',
+        '--suppress-health-check',
+        'all',
+        '--no-color',
+        '--report',
+        'junit',
+        '--report-junit-path',
+        join(reports, 'junit.xml'),
+      ],
+      { env: { ...process.env, SCHEMATHESIS_HOOKS: '' } },
+    );
     const output = `${run.stdout}\n${run.stderr}`;
-    const summary = output.split('\n').filter((l) => /test cases|operations|passed|failed|errors?|Seed/i.test(l)).slice(-8).join('\n');
+    const summary = output
+      .split('\n')
+      .filter((l) => /test cases|operations|passed|failed|errors?|Seed/i.test(l))
+      .slice(-8)
+      .join('\n');
     t.diagnostic(summary);
     // The failures come first in schemathesis's output (each with a curl line to replay it), the summary last.
     const failures = output.indexOf('FAILURES');
@@ -63,33 +86,69 @@ test('hostile bodies (NUL, unpaired surrogates, invalid UTF-8, 10,000 levels of 
     ['EverMemOS', '/api/v1/memories', (b) => b['status'] === 'failed' && typeof b['code'] === 'string'],
     ['ARK', '/messages', (b) => typeof b['error'] === 'string' && typeof b['code'] === 'string'],
     ['ARK stream', '/stream/s1', (b) => typeof b['error'] === 'string' && typeof b['code'] === 'string'],
-    ['memory-service', '/v1/conversations', (b) => typeof b['error'] === 'string' && typeof b['code'] === 'string' && b['code'] === b['code'].toString().toLowerCase()],
+    [
+      'memory-service',
+      '/v1/conversations',
+      (b) =>
+        typeof b['error'] === 'string' &&
+        typeof b['code'] === 'string' &&
+        b['code'] === b['code'].toString().toLowerCase(),
+    ],
     ['KAOS', '/memory/sessions', (b) => typeof b['detail'] === 'string' && typeof b['code'] === 'string'],
-    ['Memory Agent', '/api/v1/summaries', (b) => typeof (b['error'] as Record<string, unknown> | undefined)?.['message'] === 'string'],
+    [
+      'Memory Agent',
+      '/api/v1/summaries',
+      (b) => typeof (b['error'] as Record<string, unknown> | undefined)?.['message'] === 'string',
+    ],
   ];
   let deep = '"x"';
   for (let i = 0; i < 10_000; i++) deep = `[${deep}]`;
   const bodies: Array<[string, string | Buffer]> = [
-    ['NUL in a value', '{"group_id": "g\\u0000", "session_id": "s", "title": "t\\u0000", "app_name": "a\\u0000", "messages": [{"role": "user", "content": "\\u0000"}]}'],
+    [
+      'NUL in a value',
+      '{"group_id": "g\\u0000", "session_id": "s", "title": "t\\u0000", "app_name": "a\\u0000", "messages": [{"role": "user", "content": "\\u0000"}]}',
+    ],
     ['NUL in a key', '{"k\\u0000": 1}'],
-    ['an unpaired surrogate', '{"group_id": "\\ud800", "title": "\\udc00", "app_name": "\\ud800", "session_id": "\\ud800"}'],
+    [
+      'an unpaired surrogate',
+      '{"group_id": "\\ud800", "title": "\\udc00", "app_name": "\\ud800", "session_id": "\\ud800"}',
+    ],
     ['invalid UTF-8', Buffer.concat([Buffer.from('{"title": "'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])],
     ['10,000 levels of nesting', `{"title": ${deep}, "messages": ${deep}}`],
     ['11 MB', `{"title": "${'x'.repeat(11 * 1024 * 1024)}"}`],
   ];
   for (const [family, path, shaped] of families) {
     for (const [what, body] of bodies) {
-      const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': AGENT_KEY }, body });
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': AGENT_KEY },
+        body,
+      });
       const text = await res.text();
-      assert.ok(res.status >= 400 && res.status < 500, `${family} ${path}, ${what}: ${res.status} ${text.slice(0, 200)}`);
-      assert.ok(shaped(JSON.parse(text) as Record<string, unknown>), `${family} ${path}, ${what}: not its error shape: ${text.slice(0, 200)}`);
+      assert.ok(
+        res.status >= 400 && res.status < 500,
+        `${family} ${path}, ${what}: ${res.status} ${text.slice(0, 200)}`,
+      );
+      assert.ok(
+        shaped(JSON.parse(text) as Record<string, unknown>),
+        `${family} ${path}, ${what}: not its error shape: ${text.slice(0, 200)}`,
+      );
     }
   }
   // Every one of them was refused, so none left anything behind, in any family.
-  const read = async (path: string) => (await fetch(`${base}${path}`, { headers: { 'x-api-key': AGENT_KEY } })).json() as Promise<Record<string, unknown>>;
-  assert.deepEqual(((await read('/v1/conversations')) as { data: unknown[] }).data, [], 'no memory-service conversation');
+  const read = async (path: string) =>
+    (await fetch(`${base}${path}`, { headers: { 'x-api-key': AGENT_KEY } })).json() as Promise<Record<string, unknown>>;
+  assert.deepEqual(
+    ((await read('/v1/conversations')) as { data: unknown[] }).data,
+    [],
+    'no memory-service conversation',
+  );
   assert.deepEqual(((await read('/memory/sessions')) as { sessions: unknown[] }).sessions, [], 'no KAOS session');
   assert.deepEqual(((await read('/messages?session_id=s1')) as { messages: unknown[] }).messages, [], 'no ARK message');
-  assert.deepEqual(((await read('/sessions')) as { sessions: unknown[] }).sessions, [], 'no ARK session or stream chunk');
+  assert.deepEqual(
+    ((await read('/sessions')) as { sessions: unknown[] }).sessions,
+    [],
+    'no ARK session or stream chunk',
+  );
   assert.ok(await healthy(base));
 });

@@ -49,7 +49,11 @@ export class ArkWatcher {
     const res = await fetch(`${this.readApi}/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ session_id: this.sessionId, query_id: `q${n}`, messages: [{ role: 'user', content: `ark ${n}` }] }),
+      body: JSON.stringify({
+        session_id: this.sessionId,
+        query_id: `q${n}`,
+        messages: [{ role: 'user', content: `ark ${n}` }],
+      }),
       signal: AbortSignal.timeout(20_000),
     });
     await res.arrayBuffer();

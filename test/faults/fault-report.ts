@@ -28,7 +28,10 @@ export function faultReport(
   at: { faultAt: number; repairedAt: number; convergedAt: number; stored: number; duplicates: number },
 ): FaultReport {
   const http = records.filter((r) => r.kind !== 'direct');
-  const ackTimes = http.filter((r) => r.outcome === 'acked').map((r) => r.endedAt).sort((a, b) => a - b);
+  const ackTimes = http
+    .filter((r) => r.outcome === 'acked')
+    .map((r) => r.endedAt)
+    .sort((a, b) => a - b);
   let longest = 0;
   for (let i = 1; i < ackTimes.length; i++) longest = Math.max(longest, ackTimes[i]! - ackTimes[i - 1]!);
   const firstAfter = ackTimes.find((t) => t >= at.repairedAt);
@@ -51,8 +54,12 @@ export function faultReport(
 
 /** The reports as a Markdown table, for the run's output and the issue's note. */
 export function reportTable(reports: readonly FaultReport[]): string {
-  const head = '| fault | acknowledged | stored | duplicates | 503 | other 5xx | hung | cut connections | producer sends refused | longest unavailability (s) | recovery (s) | converged (s) |';
+  const head =
+    '| fault | acknowledged | stored | duplicates | 503 | other 5xx | hung | cut connections | producer sends refused | longest unavailability (s) | recovery (s) | converged (s) |';
   const rule = '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |';
-  const rows = reports.map((r) => `| ${r.fault} | ${r.acknowledged} | ${r.stored} | ${r.duplicates} | ${r.refused503} | ${r.serverErrors} | ${r.hung} | ${r.failedConnections} | ${r.producerFailures} | ${r.longestUnavailableS} | ${r.recoveryS} | ${r.convergedS} |`);
+  const rows = reports.map(
+    (r) =>
+      `| ${r.fault} | ${r.acknowledged} | ${r.stored} | ${r.duplicates} | ${r.refused503} | ${r.serverErrors} | ${r.hung} | ${r.failedConnections} | ${r.producerFailures} | ${r.longestUnavailableS} | ${r.recoveryS} | ${r.convergedS} |`,
+  );
   return [head, rule, ...rows].join('\n');
 }

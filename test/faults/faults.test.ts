@@ -103,41 +103,88 @@ for (const fault of FAULTS) {
     const acked = load.acked();
     const ackedKeys = new Set(acked.map((r) => `${r.groupId}|${r.messageId}`));
     const storedOf = async () => {
-      const { rows } = await db.query<{ k: string; n: string }>(`SELECT conversation_id || '|' || message_id AS k, count(*) AS n FROM messages GROUP BY 1`);
+      const { rows } = await db.query<{ k: string; n: string }>(
+        `SELECT conversation_id || '|' || message_id AS k, count(*) AS n FROM messages GROUP BY 1`,
+      );
       return rows;
     };
     // Converged: everything acknowledged is stored, the index holds every message, no consumer lags.
-    await waitFor('the pipeline converged', async () => {
-      const stored = new Set((await storedOf()).map((r) => r.k));
-      if ([...ackedKeys].some((k) => !stored.has(k))) return undefined;
-      const indexed = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM search_items WHERE kind = 'message'`)).rows[0]!.n);
-      if (indexed !== stored.size) return undefined;
-      return (await consumerLag(infra.kafkaBrokers, prefix)) === 0 ? true : undefined;
-    }, 180_000).catch(async (err: unknown) => {
+    await waitFor(
+      'the pipeline converged',
+      async () => {
+        const stored = new Set((await storedOf()).map((r) => r.k));
+        if ([...ackedKeys].some((k) => !stored.has(k))) return undefined;
+        const indexed = Number(
+          (await db.query<{ n: string }>(`SELECT count(*) AS n FROM search_items WHERE kind = 'message'`)).rows[0]!.n,
+        );
+        if (indexed !== stored.size) return undefined;
+        return (await consumerLag(infra.kafkaBrokers, prefix)) === 0 ? true : undefined;
+      },
+      180_000,
+    ).catch(async (err: unknown) => {
       const stored = new Set((await storedOf()).map((r) => r.k));
       const missing = [...ackedKeys].filter((k) => !stored.has(k));
       const lag = JSON.stringify(await consumerLagByGroup(infra.kafkaBrokers, prefix).catch(() => ({})));
       process.stdout.write(`${JSON.stringify(pipeline.complaints(), null, 1)}\n`);
-      const byKind = Object.fromEntries(['held', 'async', 'direct'].map((k) => [k, acked.filter((r) => r.kind === k && missing.includes(`${r.groupId}|${r.messageId}`)).length]));
-      throw new Error(`${String(err)}: ${missing.length} acknowledged writes missing ${JSON.stringify(byKind)} (${missing.slice(0, 5).join(', ')}), consumer lag ${lag}`);
+      const byKind = Object.fromEntries(
+        ['held', 'async', 'direct'].map((k) => [
+          k,
+          acked.filter((r) => r.kind === k && missing.includes(`${r.groupId}|${r.messageId}`)).length,
+        ]),
+      );
+      throw new Error(
+        `${String(err)}: ${missing.length} acknowledged writes missing ${JSON.stringify(byKind)} (${missing.slice(0, 5).join(', ')}), consumer lag ${lag}`,
+      );
     });
     const convergedAt = Date.now();
     // The live reader has every stored message of its session, in order, once.
-    const arkStored = async () => (await db.query<{ content: string }>(`SELECT content FROM messages WHERE conversation_id = 'ark-live' ORDER BY seq`)).rows.map((r) => r.content);
-    await waitFor('the live ARK reader caught up', async () => (ark.received().length >= (await arkStored()).length ? true : undefined), 30_000).catch(() => undefined);
-    assert.deepEqual(ark.received(), await arkStored(), 'the SSE reader saw every stored message of its session, in order, once');
+    const arkStored = async () =>
+      (
+        await db.query<{ content: string }>(
+          `SELECT content FROM messages WHERE conversation_id = 'ark-live' ORDER BY seq`,
+        )
+      ).rows.map((r) => r.content);
+    await waitFor(
+      'the live ARK reader caught up',
+      async () => (ark.received().length >= (await arkStored()).length ? true : undefined),
+      30_000,
+    ).catch(() => undefined);
+    assert.deepEqual(
+      ark.received(),
+      await arkStored(),
+      'the SSE reader saw every stored message of its session, in order, once',
+    );
 
     const rows = await storedOf();
     const unacknowledged = rows.filter((r) => !ackedKeys.has(r.k) && !r.k.startsWith('ark-live|'));
-    t.diagnostic(`stored without an acknowledgement (refused, cut or in flight when the load stopped): ${unacknowledged.length}, e.g. ${unacknowledged.slice(0, 3).map((r) => r.k).join(', ')}`);
+    t.diagnostic(
+      `stored without an acknowledgement (refused, cut or in flight when the load stopped): ${unacknowledged.length}, e.g. ${unacknowledged
+        .slice(0, 3)
+        .map((r) => r.k)
+        .join(', ')}`,
+    );
     const duplicates = rows.filter((r) => Number(r.n) > 1).length;
-    const gaps = await db.query(`SELECT conversation_id FROM messages GROUP BY 1 HAVING count(*) <> max(seq) + 1 OR min(seq) <> 0`);
+    const gaps = await db.query(
+      `SELECT conversation_id FROM messages GROUP BY 1 HAVING count(*) <> max(seq) + 1 OR min(seq) <> 0`,
+    );
     const searchDuplicates = await db.query(`SELECT kind, item_id FROM search_items GROUP BY 1, 2 HAVING count(*) > 1`);
     // Memories made while consumers died and came back: one current memory per episode and person, one summary per window.
-    const memoryDuplicates = await db.query(`SELECT episode_id FROM episodic_memories WHERE superseded_at IS NULL GROUP BY episode_id, user_id HAVING count(*) > 1`);
-    const summaryDuplicates = await db.query(`SELECT conversation_id FROM memory WHERE status = 'completed' GROUP BY conversation_id, start_sequence, end_sequence HAVING count(*) > 1`);
-    const overlapping = await db.query(`SELECT conversation_id FROM (SELECT conversation_id, unnest(message_ids) AS m FROM episodes) x GROUP BY 1, m HAVING count(*) > 1`);
-    const report = faultReport(fault.name, load.records, { faultAt, repairedAt, convergedAt, stored: rows.length, duplicates });
+    const memoryDuplicates = await db.query(
+      `SELECT episode_id FROM episodic_memories WHERE superseded_at IS NULL GROUP BY episode_id, user_id HAVING count(*) > 1`,
+    );
+    const summaryDuplicates = await db.query(
+      `SELECT conversation_id FROM memory WHERE status = 'completed' GROUP BY conversation_id, start_sequence, end_sequence HAVING count(*) > 1`,
+    );
+    const overlapping = await db.query(
+      `SELECT conversation_id FROM (SELECT conversation_id, unnest(message_ids) AS m FROM episodes) x GROUP BY 1, m HAVING count(*) > 1`,
+    );
+    const report = faultReport(fault.name, load.records, {
+      faultAt,
+      repairedAt,
+      convergedAt,
+      stored: rows.length,
+      duplicates,
+    });
     reports.push(report);
     t.diagnostic(JSON.stringify(report));
 
@@ -149,12 +196,21 @@ for (const fault of FAULTS) {
     assert.equal(overlapping.rowCount, 0, 'no message in two episodes');
     assert.equal(report.serverErrors, 0, `no 5xx but 503: ${JSON.stringify(unexpected(load.records))}`);
     assert.equal(report.hung, 0, 'no call hung past its timeout');
-    const refusedBadly = load.records.filter((r) => r.outcome === 'refused' && !(r.status === 503 && r.retryAfter && r.errorShaped));
-    assert.deepEqual(refusedBadly.map((r) => `${r.kind} ${r.status}`), [], 'every refusal a 503 with Retry-After in the EverMemOS envelope');
+    const refusedBadly = load.records.filter(
+      (r) => r.outcome === 'refused' && !(r.status === 503 && r.retryAfter && r.errorShaped),
+    );
+    assert.deepEqual(
+      refusedBadly.map((r) => `${r.kind} ${r.status}`),
+      [],
+      'every refusal a 503 with Retry-After in the EverMemOS envelope',
+    );
     assert.ok(report.acknowledged > 0);
   });
 }
 
 function unexpected(records: readonly WriteRecord[]): string[] {
-  return records.filter((r) => (r.status ?? 0) >= 500 && r.status !== 503).slice(0, 5).map((r) => `${r.kind} ${r.status}`);
+  return records
+    .filter((r) => (r.status ?? 0) >= 500 && r.status !== 503)
+    .slice(0, 5)
+    .map((r) => `${r.kind} ${r.status}`);
 }

@@ -23,7 +23,9 @@ export class Pipeline {
   complaints(limit = 5): Record<string, string[]> {
     const out: Record<string, string[]> = {};
     for (const [service, p] of this.processes) {
-      out[service] = p.lines.slice(-limit).map((l) => `${String(l['msg'])}${l['err'] ? `: ${JSON.stringify(l['err']).slice(0, 300)}` : ''}`);
+      out[service] = p.lines
+        .slice(-limit)
+        .map((l) => `${String(l['msg'])}${l['err'] ? `: ${JSON.stringify(l['err']).slice(0, 300)}` : ''}`);
     }
     return out;
   }
@@ -35,7 +37,11 @@ export class Pipeline {
   async start(): Promise<void> {
     for (const service of SERVICES) this.ports.set(service, await freePort());
     for (const service of SERVICES) this.spawn(service);
-    await waitFor('every service healthy', async () => (await Promise.all(SERVICES.map((s) => healthy(this.base(s))))).every(Boolean), 120_000);
+    await waitFor(
+      'every service healthy',
+      async () => (await Promise.all(SERVICES.map((s) => healthy(this.base(s))))).every(Boolean),
+      120_000,
+    );
   }
 
   /** SIGKILL: no drain, no commit, whatever it was doing is cut off. */
@@ -52,7 +58,13 @@ export class Pipeline {
   }
 
   private spawn(service: Service): void {
-    this.processes.set(service, startProcess(this.t, `services/${service}/src/main.ts`, { ...this.env, PORT: String(this.ports.get(service)), LOG_LEVEL: 'warn' }));
+    this.processes.set(
+      service,
+      startProcess(this.t, `services/${service}/src/main.ts`, {
+        ...this.env,
+        PORT: String(this.ports.get(service)),
+        LOG_LEVEL: 'warn',
+      }),
+    );
   }
 }
-

@@ -44,7 +44,9 @@ export class PrivateInfra {
 
   /** All three, stopped again when the test ends. */
   async start(t: TestContext): Promise<void> {
-    t.after(() => Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => this.down(p).catch(() => undefined))));
+    t.after(() =>
+      Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => this.down(p).catch(() => undefined))),
+    );
     await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => this.up(p)));
   }
 

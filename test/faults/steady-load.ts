@@ -46,7 +46,12 @@ export class SteadyLoad {
   constructor(private readonly settings: LoadSettings) {}
 
   async start(): Promise<void> {
-    const kafka = new Kafka({ brokers: [this.settings.brokers], clientId: 'fault-load', logLevel: logLevel.NOTHING, retry: { retries: 3, initialRetryTime: 200 } });
+    const kafka = new Kafka({
+      brokers: [this.settings.brokers],
+      clientId: 'fault-load',
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 3, initialRetryTime: 200 },
+    });
     this.producer = kafka.producer({ allowAutoTopicCreation: false });
     await this.producer.connect();
     this.running = true;
@@ -85,7 +90,10 @@ export class SteadyLoad {
     }
   }
 
-  private async post(kind: 'held' | 'async', body: Record<string, string>): Promise<Pick<WriteRecord, 'outcome' | 'status' | 'retryAfter' | 'errorShaped'>> {
+  private async post(
+    kind: 'held' | 'async',
+    body: Record<string, string>,
+  ): Promise<Pick<WriteRecord, 'outcome' | 'status' | 'retryAfter' | 'errorShaped'>> {
     try {
       const res = await fetch(`${this.settings.gateway}/api/v1/memories${kind === 'async' ? '?sync_mode=false' : ''}`, {
         method: 'POST',
@@ -98,7 +106,8 @@ export class SteadyLoad {
       let errorShaped = false;
       try {
         const parsed = JSON.parse(text) as Record<string, unknown>;
-        errorShaped = parsed['status'] === 'failed' && typeof parsed['code'] === 'string' && typeof parsed['message'] === 'string';
+        errorShaped =
+          parsed['status'] === 'failed' && typeof parsed['code'] === 'string' && typeof parsed['message'] === 'string';
       } catch {
         errorShaped = false;
       }
@@ -113,7 +122,17 @@ export class SteadyLoad {
       await this.producer!.send({
         topic: this.settings.topic,
         acks: -1,
-        messages: [{ key: body['group_id']!, value: JSON.stringify({ id: `direct-event-${body['message_id']}`, type: 'group_chat.message.received', occurred_at: new Date().toISOString(), data: body }) }],
+        messages: [
+          {
+            key: body['group_id']!,
+            value: JSON.stringify({
+              id: `direct-event-${body['message_id']}`,
+              type: 'group_chat.message.received',
+              occurred_at: new Date().toISOString(),
+              data: body,
+            }),
+          },
+        ],
       });
       return { outcome: 'acked' };
     } catch {

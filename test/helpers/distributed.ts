@@ -7,7 +7,11 @@ import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from './i
  * The settings every process of one distributed-mode test shares: the test's own topics, database
  * and converter group on the real Kafka, PostgreSQL and Redis, plus `extra`.
  */
-export async function distributedEnv(t: TestContext, name: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+export async function distributedEnv(
+  t: TestContext,
+  name: string,
+  extra: Record<string, string> = {},
+): Promise<Record<string, string>> {
   return {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
     KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, name),
@@ -22,7 +26,11 @@ export async function distributedEnv(t: TestContext, name: string, extra: Record
  * The settings of a whole pipeline (gateway, converter, indexer, extractor, read API) that answers
  * writes once stored: a long sync wait, the cheap hash embedding, the test's own consumer groups.
  */
-export async function pipelineEnv(t: TestContext, name: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+export async function pipelineEnv(
+  t: TestContext,
+  name: string,
+  extra: Record<string, string> = {},
+): Promise<Record<string, string>> {
   return distributedEnv(t, name, {
     REQUEST_SYNC_TIMEOUT_MS: '15000',
     EMBEDDING_PROVIDER: 'hash',
@@ -33,10 +41,20 @@ export async function pipelineEnv(t: TestContext, name: string, extra: Record<st
 }
 
 /** Starts each service's entry point on a free port; resolves with their base URLs once all are healthy. */
-export async function startServices(t: TestContext, env: Record<string, string>, services: string[]): Promise<string[]> {
+export async function startServices(
+  t: TestContext,
+  env: Record<string, string>,
+  services: string[],
+): Promise<string[]> {
   const ports = await Promise.all(services.map(() => freePort()));
-  services.forEach((service, i) => startProcess(t, `services/${service}/src/main.ts`, { ...env, PORT: String(ports[i]) }));
+  services.forEach((service, i) =>
+    startProcess(t, `services/${service}/src/main.ts`, { ...env, PORT: String(ports[i]) }),
+  );
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
-  await waitFor(`${services.join(', ')} healthy`, async () => (await Promise.all(bases.map(healthy))).every(Boolean), 90_000);
+  await waitFor(
+    `${services.join(', ')} healthy`,
+    async () => (await Promise.all(bases.map(healthy))).every(Boolean),
+    90_000,
+  );
   return bases;
 }

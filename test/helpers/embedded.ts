@@ -15,7 +15,11 @@ import { startEmbedded } from '@memstream/all-in-one';
  * has); shut down when the test ends. Silent unless given a logger (a capturing one, to assert
  * on its lines).
  */
-export async function embeddedMemstream(t: TestContext, env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<string> {
+export async function embeddedMemstream(
+  t: TestContext,
+  env: Record<string, string> = {},
+  options: { log?: Logger } = {},
+): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-embedded-'));
   const log = options.log ?? createLogger({ service: 'embedded-test', level: 'silent' });
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
@@ -33,5 +37,8 @@ export async function embeddedMemstream(t: TestContext, env: Record<string, stri
 
 /** True once the service at `base` answers its readiness check. */
 export async function healthy(base: string): Promise<boolean> {
-  return fetch(`${base}/health`).then((r) => r.ok, () => false);
+  return fetch(`${base}/health`).then(
+    (r) => r.ok,
+    () => false,
+  );
 }

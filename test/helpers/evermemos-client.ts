@@ -8,7 +8,12 @@ export interface Reply<T = Record<string, unknown>> {
   readonly headers: Headers;
 }
 
-export async function call<T = Record<string, unknown>>(base: string, method: string, path: string, body?: unknown): Promise<Reply<T>> {
+export async function call<T = Record<string, unknown>>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Reply<T>> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...credentialsFor(base), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -31,15 +36,23 @@ export interface StoredMemory {
   sequence: number;
 }
 
-export async function messagesOf(base: string, groupId: string): Promise<{ memories: StoredMemory[]; total_count: number }> {
+export async function messagesOf(
+  base: string,
+  groupId: string,
+): Promise<{ memories: StoredMemory[]; total_count: number }> {
   const res = await call<{ result: { memories: StoredMemory[]; total_count: number } }>(
-    base, 'GET', `/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500`,
+    base,
+    'GET',
+    `/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500`,
   );
   assert.equal(res.status, 200);
   return res.body.result;
 }
 
-export async function requestStatus(base: string, requestId: string): Promise<Reply<{ status: string; code?: string; result: Record<string, unknown> }>> {
+export async function requestStatus(
+  base: string,
+  requestId: string,
+): Promise<Reply<{ status: string; code?: string; result: Record<string, unknown> }>> {
   return call(base, 'GET', `/api/v1/stats/request?request_id=${encodeURIComponent(requestId)}`);
 }
 
@@ -54,7 +67,9 @@ export async function everyMessageOf(base: string, groupId: string): Promise<Sto
     let shifted = false;
     for (let offset = 0; total < 0 || offset < total; offset += 500) {
       const res = await call<{ result: { memories: StoredMemory[]; total_count: number } }>(
-        base, 'GET', `/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500&offset=${offset}`,
+        base,
+        'GET',
+        `/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500&offset=${offset}`,
       );
       assert.equal(res.status, 200, JSON.stringify(res.body));
       if (total >= 0 && res.body.result.total_count !== total) shifted = true;

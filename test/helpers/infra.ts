@@ -40,7 +40,11 @@ export async function freshDatabase(t: TestContext): Promise<string> {
 }
 
 /** Polls until the condition returns a truthy value; fails with the label after the deadline. */
-export async function waitFor<T>(label: string, condition: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  label: string,
+  condition: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const started = Date.now();
   let delay = 20;
   let lastError: unknown;

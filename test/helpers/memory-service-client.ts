@@ -12,17 +12,26 @@ import { REPO_ROOT } from '../../harness/processes.js';
  * method, and every answer with a documented body is validated against the file's schema for it.
  * So a response our server shapes differently from the real service fails the test.
  */
-const SPEC = parse(readFileSync(resolve(REPO_ROOT, '../shared/specs/memory-service-openapi-2026-01.yml'), 'utf8')) as Spec;
+const SPEC = parse(
+  readFileSync(resolve(REPO_ROOT, '../shared/specs/memory-service-openapi-2026-01.yml'), 'utf8'),
+) as Spec;
 
 interface Spec {
-  paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, { content?: { 'application/json'?: { schema?: unknown } } }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { operationId?: string; responses?: Record<string, { content?: { 'application/json'?: { schema?: unknown } } }> }
+    >
+  >;
   components: { schemas: Record<string, unknown> };
 }
 
 const operations = new Map<string, { method: string; path: string; responses: Record<string, unknown> }>();
 for (const [path, methods] of Object.entries(SPEC.paths)) {
   for (const [method, op] of Object.entries(methods)) {
-    if (op.operationId) operations.set(op.operationId, { method: method.toUpperCase(), path, responses: op.responses ?? {} });
+    if (op.operationId)
+      operations.set(op.operationId, { method: method.toUpperCase(), path, responses: op.responses ?? {} });
   }
 }
 
@@ -49,7 +58,9 @@ function validatorFor(operationId: string, status: number): ValidateFunction | u
   const key = `${operationId}:${status}`;
   if (!validators.has(key)) {
     const op = operations.get(operationId)!;
-    const schema = (op.responses[String(status)] as { content?: { 'application/json'?: { schema?: unknown } } } | undefined)?.content?.['application/json']?.schema;
+    const schema = (
+      op.responses[String(status)] as { content?: { 'application/json'?: { schema?: unknown } } } | undefined
+    )?.content?.['application/json']?.schema;
     if (schema === undefined) return undefined;
     validators.set(key, ajv.compile(jsonSchema(schema) as object));
   }
@@ -65,7 +76,12 @@ export interface MsReply<T> {
 export async function msCall<T = Record<string, unknown>>(
   base: string,
   operationId: string,
-  options: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown; headers?: Record<string, string> } = {},
+  options: {
+    params?: Record<string, string>;
+    query?: Record<string, string>;
+    body?: unknown;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<MsReply<T>> {
   const op = operations.get(operationId);
   assert.ok(op, `no operation ${operationId} in the OpenAPI file`);
@@ -73,12 +89,19 @@ export async function msCall<T = Record<string, unknown>>(
   const qs = options.query ? `?${new URLSearchParams(options.query).toString()}` : '';
   const res = await fetch(`${base}${path}${qs}`, {
     method: op.method,
-    headers: { ...credentialsFor(base), ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+    headers: {
+      ...credentialsFor(base),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   const text = await res.text();
   const body = (text ? JSON.parse(text) : undefined) as T;
   const validate = validatorFor(operationId, res.status);
-  if (validate && !validate(body)) assert.fail(`${operationId} ${res.status}: the body does not match the OpenAPI file: ${ajv.errorsText(validate.errors)}\n${text}`);
+  if (validate && !validate(body))
+    assert.fail(
+      `${operationId} ${res.status}: the body does not match the OpenAPI file: ${ajv.errorsText(validate.errors)}\n${text}`,
+    );
   return { status: res.status, body };
 }

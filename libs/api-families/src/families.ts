@@ -8,11 +8,15 @@ import { MemoryServiceErrorBody, memoryServiceErrorShape } from './error-shapes/
  * memstream's API families, each documented with the error envelope its routes answer with, and
  * owning the path prefixes whose unrouted errors (404, a bad URL, headers too large) come in it.
  */
-export const everMemOsDocs = apiFamily('EverMemOS', 'EverMemOS group-chat memory API: writes are held until stored (read-your-writes)', {
-  body: EverMemOsErrorBody,
-  shape: everMemOsErrorShape,
-  paths: ['/api/v1'],
-});
+export const everMemOsDocs = apiFamily(
+  'EverMemOS',
+  'EverMemOS group-chat memory API: writes are held until stored (read-your-writes)',
+  {
+    body: EverMemOsErrorBody,
+    shape: everMemOsErrorShape,
+    paths: ['/api/v1'],
+  },
+);
 
 export const arkDocs = apiFamily('ARK', "ARK's Memory API: message batches, sessions and Server-Sent Event streams", {
   body: ArkErrorBody,
@@ -21,11 +25,15 @@ export const arkDocs = apiFamily('ARK', "ARK's Memory API: message batches, sess
 });
 
 // The Memory Agent has no HTTP error format of its own: the platform's default shape, under EverMemOS's /api/v1.
-export const memoryAgentDocs = apiFamily('Memory Agent', 'Rolling summaries and the context an agent needs at the start of a round', {
-  body: DefaultErrorBody,
-  shape: defaultErrorShape,
-  paths: ['/api/v1/context', '/api/v1/summaries'],
-});
+export const memoryAgentDocs = apiFamily(
+  'Memory Agent',
+  'Rolling summaries and the context an agent needs at the start of a round',
+  {
+    body: DefaultErrorBody,
+    shape: defaultErrorShape,
+    paths: ['/api/v1/context', '/api/v1/summaries'],
+  },
+);
 
 export const memoryServiceDocs = apiFamily(
   'memory-service',

@@ -43,9 +43,11 @@ export function createAuthenticator(settings: AuthSettings): Authenticator {
         return { kind: 'agent', clientId };
       }
       const authorization = single(headers.authorization);
-      if (authorization === undefined) throw new AppError('UNAUTHENTICATED', 'Credentials required: a bearer token or an X-API-Key header');
+      if (authorization === undefined)
+        throw new AppError('UNAUTHENTICATED', 'Credentials required: a bearer token or an X-API-Key header');
       const token = BEARER.exec(authorization)?.[1];
-      if (token === undefined) throw new AppError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>"');
+      if (token === undefined)
+        throw new AppError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>"');
       const clientId = keys.clientOf(token);
       if (clientId !== undefined) return { kind: 'agent', clientId };
       if (!verifyJwt) throw new AppError('UNAUTHENTICATED', 'The API key is not valid');

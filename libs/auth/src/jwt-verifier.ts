@@ -1,4 +1,11 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTHeaderParameters, type FlattenedJWSInput, type CryptoKey } from 'jose';
+import {
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+  type JWTHeaderParameters,
+  type FlattenedJWSInput,
+  type CryptoKey,
+} from 'jose';
 import { AppError } from '@memstream/errors';
 
 export interface JwtSettings {
@@ -44,9 +51,14 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier | undefine
         clockTolerance: CLOCK_TOLERANCE_S,
         requiredClaims: ['exp', 'sub'],
       });
-      if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw new AppError('UNAUTHENTICATED', 'The token names no user (claim "sub")');
+      if (typeof payload.sub !== 'string' || payload.sub.length === 0)
+        throw new AppError('UNAUTHENTICATED', 'The token names no user (claim "sub")');
       // Every write carries the caller's id (at most 255 characters, as every id): a longer one could not be applied.
-      if (payload.sub.length > MAX_SUBJECT_CHARS) throw new AppError('UNAUTHENTICATED', `The token's user (claim "sub") is longer than ${MAX_SUBJECT_CHARS} characters`);
+      if (payload.sub.length > MAX_SUBJECT_CHARS)
+        throw new AppError(
+          'UNAUTHENTICATED',
+          `The token's user (claim "sub") is longer than ${MAX_SUBJECT_CHARS} characters`,
+        );
       return payload.sub;
     } catch (err) {
       throw toAuthError(err);
@@ -58,7 +70,8 @@ function toAuthError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof errors.JWTExpired) return new AppError('UNAUTHENTICATED', 'The token has expired');
   if (err instanceof errors.JWTClaimValidationFailed) {
-    const reason = err.claim === 'nbf' ? 'The token is not valid yet' : `The token's "${err.claim}" claim is not accepted`;
+    const reason =
+      err.claim === 'nbf' ? 'The token is not valid yet' : `The token's "${err.claim}" claim is not accepted`;
     return new AppError('UNAUTHENTICATED', reason);
   }
   // The identity provider's key set could not be fetched: nothing the client can fix.
@@ -77,5 +90,7 @@ function keySetFailure(err: unknown): never {
 }
 
 function identityProviderDown(cause: unknown): AppError {
-  return new AppError('DEPENDENCY_UNAVAILABLE', 'The identity provider could not be reached, please retry later', { cause });
+  return new AppError('DEPENDENCY_UNAVAILABLE', 'The identity provider could not be reached, please retry later', {
+    cause,
+  });
 }

@@ -43,6 +43,9 @@ export function audiencesOf(principal: Principal): readonly string[] | undefined
  * Whether a reader with `audiences` (audiencesOf) may see content labelled `audience`: the rule
  * the store's audienceIn applies in SQL, for what is read outside the store (live events).
  */
-export function mayReadAudience(audiences: readonly string[] | undefined, audience: string | null | undefined): boolean {
+export function mayReadAudience(
+  audiences: readonly string[] | undefined,
+  audience: string | null | undefined,
+): boolean {
   return audience == null || audiences === undefined || audiences.includes(audience);
 }

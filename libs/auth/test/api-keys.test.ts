@@ -16,7 +16,14 @@ test('the ring finds the client a key belongs to, whichever position it holds', 
 });
 
 test('a near miss is no match: a prefix, an extension, another case, surrounding space', () => {
-  for (const candidate of ['ck_live_0123456789abcde', 'ck_live_0123456789abcdef0', 'CK_LIVE_0123456789ABCDEF', ' ck_live_0123456789abcdef', '', 'chat-backend']) {
+  for (const candidate of [
+    'ck_live_0123456789abcde',
+    'ck_live_0123456789abcdef0',
+    'CK_LIVE_0123456789ABCDEF',
+    ' ck_live_0123456789abcdef',
+    '',
+    'chat-backend',
+  ]) {
     assert.equal(ring.clientOf(candidate), undefined, JSON.stringify(candidate));
   }
 });

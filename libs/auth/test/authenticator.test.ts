@@ -34,7 +34,10 @@ test('a token that expired beyond the clock tolerance is refused; one within it 
   const auth = authenticator();
   await refusedWith('UNAUTHENTICATED', auth.authenticate(bearer(await hs256({ sub: 'alice', exp: now() - 60 }))));
   // 5 s of tolerance: a token that expired 2 s ago on the issuer's clock is still ours to accept
-  assert.deepEqual(await auth.authenticate(bearer(await hs256({ sub: 'alice', exp: now() - 2 }))), { kind: 'user', userId: 'alice' });
+  assert.deepEqual(await auth.authenticate(bearer(await hs256({ sub: 'alice', exp: now() - 2 }))), {
+    kind: 'user',
+    userId: 'alice',
+  });
 });
 
 test('a token that is not valid yet (nbf in the future) is refused', async () => {
@@ -60,7 +63,12 @@ test('a token whose payload was changed after signing is refused', async () => {
 
 test('a token without exp, or without a usable sub, is refused', async () => {
   const auth = authenticator();
-  for (const claims of [{ sub: 'alice' }, { exp: now() + 600 }, { sub: '', exp: now() + 600 }, { sub: 42, exp: now() + 600 }]) {
+  for (const claims of [
+    { sub: 'alice' },
+    { exp: now() + 600 },
+    { sub: '', exp: now() + 600 },
+    { sub: 42, exp: now() + 600 },
+  ]) {
     const token = await hs256(claims as JWTPayload);
     await refusedWith('UNAUTHENTICATED', auth.authenticate(bearer(token)));
   }
@@ -69,8 +77,14 @@ test('a token without exp, or without a usable sub, is refused', async () => {
 test('with an issuer and audience configured, a token must name both; a matching one is accepted', async () => {
   const auth = authenticator({ issuer: 'https://id.example', audience: 'memstream' });
   const claims = { sub: 'alice', exp: now() + 600 };
-  await refusedWith('UNAUTHENTICATED', auth.authenticate(bearer(await hs256({ ...claims, iss: 'https://evil.example', aud: 'memstream' }))));
-  await refusedWith('UNAUTHENTICATED', auth.authenticate(bearer(await hs256({ ...claims, iss: 'https://id.example', aud: 'other-api' }))));
+  await refusedWith(
+    'UNAUTHENTICATED',
+    auth.authenticate(bearer(await hs256({ ...claims, iss: 'https://evil.example', aud: 'memstream' }))),
+  );
+  await refusedWith(
+    'UNAUTHENTICATED',
+    auth.authenticate(bearer(await hs256({ ...claims, iss: 'https://id.example', aud: 'other-api' }))),
+  );
   await refusedWith('UNAUTHENTICATED', auth.authenticate(bearer(await hs256(claims))));
   const good = await hs256({ ...claims, iss: 'https://id.example', aud: ['other-api', 'memstream'] });
   assert.deepEqual(await auth.authenticate(bearer(good)), { kind: 'user', userId: 'alice' });
@@ -78,14 +92,26 @@ test('with an issuer and audience configured, a token must name both; a matching
 
 test('an API key in X-API-Key is the agent it was issued to', async () => {
   const auth = authenticator();
-  assert.deepEqual(await auth.authenticate({ 'x-api-key': 'ak_live_fedcba9876543210' }), { kind: 'agent', clientId: 'agent-runtime' });
-  assert.deepEqual(await auth.authenticate({ 'x-api-key': 'ck_live_0123456789abcdef' }), { kind: 'agent', clientId: 'chat-backend' });
+  assert.deepEqual(await auth.authenticate({ 'x-api-key': 'ak_live_fedcba9876543210' }), {
+    kind: 'agent',
+    clientId: 'agent-runtime',
+  });
+  assert.deepEqual(await auth.authenticate({ 'x-api-key': 'ck_live_0123456789abcdef' }), {
+    kind: 'agent',
+    clientId: 'chat-backend',
+  });
 });
 
 test('an API key sent as a bearer token is the agent too, with or without a JWT secret configured', async () => {
   for (const auth of [authenticator(), authenticator({ secret: undefined })]) {
-    assert.deepEqual(await auth.authenticate(bearer('ck_live_0123456789abcdef')), { kind: 'agent', clientId: 'chat-backend' });
-    assert.deepEqual(await auth.authenticate({ authorization: 'bearer ck_live_0123456789abcdef' }), { kind: 'agent', clientId: 'chat-backend' });
+    assert.deepEqual(await auth.authenticate(bearer('ck_live_0123456789abcdef')), {
+      kind: 'agent',
+      clientId: 'chat-backend',
+    });
+    assert.deepEqual(await auth.authenticate({ authorization: 'bearer ck_live_0123456789abcdef' }), {
+      kind: 'agent',
+      clientId: 'chat-backend',
+    });
   }
 });
 
@@ -93,12 +119,18 @@ test('an unknown API key is refused, in either header', async () => {
   const auth = authenticator();
   await refusedWith('UNAUTHENTICATED', auth.authenticate({ 'x-api-key': 'ck_live_0123456789abcdeX' }));
   await refusedWith('UNAUTHENTICATED', auth.authenticate({ 'x-api-key': '' }));
-  await refusedWith('UNAUTHENTICATED', authenticator({ secret: undefined }).authenticate(bearer('ck_live_unknown_key_000')));
+  await refusedWith(
+    'UNAUTHENTICATED',
+    authenticator({ secret: undefined }).authenticate(bearer('ck_live_unknown_key_000')),
+  );
 });
 
 test('a wrong X-API-Key is refused even beside a valid bearer token: no silent fallback', async () => {
   const token = await hs256({ sub: 'alice', exp: now() + 600 });
-  await refusedWith('UNAUTHENTICATED', authenticator().authenticate({ ...bearer(token), 'x-api-key': 'not-a-key-at-all-000' }));
+  await refusedWith(
+    'UNAUTHENTICATED',
+    authenticator().authenticate({ ...bearer(token), 'x-api-key': 'not-a-key-at-all-000' }),
+  );
 });
 
 test('a request without credentials is refused', async () => {
@@ -108,20 +140,36 @@ test('a request without credentials is refused', async () => {
 test('a malformed Authorization header is refused', async () => {
   const auth = authenticator();
   const token = await hs256({ sub: 'alice', exp: now() + 600 });
-  for (const authorization of ['Basic YWxpY2U6c2VjcmV0', 'Bearer', 'Bearer ', `Bearer ${token} extra`, token, 'Bearer not.a.jwt', 'Bearer garbage']) {
+  for (const authorization of [
+    'Basic YWxpY2U6c2VjcmV0',
+    'Bearer',
+    'Bearer ',
+    `Bearer ${token} extra`,
+    token,
+    'Bearer not.a.jwt',
+    'Bearer garbage',
+  ]) {
     await refusedWith('UNAUTHENTICATED', auth.authenticate({ authorization }));
   }
 });
 
 test('a credential header sent twice is refused: it is ambiguous who is calling', async () => {
-  await refusedWith('UNAUTHENTICATED', authenticator().authenticate({ 'x-api-key': ['ck_live_0123456789abcdef', 'ak_live_fedcba9876543210'] }));
+  await refusedWith(
+    'UNAUTHENTICATED',
+    authenticator().authenticate({ 'x-api-key': ['ck_live_0123456789abcdef', 'ak_live_fedcba9876543210'] }),
+  );
 });
 
 test('with nothing configured, authentication is off and every caller is the local user', async () => {
   const auth = createAuthenticator({ apiKeys: [] });
   assert.equal(auth.enabled, false);
   const token = await hs256({ sub: 'alice', exp: now() + 600 });
-  for (const headers of [{}, bearer(token), { 'x-api-key': 'ck_live_0123456789abcdef' }, { authorization: 'Basic x' }]) {
+  for (const headers of [
+    {},
+    bearer(token),
+    { 'x-api-key': 'ck_live_0123456789abcdef' },
+    { authorization: 'Basic x' },
+  ]) {
     assert.equal(await auth.authenticate(headers), LOCAL_PRINCIPAL);
   }
   assert.equal(authenticator().enabled, true);

@@ -12,7 +12,11 @@ async function signingKey(alg: Alg, kid: string) {
   const { publicKey, privateKey } = await generateKeyPair(alg);
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
   const sign = (sub: string) =>
-    new SignJWT({ sub }).setProtectedHeader({ alg, kid, typ: 'JWT' }).setIssuedAt().setExpirationTime('10m').sign(privateKey);
+    new SignJWT({ sub })
+      .setProtectedHeader({ alg, kid, typ: 'JWT' })
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey);
   return { jwk, sign };
 }
 
@@ -27,7 +31,12 @@ test('RS256 and ES256 tokens verify against the published key set, fetched once 
   const auth = jwksOnly(idp.url);
   assert.equal(auth.enabled, true);
   assert.equal(idp.fetches(), 0, 'nothing is fetched before the first token');
-  for (const [key, sub] of [[rsa, 'alice'], [ec, 'bob'], [rsa, 'carol'], [ec, 'dave']] as const) {
+  for (const [key, sub] of [
+    [rsa, 'alice'],
+    [ec, 'bob'],
+    [rsa, 'carol'],
+    [ec, 'dave'],
+  ] as const) {
     assert.deepEqual(await auth.authenticate(bearer(await key.sign(sub))), { kind: 'user', userId: sub });
   }
   assert.equal(idp.fetches(), 1, 'the key set is cached, not fetched per request');
@@ -63,7 +72,8 @@ test('key rotation: the set is read on first use, an unknown kid does not refetc
   assert.deepEqual(await cached.authenticate(bearer(await old.sign('bob'))), { kind: 'user', userId: 'bob' });
   const fetched = idp.fetches();
   idp.publish([next.jwk]);
-  for (let i = 0; i < 3; i += 1) await refusedWith('UNAUTHENTICATED', cached.authenticate(bearer(await next.sign('bob'))));
+  for (let i = 0; i < 3; i += 1)
+    await refusedWith('UNAUTHENTICATED', cached.authenticate(bearer(await next.sign('bob'))));
   assert.equal(idp.fetches(), fetched, 'no fetch per request while cooling down');
 
   const fresh = jwksOnly(idp.url);
@@ -73,7 +83,10 @@ test('key rotation: the set is read on first use, an unknown kid does not refetc
 test('a key set that cannot be fetched is a 503 the client may retry, not a 401', async () => {
   const key = await signingKey('RS256', 'rsa-1');
   const token = await key.sign('alice');
-  const down = await refusedWith('DEPENDENCY_UNAVAILABLE', jwksOnly(await closedKeySetUrl()).authenticate(bearer(token)));
+  const down = await refusedWith(
+    'DEPENDENCY_UNAVAILABLE',
+    jwksOnly(await closedKeySetUrl()).authenticate(bearer(token)),
+  );
   assert.equal(down.statusCode, 503);
   assert.equal(down.retriable, true);
 });
@@ -81,7 +94,12 @@ test('a key set that cannot be fetched is a 503 the client may retry, not a 401'
 test('a key set endpoint answering an error, or something that is not a key set, is a 503 too', async (t) => {
   const key = await signingKey('RS256', 'rsa-1');
   const token = await key.sign('alice');
-  for (const [status, body] of [[500, 'internal error'], [503, 'maintenance'], [200, '<html>login</html>'], [200, '{"keys":"none"}']] as const) {
+  for (const [status, body] of [
+    [500, 'internal error'],
+    [503, 'maintenance'],
+    [200, '<html>login</html>'],
+    [200, '{"keys":"none"}'],
+  ] as const) {
     await t.test(`${status} ${body}`, async (t) => {
       const idp = await keySetServer(t, [key.jwk]);
       idp.fail(status, body);
@@ -92,7 +110,10 @@ test('a key set endpoint answering an error, or something that is not a key set,
 
 test('an HS256 token is refused when only a JWKS is configured, without fetching the set', async (t) => {
   const idp = await keySetServer(t, [(await signingKey('RS256', 'rsa-1')).jwk]);
-  const token = await new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('10m').sign(HS_SECRET);
+  const token = await new SignJWT({ sub: 'alice' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime('10m')
+    .sign(HS_SECRET);
   await refusedWith('UNAUTHENTICATED', jwksOnly(idp.url).authenticate(bearer(token)));
   assert.equal(idp.fetches(), 0);
 });
@@ -101,7 +122,10 @@ test('with both a secret and a JWKS configured, tokens of either kind verify', a
   const rsa = await signingKey('RS256', 'rsa-1');
   const idp = await keySetServer(t, [rsa.jwk]);
   const auth = createAuthenticator({ secret: new TextDecoder().decode(HS_SECRET), jwksUrl: idp.url, apiKeys: [] });
-  const hs = await new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('10m').sign(HS_SECRET);
+  const hs = await new SignJWT({ sub: 'alice' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime('10m')
+    .sign(HS_SECRET);
   assert.deepEqual(await auth.authenticate(bearer(hs)), { kind: 'user', userId: 'alice' });
   assert.deepEqual(await auth.authenticate(bearer(await rsa.sign('bob'))), { kind: 'user', userId: 'bob' });
 });

@@ -50,7 +50,12 @@ export function busMetricsOf(metrics: Metrics) {
 export type BusMetrics = ReturnType<typeof busMetricsOf>;
 
 /** Times a publish call and counts its records or its failure. */
-export async function measuredPublish(metrics: BusMetrics, topic: string, records: number, publish: () => Promise<void>): Promise<void> {
+export async function measuredPublish(
+  metrics: BusMetrics,
+  topic: string,
+  records: number,
+  publish: () => Promise<void>,
+): Promise<void> {
   const end = metrics.produceDuration.startTimer({ topic });
   try {
     await publish();

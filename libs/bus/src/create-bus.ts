@@ -23,7 +23,9 @@ export interface CreateBusOptions {
 /** Kafka when brokers are configured, otherwise the in-process bus of the embedded mode. */
 export function createBus(settings: BusSettings, log: Logger, metrics: Metrics, options: CreateBusOptions = {}): Bus {
   if (settings.KAFKA_BROKERS.length === 0) {
-    return new MemoryBus(log.child({ component: 'bus' }), settings.KAFKA_TOPIC_PARTITIONS, metrics, { journal: options.journal });
+    return new MemoryBus(log.child({ component: 'bus' }), settings.KAFKA_TOPIC_PARTITIONS, metrics, {
+      journal: options.journal,
+    });
   }
   return new KafkaBus({
     brokers: settings.KAFKA_BROKERS,

@@ -34,9 +34,18 @@ export function correlationIdsOf(records: readonly BusRecord[]): string[] {
  * Throws only when the subscription stops mid-retry or the DLQ write fails; either way the
  * record stays uncommitted and is redelivered.
  */
-export async function deliver(record: BusRecord, options: SubscribeOptions, deps: DeliveryDeps): Promise<DeliveryOutcome> {
+export async function deliver(
+  record: BusRecord,
+  options: SubscribeOptions,
+  deps: DeliveryDeps,
+): Promise<DeliveryOutcome> {
   const correlationId = record.headers[CORRELATION_HEADER];
-  const log = deps.log.child({ topic: record.topic, partition: record.partition, offset: record.offset, correlationId });
+  const log = deps.log.child({
+    topic: record.topic,
+    partition: record.partition,
+    offset: record.offset,
+    correlationId,
+  });
   const labels = { topic: record.topic, group: options.groupId };
   const correlationIds = correlationId ? [correlationId] : [];
   for (let attempt = 1; ; attempt++) {
@@ -96,14 +105,23 @@ export async function deliver(record: BusRecord, options: SubscribeOptions, deps
  * one statement (the converter's) is what keeps that load from becoming one transaction per
  * record per partition (measured in the embedded mode: 1.15 records per statement, 8 at once).
  */
-export async function deliverBatch(records: readonly BusRecord[], options: SubscribeOptions, deps: DeliveryDeps): Promise<void> {
+export async function deliverBatch(
+  records: readonly BusRecord[],
+  options: SubscribeOptions,
+  deps: DeliveryDeps,
+): Promise<void> {
   const first = records[0];
   if (!first) return;
   if (!options.batchHandler) {
     for (const record of records) await deliver(record, options, deps);
     return;
   }
-  const log = deps.log.child({ topic: first.topic, partition: first.partition, offset: first.offset, records: records.length });
+  const log = deps.log.child({
+    topic: first.topic,
+    partition: first.partition,
+    offset: first.offset,
+    records: records.length,
+  });
   const labels = { topic: first.topic, group: options.groupId };
   const correlationIds = correlationIdsOf(records);
   for (let attempt = 1; ; attempt++) {

@@ -63,7 +63,9 @@ export class JournalPositions {
   private tick(): void {
     if (this.writing > 0) return; // the next tick takes what this one would have
     const trim = Date.now() - this.lastTrimAt >= this.options.trimIntervalMs;
-    this.flush(trim).catch((err: unknown) => this.log.error({ err }, 'writing consumer positions to the bus journal failed; retrying'));
+    this.flush(trim).catch((err: unknown) =>
+      this.log.error({ err }, 'writing consumer positions to the bus journal failed; retrying'),
+    );
   }
 
   private async write(trim: boolean): Promise<void> {
@@ -102,7 +104,10 @@ export class JournalPositions {
       const durable = this.durable.get(topic)?.get(groupId) ?? [];
       const floor = floors.get(topic) ?? positions.map(() => Infinity);
       // A group whose position was never written holds its partitions where they are.
-      floors.set(topic, floor.map((f, p) => Math.min(f, durable[p] ?? -1)));
+      floors.set(
+        topic,
+        floor.map((f, p) => Math.min(f, durable[p] ?? -1)),
+      );
     }
     const points: TrimPoint[] = [];
     for (const [topic, floor] of floors) {

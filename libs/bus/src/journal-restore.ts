@@ -57,7 +57,9 @@ export function restoreTopic(name: string, journaled: JournaledTopic | undefined
     // above it only a journal edited by hand could be; redelivering is allowed, skipping is not.
     committed.set(
       groupId,
-      restored.map((part, p) => Math.min(part.base + part.records.length, Math.max(part.base, byPartition.get(p) ?? part.base))),
+      restored.map((part, p) =>
+        Math.min(part.base + part.records.length, Math.max(part.base, byPartition.get(p) ?? part.base)),
+      ),
     );
   }
   return { partitions: restored, committed };
@@ -74,7 +76,8 @@ function restorePartition(topic: string, p: number, journaled: JournaledTopic | 
   const base = Number(first.offset);
   records.forEach((r, i) => {
     // Appends are contiguous and trims cut from below, so a hole means the table was edited.
-    if (Number(r.offset) !== base + i) throw new Error(`bus journal has a gap in ${topic}[${p}] before offset ${r.offset}`);
+    if (Number(r.offset) !== base + i)
+      throw new Error(`bus journal has a gap in ${topic}[${p}] before offset ${r.offset}`);
   });
   return { base, records };
 }

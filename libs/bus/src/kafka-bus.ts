@@ -39,7 +39,10 @@ export class KafkaBus implements Bus {
   private producer: Producer | undefined;
   private producerReady: Promise<Producer> | undefined;
   private readonly subscriptions = new Set<KafkaSubscription>();
-  private readonly produceQueue = new ProduceQueue((batch) => this.send(batch), { maxRecords: 5_000, maxBytes: 900_000 });
+  private readonly produceQueue = new ProduceQueue((batch) => this.send(batch), {
+    maxRecords: 5_000,
+    maxBytes: 900_000,
+  });
   private readonly metrics: BusMetrics;
 
   constructor(private readonly options: KafkaBusOptions) {
@@ -88,13 +91,18 @@ export class KafkaBus implements Bus {
           })
           .catch((err: unknown) => {
             // another replica created some of them first: fine, the wait below covers them
-            if (!/already exists|TOPIC_ALREADY_EXISTS|Topic creation errors/i.test(String((err as Error).message ?? err))) throw err;
+            if (
+              !/already exists|TOPIC_ALREADY_EXISTS|Topic creation errors/i.test(String((err as Error).message ?? err))
+            )
+              throw err;
           });
       }
       const deadline = Date.now() + this.options.requestTimeoutMs;
       for (;;) {
         const metadata = await admin.fetchTopicMetadata({ topics: wanted.map((t) => t.name) }).catch(() => undefined);
-        const ready = metadata?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+        const ready = metadata?.topics.every(
+          (t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0),
+        );
         if (ready) return;
         if (Date.now() > deadline) throw new Error(`topics have no leaders after ${this.options.requestTimeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 200));
@@ -153,7 +161,11 @@ export class KafkaBus implements Bus {
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 10_000 },
       ...(options.lingerMs ? { minBytes: 64 * 1024, maxWaitTimeInMs: options.lingerMs } : {}),
     });
-    const deps = { log: this.options.log.child({ groupId: options.groupId }), publish: (t: string, r: readonly OutgoingRecord[]) => this.publish(t, r), metrics: this.metrics };
+    const deps = {
+      log: this.options.log.child({ groupId: options.groupId }),
+      publish: (t: string, r: readonly OutgoingRecord[]) => this.publish(t, r),
+      metrics: this.metrics,
+    };
     const sub = new KafkaSubscription(consumer, options, this.wire(options.topic), this.options, deps, () => {
       this.subscriptions.delete(sub);
     });
@@ -222,7 +234,10 @@ class KafkaSubscription implements Subscription {
     let joinedTimer: NodeJS.Timeout | undefined;
     // Every (re)join says which partitions this member now owns: how a takeover shows in the logs.
     consumer.on(consumer.events.GROUP_JOIN, (e) =>
-      log.info({ topic: options.topic, partitions: e.payload.memberAssignment[wireTopic] ?? [] }, 'partitions assigned'),
+      log.info(
+        { topic: options.topic, partitions: e.payload.memberAssignment[wireTopic] ?? [] },
+        'partitions assigned',
+      ),
     );
     const joined = new Promise<void>((resolve) => {
       const off = consumer.on(consumer.events.GROUP_JOIN, () => {
@@ -231,7 +246,9 @@ class KafkaSubscription implements Subscription {
       });
       joinedTimer = setTimeout(resolve, 60_000); // a slow join is logged by kafkajs; start anyway
     });
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.keepLagOf(new Set(payload.memberAssignment[wireTopic] ?? [])));
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
+      this.keepLagOf(new Set(payload.memberAssignment[wireTopic] ?? [])),
+    );
     // kafkajs restarts a crashed consumer only after errors it calls retriable; after others (a
     // broker that went away in the middle of a commit, say) the consumer stays stopped for good
     // and its partitions are never read again. Such a consumer is started again here.
@@ -246,21 +263,25 @@ class KafkaSubscription implements Subscription {
     // Partitions that went quiet still get their last offsets committed.
     this.timer = setInterval(() => {
       if (this.pending.size === 0 || this.abort.signal.aborted) return;
-      void this.commitPending((offsets) => this.consumer.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p })))))
-        .catch((err: unknown) => log.warn({ err }, 'periodic offset commit failed'));
+      void this.commitPending((offsets) =>
+        this.consumer.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p })))),
+      ).catch((err: unknown) => log.warn({ err }, 'periodic offset commit failed'));
     }, commitIntervalMs);
     this.timer.unref();
   }
 
   /** Starts the consumer again after the backoff of its `attempt`th try (1 s doubling to 30 s, with jitter). */
   private restartLater(attempt: number): void {
-    const timer = setTimeout(() => {
-      if (this.abort.signal.aborted) return;
-      this.runConsumer().catch((err: unknown) => {
-        this.deps.log.warn({ err, topic: this.options.topic }, 'starting the consumer again failed; trying later');
-        this.restartLater(attempt + 1);
-      });
-    }, backoffDelayMs(CONSUMER_RESTART, attempt));
+    const timer = setTimeout(
+      () => {
+        if (this.abort.signal.aborted) return;
+        this.runConsumer().catch((err: unknown) => {
+          this.deps.log.warn({ err, topic: this.options.topic }, 'starting the consumer again failed; trying later');
+          this.restartLater(attempt + 1);
+        });
+      },
+      backoffDelayMs(CONSUMER_RESTART, attempt),
+    );
     timer.unref();
   }
 
@@ -281,7 +302,8 @@ class KafkaSubscription implements Subscription {
         const commitAll = () => this.commitPending((offsets) => commitOffsetsIfNecessary(offsets));
         const chunkSize = options.batchHandler ? (options.maxBatchSize ?? 500) : 1;
         // The high watermark is the offset the next record written will get, as of this fetch.
-        const reportLag = (nextOffset: string) => this.reportLag(batch.partition, BigInt(batch.highWatermark) - BigInt(nextOffset));
+        const reportLag = (nextOffset: string) =>
+          this.reportLag(batch.partition, BigInt(batch.highWatermark) - BigInt(nextOffset));
         if (batch.messages.length > 0) reportLag(batch.firstOffset()!);
         this.inFlight.add(batch.partition);
         try {
@@ -314,7 +336,12 @@ class KafkaSubscription implements Subscription {
           // Ending early (stop, rebalance, error): commit what finished now. Otherwise offsets
           // wait for the interval, so a busy consumer sends one commit per interval, not one
           // per partition batch; redelivery after a crash is bounded by the same interval.
-          if (!isRunning() || isStale() || this.abort.signal.aborted || Date.now() - this.lastCommit >= commitIntervalMs) {
+          if (
+            !isRunning() ||
+            isStale() ||
+            this.abort.signal.aborted ||
+            Date.now() - this.lastCommit >= commitIntervalMs
+          ) {
             await commitAll();
           }
         }
@@ -341,14 +368,19 @@ class KafkaSubscription implements Subscription {
   }
 
   private async commitPending(
-    send: (offsets: { topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }> }) => Promise<unknown>,
+    send: (offsets: {
+      topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>;
+    }) => Promise<unknown>,
     only?: (partition: number) => boolean,
   ): Promise<void> {
     const entries = [...this.pending].filter(([partition]) => only?.(partition) ?? true);
     if (entries.length === 0) return;
-    for (const [partition, offset] of entries) if (this.pending.get(partition) === offset) this.pending.delete(partition);
+    for (const [partition, offset] of entries)
+      if (this.pending.get(partition) === offset) this.pending.delete(partition);
     this.lastCommit = Date.now();
-    await send({ topics: [{ topic: this.wireTopic, partitions: entries.map(([partition, offset]) => ({ partition, offset })) }] });
+    await send({
+      topics: [{ topic: this.wireTopic, partitions: entries.map(([partition, offset]) => ({ partition, offset })) }],
+    });
   }
 
   stop(): Promise<void> {
@@ -359,7 +391,10 @@ class KafkaSubscription implements Subscription {
       // commits once it stops). The batches in hand commit their own in their finally blocks,
       // which disconnect waits for.
       await this.commitPending(
-        (offsets) => this.consumer.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p })))),
+        (offsets) =>
+          this.consumer.commitOffsets(
+            offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p }))),
+          ),
         (partition) => !this.inFlight.has(partition),
       ).catch(() => undefined); // not fatal: those records are redelivered, and handlers are idempotent
       await this.consumer.disconnect();
@@ -387,4 +422,9 @@ function producerStateLost(err: unknown, depth = 0): boolean {
   return producerStateLost(e.cause, depth + 1) || producerStateLost(e.originalError, depth + 1);
 }
 
-const LOST_PRODUCER_STATE = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH', 'INVALID_PRODUCER_ID_MAPPING']);
+const LOST_PRODUCER_STATE = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+  'INVALID_PRODUCER_ID_MAPPING',
+]);

@@ -154,7 +154,11 @@ export class MemoryBus implements Bus {
     const topic = this.topic(options.topic);
     const positions = topic.committed.get(options.groupId) ?? topic.partitions.map((p) => p.base);
     topic.committed.set(options.groupId, positions);
-    const deps = { log: this.log, publish: (t: string, r: readonly OutgoingRecord[]) => this.publish(t, r), metrics: this.metrics };
+    const deps = {
+      log: this.log,
+      publish: (t: string, r: readonly OutgoingRecord[]) => this.publish(t, r),
+      metrics: this.metrics,
+    };
     const sub = new MemorySubscription(options, topic, positions, deps, async () => {
       this.subscriptions.delete(sub);
       await this.journalPositions?.flush();
@@ -256,8 +260,13 @@ class MemorySubscription implements Subscription {
         if (err instanceof StopRequested) break;
         // The dead-letter write itself failed: like a Kafka consumer restart, deliver it again.
         failures++;
-        this.deps.log.error({ err, topic: chunk[0]!.topic, partition: p, offset: chunk[0]!.offset }, 'delivery failed, redelivering');
-        await waitOrStop(backoffDelayMs({ initialDelayMs: 200, maxDelayMs: 5000 }, failures), signal).catch(() => undefined);
+        this.deps.log.error(
+          { err, topic: chunk[0]!.topic, partition: p, offset: chunk[0]!.offset },
+          'delivery failed, redelivering',
+        );
+        await waitOrStop(backoffDelayMs({ initialDelayMs: 200, maxDelayMs: 5000 }, failures), signal).catch(
+          () => undefined,
+        );
       }
     }
   }

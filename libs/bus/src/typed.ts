@@ -1,11 +1,22 @@
 import { AppError } from '@memstream/errors';
-import { CORRELATION_HEADER, type Bus, type BusRecord, type DeadLetterListener, type HandlerContext, type OutgoingRecord, type RetryPolicy, type Subscription } from './bus.js';
+import {
+  CORRELATION_HEADER,
+  type Bus,
+  type BusRecord,
+  type DeadLetterListener,
+  type HandlerContext,
+  type OutgoingRecord,
+  type RetryPolicy,
+  type Subscription,
+} from './bus.js';
 
 /** What the bus needs of a topic from the catalogue in @memstream/schemas (structural, no zod here). */
 export interface TypedTopic<E> {
   readonly name: string;
   readonly dlq: string;
-  readonly schema: { safeParse(value: unknown): { success: true; data: E } | { success: false; error: { message: string } } };
+  readonly schema: {
+    safeParse(value: unknown): { success: true; data: E } | { success: false; error: { message: string } };
+  };
   readonly keyOf: (event: E) => string;
 }
 
@@ -15,11 +26,17 @@ export async function publishEvents<E extends { correlation_id?: string | undefi
   topic: TypedTopic<E>,
   events: readonly E[],
 ): Promise<void> {
-  await bus.publish(topic.name, events.map((event) => serializeEvent(topic, event)));
+  await bus.publish(
+    topic.name,
+    events.map((event) => serializeEvent(topic, event)),
+  );
 }
 
 /** The record an event becomes; callers that must look at the bytes first (a size limit) use it directly. */
-export function serializeEvent<E extends { correlation_id?: string | undefined }>(topic: TypedTopic<E>, event: E): OutgoingRecord & { value: string } {
+export function serializeEvent<E extends { correlation_id?: string | undefined }>(
+  topic: TypedTopic<E>,
+  event: E,
+): OutgoingRecord & { value: string } {
   return { key: topic.keyOf(event), value: JSON.stringify(event), headers: correlationHeaders(event.correlation_id) };
 }
 
@@ -67,7 +84,8 @@ export function subscribeEvents<E>(
       throw new AppError('INVALID_EVENT', 'record value is not JSON');
     }
     const parsed = topic.schema.safeParse(json);
-    if (!parsed.success) throw new AppError('INVALID_EVENT', `event does not match ${topic.name}: ${parsed.error.message}`);
+    if (!parsed.success)
+      throw new AppError('INVALID_EVENT', `event does not match ${topic.name}: ${parsed.error.message}`);
     return withHeaderCorrelation(parsed.data, record);
   };
   const { batchHandler } = options;
@@ -81,6 +99,8 @@ export function subscribeEvents<E>(
     ...(options.lingerMs === undefined ? {} : { lingerMs: options.lingerMs }),
     ...(options.onDeadLetter === undefined ? {} : { onDeadLetter: options.onDeadLetter }),
     handler: async (record, ctx) => options.handler(decode(record), ctx),
-    ...(batchHandler === undefined ? {} : { batchHandler: async (records, ctx) => batchHandler(records.map(decode), ctx) }),
+    ...(batchHandler === undefined
+      ? {}
+      : { batchHandler: async (records, ctx) => batchHandler(records.map(decode), ctx) }),
   });
 }

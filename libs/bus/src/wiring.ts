@@ -10,7 +10,9 @@ type ConsumerMap<T> = { readonly [K in keyof T]: readonly string[] };
 type EventOf<T> = T extends TypedTopic<infer E> ? E : never;
 
 /** The keys of the topics consumer C reads. */
-export type TopicsOf<T, M extends ConsumerMap<T>, C extends string> = { [K in keyof T]: C extends M[K][number] ? K : never }[keyof T];
+export type TopicsOf<T, M extends ConsumerMap<T>, C extends string> = {
+  [K in keyof T]: C extends M[K][number] ? K : never;
+}[keyof T];
 
 /** How one topic is consumed: subscribeEvents's options for its event type. */
 export type Binding<E> = Parameters<typeof subscribeEvents<E>>[2];
@@ -20,7 +22,9 @@ export type Binding<E> = Parameters<typeof subscribeEvents<E>>[2];
  * map says it reads, and for no other. A topic added to the map without its handler, or a
  * handler of a topic the consumer does not read, fails the type check.
  */
-export type Wiring<T, M extends ConsumerMap<T>, C extends string> = { readonly [K in TopicsOf<T, M, C>]: Binding<EventOf<T[K]>> };
+export type Wiring<T, M extends ConsumerMap<T>, C extends string> = {
+  readonly [K in TopicsOf<T, M, C>]: Binding<EventOf<T[K]>>;
+};
 
 /** Subscribes every binding of a wiring to its topic of the catalogue; the caller stops the subscriptions. */
 export async function subscribeWiring<T extends Catalogue, M extends ConsumerMap<T>, C extends string>(

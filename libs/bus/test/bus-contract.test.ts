@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { createLogger } from '@memstream/logging';
-import { CORRELATION_HEADER, DLQ_HEADERS, KafkaBus, MemoryBus, subscribeEvents, type Bus, type BusRecord } from '@memstream/bus';
+import {
+  CORRELATION_HEADER,
+  DLQ_HEADERS,
+  KafkaBus,
+  MemoryBus,
+  subscribeEvents,
+  type Bus,
+  type BusRecord,
+} from '@memstream/bus';
 import { Metrics } from '@memstream/metrics';
 import { deleteTopics, infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
 import { samplesOf, series, total } from '../../../test/helpers/prometheus.js';
@@ -16,7 +24,11 @@ const fastRetry = { maxAttempts: 4, initialDelayMs: 10, maxDelayMs: 50 };
 // differently from Kafka.
 const implementations: Array<[string, (metrics: Metrics, t: TestContext) => Bus | Promise<Bus>]> = [
   ['in-process bus', (metrics) => new MemoryBus(log, 4, metrics)],
-  ['journaled in-process bus', async (metrics, t) => new MemoryBus(log, 4, metrics, { journal: (await pgJournal(t)).journal, commitIntervalMs: 20 })],
+  [
+    'journaled in-process bus',
+    async (metrics, t) =>
+      new MemoryBus(log, 4, metrics, { journal: (await pgJournal(t)).journal, commitIntervalMs: 20 }),
+  ],
   [
     'Kafka bus',
     (metrics) =>
@@ -33,12 +45,18 @@ const implementations: Array<[string, (metrics: Metrics, t: TestContext) => Bus 
   ],
 ];
 
-async function openBus(t: TestContext, make: (metrics: Metrics, t: TestContext) => Bus | Promise<Bus>, topics: string[], metrics = new Metrics()): Promise<Bus> {
+async function openBus(
+  t: TestContext,
+  make: (metrics: Metrics, t: TestContext) => Bus | Promise<Bus>,
+  topics: string[],
+  metrics = new Metrics(),
+): Promise<Bus> {
   let bus: Bus | undefined;
   // Registered before make's own teardown (a journal's database), so it runs first.
   t.after(() => bus?.close());
   bus = await make(metrics, t);
-  if (bus.kind === 'kafka') t.after(() => deleteTopics((name) => topics.some((topic) => name === topic || name.startsWith(`${topic}.`))));
+  if (bus.kind === 'kafka')
+    t.after(() => deleteTopics((name) => topics.some((topic) => name === topic || name.startsWith(`${topic}.`))));
   await bus.ensureTopics(topics.map((name) => ({ name })));
   return bus;
 }
@@ -104,7 +122,11 @@ for (const [name, make] of implementations) {
       },
     });
     const dead = await collectDeadLetters(bus, `${topic}.dlq`);
-    await bus.publish(topic, [record('k', { id: 'first' }), record('k', { id: 'poison' }), record('k', { id: 'after' })]);
+    await bus.publish(topic, [
+      record('k', { id: 'first' }),
+      record('k', { id: 'poison' }),
+      record('k', { id: 'after' }),
+    ]);
     await waitFor('the record after the poison', async () => handled.includes('after'));
     await waitFor('the dead-lettered record', async () => dead.length === 1);
     assert.deepEqual(handled, ['first', 'after']);
@@ -151,13 +173,17 @@ for (const [name, make] of implementations) {
         const { id } = JSON.parse(r.value.toString()) as { id: number };
         attempts.set(id, ctx.attempt);
         // id 1: the database is down for twice the attempts the policy allows; id 2: a deadlock every time
-        if (id === 1 && ctx.attempt < fastRetry.maxAttempts * 2) throw new AppError('DEPENDENCY_UNAVAILABLE', 'database restarting');
+        if (id === 1 && ctx.attempt < fastRetry.maxAttempts * 2)
+          throw new AppError('DEPENDENCY_UNAVAILABLE', 'database restarting');
         if (id === 2) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
       },
     });
     const dead = await collectDeadLetters(bus, `${topic}.dlq`);
     await bus.publish(topic, [record('a', { id: 1 }), record('b', { id: 2 })]);
-    await waitFor('the outage outlasted and the deadlock given up on', async () => attempts.get(1) === fastRetry.maxAttempts * 2 && dead.length === 1);
+    await waitFor(
+      'the outage outlasted and the deadlock given up on',
+      async () => attempts.get(1) === fastRetry.maxAttempts * 2 && dead.length === 1,
+    );
     assert.equal(attempts.get(2), fastRetry.maxAttempts);
     assert.equal(JSON.parse(dead[0]!.value.toString()).id, 2);
   });
@@ -168,7 +194,11 @@ for (const [name, make] of implementations) {
     const schema = z.object({ type: z.literal('greeting'), text: z.string() });
     const typed = { name: topic, dlq: `${topic}.dlq`, schema, keyOf: () => 'k' };
     const handled: string[] = [];
-    await subscribeEvents(bus, typed, { groupId: uniqueName('g'), retry: fastRetry, handler: async (e) => void handled.push(e.text) });
+    await subscribeEvents(bus, typed, {
+      groupId: uniqueName('g'),
+      retry: fastRetry,
+      handler: async (e) => void handled.push(e.text),
+    });
     const dead = await collectDeadLetters(bus, typed.dlq);
     await bus.publish(topic, [
       { key: 'k', value: 'not json {' },
@@ -211,7 +241,10 @@ for (const [name, make] of implementations) {
     const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
     const dead = await collectDeadLetters(bus, `${topic}.dlq`);
     // Publish before subscribing, so the consumer finds a backlog and batches really form.
-    await bus.publish(topic, Array.from({ length: 40 }, (_, n) => record('k', { n, poison: n === 17 })));
+    await bus.publish(
+      topic,
+      Array.from({ length: 40 }, (_, n) => record('k', { n, poison: n === 17 })),
+    );
     const batchSizes: number[] = [];
     const handled: number[] = [];
     const deadListened: string[] = [];
@@ -235,9 +268,19 @@ for (const [name, make] of implementations) {
       onDeadLetter: async (r, reason) => void deadListened.push(`${decode(r).n}:${reason.code}`),
     });
     await waitFor('39 handled and 1 dead-lettered', async () => handled.length === 39 && dead.length === 1);
-    assert.deepEqual(handled, Array.from({ length: 40 }, (_, n) => n).filter((n) => n !== 17), 'each once, in order');
-    assert.ok(batchSizes.some((size) => size > 1), `records were handled in batches (${batchSizes.join(',')})`);
-    assert.ok(batchSizes.every((size) => size <= 10), 'no batch above maxBatchSize');
+    assert.deepEqual(
+      handled,
+      Array.from({ length: 40 }, (_, n) => n).filter((n) => n !== 17),
+      'each once, in order',
+    );
+    assert.ok(
+      batchSizes.some((size) => size > 1),
+      `records were handled in batches (${batchSizes.join(',')})`,
+    );
+    assert.ok(
+      batchSizes.every((size) => size <= 10),
+      'no batch above maxBatchSize',
+    );
     assert.equal(decode(dead[0]!).n, 17);
     assert.equal(dead[0]!.headers[DLQ_HEADERS.reason], 'poison record 17');
     assert.deepEqual(deadListened, ['17:INVALID_EVENT'], 'the dead-letter listener heard of it');
@@ -267,7 +310,10 @@ for (const [name, make] of implementations) {
         handled.push(n);
       },
     });
-    await bus.publish(topic, Array.from({ length: 8 }, (_, n) => record('k', { n })));
+    await bus.publish(
+      topic,
+      Array.from({ length: 8 }, (_, n) => record('k', { n })),
+    );
     await waitFor('7 handled', async () => handled.length === 7);
     const labels = { topic, group };
     // The lag gauge and the last counters are set right after the handler returns: wait for them.
@@ -277,17 +323,28 @@ for (const [name, make] of implementations) {
     });
     assert.equal(total(samples, 'memstream_bus_produce_duration_seconds_count', { topic }), 1);
     assert.equal(total(samples, 'memstream_bus_produced_records_total', { topic }), 8);
-    assert.equal(total(samples, 'memstream_bus_produce_duration_seconds_count', { topic: `${topic}.dlq` }), 1, 'the dead letter is a produce too');
+    assert.equal(
+      total(samples, 'memstream_bus_produce_duration_seconds_count', { topic: `${topic}.dlq` }),
+      1,
+      'the dead letter is a produce too',
+    );
     assert.equal(total(samples, 'memstream_bus_produce_errors_total'), 0);
     assert.equal(total(samples, 'memstream_consumer_records_total', { ...labels, outcome: 'retried' }), 1);
     assert.equal(total(samples, 'memstream_consumer_records_total', { ...labels, outcome: 'dead_lettered' }), 1);
     assert.equal(total(samples, 'memstream_consumer_dead_letters_total', { ...labels, reason: 'INVALID_EVENT' }), 1);
-    assert.equal(total(samples, 'memstream_consumer_handler_duration_seconds_count', labels), 9, 'every attempt is timed');
+    assert.equal(
+      total(samples, 'memstream_consumer_handler_duration_seconds_count', labels),
+      9,
+      'every attempt is timed',
+    );
     const lag = await waitFor('the lag of the consumed partition back to 0', async () => {
       const now = series(await samplesOf(metrics), 'memstream_consumer_lag_records', labels);
       return now.length > 0 && now.every((s) => s.value === 0) ? now : undefined;
     });
-    assert.ok(lag.every((s) => /^\d+$/.test(s.labels['partition']!)), 'lag is per partition');
+    assert.ok(
+      lag.every((s) => /^\d+$/.test(s.labels['partition']!)),
+      'lag is per partition',
+    );
   });
 
   test(`${name}: the correlation header reaches the handler's logger and context, and typed events carry it`, async (t) => {
@@ -296,13 +353,28 @@ for (const [name, make] of implementations) {
     const schema = z.object({ text: z.string(), correlation_id: z.string().optional() });
     const typed = { name: topic, dlq: `${topic}.dlq`, schema, keyOf: () => 'k' };
     const seen: Array<{ event: z.infer<typeof schema>; ids: readonly string[] }> = [];
-    await subscribeEvents(bus, typed, { groupId: uniqueName('g'), retry: fastRetry, handler: async (event, ctx) => void seen.push({ event, ids: ctx.correlationIds }) });
+    await subscribeEvents(bus, typed, {
+      groupId: uniqueName('g'),
+      retry: fastRetry,
+      handler: async (event, ctx) => void seen.push({ event, ids: ctx.correlationIds }),
+    });
     await bus.publish(topic, [
       { key: 'k', value: JSON.stringify({ text: 'header only' }), headers: { [CORRELATION_HEADER]: 'req-1' } },
-      { key: 'k', value: JSON.stringify({ text: 'both', correlation_id: 'from-envelope' }), headers: { [CORRELATION_HEADER]: 'req-2' } },
+      {
+        key: 'k',
+        value: JSON.stringify({ text: 'both', correlation_id: 'from-envelope' }),
+        headers: { [CORRELATION_HEADER]: 'req-2' },
+      },
       { key: 'k', value: JSON.stringify({ text: 'neither' }) },
     ]);
     await waitFor('three events', async () => seen.length === 3);
-    assert.deepEqual(seen.map((s) => [s.event.correlation_id, s.ids]), [['req-1', ['req-1']], ['from-envelope', ['req-2']], [undefined, []]]);
+    assert.deepEqual(
+      seen.map((s) => [s.event.correlation_id, s.ids]),
+      [
+        ['req-1', ['req-1']],
+        ['from-envelope', ['req-2']],
+        [undefined, []],
+      ],
+    );
   });
 }

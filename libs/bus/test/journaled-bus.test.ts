@@ -2,7 +2,13 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '@memstream/errors';
 import { createLogger } from '@memstream/logging';
-import { MemoryBus, type BusJournal, type BusRecord, type MemoryBusOptions, type SubscribeOptions } from '@memstream/bus';
+import {
+  MemoryBus,
+  type BusJournal,
+  type BusRecord,
+  type MemoryBusOptions,
+  type SubscribeOptions,
+} from '@memstream/bus';
 import { Metrics } from '@memstream/metrics';
 import { uniqueName, waitFor } from '../../../test/helpers/infra.js';
 import { pgJournal } from './pg-journal.js';
@@ -32,7 +38,12 @@ const record = (key: string, n: number) => ({ key, value: JSON.stringify({ n }) 
 const numberOf = (r: BusRecord) => (JSON.parse(r.value.toString()) as { n: number }).n;
 
 /** The group's position on the partition as the journal holds it (what survives a crash). */
-async function durablePosition(journal: BusJournal, topic: string, groupId: string, partition: number): Promise<number | undefined> {
+async function durablePosition(
+  journal: BusJournal,
+  topic: string,
+  groupId: string,
+  partition: number,
+): Promise<number | undefined> {
   const { positions } = await journal.load();
   return positions.find((p) => p.topic === topic && p.groupId === groupId && p.partition === partition)?.offset;
 }
@@ -47,7 +58,10 @@ test('after a crash, a new bus on the journal redelivers what the group had not 
   const group = uniqueName('g');
   // No trimming on the first bus: records 0-2 stay, so only the group's position keeps them from coming back.
   const first = await open(topic, { trimIntervalMs: 3_600_000 });
-  await first.publish(topic, Array.from({ length: 6 }, (_, n) => record('k', n)));
+  await first.publish(
+    topic,
+    Array.from({ length: 6 }, (_, n) => record('k', n)),
+  );
   const seenBefore: number[] = [];
   let partition = -1;
   await first.subscribe(
@@ -61,7 +75,10 @@ test('after a crash, a new bus on the journal redelivers what the group had not 
       }
     }),
   );
-  await waitFor('records 0-2 committed to the journal', async () => (await durablePosition(journal, topic, group, partition)) === 3);
+  await waitFor(
+    'records 0-2 committed to the journal',
+    async () => (await durablePosition(journal, topic, group, partition)) === 3,
+  );
   assert.deepEqual(seenBefore, [0, 1, 2, 3]);
 
   // The first bus is dropped without close, as a SIGKILL would leave it: stuck, nothing more written.
@@ -85,8 +102,14 @@ test('a partition whose records were all trimmed continues after the committed p
   const first = await open(topic);
   const seen: Array<[number, string]> = [];
   await first.subscribe(subscription(topic, group, async (r) => void seen.push([numberOf(r), r.offset])));
-  await first.publish(topic, [0, 1, 2].map((n) => record('k', n)));
-  await waitFor('every record handled and trimmed from the journal', async () => seen.length === 3 && (await journaledOffsets(journal, topic)).length === 0);
+  await first.publish(
+    topic,
+    [0, 1, 2].map((n) => record('k', n)),
+  );
+  await waitFor(
+    'every record handled and trimmed from the journal',
+    async () => seen.length === 3 && (await journaledOffsets(journal, topic)).length === 0,
+  );
   await first.close();
 
   const second = await open(topic);
@@ -105,8 +128,14 @@ test('a failed append rejects every publish of its turn, delivers none of it, an
   const seen: Array<[number, string]> = [];
   await bus.subscribe(subscription(topic, uniqueName('g'), async (r) => void seen.push([numberOf(r), r.offset])));
   await bus.publish(topic, [record('k', 0)]);
-  const sameTurn = await Promise.allSettled([bus.publish(topic, [record('k', 1)]), bus.publish(topic, [record('poison', 2)])]);
-  assert.deepEqual(sameTurn.map((s) => s.status), ['rejected', 'rejected']);
+  const sameTurn = await Promise.allSettled([
+    bus.publish(topic, [record('k', 1)]),
+    bus.publish(topic, [record('poison', 2)]),
+  ]);
+  assert.deepEqual(
+    sameTurn.map((s) => s.status),
+    ['rejected', 'rejected'],
+  );
   await bus.publish(topic, [record('k', 3)]);
   // Records of one key are delivered in order: seeing 3 means 1 will never come.
   await waitFor('the record published after the failure', async () => seen.some(([n]) => n === 3));
@@ -116,7 +145,10 @@ test('a failed append rejects every publish of its turn, delivers none of it, an
   ]);
   // Nothing of the failed turn is in the journal (what was handled may already be trimmed from it).
   const values = (await journal.load()).records.filter((r) => r.topic === topic).map(numberOf);
-  assert.deepEqual(values.filter((n) => n === 1 || n === 2), []);
+  assert.deepEqual(
+    values.filter((n) => n === 1 || n === 2),
+    [],
+  );
 });
 
 test('records published in one turn are appended in one statement, and each publish resolves with its records in the journal', async (t) => {
@@ -145,11 +177,18 @@ test('the journal keeps only what the slowest group has not passed, and empties 
       if (numberOf(r) === 100) await released;
     }),
   );
-  for (let n = 0; n < 300; n += 50) await bus.publish(topic, Array.from({ length: 50 }, (_, i) => record('k', n + i)));
+  for (let n = 0; n < 300; n += 50)
+    await bus.publish(
+      topic,
+      Array.from({ length: 50 }, (_, i) => record('k', n + i)),
+    );
   await waitFor('the fast group done and the journal trimmed to the slow group', async () => {
     const offsets = await journaledOffsets(journal, topic);
     return fast === 300 && offsets.length === 200 && offsets[0] === 100;
   });
   release();
-  await waitFor('the journal empty once both groups passed every record', async () => (await journaledOffsets(journal, topic)).length === 0);
+  await waitFor(
+    'the journal empty once both groups passed every record',
+    async () => (await journaledOffsets(journal, topic)).length === 0,
+  );
 });

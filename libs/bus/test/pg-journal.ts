@@ -11,7 +11,12 @@ const log = createLogger({ service: 'test', level: 'silent' });
  * runs in the order it was registered: close every bus on it before calling this.
  */
 export async function pgJournal(t: TestContext): Promise<{ journal: BusJournal; store: PgStore }> {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 10_000,
+    log,
+  });
   t.after(() => store.close());
   await migrate(store, log);
   return { journal: storeBusJournal(store), store };

@@ -40,17 +40,27 @@ export class Ark {
   }
 
   /** Relays token chunks to the session's readers (and keeps them for replay). */
-  relayChunks(sessionId: string, chunks: Record<string, unknown>[], options?: CallOptions): Promise<{ status: 'ok'; session: string; chunks: number }> {
+  relayChunks(
+    sessionId: string,
+    chunks: Record<string, unknown>[],
+    options?: CallOptions,
+  ): Promise<{ status: 'ok'; session: string; chunks: number }> {
     // Newline-delimited JSON is the relay's native form (ARK agents post it that way).
     const ndjson = chunks.map((c) => JSON.stringify(c)).join('\n');
     return this.http.call(R.relayChunks, { params: { session_id: sessionId }, body: ndjson }, options);
   }
 
-  completeSession(sessionId: string, options?: CallOptions): Promise<{ status: 'completed' | 'already_completed'; session: string }> {
+  completeSession(
+    sessionId: string,
+    options?: CallOptions,
+  ): Promise<{ status: 'completed' | 'already_completed'; session: string }> {
     return this.http.call(R.completeSession, { params: { session_id: sessionId } }, options, true);
   }
 
-  completeStream(sessionId: string, options?: CallOptions): Promise<{ status: 'completed' | 'already_completed'; session: string }> {
+  completeStream(
+    sessionId: string,
+    options?: CallOptions,
+  ): Promise<{ status: 'completed' | 'already_completed'; session: string }> {
     return this.http.call(R.completeStream, { params: { session_id: sessionId } }, options, true);
   }
 
@@ -66,7 +76,13 @@ export class Ark {
     const response = await this.http.open(R.stream, { params: { session_id: sessionId }, query }, options);
     for await (const frame of sseFrames(response, options.signal)) {
       if (frame.event === 'error') {
-        throw new MemstreamError({ status: 404, family: 'ark', code: 'RESOURCE_NOT_FOUND', message: errorText(frame.data), body: frame.data });
+        throw new MemstreamError({
+          status: 404,
+          family: 'ark',
+          code: 'RESOURCE_NOT_FOUND',
+          message: errorText(frame.data),
+          body: frame.data,
+        });
       }
       if (frame.data === '[DONE]') return;
       if (frame.data === '[LIVE_MODE]') yield { type: 'live' };

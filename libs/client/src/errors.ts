@@ -17,7 +17,15 @@ export class MemstreamError extends Error {
   /** What the server asked for in Retry-After, when it did. */
   readonly retryAfterMs: number | undefined;
 
-  constructor(init: { status: number; family: Family; code: string; message: string; body?: unknown; retryAfterMs?: number | undefined; cause?: unknown }) {
+  constructor(init: {
+    status: number;
+    family: Family;
+    code: string;
+    message: string;
+    body?: unknown;
+    retryAfterMs?: number | undefined;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
     this.family = init.family;
@@ -36,7 +44,14 @@ export function errorFromAnswer(family: Family, status: number, body: unknown, r
   const b = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   const nested = b['error'] !== null && typeof b['error'] === 'object' ? (b['error'] as Record<string, unknown>) : {};
   const code = firstString(b['code'], nested['code']) ?? `HTTP_${status}`;
-  const message = firstString(b['message'], b['error'], b['detail'], nested['message'], typeof body === 'string' && body !== '' ? body : undefined) ?? `HTTP ${status}`;
+  const message =
+    firstString(
+      b['message'],
+      b['error'],
+      b['detail'],
+      nested['message'],
+      typeof body === 'string' && body !== '' ? body : undefined,
+    ) ?? `HTTP ${status}`;
   return new MemstreamError({ status, family, code, message, body, retryAfterMs });
 }
 

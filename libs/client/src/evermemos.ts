@@ -1,7 +1,24 @@
 import type { z } from 'zod';
-import type { ConversationMeta, ConversationMetaPatch, DeleteMemoriesFilter, GroupChatMessage, ListMemoriesQuery, SearchMemoriesRequest } from '@memstream/schemas';
+import type {
+  ConversationMeta,
+  ConversationMetaPatch,
+  DeleteMemoriesFilter,
+  GroupChatMessage,
+  ListMemoriesQuery,
+  SearchMemoriesRequest,
+} from '@memstream/schemas';
 import type { CallOptions, Http } from './http.js';
-import type { Accepted, DeleteResult, EverMemOsAnswer, FlushResult, MemoryPage, MemoryStats, RequestStatus, SearchResult, WriteResult } from './responses.js';
+import type {
+  Accepted,
+  DeleteResult,
+  EverMemOsAnswer,
+  FlushResult,
+  MemoryPage,
+  MemoryStats,
+  RequestStatus,
+  SearchResult,
+  WriteResult,
+} from './responses.js';
 import { ROUTES } from './routes.js';
 
 const R = ROUTES.evermemos;
@@ -19,7 +36,10 @@ export class EverMemOs {
   constructor(private readonly http: Http) {}
 
   /** Stores one message; answers once it is stored (or 202 with a request id past the sync wait). */
-  write(message: z.input<typeof GroupChatMessage>, options: WriteOptions = {}): Promise<EverMemOsAnswer<WriteResult> | Accepted> {
+  write(
+    message: z.input<typeof GroupChatMessage>,
+    options: WriteOptions = {},
+  ): Promise<EverMemOsAnswer<WriteResult> | Accepted> {
     return this.http.call(R.writeMemory, { body: message, query: syncQuery(options) }, options, true);
   }
 
@@ -29,13 +49,19 @@ export class EverMemOs {
   }
 
   /** Keyword, vector, hybrid or rrf search over messages and episodic memories. */
-  search(request: z.input<typeof SearchMemoriesRequest>, options?: CallOptions): Promise<EverMemOsAnswer<SearchResult>> {
+  search(
+    request: z.input<typeof SearchMemoriesRequest>,
+    options?: CallOptions,
+  ): Promise<EverMemOsAnswer<SearchResult>> {
     // A search changes nothing: safe to repeat after a lost connection.
     return this.http.call(R.search, { body: request }, options, true);
   }
 
   /** The same search as a GET, for caches and links. */
-  searchByQuery(query: z.input<typeof SearchMemoriesRequest>, options?: CallOptions): Promise<EverMemOsAnswer<SearchResult>> {
+  searchByQuery(
+    query: z.input<typeof SearchMemoriesRequest>,
+    options?: CallOptions,
+  ): Promise<EverMemOsAnswer<SearchResult>> {
     return this.http.call(R.searchByQuery, { query }, options);
   }
 
@@ -45,17 +71,31 @@ export class EverMemOs {
   }
 
   /** Closes the group's open episode and waits for its memories (`sync_mode: false` does not wait). */
-  flush(groupId: string, options: CallOptions & { readonly sync?: boolean } = {}): Promise<EverMemOsAnswer<FlushResult>> {
-    return this.http.call(R.flush, { body: { group_id: groupId, ...(options.sync === false ? { sync_mode: false } : {}) } }, options, true);
+  flush(
+    groupId: string,
+    options: CallOptions & { readonly sync?: boolean } = {},
+  ): Promise<EverMemOsAnswer<FlushResult>> {
+    return this.http.call(
+      R.flush,
+      { body: { group_id: groupId, ...(options.sync === false ? { sync_mode: false } : {}) } },
+      options,
+      true,
+    );
   }
 
   /** Creates or wholly replaces a group's metadata. */
-  upsertConversationMeta(meta: z.input<typeof ConversationMeta>, options: WriteOptions = {}): Promise<EverMemOsAnswer<Record<string, unknown>> | Accepted> {
+  upsertConversationMeta(
+    meta: z.input<typeof ConversationMeta>,
+    options: WriteOptions = {},
+  ): Promise<EverMemOsAnswer<Record<string, unknown>> | Accepted> {
     return this.http.call(R.upsertConversationMeta, { body: meta, query: syncQuery(options) }, options, true);
   }
 
   /** Changes some of a group's metadata. */
-  patchConversationMeta(patch: z.input<typeof ConversationMetaPatch>, options: WriteOptions = {}): Promise<EverMemOsAnswer<Record<string, unknown>> | Accepted> {
+  patchConversationMeta(
+    patch: z.input<typeof ConversationMetaPatch>,
+    options: WriteOptions = {},
+  ): Promise<EverMemOsAnswer<Record<string, unknown>> | Accepted> {
     return this.http.call(R.patchConversationMeta, { body: patch, query: syncQuery(options) }, options, true);
   }
 

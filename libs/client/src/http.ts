@@ -62,12 +62,18 @@ export class Http {
   private readonly fetchFn: typeof fetch;
 
   constructor(readonly options: ClientOptions) {
-    this.retry = options.retry === false ? { ...DEFAULT_RETRY, maxAttempts: 1 } : { ...DEFAULT_RETRY, ...options.retry };
+    this.retry =
+      options.retry === false ? { ...DEFAULT_RETRY, maxAttempts: 1 } : { ...DEFAULT_RETRY, ...options.retry };
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
 
   /** A call typed by its route's schemas; the answer is the caller's to type. */
-  call<T, R extends Route = Route>(route: R, input: RouteInput<R>, options?: CallOptions, idempotent?: boolean): Promise<T> {
+  call<T, R extends Route = Route>(
+    route: R,
+    input: RouteInput<R>,
+    options?: CallOptions,
+    idempotent?: boolean,
+  ): Promise<T> {
     return this.json<T>(route, { ...(input as Call), ...(idempotent === undefined ? {} : { idempotent }) }, options);
   }
 
@@ -84,7 +90,12 @@ export class Http {
     return this.send(route, { ...call, idempotent: true }, options, async (response) => response);
   }
 
-  private async send<T>(route: Route, call: Call, options: CallOptions, take: (response: Response) => Promise<T>): Promise<T> {
+  private async send<T>(
+    route: Route,
+    call: Call,
+    options: CallOptions,
+    take: (response: Response) => Promise<T>,
+  ): Promise<T> {
     const url = this.urlOf(route, call);
     const init = { method: route.method, headers: await this.headersOf(route, call, options), body: bodyOf(call.body) };
     const idempotent = call.idempotent ?? route.method === 'GET';
@@ -111,7 +122,13 @@ export class Http {
       if (err instanceof RetriesExhausted && last) throw last;
       if (err instanceof MemstreamError) throw err;
       // Only the caller's signal ends a wait between attempts.
-      throw new MemstreamError({ status: 0, family: route.family, code: 'ABORTED', message: `${route.method} ${route.path} aborted`, cause: err });
+      throw new MemstreamError({
+        status: 0,
+        family: route.family,
+        code: 'ABORTED',
+        message: `${route.method} ${route.path} aborted`,
+        cause: err,
+      });
     }
   }
 
@@ -130,13 +147,27 @@ export class Http {
       const response = await this.fetchFn(url, { ...init, signal });
       if (!response.ok) {
         const body = await readBody(response);
-        return { kind: 'failed', error: errorFromAnswer(route.family, response.status, body, retryAfterMs(response.headers.get('retry-after'))) };
+        return {
+          kind: 'failed',
+          error: errorFromAnswer(
+            route.family,
+            response.status,
+            body,
+            retryAfterMs(response.headers.get('retry-after')),
+          ),
+        };
       }
       return { kind: 'done', value: await take(response) };
     } catch (err) {
       if (err instanceof MemstreamError) throw err;
       const code = options.signal?.aborted ? 'ABORTED' : timer.signal.aborted ? 'TIMEOUT' : 'NETWORK_ERROR';
-      const error = new MemstreamError({ status: 0, family: route.family, code, message: `${route.method} ${route.path}: ${describe(code, err, timeoutMs)}`, cause: err });
+      const error = new MemstreamError({
+        status: 0,
+        family: route.family,
+        code,
+        message: `${route.method} ${route.path}: ${describe(code, err, timeoutMs)}`,
+        cause: err,
+      });
       if (code === 'ABORTED') throw error;
       return { kind: 'failed', error };
     } finally {
@@ -150,13 +181,17 @@ export class Http {
   }
 
   private async headersOf(route: Route, call: Call, options: CallOptions): Promise<Record<string, string>> {
-    const headers: Record<string, string> = { accept: route.stream ? 'text/event-stream' : 'application/json', ...this.options.headers };
+    const headers: Record<string, string> = {
+      accept: route.stream ? 'text/event-stream' : 'application/json',
+      ...this.options.headers,
+    };
     const token = typeof this.options.token === 'function' ? await this.options.token() : this.options.token;
     if (token) headers['authorization'] = `Bearer ${token}`;
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
     if (route.family === 'kaos' && this.options.kaosAgent) headers['x-kaos-agent'] = this.options.kaosAgent;
     // A string body is the ARK chunk relay's newline-delimited JSON; everything else is JSON.
-    if (call.body !== undefined) headers['content-type'] = typeof call.body === 'string' ? 'application/x-ndjson' : 'application/json';
+    if (call.body !== undefined)
+      headers['content-type'] = typeof call.body === 'string' ? 'application/x-ndjson' : 'application/json';
     return { ...headers, ...options.headers };
   }
 }

@@ -4,7 +4,13 @@ export type { ClientOptions, CallOptions } from './http.js';
 export { EverMemOs, isAccepted, type WriteOptions } from './evermemos.js';
 export { Ark, type ArkStreamEvent, type StreamOptions } from './ark.js';
 export { MemoryAgent } from './memory-agent.js';
-export { MemoryService, UserConversations, CodeConversations, AgentConversations, type ResponseEvent } from './memory-service.js';
+export {
+  MemoryService,
+  UserConversations,
+  CodeConversations,
+  AgentConversations,
+  type ResponseEvent,
+} from './memory-service.js';
 export { Kaos } from './kaos.js';
 export { ROUTES } from './routes.js';
 export type { Route, RouteInput } from './route.js';

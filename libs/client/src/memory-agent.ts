@@ -9,7 +9,10 @@ export class MemoryAgent {
   constructor(private readonly http: Http) {}
 
   /** Every summary row of the conversation, oldest first: the version chain with its statuses. */
-  summaries(conversationId: string, options?: CallOptions): Promise<{ conversation_id: string; summaries: SummaryRow[] }> {
+  summaries(
+    conversationId: string,
+    options?: CallOptions,
+  ): Promise<{ conversation_id: string; summaries: SummaryRow[] }> {
     return this.http.call(R.summaries, { query: { conversation_id: conversationId } }, options);
   }
 

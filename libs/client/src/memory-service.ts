@@ -27,7 +27,10 @@ type ConversationRoutes = typeof ROUTES.memoryServiceUser | typeof ROUTES.memory
  * lost connection (429 and 503 still are: nothing was written).
  */
 class Conversations<R extends ConversationRoutes> {
-  constructor(protected readonly http: Http, protected readonly routes: R) {}
+  constructor(
+    protected readonly http: Http,
+    protected readonly routes: R,
+  ) {}
 
   create(request: z.input<typeof CreateConversationRequest> = {}, options?: CallOptions): Promise<Conversation> {
     return this.http.call(this.routes.create, { body: request }, options);
@@ -56,11 +59,26 @@ class Conversations<R extends ConversationRoutes> {
   }
 
   share(conversationId: string, userId: string, accessLevel: Level, options?: CallOptions): Promise<Membership> {
-    return this.http.call(this.routes.share, { params: { conversationId }, body: { userId, accessLevel } }, options, true);
+    return this.http.call(
+      this.routes.share,
+      { params: { conversationId }, body: { userId, accessLevel } },
+      options,
+      true,
+    );
   }
 
-  updateMembership(conversationId: string, userId: string, accessLevel: Level, options?: CallOptions): Promise<Membership> {
-    return this.http.call(this.routes.updateMembership, { params: { conversationId, userId }, body: { accessLevel } }, options, true);
+  updateMembership(
+    conversationId: string,
+    userId: string,
+    accessLevel: Level,
+    options?: CallOptions,
+  ): Promise<Membership> {
+    return this.http.call(
+      this.routes.updateMembership,
+      { params: { conversationId, userId }, body: { accessLevel } },
+      options,
+      true,
+    );
   }
 
   async revokeMembership(conversationId: string, userId: string, options?: CallOptions): Promise<void> {
@@ -68,7 +86,11 @@ class Conversations<R extends ConversationRoutes> {
   }
 
   transferOwnership(conversationId: string, newOwnerUserId: string, options?: CallOptions): Promise<Transfer> {
-    return this.http.call(this.routes.transferOwnership, { params: { conversationId }, body: { newOwnerUserId } }, options);
+    return this.http.call(
+      this.routes.transferOwnership,
+      { params: { conversationId }, body: { newOwnerUserId } },
+      options,
+    );
   }
 
   pendingTransfer(conversationId: string, options?: CallOptions): Promise<Transfer> {
@@ -86,52 +108,98 @@ class Conversations<R extends ConversationRoutes> {
 
 /** The design document's layout for people (`/v1/user/...`): plain-text messages, forks that carry their first message. */
 export class UserConversations extends Conversations<typeof ROUTES.memoryServiceUser> {
-  listMessages(conversationId: string, query: { after?: string; limit?: number } = {}, options?: CallOptions): Promise<Page<MsMessage>> {
+  listMessages(
+    conversationId: string,
+    query: { after?: string; limit?: number } = {},
+    options?: CallOptions,
+  ): Promise<Page<MsMessage>> {
     return this.http.call(this.routes.listMessages, { params: { conversationId }, query }, options);
   }
 
-  appendMessage(conversationId: string, message: z.input<typeof CreateUserMessageRequest>, options?: CallOptions): Promise<MsMessage> {
+  appendMessage(
+    conversationId: string,
+    message: z.input<typeof CreateUserMessageRequest>,
+    options?: CallOptions,
+  ): Promise<MsMessage> {
     return this.http.call(this.routes.appendMessage, { params: { conversationId }, body: message }, options);
   }
 
-  fork(conversationId: string, messageId: string, request: z.input<typeof ForkRequest> = {}, options?: CallOptions): Promise<Conversation> {
+  fork(
+    conversationId: string,
+    messageId: string,
+    request: z.input<typeof ForkRequest> = {},
+    options?: CallOptions,
+  ): Promise<Conversation> {
     return this.http.call(this.routes.fork, { params: { conversationId, messageId }, body: request }, options);
   }
 
   /** Hybrid search over the messages of every conversation the caller may read. */
-  search(request: z.input<typeof SearchMessagesRequest>, options?: CallOptions): Promise<Page<{ message: MsMessage; score: number; highlights: unknown }>> {
+  search(
+    request: z.input<typeof SearchMessagesRequest>,
+    options?: CallOptions,
+  ): Promise<Page<{ message: MsMessage; score: number; highlights: unknown }>> {
     return this.http.call(this.routes.search, { body: request }, options, true);
   }
 }
 
 /** Events of the response resumer's stream. */
-export type ResponseEvent = { readonly type: 'token'; readonly text: string } | { readonly type: 'done' } | { readonly type: 'cancelled' };
+export type ResponseEvent =
+  | { readonly type: 'token'; readonly text: string }
+  | { readonly type: 'done' }
+  | { readonly type: 'cancelled' };
 
 /** The January 2026 code's layout (`/v1/conversations/...`): content blocks on channels, summaries, the response resumer. */
 export class CodeConversations extends Conversations<typeof ROUTES.memoryServiceCode> {
-  listMessages(conversationId: string, query: z.input<typeof ListMessagesQuery> = {}, options?: CallOptions): Promise<Page<MsMessage>> {
+  listMessages(
+    conversationId: string,
+    query: z.input<typeof ListMessagesQuery> = {},
+    options?: CallOptions,
+  ): Promise<Page<MsMessage>> {
     return this.http.call(this.routes.listMessages, { params: { conversationId }, query }, options);
   }
 
-  appendMessage(conversationId: string, message: z.input<typeof CreateMessageRequest>, options?: CallOptions): Promise<MsMessage> {
+  appendMessage(
+    conversationId: string,
+    message: z.input<typeof CreateMessageRequest>,
+    options?: CallOptions,
+  ): Promise<MsMessage> {
     return this.http.call(this.routes.appendMessage, { params: { conversationId }, body: message }, options);
   }
 
-  fork(conversationId: string, messageId: string, request: { title?: string | null } = {}, options?: CallOptions): Promise<Conversation> {
+  fork(
+    conversationId: string,
+    messageId: string,
+    request: { title?: string | null } = {},
+    options?: CallOptions,
+  ): Promise<Conversation> {
     return this.http.call(this.routes.fork, { params: { conversationId, messageId }, body: request }, options);
   }
 
   /** Sharing where the January 2026 version put it (POST /forks); the same as `share`. */
   shareAtForks(conversationId: string, userId: string, accessLevel: Level, options?: CallOptions): Promise<Membership> {
-    return this.http.call(this.routes.shareAtForks, { params: { conversationId }, body: { userId, accessLevel } }, options, true);
+    return this.http.call(
+      this.routes.shareAtForks,
+      { params: { conversationId }, body: { userId, accessLevel } },
+      options,
+      true,
+    );
   }
 
-  createSummary(conversationId: string, summary: z.input<typeof CreateSummaryRequest>, options?: CallOptions): Promise<MsMessage> {
+  createSummary(
+    conversationId: string,
+    summary: z.input<typeof CreateSummaryRequest>,
+    options?: CallOptions,
+  ): Promise<MsMessage> {
     return this.http.call(this.routes.createSummary, { params: { conversationId }, body: summary }, options);
   }
 
   /** Records tokens of the response in progress; `done` ends it for every reader. */
-  recordResponse(conversationId: string, tokens: string[], done = false, options?: CallOptions): Promise<Record<string, unknown>> {
+  recordResponse(
+    conversationId: string,
+    tokens: string[],
+    done = false,
+    options?: CallOptions,
+  ): Promise<Record<string, unknown>> {
     return this.http.call(this.routes.recordResponse, { params: { conversationId }, body: { tokens, done } }, options);
   }
 
@@ -164,16 +232,28 @@ const A = ROUTES.memoryServiceAgent;
 export class AgentConversations {
   constructor(private readonly http: Http) {}
 
-  appendMessages(conversationId: string, request: z.input<typeof CreateAgentMessagesRequest>, options?: CallOptions): Promise<Page<MsMessage>> {
+  appendMessages(
+    conversationId: string,
+    request: z.input<typeof CreateAgentMessagesRequest>,
+    options?: CallOptions,
+  ): Promise<Page<MsMessage>> {
     return this.http.call(A.appendMessages, { params: { conversationId }, body: request }, options);
   }
 
-  createSummary(conversationId: string, summary: z.input<typeof CreateSummaryRequest>, options?: CallOptions): Promise<MsMessage> {
+  createSummary(
+    conversationId: string,
+    summary: z.input<typeof CreateSummaryRequest>,
+    options?: CallOptions,
+  ): Promise<MsMessage> {
     return this.http.call(A.createSummary, { params: { conversationId }, body: summary }, options);
   }
 
   /** The conversation for a prompt: the newest summary, then the messages after it. */
-  context(conversationId: string, query: z.input<typeof ContextQuery> = {}, options?: CallOptions): Promise<{ conversationId: string; messages: MsMessage[]; nextAfterMessageId: string | null }> {
+  context(
+    conversationId: string,
+    query: z.input<typeof ContextQuery> = {},
+    options?: CallOptions,
+  ): Promise<{ conversationId: string; messages: MsMessage[]; nextAfterMessageId: string | null }> {
     return this.http.call(A.context, { params: { conversationId }, query }, options);
   }
 }

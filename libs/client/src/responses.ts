@@ -94,7 +94,14 @@ export interface DeleteResult {
 export interface FlushResult {
   readonly group_id: string;
   readonly status_info: 'extracted' | 'extracting' | 'nothing_pending';
-  readonly episodes: { episode_id: string; start_sequence: number; end_sequence: number; message_count: number; close_reason: string; status: string }[];
+  readonly episodes: {
+    episode_id: string;
+    start_sequence: number;
+    end_sequence: number;
+    message_count: number;
+    close_reason: string;
+    status: string;
+  }[];
 }
 
 export interface RequestStatus {
@@ -104,7 +111,9 @@ export interface RequestStatus {
 }
 
 /** Counts of how far memory formation got for a group. */
-export type MemoryStats = { readonly group_id: string; readonly embedding_model: string } & Readonly<Record<string, unknown>>;
+export type MemoryStats = { readonly group_id: string; readonly embedding_model: string } & Readonly<
+  Record<string, unknown>
+>;
 
 export interface ArkStored {
   readonly status: 'ok' | 'accepted';

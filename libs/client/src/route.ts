@@ -26,7 +26,11 @@ export interface Route {
 export const route = <const R extends Route>(r: R): R => r;
 
 /** An argument that is optional when every field of its schema is. */
-type Part<K extends string, S> = S extends z.ZodType ? ({} extends z.input<S> ? { readonly [k in K]?: z.input<S> } : { readonly [k in K]: z.input<S> }) : unknown;
+type Part<K extends string, S> = S extends z.ZodType
+  ? {} extends z.input<S>
+    ? { readonly [k in K]?: z.input<S> }
+    : { readonly [k in K]: z.input<S> }
+  : unknown;
 
 /** What a call of the route takes: path parameters, query and body, each typed by its schema's input. */
 export type RouteInput<R extends Route> = Part<'params', R extends { params: infer S } ? S : undefined> &

@@ -48,21 +48,67 @@ import {
 import { route } from './route.js';
 
 const evermemos = {
-  writeMemory: route({ family: 'evermemos', method: 'POST', path: '/api/v1/memories', query: SyncModeQuery, body: GroupChatMessage, gateway: true }),
+  writeMemory: route({
+    family: 'evermemos',
+    method: 'POST',
+    path: '/api/v1/memories',
+    query: SyncModeQuery,
+    body: GroupChatMessage,
+    gateway: true,
+  }),
   listMemories: route({ family: 'evermemos', method: 'GET', path: '/api/v1/memories', query: ListMemoriesQuery }),
-  deleteMemories: route({ family: 'evermemos', method: 'DELETE', path: '/api/v1/memories', query: DeleteMemoriesFilter }),
-  upsertConversationMeta: route({ family: 'evermemos', method: 'POST', path: '/api/v1/memories/conversation-meta', query: SyncModeQuery, body: ConversationMeta, gateway: true }),
-  patchConversationMeta: route({ family: 'evermemos', method: 'PATCH', path: '/api/v1/memories/conversation-meta', query: SyncModeQuery, body: ConversationMetaPatch, gateway: true }),
-  getConversationMeta: route({ family: 'evermemos', method: 'GET', path: '/api/v1/memories/conversation-meta', query: ConversationMetaQuery }),
-  searchByQuery: route({ family: 'evermemos', method: 'GET', path: '/api/v1/memories/search', query: SearchMemoriesRequest }),
+  deleteMemories: route({
+    family: 'evermemos',
+    method: 'DELETE',
+    path: '/api/v1/memories',
+    query: DeleteMemoriesFilter,
+  }),
+  upsertConversationMeta: route({
+    family: 'evermemos',
+    method: 'POST',
+    path: '/api/v1/memories/conversation-meta',
+    query: SyncModeQuery,
+    body: ConversationMeta,
+    gateway: true,
+  }),
+  patchConversationMeta: route({
+    family: 'evermemos',
+    method: 'PATCH',
+    path: '/api/v1/memories/conversation-meta',
+    query: SyncModeQuery,
+    body: ConversationMetaPatch,
+    gateway: true,
+  }),
+  getConversationMeta: route({
+    family: 'evermemos',
+    method: 'GET',
+    path: '/api/v1/memories/conversation-meta',
+    query: ConversationMetaQuery,
+  }),
+  searchByQuery: route({
+    family: 'evermemos',
+    method: 'GET',
+    path: '/api/v1/memories/search',
+    query: SearchMemoriesRequest,
+  }),
   search: route({ family: 'evermemos', method: 'POST', path: '/api/v1/memories/search', body: SearchMemoriesRequest }),
   flush: route({ family: 'evermemos', method: 'POST', path: '/api/v1/memories/flush', body: FlushMemoriesRequest }),
   memoryStats: route({ family: 'evermemos', method: 'GET', path: '/api/v1/stats/memory', query: MemoryStatsQuery }),
-  requestStatus: route({ family: 'evermemos', method: 'GET', path: '/api/v1/stats/request', query: RequestStatusQuery }),
+  requestStatus: route({
+    family: 'evermemos',
+    method: 'GET',
+    path: '/api/v1/stats/request',
+    query: RequestStatusQuery,
+  }),
 };
 
 const memoryAgent = {
-  summaries: route({ family: 'memory-agent', method: 'GET', path: '/api/v1/summaries', query: MemoryAgentSummariesQuery }),
+  summaries: route({
+    family: 'memory-agent',
+    method: 'GET',
+    path: '/api/v1/summaries',
+    query: MemoryAgentSummariesQuery,
+  }),
   context: route({ family: 'memory-agent', method: 'GET', path: '/api/v1/context', query: MemoryAgentContextQuery }),
 };
 
@@ -70,10 +116,33 @@ const ark = {
   postMessages: route({ family: 'ark', method: 'POST', path: '/messages', body: ArkMessageBatch }),
   listMessages: route({ family: 'ark', method: 'GET', path: '/messages', query: ArkListQuery }),
   sessions: route({ family: 'ark', method: 'GET', path: '/sessions' }),
-  stream: route({ family: 'ark', method: 'GET', path: '/stream/{session_id}', params: ArkSessionParams, query: ArkStreamQuery, stream: true }),
-  relayChunks: route({ family: 'ark', method: 'POST', path: '/stream/{session_id}', params: ArkSessionParams, body: ArkStreamChunks }),
-  completeSession: route({ family: 'ark', method: 'POST', path: '/session/{session_id}/complete', params: ArkSessionParams }),
-  completeStream: route({ family: 'ark', method: 'POST', path: '/stream/{session_id}/complete', params: ArkSessionParams }),
+  stream: route({
+    family: 'ark',
+    method: 'GET',
+    path: '/stream/{session_id}',
+    params: ArkSessionParams,
+    query: ArkStreamQuery,
+    stream: true,
+  }),
+  relayChunks: route({
+    family: 'ark',
+    method: 'POST',
+    path: '/stream/{session_id}',
+    params: ArkSessionParams,
+    body: ArkStreamChunks,
+  }),
+  completeSession: route({
+    family: 'ark',
+    method: 'POST',
+    path: '/session/{session_id}/complete',
+    params: ArkSessionParams,
+  }),
+  completeStream: route({
+    family: 'ark',
+    method: 'POST',
+    path: '/stream/{session_id}/complete',
+    params: ArkSessionParams,
+  }),
 };
 
 /** What both memory-service layouts serve alike, under their own base path. */
@@ -86,13 +155,41 @@ function conversationRoutes<const B extends string>(base: B) {
     get: route({ family, method: 'GET', path: one, params: ConversationIdParams }),
     delete: route({ family, method: 'DELETE', path: one, params: ConversationIdParams }),
     memberships: route({ family, method: 'GET', path: `${one}/memberships`, params: ConversationIdParams }),
-    share: route({ family, method: 'POST', path: `${one}/memberships`, params: ConversationIdParams, body: ShareRequest }),
-    updateMembership: route({ family, method: 'PATCH', path: `${one}/memberships/{userId}`, params: MemberParams, body: UpdateMembershipRequest }),
+    share: route({
+      family,
+      method: 'POST',
+      path: `${one}/memberships`,
+      params: ConversationIdParams,
+      body: ShareRequest,
+    }),
+    updateMembership: route({
+      family,
+      method: 'PATCH',
+      path: `${one}/memberships/{userId}`,
+      params: MemberParams,
+      body: UpdateMembershipRequest,
+    }),
     revokeMembership: route({ family, method: 'DELETE', path: `${one}/memberships/{userId}`, params: MemberParams }),
-    transferOwnership: route({ family, method: 'POST', path: `${one}/transfer-ownership`, params: ConversationIdParams, body: TransferOwnershipRequest }),
+    transferOwnership: route({
+      family,
+      method: 'POST',
+      path: `${one}/transfer-ownership`,
+      params: ConversationIdParams,
+      body: TransferOwnershipRequest,
+    }),
     pendingTransfer: route({ family, method: 'GET', path: `${one}/transfer-ownership`, params: ConversationIdParams }),
-    acceptTransfer: route({ family, method: 'POST', path: `${one}/transfer-ownership/accept`, params: ConversationIdParams }),
-    declineTransfer: route({ family, method: 'POST', path: `${one}/transfer-ownership/decline`, params: ConversationIdParams }),
+    acceptTransfer: route({
+      family,
+      method: 'POST',
+      path: `${one}/transfer-ownership/accept`,
+      params: ConversationIdParams,
+    }),
+    declineTransfer: route({
+      family,
+      method: 'POST',
+      path: `${one}/transfer-ownership/decline`,
+      params: ConversationIdParams,
+    }),
     forks: route({ family, method: 'GET', path: `${one}/forks`, params: ConversationIdParams }),
   };
 }
@@ -103,46 +200,190 @@ const CODE = '/v1/conversations';
 /** The design document's layout: people under /v1/user, agents under /v1/agent. */
 const memoryServiceUser = {
   ...conversationRoutes(USER),
-  listMessages: route({ family: 'memory-service', method: 'GET', path: `${USER}/{conversationId}/messages`, params: ConversationIdParams, query: ListMessagesQuery.pick({ after: true, limit: true }) }),
-  appendMessage: route({ family: 'memory-service', method: 'POST', path: `${USER}/{conversationId}/messages`, params: ConversationIdParams, body: CreateUserMessageRequest }),
-  fork: route({ family: 'memory-service', method: 'POST', path: `${USER}/{conversationId}/messages/{messageId}/fork`, params: MessageIdParams, body: ForkRequest }),
-  search: route({ family: 'memory-service', method: 'POST', path: '/v1/user/search/messages', body: SearchMessagesRequest }),
+  listMessages: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: `${USER}/{conversationId}/messages`,
+    params: ConversationIdParams,
+    query: ListMessagesQuery.pick({ after: true, limit: true }),
+  }),
+  appendMessage: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${USER}/{conversationId}/messages`,
+    params: ConversationIdParams,
+    body: CreateUserMessageRequest,
+  }),
+  fork: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${USER}/{conversationId}/messages/{messageId}/fork`,
+    params: MessageIdParams,
+    body: ForkRequest,
+  }),
+  search: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: '/v1/user/search/messages',
+    body: SearchMessagesRequest,
+  }),
 };
 
 /** The January 2026 code's layout, which the service's generated clients call. */
 const memoryServiceCode = {
   ...conversationRoutes(CODE),
-  listMessages: route({ family: 'memory-service', method: 'GET', path: `${CODE}/{conversationId}/messages`, params: ConversationIdParams, query: ListMessagesQuery }),
-  appendMessage: route({ family: 'memory-service', method: 'POST', path: `${CODE}/{conversationId}/messages`, params: ConversationIdParams, body: CreateMessageRequest }),
-  fork: route({ family: 'memory-service', method: 'POST', path: `${CODE}/{conversationId}/messages/{messageId}/fork`, params: MessageIdParams, body: ForkRequest.pick({ title: true }) }),
+  listMessages: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: `${CODE}/{conversationId}/messages`,
+    params: ConversationIdParams,
+    query: ListMessagesQuery,
+  }),
+  appendMessage: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${CODE}/{conversationId}/messages`,
+    params: ConversationIdParams,
+    body: CreateMessageRequest,
+  }),
+  fork: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${CODE}/{conversationId}/messages/{messageId}/fork`,
+    params: MessageIdParams,
+    body: ForkRequest.pick({ title: true }),
+  }),
   /** Sharing where the January 2026 version put it. */
-  shareAtForks: route({ family: 'memory-service', method: 'POST', path: `${CODE}/{conversationId}/forks`, params: ConversationIdParams, body: ShareRequest }),
-  createSummary: route({ family: 'memory-service', method: 'POST', path: `${CODE}/{conversationId}/summaries`, params: ConversationIdParams, body: CreateSummaryRequest }),
-  recordResponse: route({ family: 'memory-service', method: 'POST', path: `${CODE}/{conversationId}/response`, params: ConversationIdParams, body: RecordResponseRequest }),
-  followResponse: route({ family: 'memory-service', method: 'GET', path: `${CODE}/{conversationId}/response`, params: ConversationIdParams, stream: true }),
-  cancelResponse: route({ family: 'memory-service', method: 'POST', path: `${CODE}/{conversationId}/cancel-response`, params: ConversationIdParams }),
+  shareAtForks: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${CODE}/{conversationId}/forks`,
+    params: ConversationIdParams,
+    body: ShareRequest,
+  }),
+  createSummary: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${CODE}/{conversationId}/summaries`,
+    params: ConversationIdParams,
+    body: CreateSummaryRequest,
+  }),
+  recordResponse: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${CODE}/{conversationId}/response`,
+    params: ConversationIdParams,
+    body: RecordResponseRequest,
+  }),
+  followResponse: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: `${CODE}/{conversationId}/response`,
+    params: ConversationIdParams,
+    stream: true,
+  }),
+  cancelResponse: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${CODE}/{conversationId}/cancel-response`,
+    params: ConversationIdParams,
+  }),
   /** The memory-service's own route for ending an ownership offer, by the transfer's id. */
-  endTransfer: route({ family: 'memory-service', method: 'DELETE', path: '/v1/ownership-transfers/{transferId}', params: TransferIdParams }),
+  endTransfer: route({
+    family: 'memory-service',
+    method: 'DELETE',
+    path: '/v1/ownership-transfers/{transferId}',
+    params: TransferIdParams,
+  }),
 };
 
 const AGENT = '/v1/agent/conversations/{conversationId}';
 const memoryServiceAgent = {
-  appendMessages: route({ family: 'memory-service', method: 'POST', path: `${AGENT}/messages`, params: ConversationIdParams, body: CreateAgentMessagesRequest }),
-  createSummary: route({ family: 'memory-service', method: 'POST', path: `${AGENT}/summaries`, params: ConversationIdParams, body: CreateSummaryRequest }),
-  context: route({ family: 'memory-service', method: 'GET', path: `${AGENT}/context`, params: ConversationIdParams, query: ContextQuery }),
+  appendMessages: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${AGENT}/messages`,
+    params: ConversationIdParams,
+    body: CreateAgentMessagesRequest,
+  }),
+  createSummary: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${AGENT}/summaries`,
+    params: ConversationIdParams,
+    body: CreateSummaryRequest,
+  }),
+  context: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: `${AGENT}/context`,
+    params: ConversationIdParams,
+    query: ContextQuery,
+  }),
 };
 
 const SESSION = '/memory/sessions/{sessionId}';
 const kaos = {
-  createSession: route({ family: 'kaos', method: 'POST', path: '/memory/sessions', headers: KaosHeaders, body: KaosCreateSessionRequest }),
-  listSessions: route({ family: 'kaos', method: 'GET', path: '/memory/sessions', headers: KaosHeaders, query: KaosListSessionsQuery }),
+  createSession: route({
+    family: 'kaos',
+    method: 'POST',
+    path: '/memory/sessions',
+    headers: KaosHeaders,
+    body: KaosCreateSessionRequest,
+  }),
+  listSessions: route({
+    family: 'kaos',
+    method: 'GET',
+    path: '/memory/sessions',
+    headers: KaosHeaders,
+    query: KaosListSessionsQuery,
+  }),
   getSession: route({ family: 'kaos', method: 'GET', path: SESSION, headers: KaosHeaders, params: KaosSessionParams }),
-  deleteSession: route({ family: 'kaos', method: 'DELETE', path: SESSION, headers: KaosHeaders, params: KaosSessionParams }),
-  addEvents: route({ family: 'kaos', method: 'POST', path: `${SESSION}/events`, headers: KaosHeaders, params: KaosSessionParams, body: KaosAddEventsRequest }),
-  sessionEvents: route({ family: 'kaos', method: 'GET', path: `${SESSION}/events`, headers: KaosHeaders, params: KaosSessionParams, query: KaosSessionEventsQuery }),
-  context: route({ family: 'kaos', method: 'GET', path: `${SESSION}/context`, headers: KaosHeaders, params: KaosSessionParams, query: KaosContextQuery }),
-  events: route({ family: 'kaos', method: 'GET', path: '/memory/events', headers: KaosHeaders, query: KaosEventsQuery }),
-  cleanup: route({ family: 'kaos', method: 'POST', path: '/memory/cleanup', headers: KaosHeaders, body: KaosCleanupRequest }),
+  deleteSession: route({
+    family: 'kaos',
+    method: 'DELETE',
+    path: SESSION,
+    headers: KaosHeaders,
+    params: KaosSessionParams,
+  }),
+  addEvents: route({
+    family: 'kaos',
+    method: 'POST',
+    path: `${SESSION}/events`,
+    headers: KaosHeaders,
+    params: KaosSessionParams,
+    body: KaosAddEventsRequest,
+  }),
+  sessionEvents: route({
+    family: 'kaos',
+    method: 'GET',
+    path: `${SESSION}/events`,
+    headers: KaosHeaders,
+    params: KaosSessionParams,
+    query: KaosSessionEventsQuery,
+  }),
+  context: route({
+    family: 'kaos',
+    method: 'GET',
+    path: `${SESSION}/context`,
+    headers: KaosHeaders,
+    params: KaosSessionParams,
+    query: KaosContextQuery,
+  }),
+  events: route({
+    family: 'kaos',
+    method: 'GET',
+    path: '/memory/events',
+    headers: KaosHeaders,
+    query: KaosEventsQuery,
+  }),
+  cleanup: route({
+    family: 'kaos',
+    method: 'POST',
+    path: '/memory/cleanup',
+    headers: KaosHeaders,
+    body: KaosCleanupRequest,
+  }),
   stats: route({ family: 'kaos', method: 'GET', path: '/memory/stats', headers: KaosHeaders }),
 };
 

@@ -31,7 +31,11 @@ export const authSettings = {
     .refine((keys) => new Set(keys.map((k) => k.key)).size === keys.length, 'a key is given to two clients'),
 };
 
-type AuthConfig = { AUTH_JWT_SECRET?: string | undefined; AUTH_JWKS_URL?: string | undefined; AUTH_API_KEYS: readonly unknown[] };
+type AuthConfig = {
+  AUTH_JWT_SECRET?: string | undefined;
+  AUTH_JWKS_URL?: string | undefined;
+  AUTH_API_KEYS: readonly unknown[];
+};
 
 /** True when callers must present credentials. */
 export function authConfigured(config: AuthConfig): boolean {

@@ -28,7 +28,10 @@ export const env = {
     z.coerce.number().int().min(min).max(max).default(fallback),
   /** A number only some setups need: blank or unset is undefined. */
   optionalInt: (min = 0, max = Number.MAX_SAFE_INTEGER) =>
-    z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.coerce.number().int().min(min).max(max).optional()),
+    z.preprocess(
+      (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+      z.coerce.number().int().min(min).max(max).optional(),
+    ),
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   bool: (fallback: boolean) =>
     z
@@ -40,6 +43,11 @@ export const env = {
     z
       .string()
       .optional()
-      .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0)),
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s.length > 0),
+      ),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };

@@ -32,8 +32,15 @@ export const episodeRuleSettings = {
  * answer) through Redis; in one process the in-memory fan-out does it. So a service that runs
  * alone on Kafka needs REDIS_URL, and says so at start-up rather than timing out every call.
  */
-export function requireRedisWithKafka(config: { KAFKA_BROKERS: string[]; REDIS_URL: string | undefined }, ctx: z.RefinementCtx): void {
+export function requireRedisWithKafka(
+  config: { KAFKA_BROKERS: string[]; REDIS_URL: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
   if (config.KAFKA_BROKERS.length > 0 && config.REDIS_URL === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'required when KAFKA_BROKERS is set (services run as separate processes)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['REDIS_URL'],
+      message: 'required when KAFKA_BROKERS is set (services run as separate processes)',
+    });
   }
 }

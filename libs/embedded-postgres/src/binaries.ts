@@ -77,7 +77,9 @@ export interface InstallPostgresOptions {
  * install is there. Assembled beside `dir` and renamed into place, so an interrupted install
  * leaves nothing that looks complete.
  */
-export async function installPostgres(options: InstallPostgresOptions): Promise<'present' | 'installed' | 'unsupported'> {
+export async function installPostgres(
+  options: InstallPostgresOptions,
+): Promise<'present' | 'installed' | 'unsupported'> {
   const pin = postgresPin();
   if (!pin) return 'unsupported';
   if ('binDir' in (await installedPostgres(options.dir))) return 'present';

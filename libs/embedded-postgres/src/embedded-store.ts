@@ -27,7 +27,11 @@ export interface EmbeddedPostgresSettings {
  * DATA_DIR/postgres. The store knows nothing of the server; the embedded mode hands it this.
  */
 export function embeddedPostgresOf(settings: EmbeddedPostgresSettings): (pool: PoolOptions) => Promise<Store> {
-  const options = { root: join(settings.DATA_DIR, 'postgres'), osUser: settings.EMBEDDED_POSTGRES_OS_USER ?? 'memstream', binariesDir: settings.MEMSTREAM_POSTGRES_DIR };
+  const options = {
+    root: join(settings.DATA_DIR, 'postgres'),
+    osUser: settings.EMBEDDED_POSTGRES_OS_USER ?? 'memstream',
+    binariesDir: settings.MEMSTREAM_POSTGRES_DIR,
+  };
   return (pool) => openEmbeddedPostgresStore(options, pool);
 }
 
@@ -45,14 +49,23 @@ export async function openEmbeddedPostgresStore(options: EmbeddedStoreOptions, p
   }
   const osUser = process.getuid?.() === 0 ? await ensureOsUser(options.osUser) : undefined;
   const binDir = osUser ? await binDirFor(osUser, { dir, binDir: install.binDir }, pool.log) : install.binDir;
-  const server = await startEmbeddedPostgres({ root: options.root, binDir, launcher: await createLauncher(osUser), log: pool.log });
+  const server = await startEmbeddedPostgres({
+    root: options.root,
+    binDir,
+    launcher: await createLauncher(osUser),
+    log: pool.log,
+  });
   const background = new PgStore({
     connectionString: server.connectionString,
     ...pool,
     maxConnections: BACKGROUND_CONNECTIONS,
     onConnect: (pid) => setPriority(pid, BACKGROUND_NICE),
   });
-  return new EmbeddedPostgresStore(new PgStore({ connectionString: server.connectionString, ...pool }), background, server);
+  return new EmbeddedPostgresStore(
+    new PgStore({ connectionString: server.connectionString, ...pool }),
+    background,
+    server,
+  );
 }
 
 /**

@@ -20,7 +20,9 @@ export interface Launcher {
 export async function createLauncher(osUser: OsUser | undefined): Promise<Launcher> {
   const setpriv = await onPath('setpriv');
   if (osUser && !setpriv) {
-    throw new Error('running as root needs util-linux `setpriv` to start PostgreSQL as an unprivileged user (or run memstream as a normal user)');
+    throw new Error(
+      'running as root needs util-linux `setpriv` to start PostgreSQL as an unprivileged user (or run memstream as a normal user)',
+    );
   }
   const prefix = !setpriv
     ? []
@@ -40,6 +42,7 @@ export async function createLauncher(osUser: OsUser | undefined): Promise<Launch
       ];
   return {
     osUser,
-    command: (program, args) => (setpriv ? { file: setpriv, args: [...prefix, program, ...args] } : { file: program, args: [...args] }),
+    command: (program, args) =>
+      setpriv ? { file: setpriv, args: [...prefix, program, ...args] } : { file: program, args: [...args] },
   };
 }

@@ -40,7 +40,13 @@ export async function onPath(program: string): Promise<string | undefined> {
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
     if (!dir) continue;
     const path = join(dir, program);
-    if (await access(path, constants.X_OK).then(() => true, () => false)) return path;
+    if (
+      await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return path;
   }
   return undefined;
 }

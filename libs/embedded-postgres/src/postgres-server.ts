@@ -90,7 +90,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     child.once('exit', (code, signal) => {
       if (stopped) return;
       const delayMs = backoffDelayMs(SERVER_RESTART, ++restarts);
-      options.log.error({ code, signal, logPath: paths.logPath, restartInMs: delayMs }, 'embedded postgres exited unexpectedly; restarting it');
+      options.log.error(
+        { code, signal, logPath: paths.logPath, restartInMs: delayMs },
+        'embedded postgres exited unexpectedly; restarting it',
+      );
       void restart(delayMs);
     });
   };
@@ -138,7 +141,10 @@ async function startServer(paths: ServerPaths, options: EmbeddedPostgresOptions)
 }
 
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
@@ -172,18 +178,43 @@ async function initCluster(dataDir: string, root: string, options: EmbeddedPostg
   const partial = join(root, 'data.partial');
   await rm(partial, { recursive: true, force: true });
   options.log.info({ dataDir }, 'initialising the embedded postgres cluster');
-  await run(options, 'initdb', ['-D', partial, '-U', SUPERUSER, '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-instructions']);
+  await run(options, 'initdb', [
+    '-D',
+    partial,
+    '-U',
+    SUPERUSER,
+    '-A',
+    'trust',
+    '-E',
+    'UTF8',
+    '--no-locale',
+    '--no-instructions',
+  ]);
   await rename(partial, dataDir);
 }
 
 async function trimLog(logPath: string): Promise<void> {
-  const size = await stat(logPath).then((s) => s.size, () => 0);
+  const size = await stat(logPath).then(
+    (s) => s.size,
+    () => 0,
+  );
   if (size > LOG_KEEP_BYTES) await truncate(logPath, 0);
 }
 
-async function spawnServer(dataDir: string, socketDir: string, logPath: string, options: EmbeddedPostgresOptions): Promise<ChildProcess> {
+async function spawnServer(
+  dataDir: string,
+  socketDir: string,
+  logPath: string,
+  options: EmbeddedPostgresOptions,
+): Promise<ChildProcess> {
   const settings = Object.entries(SERVER_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
-  const { file, args } = options.launcher.command(join(options.binDir, 'postgres'), ['-D', dataDir, '-k', socketDir, ...settings]);
+  const { file, args } = options.launcher.command(join(options.binDir, 'postgres'), [
+    '-D',
+    dataDir,
+    '-k',
+    socketDir,
+    ...settings,
+  ]);
   // The server writes its log straight to the file, not through a pipe to us: it keeps logging,
   // and shuts down cleanly, after this process is gone.
   const logFile = await open(logPath, 'a');
@@ -199,20 +230,34 @@ async function spawnServer(dataDir: string, socketDir: string, logPath: string, 
   }
 }
 
-async function waitUntilReady(server: ChildProcess, socketDir: string, logPath: string, timeoutMs: number): Promise<void> {
+async function waitUntilReady(
+  server: ChildProcess,
+  socketDir: string,
+  logPath: string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (server.exitCode !== null || server.signalCode !== null) {
-      throw new Error(`embedded postgres exited (${server.exitCode ?? server.signalCode}) while starting:\n${await logTail(logPath)}`);
+      throw new Error(
+        `embedded postgres exited (${server.exitCode ?? server.signalCode}) while starting:\n${await logTail(logPath)}`,
+      );
     }
-    const client = new pg.Client({ host: socketDir, port: PORT, user: SUPERUSER, database: 'postgres', connectionTimeoutMillis: 2000 });
+    const client = new pg.Client({
+      host: socketDir,
+      port: PORT,
+      user: SUPERUSER,
+      database: 'postgres',
+      connectionTimeoutMillis: 2000,
+    });
     try {
       await client.connect();
       await client.query('SELECT 1');
       return;
     } catch (err) {
       // ENOENT/ECONNREFUSED before the socket exists; 57P03 while it replays its WAL.
-      if (Date.now() > deadline) throw new Error(`embedded postgres did not accept connections within ${timeoutMs} ms: ${String(err)}`);
+      if (Date.now() > deadline)
+        throw new Error(`embedded postgres did not accept connections within ${timeoutMs} ms: ${String(err)}`);
     } finally {
       await client.end().catch(() => undefined);
     }

@@ -15,7 +15,12 @@ export const MACHINE_CACHE = '/var/cache/memstream';
  * per build, into a root-owned folder of the machine cache that every user may traverse: the
  * user's own folders keep their permissions, and the copy holds nothing but PostgreSQL's programs.
  */
-export async function binDirFor(user: OsUser, install: { dir: string; binDir: string }, log: Logger, cacheDir = MACHINE_CACHE): Promise<string> {
+export async function binDirFor(
+  user: OsUser,
+  install: { dir: string; binDir: string },
+  log: Logger,
+  cacheDir = MACHINE_CACHE,
+): Promise<string> {
   if (await traversableBy(install.binDir, user)) return install.binDir;
   const pin = postgresPin();
   if (!pin) throw new Error(`no prebuilt PostgreSQL for ${process.platform}-${process.arch}`);
@@ -27,7 +32,9 @@ export async function binDirFor(user: OsUser, install: { dir: string; binDir: st
   await rootOwnedFolder(cacheDir);
   await rootOwnedFolder(parent);
   if (!(await traversableBy(parent, user))) {
-    throw new Error(`${user.name} cannot reach ${parent}, where PostgreSQL's programs are copied for it: let every user traverse its parents`);
+    throw new Error(
+      `${user.name} cannot reach ${parent}, where PostgreSQL's programs are copied for it: let every user traverse its parents`,
+    );
   }
   const staging = `${copy}.partial-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
@@ -40,7 +47,10 @@ export async function binDirFor(user: OsUser, install: { dir: string; binDir: st
     await rm(staging, { recursive: true, force: true });
     if (!('binDir' in (await installedPostgres(copy)))) throw err;
   }
-  log.info({ from: install.dir, to: copy, user: user.name }, "PostgreSQL's programs copied where the server's user can run them");
+  log.info(
+    { from: install.dir, to: copy, user: user.name },
+    "PostgreSQL's programs copied where the server's user can run them",
+  );
   return binDir;
 }
 
@@ -68,7 +78,9 @@ async function rootOwnedFolder(path: string): Promise<void> {
   if ((await mkdir(path, { recursive: true })) !== undefined) await chmod(path, 0o755);
   const { uid, mode } = await stat(path);
   if (uid !== 0 || (mode & 0o022) !== 0) {
-    throw new Error(`${path} must be owned by root and writable by root alone before PostgreSQL's programs are run from it`);
+    throw new Error(
+      `${path} must be owned by root and writable by root alone before PostgreSQL's programs are run from it`,
+    );
   }
 }
 

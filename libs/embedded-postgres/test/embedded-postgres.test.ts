@@ -56,8 +56,16 @@ test('the embedded PostgreSQL is started again when it dies, and what was commit
 
   const first = await postmasterPid(dataDir);
   process.kill(first, 'SIGKILL');
-  await until('a new server', async () => alive(first) === false && (await postmasterPid(dataDir).catch(() => first)) !== first);
-  await until('the store answering again', () => store.ping().then(() => true, () => false));
+  await until(
+    'a new server',
+    async () => alive(first) === false && (await postmasterPid(dataDir).catch(() => first)) !== first,
+  );
+  await until('the store answering again', () =>
+    store.ping().then(
+      () => true,
+      () => false,
+    ),
+  );
   const { rows } = await store.query<{ n: number }>('SELECT n FROM kept');
   assert.deepEqual(rows, [{ n: 1 }]);
 });

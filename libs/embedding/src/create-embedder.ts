@@ -38,10 +38,16 @@ export async function createEmbedder(settings: EmbeddingSettings, log: Logger): 
     case 'local': {
       // Refused rather than ignored: a setting that silently does nothing is a bug report later.
       if (settings.EMBEDDING_MODEL !== undefined && settings.EMBEDDING_MODEL !== LOCAL_MODEL_NAME) {
-        throw new AppError('SYSTEM_ERROR', `EMBEDDING_PROVIDER=local runs ${LOCAL_MODEL_NAME} only, not ${settings.EMBEDDING_MODEL}`);
+        throw new AppError(
+          'SYSTEM_ERROR',
+          `EMBEDDING_PROVIDER=local runs ${LOCAL_MODEL_NAME} only, not ${settings.EMBEDDING_MODEL}`,
+        );
       }
       if (settings.EMBEDDING_DIMENSIONS !== undefined && settings.EMBEDDING_DIMENSIONS !== LOCAL_DIMENSION) {
-        throw new AppError('SYSTEM_ERROR', `${LOCAL_MODEL_NAME} makes ${LOCAL_DIMENSION}-dimensional vectors, not ${settings.EMBEDDING_DIMENSIONS}`);
+        throw new AppError(
+          'SYSTEM_ERROR',
+          `${LOCAL_MODEL_NAME} makes ${LOCAL_DIMENSION}-dimensional vectors, not ${settings.EMBEDDING_DIMENSIONS}`,
+        );
       }
       return createLocalEmbedder(
         {

@@ -23,7 +23,10 @@ export function createHashEmbedder(options: { dimension: number }): Embedder {
 
 function hashVector(text: string, dimension: number): Float32Array {
   const counts = new Map<string, number>();
-  for (const [word] of text.normalize('NFKC').toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
+  for (const [word] of text
+    .normalize('NFKC')
+    .toLowerCase()
+    .matchAll(/[\p{L}\p{N}]+/gu)) {
     counts.set(word, (counts.get(word) ?? 0) + 1);
   }
   // A text without words still needs a direction: it gets the one reserved for "no words".

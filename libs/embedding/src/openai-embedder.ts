@@ -55,14 +55,20 @@ export async function createOpenAiEmbedder(settings: OpenAiEmbedderSettings, log
     for (const item of response.data) vectors[item.index] = Float32Array.from(item.embedding);
     return vectors.map((vector, i) => {
       if (!vector || (expected !== undefined && vector.length !== expected)) {
-        throw new AppError('DEPENDENCY_UNAVAILABLE', `embedding model ${settings.model} answered input ${i} with ${vector ? `${vector.length} dimensions, expected ${expected}` : 'nothing'}`);
+        throw new AppError(
+          'DEPENDENCY_UNAVAILABLE',
+          `embedding model ${settings.model} answered input ${i} with ${vector ? `${vector.length} dimensions, expected ${expected}` : 'nothing'}`,
+        );
       }
       return toUnitVector(vector);
     });
   };
 
   const dimension = settings.dimensions ?? (await request(['dimension probe'], undefined))[0]!.length;
-  log.info({ model: settings.model, dimension, baseUrl: settings.baseUrl ?? 'https://api.openai.com/v1' }, 'openai-compatible embedder ready');
+  log.info(
+    { model: settings.model, dimension, baseUrl: settings.baseUrl ?? 'https://api.openai.com/v1' },
+    'openai-compatible embedder ready',
+  );
 
   return {
     // A model shortened to other dimensions gives other vectors, so the id says which.

@@ -30,7 +30,10 @@ test('a changed byte is caught by the hashes, a missing file or manifest by the 
   bytes[10] = bytes[10]! ^ 1;
   await writeFile(tokenizer, bytes);
   assert.equal(await checkInstalledModel(dir, { hashes: false }), undefined, 'the size still matches');
-  assert.match((await checkInstalledModel(dir, { hashes: true }))!, /tokenizer\.json does not match its recorded sha256/);
+  assert.match(
+    (await checkInstalledModel(dir, { hashes: true }))!,
+    /tokenizer\.json does not match its recorded sha256/,
+  );
 
   await rm(join(dir, 'model.onnx'));
   assert.match((await checkInstalledModel(dir, { hashes: false }))!, /model\.onnx is missing/);

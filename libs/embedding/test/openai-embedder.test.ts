@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOpenAiEmbedder, type OpenAiEmbedderSettings } from '@memstream/embedding';
 import { captureLogger } from '../../../test/helpers/logger.js';
-import { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding, startModelServer, type ModelServer } from '../../../harness/model-server.js';
+import {
+  FAKE_EMBEDDING_DIMENSIONS,
+  fakeEmbedding,
+  startModelServer,
+  type ModelServer,
+} from '../../../harness/model-server.js';
 
 const { log } = captureLogger();
 
@@ -13,7 +18,16 @@ async function serve(t: { after: (fn: () => Promise<void>) => void }): Promise<M
 }
 
 function settings(server: ModelServer, overrides: Partial<OpenAiEmbedderSettings> = {}): OpenAiEmbedderSettings {
-  return { baseUrl: server.baseUrl, apiKey: undefined, model: 'fake-embed', dimensions: undefined, batchSize: 64, timeoutMs: 5000, maxRetries: 0, ...overrides };
+  return {
+    baseUrl: server.baseUrl,
+    apiKey: undefined,
+    model: 'fake-embed',
+    dimensions: undefined,
+    batchSize: 64,
+    timeoutMs: 5000,
+    maxRetries: 0,
+    ...overrides,
+  };
 }
 
 function unit(vector: readonly number[]): number[] {
@@ -28,10 +42,16 @@ function assertClose(actual: Float32Array, expected: readonly number[]): void {
 
 test('texts go to the server in requests of the batch size, and come back normalised, in the caller order', async (t) => {
   const server = await serve(t);
-  const embedder = await createOpenAiEmbedder(settings(server, { batchSize: 3, dimensions: FAKE_EMBEDDING_DIMENSIONS }), log);
+  const embedder = await createOpenAiEmbedder(
+    settings(server, { batchSize: 3, dimensions: FAKE_EMBEDDING_DIMENSIONS }),
+    log,
+  );
   const texts = Array.from({ length: 8 }, (_, i) => `text number ${i}`);
   const vectors = await embedder.embed(texts, 'document');
-  assert.deepEqual(server.embeddingCalls.map((c) => c.input), [texts.slice(0, 3), texts.slice(3, 6), texts.slice(6)]);
+  assert.deepEqual(
+    server.embeddingCalls.map((c) => c.input),
+    [texts.slice(0, 3), texts.slice(3, 6), texts.slice(6)],
+  );
   assert.equal(vectors.length, texts.length);
   texts.forEach((text, i) => assertClose(vectors[i]!, unit(fakeEmbedding(text))));
   assert.equal(embedder.model, `openai/fake-embed@${FAKE_EMBEDDING_DIMENSIONS}`);
@@ -55,7 +75,10 @@ test('without configured dimensions, one probe at creation learns them; with the
 
 test('a 429 is retried after the server-given delay and the call succeeds', async (t) => {
   const server = await serve(t);
-  const embedder = await createOpenAiEmbedder(settings(server, { dimensions: FAKE_EMBEDDING_DIMENSIONS, maxRetries: 2 }), log);
+  const embedder = await createOpenAiEmbedder(
+    settings(server, { dimensions: FAKE_EMBEDDING_DIMENSIONS, maxRetries: 2 }),
+    log,
+  );
   server.failNext(1, 429);
   const [vector] = await embedder.embed(['rate limited once'], 'document');
   assertClose(vector!, unit(fakeEmbedding('rate limited once')));
@@ -66,7 +89,10 @@ test('a server error says whether retrying later can help', async (t) => {
   const server = await serve(t);
   const embedder = await createOpenAiEmbedder(settings(server, { dimensions: FAKE_EMBEDDING_DIMENSIONS }), log);
   server.failNext(1, 503);
-  await assert.rejects(embedder.embed(['x'], 'document'), (err: { code?: string; retriable?: boolean }) => err.code === 'DEPENDENCY_UNAVAILABLE' && err.retriable === true);
+  await assert.rejects(
+    embedder.embed(['x'], 'document'),
+    (err: { code?: string; retriable?: boolean }) => err.code === 'DEPENDENCY_UNAVAILABLE' && err.retriable === true,
+  );
   server.failNext(1, 400);
   await assert.rejects(embedder.embed(['x'], 'document'), (err: { retriable?: boolean }) => err.retriable === false);
 });

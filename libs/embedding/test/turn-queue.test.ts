@@ -6,7 +6,9 @@ test('one job runs at a time, and urgent jobs waiting go before earlier normal o
   const queue = new TurnQueue();
   const order: string[] = [];
   let release!: () => void;
-  const running = queue.run(false, () => new Promise<void>((resolve) => (release = resolve)).then(() => void order.push('running')));
+  const running = queue.run(false, () =>
+    new Promise<void>((resolve) => (release = resolve)).then(() => void order.push('running')),
+  );
   const queued = [
     queue.run(false, async () => void order.push('bulk 1')),
     queue.run(false, async () => void order.push('bulk 2')),
@@ -21,6 +23,9 @@ test('one job runs at a time, and urgent jobs waiting go before earlier normal o
 
 test('a failing job passes its error to its caller and the queue goes on', async () => {
   const queue = new TurnQueue();
-  await assert.rejects(queue.run(false, async () => Promise.reject(new Error('boom'))), /boom/);
+  await assert.rejects(
+    queue.run(false, async () => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
   assert.equal(await queue.run(true, async () => 42), 42);
 });

@@ -21,7 +21,10 @@ export function estimateTokens(chars: number): number {
  * - token cap: it closes before the message that would take it past `maxTokens` (a single message
  *   over the cap is an episode of its own), so an extraction prompt stays within its budget.
  */
-export function closeEpisodes(span: readonly OpenMessage[], rules: BoundaryRules): { closed: NewEpisode[]; open: OpenMessage[] } {
+export function closeEpisodes(
+  span: readonly OpenMessage[],
+  rules: BoundaryRules,
+): { closed: NewEpisode[]; open: OpenMessage[] } {
   const closed: NewEpisode[] = [];
   let current: OpenMessage[] = [];
   let tokens = 0;

@@ -1,4 +1,12 @@
-import { insertEpisodes, lockEpisodes, openSpan, type CloseReason, type Episode, type Queryable, type Store } from '@memstream/store';
+import {
+  insertEpisodes,
+  lockEpisodes,
+  openSpan,
+  type CloseReason,
+  type Episode,
+  type Queryable,
+  type Store,
+} from '@memstream/store';
 import { closeEpisodes, episodeOf, type BoundaryRules } from './boundaries.js';
 
 export interface SpanOutcome {
@@ -14,7 +22,12 @@ export interface SpanOutcome {
  * for that reason (a flush, or an idle conversation). Reads the span in chunks, so a backlog of
  * any size (a consumer that was down) is worked through.
  */
-export async function closeSpan(store: Store, conversationId: string, rules: BoundaryRules, closeRest?: CloseReason): Promise<SpanOutcome> {
+export async function closeSpan(
+  store: Store,
+  conversationId: string,
+  rules: BoundaryRules,
+  closeRest?: CloseReason,
+): Promise<SpanOutcome> {
   if (closeRest === undefined) {
     // Most calls (one per stored batch of a conversation) close nothing: an episode ends once
     // every fifty messages or so. Those are decided on one unlocked read instead of a transaction
@@ -33,7 +46,12 @@ function chunkOf(rules: BoundaryRules): number {
 }
 
 /** closeSpan inside a transaction the caller holds (a flush records its outcome in it); takes the lock itself. */
-export async function closeSpanIn(tx: Queryable, conversationId: string, rules: BoundaryRules, closeRest?: CloseReason): Promise<SpanOutcome> {
+export async function closeSpanIn(
+  tx: Queryable,
+  conversationId: string,
+  rules: BoundaryRules,
+  closeRest?: CloseReason,
+): Promise<SpanOutcome> {
   await lockEpisodes(tx, conversationId);
   const chunk = chunkOf(rules);
   const closed: Episode[] = [];

@@ -12,11 +12,7 @@ export class AppError extends Error {
   /** Extra facts for the client (which field was bad); never internals. */
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
     super(message, { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
@@ -84,4 +80,11 @@ export function isRetriable(err: unknown): boolean {
   return retriable === true;
 }
 
-const TRANSIENT_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH']);
+const TRANSIENT_SYSTEM_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);

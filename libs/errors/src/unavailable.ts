@@ -7,7 +7,14 @@
  */
 export function isUnavailable(err: unknown, depth = 0): boolean {
   if (err === null || typeof err !== 'object' || depth > 8) return false;
-  const e = err as { name?: unknown; code?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; retriable?: unknown };
+  const e = err as {
+    name?: unknown;
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    originalError?: unknown;
+    retriable?: unknown;
+  };
   if (e.code === 'DEPENDENCY_UNAVAILABLE') return true;
   if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || POSTGRES_GONE.test(e.code))) return true;
   if (typeof e.name === 'string' && KAFKA_UNREACHABLE.has(e.name)) return true;
@@ -15,7 +22,16 @@ export function isUnavailable(err: unknown, depth = 0): boolean {
   return isUnavailable(e.cause, depth + 1) || isUnavailable(e.originalError, depth + 1);
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENOTFOUND', 'ENETUNREACH']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'ENETUNREACH',
+]);
 // SQLSTATE 08: connection exceptions; 57P01-57P03: the server is shutting down, crashed, or not yet accepting; 53300: too many connections.
 const POSTGRES_GONE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
 const KAFKA_UNREACHABLE = new Set([
@@ -27,4 +43,5 @@ const KAFKA_UNREACHABLE = new Set([
   'KafkaJSNumberOfRetriesExceeded',
 ]);
 // What pg and ioredis say, without a code, when the server goes away under a query.
-const DRIVER_MESSAGES = /Connection terminated|terminating connection|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|MaxRetriesPerRequest/;
+const DRIVER_MESSAGES =
+  /Connection terminated|terminating connection|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|MaxRetriesPerRequest/;

@@ -8,7 +8,14 @@ import { AppError } from './app-error.js';
 export function upstreamError(err: unknown, what: string): AppError {
   const status = (err as { status?: unknown }).status;
   const message = err instanceof Error ? err.message : String(err);
-  if (typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429) {
+  if (
+    typeof status === 'number' &&
+    status >= 400 &&
+    status < 500 &&
+    status !== 408 &&
+    status !== 409 &&
+    status !== 429
+  ) {
     return new AppError('SYSTEM_ERROR', `${what} request rejected (${status}): ${message}`, { cause: err });
   }
   return new AppError('DEPENDENCY_UNAVAILABLE', `${what} unavailable: ${message}`, { cause: err });

@@ -6,7 +6,10 @@ test('a dependency that went away is unavailable however deep the driver wrapped
   const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
   assert.equal(isUnavailable(refused), true);
   assert.equal(isUnavailable(new AppError('DEPENDENCY_UNAVAILABLE', 'down')), true);
-  assert.equal(isUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })), true);
+  assert.equal(
+    isUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })),
+    true,
+  );
   assert.equal(isUnavailable(new Error('Connection terminated unexpectedly')), true);
   const kafka = Object.assign(new Error('Connection error'), { name: 'KafkaJSConnectionError' });
   const wrapped = Object.assign(new Error('retries exhausted'), { name: 'KafkaJSNonRetriableError', cause: kafka });
@@ -19,6 +22,10 @@ test('failures of the work itself are not unavailability', () => {
   assert.equal(isUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' })), false);
   assert.equal(isUnavailable(new TypeError('x is undefined')), false);
   assert.equal(isUnavailable(Object.assign(new Error('deadlock detected'), { code: '40P01' })), false);
-  assert.equal(isRetriable(Object.assign(new Error('deadlock detected'), { code: '40P01' })), true, 'retried, but a few times only');
+  assert.equal(
+    isRetriable(Object.assign(new Error('deadlock detected'), { code: '40P01' })),
+    true,
+    'retried, but a few times only',
+  );
   assert.equal(isUnavailable(null), false);
 });

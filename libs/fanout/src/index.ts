@@ -17,13 +17,25 @@ export {
   MemoryRequestLedger,
   type RequestLedger,
 } from './request-ledger.js';
-export { MemoryResponseStreams, type ResponseStreams, type ResponseEvent, type ResponseState } from './response-streams.js';
+export {
+  MemoryResponseStreams,
+  type ResponseStreams,
+  type ResponseEvent,
+  type ResponseState,
+} from './response-streams.js';
 export { RedisResponseStreams } from './redis-response-streams.js';
 import { MemoryResponseStreams, type ResponseStreams } from './response-streams.js';
 import { RedisResponseStreams } from './redis-response-streams.js';
 
 /** The resumer the settings ask for: Redis when REDIS_URL is set, in-process otherwise; none when disabled. */
-export function createResponseStreams(mode: 'auto' | 'none', redisUrl: string | undefined, retentionS: number, log: Logger): ResponseStreams | undefined {
+export function createResponseStreams(
+  mode: 'auto' | 'none',
+  redisUrl: string | undefined,
+  retentionS: number,
+  log: Logger,
+): ResponseStreams | undefined {
   if (mode === 'none') return undefined;
-  return redisUrl ? new RedisResponseStreams(redisUrl, retentionS, log.child({ component: 'response-streams' })) : new MemoryResponseStreams(retentionS);
+  return redisUrl
+    ? new RedisResponseStreams(redisUrl, retentionS, log.child({ component: 'response-streams' }))
+    : new MemoryResponseStreams(retentionS);
 }

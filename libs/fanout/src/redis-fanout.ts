@@ -21,18 +21,34 @@ export class RedisFanout implements Fanout {
   private subReady: Promise<void>;
 
   constructor(url: string, log: Logger) {
-    const options = { maxRetriesPerRequest: 3, connectTimeout: 10_000, commandTimeout: 5_000, lazyConnect: false, enableAutoPipelining: true };
+    const options = {
+      maxRetriesPerRequest: 3,
+      connectTimeout: 10_000,
+      commandTimeout: 5_000,
+      lazyConnect: false,
+      enableAutoPipelining: true,
+    };
     this.pub = new Redis(url, options);
-    this.sub = new Redis(url, { ...options, commandTimeout: undefined, enableAutoPipelining: false, autoResubscribe: false });
+    this.sub = new Redis(url, {
+      ...options,
+      commandTimeout: undefined,
+      enableAutoPipelining: false,
+      autoResubscribe: false,
+    });
     // ioredis reconnects by itself; an unhandled 'error' event would crash the process instead.
-    for (const [role, client] of [['pub', this.pub], ['sub', this.sub]] as const) {
+    for (const [role, client] of [
+      ['pub', this.pub],
+      ['sub', this.sub],
+    ] as const) {
       client.on('error', (err) => log.warn({ err, role }, 'redis connection error'));
     }
     this.subReady = new Promise<void>((resolve) => this.sub.once('ready', () => resolve()));
     this.sub.on('ready', () => {
       const channels = [...this.listeners.keys()];
       if (channels.length > 0) {
-        this.sub.subscribe(...channels).catch((err: unknown) => log.error({ err, channels }, 'redis re-subscribe failed'));
+        this.sub
+          .subscribe(...channels)
+          .catch((err: unknown) => log.error({ err, channels }, 'redis re-subscribe failed'));
       }
     });
     this.sub.on('message', (channel: string, message: string) => {
@@ -50,9 +66,11 @@ export class RedisFanout implements Fanout {
       this.listeners.set(channel, (set = new Set()));
       const pending = this.subReady.then(async () => void (await this.sub.subscribe(channel)));
       this.subscribing.set(channel, pending);
-      void pending.finally(() => {
-        if (this.subscribing.get(channel) === pending) this.subscribing.delete(channel);
-      }).catch(() => undefined);
+      void pending
+        .finally(() => {
+          if (this.subscribing.get(channel) === pending) this.subscribing.delete(channel);
+        })
+        .catch(() => undefined);
     }
     set.add(listener);
     await this.subscribing.get(channel);

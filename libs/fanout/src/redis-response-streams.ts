@@ -14,7 +14,11 @@ const BLOCK_MS = 2_000;
 export class RedisResponseStreams implements ResponseStreams {
   private readonly redis: Redis;
 
-  constructor(url: string, private readonly retentionS: number, private readonly log: Logger) {
+  constructor(
+    url: string,
+    private readonly retentionS: number,
+    private readonly log: Logger,
+  ) {
     this.redis = new Redis(url, { maxRetriesPerRequest: 3, connectTimeout: 10_000, commandTimeout: 5_000 });
     this.redis.on('error', (err) => log.warn({ err }, 'redis connection error (response streams)'));
   }
@@ -34,7 +38,11 @@ export class RedisResponseStreams implements ResponseStreams {
 
   async cancel(conversationId: string): Promise<boolean> {
     if ((await this.state(conversationId)) !== 'in_progress') return false;
-    await this.redis.multi().xadd(keyOf(conversationId), '*', 'type', 'cancelled').expire(keyOf(conversationId), this.retentionS).exec();
+    await this.redis
+      .multi()
+      .xadd(keyOf(conversationId), '*', 'type', 'cancelled')
+      .expire(keyOf(conversationId), this.retentionS)
+      .exec();
     return true;
   }
 
@@ -55,11 +63,22 @@ export class RedisResponseStreams implements ResponseStreams {
     try {
       let from = '0';
       while (!signal.aborted) {
-        const reply = (await reader.xread('COUNT', 500, 'BLOCK', BLOCK_MS, 'STREAMS', keyOf(conversationId), from)) as Array<[string, Array<[string, string[]]>]> | null;
+        const reply = (await reader.xread(
+          'COUNT',
+          500,
+          'BLOCK',
+          BLOCK_MS,
+          'STREAMS',
+          keyOf(conversationId),
+          from,
+        )) as Array<[string, Array<[string, string[]]>]> | null;
         for (const [id, raw] of reply?.[0]?.[1] ?? []) {
           from = id;
           const fields = fieldsOf(raw);
-          const event: ResponseEvent = fields['type'] === 'token' ? { type: 'token', text: fields['text'] ?? '' } : { type: fields['type'] === 'done' ? 'done' : 'cancelled' };
+          const event: ResponseEvent =
+            fields['type'] === 'token'
+              ? { type: 'token', text: fields['text'] ?? '' }
+              : { type: fields['type'] === 'done' ? 'done' : 'cancelled' };
           onEvent(event);
           if (event.type !== 'token') return;
         }

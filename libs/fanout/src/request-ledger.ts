@@ -27,8 +27,17 @@ export class RedisRequestLedger implements RequestLedger {
   private readonly bucketMs: number;
   private queued: { ids: string[]; done: Promise<void> } | undefined;
 
-  constructor(url: string, private readonly ttlSeconds: number, log: Logger) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 3, connectTimeout: 10_000, commandTimeout: 5_000, enableAutoPipelining: true });
+  constructor(
+    url: string,
+    private readonly ttlSeconds: number,
+    log: Logger,
+  ) {
+    this.redis = new Redis(url, {
+      maxRetriesPerRequest: 3,
+      connectTimeout: 10_000,
+      commandTimeout: 5_000,
+      enableAutoPipelining: true,
+    });
     this.redis.on('error', (err) => log.warn({ err }, 'redis connection error'));
     this.bucketMs = Math.max(1000, Math.floor((ttlSeconds * 1000) / BUCKETS));
   }
@@ -40,7 +49,11 @@ export class RedisRequestLedger implements RequestLedger {
         this.queued = undefined;
         const bucket = Math.floor(Date.now() / this.bucketMs);
         const key = KEY_PREFIX + bucket;
-        await this.redis.multi().sadd(key, ...ids).pexpire(key, this.ttlSeconds * 1000 + this.bucketMs).exec();
+        await this.redis
+          .multi()
+          .sadd(key, ...ids)
+          .pexpire(key, this.ttlSeconds * 1000 + this.bucketMs)
+          .exec();
       });
       this.queued = { ids, done };
     }
@@ -65,7 +78,10 @@ export class RedisRequestLedger implements RequestLedger {
 export class MemoryRequestLedger implements RequestLedger {
   private readonly expiries = new Map<string, number>();
 
-  constructor(private readonly ttlSeconds: number, private readonly maxEntries = 200_000) {}
+  constructor(
+    private readonly ttlSeconds: number,
+    private readonly maxEntries = 200_000,
+  ) {}
 
   async markAccepted(requestId: string): Promise<void> {
     this.expiries.set(requestId, Date.now() + this.ttlSeconds * 1000);
@@ -83,5 +99,7 @@ export class MemoryRequestLedger implements RequestLedger {
 }
 
 export function createRequestLedger(redisUrl: string | undefined, ttlSeconds: number, log: Logger): RequestLedger {
-  return redisUrl ? new RedisRequestLedger(redisUrl, ttlSeconds, log.child({ component: 'request-ledger' })) : new MemoryRequestLedger(ttlSeconds);
+  return redisUrl
+    ? new RedisRequestLedger(redisUrl, ttlSeconds, log.child({ component: 'request-ledger' }))
+    : new MemoryRequestLedger(ttlSeconds);
 }

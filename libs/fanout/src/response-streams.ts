@@ -4,7 +4,10 @@
  * that lost its connection (to any replica) misses nothing. One response per conversation at a
  * time; an ended one is kept for `retentionS` so late readers still get it whole.
  */
-export type ResponseEvent = { readonly type: 'token'; readonly text: string } | { readonly type: 'done' } | { readonly type: 'cancelled' };
+export type ResponseEvent =
+  | { readonly type: 'token'; readonly text: string }
+  | { readonly type: 'done' }
+  | { readonly type: 'cancelled' };
 
 export type ResponseState = 'none' | 'in_progress' | 'done' | 'cancelled';
 
@@ -23,7 +26,10 @@ const ends = (e: ResponseEvent) => e.type !== 'token';
 
 /** In one process (the embedded mode). */
 export class MemoryResponseStreams implements ResponseStreams {
-  private readonly streams = new Map<string, { events: ResponseEvent[]; listeners: Set<() => void>; expiry?: NodeJS.Timeout }>();
+  private readonly streams = new Map<
+    string,
+    { events: ResponseEvent[]; listeners: Set<() => void>; expiry?: NodeJS.Timeout }
+  >();
 
   constructor(private readonly retentionS: number) {}
 
@@ -84,7 +90,10 @@ export class MemoryResponseStreams implements ResponseStreams {
   private end(conversationId: string, event: ResponseEvent): void {
     const stream = this.streams.get(conversationId)!;
     stream.events.push(event);
-    stream.expiry = setTimeout(() => this.streams.get(conversationId) === stream && this.streams.delete(conversationId), this.retentionS * 1000);
+    stream.expiry = setTimeout(
+      () => this.streams.get(conversationId) === stream && this.streams.delete(conversationId),
+      this.retentionS * 1000,
+    );
     stream.expiry.unref();
     this.wake(conversationId);
   }

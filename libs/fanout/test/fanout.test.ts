@@ -8,7 +8,13 @@ import { infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
 const log = createLogger({ service: 'test', level: 'silent' });
 
 const implementations: Array<[string, () => { a: Fanout; b: Fanout }]> = [
-  ['in-process', () => { const f = new MemoryFanout(); return { a: f, b: f }; }],
+  [
+    'in-process',
+    () => {
+      const f = new MemoryFanout();
+      return { a: f, b: f };
+    },
+  ],
   // two clients stand for two replicas: what one publishes, the other's listeners hear
   ['Redis', () => ({ a: new RedisFanout(infra().redisUrl, log), b: new RedisFanout(infra().redisUrl, log) })],
 ];
@@ -16,7 +22,10 @@ const implementations: Array<[string, () => { a: Fanout; b: Fanout }]> = [
 for (const [name, make] of implementations) {
   test(`${name} fan-out: listeners hear what is published on their channel until they unsubscribe`, async (t) => {
     const { a, b } = make();
-    t.after(async () => { await a.close(); if (b !== a) await b.close(); });
+    t.after(async () => {
+      await a.close();
+      if (b !== a) await b.close();
+    });
     const channel = uniqueName('ch');
     const heard: string[] = [];
     const other: string[] = [];
@@ -52,10 +61,14 @@ test('Redis fan-out: subscriptions made while the connection is still being set 
     await once((fanout as unknown as { sub: EventEmitter }).sub, 'connect');
     await fanout.subscribe(channel, (m) => heard.push(m));
     // Publish until heard: a subscription lost on the reconnect never hears, however long it is given.
-    await waitFor(`message ${i} heard`, async () => {
-      await publisher.publish(channel, `hello ${i}`);
-      return heard.length > 0;
-    }, 5_000);
+    await waitFor(
+      `message ${i} heard`,
+      async () => {
+        await publisher.publish(channel, `hello ${i}`);
+        return heard.length > 0;
+      },
+      5_000,
+    );
     assert.ok(heard.every((m) => m === `hello ${i}`));
     await fanout.close();
   }

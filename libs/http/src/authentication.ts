@@ -25,7 +25,9 @@ function isOpen(request: FastifyRequest): boolean {
 export function requireCredentials(app: FastifyInstance, authenticator: Authenticator, log: Logger): void {
   app.decorateRequest('principal', null);
   if (!authenticator.enabled) {
-    log.warn('authentication is not configured (AUTH_JWT_SECRET, AUTH_JWKS_URL, AUTH_API_KEYS): serving this machine only, every caller is the user "local"');
+    log.warn(
+      'authentication is not configured (AUTH_JWT_SECRET, AUTH_JWKS_URL, AUTH_API_KEYS): serving this machine only, every caller is the user "local"',
+    );
   }
   app.addHook('onRequest', async (request) => {
     if (isOpen(request)) return;
@@ -38,12 +40,14 @@ export function requireCredentials(app: FastifyInstance, authenticator: Authenti
  * without an authenticator, so no composition can serve a family's data without the check.
  */
 export function assertAuthenticated(app: FastifyInstance): void {
-  if (!app.hasRequestDecorator('principal')) throw new Error('API routes need a server created with an authenticator (createHttpServer({ authenticator }))');
+  if (!app.hasRequestDecorator('principal'))
+    throw new Error('API routes need a server created with an authenticator (createHttpServer({ authenticator }))');
 }
 
 /** The caller of a route of an API family. */
 export function principalOf(request: FastifyRequest): Principal {
-  if (request.principal === null || request.principal === undefined) throw new Error(`no principal on ${request.method} ${request.url}: the route is on the open list`);
+  if (request.principal === null || request.principal === undefined)
+    throw new Error(`no principal on ${request.method} ${request.url}: the route is on the open list`);
   return request.principal;
 }
 
@@ -51,6 +55,10 @@ export function principalOf(request: FastifyRequest): Principal {
  * A write's origin as the libraries take it (plain values, no framework): the request id that
  * follows the write through Kafka as its correlation id, the caller, and the request's logger.
  */
-export function writeOriginOf(request: FastifyRequest): { correlationId: string; principal: Principal; log: FastifyRequest['log'] } {
+export function writeOriginOf(request: FastifyRequest): {
+  correlationId: string;
+  principal: Principal;
+  log: FastifyRequest['log'];
+} {
   return { correlationId: request.id, principal: principalOf(request), log: request.log };
 }

@@ -9,7 +9,12 @@ import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
 import type { Authenticator } from '@memstream/auth';
 import { requireCredentials } from './authentication.js';
-import { answerUnroutedInFamilyShape, clientErrorInFamilyShape, frameworkErrorsInFamilyShape, shapeByPath } from './edge-errors.js';
+import {
+  answerUnroutedInFamilyShape,
+  clientErrorInFamilyShape,
+  frameworkErrorsInFamilyShape,
+  shapeByPath,
+} from './edge-errors.js';
 import { prototypeKeyError } from './prototype-keys.js';
 import { registerHttpMetrics } from './http-metrics.js';
 import { registerApiDocs, type ApiDocsOptions } from './openapi/api-docs.js';
@@ -80,7 +85,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
         if (err) return done(prototypeKeyError(text) ?? err, undefined);
         // Text the store cannot hold is refused here, once for every route, as a 400 in the
         // route's own error shape: otherwise it fails deep in a write as a 500.
-        if (tooDeepPath(value)) return done(new AppError('INVALID_PARAMETER', `Data format error: the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+        if (tooDeepPath(value))
+          return done(
+            new AppError('INVALID_PARAMETER', `Data format error: the body nests deeper than ${MAX_JSON_DEPTH} levels`),
+            undefined,
+          );
         const bad = unstorablePath(value);
         done(bad ? unstorableError(bad) : null, bad ? undefined : value);
       });
@@ -103,7 +112,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   };
   const readiness = async (_req: unknown, reply: FastifyReply) => {
     const state = await ready();
-    return reply.status(state.ok ? 200 : 503).send(state.ok ? { status: 'ok' } : { status: 'unavailable', reason: state.reason });
+    return reply
+      .status(state.ok ? 200 : 503)
+      .send(state.ok ? { status: 'ok' } : { status: 'unavailable', reason: state.reason });
   };
   const probe = { schema: { hide: true } };
   app.get('/health', probe, readiness);

@@ -36,7 +36,11 @@ function pathOf(url: string): string {
 export function answerUnroutedInFamilyShape(app: FastifyInstance, shapeFor: ShapeForPath): void {
   app.setErrorHandler((err, request, reply) => errorHandlerFor(shapeFor(request.url))(err, request, reply));
   app.setNotFoundHandler((request, reply) =>
-    errorHandlerFor(shapeFor(request.url))(new AppError('RESOURCE_NOT_FOUND', `No such route: ${request.method} ${pathOf(request.url)}`), request, reply),
+    errorHandlerFor(shapeFor(request.url))(
+      new AppError('RESOURCE_NOT_FOUND', `No such route: ${request.method} ${pathOf(request.url)}`),
+      request,
+      reply,
+    ),
   );
 }
 
@@ -47,7 +51,10 @@ export function frameworkErrorsInFamilyShape(shapeFor: ShapeForPath) {
       err.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new AppError('URI_TOO_LONG', 'The URL is too long: a path segment is longer than the server takes')
         : err.code === 'FST_ERR_BAD_URL'
-          ? new AppError('INVALID_PARAMETER', 'The URL is not valid: a % in it does not begin a percent-encoded UTF-8 character')
+          ? new AppError(
+              'INVALID_PARAMETER',
+              'The URL is not valid: a % in it does not begin a percent-encoded UTF-8 character',
+            )
           : err;
     void errorHandlerFor(shapeFor(request.url))(error, request, reply);
   };

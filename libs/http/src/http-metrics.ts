@@ -18,7 +18,11 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
   });
   app.addHook('onResponse', async (request, reply) => {
     duration.observe(
-      { method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status_code: String(reply.statusCode) },
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+        status_code: String(reply.statusCode),
+      },
       reply.elapsedTime / 1000,
     );
   });

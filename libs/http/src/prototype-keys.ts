@@ -19,9 +19,13 @@ export function prototypeKeyError(text: string): AppError | undefined {
   const path = prototypeKeyPath(value);
   if (!path) return undefined;
   const field = path.join('.');
-  return new AppError('INVALID_PARAMETER', `Data format error: invalid field ${field}: the keys __proto__ and constructor.prototype are not accepted`, {
-    details: { field },
-  });
+  return new AppError(
+    'INVALID_PARAMETER',
+    `Data format error: invalid field ${field}: the keys __proto__ and constructor.prototype are not accepted`,
+    {
+      details: { field },
+    },
+  );
 }
 
 function prototypeKeyPath(value: unknown): Array<string | number> | undefined {
@@ -32,7 +36,8 @@ function prototypeKeyPath(value: unknown): Array<string | number> | undefined {
     for (const [key, item] of Object.entries(v)) {
       const at = [...path, Array.isArray(v) ? Number(key) : key];
       if (key === '__proto__') return at;
-      if (key === 'constructor' && item !== null && typeof item === 'object' && Object.hasOwn(item, 'prototype')) return [...at, 'prototype'];
+      if (key === 'constructor' && item !== null && typeof item === 'object' && Object.hasOwn(item, 'prototype'))
+        return [...at, 'prototype'];
       stack.push({ value: item, path: at });
     }
   }

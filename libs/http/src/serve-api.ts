@@ -21,7 +21,11 @@ type ApiProcessConfig = Parameters<typeof authSettingsOf>[0] & {
  */
 export async function serveApi(
   process: { config: ApiProcessConfig; log: Logger; lifecycle: Lifecycle; metrics: Metrics },
-  options: { openapi: ApiDocsOptions; readinessChecks?: readonly ReadinessCheck[]; register: (app: FastifyInstance) => Promise<void> },
+  options: {
+    openapi: ApiDocsOptions;
+    readinessChecks?: readonly ReadinessCheck[];
+    register: (app: FastifyInstance) => Promise<void>;
+  },
 ): Promise<number> {
   const { config, log, lifecycle, metrics } = process;
   const http = createHttpServer({

@@ -9,11 +9,22 @@ import { createHttpServer, type ReadinessCheck } from './create-http-server.js';
  * authentication, docs); every consumer's is this one.
  */
 export async function serveProbes(
-  process: { config: { PORT: number; HOST?: string | undefined; HTTP_BODY_LIMIT_BYTES: number }; log: Logger; lifecycle: Lifecycle; metrics: Metrics },
+  process: {
+    config: { PORT: number; HOST?: string | undefined; HTTP_BODY_LIMIT_BYTES: number };
+    log: Logger;
+    lifecycle: Lifecycle;
+    metrics: Metrics;
+  },
   readinessChecks: readonly ReadinessCheck[],
 ): Promise<void> {
   const { config, log, lifecycle, metrics } = process;
-  const http = createHttpServer({ log, lifecycle, metrics, bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES, readinessChecks });
+  const http = createHttpServer({
+    log,
+    lifecycle,
+    metrics,
+    bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
+    readinessChecks,
+  });
   await http.listen({ port: config.PORT, host: config.HOST ?? '0.0.0.0' });
   lifecycle.defer('http', () => http.close());
 }

@@ -35,9 +35,13 @@ function storable(s: string): boolean {
 /** The 400 for a value unstorablePath found, naming the field. */
 export function unstorableError(path: ReadonlyArray<string | number>, what = 'request body'): AppError {
   const field = path.join('.') || what;
-  return new AppError('INVALID_PARAMETER', `Data format error: invalid field ${field}: NUL (\\u0000) and unpaired surrogates (\\uD800-\\uDFFF) cannot be stored`, {
-    details: { field },
-  });
+  return new AppError(
+    'INVALID_PARAMETER',
+    `Data format error: invalid field ${field}: NUL (\\u0000) and unpaired surrogates (\\uD800-\\uDFFF) cannot be stored`,
+    {
+      details: { field },
+    },
+  );
 }
 
 /**
@@ -53,7 +57,8 @@ export function tooDeepPath(value: unknown, maxDepth = MAX_JSON_DEPTH): Array<st
     const { value: v, path } = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (path.length >= maxDepth) return path;
-    for (const [key, item] of Object.entries(v)) stack.push({ value: item, path: [...path, Array.isArray(v) ? Number(key) : key] });
+    for (const [key, item] of Object.entries(v))
+      stack.push({ value: item, path: [...path, Array.isArray(v) ? Number(key) : key] });
   }
   return undefined;
 }

@@ -22,7 +22,11 @@ const FAMILY_ROUTES = ['/evermemos/whoami', '/ark/whoami', '/agent/whoami'] as c
  * An API process in miniature: the three error families, each one route answering its caller, and
  * two routes whose paths only start like open ones. Ready, so /health answers 200.
  */
-async function server(t: TestContext, settings: AuthSettings, log: Logger = createLogger({ service: 'test', level: 'silent' })) {
+async function server(
+  t: TestContext,
+  settings: AuthSettings,
+  log: Logger = createLogger({ service: 'test', level: 'silent' }),
+) {
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 1000 });
   const app = createHttpServer({
     log,
@@ -70,14 +74,18 @@ function rs256(sub: string): string {
 async function unavailableKeySet(t: TestContext): Promise<string> {
   const idp = createServer((_req, res) => void res.writeHead(503).end('maintenance'));
   await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    idp.close(() => resolve());
-    idp.closeAllConnections();
-  }));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        idp.close(() => resolve());
+        idp.closeAllConnections();
+      }),
+  );
   return `http://127.0.0.1:${(idp.address() as AddressInfo).port}/jwks.json`;
 }
 
-const get = (app: FastifyInstance, url: string, headers: Record<string, string | undefined> = {}) => app.inject({ method: 'GET', url, headers });
+const get = (app: FastifyInstance, url: string, headers: Record<string, string | undefined> = {}) =>
+  app.inject({ method: 'GET', url, headers });
 
 test('without credentials every family answers 401 in its own error shape', async (t) => {
   const app = await server(t, SETTINGS);
@@ -148,7 +156,10 @@ test('an unknown path is 401 without credentials, so it does not reveal which ro
   assert.deepEqual([anonymous.json().status, anonymous.json().code], ['failed', 'UNAUTHENTICATED']);
   const unknown = await get(app, '/api/v1/not-a-route', { 'x-api-key': API_KEY });
   assert.equal(unknown.statusCode, 404);
-  assert.deepEqual([unknown.json().status, unknown.json().code, unknown.json().path], ['failed', 'RESOURCE_NOT_FOUND', '/api/v1/not-a-route']);
+  assert.deepEqual(
+    [unknown.json().status, unknown.json().code, unknown.json().path],
+    ['failed', 'RESOURCE_NOT_FOUND', '/api/v1/not-a-route'],
+  );
 });
 
 test('an identity provider that is down is a 503 with Retry-After in the family shape, not a 401', async (t) => {
@@ -169,13 +180,17 @@ test('without authentication configured every caller is the local user, and the 
       assert.deepEqual(res.json(), LOCAL_PRINCIPAL);
     }
   }
-  const warnings = lines().filter((l) => l['level'] === 40 && /authentication is not configured/.test(String(l['msg'])));
+  const warnings = lines().filter(
+    (l) => l['level'] === 40 && /authentication is not configured/.test(String(l['msg'])),
+  );
   assert.equal(warnings.length, 1);
 });
 
 test('no API key or token, valid or not, appears in the log, even at trace level', async (t) => {
   let output = '';
-  const sink = new Writable({ write: (chunk: Buffer, _enc, done) => void ((output += chunk.toString('utf8')), done()) });
+  const sink = new Writable({
+    write: (chunk: Buffer, _enc, done) => void ((output += chunk.toString('utf8')), done()),
+  });
   const log = createLogger({ service: 'test', level: 'trace', destination: sink });
   // A key set that answers 503, so the one path that logs an error with its cause is taken too
   const app = await server(t, { ...SETTINGS, jwksUrl: await unavailableKeySet(t) }, log);
@@ -194,13 +209,21 @@ test('no API key or token, valid or not, appears in the log, even at trace level
     [{ authorization: `Bearer ${keySetToken}` }, 503],
   ];
   for (const [headers, status] of attempts) {
-    for (const url of FAMILY_ROUTES) assert.equal((await get(app, url, headers)).statusCode, status, `${url} ${JSON.stringify(headers)}`);
+    for (const url of FAMILY_ROUTES)
+      assert.equal((await get(app, url, headers)).statusCode, status, `${url} ${JSON.stringify(headers)}`);
   }
 
   // The sink saw the requests and their refusals, so an absent secret means an unlogged one
   assert.match(output, /request rejected/);
   assert.match(output, /request failed/);
-  for (const secret of [API_KEY, badKey, goodToken, badToken, keySetToken, ...[goodToken, badToken, keySetToken].map((t) => t.split('.')[2]!)]) {
+  for (const secret of [
+    API_KEY,
+    badKey,
+    goodToken,
+    badToken,
+    keySetToken,
+    ...[goodToken, badToken, keySetToken].map((t) => t.split('.')[2]!),
+  ]) {
     assert.ok(!output.includes(secret), `the log contains ${secret.slice(0, 12)}…`);
   }
 });

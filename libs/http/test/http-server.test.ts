@@ -23,9 +23,18 @@ async function server(t: TestContext, log = createLogger({ service: 'test', leve
   });
   await app.register(async (family) => {
     family.setErrorHandler(errorHandlerFor(everMemOsErrorShape));
-    const docs = everMemOsDocs.route({ summary: 'Make a thing', querystring: Query, body: Body, responses: { 201: 'Made' } });
+    const docs = everMemOsDocs.route({
+      summary: 'Make a thing',
+      querystring: Query,
+      body: Body,
+      responses: { 201: 'Made' },
+    });
     family.post('/things', docs, async (request, reply) => reply.status(201).send(parseOrThrow(Body, request.body)));
-    family.get<{ Params: { id: string } }>('/things/:id', everMemOsDocs.route({ summary: 'One thing' }), async (request) => ({ id: request.params.id }));
+    family.get<{ Params: { id: string } }>(
+      '/things/:id',
+      everMemOsDocs.route({ summary: 'One thing' }),
+      async (request) => ({ id: request.params.id }),
+    );
   });
   t.after(() => app.close());
   return { app, metrics };
@@ -51,13 +60,25 @@ test('/docs/json documents each route from its zod schemas, with the family tag 
   const post = doc.paths['/things'].post;
   assert.deepEqual(post.tags, ['EverMemOS']);
   assert.equal(post.summary, 'Make a thing');
-  assert.deepEqual(post.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`), ['query:verbose']);
+  assert.deepEqual(
+    post.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`),
+    ['query:verbose'],
+  );
   const body = post.requestBody.content['application/json'].schema;
   assert.deepEqual(body.required, ['name']);
   assert.equal(body.properties.size.type, 'integer');
   assert.equal(post.responses['201'].description, 'Made');
-  assert.deepEqual(post.responses['4XX'].content['application/json'].schema.required, ['status', 'code', 'message', 'timestamp', 'path']);
-  assert.deepEqual(doc.paths['/things/{id}'].get.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`), ['path:id']);
+  assert.deepEqual(post.responses['4XX'].content['application/json'].schema.required, [
+    'status',
+    'code',
+    'message',
+    'timestamp',
+    'path',
+  ]);
+  assert.deepEqual(
+    doc.paths['/things/{id}'].get.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`),
+    ['path:id'],
+  );
   const ui = await app.inject({ method: 'GET', url: '/docs' });
   assert.equal(ui.statusCode, 200);
   assert.match(ui.headers['content-type'] as string, /text\/html/);
@@ -65,7 +86,8 @@ test('/docs/json documents each route from its zod schemas, with the family tag 
 
 test('request durations are labelled with the route pattern, not the raw URL; /metrics serves the text format', async (t) => {
   const { app } = await server(t);
-  for (const id of ['1', '2', '3']) assert.equal((await app.inject({ method: 'GET', url: `/things/${id}` })).statusCode, 200);
+  for (const id of ['1', '2', '3'])
+    assert.equal((await app.inject({ method: 'GET', url: `/things/${id}` })).statusCode, 200);
   assert.equal((await app.inject({ method: 'GET', url: '/nowhere/at/all' })).statusCode, 404);
   const res = await app.inject({ method: 'GET', url: '/metrics' });
   assert.equal(res.statusCode, 200);
@@ -74,7 +96,11 @@ test('request durations are labelled with the route pattern, not the raw URL; /m
   const name = 'memstream_http_request_duration_seconds_count';
   assert.equal(total(samples, name, { method: 'GET', route: '/things/:id', status_code: '200' }), 3);
   assert.equal(total(samples, name, { route: 'unmatched', status_code: '404' }), 1);
-  assert.deepEqual(series(samples, name).filter((s) => /\d/.test(s.labels['route']!)), [], 'no raw ids in route labels');
+  assert.deepEqual(
+    series(samples, name).filter((s) => /\d/.test(s.labels['route']!)),
+    [],
+    'no raw ids in route labels',
+  );
 });
 
 test('an incoming x-correlation-id (or x-request-id) becomes the request id, logged as correlationId and echoed back', async (t) => {
@@ -85,6 +111,10 @@ test('an incoming x-correlation-id (or x-request-id) becomes the request id, log
   assert.ok(lines().some((l) => l['correlationId'] === 'corr-abc' && l['msg'] === 'request completed'));
   const other = await app.inject({ method: 'GET', url: '/things/7', headers: { 'x-request-id': 'req-xyz' } });
   assert.equal(other.headers['x-request-id'], 'req-xyz');
-  const generated = await app.inject({ method: 'GET', url: '/things/7', headers: { 'x-correlation-id': 'not valid!' } });
+  const generated = await app.inject({
+    method: 'GET',
+    url: '/things/7',
+    headers: { 'x-correlation-id': 'not valid!' },
+  });
   assert.match(generated.headers['x-request-id'] as string, /^[0-9a-f-]{36}$/, 'an unusable id is replaced');
 });

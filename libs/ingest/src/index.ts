@@ -1,3 +1,13 @@
 export { OutcomeWaiter, type PendingOutcome } from './outcome-waiter.js';
-export { createWriter, startWriter, outcomeError, writeSettingsOf, type Writer, type WriteDeps, type WriteOrigin, type WriteResult, type WriteSettings } from './writer.js';
+export {
+  createWriter,
+  startWriter,
+  outcomeError,
+  writeSettingsOf,
+  type Writer,
+  type WriteDeps,
+  type WriteOrigin,
+  type WriteResult,
+  type WriteSettings,
+} from './writer.js';
 export { actorOf } from './actor.js';

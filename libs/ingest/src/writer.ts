@@ -36,7 +36,15 @@ export type WriteResult =
   | { readonly kind: 'accepted'; readonly requestId: string };
 
 /** An input topic's events: the envelope the writer completes, and the key that orders them. */
-type Envelope = { id: string; type: string; occurred_at: string; correlation_id?: string | undefined; source?: string | undefined; actor?: Actor | undefined; data: unknown };
+type Envelope = {
+  id: string;
+  type: string;
+  occurred_at: string;
+  correlation_id?: string | undefined;
+  source?: string | undefined;
+  actor?: Actor | undefined;
+  data: unknown;
+};
 
 /**
  * The one path every write takes: admit (or refuse with 503 when too many are open), publish the
@@ -57,7 +65,13 @@ export function createWriter(deps: WriteDeps) {
     }
     const requestId = randomUUID();
     const actor = actorOf(origin.principal);
-    const event = { id: requestId, occurred_at: new Date().toISOString(), correlation_id: origin.correlationId, ...(actor ? { actor } : {}), ...body } as E;
+    const event = {
+      id: requestId,
+      occurred_at: new Date().toISOString(),
+      correlation_id: origin.correlationId,
+      ...(actor ? { actor } : {}),
+      ...body,
+    } as E;
     // Every consumer validates what it reads against the topic's schema and dead-letters what
     // fails; an event the schema refuses is refused here instead, before it is published, so
     // nothing the HTTP layer accepted is lost after the client was told it was taken.
@@ -65,7 +79,10 @@ export function createWriter(deps: WriteDeps) {
     if (!checked.success) throw unpublishable(checked.error);
     const record = serializeEvent(topic, event);
     if (Buffer.byteLength(record.value) > deps.settings.maxEventBytes) {
-      throw new AppError('PAYLOAD_TOO_LARGE', `Message too large: the broker takes at most ${deps.settings.maxEventBytes} bytes per event`);
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `Message too large: the broker takes at most ${deps.settings.maxEventBytes} bytes per event`,
+      );
     }
 
     inFlight++;
@@ -79,7 +96,9 @@ export function createWriter(deps: WriteDeps) {
       }
       // Only a status lookup depends on the marker (the write is already safe in the log), so it
       // is set while the call waits, and is in place before a 202 tells the client to poll.
-      const marked = deps.ledger.markAccepted(requestId).catch((err: unknown) => origin.log.warn({ err }, 'could not mark request accepted'));
+      const marked = deps.ledger
+        .markAccepted(requestId)
+        .catch((err: unknown) => origin.log.warn({ err }, 'could not mark request accepted'));
       const [, outcome] = await Promise.all([marked, pending?.result]);
       return outcome ? { kind: 'done', requestId, outcome } : { kind: 'accepted', requestId };
     } finally {
@@ -100,7 +119,11 @@ function unpublishable(error: { message: string }): AppError {
   const issue = (error as { issues?: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }> }).issues?.[0];
   const path = issue?.path ?? [];
   const field = (path[0] === 'data' ? path.slice(1) : path).map(String).join('.') || 'request';
-  return new AppError('INVALID_PARAMETER', `Data format error: invalid field ${field}: ${issue?.message ?? 'not valid'}`, { details: { field } });
+  return new AppError(
+    'INVALID_PARAMETER',
+    `Data format error: invalid field ${field}: ${issue?.message ?? 'not valid'}`,
+    { details: { field } },
+  );
 }
 
 /**
@@ -138,7 +161,11 @@ export function outcomeError(outcome: RequestOutcome): AppError {
 }
 
 /** The write path's settings from a service's configuration. */
-export function writeSettingsOf(config: { REQUEST_SYNC_TIMEOUT_MS: number; GATEWAY_MAX_IN_FLIGHT: number; KAFKA_MAX_MESSAGE_BYTES: number }): WriteSettings {
+export function writeSettingsOf(config: {
+  REQUEST_SYNC_TIMEOUT_MS: number;
+  GATEWAY_MAX_IN_FLIGHT: number;
+  KAFKA_MAX_MESSAGE_BYTES: number;
+}): WriteSettings {
   return {
     syncTimeoutMs: config.REQUEST_SYNC_TIMEOUT_MS,
     maxInFlight: config.GATEWAY_MAX_IN_FLIGHT,

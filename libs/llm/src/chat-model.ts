@@ -19,7 +19,10 @@ export interface Completion {
 export interface ChatModel {
   readonly model: string;
   /** `operation` names the caller's purpose in the model-call metrics (default `chat`). */
-  complete(messages: readonly ChatMessage[], options?: { signal?: AbortSignal; operation?: string }): Promise<Completion>;
+  complete(
+    messages: readonly ChatMessage[],
+    options?: { signal?: AbortSignal; operation?: string },
+  ): Promise<Completion>;
 }
 
 export interface ChatModelSettings {
@@ -65,13 +68,22 @@ export function createChatModel(settings: ChatModelSettings): ChatModel {
         if (typeof text !== 'string' || text.trim() === '') {
           throw new AppError('DEPENDENCY_UNAVAILABLE', `model ${settings.model} returned no text`);
         }
-        return { text, inputTokens: response.usage?.prompt_tokens ?? null, outputTokens: response.usage?.completion_tokens ?? null };
+        return {
+          text,
+          inputTokens: response.usage?.prompt_tokens ?? null,
+          outputTokens: response.usage?.completion_tokens ?? null,
+        };
       };
       try {
-        return await measureModelCall(settings.metrics, { model: settings.model, operation: options?.operation ?? 'chat' }, request, (c) => ({
-          promptTokens: c.inputTokens,
-          completionTokens: c.outputTokens,
-        }));
+        return await measureModelCall(
+          settings.metrics,
+          { model: settings.model, operation: options?.operation ?? 'chat' },
+          request,
+          (c) => ({
+            promptTokens: c.inputTokens,
+            completionTokens: c.outputTokens,
+          }),
+        );
       } catch (err) {
         throw isAppError(err) ? err : upstreamError(err, 'model');
       } finally {

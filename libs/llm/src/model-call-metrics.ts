@@ -39,7 +39,12 @@ function modelCallMetricsOf(metrics: Metrics) {
  * or its failure. Every model client of the platform (chat, extraction, embeddings) goes through
  * this, so cost and error dashboards cover them all under the same names.
  */
-export async function measureModelCall<T>(metrics: Metrics, call: ModelCall, run: () => Promise<T>, usageOf: (result: T) => ModelUsage): Promise<T> {
+export async function measureModelCall<T>(
+  metrics: Metrics,
+  call: ModelCall,
+  run: () => Promise<T>,
+  usageOf: (result: T) => ModelUsage,
+): Promise<T> {
   const m = modelCallMetricsOf(metrics);
   const labels = { model: call.model, operation: call.operation };
   const started = performance.now();

@@ -10,18 +10,32 @@ test('chat completions against an OpenAI-compatible server: text, token usage, a
   const server = await startModelServer();
   t.after(() => server.close());
   const metrics = new Metrics();
-  const model = createChatModel({ baseUrl: server.baseUrl, apiKey: undefined, model: 'm', timeoutMs: 5000, maxRetries: 0, metrics });
+  const model = createChatModel({
+    baseUrl: server.baseUrl,
+    apiKey: undefined,
+    model: 'm',
+    timeoutMs: 5000,
+    maxRetries: 0,
+    metrics,
+  });
   const longLived = new AbortController();
   for (let i = 0; i < 15; i++) {
     const done = await model.complete([{ role: 'user', content: `#${i} hello there` }], { signal: longLived.signal });
     assert.equal(done.text, `Summary covering messages #${i}-#${i} (1 new).`);
     assert.equal(done.inputTokens, server.calls[i]!.inputTokens);
   }
-  assert.equal(getEventListeners(longLived.signal, 'abort').length, 0, 'a worker-long signal does not collect listeners');
+  assert.equal(
+    getEventListeners(longLived.signal, 'abort').length,
+    0,
+    'a worker-long signal does not collect listeners',
+  );
 
   const samples = await samplesOf(metrics);
   const labels = { model: 'm', operation: 'chat' };
-  assert.equal(total(samples, 'memstream_model_tokens_total', { ...labels, kind: 'prompt' }), server.calls.reduce((n, c) => n + c.inputTokens, 0));
+  assert.equal(
+    total(samples, 'memstream_model_tokens_total', { ...labels, kind: 'prompt' }),
+    server.calls.reduce((n, c) => n + c.inputTokens, 0),
+  );
   assert.ok(total(samples, 'memstream_model_tokens_total', { ...labels, kind: 'completion' }) > 0);
   assert.equal(total(samples, 'memstream_model_call_duration_seconds_count', { ...labels, outcome: 'ok' }), 15);
 });
@@ -30,14 +44,33 @@ test('a model error says whether retrying later can help, and is counted by reas
   const server = await startModelServer();
   t.after(() => server.close());
   const metrics = new Metrics();
-  const model = createChatModel({ baseUrl: server.baseUrl, apiKey: undefined, model: 'm', timeoutMs: 5000, maxRetries: 0, metrics });
+  const model = createChatModel({
+    baseUrl: server.baseUrl,
+    apiKey: undefined,
+    model: 'm',
+    timeoutMs: 5000,
+    maxRetries: 0,
+    metrics,
+  });
   server.failNext(1, 503);
-  await assert.rejects(model.complete([{ role: 'user', content: 'x' }]), (err: { code?: string; retriable?: boolean }) => err.code === 'DEPENDENCY_UNAVAILABLE' && err.retriable === true);
+  await assert.rejects(
+    model.complete([{ role: 'user', content: 'x' }]),
+    (err: { code?: string; retriable?: boolean }) => err.code === 'DEPENDENCY_UNAVAILABLE' && err.retriable === true,
+  );
   server.failNext(1, 400);
-  await assert.rejects(model.complete([{ role: 'user', content: 'x' }], { operation: 'extract' }), (err: { retriable?: boolean }) => err.retriable === false);
+  await assert.rejects(
+    model.complete([{ role: 'user', content: 'x' }], { operation: 'extract' }),
+    (err: { retriable?: boolean }) => err.retriable === false,
+  );
 
   const samples = await samplesOf(metrics);
-  assert.equal(total(samples, 'memstream_model_call_errors_total', { model: 'm', operation: 'chat', reason: 'http_503' }), 1);
-  assert.equal(total(samples, 'memstream_model_call_errors_total', { model: 'm', operation: 'extract', reason: 'http_400' }), 1);
+  assert.equal(
+    total(samples, 'memstream_model_call_errors_total', { model: 'm', operation: 'chat', reason: 'http_503' }),
+    1,
+  );
+  assert.equal(
+    total(samples, 'memstream_model_call_errors_total', { model: 'm', operation: 'extract', reason: 'http_400' }),
+    1,
+  );
   assert.equal(total(samples, 'memstream_model_tokens_total'), 0, 'a failed call reports no tokens');
 });

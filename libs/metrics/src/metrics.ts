@@ -42,9 +42,15 @@ export class Metrics {
     return this.getOrCreate(Gauge, config, () => new Gauge({ ...config, registers: [this.registry] }));
   }
 
-  histogram<L extends string>(config: Omit<HistogramConfiguration<L>, 'registers' | 'buckets'> & { buckets?: readonly number[] }): Histogram<L> {
+  histogram<L extends string>(
+    config: Omit<HistogramConfiguration<L>, 'registers' | 'buckets'> & { buckets?: readonly number[] },
+  ): Histogram<L> {
     const { buckets, ...rest } = config;
-    return this.getOrCreate(Histogram, config, () => new Histogram({ ...rest, ...(buckets ? { buckets: [...buckets] } : {}), registers: [this.registry] }));
+    return this.getOrCreate(
+      Histogram,
+      config,
+      () => new Histogram({ ...rest, ...(buckets ? { buckets: [...buckets] } : {}), registers: [this.registry] }),
+    );
   }
 
   /** The Prometheus text exposition of every series, with its content type. */
@@ -58,7 +64,9 @@ export class Metrics {
     // Two components meaning different things by one name would corrupt both series: fail loudly.
     const labels = (existing as unknown as { labelNames?: readonly string[] }).labelNames ?? [];
     if (!(existing instanceof kind) || !sameLabels(labels, config.labelNames ?? [])) {
-      throw new Error(`metric ${config.name} is already registered as a different ${existing.constructor.name} (labels ${labels.join(', ')})`);
+      throw new Error(
+        `metric ${config.name} is already registered as a different ${existing.constructor.name} (labels ${labels.join(', ')})`,
+      );
     }
     return existing as M;
   }

@@ -15,7 +15,10 @@ export type Attempt<T> =
 
 export class RetriesExhausted extends Error {
   override readonly name = 'RetriesExhausted';
-  constructor(readonly attempts: number, readonly lastReason: string) {
+  constructor(
+    readonly attempts: number,
+    readonly lastReason: string,
+  ) {
     super(`gave up after ${attempts} attempts: ${lastReason}`);
   }
 }

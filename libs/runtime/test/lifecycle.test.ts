@@ -42,9 +42,22 @@ test('a resource owned by the lifecycle is released at shutdown with the others,
   const { log } = captureLogger();
   const life = new Lifecycle({ log, shutdownTimeoutMs: 5_000 });
   const released: string[] = [];
-  const store = await life.own('store', async () => ({ name: 'store' }), async (s) => void released.push(s.name));
+  const store = await life.own(
+    'store',
+    async () => ({ name: 'store' }),
+    async (s) => void released.push(s.name),
+  );
   assert.equal(store.name, 'store');
-  await assert.rejects(life.own('bus', async () => { throw new Error('no broker'); }, async () => void released.push('bus')), /no broker/);
+  await assert.rejects(
+    life.own(
+      'bus',
+      async () => {
+        throw new Error('no broker');
+      },
+      async () => void released.push('bus'),
+    ),
+    /no broker/,
+  );
   life.defer('http', async () => void released.push('http'));
   assert.equal(await life.shutdown(), 0);
   assert.deepEqual(released, ['http', 'store']);

@@ -11,15 +11,27 @@ export const ArkListQuery = z.object({
 });
 
 export const ArkStreamQuery = z.object({
-  'from-beginning': z.enum(['true', 'false']).default('false').meta({ description: 'Replay stored messages and chunks first, then [LIVE_MODE]' }),
-  'wait-for-session': z.enum(['true', 'false']).default('false').meta({ description: 'Wait for a session that does not exist yet' }),
-  timeout: z.string().default('30s').meta({ description: 'How long to wait for the session: a Go duration (500ms, 30s, 5m), at most 5m' }),
+  'from-beginning': z
+    .enum(['true', 'false'])
+    .default('false')
+    .meta({ description: 'Replay stored messages and chunks first, then [LIVE_MODE]' }),
+  'wait-for-session': z
+    .enum(['true', 'false'])
+    .default('false')
+    .meta({ description: 'Wait for a session that does not exist yet' }),
+  timeout: z
+    .string()
+    .default('30s')
+    .meta({ description: 'How long to wait for the session: a Go duration (500ms, 30s, 5m), at most 5m' }),
 });
 
 /** The path of every per-session ARK route. */
 export const ArkSessionParams = z.object({ session_id: ArkSessionId });
 
 /** Token chunks to relay: newline-delimited JSON objects, or, sent as JSON, one chunk or an array. */
-export const ArkStreamChunks = z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))]).meta({
-  description: 'Newline-delimited JSON chunk objects (application/x-ndjson), or one chunk or an array of them as JSON',
-});
+export const ArkStreamChunks = z
+  .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
+  .meta({
+    description:
+      'Newline-delimited JSON chunk objects (application/x-ndjson), or one chunk or an array of them as JSON',
+  });

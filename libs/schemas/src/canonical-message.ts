@@ -37,7 +37,11 @@ export type CanonicalMessage = z.infer<typeof CanonicalMessage>;
 export function audienceOfMessage(metadata: Record<string, unknown>): string | null {
   const ms = metadata['ms'];
   if (ms === null || typeof ms !== 'object') return null;
-  const { channel, visibility, client_id: clientId } = ms as { channel?: unknown; visibility?: unknown; client_id?: unknown };
+  const {
+    channel,
+    visibility,
+    client_id: clientId,
+  } = ms as { channel?: unknown; visibility?: unknown; client_id?: unknown };
   if (channel === 'memory') return `agent:${typeof clientId === 'string' ? clientId : ''}`;
   return visibility === 'agent' ? 'agents' : null;
 }

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { parseCreateTime, rejectNul } from './group-chat-message.js';
 import { SafeId } from './ids.js';
 
-const isoDateTime = z.string().refine((v) => parseCreateTime(v) !== undefined, { message: 'must be an ISO 8601 date-time' });
+const isoDateTime = z
+  .string()
+  .refine((v) => parseCreateTime(v) !== undefined, { message: 'must be an ISO 8601 date-time' });
 
 const timezone = z.string().refine(isTimeZone, { message: 'must be an IANA time zone such as Asia/Shanghai or UTC' });
 
@@ -25,22 +27,31 @@ const tags = z.array(z.string().max(200)).max(100);
  * Conversation metadata as `POST /api/v1/memories/conversation-meta` takes it (spec 001): every
  * field but `tags` is required. The same object is the `data` of a conversation_meta.upserted event.
  */
-export const ConversationMeta = z.object({
-  version: z.string().min(1).max(100),
-  scene: z.string().min(1).max(100),
-  scene_desc: sceneDesc,
-  name: z.string().max(1000),
-  description: z.string().max(10_000),
-  group_id: SafeId,
-  created_at: isoDateTime,
-  default_timezone: timezone,
-  user_details: userDetails,
-  tags: tags.optional(),
-}).superRefine(rejectNul);
+export const ConversationMeta = z
+  .object({
+    version: z.string().min(1).max(100),
+    scene: z.string().min(1).max(100),
+    scene_desc: sceneDesc,
+    name: z.string().max(1000),
+    description: z.string().max(10_000),
+    group_id: SafeId,
+    created_at: isoDateTime,
+    default_timezone: timezone,
+    user_details: userDetails,
+    tags: tags.optional(),
+  })
+  .superRefine(rejectNul);
 export type ConversationMeta = z.infer<typeof ConversationMeta>;
 
 /** Fields a PATCH may change; everything else about a conversation is fixed once created. */
-export const UPDATABLE_META_FIELDS = ['name', 'description', 'scene_desc', 'tags', 'user_details', 'default_timezone'] as const;
+export const UPDATABLE_META_FIELDS = [
+  'name',
+  'description',
+  'scene_desc',
+  'tags',
+  'user_details',
+  'default_timezone',
+] as const;
 export const IMMUTABLE_META_FIELDS = ['version', 'scene', 'created_at', 'conversation_created_at'] as const;
 
 export const ConversationMetaPatch = z

@@ -29,37 +29,62 @@ export function levelRefusal(standing: Standing, needed: AccessLevel, action: st
 }
 
 /** Granting `level` to someone who is not a member yet. */
-export function shareRefusal(standing: Standing, level: AccessLevel, targetLevel: AccessLevel | undefined): Refusal | undefined {
+export function shareRefusal(
+  standing: Standing,
+  level: AccessLevel,
+  targetLevel: AccessLevel | undefined,
+): Refusal | undefined {
   const refused = levelRefusal(standing, 'manager', 'Sharing');
   if (refused) return refused;
-  if (level === 'owner') return { code: 'INVALID_PARAMETER', message: 'accessLevel owner is given only by an ownership transfer' };
-  if (standing !== 'unrestricted' && !grants(standing!, level)) return { code: 'FORBIDDEN', message: `You may grant at most ${standing} access` };
-  if (targetLevel !== undefined) return { code: 'CONFLICT', message: 'The user is already a member: change their level instead' };
+  if (level === 'owner')
+    return { code: 'INVALID_PARAMETER', message: 'accessLevel owner is given only by an ownership transfer' };
+  if (standing !== 'unrestricted' && !grants(standing!, level))
+    return { code: 'FORBIDDEN', message: `You may grant at most ${standing} access` };
+  if (targetLevel !== undefined)
+    return { code: 'CONFLICT', message: 'The user is already a member: change their level instead' };
   return undefined;
 }
 
 /** Changing a member's level from `targetLevel` to `level`. */
-export function updateRefusal(standing: Standing, level: AccessLevel, targetLevel: AccessLevel | undefined): Refusal | undefined {
+export function updateRefusal(
+  standing: Standing,
+  level: AccessLevel,
+  targetLevel: AccessLevel | undefined,
+): Refusal | undefined {
   const refused = levelRefusal(standing, 'manager', 'Changing access');
   if (refused) return refused;
   if (targetLevel === undefined) return { code: 'RESOURCE_NOT_FOUND', message: 'Membership not found' };
-  if (level === 'owner') return { code: 'INVALID_PARAMETER', message: 'accessLevel owner is given only by an ownership transfer' };
-  if (targetLevel === 'owner') return { code: 'FORBIDDEN', message: "The owner's access changes only by an ownership transfer" };
+  if (level === 'owner')
+    return { code: 'INVALID_PARAMETER', message: 'accessLevel owner is given only by an ownership transfer' };
+  if (targetLevel === 'owner')
+    return { code: 'FORBIDDEN', message: "The owner's access changes only by an ownership transfer" };
   if (standing !== 'unrestricted' && (!grants(standing!, level) || !grants(standing!, targetLevel))) {
-    return { code: 'FORBIDDEN', message: `You may change only members at or below ${standing}, to at most ${standing}` };
+    return {
+      code: 'FORBIDDEN',
+      message: `You may change only members at or below ${standing}, to at most ${standing}`,
+    };
   }
   return undefined;
 }
 
 /** Removing a member; anyone but the owner may leave on their own. */
-export function revokeRefusal(standing: Standing, targetLevel: AccessLevel | undefined, self: boolean): Refusal | undefined {
+export function revokeRefusal(
+  standing: Standing,
+  targetLevel: AccessLevel | undefined,
+  self: boolean,
+): Refusal | undefined {
   if (standing === undefined) return notFound;
-  if (targetLevel === undefined) return standing === 'unrestricted' || grants(standing, 'manager') ? { code: 'RESOURCE_NOT_FOUND', message: 'Membership not found' } : levelRefusal(standing, 'manager', 'Revoking access');
-  if (targetLevel === 'owner') return { code: 'FORBIDDEN', message: 'The owner cannot be removed; transfer ownership first' };
+  if (targetLevel === undefined)
+    return standing === 'unrestricted' || grants(standing, 'manager')
+      ? { code: 'RESOURCE_NOT_FOUND', message: 'Membership not found' }
+      : levelRefusal(standing, 'manager', 'Revoking access');
+  if (targetLevel === 'owner')
+    return { code: 'FORBIDDEN', message: 'The owner cannot be removed; transfer ownership first' };
   if (self) return undefined;
   const refused = levelRefusal(standing, 'manager', 'Revoking access');
   if (refused) return refused;
-  if (standing !== 'unrestricted' && !grants(standing, targetLevel)) return { code: 'FORBIDDEN', message: `You may remove only members at or below ${standing}` };
+  if (standing !== 'unrestricted' && !grants(standing, targetLevel))
+    return { code: 'FORBIDDEN', message: `You may remove only members at or below ${standing}` };
   return undefined;
 }
 
@@ -68,11 +93,18 @@ export function revokeRefusal(standing: Standing, targetLevel: AccessLevel | und
  * the group (as the memory-service does), so an offer never outlives its recipient's membership:
  * removing them ends it.
  */
-export function transferRefusal(standing: Standing, newOwner: string, currentOwner: string | null, newOwnerLevel: AccessLevel | undefined): Refusal | undefined {
+export function transferRefusal(
+  standing: Standing,
+  newOwner: string,
+  currentOwner: string | null,
+  newOwnerLevel: AccessLevel | undefined,
+): Refusal | undefined {
   const refused = levelRefusal(standing, 'owner', 'Transferring ownership');
   if (refused) return refused;
-  if (newOwner === currentOwner) return { code: 'INVALID_PARAMETER', message: 'newOwnerUserId already owns the conversation' };
-  if (newOwnerLevel === undefined) return { code: 'INVALID_PARAMETER', message: 'newOwnerUserId must be a member of the conversation' };
+  if (newOwner === currentOwner)
+    return { code: 'INVALID_PARAMETER', message: 'newOwnerUserId already owns the conversation' };
+  if (newOwnerLevel === undefined)
+    return { code: 'INVALID_PARAMETER', message: 'newOwnerUserId must be a member of the conversation' };
   return undefined;
 }
 

@@ -27,4 +27,3 @@ export function envelopeOf<T extends string, D extends z.ZodType>(type: T, data:
     data,
   });
 }
-

@@ -28,7 +28,10 @@ export type MemoriesDeleted = z.infer<typeof MemoriesDeleted>;
  * EverMemOS's `POST /api/v1/memories/flush`: close the group's open episode now, with what is
  * stored by then. On the group's partition, so it comes after the group's earlier writes.
  */
-export const MemoriesFlushRequested = envelopeOf('group_chat.memories.flush_requested', z.object({ group_id: z.string().min(1) }).strict());
+export const MemoriesFlushRequested = envelopeOf(
+  'group_chat.memories.flush_requested',
+  z.object({ group_id: z.string().min(1) }).strict(),
+);
 export type MemoriesFlushRequested = z.infer<typeof MemoriesFlushRequested>;
 
 /**
@@ -66,7 +69,11 @@ export const ArkStreamChunksReceived = envelopeOf(
 export type ArkStreamChunksReceived = z.infer<typeof ArkStreamChunksReceived>;
 
 /** What `ingest.ark-messages.v1` carries: message batches, relayed chunks and completions, keyed by session. */
-export const ArkInput = z.discriminatedUnion('type', [ArkMessagesReceived, ArkStreamChunksReceived, ArkSessionCompleted]);
+export const ArkInput = z.discriminatedUnion('type', [
+  ArkMessagesReceived,
+  ArkStreamChunksReceived,
+  ArkSessionCompleted,
+]);
 export type ArkInput = z.infer<typeof ArkInput>;
 
 export const MessageStored = envelopeOf('conversation.message.stored', CanonicalMessage);

@@ -19,9 +19,10 @@ export const SyncModeQuery = z
   .loose();
 
 /** The spec's answer when the write is safe but not yet done. */
-export const AcceptedReply = z
-  .object({ status: z.literal('ok'), message: z.string(), request_id: z.string() })
-  .meta({ description: 'Kafka has the write, storing it outlasted REQUEST_SYNC_TIMEOUT_MS (or sync_mode=false): poll GET /api/v1/stats/request' });
+export const AcceptedReply = z.object({ status: z.literal('ok'), message: z.string(), request_id: z.string() }).meta({
+  description:
+    'Kafka has the write, storing it outlasted REQUEST_SYNC_TIMEOUT_MS (or sync_mode=false): poll GET /api/v1/stats/request',
+});
 
 export const ListMemoriesQuery = z.object({
   group_id: z.string().min(1).optional(),
@@ -34,7 +35,10 @@ export const ListMemoriesQuery = z.object({
 
 export const MemoryType = z.enum(['episodic_memory', 'message']);
 /** A time with or without a zone (zone-less is UTC, as for messages). */
-const Instant = z.string().min(1).refine((s) => parseCreateTime(s) !== undefined, 'must be an ISO 8601 date-time');
+const Instant = z
+  .string()
+  .min(1)
+  .refine((s) => parseCreateTime(s) !== undefined, 'must be an ISO 8601 date-time');
 
 export const SearchMemoriesRequest = z.object({
   query: z.string().trim().min(1).max(4_000),

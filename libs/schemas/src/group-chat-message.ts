@@ -8,19 +8,32 @@ import { SafeId } from './ids.js';
  */
 export const ReferItem = z.union([z.string().min(1), z.object({ message_id: z.string().min(1) }).loose()]);
 
-export const GroupChatMessage = z.object({
-  group_id: SafeId.optional().meta({ description: 'Group; absent means a private chat, stored as conversation private:<sender>' }),
-  group_name: z.string().max(1000).optional(),
-  message_id: z.string().min(1).max(255).meta({ description: 'Unique within the group: a second message with the same id is a duplicate and is not stored' }),
-  create_time: z
-    .string()
-    .refine((v) => parseCreateTime(v) !== undefined, { message: 'must be an ISO 8601 date-time' })
-    .meta({ description: 'ISO 8601 date-time; without a zone it is UTC' }),
-  sender: z.string().min(1).max(255).meta({ description: 'Sender user id' }),
-  sender_name: z.string().max(1000).optional().meta({ description: 'Defaults to the name in conversation metadata, then to sender' }),
-  content: z.string(),
-  refer_list: z.array(ReferItem).optional().meta({ description: 'Referenced message ids, as strings or objects with a message_id' }),
-}).superRefine(rejectNul);
+export const GroupChatMessage = z
+  .object({
+    group_id: SafeId.optional().meta({
+      description: 'Group; absent means a private chat, stored as conversation private:<sender>',
+    }),
+    group_name: z.string().max(1000).optional(),
+    message_id: z.string().min(1).max(255).meta({
+      description: 'Unique within the group: a second message with the same id is a duplicate and is not stored',
+    }),
+    create_time: z
+      .string()
+      .refine((v) => parseCreateTime(v) !== undefined, { message: 'must be an ISO 8601 date-time' })
+      .meta({ description: 'ISO 8601 date-time; without a zone it is UTC' }),
+    sender: z.string().min(1).max(255).meta({ description: 'Sender user id' }),
+    sender_name: z
+      .string()
+      .max(1000)
+      .optional()
+      .meta({ description: 'Defaults to the name in conversation metadata, then to sender' }),
+    content: z.string(),
+    refer_list: z
+      .array(ReferItem)
+      .optional()
+      .meta({ description: 'Referenced message ids, as strings or objects with a message_id' }),
+  })
+  .superRefine(rejectNul);
 export type GroupChatMessage = z.infer<typeof GroupChatMessage>;
 
 /**

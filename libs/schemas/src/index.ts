@@ -1,5 +1,13 @@
 export { envelopeOf, Actor, EVENT_ID_MAX_CHARS } from './envelope.js';
-export { SafeId, SAFE_ID_MAX_CHARS, SAFE_ID_PATTERN, SAFE_ID_RULE, isSafeId, keyPart, KEY_PART_MAX_CHARS } from './ids.js';
+export {
+  SafeId,
+  SAFE_ID_MAX_CHARS,
+  SAFE_ID_PATTERN,
+  SAFE_ID_RULE,
+  isSafeId,
+  keyPart,
+  KEY_PART_MAX_CHARS,
+} from './ids.js';
 export {
   GroupChatMessage,
   ReferItem,
@@ -54,7 +62,16 @@ export {
   ConversationInput,
   type MemoryServiceInput,
 } from './conversation-events.js';
-export { levelRefusal, shareRefusal, updateRefusal, revokeRefusal, transferRefusal, withdrawRefusal, type Standing, type Refusal } from './conversation-rules.js';
+export {
+  levelRefusal,
+  shareRefusal,
+  updateRefusal,
+  revokeRefusal,
+  transferRefusal,
+  withdrawRefusal,
+  type Standing,
+  type Refusal,
+} from './conversation-rules.js';
 export * from './memory-service-api.js';
 export {
   KAOS_EVENT_TYPES,

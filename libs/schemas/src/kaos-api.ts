@@ -8,8 +8,15 @@ import { SafeId } from './ids.js';
  * operation of its LocalMemory class, so a KAOS agent's memory can live here instead of in its pod.
  */
 /** NUL cannot be stored (PostgreSQL text): ids say so in their pattern. */
-const Id = z.string().min(1).max(255).regex(/^[^\u0000]+$/);
-const Name = z.string().max(255).regex(/^[^\u0000]*$/);
+const Id = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\u0000]+$/);
+const Name = z
+  .string()
+  .max(255)
+  .regex(/^[^\u0000]*$/);
 
 /** Session ids and agent names follow the common id rule: they name a conversation in every family. */
 export const KaosSessionParams = z.object({ sessionId: SafeId });
@@ -37,7 +44,10 @@ export const KaosNewEvent = z.object({
   event_type: KaosEventType,
   content: z
     .unknown()
-    .refine((v) => (JSON.stringify(v) ?? '').length <= KAOS_MAX_CONTENT_CHARS, `content is larger than ${KAOS_MAX_CONTENT_CHARS} characters of JSON`)
+    .refine(
+      (v) => (JSON.stringify(v) ?? '').length <= KAOS_MAX_CONTENT_CHARS,
+      `content is larger than ${KAOS_MAX_CONTENT_CHARS} characters of JSON`,
+    )
     .meta({ description: `Any JSON value, at most ${KAOS_MAX_CONTENT_CHARS} characters once serialized` }),
   metadata: z.record(z.string(), z.unknown()).default({}),
   event_id: Id.optional(),
@@ -69,9 +79,15 @@ export const KaosEventBody = z.object({
   metadata: z.record(z.string(), z.unknown()),
 });
 
-export const KaosEventsResponse = z.object({ agent: z.string(), events: z.array(KaosEventBody), total: z.number().int() }).meta({ description: 'The most recent events, oldest first' });
-export const KaosSessionEventsResponse = KaosEventsResponse.extend({ session_id: z.string() }).meta({ description: "The session's events, oldest first" });
-export const KaosSessionsResponse = z.object({ agent: z.string(), sessions: z.array(z.string()), total: z.number().int() }).meta({ description: 'Session ids, oldest first' });
+export const KaosEventsResponse = z
+  .object({ agent: z.string(), events: z.array(KaosEventBody), total: z.number().int() })
+  .meta({ description: 'The most recent events, oldest first' });
+export const KaosSessionEventsResponse = KaosEventsResponse.extend({ session_id: z.string() }).meta({
+  description: "The session's events, oldest first",
+});
+export const KaosSessionsResponse = z
+  .object({ agent: z.string(), sessions: z.array(z.string()), total: z.number().int() })
+  .meta({ description: 'Session ids, oldest first' });
 export const KaosSessionBody = z
   .object({
     session_id: z.string(),
@@ -83,8 +99,16 @@ export const KaosSessionBody = z
   })
   .meta({ description: 'The session as KAOS serializes it (SessionMemory.to_dict)' });
 export const KaosCreatedSession = z.object({ session_id: z.string(), created: z.boolean() });
-export const KaosAddedEvents = z.object({ added: z.number().int(), event_ids: z.array(z.string()) }).meta({ description: 'Events stored (a resent event id is stored once)' });
+export const KaosAddedEvents = z
+  .object({ added: z.number().int(), event_ids: z.array(z.string()) })
+  .meta({ description: 'Events stored (a resent event id is stored once)' });
 export const KaosDeleted = z.object({ deleted: z.boolean() });
-export const KaosContextResponse = z.object({ session_id: z.string(), context: z.string() }).meta({ description: 'The "User: ...\\nAssistant: ..." text of the latest messages' });
+export const KaosContextResponse = z
+  .object({ session_id: z.string(), context: z.string() })
+  .meta({ description: 'The "User: ...\\nAssistant: ..." text of the latest messages' });
 export const KaosCleaned = z.object({ cleaned: z.number().int() });
-export const KaosStats = z.object({ total_sessions: z.number().int(), total_events: z.number().int(), avg_events_per_session: z.number().int() });
+export const KaosStats = z.object({
+  total_sessions: z.number().int(),
+  total_events: z.number().int(),
+  avg_events_per_session: z.number().int(),
+});

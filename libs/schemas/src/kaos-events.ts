@@ -8,7 +8,11 @@ import { KEY_PART_MAX_CHARS, SafeId, keyPart } from './ids.js';
  * (agent, session_id). Every event of one session is keyed by `group_id` = `kaos:<agent>:<session>`
  * and so applied in order; a cleanup, which spans sessions, is keyed by `kaos:<agent>`.
  */
-const Id = z.string().min(1).max(255).regex(/^[^\u0000]+$/);
+const Id = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\u0000]+$/);
 
 /** The ordering key of a session's events: each part encoded (see keyPart), so no two (agent, session) pairs share one. */
 export function kaosSessionKey(agent: string, sessionId: string): string {
@@ -21,7 +25,10 @@ export function kaosAgentKey(agent: string): string {
 }
 
 /** A key's limit follows from its parts': two ids of at most 255 characters, each fully encoded. */
-const KaosKey = z.string().min(1).max('kaos:'.length + 2 * KEY_PART_MAX_CHARS + 1);
+const KaosKey = z
+  .string()
+  .min(1)
+  .max('kaos:'.length + 2 * KEY_PART_MAX_CHARS + 1);
 
 /** A session's events may not name one event twice: which of the two would be the event? */
 function uniqueEventIds(events: ReadonlyArray<{ event_id?: string | undefined }>, ctx: z.RefinementCtx): void {
@@ -30,16 +37,34 @@ function uniqueEventIds(events: ReadonlyArray<{ event_id?: string | undefined }>
     if (e.event_id === undefined) return;
     const earlier = first.get(e.event_id);
     if (earlier === undefined) first.set(e.event_id, i);
-    else ctx.addIssue({ code: 'custom', path: [i, 'event_id'], message: `${e.event_id} is given twice in one list (also at ${earlier}): event ids are unique within a session` });
+    else
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'event_id'],
+        message: `${e.event_id} is given twice in one list (also at ${earlier}): event ids are unique within a session`,
+      });
   });
 }
 
 /** A list of events: at most 1000, no event id twice. */
 export function eventList<T extends z.ZodType<{ event_id?: string | undefined }>>(event: T) {
-  return z.array(event).min(1).max(1000).superRefine(uniqueEventIds).meta({ description: '1 to 1000 events; an event_id may appear once' });
+  return z
+    .array(event)
+    .min(1)
+    .max(1000)
+    .superRefine(uniqueEventIds)
+    .meta({ description: '1 to 1000 events; an event_id may appear once' });
 }
 
-export const KAOS_EVENT_TYPES = ['user_message', 'agent_response', 'tool_call', 'tool_result', 'delegation_request', 'delegation_response', 'error'] as const;
+export const KAOS_EVENT_TYPES = [
+  'user_message',
+  'agent_response',
+  'tool_call',
+  'tool_result',
+  'delegation_request',
+  'delegation_response',
+  'error',
+] as const;
 export const KaosEventType = z.enum(KAOS_EVENT_TYPES);
 export type KaosEventType = z.infer<typeof KaosEventType>;
 
@@ -91,7 +116,10 @@ export const KaosEventsAppended = envelopeOf(
 );
 export type KaosEventsAppended = z.infer<typeof KaosEventsAppended>;
 
-export const KaosSessionDeleted = envelopeOf('kaos.session.deleted', z.object({ group_id: KaosKey, agent: SafeId, session_id: SafeId }));
+export const KaosSessionDeleted = envelopeOf(
+  'kaos.session.deleted',
+  z.object({ group_id: KaosKey, agent: SafeId, session_id: SafeId }),
+);
 export type KaosSessionDeleted = z.infer<typeof KaosSessionDeleted>;
 
 export const KaosSessionsCleaned = envelopeOf(
@@ -107,7 +135,12 @@ export const KaosSessionsCleaned = envelopeOf(
 );
 export type KaosSessionsCleaned = z.infer<typeof KaosSessionsCleaned>;
 
-export const KaosInput = z.discriminatedUnion('type', [KaosSessionCreated, KaosEventsAppended, KaosSessionDeleted, KaosSessionsCleaned]);
+export const KaosInput = z.discriminatedUnion('type', [
+  KaosSessionCreated,
+  KaosEventsAppended,
+  KaosSessionDeleted,
+  KaosSessionsCleaned,
+]);
 export type KaosInput = z.infer<typeof KaosInput>;
 
 /** True for KAOS's writes on the shared conversation input topic. */

@@ -8,7 +8,11 @@ import { SafeId } from './ids.js';
  * document's (`/v1/user/...`, `/v1/agent/...`) and the January 2026 code's (`/v1/conversations/...`).
  */
 /** NUL cannot be stored (PostgreSQL text): ids and texts say so in their pattern. */
-const Id = z.string().min(1).max(255).regex(/^[^\u0000]+$/);
+const Id = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\u0000]+$/);
 const Metadata = z.record(z.string(), z.unknown());
 const Title = z.string().max(1000).nullable().optional();
 
@@ -86,7 +90,12 @@ export const ConversationBody = z.object({
   forkedAtMessageId: z.string().nullable(),
   forkedAtConversationId: z.string().nullable(),
 });
-export const MembershipBody = z.object({ conversationId: z.string(), userId: z.string(), accessLevel: AccessLevel, createdAt: z.string() });
+export const MembershipBody = z.object({
+  conversationId: z.string(),
+  userId: z.string(),
+  accessLevel: AccessLevel,
+  createdAt: z.string(),
+});
 export const TransferBody = z.object({
   id: z.string(),
   conversationId: z.string(),

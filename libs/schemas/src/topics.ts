@@ -27,7 +27,10 @@ export const TOPICS = {
   groupChatInput: topic('ingest.group-chat.v1', GroupChatInput, (e) => {
     if (e.type === 'group_chat.message.received') return conversationIdOf(e.data);
     // a deletion across groups orders with the sender's private chat, or with nothing in particular
-    if (e.type === 'group_chat.memories.deleted') return e.data.group_id ?? (e.data.user_id !== undefined ? `private:${e.data.user_id}` : `message:${e.data.message_id}`);
+    if (e.type === 'group_chat.memories.deleted')
+      return (
+        e.data.group_id ?? (e.data.user_id !== undefined ? `private:${e.data.user_id}` : `message:${e.data.message_id}`)
+      );
     return e.data.group_id;
   }),
   /**

@@ -45,5 +45,9 @@ export function contextualCandidates(
     out.push({ key: messageKey(n.hit.conversation_id, n.hit.message_ids[0] ?? ''), hit: n.hit, sender: n.senderName });
   }
   const sources = (h: SearchHit) => h.message_ids.map((id) => messageKey(h.conversation_id, id));
-  return { messages: out, memories: [...memories.values()].map((m) => ({ ...m, sources: sources(m.hit) })), participants };
+  return {
+    messages: out,
+    memories: [...memories.values()].map((m) => ({ ...m, sources: sources(m.hit) })),
+    participants,
+  };
 }

@@ -12,7 +12,11 @@ const keyOf = (h: SearchHit) => `${h.kind}:${h.item_id}`;
  * spread, so raw scores let the wider one decide alone. On the LoCoMo benchmark, rescaled fusion
  * with weight 0.4 on the vector side lifts recall@10 from 0.61 (raw, 0.5) to 0.67.
  */
-export function weightedFusion(keyword: readonly SearchHit[], vector: readonly SearchHit[], vectorWeight: number): SearchHit[] {
+export function weightedFusion(
+  keyword: readonly SearchHit[],
+  vector: readonly SearchHit[],
+  vectorWeight: number,
+): SearchHit[] {
   const k = rescaled(keyword);
   const v = rescaled(vector);
   const fused = new Map<string, { hit: SearchHit; k: number; v: number }>();
@@ -22,7 +26,9 @@ export function weightedFusion(keyword: readonly SearchHit[], vector: readonly S
     if (seen) seen.v = v[i]!;
     else fused.set(keyOf(h), { hit: h, k: 0, v: v[i]! });
   });
-  return sortHits([...fused.values()].map(({ hit, k, v }) => ({ ...hit, score: vectorWeight * v + (1 - vectorWeight) * k })));
+  return sortHits(
+    [...fused.values()].map(({ hit, k, v }) => ({ ...hit, score: vectorWeight * v + (1 - vectorWeight) * k })),
+  );
 }
 
 /** Scores mapped onto [0, 1] by the list's own range; a list of equal scores is all 1 (all best). */
@@ -53,5 +59,8 @@ export function rrfFusion(lists: ReadonlyArray<readonly SearchHit[]>): SearchHit
 
 /** Best first; ties newest first, then by id, so equal scores come back in a stable order. */
 export function sortHits(hits: SearchHit[]): SearchHit[] {
-  return hits.sort((a, b) => b.score - a.score || b.occurred_at.getTime() - a.occurred_at.getTime() || (a.item_id < b.item_id ? -1 : 1));
+  return hits.sort(
+    (a, b) =>
+      b.score - a.score || b.occurred_at.getTime() - a.occurred_at.getTime() || (a.item_id < b.item_id ? -1 : 1),
+  );
 }

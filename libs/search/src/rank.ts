@@ -97,18 +97,25 @@ export interface RankFeatures {
   readonly memories: ReadonlyArray<{ readonly hit: SearchHit; readonly pair: Pair; readonly date: number }>;
 }
 
-function pairs<T extends { keyword?: number | undefined; vector?: number | undefined }>(items: readonly T[]): Map<T, Pair> {
+function pairs<T extends { keyword?: number | undefined; vector?: number | undefined }>(
+  items: readonly T[],
+): Map<T, Pair> {
   const k = rescale(items, (t) => t.keyword);
   const v = rescale(items, (t) => t.vector);
   return new Map(items.map((t) => [t, [k.get(t) ?? 0, v.get(t) ?? 0] as const]));
 }
 
-export function rankFeatures(intent: QueryIntent, messages: readonly MessageCandidate[], memories: readonly MemoryCandidate[]): RankFeatures {
+export function rankFeatures(
+  intent: QueryIntent,
+  messages: readonly MessageCandidate[],
+  memories: readonly MemoryCandidate[],
+): RankFeatures {
   const own = pairs(messages);
   const memoryPairs = pairs(memories);
   const at = new Map(messages.map((m, i) => [m.key, i]));
   const lent = new Map<string, Pair[]>();
-  for (const [memory, pair] of memoryPairs) for (const key of memory.sources) lent.set(key, [...(lent.get(key) ?? []), pair]);
+  for (const [memory, pair] of memoryPairs)
+    for (const key of memory.sources) lent.set(key, [...(lent.get(key) ?? []), pair]);
   const onDay = (hit: SearchHit) => {
     if (intent.ranges.length === 0) return 0;
     const t = hit.occurred_at.getTime();
@@ -137,9 +144,16 @@ export function rankByFeatures(f: RankFeatures, params: RankingParams, withMemor
     const [prev, next] = f.around[i]!;
     const context = Math.max(prev >= 0 ? own[prev]! : 0, next >= 0 ? own[next]! : 0);
     const lent = f.lent[i]!.reduce((best, p) => Math.max(best, base(p)), 0);
-    const s = own[i]! + params.context * context + params.memory * lent + params.participant * f.participant[i]! + params.date * f.date[i]! + params.when * f.when[i]!;
+    const s =
+      own[i]! +
+      params.context * context +
+      params.memory * lent +
+      params.participant * f.participant[i]! +
+      params.date * f.date[i]! +
+      params.when * f.when[i]!;
     return { ...hit, score: s / most };
   });
-  if (withMemories) for (const m of f.memories) scored.push({ ...m.hit, score: (base(m.pair) + params.date * m.date) / most });
+  if (withMemories)
+    for (const m of f.memories) scored.push({ ...m.hit, score: (base(m.pair) + params.date * m.date) / most });
   return sortHits(scored);
 }

@@ -1,4 +1,11 @@
-import { keywordSearch, turnContext, vectorSearch, type SearchFilters, type SearchHit, type Store } from '@memstream/store';
+import {
+  keywordSearch,
+  turnContext,
+  vectorSearch,
+  type SearchFilters,
+  type SearchHit,
+  type Store,
+} from '@memstream/store';
 import { rrfFusion } from './fuse.js';
 import type { QueryEmbedder } from './query-embedder.js';
 import { contextualCandidates } from './candidates.js';
@@ -17,7 +24,14 @@ export interface SearchRequest {
  * Hybrid's weights, chosen by cross-validation on LoCoMo's dev conversations (fit on three,
  * measured on the fourth; see bench/retrieval.ts and the README's search section).
  */
-export const HYBRID_RANKING: RankingParams = { vectorWeight: 0.4, context: 0.5, memory: 0.2, participant: 0.3, date: 0.4, when: 0.1 };
+export const HYBRID_RANKING: RankingParams = {
+  vectorWeight: 0.4,
+  context: 0.5,
+  memory: 0.2,
+  participant: 0.3,
+  date: 0.4,
+  when: 0.1,
+};
 
 /**
  * For searches whose visibility rules are applied after ranking (the memory-service API drops
@@ -35,7 +49,12 @@ export const candidatePool = (topK: number) => Math.max(100, topK * 2);
  * rankByFeatures): the turns around each candidate, the memories made from it, the participants
  * and days the question names.
  */
-export async function searchMemories(store: Store, embedder: QueryEmbedder, request: SearchRequest, ranking = HYBRID_RANKING): Promise<SearchHit[]> {
+export async function searchMemories(
+  store: Store,
+  embedder: QueryEmbedder,
+  request: SearchRequest,
+  ranking = HYBRID_RANKING,
+): Promise<SearchHit[]> {
   const { query, method, topK, filters } = request;
   if (method === 'keyword') return keywordSearch(store, query, filters, topK);
   const queryVector = async () => (await embedder.embed([query], 'query'))[0]!;

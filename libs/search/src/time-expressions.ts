@@ -14,12 +14,41 @@ export interface DayRange {
 }
 
 const DAY_MS = 86_400_000;
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const MONTH = `(${MONTHS.map((m) => `${m}|${m.slice(0, 3)}`).join('|')})\\.?`;
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const NUMBERS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, few: 3, couple: 2 };
+const NUMBERS: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  few: 3,
+  couple: 2,
+};
 
-const monthOf = (name: string) => MONTHS.findIndex((m) => m === name.toLowerCase() || m.slice(0, 3) === name.toLowerCase().slice(0, 3));
+const monthOf = (name: string) =>
+  MONTHS.findIndex((m) => m === name.toLowerCase() || m.slice(0, 3) === name.toLowerCase().slice(0, 3));
 const dayStart = (t: number) => Math.floor(t / DAY_MS) * DAY_MS;
 const days = (start: number, n: number): DayRange => ({ from: start, to: start + n * DAY_MS });
 const month = (y: number, m: number): DayRange => ({ from: Date.UTC(y, m, 1), to: Date.UTC(y, m + 1, 1) });
@@ -80,7 +109,9 @@ function relative(text: string, now: number, out: DayRange[]): void {
   if (has(/\b(last|past|previous) year\b/)) out.push({ from: Date.UTC(y - 1, 0, 1), to: Date.UTC(y, 0, 1) });
   if (has(/\bthis year\b/)) out.push({ from: Date.UTC(y, 0, 1), to: Date.UTC(y + 1, 0, 1) });
   if (has(/\bnext year\b/)) out.push({ from: Date.UTC(y + 1, 0, 1), to: Date.UTC(y + 2, 0, 1) });
-  for (const m of lower.matchAll(/\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|few|couple)\s+(?:of\s+)?(day|week|month|year)s?\s+ago\b/g)) {
+  for (const m of lower.matchAll(
+    /\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|few|couple)\s+(?:of\s+)?(day|week|month|year)s?\s+ago\b/g,
+  )) {
     const n = NUMBERS[m[1]!] ?? Number(m[1]);
     const unit = m[2]!;
     if (unit === 'day') out.push(days(today - n * DAY_MS, 1));
@@ -88,9 +119,11 @@ function relative(text: string, now: number, out: DayRange[]): void {
     else if (unit === 'month') out.push(month(y, mo - n));
     else out.push({ from: Date.UTC(y - n, 0, 1), to: Date.UTC(y - n + 1, 0, 1) });
   }
-  for (const m of lower.matchAll(/\b(last|this past|on|next)\s+(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/g)) {
+  for (const m of lower.matchAll(
+    /\b(last|this past|on|next)\s+(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/g,
+  )) {
     const target = WEEKDAYS.indexOf(m[2]!);
-    const back = ((d.getUTCDay() - target + 7) % 7) || 7;
+    const back = (d.getUTCDay() - target + 7) % 7 || 7;
     out.push(days(m[1] === 'next' ? today + (7 - back) * DAY_MS : today - back * DAY_MS, 1));
   }
 }

@@ -1,14 +1,43 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { intentOf, messageKey, rankByFeatures, rankFeatures, type MessageCandidate, type RankingParams } from '@memstream/search';
+import {
+  intentOf,
+  messageKey,
+  rankByFeatures,
+  rankFeatures,
+  type MessageCandidate,
+  type RankingParams,
+} from '@memstream/search';
 import type { SearchHit } from '@memstream/store';
 
 const AT = new Date('2023-05-08T13:56:00Z');
 const NONE: RankingParams = { vectorWeight: 0.5, context: 0, memory: 0, participant: 0, date: 0, when: 0 };
 
-function turn(id: string, sender: string, content: string, scores: { keyword?: number; vector?: number }, around: { prev?: string; next?: string } = {}): MessageCandidate {
-  const hit: SearchHit = { kind: 'message', item_id: id, conversation_id: 'g', user_id: sender, content: `${sender}: ${content}`, occurred_at: AT, message_ids: [id], score: 0 };
-  return { key: messageKey('g', id), hit, sender, ...scores, prev: around.prev && messageKey('g', around.prev), next: around.next && messageKey('g', around.next) };
+function turn(
+  id: string,
+  sender: string,
+  content: string,
+  scores: { keyword?: number; vector?: number },
+  around: { prev?: string; next?: string } = {},
+): MessageCandidate {
+  const hit: SearchHit = {
+    kind: 'message',
+    item_id: id,
+    conversation_id: 'g',
+    user_id: sender,
+    content: `${sender}: ${content}`,
+    occurred_at: AT,
+    message_ids: [id],
+    score: 0,
+  };
+  return {
+    key: messageKey('g', id),
+    hit,
+    sender,
+    ...scores,
+    prev: around.prev && messageKey('g', around.prev),
+    next: around.next && messageKey('g', around.next),
+  };
 }
 const order = (hits: SearchHit[]) => hits.map((h) => h.item_id);
 
@@ -22,12 +51,22 @@ test('a reply the methods missed is ranked by the turn it answers, once context 
   const f = rankFeatures(intentOf('When did Bob adopt the greyhound?', ['Ann', 'Bob'], AT.getTime()), turns, []);
   assert.deepEqual(order(rankByFeatures(f, NONE, false)), ['q', 'x', 'a', 'z']);
   assert.deepEqual(order(rankByFeatures(f, { ...NONE, context: 0.5 }, false)), ['q', 'a', 'x', 'z']);
-  for (const h of rankByFeatures(f, { ...NONE, context: 0.5, participant: 0.2, when: 0.1 }, false)) assert.ok(h.score >= 0 && h.score <= 1);
+  for (const h of rankByFeatures(f, { ...NONE, context: 0.5, participant: 0.2, when: 0.1 }, false))
+    assert.ok(h.score >= 0 && h.score <= 1);
 });
 
 test('a memory lends its score to the turns it was made from, and is returned only when asked for', () => {
-  const turns = [turn('m1', 'Ann', 'ok', { keyword: 0.1, vector: 0.1 }), turn('m2', 'Ann', 'fine', { keyword: 0.2, vector: 0.2 }), turn('z', 'Bob', 'hi', { keyword: 0.05, vector: 0.05 })];
-  const memory = { hit: { ...turns[0]!.hit, kind: 'episodic_memory' as const, item_id: 'mem', message_ids: ['m1'] }, keyword: 0.9, vector: 0.9, sources: [messageKey('g', 'm1')] };
+  const turns = [
+    turn('m1', 'Ann', 'ok', { keyword: 0.1, vector: 0.1 }),
+    turn('m2', 'Ann', 'fine', { keyword: 0.2, vector: 0.2 }),
+    turn('z', 'Bob', 'hi', { keyword: 0.05, vector: 0.05 }),
+  ];
+  const memory = {
+    hit: { ...turns[0]!.hit, kind: 'episodic_memory' as const, item_id: 'mem', message_ids: ['m1'] },
+    keyword: 0.9,
+    vector: 0.9,
+    sources: [messageKey('g', 'm1')],
+  };
   const f = rankFeatures(intentOf('what happened', [], 0), turns, [memory]);
   assert.deepEqual(order(rankByFeatures(f, NONE, false)), ['m2', 'm1', 'z']);
   assert.deepEqual(order(rankByFeatures(f, { ...NONE, memory: 1 }, false)), ['m1', 'm2', 'z']);

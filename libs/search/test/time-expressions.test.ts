@@ -8,7 +8,9 @@ const iso = (r: DayRange) => [new Date(r.from).toISOString().slice(0, 10), new D
 const SAID = Date.parse('2023-05-08T13:56:00Z');
 
 test('relative expressions in a turn resolve against the time it was said', () => {
-  assert.deepEqual(timeExpressions('I went to a support group yesterday.', SAID).map(iso), [['2023-05-07', '2023-05-08']]);
+  assert.deepEqual(timeExpressions('I went to a support group yesterday.', SAID).map(iso), [
+    ['2023-05-07', '2023-05-08'],
+  ]);
   assert.deepEqual(timeExpressions('We went camping last week!', SAID).map(iso), [['2023-04-30', '2023-05-07']]);
   assert.deepEqual(timeExpressions('I painted that last year', SAID).map(iso), [['2022-01-01', '2023-01-01']]);
   assert.deepEqual(timeExpressions('It happened two days ago', SAID).map(iso), [['2023-05-06', '2023-05-07']]);
@@ -17,9 +19,15 @@ test('relative expressions in a turn resolve against the time it was said', () =
 });
 
 test('dates written out are read in either order, with or without the day', () => {
-  assert.deepEqual(timeExpressions('What did Melanie show on October 13, 2023?', 0).map(iso), [['2023-10-13', '2023-10-14']]);
-  assert.deepEqual(timeExpressions('What did Gina find on 1 February, 2023?', 0).map(iso), [['2023-02-01', '2023-02-02']]);
-  assert.deepEqual(timeExpressions('What setback did Melanie face in October 2023?', 0).map(iso), [['2023-10-01', '2023-11-01']]);
+  assert.deepEqual(timeExpressions('What did Melanie show on October 13, 2023?', 0).map(iso), [
+    ['2023-10-13', '2023-10-14'],
+  ]);
+  assert.deepEqual(timeExpressions('What did Gina find on 1 February, 2023?', 0).map(iso), [
+    ['2023-02-01', '2023-02-02'],
+  ]);
+  assert.deepEqual(timeExpressions('What setback did Melanie face in October 2023?', 0).map(iso), [
+    ['2023-10-01', '2023-11-01'],
+  ]);
   // a day that does not exist is no day; its month still is one
   assert.deepEqual(timeExpressions('on 31 April 2023', 0).map(iso), [['2023-04-01', '2023-05-01']]);
 });

@@ -40,13 +40,21 @@ export async function openStore(settings: StoreSettings, log: Logger, embedded?:
 }
 
 async function connect(settings: StoreSettings, log: Logger, embedded: OpenEmbeddedServer | undefined): Promise<Store> {
-  const pool: PoolOptions = { maxConnections: settings.DATABASE_POOL_MAX, statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS, log };
+  const pool: PoolOptions = {
+    maxConnections: settings.DATABASE_POOL_MAX,
+    statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+    log,
+  };
   if (settings.DATABASE_URL) return new PgStore({ connectionString: settings.DATABASE_URL, ...pool });
   if (settings.EMBEDDED_STORE !== 'pglite') {
     if (embedded) return embedded(pool);
     // A distributed process with a server of its own would share no data with the others.
-    throw new Error('DATABASE_URL is not set: set it to a PostgreSQL with pgvector (only the embedded mode, `npm start`, starts a PostgreSQL of its own), or EMBEDDED_STORE=pglite');
+    throw new Error(
+      'DATABASE_URL is not set: set it to a PostgreSQL with pgvector (only the embedded mode, `npm start`, starts a PostgreSQL of its own), or EMBEDDED_STORE=pglite',
+    );
   }
-  log.warn('EMBEDDED_STORE=pglite: PGlite does not flush its files, so acknowledged writes can be lost if the process dies');
+  log.warn(
+    'EMBEDDED_STORE=pglite: PGlite does not flush its files, so acknowledged writes can be lost if the process dies',
+  );
   return openPglite(join(settings.DATA_DIR, 'pglite'));
 }

@@ -100,7 +100,15 @@ export { MAX_QUERY_TERMS, keywordSearch } from './repositories/keyword-search.js
 export { forgetMessages, forgetMessagesIn, type ForgetFilter, type ForgetResult } from './repositories/forget.js';
 export { memoryStats, type MemoryStats } from './repositories/memory-stats.js';
 export { storeBusJournal } from './repositories/bus-journal.js';
-export { accessLevelOf, accessLevelsOf, conversationInUse, claimConversation, visibleTo, audienceIn, standingOf } from './repositories/conversation-access.js';
+export {
+  accessLevelOf,
+  accessLevelsOf,
+  conversationInUse,
+  claimConversation,
+  visibleTo,
+  audienceIn,
+  standingOf,
+} from './repositories/conversation-access.js';
 export {
   insertConversation,
   findConversation,
@@ -113,7 +121,17 @@ export {
   type NewConversation,
   type ListConversationsQuery,
 } from './repositories/ms-conversations.js';
-export { viewSegments, findInView, messageBefore, listView, msMessagesByKeys, type ViewSegment, type ViewFilter, type ViewPosition, type MsStoredMessage } from './repositories/ms-messages.js';
+export {
+  viewSegments,
+  findInView,
+  messageBefore,
+  listView,
+  msMessagesByKeys,
+  type ViewSegment,
+  type ViewFilter,
+  type ViewPosition,
+  type MsStoredMessage,
+} from './repositories/ms-messages.js';
 export {
   listMemberships,
   findMembership,

@@ -38,7 +38,9 @@ export async function migrate(store: Store, log: Logger, migrations?: readonly M
       name text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const done = new Set((await tx.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const done = new Set(
+      (await tx.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+    );
     const applied: number[] = [];
     for (const m of all) {
       if (done.has(m.version)) continue;

@@ -19,7 +19,9 @@ export interface PgStoreOptions {
 const INT8_OID = 20;
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8_OID
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /**

@@ -8,20 +8,35 @@ import { freshDatabase } from '../../../test/helpers/infra.js';
 const log = createLogger({ service: 'test', level: 'silent' });
 
 async function openJournal(t: TestContext) {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 10_000,
+    log,
+  });
   t.after(() => store.close());
   await migrate(store, log);
   return storeBusJournal(store);
 }
 
-function rec(topic: string, partition: number, offset: number, value: string, headers: Record<string, string> = {}): BusRecord {
+function rec(
+  topic: string,
+  partition: number,
+  offset: number,
+  value: string,
+  headers: Record<string, string> = {},
+): BusRecord {
   return { topic, partition, offset: String(offset), key: `k${offset}`, value: Buffer.from(value), headers };
 }
 
 test('the bus journal gives back what was appended, and an offset appended again holds the later record', async (t) => {
   const journal = await openJournal(t);
   const binary = Buffer.from([0, 255, 92, 34, 123]); // a NUL, a backslash and a quote survive the array encoding
-  await journal.append([rec('a', 1, 1, 'one', { 'x-correlation-id': 'req-1' }), rec('a', 1, 0, 'zero'), { ...rec('b', 0, 0, ''), value: binary, key: null }]);
+  await journal.append([
+    rec('a', 1, 1, 'one', { 'x-correlation-id': 'req-1' }),
+    rec('a', 1, 0, 'zero'),
+    { ...rec('b', 0, 0, ''), value: binary, key: null },
+  ]);
   await journal.append([rec('a', 1, 1, 'one again', { 'x-correlation-id': 'req-2' })]);
   const { records } = await journal.load();
   assert.deepEqual(
@@ -47,10 +62,10 @@ test('the bus journal keeps the last position per group and partition, and trims
     { topic: 'b', partition: 0, offset: 1 },
   ]);
   const { records, positions } = await journal.load();
-  assert.deepEqual(
-    positions.map((p) => `${p.topic}/${p.groupId}/${p.partition}@${p.offset}`).sort(),
-    ['a/g/0@3', 'a/h/0@2'],
-  );
+  assert.deepEqual(positions.map((p) => `${p.topic}/${p.groupId}/${p.partition}@${p.offset}`).sort(), [
+    'a/g/0@3',
+    'a/h/0@2',
+  ]);
   assert.deepEqual(
     records.map((r) => `${r.topic}/${r.partition}@${r.offset}`),
     ['a/0@2', 'a/0@3', 'a/1@0', 'a/1@1', 'a/1@2', 'a/1@3', 'b/0@1', 'b/0@2', 'b/0@3'],

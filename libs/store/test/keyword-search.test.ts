@@ -3,19 +3,40 @@ import assert from 'node:assert/strict';
 import { keywordSearch, migrate, type Store } from '@memstream/store';
 import { backends, log, random } from './search-fixtures.js';
 
-const WORDS = ['garden', 'tomato', 'lisbon', 'harvest', 'piano', 'invoice', 'doctor', 'flight', 'coffee', 'museum', 'marathon', 'kitchen'];
+const WORDS = [
+  'garden',
+  'tomato',
+  'lisbon',
+  'harvest',
+  'piano',
+  'invoice',
+  'doctor',
+  'flight',
+  'coffee',
+  'museum',
+  'marathon',
+  'kitchen',
+];
 
 const textOf = (next: () => number, words = WORDS) =>
   Array.from({ length: 1 + Math.floor(next() * 30) }, () => words[Math.floor(next() * words.length)]!).join(' ');
 
 /** Writes search rows as the indexer does: an upsert keyed by the item, the text replacing the old. */
-async function upsert(store: Store, rows: ReadonlyArray<{ id: string; conversation: string; text: string; kind?: string }>): Promise<void> {
+async function upsert(
+  store: Store,
+  rows: ReadonlyArray<{ id: string; conversation: string; text: string; kind?: string }>,
+): Promise<void> {
   await store.query(
     `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
      SELECT t.kind, t.id, t.c, 'u', t.body, timestamptz '2025-01-01' + t.n * interval '1 minute', ARRAY[t.id], to_tsvector('english', t.body)
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, c, body, kind, n)
      ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv`,
-    [rows.map((r) => r.id), rows.map((r) => r.conversation), rows.map((r) => r.text), rows.map((r) => r.kind ?? 'message')],
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.conversation),
+      rows.map((r) => r.text),
+      rows.map((r) => r.kind ?? 'message'),
+    ],
   );
 }
 
@@ -41,7 +62,11 @@ async function countsDiffer(store: Store): Promise<unknown[]> {
  * BM25 the slow, obvious way over a person's conversations: every item's lexemes unpacked and
  * their positions counted, the statistics counted over the scope as it is now.
  */
-async function referenceRanking(store: Store, query: string, person: string): Promise<Array<{ item_id: string; bm25: number }>> {
+async function referenceRanking(
+  store: Store,
+  query: string,
+  person: string,
+): Promise<Array<{ item_id: string; bm25: number }>> {
   const { rows } = await store.query<{ item_id: string; bm25: number }>(
     `WITH terms AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $1))),
           scope AS (SELECT item_id, occurred_at, tsv FROM search_items
@@ -65,14 +90,22 @@ for (const [name, open] of backends) {
     await migrate(store, log);
     const next = random(3);
     const ids = Array.from({ length: 60 }, (_, i) => ({ id: `i${i}`, conversation: `c${i % 5}` }));
-    await upsert(store, ids.map((r) => ({ ...r, text: textOf(next) })));
+    await upsert(
+      store,
+      ids.map((r) => ({ ...r, text: textOf(next) })),
+    );
     await upsert(store, [{ id: 'm1', conversation: 'c1', text: 'garden memory', kind: 'episodic_memory' }]);
     assert.deepEqual(await countsDiffer(store), [], 'after the first writes');
 
     const snapshot = async () => (await store.query('SELECT * FROM search_keyword_frequencies ORDER BY 1, 2, 3')).rows;
     const before = await snapshot();
-    const { rows: same } = await store.query<{ item_id: string; content: string; conversation_id: string }>(`SELECT item_id, content, conversation_id FROM search_items WHERE kind = 'message'`);
-    await upsert(store, same.map((r) => ({ id: r.item_id, conversation: r.conversation_id, text: r.content })));
+    const { rows: same } = await store.query<{ item_id: string; content: string; conversation_id: string }>(
+      `SELECT item_id, content, conversation_id FROM search_items WHERE kind = 'message'`,
+    );
+    await upsert(
+      store,
+      same.map((r) => ({ id: r.item_id, conversation: r.conversation_id, text: r.content })),
+    );
     assert.deepEqual(await snapshot(), before, 'a redelivery of the same texts counts nothing twice');
     await store.query(`UPDATE search_items SET embedding_model = 'another', indexed_at = now()`);
     assert.deepEqual(await snapshot(), before, 're-embedding leaves the counts');
@@ -86,7 +119,11 @@ for (const [name, open] of backends) {
     }
     await store.query('DELETE FROM search_items');
     assert.deepEqual(await countsDiffer(store), [], 'everything deleted');
-    assert.equal((await store.query('SELECT * FROM search_keyword_frequencies')).rows.length, 0, 'no lexeme is left counted at 0');
+    assert.equal(
+      (await store.query('SELECT * FROM search_keyword_frequencies')).rows.length,
+      0,
+      'no lexeme is left counted at 0',
+    );
   });
 
   test(`${name}: keyword search over a person's conversations returns exactly the best items by BM25 over them, for any limit, and follows sharing and revoking at once`, async (t) => {
@@ -96,13 +133,27 @@ for (const [name, open] of backends) {
     const next = random(17);
     // eight conversations of alice, two of bob; a few common words and some rare ones
     const words = [...WORDS, 'zebra', 'quartz'];
-    const rows = Array.from({ length: 400 }, (_, i) => ({ id: `i${i}`, conversation: `c${i % 10}`, text: textOf(next, next() < 0.1 ? words : WORDS) }));
+    const rows = Array.from({ length: 400 }, (_, i) => ({
+      id: `i${i}`,
+      conversation: `c${i % 10}`,
+      text: textOf(next, next() < 0.1 ? words : WORDS),
+    }));
     await upsert(store, rows);
-    await store.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'c' || g, 'alice', 'owner' FROM generate_series(0, 7) g`);
-    await store.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('c8', 'bob', 'owner'), ('c9', 'bob', 'owner')`);
+    await store.query(
+      `INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'c' || g, 'alice', 'owner' FROM generate_series(0, 7) g`,
+    );
+    await store.query(
+      `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('c8', 'bob', 'owner'), ('c9', 'bob', 'owner')`,
+    );
 
     const check = async (label: string) => {
-      for (const query of ['garden tomato', 'harvest in lisbon with coffee', 'the zebra and the piano', 'quartz', 'museum marathon kitchen doctor flight invoice']) {
+      for (const query of [
+        'garden tomato',
+        'harvest in lisbon with coffee',
+        'the zebra and the piano',
+        'quartz',
+        'museum marathon kitchen doctor flight invoice',
+      ]) {
         const reference = await referenceRanking(store, query, 'alice');
         for (const limit of [1, 5, 20, 500]) {
           const hits = await keywordSearch(store, query, { kinds: ['message'], visibleTo: 'alice' }, limit);
@@ -113,14 +164,22 @@ for (const [name, open] of backends) {
           for (const [i, h] of hits.entries()) {
             const bm25 = byId.get(h.item_id);
             assert.ok(bm25 !== undefined, `${label}, "${query}": ${h.item_id} is outside the scope or matches nothing`);
-            assert.ok(Math.abs(bm25 - want[i]!.bm25) <= 1e-9 * want[i]!.bm25, `${label}, "${query}", limit ${limit}: hit ${i} scores ${bm25}, the reference's ${want[i]!.bm25}`);
-            assert.ok(Math.abs(h.score / hits[0]!.score - bm25 / want[0]!.bm25) < 1e-9, `${label}, "${query}": ${h.item_id}'s score`);
+            assert.ok(
+              Math.abs(bm25 - want[i]!.bm25) <= 1e-9 * want[i]!.bm25,
+              `${label}, "${query}", limit ${limit}: hit ${i} scores ${bm25}, the reference's ${want[i]!.bm25}`,
+            );
+            assert.ok(
+              Math.abs(h.score / hits[0]!.score - bm25 / want[0]!.bm25) < 1e-9,
+              `${label}, "${query}": ${h.item_id}'s score`,
+            );
           }
         }
       }
     };
     await check('alice alone');
-    await store.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('c9', 'alice', 'reader')`);
+    await store.query(
+      `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('c9', 'alice', 'reader')`,
+    );
     await check('c9 shared with alice');
     await store.query(`DELETE FROM conversation_memberships WHERE user_id = 'alice' AND group_id IN ('c0', 'c9')`);
     await check('c0 and c9 revoked');

@@ -8,7 +8,11 @@ export const log = createLogger({ service: 'test', level: 'silent' });
 /** Both stores search runs on: each test of search is run against each. */
 export const backends: Array<[string, (t: TestContext) => Promise<Store>]> = [
   ['PGlite', async () => openPglite()],
-  ['native PostgreSQL', async (t) => new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 60_000, log })],
+  [
+    'native PostgreSQL',
+    async (t) =>
+      new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 60_000, log }),
+  ],
 ];
 
 /** A deterministic generator, so a failure can be replayed. */

@@ -1,21 +1,52 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EXACT_SCAN_MAX_ITEMS, PgStore, ensureVectorIndex, keywordSearch, migrate, vectorLiteral, vectorSearch, type Store } from '@memstream/store';
+import {
+  EXACT_SCAN_MAX_ITEMS,
+  PgStore,
+  ensureVectorIndex,
+  keywordSearch,
+  migrate,
+  vectorLiteral,
+  vectorSearch,
+  type Store,
+} from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
 import { backends, log, random } from './search-fixtures.js';
 
 const MODEL = 'test/clustered-8';
 
-const WORDS = ['garden', 'tomato', 'lisbon', 'harvest', 'piano', 'invoice', 'doctor', 'flight', 'coffee', 'museum', 'marathon', 'kitchen'];
+const WORDS = [
+  'garden',
+  'tomato',
+  'lisbon',
+  'harvest',
+  'piano',
+  'invoice',
+  'doctor',
+  'flight',
+  'coffee',
+  'museum',
+  'marathon',
+  'kitchen',
+];
 
 /** Items of one conversation; `text` may repeat words, so term frequencies above 1 occur. */
-async function insertItems(store: Store, rows: Array<{ id: string; conversation: string; text: string; vector?: number[] }>): Promise<void> {
+async function insertItems(
+  store: Store,
+  rows: Array<{ id: string; conversation: string; text: string; vector?: number[] }>,
+): Promise<void> {
   await store.query(
     `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model)
      SELECT 'message', t.id, t.c, 'u', t.body, timestamptz '2025-01-01' + t.n * interval '1 minute', ARRAY[t.id], to_tsvector('english', t.body),
             t.vec::vector, CASE WHEN t.vec IS NULL THEN NULL ELSE $5 END
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, c, body, vec, n)`,
-    [rows.map((r) => r.id), rows.map((r) => r.conversation), rows.map((r) => r.text), rows.map((r) => (r.vector ? `[${r.vector.join(',')}]` : null)), MODEL],
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.conversation),
+      rows.map((r) => r.text),
+      rows.map((r) => (r.vector ? `[${r.vector.join(',')}]` : null)),
+      MODEL,
+    ],
   );
 }
 
@@ -47,12 +78,21 @@ for (const [name, open] of backends) {
     const next = random(7);
     const pick = () => WORDS[Math.floor(next() * WORDS.length)]!;
     // lengths from 1 to 60 words over a small vocabulary: frequencies from 1 to dozens
-    const rows = Array.from({ length: 120 }, (_, i) => ({ id: `i${i}`, conversation: 'c1', text: Array.from({ length: 1 + Math.floor(next() * 60) }, pick).join(' ') }));
+    const rows = Array.from({ length: 120 }, (_, i) => ({
+      id: `i${i}`,
+      conversation: 'c1',
+      text: Array.from({ length: 1 + Math.floor(next() * 60) }, pick).join(' '),
+    }));
     rows.push({ id: 'many', conversation: 'c1', text: Array.from({ length: 300 }, () => 'tomato').join(' ') });
     rows.push({ id: 'elsewhere', conversation: 'c2', text: 'tomato garden harvest' });
     await insertItems(store, rows);
 
-    for (const query of ['tomato', 'garden harvest in Lisbon', 'the doctor and the flight of coffee', 'pianos kitchens museums marathons invoices']) {
+    for (const query of [
+      'tomato',
+      'garden harvest in Lisbon',
+      'the doctor and the flight of coffee',
+      'pianos kitchens museums marathons invoices',
+    ]) {
       const hits = await keywordSearch(store, query, { kinds: ['message'], conversationId: 'c1' }, 200);
       const expected = await referenceBm25(store, query, 'c1');
       assert.equal(hits.length, expected.size, `${query}: every matching item of the scope, and only those`);
@@ -62,16 +102,28 @@ for (const [name, open] of backends) {
         const want = expected.get(h.item_id);
         assert.ok(want !== undefined, `${query}: ${h.item_id} does not match`);
         // scores are BM25 over the query's best possible: their ratios are the reference's
-        assert.ok(Math.abs(h.score / hits[0]!.score - want / most) < 1e-6, `${query}: ${h.item_id} scored ${h.score}, reference ${want}`);
+        assert.ok(
+          Math.abs(h.score / hits[0]!.score - want / most) < 1e-6,
+          `${query}: ${h.item_id} scored ${h.score}, reference ${want}`,
+        );
         if (i > 0) assert.ok(hits[i - 1]!.score >= h.score, `${query}: best first`);
       }
     }
-    assert.deepEqual(await keywordSearch(store, 'the and of', { kinds: ['message'] }, 10), [], 'a query of stop words finds nothing');
+    assert.deepEqual(
+      await keywordSearch(store, 'the and of', { kinds: ['message'] }, 10),
+      [],
+      'a query of stop words finds nothing',
+    );
   });
 }
 
 test('native PostgreSQL: vector search over conversations said to hold more than the exact-scan limit keeps to the scope and finds the nearest, for a large and a small share of the index', async (t) => {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 60_000, log });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 60_000,
+    log,
+  });
   t.after(() => store.close());
   await migrate(store, log);
   await ensureVectorIndex(store, MODEL, 8);
@@ -79,17 +131,32 @@ test('native PostgreSQL: vector search over conversations said to hold more than
   // vectors around 16 centres, as embeddings of related texts are; alice owns 9 of 10 conversations, bob one
   const centres = Array.from({ length: 16 }, () => Array.from({ length: 8 }, () => next() - 0.5));
   const near = (c: number[]) => c.map((x) => x + (next() - 0.5) * 0.2);
-  const rows = Array.from({ length: 2000 }, (_, i) => ({ id: `v${i}`, conversation: `conv${i % 10}`, text: 'x', vector: near(centres[i % 16]!) }));
+  const rows = Array.from({ length: 2000 }, (_, i) => ({
+    id: `v${i}`,
+    conversation: `conv${i % 10}`,
+    text: 'x',
+    vector: near(centres[i % 16]!),
+  }));
   await insertItems(store, rows);
-  await store.query(`INSERT INTO conversations (id, source_api, next_seq) SELECT 'conv' || g, 'memory-service', $1 FROM generate_series(0, 9) g`, [
-    // the counters say each conversation is large, so neither scope is scanned exactly by size alone
-    EXACT_SCAN_MAX_ITEMS + 1,
-  ]);
-  await store.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'conv' || g, 'alice', 'owner' FROM generate_series(0, 8) g`);
-  await store.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('conv9', 'bob', 'owner')`);
+  await store.query(
+    `INSERT INTO conversations (id, source_api, next_seq) SELECT 'conv' || g, 'memory-service', $1 FROM generate_series(0, 9) g`,
+    [
+      // the counters say each conversation is large, so neither scope is scanned exactly by size alone
+      EXACT_SCAN_MAX_ITEMS + 1,
+    ],
+  );
+  await store.query(
+    `INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'conv' || g, 'alice', 'owner' FROM generate_series(0, 8) g`,
+  );
+  await store.query(
+    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('conv9', 'bob', 'owner')`,
+  );
   await store.exec('ANALYZE search_items');
 
-  for (const [person, conversations] of [['alice', 9], ['bob', 1]] as const) {
+  for (const [person, conversations] of [
+    ['alice', 9],
+    ['bob', 1],
+  ] as const) {
     const query = near(centres[3]!);
     const hits = await vectorSearch(store, query, MODEL, { kinds: ['message'], visibleTo: person }, 50);
     // the reference: every vector of the scope compared (the untyped column matches no index)
@@ -99,7 +166,10 @@ test('native PostgreSQL: vector search over conversations said to hold more than
       [person, `[${query.join(',')}]`],
     );
     assert.equal(hits.length, 50, `${person}: the limit is filled`);
-    assert.ok(hits.every((h) => (person === 'bob' ? h.conversation_id === 'conv9' : h.conversation_id !== 'conv9')), `${person}: nothing outside the scope`);
+    assert.ok(
+      hits.every((h) => (person === 'bob' ? h.conversation_id === 'conv9' : h.conversation_id !== 'conv9')),
+      `${person}: nothing outside the scope`,
+    );
     const expected = new Set(exact.map((h) => h.item_id));
     const found = hits.filter((h) => expected.has(h.item_id)).length;
     assert.ok(found >= 45, `${person} (${conversations} conversations): ${found} of the 50 nearest found`);
@@ -116,10 +186,22 @@ for (const [name, open] of backends) {
     // Components of every magnitude a unit vector holds, and the float32 rounding of each.
     const v = Float32Array.from({ length: 384 }, (_, i) => (rnd() - 0.5) * 10 ** -(i % 9));
     const literal = vectorLiteral(v);
-    const significant = (x: string) => x.replace(/[[\]-]/g, '').replace(/e.*$/, '').replace('.', '').replace(/^0+/, '').length;
-    assert.ok(literal.split(',').every((x) => significant(x) <= 9), 'nine significant digits at most');
+    const significant = (x: string) =>
+      x
+        .replace(/[[\]-]/g, '')
+        .replace(/e.*$/, '')
+        .replace('.', '')
+        .replace(/^0+/, '').length;
+    assert.ok(
+      literal.split(',').every((x) => significant(x) <= 9),
+      'nine significant digits at most',
+    );
     const { rows } = await store.query<{ back: string }>('SELECT $1::vector::text AS back', [literal]);
     const back = rows[0]!.back.slice(1, -1).split(',').map(Number);
-    assert.deepEqual(back.map((x) => Math.fround(x)), Array.from(v), 'pgvector holds the same float4 components');
+    assert.deepEqual(
+      back.map((x) => Math.fround(x)),
+      Array.from(v),
+      'pgvector holds the same float4 components',
+    );
   });
 }

@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
-import { PgStore, openPglite, migrate, appendMessage, listMessages, type Store, type NewMessage } from '@memstream/store';
+import {
+  PgStore,
+  openPglite,
+  migrate,
+  appendMessage,
+  listMessages,
+  type Store,
+  type NewMessage,
+} from '@memstream/store';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
@@ -10,7 +18,8 @@ const backends: Array<[string, (t: import('node:test').TestContext) => Promise<S
   ['PGlite', async () => openPglite()],
   [
     'native PostgreSQL',
-    async (t) => new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log }),
+    async (t) =>
+      new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log }),
   ],
 ];
 
@@ -42,7 +51,10 @@ for (const [name, open] of backends) {
       `SELECT id, embedding <=> $1::vector AS distance FROM items ORDER BY embedding <=> $1::vector LIMIT 2`,
       ['[1,0.05,0]'],
     );
-    assert.deepEqual(rows.map((r) => r.id), [1, 3]);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [1, 3],
+    );
     assert.ok(rows[0]!.distance < rows[1]!.distance);
   });
 
@@ -79,22 +91,41 @@ for (const [name, open] of backends) {
     await Promise.all([...ids, ...ids].map((id) => appendMessage(store, message({ message_id: id }))));
     const page = await listMessages(store, { conversationId: 'g1', limit: 100, offset: 0, order: 'oldest-first' });
     assert.equal(page.total, 20);
-    assert.deepEqual(page.items.map((m) => m.seq).sort((x, y) => x - y), Array.from({ length: 20 }, (_, i) => i));
+    assert.deepEqual(
+      page.items.map((m) => m.seq).sort((x, y) => x - y),
+      Array.from({ length: 20 }, (_, i) => i),
+    );
   });
 }
 
 test('native PostgreSQL: a connection the server ends during a transaction fails the transaction, not the process', async (t) => {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 2, statementTimeoutMs: 10_000, log });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 2,
+    statementTimeoutMs: 10_000,
+    log,
+  });
   t.after(() => store.close());
   const failed = await store
     .transaction(async (tx) => {
       const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       // From the other connection: end this one while the transaction waits between statements.
       await store.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
-      await waitFor('the backend gone', async () => (await store.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [rows[0]!.pid])).rows.length === 0);
+      await waitFor(
+        'the backend gone',
+        async () =>
+          (await store.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [rows[0]!.pid])).rows.length === 0,
+      );
       await tx.query('SELECT 1');
     })
-    .then(() => undefined, (err: unknown) => err);
+    .then(
+      () => undefined,
+      (err: unknown) => err,
+    );
   assert.ok(failed instanceof Error, 'the transaction failed');
-  assert.deepEqual((await store.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }], 'the store goes on with a new connection');
+  assert.deepEqual(
+    (await store.query<{ one: number }>('SELECT 1 AS one')).rows,
+    [{ one: 1 }],
+    'the store goes on with a new connection',
+  );
 });

@@ -17,12 +17,23 @@ test('native PostgreSQL: a claim racing the previous completion still chains to 
     await b.close();
   });
   await migrate(a, log);
-  await appendMessages(a, Array.from({ length: 10 }, (_, i) => ({
-    message: {
-      conversation_id: 'c', message_id: `m${i}`, sender_id: 'u', sender_name: 'U', role: 'user' as const, content: `m${i}`,
-      created_at: new Date(), refer_list: [], metadata: {}, source_api: 'evermemos' as const,
-    },
-  })));
+  await appendMessages(
+    a,
+    Array.from({ length: 10 }, (_, i) => ({
+      message: {
+        conversation_id: 'c',
+        message_id: `m${i}`,
+        sender_id: 'u',
+        sender_name: 'U',
+        role: 'user' as const,
+        content: `m${i}`,
+        created_at: new Date(),
+        refer_list: [],
+        metadata: {},
+        source_api: 'evermemos' as const,
+      },
+    })),
+  );
   const first = await claimSummary(a, { conversationId: 'c', startSequence: 0, endSequence: 5 });
   assert.ok(first);
 
@@ -32,7 +43,9 @@ test('native PostgreSQL: a claim racing the previous completion still chains to 
   const hasUpdated = new Promise<void>((resolve) => (updated = resolve));
   // Replica A completes the first memory in a transaction it has not committed yet...
   const completing = a.transaction(async (tx) => {
-    await tx.query(`UPDATE memory SET status = 'completed', memory_text = 'first' WHERE memory_id = $1`, [first.memory_id]);
+    await tx.query(`UPDATE memory SET status = 'completed', memory_text = 'first' WHERE memory_id = $1`, [
+      first.memory_id,
+    ]);
     updated();
     await committed;
   });
@@ -55,5 +68,11 @@ test('native PostgreSQL: a claim racing the previous completion still chains to 
   assert.ok(started && started !== 'superseded');
   assert.equal(started.base_memory_id, first.memory_id, 'the base is the memory completed during the claim');
   const rows = await listSummaries(a, 'c');
-  assert.deepEqual(rows.map((r) => [r.status, r.base_memory_id]), [['completed', null], ['processing', first.memory_id]]);
+  assert.deepEqual(
+    rows.map((r) => [r.status, r.base_memory_id]),
+    [
+      ['completed', null],
+      ['processing', first.memory_id],
+    ],
+  );
 });

@@ -1,2 +1,8 @@
-export { downloadPinnedWheel, PinnedWheelError, targetOf, type PipDownloadOptions, type WheelPin } from './pip-download.js';
+export {
+  downloadPinnedWheel,
+  PinnedWheelError,
+  targetOf,
+  type PipDownloadOptions,
+  type WheelPin,
+} from './pip-download.js';
 export { readZipEntries } from './zip-entries.js';

@@ -49,11 +49,14 @@ export async function downloadPinnedWheel(pin: WheelPin, options: PipDownloadOpt
     await runPip(args, options);
     const saved = await readdir(dest);
     if (!saved.includes(pin.filename)) {
-      throw new PinnedWheelError(`pip downloaded ${saved.join(', ') || 'nothing'} for ${pin.project}==${pin.version}, not ${pin.filename}`);
+      throw new PinnedWheelError(
+        `pip downloaded ${saved.join(', ') || 'nothing'} for ${pin.project}==${pin.version}, not ${pin.filename}`,
+      );
     }
     const wheel = await readFile(join(dest, pin.filename));
     const digest = createHash('sha256').update(wheel).digest('hex');
-    if (digest !== pin.sha256) throw new PinnedWheelError(`${pin.filename} has sha256 ${digest}, expected ${pin.sha256}`);
+    if (digest !== pin.sha256)
+      throw new PinnedWheelError(`${pin.filename} has sha256 ${digest}, expected ${pin.sha256}`);
     return wheel;
   } finally {
     await rm(dest, { recursive: true, force: true });
@@ -84,7 +87,11 @@ export function targetOf(filename: string): string[] {
 }
 
 async function runPip(args: readonly string[], options: PipDownloadOptions): Promise<void> {
-  const pip = spawn('python3', args, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], timeout: options.timeoutMs ?? 600_000 });
+  const pip = spawn('python3', args, {
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: options.timeoutMs ?? 600_000,
+  });
   const last: string[] = [];
   for (const stream of [pip.stdout, pip.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
@@ -93,14 +100,23 @@ async function runPip(args: readonly string[], options: PipDownloadOptions): Pro
       if (last.length > 5) last.shift();
     });
   }
-  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-    pip.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'ENOENT' ? new Error('python3 is not on PATH: pip downloads the pinned wheels, so Python 3 with pip is needed', { cause: err }) : err),
-    );
-    pip.once('close', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
-  });
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+    (resolve, reject) => {
+      pip.once('error', (err: NodeJS.ErrnoException) =>
+        reject(
+          err.code === 'ENOENT'
+            ? new Error('python3 is not on PATH: pip downloads the pinned wheels, so Python 3 with pip is needed', {
+                cause: err,
+              })
+            : err,
+        ),
+      );
+      pip.once('close', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
+    },
+  );
   if (code !== 0) {
-    const ended = signal === 'SIGTERM' ? `was stopped after ${options.timeoutMs ?? 600_000} ms` : `exited with ${code ?? signal}`;
+    const ended =
+      signal === 'SIGTERM' ? `was stopped after ${options.timeoutMs ?? 600_000} ms` : `exited with ${code ?? signal}`;
     throw new Error(`python3 -m pip download ${ended}: ${last.join(' / ')}`);
   }
 }

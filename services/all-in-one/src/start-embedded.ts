@@ -24,14 +24,34 @@ import { embeddedApiDocs, registerEmbeddedApi } from './embedded-api.js';
  */
 export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promise<number> {
   const { config, log, lifecycle, metrics } = ctx;
-  const store = await lifecycle.own('store', () => openStore(config, log, embeddedPostgresOf(config)), (s) => s.close());
-  const fanout = await lifecycle.own('fanout', () => createFanout(config.REDIS_URL, log), (f) => f.close());
-  const ledger = await lifecycle.own('request ledger', () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log), (l) => l.close());
+  const store = await lifecycle.own(
+    'store',
+    () => openStore(config, log, embeddedPostgresOf(config)),
+    (s) => s.close(),
+  );
+  const fanout = await lifecycle.own(
+    'fanout',
+    () => createFanout(config.REDIS_URL, log),
+    (f) => f.close(),
+  );
+  const ledger = await lifecycle.own(
+    'request ledger',
+    () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log),
+    (l) => l.close(),
+  );
   // One embedder for the indexer's documents and the read API's queries: one model in memory.
-  const embedder = await lifecycle.own('embedder', () => createEmbedder(config, log), (e) => e.close());
+  const embedder = await lifecycle.own(
+    'embedder',
+    () => createEmbedder(config, log),
+    (e) => e.close(),
+  );
   // Without Kafka, the in-process bus journals every record in the store before a publish
   // resolves, so a 202 and the events between consumers survive a crash as they would on Kafka.
-  const bus = await lifecycle.own('bus', () => createBus(config, log, metrics, { journal: storeBusJournal(store) }), (b) => b.close());
+  const bus = await lifecycle.own(
+    'bus',
+    () => createBus(config, log, metrics, { journal: storeBusJournal(store) }),
+    (b) => b.close(),
+  );
   await bus.ensureTopics(allTopics());
 
   await runConverter(config, { bus, store, fanout, log, lifecycle });
@@ -43,11 +63,24 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
 
   const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
   if (responses) lifecycle.defer('response streams', () => responses.close());
-  const writer = await lifecycle.own('write path', () => startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log }), (w) => w.stop());
+  const writer = await lifecycle.own(
+    'write path',
+    () => startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log }),
+    (w) => w.stop(),
+  );
   const port = await serveApi(ctx, {
     openapi: embeddedApiDocs,
     readinessChecks: [() => store.ping()],
-    register: (app) => registerEmbeddedApi(app, { store, ledger, fanout, write: writer.write, embedder, responses, ...readApiSettingsOf(config) }),
+    register: (app) =>
+      registerEmbeddedApi(app, {
+        store,
+        ledger,
+        fanout,
+        write: writer.write,
+        embedder,
+        responses,
+        ...readApiSettingsOf(config),
+      }),
   });
   log.info({ port, bus: bus.kind, store: store.kind }, 'memstream listening');
   return port;

@@ -13,7 +13,8 @@ export function busLogger(stderr: { write(text: string): unknown }): Logger {
       write(line: string) {
         const entry = parseLine(line);
         if (!entry) return void stderr.write(line);
-        if (typeof entry['msg'] === 'string' && entry['msg'].startsWith('Limiting retries for the idempotent producer')) return;
+        if (typeof entry['msg'] === 'string' && entry['msg'].startsWith('Limiting retries for the idempotent producer'))
+          return;
         const level = Number(entry['level']) >= 50 ? 'error' : 'warn';
         const where = typeof entry['namespace'] === 'string' ? ` [${entry['namespace']}]` : '';
         stderr.write(`kafka ${level}${where}: ${String(entry['msg'] ?? '')}\n`);

@@ -74,15 +74,24 @@ export async function runCli(argv: readonly string[], io: Io, signal?: AbortSign
   }
 }
 
-async function importCommand(args: readonly string[], env: Env, io: Io, signal: AbortSignal | undefined): Promise<number> {
+async function importCommand(
+  args: readonly string[],
+  env: Env,
+  io: Io,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   const { values } = parseArgs({ args: [...args], options: IMPORT_OPTIONS, strict: true, allowPositionals: false });
   if (values.help) return help(io);
   if (!values.input) throw new UsageError('import needs --input FILE');
-  if (values.format !== 'groupchat' && values.format !== 'locomo') throw new UsageError(`--format must be groupchat or locomo, not ${values.format}`);
+  if (values.format !== 'groupchat' && values.format !== 'locomo')
+    throw new UsageError(`--format must be groupchat or locomo, not ${values.format}`);
   if (values.kafka !== undefined && args.some((a) => a === '--api-url' || a.startsWith('--api-url='))) {
     throw new UsageError('give --api-url or --kafka, not both');
   }
-  const brokers = values.kafka?.split(',').map((b) => b.trim()).filter((b) => b !== '');
+  const brokers = values.kafka
+    ?.split(',')
+    .map((b) => b.trim())
+    .filter((b) => b !== '');
   if (brokers !== undefined && brokers.length === 0) throw new UsageError('--kafka needs at least one host:port');
   const flags = { apiKey: values['api-key'], token: values.token };
   if (brokers !== undefined && (flags.apiKey !== undefined || flags.token !== undefined)) {
@@ -123,13 +132,22 @@ function help(io: Io): number {
  * credential of either kind, so a person can use --token for one run beside an exported agent key.
  * Empty variables count as unset, as a shell's `MEMSTREAM_TOKEN=` means.
  */
-function credentialOf(flags: { apiKey?: string | undefined; token?: string | undefined }, env: Env): Credential | undefined {
-  if (flags.apiKey !== undefined || flags.token !== undefined) return oneOf(flags.apiKey, flags.token, '--api-key', '--token');
+function credentialOf(
+  flags: { apiKey?: string | undefined; token?: string | undefined },
+  env: Env,
+): Credential | undefined {
+  if (flags.apiKey !== undefined || flags.token !== undefined)
+    return oneOf(flags.apiKey, flags.token, '--api-key', '--token');
   const fromEnv = (name: string) => (env[name] === '' ? undefined : env[name]);
   return oneOf(fromEnv('MEMSTREAM_API_KEY'), fromEnv('MEMSTREAM_TOKEN'), 'MEMSTREAM_API_KEY', 'MEMSTREAM_TOKEN');
 }
 
-function oneOf(apiKey: string | undefined, token: string | undefined, keyName: string, tokenName: string): Credential | undefined {
+function oneOf(
+  apiKey: string | undefined,
+  token: string | undefined,
+  keyName: string,
+  tokenName: string,
+): Credential | undefined {
   if (apiKey !== undefined && token !== undefined) throw new UsageError(`give ${keyName} or ${tokenName}, not both`);
   if (apiKey !== undefined) return { kind: 'api-key', value: headerValue(keyName, apiKey) };
   if (token !== undefined) return { kind: 'token', value: headerValue(tokenName, token) };
@@ -139,7 +157,8 @@ function oneOf(apiKey: string | undefined, token: string | undefined, keyName: s
 /** Checked here because fetch's own error for a bad header value quotes the value, and errors are printed. */
 function headerValue(name: string, raw: string): string {
   const value = raw.trim();
-  if (!/^[\x21-\x7e]+$/.test(value)) throw new UsageError(`${name} must be one word of printable ASCII characters (the value is not shown)`);
+  if (!/^[\x21-\x7e]+$/.test(value))
+    throw new UsageError(`${name} must be one word of printable ASCII characters (the value is not shown)`);
   return value;
 }
 

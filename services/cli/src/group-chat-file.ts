@@ -11,7 +11,9 @@ export interface Conversation {
   readonly messages: readonly GroupChatMessage[];
 }
 
-export type ReadResult = { readonly ok: true; readonly conversations: Conversation[] } | { readonly ok: false; readonly errors: string[] };
+export type ReadResult =
+  | { readonly ok: true; readonly conversations: Conversation[] }
+  | { readonly ok: false; readonly errors: string[] };
 
 export type InputFormat = 'groupchat' | 'locomo';
 
@@ -31,7 +33,10 @@ export async function readGroupChatFile(path: string, format: InputFormat): Prom
   try {
     json = JSON.parse(await readFile(path, 'utf8'));
   } catch (err) {
-    return { ok: false, errors: [`${path}: ${err instanceof SyntaxError ? `not JSON: ${err.message}` : (err as Error).message}`] };
+    return {
+      ok: false,
+      errors: [`${path}: ${err instanceof SyntaxError ? `not JSON: ${err.message}` : (err as Error).message}`],
+    };
   }
   if (format === 'locomo') {
     const converted = locomoToGroupChat(json);
@@ -54,12 +59,14 @@ export function validateGroupChat(json: unknown): ReadResult {
     const doc = Document.safeParse(raw);
     if (!doc.success) errors.push(...describeIssues(where, raw, doc.error));
     const meta = doc.success ? doc.data.conversation_meta : undefined;
-    const list = isObject(raw) && Array.isArray(raw['conversation_list']) ? (raw['conversation_list'] as unknown[]) : [];
+    const list =
+      isObject(raw) && Array.isArray(raw['conversation_list']) ? (raw['conversation_list'] as unknown[]) : [];
     const rawMeta = isObject(raw) && isObject(raw['conversation_meta']) ? raw['conversation_meta'] : {};
     const messages: GroupChatMessage[] = [];
 
     list.forEach((rawMessage, m) => {
-      const id = isObject(rawMessage) && typeof rawMessage['message_id'] === 'string' ? ` (${rawMessage['message_id']})` : '';
+      const id =
+        isObject(rawMessage) && typeof rawMessage['message_id'] === 'string' ? ` (${rawMessage['message_id']})` : '';
       const at = `${where}, message ${m}${id}`;
       const parsed = GroupChatMessage.safeParse(inheritGroup(rawMessage, rawMeta));
       if (!parsed.success) {
@@ -68,13 +75,17 @@ export function validateGroupChat(json: unknown): ReadResult {
       }
       const message = parsed.data;
       if (typeof rawMeta['group_id'] === 'string' && message.group_id !== rawMeta['group_id']) {
-        errors.push(`${at}: invalid field group_id: ${message.group_id} differs from conversation_meta.group_id ${String(rawMeta['group_id'])}`);
+        errors.push(
+          `${at}: invalid field group_id: ${message.group_id} differs from conversation_meta.group_id ${String(rawMeta['group_id'])}`,
+        );
         return;
       }
       const key = `${conversationIdOf(message)}\u0000${message.message_id}`;
       const first = seen.get(key);
       if (first !== undefined) {
-        errors.push(`${at}: duplicate message_id ${message.message_id} in group ${conversationIdOf(message)}, first at ${first}`);
+        errors.push(
+          `${at}: duplicate message_id ${message.message_id} in group ${conversationIdOf(message)}, first at ${first}`,
+        );
         return;
       }
       seen.set(key, `${where}, message ${m}`);
@@ -92,7 +103,9 @@ function inheritGroup(message: unknown, meta: Record<string, unknown>): unknown 
   if (!isObject(message)) return message;
   return {
     ...message,
-    ...(message['group_id'] === undefined && typeof meta['group_id'] === 'string' ? { group_id: meta['group_id'] } : {}),
+    ...(message['group_id'] === undefined && typeof meta['group_id'] === 'string'
+      ? { group_id: meta['group_id'] }
+      : {}),
     ...(message['group_name'] === undefined && typeof meta['name'] === 'string' ? { group_name: meta['name'] } : {}),
   };
 }

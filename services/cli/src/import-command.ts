@@ -40,7 +40,9 @@ export async function runImport(options: ImportOptions, io: Io): Promise<number>
   const { conversations } = read;
   const messages = conversations.reduce((n, c) => n + c.messages.length, 0);
   if (options.validateOnly) {
-    io.stdout.write(`${options.input} is valid: ${plural(conversations.length, 'conversation')}, ${plural(messages, 'message')}\n`);
+    io.stdout.write(
+      `${options.input} is valid: ${plural(conversations.length, 'conversation')}, ${plural(messages, 'message')}\n`,
+    );
     return 0;
   }
 
@@ -63,7 +65,12 @@ export async function runImport(options: ImportOptions, io: Io): Promise<number>
   } else {
     http = await sendOverHttp(
       conversations,
-      { apiUrl: options.apiUrl, credential: options.credential, concurrency: options.concurrency, signal: options.signal },
+      {
+        apiUrl: options.apiUrl,
+        credential: options.credential,
+        concurrency: options.concurrency,
+        signal: options.signal,
+      },
       tally,
     );
   }
@@ -71,7 +78,9 @@ export async function runImport(options: ImportOptions, io: Io): Promise<number>
 
   for (const failure of tally.failures) io.stderr.write(`failed: ${failure}\n`);
   if (options.kafkaBrokers) {
-    io.stderr.write(`kafka: ${tally.counts.sent} messages acknowledged by the broker; duplicates are resolved by the consumer\n`);
+    io.stderr.write(
+      `kafka: ${tally.counts.sent} messages acknowledged by the broker; duplicates are resolved by the consumer\n`,
+    );
   }
   if (http.refused) io.stderr.write(`memstream: ${refusalMessage(http.refused, options.credential)}\n`);
   const seconds = Math.round(performance.now() - started) / 1000;

@@ -18,7 +18,13 @@ export interface GroupChatDocument {
     user_details: Record<string, { full_name: string; role: string }>;
     tags: string[];
   };
-  conversation_list: Array<{ message_id: string; create_time: string; sender: string; sender_name: string; content: string }>;
+  conversation_list: Array<{
+    message_id: string;
+    create_time: string;
+    sender: string;
+    sender_name: string;
+    content: string;
+  }>;
 }
 
 export interface Converted {
@@ -146,7 +152,20 @@ export function speakerId(name: string): string {
   return name.trim().toLowerCase().replace(/\s+/g, '_');
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** "1:56 pm on 8 May, 2023" as UTC; LoCoMo gives no zone, and the converted metadata says UTC. */
 export function parseLocomoDateTime(value: string): Date | undefined {

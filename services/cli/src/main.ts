@@ -8,4 +8,9 @@ process.env['KAFKAJS_NO_PARTITIONER_WARNING'] ??= '1';
 const interrupted = new AbortController();
 process.once('SIGINT', () => interrupted.abort(new Error('interrupted')));
 
-process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }, interrupted.signal, process.env);
+process.exitCode = await runCli(
+  process.argv.slice(2),
+  { stdout: process.stdout, stderr: process.stderr },
+  interrupted.signal,
+  process.env,
+);

@@ -8,11 +8,19 @@ import type { Io } from './import-command.js';
  * and the MCP server ships on its own as well. npm puts it on the PATH (`npm run memstream -- mcp`,
  * or both packages installed).
  */
-export function runMcp(args: readonly string[], env: Readonly<Record<string, string | undefined>>, io: Io): Promise<number> {
+export function runMcp(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  io: Io,
+): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn('memstream-mcp', [...args], { stdio: 'inherit', env: { ...env } });
     child.once('error', (err: NodeJS.ErrnoException) => {
-      io.stderr.write(err.code === 'ENOENT' ? 'memstream: memstream-mcp is not on the PATH (run `npm run memstream -- mcp` in the repository, or install @memstream/mcp)\n' : `memstream: ${err.message}\n`);
+      io.stderr.write(
+        err.code === 'ENOENT'
+          ? 'memstream: memstream-mcp is not on the PATH (run `npm run memstream -- mcp` in the repository, or install @memstream/mcp)\n'
+          : `memstream: ${err.message}\n`,
+      );
       resolve(1);
     });
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));

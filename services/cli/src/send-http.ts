@@ -1,6 +1,13 @@
 import type { Conversation } from './group-chat-file.js';
 import { runInLanes } from './lanes.js';
-import { DEFAULT_RETRY, RetriesExhausted, retryAfterMs, withRetry, type Attempt, type RetryOptions } from '@memstream/client';
+import {
+  DEFAULT_RETRY,
+  RetriesExhausted,
+  retryAfterMs,
+  withRetry,
+  type Attempt,
+  type RetryOptions,
+} from '@memstream/client';
 import { messageLocation, type MessageOutcome, type Tally } from './tally.js';
 
 /** Who the import calls as: an agent's API key or a person's token (a JWT). */
@@ -25,7 +32,10 @@ type Reply =
 /** Why an import stopped before its end: the server refused who is calling (401) or what they may do (403). */
 export class AccessRefused extends Error {
   override readonly name = 'AccessRefused';
-  constructor(readonly status: 401 | 403, readonly reason: string) {
+  constructor(
+    readonly status: 401 | 403,
+    readonly reason: string,
+  ) {
     super(`the server refused access (${reason})`);
   }
 }
@@ -43,39 +53,54 @@ export interface HttpOutcome {
  * hammering it, and every message not sent is counted as failed. A 401 or 403 stops it too, at
  * once: the same credentials would be refused for every message after it.
  */
-export async function sendOverHttp(conversations: readonly Conversation[], target: HttpTarget, tally: Tally): Promise<HttpOutcome> {
+export async function sendOverHttp(
+  conversations: readonly Conversation[],
+  target: HttpTarget,
+  tally: Tally,
+): Promise<HttpOutcome> {
   const stop = new AbortController();
   const signal = target.signal ? AbortSignal.any([target.signal, stop.signal]) : stop.signal;
   const post = poster(target, signal);
   const base = target.apiUrl.replace(/\/+$/, '');
 
-  await runInLanes(conversations, (c) => c.meta.group_id, target.concurrency, async (conversation) => {
-    const total = conversation.messages.length;
-    let done = 0;
-    try {
-      signal.throwIfAborted();
-      const meta = await post(`${base}/api/v1/memories/conversation-meta`, conversation.meta);
-      if (!meta.ok) {
-        throwIfRefused(meta);
-        tally.failed(`conversation ${conversation.index}`, `conversation_meta rejected (${meta.reason}); its ${total} messages not sent`, total);
-        return;
-      }
-      for (; done < total; done++) {
+  await runInLanes(
+    conversations,
+    (c) => c.meta.group_id,
+    target.concurrency,
+    async (conversation) => {
+      const total = conversation.messages.length;
+      let done = 0;
+      try {
         signal.throwIfAborted();
-        const reply = await post(`${base}/api/v1/memories`, conversation.messages[done]);
-        if (reply.ok) tally.succeeded(outcomeOf(reply));
-        else {
-          throwIfRefused(reply);
-          tally.failed(messageLocation(conversation, done), reply.reason);
+        const meta = await post(`${base}/api/v1/memories/conversation-meta`, conversation.meta);
+        if (!meta.ok) {
+          throwIfRefused(meta);
+          tally.failed(
+            `conversation ${conversation.index}`,
+            `conversation_meta rejected (${meta.reason}); its ${total} messages not sent`,
+            total,
+          );
+          return;
         }
+        for (; done < total; done++) {
+          signal.throwIfAborted();
+          const reply = await post(`${base}/api/v1/memories`, conversation.messages[done]);
+          if (reply.ok) tally.succeeded(outcomeOf(reply));
+          else {
+            throwIfRefused(reply);
+            tally.failed(messageLocation(conversation, done), reply.reason);
+          }
+        }
+      } catch (err) {
+        if (!signal.aborted && !(err instanceof RetriesExhausted) && !(err instanceof AccessRefused)) throw err;
+        if (!signal.aborted)
+          stop.abort(err instanceof AccessRefused ? err : new Error(`server unavailable (${(err as Error).message})`));
+        const left = total - done;
+        if (left > 0)
+          tally.failed(`conversation ${conversation.index}`, `${left} messages not sent: ${stopReason(signal)}`, left);
       }
-    } catch (err) {
-      if (!signal.aborted && !(err instanceof RetriesExhausted) && !(err instanceof AccessRefused)) throw err;
-      if (!signal.aborted) stop.abort(err instanceof AccessRefused ? err : new Error(`server unavailable (${(err as Error).message})`));
-      const left = total - done;
-      if (left > 0) tally.failed(`conversation ${conversation.index}`, `${left} messages not sent: ${stopReason(signal)}`, left);
-    }
-  });
+    },
+  );
   return { refused: stop.signal.reason instanceof AccessRefused ? stop.signal.reason : undefined };
 }
 
@@ -86,14 +111,17 @@ function throwIfRefused(reply: Extract<Reply, { ok: false }>): void {
 /** The header the server reads each kind of credential from (libs/auth). */
 function credentialHeaders(credential: Credential | undefined): Record<string, string> {
   if (credential === undefined) return {};
-  return credential.kind === 'api-key' ? { 'x-api-key': credential.value } : { authorization: `Bearer ${credential.value}` };
+  return credential.kind === 'api-key'
+    ? { 'x-api-key': credential.value }
+    : { authorization: `Bearer ${credential.value}` };
 }
 
 /** 200 says whether the message was new; 202 means the server took it but had not stored it yet. */
 function outcomeOf(reply: Extract<Reply, { ok: true }>): MessageOutcome {
   if (reply.status === 202) return 'accepted';
   const result = reply.body['result'];
-  const duplicate = typeof result === 'object' && result !== null && (result as Record<string, unknown>)['duplicate'] === true;
+  const duplicate =
+    typeof result === 'object' && result !== null && (result as Record<string, unknown>)['duplicate'] === true;
   return duplicate ? 'duplicate' : 'stored';
 }
 
@@ -121,7 +149,8 @@ function poster(target: HttpTarget, signal: AbortSignal) {
       const json = parseObject(text);
       if (res.ok) return { kind: 'done', value: { ok: true, status: res.status, body: json } };
       const reason = `HTTP ${res.status}${typeof json['code'] === 'string' ? ` ${json['code']}` : ''}: ${typeof json['message'] === 'string' ? json['message'] : text.slice(0, 300)}`;
-      if (res.status === 429 || res.status >= 500) return { kind: 'retry', reason, afterMs: retryAfterMs(res.headers.get('retry-after')) };
+      if (res.status === 429 || res.status >= 500)
+        return { kind: 'retry', reason, afterMs: retryAfterMs(res.headers.get('retry-after')) };
       return { kind: 'done', value: { ok: false, status: res.status, reason } };
     }, retry);
 }
@@ -139,7 +168,9 @@ function stopReason(signal: AbortSignal): string {
 function parseObject(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

@@ -28,7 +28,11 @@ const SOURCE = 'memstream-import';
  * on the group's partition. Event ids are derived from the content, so a re-run of the same file
  * is recognised by the converter; which messages were duplicates is only known there.
  */
-export async function sendOverKafka(conversations: readonly Conversation[], target: KafkaTarget, tally: Tally): Promise<void> {
+export async function sendOverKafka(
+  conversations: readonly Conversation[],
+  target: KafkaTarget,
+  tally: Tally,
+): Promise<void> {
   const bus = new KafkaBus({
     brokers: target.brokers,
     clientId: SOURCE,
@@ -44,24 +48,33 @@ export async function sendOverKafka(conversations: readonly Conversation[], targ
   const chunkSize = target.chunkSize ?? 500;
   try {
     await bus.ensureTopics([{ name: TOPICS.groupChatInput.name }, { name: TOPICS.groupChatInput.dlq }]);
-    await runInLanes(conversations, (c) => c.meta.group_id, target.concurrency, async (conversation) => {
-      const events = eventsOf(conversation, correlationId);
-      let published = 0;
-      try {
-        for (let i = 0; i < events.length; i += chunkSize) {
-          target.signal?.throwIfAborted();
-          const chunk = events.slice(i, i + chunkSize);
-          await publishEvents(bus, TOPICS.groupChatInput, chunk);
-          const messages = chunk.filter((e) => e.type === 'group_chat.message.received').length;
-          published += messages;
-          tally.succeeded('accepted', messages);
+    await runInLanes(
+      conversations,
+      (c) => c.meta.group_id,
+      target.concurrency,
+      async (conversation) => {
+        const events = eventsOf(conversation, correlationId);
+        let published = 0;
+        try {
+          for (let i = 0; i < events.length; i += chunkSize) {
+            target.signal?.throwIfAborted();
+            const chunk = events.slice(i, i + chunkSize);
+            await publishEvents(bus, TOPICS.groupChatInput, chunk);
+            const messages = chunk.filter((e) => e.type === 'group_chat.message.received').length;
+            published += messages;
+            tally.succeeded('accepted', messages);
+          }
+        } catch (err) {
+          // Later chunks would land after a gap in the group's order: the rest of the conversation stops here.
+          const left = conversation.messages.length - published;
+          tally.failed(
+            `conversation ${conversation.index}`,
+            `${left} messages not sent: ${(err as Error).message}`,
+            left,
+          );
         }
-      } catch (err) {
-        // Later chunks would land after a gap in the group's order: the rest of the conversation stops here.
-        const left = conversation.messages.length - published;
-        tally.failed(`conversation ${conversation.index}`, `${left} messages not sent: ${(err as Error).message}`, left);
-      }
-    });
+      },
+    );
   } catch (err) {
     const left = conversations.reduce((n, c) => n + c.messages.length, 0);
     tally.failed('kafka', `${left} messages not sent: ${(err as Error).message}`, left);
@@ -74,9 +87,19 @@ function eventsOf(conversation: Conversation, correlationId: string): GroupChatI
   const occurredAt = new Date().toISOString();
   const common = { occurred_at: occurredAt, correlation_id: correlationId, source: SOURCE };
   return [
-    { id: metaEventId(conversation.meta), type: 'group_chat.conversation_meta.upserted', ...common, data: conversation.meta },
+    {
+      id: metaEventId(conversation.meta),
+      type: 'group_chat.conversation_meta.upserted',
+      ...common,
+      data: conversation.meta,
+    },
     ...conversation.messages.map(
-      (message): GroupChatInput => ({ id: messageEventId(message), type: 'group_chat.message.received', ...common, data: message }),
+      (message): GroupChatInput => ({
+        id: messageEventId(message),
+        type: 'group_chat.message.received',
+        ...common,
+        data: message,
+      }),
     ),
   ];
 }

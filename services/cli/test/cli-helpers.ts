@@ -29,7 +29,9 @@ export function memstreamWithEnv(env: Record<string, string>, ...args: string[])
   const inherited = { ...process.env };
   delete inherited['MEMSTREAM_API_KEY'];
   delete inherited['MEMSTREAM_TOKEN'];
-  return runCaptured(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'services/cli/src/main.ts'), ...args], { env: { ...inherited, ...env } });
+  return runCaptured(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'services/cli/src/main.ts'), ...args], {
+    env: { ...inherited, ...env },
+  });
 }
 
 /** The last stdout line of an import: its JSON summary. */
@@ -72,14 +74,20 @@ export async function startEmbeddedService(t: TestContext, env: Record<string, s
 }
 
 export async function healthy(base: string): Promise<boolean> {
-  return fetch(`${base}/health`).then((r) => r.ok, () => false);
+  return fetch(`${base}/health`).then(
+    (r) => r.ok,
+    () => false,
+  );
 }
 
 /** Every stored message of a group, oldest first (the API pages newest first, 500 at most). */
 export async function allMessages(base: string, groupId: string): Promise<StoredMemory[]> {
   const out: StoredMemory[] = [];
   for (let offset = 0; ; offset += 500) {
-    const res = await fetch(`${base}/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500&offset=${offset}`, { headers: credentialsFor(base) });
+    const res = await fetch(
+      `${base}/api/v1/memories?group_id=${encodeURIComponent(groupId)}&limit=500&offset=${offset}`,
+      { headers: credentialsFor(base) },
+    );
     assert.equal(res.status, 200);
     const { result } = (await res.json()) as { result: { memories: StoredMemory[]; has_more: boolean } };
     out.push(...result.memories);
@@ -88,8 +96,13 @@ export async function allMessages(base: string, groupId: string): Promise<Stored
   return out.sort((a, b) => a.sequence - b.sequence);
 }
 
-export async function conversationMeta(base: string, groupId: string): Promise<{ status: number; result: Record<string, unknown> }> {
-  const res = await fetch(`${base}/api/v1/memories/conversation-meta?group_id=${encodeURIComponent(groupId)}`, { headers: credentialsFor(base) });
+export async function conversationMeta(
+  base: string,
+  groupId: string,
+): Promise<{ status: number; result: Record<string, unknown> }> {
+  const res = await fetch(`${base}/api/v1/memories/conversation-meta?group_id=${encodeURIComponent(groupId)}`, {
+    headers: credentialsFor(base),
+  });
   const body = (await res.json()) as { result?: Record<string, unknown> };
   return { status: res.status, result: body.result ?? {} };
 }

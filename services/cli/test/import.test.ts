@@ -7,13 +7,27 @@ import { TOPICS, parseCreateTime, type GroupChatInput } from '@memstream/schemas
 import { parseLocomoDateTime } from '@memstream/cli';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../../../test/helpers/infra.js';
 import { freePort, startProcess } from '../../../harness/processes.js';
-import { REPO_ROOT, allMessages, conversationMeta, healthy, memstream, startEmbeddedService, summaryOf, tempDir } from './cli-helpers.js';
+import {
+  REPO_ROOT,
+  allMessages,
+  conversationMeta,
+  healthy,
+  memstream,
+  startEmbeddedService,
+  summaryOf,
+  tempDir,
+} from './cli-helpers.js';
 
 const EXAMPLE = resolve(REPO_ROOT, 'examples/group-chat.json');
 const LOCOMO = resolve(REPO_ROOT, '../shared/data/locomo-dev.json');
 
 interface ExampleFile {
-  conversation_meta: { group_id: string; name: string; default_timezone: string; user_details: Record<string, unknown> };
+  conversation_meta: {
+    group_id: string;
+    name: string;
+    default_timezone: string;
+    user_details: Record<string, unknown>;
+  };
   conversation_list: Array<Record<string, unknown> & { message_id: string; create_time: string }>;
 }
 
@@ -55,11 +69,26 @@ test('the example file is stored over HTTP in file order with its original times
   const first = await memstream('import', '--input', EXAMPLE, '--api-url', base);
   assert.equal(first.code, 0, first.stderr);
   const n = file.conversation_list.length;
-  assert.deepEqual(summaryOf(first), { ...summaryOf(first), conversations: 1, messages: n, sent: n, stored: n, duplicate: 0, accepted: 0, failed: 0 });
+  assert.deepEqual(summaryOf(first), {
+    ...summaryOf(first),
+    conversations: 1,
+    messages: n,
+    sent: n,
+    stored: n,
+    duplicate: 0,
+    accepted: 0,
+    failed: 0,
+  });
 
   const stored = await allMessages(base, groupId);
-  assert.deepEqual(stored.map((m) => m.message_id), file.conversation_list.map((m) => m.message_id));
-  assert.deepEqual(stored.map((m) => m.sequence), [...Array(n).keys()]);
+  assert.deepEqual(
+    stored.map((m) => m.message_id),
+    file.conversation_list.map((m) => m.message_id),
+  );
+  assert.deepEqual(
+    stored.map((m) => m.sequence),
+    [...Array(n).keys()],
+  );
   stored.forEach((m, i) => {
     const expected = parseCreateTime(file.conversation_list[i]!.create_time)!;
     assert.equal(new Date(m.timestamp).getTime(), expected.getTime(), `timestamp of ${m.message_id}`);
@@ -84,7 +113,10 @@ test('the example file is stored over HTTP in file order with its original times
 
 /** Every turn of the LoCoMo file with its session's date-time, read straight from the source. */
 async function locomoTurns(): Promise<Map<string, Array<{ dia_id: string; when: string }>>> {
-  const samples = JSON.parse(await readFile(LOCOMO, 'utf8')) as Array<{ sample_id: string; conversation: Record<string, unknown> }>;
+  const samples = JSON.parse(await readFile(LOCOMO, 'utf8')) as Array<{
+    sample_id: string;
+    conversation: Record<string, unknown>;
+  }>;
   const bySample = new Map<string, Array<{ dia_id: string; when: string }>>();
   for (const { sample_id: id, conversation } of samples) {
     const sessions = Object.keys(conversation)
@@ -94,7 +126,10 @@ async function locomoTurns(): Promise<Map<string, Array<{ dia_id: string; when: 
     bySample.set(
       id,
       sessions.flatMap((n) =>
-        (conversation[`session_${n}`] as Array<{ dia_id: string }>).map((turn) => ({ dia_id: turn.dia_id, when: conversation[`session_${n}_date_time`] as string })),
+        (conversation[`session_${n}`] as Array<{ dia_id: string }>).map((turn) => ({
+          dia_id: turn.dia_id,
+          when: conversation[`session_${n}_date_time`] as string,
+        })),
       ),
     );
   }
@@ -122,21 +157,35 @@ test('LoCoMo converted and imported over HTTP stores every turn at its session t
   const run = await memstream('import', '--input', converted, '--api-url', base, '--concurrency', '4');
   assert.equal(run.code, 0, run.stderr);
   const summary = summaryOf(run);
-  assert.deepEqual({ ...summary }, { ...summary, conversations: turns.size, messages: total, stored: total, failed: 0 });
+  assert.deepEqual(
+    { ...summary },
+    { ...summary, conversations: turns.size, messages: total, stored: total, failed: 0 },
+  );
   t.diagnostic(`LoCoMo: ${total} turns of ${turns.size} conversations imported in ${summary['seconds']} s`);
 
   for (const [sampleId, source] of turns) {
     const stored = await allMessages(base, `locomo-${sampleId}`);
     assert.equal(stored.length, source.length, `turns stored for ${sampleId}`);
-    assert.deepEqual(stored.map((m) => m.message_id), source.map((s) => s.dia_id), `order of ${sampleId}`);
+    assert.deepEqual(
+      stored.map((m) => m.message_id),
+      source.map((s) => s.dia_id),
+      `order of ${sampleId}`,
+    );
     stored.forEach((m, i) => {
       assert.equal(m.sequence, i);
-      assert.equal(m.timestamp, parseLocomoDateTime(source[i]!.when)!.toISOString(), `time of ${sampleId} ${m.message_id}`);
+      assert.equal(
+        m.timestamp,
+        parseLocomoDateTime(source[i]!.when)!.toISOString(),
+        `time of ${sampleId} ${m.message_id}`,
+      );
     });
   }
   // One hand-checked turn, so the test does not only agree with the converter's own parser.
   const first = (await allMessages(base, 'locomo-conv-26'))[0]!;
-  assert.deepEqual([first.message_id, first.timestamp, first.sender_name], ['D1:1', '2023-05-08T13:56:00.000Z', 'Caroline']);
+  assert.deepEqual(
+    [first.message_id, first.timestamp, first.sender_name],
+    ['D1:1', '2023-05-08T13:56:00.000Z', 'Caroline'],
+  );
 
   // --format locomo converts on the fly; the same turns are then all duplicates.
   const again = await memstream('import', '--input', LOCOMO, '--format', 'locomo', '--api-url', base);
@@ -184,18 +233,39 @@ test('--kafka produces valid events in file order that the converter stores once
 
   // A second import, then one more message behind it on the same partition: once that one is
   // stored, the re-sent messages before it have been handled, and must have left no new rows.
-  assert.equal((await memstream('import', '--input', EXAMPLE, '--kafka', brokers.join(','), '--topic-prefix', prefix)).code, 0);
+  assert.equal(
+    (await memstream('import', '--input', EXAMPLE, '--kafka', brokers.join(','), '--topic-prefix', prefix)).code,
+    0,
+  );
   const extended = await example();
-  extended.conversation_list.push({ message_id: 'ex_009', create_time: '2025-03-03T09:20:00+01:00', sender: 'u_bob', content: 'Done.' });
+  extended.conversation_list.push({
+    message_id: 'ex_009',
+    create_time: '2025-03-03T09:20:00+01:00',
+    sender: 'u_bob',
+    content: 'Done.',
+  });
   const extendedPath = join(await tempDir(t, 'memstream-kafka-'), 'extended.json');
   await writeFile(extendedPath, JSON.stringify(extended));
-  assert.equal((await memstream('import', '--input', extendedPath, '--kafka', brokers.join(','), '--topic-prefix', prefix)).code, 0);
-  const stored = await waitFor('the extra message stored', async () => {
-    const all = await allMessages(readApi, groupId);
-    return all.some((m) => m.message_id === 'ex_009') ? all : undefined;
-  }, 60_000);
-  assert.deepEqual(stored.map((m) => m.message_id), [...file.conversation_list.map((m) => m.message_id), 'ex_009']);
-  assert.deepEqual(stored.map((m) => m.sequence), [...Array(n + 1).keys()]);
+  assert.equal(
+    (await memstream('import', '--input', extendedPath, '--kafka', brokers.join(','), '--topic-prefix', prefix)).code,
+    0,
+  );
+  const stored = await waitFor(
+    'the extra message stored',
+    async () => {
+      const all = await allMessages(readApi, groupId);
+      return all.some((m) => m.message_id === 'ex_009') ? all : undefined;
+    },
+    60_000,
+  );
+  assert.deepEqual(
+    stored.map((m) => m.message_id),
+    [...file.conversation_list.map((m) => m.message_id), 'ex_009'],
+  );
+  assert.deepEqual(
+    stored.map((m) => m.sequence),
+    [...Array(n + 1).keys()],
+  );
 });
 
 async function readTopic(t: TestContext, brokers: string[], topic: string, count: number) {

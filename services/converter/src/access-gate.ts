@@ -1,4 +1,10 @@
-import { accessLevelOf, claimConversation, conversationInUse, findRequestOutcomes, type Queryable } from '@memstream/store';
+import {
+  accessLevelOf,
+  claimConversation,
+  conversationInUse,
+  findRequestOutcomes,
+  type Queryable,
+} from '@memstream/store';
 import { grants, type AccessLevel, type Actor, type RequestOutcome } from '@memstream/schemas';
 
 /** What the gate needs of an input event. */
@@ -37,7 +43,10 @@ export async function gateByActor<E extends GatedEvent>(
   const personal = events.filter((e) => e.actor?.kind === 'user');
   if (personal.length === 0) return { admitted: [...events], refused: [] };
 
-  const earlier = await findRequestOutcomes(q, personal.map((e) => e.id));
+  const earlier = await findRequestOutcomes(
+    q,
+    personal.map((e) => e.id),
+  );
   const decisions = new Map<string, string | undefined>(); // conversation + user → refusal reason
   const admitted: E[] = [];
   const refused: RequestOutcome[] = [];
@@ -70,9 +79,12 @@ export async function gateByActor<E extends GatedEvent>(
 async function refusalReason(q: Queryable, conversationId: string, userId: string): Promise<string | undefined> {
   const level = await accessLevelOf(q, conversationId, userId);
   if (level !== undefined) {
-    return grants(level, 'writer') ? undefined : `Your access to conversation ${conversationId} is ${level}: writing needs writer or more`;
+    return grants(level, 'writer')
+      ? undefined
+      : `Your access to conversation ${conversationId} is ${level}: writing needs writer or more`;
   }
-  if (!(await conversationInUse(q, conversationId)) && (await claimConversation(q, conversationId, userId))) return undefined;
+  if (!(await conversationInUse(q, conversationId)) && (await claimConversation(q, conversationId, userId)))
+    return undefined;
   return `Conversation ${conversationId} belongs to someone else: its owner or a manager can share it with you`;
 }
 

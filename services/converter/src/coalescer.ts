@@ -26,7 +26,8 @@ type Handler<T> = (items: readonly T[], ctx: HandlerContext) => Promise<void>;
  * takes it apart itself, outside this coalescer.
  */
 export function coalesce<T>(flush: Flush<T>, parallel = 1): Handler<T> {
-  let queue: Array<{ items: readonly T[]; ctx: HandlerContext; resolve: () => void; reject: (err: unknown) => void }> = [];
+  let queue: Array<{ items: readonly T[]; ctx: HandlerContext; resolve: () => void; reject: (err: unknown) => void }> =
+    [];
   let running = 0;
 
   const pump = async () => {
@@ -39,7 +40,10 @@ export function coalesce<T>(flush: Flush<T>, parallel = 1): Handler<T> {
         const taken = queue;
         queue = [];
         try {
-          const tail = await flush(taken.flatMap((t) => t.items), merged(taken.map((t) => t.ctx)));
+          const tail = await flush(
+            taken.flatMap((t) => t.items),
+            merged(taken.map((t) => t.ctx)),
+          );
           // The batches are done when the tail is; the next flush does not wait for it. Tails
           // settle in order for one partition because they are queued in flush order (the bus).
           void (tail?.pending ?? Promise.resolve()).then(

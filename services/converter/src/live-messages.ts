@@ -11,7 +11,11 @@ type LiveMessage = Extract<LiveEvent, { type: 'messages' }>['messages'][number];
  * passes over what its reader may not see. Sent after the commit; a lost notice costs a reader
  * one heartbeat, since streams read what was stored after the last message they sent.
  */
-export async function publishLiveMessages(fanout: Fanout, messages: readonly CanonicalMessage[], log: Logger): Promise<void> {
+export async function publishLiveMessages(
+  fanout: Fanout,
+  messages: readonly CanonicalMessage[],
+  log: Logger,
+): Promise<void> {
   const byConversation = new Map<string, LiveMessage[]>();
   for (const m of messages) {
     const list = byConversation.get(m.conversation_id) ?? [];
@@ -20,9 +24,14 @@ export async function publishLiveMessages(fanout: Fanout, messages: readonly Can
   }
   await Promise.all(
     [...byConversation].map(([conversationId, list]) =>
-      fanout.publish(liveChannelOf(conversationId), JSON.stringify({ type: 'messages', messages: list } satisfies LiveEvent)).catch((err: unknown) => {
-        log.warn({ err, conversationId }, 'live notification failed; streams catch up at their next heartbeat');
-      }),
+      fanout
+        .publish(
+          liveChannelOf(conversationId),
+          JSON.stringify({ type: 'messages', messages: list } satisfies LiveEvent),
+        )
+        .catch((err: unknown) => {
+          log.warn({ err, conversationId }, 'live notification failed; streams catch up at their next heartbeat');
+        }),
     ),
   );
 }

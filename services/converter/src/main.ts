@@ -10,9 +10,21 @@ import { runConverter } from './start-converter.js';
 // Consumers serve only health and metrics over HTTP, for probes and scrapers.
 await runProcess('converter', converterEnv, process.env, async (ctx) => {
   const { config, log, lifecycle, metrics } = ctx;
-  const store = await lifecycle.own('store', () => openStore(config, log), (s) => s.close());
-  const fanout = await lifecycle.own('fanout', () => createFanout(config.REDIS_URL, log), (f) => f.close());
-  const bus = await lifecycle.own('bus', () => createBus(config, log, metrics), (b) => b.close());
+  const store = await lifecycle.own(
+    'store',
+    () => openStore(config, log),
+    (s) => s.close(),
+  );
+  const fanout = await lifecycle.own(
+    'fanout',
+    () => createFanout(config.REDIS_URL, log),
+    (f) => f.close(),
+  );
+  const bus = await lifecycle.own(
+    'bus',
+    () => createBus(config, log, metrics),
+    (b) => b.close(),
+  );
   await bus.ensureTopics(allTopics());
 
   await runConverter(config, { bus, store, fanout, log, lifecycle });

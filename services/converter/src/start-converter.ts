@@ -1,4 +1,11 @@
-import { retryPolicyOf, subscribeWiring, type Bus, type RetryPolicy, type Subscription, type Wiring } from '@memstream/bus';
+import {
+  retryPolicyOf,
+  subscribeWiring,
+  type Bus,
+  type RetryPolicy,
+  type Subscription,
+  type Wiring,
+} from '@memstream/bus';
 import type { ConverterConfig } from './config.js';
 import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
@@ -28,7 +35,13 @@ export interface ConverterOptions {
 
 /** Subscribes the converter's handlers; the caller stops the returned subscriptions on shutdown. */
 export async function startConverter(options: ConverterOptions): Promise<Subscription[]> {
-  const deps = { bus: options.bus, store: options.store, fanout: options.fanout, metas: new MetaCache(options.metaCacheMs), rules: options.rules };
+  const deps = {
+    bus: options.bus,
+    store: options.store,
+    fanout: options.fanout,
+    metas: new MetaCache(options.metaCacheMs),
+    rules: options.rules,
+  };
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'converter'> = {
     groupChatInput: {
       groupId: options.groupId,
@@ -83,7 +96,11 @@ export async function runConverter(
     partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
     maxBatchSize: config.CONVERTER_MAX_BATCH_SIZE,
     metaCacheMs: config.CONVERTER_META_CACHE_MS,
-    rules: { maxMessages: config.EPISODE_MAX_MESSAGES, maxTokens: config.EPISODE_MAX_TOKENS, silenceMs: config.EPISODE_SILENCE_MS },
+    rules: {
+      maxMessages: config.EPISODE_MAX_MESSAGES,
+      maxTokens: config.EPISODE_MAX_TOKENS,
+      silenceMs: config.EPISODE_SILENCE_MS,
+    },
   });
   deps.lifecycle.defer('converter consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
 

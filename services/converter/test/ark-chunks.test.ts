@@ -11,8 +11,13 @@ async function converter(t: TestContext) {
   return { store: deps.store, fanout: deps.fanout, handle: handleArkBatch(deps), outcomeOf };
 }
 
-const relay = (session: string, chunks: Record<string, unknown>[], actor?: Actor): ArkInput =>
-  ({ id: randomUUID(), type: 'ark.stream.chunks', occurred_at: new Date().toISOString(), data: { session_id: session, chunks }, ...(actor ? { actor } : {}) });
+const relay = (session: string, chunks: Record<string, unknown>[], actor?: Actor): ArkInput => ({
+  id: randomUUID(),
+  type: 'ark.stream.chunks',
+  occurred_at: new Date().toISOString(),
+  data: { session_id: session, chunks },
+  ...(actor ? { actor } : {}),
+});
 
 test('relayed chunks are kept once, numbered in order and sent live; a redelivered relay is sent again with the same numbers', async (t) => {
   const { store, fanout, handle, outcomeOf } = await converter(t);
@@ -21,7 +26,10 @@ test('relayed chunks are kept once, numbered in order and sent live; a redeliver
   const first = relay('s1', [{ delta: 'to' }, { delta: 'ken' }]);
   await handle([first, relay('s1', [{ delta: 's' }])], ctx);
   const kept = await listStreamChunks(store, 's1');
-  assert.deepEqual(kept.map((c) => c.chunk['delta']), ['to', 'ken', 's']);
+  assert.deepEqual(
+    kept.map((c) => c.chunk['delta']),
+    ['to', 'ken', 's'],
+  );
   const seqs = kept.map((c) => c.chunk_seq);
   assert.deepEqual(heard, seqs);
 
@@ -36,11 +44,16 @@ test('a person relays to a session they may write to, or claims a new one; not t
   const claim = relay('new-session', [{ delta: 'hi' }], { kind: 'user', id: 'ann' });
   await handle([claim], ctx);
   assert.equal((await outcomeOf(claim))?.status, 'stored');
-  const owner = await store.query<{ access_level: string }>(`SELECT access_level FROM conversation_memberships WHERE group_id = 'new-session' AND user_id = 'ann'`);
+  const owner = await store.query<{ access_level: string }>(
+    `SELECT access_level FROM conversation_memberships WHERE group_id = 'new-session' AND user_id = 'ann'`,
+  );
   assert.deepEqual(owner.rows, [{ access_level: 'owner' }]);
 
   const intruder = relay('new-session', [{ delta: 'boo' }], { kind: 'user', id: 'bob' });
   await handle([intruder], ctx);
-  assert.deepEqual([(await outcomeOf(intruder))?.status, (await outcomeOf(intruder))?.error_code], ['failed', 'FORBIDDEN']);
+  assert.deepEqual(
+    [(await outcomeOf(intruder))?.status, (await outcomeOf(intruder))?.error_code],
+    ['failed', 'FORBIDDEN'],
+  );
   assert.equal((await listStreamChunks(store, 'new-session')).length, 1);
 });

@@ -11,7 +11,10 @@ async function converter(t: TestContext) {
 }
 
 const event = <T extends ArkInput['type']>(type: T, data: Extract<ArkInput, { type: T }>['data'], actor?: Actor) =>
-  ({ id: randomUUID(), type, occurred_at: new Date().toISOString(), data, ...(actor ? { actor } : {}) }) as Extract<ArkInput, { type: T }>;
+  ({ id: randomUUID(), type, occurred_at: new Date().toISOString(), data, ...(actor ? { actor } : {}) }) as Extract<
+    ArkInput,
+    { type: T }
+  >;
 
 test('a completion is applied after the messages sent before it, once: redelivered, it keeps its first answer', async (t) => {
   const { fanout, handle, outcomeOf } = await converter(t);
@@ -29,13 +32,22 @@ test('a completion is applied after the messages sent before it, once: redeliver
   const again = event('ark.session.completed', { session_id: 's1' });
   await handle([again], ctx);
   assert.deepEqual((await outcomeOf(again))?.result, { status: 'already_completed' });
-  assert.deepEqual(heard.slice(2), ['complete', 'complete'], 'announced each time, so a stream that missed the first notice ends');
+  assert.deepEqual(
+    heard.slice(2),
+    ['complete', 'complete'],
+    'announced each time, so a stream that missed the first notice ends',
+  );
 });
 
 test('a completion of an unknown session, or by a person who may not write to it, is refused and ends nothing', async (t) => {
   const { store, fanout, handle, outcomeOf } = await converter(t);
-  await handle([event('ark.messages.received', { session_id: 's2', messages: [{ role: 'user', content: 'hi' }] })], ctx);
-  await store.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('s2', 'rita', 'reader'), ('s2', 'walt', 'writer')`);
+  await handle(
+    [event('ark.messages.received', { session_id: 's2', messages: [{ role: 'user', content: 'hi' }] })],
+    ctx,
+  );
+  await store.query(
+    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('s2', 'rita', 'reader'), ('s2', 'walt', 'writer')`,
+  );
   const heard: string[] = [];
   await fanout.subscribe(liveChannelOf('s2'), (m) => heard.push(m));
 
@@ -43,11 +55,21 @@ test('a completion of an unknown session, or by a person who may not write to it
   const reader = event('ark.session.completed', { session_id: 's2' }, { kind: 'user', id: 'rita' });
   const stranger = event('ark.session.completed', { session_id: 's2' }, { kind: 'user', id: 'mallory' });
   await handle([unknown, reader, stranger], ctx);
-  assert.deepEqual([(await outcomeOf(unknown))?.error_code, (await outcomeOf(reader))?.error_code, (await outcomeOf(stranger))?.error_code], ['RESOURCE_NOT_FOUND', 'FORBIDDEN', 'RESOURCE_NOT_FOUND']);
+  assert.deepEqual(
+    [
+      (await outcomeOf(unknown))?.error_code,
+      (await outcomeOf(reader))?.error_code,
+      (await outcomeOf(stranger))?.error_code,
+    ],
+    ['RESOURCE_NOT_FOUND', 'FORBIDDEN', 'RESOURCE_NOT_FOUND'],
+  );
   assert.deepEqual(heard, [], 'no stream was ended');
 
   const writer = event('ark.session.completed', { session_id: 's2' }, { kind: 'user', id: 'walt' });
   await handle([writer], ctx);
-  assert.deepEqual([(await outcomeOf(writer))?.status, (await outcomeOf(writer))?.result], ['stored', { status: 'completed' }]);
+  assert.deepEqual(
+    [(await outcomeOf(writer))?.status, (await outcomeOf(writer))?.result],
+    ['stored', { status: 'completed' }],
+  );
   assert.equal(heard.length, 1);
 });

@@ -15,14 +15,26 @@ const silent = createLogger({ service: 'test', level: 'silent' });
  * events as one batch; calls made at once run at once, like handlers of different partitions.
  */
 export async function conversationHarness(t: TestContext) {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 8, statementTimeoutMs: 10_000, log: silent });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 8,
+    statementTimeoutMs: 10_000,
+    log: silent,
+  });
   t.after(() => store.close());
   await migrate(store, silent);
   const bus = new MemoryBus(silent, 1, new Metrics());
   t.after(() => bus.close());
   await bus.ensureTopics([{ name: TOPICS.messagesStored.name }]);
-  const handle = handleConversationBatch({ store, bus, fanout: new MemoryFanout(), metas: undefined as never, rules: undefined as never });
+  const handle = handleConversationBatch({
+    store,
+    bus,
+    fanout: new MemoryFanout(),
+    metas: undefined as never,
+    rules: undefined as never,
+  });
   const ctx = { attempt: 1, log: silent, correlationIds: [], signal: new AbortController().signal };
-  const count = async (sql: string, params: unknown[] = []) => Number((await store.query<{ n: string }>(sql, params)).rows[0]!.n);
+  const count = async (sql: string, params: unknown[] = []) =>
+    Number((await store.query<{ n: string }>(sql, params)).rows[0]!.n);
   return { store, count, apply: (...events: ConversationInput[]) => handle(events, ctx) };
 }

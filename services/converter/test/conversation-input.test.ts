@@ -3,15 +3,35 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { conversationHarness } from './conversation-harness.js';
 import type { ConversationInput, MsMessage } from '@memstream/schemas';
-import { appendStreamChunks, claimConversation, findConversation, findRequestOutcome, listMemberships, setMembership, viewSegments, listView } from '@memstream/store';
+import {
+  appendStreamChunks,
+  claimConversation,
+  findConversation,
+  findRequestOutcome,
+  listMemberships,
+  setMembership,
+  viewSegments,
+  listView,
+} from '@memstream/store';
 
 const message = (text: string): MsMessage => ({
-  message_id: randomUUID(), role: 'user', visibility: 'user', channel: 'history', client_id: null, user_id: 'alice',
-  epoch: null, content: [{ type: 'text', text }], metadata: {}, parent_message_id: null, created_at: new Date().toISOString(),
+  message_id: randomUUID(),
+  role: 'user',
+  visibility: 'user',
+  channel: 'history',
+  client_id: null,
+  user_id: 'alice',
+  epoch: null,
+  content: [{ type: 'text', text }],
+  metadata: {},
+  parent_message_id: null,
+  created_at: new Date().toISOString(),
 });
 
 const append = (id: string, actor: string | undefined, messages: MsMessage[]): ConversationInput => ({
-  id: randomUUID(), type: 'conversation.messages.appended', occurred_at: new Date().toISOString(),
+  id: randomUUID(),
+  type: 'conversation.messages.appended',
+  occurred_at: new Date().toISOString(),
   ...(actor ? { actor: { kind: 'user' as const, id: actor } } : {}),
   data: { conversation_id: id, group_id: id, messages, create_if_missing: true, owner_user_id: actor ?? null },
 });
@@ -26,16 +46,31 @@ test('an append that would create a conversation does not take an id another fam
   await apply(intrusion);
   const outcome = await findRequestOutcome(store, intrusion.id);
   assert.deepEqual([outcome?.status, outcome?.error_code], ['failed', 'RESOURCE_NOT_FOUND']);
-  assert.deepEqual((await listMemberships(store, 'session-b')).map((m) => [m.user_id, m.access_level]), [['bob', 'owner']]);
+  assert.deepEqual(
+    (await listMemberships(store, 'session-b')).map((m) => [m.user_id, m.access_level]),
+    [['bob', 'owner']],
+  );
   assert.equal(await findConversation(store, 'session-b'), undefined, 'no conversation was made of the session');
 
   const created: ConversationInput = {
-    id: randomUUID(), type: 'conversation.created', occurred_at: new Date().toISOString(),
-    data: { conversation_id: 'session-b', group_id: 'session-b', title: 't', metadata: {}, owner_user_id: 'alice', fork: null },
+    id: randomUUID(),
+    type: 'conversation.created',
+    occurred_at: new Date().toISOString(),
+    data: {
+      conversation_id: 'session-b',
+      group_id: 'session-b',
+      title: 't',
+      metadata: {},
+      owner_user_id: 'alice',
+      fork: null,
+    },
   };
   await apply(created);
   assert.equal((await findRequestOutcome(store, created.id))?.error_code, 'CONFLICT');
-  assert.deepEqual((await listMemberships(store, 'session-b')).map((m) => m.user_id), ['bob']);
+  assert.deepEqual(
+    (await listMemberships(store, 'session-b')).map((m) => m.user_id),
+    ['bob'],
+  );
 });
 
 test('a redelivered append stores once, and a refused one stays refused after access is granted', async (t) => {
@@ -43,8 +78,16 @@ test('a redelivered append stores once, and a refused one stays refused after ac
   const first = append('c1', 'alice', [message('one'), message('two')]);
   await apply(first);
   await apply(first);
-  const view = await listView(store, await viewSegments(store, 'c1'), { channel: 'history', hideAgentOnly: true }, { limit: 10 });
-  assert.deepEqual(view.items.map((m) => m.content_text), ['one', 'two']);
+  const view = await listView(
+    store,
+    await viewSegments(store, 'c1'),
+    { channel: 'history', hideAgentOnly: true },
+    { limit: 10 },
+  );
+  assert.deepEqual(
+    view.items.map((m) => m.content_text),
+    ['one', 'two'],
+  );
 
   const refused = append('c1', 'bob', [message('bob writes')]);
   await apply(refused);
@@ -52,6 +95,11 @@ test('a redelivered append stores once, and a refused one stays refused after ac
   await setMembership(store, 'c1', 'bob', 'writer');
   await apply(refused); // a redelivery of the refused event
   assert.equal((await findRequestOutcome(store, refused.id))?.status, 'failed');
-  const after = await listView(store, await viewSegments(store, 'c1'), { channel: 'history', hideAgentOnly: true }, { limit: 10 });
+  const after = await listView(
+    store,
+    await viewSegments(store, 'c1'),
+    { channel: 'history', hideAgentOnly: true },
+    { limit: 10 },
+  );
   assert.equal(after.items.length, 2, 'the refused message was not stored by its redelivery');
 });

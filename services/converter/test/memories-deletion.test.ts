@@ -10,17 +10,27 @@ async function converter(t: TestContext) {
   const { deps, outcomeOf } = await handlerDeps(t);
   const batch = handleGroupChatBatch(deps);
   const handle = async (events: GroupChatInput[]) => void (await (await batch(events, ctx)).pending);
-  const ids = async (group: string) => (await listMessages(deps.store, { conversationId: group, limit: 100, offset: 0, order: 'oldest-first' })).items.map((m) => m.message_id);
+  const ids = async (group: string) =>
+    (await listMessages(deps.store, { conversationId: group, limit: 100, offset: 0, order: 'oldest-first' })).items.map(
+      (m) => m.message_id,
+    );
   return { store: deps.store, handle, outcomeOf, ids };
 }
 
-const envelope = (actor?: Actor) => ({ id: randomUUID(), occurred_at: new Date().toISOString(), ...(actor ? { actor } : {}) });
+const envelope = (actor?: Actor) => ({
+  id: randomUUID(),
+  occurred_at: new Date().toISOString(),
+  ...(actor ? { actor } : {}),
+});
 const message = (group: string, id: string, sender = 'u1'): GroupChatInput => ({
   ...envelope(),
   type: 'group_chat.message.received',
   data: { group_id: group, message_id: id, create_time: '2025-01-15T10:00:00Z', sender, content: `line ${id}` },
 });
-const deletion = (data: { group_id?: string; message_id?: string; user_id?: string }, actor?: Actor): GroupChatInput => ({ ...envelope(actor), type: 'group_chat.memories.deleted', data });
+const deletion = (
+  data: { group_id?: string; message_id?: string; user_id?: string },
+  actor?: Actor,
+): GroupChatInput => ({ ...envelope(actor), type: 'group_chat.memories.deleted', data });
 
 test('a deletion forgets what was written before it in the same flush, once: redelivered, it keeps its first answer', async (t) => {
   const { handle, outcomeOf, ids } = await converter(t);
@@ -29,19 +39,29 @@ test('a deletion forgets what was written before it in the same flush, once: red
   assert.deepEqual(await ids('g1'), ['m1']);
   const first = await outcomeOf(forget);
   assert.equal(first?.status, 'stored');
-  assert.deepEqual(first?.result, { deleted_messages: 2, deleted_memories: 0, episodes_reextracting: 0, episodes_deleted: 0 });
+  assert.deepEqual(first?.result, {
+    deleted_messages: 2,
+    deleted_memories: 0,
+    episodes_reextracting: 0,
+    episodes_deleted: 0,
+  });
 
   await handle([forget]); // Kafka redelivers it: nothing is left to delete, and the answer stands
   assert.deepEqual((await outcomeOf(forget))?.result, first?.result);
   const nothing = deletion({ group_id: 'g1', user_id: 'u2' });
   await handle([nothing]);
-  assert.deepEqual([(await outcomeOf(nothing))?.status, (await outcomeOf(nothing))?.error_code], ['failed', 'RESOURCE_NOT_FOUND']);
+  assert.deepEqual(
+    [(await outcomeOf(nothing))?.status, (await outcomeOf(nothing))?.error_code],
+    ['failed', 'RESOURCE_NOT_FOUND'],
+  );
 });
 
 test('a person forgets only where they manage: a group named at a lower level is refused, other groups are left out', async (t) => {
   const { store, handle, outcomeOf, ids } = await converter(t);
   await handle([message('ga', 'a1', 'u9'), message('gb', 'b1', 'u9')]);
-  await store.query(`INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('ga', 'mia', 'manager'), ('gb', 'mia', 'reader')`);
+  await store.query(
+    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('ga', 'mia', 'manager'), ('gb', 'mia', 'reader')`,
+  );
 
   const named = deletion({ group_id: 'gb', user_id: 'u9' }, { kind: 'user', id: 'mia' });
   await handle([named]);
@@ -49,6 +69,11 @@ test('a person forgets only where they manage: a group named at a lower level is
 
   const across = deletion({ user_id: 'u9' }, { kind: 'user', id: 'mia' });
   await handle([across]);
-  assert.deepEqual((await outcomeOf(across))?.result, { deleted_messages: 1, deleted_memories: 0, episodes_reextracting: 0, episodes_deleted: 0 });
+  assert.deepEqual((await outcomeOf(across))?.result, {
+    deleted_messages: 1,
+    deleted_memories: 0,
+    episodes_reextracting: 0,
+    episodes_deleted: 0,
+  });
   assert.deepEqual([await ids('ga'), await ids('gb')], [[], ['b1']], 'only the managed group lost its message');
 });

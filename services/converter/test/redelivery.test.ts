@@ -14,7 +14,12 @@ import { captureLogger } from '../../../test/helpers/logger.js';
 
 test('a message redelivered by Kafka leaves one row', async (t) => {
   const silent = createLogger({ service: 'test', level: 'silent' });
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log: silent });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 10_000,
+    log: silent,
+  });
   t.after(() => store.close());
   await migrate(store, silent);
   const prefix = kafkaTopicPrefix(t, 'redeliver');
@@ -41,9 +46,26 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
     id: randomUUID(),
     type: 'group_chat.message.received',
     occurred_at: new Date().toISOString(),
-    data: { group_id: 'g1', message_id: 'm1', create_time: '2025-01-15T10:00:00+08:00', sender: 'u1', content: 'hello' },
+    data: {
+      group_id: 'g1',
+      message_id: 'm1',
+      create_time: '2025-01-15T10:00:00+08:00',
+      sender: 'u1',
+      content: 'hello',
+    },
   };
-  let subs = await startConverter({ bus, store, fanout, log, groupId, retry, partitionsConcurrently: 2, maxBatchSize: 100, metaCacheMs: 10_000, rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 } });
+  let subs = await startConverter({
+    bus,
+    store,
+    fanout,
+    log,
+    groupId,
+    retry,
+    partitionsConcurrently: 2,
+    maxBatchSize: 100,
+    metaCacheMs: 10_000,
+    rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
+  });
   await publishEvents(bus, TOPICS.groupChatInput, [event]);
   const batches = () => lines().filter((l) => l['msg'] === 'group-chat batch stored');
   await waitFor('the first delivery stored the message', async () => batches().some((l) => l['stored'] === 1));
@@ -55,12 +77,27 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
   await admin.resetOffsets({ groupId, topic: `${prefix}${TOPICS.groupChatInput.name}`, earliest: true });
   await admin.disconnect();
 
-  subs = await startConverter({ bus, store, fanout, log, groupId, retry, partitionsConcurrently: 2, maxBatchSize: 100, metaCacheMs: 10_000, rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 } });
+  subs = await startConverter({
+    bus,
+    store,
+    fanout,
+    log,
+    groupId,
+    retry,
+    partitionsConcurrently: 2,
+    maxBatchSize: 100,
+    metaCacheMs: 10_000,
+    rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
+  });
   await waitFor('the redelivery', async () => batches().some((l) => l['duplicates'] === 1));
   await Promise.all(subs.map((s) => s.stop()));
 
   const page = await listMessages(store, { conversationId: 'g1', limit: 10, offset: 0, order: 'oldest-first' });
   assert.equal(page.total, 1);
   assert.equal(page.items[0]!.seq, 0);
-  assert.equal(batches().filter((l) => l['stored'] === 1).length, 1, 'stored once, found as a duplicate the second time');
+  assert.equal(
+    batches().filter((l) => l['stored'] === 1).length,
+    1,
+    'stored once, found as a duplicate the second time',
+  );
 });

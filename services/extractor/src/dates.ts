@@ -3,7 +3,9 @@
  * it has one, so a memory read months later needs no "yesterday" resolved.
  */
 export function formatDay(at: Date, timeZone: string): string {
-  return formatter(dayFormats, timeZone, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(at);
+  return formatter(dayFormats, timeZone, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(
+    at,
+  );
 }
 
 export function formatTime(at: Date, timeZone: string): string {
@@ -16,7 +18,11 @@ export function formatTime(at: Date, timeZone: string): string {
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
 const timeFormats = new Map<string, Intl.DateTimeFormat>();
 
-function formatter(cache: Map<string, Intl.DateTimeFormat>, timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+function formatter(
+  cache: Map<string, Intl.DateTimeFormat>,
+  timeZone: string,
+  options: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat {
   let format = cache.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-GB', { timeZone, ...options });

@@ -66,7 +66,11 @@ export class EpisodeWorker {
     for (const conversationId of conversationIds) {
       const { closed, open } = await closeSpan(this.store, conversationId, this.settings.rules);
       this.closed(closed);
-      if (closed.length > 0) this.log.debug({ conversationId, episodes: closed.map((e) => [e.start_seq, e.end_seq, e.close_reason]) }, 'episodes closed');
+      if (closed.length > 0)
+        this.log.debug(
+          { conversationId, episodes: closed.map((e) => [e.start_seq, e.end_seq, e.close_reason]) },
+          'episodes closed',
+        );
       if (this.topicModel && open >= this.settings.topicMinMessages) this.enqueue({ kind: 'judge', conversationId });
     }
   }
@@ -81,7 +85,8 @@ export class EpisodeWorker {
     }
     const room = this.settings.concurrency - this.running.size;
     if (room <= 0) return;
-    for (const e of await claimEpisodes(this.store, { limit: room, leaseMs: this.settings.leaseMs })) this.runClaimed(e);
+    for (const e of await claimEpisodes(this.store, { limit: room, leaseMs: this.settings.leaseMs }))
+      this.runClaimed(e);
   }
 
   /** Stops taking work and waits for what runs (their model calls are aborted). */
@@ -138,7 +143,11 @@ export class EpisodeWorker {
 
   /** Runs one claimed episode to extracted, or to failed with a time to try again. */
   private async extract(episode: Episode): Promise<void> {
-    const log = this.log.child({ episode: episode.id, conversationId: episode.conversation_id, version: episode.version });
+    const log = this.log.child({
+      episode: episode.id,
+      conversationId: episode.conversation_id,
+      version: episode.version,
+    });
     const started = performance.now();
     const observe = (outcome: 'extracted' | 'discarded' | 'failed') =>
       this.metrics.duration.observe({ extractor: this.extractor.name, outcome }, (performance.now() - started) / 1000);
@@ -154,21 +163,39 @@ export class EpisodeWorker {
       }
       const memories = await this.extractor.extract({ episode, messages, meta, signal: this.abort.signal });
       const participants = participantsOf(messages).map((p) => p.id);
-      const stored = await this.store.transaction((tx) => completeEpisode(tx, episode, memories, { extractor: this.extractor.name, participants }));
+      const stored = await this.store.transaction((tx) =>
+        completeEpisode(tx, episode, memories, { extractor: this.extractor.name, participants }),
+      );
       if (!stored) {
         observe('discarded');
         log.info('episode changed during extraction (a deletion); the new version is extracted next');
         return;
       }
       observe('extracted');
-      log.info({ memories: stored.length, ms: Math.round(performance.now() - started), extractor: this.extractor.name }, 'episode extracted');
-      await this.publish(stored).catch((err: unknown) => log.warn({ err }, 'publishing extracted memories failed; the indexer sweep finds them'));
+      log.info(
+        { memories: stored.length, ms: Math.round(performance.now() - started), extractor: this.extractor.name },
+        'episode extracted',
+      );
+      await this.publish(stored).catch((err: unknown) =>
+        log.warn({ err }, 'publishing extracted memories failed; the indexer sweep finds them'),
+      );
     } catch (err) {
       if (this.abort.signal.aborted) return; // the lease runs out and another worker takes it
       observe('failed');
-      const delay = backoffDelayMs({ initialDelayMs: this.settings.retryInitialMs, maxDelayMs: this.settings.retryMaxMs }, episode.attempts);
-      await failEpisode(this.store, episode, err instanceof Error ? err.message : String(err), new Date(Date.now() + delay));
-      log.warn({ err, attempts: episode.attempts, retryInMs: delay }, 'extraction failed; episode parked and retried later');
+      const delay = backoffDelayMs(
+        { initialDelayMs: this.settings.retryInitialMs, maxDelayMs: this.settings.retryMaxMs },
+        episode.attempts,
+      );
+      await failEpisode(
+        this.store,
+        episode,
+        err instanceof Error ? err.message : String(err),
+        new Date(Date.now() + delay),
+      );
+      log.warn(
+        { err, attempts: episode.attempts, retryInMs: delay },
+        'extraction failed; episode parked and retried later',
+      );
     }
   }
 
@@ -180,7 +207,11 @@ export class EpisodeWorker {
     const last = span[span.length - 1];
     if (span.length < this.settings.topicMinMessages || !last || this.judgedAt.get(conversationId) === last.seq) return;
     const [messages, meta] = await Promise.all([
-      messagesByIds(this.store, conversationId, span.map((m) => m.message_id)),
+      messagesByIds(
+        this.store,
+        conversationId,
+        span.map((m) => m.message_id),
+      ),
       findConversationMeta(this.store, conversationId),
     ]);
     const end = await topicEnd(model, messages, validZone(meta?.default_timezone), this.abort.signal);

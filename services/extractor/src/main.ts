@@ -9,8 +9,16 @@ import { runExtractor } from './start-extractor.js';
 // Consumers serve only health and metrics over HTTP, for probes and scrapers.
 await runProcess('extractor', extractorEnv, process.env, async (ctx) => {
   const { config, log, lifecycle, metrics } = ctx;
-  const store = await lifecycle.own('store', () => openStore(config, log), (s) => s.close());
-  const bus = await lifecycle.own('bus', () => createBus(config, log, metrics), (b) => b.close());
+  const store = await lifecycle.own(
+    'store',
+    () => openStore(config, log),
+    (s) => s.close(),
+  );
+  const bus = await lifecycle.own(
+    'bus',
+    () => createBus(config, log, metrics),
+    (b) => b.close(),
+  );
   await bus.ensureTopics(allTopics());
 
   await runExtractor(config, { bus, store, log, lifecycle, metrics });

@@ -36,14 +36,20 @@ export async function runExtractor(
   deps: { bus: Bus; store: Store; log: Logger; lifecycle: Lifecycle; metrics: Metrics },
 ): Promise<EpisodeWorker> {
   const model = extractionModelOf(config, deps.metrics);
-  const extractor = model ? modelExtractor(model, { repairAttempts: config.EXTRACTION_REPAIR_ATTEMPTS }) : offlineExtractor;
+  const extractor = model
+    ? modelExtractor(model, { repairAttempts: config.EXTRACTION_REPAIR_ATTEMPTS })
+    : offlineExtractor;
   const log = deps.log.child({ component: 'extractor', extractor: extractor.name });
   const worker = new EpisodeWorker(
     deps.store,
     extractor,
     config.EPISODE_TOPIC_DETECTION ? model : undefined,
     {
-      rules: { maxMessages: config.EPISODE_MAX_MESSAGES, maxTokens: config.EPISODE_MAX_TOKENS, silenceMs: config.EPISODE_SILENCE_MS },
+      rules: {
+        maxMessages: config.EPISODE_MAX_MESSAGES,
+        maxTokens: config.EPISODE_MAX_TOKENS,
+        silenceMs: config.EPISODE_SILENCE_MS,
+      },
       idleCloseMs: config.EPISODE_IDLE_CLOSE_MS,
       concurrency: config.EXTRACTION_CONCURRENCY,
       leaseMs: config.EXTRACTION_LEASE_MS,
@@ -80,13 +86,26 @@ export async function runExtractor(
     },
   };
   const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);
-  const timer = setInterval(() => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'episode sweep failed')), config.EXTRACTION_SWEEP_INTERVAL_MS);
+  const timer = setInterval(
+    () => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'episode sweep failed')),
+    config.EXTRACTION_SWEEP_INTERVAL_MS,
+  );
   timer.unref();
   deps.lifecycle.defer('extractor', async () => {
     clearInterval(timer);
     await Promise.all(subscriptions.map((sub) => sub.stop()));
     await worker.stop();
   });
-  log.info({ rules: { messages: config.EPISODE_MAX_MESSAGES, tokens: config.EPISODE_MAX_TOKENS, silenceMs: config.EPISODE_SILENCE_MS }, topicModel: Boolean(model && config.EPISODE_TOPIC_DETECTION) }, 'extractor started');
+  log.info(
+    {
+      rules: {
+        messages: config.EPISODE_MAX_MESSAGES,
+        tokens: config.EPISODE_MAX_TOKENS,
+        silenceMs: config.EPISODE_SILENCE_MS,
+      },
+      topicModel: Boolean(model && config.EPISODE_TOPIC_DETECTION),
+    },
+    'extractor started',
+  );
   return worker;
 }

@@ -12,7 +12,12 @@ const Verdict = z.object({ ended: z.boolean(), last: z.number().int().min(1).nul
  * does not say so clearly counts as "not ended": a missed boundary only delays an episode until
  * a cap, silence or flush closes it, while a wrong one would split a topic.
  */
-export async function topicEnd(model: ChatModel, messages: readonly CanonicalMessage[], zone: string, signal: AbortSignal): Promise<number | undefined> {
+export async function topicEnd(
+  model: ChatModel,
+  messages: readonly CanonicalMessage[],
+  zone: string,
+  signal: AbortSignal,
+): Promise<number | undefined> {
   const system = [
     'You segment a conversation into topical episodes.',
     'Given the messages of the current, still open episode, decide whether an earlier topic has clearly',

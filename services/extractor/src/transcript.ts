@@ -8,7 +8,12 @@ import { formatTime } from './dates.js';
 export function transcriptOf(messages: readonly CanonicalMessage[], zone: string): string {
   const lines: string[] = [];
   let day = '';
-  const isoDay = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const isoDay = new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
   messages.forEach((m, i) => {
     const at = new Date(m.created_at);
     const today = isoDay.format(at);

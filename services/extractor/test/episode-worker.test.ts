@@ -22,31 +22,56 @@ const SETTINGS: EpisodeSettings = {
 };
 
 async function storeWith(t: TestContext, conversationId: string, count: number): Promise<Store> {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 10_000,
+    log,
+  });
   t.after(() => store.close());
   await migrate(store, log);
   const speakers = ['alice', 'bob'];
-  await appendMessages(store, Array.from({ length: count }, (_, i) => ({
-    message: {
-      conversation_id: conversationId, message_id: `m${i}`, sender_id: speakers[i % 2]!, sender_name: speakers[i % 2]!, role: 'user' as const,
-      content: `Line ${i}: ${i % 2 === 0 ? 'the greyhound adoption papers arrive on Friday' : 'then the marathon training starts on Monday'}.`,
-      created_at: new Date(Date.UTC(2025, 0, 15, 10, i)), refer_list: [], metadata: {}, source_api: 'evermemos' as const,
-    },
-  })));
+  await appendMessages(
+    store,
+    Array.from({ length: count }, (_, i) => ({
+      message: {
+        conversation_id: conversationId,
+        message_id: `m${i}`,
+        sender_id: speakers[i % 2]!,
+        sender_name: speakers[i % 2]!,
+        role: 'user' as const,
+        content: `Line ${i}: ${i % 2 === 0 ? 'the greyhound adoption papers arrive on Friday' : 'then the marathon training starts on Monday'}.`,
+        created_at: new Date(Date.UTC(2025, 0, 15, 10, i)),
+        refer_list: [],
+        metadata: {},
+        source_api: 'evermemos' as const,
+      },
+    })),
+  );
   return store;
 }
 
 function worker(t: TestContext, store: Store, extractor: Extractor, published: EpisodicMemory[]): EpisodeWorker {
-  const w = new EpisodeWorker(store, extractor, undefined, SETTINGS, async (m) => void published.push(...m), log, extractionMetricsOf(new Metrics()));
+  const w = new EpisodeWorker(
+    store,
+    extractor,
+    undefined,
+    SETTINGS,
+    async (m) => void published.push(...m),
+    log,
+    extractionMetricsOf(new Metrics()),
+  );
   t.after(() => w.stop());
   return w;
 }
 
 const episodesOf = async (store: Store, conversationId: string) =>
-  (await store.query<{ start_seq: number; end_seq: number; status: string; close_reason: string }>(
-    'SELECT start_seq, end_seq, status, close_reason FROM episodes WHERE conversation_id = $1 ORDER BY start_seq',
-    [conversationId],
-  )).rows;
+  (
+    await store.query<{ start_seq: number; end_seq: number; status: string; close_reason: string }>(
+      'SELECT start_seq, end_seq, status, close_reason FROM episodes WHERE conversation_id = $1 ORDER BY start_seq',
+      [conversationId],
+    )
+  ).rows;
 
 test('stored messages close episodes by the rules and each is extracted once, however often the same messages are announced', async (t) => {
   const store = await storeWith(t, 'g1', 7);
@@ -61,13 +86,24 @@ test('stored messages close episodes by the rules and each is extracted once, ho
     const rows = await episodesOf(store, 'g1');
     return rows.length === 2 && rows.every((e) => e.status === 'extracted') ? rows : undefined;
   });
-  assert.deepEqual(episodes.map((e) => [e.start_seq, e.end_seq, e.close_reason]), [[0, 2, 'message_cap'], [3, 5, 'message_cap']], 'the seventh message stays open');
+  assert.deepEqual(
+    episodes.map((e) => [e.start_seq, e.end_seq, e.close_reason]),
+    [
+      [0, 2, 'message_cap'],
+      [3, 5, 'message_cap'],
+    ],
+    'the seventh message stays open',
+  );
 
   const { items } = await listEpisodicMemories(store, { conversationId: 'g1', limit: 100, offset: 0 });
   // a group narrative and one memory per participant, per episode
   assert.equal(items.length, 6);
   assert.equal(new Set(items.map((m) => m.id)).size, 6, 'no memory stored twice');
-  assert.deepEqual(new Set(published.map((m) => m.id)), new Set(items.map((m) => m.id)), 'every stored memory was announced to the indexer');
+  assert.deepEqual(
+    new Set(published.map((m) => m.id)),
+    new Set(items.map((m) => m.id)),
+    'every stored memory was announced to the indexer',
+  );
   const narrative = items.find((m) => m.user_id === null && m.message_ids.includes('m0'));
   assert.ok(narrative, 'the first episode has a group narrative');
   assert.deepEqual(narrative.message_ids, ['m0', 'm1', 'm2']);
@@ -88,7 +124,10 @@ test('an extraction that fails is parked with a time to try again, and the sweep
   const w = worker(t, store, flaky, published);
   await w.advance(['g2']);
   const parked = await waitFor('the episode parked as failed', async () => {
-    const { rows } = await store.query<{ status: string; attempts: number; error: string | null }>('SELECT status, attempts, error FROM episodes WHERE conversation_id = $1', ['g2']);
+    const { rows } = await store.query<{ status: string; attempts: number; error: string | null }>(
+      'SELECT status, attempts, error FROM episodes WHERE conversation_id = $1',
+      ['g2'],
+    );
     return rows[0]?.status === 'failed' ? rows[0] : undefined;
   });
   assert.deepEqual([parked.attempts, parked.error], [1, 'model unavailable']);
@@ -116,13 +155,26 @@ test('a stored batch that closes no episode is decided without the episode lock;
   await w.advance(['g3']);
   assert.equal(transactions, 0, 'two of three messages: nothing closes, no transaction');
   assert.deepEqual(await episodesOf(real, 'g3'), []);
-  await appendMessages(real, [{
-    message: {
-      conversation_id: 'g3', message_id: 'm2', sender_id: 'alice', sender_name: 'alice', role: 'user', content: 'Line 2.',
-      created_at: new Date(Date.UTC(2025, 0, 15, 10, 2)), refer_list: [], metadata: {}, source_api: 'evermemos',
+  await appendMessages(real, [
+    {
+      message: {
+        conversation_id: 'g3',
+        message_id: 'm2',
+        sender_id: 'alice',
+        sender_name: 'alice',
+        role: 'user',
+        content: 'Line 2.',
+        created_at: new Date(Date.UTC(2025, 0, 15, 10, 2)),
+        refer_list: [],
+        metadata: {},
+        source_api: 'evermemos',
+      },
     },
-  }]);
+  ]);
   await w.advance(['g3']);
   assert.equal(transactions, 1, 'the third message closes an episode, under the lock');
-  assert.deepEqual((await episodesOf(real, 'g3')).map((e) => [e.start_seq, e.end_seq, e.close_reason]), [[0, 2, 'message_cap']]);
+  assert.deepEqual(
+    (await episodesOf(real, 'g3')).map((e) => [e.start_seq, e.end_seq, e.close_reason]),
+    [[0, 2, 'message_cap']],
+  );
 });

@@ -1,7 +1,14 @@
 import type { Embedder } from '@memstream/embedding';
 import type { Logger } from '@memstream/logging';
 import type { CanonicalMessage, EpisodicMemory } from '@memstream/schemas';
-import { indexMemories, indexMessages, replaceVectors, staleVectors, unindexedMemories, type Store } from '@memstream/store';
+import {
+  indexMemories,
+  indexMessages,
+  replaceVectors,
+  staleVectors,
+  unindexedMemories,
+  type Store,
+} from '@memstream/store';
 import { memoryText, messageText } from './document-text.js';
 
 /**
@@ -27,11 +34,19 @@ export class Indexer {
   async indexMessages(messages: readonly CanonicalMessage[]): Promise<number> {
     const items = messages.map((m) => ({ m, text: messageText(m) })).filter((x) => x.text !== '');
     if (items.length === 0) return 0;
-    const vectors = await this.embedder.embed(items.map((x) => x.text), 'document');
+    const vectors = await this.embedder.embed(
+      items.map((x) => x.text),
+      'document',
+    );
     return indexMessages(
       this.store,
       this.embedder.model,
-      items.map((x, i) => ({ conversationId: x.m.conversation_id, messageId: x.m.message_id, text: x.text, embedding: vectors[i]! })),
+      items.map((x, i) => ({
+        conversationId: x.m.conversation_id,
+        messageId: x.m.message_id,
+        text: x.text,
+        embedding: vectors[i]!,
+      })),
     );
   }
 
@@ -53,8 +68,15 @@ export class Indexer {
     const stale = this.reembedding ? await staleVectors(this.store, this.embedder.model, this.reembedBatch) : [];
     if (stale.length < this.reembedBatch) this.reembedding = false;
     if (stale.length > 0) {
-      const vectors = await this.embedder.embed(stale.map((s) => s.content), 'document');
-      await replaceVectors(this.store, this.embedder.model, stale.map((s, i) => ({ kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })));
+      const vectors = await this.embedder.embed(
+        stale.map((s) => s.content),
+        'document',
+      );
+      await replaceVectors(
+        this.store,
+        this.embedder.model,
+        stale.map((s, i) => ({ kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })),
+      );
       this.log.info({ items: stale.length, model: this.embedder.model }, 're-embedded items of another model');
     }
     return missing.length + stale.length;

@@ -10,9 +10,21 @@ import { runIndexer } from './start-indexer.js';
 // Consumers serve only health and metrics over HTTP, for probes and scrapers.
 await runProcess('indexer', indexerEnv, process.env, async (ctx) => {
   const { config, log, lifecycle, metrics } = ctx;
-  const store = await lifecycle.own('store', () => openStore(config, log), (s) => s.close());
-  const embedder = await lifecycle.own('embedder', () => createEmbedder(config, log), (e) => e.close());
-  const bus = await lifecycle.own('bus', () => createBus(config, log, metrics), (b) => b.close());
+  const store = await lifecycle.own(
+    'store',
+    () => openStore(config, log),
+    (s) => s.close(),
+  );
+  const embedder = await lifecycle.own(
+    'embedder',
+    () => createEmbedder(config, log),
+    (e) => e.close(),
+  );
+  const bus = await lifecycle.own(
+    'bus',
+    () => createBus(config, log, metrics),
+    (b) => b.close(),
+  );
   await bus.ensureTopics(allTopics());
 
   await runIndexer(config, { bus, store, embedder, log, lifecycle });

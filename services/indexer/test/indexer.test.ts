@@ -10,22 +10,40 @@ import { freshDatabase } from '../../../test/helpers/infra.js';
 const log = createLogger({ service: 'test', level: 'silent' });
 
 async function stored(t: TestContext, count: number): Promise<{ store: Store; messages: CanonicalMessage[] }> {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 10_000,
+    log,
+  });
   t.after(() => store.close());
   await migrate(store, log);
-  const results = await appendMessages(store, Array.from({ length: count }, (_, i) => ({
-    message: {
-      conversation_id: 'g', message_id: `m${i}`, sender_id: 'u1', sender_name: 'Alice', role: 'user' as const,
-      content: `Message ${i} about the lake cabin.`, created_at: new Date(Date.UTC(2025, 0, 15, 10, i)), refer_list: [], metadata: {}, source_api: 'evermemos' as const,
-    },
-  })));
+  const results = await appendMessages(
+    store,
+    Array.from({ length: count }, (_, i) => ({
+      message: {
+        conversation_id: 'g',
+        message_id: `m${i}`,
+        sender_id: 'u1',
+        sender_name: 'Alice',
+        role: 'user' as const,
+        content: `Message ${i} about the lake cabin.`,
+        created_at: new Date(Date.UTC(2025, 0, 15, 10, i)),
+        refer_list: [],
+        metadata: {},
+        source_api: 'evermemos' as const,
+      },
+    })),
+  );
   return { store, messages: results.map((r) => r.message) };
 }
 
 const rows = async (store: Store) =>
-  (await store.query<{ item_id: string; embedding_model: string; dims: number }>(
-    `SELECT item_id, embedding_model, vector_dims(embedding) AS dims FROM search_items WHERE kind = 'message' ORDER BY item_id`,
-  )).rows;
+  (
+    await store.query<{ item_id: string; embedding_model: string; dims: number }>(
+      `SELECT item_id, embedding_model, vector_dims(embedding) AS dims FROM search_items WHERE kind = 'message' ORDER BY item_id`,
+    )
+  ).rows;
 
 test('a stored message is indexed once with the current model, however often its event is delivered', async (t) => {
   const { store, messages } = await stored(t, 5);
@@ -36,8 +54,13 @@ test('a stored message is indexed once with the current model, however often its
   const indexed = await rows(store);
   assert.equal(indexed.length, 5);
   assert.ok(indexed.every((r) => r.embedding_model === embedder.model && Number(r.dims) === 16));
-  const { rows: texts } = await store.query<{ content: string }>(`SELECT content FROM search_items WHERE kind = 'message'`);
-  assert.ok(texts.every((r) => r.content.includes('lake cabin')), 'indexed by what was said');
+  const { rows: texts } = await store.query<{ content: string }>(
+    `SELECT content FROM search_items WHERE kind = 'message'`,
+  );
+  assert.ok(
+    texts.every((r) => r.content.includes('lake cabin')),
+    'indexed by what was said',
+  );
 });
 
 test('a message deleted before its event reaches the indexer is not brought back into search', async (t) => {
@@ -46,7 +69,9 @@ test('a message deleted before its event reaches the indexer is not brought back
   await new Indexer(store, createHashEmbedder({ dimension: 16 }), 100, log).indexMessages(messages);
   const indexed = await rows(store);
   assert.equal(indexed.length, 2);
-  const { rows: ids } = await store.query<{ message_ids: string[] }>(`SELECT message_ids FROM search_items WHERE kind = 'message'`);
+  const { rows: ids } = await store.query<{ message_ids: string[] }>(
+    `SELECT message_ids FROM search_items WHERE kind = 'message'`,
+  );
   assert.deepEqual(ids.flatMap((r) => r.message_ids).sort(), ['m0', 'm2']);
 });
 
@@ -59,5 +84,8 @@ test('after a model change the sweep re-embeds every older vector in rounds, the
   for (let done = -1; done !== 0; ) rounds.push((done = await indexer.sweep()));
   assert.deepEqual(rounds, [3, 3, 1, 0]);
   const indexed = await rows(store);
-  assert.ok(indexed.every((r) => r.embedding_model === next.model && Number(r.dims) === 24), 'every vector is of the new model');
+  assert.ok(
+    indexed.every((r) => r.embedding_model === next.model && Number(r.dims) === 24),
+    'every vector is of the new model',
+  );
 });

@@ -13,7 +13,8 @@ export interface GatewayDeps {
 /** What the gateway's `/docs` says of itself. */
 export const gatewayApiDocs: ApiDocsOptions = {
   title: 'memstream ingest gateway',
-  description: 'The write side of the EverMemOS API: messages and conversation metadata, published to Kafka and answered once stored.',
+  description:
+    'The write side of the EverMemOS API: messages and conversation metadata, published to Kafka and answered once stored.',
   families: [everMemOsDocs],
 };
 

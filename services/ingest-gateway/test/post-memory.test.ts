@@ -16,21 +16,37 @@ import { waitFor } from '../../../test/helpers/infra.js';
 // reaches the topic, and what it cannot finish it answers honestly.
 const log = createLogger({ service: 'test', level: 'silent' });
 
-async function gateway(t: TestContext, settings: { syncTimeoutMs?: number; maxInFlight?: number; maxEventBytes?: number } = {}) {
+async function gateway(
+  t: TestContext,
+  settings: { syncTimeoutMs?: number; maxInFlight?: number; maxEventBytes?: number } = {},
+) {
   const metrics = new Metrics();
   const bus = new MemoryBus(log, 1, metrics);
   const published: BusRecord[] = [];
   await bus.subscribe({
-    groupId: 'probe', topic: TOPICS.groupChatInput.name, dlqTopic: TOPICS.groupChatInput.dlq,
-    retry: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 1 }, handler: async (r) => void published.push(r),
+    groupId: 'probe',
+    topic: TOPICS.groupChatInput.name,
+    dlqTopic: TOPICS.groupChatInput.dlq,
+    retry: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 1 },
+    handler: async (r) => void published.push(r),
   });
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 1000 });
-  const server = createHttpServer({ log, lifecycle, bodyLimitBytes: 64 * 1024, metrics, authenticator: createAuthenticator({ apiKeys: [] }) });
+  const server = createHttpServer({
+    log,
+    lifecycle,
+    bodyLimitBytes: 64 * 1024,
+    metrics,
+    authenticator: createAuthenticator({ apiKeys: [] }),
+  });
   const writer = await startWriter({
     bus,
     fanout: new MemoryFanout(),
     ledger: new MemoryRequestLedger(60),
-    settings: { syncTimeoutMs: settings.syncTimeoutMs ?? 50, maxInFlight: settings.maxInFlight ?? 100, maxEventBytes: settings.maxEventBytes ?? 100_000 },
+    settings: {
+      syncTimeoutMs: settings.syncTimeoutMs ?? 50,
+      maxInFlight: settings.maxInFlight ?? 100,
+      maxEventBytes: settings.maxEventBytes ?? 100_000,
+    },
     log,
   });
   await registerGateway(server, { write: writer.write });
@@ -45,11 +61,25 @@ async function gateway(t: TestContext, settings: { syncTimeoutMs?: number; maxIn
 
 const valid = { group_id: 'g', message_id: 'm1', create_time: '2025-01-15T10:00:00', sender: 'u', content: 'hi' };
 const meta = {
-  version: '1.0', scene: 'group_chat', scene_desc: 'Team', name: 'Team', description: 'd', group_id: 'g',
-  created_at: '2025-01-15T10:00:00+08:00', default_timezone: 'Asia/Shanghai', user_details: { u: { full_name: 'U' } },
+  version: '1.0',
+  scene: 'group_chat',
+  scene_desc: 'Team',
+  name: 'Team',
+  description: 'd',
+  group_id: 'g',
+  created_at: '2025-01-15T10:00:00+08:00',
+  default_timezone: 'Asia/Shanghai',
+  user_details: { u: { full_name: 'U' } },
 };
 
-function assertEnvelope(res: { statusCode: number; json(): unknown }, status: number, code: string, pattern: RegExp, path: string, label: string) {
+function assertEnvelope(
+  res: { statusCode: number; json(): unknown },
+  status: number,
+  code: string,
+  pattern: RegExp,
+  path: string,
+  label: string,
+) {
   assert.equal(res.statusCode, status, label);
   const body = res.json() as Record<string, string>;
   assert.equal(body['status'], 'failed', label);
@@ -62,25 +92,108 @@ function assertEnvelope(res: { statusCode: number; json(): unknown }, status: nu
 test('rejected writes use the EverMemOS envelope, name the field, and publish nothing', async (t) => {
   const { server, published } = await gateway(t);
   const cases: Array<[string, string, string, string, RegExp]> = [
-    ['missing message_id', 'POST', '/api/v1/memories?x=1', JSON.stringify({ ...valid, message_id: undefined }), /missing required field message_id/],
-    ['missing content', 'POST', '/api/v1/memories', JSON.stringify({ ...valid, content: undefined }), /missing required field content/],
-    ['bad create_time', 'POST', '/api/v1/memories', JSON.stringify({ ...valid, create_time: 'yesterday' }), /invalid field create_time/],
-    ['refer_list not an array', 'POST', '/api/v1/memories', JSON.stringify({ ...valid, refer_list: 'm0' }), /invalid field refer_list/],
-    ['refer_list item without message_id', 'POST', '/api/v1/memories', JSON.stringify({ ...valid, refer_list: [{ id: 'm0' }] }), /refer_list/],
-    ['NUL in content', 'POST', '/api/v1/memories', JSON.stringify({ ...valid, content: 'a\u0000b' }), /invalid field content: NUL .* cannot be stored/],
-    ['NUL in user_details', 'POST', '/api/v1/memories/conversation-meta', JSON.stringify({ ...meta, user_details: { u: { full_name: '\u0000' } } }), /invalid field user_details.u.full_name/],
+    [
+      'missing message_id',
+      'POST',
+      '/api/v1/memories?x=1',
+      JSON.stringify({ ...valid, message_id: undefined }),
+      /missing required field message_id/,
+    ],
+    [
+      'missing content',
+      'POST',
+      '/api/v1/memories',
+      JSON.stringify({ ...valid, content: undefined }),
+      /missing required field content/,
+    ],
+    [
+      'bad create_time',
+      'POST',
+      '/api/v1/memories',
+      JSON.stringify({ ...valid, create_time: 'yesterday' }),
+      /invalid field create_time/,
+    ],
+    [
+      'refer_list not an array',
+      'POST',
+      '/api/v1/memories',
+      JSON.stringify({ ...valid, refer_list: 'm0' }),
+      /invalid field refer_list/,
+    ],
+    [
+      'refer_list item without message_id',
+      'POST',
+      '/api/v1/memories',
+      JSON.stringify({ ...valid, refer_list: [{ id: 'm0' }] }),
+      /refer_list/,
+    ],
+    [
+      'NUL in content',
+      'POST',
+      '/api/v1/memories',
+      JSON.stringify({ ...valid, content: 'a\u0000b' }),
+      /invalid field content: NUL .* cannot be stored/,
+    ],
+    [
+      'NUL in user_details',
+      'POST',
+      '/api/v1/memories/conversation-meta',
+      JSON.stringify({ ...meta, user_details: { u: { full_name: '\u0000' } } }),
+      /invalid field user_details.u.full_name/,
+    ],
     ['not JSON', 'POST', '/api/v1/memories', '{"message_id": ', /Invalid request/],
     ['a JSON array', 'POST', '/api/v1/memories', '[]', /must be a JSON object/],
     ['bad sync_mode', 'POST', '/api/v1/memories?sync_mode=maybe', JSON.stringify(valid), /invalid field sync_mode/],
-    ['meta missing user_details', 'POST', '/api/v1/memories/conversation-meta', JSON.stringify({ ...meta, user_details: undefined }), /missing required field user_details/],
-    ['meta bad timezone', 'POST', '/api/v1/memories/conversation-meta', JSON.stringify({ ...meta, default_timezone: 'Mars/Base' }), /invalid field default_timezone/],
-    ['patch without group_id', 'PATCH', '/api/v1/memories/conversation-meta', JSON.stringify({ name: 'x' }), /missing required field group_id/],
-    ['patch of an immutable field', 'PATCH', '/api/v1/memories/conversation-meta', JSON.stringify({ group_id: 'g', scene: 'x' }), /scene is immutable/],
-    ['patch of an unknown field', 'PATCH', '/api/v1/memories/conversation-meta', JSON.stringify({ group_id: 'g', colour: 'red' }), /Unknown field colour/],
-    ['patch with nothing to change', 'PATCH', '/api/v1/memories/conversation-meta', JSON.stringify({ group_id: 'g' }), /Nothing to update/],
+    [
+      'meta missing user_details',
+      'POST',
+      '/api/v1/memories/conversation-meta',
+      JSON.stringify({ ...meta, user_details: undefined }),
+      /missing required field user_details/,
+    ],
+    [
+      'meta bad timezone',
+      'POST',
+      '/api/v1/memories/conversation-meta',
+      JSON.stringify({ ...meta, default_timezone: 'Mars/Base' }),
+      /invalid field default_timezone/,
+    ],
+    [
+      'patch without group_id',
+      'PATCH',
+      '/api/v1/memories/conversation-meta',
+      JSON.stringify({ name: 'x' }),
+      /missing required field group_id/,
+    ],
+    [
+      'patch of an immutable field',
+      'PATCH',
+      '/api/v1/memories/conversation-meta',
+      JSON.stringify({ group_id: 'g', scene: 'x' }),
+      /scene is immutable/,
+    ],
+    [
+      'patch of an unknown field',
+      'PATCH',
+      '/api/v1/memories/conversation-meta',
+      JSON.stringify({ group_id: 'g', colour: 'red' }),
+      /Unknown field colour/,
+    ],
+    [
+      'patch with nothing to change',
+      'PATCH',
+      '/api/v1/memories/conversation-meta',
+      JSON.stringify({ group_id: 'g' }),
+      /Nothing to update/,
+    ],
   ];
   for (const [label, method, url, payload, pattern] of cases) {
-    const res = await server.inject({ method: method as 'POST', url, headers: { 'content-type': 'application/json' }, payload });
+    const res = await server.inject({
+      method: method as 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     assertEnvelope(res, 400, 'INVALID_PARAMETER', pattern, url.split('?')[0]!, label);
   }
   await new Promise((r) => setImmediate(r));
@@ -118,7 +231,11 @@ test('past its in-flight limit the gateway sheds load with 503 OVERLOADED', asyn
   const held = server.inject({ method: 'POST', url: '/api/v1/memories', payload: valid });
   // it holds the one slot from before it publishes until it answers
   await waitFor('the held request published', async () => published.length === 1);
-  const shed = await server.inject({ method: 'POST', url: '/api/v1/memories', payload: { ...valid, message_id: 'm2' } });
+  const shed = await server.inject({
+    method: 'POST',
+    url: '/api/v1/memories',
+    payload: { ...valid, message_id: 'm2' },
+  });
   assertEnvelope(shed, 503, 'OVERLOADED', /overloaded/, '/api/v1/memories', 'overloaded');
   assert.equal(shed.headers['retry-after'], '5');
   assert.equal((await held).statusCode, 202, 'the held request still gets its answer');
@@ -126,7 +243,11 @@ test('past its in-flight limit the gateway sheds load with 503 OVERLOADED', asyn
 
 test('an event larger than the broker takes is refused with 413', async (t) => {
   const { server, published } = await gateway(t, { maxEventBytes: 2048 });
-  const res = await server.inject({ method: 'POST', url: '/api/v1/memories', payload: { ...valid, content: 'x'.repeat(4096) } });
+  const res = await server.inject({
+    method: 'POST',
+    url: '/api/v1/memories',
+    payload: { ...valid, content: 'x'.repeat(4096) },
+  });
   assertEnvelope(res, 413, 'PAYLOAD_TOO_LARGE', /too large/, '/api/v1/memories', 'too large');
   assert.equal(published.length, 0);
 });

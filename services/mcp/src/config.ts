@@ -27,8 +27,14 @@ export function readConfig(argv: readonly string[], environment: Record<string, 
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = argv[i + 1];
-    if (!flag.startsWith('--') || value === undefined) throw new Error(`usage: memstream-mcp [--transport stdio|http] [--port N] [--host H] [--url URL] (got ${flag})`);
-    const name = { '--transport': 'MCP_TRANSPORT', '--port': 'MCP_PORT', '--host': 'MCP_HOST', '--url': 'MEMSTREAM_URL' }[flag];
+    if (!flag.startsWith('--') || value === undefined)
+      throw new Error(`usage: memstream-mcp [--transport stdio|http] [--port N] [--host H] [--url URL] (got ${flag})`);
+    const name = {
+      '--transport': 'MCP_TRANSPORT',
+      '--port': 'MCP_PORT',
+      '--host': 'MCP_HOST',
+      '--url': 'MEMSTREAM_URL',
+    }[flag];
     if (!name) throw new Error(`unknown option ${flag}`);
     flags[name] = value;
     i++;

@@ -40,7 +40,11 @@ export async function listConversations(client: MemstreamClient, limit: number):
 }
 
 /** A conversation's latest messages, oldest first, as lines a model reads easily. */
-export async function conversationText(client: MemstreamClient, conversationId: string, limit: number): Promise<{ text: string; messages: MessageMemory[]; total: number }> {
+export async function conversationText(
+  client: MemstreamClient,
+  conversationId: string,
+  limit: number,
+): Promise<{ text: string; messages: MessageMemory[]; total: number }> {
   const page = await client.evermemos.list({ group_id: conversationId, limit });
   const messages = (page.result.memories as MessageMemory[]).slice().reverse();
   const lines = messages.map((m) => `[${m.timestamp}] ${m.sender_name ?? m.user_id} (${m.message_id}): ${m.content}`);

@@ -11,20 +11,33 @@ import { createMcpServer } from './server.js';
  * event stream) and DELETE (ending a session) have nothing to serve: 405, as the SDK's
  * stateless examples answer.
  */
-export function createMcpHttpServer(options: { memstream: Omit<ClientOptions, 'token' | 'apiKey'>; log: Logger }): Server {
+export function createMcpHttpServer(options: {
+  memstream: Omit<ClientOptions, 'token' | 'apiKey'>;
+  log: Logger;
+}): Server {
   return createServer((req, res) => {
     handle(req, res, options).catch((err: unknown) => {
       options.log.error({ err }, 'MCP request failed');
-      if (!res.headersSent) reply(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
+      if (!res.headersSent)
+        reply(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
     });
   });
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: { memstream: Omit<ClientOptions, 'token' | 'apiKey'> }): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { memstream: Omit<ClientOptions, 'token' | 'apiKey'> },
+): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   if (path === '/health') return reply(res, 200, { status: 'ok' });
   if (path !== '/mcp') return reply(res, 404, { error: 'not found: the MCP endpoint is /mcp' });
-  if (req.method !== 'POST') return reply(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless, POST only' }, id: null });
+  if (req.method !== 'POST')
+    return reply(res, 405, {
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed: this server is stateless, POST only' },
+      id: null,
+    });
 
   const client = new MemstreamClient({ ...options.memstream, ...credentialsOf(req) });
   const server = createMcpServer(client);

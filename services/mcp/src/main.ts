@@ -11,10 +11,18 @@ const config = readConfig(process.argv.slice(2), process.env);
 const log = createLogger({ service: 'mcp', level: config.LOG_LEVEL, destination: process.stderr });
 const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000 });
 lifecycle.handleSignals();
-const memstream = { baseUrl: config.MEMSTREAM_URL, timeoutMs: config.MEMSTREAM_TIMEOUT_MS, ...(config.MEMSTREAM_GATEWAY_URL ? { gatewayUrl: config.MEMSTREAM_GATEWAY_URL } : {}) };
+const memstream = {
+  baseUrl: config.MEMSTREAM_URL,
+  timeoutMs: config.MEMSTREAM_TIMEOUT_MS,
+  ...(config.MEMSTREAM_GATEWAY_URL ? { gatewayUrl: config.MEMSTREAM_GATEWAY_URL } : {}),
+};
 
 if (config.MCP_TRANSPORT === 'stdio') {
-  const client = new MemstreamClient({ ...memstream, ...(config.MEMSTREAM_TOKEN ? { token: config.MEMSTREAM_TOKEN } : {}), ...(config.MEMSTREAM_API_KEY ? { apiKey: config.MEMSTREAM_API_KEY } : {}) });
+  const client = new MemstreamClient({
+    ...memstream,
+    ...(config.MEMSTREAM_TOKEN ? { token: config.MEMSTREAM_TOKEN } : {}),
+    ...(config.MEMSTREAM_API_KEY ? { apiKey: config.MEMSTREAM_API_KEY } : {}),
+  });
   const server = createMcpServer(client);
   lifecycle.defer('mcp server', () => server.close());
   const transport = new StdioServerTransport();
@@ -29,5 +37,12 @@ if (config.MCP_TRANSPORT === 'stdio') {
   await new Promise<void>((resolve) => http.listen(config.MCP_PORT, config.MCP_HOST, resolve));
   lifecycle.markReady();
   const address = http.address();
-  log.info({ port: typeof address === 'object' && address ? address.port : config.MCP_PORT, host: config.MCP_HOST, memstream: config.MEMSTREAM_URL }, 'MCP server on Streamable HTTP at /mcp');
+  log.info(
+    {
+      port: typeof address === 'object' && address ? address.port : config.MCP_PORT,
+      host: config.MCP_HOST,
+      memstream: config.MEMSTREAM_URL,
+    },
+    'MCP server on Streamable HTTP at /mcp',
+  );
 }

@@ -15,9 +15,14 @@ export function registerResources(server: McpServer, client: MemstreamClient): v
       })),
     }),
   });
-  server.registerResource('conversation', template, { title: 'A conversation', description: 'Its latest messages, oldest first', mimeType: 'text/plain' }, async (uri, variables) => {
-    const id = decodeURIComponent(String(variables['conversation_id']));
-    const { text } = await conversationText(client, id, 200);
-    return { contents: [{ uri: uri.href, mimeType: 'text/plain', text }] };
-  });
+  server.registerResource(
+    'conversation',
+    template,
+    { title: 'A conversation', description: 'Its latest messages, oldest first', mimeType: 'text/plain' },
+    async (uri, variables) => {
+      const id = decodeURIComponent(String(variables['conversation_id']));
+      const { text } = await conversationText(client, id, 200);
+      return { contents: [{ uri: uri.href, mimeType: 'text/plain', text }] };
+    },
+  );
 }

@@ -30,7 +30,12 @@ export function audiencesFor(request: FastifyRequest): readonly string[] | undef
 }
 
 /** True when the caller may do what `needed` allows on the conversation. */
-export async function mayAccess(q: Queryable, request: FastifyRequest, conversationId: string, needed: AccessLevel = 'reader'): Promise<boolean> {
+export async function mayAccess(
+  q: Queryable,
+  request: FastifyRequest,
+  conversationId: string,
+  needed: AccessLevel = 'reader',
+): Promise<boolean> {
   const person = personOf(request);
   if (person === undefined) return true;
   const level = await accessLevelOf(q, conversationId, person);
@@ -52,5 +57,6 @@ export async function requireAccess(
   if (person === undefined) return;
   const level = await accessLevelOf(q, conversationId, person);
   if (level === undefined) throw notFound();
-  if (!grants(level, needed)) throw new AppError('FORBIDDEN', `Your access to ${conversationId} is ${level}: this needs ${needed} or more`);
+  if (!grants(level, needed))
+    throw new AppError('FORBIDDEN', `Your access to ${conversationId} is ${level}: this needs ${needed} or more`);
 }

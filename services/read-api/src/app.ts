@@ -2,7 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ReadApiConfig } from './config.js';
 import type { Fanout, RequestLedger, ResponseStreams } from '@memstream/fanout';
 import { assertAuthenticated, errorHandlerFor, type ApiDocsOptions } from '@memstream/http';
-import { API_FAMILIES, arkErrorShape, everMemOsErrorShape, kaosErrorShape, memoryServiceErrorShape } from '@memstream/api-families';
+import {
+  API_FAMILIES,
+  arkErrorShape,
+  everMemOsErrorShape,
+  kaosErrorShape,
+  memoryServiceErrorShape,
+} from '@memstream/api-families';
 import type { Writer } from '@memstream/ingest';
 import type { Store } from '@memstream/store';
 import { registerGetMemories } from './routes/evermemos/get-memories.js';
@@ -53,7 +59,8 @@ export interface ReadApiDeps {
 /** What the read API's `/docs` says of itself. */
 export const readApiDocs: ApiDocsOptions = {
   title: 'memstream read API',
-  description: "Reads of every API family, and ARK's whole Memory API, its writes included (ARK points at one address).",
+  description:
+    "Reads of every API family, and ARK's whole Memory API, its writes included (ARK points at one address).",
   families: API_FAMILIES,
 };
 
@@ -61,7 +68,12 @@ export const readApiDocs: ApiDocsOptions = {
 export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): Promise<void> {
   assertAuthenticated(app);
   // People's open streams (ARK's and the response resumer) end when their access does.
-  const streamAccess = new StreamAccess({ store: deps.store, fanout: deps.fanout, recheckMs: deps.streamAccessRecheckMs, log: app.log });
+  const streamAccess = new StreamAccess({
+    store: deps.store,
+    fanout: deps.fanout,
+    recheckMs: deps.streamAccessRecheckMs,
+    log: app.log,
+  });
   app.addHook('onClose', () => streamAccess.close());
   await app.register(async (evermemos) => {
     evermemos.setErrorHandler(errorHandlerFor(everMemOsErrorShape));
@@ -82,7 +94,12 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
   await app.register(async (ark) => {
     ark.setErrorHandler(errorHandlerFor(arkErrorShape));
     registerArkMessages(ark, deps);
-    registerStream(ark, { store: deps.store, fanout: deps.fanout, heartbeatMs: deps.sseHeartbeatMs, access: streamAccess });
+    registerStream(ark, {
+      store: deps.store,
+      fanout: deps.fanout,
+      heartbeatMs: deps.sseHeartbeatMs,
+      access: streamAccess,
+    });
     registerSessionWrites(ark, deps);
   });
   // memory-service, in both of its layouts from one implementation; writes go through Kafka.
@@ -93,13 +110,18 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     registerCodeRoutes(memoryService, handlers);
     registerSearch(memoryService, deps);
     registerAgentContext(memoryService, handlers, deps.store);
-    registerResponseResumer(memoryService, handlers, { responses: deps.responses, heartbeatMs: deps.sseHeartbeatMs, access: streamAccess });
+    registerResponseResumer(memoryService, handlers, {
+      responses: deps.responses,
+      heartbeatMs: deps.sseHeartbeatMs,
+      access: streamAccess,
+    });
   });
   // KAOS agent memory: sessions and events per agent; writes go through Kafka.
   await app.register(async (kaos) => {
     kaos.setErrorHandler(errorHandlerFor(kaosErrorShape));
     // (deps.kaos is absent only where routes are registered to be listed or documented, never served.)
-    if (deps.kaos?.enabled === false) return registerNullMemoryRoutes(kaos, (request) => agentOf(request, deps.kaos.defaultAgent));
+    if (deps.kaos?.enabled === false)
+      return registerNullMemoryRoutes(kaos, (request) => agentOf(request, deps.kaos.defaultAgent));
     const ops = kaosOps({ store: deps.store, write: deps.write, settings: deps.kaos });
     registerKaosSessionRoutes(kaos, ops, deps.store);
     registerKaosMemoryRoutes(kaos, ops, deps.store);
@@ -107,7 +129,9 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
 }
 
 /** The read API's settings from its configuration (the read API's own, or the all-in-one's). */
-export function readApiSettingsOf(config: ReadApiConfig): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'kaos'> {
+export function readApiSettingsOf(
+  config: ReadApiConfig,
+): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'kaos'> {
   return {
     kaos: {
       enabled: config.MEMORY_ENABLED,

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { authSettings, embeddingSettings, env, platformEnv, requireAuthOffLoopback, requireRedisWithKafka, writerSettings } from '@memstream/config';
+import {
+  authSettings,
+  embeddingSettings,
+  env,
+  platformEnv,
+  requireAuthOffLoopback,
+  requireRedisWithKafka,
+  writerSettings,
+} from '@memstream/config';
 
 export const readApiSettings = {
   ...authSettings,
@@ -26,5 +34,8 @@ export const readApiSettings = {
   MEMORY_MAX_SESSION_EVENTS: env.int(500, 1, 1_000_000),
 };
 
-export const readApiEnv = platformEnv.extend(readApiSettings).superRefine(requireRedisWithKafka).superRefine(requireAuthOffLoopback);
+export const readApiEnv = platformEnv
+  .extend(readApiSettings)
+  .superRefine(requireRedisWithKafka)
+  .superRefine(requireAuthOffLoopback);
 export type ReadApiConfig = z.infer<typeof readApiEnv>;

@@ -30,7 +30,14 @@ export class StreamAccess {
   private timer: NodeJS.Timeout | undefined;
   private sweeping = false;
 
-  constructor(private readonly deps: { store: Store; fanout: Fanout; recheckMs: number; log: { warn(fields: object, message: string): void } }) {}
+  constructor(
+    private readonly deps: {
+      store: Store;
+      fanout: Fanout;
+      recheckMs: number;
+      log: { warn(fields: object, message: string): void };
+    },
+  ) {}
 
   /**
    * Ends the stream (`end`) once `userId` may no longer read `conversationId`; returns the function
@@ -52,7 +59,9 @@ export class StreamAccess {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.started;
-    await this.unsubscribe?.().catch((err: unknown) => this.deps.log.warn({ err }, 'could not unsubscribe from access changes'));
+    await this.unsubscribe?.().catch((err: unknown) =>
+      this.deps.log.warn({ err }, 'could not unsubscribe from access changes'),
+    );
   }
 
   private async start(): Promise<void> {

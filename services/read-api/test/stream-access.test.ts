@@ -9,11 +9,24 @@ import { StreamAccess } from '../src/stream-access.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 
-async function setUp(t: TestContext, recheckMs: number): Promise<{ store: Store; fanout: MemoryFanout; access: StreamAccess }> {
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 2, statementTimeoutMs: 10_000, log });
+async function setUp(
+  t: TestContext,
+  recheckMs: number,
+): Promise<{ store: Store; fanout: MemoryFanout; access: StreamAccess }> {
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 2,
+    statementTimeoutMs: 10_000,
+    log,
+  });
   t.after(() => store.close());
   await migrate(store, log);
-  for (const [group, user] of [['g1', 'ann'], ['g1', 'bob'], ['g2', 'ann']] as const) await setMembership(store, group, user, 'reader');
+  for (const [group, user] of [
+    ['g1', 'ann'],
+    ['g1', 'bob'],
+    ['g2', 'ann'],
+  ] as const)
+    await setMembership(store, group, user, 'reader');
   const fanout = new MemoryFanout();
   const access = new StreamAccess({ store, fanout, recheckMs, log });
   t.after(() => access.close());

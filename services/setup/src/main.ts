@@ -39,7 +39,10 @@ await runProcess('setup', setupEnv, process.env, async ({ config, log, metrics }
   } finally {
     await bus.close();
   }
-  log.info({ topics: topics.length, partitions: config.KAFKA_TOPIC_PARTITIONS, prefix: config.KAFKA_TOPIC_PREFIX }, 'topics ready');
+  log.info(
+    { topics: topics.length, partitions: config.KAFKA_TOPIC_PARTITIONS, prefix: config.KAFKA_TOPIC_PREFIX },
+    'topics ready',
+  );
 
   // openStore applies the migrations (under an advisory lock) before it returns the store
   const store = await openStore(config, log);

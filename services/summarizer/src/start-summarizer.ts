@@ -73,13 +73,19 @@ export async function runSummarizer(
     },
   };
   const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);
-  const timer = setInterval(() => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'summary sweep failed')), config.SUMMARY_SWEEP_INTERVAL_MS);
+  const timer = setInterval(
+    () => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'summary sweep failed')),
+    config.SUMMARY_SWEEP_INTERVAL_MS,
+  );
   timer.unref();
   deps.lifecycle.defer('summarizer', async () => {
     clearInterval(timer);
     await Promise.all(subscriptions.map((sub) => sub.stop()));
     await worker.stop();
   });
-  log.info({ windowSize: config.MEMORY_ROLLING_WINDOW_SIZE, after: config.MEMORY_SUMMARIZE_AFTER_SEQ }, 'summarizer started');
+  log.info(
+    { windowSize: config.MEMORY_ROLLING_WINDOW_SIZE, after: config.MEMORY_SUMMARIZE_AFTER_SEQ },
+    'summarizer started',
+  );
   return worker;
 }

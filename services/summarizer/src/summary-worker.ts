@@ -86,9 +86,16 @@ export class SummaryWorker {
       return;
     }
     const window = summaryWindow(lastSeq, this.settings.windowSize);
-    const claimed = await claimSummary(this.store, { conversationId, startSequence: window.start, endSequence: window.end });
+    const claimed = await claimSummary(this.store, {
+      conversationId,
+      startSequence: window.start,
+      endSequence: window.end,
+    });
     if (!claimed) {
-      this.log.debug({ conversationId, lastSeq, correlationId }, 'summarization already in progress, up to date, or backing off');
+      this.log.debug(
+        { conversationId, lastSeq, correlationId },
+        'summarization already in progress, up to date, or backing off',
+      );
       return;
     }
     this.space(conversationId);
@@ -121,7 +128,11 @@ export class SummaryWorker {
   /** Frees stuck rows, then claims whatever is due; run periodically by every replica. */
   async sweep(): Promise<void> {
     const stuck = await failStuckSummaries(this.store, new Date(Date.now() - this.settings.processingTimeoutMs));
-    for (const row of stuck) this.log.warn({ conversationId: row.conversation_id, memoryId: row.memory_id }, 'summarization timed out; retrying');
+    for (const row of stuck)
+      this.log.warn(
+        { conversationId: row.conversation_id, memoryId: row.memory_id },
+        'summarization timed out; retrying',
+      );
     const backlog = await findSummaryBacklog(this.store, {
       minLastSeq: this.settings.summarizeAfterSeq,
       updatedSince: new Date(Date.now() - 24 * 3600_000),
@@ -136,7 +147,11 @@ export class SummaryWorker {
     for (const { timer } of this.spaced.values()) clearTimeout(timer);
     this.spaced.clear();
     const unstarted = this.queue.splice(0).map((c) => c.row);
-    await Promise.all(unstarted.map((row) => failSummary(this.store, row.memory_id, 'process stopped before it ran', new Date()).catch(() => undefined)));
+    await Promise.all(
+      unstarted.map((row) =>
+        failSummary(this.store, row.memory_id, 'process stopped before it ran', new Date()).catch(() => undefined),
+      ),
+    );
     await Promise.allSettled([...this.running]);
   }
 
@@ -155,7 +170,10 @@ export class SummaryWorker {
     const log = this.log.child({ conversationId: claimed.conversation_id, memoryId: claimed.memory_id, correlationId });
     const started = Date.now();
     const observe = (outcome: 'completed' | 'failed') =>
-      this.metrics.generationDuration.observe({ summarizer: this.summarizer.name, outcome }, (Date.now() - started) / 1000);
+      this.metrics.generationDuration.observe(
+        { summarizer: this.summarizer.name, outcome },
+        (Date.now() - started) / 1000,
+      );
     const row = await startSummary(this.store, claimed.memory_id).catch((err: unknown) => {
       log.warn({ err }, 'could not start the summary; its row will time out and be redone');
       return undefined;
@@ -182,13 +200,16 @@ export class SummaryWorker {
       // Only what every reader of the conversation may see: a summary is shown to all of them, so
       // agent-only messages (an agent's working memory, `visibility: agent`) never enter one.
       const messages = await messagesInRange(this.store, row.conversation_id, from, row.end_sequence, EVERYONE);
-      const { text } = messages.length === 0 ? { text: previous?.text ?? '' } : await this.summarizer.summarize({
-        start: row.start_sequence,
-        end: row.end_sequence,
-        previous,
-        messages,
-        signal: this.abort.signal,
-      });
+      const { text } =
+        messages.length === 0
+          ? { text: previous?.text ?? '' }
+          : await this.summarizer.summarize({
+              start: row.start_sequence,
+              end: row.end_sequence,
+              previous,
+              messages,
+              signal: this.abort.signal,
+            });
       const ms = Date.now() - started;
       if (!(await completeSummary(this.store, row.memory_id, text, ms))) {
         observe('failed');
@@ -196,16 +217,28 @@ export class SummaryWorker {
         return;
       }
       observe('completed');
-      log.info({ start: row.start_sequence, end: row.end_sequence, ms }, `Summarized messages ${row.start_sequence}-${row.end_sequence} for ${row.conversation_id} in ${ms}ms`);
+      log.info(
+        { start: row.start_sequence, end: row.end_sequence, ms },
+        `Summarized messages ${row.start_sequence}-${row.end_sequence} for ${row.conversation_id} in ${ms}ms`,
+      );
       if (row.start_sequence > 0) {
-        log.info({ dropped: [0, row.start_sequence - 1] }, `Sliding window: dropping seq 0-${row.start_sequence - 1} for ${row.conversation_id}`);
+        log.info(
+          { dropped: [0, row.start_sequence - 1] },
+          `Sliding window: dropping seq 0-${row.start_sequence - 1} for ${row.conversation_id}`,
+        );
       }
     } catch (err) {
       observe('failed');
-      const delay = backoffDelayMs({ initialDelayMs: this.settings.retryInitialMs, maxDelayMs: this.settings.retryMaxMs }, row.attempts);
-      await failSummary(this.store, row.memory_id, err instanceof Error ? err.message : String(err), new Date(Date.now() + delay)).catch(
-        (failErr: unknown) => log.error({ err: failErr }, 'could not record the failure; the row will time out'),
+      const delay = backoffDelayMs(
+        { initialDelayMs: this.settings.retryInitialMs, maxDelayMs: this.settings.retryMaxMs },
+        row.attempts,
       );
+      await failSummary(
+        this.store,
+        row.memory_id,
+        err instanceof Error ? err.message : String(err),
+        new Date(Date.now() + delay),
+      ).catch((failErr: unknown) => log.error({ err: failErr }, 'could not record the failure; the row will time out'));
       log.warn({ err, attempt: row.attempts, retryInMs: delay }, 'summarization failed; will retry');
       return;
     }

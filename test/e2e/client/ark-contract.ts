@@ -12,16 +12,36 @@ const contentOf = (e: ArkStreamEvent | undefined): unknown =>
  */
 export async function checkArk(client: MemstreamClient, label: string): Promise<void> {
   const session = `client-${label}-ark`;
-  const stored = await client.ark.postMessages({ session_id: session, query_id: 'q1', messages: [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi there' }] });
+  const stored = await client.ark.postMessages({
+    session_id: session,
+    query_id: 'q1',
+    messages: [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi there' },
+    ],
+  });
   assert.deepEqual([stored.status, stored.count], ['ok', 2]);
   const page = await client.ark.listMessages({ session_id: session });
-  assert.deepEqual(page.messages.map((m) => m.message['content']), ['hello', 'hi there']);
+  assert.deepEqual(
+    page.messages.map((m) => m.message['content']),
+    ['hello', 'hi there'],
+  );
   assert.ok((await client.ark.sessions()).includes(session));
 
   const stream = client.ark.stream(session, { fromBeginning: true });
   const next = async () => (await stream.next()).value as ArkStreamEvent | undefined;
-  assert.deepEqual([contentOf(await next()), contentOf(await next()), contentOf(await next())], ['hello', 'hi there', 'live']);
-  assert.equal((await client.ark.relayChunks(session, [{ id: session, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'tok' } }] }])).chunks, 1);
+  assert.deepEqual(
+    [contentOf(await next()), contentOf(await next()), contentOf(await next())],
+    ['hello', 'hi there', 'live'],
+  );
+  assert.equal(
+    (
+      await client.ark.relayChunks(session, [
+        { id: session, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'tok' } }] },
+      ])
+    ).chunks,
+    1,
+  );
   assert.equal(contentOf(await next()), 'tok');
   assert.equal((await client.ark.completeSession(session)).status, 'completed');
   const rest: ArkStreamEvent[] = [];
@@ -36,8 +56,16 @@ export async function checkArk(client: MemstreamClient, label: string): Promise<
   assert.equal(contentOf((await first).value as ArkStreamEvent), 'here now');
   await waiting.return(undefined);
 
-  await rejectsWith(client.ark.postMessages({ session_id: session, messages: [] }), { family: 'ark', status: 400, code: 'INVALID_PARAMETER' });
-  await rejectsWith(client.ark.completeSession(`${session}-none`), { family: 'ark', status: 404, code: 'RESOURCE_NOT_FOUND' });
+  await rejectsWith(client.ark.postMessages({ session_id: session, messages: [] }), {
+    family: 'ark',
+    status: 400,
+    code: 'INVALID_PARAMETER',
+  });
+  await rejectsWith(client.ark.completeSession(`${session}-none`), {
+    family: 'ark',
+    status: 404,
+    code: 'RESOURCE_NOT_FOUND',
+  });
   // Removed again: an ARK session is a conversation like any other.
   assert.equal((await client.evermemos.delete({ group_id: session })).result.deleted_messages, 2);
   assert.equal((await client.evermemos.delete({ group_id: later })).result.deleted_messages, 1);

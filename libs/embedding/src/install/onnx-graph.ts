@@ -58,7 +58,12 @@ export class OnnxGraph {
     return outputs;
   }
 
-  private append(opType: string, inputs: readonly string[], outputs: readonly string[], attributes: Record<string, Attribute>): void {
+  private append(
+    opType: string,
+    inputs: readonly string[],
+    outputs: readonly string[],
+    attributes: Record<string, Attribute>,
+  ): void {
     const node = new ProtobufMessage();
     for (const input of inputs) node.string(1, input);
     for (const output of outputs) node.string(2, output);

@@ -20,7 +20,8 @@ export function readSafetensors(file: Buffer): Map<string, Float32Tensor> {
     if (name === '__metadata__' || entry.dtype !== 'F32') continue;
     const [begin, end] = entry.data_offsets;
     const count = entry.shape.reduce((a, b) => a * b, 1);
-    if (end - begin !== count * 4) throw new Error(`safetensors: ${name} holds ${end - begin} bytes for shape [${entry.shape}]`);
+    if (end - begin !== count * 4)
+      throw new Error(`safetensors: ${name} holds ${end - begin} bytes for shape [${entry.shape}]`);
     // Copied out: the data may not be 4-byte aligned inside the file, which a Float32Array view needs.
     const bytes = file.subarray(base + begin, base + end);
     const data = new Float32Array(count);

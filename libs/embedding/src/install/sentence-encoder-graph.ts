@@ -32,8 +32,10 @@ export function buildSentenceEncoder(
   config: BertConfig,
   precision: WeightPrecision = 'int8',
 ): ProtobufMessage {
-  if (config.hidden_act !== 'gelu') throw new Error(`unsupported activation ${config.hidden_act} (the graph implements exact, erf-based gelu)`);
-  if ((config.position_embedding_type ?? 'absolute') !== 'absolute') throw new Error(`unsupported position embeddings ${config.position_embedding_type}`);
+  if (config.hidden_act !== 'gelu')
+    throw new Error(`unsupported activation ${config.hidden_act} (the graph implements exact, erf-based gelu)`);
+  if ((config.position_embedding_type ?? 'absolute') !== 'absolute')
+    throw new Error(`unsupported position embeddings ${config.position_embedding_type}`);
   const hidden = config.hidden_size;
   const heads = config.num_attention_heads;
   const headSize = hidden / heads;
@@ -44,12 +46,21 @@ export function buildSentenceEncoder(
     return tensor;
   };
   const scalar = (name: string, value: number) => g.constant(name, [], Float32Array.of(value));
-  const shape = (name: string, values: number[]) => g.constant(name, [values.length], BigInt64Array.from(values.map(BigInt)));
+  const shape = (name: string, values: number[]) =>
+    g.constant(name, [values.length], BigInt64Array.from(values.map(BigInt)));
   const layerNorm = (x: string, prefix: string) =>
-    g.node('LayerNormalization', [x, g.constant(`${prefix}.weight`, [hidden], w(`${prefix}.weight`).data), g.constant(`${prefix}.bias`, [hidden], w(`${prefix}.bias`).data)], {
-      axis: { int: -1 },
-      epsilon: { float: config.layer_norm_eps },
-    });
+    g.node(
+      'LayerNormalization',
+      [
+        x,
+        g.constant(`${prefix}.weight`, [hidden], w(`${prefix}.weight`).data),
+        g.constant(`${prefix}.bias`, [hidden], w(`${prefix}.bias`).data),
+      ],
+      {
+        axis: { int: -1 },
+        epsilon: { float: config.layer_norm_eps },
+      },
+    );
   // torch's Linear computes x·Wᵀ + b with W stored [out, in]; MatMul wants [in, out], so the
   // weights are transposed once here. `scale` folds a constant factor into weights and bias.
   const linear = (x: string, prefix: string, scale = 1) => {
@@ -57,7 +68,10 @@ export function buildSentenceEncoder(
     const [outSize, inSize] = weight.shape as [number, number];
     const bias = w(`${prefix}.bias`).data.map((b) => b * scale);
     const transposed = transpose(weight.data, outSize, inSize, scale);
-    const product = precision === 'int8' ? quantizedMatMul(x, prefix, transposed, inSize, outSize) : g.node('MatMul', [x, g.constant(`${prefix}.weight_t`, [inSize, outSize], transposed)]);
+    const product =
+      precision === 'int8'
+        ? quantizedMatMul(x, prefix, transposed, inSize, outSize)
+        : g.node('MatMul', [x, g.constant(`${prefix}.weight_t`, [inSize, outSize], transposed)]);
     return g.node('Add', [product, g.constant(`${prefix}.bias`, [outSize], bias)]);
   };
   // x·W with W in int8, one scale per output column, and x quantized to uint8 per call: the
@@ -75,19 +89,34 @@ export function buildSentenceEncoder(
 
   const wordEmbeddings = w('embeddings.word_embeddings.weight');
   const positionEmbeddings = w('embeddings.position_embeddings.weight');
-  const words = precision === 'int8' ? quantizedGather(g, 'embeddings.word_embeddings', wordEmbeddings, ids) : g.node('Gather', [g.constant('embeddings.word_embeddings', wordEmbeddings.shape, wordEmbeddings.data), ids]);
+  const words =
+    precision === 'int8'
+      ? quantizedGather(g, 'embeddings.word_embeddings', wordEmbeddings, ids)
+      : g.node('Gather', [g.constant('embeddings.word_embeddings', wordEmbeddings.shape, wordEmbeddings.data), ids]);
   const tokenCount = g.node('Shape', [ids], { start: { int: 1 }, end: { int: 2 } });
   const zero = shape('zero', [0]);
   const axis1 = shape('axis1', [1]);
-  const positions = g.node('Slice', [g.constant('embeddings.position_embeddings', positionEmbeddings.shape, positionEmbeddings.data), zero, tokenCount, zero]);
-  const tokenType0 = g.constant('embeddings.token_type_0', [hidden], w('embeddings.token_type_embeddings.weight').data.slice(0, hidden));
+  const positions = g.node('Slice', [
+    g.constant('embeddings.position_embeddings', positionEmbeddings.shape, positionEmbeddings.data),
+    zero,
+    tokenCount,
+    zero,
+  ]);
+  const tokenType0 = g.constant(
+    'embeddings.token_type_0',
+    [hidden],
+    w('embeddings.token_type_embeddings.weight').data.slice(0, hidden),
+  );
   let x = layerNorm(g.node('Add', [g.node('Add', [words, positions]), tokenType0]), 'embeddings.LayerNorm');
 
   // Padding gets -10000 added to its attention scores: after softmax its weight is exactly 0 in
   // float32, so a text scores the same padded in a batch as alone.
   const one = scalar('one', 1);
   const maskFloat = g.node('Cast', [mask], { to: { int: FLOAT } });
-  const maskBias = g.node('Unsqueeze', [g.node('Mul', [g.node('Sub', [maskFloat, one]), scalar('mask_penalty', 10_000)]), shape('axes12', [1, 2])]);
+  const maskBias = g.node('Unsqueeze', [
+    g.node('Mul', [g.node('Sub', [maskFloat, one]), scalar('mask_penalty', 10_000)]),
+    shape('axes12', [1, 2]),
+  ]);
   const splitHeads = shape('split_heads', [0, 0, heads, headSize]);
   const joinHeads = shape('join_heads', [0, 0, hidden]);
   const half = scalar('half', 0.5);
@@ -95,24 +124,44 @@ export function buildSentenceEncoder(
 
   for (let i = 0; i < config.num_hidden_layers; i++) {
     const p = `encoder.layer.${i}`;
-    const heading = (t: string, perm: number[]) => g.node('Transpose', [g.node('Reshape', [t, splitHeads])], { perm: { ints: perm } });
+    const heading = (t: string, perm: number[]) =>
+      g.node('Transpose', [g.node('Reshape', [t, splitHeads])], { perm: { ints: perm } });
     // Scaling queries by 1/√d before the product equals scaling the scores after it, for free.
     const q = heading(linear(x, `${p}.attention.self.query`, 1 / Math.sqrt(headSize)), [0, 2, 1, 3]);
     const k = heading(linear(x, `${p}.attention.self.key`), [0, 2, 3, 1]);
     const v = heading(linear(x, `${p}.attention.self.value`), [0, 2, 1, 3]);
     const probs = g.node('Softmax', [g.node('Add', [g.node('MatMul', [q, k]), maskBias])], { axis: { int: -1 } });
-    const context = g.node('Reshape', [g.node('Transpose', [g.node('MatMul', [probs, v])], { perm: { ints: [0, 2, 1, 3] } }), joinHeads]);
-    const attended = layerNorm(g.node('Add', [linear(context, `${p}.attention.output.dense`), x]), `${p}.attention.output.LayerNorm`);
+    const context = g.node('Reshape', [
+      g.node('Transpose', [g.node('MatMul', [probs, v])], { perm: { ints: [0, 2, 1, 3] } }),
+      joinHeads,
+    ]);
+    const attended = layerNorm(
+      g.node('Add', [linear(context, `${p}.attention.output.dense`), x]),
+      `${p}.attention.output.LayerNorm`,
+    );
     const h = linear(attended, `${p}.intermediate.dense`);
-    const gelu = g.node('Mul', [g.node('Mul', [h, half]), g.node('Add', [g.node('Erf', [g.node('Div', [h, sqrt2])]), one])]);
+    const gelu = g.node('Mul', [
+      g.node('Mul', [h, half]),
+      g.node('Add', [g.node('Erf', [g.node('Div', [h, sqrt2])]), one]),
+    ]);
     x = layerNorm(g.node('Add', [linear(gelu, `${p}.output.dense`), attended]), `${p}.output.LayerNorm`);
   }
 
   // Mean over real tokens only, then unit length; the clamps are sentence-transformers' own.
-  const summed = g.node('ReduceSum', [g.node('Mul', [x, g.node('Unsqueeze', [maskFloat, shape('axis2', [2])])]), axis1], { keepdims: { int: 0 } });
-  const counted = g.node('Max', [g.node('ReduceSum', [maskFloat, axis1], { keepdims: { int: 1 } }), scalar('min_count', 1e-9)]);
+  const summed = g.node(
+    'ReduceSum',
+    [g.node('Mul', [x, g.node('Unsqueeze', [maskFloat, shape('axis2', [2])])]), axis1],
+    { keepdims: { int: 0 } },
+  );
+  const counted = g.node('Max', [
+    g.node('ReduceSum', [maskFloat, axis1], { keepdims: { int: 1 } }),
+    scalar('min_count', 1e-9),
+  ]);
   const mean = g.node('Div', [summed, counted]);
-  const norm = g.node('Max', [g.node('Sqrt', [g.node('ReduceSumSquare', [mean], { axes: { ints: [1] }, keepdims: { int: 1 } })]), scalar('min_norm', 1e-12)]);
+  const norm = g.node('Max', [
+    g.node('Sqrt', [g.node('ReduceSumSquare', [mean], { axes: { ints: [1] }, keepdims: { int: 1 } })]),
+    scalar('min_norm', 1e-12),
+  ]);
   g.node('Div', [mean, norm], {}, 'sentence_embedding');
   g.output('sentence_embedding', FLOAT, ['batch', hidden]);
 
@@ -125,7 +174,11 @@ export function buildSentenceEncoder(
  */
 const WEIGHT_LEVELS = 63;
 
-function quantizeColumns(data: Float32Array, rows: number, columns: number): { values: Int8Array; scales: Float32Array } {
+function quantizeColumns(
+  data: Float32Array,
+  rows: number,
+  columns: number,
+): { values: Int8Array; scales: Float32Array } {
   const scales = new Float32Array(columns);
   for (let i = 0; i < data.length; i++) {
     const c = i % columns;
@@ -149,7 +202,9 @@ function quantizedGather(g: OnnxGraph, name: string, table: Float32Tensor, ids: 
     scales[r] = scale;
     for (let c = 0; c < columns; c++) values[r * columns + c] = Math.round(table.data[r * columns + c]! / scale);
   }
-  const gathered = g.node('Cast', [g.node('Gather', [g.constant(`${name}_q`, [rows, columns], values), ids])], { to: { int: FLOAT } });
+  const gathered = g.node('Cast', [g.node('Gather', [g.constant(`${name}_q`, [rows, columns], values), ids])], {
+    to: { int: FLOAT },
+  });
   return g.node('Mul', [gathered, g.node('Gather', [g.constant(`${name}_scale`, [rows, 1], scales), ids])]);
 }
 

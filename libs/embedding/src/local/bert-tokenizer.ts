@@ -28,7 +28,9 @@ export interface BertTokenizer {
  */
 export async function loadBertTokenizer(modelDir: string, maxTokens: number): Promise<BertTokenizer> {
   const [json, config] = await Promise.all(
-    ['tokenizer.json', 'tokenizer_config.json'].map(async (name) => JSON.parse(await readFile(join(modelDir, name), 'utf8')) as object),
+    ['tokenizer.json', 'tokenizer_config.json'].map(
+      async (name) => JSON.parse(await readFile(join(modelDir, name), 'utf8')) as object,
+    ),
   );
   const tokenizer = new Tokenizer(json!, config!);
   return {

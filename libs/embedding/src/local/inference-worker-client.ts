@@ -8,7 +8,10 @@ export interface InferenceWorker {
   close(): Promise<void>;
 }
 
-type Pending = { resolve: (value: { vectors: Float32Array; truncated: number }) => void; reject: (err: AppError) => void };
+type Pending = {
+  resolve: (value: { vectors: Float32Array; truncated: number }) => void;
+  reject: (err: AppError) => void;
+};
 
 /**
  * Starts the inference worker and resolves once its model is loaded (or rejects with why it could

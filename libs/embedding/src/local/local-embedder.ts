@@ -3,7 +3,14 @@ import type { Logger } from '@memstream/logging';
 import { batches } from '../batches.js';
 import type { Embedder } from '../embedder.js';
 import { startInferenceWorker, type InferenceWorker } from './inference-worker-client.js';
-import { checkInstalledModel, GRAPH_FILES, LOCAL_MODEL_NAME, localModelId, readModelShape, type LocalWeights } from './model-files.js';
+import {
+  checkInstalledModel,
+  GRAPH_FILES,
+  LOCAL_MODEL_NAME,
+  localModelId,
+  readModelShape,
+  type LocalWeights,
+} from './model-files.js';
 import { TurnQueue } from './turn-queue.js';
 
 export interface LocalEmbedderSettings {
@@ -46,20 +53,39 @@ export async function createLocalEmbedder(settings: LocalEmbedderSettings, log: 
   let current: Promise<InferenceWorker> | undefined;
   const worker = (): Promise<InferenceWorker> =>
     (current ??= startInferenceWorker(
-      { modelDir: settings.modelDir, graph: GRAPH_FILES[settings.weights], threads: settings.threads, oneTextPerRun: settings.weights === 'int8' },
+      {
+        modelDir: settings.modelDir,
+        graph: GRAPH_FILES[settings.weights],
+        threads: settings.threads,
+        oneTextPerRun: settings.weights === 'int8',
+      },
       (reason) => {
         log.error({ reason }, 'embedding worker stopped; the next call starts another');
         current = undefined;
       },
     ).then(
       (started) => {
-        log.info({ model: LOCAL_MODEL_NAME, weights: settings.weights, dimension, maxTokens, threads: settings.threads, modelDir: settings.modelDir }, 'local embedding model loaded');
+        log.info(
+          {
+            model: LOCAL_MODEL_NAME,
+            weights: settings.weights,
+            dimension,
+            maxTokens,
+            threads: settings.threads,
+            modelDir: settings.modelDir,
+          },
+          'local embedding model loaded',
+        );
         return started;
       },
       (err: unknown) => {
         current = undefined;
         const reason = err instanceof Error ? err.message : String(err);
-        throw new AppError('SYSTEM_ERROR', `could not load the local embedding model from ${settings.modelDir}: ${reason}`, { cause: err });
+        throw new AppError(
+          'SYSTEM_ERROR',
+          `could not load the local embedding model from ${settings.modelDir}: ${reason}`,
+          { cause: err },
+        );
       },
     ));
   const turns = new TurnQueue();
@@ -73,8 +99,11 @@ export async function createLocalEmbedder(settings: LocalEmbedderSettings, log: 
       const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
       const out = new Array<Float32Array>(texts.length);
       for (const batch of batches(order, settings.batchSize)) {
-        const { vectors, truncated } = await turns.run(purpose === 'query', async () => (await worker()).embed(batch.map((i) => texts[i]!)));
-        if (truncated > 0) log.debug({ truncated, maxTokens }, 'texts past the token limit were embedded from their beginning');
+        const { vectors, truncated } = await turns.run(purpose === 'query', async () =>
+          (await worker()).embed(batch.map((i) => texts[i]!)),
+        );
+        if (truncated > 0)
+          log.debug({ truncated, maxTokens }, 'texts past the token limit were embedded from their beginning');
         batch.forEach((index, row) => {
           out[index] = vectors.slice(row * dimension, (row + 1) * dimension);
         });

@@ -38,7 +38,14 @@ export function localModelId(weights: LocalWeights): string {
 }
 
 /** What an installed model folder holds besides manifest.json. */
-export const MODEL_FILES = [GRAPH_FILES.float32, GRAPH_FILES.int8, 'tokenizer.json', 'tokenizer_config.json', 'config.json', 'sentence_bert_config.json'] as const;
+export const MODEL_FILES = [
+  GRAPH_FILES.float32,
+  GRAPH_FILES.int8,
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'config.json',
+  'sentence_bert_config.json',
+] as const;
 
 export interface ModelManifest {
   readonly model: string;
@@ -78,9 +85,13 @@ export async function checkInstalledModel(dir: string, options: { hashes: boolea
   for (const name of MODEL_FILES) {
     const expected = manifest.files[name];
     const path = join(dir, name);
-    const size = await stat(path).then((s) => s.size, () => undefined);
+    const size = await stat(path).then(
+      (s) => s.size,
+      () => undefined,
+    );
     if (expected === undefined || size !== expected.bytes) return `${path} is missing or has the wrong size`;
-    if (options.hashes && (await sha256File(path)) !== expected.sha256) return `${path} does not match its recorded sha256`;
+    if (options.hashes && (await sha256File(path)) !== expected.sha256)
+      return `${path} does not match its recorded sha256`;
   }
   return undefined;
 }

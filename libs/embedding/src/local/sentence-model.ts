@@ -51,7 +51,12 @@ export function runsWithin(lengths: readonly number[], budget: number): Array<[n
  * synchronous native call (wrapped in a promise), so this is only ever used inside the inference
  * worker, never on a thread that serves requests.
  */
-export async function openSentenceModel(modelDir: string, graph: string, threads: number, oneTextPerRun: boolean): Promise<SentenceModel> {
+export async function openSentenceModel(
+  modelDir: string,
+  graph: string,
+  threads: number,
+  oneTextPerRun: boolean,
+): Promise<SentenceModel> {
   const { dimension, maxTokens } = await readModelShape(modelDir);
   const tokenizer = await loadBertTokenizer(modelDir, maxTokens);
   const session = await InferenceSession.create(join(modelDir, graph), {
@@ -75,7 +80,12 @@ export async function openSentenceModel(modelDir: string, graph: string, threads
     async embedBatch(texts) {
       const encoded = texts.map((text) => tokenizer.encode(text));
       const out = new Float32Array(texts.length * dimension);
-      const runs = oneTextPerRun ? encoded.map((_, i): [number, number] => [i, i + 1]) : runsWithin(encoded.map((e) => e.ids.length), MAX_BATCH_TOKENS);
+      const runs = oneTextPerRun
+        ? encoded.map((_, i): [number, number] => [i, i + 1])
+        : runsWithin(
+            encoded.map((e) => e.ids.length),
+            MAX_BATCH_TOKENS,
+          );
       for (const [from, to] of runs) {
         const batch = padBatch(encoded.slice(from, to).map((e) => e.ids));
         const dims = [batch.rows, batch.columns];

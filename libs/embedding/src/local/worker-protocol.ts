@@ -9,7 +9,9 @@ export interface WorkerSetup {
 }
 
 /** Main thread to worker. Handled strictly in arrival order, so `close` runs after every batch sent before it. */
-export type ToWorker = { readonly type: 'embed'; readonly id: number; readonly texts: readonly string[] } | { readonly type: 'close' };
+export type ToWorker =
+  | { readonly type: 'embed'; readonly id: number; readonly texts: readonly string[] }
+  | { readonly type: 'close' };
 
 /** Worker to main thread. */
 export type FromWorker =

@@ -15,9 +15,15 @@ const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: "A person: a JWT whose `sub` is the user id (HS256, or RS256/ES256 from the identity provider's key set). An agent may send its API key here instead.",
+    description:
+      "A person: a JWT whose `sub` is the user id (HS256, or RS256/ES256 from the identity provider's key set). An agent may send its API key here instead.",
   },
-  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An agent: one of the keys the server is configured with (AUTH_API_KEYS).' },
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'An agent: one of the keys the server is configured with (AUTH_API_KEYS).',
+  },
 } as const;
 
 /** The OpenAPI version of the document; 3.1 embeds JSON Schema 2020-12, which zod emits. */
@@ -36,7 +42,9 @@ export function registerApiDocs(app: FastifyInstance, options: ApiDocsOptions, a
       tags: options.families.map((f) => ({ name: f.tag, description: f.description })),
       // The document describes the server that serves it: credentials are required exactly when
       // this server checks them (the health, metrics and docs routes are hidden from it).
-      ...(authenticated ? { components: { securitySchemes: SECURITY_SCHEMES }, security: [{ bearerAuth: [] }, { apiKey: [] }] } : {}),
+      ...(authenticated
+        ? { components: { securitySchemes: SECURITY_SCHEMES }, security: [{ bearerAuth: [] }, { apiKey: [] }] }
+        : {}),
     },
   });
   void app.register(swaggerUi, { routePrefix: '/docs', validatorUrl: false });

@@ -43,7 +43,11 @@ export interface ApiFamily {
  * keeps its own error envelope). Routes hand their zod schemas over through a per-route swagger
  * transform that runs only when the document is built, never on a request.
  */
-export function apiFamily(tag: string, description: string, errors: { body: z.ZodType; shape: ErrorShape; paths: readonly string[] }): ApiFamily {
+export function apiFamily(
+  tag: string,
+  description: string,
+  errors: { body: z.ZodType; shape: ErrorShape; paths: readonly string[] },
+): ApiFamily {
   const error = jsonSchemaOf(errors.body, 'output');
   return {
     tag,
@@ -51,7 +55,11 @@ export function apiFamily(tag: string, description: string, errors: { body: z.Zo
     paths: errors.paths,
     errorShape: errors.shape,
     route(docs) {
-      const schema = { summary: docs.summary, tags: [tag], ...(docs.description ? { description: docs.description } : {}) };
+      const schema = {
+        summary: docs.summary,
+        tags: [tag],
+        ...(docs.description ? { description: docs.description } : {}),
+      };
       return {
         schema,
         config: {
@@ -67,7 +75,10 @@ export function apiFamily(tag: string, description: string, errors: { body: z.Zo
               response: {
                 ...responsesOf(docs.responses ?? { 200: 'OK' }),
                 '4XX': { description: `Client error in the ${tag} error shape`, ...error },
-                '5XX': { description: `Server error in the ${tag} error shape (no internals; 503 carries Retry-After)`, ...error },
+                '5XX': {
+                  description: `Server error in the ${tag} error shape (no internals; 503 carries Retry-After)`,
+                  ...error,
+                },
               },
             },
           }),
@@ -81,7 +92,10 @@ function responsesOf(responses: Readonly<Record<number, z.ZodType | string>>): R
   const out: Record<string, unknown> = {};
   for (const [status, body] of Object.entries(responses)) {
     // `type: 'null'` is @fastify/swagger's way to say "no schema": the sentence describes the body.
-    out[status] = typeof body === 'string' ? { description: body, type: 'null' } : { description: describe(body), ...jsonSchemaOf(body, 'output') };
+    out[status] =
+      typeof body === 'string'
+        ? { description: body, type: 'null' }
+        : { description: describe(body), ...jsonSchemaOf(body, 'output') };
   }
   return out;
 }

@@ -61,15 +61,26 @@ export async function listArkRecords(
  * A session's messages numbered after `afterSeq`, in order: what a live stream has not sent yet.
  * By sequence number, never by position: a deletion leaves gaps in the numbering.
  */
-export async function arkRecordsAfter(q: Queryable, sessionId: string, afterSeq: number, audiences?: readonly string[] | undefined): Promise<ArkRecord[]> {
+export async function arkRecordsAfter(
+  q: Queryable,
+  sessionId: string,
+  afterSeq: number,
+  audiences?: readonly string[] | undefined,
+): Promise<ArkRecord[]> {
   const params: unknown[] = [sessionId, afterSeq];
   const shown = audiences === undefined ? '' : `AND ${audienceIn('audience', params, audiences)}`;
-  const { rows } = await q.query<ArkRecord>(`SELECT ${RECORD} FROM messages WHERE conversation_id = $1 AND seq > $2 ${shown} ORDER BY seq`, params);
+  const { rows } = await q.query<ArkRecord>(
+    `SELECT ${RECORD} FROM messages WHERE conversation_id = $1 AND seq > $2 ${shown} ORDER BY seq`,
+    params,
+  );
   return rows;
 }
 
 /** Sessions with ARK messages or chunks, oldest first; with `visibleTo`, only those the person may read. */
-export async function listArkSessions(q: Queryable, options: { visibleTo?: string | undefined } = {}): Promise<string[]> {
+export async function listArkSessions(
+  q: Queryable,
+  options: { visibleTo?: string | undefined } = {},
+): Promise<string[]> {
   const params: unknown[] = [];
   const filter = options.visibleTo === undefined ? '' : `WHERE ${visibleTo('id', params, options.visibleTo)}`;
   const { rows } = await q.query<{ id: string }>(
@@ -114,7 +125,11 @@ export async function completeArkSession(q: Queryable, sessionId: string): Promi
 }
 
 /** Keeps relayed chunks (and makes the session known); returns their sequence numbers. */
-export async function appendStreamChunks(q: Queryable, sessionId: string, chunks: readonly Record<string, unknown>[]): Promise<number[]> {
+export async function appendStreamChunks(
+  q: Queryable,
+  sessionId: string,
+  chunks: readonly Record<string, unknown>[],
+): Promise<number[]> {
   await q.query('INSERT INTO ark_sessions (session_id) VALUES ($1) ON CONFLICT (session_id) DO NOTHING', [sessionId]);
   const { rows } = await q.query<{ chunk_seq: number }>(
     `INSERT INTO stream_chunks (session_id, chunk)
@@ -125,7 +140,11 @@ export async function appendStreamChunks(q: Queryable, sessionId: string, chunks
   return rows.map((r) => r.chunk_seq).sort((a, b) => a - b);
 }
 
-export async function listStreamChunks(q: Queryable, sessionId: string, afterChunkSeq = -1): Promise<Array<{ chunk_seq: number; chunk: Record<string, unknown> }>> {
+export async function listStreamChunks(
+  q: Queryable,
+  sessionId: string,
+  afterChunkSeq = -1,
+): Promise<Array<{ chunk_seq: number; chunk: Record<string, unknown> }>> {
   const { rows } = await q.query<{ chunk_seq: number; chunk: Record<string, unknown> }>(
     'SELECT chunk_seq, chunk FROM stream_chunks WHERE session_id = $1 AND chunk_seq > $2 ORDER BY chunk_seq',
     [sessionId, afterChunkSeq],

@@ -36,12 +36,26 @@ async function loadJournal(q: Queryable): Promise<JournalContents> {
   const records = await q.query<RecordRow>(
     'SELECT topic, partition, record_offset, key, value, headers FROM bus_journal ORDER BY topic, partition, record_offset',
   );
-  const positions = await q.query<PositionRow>('SELECT topic, group_id, partition, next_offset FROM bus_journal_positions');
+  const positions = await q.query<PositionRow>(
+    'SELECT topic, group_id, partition, next_offset FROM bus_journal_positions',
+  );
   return {
     records: records.rows.map(
-      (r): BusRecord => ({ topic: r.topic, partition: r.partition, offset: String(r.record_offset), key: r.key, value: r.value, headers: r.headers }),
+      (r): BusRecord => ({
+        topic: r.topic,
+        partition: r.partition,
+        offset: String(r.record_offset),
+        key: r.key,
+        value: r.value,
+        headers: r.headers,
+      }),
     ),
-    positions: positions.rows.map((p) => ({ topic: p.topic, groupId: p.group_id, partition: p.partition, offset: p.next_offset })),
+    positions: positions.rows.map((p) => ({
+      topic: p.topic,
+      groupId: p.group_id,
+      partition: p.partition,
+      offset: p.next_offset,
+    })),
   };
 }
 
@@ -74,7 +88,12 @@ async function commitJournalPositions(q: Queryable, positions: readonly GroupPos
     `INSERT INTO bus_journal_positions (topic, group_id, partition, next_offset)
      SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[])
      ON CONFLICT (topic, group_id, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`,
-    [positions.map((p) => p.topic), positions.map((p) => p.groupId), positions.map((p) => p.partition), positions.map((p) => p.offset)],
+    [
+      positions.map((p) => p.topic),
+      positions.map((p) => p.groupId),
+      positions.map((p) => p.partition),
+      positions.map((p) => p.offset),
+    ],
   );
 }
 

@@ -1,8 +1,16 @@
-import { PRIVATE_CHAT_PREFIX, isOthersPrivateChat, levelsFrom, type AccessLevel, type Actor, type Standing } from '@memstream/schemas';
+import {
+  PRIVATE_CHAT_PREFIX,
+  isOthersPrivateChat,
+  levelsFrom,
+  type AccessLevel,
+  type Actor,
+  type Standing,
+} from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 
 /** The group a conversation belongs to: its own id unless it is a fork (or has no row yet). */
-const groupOf = (conversation: string) => `COALESCE((SELECT group_id FROM conversations WHERE id = ${conversation}), ${conversation})`;
+const groupOf = (conversation: string) =>
+  `COALESCE((SELECT group_id FROM conversations WHERE id = ${conversation}), ${conversation})`;
 const GROUP_OF = groupOf('$1');
 
 /**
@@ -19,13 +27,20 @@ const levelOf = (conversation: string, user: string) =>
    ORDER BY rank LIMIT 1`;
 
 /** The user's level on the conversation's group, or undefined when they are not a member (or it was deleted): see levelOf. */
-export async function accessLevelOf(q: Queryable, conversationId: string, userId: string): Promise<AccessLevel | undefined> {
+export async function accessLevelOf(
+  q: Queryable,
+  conversationId: string,
+  userId: string,
+): Promise<AccessLevel | undefined> {
   const { rows } = await q.query<{ access_level: AccessLevel }>(levelOf('$1', '$2'), [conversationId, userId]);
   return rows[0]?.access_level;
 }
 
 /** accessLevelOf for many (conversation, user) pairs in one statement, in their order: open streams re-checked together. */
-export async function accessLevelsOf(q: Queryable, pairs: ReadonlyArray<{ conversationId: string; userId: string }>): Promise<Array<AccessLevel | undefined>> {
+export async function accessLevelsOf(
+  q: Queryable,
+  pairs: ReadonlyArray<{ conversationId: string; userId: string }>,
+): Promise<Array<AccessLevel | undefined>> {
   if (pairs.length === 0) return [];
   const { rows } = await q.query<{ access_level: AccessLevel | null }>(
     `SELECT (${levelOf('p.c', 'p.u')}) AS access_level FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(c, u, i) ORDER BY p.i`,

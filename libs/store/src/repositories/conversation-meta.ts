@@ -12,7 +12,10 @@ export interface StoredConversationMeta {
   readonly description: string;
   readonly conversation_created_at: Date;
   readonly default_timezone: string;
-  readonly user_details: Record<string, { full_name?: string | undefined; role?: string | undefined; [k: string]: unknown }>;
+  readonly user_details: Record<
+    string,
+    { full_name?: string | undefined; role?: string | undefined; [k: string]: unknown }
+  >;
   readonly tags: string[];
   readonly created_at: Date;
   readonly updated_at: Date;
@@ -22,7 +25,11 @@ const COLUMNS = `id, group_id, version, scene, scene_desc, name, description, co
   default_timezone, user_details, tags, created_at, updated_at`;
 
 /** Creates or wholly replaces a group's metadata (the spec's POST is an upsert); its id stays. */
-export async function upsertConversationMeta(q: Queryable, meta: ConversationMeta, createdAt: Date): Promise<StoredConversationMeta> {
+export async function upsertConversationMeta(
+  q: Queryable,
+  meta: ConversationMeta,
+  createdAt: Date,
+): Promise<StoredConversationMeta> {
   const { rows } = await q.query<StoredConversationMeta>(
     `INSERT INTO conversation_meta (group_id, version, scene, scene_desc, name, description,
        conversation_created_at, default_timezone, user_details, tags)
@@ -60,7 +67,10 @@ const PATCH_COLUMNS = {
 } as const;
 
 /** Changes only the fields given; undefined when the group has no metadata. */
-export async function patchConversationMeta(q: Queryable, patch: ConversationMetaPatch): Promise<StoredConversationMeta | undefined> {
+export async function patchConversationMeta(
+  q: Queryable,
+  patch: ConversationMetaPatch,
+): Promise<StoredConversationMeta | undefined> {
   const sets: string[] = ['updated_at = now()'];
   const params: unknown[] = [patch.group_id];
   for (const [field, { column, json }] of Object.entries(PATCH_COLUMNS)) {
@@ -80,7 +90,10 @@ export async function findConversationMeta(q: Queryable, groupId: string): Promi
   return (await findConversationMetas(q, [groupId])).get(groupId);
 }
 
-export async function findConversationMetas(q: Queryable, groupIds: readonly string[]): Promise<Map<string, StoredConversationMeta>> {
+export async function findConversationMetas(
+  q: Queryable,
+  groupIds: readonly string[],
+): Promise<Map<string, StoredConversationMeta>> {
   if (groupIds.length === 0) return new Map();
   const { rows } = await q.query<StoredConversationMeta>(
     `SELECT ${COLUMNS} FROM conversation_meta WHERE group_id = ANY($1::text[])`,

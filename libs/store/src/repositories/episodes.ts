@@ -44,7 +44,11 @@ export interface NewEpisode {
  * flush and a deletion all change where the open span starts; the lock makes them take turns
  * across replicas, so two never close overlapping episodes.
  */
-export function withEpisodeLock<T>(store: Store, conversationId: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+export function withEpisodeLock<T>(
+  store: Store,
+  conversationId: string,
+  fn: (tx: Queryable) => Promise<T>,
+): Promise<T> {
   return store.transaction(async (tx) => {
     await lockEpisodes(tx, conversationId);
     return fn(tx);
@@ -73,7 +77,11 @@ export async function openSpan(q: Queryable, conversationId: string, limit: numb
 }
 
 /** Closes episodes (each must start after the last one); an episode that exists already is kept. */
-export async function insertEpisodes(q: Queryable, conversationId: string, episodes: readonly NewEpisode[]): Promise<Episode[]> {
+export async function insertEpisodes(
+  q: Queryable,
+  conversationId: string,
+  episodes: readonly NewEpisode[],
+): Promise<Episode[]> {
   if (episodes.length === 0) return [];
   const { rows } = await q.query<Episode>(
     `INSERT INTO episodes (conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason)
@@ -146,12 +154,19 @@ export async function idleConversations(q: Queryable, idleMs: number, limit: num
 }
 
 export async function listEpisodesByIds(q: Queryable, ids: readonly number[]): Promise<Episode[]> {
-  const { rows } = await q.query<Episode>(`SELECT ${COLUMNS} FROM episodes WHERE id = ANY($1::int8[]) ORDER BY start_seq`, [[...ids]]);
+  const { rows } = await q.query<Episode>(
+    `SELECT ${COLUMNS} FROM episodes WHERE id = ANY($1::int8[]) ORDER BY start_seq`,
+    [[...ids]],
+  );
   return rows;
 }
 
 /** The episode that holds a message, if any. */
-export async function episodeOfMessage(q: Queryable, conversationId: string, messageId: string): Promise<Episode | undefined> {
+export async function episodeOfMessage(
+  q: Queryable,
+  conversationId: string,
+  messageId: string,
+): Promise<Episode | undefined> {
   const { rows } = await q.query<Episode>(
     `SELECT ${COLUMNS} FROM episodes WHERE conversation_id = $1 AND $2 = ANY(message_ids) LIMIT 1`,
     [conversationId, messageId],

@@ -54,7 +54,9 @@ export async function completeEpisode(
     [episode.id, episode.version],
   );
   if (old.rows.length > 0) {
-    await tx.query(`DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`, [old.rows.map((r) => r.id)]);
+    await tx.query(`DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`, [
+      old.rows.map((r) => r.id),
+    ]);
   }
   const { rows } = await tx.query<MemoryRow>(
     `INSERT INTO episodic_memories (id, episode_id, version, conversation_id, user_id, title, content,
@@ -83,7 +85,9 @@ export async function completeEpisode(
 
 /** Deterministic, so a redone extraction of the same version writes the same rows, not new ones. */
 export function memoryIdOf(episode: Pick<Episode, 'id' | 'version'>, userId: string | null): string {
-  const digest = createHash('sha256').update(`${episode.id}\u0000${episode.version}\u0000${userId ?? ''}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${episode.id}\u0000${episode.version}\u0000${userId ?? ''}`)
+    .digest('hex');
   return `mem_${digest.slice(0, 24)}`;
 }
 
@@ -97,7 +101,10 @@ export interface ListMemoriesQuery {
 }
 
 /** Current episodic memories, newest episode first, with the total. */
-export async function listEpisodicMemories(q: Queryable, query: ListMemoriesQuery): Promise<{ items: EpisodicMemory[]; total: number }> {
+export async function listEpisodicMemories(
+  q: Queryable,
+  query: ListMemoriesQuery,
+): Promise<{ items: EpisodicMemory[]; total: number }> {
   const where = ['superseded_at IS NULL'];
   const params: unknown[] = [];
   if (query.conversationId !== undefined) {
@@ -136,7 +143,11 @@ export async function unindexedMemories(q: Queryable, limit: number): Promise<Ep
 }
 
 /** The current memories of the episodes that hold the given messages of a conversation. */
-export async function memoriesOfMessage(q: Queryable, conversationId: string, messageId: string): Promise<EpisodicMemory[]> {
+export async function memoriesOfMessage(
+  q: Queryable,
+  conversationId: string,
+  messageId: string,
+): Promise<EpisodicMemory[]> {
   const { rows } = await q.query<MemoryRow>(
     `SELECT ${COLUMNS} FROM episodic_memories
      WHERE conversation_id = $1 AND $2 = ANY(message_ids) AND superseded_at IS NULL

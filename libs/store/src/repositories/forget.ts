@@ -58,8 +58,11 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
     `DELETE FROM messages WHERE ${filterSql} RETURNING id, conversation_id, message_id`,
     params,
   );
-  if (deleted.rows.length === 0) return { deletedMessages: 0, deletedMemories: 0, episodesReopened: 0, episodesDeleted: 0 };
-  await tx.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [deleted.rows.map((r) => String(r.id))]);
+  if (deleted.rows.length === 0)
+    return { deletedMessages: 0, deletedMemories: 0, episodesReopened: 0, episodesDeleted: 0 };
+  await tx.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [
+    deleted.rows.map((r) => String(r.id)),
+  ]);
 
   // The episodes holding any deleted message, with what they keep.
   const affected = await tx.query<{ id: number; remaining: string[] | null }>(
@@ -79,7 +82,9 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
       [episodeIds],
     );
     deletedMemories = memories.rows.filter((m) => m.current).length;
-    await tx.query(`DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`, [memories.rows.map((m) => m.id)]);
+    await tx.query(`DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`, [
+      memories.rows.map((m) => m.id),
+    ]);
   }
   const emptied = affected.rows.filter((r) => r.remaining === null).map((r) => r.id);
   const kept = affected.rows.filter((r) => r.remaining !== null);
@@ -94,6 +99,10 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
       [kept.map((r) => r.id), kept.map((r) => arrayLiteral(r.remaining!))],
     );
   }
-  return { deletedMessages: deleted.rows.length, deletedMemories, episodesReopened: kept.length, episodesDeleted: emptied.length };
+  return {
+    deletedMessages: deleted.rows.length,
+    deletedMemories,
+    episodesReopened: kept.length,
+    episodesDeleted: emptied.length,
+  };
 }
-

@@ -37,7 +37,12 @@ export interface KaosViewer {
   readonly userId?: string | undefined;
 }
 
-function scope(params: unknown[], agent: string, viewer: KaosViewer, level: 'reader' | 'writer' | 'manager' = 'reader'): string {
+function scope(
+  params: unknown[],
+  agent: string,
+  viewer: KaosViewer,
+  level: 'reader' | 'writer' | 'manager' = 'reader',
+): string {
   const where = [`s.agent = $${params.push(agent)}`];
   if (viewer.userId !== undefined) where.push(visibleTo('s.conversation_id', params, viewer.userId, level));
   return where.join(' AND ');
@@ -49,7 +54,12 @@ export async function lockKaosAgent(tx: Queryable, agent: string): Promise<void>
 }
 
 /** The session, locked for the transaction when `forUpdate` (an append or a deletion). */
-export async function findKaosSession(q: Queryable, agent: string, sessionId: string, options: { viewer?: KaosViewer; forUpdate?: boolean } = {}): Promise<KaosSessionRow | undefined> {
+export async function findKaosSession(
+  q: Queryable,
+  agent: string,
+  sessionId: string,
+  options: { viewer?: KaosViewer; forUpdate?: boolean } = {},
+): Promise<KaosSessionRow | undefined> {
   const params: unknown[] = [];
   const where = scope(params, agent, options.viewer ?? {});
   const { rows } = await q.query<KaosSessionRow>(
@@ -61,12 +71,19 @@ export async function findKaosSession(q: Queryable, agent: string, sessionId: st
 
 export async function insertKaosSession(
   tx: Queryable,
-  s: { agent: string; sessionId: string; conversationId: string; appName: string; userId: string; ord?: string | undefined },
+  s: {
+    agent: string;
+    sessionId: string;
+    conversationId: string;
+    appName: string;
+    userId: string;
+    ord?: string | undefined;
+  },
 ): Promise<void> {
-  await tx.query(
-    `INSERT INTO conversations (id, source_api, metadata) VALUES ($1, 'kaos', $2::jsonb)`,
-    [s.conversationId, JSON.stringify({ kaos: { agent: s.agent, session_id: s.sessionId, app_name: s.appName } })],
-  );
+  await tx.query(`INSERT INTO conversations (id, source_api, metadata) VALUES ($1, 'kaos', $2::jsonb)`, [
+    s.conversationId,
+    JSON.stringify({ kaos: { agent: s.agent, session_id: s.sessionId, app_name: s.appName } }),
+  ]);
   // A session started over keeps its place in the listing, as a Python dict keeps a key's.
   await tx.query(
     `INSERT INTO kaos_sessions (agent, session_id, conversation_id, app_name, user_id, ord)
@@ -81,8 +98,13 @@ export async function insertKaosSession(
  */
 export async function deleteKaosSessions(tx: Queryable, conversationIds: readonly string[]): Promise<number> {
   if (conversationIds.length === 0) return 0;
-  const { rowCount } = await tx.query(`DELETE FROM kaos_sessions WHERE conversation_id = ANY($1::text[])`, [[...conversationIds]]);
-  await tx.query(`UPDATE conversations SET deleted_at = now(), updated_at = now() WHERE id = ANY($1::text[]) AND deleted_at IS NULL`, [[...conversationIds]]);
+  const { rowCount } = await tx.query(`DELETE FROM kaos_sessions WHERE conversation_id = ANY($1::text[])`, [
+    [...conversationIds],
+  ]);
+  await tx.query(
+    `UPDATE conversations SET deleted_at = now(), updated_at = now() WHERE id = ANY($1::text[]) AND deleted_at IS NULL`,
+    [[...conversationIds]],
+  );
   // A session is its own group: an ownership offer made on it through the memory-service ends with it.
   await cancelPendingTransfers(tx, conversationIds);
   return rowCount ?? 0;
@@ -99,11 +121,19 @@ export async function evictKaosSessions(tx: Queryable, agent: string, maxSession
     `SELECT conversation_id FROM kaos_sessions WHERE agent = $1 ORDER BY updated_at, ord LIMIT $2 FOR UPDATE`,
     [agent, Math.max(1, Math.floor(maxSessions / 10))],
   );
-  return deleteKaosSessions(tx, oldest.rows.map((r) => r.conversation_id));
+  return deleteKaosSessions(
+    tx,
+    oldest.rows.map((r) => r.conversation_id),
+  );
 }
 
 /** Sessions of the agent not updated since `before` (a person's: only those they may manage), locked. */
-export async function staleKaosSessions(tx: Queryable, agent: string, before: string, viewer: KaosViewer): Promise<string[]> {
+export async function staleKaosSessions(
+  tx: Queryable,
+  agent: string,
+  before: string,
+  viewer: KaosViewer,
+): Promise<string[]> {
   const params: unknown[] = [];
   const where = scope(params, agent, viewer, 'manager');
   const { rows } = await tx.query<{ conversation_id: string }>(
@@ -118,7 +148,12 @@ export async function staleKaosSessions(tx: Queryable, agent: string, before: st
  * redelivery) is stored once; then only the latest `maxEvents` are kept, as KAOS's bounded deque
  * keeps them. Returns the events stored now, in order.
  */
-export async function appendKaosEvents(tx: Queryable, session: KaosSessionRow, events: readonly KaosEvent[], maxEvents: number): Promise<KaosEvent[]> {
+export async function appendKaosEvents(
+  tx: Queryable,
+  session: KaosSessionRow,
+  events: readonly KaosEvent[],
+  maxEvents: number,
+): Promise<KaosEvent[]> {
   const { rows: existing } = await tx.query<{ event_id: string }>(
     `SELECT event_id FROM kaos_events WHERE conversation_id = $1 AND event_id = ANY($2::text[])`,
     [session.conversation_id, events.map((e) => e.event_id)],
@@ -141,27 +176,48 @@ export async function appendKaosEvents(tx: Queryable, session: KaosSessionRow, e
         fresh.map((e) => JSON.stringify(e.metadata)),
       ],
     );
-    await tx.query(`DELETE FROM kaos_events WHERE conversation_id = $1 AND seq < $2`, [session.conversation_id, next + fresh.length - maxEvents]);
+    await tx.query(`DELETE FROM kaos_events WHERE conversation_id = $1 AND seq < $2`, [
+      session.conversation_id,
+      next + fresh.length - maxEvents,
+    ]);
   }
   // Every append counts as activity, as KAOS's add_event sets updated_at.
-  await tx.query(`UPDATE kaos_sessions SET next_event = next_event + $2, updated_at = clock_timestamp() WHERE conversation_id = $1`, [session.conversation_id, fresh.length]);
+  await tx.query(
+    `UPDATE kaos_sessions SET next_event = next_event + $2, updated_at = clock_timestamp() WHERE conversation_id = $1`,
+    [session.conversation_id, fresh.length],
+  );
   return fresh;
 }
 
 /** Session ids in creation order, optionally of one user. */
-export async function listKaosSessions(q: Queryable, agent: string, viewer: KaosViewer, userId?: string): Promise<string[]> {
+export async function listKaosSessions(
+  q: Queryable,
+  agent: string,
+  viewer: KaosViewer,
+  userId?: string,
+): Promise<string[]> {
   const params: unknown[] = [];
   let where = scope(params, agent, viewer);
   if (userId !== undefined) where += ` AND s.user_id = $${params.push(userId)}`;
-  const { rows } = await q.query<{ session_id: string }>(`SELECT s.session_id FROM kaos_sessions s WHERE ${where} ORDER BY s.ord`, params);
+  const { rows } = await q.query<{ session_id: string }>(
+    `SELECT s.session_id FROM kaos_sessions s WHERE ${where} ORDER BY s.ord`,
+    params,
+  );
   return rows.map((r) => r.session_id);
 }
 
 /** A session's events, oldest first, optionally of some types only. */
-export async function kaosSessionEvents(q: Queryable, conversationId: string, types?: readonly string[]): Promise<KaosEvent[]> {
+export async function kaosSessionEvents(
+  q: Queryable,
+  conversationId: string,
+  types?: readonly string[],
+): Promise<KaosEvent[]> {
   const params: unknown[] = [conversationId];
   const typed = types ? ` AND e.event_type = ANY($${params.push([...types])}::text[])` : '';
-  const { rows } = await q.query<KaosEvent>(`SELECT ${EVENT} FROM kaos_events e WHERE e.conversation_id = $1${typed} ORDER BY e.seq`, params);
+  const { rows } = await q.query<KaosEvent>(
+    `SELECT ${EVENT} FROM kaos_events e WHERE e.conversation_id = $1${typed} ORDER BY e.seq`,
+    params,
+  );
   return rows;
 }
 
@@ -169,7 +225,13 @@ export async function kaosSessionEvents(q: Queryable, conversationId: string, ty
  * The latest `limit` events of the agent's sessions (or of one), oldest first: KAOS concatenates
  * its sessions' events in session order and keeps the tail of that list.
  */
-export async function latestKaosEvents(q: Queryable, agent: string, viewer: KaosViewer, limit: number, sessionId?: string): Promise<KaosEvent[]> {
+export async function latestKaosEvents(
+  q: Queryable,
+  agent: string,
+  viewer: KaosViewer,
+  limit: number,
+  sessionId?: string,
+): Promise<KaosEvent[]> {
   const params: unknown[] = [];
   let where = scope(params, agent, viewer);
   if (sessionId !== undefined) where += ` AND s.session_id = $${params.push(sessionId)}`;
@@ -180,11 +242,21 @@ export async function latestKaosEvents(q: Queryable, agent: string, viewer: Kaos
      ) tail ORDER BY ord, seq`,
     params,
   );
-  return rows.map(({ event_id, timestamp, event_type, content, metadata }) => ({ event_id, timestamp, event_type, content, metadata }));
+  return rows.map(({ event_id, timestamp, event_type, content, metadata }) => ({
+    event_id,
+    timestamp,
+    event_type,
+    content,
+    metadata,
+  }));
 }
 
 /** Sessions and events the viewer reaches; the average is truncated, as KAOS's int() does. */
-export async function kaosStats(q: Queryable, agent: string, viewer: KaosViewer): Promise<{ total_sessions: number; total_events: number; avg_events_per_session: number }> {
+export async function kaosStats(
+  q: Queryable,
+  agent: string,
+  viewer: KaosViewer,
+): Promise<{ total_sessions: number; total_events: number; avg_events_per_session: number }> {
   const params: unknown[] = [];
   const where = scope(params, agent, viewer);
   const { rows } = await q.query<{ sessions: string; events: string }>(
@@ -194,5 +266,9 @@ export async function kaosStats(q: Queryable, agent: string, viewer: KaosViewer)
   );
   const sessions = Number(rows[0]!.sessions);
   const events = Number(rows[0]!.events);
-  return { total_sessions: sessions, total_events: events, avg_events_per_session: sessions === 0 ? 0 : Math.trunc(events / sessions) };
+  return {
+    total_sessions: sessions,
+    total_events: events,
+    avg_events_per_session: sessions === 0 ? 0 : Math.trunc(events / sessions),
+  };
 }

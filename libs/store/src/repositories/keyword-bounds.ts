@@ -46,7 +46,12 @@ export const idf = (items: number, df: number) => Math.log(1 + (items - df + 0.5
 const SLACK = 1 + 1e-9;
 
 /** Bounded terms from the scope's statistics (terms that occur nowhere in it are left out: no item holds them). */
-export function boundedTerms(lexemes: readonly string[], df: readonly number[], items: number, k1: number): BoundedTerm[] {
+export function boundedTerms(
+  lexemes: readonly string[],
+  df: readonly number[],
+  items: number,
+  k1: number,
+): BoundedTerm[] {
   return lexemes.flatMap((lexeme, i) => {
     const d = df[i] ?? 0;
     return d > 0 ? [{ lexeme, bound: idf(items, d) * (k1 + 1) * SLACK, share: Math.min(1, d / items) }] : [];

@@ -52,11 +52,19 @@ type ScoredHit = SearchHit & { bm25: number };
  * user) and the rare query term that the simple parser splits (a hyphenated word, a URL) take
  * one pass over the scope instead, which gives the same scores.
  */
-export async function keywordSearch(q: Queryable, query: string, filters: SearchFilters, limit: number): Promise<SearchHit[]> {
+export async function keywordSearch(
+  q: Queryable,
+  query: string,
+  filters: SearchFilters,
+  limit: number,
+): Promise<SearchHit[]> {
   const countable = filters.userId === undefined && filters.from === undefined && filters.to === undefined;
   const { lexemes, plain, stats } = await parseQuery(q, query, filters, countable);
   if (lexemes.length === 0) return [];
-  const hits = stats && plain ? await searchWithStatistics(q, lexemes, stats, filters, limit) : await searchInOnePass(q, lexemes, filters, limit);
+  const hits =
+    stats && plain
+      ? await searchWithStatistics(q, lexemes, stats, filters, limit)
+      : await searchInOnePass(q, lexemes, filters, limit);
   return hits.map(({ bm25: _, ...h }) => ({ ...h, score: Number(h.score ?? 0) }));
 }
 
@@ -82,7 +90,13 @@ async function parseQuery(
 ): Promise<{ lexemes: string[]; plain: boolean; stats: ScopeStatistics | undefined }> {
   const params: unknown[] = [query];
   const where = withStatistics ? whereOf(filters, params, 'totals') : 'false';
-  const { rows } = await q.query<{ lexemes: string[] | null; plain: boolean | null; items: string | null; total_length: string | null; df: Record<string, string | number> | null }>(
+  const { rows } = await q.query<{
+    lexemes: string[] | null;
+    plain: boolean | null;
+    items: string | null;
+    total_length: string | null;
+    df: Record<string, string | number> | null;
+  }>(
     `WITH terms AS MATERIALIZED (
        SELECT lexeme, first, to_tsquery('simple', quote_literal(lexeme)) = quote_literal(lexeme)::tsquery AS plain
          FROM (SELECT lexeme, min(p) AS first FROM unnest(to_tsvector('english', $1)) u, unnest(u.positions) p GROUP BY lexeme) t
@@ -99,12 +113,22 @@ async function parseQuery(
   const r = rows[0];
   const lexemes = r?.lexemes ?? [];
   const stats = withStatistics
-    ? { items: Number(r?.items ?? 0), lexemes: Number(r?.total_length ?? 0), df: lexemes.map((l) => Number(r?.df?.[l] ?? 0)) }
+    ? {
+        items: Number(r?.items ?? 0),
+        lexemes: Number(r?.total_length ?? 0),
+        df: lexemes.map((l) => Number(r?.df?.[l] ?? 0)),
+      }
     : undefined;
   return { lexemes, plain: r?.plain === true, stats };
 }
 
-async function searchWithStatistics(q: Queryable, lexemes: readonly string[], stats: ScopeStatistics, filters: SearchFilters, limit: number): Promise<ScoredHit[]> {
+async function searchWithStatistics(
+  q: Queryable,
+  lexemes: readonly string[],
+  stats: ScopeStatistics,
+  filters: SearchFilters,
+  limit: number,
+): Promise<ScoredHit[]> {
   if (stats.items === 0) return [];
   const terms = boundedTerms(lexemes, stats.df, stats.items, K1);
   if (terms.length === 0) return [];
@@ -163,7 +187,12 @@ async function scoreCandidates(
  * term's frequency (see tfOf), so the document frequencies come from the same pass and nothing
  * is unpacked.
  */
-async function searchInOnePass(q: Queryable, lexemes: readonly string[], filters: SearchFilters, limit: number): Promise<ScoredHit[]> {
+async function searchInOnePass(
+  q: Queryable,
+  lexemes: readonly string[],
+  filters: SearchFilters,
+  limit: number,
+): Promise<ScoredHit[]> {
   const params: unknown[] = [lexemes];
   const where = whereOf(filters, params, 'search_keywords');
   params.push(limit);

@@ -75,7 +75,13 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
   if (items.length === 0) return [];
   const msgs = items.map((i) => i.message);
   const col = <T>(f: (m: NewMessage) => T) => msgs.map(f);
-  let rows: Array<{ kind: 'm' | 'o'; conversation_id: string; message_id: string; seq: number | null; stored_at: Date | null }>;
+  let rows: Array<{
+    kind: 'm' | 'o';
+    conversation_id: string;
+    message_id: string;
+    seq: number | null;
+    stored_at: Date | null;
+  }>;
   try {
     ({ rows } = await q.query(APPEND_SQL, [
       col((m) => m.conversation_id),
@@ -91,7 +97,10 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
       items.map((i) => i.requestId ?? null),
     ]));
   } catch (err) {
-    if ((err as { code?: unknown }).code === '23505' && /messages/.test(String((err as { constraint?: unknown }).constraint ?? (err as Error).message))) {
+    if (
+      (err as { code?: unknown }).code === '23505' &&
+      /messages/.test(String((err as { constraint?: unknown }).constraint ?? (err as Error).message))
+    ) {
       throw new AppError('CONCURRENT_APPEND', 'a concurrent writer stored the same message; retry', { cause: err });
     }
     throw err;
@@ -122,7 +131,13 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
     const isFirst = fresh !== undefined && !firstSeen.has(key);
     firstSeen.add(key);
     const message = isFirst
-      ? toCanonical({ ...m, seq: fresh.seq, stored_at: fresh.stored_at, refer_list: [...m.refer_list], metadata: { ...m.metadata } })
+      ? toCanonical({
+          ...m,
+          seq: fresh.seq,
+          stored_at: fresh.stored_at,
+          refer_list: [...m.refer_list],
+          metadata: { ...m.metadata },
+        })
       : stored.get(key);
     if (!message) throw new Error(`message ${m.message_id} of ${m.conversation_id} neither stored nor found`);
     return { duplicate: !isFirst, message, outcomeRecorded: requestId !== undefined && outcomeRecorded.has(requestId) };
@@ -176,8 +191,11 @@ SELECT 'm' AS kind, conversation_id, message_id, seq, stored_at FROM inserted
 UNION ALL
 SELECT 'o', NULL, request_id, NULL, NULL FROM outcomes`;
 
-
-export async function findMessage(q: Queryable, conversationId: string, messageId: string): Promise<CanonicalMessage | undefined> {
+export async function findMessage(
+  q: Queryable,
+  conversationId: string,
+  messageId: string,
+): Promise<CanonicalMessage | undefined> {
   const { rows } = await q.query<MessageRow>(
     `SELECT ${COLUMNS} FROM messages WHERE conversation_id = $1 AND message_id = $2`,
     [conversationId, messageId],
@@ -207,7 +225,9 @@ export async function messagesInRange(
 
 /** The conversation's last sequence number, or undefined when it does not exist. */
 export async function lastSequence(q: Queryable, conversationId: string): Promise<number | undefined> {
-  const { rows } = await q.query<{ next_seq: number }>('SELECT next_seq FROM conversations WHERE id = $1', [conversationId]);
+  const { rows } = await q.query<{ next_seq: number }>('SELECT next_seq FROM conversations WHERE id = $1', [
+    conversationId,
+  ]);
   return rows[0] ? rows[0].next_seq - 1 : undefined;
 }
 
@@ -223,7 +243,10 @@ export interface ListMessagesQuery {
   readonly order: 'oldest-first' | 'newest-first';
 }
 
-export async function listMessages(q: Queryable, query: ListMessagesQuery): Promise<{ items: CanonicalMessage[]; total: number }> {
+export async function listMessages(
+  q: Queryable,
+  query: ListMessagesQuery,
+): Promise<{ items: CanonicalMessage[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (query.conversationId !== undefined) {
@@ -261,9 +284,16 @@ export interface PendingQuery {
  * A conversation's stored messages that no episode holds yet (its open span), oldest first: what
  * search returns beside its hits, so a message is findable before its episode closes.
  */
-export async function pendingMessages(q: Queryable, conversationId: string, query: PendingQuery): Promise<CanonicalMessage[]> {
+export async function pendingMessages(
+  q: Queryable,
+  conversationId: string,
+  query: PendingQuery,
+): Promise<CanonicalMessage[]> {
   const params: unknown[] = [conversationId, query.limit];
-  const where = [`conversation_id = $1`, `seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1)`];
+  const where = [
+    `conversation_id = $1`,
+    `seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1)`,
+  ];
   if (query.senderId !== undefined) where.push(`sender_id = $${params.push(query.senderId)}`);
   if (query.from !== undefined) where.push(`created_at >= $${params.push(query.from.toISOString())}`);
   if (query.to !== undefined) where.push(`created_at <= $${params.push(query.to.toISOString())}`);
@@ -276,7 +306,11 @@ export async function pendingMessages(q: Queryable, conversationId: string, quer
 }
 
 /** Messages of a conversation by id, in sequence order (the source of an episode). */
-export async function messagesByIds(q: Queryable, conversationId: string, messageIds: readonly string[]): Promise<CanonicalMessage[]> {
+export async function messagesByIds(
+  q: Queryable,
+  conversationId: string,
+  messageIds: readonly string[],
+): Promise<CanonicalMessage[]> {
   const { rows } = await q.query<MessageRow>(
     `SELECT ${COLUMNS} FROM messages WHERE conversation_id = $1 AND message_id = ANY($2::text[]) ORDER BY seq`,
     [conversationId, [...messageIds]],

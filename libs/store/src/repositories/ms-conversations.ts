@@ -39,13 +39,23 @@ export async function insertConversation(q: Queryable, c: NewConversation): Prom
                                 fork_source_conversation_id, fork_source_seq)
      VALUES ($1, 'memory-service', $2, $3, $4::jsonb, $5, $6, $7, $8)
      ON CONFLICT (id) DO NOTHING`,
-    [c.id, c.groupId, c.title, JSON.stringify(c.metadata), c.fork?.fromConversationId ?? null, c.fork?.atMessageId ?? null,
-      c.fork?.source?.conversationId ?? null, c.fork?.source?.seq ?? null],
+    [
+      c.id,
+      c.groupId,
+      c.title,
+      JSON.stringify(c.metadata),
+      c.fork?.fromConversationId ?? null,
+      c.fork?.atMessageId ?? null,
+      c.fork?.source?.conversationId ?? null,
+      c.fork?.source?.seq ?? null,
+    ],
   );
   return (rowCount ?? 0) > 0;
 }
 
-const RECORD = (viewer: string) => `c.id, COALESCE(c.group_id, c.id) AS group_id, c.title, c.metadata, c.created_at, c.updated_at,
+const RECORD = (
+  viewer: string,
+) => `c.id, COALESCE(c.group_id, c.id) AS group_id, c.title, c.metadata, c.created_at, c.updated_at,
   c.forked_at_conversation_id, c.forked_at_message_id,
   (SELECT user_id FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id) AND o.access_level = 'owner') AS owner_user_id,
   (SELECT left(m.content, 200) FROM messages m WHERE m.conversation_id = c.id
@@ -54,16 +64,26 @@ const RECORD = (viewer: string) => `c.id, COALESCE(c.group_id, c.id) AS group_id
   ${viewer === '' ? 'NULL' : `(SELECT access_level FROM conversation_memberships v WHERE v.group_id = COALESCE(c.group_id, c.id) AND v.user_id = ${viewer})`} AS access_level`;
 
 /** A conversation that is not deleted, as `viewer` sees it (undefined: a viewer who reaches everything). */
-export async function findConversation(q: Queryable, id: string, viewer?: string): Promise<ConversationRecord | undefined> {
+export async function findConversation(
+  q: Queryable,
+  id: string,
+  viewer?: string,
+): Promise<ConversationRecord | undefined> {
   const params: unknown[] = [id];
   const viewerSql = viewer === undefined ? '' : `$${params.push(viewer)}`;
-  const { rows } = await q.query<ConversationRecord>(`SELECT ${RECORD(viewerSql)} FROM conversations c WHERE c.id = $1 AND c.deleted_at IS NULL`, params);
+  const { rows } = await q.query<ConversationRecord>(
+    `SELECT ${RECORD(viewerSql)} FROM conversations c WHERE c.id = $1 AND c.deleted_at IS NULL`,
+    params,
+  );
   return rows[0];
 }
 
 /** The group of a live conversation, or undefined. */
 export async function groupOfConversation(q: Queryable, id: string): Promise<string | undefined> {
-  const { rows } = await q.query<{ group_id: string }>('SELECT COALESCE(group_id, id) AS group_id FROM conversations WHERE id = $1 AND deleted_at IS NULL', [id]);
+  const { rows } = await q.query<{ group_id: string }>(
+    'SELECT COALESCE(group_id, id) AS group_id FROM conversations WHERE id = $1 AND deleted_at IS NULL',
+    [id],
+  );
   return rows[0]?.group_id;
 }
 
@@ -77,7 +97,10 @@ export interface ListConversationsQuery {
 }
 
 /** Conversations in id order after the cursor; `limit + 1` are read to know whether more follow. */
-export async function listConversations(q: Queryable, query: ListConversationsQuery): Promise<{ items: ConversationRecord[]; more: boolean }> {
+export async function listConversations(
+  q: Queryable,
+  query: ListConversationsQuery,
+): Promise<{ items: ConversationRecord[]; more: boolean }> {
   const params: unknown[] = [];
   const where = [`c.deleted_at IS NULL`, `c.source_api = 'memory-service'`];
   const viewerSql = query.viewer === undefined ? '' : `$${params.push(query.viewer)}`;

@@ -17,7 +17,11 @@ export async function listMemberships(q: Queryable, groupId: string): Promise<Me
   return rows;
 }
 
-export async function findMembership(q: Queryable, groupId: string, userId: string): Promise<MembershipRecord | undefined> {
+export async function findMembership(
+  q: Queryable,
+  groupId: string,
+  userId: string,
+): Promise<MembershipRecord | undefined> {
   const { rows } = await q.query<MembershipRecord>(
     'SELECT group_id, user_id, access_level, created_at FROM conversation_memberships WHERE group_id = $1 AND user_id = $2',
     [groupId, userId],
@@ -26,7 +30,12 @@ export async function findMembership(q: Queryable, groupId: string, userId: stri
 }
 
 /** Sets a member's level, adding them if they are not one yet. */
-export async function setMembership(q: Queryable, groupId: string, userId: string, level: AccessLevel): Promise<MembershipRecord> {
+export async function setMembership(
+  q: Queryable,
+  groupId: string,
+  userId: string,
+  level: AccessLevel,
+): Promise<MembershipRecord> {
   const { rows } = await q.query<MembershipRecord>(
     `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, $2, $3)
      ON CONFLICT (group_id, user_id) DO UPDATE SET access_level = EXCLUDED.access_level
@@ -38,7 +47,10 @@ export async function setMembership(q: Queryable, groupId: string, userId: strin
 
 /** Removes a member; an ownership transfer offered to them ends with their membership. */
 export async function removeMembership(q: Queryable, groupId: string, userId: string): Promise<boolean> {
-  const { rowCount } = await q.query('DELETE FROM conversation_memberships WHERE group_id = $1 AND user_id = $2', [groupId, userId]);
+  const { rowCount } = await q.query('DELETE FROM conversation_memberships WHERE group_id = $1 AND user_id = $2', [
+    groupId,
+    userId,
+  ]);
   await cancelPendingTransfers(q, [groupId], userId);
   return (rowCount ?? 0) > 0;
 }
@@ -60,7 +72,10 @@ const TRANSFER = 'id, group_id, conversation_id, from_user_id, to_user_id, statu
  * Records a transfer request; the caller has made sure none is pending for the group (a second
  * offer is refused; 'superseded' is left from when it replaced the first). A replayed id changes nothing.
  */
-export async function requestTransfer(q: Queryable, t: { id: string; groupId: string; conversationId: string; from: string; to: string }): Promise<TransferRecord> {
+export async function requestTransfer(
+  q: Queryable,
+  t: { id: string; groupId: string; conversationId: string; from: string; to: string },
+): Promise<TransferRecord> {
   const existing = await findTransfer(q, t.id);
   if (existing) return existing;
   const { rows } = await q.query<TransferRecord>(
@@ -72,12 +87,18 @@ export async function requestTransfer(q: Queryable, t: { id: string; groupId: st
 }
 
 export async function findTransfer(q: Queryable, id: string): Promise<TransferRecord | undefined> {
-  const { rows } = await q.query<TransferRecord>(`SELECT ${TRANSFER} FROM conversation_ownership_transfers WHERE id = $1`, [id]);
+  const { rows } = await q.query<TransferRecord>(
+    `SELECT ${TRANSFER} FROM conversation_ownership_transfers WHERE id = $1`,
+    [id],
+  );
   return rows[0];
 }
 
 export async function pendingTransfer(q: Queryable, groupId: string): Promise<TransferRecord | undefined> {
-  const { rows } = await q.query<TransferRecord>(`SELECT ${TRANSFER} FROM conversation_ownership_transfers WHERE group_id = $1 AND status = 'pending'`, [groupId]);
+  const { rows } = await q.query<TransferRecord>(
+    `SELECT ${TRANSFER} FROM conversation_ownership_transfers WHERE group_id = $1 AND status = 'pending'`,
+    [groupId],
+  );
   return rows[0];
 }
 
@@ -86,7 +107,11 @@ export async function pendingTransfer(q: Queryable, groupId: string): Promise<Tr
  * cancelled: the group was deleted, or the recipient is no longer a member. Called in the
  * transaction of that change, so no moment exists in which the offer could still be accepted.
  */
-export async function cancelPendingTransfers(q: Queryable, groupIds: readonly string[], toUserId?: string): Promise<number> {
+export async function cancelPendingTransfers(
+  q: Queryable,
+  groupIds: readonly string[],
+  toUserId?: string,
+): Promise<number> {
   const { rowCount } = await q.query(
     `UPDATE conversation_ownership_transfers SET status = 'cancelled', decided_at = now()
      WHERE group_id = ANY($1::text[]) AND status = 'pending' AND ($2::text IS NULL OR to_user_id = $2)`,
@@ -100,9 +125,16 @@ export async function cancelPendingTransfers(q: Queryable, groupIds: readonly st
  * manager (both rows in this transaction, so the group never has two owners or none); declined by
  * its recipient, or withdrawn by the owner, nothing else changes.
  */
-export async function settleTransfer(q: Queryable, transfer: TransferRecord, outcome: 'accepted' | 'declined' | 'withdrawn'): Promise<TransferRecord> {
+export async function settleTransfer(
+  q: Queryable,
+  transfer: TransferRecord,
+  outcome: 'accepted' | 'declined' | 'withdrawn',
+): Promise<TransferRecord> {
   if (outcome === 'accepted') {
-    await q.query(`UPDATE conversation_memberships SET access_level = 'manager' WHERE group_id = $1 AND access_level = 'owner'`, [transfer.group_id]);
+    await q.query(
+      `UPDATE conversation_memberships SET access_level = 'manager' WHERE group_id = $1 AND access_level = 'owner'`,
+      [transfer.group_id],
+    );
     await setMembership(q, transfer.group_id, transfer.to_user_id, 'owner');
   }
   const { rows } = await q.query<TransferRecord>(

@@ -36,7 +36,12 @@ export async function viewSegments(q: Queryable, conversationId: string): Promis
   );
   let segments: ViewSegment[] = [];
   for (const row of rows) {
-    if (row.forked) segments = truncate(segments, row.fork_source_conversation_id, row.fork_source_seq === null ? null : Number(row.fork_source_seq));
+    if (row.forked)
+      segments = truncate(
+        segments,
+        row.fork_source_conversation_id,
+        row.fork_source_seq === null ? null : Number(row.fork_source_seq),
+      );
     segments.push({ conversationId: row.id, maxSeq: null });
   }
   return segments;
@@ -77,15 +82,26 @@ export interface ViewPosition {
 }
 
 /** Where the message is in the view, or undefined when the view does not show it. */
-export async function findInView(q: Queryable, segments: readonly ViewSegment[], messageId: string): Promise<(ViewPosition & MsStoredMessage) | undefined> {
+export async function findInView(
+  q: Queryable,
+  segments: readonly ViewSegment[],
+  messageId: string,
+): Promise<(ViewPosition & MsStoredMessage) | undefined> {
   const params: unknown[] = [messageId];
-  const { rows } = await q.query<MsRow>(`SELECT ${MS_COLUMNS}, ${positionSql(segments, params)} AS segment FROM messages WHERE message_id = $1 AND ${inViewSql(segments, params)}`, params);
+  const { rows } = await q.query<MsRow>(
+    `SELECT ${MS_COLUMNS}, ${positionSql(segments, params)} AS segment FROM messages WHERE message_id = $1 AND ${inViewSql(segments, params)}`,
+    params,
+  );
   const row = rows[0];
   return row ? { ...toMs(row), segment: row.segment, seq: Number(row.seq) } : undefined;
 }
 
 /** The message just before a position in the view, any channel, or undefined at the start. */
-export async function messageBefore(q: Queryable, segments: readonly ViewSegment[], at: ViewPosition): Promise<MsStoredMessage | undefined> {
+export async function messageBefore(
+  q: Queryable,
+  segments: readonly ViewSegment[],
+  at: ViewPosition,
+): Promise<MsStoredMessage | undefined> {
   const params: unknown[] = [];
   const position = positionSql(segments, params);
   const { rows } = await q.query<MsRow>(
@@ -106,15 +122,23 @@ export async function listView(
   if (segments.length === 0) return { items: [], more: false };
   const params: unknown[] = [];
   const position = positionSql(segments, params);
-  const where = [inViewSql(segments, params), `COALESCE(metadata->'ms'->>'channel', 'history') = $${params.push(filter.channel)}`];
+  const where = [
+    inViewSql(segments, params),
+    `COALESCE(metadata->'ms'->>'channel', 'history') = $${params.push(filter.channel)}`,
+  ];
   if (filter.hideAgentOnly) where.push(`COALESCE(metadata->'ms'->>'visibility', 'user') <> 'agent'`);
   if (filter.clientId !== undefined) where.push(`metadata->'ms'->>'client_id' = $${params.push(filter.clientId)}`);
   if (typeof filter.epoch === 'number') where.push(`(metadata->'ms'->>'epoch')::int8 = $${params.push(filter.epoch)}`);
   if (filter.epoch === 'latest') {
     const scope = [...where];
-    where.push(`(metadata->'ms'->>'epoch')::int8 IS NOT DISTINCT FROM (SELECT max((metadata->'ms'->>'epoch')::int8) FROM messages WHERE ${scope.join(' AND ')})`);
+    where.push(
+      `(metadata->'ms'->>'epoch')::int8 IS NOT DISTINCT FROM (SELECT max((metadata->'ms'->>'epoch')::int8) FROM messages WHERE ${scope.join(' AND ')})`,
+    );
   }
-  if (page.after) where.push(`(${position}, seq) > ($${params.push(page.after.segment)}::int, $${params.push(page.after.seq)}::int8)`);
+  if (page.after)
+    where.push(
+      `(${position}, seq) > ($${params.push(page.after.segment)}::int, $${params.push(page.after.seq)}::int8)`,
+    );
   const { rows } = await q.query<MsRow>(
     `SELECT ${MS_COLUMNS} FROM messages WHERE ${where.join(' AND ')} ORDER BY ${position}, seq LIMIT $${params.push(page.limit + 1)}`,
     params,
@@ -125,7 +149,10 @@ export async function listView(
 function inViewSql(segments: readonly ViewSegment[], params: unknown[]): string {
   if (segments.length === 0) return 'false';
   return `(${segments
-    .map((s) => `(conversation_id = $${params.push(s.conversationId)}${s.maxSeq === null ? '' : ` AND seq <= $${params.push(s.maxSeq)}`})`)
+    .map(
+      (s) =>
+        `(conversation_id = $${params.push(s.conversationId)}${s.maxSeq === null ? '' : ` AND seq <= $${params.push(s.maxSeq)}`})`,
+    )
     .join(' OR ')})`;
 }
 
@@ -134,7 +161,10 @@ function positionSql(segments: readonly ViewSegment[], params: unknown[]): strin
 }
 
 /** Messages by conversation and id, in no particular order; those not found, or of a deleted conversation, are left out. */
-export async function msMessagesByKeys(q: Queryable, keys: ReadonlyArray<{ conversationId: string; messageId: string }>): Promise<MsStoredMessage[]> {
+export async function msMessagesByKeys(
+  q: Queryable,
+  keys: ReadonlyArray<{ conversationId: string; messageId: string }>,
+): Promise<MsStoredMessage[]> {
   if (keys.length === 0) return [];
   const { rows } = await q.query<MsRow>(
     `SELECT ${MS_COLUMNS} FROM messages m JOIN unnest($1::text[], $2::text[]) AS k(c, id) ON m.conversation_id = k.c AND m.message_id = k.id

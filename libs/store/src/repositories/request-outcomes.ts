@@ -5,7 +5,8 @@ export interface StoredRequestOutcome extends RequestOutcome {
   readonly created_at: Date;
 }
 
-const COLUMNS = 'request_id, kind, status, group_id, message_id, duplicate, result, error_code, error_message, created_at';
+const COLUMNS =
+  'request_id, kind, status, group_id, message_id, duplicate, result, error_code, error_message, created_at';
 
 /**
  * Records outcomes; a request that already has one keeps it (the first delivery's word is the
@@ -33,7 +34,10 @@ export async function recordRequestOutcomes(q: Queryable, outcomes: readonly Req
   );
 }
 
-export async function findRequestOutcomes(q: Queryable, requestIds: readonly string[]): Promise<Map<string, StoredRequestOutcome>> {
+export async function findRequestOutcomes(
+  q: Queryable,
+  requestIds: readonly string[],
+): Promise<Map<string, StoredRequestOutcome>> {
   if (requestIds.length === 0) return new Map();
   const { rows } = await q.query<StoredRequestOutcome>(
     `SELECT ${COLUMNS} FROM request_outcomes WHERE request_id = ANY($1::text[])`,

@@ -82,9 +82,25 @@ export async function turnContext(
   const neighbours: NeighbourHit[] = [];
   for (const r of rows) {
     if (r.row_kind === 'turn') {
-      turns.push({ itemId: r.item_id, conversationId: r.conversation_id, messageId: r.message_id!, senderName: r.sender_name, prevMessageId: r.prev_id, nextMessageId: r.next_id });
+      turns.push({
+        itemId: r.item_id,
+        conversationId: r.conversation_id,
+        messageId: r.message_id!,
+        senderName: r.sender_name,
+        prevMessageId: r.prev_id,
+        nextMessageId: r.next_id,
+      });
     } else {
-      const hit: SearchHit = { kind: r.kind!, item_id: r.item_id, conversation_id: r.conversation_id, user_id: r.user_id, content: r.content!, occurred_at: r.occurred_at!, message_ids: r.message_ids!, score: 0 };
+      const hit: SearchHit = {
+        kind: r.kind!,
+        item_id: r.item_id,
+        conversation_id: r.conversation_id,
+        user_id: r.user_id,
+        content: r.content!,
+        occurred_at: r.occurred_at!,
+        message_ids: r.message_ids!,
+        score: 0,
+      };
       neighbours.push({ hit, senderName: r.sender_name });
     }
   }
@@ -100,5 +116,12 @@ async function turnsAlone(q: Queryable, itemIds: readonly string[]): Promise<Tur
     `SELECT id::text AS item_id, conversation_id, message_id, sender_name FROM messages WHERE id = ANY($1::int8[])`,
     [itemIds.map(Number)],
   );
-  return rows.map((r) => ({ itemId: r.item_id, conversationId: r.conversation_id, messageId: r.message_id, senderName: r.sender_name, prevMessageId: null, nextMessageId: null }));
+  return rows.map((r) => ({
+    itemId: r.item_id,
+    conversationId: r.conversation_id,
+    messageId: r.message_id,
+    senderName: r.sender_name,
+    prevMessageId: null,
+    nextMessageId: null,
+  }));
 }

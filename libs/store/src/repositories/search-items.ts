@@ -75,7 +75,11 @@ export async function indexMemories(q: Queryable, model: string, items: readonly
 }
 
 /** Items whose vector was made by another model (or is missing): the re-embedding backlog. */
-export async function staleVectors(q: Queryable, model: string, limit: number): Promise<Array<{ kind: SearchKind; item_id: string; content: string }>> {
+export async function staleVectors(
+  q: Queryable,
+  model: string,
+  limit: number,
+): Promise<Array<{ kind: SearchKind; item_id: string; content: string }>> {
   const { rows } = await q.query<{ kind: SearchKind; item_id: string; content: string }>(
     `SELECT kind, item_id, content FROM search_items
      WHERE embedding_model IS DISTINCT FROM $1 ORDER BY indexed_at LIMIT $2`,

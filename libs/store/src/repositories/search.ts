@@ -37,7 +37,11 @@ const HIT_COLUMNS = 'kind, item_id, conversation_id, user_id, content, occurred_
  * per-conversation totals (conversation and kind only: a scope's statistics count every item,
  * agent-only ones too, which moves a score a little and shows no content).
  */
-export function whereOf(f: SearchFilters, params: unknown[], table: 'search_items' | 'search_keywords' | 'totals' = 'search_items'): string {
+export function whereOf(
+  f: SearchFilters,
+  params: unknown[],
+  table: 'search_items' | 'search_keywords' | 'totals' = 'search_items',
+): string {
   const where: string[] = [];
   const add = (sql: (n: number) => string, value: unknown) => {
     params.push(value);
@@ -89,14 +93,18 @@ export async function vectorSearch(
   const statement = (walking: boolean) => {
     const params: unknown[] = [vectorLiteral(vector)];
     const hashed = walking && filters.visibleTo !== undefined;
-    const conditions = [whereOf(hashed ? { ...filters, visibleTo: undefined } : filters, params), `embedding_model = ${sqlString(model)}`];
+    const conditions = [
+      whereOf(hashed ? { ...filters, visibleTo: undefined } : filters, params),
+      `embedding_model = ${sqlString(model)}`,
+    ];
     if (hashed) conditions.push(`(${visibleTo('conversation_id', params, filters.visibleTo!)}) IS TRUE`);
     params.push(limit);
     return { where: conditions.join(' AND '), params };
   };
   const exact = `embedding <=> $1::vector`;
   const walked = `embedding::vector(${vector.length}) <=> $1::vector(${vector.length})`;
-  const select = (distance: string, where: string) => `SELECT ${HIT_COLUMNS}, GREATEST(0, 1 - (${distance})) AS score FROM search_items WHERE ${where}`;
+  const select = (distance: string, where: string) =>
+    `SELECT ${HIT_COLUMNS}, GREATEST(0, 1 - (${distance})) AS score FROM search_items WHERE ${where}`;
   const walk = (efSearch: number) =>
     store.transaction(async (tx) => {
       const { where, params } = statement(true);
@@ -111,7 +119,9 @@ export async function vectorSearch(
     });
   const scanExactly = async () => {
     const { where, params } = statement(false);
-    return (await store.query<SearchHit>(`${select(exact, where)} ORDER BY ${exact}, item_id LIMIT $${params.length}`, params)).rows;
+    return (
+      await store.query<SearchHit>(`${select(exact, where)} ORDER BY ${exact}, item_id LIMIT $${params.length}`, params)
+    ).rows;
   };
   const scores = (rows: SearchHit[]) => rows.map((r) => ({ ...r, score: Number(r.score) }));
 
@@ -128,7 +138,8 @@ export async function vectorSearch(
 async function scopeSize(q: Queryable, filters: SearchFilters): Promise<{ inScope: number; total: number }> {
   const params: unknown[] = [];
   const where: string[] = [];
-  if (filters.conversationIds !== undefined) where.push(`id = ANY($${params.push([...filters.conversationIds])}::text[])`);
+  if (filters.conversationIds !== undefined)
+    where.push(`id = ANY($${params.push([...filters.conversationIds])}::text[])`);
   if (filters.visibleTo !== undefined) where.push(visibleTo('id', params, filters.visibleTo));
   const { rows } = await q.query<{ in_scope: string | null; total: number }>(
     `SELECT (SELECT sum(next_seq) FROM conversations WHERE ${where.join(' AND ')}) AS in_scope,

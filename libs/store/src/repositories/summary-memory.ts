@@ -82,7 +82,12 @@ export async function startSummary(q: Queryable, memoryId: number): Promise<Summ
 }
 
 /** Completes a claimed row; false when it is no longer processing (it timed out meanwhile). */
-export async function completeSummary(q: Queryable, memoryId: number, text: string, generationTimeMs: number): Promise<boolean> {
+export async function completeSummary(
+  q: Queryable,
+  memoryId: number,
+  text: string,
+  generationTimeMs: number,
+): Promise<boolean> {
   const { rowCount } = await q.query(
     `UPDATE memory SET status = 'completed', memory_text = $2, generation_time_ms = $3, updated_at = now(), error = NULL
      WHERE memory_id = $1 AND status = 'processing'`,
@@ -100,7 +105,10 @@ export async function failSummary(q: Queryable, memoryId: number, error: string,
 }
 
 /** 'processing' rows older than the timeout belong to a replica that died or hung: free them. */
-export async function failStuckSummaries(q: Queryable, olderThan: Date): Promise<Array<{ memory_id: number; conversation_id: string }>> {
+export async function failStuckSummaries(
+  q: Queryable,
+  olderThan: Date,
+): Promise<Array<{ memory_id: number; conversation_id: string }>> {
   const { rows } = await q.query<{ memory_id: number; conversation_id: string }>(
     `UPDATE memory SET status = 'failed', error = 'processing timed out', next_attempt_at = now(), updated_at = now()
      WHERE status = 'processing' AND updated_at < $1

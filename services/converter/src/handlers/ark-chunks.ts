@@ -28,12 +28,18 @@ export function handleArkChunks(deps: ConverterDeps) {
       for (const [j, chunk] of event.data.chunks.entries()) {
         const live: LiveEvent = { type: 'chunk', chunk_seq: seqs[j]!, chunk };
         await deps.fanout.publish(liveChannelOf(event.data.session_id), JSON.stringify(live)).catch((err: unknown) => {
-          ctx.log.warn({ err, session: event.data.session_id }, 'live chunk notice failed; streams catch up at their next heartbeat');
+          ctx.log.warn(
+            { err, session: event.data.session_id },
+            'live chunk notice failed; streams catch up at their next heartbeat',
+          );
         });
       }
     }
     await announce(deps.fanout, [...refused, ...outcomes], ctx.log);
-    ctx.log.info({ relays: admitted.length, refused: refused.length, correlationIds: ctx.correlationIds }, 'ark chunks kept');
+    ctx.log.info(
+      { relays: admitted.length, refused: refused.length, correlationIds: ctx.correlationIds },
+      'ark chunks kept',
+    );
   };
 }
 
@@ -42,5 +48,15 @@ function refusalOf(event: ArkStreamChunksReceived, code: string, message: string
 }
 
 function base(event: ArkStreamChunksReceived): RequestOutcome {
-  return { request_id: event.id, kind: 'conversation', status: 'stored', group_id: event.data.session_id, message_id: null, duplicate: false, result: null, error_code: null, error_message: null };
+  return {
+    request_id: event.id,
+    kind: 'conversation',
+    status: 'stored',
+    group_id: event.data.session_id,
+    message_id: null,
+    duplicate: false,
+    result: null,
+    error_code: null,
+    error_message: null,
+  };
 }

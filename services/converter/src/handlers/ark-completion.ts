@@ -15,13 +15,20 @@ import type { ConverterDeps } from './converter-deps.js';
  */
 export function handleArkCompletions(deps: ConverterDeps) {
   return async (events: readonly ArkSessionCompleted[], ctx: HandlerContext): Promise<void> => {
-    const outcomes = await applyOnce(deps.store, events, async (tx, event) => (await refusal(tx, event)) ?? completed(event, await completeArkSession(tx, event.data.session_id)));
+    const outcomes = await applyOnce(
+      deps.store,
+      events,
+      async (tx, event) =>
+        (await refusal(tx, event)) ?? completed(event, await completeArkSession(tx, event.data.session_id)),
+    );
     for (const outcome of outcomes) {
       if (outcome.status !== 'stored') continue;
       const sessionId = outcome.group_id!;
-      await deps.fanout.publish(liveChannelOf(sessionId), JSON.stringify({ type: 'complete' } satisfies LiveEvent)).catch((err: unknown) => {
-        ctx.log.warn({ err, session: sessionId }, 'completion notice failed; streams see it at their next heartbeat');
-      });
+      await deps.fanout
+        .publish(liveChannelOf(sessionId), JSON.stringify({ type: 'complete' } satisfies LiveEvent))
+        .catch((err: unknown) => {
+          ctx.log.warn({ err, session: sessionId }, 'completion notice failed; streams see it at their next heartbeat');
+        });
     }
     await announce(deps.fanout, outcomes, ctx.log);
     ctx.log.info({ completions: events.length, correlationIds: ctx.correlationIds }, 'ark sessions completed');
@@ -35,14 +42,29 @@ async function refusal(q: Queryable, event: ArkSessionCompleted): Promise<Reques
   if (!(await arkSessionState(q, sessionId)).exists) return notFound;
   const refused = await commandRefusal(q, sessionId, event.actor, 'writer');
   if (refused?.code === 'RESOURCE_NOT_FOUND') return notFound;
-  return refused && outcomeOf(event, 'failed', null, 'FORBIDDEN', `Your access to session ${sessionId} is ${refused.level}: completing needs writer or more`);
+  return (
+    refused &&
+    outcomeOf(
+      event,
+      'failed',
+      null,
+      'FORBIDDEN',
+      `Your access to session ${sessionId} is ${refused.level}: completing needs writer or more`,
+    )
+  );
 }
 
 function completed(event: ArkSessionCompleted, first: boolean): RequestOutcome {
   return outcomeOf(event, 'stored', { status: first ? 'completed' : 'already_completed' }, null, null);
 }
 
-function outcomeOf(event: ArkSessionCompleted, status: 'stored' | 'failed', result: Record<string, unknown> | null, code: string | null, message: string | null): RequestOutcome {
+function outcomeOf(
+  event: ArkSessionCompleted,
+  status: 'stored' | 'failed',
+  result: Record<string, unknown> | null,
+  code: string | null,
+  message: string | null,
+): RequestOutcome {
   return {
     request_id: event.id,
     kind: 'conversation',

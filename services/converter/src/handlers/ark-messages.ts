@@ -1,6 +1,14 @@
 import { publishEvents, type HandlerContext } from '@memstream/bus';
 import { appendMessages, findRequestOutcomes, recordRequestOutcomes, type AppendResult } from '@memstream/store';
-import { TOPICS, type ArkInput, type ArkMessagesReceived, type ArkSessionCompleted, type ArkStreamChunksReceived, type MessageStored, type RequestOutcome } from '@memstream/schemas';
+import {
+  TOPICS,
+  type ArkInput,
+  type ArkMessagesReceived,
+  type ArkSessionCompleted,
+  type ArkStreamChunksReceived,
+  type MessageStored,
+  type RequestOutcome,
+} from '@memstream/schemas';
 import { fromArkMessages } from '../mappers/ark.js';
 import { storedEvent } from '../stored-event.js';
 import { publishLiveMessages } from '../live-messages.js';
@@ -44,7 +52,9 @@ function handleArkMessages(deps: ConverterDeps) {
     const perEvent = events.map(fromArkMessages);
     const results = await appendMessages(
       deps.store,
-      perEvent.flatMap((messages, e) => messages.map((message, i) => (i === 0 ? { message, requestId: events[e]!.id } : { message }))),
+      perEvent.flatMap((messages, e) =>
+        messages.map((message, i) => (i === 0 ? { message, requestId: events[e]!.id } : { message })),
+      ),
     );
     const byEvent: AppendResult[][] = [];
     let at = 0;
@@ -53,32 +63,50 @@ function handleArkMessages(deps: ConverterDeps) {
       at += messages.length;
     }
 
-    const earlier = await findRequestOutcomes(deps.store, events.filter((_, e) => !byEvent[e]![0]!.outcomeRecorded).map((e) => e.id));
+    const earlier = await findRequestOutcomes(
+      deps.store,
+      events.filter((_, e) => !byEvent[e]![0]!.outcomeRecorded).map((e) => e.id),
+    );
     const outcomes: RequestOutcome[] = events.flatMap((event, e): RequestOutcome[] => {
       const stored = byEvent[e]!;
       if (!stored[0]!.outcomeRecorded) return earlier.has(event.id) ? [earlier.get(event.id)!] : [];
-      return [{
-        request_id: event.id,
-        kind: 'message' as const,
-        status: 'stored' as const,
-        group_id: event.data.session_id,
-        message_id: stored[0]!.message.message_id,
-        duplicate: stored.every((r) => r.duplicate),
-        result: { sequence: stored[0]!.message.seq, count: stored.length },
-        error_code: null,
-        error_message: null,
-      }];
+      return [
+        {
+          request_id: event.id,
+          kind: 'message' as const,
+          status: 'stored' as const,
+          group_id: event.data.session_id,
+          message_id: stored[0]!.message.message_id,
+          duplicate: stored.every((r) => r.duplicate),
+          result: { sequence: stored[0]!.message.seq, count: stored.length },
+          error_code: null,
+          error_message: null,
+        },
+      ];
     });
 
-    await publishLiveMessages(deps.fanout, results.filter((r) => !r.duplicate).map((r) => r.message), ctx.log);
+    await publishLiveMessages(
+      deps.fanout,
+      results.filter((r) => !r.duplicate).map((r) => r.message),
+      ctx.log,
+    );
 
     const storedEvents: MessageStored[] = byEvent.flatMap((stored, e) => {
       const correlationId = events[e]!.correlation_id;
       return stored.map(({ message }) => storedEvent(message, correlationId));
     });
-    await Promise.all([publishEvents(deps.bus, TOPICS.messagesStored, storedEvents), announce(deps.fanout, [...refused, ...outcomes], ctx.log)]);
+    await Promise.all([
+      publishEvents(deps.bus, TOPICS.messagesStored, storedEvents),
+      announce(deps.fanout, [...refused, ...outcomes], ctx.log),
+    ]);
     ctx.log.info(
-      { events: events.length, refused: refused.length, messages: results.length, stored: results.filter((r) => !r.duplicate).length, correlationIds: ctx.correlationIds },
+      {
+        events: events.length,
+        refused: refused.length,
+        messages: results.length,
+        stored: results.filter((r) => !r.duplicate).length,
+        correlationIds: ctx.correlationIds,
+      },
       'ark batch stored',
     );
   };

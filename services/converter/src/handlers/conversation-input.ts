@@ -83,9 +83,16 @@ export function handleConversationBatch(deps: ConverterDeps) {
       publishEvents(deps.bus, TOPICS.messagesStored, stored),
       announce(deps.fanout, outcomes.filter(Boolean), ctx.log),
       announceAccessChanges(deps.fanout, [...accessChanged], ctx.log),
-      publishLiveMessages(deps.fanout, stored.map((e) => e.data), ctx.log),
+      publishLiveMessages(
+        deps.fanout,
+        stored.map((e) => e.data),
+        ctx.log,
+      ),
     ]);
-    ctx.log.info({ events: events.length, messages: stored.length, correlationIds: ctx.correlationIds }, 'conversation events applied');
+    ctx.log.info(
+      { events: events.length, messages: stored.length, correlationIds: ctx.correlationIds },
+      'conversation events applied',
+    );
   };
 }
 
@@ -112,13 +119,22 @@ async function announceAccessChanges(fanout: Fanout, groupIds: readonly string[]
   try {
     await fanout.publish(ACCESS_CHANGED_CHANNEL, JSON.stringify({ group_ids: [...groupIds] } satisfies AccessChanged));
   } catch (err) {
-    log.warn({ err, groups: groupIds.length }, 'could not announce access changes; open streams find them on their next re-check');
+    log.warn(
+      { err, groups: groupIds.length },
+      'could not announce access changes; open streams find them on their next re-check',
+    );
   }
 }
 
 async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> {
-  const done = async (result: Record<string, unknown>): Promise<Applied> => ({ outcome: await record(tx, event, { result }), stored: [] });
-  const refuse = async (refusal: Refusal): Promise<Applied> => ({ outcome: await record(tx, event, { refusal }), stored: [] });
+  const done = async (result: Record<string, unknown>): Promise<Applied> => ({
+    outcome: await record(tx, event, { result }),
+    stored: [],
+  });
+  const refuse = async (refusal: Refusal): Promise<Applied> => ({
+    outcome: await record(tx, event, { refusal }),
+    stored: [],
+  });
   if (isKaosInput(event)) {
     const kaos = await applyKaos(tx, event);
     return { outcome: await record(tx, event, kaos), stored: kaos.stored };
@@ -130,8 +146,15 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
       const { fork } = event.data;
       if (!fork) {
         // A replay never gets here (its outcome stands), so an id in use is one a direct producer chose badly.
-        if (await conversationInUse(tx, data.conversation_id)) return refuse({ code: 'CONFLICT', message: `Conversation id in use: ${data.conversation_id}` });
-        await insertConversation(tx, { id: data.conversation_id, groupId: data.group_id, title: event.data.title, metadata: event.data.metadata, fork: null });
+        if (await conversationInUse(tx, data.conversation_id))
+          return refuse({ code: 'CONFLICT', message: `Conversation id in use: ${data.conversation_id}` });
+        await insertConversation(tx, {
+          id: data.conversation_id,
+          groupId: data.group_id,
+          title: event.data.title,
+          metadata: event.data.metadata,
+          fork: null,
+        });
         if (event.data.owner_user_id) await claimConversation(tx, data.conversation_id, event.data.owner_user_id);
         return done({ conversation_id: data.conversation_id });
       }
@@ -141,7 +164,8 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
       const segments = await viewSegments(tx, fork.from_conversation_id);
       const at = group === undefined ? undefined : await findInView(tx, segments, fork.at_message_id);
       if (!at) return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Message not found: ${fork.at_message_id}` });
-      if (at.ms.channel !== 'history' || at.ms.role !== 'user') return refuse({ code: 'INVALID_PARAMETER', message: 'A fork starts at a user message of the history channel' });
+      if (at.ms.channel !== 'history' || at.ms.role !== 'user')
+        return refuse({ code: 'INVALID_PARAMETER', message: 'A fork starts at a user message of the history channel' });
       const before = await messageBefore(tx, segments, at);
       await insertConversation(tx, {
         id: data.conversation_id,
@@ -161,15 +185,26 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
       let exists = (await findConversation(tx, data.conversation_id)) !== undefined;
       // Only an id nobody uses in any family is created: one an ARK session or a group holds keeps its members.
       if (!exists && event.data.create_if_missing && !(await conversationInUse(tx, data.conversation_id))) {
-        exists = await insertConversation(tx, { id: data.conversation_id, groupId: data.group_id, title: null, metadata: {}, fork: null });
-        if (exists && event.data.owner_user_id) await claimConversation(tx, data.conversation_id, event.data.owner_user_id);
+        exists = await insertConversation(tx, {
+          id: data.conversation_id,
+          groupId: data.group_id,
+          title: null,
+          metadata: {},
+          fork: null,
+        });
+        if (exists && event.data.owner_user_id)
+          await claimConversation(tx, data.conversation_id, event.data.owner_user_id);
       }
-      if (!exists) return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Conversation not found: ${data.conversation_id}` });
+      if (!exists)
+        return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Conversation not found: ${data.conversation_id}` });
       const refused = levelRefusal(await standingOf(tx, event.actor, data.conversation_id), 'writer', 'Appending');
       if (refused) return refuse(refused);
       const results = await appendMessages(
         tx,
-        event.data.messages.map((m, i) => ({ message: fromMsMessage(data.conversation_id, m), ...(i === 0 ? { requestId: event.id } : {}) })),
+        event.data.messages.map((m, i) => ({
+          message: fromMsMessage(data.conversation_id, m),
+          ...(i === 0 ? { requestId: event.id } : {}),
+        })),
       );
       if (event.data.title) await setConversationTitle(tx, data.conversation_id, event.data.title);
       // appendMessages recorded the outcome with the first message (or found the earlier one)
@@ -206,17 +241,31 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
         const standing = await standingOf(tx, event.actor, data.conversation_id);
         const owner = (await findConversation(tx, data.conversation_id))?.owner_user_id ?? null;
         const newOwner = event.data.new_owner_user_id!;
-        const refused = transferRefusal(standing, newOwner, owner, (await findMembership(tx, data.group_id, newOwner))?.access_level);
+        const refused = transferRefusal(
+          standing,
+          newOwner,
+          owner,
+          (await findMembership(tx, data.group_id, newOwner))?.access_level,
+        );
         if (refused) return refuse(refused);
-        if (owner === null) return refuse({ code: 'CONFLICT', message: 'The conversation has no owner to transfer from' });
+        if (owner === null)
+          return refuse({ code: 'CONFLICT', message: 'The conversation has no owner to transfer from' });
         const pending = await pendingTransfer(tx, data.group_id);
-        if (pending) return refuse({ code: 'CONFLICT', message: `An ownership transfer is already pending: ${pending.id}` });
-        const t = await requestTransfer(tx, { id: event.data.transfer_id!, groupId: data.group_id, conversationId: data.conversation_id, from: owner, to: newOwner });
+        if (pending)
+          return refuse({ code: 'CONFLICT', message: `An ownership transfer is already pending: ${pending.id}` });
+        const t = await requestTransfer(tx, {
+          id: event.data.transfer_id!,
+          groupId: data.group_id,
+          conversationId: data.conversation_id,
+          from: owner,
+          to: newOwner,
+        });
         return done(transferResult(t));
       }
       if (event.data.action === 'withdraw') {
         const transfer = await findTransfer(tx, event.data.transfer_id!);
-        if (transfer?.status !== 'pending' || transfer.group_id !== data.group_id) return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer' });
+        if (transfer?.status !== 'pending' || transfer.group_id !== data.group_id)
+          return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer' });
         const isRecipient = event.actor?.kind === 'user' && event.actor.id === transfer.to_user_id;
         const refused = withdrawRefusal(await standingOf(tx, event.actor, data.conversation_id), isRecipient);
         if (refused) return refuse(refused);
@@ -225,18 +274,38 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
       const pending = await pendingTransfer(tx, data.group_id);
       // Only the recipient settles a transfer; an agent cannot accept ownership for a person. A write with no actor
       // (the local user, with authentication off) is the recipient's own.
-      const recipient = event.actor === undefined ? pending?.to_user_id : event.actor.kind === 'user' ? event.actor.id : undefined;
-      if (!pending || pending.to_user_id !== recipient) return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer to you' });
-      return done(transferResult(await settleTransfer(tx, pending, event.data.action === 'accept' ? 'accepted' : 'declined')));
+      const recipient =
+        event.actor === undefined ? pending?.to_user_id : event.actor.kind === 'user' ? event.actor.id : undefined;
+      if (!pending || pending.to_user_id !== recipient)
+        return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer to you' });
+      return done(
+        transferResult(await settleTransfer(tx, pending, event.data.action === 'accept' ? 'accepted' : 'declined')),
+      );
     }
   }
 }
 
-function transferResult(t: { id: string; from_user_id: string; to_user_id: string; status: string; created_at: Date }): Record<string, unknown> {
-  return { id: t.id, from_user_id: t.from_user_id, to_user_id: t.to_user_id, status: t.status, created_at: t.created_at.toISOString() };
+function transferResult(t: {
+  id: string;
+  from_user_id: string;
+  to_user_id: string;
+  status: string;
+  created_at: Date;
+}): Record<string, unknown> {
+  return {
+    id: t.id,
+    from_user_id: t.from_user_id,
+    to_user_id: t.to_user_id,
+    status: t.status,
+    created_at: t.created_at.toISOString(),
+  };
 }
 
-async function record(tx: Queryable, event: ConversationInput, how: { result?: Record<string, unknown>; refusal?: Refusal }): Promise<RequestOutcome> {
+async function record(
+  tx: Queryable,
+  event: ConversationInput,
+  how: { result?: Record<string, unknown>; refusal?: Refusal },
+): Promise<RequestOutcome> {
   const outcome: RequestOutcome = {
     request_id: event.id,
     kind: 'conversation',

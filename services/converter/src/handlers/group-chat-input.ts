@@ -98,10 +98,23 @@ function handleWrites(deps: ConverterDeps) {
     const published = publishEvents(deps.bus, TOPICS.messagesStored, storedEvents);
     published.catch(() => undefined); // awaited through the tail; this only covers announce throwing first
     // A stream of the group (ARK's, on any replica) hears of the messages now, not at its next heartbeat.
-    await Promise.all([announce(deps.fanout, [...refused, ...outcomes], ctx.log), publishLiveMessages(deps.fanout, applied.stored.map((s) => s.message), ctx.log)]);
+    await Promise.all([
+      announce(deps.fanout, [...refused, ...outcomes], ctx.log),
+      publishLiveMessages(
+        deps.fanout,
+        applied.stored.map((s) => s.message),
+        ctx.log,
+      ),
+    ]);
     const { written } = applied;
     ctx.log.info(
-      { events: events.length, refused: refused.length, stored: written, duplicates: applied.stored.length - written, correlationIds: ctx.correlationIds },
+      {
+        events: events.length,
+        refused: refused.length,
+        stored: written,
+        duplicates: applied.stored.length - written,
+        correlationIds: ctx.correlationIds,
+      },
       'group-chat batch stored',
     );
     return { pending: published };
@@ -124,7 +137,12 @@ export function recordDeadLetter(deps: ConverterDeps, log: Logger) {
     if (!event) return;
     const outcome: RequestOutcome = {
       request_id: event.id,
-      kind: event.type.startsWith('conversation.') ? 'conversation' : event.type === 'group_chat.conversation_meta.upserted' || event.type === 'group_chat.conversation_meta.patched' ? 'conversation_meta' : 'message',
+      kind: event.type.startsWith('conversation.')
+        ? 'conversation'
+        : event.type === 'group_chat.conversation_meta.upserted' ||
+            event.type === 'group_chat.conversation_meta.patched'
+          ? 'conversation_meta'
+          : 'message',
       status: 'failed',
       group_id: event.groupId,
       message_id: event.messageId,
@@ -148,7 +166,10 @@ interface Applied {
 }
 
 async function applyInOrder(q: Queryable, events: readonly GroupChatWrite[], cache: MetaCache): Promise<Applied> {
-  const metas = await cache.get(q, events.map((e) => (e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id)));
+  const metas = await cache.get(
+    q,
+    events.map((e) => (e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id)),
+  );
   const applied: Applied = { outcomes: [], requestIds: events.map((e) => e.id), written: 0, stored: [] };
   let pending: GroupChatMessageReceived[] = [];
 
@@ -158,7 +179,10 @@ async function applyInOrder(q: Queryable, events: readonly GroupChatWrite[], cac
     pending = [];
     const results = await appendMessages(
       q,
-      batch.map((e) => ({ requestId: e.id, message: fromGroupChatMessage(e.data, metas.get(conversationIdOf(e.data))) })),
+      batch.map((e) => ({
+        requestId: e.id,
+        message: fromGroupChatMessage(e.data, metas.get(conversationIdOf(e.data))),
+      })),
     );
     results.forEach((r, i) => {
       const event = batch[i]!;
@@ -259,13 +283,20 @@ function refusalOf(event: GroupChatWrite, code: string, message: string): Reques
 }
 
 /** What can be read from a record that failed validation: enough to file its outcome, if anything. */
-function peek(value: Buffer): { id: string; type: string; groupId: string | null; messageId: string | null } | undefined {
+function peek(
+  value: Buffer,
+): { id: string; type: string; groupId: string | null; messageId: string | null } | undefined {
   try {
     const json = JSON.parse(value.toString('utf8')) as { id?: unknown; type?: unknown; data?: Record<string, unknown> };
     if (typeof json.id !== 'string' || json.id === '' || json.id.length > 200) return undefined;
     const data = json.data ?? {};
     const str = (v: unknown) => (typeof v === 'string' ? v : null);
-    return { id: json.id, type: str(json.type) ?? '', groupId: str(data['group_id']), messageId: str(data['message_id']) };
+    return {
+      id: json.id,
+      type: str(json.type) ?? '',
+      groupId: str(data['group_id']),
+      messageId: str(data['message_id']),
+    };
   } catch {
     return undefined;
   }

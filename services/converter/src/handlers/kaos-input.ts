@@ -41,7 +41,8 @@ export async function applyKaos(tx: Queryable, event: KaosInput): Promise<KaosAp
       let existing = await findKaosSession(tx, d.agent, d.session_id, { forUpdate: true });
       if (existing) {
         const needed = d.get_or_create ? 'reader' : 'manager';
-        if (await refusedFor(tx, event.actor, existing, needed)) return refuse({ code: 'CONFLICT', message: `Session id in use: ${d.session_id}` });
+        if (await refusedFor(tx, event.actor, existing, needed))
+          return refuse({ code: 'CONFLICT', message: `Session id in use: ${d.session_id}` });
         if (d.get_or_create) return done({ session_id: d.session_id, created: false });
       }
       await evictKaosSessions(tx, d.agent, d.max_sessions);
@@ -50,7 +51,14 @@ export async function applyKaos(tx: Queryable, event: KaosInput): Promise<KaosAp
       if (existing) await deleteKaosSessions(tx, [existing.conversation_id]);
       // One conversation per incarnation of the session: a deleted one stays deleted.
       const conversationId = `kaos_${event.id}`;
-      await insertKaosSession(tx, { agent: d.agent, sessionId: d.session_id, conversationId, appName: d.app_name, userId: d.user_id, ord: existing?.ord });
+      await insertKaosSession(tx, {
+        agent: d.agent,
+        sessionId: d.session_id,
+        conversationId,
+        appName: d.app_name,
+        userId: d.user_id,
+        ord: existing?.ord,
+      });
       if (d.owner_user_id) await claimConversation(tx, conversationId, d.owner_user_id);
       return done({ session_id: d.session_id, created: true });
     }
@@ -58,11 +66,19 @@ export async function applyKaos(tx: Queryable, event: KaosInput): Promise<KaosAp
     case 'kaos.events.appended': {
       const d = event.data;
       const session = await findKaosSession(tx, d.agent, d.session_id, { forUpdate: true });
-      if (!session || (await refusedFor(tx, event.actor, session, 'writer'))) return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Session not found: ${d.session_id}` });
-      const fresh = new Set((await appendKaosEvents(tx, session, d.events, d.max_session_events)).map((e) => e.event_id));
+      if (!session || (await refusedFor(tx, event.actor, session, 'writer')))
+        return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Session not found: ${d.session_id}` });
+      const fresh = new Set(
+        (await appendKaosEvents(tx, session, d.events, d.max_session_events)).map((e) => e.event_id),
+      );
       // Every message event is appended (a resend finds its message), so a redelivery publishes it again.
-      const messages = d.events.filter((e) => e.event_type === 'user_message' || e.event_type === 'agent_response').map((e) => fromKaosEvent(session, e));
-      const stored = await appendMessages(tx, messages.map((message) => ({ message })));
+      const messages = d.events
+        .filter((e) => e.event_type === 'user_message' || e.event_type === 'agent_response')
+        .map((e) => fromKaosEvent(session, e));
+      const stored = await appendMessages(
+        tx,
+        messages.map((message) => ({ message })),
+      );
       return done({ added: fresh.size, event_ids: d.events.map((e) => e.event_id) }, stored);
     }
 
@@ -84,6 +100,11 @@ export async function applyKaos(tx: Queryable, event: KaosInput): Promise<KaosAp
 }
 
 /** True when a person's standing in the session's conversation is below `needed`. */
-async function refusedFor(tx: Queryable, actor: Actor | undefined, session: KaosSessionRow, needed: 'reader' | 'writer' | 'manager'): Promise<boolean> {
+async function refusedFor(
+  tx: Queryable,
+  actor: Actor | undefined,
+  session: KaosSessionRow,
+  needed: 'reader' | 'writer' | 'manager',
+): Promise<boolean> {
   return levelRefusal(await standingOf(tx, actor, session.conversation_id), needed, 'Using') !== undefined;
 }

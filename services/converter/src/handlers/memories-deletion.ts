@@ -16,7 +16,11 @@ import type { ConverterDeps } from './converter-deps.js';
  */
 export function handleMemoriesDeletions(deps: ConverterDeps) {
   return async (events: readonly MemoriesDeleted[], ctx: HandlerContext): Promise<void> => {
-    const outcomes = await applyOnce(deps.store, events, async (tx, event) => (await refusal(tx, event)) ?? outcomeOfForgetting(event, await forget(tx, event)));
+    const outcomes = await applyOnce(
+      deps.store,
+      events,
+      async (tx, event) => (await refusal(tx, event)) ?? outcomeOfForgetting(event, await forget(tx, event)),
+    );
     await announce(deps.fanout, outcomes, ctx.log);
     ctx.log.info({ deletions: events.length, correlationIds: ctx.correlationIds }, 'memories deleted');
   };
@@ -32,8 +36,12 @@ async function refusal(q: Queryable, event: MemoriesDeleted): Promise<RequestOut
   const group = event.data.group_id;
   if (group === undefined) return undefined;
   const refused = await commandRefusal(q, group, event.actor, 'manager');
-  if (refused?.code === 'RESOURCE_NOT_FOUND') return failed(event, 'RESOURCE_NOT_FOUND', 'No memories matched the filter');
-  return refused && failed(event, 'FORBIDDEN', `Your access to ${group} is ${refused.level}: forgetting needs manager or owner`);
+  if (refused?.code === 'RESOURCE_NOT_FOUND')
+    return failed(event, 'RESOURCE_NOT_FOUND', 'No memories matched the filter');
+  return (
+    refused &&
+    failed(event, 'FORBIDDEN', `Your access to ${group} is ${refused.level}: forgetting needs manager or owner`)
+  );
 }
 
 function outcomeOfForgetting(event: MemoriesDeleted, r: ForgetResult): RequestOutcome {
@@ -41,7 +49,12 @@ function outcomeOfForgetting(event: MemoriesDeleted, r: ForgetResult): RequestOu
   return {
     ...base(event),
     status: 'stored',
-    result: { deleted_messages: r.deletedMessages, deleted_memories: r.deletedMemories, episodes_reextracting: r.episodesReopened, episodes_deleted: r.episodesDeleted },
+    result: {
+      deleted_messages: r.deletedMessages,
+      deleted_memories: r.deletedMemories,
+      episodes_reextracting: r.episodesReopened,
+      episodes_deleted: r.episodesDeleted,
+    },
   };
 }
 

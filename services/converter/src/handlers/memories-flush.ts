@@ -33,9 +33,34 @@ async function refusal(q: Queryable, event: MemoriesFlushRequested): Promise<Req
   if ((await lastSequence(q, group)) === undefined) return notFound;
   const refused = await commandRefusal(q, group, event.actor, 'writer');
   if (refused?.code === 'RESOURCE_NOT_FOUND') return notFound;
-  return refused && outcomeOf(event, 'failed', null, 'FORBIDDEN', `Your access to ${group} is ${refused.level}: this needs writer or more`);
+  return (
+    refused &&
+    outcomeOf(
+      event,
+      'failed',
+      null,
+      'FORBIDDEN',
+      `Your access to ${group} is ${refused.level}: this needs writer or more`,
+    )
+  );
 }
 
-function outcomeOf(event: MemoriesFlushRequested, status: 'stored' | 'failed', result: Record<string, unknown> | null, code: string | null, message: string | null): RequestOutcome {
-  return { request_id: event.id, kind: 'conversation', status, group_id: event.data.group_id, message_id: null, duplicate: false, result, error_code: code, error_message: message };
+function outcomeOf(
+  event: MemoriesFlushRequested,
+  status: 'stored' | 'failed',
+  result: Record<string, unknown> | null,
+  code: string | null,
+  message: string | null,
+): RequestOutcome {
+  return {
+    request_id: event.id,
+    kind: 'conversation',
+    status,
+    group_id: event.data.group_id,
+    message_id: null,
+    duplicate: false,
+    result,
+    error_code: code,
+    error_message: message,
+  };
 }

@@ -1,7 +1,14 @@
 import type { NewMessage } from '@memstream/store';
 import { textOf, type ArkMessagesReceived, type Role } from '@memstream/schemas';
 
-const ROLES: Record<string, Role> = { user: 'user', assistant: 'assistant', system: 'system', developer: 'system', tool: 'tool', function: 'tool' };
+const ROLES: Record<string, Role> = {
+  user: 'user',
+  assistant: 'assistant',
+  system: 'system',
+  developer: 'system',
+  tool: 'tool',
+  function: 'tool',
+};
 
 /**
  * An ARK batch -> canonical messages of the session, in order. The OpenAI message is kept whole

@@ -31,5 +31,7 @@ const ASSISTANT_ROLES = new Set(['assistant', 'ai', 'bot', 'agent']);
 
 /** Participants are people unless their metadata says they are an assistant. */
 function roleOf(participantRole: string | undefined): Role {
-  return participantRole !== undefined && ASSISTANT_ROLES.has(participantRole.trim().toLowerCase()) ? 'assistant' : 'user';
+  return participantRole !== undefined && ASSISTANT_ROLES.has(participantRole.trim().toLowerCase())
+    ? 'assistant'
+    : 'user';
 }

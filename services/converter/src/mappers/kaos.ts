@@ -7,7 +7,10 @@ import type { KaosEvent } from '@memstream/schemas';
  * event's id is the message's id, which makes a resent event the same message. Content that is
  * not a string is kept as its JSON text.
  */
-export function fromKaosEvent(session: Pick<KaosSessionRow, 'conversation_id' | 'user_id' | 'agent'>, e: KaosEvent): NewMessage {
+export function fromKaosEvent(
+  session: Pick<KaosSessionRow, 'conversation_id' | 'user_id' | 'agent'>,
+  e: KaosEvent,
+): NewMessage {
   const fromUser = e.event_type === 'user_message';
   const sender = fromUser ? session.user_id || 'user' : session.agent;
   return {

@@ -30,7 +30,8 @@ function canonicalRole(role: MsMessage['role']): Role {
 export function textOf(content: readonly unknown[]): string {
   const parts = content.map((block) => {
     if (typeof block === 'string') return block;
-    if (block !== null && typeof block === 'object' && typeof (block as { text?: unknown }).text === 'string') return (block as { text: string }).text;
+    if (block !== null && typeof block === 'object' && typeof (block as { text?: unknown }).text === 'string')
+      return (block as { text: string }).text;
     return JSON.stringify(block);
   });
   return parts.join('\n');

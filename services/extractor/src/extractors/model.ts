@@ -40,7 +40,9 @@ export function modelExtractor(model: ChatModel, options: { repairAttempts: numb
           ? '"participants": [{"user_id": "<id as given>", "memory": "<what this episode tells about this person, at most 80 words>"}]}'
           : '"participants": []}',
         perParticipant ? 'Give one participants entry per person who spoke, using the ids shown in brackets.' : '',
-      ].filter((l) => l !== '').join(' ');
+      ]
+        .filter((l) => l !== '')
+        .join(' ');
       const user = [
         `Group: ${meta?.name ?? episode.conversation_id}`,
         `Episode ${formatSpan(episode.start_time, episode.end_time, zone)}; participants: ${people.map((p) => `${p.name} [${p.id}]`).join(', ')}.`,
@@ -68,7 +70,10 @@ export function modelExtractor(model: ChatModel, options: { repairAttempts: numb
           return memories;
         }
         if (attempt >= options.repairAttempts) {
-          throw new AppError('DEPENDENCY_UNAVAILABLE', `model ${model.model} gave no valid extraction after ${attempt + 1} replies: ${problem}`);
+          throw new AppError(
+            'DEPENDENCY_UNAVAILABLE',
+            `model ${model.model} gave no valid extraction after ${attempt + 1} replies: ${problem}`,
+          );
         }
         conversation.push(
           { role: 'assistant', content: completion.text },
@@ -92,7 +97,8 @@ function problemOf(text: string, known: ReadonlySet<string>): z.infer<typeof Rep
     return parsed.error.issues.map((i) => `${i.path.join('.') || 'the object'}: ${i.message}`).join('; ');
   }
   const strangers = parsed.data.participants.map((p) => p.user_id).filter((id) => !known.has(id));
-  if (strangers.length > 0) return `participants.user_id must be one of ${[...known].join(', ')}, not ${strangers.join(', ')}`;
+  if (strangers.length > 0)
+    return `participants.user_id must be one of ${[...known].join(', ')}, not ${strangers.join(', ')}`;
   return parsed.data;
 }
 

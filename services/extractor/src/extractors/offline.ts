@@ -54,7 +54,10 @@ export const offlineExtractor: Extractor = {
 
     if (sceneOf(meta) === 'group_chat' && people.length > 0) {
       for (const person of people) {
-        const own = scored.filter((s) => s.speakerId === person.id).slice(0, PER_PARTICIPANT_SENTENCES).sort((a, b) => a.position - b.position);
+        const own = scored
+          .filter((s) => s.speakerId === person.id)
+          .slice(0, PER_PARTICIPANT_SENTENCES)
+          .sort((a, b) => a.position - b.position);
         if (own.length === 0) continue;
         const others = people.filter((p) => p.id !== person.id).map((p) => p.name);
         const withWhom = others.length > 0 ? ` with ${listOf(others)}` : '';
@@ -74,16 +77,25 @@ function sentencesOf(messages: readonly CanonicalMessage[]): Sentence[] {
   for (const m of messages) {
     const text = m.content.replace(/\s+/g, ' ').trim();
     for (const raw of text.split(/(?<=[.!?])\s+(?=[A-Z0-9"“'([])/)) {
-      const sentence = raw.length > MAX_SENTENCE_CHARS ? `${raw.slice(0, MAX_SENTENCE_CHARS).replace(/\s+\S*$/, '')}…` : raw;
+      const sentence =
+        raw.length > MAX_SENTENCE_CHARS ? `${raw.slice(0, MAX_SENTENCE_CHARS).replace(/\s+\S*$/, '')}…` : raw;
       if (sentence === '') continue;
-      out.push({ text: sentence, speaker: m.sender_name || m.sender_id, speakerId: m.sender_id, position: out.length, words: contentWords(sentence) });
+      out.push({
+        text: sentence,
+        speaker: m.sender_name || m.sender_id,
+        speakerId: m.sender_id,
+        position: out.length,
+        words: contentWords(sentence),
+      });
     }
   }
   return out;
 }
 
 function contentWords(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).filter((w) => w.length > 2 && !STOP_WORDS.has(w));
+  return (text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).filter(
+    (w) => w.length > 2 && !STOP_WORDS.has(w),
+  );
 }
 
 /** Sentences best first: the sum of their distinct words' inverse sentence frequency, damped by length. */
@@ -97,14 +109,21 @@ function rank(sentences: readonly Sentence[]): Sentence[] {
     const sum = distinct.reduce((acc, w) => acc + Math.log(1 + n / (df.get(w) ?? 1)), 0);
     return sum / Math.sqrt(distinct.length + 2);
   };
-  return [...sentences].map((s) => ({ s, v: score(s) })).sort((a, b) => b.v - a.v || a.s.position - b.s.position).map((x) => x.s);
+  return [...sentences]
+    .map((s) => ({ s, v: score(s) }))
+    .sort((a, b) => b.v - a.v || a.s.position - b.s.position)
+    .map((x) => x.s);
 }
 
 /** The words said most often across the episode (in at least two sentences), for the title. */
 function topWords(sentences: readonly Sentence[], k: number): string[] {
   const count = new Map<string, number>();
   for (const s of sentences) for (const w of new Set(s.words)) count.set(w, (count.get(w) ?? 0) + 1);
-  return [...count].filter(([, c]) => c >= 2).sort((a, b) => b[1] - a[1]).slice(0, k).map(([w]) => w);
+  return [...count]
+    .filter(([, c]) => c >= 2)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, k)
+    .map(([w]) => w);
 }
 
 function listOf(names: readonly string[]): string {

@@ -29,7 +29,12 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
   app.post('/api/v1/memories/conversation-meta', upsertDocs, async (request, reply) => {
     const sync = syncModeOf(request.query);
     const meta = parseOrThrow(ConversationMeta, request.body);
-    const written = await write(writeOriginOf(request), TOPICS.groupChatInput, { type: 'group_chat.conversation_meta.upserted', data: meta, source: 'evermemos-api' }, sync);
+    const written = await write(
+      writeOriginOf(request),
+      TOPICS.groupChatInput,
+      { type: 'group_chat.conversation_meta.upserted', data: meta, source: 'evermemos-api' },
+      sync,
+    );
     if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
     if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
     const row = written.outcome.result ?? {};
@@ -62,9 +67,17 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
     const patch = parseOrThrow(ConversationMetaPatch, request.body);
     const fields = patchedFields(patch);
     if (fields.length === 0) {
-      throw new AppError('INVALID_PARAMETER', `Nothing to update: give at least one of ${UPDATABLE_META_FIELDS.join(', ')}`);
+      throw new AppError(
+        'INVALID_PARAMETER',
+        `Nothing to update: give at least one of ${UPDATABLE_META_FIELDS.join(', ')}`,
+      );
     }
-    const written = await write(writeOriginOf(request), TOPICS.groupChatInput, { type: 'group_chat.conversation_meta.patched', data: patch, source: 'evermemos-api' }, sync);
+    const written = await write(
+      writeOriginOf(request),
+      TOPICS.groupChatInput,
+      { type: 'group_chat.conversation_meta.patched', data: patch, source: 'evermemos-api' },
+      sync,
+    );
     if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
     if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
     const row = written.outcome.result ?? {};
@@ -90,13 +103,19 @@ function rejectFixedFields(body: unknown): void {
   const keys = Object.keys(body);
   const fixed = keys.find((k) => (IMMUTABLE_META_FIELDS as readonly string[]).includes(k));
   if (fixed) {
-    throw new AppError('INVALID_PARAMETER', `Field ${fixed} is immutable and cannot be changed by PATCH`, { details: { field: fixed } });
+    throw new AppError('INVALID_PARAMETER', `Field ${fixed} is immutable and cannot be changed by PATCH`, {
+      details: { field: fixed },
+    });
   }
   const allowed = new Set<string>(['group_id', ...UPDATABLE_META_FIELDS]);
   const unknown = keys.find((k) => !allowed.has(k));
   if (unknown) {
-    throw new AppError('INVALID_PARAMETER', `Unknown field ${unknown}: PATCH may change only ${UPDATABLE_META_FIELDS.join(', ')}`, {
-      details: { field: unknown },
-    });
+    throw new AppError(
+      'INVALID_PARAMETER',
+      `Unknown field ${unknown}: PATCH may change only ${UPDATABLE_META_FIELDS.join(', ')}`,
+      {
+        details: { field: unknown },
+      },
+    );
   }
 }

@@ -15,10 +15,14 @@ import { SyncModeQuery, syncModeOf } from './sync-mode.js';
 export function registerPostMemory(app: FastifyInstance, write: Writer): void {
   const docs = everMemOsDocs.route({
     summary: 'Store one group-chat message',
-    description: 'Answers once the message is stored (read-your-writes); a message already stored in its group is a duplicate and is not stored again.',
+    description:
+      'Answers once the message is stored (read-your-writes); a message already stored in its group is a duplicate and is not stored again.',
     querystring: SyncModeQuery,
     body: GroupChatMessage,
-    responses: { 200: 'Stored, or recognised as a duplicate (result.duplicate), with its sequence number', 202: AcceptedReply },
+    responses: {
+      200: 'Stored, or recognised as a duplicate (result.duplicate), with its sequence number',
+      202: AcceptedReply,
+    },
   });
   app.post('/api/v1/memories', docs, async (request, reply) => {
     const sync = syncModeOf(request.query);
@@ -27,7 +31,12 @@ export function registerPostMemory(app: FastifyInstance, write: Writer): void {
     // Refused here to answer at once; the converter holds to the same rule where it counts.
     const impersonating = senderRefusal(actorOf(origin.principal), message);
     if (impersonating !== undefined) throw new AppError('FORBIDDEN', impersonating);
-    const written = await write(origin, TOPICS.groupChatInput, { type: 'group_chat.message.received', data: message, source: 'evermemos-api' }, sync);
+    const written = await write(
+      origin,
+      TOPICS.groupChatInput,
+      { type: 'group_chat.message.received', data: message, source: 'evermemos-api' },
+      sync,
+    );
     if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
     const { outcome } = written;
     if (outcome.status === 'failed') throw outcomeError(outcome);

@@ -23,8 +23,14 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
     const notFound = () => new AppError('RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
     await requireAccess(deps.store, request, sessionId, 'writer', notFound);
     if (!(await arkSessionState(deps.store, sessionId)).exists) throw notFound();
-    const written = await deps.write(writeOriginOf(request), TOPICS.arkMessages, { type: 'ark.session.completed', data: { session_id: sessionId }, source: 'ark-api' }, true);
-    if (written.kind === 'accepted') return reply.status(202).send({ status: 'accepted', session: sessionId, request_id: written.requestId });
+    const written = await deps.write(
+      writeOriginOf(request),
+      TOPICS.arkMessages,
+      { type: 'ark.session.completed', data: { session_id: sessionId }, source: 'ark-api' },
+      true,
+    );
+    if (written.kind === 'accepted')
+      return reply.status(202).send({ status: 'accepted', session: sessionId, request_id: written.requestId });
     if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
     return { status: String(written.outcome.result?.['status'] ?? 'completed'), session: sessionId };
   };
@@ -37,14 +43,22 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
         202: 'Completing outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "request_id": ID}; Kafka has it',
       },
     });
-  app.post<{ Params: { session_id: string } }>('/session/:session_id/complete', completeDocs('Complete a session: ends its streams on every replica'), async (request, reply) =>
-    complete(request, reply, request.params.session_id),
+  app.post<{ Params: { session_id: string } }>(
+    '/session/:session_id/complete',
+    completeDocs('Complete a session: ends its streams on every replica'),
+    async (request, reply) => complete(request, reply, request.params.session_id),
   );
-  app.post<{ Params: { session_id: string } }>('/stream/:session_id/complete', completeDocs("Complete a session's stream (the same as completing the session)"), async (request, reply) =>
-    complete(request, reply, request.params.session_id),
+  app.post<{ Params: { session_id: string } }>(
+    '/stream/:session_id/complete',
+    completeDocs("Complete a session's stream (the same as completing the session)"),
+    async (request, reply) => complete(request, reply, request.params.session_id),
   );
 
-  app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(
+    ['application/x-ndjson', 'application/jsonl', 'text/plain'],
+    { parseAs: 'string' },
+    (_req, body, done) => done(null, body),
+  );
   const relayDocs = arkDocs.route({
     summary: 'Relay token chunks to the session readers, and keep them for replay',
     params: SessionParams,
@@ -60,8 +74,16 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
     const chunks = parseChunks(request.body);
     // A relay is a write: the converter keeps the chunks, numbers them and sends them to the
     // readers, after what was sent to the session before; a person claims a new session there.
-    const written = await deps.write(writeOriginOf(request), TOPICS.arkMessages, { type: 'ark.stream.chunks', data: { session_id: sessionId, chunks }, source: 'ark-api' }, true);
-    if (written.kind === 'accepted') return reply.status(202).send({ status: 'accepted', session: sessionId, chunks: chunks.length, request_id: written.requestId });
+    const written = await deps.write(
+      writeOriginOf(request),
+      TOPICS.arkMessages,
+      { type: 'ark.stream.chunks', data: { session_id: sessionId, chunks }, source: 'ark-api' },
+      true,
+    );
+    if (written.kind === 'accepted')
+      return reply
+        .status(202)
+        .send({ status: 'accepted', session: sessionId, chunks: chunks.length, request_id: written.requestId });
     if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
     return { status: 'ok', session: sessionId, chunks: chunks.length };
   });
@@ -69,7 +91,8 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
 
 /** Newline-delimited chunk objects (or, sent as JSON, one chunk or an array of them). */
 function parseChunks(body: unknown): Record<string, unknown>[] {
-  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v);
   // An empty list relays nothing, and the topic takes at least one chunk: refused here, before publishing.
   if (Array.isArray(body) && body.length === 0) throw new AppError('INVALID_PARAMETER', 'no chunks in body');
   if (Array.isArray(body) && body.every(isObject)) return body;
@@ -86,7 +109,8 @@ function parseChunks(body: unknown): Record<string, unknown>[] {
     }
     if (!isObject(value)) throw new AppError('INVALID_PARAMETER', `line ${n + 1} is not a JSON object`);
     // A JSON body was checked by the parser; these lines were not.
-    if (tooDeepPath(value)) throw new AppError('INVALID_PARAMETER', `line ${n + 1} nests deeper than ${MAX_JSON_DEPTH} levels`);
+    if (tooDeepPath(value))
+      throw new AppError('INVALID_PARAMETER', `line ${n + 1} nests deeper than ${MAX_JSON_DEPTH} levels`);
     const bad = unstorablePath(value);
     if (bad) throw unstorableError(bad, `line ${n + 1}`);
     chunks.push(value);

@@ -4,7 +4,14 @@ import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
 import { arkDocs } from '@memstream/api-families';
 import { arkRecordsAfter, arkSessionState, listArkRecords, listStreamChunks, type Store } from '@memstream/store';
-import { ArkSessionId, ArkSessionParams, ArkStreamQuery as Query, LiveEvent, liveChannelOf, textOf } from '@memstream/schemas';
+import {
+  ArkSessionId,
+  ArkSessionParams,
+  ArkStreamQuery as Query,
+  LiveEvent,
+  liveChannelOf,
+  textOf,
+} from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';
 import { SseWriter } from './sse.js';
 import { audiencesFor, mayAccess, personOf } from '../../access.js';
@@ -39,7 +46,8 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
 
   const docs = arkDocs.route({
     summary: 'The session as Server-Sent Events',
-    description: 'event: message frames carry OpenAI chat.completion.chunk objects; completion ends with [STREAM_END] and [DONE].',
+    description:
+      'event: message frames carry OpenAI chat.completion.chunk objects; completion ends with [STREAM_END] and [DONE].',
     params: SessionParams,
     querystring: Query,
     responses: { 200: 'text/event-stream' },
@@ -47,11 +55,19 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
   app.get<{ Params: { session_id: string } }>('/stream/:session_id', docs, async (request, reply) => {
     const sessionId = parseSessionId(request.params.session_id);
     const query = Query.safeParse(request.query);
-    if (!query.success) throw new AppError('INVALID_PARAMETER', `invalid query: ${query.error.issues[0]!.path.join('.')} ${query.error.issues[0]!.message}`);
+    if (!query.success)
+      throw new AppError(
+        'INVALID_PARAMETER',
+        `invalid query: ${query.error.issues[0]!.path.join('.')} ${query.error.issues[0]!.message}`,
+      );
     const fromBeginning = query.data['from-beginning'] === 'true';
     const waitForSession = query.data['wait-for-session'] === 'true';
     const timeoutMs = parseGoDuration(query.data.timeout);
-    if (timeoutMs === undefined) throw new AppError('INVALID_PARAMETER', `invalid timeout ${query.data.timeout}: use a duration such as 500ms, 30s or 5m`);
+    if (timeoutMs === undefined)
+      throw new AppError(
+        'INVALID_PARAMETER',
+        `invalid timeout ${query.data.timeout}: use a duration such as 500ms, 30s or 5m`,
+      );
 
     const initial = await arkSessionState(deps.store, sessionId);
     // To a person, a session they are not a member of does not exist; one that appears while they
@@ -76,7 +92,10 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
     // Where a live reader's stream starts is read before its headers go out: a client that writes
     // once it sees them writes past this point, so its messages are live, never taken for history
     // (read after the headers, a message committed in between was skipped as already sent).
-    const readStart = async () => ({ state: await arkSessionState(deps.store, sessionId), chunks: await listStreamChunks(deps.store, sessionId) });
+    const readStart = async () => ({
+      state: await arkSessionState(deps.store, sessionId),
+      chunks: await listStreamChunks(deps.store, sessionId),
+    });
     let start: Awaited<ReturnType<typeof readStart>> | undefined;
     try {
       if (initial.exists) start = await readStart();
@@ -91,7 +110,9 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
     let catchUp: (() => Promise<void>) | undefined;
     const heartbeat = setInterval(() => {
       sse.heartbeat();
-      void catchUp?.().catch((err: unknown) => request.log.warn({ err }, 'stream catch-up failed; the next heartbeat tries again'));
+      void catchUp?.().catch((err: unknown) =>
+        request.log.warn({ err }, 'stream catch-up failed; the next heartbeat tries again'),
+      );
     }, deps.heartbeatMs);
     let finished = false;
     let stopWatching: (() => void) | undefined;
@@ -108,7 +129,13 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
 
     try {
       const appeared = async () =>
-        (await waitForExistence(deps.store, sessionId, Math.min(timeoutMs, MAX_WAIT_MS), (wake) => (woken = wake), () => sse.closed)) && (await mayRead());
+        (await waitForExistence(
+          deps.store,
+          sessionId,
+          Math.min(timeoutMs, MAX_WAIT_MS),
+          (wake) => (woken = wake),
+          () => sse.closed,
+        )) && (await mayRead());
       if (!initial.exists && !(await appeared())) {
         sse.event('error', { error: `session ${sessionId} not found within ${query.data.timeout}` });
         sse.marker('[DONE]');
@@ -123,7 +150,8 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
           sse.marker('[DONE]');
           finish();
         });
-        if (finished) stop(); // the reader left while the watch was set up
+        if (finished)
+          stop(); // the reader left while the watch was set up
         else stopWatching = stop;
       }
       // A session that appeared while the reader waited is sent whole, so read it only now.
@@ -172,11 +200,20 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
         const now = await arkSessionState(deps.store, sessionId);
         if (now.lastSeq > lastSeq) {
           const records = await arkRecordsAfter(deps.store, sessionId, lastSeq, audiences);
-          deliver({ type: 'messages', messages: records.map((r) => ({ seq: r.seq, created_at: r.created_at.toISOString(), query_id: r.query_id, message: r.message })) });
+          deliver({
+            type: 'messages',
+            messages: records.map((r) => ({
+              seq: r.seq,
+              created_at: r.created_at.toISOString(),
+              query_id: r.query_id,
+              message: r.message,
+            })),
+          });
           // What the reader may not see is passed over for good, not read again at every beat.
           lastSeq = Math.max(lastSeq, now.lastSeq);
         }
-        for (const c of await listStreamChunks(deps.store, sessionId, lastChunk)) deliver({ type: 'chunk', chunk_seq: c.chunk_seq, chunk: c.chunk });
+        for (const c of await listStreamChunks(deps.store, sessionId, lastChunk))
+          deliver({ type: 'chunk', chunk_seq: c.chunk_seq, chunk: c.chunk });
         if (now.completed) deliver({ type: 'complete' });
       };
     } catch (err) {
@@ -190,7 +227,8 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
 
 export function parseSessionId(value: string): string {
   const parsed = ArkSessionId.safeParse(value);
-  if (!parsed.success) throw new AppError('INVALID_PARAMETER', `invalid session_id: ${parsed.error.issues[0]!.message}`);
+  if (!parsed.success)
+    throw new AppError('INVALID_PARAMETER', `invalid session_id: ${parsed.error.issues[0]!.message}`);
   return parsed.data;
 }
 
@@ -227,7 +265,10 @@ async function waitForExistence(
 export function chunkOf(sessionId: string, message: Record<string, unknown>, createdAt: string) {
   const delta: Record<string, unknown> = {
     role: message['role'],
-    content: typeof message['content'] === 'string' || message['content'] === null ? message['content'] : textOf(message as { role: string }),
+    content:
+      typeof message['content'] === 'string' || message['content'] === null
+        ? message['content']
+        : textOf(message as { role: string }),
   };
   if (message['tool_calls'] !== undefined) delta['tool_calls'] = message['tool_calls'];
   return {

@@ -26,18 +26,38 @@ export function registerDeleteMemories(app: FastifyInstance, deps: { store: Stor
     },
   });
   app.delete('/api/v1/memories', docs, async (request, reply) => {
-    const body = request.body !== null && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
+    const body =
+      request.body !== null && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
     const filter = parseOrThrow(Filter, { ...(request.query as Record<string, unknown>), ...body }, 'filter');
     // A person forgets only in groups they manage or own: named, a lower level is a 403 (checked
     // here so a refusal costs no event, and again by the converter on what it applies); across
     // groups, the others are simply left out.
-    if (filter.group_id !== undefined) await requireAccess(deps.store, request, filter.group_id, 'manager', () => new AppError('RESOURCE_NOT_FOUND', 'No memories matched the filter'));
-    const written = await deps.write(writeOriginOf(request), TOPICS.groupChatInput, { type: 'group_chat.memories.deleted', data: filter, source: 'evermemos-api' }, true);
+    if (filter.group_id !== undefined)
+      await requireAccess(
+        deps.store,
+        request,
+        filter.group_id,
+        'manager',
+        () => new AppError('RESOURCE_NOT_FOUND', 'No memories matched the filter'),
+      );
+    const written = await deps.write(
+      writeOriginOf(request),
+      TOPICS.groupChatInput,
+      { type: 'group_chat.memories.deleted', data: filter, source: 'evermemos-api' },
+      true,
+    );
     if (written.kind === 'accepted') {
-      return reply.status(202).send({ status: 'ok', message: 'Request accepted, processing in background', request_id: written.requestId });
+      return reply
+        .status(202)
+        .send({ status: 'ok', message: 'Request accepted, processing in background', request_id: written.requestId });
     }
     if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
-    const r = written.outcome.result as { deleted_messages: number; deleted_memories: number; episodes_reextracting: number; episodes_deleted: number };
+    const r = written.outcome.result as {
+      deleted_messages: number;
+      deleted_memories: number;
+      episodes_reextracting: number;
+      episodes_deleted: number;
+    };
     return {
       status: 'ok',
       message: `Deleted ${r.deleted_messages} messages and ${r.deleted_memories} memories`,

@@ -17,7 +17,10 @@ const POLL_MS = 100;
  * extractor takes the episode on its next sweep; the call also waits for the extraction up to
  * the sync timeout, unless `sync_mode` is false, and returns the memories' episodes.
  */
-export function registerFlushMemories(app: FastifyInstance, deps: { store: Store; write: Writer; syncTimeoutMs: number }): void {
+export function registerFlushMemories(
+  app: FastifyInstance,
+  deps: { store: Store; write: Writer; syncTimeoutMs: number },
+): void {
   const docs = everMemOsDocs.route({
     summary: "Close a group's open episode now and wait for its memories",
     body: Body,
@@ -32,9 +35,16 @@ export function registerFlushMemories(app: FastifyInstance, deps: { store: Store
     // checked here so a refusal costs no event; the converter decides again on what it applies
     await requireAccess(deps.store, request, body.group_id, 'writer', notFound);
     if ((await lastSequence(deps.store, body.group_id)) === undefined) throw notFound();
-    const written = await deps.write(writeOriginOf(request), TOPICS.groupChatInput, { type: 'group_chat.memories.flush_requested', data: { group_id: body.group_id }, source: 'evermemos-api' }, true);
+    const written = await deps.write(
+      writeOriginOf(request),
+      TOPICS.groupChatInput,
+      { type: 'group_chat.memories.flush_requested', data: { group_id: body.group_id }, source: 'evermemos-api' },
+      true,
+    );
     if (written.kind === 'accepted') {
-      return reply.status(202).send({ status: 'ok', message: 'Request accepted, processing in background', request_id: written.requestId });
+      return reply
+        .status(202)
+        .send({ status: 'ok', message: 'Request accepted, processing in background', request_id: written.requestId });
     }
     if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
     const ids = (written.outcome.result?.['episode_ids'] as number[] | undefined) ?? [];

@@ -6,10 +6,13 @@ import { everMemOsDocs } from '@memstream/api-families';
 import { findConversationMeta, type Store } from '@memstream/store';
 import { requireAccess } from '../../access.js';
 
-
 /** GET /api/v1/memories/conversation-meta?group_id=: the whole record, 404 when the group has none. */
 export function registerGetConversationMeta(app: FastifyInstance, deps: { store: Store }): void {
-  const docs = everMemOsDocs.route({ summary: "A group's metadata", querystring: Query, responses: { 200: 'The whole record; 404 when the group has none' } });
+  const docs = everMemOsDocs.route({
+    summary: "A group's metadata",
+    querystring: Query,
+    responses: { 200: 'The whole record; 404 when the group has none' },
+  });
   app.get('/api/v1/memories/conversation-meta', docs, async (request) => {
     const { group_id: groupId } = parseOrThrow(Query, request.query, 'query');
     const notFound = () => new AppError('RESOURCE_NOT_FOUND', `Conversation metadata not found: ${groupId}`);

@@ -22,10 +22,22 @@ export function registerGetMemories(app: FastifyInstance, deps: { store: Store }
     const visibleTo = personOf(request);
     const page =
       q.memory_type === 'message'
-        ? await listMessages(deps.store, { conversationId: q.group_id, senderId: q.user_id, visibleTo, audiences: audiencesFor(request), limit: q.limit, offset: q.offset, order: 'newest-first' }).then(
-            (p) => ({ items: p.items.map(messageView), total: p.total }),
-          )
-        : await listEpisodicMemories(deps.store, { conversationId: q.group_id, userId: q.user_id, visibleTo, limit: q.limit, offset: q.offset }).then((p) => ({
+        ? await listMessages(deps.store, {
+            conversationId: q.group_id,
+            senderId: q.user_id,
+            visibleTo,
+            audiences: audiencesFor(request),
+            limit: q.limit,
+            offset: q.offset,
+            order: 'newest-first',
+          }).then((p) => ({ items: p.items.map(messageView), total: p.total }))
+        : await listEpisodicMemories(deps.store, {
+            conversationId: q.group_id,
+            userId: q.user_id,
+            visibleTo,
+            limit: q.limit,
+            offset: q.offset,
+          }).then((p) => ({
             items: p.items.map(episodicView),
             total: p.total,
           }));

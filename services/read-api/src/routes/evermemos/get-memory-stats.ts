@@ -7,7 +7,6 @@ import { lastSequence, memoryStats, type Store } from '@memstream/store';
 import type { QueryEmbedder } from '@memstream/search';
 import { requireAccess } from '../../access.js';
 
-
 /**
  * GET /api/v1/stats/memory?group_id=: how far memory formation has got for a group (messages
  * stored and indexed, vectors of the current model, episodes and memories), so a client that
@@ -15,9 +14,11 @@ import { requireAccess } from '../../access.js';
  */
 export function registerGetMemoryStats(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
   const docs = everMemOsDocs.route({
-    summary: "How far memory formation got for a group: stored, indexed, episodes, memories",
+    summary: 'How far memory formation got for a group: stored, indexed, episodes, memories',
     querystring: Query,
-    responses: { 200: 'result: messages, indexed_messages, current_vectors, episodes, episodes_extracted, episodic_memories, open_messages' },
+    responses: {
+      200: 'result: messages, indexed_messages, current_vectors, episodes, episodes_extracted, episodic_memories, open_messages',
+    },
   });
   app.get('/api/v1/stats/memory', docs, async (request) => {
     const { group_id: groupId } = parseOrThrow(Query, request.query, 'query');
@@ -25,6 +26,10 @@ export function registerGetMemoryStats(app: FastifyInstance, deps: { store: Stor
     await requireAccess(deps.store, request, groupId, 'reader', notFound);
     if ((await lastSequence(deps.store, groupId)) === undefined) throw notFound();
     const stats = await memoryStats(deps.store, groupId, deps.embedder.model);
-    return { status: 'ok', message: 'Memory formation status', result: { group_id: groupId, embedding_model: deps.embedder.model, ...stats } };
+    return {
+      status: 'ok',
+      message: 'Memory formation status',
+      result: { group_id: groupId, embedding_model: deps.embedder.model, ...stats },
+    };
   });
 }

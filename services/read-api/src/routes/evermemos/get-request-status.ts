@@ -7,7 +7,6 @@ import { everMemOsDocs } from '@memstream/api-families';
 import { episodeOfMessage, findRequestOutcome, memoriesOfMessage, type Store } from '@memstream/store';
 import { mayAccess } from '../../access.js';
 
-
 /**
  * GET /api/v1/stats/request?request_id=: where a write is. The store's outcome row is the truth
  * (`stored`, `failed`); before it exists the gateway's accepted marker says `accepted`. A request
@@ -16,9 +15,12 @@ import { mayAccess } from '../../access.js';
 export function registerGetRequestStatus(app: FastifyInstance, deps: { store: Store; ledger: RequestLedger }): void {
   const docs = everMemOsDocs.route({
     summary: 'Where a write is: accepted, stored, extracted or failed',
-    description: 'The request id is also the event id, so producers writing the input topic directly can ask about theirs.',
+    description:
+      'The request id is also the event id, so producers writing the input topic directly can ask about theirs.',
     querystring: Query,
-    responses: { 200: 'result.status, and for a stored message its sequence number; 404 for an unknown or expired request' },
+    responses: {
+      200: 'result.status, and for a stored message its sequence number; 404 for an unknown or expired request',
+    },
   });
   app.get('/api/v1/stats/request', docs, async (request) => {
     const { request_id: requestId } = parseOrThrow(Query, request.query, 'query');
@@ -49,7 +51,10 @@ export function registerGetRequestStatus(app: FastifyInstance, deps: { store: St
     if (await deps.ledger.isAccepted(requestId)) {
       return { status: 'ok', message: 'Request accepted', result: { request_id: requestId, status: 'accepted' } };
     }
-    throw new AppError('RESOURCE_NOT_FOUND', `Request not found: ${requestId} (unknown, or older than the status retention)`);
+    throw new AppError(
+      'RESOURCE_NOT_FOUND',
+      `Request not found: ${requestId} (unknown, or older than the status retention)`,
+    );
   });
 }
 
@@ -58,8 +63,12 @@ export function registerGetRequestStatus(app: FastifyInstance, deps: { store: St
  * memories (the ids of the current ones), `pending` while the episode waits or retries, and no
  * episode yet while it is open (undefined).
  */
-async function extractionOf(store: Store, outcome: { status: string; kind: string; group_id: string | null; message_id: string | null }) {
-  if (outcome.status !== 'stored' || outcome.kind !== 'message' || !outcome.group_id || !outcome.message_id) return undefined;
+async function extractionOf(
+  store: Store,
+  outcome: { status: string; kind: string; group_id: string | null; message_id: string | null },
+) {
+  if (outcome.status !== 'stored' || outcome.kind !== 'message' || !outcome.group_id || !outcome.message_id)
+    return undefined;
   const episode = await episodeOfMessage(store, outcome.group_id, outcome.message_id);
   if (!episode) return undefined;
   const extracted = episode.status === 'extracted';

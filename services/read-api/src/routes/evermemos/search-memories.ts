@@ -13,7 +13,11 @@ function fromQueryString(query: unknown): unknown {
   if (query === null || typeof query !== 'object') return query;
   const q = { ...(query as Record<string, unknown>) };
   const types = q['memory_types'];
-  if (types !== undefined) q['memory_types'] = (Array.isArray(types) ? types : [types]).flatMap((t) => String(t).split(',')).map((t) => t.trim()).filter(Boolean);
+  if (types !== undefined)
+    q['memory_types'] = (Array.isArray(types) ? types : [types])
+      .flatMap((t) => String(t).split(','))
+      .map((t) => t.trim())
+      .filter(Boolean);
   return q;
 }
 
@@ -31,11 +35,32 @@ export function registerSearchMemories(app: FastifyInstance, deps: { store: Stor
     const to = input.end_time !== undefined ? parseCreateTime(input.end_time) : undefined;
     const visibleTo = personOf(request);
     const audiences = audiencesFor(request);
-    const filters = { conversationId: input.group_id, userId: input.user_id, kinds: [...new Set(input.memory_types)], from, to, visibleTo, audiences };
+    const filters = {
+      conversationId: input.group_id,
+      userId: input.user_id,
+      kinds: [...new Set(input.memory_types)],
+      from,
+      to,
+      visibleTo,
+      audiences,
+    };
     const showPending = input.group_id !== undefined && (await mayAccess(deps.store, request, input.group_id));
     const [hits, pending] = await Promise.all([
-      searchMemories(deps.store, deps.embedder, { query: input.query, method: input.retrieve_method, topK: input.top_k, filters }),
-      showPending && input.group_id ? pendingMessages(deps.store, input.group_id, { senderId: input.user_id, from, to, audiences, limit: PENDING_LIMIT }) : Promise.resolve([]),
+      searchMemories(deps.store, deps.embedder, {
+        query: input.query,
+        method: input.retrieve_method,
+        topK: input.top_k,
+        filters,
+      }),
+      showPending && input.group_id
+        ? pendingMessages(deps.store, input.group_id, {
+            senderId: input.user_id,
+            from,
+            to,
+            audiences,
+            limit: PENDING_LIMIT,
+          })
+        : Promise.resolve([]),
     ]);
     return {
       status: 'ok',
@@ -50,10 +75,14 @@ export function registerSearchMemories(app: FastifyInstance, deps: { store: Stor
   };
   const answer = { 200: 'result.memories (best first, scores in [0, 1]), result.total_count, result.pending_messages' };
   const summary = 'Search messages and episodic memories: keyword (BM25), vector (cosine), hybrid or rrf';
-  app.get('/api/v1/memories/search', everMemOsDocs.route({ summary, querystring: Search, responses: answer }), async (request) =>
-    search(parseOrThrow(Search, fromQueryString(request.query), 'query'), request),
+  app.get(
+    '/api/v1/memories/search',
+    everMemOsDocs.route({ summary, querystring: Search, responses: answer }),
+    async (request) => search(parseOrThrow(Search, fromQueryString(request.query), 'query'), request),
   );
-  app.post('/api/v1/memories/search', everMemOsDocs.route({ summary, body: Search, responses: answer }), async (request) =>
-    search(parseOrThrow(Search, request.body), request),
+  app.post(
+    '/api/v1/memories/search',
+    everMemOsDocs.route({ summary, body: Search, responses: answer }),
+    async (request) => search(parseOrThrow(Search, request.body), request),
   );
 }

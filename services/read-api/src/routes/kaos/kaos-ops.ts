@@ -24,7 +24,9 @@ const AGENT_HEADER = 'x-kaos-agent';
 
 /** `<prefix>_<hex>`, the shape of KAOS's generated ids (session_ 12 hex digits, event_ 8). */
 export function kaosId(prefix: string, hexDigits: number): string {
-  return `${prefix}_${randomBytes(Math.ceil(hexDigits / 2)).toString('hex').slice(0, hexDigits)}`;
+  return `${prefix}_${randomBytes(Math.ceil(hexDigits / 2))
+    .toString('hex')
+    .slice(0, hexDigits)}`;
 }
 
 /** The agent whose memory the call reaches: the X-KAOS-Agent header, else the configured one. */
@@ -32,7 +34,10 @@ export function agentOf(request: FastifyRequest, fallback: string): string {
   const header = request.headers[AGENT_HEADER];
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined) return fallback;
-  if (!KaosHeaders.safeParse({ [AGENT_HEADER]: value }).success) throw new AppError('INVALID_PARAMETER', `Data format error: invalid header X-KAOS-Agent: must be ${SAFE_ID_RULE}`, { details: { field: 'X-KAOS-Agent' } });
+  if (!KaosHeaders.safeParse({ [AGENT_HEADER]: value }).success)
+    throw new AppError('INVALID_PARAMETER', `Data format error: invalid header X-KAOS-Agent: must be ${SAFE_ID_RULE}`, {
+      details: { field: 'X-KAOS-Agent' },
+    });
   return value;
 }
 
@@ -60,8 +65,17 @@ export function kaosOps(deps: KaosDeps) {
      * Publishes one KAOS write and waits for its outcome: the outcome's result, or undefined when
      * the wait ended first (the write is in Kafka and will be applied; the route answers 202).
      */
-    async send<T extends KaosInput['type']>(request: FastifyRequest, type: T, data: Extract<KaosInput, { type: T }>['data']): Promise<Record<string, unknown> | undefined> {
-      const written = await deps.write(writeOriginOf(request), TOPICS.conversationInput, { type, data, source: 'kaos' } as never, true);
+    async send<T extends KaosInput['type']>(
+      request: FastifyRequest,
+      type: T,
+      data: Extract<KaosInput, { type: T }>['data'],
+    ): Promise<Record<string, unknown> | undefined> {
+      const written = await deps.write(
+        writeOriginOf(request),
+        TOPICS.conversationInput,
+        { type, data, source: 'kaos' } as never,
+        true,
+      );
       if (written.kind === 'accepted') return undefined;
       if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
       return written.outcome.result ?? {};
@@ -74,7 +88,12 @@ export function kaosOps(deps: KaosDeps) {
 export type KaosOps = ReturnType<typeof kaosOps>;
 
 /** The answer of a write: its result with `status`, or 202 when it is still being applied. */
-export function answer(reply: FastifyReply, result: Record<string, unknown> | undefined, status = 200, pending: Record<string, unknown> = {}): unknown {
+export function answer(
+  reply: FastifyReply,
+  result: Record<string, unknown> | undefined,
+  status = 200,
+  pending: Record<string, unknown> = {},
+): unknown {
   if (result === undefined) return reply.code(202).send({ ...pending, status: 'accepted' });
   return reply.code(status).send(result);
 }
@@ -83,14 +102,20 @@ export function answer(reply: FastifyReply, result: Record<string, unknown> | un
 export function contextOf(events: ReadonlyArray<{ event_type: string; content: unknown }>, maxEvents: number): string {
   return events
     .slice(-maxEvents)
-    .map((e) => `${e.event_type === 'user_message' ? 'User' : 'Assistant'}: ${typeof e.content === 'string' ? e.content : JSON.stringify(e.content)}`)
+    .map(
+      (e) =>
+        `${e.event_type === 'user_message' ? 'User' : 'Assistant'}: ${typeof e.content === 'string' ? e.content : JSON.stringify(e.content)}`,
+    )
     .join('\n');
 }
 
 /** `event_types` as given: comma-separated, repeated, or both. */
 export function eventTypesOf(value: string | string[] | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const types = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const types = (Array.isArray(value) ? value : [value])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   return types.length > 0 ? types : undefined;
 }
 

@@ -2,10 +2,20 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow } from '@memstream/http';
 import { memoryAgentDocs } from '@memstream/api-families';
-import { lastSequence, latestCompletedSummary, listSummaries, messagesInRange, type Store, type SummaryMemory } from '@memstream/store';
-import { MemoryAgentContextQuery as ContextQuery, MemoryAgentSummariesQuery as ConversationQuery, type CanonicalMessage } from '@memstream/schemas';
+import {
+  lastSequence,
+  latestCompletedSummary,
+  listSummaries,
+  messagesInRange,
+  type Store,
+  type SummaryMemory,
+} from '@memstream/store';
+import {
+  MemoryAgentContextQuery as ContextQuery,
+  MemoryAgentSummariesQuery as ConversationQuery,
+  type CanonicalMessage,
+} from '@memstream/schemas';
 import { audiencesFor, requireAccess } from '../../access.js';
-
 
 /**
  * The Memory Agent's reads. `conversation_id` is whatever id the writing API used (a group id
@@ -14,7 +24,7 @@ import { audiencesFor, requireAccess } from '../../access.js';
 export function registerSummaries(app: FastifyInstance, deps: { store: Store }): void {
   /** Every memory row of the conversation, oldest first: the version chain with its statuses. */
   const summariesDocs = memoryAgentDocs.route({
-    summary: "Every memory row of a conversation, oldest first",
+    summary: 'Every memory row of a conversation, oldest first',
     querystring: ConversationQuery,
     responses: { 200: 'The version chain with statuses, generation times and errors' },
   });
@@ -33,20 +43,33 @@ export function registerSummaries(app: FastifyInstance, deps: { store: Store }):
   const contextDocs = memoryAgentDocs.route({
     summary: 'The latest completed memory and the messages after it',
     querystring: ContextQuery,
-    responses: { 200: 'JSON {conversation_id, memory, gap_messages}, or with format=text one prompt-ready text/plain string' },
+    responses: {
+      200: 'JSON {conversation_id, memory, gap_messages}, or with format=text one prompt-ready text/plain string',
+    },
   });
   app.get('/api/v1/context', contextDocs, async (request, reply) => {
     const { conversation_id: id, format } = parseOrThrow(ContextQuery, request.query, 'query');
     const last = await requireConversation(deps.store, request, id);
     const memory = await latestCompletedSummary(deps.store, id);
-    const gap = await messagesInRange(deps.store, id, memory ? memory.end_sequence + 1 : 0, last, audiencesFor(request));
+    const gap = await messagesInRange(
+      deps.store,
+      id,
+      memory ? memory.end_sequence + 1 : 0,
+      last,
+      audiencesFor(request),
+    );
     if (format === 'text') {
       return reply.type('text/plain; charset=utf-8').send(renderContext(memory, gap));
     }
     return {
       conversation_id: id,
       memory: memory
-        ? { memory_id: memory.memory_id, memory_text: memory.memory_text, start_sequence: memory.start_sequence, end_sequence: memory.end_sequence }
+        ? {
+            memory_id: memory.memory_id,
+            memory_text: memory.memory_text,
+            start_sequence: memory.start_sequence,
+            end_sequence: memory.end_sequence,
+          }
         : null,
       gap_messages: gap.map(gapMessage),
     };
@@ -92,7 +115,9 @@ function gapMessage(m: CanonicalMessage) {
 /** One string for a prompt: the memory as earlier context, then the gap as a transcript. */
 export function renderContext(memory: SummaryMemory | undefined, gap: readonly CanonicalMessage[]): string {
   const parts: string[] = [];
-  if (memory) parts.push(`[Previous context (messages ${memory.start_sequence}-${memory.end_sequence}): ${memory.memory_text}]`);
-  if (gap.length > 0) parts.push(gap.map((m) => `${m.sender_name} (${m.role}, ${m.created_at}): ${m.content}`).join('\n'));
+  if (memory)
+    parts.push(`[Previous context (messages ${memory.start_sequence}-${memory.end_sequence}): ${memory.memory_text}]`);
+  if (gap.length > 0)
+    parts.push(gap.map((m) => `${m.sender_name} (${m.role}, ${m.created_at}): ${m.content}`).join('\n'));
   return parts.join('\n\n');
 }

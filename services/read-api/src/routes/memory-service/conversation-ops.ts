@@ -17,7 +17,16 @@ import {
   type Store,
   type ViewFilter,
 } from '@memstream/store';
-import { TOPICS, levelRefusal, type AccessLevel, type MemoryServiceInput, type MsMessage, type Refusal, type RequestOutcome, type Standing } from '@memstream/schemas';
+import {
+  TOPICS,
+  levelRefusal,
+  type AccessLevel,
+  type MemoryServiceInput,
+  type MsMessage,
+  type Refusal,
+  type RequestOutcome,
+  type Standing,
+} from '@memstream/schemas';
 
 export interface OpsDeps {
   readonly store: Store;
@@ -44,8 +53,13 @@ export function conversationOps(deps: OpsDeps) {
     const refused = levelRefusal(held, needed, action);
     if (refused) throw refusalError(refused, conversationId);
     const principal = principalOf(request);
-    const conversation = await findConversation(deps.store, conversationId, principal.kind === 'user' ? principal.userId : undefined);
-    if (!conversation) throw refusalError({ code: 'RESOURCE_NOT_FOUND', message: 'Conversation not found' }, conversationId);
+    const conversation = await findConversation(
+      deps.store,
+      conversationId,
+      principal.kind === 'user' ? principal.userId : undefined,
+    );
+    if (!conversation)
+      throw refusalError({ code: 'RESOURCE_NOT_FOUND', message: 'Conversation not found' }, conversationId);
     return { conversation, standing: held };
   };
 
@@ -55,11 +69,18 @@ export function conversationOps(deps: OpsDeps) {
     type: T,
     data: Extract<MemoryServiceInput, { type: T }>['data'],
   ): Promise<RequestOutcome | StillApplying> => {
-    const written = await deps.write(writeOriginOf(request), TOPICS.conversationInput, { type, data, source: 'memory-service' } as never, true);
+    const written = await deps.write(
+      writeOriginOf(request),
+      TOPICS.conversationInput,
+      { type, data, source: 'memory-service' } as never,
+      true,
+    );
     if (written.kind === 'accepted') return new StillApplying(written.requestId);
     if (written.outcome.status === 'failed') {
       const err = outcomeError(written.outcome);
-      throw err.code === 'RESOURCE_NOT_FOUND' ? new AppError(err.code, err.message, { details: { resource: 'conversation', id: data.conversation_id } }) : err;
+      throw err.code === 'RESOURCE_NOT_FOUND'
+        ? new AppError(err.code, err.message, { details: { resource: 'conversation', id: data.conversation_id } })
+        : err;
     }
     return written.outcome;
   };
@@ -68,7 +89,8 @@ export function conversationOps(deps: OpsDeps) {
     standing,
     require,
     send,
-    groupOf: async (conversationId: string) => (await groupOfConversation(deps.store, conversationId)) ?? conversationId,
+    groupOf: async (conversationId: string) =>
+      (await groupOfConversation(deps.store, conversationId)) ?? conversationId,
     /** The person a new conversation belongs to: the caller, or for an agent the user it names. */
     ownerFor(request: FastifyRequest, named?: string | null): string | null {
       const principal = principalOf(request);
@@ -77,7 +99,12 @@ export function conversationOps(deps: OpsDeps) {
     async conversation(request: FastifyRequest, id: string): Promise<ConversationRecord> {
       return (await require(request, id, 'reader', 'Reading')).conversation;
     },
-    async page(conversationId: string, filter: ViewFilter, after: string | undefined, limit: number): Promise<{ items: MsStoredMessage[]; nextCursor: string | null }> {
+    async page(
+      conversationId: string,
+      filter: ViewFilter,
+      after: string | undefined,
+      limit: number,
+    ): Promise<{ items: MsStoredMessage[]; nextCursor: string | null }> {
       const segments = await viewSegments(deps.store, conversationId);
       let position: ViewPosition | undefined;
       if (after !== undefined) {
@@ -96,9 +123,15 @@ export function conversationOps(deps: OpsDeps) {
 export type ConversationOps = ReturnType<typeof conversationOps>;
 
 export function refusalError(refusal: Refusal, id: string): AppError {
-  return new AppError(refusal.code, refusal.code === 'RESOURCE_NOT_FOUND' ? `${refusal.message}: ${id}` : refusal.message, {
-    ...(refusal.code === 'RESOURCE_NOT_FOUND' ? { details: { resource: refusal.message.startsWith('Membership') ? 'membership' : 'conversation', id } } : {}),
-  });
+  return new AppError(
+    refusal.code,
+    refusal.code === 'RESOURCE_NOT_FOUND' ? `${refusal.message}: ${id}` : refusal.message,
+    {
+      ...(refusal.code === 'RESOURCE_NOT_FOUND'
+        ? { details: { resource: refusal.message.startsWith('Membership') ? 'membership' : 'conversation', id } }
+        : {}),
+    },
+  );
 }
 
 /** A new message as the family stores it. */

@@ -3,7 +3,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
-import { conversationInUse, findTransfer, listConversations, listGroupConversations, listMemberships, messagesByIds, pendingTransfer } from '@memstream/store';
+import {
+  conversationInUse,
+  findTransfer,
+  listConversations,
+  listGroupConversations,
+  listMemberships,
+  messagesByIds,
+  pendingTransfer,
+} from '@memstream/store';
 import {
   revokeRefusal,
   shareRefusal,
@@ -75,14 +83,26 @@ export function memoryServiceHandlers(deps: OpsDeps) {
     async list(request: FastifyRequest, query: z.infer<typeof ListConversationsQuery>) {
       const principal = principalOf(request);
       const viewer = principal.kind === 'user' ? principal.userId : undefined;
-      const { items, more } = await listConversations(deps.store, { viewer, after: query.after, limit: query.limit, query: query.query, mode: query.mode });
+      const { items, more } = await listConversations(deps.store, {
+        viewer,
+        after: query.after,
+        limit: query.limit,
+        query: query.query,
+        mode: query.mode,
+      });
       const standing = viewer === undefined ? ('unrestricted' as const) : undefined;
-      return { status: 200, body: { data: items.map((c) => conversationView(c, standing)), nextCursor: more ? items.at(-1)!.id : null } };
+      return {
+        status: 200,
+        body: { data: items.map((c) => conversationView(c, standing)), nextCursor: more ? items.at(-1)!.id : null },
+      };
     },
 
     async remove(request: FastifyRequest, id: string) {
       const { conversation } = await ops.require(request, id, 'manager', 'Deleting');
-      const sent = await ops.send(request, 'conversation.deleted', { conversation_id: id, group_id: conversation.group_id });
+      const sent = await ops.send(request, 'conversation.deleted', {
+        conversation_id: id,
+        group_id: conversation.group_id,
+      });
       return sent instanceof StillApplying ? accepted(sent, id) : { status: 204, body: undefined };
     },
 
@@ -126,7 +146,14 @@ export function memoryServiceHandlers(deps: OpsDeps) {
         ...(title === undefined ? {} : { title }),
       });
       if (sent instanceof StillApplying) return accepted(sent, messages[0]!.message_id);
-      return { status: 201, body: undefined, stored: await readBack(id, messages.map((m) => m.message_id)) };
+      return {
+        status: 201,
+        body: undefined,
+        stored: await readBack(
+          id,
+          messages.map((m) => m.message_id),
+        ),
+      };
     },
 
     async fork(request: FastifyRequest, id: string, messageId: string, body: z.infer<typeof ForkRequest>) {
@@ -167,24 +194,46 @@ export function memoryServiceHandlers(deps: OpsDeps) {
 
     async memberships(request: FastifyRequest, id: string) {
       const { conversation } = await ops.require(request, id, 'manager', 'Listing members');
-      return { status: 200, body: { data: (await listMemberships(deps.store, conversation.group_id)).map((m) => membershipView(id, m)) } };
+      return {
+        status: 200,
+        body: { data: (await listMemberships(deps.store, conversation.group_id)).map((m) => membershipView(id, m)) },
+      };
     },
 
-    async changeMembership(request: FastifyRequest, id: string, userId: string, change: 'share' | 'update' | 'revoke', level: 'manager' | 'writer' | 'reader' | 'owner' | null) {
+    async changeMembership(
+      request: FastifyRequest,
+      id: string,
+      userId: string,
+      change: 'share' | 'update' | 'revoke',
+      level: 'manager' | 'writer' | 'reader' | 'owner' | null,
+    ) {
       const held = await ops.standing(request, id);
       const groupId = await ops.groupOf(id);
       const target = (await ops.membershipOf(groupId, userId))?.access_level;
       const principal = principalOf(request);
       const self = principal.kind === 'user' && principal.userId === userId;
       const refused =
-        change === 'share' ? shareRefusal(held, level!, target) : change === 'update' ? updateRefusal(held, level!, target) : revokeRefusal(held, target, self);
+        change === 'share'
+          ? shareRefusal(held, level!, target)
+          : change === 'update'
+            ? updateRefusal(held, level!, target)
+            : revokeRefusal(held, target, self);
       if (refused) throw refusalError(refused, refused.message.startsWith('Membership') ? userId : id);
       await ops.require(request, id, self && change === 'revoke' ? 'reader' : 'manager', 'Changing access');
-      const sent = await ops.send(request, 'conversation.membership.changed', { conversation_id: id, group_id: groupId, user_id: userId, change, access_level: level });
+      const sent = await ops.send(request, 'conversation.membership.changed', {
+        conversation_id: id,
+        group_id: groupId,
+        user_id: userId,
+        change,
+        access_level: level,
+      });
       if (sent instanceof StillApplying) return accepted(sent, id);
       if (change === 'revoke') return { status: 204, body: undefined };
       const result = (sent as RequestOutcome).result as { user_id: string; access_level: 'owner'; created_at: string };
-      return { status: change === 'share' ? 201 : 200, body: membershipView(id, { ...result, created_at: new Date(result.created_at) }) };
+      return {
+        status: change === 'share' ? 201 : 200,
+        body: membershipView(id, { ...result, created_at: new Date(result.created_at) }),
+      };
     },
 
     async transfer(request: FastifyRequest, id: string, newOwner: string) {
@@ -213,14 +262,20 @@ export function memoryServiceHandlers(deps: OpsDeps) {
       const principal = principalOf(request);
       const isRecipient = pending !== undefined && principal.kind === 'user' && pending.to_user_id === principal.userId;
       if (!isRecipient) await ops.require(request, id, 'manager', 'Reading transfers');
-      if (!pending) throw new AppError('RESOURCE_NOT_FOUND', `No pending ownership transfer: ${id}`, { details: { resource: 'transfer', id } });
+      if (!pending)
+        throw new AppError('RESOURCE_NOT_FOUND', `No pending ownership transfer: ${id}`, {
+          details: { resource: 'transfer', id },
+        });
       return { status: 200, body: transferView(pending) };
     },
 
     /** DELETE /v1/ownership-transfers/{id}, as the memory-service has it: the owner withdraws the offer, its recipient declines it. */
     async withdraw(request: FastifyRequest, transferId: string) {
       const transfer = await findTransfer(deps.store, transferId);
-      if (transfer?.status !== 'pending') throw new AppError('RESOURCE_NOT_FOUND', `No pending ownership transfer: ${transferId}`, { details: { resource: 'transfer', id: transferId } });
+      if (transfer?.status !== 'pending')
+        throw new AppError('RESOURCE_NOT_FOUND', `No pending ownership transfer: ${transferId}`, {
+          details: { resource: 'transfer', id: transferId },
+        });
       const principal = principalOf(request);
       const isRecipient = principal.kind === 'user' && principal.userId === transfer.to_user_id;
       const refused = withdrawRefusal(await ops.standing(request, transfer.conversation_id), isRecipient);
@@ -254,10 +309,18 @@ export type MemoryServiceHandlers = ReturnType<typeof memoryServiceHandlers>;
 
 /** A second offer while one is pending: 409 naming the pending one, as the memory-service answers. */
 function pendingConflict(existingTransferId: string): AppError {
-  return new AppError('CONFLICT', `An ownership transfer is already pending: ${existingTransferId}`, { details: { existingTransferId } });
+  return new AppError('CONFLICT', `An ownership transfer is already pending: ${existingTransferId}`, {
+    details: { existingTransferId },
+  });
 }
 
 function transferOf(outcome: RequestOutcome, conversationId: string) {
-  const r = outcome.result as { id: string; from_user_id: string; to_user_id: string; status: 'pending'; created_at: string };
+  const r = outcome.result as {
+    id: string;
+    from_user_id: string;
+    to_user_id: string;
+    status: 'pending';
+    created_at: string;
+  };
   return transferView({ ...r, conversation_id: conversationId, created_at: new Date(r.created_at) });
 }

@@ -29,20 +29,40 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
     const principal = principalOf(request);
     const person = principal.kind === 'user' ? principal.userId : undefined;
     const to = body.before ? await timeOf(deps.store, body.before, person) : undefined;
-    const hits = await searchMemories(deps.store, deps.embedder, {
-      query: body.query,
-      method: 'hybrid',
-      topK: body.topK * OVERFETCH,
-      filters: { kinds: ['message'], conversationIds: body.conversationIds ?? undefined, visibleTo: person, audiences: audiencesOf(principal), to },
-    }, OWN_WORDS_RANKING);
-    const found = await msMessagesByKeys(deps.store, hits.map((h) => ({ conversationId: h.conversation_id, messageId: h.message_ids[0]! })));
+    const hits = await searchMemories(
+      deps.store,
+      deps.embedder,
+      {
+        query: body.query,
+        method: 'hybrid',
+        topK: body.topK * OVERFETCH,
+        filters: {
+          kinds: ['message'],
+          conversationIds: body.conversationIds ?? undefined,
+          visibleTo: person,
+          audiences: audiencesOf(principal),
+          to,
+        },
+      },
+      OWN_WORDS_RANKING,
+    );
+    const found = await msMessagesByKeys(
+      deps.store,
+      hits.map((h) => ({ conversationId: h.conversation_id, messageId: h.message_ids[0]! })),
+    );
     const byKey = new Map(found.map((m) => [`${m.conversation_id}\u0000${m.message_id}`, m]));
     const data = hits.flatMap((h) => {
       const m = byKey.get(`${h.conversation_id}\u0000${h.message_ids[0]!}`);
       if (!m || (person !== undefined && (m.ms.channel !== 'history' || m.ms.visibility === 'agent'))) return [];
       // an agent's memory channel is its own: another client's is not found either
       if (m.ms.channel === 'memory' && principal.kind === 'agent' && m.ms.client_id !== principal.clientId) return [];
-      return [{ message: codeMessageView(m), score: Math.round(h.score * 1e6) / 1e6, highlights: highlightOf(m.content_text, body.query) }];
+      return [
+        {
+          message: codeMessageView(m),
+          score: Math.round(h.score * 1e6) / 1e6,
+          highlights: highlightOf(m.content_text, body.query),
+        },
+      ];
     });
     return { data: data.slice(0, body.topK) };
   });
@@ -52,7 +72,10 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
 async function timeOf(store: Store, messageId: string, person: string | undefined): Promise<Date> {
   const params: unknown[] = [messageId];
   const scope = person === undefined ? '' : `AND ${visibleTo('conversation_id', params, person)}`;
-  const { rows } = await store.query<{ created_at: Date }>(`SELECT created_at FROM messages WHERE message_id = $1 ${scope} ORDER BY created_at LIMIT 1`, params);
+  const { rows } = await store.query<{ created_at: Date }>(
+    `SELECT created_at FROM messages WHERE message_id = $1 ${scope} ORDER BY created_at LIMIT 1`,
+    params,
+  );
   if (!rows[0]) throw new AppError('INVALID_PARAMETER', `before: no message ${messageId} you may read`);
   // strictly before: the bound is inclusive, so one millisecond earlier
   return new Date(rows[0].created_at.getTime() - 1);
@@ -72,4 +95,3 @@ export function highlightOf(text: string, query: string): string | null {
   const start = Math.max(0, (at ?? 0) - 60);
   return `${start > 0 ? '…' : ''}${text.slice(start, start + 160)}${start + 160 < text.length ? '…' : ''}`;
 }
-

@@ -13,7 +13,7 @@ export function conversationView(c: ConversationRecord, standing: Standing) {
     createdAt: c.created_at.toISOString(),
     updatedAt: c.updated_at.toISOString(),
     lastMessagePreview: c.last_message_preview,
-    accessLevel: c.access_level ?? (standing === 'unrestricted' ? 'owner' : standing ?? null),
+    accessLevel: c.access_level ?? (standing === 'unrestricted' ? 'owner' : (standing ?? null)),
     metadata: c.metadata,
     conversationGroupId: c.group_id,
     forkedAtMessageId: c.forked_at_message_id,
@@ -52,10 +52,22 @@ export function documentMessageView(m: MsStoredMessage) {
   };
 }
 
-export function membershipView(conversationId: string, m: Pick<MembershipRecord, 'user_id' | 'access_level' | 'created_at'>) {
+export function membershipView(
+  conversationId: string,
+  m: Pick<MembershipRecord, 'user_id' | 'access_level' | 'created_at'>,
+) {
   return { conversationId, userId: m.user_id, accessLevel: m.access_level, createdAt: m.created_at.toISOString() };
 }
 
-export function transferView(t: Pick<TransferRecord, 'id' | 'conversation_id' | 'from_user_id' | 'to_user_id' | 'status' | 'created_at'>) {
-  return { id: t.id, conversationId: t.conversation_id, fromUserId: t.from_user_id, toUserId: t.to_user_id, status: t.status, createdAt: t.created_at.toISOString() };
+export function transferView(
+  t: Pick<TransferRecord, 'id' | 'conversation_id' | 'from_user_id' | 'to_user_id' | 'status' | 'created_at'>,
+) {
+  return {
+    id: t.id,
+    conversationId: t.conversation_id,
+    fromUserId: t.from_user_id,
+    toUserId: t.to_user_id,
+    status: t.status,
+    createdAt: t.created_at.toISOString(),
+  };
 }
