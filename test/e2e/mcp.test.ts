@@ -44,6 +44,31 @@ test('MCP over stdio and Streamable HTTP: the SDK client lists the tools and cal
   await t.test("HTTP, with the caller's X-API-Key passed through", async (t) =>
     checkTools(await httpClient(t, mcp, { 'x-api-key': AGENT_KEY }), 'http'),
   );
+  await t.test("HTTP: the platform's server pieces (request id, readiness, metrics, 405 off POST)", async () => {
+    const tools = await fetch(`${mcp}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-request-id': 'mcp-probe-1',
+        'x-api-key': AGENT_KEY,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    assert.equal(tools.status, 200);
+    assert.equal(tools.headers.get('x-request-id'), 'mcp-probe-1');
+    assert.ok(((await tools.json()) as { result: { tools: unknown[] } }).result.tools.length > 0);
+    assert.equal((await fetch(`${mcp}/health/ready`)).status, 200);
+    // The duration is recorded when the response finishes, which the client may see first.
+    await waitFor('the /mcp request in /metrics', async () =>
+      /memstream_http_request_duration_seconds_count\{[^}]*route="\/mcp"/.test(
+        await (await fetch(`${mcp}/metrics`)).text(),
+      ),
+    );
+    const get = await fetch(`${mcp}/mcp`);
+    assert.equal(get.status, 405);
+    assert.equal(((await get.json()) as { jsonrpc: string }).jsonrpc, '2.0');
+  });
   await t.test('HTTP, without credentials: every tool says 401', async (t) =>
     checkRefused(await httpClient(t, mcp, {})),
   );

@@ -18,11 +18,17 @@ export const mcpEnv = z.object({
   MCP_HOST: env.string('127.0.0.1'),
   MCP_PORT: env.port(8090),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_TIMEOUT_MS: env.int(5_000, 100),
+  /** Streamable HTTP: the largest request body taken. */
+  HTTP_BODY_LIMIT_BYTES: env.int(4 * 1024 * 1024, 1024),
 });
 export type McpConfig = z.infer<typeof mcpEnv>;
 
-/** Command-line flags override the environment: `--transport http --port 8090`. */
-export function readConfig(argv: readonly string[], environment: Record<string, string | undefined>): McpConfig {
+/** The environment with the command-line flags laid over it: `--transport http --port 8090`. */
+export function environmentWithFlags(
+  argv: readonly string[],
+  environment: Record<string, string | undefined>,
+): Record<string, string | undefined> {
   const flags: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -39,5 +45,10 @@ export function readConfig(argv: readonly string[], environment: Record<string, 
     flags[name] = value;
     i++;
   }
-  return loadConfig(mcpEnv, { ...environment, ...flags });
+  return { ...environment, ...flags };
+}
+
+/** The settings from the environment and the flags, as the process reads them. */
+export function readConfig(argv: readonly string[], environment: Record<string, string | undefined>): McpConfig {
+  return loadConfig(mcpEnv, environmentWithFlags(argv, environment));
 }

@@ -1,3 +1,3 @@
 export { createMcpServer } from './server.js';
-export { createMcpHttpServer } from './http-transport.js';
-export { mcpEnv, readConfig, type McpConfig } from './config.js';
+export { registerMcpRoutes } from './http-transport.js';
+export { environmentWithFlags, mcpEnv, readConfig, type McpConfig } from './config.js';
