@@ -138,7 +138,7 @@ async function startServices(dbUrl: string): Promise<ServiceProcess[]> {
   // The converter first: it runs the migrations.
   const converter = await start('converter', 'services/converter/src/main.ts');
   const apis = await Promise.all(
-    Array.from({ length: replicas }, (_, n) => start(`read-api-${n + 1}`, 'services/read-api/src/main.ts')),
+    Array.from({ length: replicas }, (_, n) => start(`read-api-${n + 1}`, 'services/api/src/main-read-api.ts')),
   );
   for (const [n, first] of apis.entries()) {
     let api = first;
@@ -149,7 +149,7 @@ async function startServices(dbUrl: string): Promise<ServiceProcess[]> {
       if (attempt === 3) throw new Error(`${api.name}: ${problem}, after ${attempt} starts`);
       restarts.push({ replica: api.name, reason: problem });
       await api.stop();
-      api = await start(api.name, 'services/read-api/src/main.ts');
+      api = await start(api.name, 'services/api/src/main-read-api.ts');
     }
     apis[n] = api;
   }

@@ -6,7 +6,7 @@ import { createHttpServer } from '@memstream/http';
 import { startWriter } from '@memstream/ingest';
 import type { Logger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
-import { registerReadApi } from '@memstream/read-api';
+import { registerReadApi } from '@memstream/api';
 import { Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
 

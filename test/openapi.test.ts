@@ -5,10 +5,9 @@ import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createHttpServer, type ApiDocsOptions } from '@memstream/http';
 import { createAuthenticator } from '@memstream/auth';
-import { gatewayApiDocs, registerGateway } from '@memstream/ingest-gateway';
+import { gatewayApiDocs, registerGateway, readApiDocs, registerReadApi } from '@memstream/api';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
-import { readApiDocs, registerReadApi } from '@memstream/read-api';
 import { Lifecycle } from '@memstream/runtime';
 import { REPO_ROOT } from '../harness/processes.js';
 

@@ -76,7 +76,7 @@ for (const dir of KUSTOMIZATIONS) {
     test('every memstream service runs in a Deployment, and a Job sets up topics and migrations', () => {
       const byService = new Map(memstream.map((c) => [c.service, c.owner]));
       for (const service of longRunningServices()) {
-        assert.match(byService.get(service) ?? '', /^Deployment\//, `services/${service} has no Deployment`);
+        assert.match(byService.get(service) ?? '', /^Deployment\//, `${service} has no Deployment`);
       }
       assert.match(byService.get('setup') ?? '', /^Job\//, 'no Job runs setup');
     });

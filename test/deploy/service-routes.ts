@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { createAuthenticator } from '@memstream/auth';
 import { createHttpServer, type ApiDocsOptions } from '@memstream/http';
-import { gatewayApiDocs, registerGateway } from '@memstream/ingest-gateway';
+import { gatewayApiDocs, registerGateway, readApiDocs, registerReadApi } from '@memstream/api';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
-import { readApiDocs, registerReadApi } from '@memstream/read-api';
 import { Lifecycle } from '@memstream/runtime';
 import { isApiProcess } from './catalogue.js';
 

@@ -75,9 +75,9 @@ test("distributed mode: with the live notices lost, a stream's catch-up delivers
   };
   const ports = await Promise.all([freePort(), freePort(), freePort()]);
   const [gateway, , readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
-  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
+  startProcess(t, 'services/api/src/main-gateway.ts', { ...shared, PORT: String(ports[0]) });
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', {
+  startProcess(t, 'services/api/src/main-read-api.ts', {
     ...shared,
     REDIS_URL: `redis://127.0.0.1:${readRedisPort}`,
     SSE_HEARTBEAT_MS: '100',
@@ -139,8 +139,8 @@ test('distributed mode: ARK API on two read-api replicas, live delivery across t
   };
   const ports = await Promise.all([freePort(), freePort(), freePort()]);
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(ports[1]) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(ports[2]) });
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
   await waitFor(
     'converter and two read APIs healthy',

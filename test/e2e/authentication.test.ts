@@ -9,6 +9,7 @@ import { checkArkContract } from './ark-contract.js';
 import { checkMemoryAgent } from './memory-agent-contract.js';
 import { checkAccessRules, type Callers } from './access-contract.js';
 import { checkAgentOnlyContent, checkPrivateChats, type CrossFamilyCallers } from './cross-family-access-contract.js';
+import { mainOf } from '../../scripts/processes.js';
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
 const OTHER_AGENT_KEY = 'planner-key-0123456789abcdef';
@@ -75,7 +76,7 @@ test('distributed mode: the same rules across gateway, converter and read API, a
   const mains = ['ingest-gateway', 'converter', 'read-api', 'indexer', 'extractor', 'summarizer'];
   const ports = await Promise.all(mains.map(() => freePort()));
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
-  mains.forEach((main, i) => startProcess(t, `services/${main}/src/main.ts`, { ...shared, PORT: String(ports[i]) }));
+  mains.forEach((main, i) => startProcess(t, mainOf(main), { ...shared, PORT: String(ports[i]) }));
   const [gateway, , readApi] = bases as [string, string, string];
   await waitFor('every service healthy', async () => (await Promise.all(bases.map(healthy))).every(Boolean), 90_000);
 

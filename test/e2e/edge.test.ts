@@ -4,6 +4,7 @@ import { distributedEnv } from '../helpers/distributed.js';
 import { uniqueName, waitFor } from '../helpers/infra.js';
 import { freePort, startProcess } from '../../harness/processes.js';
 import { checkEveryIdLength, checkHostileInputs } from './edge-contract.js';
+import { mainOf } from '../../scripts/processes.js';
 
 const AGENT_KEY = 'edge-agent-key-0123456789abcdef';
 const agent = { 'x-api-key': AGENT_KEY };
@@ -43,9 +44,7 @@ test('distributed mode: the same writes over Kafka (KAOS keys of 1,500 character
     string,
   ];
   const entries = ['ingest-gateway', 'converter', 'read-api', 'indexer', 'summarizer'];
-  entries.forEach((service, i) =>
-    startProcess(t, `services/${service}/src/main.ts`, { ...shared, PORT: String(ports[i]) }),
-  );
+  entries.forEach((service, i) => startProcess(t, mainOf(service), { ...shared, PORT: String(ports[i]) }));
   await waitFor(
     'gateway, converter, read API, indexer and summarizer healthy',
     async () => (await Promise.all([gateway, converter, readApi, indexer, summarizer].map(healthy))).every(Boolean),

@@ -52,8 +52,8 @@ test('distributed mode: two read APIs and two converters over Kafka share one KA
   const ports = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[3]) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(ports[2]) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(ports[3]) });
   startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(ports[4]) });
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
   await waitFor(

@@ -79,11 +79,11 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
     string,
     string,
   ];
-  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
+  startProcess(t, 'services/api/src/main-gateway.ts', { ...shared, PORT: String(ports[0]) });
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
   startProcess(t, 'services/extractor/src/main.ts', { ...shared, ...modelEnv, PORT: String(ports[2]) });
   startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(ports[3]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[4]) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(ports[4]) });
   await waitFor(
     'all five healthy',
     async () => (await Promise.all([gateway, converter, extractor, indexer, readApi].map(healthy))).every(Boolean),

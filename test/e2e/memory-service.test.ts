@@ -55,8 +55,8 @@ async function converterAndTwoReplicas(
   const shared = await distributedEnv(t, name, env);
   const ports = await Promise.all([freePort(), freePort(), freePort()]);
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(ports[1]) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(ports[2]) });
   const [converter, a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
   await waitFor(
     'converter and both replicas healthy',
@@ -114,7 +114,7 @@ test('distributed mode: the scenario and the matrix on the read API, the convert
   const [converterPort, readPort, indexerPort] = await Promise.all([freePort(), freePort(), freePort()]);
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
   startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(indexerPort) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(readPort) });
   const converter = `http://127.0.0.1:${converterPort}`;
   const readApi = `http://127.0.0.1:${readPort}`;
   await waitFor(

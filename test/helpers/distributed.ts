@@ -2,6 +2,7 @@ import type { TestContext } from 'node:test';
 import { freePort, startProcess } from '../../harness/processes.js';
 import { healthy } from './embedded.js';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from './infra.js';
+import { mainOf } from '../../scripts/processes.js';
 
 /**
  * The settings every process of one distributed-mode test shares: the test's own topics, database
@@ -47,9 +48,7 @@ export async function startServices(
   services: string[],
 ): Promise<string[]> {
   const ports = await Promise.all(services.map(() => freePort()));
-  services.forEach((service, i) =>
-    startProcess(t, `services/${service}/src/main.ts`, { ...env, PORT: String(ports[i]) }),
-  );
+  services.forEach((service, i) => startProcess(t, mainOf(service), { ...env, PORT: String(ports[i]) }));
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
   await waitFor(
     `${services.join(', ')} healthy`,

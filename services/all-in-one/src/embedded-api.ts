@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiDocsOptions } from '@memstream/http';
-import { API_FAMILIES } from '@memstream/api-families';
-import { registerGateway, type GatewayDeps } from '@memstream/ingest-gateway';
-import { registerReadApi, type ReadApiDeps } from '@memstream/read-api';
+import { API_FAMILIES, registerGateway, type GatewayDeps, registerReadApi, type ReadApiDeps } from '@memstream/api';
 
 /** What the embedded mode's `/docs` says of itself; `openapi.json` at the repository root is this document. */
 export const embeddedApiDocs: ApiDocsOptions = {

@@ -7,7 +7,7 @@ import { allTopics } from '@memstream/schemas';
 import { openStore, storeBusJournal } from '@memstream/store';
 import { backgroundStoreOf, embeddedPostgresOf } from '@memstream/embedded-postgres';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
-import { readApiSettingsOf } from '@memstream/read-api';
+import { readApiSettingsOf } from '@memstream/api';
 import { runConverter } from '@memstream/converter';
 import { runSummarizer } from '@memstream/summarizer';
 import { runExtractor } from '@memstream/extractor';
