@@ -7,7 +7,7 @@ import { allInOneEnv } from '@memstream/all-in-one';
 import { converterEnv } from '@memstream/converter';
 import { extractorEnv } from '@memstream/extractor';
 import { indexerEnv } from '@memstream/indexer';
-import { gatewayEnv, readApiEnv } from '@memstream/api';
+import { apiEnv } from '@memstream/api';
 import { setupEnv } from '@memstream/setup';
 import { summarizerEnv } from '@memstream/summarizer';
 import { mainOf, processNames } from '../../scripts/processes.js';
@@ -22,9 +22,9 @@ type EnvSchema = z.ZodObject<Record<string, z.ZodType>>;
  * Kubernetes definitions to it.
  */
 export const SERVICE_ENVS: Record<string, EnvSchema> = {
-  'ingest-gateway': gatewayEnv,
+  'ingest-gateway': apiEnv,
   converter: converterEnv,
-  'read-api': readApiEnv,
+  'read-api': apiEnv,
   summarizer: summarizerEnv,
   extractor: extractorEnv,
   indexer: indexerEnv,

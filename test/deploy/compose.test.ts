@@ -15,7 +15,7 @@ import {
   isApiProcess,
   longRunningServices,
 } from './catalogue.js';
-import { parseEdgeConfig } from './nginx-conf.js';
+import { parseEdgeConfig } from '../../harness/nginx-conf.js';
 import { validateCompose } from './tools.js';
 
 interface ComposeService {

@@ -1,4 +1,5 @@
 import type { TestContext } from 'node:test';
+import { startEdge } from '../../harness/edge.js';
 import { freePort, startProcess } from '../../harness/processes.js';
 import { healthy } from './embedded.js';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from './infra.js';
@@ -56,4 +57,25 @@ export async function startServices(
     90_000,
   );
   return bases;
+}
+
+/**
+ * The API as the distributed mode serves it, `replicas` times: an ingest gateway (every family's
+ * writes) and a read API (every family's reads) with an edge in front of them, as compose and
+ * Kubernetes put one in front (harness/edge.ts, the edge's own rules). Resolves with the edges'
+ * addresses, each serving every API family, once the processes are healthy.
+ */
+export async function startApi(t: TestContext, env: Record<string, string>, replicas = 1): Promise<string[]> {
+  const processes = await startServices(
+    t,
+    env,
+    Array.from({ length: replicas }, () => ['ingest-gateway', 'read-api']).flat(),
+  );
+  return Promise.all(
+    Array.from({ length: replicas }, async (_, i) => {
+      const edge = await startEdge({ 'ingest-gateway': processes[2 * i]!, 'read-api': processes[2 * i + 1]! });
+      t.after(() => edge.close());
+      return edge.base;
+    }),
+  );
 }

@@ -8,8 +8,14 @@ import {
   requireRedisWithKafka,
   writerSettings,
 } from '@memstream/config';
+import type { ApiDeps } from './register-api.js';
 
-export const readApiSettings = {
+/**
+ * The API processes' settings: both compose the same family plugins, so both read the same
+ * settings, each using what its half needs (the gateway the write path's, the read API the
+ * embedding model's and the streams').
+ */
+export const apiSettings = {
   ...authSettings,
   ...writerSettings,
   ...embeddingSettings,
@@ -34,8 +40,25 @@ export const readApiSettings = {
   MEMORY_MAX_SESSION_EVENTS: env.int(500, 1, 1_000_000),
 };
 
-export const readApiEnv = platformEnv
-  .extend(readApiSettings)
+export const apiEnv = platformEnv
+  .extend(apiSettings)
   .superRefine(requireRedisWithKafka)
   .superRefine(requireAuthOffLoopback);
-export type ReadApiConfig = z.infer<typeof readApiEnv>;
+export type ApiConfig = z.infer<typeof apiEnv>;
+
+/** The families' settings from a configuration (an API process's own, or the all-in-one's). */
+export function apiSettingsOf(
+  config: ApiConfig,
+): Pick<ApiDeps<'all'>, 'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'kaos'> {
+  return {
+    kaos: {
+      enabled: config.MEMORY_ENABLED,
+      defaultAgent: config.KAOS_AGENT_NAME,
+      maxSessions: config.MEMORY_MAX_SESSIONS,
+      maxSessionEvents: config.MEMORY_MAX_SESSION_EVENTS,
+    },
+    sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
+    streamAccessRecheckMs: config.STREAM_ACCESS_RECHECK_MS,
+    syncTimeoutMs: config.REQUEST_SYNC_TIMEOUT_MS,
+  };
+}

@@ -1,51 +1,12 @@
-import { apiFamily, DefaultErrorBody, defaultErrorShape } from '@memstream/http';
-import { ArkErrorBody, arkErrorShape } from './families/ark/error-shape.js';
-import { EverMemOsErrorBody, everMemOsErrorShape } from './families/evermemos/error-shape.js';
-import { KaosErrorBody, kaosErrorShape } from './families/kaos/error-shape.js';
-import { MemoryServiceErrorBody, memoryServiceErrorShape } from './families/memory-service/error-shape.js';
+import type { ApiFamilyPlugin } from './api-deps.js';
+import { ark } from './families/ark/index.js';
+import { everMemOs } from './families/evermemos/index.js';
+import { kaos } from './families/kaos/index.js';
+import { memoryAgent } from './families/memory-agent/index.js';
+import { memoryService } from './families/memory-service/index.js';
 
-/**
- * memstream's API families, each documented with the error envelope its routes answer with, and
- * owning the path prefixes whose unrouted errors (404, a bad URL, headers too large) come in it.
- */
-export const everMemOsDocs = apiFamily(
-  'EverMemOS',
-  'EverMemOS group-chat memory API: writes are held until stored (read-your-writes)',
-  {
-    body: EverMemOsErrorBody,
-    shape: everMemOsErrorShape,
-    paths: ['/api/v1'],
-  },
-);
+/** Every API family memstream speaks, in the order their routes are registered (and listed in the document). */
+export const FAMILIES: readonly ApiFamilyPlugin[] = [everMemOs, memoryAgent, ark, memoryService, kaos];
 
-export const arkDocs = apiFamily('ARK', "ARK's Memory API: message batches, sessions and Server-Sent Event streams", {
-  body: ArkErrorBody,
-  shape: arkErrorShape,
-  paths: ['/messages', '/sessions', '/session', '/stream'],
-});
-
-// The Memory Agent has no HTTP error format of its own: the platform's default shape, under EverMemOS's /api/v1.
-export const memoryAgentDocs = apiFamily(
-  'Memory Agent',
-  'Rolling summaries and the context an agent needs at the start of a round',
-  {
-    body: DefaultErrorBody,
-    shape: defaultErrorShape,
-    paths: ['/api/v1/context', '/api/v1/summaries'],
-  },
-);
-
-export const memoryServiceDocs = apiFamily(
-  'memory-service',
-  'Conversations with forks, sharing and ownership: the document layout (/v1/user, /v1/agent) and the code layout (/v1/conversations) of the memory-service',
-  { body: MemoryServiceErrorBody, shape: memoryServiceErrorShape, paths: ['/v1'] },
-);
-
-export const kaosDocs = apiFamily(
-  'KAOS',
-  "KAOS agent memory: sessions and typed events in an agent's namespace (X-KAOS-Agent), KAOS's own /memory reads, and one route per LocalMemory operation",
-  { body: KaosErrorBody, shape: kaosErrorShape, paths: ['/memory'] },
-);
-
-/** Every family, in the order the document lists their tags. */
-export const API_FAMILIES = [everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs, kaosDocs] as const;
+/** Each family's documentation (its tag, its error envelope, the path prefixes it owns), in the order the document lists their tags. */
+export const API_FAMILIES = [everMemOs, ark, memoryAgent, memoryService, kaos].map((family) => family.docs);

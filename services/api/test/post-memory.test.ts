@@ -9,7 +9,7 @@ import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { TOPICS } from '@memstream/schemas';
 import { startWriter } from '@memstream/ingest';
-import { registerGateway } from '@memstream/api';
+import { registerApi } from '@memstream/api';
 import { waitFor } from '../../../test/helpers/infra.js';
 
 // The gateway alone, on the in-process bus with no converter behind it: what it refuses never
@@ -38,10 +38,12 @@ async function gateway(
     metrics,
     authenticator: createAuthenticator({ apiKeys: [] }),
   });
+  const fanout = new MemoryFanout();
+  const ledger = new MemoryRequestLedger(60);
   const writer = await startWriter({
     bus,
-    fanout: new MemoryFanout(),
-    ledger: new MemoryRequestLedger(60),
+    fanout,
+    ledger,
     settings: {
       syncTimeoutMs: settings.syncTimeoutMs ?? 50,
       maxInFlight: settings.maxInFlight ?? 100,
@@ -49,7 +51,18 @@ async function gateway(
     },
     log,
   });
-  await registerGateway(server, { write: writer.write });
+  // The store answers other families' access pre-checks; EverMemOS's message and metadata writes never ask it.
+  await registerApi(server, 'gateway', {
+    store: {} as never,
+    ledger,
+    fanout,
+    write: writer.write,
+    syncTimeoutMs: 50,
+    sseHeartbeatMs: 15_000,
+    streamAccessRecheckMs: 5000,
+    responses: undefined,
+    kaos: { enabled: true, defaultAgent: 'agent', maxSessions: 1000, maxSessionEvents: 500 },
+  });
   lifecycle.markReady();
   t.after(async () => {
     await writer.stop();

@@ -1,17 +1,17 @@
-import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
-import { arkDocs } from '../../families.js';
+import { arkDocs } from './docs.js';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { listArkRecords, listArkSessions, type Store } from '@memstream/store';
 import { ArkListQuery as ListQuery, ArkMessageBatch, TOPICS } from '@memstream/schemas';
 import { audiencesFor, personOf } from '../../shared/access.js';
+import type { Halves } from '../../shared/halves.js';
 
 /**
  * ARK's message API. A batch goes through Kafka like every write and the call returns 200 once
  * it is stored, so the controller's next GET sees it; past the sync wait it answers 202.
  */
-export function registerArkMessages(app: FastifyInstance, deps: { store: Store; write: Writer }): void {
+export function registerArkMessages({ writes, reads }: Halves, deps: { store: Store; write: Writer }): void {
   const postDocs = arkDocs.route({
     summary: 'Store a batch of OpenAI chat messages, whole and in order',
     body: ArkMessageBatch,
@@ -20,7 +20,7 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
       202: 'Storing outlasted REQUEST_SYNC_TIMEOUT_MS; Kafka has the batch',
     },
   });
-  app.post('/messages', postDocs, async (request, reply) => {
+  writes?.post('/messages', postDocs, async (request, reply) => {
     const batch = parseBatch(request.body);
     const written = await deps.write(
       writeOriginOf(request),
@@ -49,7 +49,7 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
       200: '{messages: [{id, timestamp, created_at, session_id, query_id, message}], total, limit, offset}',
     },
   });
-  app.get('/messages', listDocs, async (request) => {
+  reads?.get('/messages', listDocs, async (request) => {
     const q = ListQuery.safeParse(request.query);
     if (!q.success)
       throw new AppError(
@@ -88,7 +88,7 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
     summary: 'Sessions with messages or streamed chunks',
     responses: { 200: '{"sessions": [...]}' },
   });
-  app.get('/sessions', sessionsDocs, async (request) => ({
+  reads?.get('/sessions', sessionsDocs, async (request) => ({
     sessions: await listArkSessions(deps.store, { visibleTo: personOf(request) }),
   }));
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
 import { outcomeError, type Writer } from '@memstream/ingest';
-import { arkDocs } from '../../families.js';
+import { arkDocs } from './docs.js';
 import { arkSessionState, type Store } from '@memstream/store';
 import { ArkStreamChunks as StreamChunks, TOPICS } from '@memstream/schemas';
 import { SessionParams, parseSessionId } from './stream.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { mayReadAudience } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
-import { arkDocs } from '../../families.js';
+import { arkDocs } from './docs.js';
 import { arkRecordsAfter, arkSessionState, listArkRecords, listStreamChunks, type Store } from '@memstream/store';
 import {
   ArkSessionId,

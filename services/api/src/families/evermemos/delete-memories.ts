@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
-import { everMemOsDocs } from '../../families.js';
+import { everMemOsDocs } from './docs.js';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { DeleteMemoriesFilter as Filter, TOPICS } from '@memstream/schemas';
 import type { Store } from '@memstream/store';

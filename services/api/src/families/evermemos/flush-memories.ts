@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
-import { everMemOsDocs } from '../../families.js';
+import { everMemOsDocs } from './docs.js';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { lastSequence, listEpisodesByIds, type Episode, type Store } from '@memstream/store';
 import { FlushMemoriesRequest as Body, TOPICS } from '@memstream/schemas';

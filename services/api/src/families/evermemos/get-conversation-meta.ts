@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConversationMetaQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow } from '@memstream/http';
-import { everMemOsDocs } from '../../families.js';
+import { everMemOsDocs } from './docs.js';
 import { findConversationMeta, type Store } from '@memstream/store';
 import { requireAccess } from '../../shared/access.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { parseOrThrow } from '@memstream/http';
-import { everMemOsDocs } from '../../families.js';
+import { everMemOsDocs } from './docs.js';
 import { listEpisodicMemories, listMessages, type Store } from '@memstream/store';
 import { ListMemoriesQuery as Query } from '@memstream/schemas';
 import { episodicView, messageView } from './memory-views.js';

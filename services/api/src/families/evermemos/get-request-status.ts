@@ -3,7 +3,7 @@ import { RequestStatusQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import type { RequestLedger } from '@memstream/fanout';
 import { parseOrThrow } from '@memstream/http';
-import { everMemOsDocs } from '../../families.js';
+import { everMemOsDocs } from './docs.js';
 import { episodeOfMessage, findRequestOutcome, memoriesOfMessage, type Store } from '@memstream/store';
 import { mayAccess } from '../../shared/access.js';
 

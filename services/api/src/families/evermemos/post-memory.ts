@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
-import { everMemOsDocs } from '../../families.js';
+import { everMemOsDocs } from './docs.js';
 import { GroupChatMessage, TOPICS, conversationIdOf, senderRefusal } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import { actorOf, outcomeError, type Writer } from '@memstream/ingest';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { parseCreateTime, SearchMemoriesRequest as Search } from '@memstream/schemas';
 import { parseOrThrow } from '@memstream/http';
-import { everMemOsDocs } from '../../families.js';
+import { everMemOsDocs } from './docs.js';
 import { pendingMessages, type Store } from '@memstream/store';
 import { searchMemories, type QueryEmbedder } from '@memstream/search';
 import { hitView, messageView } from './memory-views.js';

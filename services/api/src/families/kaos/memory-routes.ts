@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { parseOrThrow } from '@memstream/http';
-import { kaosDocs as docs } from '../../families.js';
+import { kaosDocs as docs } from './docs.js';
 import { kaosStats, latestKaosEvents, listKaosSessions, type Store } from '@memstream/store';
 import {
   KaosCleaned,
@@ -14,13 +13,14 @@ import {
   kaosAgentKey,
 } from '@memstream/schemas';
 import { answer, viewerOf, type KaosOps } from './kaos-ops.js';
+import type { Halves } from '../../shared/halves.js';
 
 /** KAOS's answers at most this many events however many are asked for (it caps, it does not refuse). */
 const MAX_EVENTS = 1000;
 
 /** KAOS's own two reads, exactly as its agent server answers them, and the agent-wide operations. */
-export function registerKaosMemoryRoutes(app: FastifyInstance, ops: KaosOps, store: Store): void {
-  app.get(
+export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps, store: Store): void {
+  reads?.get(
     '/memory/events',
     docs.route({
       headers: KaosHeaders,
@@ -42,7 +42,7 @@ export function registerKaosMemoryRoutes(app: FastifyInstance, ops: KaosOps, sto
     },
   );
 
-  app.get(
+  reads?.get(
     '/memory/sessions',
     docs.route({
       headers: KaosHeaders,
@@ -58,7 +58,7 @@ export function registerKaosMemoryRoutes(app: FastifyInstance, ops: KaosOps, sto
     },
   );
 
-  app.post(
+  writes?.post(
     '/memory/cleanup',
     docs.route({
       headers: KaosHeaders,
@@ -79,7 +79,7 @@ export function registerKaosMemoryRoutes(app: FastifyInstance, ops: KaosOps, sto
     },
   );
 
-  app.get(
+  reads?.get(
     '/memory/stats',
     docs.route({
       headers: KaosHeaders,

@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow } from '@memstream/http';
-import { kaosDocs as docs } from '../../families.js';
+import { kaosDocs as docs } from './docs.js';
 import {
   KaosAddEventsRequest,
   KaosAddedEvents,
@@ -25,6 +25,7 @@ import {
   KaosStats,
 } from '@memstream/schemas';
 import { kaosId } from './kaos-ops.js';
+import type { Halves } from '../../shared/halves.js';
 
 type P = { Params: { sessionId: string } };
 const EventList = z.object({ events: z.array(KaosNewEvent).min(1).max(1000) });
@@ -34,9 +35,12 @@ const EventList = z.object({ events: z.array(KaosNewEvent).min(1).max(1000) });
  * nothing is kept; ids are `null_<8 hex>`; a session never exists when read back. Input is still
  * validated, so a client finds its mistakes before memory is switched on.
  */
-export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request: FastifyRequest) => string): void {
+export function registerNullMemoryRoutes(
+  { writes, reads }: Halves,
+  agentOf: (request: FastifyRequest) => string,
+): void {
   const nothing = (agent: string) => ({ agent, events: [], total: 0 });
-  app.post(
+  writes?.post(
     '/memory/sessions',
     docs.route({
       headers: KaosHeaders,
@@ -49,7 +53,7 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
       return reply.code(201).send({ session_id: body.session_id || kaosId('null', 8), created: true });
     },
   );
-  app.get<P>(
+  reads?.get<P>(
     '/memory/sessions/:sessionId',
     docs.route({
       headers: KaosHeaders,
@@ -62,7 +66,7 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
       throw new AppError('RESOURCE_NOT_FOUND', `Session not found: ${sessionId}`);
     },
   );
-  app.delete<P>(
+  writes?.delete<P>(
     '/memory/sessions/:sessionId',
     docs.route({
       headers: KaosHeaders,
@@ -75,7 +79,7 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
       return { deleted: true };
     },
   );
-  app.post<P>(
+  writes?.post<P>(
     '/memory/sessions/:sessionId/events',
     docs.route({
       headers: KaosHeaders,
@@ -94,7 +98,7 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
         .send({ added: given.length, event_ids: given.map((e) => e.event_id ?? kaosId('null', 8)) });
     },
   );
-  app.get<P>(
+  reads?.get<P>(
     '/memory/sessions/:sessionId/events',
     docs.route({
       headers: KaosHeaders,
@@ -109,7 +113,7 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
       return { ...nothing(agentOf(request)), session_id: sessionId };
     },
   );
-  app.get<P>(
+  reads?.get<P>(
     '/memory/sessions/:sessionId/context',
     docs.route({
       headers: KaosHeaders,
@@ -124,7 +128,7 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
       return { session_id: sessionId, context: '' };
     },
   );
-  app.get(
+  reads?.get(
     '/memory/events',
     docs.route({
       headers: KaosHeaders,
@@ -137,7 +141,7 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
       return nothing(agentOf(request));
     },
   );
-  app.get(
+  reads?.get(
     '/memory/sessions',
     docs.route({
       headers: KaosHeaders,
@@ -150,7 +154,7 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
       return { agent: agentOf(request), sessions: [], total: 0 };
     },
   );
-  app.post(
+  writes?.post(
     '/memory/cleanup',
     docs.route({
       headers: KaosHeaders,
@@ -163,7 +167,7 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
       return { cleaned: 0 };
     },
   );
-  app.get(
+  reads?.get(
     '/memory/stats',
     docs.route({ headers: KaosHeaders, summary: 'Statistics (memory disabled: zero)', responses: { 200: KaosStats } }),
     async () => ({ total_sessions: 0, total_events: 0, avg_events_per_session: 0 }),

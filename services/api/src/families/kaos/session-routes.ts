@@ -1,8 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, principalOf } from '@memstream/http';
-import { kaosDocs as docs } from '../../families.js';
+import { kaosDocs as docs } from './docs.js';
 import { kaosSessionEvents, type Store } from '@memstream/store';
 import {
   KaosAddEventsRequest,
@@ -23,6 +22,7 @@ import {
   type KaosEvent,
 } from '@memstream/schemas';
 import { answer, contextOf, eventTypesOf, kaosId, ownerOf, type KaosOps } from './kaos-ops.js';
+import type { Halves } from '../../shared/halves.js';
 
 type P = { Params: { sessionId: string } };
 
@@ -30,8 +30,8 @@ type P = { Params: { sessionId: string } };
 const EventList = z.object({ events: KaosNewEventList });
 
 /** One route per operation of KAOS's LocalMemory that changes or reads one session. */
-export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, store: Store): void {
-  app.post(
+export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOps, store: Store): void {
+  writes?.post(
     '/memory/sessions',
     docs.route({
       headers: KaosHeaders,
@@ -61,7 +61,7 @@ export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, st
     },
   );
 
-  app.get<P>(
+  reads?.get<P>(
     '/memory/sessions/:sessionId',
     docs.route({
       headers: KaosHeaders,
@@ -84,7 +84,7 @@ export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, st
     },
   );
 
-  app.delete<P>(
+  writes?.delete<P>(
     '/memory/sessions/:sessionId',
     docs.route({
       headers: KaosHeaders,
@@ -106,7 +106,7 @@ export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, st
     },
   );
 
-  app.post<P>(
+  writes?.post<P>(
     '/memory/sessions/:sessionId/events',
     docs.route({
       headers: KaosHeaders,
@@ -149,7 +149,7 @@ export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, st
     },
   );
 
-  app.get<P>(
+  reads?.get<P>(
     '/memory/sessions/:sessionId/events',
     docs.route({
       headers: KaosHeaders,
@@ -167,7 +167,7 @@ export function registerKaosSessionRoutes(app: FastifyInstance, ops: KaosOps, st
     },
   );
 
-  app.get<P>(
+  reads?.get<P>(
     '/memory/sessions/:sessionId/context',
     docs.route({
       headers: KaosHeaders,

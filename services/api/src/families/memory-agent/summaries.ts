@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow } from '@memstream/http';
-import { memoryAgentDocs } from '../../families.js';
+import { memoryAgentDocs } from './docs.js';
 import {
   lastSequence,
   latestCompletedSummary,

@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, principalOf } from '@memstream/http';
-import { memoryServiceDocs as docs } from '../../families.js';
+import { memoryServiceDocs as docs } from './docs.js';
 import {
   findInView,
   latestCompletedSummary,
@@ -15,6 +15,7 @@ import { ContextQuery, ConversationIdParams, CreateSummaryRequest } from '@memst
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import { codeMessageView, documentMessageView } from './views.js';
+import type { Halves } from '../../shared/halves.js';
 
 type P = { Params: { conversationId: string } };
 
@@ -32,12 +33,12 @@ function requireAgent(request: FastifyRequest): string {
  * what came after, in order; where no agent wrote one, the platform's own rolling summary (the
  * Memory Agent's) stands in for the span it covers.
  */
-export function registerAgentContext(app: FastifyInstance, h: MemoryServiceHandlers, store: Store): void {
+export function registerAgentContext({ writes, reads }: Halves, h: MemoryServiceHandlers, store: Store): void {
   for (const path of [
     '/v1/conversations/:conversationId/summaries',
     '/v1/agent/conversations/:conversationId/summaries',
   ]) {
-    app.post<P>(
+    writes?.post<P>(
       path,
       docs.route({
         summary: "Store an agent's summary of the conversation so far; it sets the title",
@@ -76,7 +77,7 @@ export function registerAgentContext(app: FastifyInstance, h: MemoryServiceHandl
     );
   }
 
-  app.get<P>(
+  reads?.get<P>(
     '/v1/agent/conversations/:conversationId/context',
     docs.route({
       summary: 'The conversation for a prompt: the newest summary, then the messages after it',

@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, principalOf } from '@memstream/http';
-import { memoryServiceDocs as docs } from '../../families.js';
+import { memoryServiceDocs as docs } from './docs.js';
 import {
   ConversationBody,
   ConversationIdParams,
@@ -17,6 +16,7 @@ import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import { registerSharedRoutes } from './shared-routes.js';
 import { codeMessageView } from './views.js';
+import type { Halves } from '../../shared/halves.js';
 
 type P = { Params: { conversationId: string } };
 type PM = { Params: { conversationId: string; messageId: string } };
@@ -26,12 +26,12 @@ type PM = { Params: { conversationId: string; messageId: string } };
  * `/v1/conversations/...`, agents told apart by their API key, messages as content blocks on
  * channels, and sharing also at `POST /forks` where that version put it.
  */
-export function registerCodeRoutes(app: FastifyInstance, h: MemoryServiceHandlers): void {
+export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHandlers): void {
   const base = '/v1/conversations';
-  registerSharedRoutes(app, h, base);
-  app.get('/v1/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  registerSharedRoutes({ writes, reads }, h, base);
+  reads?.get('/v1/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   // The memory-service's route for ending an offer (added to it days after the January 2026 file we follow).
-  app.delete<{ Params: { transferId: string } }>(
+  writes?.delete<{ Params: { transferId: string } }>(
     '/v1/ownership-transfers/:transferId',
     docs.route({
       summary: 'End a pending ownership transfer: the owner withdraws it, its recipient declines it',
@@ -42,7 +42,7 @@ export function registerCodeRoutes(app: FastifyInstance, h: MemoryServiceHandler
       send(reply, await h.withdraw(request, parseOrThrow(TransferIdParams, request.params, 'path').transferId)),
   );
 
-  app.get<P>(
+  reads?.get<P>(
     `${base}/:conversationId/messages`,
     docs.route({
       summary: 'Messages of a channel: history, or (agents) memory by epoch',
@@ -62,7 +62,7 @@ export function registerCodeRoutes(app: FastifyInstance, h: MemoryServiceHandler
     },
   );
 
-  app.post<P>(
+  writes?.post<P>(
     `${base}/:conversationId/messages`,
     docs.route({
       summary: 'Append a message; a missing conversation is created, owned by the caller',
@@ -95,7 +95,7 @@ export function registerCodeRoutes(app: FastifyInstance, h: MemoryServiceHandler
     },
   );
 
-  app.post<PM>(
+  writes?.post<PM>(
     `${base}/:conversationId/messages/:messageId/fork`,
     docs.route({
       summary: 'Fork at a user message of the history channel',
@@ -117,7 +117,7 @@ export function registerCodeRoutes(app: FastifyInstance, h: MemoryServiceHandler
     },
   );
 
-  app.get<P>(
+  reads?.get<P>(
     `${base}/:conversationId/forks`,
     docs.route({
       summary: 'The forks of the conversation tree',
@@ -143,7 +143,7 @@ export function registerCodeRoutes(app: FastifyInstance, h: MemoryServiceHandler
 
   // Sharing: at /memberships, and at POST /forks where the January 2026 version had it.
   for (const path of [`${base}/:conversationId/memberships`, `${base}/:conversationId/forks`]) {
-    app.post<P>(
+    writes?.post<P>(
       path,
       docs.route({
         summary: 'Share with a user, at most at your own level and never as owner',

@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, principalOf } from '@memstream/http';
-import { memoryServiceDocs as docs } from '../../families.js';
+import { memoryServiceDocs as docs } from './docs.js';
 import {
   ConversationBody,
   ConversationIdParams,
@@ -17,6 +16,7 @@ import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import { registerSharedRoutes } from './shared-routes.js';
 import { documentMessageView } from './views.js';
+import type { Halves } from '../../shared/halves.js';
 
 type P = { Params: { conversationId: string } };
 type PM = { Params: { conversationId: string; messageId: string } };
@@ -25,11 +25,11 @@ type PM = { Params: { conversationId: string; messageId: string } };
  * The design document's layout: `/v1/user/...` for people (and agents acting for them) and
  * `/v1/agent/...` for agents. The user view of messages leaves out agent-only ones.
  */
-export function registerDocumentRoutes(app: FastifyInstance, h: MemoryServiceHandlers): void {
+export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServiceHandlers): void {
   const base = '/v1/user/conversations';
-  registerSharedRoutes(app, h, base);
+  registerSharedRoutes({ writes, reads }, h, base);
 
-  app.get<P>(
+  reads?.get<P>(
     `${base}/:conversationId/messages`,
     docs.route({
       summary: "A conversation's messages as its people see them",
@@ -45,7 +45,7 @@ export function registerDocumentRoutes(app: FastifyInstance, h: MemoryServiceHan
     },
   );
 
-  app.post<P>(
+  writes?.post<P>(
     `${base}/:conversationId/messages`,
     docs.route({
       summary: 'Append a message from the caller (role user, visible to people)',
@@ -69,7 +69,7 @@ export function registerDocumentRoutes(app: FastifyInstance, h: MemoryServiceHan
     },
   );
 
-  app.post<PM>(
+  writes?.post<PM>(
     `${base}/:conversationId/messages/:messageId/fork`,
     docs.route({
       summary: 'Fork at a user message: the new conversation shows the history before it, then its own',
@@ -86,7 +86,7 @@ export function registerDocumentRoutes(app: FastifyInstance, h: MemoryServiceHan
     },
   );
 
-  app.get<P>(
+  reads?.get<P>(
     `${base}/:conversationId/forks`,
     docs.route({
       summary: 'Every conversation of the fork tree',
@@ -110,7 +110,7 @@ export function registerDocumentRoutes(app: FastifyInstance, h: MemoryServiceHan
     },
   );
 
-  app.post<P>(
+  writes?.post<P>(
     `${base}/:conversationId/memberships`,
     docs.route({
       summary: 'Share with a user, at most at your own level and never as owner',
@@ -125,7 +125,7 @@ export function registerDocumentRoutes(app: FastifyInstance, h: MemoryServiceHan
     },
   );
 
-  app.post(
+  writes?.post(
     '/v1/agent/conversations/:conversationId/messages',
     docs.route({
       summary: 'Append messages in bulk, any role and visibility (agents)',

@@ -1,13 +1,14 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { ResponseStreams } from '@memstream/fanout';
 import { parseOrThrow } from '@memstream/http';
-import { memoryServiceDocs as docs } from '../../families.js';
+import { memoryServiceDocs as docs } from './docs.js';
 import { ConversationIdParams, RecordResponseRequest } from '@memstream/schemas';
 import { SseWriter } from '../../shared/sse.js';
 import type { MemoryServiceHandlers } from './handlers.js';
 import { personOf } from '../../shared/access.js';
 import type { StreamAccess } from '../../shared/stream-access.js';
+import type { Halves } from '../../shared/halves.js';
 
 type P = { Params: { conversationId: string } };
 
@@ -19,7 +20,7 @@ type P = { Params: { conversationId: string } };
  * memory-service does.
  */
 export function registerResponseResumer(
-  app: FastifyInstance,
+  { writes, reads }: Halves,
   h: MemoryServiceHandlers,
   deps: { responses: ResponseStreams | undefined; heartbeatMs: number; access: StreamAccess },
 ): void {
@@ -29,13 +30,13 @@ export function registerResponseResumer(
   };
   // A shutdown ends the open streams, or the server would wait for their readers to leave.
   const following = new Set<AbortController>();
-  app.addHook('preClose', async () => {
+  reads?.addHook('preClose', async () => {
     for (const stop of following) stop.abort();
   });
   const idOf = (request: FastifyRequest<P>) =>
     parseOrThrow(ConversationIdParams, request.params, 'path').conversationId;
 
-  app.post<P>(
+  writes?.post<P>(
     '/v1/conversations/:conversationId/response',
     docs.route({
       summary: 'Record tokens of the response in progress (writers)',
@@ -54,7 +55,7 @@ export function registerResponseResumer(
     },
   );
 
-  app.post<P>(
+  writes?.post<P>(
     '/v1/conversations/:conversationId/cancel-response',
     docs.route({
       summary: 'Cancel the response in progress (writers)',
@@ -73,7 +74,7 @@ export function registerResponseResumer(
     },
   );
 
-  app.get<P>(
+  reads?.get<P>(
     '/v1/conversations/:conversationId/response',
     docs.route({
       summary: 'The response from its start, then live, as Server-Sent Events (readers)',

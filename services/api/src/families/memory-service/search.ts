@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { audiencesOf } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, principalOf } from '@memstream/http';
-import { memoryServiceDocs as docs } from '../../families.js';
+import { memoryServiceDocs as docs } from './docs.js';
 import { msMessagesByKeys, visibleTo, type Store } from '@memstream/store';
 import { SearchMessagesRequest } from '@memstream/schemas';
 import { OWN_WORDS_RANKING, searchMemories, type QueryEmbedder } from '@memstream/search';

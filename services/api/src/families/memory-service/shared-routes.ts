@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { parseOrThrow } from '@memstream/http';
-import { memoryServiceDocs as docs } from '../../families.js';
+import { memoryServiceDocs as docs } from './docs.js';
 import {
   ConversationBody,
   ConversationIdParams,
@@ -13,13 +12,14 @@ import {
   UpdateMembershipRequest,
 } from '@memstream/schemas';
 import { send, type MemoryServiceHandlers } from './handlers.js';
+import type { Halves } from '../../shared/halves.js';
 
 type P = { Params: { conversationId: string } };
 type PU = { Params: { conversationId: string; userId: string } };
 
 /** The routes both layouts serve the same way, under their own base path. */
-export function registerSharedRoutes(app: FastifyInstance, h: MemoryServiceHandlers, base: string): void {
-  app.post(
+export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryServiceHandlers, base: string): void {
+  writes?.post(
     base,
     docs.route({
       summary: 'Create a conversation owned by the caller',
@@ -29,7 +29,7 @@ export function registerSharedRoutes(app: FastifyInstance, h: MemoryServiceHandl
     async (request, reply) =>
       send(reply, await h.create(request, parseOrThrow(CreateConversationRequest, request.body ?? {}))),
   );
-  app.get(
+  reads?.get(
     base,
     docs.route({
       summary: 'Conversations the caller may read, in id order',
@@ -39,13 +39,13 @@ export function registerSharedRoutes(app: FastifyInstance, h: MemoryServiceHandl
     async (request, reply) =>
       send(reply, await h.list(request, parseOrThrow(ListConversationsQuery, request.query, 'query'))),
   );
-  app.get<P>(
+  reads?.get<P>(
     `${base}/:conversationId`,
     docs.route({ summary: 'A conversation', params: ConversationIdParams, responses: { 200: ConversationBody } }),
     async (request, reply) =>
       send(reply, await h.get(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId)),
   );
-  app.delete<P>(
+  writes?.delete<P>(
     `${base}/:conversationId`,
     docs.route({
       summary: 'Delete the conversation and every fork of its tree (owner or manager)',
@@ -56,7 +56,7 @@ export function registerSharedRoutes(app: FastifyInstance, h: MemoryServiceHandl
       send(reply, await h.remove(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId)),
   );
 
-  app.get<P>(
+  reads?.get<P>(
     `${base}/:conversationId/memberships`,
     docs.route({
       summary: 'Members and their levels (manager or owner)',
@@ -69,7 +69,7 @@ export function registerSharedRoutes(app: FastifyInstance, h: MemoryServiceHandl
         await h.memberships(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId),
       ),
   );
-  app.patch<PU>(
+  writes?.patch<PU>(
     `${base}/:conversationId/memberships/:userId`,
     docs.route({
       summary: "Change a member's level",
@@ -91,7 +91,7 @@ export function registerSharedRoutes(app: FastifyInstance, h: MemoryServiceHandl
       );
     },
   );
-  app.delete<PU>(
+  writes?.delete<PU>(
     `${base}/:conversationId/memberships/:userId`,
     docs.route({
       summary: 'Revoke a member (not the owner); members may leave',
@@ -105,7 +105,7 @@ export function registerSharedRoutes(app: FastifyInstance, h: MemoryServiceHandl
   );
 
   const transfer = `${base}/:conversationId/transfer-ownership`;
-  app.post<P>(
+  writes?.post<P>(
     transfer,
     docs.route({
       summary: 'Offer ownership to a user (owner only); they accept or decline',
@@ -121,7 +121,7 @@ export function registerSharedRoutes(app: FastifyInstance, h: MemoryServiceHandl
       );
     },
   );
-  app.get<P>(
+  reads?.get<P>(
     transfer,
     docs.route({
       summary: 'The pending ownership transfer (managers, the owner, and its recipient)',
@@ -138,7 +138,7 @@ export function registerSharedRoutes(app: FastifyInstance, h: MemoryServiceHandl
     ['accept', true],
     ['decline', false],
   ] as const) {
-    app.post<P>(
+    writes?.post<P>(
       `${transfer}/${action}`,
       docs.route({
         summary: `${accept ? 'Accept' : 'Decline'} the ownership offered to you`,
