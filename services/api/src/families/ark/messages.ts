@@ -1,7 +1,8 @@
 import { AppError } from '@memstream/errors';
 import { unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
 import { arkDocs } from './docs.js';
-import { outcomeError, type Writer } from '@memstream/ingest';
+import type { Writer } from '@memstream/ingest';
+import { answerWrite } from './answer-write.js';
 import { listArkRecords, listArkSessions, type Store } from '@memstream/store';
 import { ArkListQuery as ListQuery, ArkMessageBatch, TOPICS } from '@memstream/schemas';
 import { audiencesFor, personOf } from '../../shared/access.js';
@@ -28,16 +29,12 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
       { type: 'ark.messages.received', data: batch, source: 'ark-api' },
       true,
     );
-    if (written.kind === 'accepted') {
-      return reply.status(202).send({
-        status: 'accepted',
-        session_id: batch.session_id,
-        count: batch.messages.length,
-        request_id: written.requestId,
-      });
-    }
-    if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
-    return { status: 'ok', session_id: batch.session_id, count: batch.messages.length, request_id: written.requestId };
+    const subject = { session_id: batch.session_id, count: batch.messages.length };
+    return answerWrite(reply, written, subject, (_, requestId) => ({
+      status: 'ok',
+      ...subject,
+      request_id: requestId,
+    }));
   });
 
   const listDocs = arkDocs.route({

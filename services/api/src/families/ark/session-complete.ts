@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
-import { outcomeError, type Writer } from '@memstream/ingest';
+import type { Writer } from '@memstream/ingest';
+import { answerWrite } from './answer-write.js';
 import { arkDocs } from './docs.js';
 import { arkSessionState, type Store } from '@memstream/store';
 import { ArkStreamChunks as StreamChunks, TOPICS } from '@memstream/schemas';
@@ -29,10 +30,10 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
       { type: 'ark.session.completed', data: { session_id: sessionId }, source: 'ark-api' },
       true,
     );
-    if (written.kind === 'accepted')
-      return reply.status(202).send({ status: 'accepted', session: sessionId, request_id: written.requestId });
-    if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
-    return { status: String(written.outcome.result?.['status'] ?? 'completed'), session: sessionId };
+    return answerWrite(reply, written, { session: sessionId }, (outcome) => ({
+      status: String(outcome.result?.['status'] ?? 'completed'),
+      session: sessionId,
+    }));
   };
   const completeDocs = (summary: string) =>
     arkDocs.route({
@@ -80,12 +81,11 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
       { type: 'ark.stream.chunks', data: { session_id: sessionId, chunks }, source: 'ark-api' },
       true,
     );
-    if (written.kind === 'accepted')
-      return reply
-        .status(202)
-        .send({ status: 'accepted', session: sessionId, chunks: chunks.length, request_id: written.requestId });
-    if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
-    return { status: 'ok', session: sessionId, chunks: chunks.length };
+    return answerWrite(reply, written, { session: sessionId, chunks: chunks.length }, () => ({
+      status: 'ok',
+      session: sessionId,
+      chunks: chunks.length,
+    }));
   });
 }
 

@@ -10,8 +10,9 @@ import {
   UPDATABLE_META_FIELDS,
   patchedFields,
 } from '@memstream/schemas';
-import { outcomeError, type Writer } from '@memstream/ingest';
-import { AcceptedReply, acceptedReply } from './accepted-reply.js';
+import type { Writer } from '@memstream/ingest';
+import { AcceptedReply } from './accepted-reply.js';
+import { answerWrite } from './answer-write.js';
 import { SyncModeQuery, syncModeOf } from './sync-mode.js';
 
 /**
@@ -35,23 +36,23 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
       { type: 'group_chat.conversation_meta.upserted', data: meta, source: 'evermemos-api' },
       sync,
     );
-    if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
-    if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
-    const row = written.outcome.result ?? {};
-    return {
-      status: 'ok',
-      message: 'Conversation metadata saved successfully',
-      result: {
-        id: row['id'],
-        group_id: row['group_id'],
-        scene: row['scene'],
-        name: row['name'],
-        version: row['version'],
-        created_at: row['conversation_created_at'],
-        updated_at: row['updated_at'],
-        request_id: written.requestId,
-      },
-    };
+    return answerWrite(reply, written, (outcome) => {
+      const row = outcome.result ?? {};
+      return {
+        status: 'ok',
+        message: 'Conversation metadata saved successfully',
+        result: {
+          id: row['id'],
+          group_id: row['group_id'],
+          scene: row['scene'],
+          name: row['name'],
+          version: row['version'],
+          created_at: row['conversation_created_at'],
+          updated_at: row['updated_at'],
+          request_id: written.requestId,
+        },
+      };
+    });
   });
 
   const patchDocs = everMemOsDocs.route({
@@ -78,22 +79,22 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
       { type: 'group_chat.conversation_meta.patched', data: patch, source: 'evermemos-api' },
       sync,
     );
-    if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
-    if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
-    const row = written.outcome.result ?? {};
-    return {
-      status: 'ok',
-      message: `Conversation metadata updated successfully, ${fields.length} field${fields.length === 1 ? '' : 's'} updated`,
-      result: {
-        id: row['id'],
-        group_id: row['group_id'],
-        scene: row['scene'],
-        name: row['name'],
-        updated_fields: fields,
-        updated_at: row['updated_at'],
-        request_id: written.requestId,
-      },
-    };
+    return answerWrite(reply, written, (outcome) => {
+      const row = outcome.result ?? {};
+      return {
+        status: 'ok',
+        message: `Conversation metadata updated successfully, ${fields.length} field${fields.length === 1 ? '' : 's'} updated`,
+        result: {
+          id: row['id'],
+          group_id: row['group_id'],
+          scene: row['scene'],
+          name: row['name'],
+          updated_fields: fields,
+          updated_at: row['updated_at'],
+          request_id: written.requestId,
+        },
+      };
+    });
   });
 }
 

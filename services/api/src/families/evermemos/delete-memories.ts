@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
-import { outcomeError, type Writer } from '@memstream/ingest';
+import type { Writer } from '@memstream/ingest';
+import { answerWrite } from './answer-write.js';
 import { DeleteMemoriesFilter as Filter, TOPICS } from '@memstream/schemas';
 import type { Store } from '@memstream/store';
 import { requireAccess } from '../../shared/access.js';
@@ -46,22 +47,18 @@ export function registerDeleteMemories(app: FastifyInstance, deps: { store: Stor
       { type: 'group_chat.memories.deleted', data: filter, source: 'evermemos-api' },
       true,
     );
-    if (written.kind === 'accepted') {
-      return reply
-        .status(202)
-        .send({ status: 'ok', message: 'Request accepted, processing in background', request_id: written.requestId });
-    }
-    if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
-    const r = written.outcome.result as {
-      deleted_messages: number;
-      deleted_memories: number;
-      episodes_reextracting: number;
-      episodes_deleted: number;
-    };
-    return {
-      status: 'ok',
-      message: `Deleted ${r.deleted_messages} messages and ${r.deleted_memories} memories`,
-      result: { ...r, count: r.deleted_messages + r.deleted_memories },
-    };
+    return answerWrite(reply, written, (outcome) => {
+      const r = outcome.result as {
+        deleted_messages: number;
+        deleted_memories: number;
+        episodes_reextracting: number;
+        episodes_deleted: number;
+      };
+      return {
+        status: 'ok',
+        message: `Deleted ${r.deleted_messages} messages and ${r.deleted_memories} memories`,
+        result: { ...r, count: r.deleted_messages + r.deleted_memories },
+      };
+    });
   });
 }

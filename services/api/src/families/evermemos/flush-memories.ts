@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
-import { outcomeError, type Writer } from '@memstream/ingest';
+import type { Writer } from '@memstream/ingest';
+import { answerWrite } from './answer-write.js';
 import { lastSequence, listEpisodesByIds, type Episode, type Store } from '@memstream/store';
 import { FlushMemoriesRequest as Body, TOPICS } from '@memstream/schemas';
 import { requireAccess } from '../../shared/access.js';
@@ -41,37 +42,33 @@ export function registerFlushMemories(
       { type: 'group_chat.memories.flush_requested', data: { group_id: body.group_id }, source: 'evermemos-api' },
       true,
     );
-    if (written.kind === 'accepted') {
-      return reply
-        .status(202)
-        .send({ status: 'ok', message: 'Request accepted, processing in background', request_id: written.requestId });
-    }
-    if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
-    const ids = (written.outcome.result?.['episode_ids'] as number[] | undefined) ?? [];
-    let episodes: Episode[] = await listEpisodesByIds(deps.store, ids);
-    if (body.sync_mode && ids.length > 0) {
-      const deadline = Date.now() + deps.syncTimeoutMs;
-      while (episodes.some((e) => e.status !== 'extracted') && Date.now() < deadline) {
-        await sleep(POLL_MS);
-        episodes = await listEpisodesByIds(deps.store, ids);
+    return answerWrite(reply, written, async (outcome) => {
+      const ids = (outcome.result?.['episode_ids'] as number[] | undefined) ?? [];
+      let episodes: Episode[] = await listEpisodesByIds(deps.store, ids);
+      if (body.sync_mode && ids.length > 0) {
+        const deadline = Date.now() + deps.syncTimeoutMs;
+        while (episodes.some((e) => e.status !== 'extracted') && Date.now() < deadline) {
+          await sleep(POLL_MS);
+          episodes = await listEpisodesByIds(deps.store, ids);
+        }
       }
-    }
-    const extracted = episodes.length > 0 && episodes.every((e) => e.status === 'extracted');
-    return {
-      status: 'ok',
-      message: ids.length === 0 ? 'Nothing to flush' : `Closed ${ids.length} episodes`,
-      result: {
-        group_id: body.group_id,
-        status_info: ids.length === 0 ? 'nothing_pending' : extracted ? 'extracted' : 'extracting',
-        episodes: episodes.map((e) => ({
-          episode_id: e.id,
-          start_sequence: e.start_seq,
-          end_sequence: e.end_seq,
-          message_count: e.message_ids.length,
-          close_reason: e.close_reason,
-          status: e.status,
-        })),
-      },
-    };
+      const extracted = episodes.length > 0 && episodes.every((e) => e.status === 'extracted');
+      return {
+        status: 'ok',
+        message: ids.length === 0 ? 'Nothing to flush' : `Closed ${ids.length} episodes`,
+        result: {
+          group_id: body.group_id,
+          status_info: ids.length === 0 ? 'nothing_pending' : extracted ? 'extracted' : 'extracting',
+          episodes: episodes.map((e) => ({
+            episode_id: e.id,
+            start_sequence: e.start_seq,
+            end_sequence: e.end_seq,
+            message_count: e.message_ids.length,
+            close_reason: e.close_reason,
+            status: e.status,
+          })),
+        },
+      };
+    });
   });
 }

@@ -3,8 +3,9 @@ import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import { GroupChatMessage, TOPICS, conversationIdOf, senderRefusal } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
-import { actorOf, outcomeError, type Writer } from '@memstream/ingest';
-import { AcceptedReply, acceptedReply } from './accepted-reply.js';
+import { actorOf, type Writer } from '@memstream/ingest';
+import { AcceptedReply } from './accepted-reply.js';
+import { answerWrite } from './answer-write.js';
 import { SyncModeQuery, syncModeOf } from './sync-mode.js';
 
 /**
@@ -37,27 +38,26 @@ export function registerPostMemory(app: FastifyInstance, write: Writer): void {
       { type: 'group_chat.message.received', data: message, source: 'evermemos-api' },
       sync,
     );
-    if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
-    const { outcome } = written;
-    if (outcome.status === 'failed') throw outcomeError(outcome);
-    const groupId = conversationIdOf(message);
-    return reply.status(200).send({
-      status: 'ok',
-      message: outcome.duplicate
-        ? `Duplicate message: ${message.message_id} is already stored in group ${groupId}; nothing saved`
-        : 'Message stored; accumulating for memory extraction, 0 memories saved',
-      result: {
-        // Extraction runs behind the store (episode boundaries need later messages), so a
-        // message on its own saves no memory yet: "accumulated", as the reference says.
-        saved_memories: [],
-        count: 0,
-        status_info: 'accumulated',
-        request_id: written.requestId,
-        duplicate: outcome.duplicate,
-        group_id: groupId,
-        message_id: message.message_id,
-        sequence: outcome.result?.['sequence'] ?? null,
-      },
+    return answerWrite(reply, written, (outcome) => {
+      const groupId = conversationIdOf(message);
+      return {
+        status: 'ok',
+        message: outcome.duplicate
+          ? `Duplicate message: ${message.message_id} is already stored in group ${groupId}; nothing saved`
+          : 'Message stored; accumulating for memory extraction, 0 memories saved',
+        result: {
+          // Extraction runs behind the store (episode boundaries need later messages), so a
+          // message on its own saves no memory yet: "accumulated", as the reference says.
+          saved_memories: [],
+          count: 0,
+          status_info: 'accumulated',
+          request_id: written.requestId,
+          duplicate: outcome.duplicate,
+          group_id: groupId,
+          message_id: message.message_id,
+          sequence: outcome.result?.['sequence'] ?? null,
+        },
+      };
     });
   });
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { principalOf, writeOriginOf } from '@memstream/http';
-import { outcomeError, type Writer } from '@memstream/ingest';
+import type { Writer } from '@memstream/ingest';
+import { outcomeOf } from './answer-write.js';
 import { findKaosSession, type KaosSessionRow, type KaosViewer, type Store } from '@memstream/store';
 import { KaosHeaders, SAFE_ID_RULE, TOPICS, type KaosInput } from '@memstream/schemas';
 import { personOf } from '../../shared/access.js';
@@ -76,9 +77,7 @@ export function kaosOps(deps: KaosDeps) {
         { type, data, source: 'kaos' } as never,
         true,
       );
-      if (written.kind === 'accepted') return undefined;
-      if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
-      return written.outcome.result ?? {};
+      return outcomeOf(written);
     },
     /** The limits each write carries, from this process's configuration. */
     limits: () => ({ max_sessions: deps.settings.maxSessions, max_session_events: deps.settings.maxSessionEvents }),
@@ -86,17 +85,6 @@ export function kaosOps(deps: KaosDeps) {
 }
 
 export type KaosOps = ReturnType<typeof kaosOps>;
-
-/** The answer of a write: its result with `status`, or 202 when it is still being applied. */
-export function answer(
-  reply: FastifyReply,
-  result: Record<string, unknown> | undefined,
-  status = 200,
-  pending: Record<string, unknown> = {},
-): unknown {
-  if (result === undefined) return reply.code(202).send({ ...pending, status: 'accepted' });
-  return reply.code(status).send(result);
-}
 
 /** The text KAOS's build_conversation_context makes of the latest user and agent messages. */
 export function contextOf(events: ReadonlyArray<{ event_type: string; content: unknown }>, maxEvents: number): string {

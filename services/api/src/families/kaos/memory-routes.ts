@@ -12,7 +12,8 @@ import {
   KaosStats,
   kaosAgentKey,
 } from '@memstream/schemas';
-import { answer, viewerOf, type KaosOps } from './kaos-ops.js';
+import { viewerOf, type KaosOps } from './kaos-ops.js';
+import { answerWrite } from './answer-write.js';
 import type { Halves } from '../../shared/halves.js';
 
 /** KAOS's answers at most this many events however many are asked for (it caps, it does not refuse). */
@@ -75,7 +76,7 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
         updated_before: new Date(Date.now() - max_age_hours * 3_600_000).toISOString(),
         visible_to: viewerOf(request).userId ?? null,
       });
-      return answer(reply, result);
+      return answerWrite(reply, result);
     },
   );
 

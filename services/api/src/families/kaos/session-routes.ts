@@ -21,7 +21,8 @@ import {
   kaosSessionKey,
   type KaosEvent,
 } from '@memstream/schemas';
-import { answer, contextOf, eventTypesOf, kaosId, ownerOf, type KaosOps } from './kaos-ops.js';
+import { contextOf, eventTypesOf, kaosId, ownerOf, type KaosOps } from './kaos-ops.js';
+import { answerWrite } from './answer-write.js';
 import type { Halves } from '../../shared/halves.js';
 
 type P = { Params: { sessionId: string } };
@@ -57,7 +58,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         owner_user_id: ownerOf(request, body.user_id),
         ...ops.limits(),
       });
-      return answer(reply, result, result?.['created'] === false ? 200 : 201, { session_id: sessionId });
+      return answerWrite(reply, result, result?.['created'] === false ? 200 : 201, { session_id: sessionId });
     },
   );
 
@@ -95,7 +96,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
     async (request, reply) => {
       const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
       const agent = ops.agent(request);
-      return answer(
+      return answerWrite(
         reply,
         await ops.send(request, 'kaos.session.deleted', {
           group_id: kaosSessionKey(agent, sessionId),
@@ -145,7 +146,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         events,
         ...ops.limits(),
       });
-      return answer(reply, result, 201, { event_ids: events.map((e) => e.event_id) });
+      return answerWrite(reply, result, 201, { event_ids: events.map((e) => e.event_id) });
     },
   );
 

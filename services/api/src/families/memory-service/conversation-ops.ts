@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { principalOf, writeOriginOf } from '@memstream/http';
-import { actorOf, outcomeError, type Writer } from '@memstream/ingest';
+import { actorOf, type Writer } from '@memstream/ingest';
 import {
   findConversation,
   findInView,
@@ -27,15 +27,11 @@ import {
   type RequestOutcome,
   type Standing,
 } from '@memstream/schemas';
+import { answerWrite, type StillApplying } from './answer-write.js';
 
 export interface OpsDeps {
   readonly store: Store;
   readonly write: Writer;
-}
-
-/** A write that outlasted the sync wait: Kafka has it and it will be applied; the client may read it back later. */
-export class StillApplying {
-  constructor(readonly requestId: string) {}
 }
 
 /**
@@ -75,14 +71,7 @@ export function conversationOps(deps: OpsDeps) {
       { type, data, source: 'memory-service' } as never,
       true,
     );
-    if (written.kind === 'accepted') return new StillApplying(written.requestId);
-    if (written.outcome.status === 'failed') {
-      const err = outcomeError(written.outcome);
-      throw err.code === 'RESOURCE_NOT_FOUND'
-        ? new AppError(err.code, err.message, { details: { resource: 'conversation', id: data.conversation_id } })
-        : err;
-    }
-    return written.outcome;
+    return answerWrite(written, data.conversation_id);
   };
 
   return {

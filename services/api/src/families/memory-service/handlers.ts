@@ -25,7 +25,8 @@ import {
   type MsMessage,
   type RequestOutcome,
 } from '@memstream/schemas';
-import { conversationOps, newMessage, refusalError, StillApplying, type OpsDeps } from './conversation-ops.js';
+import { conversationOps, newMessage, refusalError, type OpsDeps } from './conversation-ops.js';
+import { StillApplying } from './answer-write.js';
 import { conversationView, membershipView, transferView } from './views.js';
 import type { MsStoredMessage } from '@memstream/store';
 
