@@ -1,7 +1,7 @@
 /**
  * `npm run bench:ark`: ARK's memory API in the distributed mode on the real services. Starts a
- * converter and one read-api process (two with --replicas 2: writes on the first, streams on the
- * second, so live delivery crosses processes through Redis) on a fresh database and topic prefix,
+ * converter, the ingest gateway (ARK's writes) and one read-api process (two with --replicas 2:
+ * streams on the second, so live delivery crosses read API processes through Redis) on a fresh database and topic prefix,
  * then measures `POST /messages` (200 = stored) for batches of 1, 10 and 100 messages, and the
  * time from a POST to its frame on every open SSE stream of the session. Prints tables, the
  * issue's goal with PASS/FAIL, then every figure as one JSON line.
@@ -24,8 +24,8 @@ import { ratePerSecond, round, summarizeLatencies } from './lib/stats.js';
 import { Teardowns } from './lib/teardowns.js';
 
 const HELP = `usage: npm run bench:ark -- [options]
-  --replicas R          read-api processes (default 1); with 2 or more, writes go to the first
-                        and the streams are read on the second, across Redis
+  --replicas R          read-api processes (default 1); writes go to the gateway, and with 2 or
+                        more the streams are read on the second, across Redis
   --concurrency C       POSTs open at once, one keep-alive connection each (default 16)
   --sessions S          sessions the throughput passes spread over (default 32)
   --requests-1 N        requests of 1 message (default 2000)
@@ -137,27 +137,25 @@ async function startServices(dbUrl: string): Promise<ServiceProcess[]> {
   };
   // The converter first: it runs the migrations.
   const converter = await start('converter', 'services/converter/src/main.ts');
-  const apis = await Promise.all(
-    Array.from({ length: replicas }, (_, n) => start(`read-api-${n + 1}`, 'services/read-api/src/main.ts')),
-  );
-  for (const [n, first] of apis.entries()) {
-    let api = first;
-    for (let attempt = 1; ; attempt++) {
-      const problem = await probeWritePath(api);
-      if (!problem) break;
-      progress(`${api.name}: ${problem}`);
-      if (attempt === 3) throw new Error(`${api.name}: ${problem}, after ${attempt} starts`);
-      restarts.push({ replica: api.name, reason: problem });
-      await api.stop();
-      api = await start(api.name, 'services/read-api/src/main.ts');
-    }
-    apis[n] = api;
+  // ARK's writes go to the ingest gateway; its streams are read on the read APIs.
+  let gateway = await start('ingest-gateway', 'services/api/src/main-gateway.ts');
+  for (let attempt = 1; ; attempt++) {
+    const problem = await probeWritePath(gateway);
+    if (!problem) break;
+    progress(`${gateway.name}: ${problem}`);
+    if (attempt === 3) throw new Error(`${gateway.name}: ${problem}, after ${attempt} starts`);
+    restarts.push({ replica: gateway.name, reason: problem });
+    await gateway.stop();
+    gateway = await start(gateway.name, 'services/api/src/main-gateway.ts');
   }
-  return [converter, ...apis];
+  const readers = await Promise.all(
+    Array.from({ length: replicas }, (_, n) => start(`read-api-${n + 1}`, 'services/api/src/main-read-api.ts')),
+  );
+  return [converter, gateway, ...readers];
 }
 
 /**
- * One write through a replica, before anything is measured. A 200 proves its write path hears
+ * One write through the gateway, before anything is measured. A 200 proves its write path hears
  * the converter's outcomes on Redis; a 202 after the sync wait means it does not, and then every
  * write through it would wait out REQUEST_SYNC_TIMEOUT_MS. That happens when the fan-out's
  * SUBSCRIBE races ioredis's connection handshake (redis/ioredis#2037): the subscription is lost
@@ -226,11 +224,11 @@ async function main(): Promise<ArkReport> {
   const database = await createDatabase(DATABASE_URL!, runName);
   teardowns.push(['database', database.drop]);
   teardowns.push(['topics', () => deleteTopicsWithPrefix(KAFKA_BROKERS!.split(','), topicPrefix)]);
-  const [, ...apis] = await startServices(database.url);
+  const [, gateway, ...readers] = await startServices(database.url);
   const db = await connect(database.url);
   teardowns.push(['count client', () => db.end()]);
-  const writeOrigin = `http://127.0.0.1:${apis[0]!.port}`;
-  const streamApi = apis[Math.min(1, apis.length - 1)]!;
+  const writeOrigin = `http://127.0.0.1:${gateway!.port}`;
+  const streamApi = readers[Math.min(1, readers.length - 1)]!;
 
   if (warmup > 0) {
     progress(`warm-up: ${warmup} POSTs of 1 message`);
@@ -308,7 +306,7 @@ async function main(): Promise<ArkReport> {
 try {
   const report = await main();
   await teardowns.run();
-  const processes = ['converter', ...Array.from({ length: replicas }, (_, n) => `read-api-${n + 1}`)];
+  const processes = ['converter', 'ingest-gateway', ...Array.from({ length: replicas }, (_, n) => `read-api-${n + 1}`)];
   console.log(renderReport(report, processes));
   console.log(JSON.stringify({ bench: 'ark', ...report }));
 } catch (err) {

@@ -116,7 +116,7 @@ async function startServices(dbUrl: string): Promise<{ gateway: ServiceProcess; 
   // The converter first: it runs the migrations, and both create the topics (idempotently).
   const converter = await start('converter', 'services/converter/src/main.ts');
   await waitHealthy(converter);
-  const gateway = await start('gateway', 'services/ingest-gateway/src/main.ts');
+  const gateway = await start('gateway', 'services/api/src/main-gateway.ts');
   await waitHealthy(gateway);
   for (const svc of [gateway, converter]) {
     void svc.exited.then((code) => {

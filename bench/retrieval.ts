@@ -380,7 +380,8 @@ async function indexed(sampleId: string, expected: number): Promise<void> {
 
 /** Flushes the group's open episode, then resolves once every episode is extracted and every memory indexed. */
 async function memoriesIndexed(group: string): Promise<void> {
-  const flushed = await api('POST', '/api/v1/memories/flush', { group_id: group, sync_mode: false });
+  // a flush is a write: the gateway's
+  const flushed = await api('POST', '/api/v1/memories/flush', { group_id: group, sync_mode: false }, writeBase);
   if (flushed.status >= 300) throw new Error(`flush ${group}: ${flushed.status} ${JSON.stringify(flushed.body)}`);
   for (;;) {
     const res = await api<{

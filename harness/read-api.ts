@@ -6,7 +6,7 @@ import { createHttpServer } from '@memstream/http';
 import { startWriter } from '@memstream/ingest';
 import type { Logger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
-import { registerReadApi } from '@memstream/read-api';
+import { registerApi } from '@memstream/api';
 import { Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
 
@@ -19,8 +19,8 @@ export interface InProcessReadApi {
 }
 
 /**
- * The read API as its process composes it, in this process, on a store the caller owns: an
- * in-process bus (nothing consumes it: a write is accepted, never stored, unless the caller
+ * Every family's reads and writes (runApi's `all` composition), in this process, on a store the
+ * caller owns: an in-process bus (nothing consumes it: a write is accepted, never stored, unless the caller
  * subscribes), the offline hash embedder, authentication with the given secret and keys, on a
  * port of its own. For benchmarks and tests of the read API alone.
  */
@@ -52,7 +52,7 @@ export async function startInProcessReadApi(options: {
   const http = createHttpServer({ log, lifecycle, bodyLimitBytes: 1_000_000, metrics, authenticator });
   let received = 0;
   http.addHook('onRequest', async () => void received++);
-  await registerReadApi(http, {
+  await registerApi(http, 'all', {
     store,
     ledger,
     fanout,

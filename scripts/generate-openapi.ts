@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { embeddedApiDocs, registerEmbeddedApi } from '@memstream/all-in-one';
+import { apiDocsOf, registerApi } from '@memstream/api';
 import { createHttpServer } from '@memstream/http';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
@@ -8,8 +8,8 @@ import { Lifecycle } from '@memstream/runtime';
 import { createAuthenticator } from '@memstream/auth';
 
 /**
- * The HTTP APIs' OpenAPI document, built from the same routes (and their zod schemas) the
- * embedded mode serves at `/docs/json`, into `openapi.json` at the repository root. `--check`
+ * The HTTP APIs' OpenAPI document, built from the same composition (runApi's `all`: every family's
+ * writes and reads, with their zod schemas) the embedded mode serves at `/docs/json`, into `openapi.json` at the repository root. `--check`
  * fails when the file on disk is stale (the test suite runs it).
  */
 const OUT = resolve(import.meta.dirname, '../openapi.json');
@@ -21,13 +21,13 @@ export async function renderOpenApi(): Promise<string> {
     lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }),
     bodyLimitBytes: 1024,
     metrics: new Metrics(),
-    openapi: embeddedApiDocs,
+    openapi: apiDocsOf('all'),
     // Documented as deployed (docker-compose and Kubernetes run with authentication on): every
     // operation needs a bearer token or an API key. The key is a placeholder; no request is made.
     authenticator: createAuthenticator({ apiKeys: [{ clientId: 'docs', key: 'placeholder-key-for-docs' }] }),
   });
   // Routes touch their dependencies only when a request arrives, and none will.
-  await registerEmbeddedApi(app, {} as Parameters<typeof registerEmbeddedApi>[1]);
+  await registerApi(app, 'all', {} as never);
   await app.ready();
   const document = app.swagger();
   await app.close();

@@ -8,11 +8,17 @@ set -eu
 cd "$(dirname "$0")/.."
 service="${1:-${SERVICE:-all-in-one}}"
 [ "$#" -gt 0 ] && shift
-if [ ! -f "services/$service/src/main.ts" ]; then
-  echo "start-service: no service '$service'; one of: $(ls services | tr '\n' ' ')" >&2
+# The API processes are entry points of services/api (scripts/processes.js names them too).
+case "$service" in
+  ingest-gateway) source=services/api/src/main-gateway.ts ;;
+  read-api) source=services/api/src/main-read-api.ts ;;
+  *) source="services/$service/src/main.ts" ;;
+esac
+if [ ! -f "$source" ]; then
+  echo "start-service: no service '$service'; one of: ingest-gateway read-api $(ls services | grep -v '^api$' | tr '\n' ' ')" >&2
   exit 64
 fi
-main="services/$service/dist/main.js"
+main="$(echo "$source" | sed 's#/src/#/dist/#; s#\.ts$#.js#')"
 if [ ! -f "$main" ]; then
   echo "start-service: $main is missing: compile first (npm run build)" >&2
   exit 70

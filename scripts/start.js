@@ -13,9 +13,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, sourceFiles, staleReason } from './build/sources.js';
+import { mainOf } from './processes.js';
 
 const [service = 'all-in-one', ...args] = process.argv.slice(2);
-const main = join(ROOT, 'services', service, 'dist/main.js');
+const main = join(ROOT, mainOf(service, { compiled: true }));
 const stale = staleReason(sourceFiles());
 if (stale !== undefined) {
   console.error(`[build] ${stale}: compiling before start`);

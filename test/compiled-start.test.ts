@@ -15,7 +15,7 @@ import { descendantsOf } from '../bench/lib/process-memory.js';
 import { freePort, REPO_ROOT, startProcess, type RunningProcess } from '../harness/processes.js';
 
 const TRIPWIRE = join(REPO_ROOT, 'test/helpers/typescript-tripwire.mjs');
-const CHANGED_SOURCE = 'services/all-in-one/src/embedded-api.ts';
+const CHANGED_SOURCE = 'services/api/src/run-api.ts';
 
 /** `npm start`'s command, split: node's flags, the entry, the entry's arguments. */
 async function startCommand(): Promise<{ nodeArgs: string[]; entry: string; args: string[] }> {

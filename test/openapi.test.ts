@@ -5,10 +5,9 @@ import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createHttpServer, type ApiDocsOptions } from '@memstream/http';
 import { createAuthenticator } from '@memstream/auth';
-import { gatewayApiDocs, registerGateway } from '@memstream/ingest-gateway';
+import { apiDocsOf, registerApi } from '@memstream/api';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
-import { readApiDocs, registerReadApi } from '@memstream/read-api';
 import { Lifecycle } from '@memstream/runtime';
 import { REPO_ROOT } from '../harness/processes.js';
 
@@ -54,8 +53,8 @@ test('every operation in openapi.json is documented: a summary and its API famil
 
 test("the gateway's and the read API's own documents are their parts of openapi.json, and together all of it", async () => {
   const none = {} as never;
-  const gateway = await servedDocument(gatewayApiDocs, (app) => registerGateway(app, none));
-  const readApi = await servedDocument(readApiDocs, (app) => registerReadApi(app, none));
+  const gateway = await servedDocument(apiDocsOf('gateway'), (app) => registerApi(app, 'gateway', none));
+  const readApi = await servedDocument(apiDocsOf('read'), (app) => registerApi(app, 'read', none));
   const whole = await checkedIn();
   for (const part of [gateway, readApi]) {
     for (const [path, ops] of Object.entries(part.paths)) {
@@ -66,7 +65,11 @@ test("the gateway's and the read API's own documents are their parts of openapi.
   const count = (d: Document) => Object.values(d.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
   assert.equal(count(gateway) + count(readApi), count(whole));
   assert.ok(
-    gateway.paths['/api/v1/memories']?.['post'] && !gateway.paths['/messages'],
-    'the gateway documents only its routes',
+    gateway.paths['/api/v1/memories']?.['post'] && !gateway.paths['/api/v1/memories']?.['get'],
+    'the gateway documents only its routes: the writes',
+  );
+  assert.ok(
+    readApi.paths['/messages']?.['get'] && !readApi.paths['/messages']?.['post'],
+    'the read API documents only its routes: the reads',
   );
 });

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
@@ -7,24 +7,24 @@ import { allInOneEnv } from '@memstream/all-in-one';
 import { converterEnv } from '@memstream/converter';
 import { extractorEnv } from '@memstream/extractor';
 import { indexerEnv } from '@memstream/indexer';
-import { gatewayEnv } from '@memstream/ingest-gateway';
-import { readApiEnv } from '@memstream/read-api';
+import { apiEnv } from '@memstream/api';
 import { setupEnv } from '@memstream/setup';
 import { summarizerEnv } from '@memstream/summarizer';
+import { mainOf, processNames } from '../../scripts/processes.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 type EnvSchema = z.ZodObject<Record<string, z.ZodType>>;
 
 /**
- * The env schema of every deployable, by its folder under services/ (the name the image's first
- * argument takes). A new service adds its line here; the deploy tests then hold its compose and
+ * The env schema of every deployable, by its process name (the image's first argument, see
+ * scripts/processes.js). A new service adds its line here; the deploy tests then hold its compose and
  * Kubernetes definitions to it.
  */
 export const SERVICE_ENVS: Record<string, EnvSchema> = {
-  'ingest-gateway': gatewayEnv,
+  'ingest-gateway': apiEnv,
   converter: converterEnv,
-  'read-api': readApiEnv,
+  'read-api': apiEnv,
   summarizer: summarizerEnv,
   extractor: extractorEnv,
   indexer: indexerEnv,
@@ -33,17 +33,15 @@ export const SERVICE_ENVS: Record<string, EnvSchema> = {
 };
 
 /**
- * Folders under services/ that are not long-running processes of the distributed mode: the
+ * Processes that are not long-running processes of the distributed mode: the
  * embedded mode, one-shot commands, and the MCP server, which is a client of memstream that runs
  * beside an agent (over stdio, or HTTP with the agent's credentials), not a part of the platform.
  */
 const NOT_LONG_RUNNING = new Set(['all-in-one', 'cli', 'setup', 'mcp']);
 
-/** Every service the distributed mode runs: each folder under services/ with a main.ts, but the above. */
+/** Every process the distributed mode runs: each one scripts/processes.js knows, but the above. */
 export function longRunningServices(): string[] {
-  return readdirSync(join(ROOT, 'services'))
-    .filter((name) => existsSync(join(ROOT, 'services', name, 'src', 'main.ts')) && !NOT_LONG_RUNNING.has(name))
-    .sort();
+  return processNames().filter((name) => !NOT_LONG_RUNNING.has(name));
 }
 
 /** The settings a schema cannot do without: those it rejects when they are missing. */
@@ -59,7 +57,7 @@ export function requiredKeys(schema: EnvSchema): string[] {
  * inside the container, or in-process fan-out, and nothing would say so.
  */
 export function distributedNeeds(service: string): string[] {
-  const main = readFileSync(join(ROOT, 'services', service, 'src', 'main.ts'), 'utf8');
+  const main = readFileSync(join(ROOT, mainOf(service)), 'utf8');
   const needs: string[] = [];
   if (/\bcreateBus\(/.test(main)) needs.push('KAFKA_BROKERS');
   if (/\bopenStore\(/.test(main)) needs.push('DATABASE_URL');

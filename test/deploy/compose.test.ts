@@ -15,7 +15,7 @@ import {
   isApiProcess,
   longRunningServices,
 } from './catalogue.js';
-import { parseEdgeConfig } from './nginx-conf.js';
+import { parseEdgeConfig } from '../../harness/nginx-conf.js';
 import { validateCompose } from './tools.js';
 
 interface ComposeService {
@@ -74,7 +74,7 @@ function environmentOf(service: ComposeService, shell: Record<string, string> = 
 }
 
 const isMemstream = (s: ComposeService) => s.build !== undefined || (s.image ?? '').startsWith('memstream:');
-/** The folder under services/ a memstream container runs: the image's first argument, all-in-one without one. */
+/** The process a memstream container runs (scripts/processes.js): the image's first argument, all-in-one without one. */
 const memstreamServiceOf = (s: ComposeService) =>
   (Array.isArray(s.command) ? s.command[0] : s.command?.split(/\s+/)[0]) ?? 'all-in-one';
 const isOneShot = (s: ComposeService) => s.restart === 'no';
@@ -140,7 +140,7 @@ test('depends_on waits for health, or for completion of a one-shot job, of servi
 test('every memstream service of the distributed mode runs in compose', () => {
   const running = new Set(memstreamContainers.map(([, s]) => memstreamServiceOf(s)));
   for (const service of longRunningServices()) {
-    assert.ok(running.has(service), `services/${service} has no container in docker-compose.yml`);
+    assert.ok(running.has(service), `${service} has no container in docker-compose.yml`);
   }
   assert.ok(running.has('setup'), 'no setup job creates the topics and applies the migrations');
 });

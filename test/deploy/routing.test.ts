@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { ROOT, longRunningServices } from './catalogue.js';
-import { parseEdgeConfig, type EdgeConfig } from './nginx-conf.js';
+import { parseEdgeConfig, type EdgeConfig } from '../../harness/nginx-conf.js';
 import { Rendered } from './rendered.js';
 import { routesOf, type ServiceRoute } from './service-routes.js';
 import { renderKustomization } from './tools.js';
@@ -42,9 +42,9 @@ function ingressBackend(ingress: IIngress, path: string): string | undefined {
   return matches[0]?.p.backend.service?.name;
 }
 
-test('the route scan finds the public routes of both HTTP services', () => {
+test('the route scan finds the public routes of both HTTP services: the writes on the gateway, the reads on the read API', () => {
   const count = (service: string) => routes.filter((r) => r.service === service).length;
-  assert.ok(count('ingest-gateway') >= 3, 'ingest-gateway routes');
+  assert.ok(count('ingest-gateway') >= 10, 'ingest-gateway routes');
   assert.ok(count('read-api') >= 10, 'read-api routes');
   const has = (service: string, method: string, declared: string) =>
     assert.ok(
@@ -53,13 +53,33 @@ test('the route scan finds the public routes of both HTTP services', () => {
     );
   has('read-api', 'GET', '/api/v1/memories');
   has('ingest-gateway', 'POST', '/api/v1/memories');
+  has('ingest-gateway', 'DELETE', '/api/v1/memories');
+  has('ingest-gateway', 'POST', '/api/v1/memories/flush');
+  has('read-api', 'POST', '/api/v1/memories/search');
+  has('ingest-gateway', 'POST', '/messages');
+  has('read-api', 'GET', '/messages');
+  has('read-api', 'GET', '/stream/:session_id');
+  has('ingest-gateway', 'POST', '/stream/:session_id');
   // memory-service, both layouts: its paths are built from variables and loops, which a scan of the source would miss
   has('read-api', 'GET', '/v1/health');
-  has('read-api', 'POST', '/v1/conversations');
-  has('read-api', 'POST', '/v1/conversations/:conversationId/transfer-ownership/accept');
-  has('read-api', 'POST', '/v1/user/conversations/:conversationId/messages/:messageId/fork');
-  has('read-api', 'DELETE', '/v1/user/conversations/:conversationId/memberships/:userId');
-  has('read-api', 'POST', '/v1/agent/conversations/:conversationId/messages');
+  has('ingest-gateway', 'POST', '/v1/conversations');
+  has('read-api', 'GET', '/v1/conversations');
+  has('ingest-gateway', 'POST', '/v1/conversations/:conversationId/transfer-ownership/accept');
+  has('ingest-gateway', 'POST', '/v1/user/conversations/:conversationId/messages/:messageId/fork');
+  has('ingest-gateway', 'DELETE', '/v1/user/conversations/:conversationId/memberships/:userId');
+  has('ingest-gateway', 'POST', '/v1/agent/conversations/:conversationId/messages');
+  has('read-api', 'POST', '/v1/user/search/messages');
+  has('ingest-gateway', 'POST', '/memory/sessions');
+  has('read-api', 'GET', '/memory/sessions');
+});
+
+test('no route is served by both processes', () => {
+  const seen = new Map<string, string>();
+  for (const r of routes) {
+    const key = `${r.method} ${r.declared}`;
+    assert.equal(seen.get(key) ?? r.service, r.service, `${key} on ${seen.get(key)} and ${r.service}`);
+    seen.set(key, r.service);
+  }
 });
 
 test('every operation of openapi.json is among the routes checked here', () => {

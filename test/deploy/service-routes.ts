@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { createAuthenticator } from '@memstream/auth';
 import { createHttpServer, type ApiDocsOptions } from '@memstream/http';
-import { gatewayApiDocs, registerGateway } from '@memstream/ingest-gateway';
+import { apiDocsOf, registerApi } from '@memstream/api';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
-import { readApiDocs, registerReadApi } from '@memstream/read-api';
 import { Lifecycle } from '@memstream/runtime';
 import { isApiProcess } from './catalogue.js';
 
@@ -24,10 +23,10 @@ interface ApiRegistration {
 // Dependencies the routes never touch while being registered (as in test/openapi.test.ts).
 const none = {} as never;
 
-/** How each API process's main.ts puts its routes on its server. A new API process adds its line here. */
+/** How each API process's main puts its routes on its server: its role in runApi. A new API process adds its line here. */
 const API_REGISTRATIONS: Record<string, ApiRegistration> = {
-  'ingest-gateway': { docs: gatewayApiDocs, register: (app) => registerGateway(app, none) },
-  'read-api': { docs: readApiDocs, register: (app) => registerReadApi(app, none) },
+  'ingest-gateway': { docs: apiDocsOf('gateway'), register: (app) => registerApi(app, 'gateway', none) },
+  'read-api': { docs: apiDocsOf('read'), register: (app) => registerApi(app, 'read', none) },
 };
 
 /** Every route a server ends up with, as `METHOD url`, fastify's implicit HEAD routes included. */

@@ -1,8 +1,8 @@
 import { test, type TestContext } from 'node:test';
 import pg from 'pg';
-import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
-import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { freePort, startProcess } from '../../harness/processes.js';
+import { freshDatabase, infra, uniqueName, kafkaTopicPrefix } from '../helpers/infra.js';
+import { embeddedMemstream } from '../helpers/embedded.js';
+import { startApi, startServices } from '../helpers/distributed.js';
 import { bearer, TEST_JWT_SECRET, useCredentials, userToken } from '../../harness/credentials.js';
 import { checkWriteContract } from './evermemos-contract.js';
 import { checkArkContract } from './ark-contract.js';
@@ -72,12 +72,9 @@ test('distributed mode: the same rules across gateway, converter and read API, a
   };
   // The memory consumers too: what is made from messages (search rows, episodes, summaries) is
   // part of what the rules cover.
-  const mains = ['ingest-gateway', 'converter', 'read-api', 'indexer', 'extractor', 'summarizer'];
-  const ports = await Promise.all(mains.map(() => freePort()));
-  const bases = ports.map((p) => `http://127.0.0.1:${p}`);
-  mains.forEach((main, i) => startProcess(t, `services/${main}/src/main.ts`, { ...shared, PORT: String(ports[i]) }));
-  const [gateway, , readApi] = bases as [string, string, string];
-  await waitFor('every service healthy', async () => (await Promise.all(bases.map(healthy))).every(Boolean), 90_000);
+  await startServices(t, shared, ['converter', 'indexer', 'extractor', 'summarizer']);
+  // The gateway and the read API behind the edge: each call goes to the process that serves it.
+  const [api] = (await startApi(t, shared)) as [string];
 
   const db = new pg.Client({ connectionString: databaseUrl });
   // The database is dropped (FORCE) by a hook registered before this one, which runs first.
@@ -91,7 +88,7 @@ test('distributed mode: the same rules across gateway, converter and read API, a
       [groupId, user, level],
     );
   };
-  await checkAccessRules(gateway, readApi, uniqueName('acl'), await callers(), grant);
-  await checkPrivateChats(gateway, readApi, uniqueName('private'), { 'x-api-key': AGENT_KEY });
-  await checkAgentOnlyContent(readApi, uniqueName('agent-only'), await crossFamilyCallers());
+  await checkAccessRules(api, api, uniqueName('acl'), await callers(), grant);
+  await checkPrivateChats(api, api, uniqueName('private'), { 'x-api-key': AGENT_KEY });
+  await checkAgentOnlyContent(api, uniqueName('agent-only'), await crossFamilyCallers());
 });

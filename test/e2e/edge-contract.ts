@@ -78,8 +78,8 @@ interface Written {
  * Writes one message through each family per id length (KAOS also with an agent name and a
  * session id of 255 characters each, its largest ordering key), then waits until each is found
  * by the EverMemOS search as an indexed hit (not a pending message) and has a completed summary,
- * with no dead letter anywhere. EverMemOS messages go to `gateway` (the read API's address in the
- * embedded mode); `metricsBases` are the processes whose consumers count dead letters.
+ * with no dead letter anywhere. EverMemOS messages go to `gateway` (`base` unless said);
+ * `metricsBases` are the processes whose consumers count dead letters.
  */
 export async function checkEveryIdLength(
   base: string,

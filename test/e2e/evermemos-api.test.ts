@@ -22,13 +22,13 @@ test('distributed mode: the same contract across gateway, converter and read API
   const [gatewayPort, converterPort, readPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const gateway = `http://127.0.0.1:${gatewayPort}`;
   const readApi = `http://127.0.0.1:${readPort}`;
-  startProcess(t, 'services/ingest-gateway/src/main.ts', {
+  startProcess(t, 'services/api/src/main-gateway.ts', {
     ...shared,
     PORT: String(gatewayPort),
     REQUEST_SYNC_TIMEOUT_MS: '10000',
   });
   let converter = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(readPort) });
   const converterBase = `http://127.0.0.1:${converterPort}`;
   await waitFor(
     'all three healthy',

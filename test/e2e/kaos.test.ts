@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { uniqueName, waitFor } from '../helpers/infra.js';
-import { distributedEnv } from '../helpers/distributed.js';
+import { distributedEnv, startApi } from '../helpers/distributed.js';
 import { freePort, startProcess } from '../../harness/processes.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import {
@@ -39,7 +39,7 @@ test('embedded mode: without authentication, KAOS_AGENT_NAME names the agent of 
   await checkKaosSemantics(base, {}, 'pod-agent');
 });
 
-test('distributed mode: two read APIs and two converters over Kafka share one KAOS memory; eviction holds across replicas', async (t: TestContext) => {
+test('distributed mode: two API replicas and two converters over Kafka share one KAOS memory; eviction holds across replicas', async (t: TestContext) => {
   const shared = await distributedEnv(t, 'kaos', {
     ...AUTH_ENV,
     ...KAOS_LIMIT_ENV,
@@ -49,19 +49,18 @@ test('distributed mode: two read APIs and two converters over Kafka share one KA
     EMBEDDING_PROVIDER: 'hash',
     INDEXER_GROUP_ID: uniqueName('indexer'),
   });
-  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const ports = await Promise.all([freePort(), freePort(), freePort()]);
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[3]) });
-  startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(ports[4]) });
+  startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(ports[2]) });
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
+  // two replicas of the API (a gateway and a read API behind an edge): the writes of one are read on the other
+  const [one, two] = (await startApi(t, shared, 2)) as [string, string];
   await waitFor(
-    'converters, read APIs and indexer healthy',
+    'converters and indexer healthy',
     async () => (await Promise.all(bases.map(healthy))).every(Boolean),
     60_000,
   );
-  const [, , one, two] = bases as [string, string, string, string];
   await checkKaosSemantics(one, agentKey, 'semantics');
   await checkKaosEviction([one, two], agentKey, 'eviction');
   await checkKaosBadInput(two, agentKey, 'bad-input');

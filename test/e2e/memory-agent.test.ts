@@ -26,10 +26,10 @@ test('distributed mode: the same, with the summarizer as its own process on Kafk
     string,
     string,
   ];
-  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
+  startProcess(t, 'services/api/src/main-gateway.ts', { ...shared, PORT: String(ports[0]) });
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
   startProcess(t, 'services/summarizer/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[3]) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(ports[3]) });
   await waitFor(
     'all four healthy',
     async () => (await Promise.all([gateway, converter, summarizer, readApi].map(healthy))).every(Boolean),

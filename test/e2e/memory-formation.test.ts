@@ -4,6 +4,7 @@ import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { startModelServer, type ModelServer } from '../../harness/model-server.js';
 import { freePort, startProcess } from '../../harness/processes.js';
+import { startApi } from '../helpers/distributed.js';
 import { checkBoundaries, checkSearchAndDelete, episodicOf, FORMATION_ENV, post } from './memory-formation-contract.js';
 
 test('embedded mode: every boundary rule closes an episode; offline extraction; search and delete', async (t: TestContext) => {
@@ -71,22 +72,16 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
     EXTRACTION_MAX_RETRIES: '1',
     EPISODE_TOPIC_MIN_MESSAGES: '3',
   };
-  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-  const [gateway, converter, extractor, indexer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
-  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/extractor/src/main.ts', { ...shared, ...modelEnv, PORT: String(ports[2]) });
-  startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(ports[3]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[4]) });
+  const ports = await Promise.all([freePort(), freePort(), freePort()]);
+  const [converter, extractor, indexer] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
+  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
+  startProcess(t, 'services/extractor/src/main.ts', { ...shared, ...modelEnv, PORT: String(ports[1]) });
+  startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(ports[2]) });
+  // The gateway and the read API behind the edge: a deletion or a flush goes to the gateway like every write.
+  const [api] = (await startApi(t, shared)) as [string];
   await waitFor(
-    'all five healthy',
-    async () => (await Promise.all([gateway, converter, extractor, indexer, readApi].map(healthy))).every(Boolean),
+    'converter, extractor and indexer healthy',
+    async () => (await Promise.all([converter, extractor, indexer].map(healthy))).every(Boolean),
     90_000,
   );
 
@@ -95,7 +90,7 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
     waitFor(
       `a model narrative for ${group}`,
       async () =>
-        (await episodicOf(readApi, group)).find((m) => m.user_id === null && m.extractor === 'model:test-extractor'),
+        (await episodicOf(api, group)).find((m) => m.user_id === null && m.extractor === 'model:test-extractor'),
       60_000,
     );
 
@@ -104,12 +99,11 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
     !messages[0]!.content.includes('segment a conversation');
   model.failNext(4, 429, isExtraction);
   const throttled = uniqueName('throttled');
-  for (let i = 0; i < 4; i++)
-    await post(gateway, throttled, `r${i}`, `Throttled line ${i}`, at(i), i % 2 ? 'bob' : 'ann');
+  for (let i = 0; i < 4; i++) await post(api, throttled, `r${i}`, `Throttled line ${i}`, at(i), i % 2 ? 'bob' : 'ann');
   const n1 = await narrativeOf(throttled);
   assert.match(n1.content, /^MODEL NARRATIVE starting with: Throttled line 0/);
   assert.deepEqual(n1.message_ids, ['r0', 'r1', 'r2', 'r3']);
-  const people = (await episodicOf(readApi, throttled)).filter((m) => m.user_id !== null);
+  const people = (await episodicOf(api, throttled)).filter((m) => m.user_id !== null);
   assert.deepEqual(people.map((m) => m.content).sort(), ['MODEL MEMORY of ann', 'MODEL MEMORY of bob']);
   assert.equal(model.failed.count, 4, 'every induced 429 was served to an extraction call');
 
@@ -120,7 +114,7 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
   );
   const invalid = uniqueName('invalid');
   const callsBefore = model.calls.length;
-  for (let i = 0; i < 4; i++) await post(gateway, invalid, `v${i}`, `Invalid-reply line ${i}`, at(i));
+  for (let i = 0; i < 4; i++) await post(api, invalid, `v${i}`, `Invalid-reply line ${i}`, at(i));
   await narrativeOf(invalid);
   const repairs = model.calls
     .slice(callsBefore)
@@ -131,26 +125,26 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
   // Timeouts: calls hang past EXTRACTION_TIMEOUT_MS; once the model answers again, the episode is extracted.
   model.hold();
   const slow = uniqueName('slow');
-  for (let i = 0; i < 4; i++) await post(gateway, slow, `w${i}`, `Slow line ${i}`, at(i));
+  for (let i = 0; i < 4; i++) await post(api, slow, `w${i}`, `Slow line ${i}`, at(i));
   const slowTries = () =>
     model.arrived.filter((m) => isExtraction(m) && m.some((x) => x.content.includes('Slow line'))).length;
   await waitFor('a second try after a timed-out call', async () => slowTries() >= 2, 60_000);
-  assert.equal((await episodicOf(readApi, slow)).length, 0, 'nothing extracted while the model hangs');
+  assert.equal((await episodicOf(api, slow)).length, 0, 'nothing extracted while the model hangs');
   model.release();
   const n3 = await narrativeOf(slow);
   assert.deepEqual(n3.message_ids, ['w0', 'w1', 'w2', 'w3']);
 
   // The model ends a topic: the episode closes after the message that settles it.
   const topic = uniqueName('topic');
-  await post(gateway, topic, 'p0', 'Where should the team dinner be?', at(0));
-  await post(gateway, topic, 'p1', 'The Thai place, that settles it.', at(1), 'bob');
-  await post(gateway, topic, 'p2', 'Unrelated: has anyone seen my charger?', at(2));
+  await post(api, topic, 'p0', 'Where should the team dinner be?', at(0));
+  await post(api, topic, 'p1', 'The Thai place, that settles it.', at(1), 'bob');
+  await post(api, topic, 'p2', 'Unrelated: has anyone seen my charger?', at(2));
   const n4 = await waitFor(
     'the topic episode',
-    async () => (await episodicOf(readApi, topic)).find((m) => m.user_id === null),
+    async () => (await episodicOf(api, topic)).find((m) => m.user_id === null),
     60_000,
   );
   assert.deepEqual(n4.message_ids, ['p0', 'p1']);
 
-  await checkSearchAndDelete(gateway, readApi, uniqueName('del'));
+  await checkSearchAndDelete(api, api, uniqueName('del'));
 });

@@ -1,9 +1,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { embeddedMemstream, healthy } from '../helpers/embedded.js';
+import { embeddedMemstream } from '../helpers/embedded.js';
 import { uniqueName, waitFor } from '../helpers/infra.js';
-import { distributedEnv } from '../helpers/distributed.js';
-import { freePort, startProcess } from '../../harness/processes.js';
+import { distributedEnv, startApi, startServices } from '../helpers/distributed.js';
 import { bearer, TEST_JWT_SECRET, useCredentials, userToken } from '../../harness/credentials.js';
 import { openSse } from '../../harness/sse-client.js';
 import { checkConversationScenario, checkDocumentLayout, type People } from './memory-service-contract.js';
@@ -46,24 +45,15 @@ test('embedded mode: the memory-service document layout: people write under /v1/
   assert.equal(await search(OTHER_AGENT_KEY), 0);
 });
 
-/** A converter and two read API replicas on the test's own topics, database and Redis; the replicas' addresses. */
+/** A converter and two API replicas (a gateway and a read API behind an edge) on the test's own topics, database and Redis; the replicas' addresses. */
 async function converterAndTwoReplicas(
   t: TestContext,
   name: string,
   env: Record<string, string>,
 ): Promise<[string, string]> {
   const shared = await distributedEnv(t, name, env);
-  const ports = await Promise.all([freePort(), freePort(), freePort()]);
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  const [converter, a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
-  await waitFor(
-    'converter and both replicas healthy',
-    async () => (await healthy(converter)) && (await healthy(a)) && (await healthy(b)),
-    60_000,
-  );
-  return [a, b];
+  await startServices(t, shared, ['converter']);
+  return (await startApi(t, shared, 2)) as [string, string];
 }
 
 async function matrixCredentials(): Promise<Credentials> {
@@ -95,7 +85,7 @@ test("embedded mode: a removed member's open streams end within a second, others
   await checkTransferEndings(base, creds);
 });
 
-test("distributed mode: a removed member's open streams end within a second on both read API replicas, told through Redis; others go on", async (t: TestContext) => {
+test("distributed mode: a removed member's open streams end within a second on both API replicas, told through Redis; others go on", async (t: TestContext) => {
   const [a, b] = await converterAndTwoReplicas(t, 'revoke', { ...AUTH_ENV, REQUEST_SYNC_TIMEOUT_MS: '15000' });
   const creds = await matrixCredentials();
   t.diagnostic(
@@ -111,17 +101,8 @@ test('distributed mode: the scenario and the matrix on the read API, the convert
     EMBEDDING_PROVIDER: 'hash',
     INDEXER_GROUP_ID: uniqueName('indexer'),
   });
-  const [converterPort, readPort, indexerPort] = await Promise.all([freePort(), freePort(), freePort()]);
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
-  startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(indexerPort) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
-  const converter = `http://127.0.0.1:${converterPort}`;
-  const readApi = `http://127.0.0.1:${readPort}`;
-  await waitFor(
-    'converter and read API healthy',
-    async () => (await healthy(converter)) && (await healthy(readApi)),
-    60_000,
-  );
+  await startServices(t, shared, ['converter', 'indexer']);
+  const [readApi] = (await startApi(t, shared)) as [string];
   await checkConversationScenario(readApi, await people());
   await checkAuthorizationMatrix(readApi, await matrixCredentials());
   await checkTransferEndings(readApi, await matrixCredentials());
@@ -338,7 +319,7 @@ test('embedded mode: the response resumer replays a response after a dropped con
   assert.deepEqual([res.status, ((await res.json()) as { code: string }).code], [409, 'conflict']);
 });
 
-test('distributed mode: a response recorded on one read API replica is replayed and followed on another, through Redis', async (t: TestContext) => {
+test('distributed mode: a response recorded on one API replica is replayed and followed on another, through Redis', async (t: TestContext) => {
   const [a, b] = await converterAndTwoReplicas(t, 'resume', AUTH_ENV);
   await checkResumer(a, b, a, bearer(await userToken('alice')), { 'x-api-key': AGENT_KEY });
 });

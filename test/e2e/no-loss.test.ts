@@ -25,7 +25,7 @@ test('20,000 messages with the converter SIGKILLed twice: each stored once, sequ
   const [gatewayPort, converterPort] = await Promise.all([freePort(), freePort()]);
   const gateway = `http://127.0.0.1:${gatewayPort}`;
   const converterBase = `http://127.0.0.1:${converterPort}`;
-  startProcess(t, 'services/ingest-gateway/src/main.ts', {
+  startProcess(t, 'services/api/src/main-gateway.ts', {
     ...shared,
     PORT: String(gatewayPort),
     REQUEST_SYNC_TIMEOUT_MS: '1000',

@@ -109,9 +109,9 @@ test('distributed mode: gateway, converter and read API as separate processes on
   const readBase = `http://127.0.0.1:${readPort}`;
   const converterBase = `http://127.0.0.1:${converterPort}`;
 
-  const gateway = startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(gatewayPort) });
+  const gateway = startProcess(t, 'services/api/src/main-gateway.ts', { ...shared, PORT: String(gatewayPort) });
   const converter = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
-  let readApi = startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
+  let readApi = startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(readPort) });
   await waitFor(
     'all three healthy',
     async () => (await healthy(gatewayBase)) && (await healthy(converterBase)) && (await healthy(readBase)),
@@ -128,7 +128,7 @@ test('distributed mode: gateway, converter and read API as separate processes on
   await waitFor('the converter logged the store', async () => converter.hasLogged('group-chat batch stored'));
 
   assert.deepEqual(await Promise.all([stop(gateway), stop(converter), stop(readApi)]), [0, 0, 0]);
-  readApi = startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
+  readApi = startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(readPort) });
   await waitFor('read API healthy after restart', () => healthy(readBase));
   assertStored(await readMessages(readBase));
   assert.equal(await stop(readApi), 0);

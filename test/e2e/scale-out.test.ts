@@ -4,6 +4,7 @@ import pg from 'pg';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
 import { healthy } from '../helpers/embedded.js';
 import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
+import { mainOf } from '../../scripts/processes.js';
 
 const GROUPS = 16;
 const PER_GROUP = 150;
@@ -45,14 +46,14 @@ test('two replicas of each consumer: one of each is killed, the other takes over
   };
   const gatewayPort = await freePort();
   const gateway = `http://127.0.0.1:${gatewayPort}`;
-  startProcess(t, 'services/ingest-gateway/src/main.ts', { ...shared, PORT: String(gatewayPort), LOG_LEVEL: 'warn' });
+  startProcess(t, 'services/api/src/main-gateway.ts', { ...shared, PORT: String(gatewayPort), LOG_LEVEL: 'warn' });
   const replicas = new Map<string, Array<{ process: RunningProcess; base: string }>>();
   for (const service of CONSUMERS) {
     const pair = [];
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
       pair.push({
-        process: startProcess(t, `services/${service}/src/main.ts`, { ...shared, PORT: String(port) }),
+        process: startProcess(t, mainOf(service), { ...shared, PORT: String(port) }),
         base: `http://127.0.0.1:${port}`,
       });
     }

@@ -1,8 +1,8 @@
 import { openSse, type SseReader } from '../../harness/sse-client.js';
 
 /**
- * An ARK session written to steadily while a reader follows it live over Server-Sent Events on
- * the read API: after the fault, the reader must have every stored message of the session, in
+ * An ARK session written to steadily through the gateway while a reader follows it live over
+ * Server-Sent Events on the read API: after the fault, the reader must have every stored message of the session, in
  * order, each once, whatever the live channel (Redis) lost meanwhile.
  */
 export class ArkWatcher {
@@ -12,6 +12,7 @@ export class ArkWatcher {
   private n = 0;
 
   constructor(
+    private readonly gateway: string,
     private readonly readApi: string,
     readonly sessionId: string,
   ) {}
@@ -22,7 +23,7 @@ export class ArkWatcher {
     this.running = true;
     this.loop = (async () => {
       while (this.running) {
-        await this.post().catch(() => undefined); // refused while the broker is down: not stored, not expected
+        await this.post().catch(() => undefined); // refused while the broker or the gateway is down: not stored, not expected
         await new Promise((r) => setTimeout(r, 200));
       }
     })();
@@ -46,7 +47,7 @@ export class ArkWatcher {
 
   private async post(): Promise<void> {
     const n = this.n++;
-    const res = await fetch(`${this.readApi}/messages`, {
+    const res = await fetch(`${this.gateway}/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({

@@ -86,7 +86,7 @@ for (const fault of FAULTS) {
       answerWithinMs: SYNC_TIMEOUT_MS + 12_000,
     });
     await load.start();
-    const ark = new ArkWatcher(pipeline.base('read-api'), 'ark-live');
+    const ark = new ArkWatcher(pipeline.base('ingest-gateway'), pipeline.base('read-api'), 'ark-live');
     await ark.start();
     t.after(() => ark.close());
     await new Promise((r) => setTimeout(r, 8000));

@@ -2,6 +2,7 @@ import type { TestContext } from 'node:test';
 import { healthy } from '../helpers/embedded.js';
 import { waitFor } from '../helpers/infra.js';
 import { freePort, groupGone, signalGroup, startProcess, type RunningProcess } from '../../harness/processes.js';
+import { mainOf } from '../../scripts/processes.js';
 
 export const SERVICES = ['ingest-gateway', 'converter', 'read-api', 'extractor', 'indexer', 'summarizer'] as const;
 export type Service = (typeof SERVICES)[number];
@@ -60,7 +61,7 @@ export class Pipeline {
   private spawn(service: Service): void {
     this.processes.set(
       service,
-      startProcess(this.t, `services/${service}/src/main.ts`, {
+      startProcess(this.t, mainOf(service), {
         ...this.env,
         PORT: String(this.ports.get(service)),
         LOG_LEVEL: 'warn',

@@ -1,7 +1,9 @@
 import type { TestContext } from 'node:test';
+import { startEdge } from '../../harness/edge.js';
 import { freePort, startProcess } from '../../harness/processes.js';
 import { healthy } from './embedded.js';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from './infra.js';
+import { mainOf } from '../../scripts/processes.js';
 
 /**
  * The settings every process of one distributed-mode test shares: the test's own topics, database
@@ -47,9 +49,7 @@ export async function startServices(
   services: string[],
 ): Promise<string[]> {
   const ports = await Promise.all(services.map(() => freePort()));
-  services.forEach((service, i) =>
-    startProcess(t, `services/${service}/src/main.ts`, { ...env, PORT: String(ports[i]) }),
-  );
+  services.forEach((service, i) => startProcess(t, mainOf(service), { ...env, PORT: String(ports[i]) }));
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
   await waitFor(
     `${services.join(', ')} healthy`,
@@ -57,4 +57,25 @@ export async function startServices(
     90_000,
   );
   return bases;
+}
+
+/**
+ * The API as the distributed mode serves it, `replicas` times: an ingest gateway (every family's
+ * writes) and a read API (every family's reads) with an edge in front of them, as compose and
+ * Kubernetes put one in front (harness/edge.ts, the edge's own rules). Resolves with the edges'
+ * addresses, each serving every API family, once the processes are healthy.
+ */
+export async function startApi(t: TestContext, env: Record<string, string>, replicas = 1): Promise<string[]> {
+  const processes = await startServices(
+    t,
+    env,
+    Array.from({ length: replicas }, () => ['ingest-gateway', 'read-api']).flat(),
+  );
+  return Promise.all(
+    Array.from({ length: replicas }, async (_, i) => {
+      const edge = await startEdge({ 'ingest-gateway': processes[2 * i]!, 'read-api': processes[2 * i + 1]! });
+      t.after(() => edge.close());
+      return edge.base;
+    }),
+  );
 }

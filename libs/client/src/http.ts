@@ -1,14 +1,14 @@
 import { MemstreamError, errorFromAnswer } from './errors.js';
 import { RetriesExhausted, withRetry, type RetryOptions } from '@memstream/retry';
 import { DEFAULT_RETRY, retryAfterMs } from './retry.js';
-import { fillPath, queryString, type Route, type RouteInput } from './route.js';
+import { fillPath, queryString, servedByGateway, type Route, type RouteInput } from './route.js';
 
 export interface ClientOptions {
-  /** Where the APIs are served: the embedded mode, the read API, or the edge in front of both. */
+  /** Where the APIs are served: the embedded mode, the edge in front of both API processes, or the read API (with `gatewayUrl`). */
   readonly baseUrl: string;
   /**
-   * The ingest gateway, for the distributed mode reached without the edge proxy: the EverMemOS
-   * writes (memories and conversation metadata) go there. Defaults to `baseUrl`.
+   * The ingest gateway, for the distributed mode reached without the edge proxy: every family's
+   * writes go there, the reads to `baseUrl` (the read API). Defaults to `baseUrl`.
    */
   readonly gatewayUrl?: string;
   /** A person's JWT (or an agent key, for clients that only know bearer tokens); a function is asked before every call, so a token can be refreshed. */
@@ -176,7 +176,7 @@ export class Http {
   }
 
   private urlOf(route: Route, call: Call): string {
-    const base = route.gateway ? (this.options.gatewayUrl ?? this.options.baseUrl) : this.options.baseUrl;
+    const base = servedByGateway(route) ? (this.options.gatewayUrl ?? this.options.baseUrl) : this.options.baseUrl;
     return `${base.replace(/\/+$/, '')}${fillPath(route.path, call.params as Record<string, unknown> | undefined)}${queryString(call.query as Record<string, unknown> | undefined)}`;
   }
 

@@ -13,7 +13,7 @@ export {
 } from './memory-service.js';
 export { Kaos } from './kaos.js';
 export { ROUTES } from './routes.js';
-export type { Route, RouteInput } from './route.js';
+export { servedByGateway, type Route, type RouteInput } from './route.js';
 export { parseSseFrame, sseFrames, type SseFrame } from './sse.js';
 export type * from './responses.js';
 export { DEFAULT_RETRY, retryAfterMs } from './retry.js';

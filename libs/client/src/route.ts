@@ -17,13 +17,20 @@ export interface Route {
   readonly body?: z.ZodType;
   /** Request headers the route reads beyond credentials. */
   readonly headers?: z.ZodType;
-  /** Served by the ingest gateway in the distributed mode (the EverMemOS writes). */
+  /**
+   * Served by the ingest gateway in the distributed mode: every write (a call that publishes or
+   * changes state). Unset, a GET reads and any other method writes; the searches sent as POST say
+   * `false`.
+   */
   readonly gateway?: boolean;
   /** Answers Server-Sent Events. */
   readonly stream?: boolean;
 }
 
 export const route = <const R extends Route>(r: R): R => r;
+
+/** Whether the ingest gateway serves the route (see Route.gateway); the read API serves the rest. */
+export const servedByGateway = (r: Route): boolean => r.gateway ?? r.method !== 'GET';
 
 /** An argument that is optional when every field of its schema is. */
 type Part<K extends string, S> = S extends z.ZodType

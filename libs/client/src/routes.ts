@@ -54,7 +54,6 @@ const evermemos = {
     path: '/api/v1/memories',
     query: SyncModeQuery,
     body: GroupChatMessage,
-    gateway: true,
   }),
   listMemories: route({ family: 'evermemos', method: 'GET', path: '/api/v1/memories', query: ListMemoriesQuery }),
   deleteMemories: route({
@@ -69,7 +68,6 @@ const evermemos = {
     path: '/api/v1/memories/conversation-meta',
     query: SyncModeQuery,
     body: ConversationMeta,
-    gateway: true,
   }),
   patchConversationMeta: route({
     family: 'evermemos',
@@ -77,7 +75,6 @@ const evermemos = {
     path: '/api/v1/memories/conversation-meta',
     query: SyncModeQuery,
     body: ConversationMetaPatch,
-    gateway: true,
   }),
   getConversationMeta: route({
     family: 'evermemos',
@@ -91,7 +88,13 @@ const evermemos = {
     path: '/api/v1/memories/search',
     query: SearchMemoriesRequest,
   }),
-  search: route({ family: 'evermemos', method: 'POST', path: '/api/v1/memories/search', body: SearchMemoriesRequest }),
+  search: route({
+    family: 'evermemos',
+    method: 'POST',
+    path: '/api/v1/memories/search',
+    body: SearchMemoriesRequest,
+    gateway: false,
+  }),
   flush: route({ family: 'evermemos', method: 'POST', path: '/api/v1/memories/flush', body: FlushMemoriesRequest }),
   memoryStats: route({ family: 'evermemos', method: 'GET', path: '/api/v1/stats/memory', query: MemoryStatsQuery }),
   requestStatus: route({
@@ -226,6 +229,7 @@ const memoryServiceUser = {
     method: 'POST',
     path: '/v1/user/search/messages',
     body: SearchMessagesRequest,
+    gateway: false,
   }),
 };
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { createAuthenticator, LOCAL_PRINCIPAL, type AuthSettings } from '@memstream/auth';
-import { arkErrorShape, everMemOsDocs, everMemOsErrorShape } from '@memstream/api-families';
+import { envelopeDocs, envelopeErrorShape, reasonErrorShape } from './test-families.js';
 import { createHttpServer, errorHandlerFor, principalOf } from '@memstream/http';
 import { createLogger, type Logger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
@@ -33,15 +33,15 @@ async function server(
     lifecycle,
     bodyLimitBytes: 1024,
     metrics: new Metrics(),
-    openapi: { title: 'test', description: 'a test API', families: [everMemOsDocs] },
+    openapi: { title: 'test', description: 'a test API', families: [envelopeDocs] },
     authenticator: createAuthenticator(settings),
   });
   await app.register(async (family) => {
-    family.setErrorHandler(errorHandlerFor(everMemOsErrorShape));
+    family.setErrorHandler(errorHandlerFor(envelopeErrorShape));
     family.get('/evermemos/whoami', async (request) => principalOf(request));
   });
   await app.register(async (family) => {
-    family.setErrorHandler(errorHandlerFor(arkErrorShape));
+    family.setErrorHandler(errorHandlerFor(reasonErrorShape));
     family.get('/ark/whoami', async (request) => principalOf(request));
   });
   // No handler of its own: the root's default shape answers for it, as for the memory-agent family
@@ -152,7 +152,7 @@ test('an unknown path is 401 without credentials, so it does not reveal which ro
   const app = await server(t, SETTINGS);
   const anonymous = await get(app, '/api/v1/not-a-route');
   assert.equal(anonymous.statusCode, 401);
-  // Outside any route, still in the shape of the family the path belongs to (EverMemOS's /api/v1).
+  // Outside any route, still in the shape of the family the path belongs to (the envelope family's /api/v1).
   assert.deepEqual([anonymous.json().status, anonymous.json().code], ['failed', 'UNAUTHENTICATED']);
   const unknown = await get(app, '/api/v1/not-a-route', { 'x-api-key': API_KEY });
   assert.equal(unknown.statusCode, 404);

@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { everMemOsDocs, everMemOsErrorShape } from '@memstream/api-families';
+import { envelopeDocs, envelopeErrorShape } from './test-families.js';
 import { createHttpServer, errorHandlerFor, parseOrThrow } from '@memstream/http';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
@@ -19,11 +19,11 @@ async function server(t: TestContext, log = createLogger({ service: 'test', leve
     lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }),
     bodyLimitBytes: 1024,
     metrics,
-    openapi: { title: 'test', description: 'a test API', families: [everMemOsDocs] },
+    openapi: { title: 'test', description: 'a test API', families: [envelopeDocs] },
   });
   await app.register(async (family) => {
-    family.setErrorHandler(errorHandlerFor(everMemOsErrorShape));
-    const docs = everMemOsDocs.route({
+    family.setErrorHandler(errorHandlerFor(envelopeErrorShape));
+    const docs = envelopeDocs.route({
       summary: 'Make a thing',
       querystring: Query,
       body: Body,
@@ -32,7 +32,7 @@ async function server(t: TestContext, log = createLogger({ service: 'test', leve
     family.post('/things', docs, async (request, reply) => reply.status(201).send(parseOrThrow(Body, request.body)));
     family.get<{ Params: { id: string } }>(
       '/things/:id',
-      everMemOsDocs.route({ summary: 'One thing' }),
+      envelopeDocs.route({ summary: 'One thing' }),
       async (request) => ({ id: request.params.id }),
     );
   });
@@ -58,7 +58,7 @@ test('/docs/json documents each route from its zod schemas, with the family tag 
   assert.equal(doc.openapi, '3.1.0');
   assert.deepEqual(Object.keys(doc.paths).sort(), ['/things', '/things/{id}']);
   const post = doc.paths['/things'].post;
-  assert.deepEqual(post.tags, ['EverMemOS']);
+  assert.deepEqual(post.tags, ['Envelope']);
   assert.equal(post.summary, 'Make a thing');
   assert.deepEqual(
     post.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`),

@@ -3,13 +3,13 @@ import { platformEnv, requireAuthOffLoopback } from '@memstream/config';
 import { converterSettings } from '@memstream/converter';
 import { extractorSettings } from '@memstream/extractor';
 import { indexerSettings } from '@memstream/indexer';
-import { readApiSettings } from '@memstream/read-api';
+import { apiSettings } from '@memstream/api';
 import { summarizerSettings } from '@memstream/summarizer';
 
 /** The embedded mode runs every service in one process, so it reads every service's settings. */
 export const allInOneEnv = platformEnv
   .extend({
-    ...readApiSettings,
+    ...apiSettings,
     ...converterSettings,
     ...summarizerSettings,
     ...extractorSettings,

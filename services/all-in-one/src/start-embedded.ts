@@ -1,19 +1,17 @@
 import type { AllInOneConfig } from './config.js';
 import { createBus } from '@memstream/bus';
 import { createFanout, createRequestLedger, createResponseStreams } from '@memstream/fanout';
-import { serveApi } from '@memstream/http';
 import type { ProcessContext } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { openStore, storeBusJournal } from '@memstream/store';
 import { backgroundStoreOf, embeddedPostgresOf } from '@memstream/embedded-postgres';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
-import { readApiSettingsOf } from '@memstream/read-api';
+import { apiSettingsOf, runApi } from '@memstream/api';
 import { runConverter } from '@memstream/converter';
 import { runSummarizer } from '@memstream/summarizer';
 import { runExtractor } from '@memstream/extractor';
 import { runIndexer } from '@memstream/indexer';
 import { createEmbedder } from '@memstream/embedding';
-import { embeddedApiDocs, registerEmbeddedApi } from './embedded-api.js';
 
 /**
  * The embedded mode: gateway, consumers and read API in one process on one port. With nothing
@@ -68,19 +66,15 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
     () => startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log }),
     (w) => w.stop(),
   );
-  const port = await serveApi(ctx, {
-    openapi: embeddedApiDocs,
-    readinessChecks: [() => store.ping()],
-    register: (app) =>
-      registerEmbeddedApi(app, {
-        store,
-        ledger,
-        fanout,
-        write: writer.write,
-        embedder,
-        responses,
-        ...readApiSettingsOf(config),
-      }),
+  // Every family's writes and reads on one server: the same entry point as the API processes.
+  const port = await runApi(ctx, 'all', {
+    store,
+    ledger,
+    fanout,
+    write: writer.write,
+    embedder,
+    responses,
+    ...apiSettingsOf(config),
   });
   log.info({ port, bus: bus.kind, store: store.kind }, 'memstream listening');
   return port;

@@ -226,7 +226,7 @@ test('--kafka produces valid events in file order that the converter stores once
     LOG_LEVEL: 'warn',
   };
   startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
-  startProcess(t, 'services/read-api/src/main.ts', { ...shared, PORT: String(readPort) });
+  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(readPort) });
   const readApi = `http://127.0.0.1:${readPort}`;
   await waitFor('read API healthy', () => healthy(readApi), 60_000);
   await waitFor('every message stored', async () => (await allMessages(readApi, groupId)).length === n, 60_000);

@@ -43,7 +43,7 @@ class Settings:
         return replace(self, **{"token": None, "api_key": None, **credentials})
 
     def request_of(self, route: Route, call: Call[Any]) -> httpx.Request:
-        base = (self.gateway_url or self.base_url) if route.gateway else self.base_url
+        base = (self.gateway_url or self.base_url) if route.served_by_gateway else self.base_url
         url = base.rstrip("/") + _fill(route.path, call.params or {})
         headers = {"accept": "text/event-stream" if route.stream else "application/json", **self.headers}
         token = self.token() if callable(self.token) else self.token

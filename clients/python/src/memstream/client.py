@@ -19,8 +19,8 @@ from .families.memory_service import MemoryService
 
 class Options(TypedDict, total=False):
     gateway_url: str
-    """The ingest gateway, for the distributed mode reached without the edge proxy: the EverMemOS
-    writes (memories and conversation metadata) go there. ``base_url`` when unset."""
+    """The ingest gateway, for the distributed mode reached without the edge proxy: every family's
+    writes go there, the reads to ``base_url`` (the read API). ``base_url`` when unset."""
     token: Token
     """A person's JWT (or an agent key, as a bearer token); a function is asked before every call, so a token can be refreshed."""
     api_key: str

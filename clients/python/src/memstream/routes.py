@@ -30,8 +30,15 @@ class Route:
     body: Optional[Type[BaseModel]] = None
     # "list": the body is a list of `body` (or one); "ndjson": newline-delimited `body`s.
     body_form: Literal["object", "list", "ndjson"] = "object"
-    gateway: bool = False  # served by the ingest gateway in the distributed mode
+    # Served by the ingest gateway in the distributed mode: every write (a call that publishes or
+    # changes state). None: a GET reads and any other method writes; the POST searches say False.
+    gateway: Optional[bool] = None
     stream: bool = False  # answers Server-Sent Events
+
+    @property
+    def served_by_gateway(self) -> bool:
+        """Whether the ingest gateway serves the route; the read API serves the rest."""
+        return self.gateway if self.gateway is not None else self.method != "GET"
 
 
 def _evermemos(method: str, path: str, **parts: object) -> Route:
@@ -39,14 +46,14 @@ def _evermemos(method: str, path: str, **parts: object) -> Route:
 
 
 class EverMemOsRoutes:
-    write_memory = _evermemos("POST", "/api/v1/memories", query=e.SyncModeQuery, body=e.GroupChatMessage, gateway=True)
+    write_memory = _evermemos("POST", "/api/v1/memories", query=e.SyncModeQuery, body=e.GroupChatMessage)
     list_memories = _evermemos("GET", "/api/v1/memories", query=e.ListMemoriesQuery)
     delete_memories = _evermemos("DELETE", "/api/v1/memories", query=e.DeleteMemoriesFilter)
-    upsert_meta = _evermemos("POST", "/api/v1/memories/conversation-meta", query=e.SyncModeQuery, body=e.ConversationMeta, gateway=True)
-    patch_meta = _evermemos("PATCH", "/api/v1/memories/conversation-meta", query=e.SyncModeQuery, body=e.ConversationMetaPatch, gateway=True)
+    upsert_meta = _evermemos("POST", "/api/v1/memories/conversation-meta", query=e.SyncModeQuery, body=e.ConversationMeta)
+    patch_meta = _evermemos("PATCH", "/api/v1/memories/conversation-meta", query=e.SyncModeQuery, body=e.ConversationMetaPatch)
     get_meta = _evermemos("GET", "/api/v1/memories/conversation-meta", query=e.GroupQuery)
     search_by_query = _evermemos("GET", "/api/v1/memories/search", query=e.SearchMemoriesRequest)
-    search = _evermemos("POST", "/api/v1/memories/search", body=e.SearchMemoriesRequest)
+    search = _evermemos("POST", "/api/v1/memories/search", body=e.SearchMemoriesRequest, gateway=False)
     flush = _evermemos("POST", "/api/v1/memories/flush", body=e.FlushMemoriesRequest)
     memory_stats = _evermemos("GET", "/api/v1/stats/memory", query=e.GroupQuery)
     request_status = _evermemos("GET", "/api/v1/stats/request", query=e.RequestStatusQuery)
@@ -104,7 +111,7 @@ class UserRoutes(ConversationRoutes):
     def __init__(self) -> None:
         super().__init__("/v1/user/conversations")
         self.append_message = _ms("POST", "/v1/user/conversations/{conversationId}/messages", params=ms.ConversationIdParams, body=ms.CreateUserMessageRequest)
-        self.search = _ms("POST", "/v1/user/search/messages", body=ms.SearchMessagesRequest)
+        self.search = _ms("POST", "/v1/user/search/messages", body=ms.SearchMessagesRequest, gateway=False)
 
 
 class CodeRoutes(ConversationRoutes):

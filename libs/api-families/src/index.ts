@@ -1,5 +1,0 @@
-export { API_FAMILIES, everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs, kaosDocs } from './families.js';
-export { everMemOsErrorShape, EverMemOsErrorBody } from './error-shapes/evermemos.js';
-export { arkErrorShape, ArkErrorBody } from './error-shapes/ark.js';
-export { memoryServiceErrorShape, MemoryServiceErrorBody } from './error-shapes/memory-service.js';
-export { kaosErrorShape, KaosErrorBody } from './error-shapes/kaos.js';

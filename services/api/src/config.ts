@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import {
+  authSettings,
+  embeddingSettings,
+  env,
+  platformEnv,
+  requireAuthOffLoopback,
+  requireRedisWithKafka,
+  writerSettings,
+} from '@memstream/config';
+import type { ApiDeps } from './register-api.js';
+
+/**
+ * The API processes' settings: both compose the same family plugins, so both read the same
+ * settings, each using what its half needs (the gateway the write path's, the read API the
+ * embedding model's and the streams').
+ */
+export const apiSettings = {
+  ...authSettings,
+  ...writerSettings,
+  ...embeddingSettings,
+  /** Comment frames on idle SSE streams, so proxies do not close them. */
+  SSE_HEARTBEAT_MS: env.int(15_000, 100),
+  /**
+   * How often every open stream of a person re-checks their access, in case the converter's notice
+   * of a membership change was lost on its way (it normally ends a removed member's stream at once).
+   */
+  STREAM_ACCESS_RECHECK_MS: env.int(5_000, 100),
+  /** The memory-service response resumer: `auto` (Redis with REDIS_URL, in-process without), or `none` (its calls answer 409). */
+  RESPONSE_RESUMER: z.enum(['auto', 'none']).default('auto'),
+  /** How long an ended response stays replayable. */
+  RESPONSE_RETENTION_S: env.int(600, 1, 86_400),
+  /** KAOS agent memory: the agent a session belongs to when a call names none (X-KAOS-Agent). */
+  KAOS_AGENT_NAME: env.string('agent'),
+  /** KAOS's switch: false gives its NullMemory (every call succeeds, nothing is stored). */
+  MEMORY_ENABLED: env.bool(true),
+  /** KAOS's limits, per agent: past them the least recently updated tenth of sessions goes... */
+  MEMORY_MAX_SESSIONS: env.int(1000, 1, 10_000_000),
+  /** ...and a session keeps only its latest events. */
+  MEMORY_MAX_SESSION_EVENTS: env.int(500, 1, 1_000_000),
+};
+
+export const apiEnv = platformEnv
+  .extend(apiSettings)
+  .superRefine(requireRedisWithKafka)
+  .superRefine(requireAuthOffLoopback);
+export type ApiConfig = z.infer<typeof apiEnv>;
+
+/** The families' settings from a configuration (an API process's own, or the all-in-one's). */
+export function apiSettingsOf(
+  config: ApiConfig,
+): Pick<ApiDeps<'all'>, 'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'kaos'> {
+  return {
+    kaos: {
+      enabled: config.MEMORY_ENABLED,
+      defaultAgent: config.KAOS_AGENT_NAME,
+      maxSessions: config.MEMORY_MAX_SESSIONS,
+      maxSessionEvents: config.MEMORY_MAX_SESSION_EVENTS,
+    },
+    sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
+    streamAccessRecheckMs: config.STREAM_ACCESS_RECHECK_MS,
+    syncTimeoutMs: config.REQUEST_SYNC_TIMEOUT_MS,
+  };
+}

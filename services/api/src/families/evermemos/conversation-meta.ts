@@ -1,0 +1,122 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '@memstream/errors';
+import { parseOrThrow, writeOriginOf } from '@memstream/http';
+import { everMemOsDocs } from './docs.js';
+import {
+  ConversationMeta,
+  ConversationMetaPatch,
+  IMMUTABLE_META_FIELDS,
+  TOPICS,
+  UPDATABLE_META_FIELDS,
+  patchedFields,
+} from '@memstream/schemas';
+import type { Writer } from '@memstream/ingest';
+import { AcceptedReply } from './accepted-reply.js';
+import { answerWrite } from './answer-write.js';
+import { SyncModeQuery, syncModeOf } from './sync-mode.js';
+
+/**
+ * POST (upsert) and PATCH (partial update) of a group's metadata. Like messages they travel
+ * through the input topic, keyed by the group, so they apply in order with the group's messages;
+ * the call returns once the converter has applied them.
+ */
+export function registerConversationMeta(app: FastifyInstance, write: Writer): void {
+  const upsertDocs = everMemOsDocs.route({
+    summary: "Create or wholly replace a group's metadata",
+    querystring: SyncModeQuery,
+    body: ConversationMeta,
+    responses: { 200: 'Saved, once the converter applied it', 202: AcceptedReply },
+  });
+  app.post('/api/v1/memories/conversation-meta', upsertDocs, async (request, reply) => {
+    const sync = syncModeOf(request.query);
+    const meta = parseOrThrow(ConversationMeta, request.body);
+    const written = await write(
+      writeOriginOf(request),
+      TOPICS.groupChatInput,
+      { type: 'group_chat.conversation_meta.upserted', data: meta, source: 'evermemos-api' },
+      sync,
+    );
+    return answerWrite(reply, written, (outcome) => {
+      const row = outcome.result ?? {};
+      return {
+        status: 'ok',
+        message: 'Conversation metadata saved successfully',
+        result: {
+          id: row['id'],
+          group_id: row['group_id'],
+          scene: row['scene'],
+          name: row['name'],
+          version: row['version'],
+          created_at: row['conversation_created_at'],
+          updated_at: row['updated_at'],
+          request_id: written.requestId,
+        },
+      };
+    });
+  });
+
+  const patchDocs = everMemOsDocs.route({
+    summary: "Change some of a group's metadata",
+    description: 'version, scene and created_at are fixed (400); a group without metadata is 404.',
+    querystring: SyncModeQuery,
+    body: ConversationMetaPatch,
+    responses: { 200: 'Updated, naming the fields that changed', 202: AcceptedReply },
+  });
+  app.patch('/api/v1/memories/conversation-meta', patchDocs, async (request, reply) => {
+    const sync = syncModeOf(request.query);
+    rejectFixedFields(request.body);
+    const patch = parseOrThrow(ConversationMetaPatch, request.body);
+    const fields = patchedFields(patch);
+    if (fields.length === 0) {
+      throw new AppError(
+        'INVALID_PARAMETER',
+        `Nothing to update: give at least one of ${UPDATABLE_META_FIELDS.join(', ')}`,
+      );
+    }
+    const written = await write(
+      writeOriginOf(request),
+      TOPICS.groupChatInput,
+      { type: 'group_chat.conversation_meta.patched', data: patch, source: 'evermemos-api' },
+      sync,
+    );
+    return answerWrite(reply, written, (outcome) => {
+      const row = outcome.result ?? {};
+      return {
+        status: 'ok',
+        message: `Conversation metadata updated successfully, ${fields.length} field${fields.length === 1 ? '' : 's'} updated`,
+        result: {
+          id: row['id'],
+          group_id: row['group_id'],
+          scene: row['scene'],
+          name: row['name'],
+          updated_fields: fields,
+          updated_at: row['updated_at'],
+          request_id: written.requestId,
+        },
+      };
+    });
+  });
+}
+
+/** Fixed fields get their own message (a generic "unknown key" would not tell the client why). */
+function rejectFixedFields(body: unknown): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return; // parseOrThrow words that
+  const keys = Object.keys(body);
+  const fixed = keys.find((k) => (IMMUTABLE_META_FIELDS as readonly string[]).includes(k));
+  if (fixed) {
+    throw new AppError('INVALID_PARAMETER', `Field ${fixed} is immutable and cannot be changed by PATCH`, {
+      details: { field: fixed },
+    });
+  }
+  const allowed = new Set<string>(['group_id', ...UPDATABLE_META_FIELDS]);
+  const unknown = keys.find((k) => !allowed.has(k));
+  if (unknown) {
+    throw new AppError(
+      'INVALID_PARAMETER',
+      `Unknown field ${unknown}: PATCH may change only ${UPDATABLE_META_FIELDS.join(', ')}`,
+      {
+        details: { field: unknown },
+      },
+    );
+  }
+}

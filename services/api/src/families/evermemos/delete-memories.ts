@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '@memstream/errors';
+import { parseOrThrow, writeOriginOf } from '@memstream/http';
+import { everMemOsDocs } from './docs.js';
+import type { Writer } from '@memstream/ingest';
+import { answerWrite } from './answer-write.js';
+import { DeleteMemoriesFilter as Filter, TOPICS } from '@memstream/schemas';
+import type { Store } from '@memstream/store';
+import { requireAccess } from '../../shared/access.js';
+
+/**
+ * DELETE /api/v1/memories: forgets the messages matching every filter given (query string or
+ * JSON body), their vectors and every memory derived from them; an episode that keeps other
+ * messages is extracted again without the deleted ones. 404 when nothing matched.
+ *
+ * A deletion is a write: an event on the group-chat input topic, after the writes before it on
+ * the group's partition, applied by the converter; the call waits for the outcome like any write
+ * (202 with the request id past the sync wait).
+ */
+export function registerDeleteMemories(app: FastifyInstance, deps: { store: Store; write: Writer }): void {
+  const docs = everMemOsDocs.route({
+    summary: 'Forget messages (by message_id, group_id, user_id), their vectors and the memories made from them',
+    querystring: Filter,
+    responses: {
+      200: 'result.deleted_messages, deleted_memories, episodes_reextracting, episodes_deleted; 404 when nothing matched',
+      202: 'Deleting outlasted REQUEST_SYNC_TIMEOUT_MS: {status, message, request_id}; poll GET /api/v1/stats/request',
+    },
+  });
+  app.delete('/api/v1/memories', docs, async (request, reply) => {
+    const body =
+      request.body !== null && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
+    const filter = parseOrThrow(Filter, { ...(request.query as Record<string, unknown>), ...body }, 'filter');
+    // A person forgets only in groups they manage or own: named, a lower level is a 403 (checked
+    // here so a refusal costs no event, and again by the converter on what it applies); across
+    // groups, the others are simply left out.
+    if (filter.group_id !== undefined)
+      await requireAccess(
+        deps.store,
+        request,
+        filter.group_id,
+        'manager',
+        () => new AppError('RESOURCE_NOT_FOUND', 'No memories matched the filter'),
+      );
+    const written = await deps.write(
+      writeOriginOf(request),
+      TOPICS.groupChatInput,
+      { type: 'group_chat.memories.deleted', data: filter, source: 'evermemos-api' },
+      true,
+    );
+    return answerWrite(reply, written, (outcome) => {
+      const r = outcome.result as {
+        deleted_messages: number;
+        deleted_memories: number;
+        episodes_reextracting: number;
+        episodes_deleted: number;
+      };
+      return {
+        status: 'ok',
+        message: `Deleted ${r.deleted_messages} messages and ${r.deleted_memories} memories`,
+        result: { ...r, count: r.deleted_messages + r.deleted_memories },
+      };
+    });
+  });
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { ConversationMetaQuery as Query } from '@memstream/schemas';
+import { AppError } from '@memstream/errors';
+import { parseOrThrow } from '@memstream/http';
+import { everMemOsDocs } from './docs.js';
+import { findConversationMeta, type Store } from '@memstream/store';
+import { requireAccess } from '../../shared/access.js';
+
+/** GET /api/v1/memories/conversation-meta?group_id=: the whole record, 404 when the group has none. */
+export function registerGetConversationMeta(app: FastifyInstance, deps: { store: Store }): void {
+  const docs = everMemOsDocs.route({
+    summary: "A group's metadata",
+    querystring: Query,
+    responses: { 200: 'The whole record; 404 when the group has none' },
+  });
+  app.get('/api/v1/memories/conversation-meta', docs, async (request) => {
+    const { group_id: groupId } = parseOrThrow(Query, request.query, 'query');
+    const notFound = () => new AppError('RESOURCE_NOT_FOUND', `Conversation metadata not found: ${groupId}`);
+    await requireAccess(deps.store, request, groupId, 'reader', notFound);
+    const meta = await findConversationMeta(deps.store, groupId);
+    if (!meta) throw notFound();
+    return {
+      status: 'ok',
+      message: 'Conversation metadata retrieved successfully',
+      result: {
+        id: meta.id,
+        group_id: meta.group_id,
+        version: meta.version,
+        scene: meta.scene,
+        scene_desc: meta.scene_desc,
+        name: meta.name,
+        description: meta.description,
+        created_at: meta.conversation_created_at.toISOString(),
+        default_timezone: meta.default_timezone,
+        user_details: meta.user_details,
+        tags: meta.tags,
+        updated_at: meta.updated_at.toISOString(),
+      },
+    };
+  });
+}

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '@memstream/errors';
+import { principalOf, writeOriginOf } from '@memstream/http';
+import type { Writer } from '@memstream/ingest';
+import { outcomeOf } from './answer-write.js';
+import { findKaosSession, type KaosSessionRow, type KaosViewer, type Store } from '@memstream/store';
+import { KaosHeaders, SAFE_ID_RULE, TOPICS, type KaosInput } from '@memstream/schemas';
+import { personOf } from '../../shared/access.js';
+
+export interface KaosSettings {
+  /** The agent a call belongs to when it sends no X-KAOS-Agent header. */
+  readonly defaultAgent: string;
+  readonly maxSessions: number;
+  readonly maxSessionEvents: number;
+}
+
+export interface KaosDeps {
+  readonly store: Store;
+  readonly write: Writer;
+  readonly settings: KaosSettings;
+}
+
+const AGENT_HEADER = 'x-kaos-agent';
+
+/** `<prefix>_<hex>`, the shape of KAOS's generated ids (session_ 12 hex digits, event_ 8). */
+export function kaosId(prefix: string, hexDigits: number): string {
+  return `${prefix}_${randomBytes(Math.ceil(hexDigits / 2))
+    .toString('hex')
+    .slice(0, hexDigits)}`;
+}
+
+/** The agent whose memory the call reaches: the X-KAOS-Agent header, else the configured one. */
+export function agentOf(request: FastifyRequest, fallback: string): string {
+  const header = request.headers[AGENT_HEADER];
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return fallback;
+  if (!KaosHeaders.safeParse({ [AGENT_HEADER]: value }).success)
+    throw new AppError('INVALID_PARAMETER', `Data format error: invalid header X-KAOS-Agent: must be ${SAFE_ID_RULE}`, {
+      details: { field: 'X-KAOS-Agent' },
+    });
+  return value;
+}
+
+/** A person sees the sessions they may read; agents and the local user see the agent's all. */
+export function viewerOf(request: FastifyRequest): KaosViewer {
+  return { userId: personOf(request) };
+}
+
+/**
+ * What the family does on every route: the agent and viewer of the call, reads of a session the
+ * caller may see, and writes as events through Kafka, held until the converter applied them.
+ */
+export function kaosOps(deps: KaosDeps) {
+  // Settings are read per call: the OpenAPI document is built from routes registered without any.
+  const agent = (request: FastifyRequest) => agentOf(request, deps.settings.defaultAgent);
+  return {
+    agent,
+    /** The session, or 404 (also for one the caller may not see: to them it does not exist). */
+    async session(request: FastifyRequest, sessionId: string): Promise<KaosSessionRow> {
+      const found = await findKaosSession(deps.store, agent(request), sessionId, { viewer: viewerOf(request) });
+      if (!found) throw new AppError('RESOURCE_NOT_FOUND', `Session not found: ${sessionId}`);
+      return found;
+    },
+    /**
+     * Publishes one KAOS write and waits for its outcome: the outcome's result, or undefined when
+     * the wait ended first (the write is in Kafka and will be applied; the route answers 202).
+     */
+    async send<T extends KaosInput['type']>(
+      request: FastifyRequest,
+      type: T,
+      data: Extract<KaosInput, { type: T }>['data'],
+    ): Promise<Record<string, unknown> | undefined> {
+      const written = await deps.write(
+        writeOriginOf(request),
+        TOPICS.conversationInput,
+        { type, data, source: 'kaos' } as never,
+        true,
+      );
+      return outcomeOf(written);
+    },
+    /** The limits each write carries, from this process's configuration. */
+    limits: () => ({ max_sessions: deps.settings.maxSessions, max_session_events: deps.settings.maxSessionEvents }),
+  };
+}
+
+export type KaosOps = ReturnType<typeof kaosOps>;
+
+/** The text KAOS's build_conversation_context makes of the latest user and agent messages. */
+export function contextOf(events: ReadonlyArray<{ event_type: string; content: unknown }>, maxEvents: number): string {
+  return events
+    .slice(-maxEvents)
+    .map(
+      (e) =>
+        `${e.event_type === 'user_message' ? 'User' : 'Assistant'}: ${typeof e.content === 'string' ? e.content : JSON.stringify(e.content)}`,
+    )
+    .join('\n');
+}
+
+/** `event_types` as given: comma-separated, repeated, or both. */
+export function eventTypesOf(value: string | string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const types = (Array.isArray(value) ? value : [value])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  return types.length > 0 ? types : undefined;
+}
+
+/** The caller named as the owner of a session they create: a person themselves, an agent the user it names. */
+export function ownerOf(request: FastifyRequest, userId: string | undefined): string | null {
+  const principal = principalOf(request);
+  if (principal.kind === 'user') return principal.userId;
+  if (principal.kind === 'agent') return userId ?? null;
+  return null;
+}

@@ -1,0 +1,175 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '@memstream/errors';
+import { parseOrThrow } from '@memstream/http';
+import { kaosDocs as docs } from './docs.js';
+import {
+  KaosAddEventsRequest,
+  KaosAddedEvents,
+  KaosCleaned,
+  KaosCleanupRequest,
+  KaosContextQuery,
+  KaosContextResponse,
+  KaosCreateSessionRequest,
+  KaosCreatedSession,
+  KaosDeleted,
+  KaosHeaders,
+  KaosEventsQuery,
+  KaosEventsResponse,
+  KaosListSessionsQuery,
+  KaosNewEvent,
+  KaosSessionEventsQuery,
+  KaosSessionEventsResponse,
+  KaosSessionParams,
+  KaosSessionsResponse,
+  KaosStats,
+} from '@memstream/schemas';
+import { kaosId } from './kaos-ops.js';
+import type { Halves } from '../../shared/halves.js';
+
+type P = { Params: { sessionId: string } };
+const EventList = z.object({ events: z.array(KaosNewEvent).min(1).max(1000) });
+
+/**
+ * MEMORY_ENABLED=false: KAOS's NullMemory behind the same routes. Every call succeeds and
+ * nothing is kept; ids are `null_<8 hex>`; a session never exists when read back. Input is still
+ * validated, so a client finds its mistakes before memory is switched on.
+ */
+export function registerNullMemoryRoutes(
+  { writes, reads }: Halves,
+  agentOf: (request: FastifyRequest) => string,
+): void {
+  const nothing = (agent: string) => ({ agent, events: [], total: 0 });
+  writes?.post(
+    '/memory/sessions',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'Create a session (memory disabled: nothing is kept)',
+      body: KaosCreateSessionRequest,
+      responses: { 201: KaosCreatedSession },
+    }),
+    async (request, reply) => {
+      const body = parseOrThrow(KaosCreateSessionRequest, request.body ?? {});
+      return reply.code(201).send({ session_id: body.session_id || kaosId('null', 8), created: true });
+    },
+  );
+  reads?.get<P>(
+    '/memory/sessions/:sessionId',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'A session (memory disabled: never found)',
+      params: KaosSessionParams,
+      responses: { 404: 'Never found: nothing is kept' },
+    }),
+    async (request) => {
+      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      throw new AppError('RESOURCE_NOT_FOUND', `Session not found: ${sessionId}`);
+    },
+  );
+  writes?.delete<P>(
+    '/memory/sessions/:sessionId',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'Delete a session (memory disabled: always true)',
+      params: KaosSessionParams,
+      responses: { 200: KaosDeleted },
+    }),
+    async (request) => {
+      parseOrThrow(KaosSessionParams, request.params, 'path');
+      return { deleted: true };
+    },
+  );
+  writes?.post<P>(
+    '/memory/sessions/:sessionId/events',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'Add events (memory disabled: accepted and dropped)',
+      params: KaosSessionParams,
+      body: KaosAddEventsRequest,
+      responses: { 201: KaosAddedEvents },
+    }),
+    async (request, reply) => {
+      parseOrThrow(KaosSessionParams, request.params, 'path');
+      const given = Array.isArray(request.body)
+        ? parseOrThrow(EventList, { events: request.body }).events
+        : [parseOrThrow(KaosNewEvent, request.body)];
+      return reply
+        .code(201)
+        .send({ added: given.length, event_ids: given.map((e) => e.event_id ?? kaosId('null', 8)) });
+    },
+  );
+  reads?.get<P>(
+    '/memory/sessions/:sessionId/events',
+    docs.route({
+      headers: KaosHeaders,
+      summary: "A session's events (memory disabled: none)",
+      params: KaosSessionParams,
+      querystring: KaosSessionEventsQuery,
+      responses: { 200: KaosSessionEventsResponse },
+    }),
+    async (request) => {
+      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      parseOrThrow(KaosSessionEventsQuery, request.query, 'query');
+      return { ...nothing(agentOf(request)), session_id: sessionId };
+    },
+  );
+  reads?.get<P>(
+    '/memory/sessions/:sessionId/context',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'Context text (memory disabled: empty)',
+      params: KaosSessionParams,
+      querystring: KaosContextQuery,
+      responses: { 200: KaosContextResponse },
+    }),
+    async (request) => {
+      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      parseOrThrow(KaosContextQuery, request.query, 'query');
+      return { session_id: sessionId, context: '' };
+    },
+  );
+  reads?.get(
+    '/memory/events',
+    docs.route({
+      headers: KaosHeaders,
+      summary: "KAOS's GET /memory/events (memory disabled: none)",
+      querystring: KaosEventsQuery,
+      responses: { 200: KaosEventsResponse },
+    }),
+    async (request) => {
+      parseOrThrow(KaosEventsQuery, request.query, 'query');
+      return nothing(agentOf(request));
+    },
+  );
+  reads?.get(
+    '/memory/sessions',
+    docs.route({
+      headers: KaosHeaders,
+      summary: "KAOS's GET /memory/sessions (memory disabled: none)",
+      querystring: KaosListSessionsQuery,
+      responses: { 200: KaosSessionsResponse },
+    }),
+    async (request) => {
+      parseOrThrow(KaosListSessionsQuery, request.query, 'query');
+      return { agent: agentOf(request), sessions: [], total: 0 };
+    },
+  );
+  writes?.post(
+    '/memory/cleanup',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'Cleanup (memory disabled: nothing to clean)',
+      body: KaosCleanupRequest,
+      responses: { 200: KaosCleaned },
+    }),
+    async (request) => {
+      parseOrThrow(KaosCleanupRequest, request.body ?? {});
+      return { cleaned: 0 };
+    },
+  );
+  reads?.get(
+    '/memory/stats',
+    docs.route({ headers: KaosHeaders, summary: 'Statistics (memory disabled: zero)', responses: { 200: KaosStats } }),
+    async () => ({ total_sessions: 0, total_events: 0, avg_events_per_session: 0 }),
+  );
+}

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { AppError } from '@memstream/errors';
+import { parseOrThrow, principalOf } from '@memstream/http';
+import { kaosDocs as docs } from './docs.js';
+import { kaosSessionEvents, type Store } from '@memstream/store';
+import {
+  KaosAddEventsRequest,
+  KaosAddedEvents,
+  KaosContextQuery,
+  KaosContextResponse,
+  KaosCreateSessionRequest,
+  KaosCreatedSession,
+  KaosDeleted,
+  KaosHeaders,
+  KaosNewEvent,
+  KaosNewEventList,
+  KaosSessionBody,
+  KaosSessionEventsQuery,
+  KaosSessionEventsResponse,
+  KaosSessionParams,
+  kaosSessionKey,
+  type KaosEvent,
+} from '@memstream/schemas';
+import { contextOf, eventTypesOf, kaosId, ownerOf, type KaosOps } from './kaos-ops.js';
+import { answerWrite } from './answer-write.js';
+import type { Halves } from '../../shared/halves.js';
+
+type P = { Params: { sessionId: string } };
+
+/** A list body is parsed as `events`, so a problem is named by its position (events.3.event_type). */
+const EventList = z.object({ events: KaosNewEventList });
+
+/** One route per operation of KAOS's LocalMemory that changes or reads one session. */
+export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOps, store: Store): void {
+  writes?.post(
+    '/memory/sessions',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'Create a session (create_session), or with get_or_create the existing one (get_or_create_session)',
+      body: KaosCreateSessionRequest,
+      responses: { 201: KaosCreatedSession, 200: KaosCreatedSession, 202: 'Accepted, not yet applied' },
+    }),
+    async (request, reply) => {
+      const body = parseOrThrow(KaosCreateSessionRequest, request.body ?? {});
+      const principal = principalOf(request);
+      if (principal.kind === 'user' && body.user_id !== undefined && body.user_id !== principal.userId) {
+        throw new AppError('FORBIDDEN', 'user_id must be your own: a person creates sessions for themselves');
+      }
+      const agent = ops.agent(request);
+      const sessionId = body.session_id || kaosId('session', 12);
+      const result = await ops.send(request, 'kaos.session.created', {
+        group_id: kaosSessionKey(agent, sessionId),
+        agent,
+        session_id: sessionId,
+        app_name: body.app_name,
+        user_id: body.user_id ?? (principal.kind === 'user' ? principal.userId : 'user'),
+        get_or_create: body.get_or_create,
+        owner_user_id: ownerOf(request, body.user_id),
+        ...ops.limits(),
+      });
+      return answerWrite(reply, result, result?.['created'] === false ? 200 : 201, { session_id: sessionId });
+    },
+  );
+
+  reads?.get<P>(
+    '/memory/sessions/:sessionId',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'A session with its events (get_session)',
+      params: KaosSessionParams,
+      responses: { 200: KaosSessionBody },
+    }),
+    async (request) => {
+      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      const s = await ops.session(request, sessionId);
+      const events = await kaosSessionEvents(store, s.conversation_id);
+      return {
+        session_id: s.session_id,
+        user_id: s.user_id,
+        app_name: s.app_name,
+        events,
+        created_at: s.created_at,
+        updated_at: s.updated_at,
+      };
+    },
+  );
+
+  writes?.delete<P>(
+    '/memory/sessions/:sessionId',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'Delete a session and its events (delete_session); its conversation is deleted in every family',
+      params: KaosSessionParams,
+      responses: { 200: KaosDeleted, 202: 'Accepted, not yet applied' },
+    }),
+    async (request, reply) => {
+      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      const agent = ops.agent(request);
+      return answerWrite(
+        reply,
+        await ops.send(request, 'kaos.session.deleted', {
+          group_id: kaosSessionKey(agent, sessionId),
+          agent,
+          session_id: sessionId,
+        }),
+      );
+    },
+  );
+
+  writes?.post<P>(
+    '/memory/sessions/:sessionId/events',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'Add one event or a list (add_event); 404 when the session does not exist',
+      params: KaosSessionParams,
+      body: KaosAddEventsRequest,
+      responses: { 201: KaosAddedEvents, 202: 'Accepted, not yet applied' },
+    }),
+    async (request, reply) => {
+      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      const given = Array.isArray(request.body)
+        ? parseOrThrow(EventList, { events: request.body }).events
+        : [parseOrThrow(KaosNewEvent, request.body)];
+      const now = new Date().toISOString();
+      // KAOS's generated ids have 32 bits: in a list of 1000 two may meet, and a list may not name one event twice.
+      const taken = new Set(given.map((e) => e.event_id));
+      const fresh = (): string => {
+        let id: string;
+        do id = kaosId('event', 8);
+        while (taken.has(id));
+        taken.add(id);
+        return id;
+      };
+      const events: KaosEvent[] = given.map((e) => ({
+        event_id: e.event_id ?? fresh(),
+        timestamp: e.timestamp ?? now,
+        event_type: e.event_type,
+        content: e.content,
+        metadata: e.metadata,
+      }));
+      const agent = ops.agent(request);
+      const result = await ops.send(request, 'kaos.events.appended', {
+        group_id: kaosSessionKey(agent, sessionId),
+        agent,
+        session_id: sessionId,
+        events,
+        ...ops.limits(),
+      });
+      return answerWrite(reply, result, 201, { event_ids: events.map((e) => e.event_id) });
+    },
+  );
+
+  reads?.get<P>(
+    '/memory/sessions/:sessionId/events',
+    docs.route({
+      headers: KaosHeaders,
+      summary: "A session's events, oldest first, optionally of some types (get_session_events)",
+      params: KaosSessionParams,
+      querystring: KaosSessionEventsQuery,
+      responses: { 200: KaosSessionEventsResponse },
+    }),
+    async (request) => {
+      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      const types = eventTypesOf(parseOrThrow(KaosSessionEventsQuery, request.query, 'query').event_types);
+      const s = await ops.session(request, sessionId);
+      const events = await kaosSessionEvents(store, s.conversation_id, types);
+      return { agent: s.agent, session_id: s.session_id, events, total: events.length };
+    },
+  );
+
+  reads?.get<P>(
+    '/memory/sessions/:sessionId/context',
+    docs.route({
+      headers: KaosHeaders,
+      summary: 'The latest user and agent messages as "User: ...\\nAssistant: ..." text (build_conversation_context)',
+      params: KaosSessionParams,
+      querystring: KaosContextQuery,
+      responses: { 200: KaosContextResponse },
+    }),
+    async (request) => {
+      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      const { max_events } = parseOrThrow(KaosContextQuery, request.query, 'query');
+      const s = await ops.session(request, sessionId);
+      const messages = await kaosSessionEvents(store, s.conversation_id, ['user_message', 'agent_response']);
+      return { session_id: s.session_id, context: contextOf(messages, max_events) };
+    },
+  );
+}

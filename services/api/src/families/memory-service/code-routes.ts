@@ -1,0 +1,161 @@
+import { AppError } from '@memstream/errors';
+import { parseOrThrow, principalOf } from '@memstream/http';
+import { memoryServiceDocs as docs } from './docs.js';
+import {
+  ConversationBody,
+  ConversationIdParams,
+  CreateMessageRequest,
+  ForkRequest,
+  ListMessagesQuery,
+  MembershipBody,
+  MessageIdParams,
+  ShareRequest,
+  TransferIdParams,
+} from '@memstream/schemas';
+import { newMessage } from './conversation-ops.js';
+import { send, type MemoryServiceHandlers } from './handlers.js';
+import { registerSharedRoutes } from './shared-routes.js';
+import { codeMessageView } from './views.js';
+import type { Halves } from '../../shared/halves.js';
+
+type P = { Params: { conversationId: string } };
+type PM = { Params: { conversationId: string; messageId: string } };
+
+/**
+ * The layout of the memory-service's code (January 2026), which its generated clients call:
+ * `/v1/conversations/...`, agents told apart by their API key, messages as content blocks on
+ * channels, and sharing also at `POST /forks` where that version put it.
+ */
+export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHandlers): void {
+  const base = '/v1/conversations';
+  registerSharedRoutes({ writes, reads }, h, base);
+  reads?.get('/v1/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // The memory-service's route for ending an offer (added to it days after the January 2026 file we follow).
+  writes?.delete<{ Params: { transferId: string } }>(
+    '/v1/ownership-transfers/:transferId',
+    docs.route({
+      summary: 'End a pending ownership transfer: the owner withdraws it, its recipient declines it',
+      params: TransferIdParams,
+      responses: { 204: 'Ended' },
+    }),
+    async (request, reply) =>
+      send(reply, await h.withdraw(request, parseOrThrow(TransferIdParams, request.params, 'path').transferId)),
+  );
+
+  reads?.get<P>(
+    `${base}/:conversationId/messages`,
+    docs.route({
+      summary: 'Messages of a channel: history, or (agents) memory by epoch',
+      params: ConversationIdParams,
+      querystring: ListMessagesQuery,
+      responses: { 200: '{data: [Message], nextCursor}' },
+    }),
+    async (request) => {
+      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
+      const page = await h.messages(
+        request,
+        conversationId,
+        parseOrThrow(ListMessagesQuery, request.query, 'query'),
+        false,
+      );
+      return { data: page.items.map(codeMessageView), nextCursor: page.nextCursor };
+    },
+  );
+
+  writes?.post<P>(
+    `${base}/:conversationId/messages`,
+    docs.route({
+      summary: 'Append a message; a missing conversation is created, owned by the caller',
+      params: ConversationIdParams,
+      body: CreateMessageRequest,
+      responses: { 201: 'The message', 202: 'Accepted, not yet applied' },
+    }),
+    async (request, reply) => {
+      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
+      const body = parseOrThrow(CreateMessageRequest, request.body);
+      const principal = principalOf(request);
+      if (body.channel === 'summary')
+        throw new AppError('INVALID_PARAMETER', 'channel summary is written through the summaries endpoint');
+      if (body.channel === 'memory' && principal.kind === 'user')
+        throw new AppError('FORBIDDEN', "The memory channel is an agent's: it needs an API key");
+      if (principal.kind === 'user' && body.userId && body.userId !== principal.userId)
+        throw new AppError('FORBIDDEN', 'userId must be your own');
+      const agent = principal.kind === 'agent';
+      const message = newMessage({
+        role: agent ? 'assistant' : 'user',
+        visibility: body.channel === 'memory' ? 'agent' : 'user',
+        channel: body.channel,
+        epoch: body.epoch ?? null,
+        content: body.content,
+        user_id: agent ? (body.userId ?? null) : principal.userId,
+        client_id: agent ? principal.clientId : principal.kind === 'local' ? 'local' : null,
+      });
+      const out = await h.append(request, conversationId, [message], { owner: h.ops.ownerFor(request, body.userId) });
+      return send(reply, out.stored ? { status: 201, body: codeMessageView(out.stored[0]!) } : out);
+    },
+  );
+
+  writes?.post<PM>(
+    `${base}/:conversationId/messages/:messageId/fork`,
+    docs.route({
+      summary: 'Fork at a user message of the history channel',
+      params: MessageIdParams,
+      body: ForkRequest.pick({ title: true }),
+      responses: { 201: ConversationBody },
+    }),
+    async (request, reply) => {
+      const { conversationId, messageId } = parseOrThrow(MessageIdParams, request.params, 'path');
+      return send(
+        reply,
+        await h.fork(
+          request,
+          conversationId,
+          messageId,
+          parseOrThrow(ForkRequest.pick({ title: true }), request.body ?? {}),
+        ),
+      );
+    },
+  );
+
+  reads?.get<P>(
+    `${base}/:conversationId/forks`,
+    docs.route({
+      summary: 'The forks of the conversation tree',
+      params: ConversationIdParams,
+      responses: { 200: '{data: [{conversationId, forkedAtMessageId, forkedAtConversationId, title, createdAt}]}' },
+    }),
+    async (request) => {
+      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
+      const { forks } = await h.forks(request, conversationId);
+      return {
+        data: forks
+          .filter((c) => c.forked_at_conversation_id !== null)
+          .map((c) => ({
+            conversationId: c.id,
+            forkedAtMessageId: c.forked_at_message_id,
+            forkedAtConversationId: c.forked_at_conversation_id,
+            title: c.title,
+            createdAt: c.created_at.toISOString(),
+          })),
+      };
+    },
+  );
+
+  // Sharing: at /memberships, and at POST /forks where the January 2026 version had it.
+  for (const path of [`${base}/:conversationId/memberships`, `${base}/:conversationId/forks`]) {
+    writes?.post<P>(
+      path,
+      docs.route({
+        summary: 'Share with a user, at most at your own level and never as owner',
+        params: ConversationIdParams,
+        body: ShareRequest,
+        responses: { 201: MembershipBody },
+      }),
+      async (request, reply) => {
+        const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
+        const body = parseOrThrow(ShareRequest, request.body);
+        return send(reply, await h.changeMembership(request, conversationId, body.userId, 'share', body.accessLevel));
+      },
+    );
+  }
+}

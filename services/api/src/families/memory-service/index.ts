@@ -1,0 +1,32 @@
+import type { ApiFamilyPlugin } from '../../api-deps.js';
+import { memoryServiceDocs } from './docs.js';
+import { memoryServiceErrorShape } from './error-shape.js';
+import { memoryServiceHandlers } from './handlers.js';
+import { registerDocumentRoutes } from './document-routes.js';
+import { registerCodeRoutes } from './code-routes.js';
+import { registerSearch } from './search.js';
+import { registerAgentContext } from './agent-context.js';
+import { registerResponseResumer } from './response-resumer.js';
+
+/**
+ * The memory-service, both of its layouts from one implementation, each route on its half:
+ * writes (creating, appending, forking, sharing, transfers, deletions, summaries, recording and
+ * cancelling a response) go through Kafka or the response streams; reads (conversations,
+ * messages, forks, members, search, agent context, following a response) never publish.
+ */
+export const memoryService: ApiFamilyPlugin = {
+  docs: memoryServiceDocs,
+  errorShape: memoryServiceErrorShape,
+  register(on, deps) {
+    const handlers = memoryServiceHandlers({ store: deps.store, write: deps.write });
+    registerDocumentRoutes(on, handlers);
+    registerCodeRoutes(on, handlers);
+    if (on.reads) registerSearch(on.reads, deps);
+    registerAgentContext(on, handlers, deps.store);
+    registerResponseResumer(on, handlers, {
+      responses: deps.responses,
+      heartbeatMs: deps.sseHeartbeatMs,
+      access: deps.access,
+    });
+  },
+};

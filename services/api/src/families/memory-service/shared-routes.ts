@@ -1,0 +1,155 @@
+import { parseOrThrow } from '@memstream/http';
+import { memoryServiceDocs as docs } from './docs.js';
+import {
+  ConversationBody,
+  ConversationIdParams,
+  CreateConversationRequest,
+  ListConversationsQuery,
+  MemberParams,
+  MembershipBody,
+  TransferBody,
+  TransferOwnershipRequest,
+  UpdateMembershipRequest,
+} from '@memstream/schemas';
+import { send, type MemoryServiceHandlers } from './handlers.js';
+import type { Halves } from '../../shared/halves.js';
+
+type P = { Params: { conversationId: string } };
+type PU = { Params: { conversationId: string; userId: string } };
+
+/** The routes both layouts serve the same way, under their own base path. */
+export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryServiceHandlers, base: string): void {
+  writes?.post(
+    base,
+    docs.route({
+      summary: 'Create a conversation owned by the caller',
+      body: CreateConversationRequest,
+      responses: { 201: ConversationBody, 202: 'Accepted, not yet applied' },
+    }),
+    async (request, reply) =>
+      send(reply, await h.create(request, parseOrThrow(CreateConversationRequest, request.body ?? {}))),
+  );
+  reads?.get(
+    base,
+    docs.route({
+      summary: 'Conversations the caller may read, in id order',
+      querystring: ListConversationsQuery,
+      responses: { 200: '{data: [Conversation], nextCursor}' },
+    }),
+    async (request, reply) =>
+      send(reply, await h.list(request, parseOrThrow(ListConversationsQuery, request.query, 'query'))),
+  );
+  reads?.get<P>(
+    `${base}/:conversationId`,
+    docs.route({ summary: 'A conversation', params: ConversationIdParams, responses: { 200: ConversationBody } }),
+    async (request, reply) =>
+      send(reply, await h.get(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId)),
+  );
+  writes?.delete<P>(
+    `${base}/:conversationId`,
+    docs.route({
+      summary: 'Delete the conversation and every fork of its tree (owner or manager)',
+      params: ConversationIdParams,
+      responses: { 204: 'Deleted' },
+    }),
+    async (request, reply) =>
+      send(reply, await h.remove(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId)),
+  );
+
+  reads?.get<P>(
+    `${base}/:conversationId/memberships`,
+    docs.route({
+      summary: 'Members and their levels (manager or owner)',
+      params: ConversationIdParams,
+      responses: { 200: '{data: [ConversationMembership]}' },
+    }),
+    async (request, reply) =>
+      send(
+        reply,
+        await h.memberships(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId),
+      ),
+  );
+  writes?.patch<PU>(
+    `${base}/:conversationId/memberships/:userId`,
+    docs.route({
+      summary: "Change a member's level",
+      params: MemberParams,
+      body: UpdateMembershipRequest,
+      responses: { 200: MembershipBody },
+    }),
+    async (request, reply) => {
+      const { conversationId, userId } = parseOrThrow(MemberParams, request.params, 'path');
+      return send(
+        reply,
+        await h.changeMembership(
+          request,
+          conversationId,
+          userId,
+          'update',
+          parseOrThrow(UpdateMembershipRequest, request.body).accessLevel,
+        ),
+      );
+    },
+  );
+  writes?.delete<PU>(
+    `${base}/:conversationId/memberships/:userId`,
+    docs.route({
+      summary: 'Revoke a member (not the owner); members may leave',
+      params: MemberParams,
+      responses: { 204: 'Revoked' },
+    }),
+    async (request, reply) => {
+      const { conversationId, userId } = parseOrThrow(MemberParams, request.params, 'path');
+      return send(reply, await h.changeMembership(request, conversationId, userId, 'revoke', null));
+    },
+  );
+
+  const transfer = `${base}/:conversationId/transfer-ownership`;
+  writes?.post<P>(
+    transfer,
+    docs.route({
+      summary: 'Offer ownership to a user (owner only); they accept or decline',
+      params: ConversationIdParams,
+      body: TransferOwnershipRequest,
+      responses: { 202: TransferBody },
+    }),
+    async (request, reply) => {
+      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
+      return send(
+        reply,
+        await h.transfer(request, conversationId, parseOrThrow(TransferOwnershipRequest, request.body).newOwnerUserId),
+      );
+    },
+  );
+  reads?.get<P>(
+    transfer,
+    docs.route({
+      summary: 'The pending ownership transfer (managers, the owner, and its recipient)',
+      params: ConversationIdParams,
+      responses: { 200: TransferBody },
+    }),
+    async (request, reply) =>
+      send(
+        reply,
+        await h.pendingTransfer(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId),
+      ),
+  );
+  for (const [action, accept] of [
+    ['accept', true],
+    ['decline', false],
+  ] as const) {
+    writes?.post<P>(
+      `${transfer}/${action}`,
+      docs.route({
+        summary: `${accept ? 'Accept' : 'Decline'} the ownership offered to you`,
+        params: ConversationIdParams,
+        responses: { 200: TransferBody },
+      }),
+      async (request, reply) =>
+        send(
+          reply,
+          await h.settle(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId, accept),
+        ),
+    );
+  }
+}

@@ -1,0 +1,144 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { SignJWT } from 'jose';
+import { createHashEmbedder } from '@memstream/embedding';
+import { createLogger } from '@memstream/logging';
+import { PgStore, appendMessages, indexMessages, migrate, type Store } from '@memstream/store';
+import { freshDatabase } from '../../../test/helpers/infra.js';
+import { startInProcessReadApi } from '../../../harness/read-api.js';
+import { highlightOf } from '../src/families/memory-service/search.js';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+const SECRET = 'read-api-test-secret-0123456789abcdef';
+const AGENT_KEY = 'read-api-agent-key-0123456789';
+const DIMENSION = 16;
+
+const LINES = [
+  'We booked the cabin by the lake for the long weekend.',
+  'Remember the greyhound adoption papers are due on Friday.',
+  'The marathon training plan starts in March.',
+  'Who brings the tomatoes from the garden?',
+];
+
+/** Messages of two groups stored and indexed (keyword and hash vectors), as the converter and the indexer leave them. */
+async function seeded(t: TestContext): Promise<{ store: Store; base: string }> {
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 10_000,
+    log,
+  });
+  t.after(() => store.close());
+  await migrate(store, log);
+  for (const group of ['g_read', 'g_other']) {
+    await appendMessages(
+      store,
+      LINES.map((content, i) => ({
+        message: {
+          conversation_id: group,
+          message_id: `m${i}`,
+          sender_id: `u${i % 2}`,
+          sender_name: i % 2 === 0 ? 'Alice' : 'Bob',
+          role: 'user' as const,
+          content,
+          created_at: new Date(Date.UTC(2025, 0, 15, 10, i)),
+          refer_list: [],
+          metadata: {},
+          source_api: 'evermemos' as const,
+        },
+      })),
+    );
+    const embedder = createHashEmbedder({ dimension: DIMENSION });
+    const vectors = await embedder.embed(LINES, 'document');
+    await indexMessages(
+      store,
+      embedder.model,
+      LINES.map((text, i) => ({ conversationId: group, messageId: `m${i}`, text, embedding: vectors[i]! })),
+    );
+  }
+  const api = await startInProcessReadApi({
+    store,
+    log,
+    jwtSecret: SECRET,
+    apiKeys: [{ clientId: 'agent', key: AGENT_KEY }],
+    embeddingDimension: DIMENSION,
+  });
+  t.after(() => api.close());
+  return { store, base: api.base };
+}
+
+const asAgent = { 'x-api-key': AGENT_KEY };
+const get = async (url: string, headers: Record<string, string> = asAgent) => {
+  const res = await fetch(url, { headers });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+};
+
+test('the read API lists a group newest first with its total, and refuses bad paging in the EverMemOS envelope', async (t) => {
+  const { base } = await seeded(t);
+  const page = await get(`${base}/api/v1/memories?group_id=g_read&limit=3`);
+  assert.equal(page.status, 200);
+  assert.deepEqual(
+    page.body['result'].memories.map((m: { message_id: string }) => m.message_id),
+    ['m3', 'm2', 'm1'],
+  );
+  assert.deepEqual([page.body['result'].total_count, page.body['result'].has_more], [4, true]);
+  const rest = await get(`${base}/api/v1/memories?group_id=g_read&limit=3&offset=3`);
+  assert.deepEqual(
+    rest.body['result'].memories.map((m: { message_id: string }) => m.message_id),
+    ['m0'],
+  );
+
+  for (const bad of ['limit=0', 'limit=501', 'offset=-1', 'memory_type=gossip']) {
+    const refused = await get(`${base}/api/v1/memories?group_id=g_read&${bad}`);
+    assert.equal(refused.status, 400, bad);
+    assert.deepEqual([refused.body['status'], refused.body['code']], ['failed', 'INVALID_PARAMETER'], bad);
+    assert.equal(refused.body['path'], '/api/v1/memories');
+  }
+});
+
+test('the read API searches one group by keyword and by vector, and a person finds nothing of a group they are not in', async (t) => {
+  const { base } = await seeded(t);
+  for (const method of ['keyword', 'vector', 'hybrid']) {
+    const found = await get(
+      `${base}/api/v1/memories/search?query=${encodeURIComponent('greyhound adoption papers')}&group_id=g_read&retrieve_method=${method}&memory_types=message&top_k=2`,
+    );
+    assert.equal(found.status, 200, method);
+    const hits = found.body['result'].memories as Array<{ id: string; group_id: string; score: number }>;
+    assert.equal(hits[0]?.id, 'm1', `${method}: the matching message first`);
+    assert.ok(
+      hits.every((h) => h.group_id === 'g_read' && h.score >= 0 && h.score <= 1),
+      method,
+    );
+  }
+  const missing = await get(`${base}/api/v1/memories/search?group_id=g_read`);
+  assert.deepEqual([missing.status, missing.body['code']], [400, 'INVALID_PARAMETER']);
+
+  // nobody shared g_read with carol: as a person she finds nothing in it, and no other group leaks in
+  const carol = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('carol')
+    .setExpirationTime('5m')
+    .sign(new TextEncoder().encode(SECRET));
+  const asCarol = await get(`${base}/api/v1/memories/search?query=greyhound&retrieve_method=keyword`, {
+    authorization: `Bearer ${carol}`,
+  });
+  assert.equal(asCarol.status, 200);
+  assert.deepEqual(asCarol.body['result'].memories, []);
+});
+
+test('a search highlight is the text around the first query word it holds, or its start', () => {
+  const text = `${'x'.repeat(100)} the greyhound papers ${'y'.repeat(300)}`;
+  const h = highlightOf(text, 'Papers about the greyhound?')!;
+  assert.ok(h.startsWith('…') && h.endsWith('…'), 'cut on both sides');
+  assert.ok(h.includes('greyhound papers'));
+  assert.equal(highlightOf('short text', 'nothing matches'), 'short text');
+  assert.equal(highlightOf('', 'anything'), null);
+});
+
+test("a NUL in an ARK list filter is refused as a 400 in ARK's shape, not a 500 from the store", async (t) => {
+  const { base } = await seeded(t);
+  const refused = await get(`${base}/messages?session_id=g_read&query_id=a%00b`);
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body['code'], 'INVALID_PARAMETER');
+  assert.match(String(refused.body['error']), /query_id/);
+});

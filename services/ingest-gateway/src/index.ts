@@ -1,2 +1,0 @@
-export { registerGateway, gatewayApiDocs, type GatewayDeps } from './app.js';
-export { gatewayEnv, gatewaySettings, type GatewayConfig } from './config.js';

@@ -1,2 +1,0 @@
-export { registerReadApi, readApiSettingsOf, readApiDocs, type ReadApiDeps } from './app.js';
-export { readApiEnv, readApiSettings, type ReadApiConfig } from './config.js';
