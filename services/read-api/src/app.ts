@@ -27,6 +27,7 @@ import { memoryServiceHandlers } from './routes/memory-service/handlers.js';
 import { registerDocumentRoutes } from './routes/memory-service/document-routes.js';
 import { registerCodeRoutes } from './routes/memory-service/code-routes.js';
 import { registerSearch } from './routes/memory-service/search.js';
+import { registerMemorySync } from './routes/memory-service/memory-sync.js';
 import { registerAgentContext } from './routes/memory-service/agent-context.js';
 import { registerResponseResumer } from './routes/memory-service/response-resumer.js';
 import { agentOf, kaosOps, type KaosSettings } from './routes/kaos/kaos-ops.js';
@@ -107,10 +108,13 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     memoryService.setErrorHandler(errorHandlerFor(memoryServiceErrorShape));
     const handlers = memoryServiceHandlers({ store: deps.store, write: deps.write });
     registerDocumentRoutes(memoryService, handlers);
-    registerCodeRoutes(memoryService, handlers);
+    // The code layout answers a stranger 403, as the real service answers its generated clients.
+    const code = memoryServiceHandlers({ store: deps.store, write: deps.write, strangers: 'forbidden' });
+    registerCodeRoutes(memoryService, code);
+    registerMemorySync(memoryService, code, deps.store);
     registerSearch(memoryService, deps);
-    registerAgentContext(memoryService, handlers, deps.store);
-    registerResponseResumer(memoryService, handlers, {
+    registerAgentContext(memoryService, code, deps.store);
+    registerResponseResumer(memoryService, code, {
       responses: deps.responses,
       heartbeatMs: deps.sseHeartbeatMs,
       access: streamAccess,
