@@ -22,7 +22,6 @@ async function client(t: TestContext) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    // biome-ignore lint/suspicious/noExplicitAny: JSON answers read in the assertions
     return { status: res.status, body: (text ? JSON.parse(text) : undefined) as any };
   };
   return { call, person, agent: { 'x-api-key': KEY }, other: { 'x-api-key': OTHER_KEY } };

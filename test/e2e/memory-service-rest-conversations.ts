@@ -11,7 +11,6 @@ const ZERO = '00000000-0000-0000-0000-000000000000';
 const text = (t: string) => [{ type: 'text', text: t }];
 
 /** A conversation as the service answers it to its owner: these fields and no others. */
-// biome-ignore lint/suspicious/noExplicitAny: the answer's own values fill the expectation
 const ownedConversation = (b: any, title: string, id = b.id) => ({
   id,
   title,

@@ -22,7 +22,6 @@ export const SUITE_USERS = ['alice', 'bob', 'charlie', 'dave'] as const;
 export interface Answer {
   readonly status: number;
   readonly text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: a JSON body, read by path like the suite's JsonPath
   readonly body: any;
 }
 
@@ -172,7 +171,6 @@ export class World {
   }
 
   /** "the response body should be json": the whole body equals the expectation (made from the body for its ${...}). */
-  // biome-ignore lint/suspicious/noExplicitAny: the expectation is built from the answer's own values
   bodyIs(expected: (body: any) => unknown): void {
     assert.deepEqual(this.last.body, expected(this.last.body), `body: ${this.last.text}`);
   }

@@ -137,7 +137,7 @@ export class UserConversations extends Conversations<typeof ROUTES.memoryService
   search(
     request: z.input<typeof SearchMessagesRequest>,
     options?: CallOptions,
-  ): Promise<Page<{ message: MsMessage; score: number; highlights: unknown }>> {
+  ): Promise<Page<{ message: MsMessage; score: number }>> {
     return this.http.call(this.routes.search, { body: request }, options, true);
   }
 }

@@ -127,17 +127,17 @@ class RecordResponseRequest(CamelRequest):
 
 
 class Conversation(CamelAnswer):
+    """A conversation as the memory-service answers it: a field with no value is left out (None here)."""
+
     id: str
-    title: Optional[str]
-    owner_user_id: Optional[str]
+    title: Optional[str] = None
+    owner_user_id: Optional[str] = None
     created_at: str
     updated_at: str
-    last_message_preview: Optional[str]
-    access_level: Optional[AccessLevel]
-    metadata: Dict[str, Any]
-    conversation_group_id: str
-    forked_at_message_id: Optional[str]
-    forked_at_conversation_id: Optional[str]
+    last_message_preview: Optional[str] = None
+    access_level: Optional[AccessLevel] = None
+    forked_at_message_id: Optional[str] = None
+    forked_at_conversation_id: Optional[str] = None
 
 
 class Fork(CamelAnswer):
@@ -188,7 +188,6 @@ class Page(CamelAnswer, Generic[T]):
 class SearchHit(CamelAnswer):
     message: Message
     score: float
-    highlights: Any = None
 
 
 class AgentContext(CamelAnswer):
