@@ -95,6 +95,19 @@ class SearchMessagesRequest(CamelRequest):
     before: Optional[str] = None
 
 
+class SyncMessage(CamelRequest):
+    user_id: Optional[str] = None
+    channel: str = "memory"
+    epoch: Optional[int] = None
+    content: List[Any]
+
+
+class SyncMessagesRequest(CamelRequest):
+    """The memory an agent wants for its current epoch, every message on the memory channel."""
+
+    messages: List[SyncMessage]
+
+
 class CreateSummaryRequest(CamelRequest):
     title: str
     summary: str
@@ -183,6 +196,13 @@ class Message(CamelAnswer):
 class Page(CamelAnswer, Generic[T]):
     data: List[T]
     next_cursor: Optional[str] = None
+
+
+class SyncResult(CamelAnswer):
+    epoch: int
+    no_op: bool
+    epoch_incremented: bool
+    messages: List[Message]
 
 
 class SearchHit(CamelAnswer):
