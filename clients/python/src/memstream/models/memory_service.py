@@ -11,7 +11,8 @@ from ._base import CamelAnswer, CamelRequest, CursorPaging
 
 T = TypeVar("T")
 AccessLevel = Literal["owner", "manager", "writer", "reader"]
-Channel = Literal["history", "memory", "summary"]
+# history, memory or summary, in any letter case (the server answers in lower case)
+Channel = str
 
 
 class ConversationIdParams(CamelRequest):
@@ -97,7 +98,7 @@ class SearchMessagesRequest(CamelRequest):
 
 class SyncMessage(CamelRequest):
     user_id: Optional[str] = None
-    channel: str = "memory"
+    channel: Channel  # memory, in any case
     epoch: Optional[int] = None
     content: List[Any]
 
