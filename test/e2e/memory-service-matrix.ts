@@ -50,14 +50,16 @@ const raw = async (base: string, method: string, path: string, headers: Record<s
     })
   ).status;
 
+/** The document layout keeps the platform's rule (a stranger learns nothing: 404); the code layout answers 403, as the memory-service does. */
 const READ = { owner: 200, manager: 200, writer: 200, reader: 200, stranger: 404, agent: 200 };
+const CODE_READ = { ...READ, stranger: 403 };
 
 /** Every endpoint of the family, both layouts, and what each caller gets. */
 export const ROWS: readonly Row[] = [
   {
     name: 'GET conversation',
     call: (b, f, h) => status(msCall(b, 'getConversation', { params: { conversationId: f.id }, headers: h })),
-    expect: READ,
+    expect: CODE_READ,
   },
   {
     name: 'GET /v1/user conversation',
@@ -72,7 +74,7 @@ export const ROWS: readonly Row[] = [
   {
     name: 'GET messages',
     call: (b, f, h) => status(msCall(b, 'listConversationMessages', { params: { conversationId: f.id }, headers: h })),
-    expect: READ,
+    expect: CODE_READ,
   },
   {
     name: 'GET /v1/user messages',
@@ -89,12 +91,12 @@ export const ROWS: readonly Row[] = [
           headers: h,
         }),
       ),
-    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 404, agent: 200 },
+    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 200 },
   },
   {
     name: 'GET forks',
     call: (b, f, h) => status(msCall(b, 'listConversationForks', { params: { conversationId: f.id }, headers: h })),
-    expect: READ,
+    expect: CODE_READ,
   },
   {
     name: 'GET /v1/user forks',
@@ -105,7 +107,7 @@ export const ROWS: readonly Row[] = [
     name: 'GET memberships',
     call: (b, f, h) =>
       status(msCall(b, 'listConversationMemberships', { params: { conversationId: f.id }, headers: h })),
-    expect: { owner: 200, manager: 200, writer: 403, reader: 403, stranger: 404, agent: 200 },
+    expect: { owner: 200, manager: 200, writer: 403, reader: 403, stranger: 403, agent: 200 },
   },
   {
     name: 'POST message',
@@ -118,7 +120,7 @@ export const ROWS: readonly Row[] = [
           headers: h,
         }),
       ),
-    expect: { owner: 201, manager: 201, writer: 201, reader: 403, stranger: 404, agent: 201 },
+    expect: { owner: 201, manager: 201, writer: 201, reader: 403, stranger: 403, agent: 201 },
   },
   {
     name: 'POST /v1/user message',
@@ -146,14 +148,14 @@ export const ROWS: readonly Row[] = [
           headers: h,
         }),
       ),
-    expect: { owner: 201, manager: 201, writer: 201, reader: 403, stranger: 404, agent: 201 },
+    expect: { owner: 201, manager: 201, writer: 201, reader: 403, stranger: 403, agent: 201 },
   },
   {
     name: 'POST memberships (share)',
     mutates: true,
     call: (b, f, h) =>
       raw(b, 'POST', `/v1/conversations/${f.id}/memberships`, h, { userId: 'newbie', accessLevel: 'reader' }),
-    expect: { owner: 201, manager: 201, writer: 403, reader: 403, stranger: 404, agent: 201 },
+    expect: { owner: 201, manager: 201, writer: 403, reader: 403, stranger: 403, agent: 201 },
   },
   {
     name: 'POST forks (share, as the January 2026 code has it)',
@@ -166,7 +168,7 @@ export const ROWS: readonly Row[] = [
           headers: h,
         }),
       ),
-    expect: { owner: 201, manager: 201, writer: 403, reader: 403, stranger: 404, agent: 201 },
+    expect: { owner: 201, manager: 201, writer: 403, reader: 403, stranger: 403, agent: 201 },
   },
   {
     name: 'PATCH membership',
@@ -179,7 +181,7 @@ export const ROWS: readonly Row[] = [
           headers: h,
         }),
       ),
-    expect: { owner: 200, manager: 200, writer: 403, reader: 403, stranger: 404, agent: 200 },
+    expect: { owner: 200, manager: 200, writer: 403, reader: 403, stranger: 403, agent: 200 },
   },
   {
     name: 'DELETE membership (the writer; the writer themselves leaves)',
@@ -191,7 +193,7 @@ export const ROWS: readonly Row[] = [
           headers: h,
         }),
       ),
-    expect: { owner: 204, manager: 204, writer: 204, reader: 403, stranger: 404, agent: 204 },
+    expect: { owner: 204, manager: 204, writer: 204, reader: 403, stranger: 403, agent: 204 },
   },
   {
     name: 'DELETE membership of the owner',
@@ -203,7 +205,7 @@ export const ROWS: readonly Row[] = [
           headers: h,
         }),
       ),
-    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 404, agent: 403 },
+    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 403 },
   },
   {
     name: 'POST transfer-ownership',
@@ -216,7 +218,7 @@ export const ROWS: readonly Row[] = [
           headers: h,
         }),
       ),
-    expect: { owner: 202, manager: 403, writer: 403, reader: 403, stranger: 404, agent: 202 },
+    expect: { owner: 202, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 202 },
   },
   {
     name: 'POST transfer-ownership/accept (offered to the reader)',
@@ -234,7 +236,26 @@ export const ROWS: readonly Row[] = [
       );
     },
     call: (b, f, h) => raw(b, 'POST', `/v1/conversations/${f.id}/transfer-ownership/accept`, h),
-    expect: { owner: 404, manager: 404, writer: 404, reader: 200, stranger: 404, agent: 404 },
+    // only the recipient settles an offer; anyone else who may know of it gets 403, as from the memory-service
+    expect: { owner: 403, manager: 403, writer: 403, reader: 200, stranger: 403, agent: 403 },
+  },
+  {
+    name: 'POST transfer-ownership/decline (offered to the reader)',
+    mutates: true,
+    prepare: async (b, f, owner) => {
+      assert.equal(
+        await status(
+          msCall(b, 'transferConversationOwnership', {
+            params: { conversationId: f.id },
+            body: { newOwnerUserId: USERS.reader },
+            headers: owner,
+          }),
+        ),
+        202,
+      );
+    },
+    call: (b, f, h) => raw(b, 'POST', `/v1/conversations/${f.id}/transfer-ownership/decline`, h),
+    expect: { owner: 403, manager: 403, writer: 403, reader: 200, stranger: 403, agent: 403 },
   },
   {
     name: 'DELETE ownership-transfers/{id} (offered to the reader): the owner withdraws, the reader declines',
@@ -250,6 +271,15 @@ export const ROWS: readonly Row[] = [
     },
     call: (b, f, h) => raw(b, 'DELETE', `/v1/ownership-transfers/${f.transferId}`, h),
     expect: { owner: 204, manager: 403, writer: 403, reader: 204, stranger: 403, agent: 204 },
+  },
+  {
+    name: 'POST memory/messages/sync',
+    mutates: true,
+    call: (b, f, h) =>
+      raw(b, 'POST', `/v1/conversations/${f.id}/memory/messages/sync`, h, {
+        messages: [{ channel: 'memory', content: text('remember this') }],
+      }),
+    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 200 },
   },
   {
     name: 'GET /v1/agent context',
@@ -302,7 +332,7 @@ export const ROWS: readonly Row[] = [
     name: 'DELETE conversation',
     mutates: true,
     call: (b, f, h) => status(msCall(b, 'deleteConversation', { params: { conversationId: f.id }, headers: h })),
-    expect: { owner: 204, manager: 204, writer: 403, reader: 403, stranger: 404, agent: 204 },
+    expect: { owner: 204, manager: 204, writer: 403, reader: 403, stranger: 403, agent: 204 },
   },
 ];
 

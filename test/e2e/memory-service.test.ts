@@ -169,7 +169,7 @@ test('embedded mode: bad input to the memory-service gets a 4xx in its error sha
   assert.equal(conversations.data.length, 1);
 });
 
-test('embedded mode: agent summaries set the title and stay agent-only; the agent context starts at the newest summary and pages by message id', async (t: TestContext) => {
+test("embedded mode: agent summaries set the title, stay out of the history people list and are found by the members' search; the agent context starts at the newest summary and pages by message id", async (t: TestContext) => {
   const base = await embeddedMemstream(t, AUTH_ENV);
   const alice = bearer(await userToken('alice'));
   const agent = { 'x-api-key': AGENT_KEY };
@@ -212,6 +212,15 @@ test('embedded mode: agent summaries set the title and stay agent-only; the agen
   assert.equal((await call<{ title: string }>(alice, 'GET', `/v1/conversations/${id}`)).body.title, 'Kiwi harvest');
   const history = await call<{ data: unknown[] }>(alice, 'GET', `/v1/conversations/${id}/messages`);
   assert.equal(history.body.data.length, 6, 'the summary is not in the history people read');
+  // the memory-service lets people search summaries: alice, a member, finds it; bob, who is not, does not
+  const search = async (who: Record<string, string>) =>
+    (
+      await call<{ data: Array<{ message: { channel: string } }> }>(who, 'POST', '/v1/user/search/messages', {
+        query: 'harvest is late',
+      })
+    ).body.data.filter((h) => h.message.channel === 'summary').length;
+  await waitFor('the summary found by a member', async () => ((await search(alice)) === 1 ? true : undefined), 30_000);
+  assert.equal(await search(bearer(await userToken('bob'))), 0);
   assert.equal((await call(alice, 'GET', `/v1/agent/conversations/${id}/context`)).status, 403);
 
   type Context = {

@@ -37,12 +37,13 @@ export function createAuthenticator(settings: AuthSettings): Authenticator {
     enabled: true,
     async authenticate(headers) {
       const apiKey = single(headers['x-api-key']);
+      const authorization = single(headers.authorization);
       if (apiKey !== undefined) {
         const clientId = keys.clientOf(apiKey);
         if (clientId === undefined) throw new AppError('UNAUTHENTICATED', 'The API key is not valid');
-        return { kind: 'agent', clientId };
+        const person = await personBeside(clientId, authorization);
+        return person === undefined ? { kind: 'agent', clientId } : { kind: 'agent', clientId, onBehalfOf: person };
       }
-      const authorization = single(headers.authorization);
       if (authorization === undefined)
         throw new AppError('UNAUTHENTICATED', 'Credentials required: a bearer token or an X-API-Key header');
       const token = BEARER.exec(authorization)?.[1];
@@ -54,6 +55,23 @@ export function createAuthenticator(settings: AuthSettings): Authenticator {
       return { kind: 'user', userId: await verifyJwt(token) };
     },
   };
+
+  /**
+   * A person's bearer token sent beside an agent's key (the memory-service's agents send both):
+   * the person the agent acts for. A token that does not verify is refused rather than dropped,
+   * so nobody is taken to act for a person they could not prove; without a JWT setting no person
+   * can be verified and the header is left aside, as before.
+   */
+  async function personBeside(clientId: string, authorization: string | undefined): Promise<string | undefined> {
+    const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    if (token === undefined || !verifyJwt) return undefined;
+    const bearerClient = keys.clientOf(token);
+    if (bearerClient !== undefined) {
+      if (bearerClient !== clientId) throw new AppError('UNAUTHENTICATED', 'Two different API keys were sent');
+      return undefined;
+    }
+    return verifyJwt(token);
+  }
 }
 
 /** A header sent twice is ambiguous about who is calling: refused like a missing one. */

@@ -2,12 +2,22 @@
  * Who is calling. Every request of an API family carries one, decided once at the edge:
  * - `user`: a person, from a verified JWT; `userId` is its `sub`.
  * - `agent`: a service holding an API key (an agent runtime, a chat backend); trusted across users.
+ *   With a person's token beside the key, `onBehalfOf` names that person.
  * - `local`: authentication is not configured, so the server listens on loopback only and the one
  *   local user may do everything.
  */
 export type Principal =
   | { readonly kind: 'user'; readonly userId: string }
-  | { readonly kind: 'agent'; readonly clientId: string }
+  | {
+      readonly kind: 'agent';
+      readonly clientId: string;
+      /**
+       * The person the agent acts for, when it also sent that person's verified token (as the
+       * memory-service's agents always do). It narrows only what the agent asks as that person
+       * (the memory-service search); the key's own rights are unchanged.
+       */
+      readonly onBehalfOf?: string;
+    }
   | { readonly kind: 'local'; readonly userId: 'local' };
 
 /** The principal of every call when authentication is off. */

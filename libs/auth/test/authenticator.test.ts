@@ -133,6 +133,30 @@ test('a wrong X-API-Key is refused even beside a valid bearer token: no silent f
   );
 });
 
+test("a person's token beside an agent's key names the person the agent acts for; one that does not verify is refused", async () => {
+  const auth = authenticator();
+  const key = { 'x-api-key': 'ak_live_fedcba9876543210' };
+  const alice = await hs256({ sub: 'alice', exp: now() + 600 });
+  assert.deepEqual(await auth.authenticate({ ...key, ...bearer(alice) }), {
+    kind: 'agent',
+    clientId: 'agent-runtime',
+    onBehalfOf: 'alice',
+  });
+  const forged = await hs256({ sub: 'alice', exp: now() + 600 }, OTHER_SECRET);
+  await refusedWith('UNAUTHENTICATED', auth.authenticate({ ...key, ...bearer(forged) }));
+  // the same key twice is the agent alone; two different keys are refused
+  assert.deepEqual(await auth.authenticate({ ...key, ...bearer('ak_live_fedcba9876543210') }), {
+    kind: 'agent',
+    clientId: 'agent-runtime',
+  });
+  await refusedWith('UNAUTHENTICATED', auth.authenticate({ ...key, ...bearer('ck_live_0123456789abcdef') }));
+  // with keys only, no person can be verified: the header is left aside
+  assert.deepEqual(await authenticator({ secret: undefined }).authenticate({ ...key, ...bearer(alice) }), {
+    kind: 'agent',
+    clientId: 'agent-runtime',
+  });
+});
+
 test('a request without credentials is refused', async () => {
   await refusedWith('UNAUTHENTICATED', authenticator().authenticate({}));
 });

@@ -11,6 +11,7 @@ import type {
   ListConversationsQuery,
   ListMessagesQuery,
   SearchMessagesRequest,
+  SyncMessagesRequest,
 } from '@memstream/schemas';
 import { errorFromAnswer } from './errors.js';
 import type { CallOptions, Http } from './http.js';
@@ -137,7 +138,7 @@ export class UserConversations extends Conversations<typeof ROUTES.memoryService
   search(
     request: z.input<typeof SearchMessagesRequest>,
     options?: CallOptions,
-  ): Promise<Page<{ message: MsMessage; score: number; highlights: unknown }>> {
+  ): Promise<Page<{ message: MsMessage; score: number }>> {
     return this.http.call(this.routes.search, { body: request }, options, true);
   }
 }
@@ -191,6 +192,19 @@ export class CodeConversations extends Conversations<typeof ROUTES.memoryService
     options?: CallOptions,
   ): Promise<MsMessage> {
     return this.http.call(this.routes.createSummary, { params: { conversationId }, body: summary }, options);
+  }
+
+  /**
+   * An agent's whole memory for its current epoch: unchanged is a no-op, an extension is appended
+   * within the epoch, anything else starts the next one. Sending it again changes nothing, so a
+   * lost answer is asked again.
+   */
+  syncMemory(
+    conversationId: string,
+    request: z.input<typeof SyncMessagesRequest>,
+    options?: CallOptions,
+  ): Promise<{ epoch: number; noOp: boolean; epochIncremented: boolean; messages: MsMessage[] }> {
+    return this.http.call(this.routes.syncMemory, { params: { conversationId }, body: request }, options, true);
   }
 
   /** Records tokens of the response in progress; `done` ends it for every reader. */

@@ -162,7 +162,8 @@ export interface AgentContext {
 export interface MsMessage {
   readonly id: string;
   readonly conversationId: string;
-  readonly userId: string | null;
+  /** Left out by the code layout when the message has none (an agent's), as the memory-service does. */
+  readonly userId?: string | null;
   readonly channel: string;
   readonly content: unknown;
   readonly createdAt: string;

@@ -40,6 +40,7 @@ import {
   RequestStatusQuery,
   SearchMemoriesRequest,
   SearchMessagesRequest,
+  SyncMessagesRequest,
   ShareRequest,
   SyncModeQuery,
   TransferOwnershipRequest,
@@ -264,6 +265,13 @@ const memoryServiceCode = {
     path: `${CODE}/{conversationId}/forks`,
     params: ConversationIdParams,
     body: ShareRequest,
+  }),
+  syncMemory: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${CODE}/{conversationId}/memory/messages/sync`,
+    params: ConversationIdParams,
+    body: SyncMessagesRequest,
   }),
   createSummary: route({
     family: 'memory-service',

@@ -62,6 +62,8 @@ export const ConversationMessagesAppended = envelopeOf(
     owner_user_id: Id.nullable(),
     /** An agent's summary names the conversation: its new title. */
     title: z.string().max(1000).nullable().optional(),
+    /** The title of a conversation this append creates (the memory-service takes its first message's start). */
+    created_title: z.string().max(1000).nullable().optional(),
   }),
 );
 export type ConversationMessagesAppended = z.infer<typeof ConversationMessagesAppended>;

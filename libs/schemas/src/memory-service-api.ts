@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AccessLevel } from './access-level.js';
-import { MsChannel, MsRole, MsVisibility } from './conversation-events.js';
+import { caseInsensitiveEnum } from './case-insensitive-enum.js';
+import { MsRole, MsVisibility } from './conversation-events.js';
 import { SafeId } from './ids.js';
 
 /**
@@ -31,10 +32,14 @@ export const ListConversationsQuery = z.object({
   query: z.string().min(1).max(500).optional(),
 });
 
+/** A channel as the memory-service takes it: any case in, lower case out. */
+const Channel = caseInsensitiveEnum(['history', 'memory', 'summary'], 'channel');
+
 export const ListMessagesQuery = z.object({
   after: Id.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(50),
-  channel: MsChannel.default('history'),
+  /** Left out: a person gets history; an agent every channel it may read (its own memory, not another agent's). */
+  channel: Channel.optional(),
   /** For the memory channel: latest, all, or an epoch number. */
   epoch: z.union([z.enum(['latest', 'all']), z.coerce.number().int().min(0)]).default('latest'),
 });
@@ -64,9 +69,17 @@ export const CreateAgentMessagesRequest = z.object({
 /** Code layout: one message, from a person or an agent. */
 export const CreateMessageRequest = z.object({
   userId: Id.nullable().optional(),
-  channel: MsChannel.default('history'),
+  channel: Channel.default('history'),
   epoch: z.number().int().min(0).nullable().optional(),
   content: z.array(z.unknown()).max(10_000),
+});
+
+/** Code layout: the memory an agent wants for its current epoch, in order, every message on the memory channel. */
+export const SyncMessagesRequest = z.object({
+  messages: z
+    .array(CreateMessageRequest.extend({ channel: caseInsensitiveEnum(['memory'], 'channel') }))
+    .min(1)
+    .max(1000),
 });
 
 /** Both layouts: the document's request also carries the fork's first message. */
@@ -76,19 +89,17 @@ export const ShareRequest = z.object({ userId: Id, accessLevel: AccessLevel });
 export const UpdateMembershipRequest = z.object({ accessLevel: AccessLevel });
 export const TransferOwnershipRequest = z.object({ newOwnerUserId: Id });
 
-/** Answers, for the documentation. */
+/** Answers, for the documentation. A field the memory-service would send as null is left out, as it does. */
 export const ConversationBody = z.object({
   id: z.string(),
-  title: z.string().nullable(),
-  ownerUserId: z.string().nullable(),
+  title: z.string().optional(),
+  ownerUserId: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  lastMessagePreview: z.string().nullable(),
-  accessLevel: AccessLevel.nullable(),
-  metadata: Metadata,
-  conversationGroupId: z.string(),
-  forkedAtMessageId: z.string().nullable(),
-  forkedAtConversationId: z.string().nullable(),
+  lastMessagePreview: z.string().optional(),
+  accessLevel: AccessLevel.optional(),
+  forkedAtMessageId: z.string().optional(),
+  forkedAtConversationId: z.string().optional(),
 });
 export const MembershipBody = z.object({
   conversationId: z.string(),

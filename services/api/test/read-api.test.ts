@@ -6,7 +6,6 @@ import { createLogger } from '@memstream/logging';
 import { PgStore, appendMessages, indexMessages, migrate, type Store } from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
 import { startInProcessReadApi } from '../../../harness/read-api.js';
-import { highlightOf } from '../src/families/memory-service/search.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const SECRET = 'read-api-test-secret-0123456789abcdef';
@@ -124,15 +123,6 @@ test('the read API searches one group by keyword and by vector, and a person fin
   });
   assert.equal(asCarol.status, 200);
   assert.deepEqual(asCarol.body['result'].memories, []);
-});
-
-test('a search highlight is the text around the first query word it holds, or its start', () => {
-  const text = `${'x'.repeat(100)} the greyhound papers ${'y'.repeat(300)}`;
-  const h = highlightOf(text, 'Papers about the greyhound?')!;
-  assert.ok(h.startsWith('…') && h.endsWith('…'), 'cut on both sides');
-  assert.ok(h.includes('greyhound papers'));
-  assert.equal(highlightOf('short text', 'nothing matches'), 'short text');
-  assert.equal(highlightOf('', 'anything'), null);
 });
 
 test("a NUL in an ARK list filter is refused as a 400 in ARK's shape, not a 500 from the store", async (t) => {

@@ -129,6 +129,7 @@ class CodeRoutes(ConversationRoutes):
         self.end_transfer = _ms("DELETE", "/v1/ownership-transfers/{transferId}", params=ms.TransferIdParams)
         self.share_at_forks = _ms("POST", f"{one}/forks", params=cid, body=ms.ShareRequest)
         self.create_summary = _ms("POST", f"{one}/summaries", params=cid, body=ms.CreateSummaryRequest)
+        self.sync_memory = _ms("POST", f"{one}/memory/messages/sync", params=cid, body=ms.SyncMessagesRequest)
         self.record_response = _ms("POST", f"{one}/response", params=cid, body=ms.RecordResponseRequest)
         self.follow_response = _ms("GET", f"{one}/response", params=cid, stream=True)
         self.cancel_response = _ms("POST", f"{one}/cancel-response", params=cid)

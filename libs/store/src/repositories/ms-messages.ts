@@ -1,5 +1,6 @@
 import type { MsChannel, MsMessage } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
+import { audienceIn } from './conversation-access.js';
 
 /**
  * What a conversation shows: a run of its ancestors' messages up to each fork point, then its own.
@@ -66,13 +67,16 @@ export interface MsStoredMessage {
 }
 
 export interface ViewFilter {
-  readonly channel: MsChannel;
+  /** One channel, or every channel (what else the filter allows). */
+  readonly channel: MsChannel | undefined;
   /** The people's view: messages only agents may see are left out. */
   readonly hideAgentOnly: boolean;
   /** Memory-channel messages belong to one agent client. */
   readonly clientId?: string | undefined;
   /** For the memory channel: 'latest' (the client's newest epoch), 'all', or one epoch. */
   readonly epoch?: 'latest' | 'all' | number | undefined;
+  /** Only what these audiences may read (audiencesOf): an agent reads every channel but other agents' memory. */
+  readonly audiences?: readonly string[] | undefined;
 }
 
 /** A message's position in a view, for cursors and fork points. */
@@ -122,10 +126,10 @@ export async function listView(
   if (segments.length === 0) return { items: [], more: false };
   const params: unknown[] = [];
   const position = positionSql(segments, params);
-  const where = [
-    inViewSql(segments, params),
-    `COALESCE(metadata->'ms'->>'channel', 'history') = $${params.push(filter.channel)}`,
-  ];
+  const where = [inViewSql(segments, params)];
+  if (filter.channel !== undefined)
+    where.push(`COALESCE(metadata->'ms'->>'channel', 'history') = $${params.push(filter.channel)}`);
+  if (filter.audiences !== undefined) where.push(audienceIn('audience', params, filter.audiences));
   if (filter.hideAgentOnly) where.push(`COALESCE(metadata->'ms'->>'visibility', 'user') <> 'agent'`);
   if (filter.clientId !== undefined) where.push(`metadata->'ms'->>'client_id' = $${params.push(filter.clientId)}`);
   if (typeof filter.epoch === 'number') where.push(`(metadata->'ms'->>'epoch')::int8 = $${params.push(filter.epoch)}`);

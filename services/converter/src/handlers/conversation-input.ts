@@ -188,7 +188,7 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
         exists = await insertConversation(tx, {
           id: data.conversation_id,
           groupId: data.group_id,
-          title: null,
+          title: event.data.created_title ?? null,
           metadata: {},
           fork: null,
         });

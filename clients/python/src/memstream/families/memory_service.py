@@ -154,6 +154,12 @@ class CodeConversations(Conversations[M]):
     def create_summary(self, conversation_id: str, summary: Union[ms.CreateSummaryRequest, Mapping[str, Any]]) -> Call[ms.Message]:
         return Call(params=_conversation(conversation_id), body=dump(ms.CreateSummaryRequest, summary))
 
+    @operation("sync_memory")
+    def sync_memory(self, conversation_id: str, request: Union[ms.SyncMessagesRequest, Mapping[str, Any]]) -> Call[ms.SyncResult]:
+        """An agent's whole memory for its current epoch: unchanged is a no-op, an extension is appended
+        within the epoch, anything else starts the next one. Sending it again changes nothing."""
+        return Call(params=_conversation(conversation_id), body=dump(ms.SyncMessagesRequest, request), idempotent=True)
+
     @operation("record_response")
     def record_response(self, conversation_id: str, tokens: List[str], *, done: bool = False) -> Call[Dict[str, Any]]:
         """Records tokens of the response in progress; ``done`` ends it for every reader."""

@@ -11,7 +11,8 @@ from ._base import CamelAnswer, CamelRequest, CursorPaging
 
 T = TypeVar("T")
 AccessLevel = Literal["owner", "manager", "writer", "reader"]
-Channel = Literal["history", "memory", "summary"]
+# history, memory or summary, in any letter case (the server answers in lower case)
+Channel = str
 
 
 class ConversationIdParams(CamelRequest):
@@ -95,6 +96,19 @@ class SearchMessagesRequest(CamelRequest):
     before: Optional[str] = None
 
 
+class SyncMessage(CamelRequest):
+    user_id: Optional[str] = None
+    channel: Channel  # memory, in any case
+    epoch: Optional[int] = None
+    content: List[Any]
+
+
+class SyncMessagesRequest(CamelRequest):
+    """The memory an agent wants for its current epoch, every message on the memory channel."""
+
+    messages: List[SyncMessage]
+
+
 class CreateSummaryRequest(CamelRequest):
     title: str
     summary: str
@@ -127,17 +141,17 @@ class RecordResponseRequest(CamelRequest):
 
 
 class Conversation(CamelAnswer):
+    """A conversation as the memory-service answers it: a field with no value is left out (None here)."""
+
     id: str
-    title: Optional[str]
-    owner_user_id: Optional[str]
+    title: Optional[str] = None
+    owner_user_id: Optional[str] = None
     created_at: str
     updated_at: str
-    last_message_preview: Optional[str]
-    access_level: Optional[AccessLevel]
-    metadata: Dict[str, Any]
-    conversation_group_id: str
-    forked_at_message_id: Optional[str]
-    forked_at_conversation_id: Optional[str]
+    last_message_preview: Optional[str] = None
+    access_level: Optional[AccessLevel] = None
+    forked_at_message_id: Optional[str] = None
+    forked_at_conversation_id: Optional[str] = None
 
 
 class Fork(CamelAnswer):
@@ -185,10 +199,16 @@ class Page(CamelAnswer, Generic[T]):
     next_cursor: Optional[str] = None
 
 
+class SyncResult(CamelAnswer):
+    epoch: int
+    no_op: bool
+    epoch_incremented: bool
+    messages: List[Message]
+
+
 class SearchHit(CamelAnswer):
     message: Message
     score: float
-    highlights: Any = None
 
 
 class AgentContext(CamelAnswer):

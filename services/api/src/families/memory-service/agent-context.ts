@@ -27,8 +27,9 @@ function requireAgent(request: FastifyRequest): string {
 }
 
 /**
- * Agent summaries and agent context. A summary is a message of the summary channel (agent-only,
- * searchable by agents) covering the view up to `untilMessageId`, and names the conversation. The
+ * Agent summaries and agent context. A summary is a message of the summary channel (written by
+ * agents, searchable by the conversation's members) covering the view up to `untilMessageId`, and
+ * names the conversation. The
  * context is the view for a prompt: the newest summary in place of the messages it covers, then
  * what came after, in order; where no agent wrote one, the platform's own rolling summary (the
  * Memory Agent's) stands in for the span it covers.
@@ -59,7 +60,8 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
         }
         const message = newMessage({
           role: 'system',
-          visibility: 'agent',
+          // The conversation's members read summaries (they search them), as the memory-service has it.
+          visibility: 'user',
           channel: 'summary',
           client_id: clientId,
           content: [

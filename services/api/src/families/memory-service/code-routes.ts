@@ -15,7 +15,8 @@ import {
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import { registerSharedRoutes } from './shared-routes.js';
-import { codeMessageView } from './views.js';
+import { firstText, titleOf } from './first-text.js';
+import { codeMessageView, forkView } from './views.js';
 import type { Halves } from '../../shared/halves.js';
 
 type P = { Params: { conversationId: string } };
@@ -45,7 +46,8 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
   reads?.get<P>(
     `${base}/:conversationId/messages`,
     docs.route({
-      summary: 'Messages of a channel: history, or (agents) memory by epoch',
+      summary:
+        'Messages of a channel (any case): history for people; agents also their memory by epoch, the summaries, or with no channel all of these',
       params: ConversationIdParams,
       querystring: ListMessagesQuery,
       responses: { 200: '{data: [Message], nextCursor}' },
@@ -65,7 +67,8 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
   writes?.post<P>(
     `${base}/:conversationId/messages`,
     docs.route({
-      summary: 'Append a message; a missing conversation is created, owned by the caller',
+      summary:
+        "Append a message; a missing conversation is created, owned by the caller and titled by the message's first 40 characters. A person's message needs a text block with some text",
       params: ConversationIdParams,
       body: CreateMessageRequest,
       responses: { 201: 'The message', 202: 'Accepted, not yet applied' },
@@ -80,6 +83,9 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         throw new AppError('FORBIDDEN', "The memory channel is an agent's: it needs an API key");
       if (principal.kind === 'user' && body.userId && body.userId !== principal.userId)
         throw new AppError('FORBIDDEN', 'userId must be your own');
+      const text = firstText(body.content);
+      if (principal.kind === 'user' && text === undefined)
+        throw new AppError('INVALID_PARAMETER', 'content: a message needs a text block with some text');
       const agent = principal.kind === 'agent';
       const message = newMessage({
         role: agent ? 'assistant' : 'user',
@@ -90,7 +96,10 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         user_id: agent ? (body.userId ?? null) : principal.userId,
         client_id: agent ? principal.clientId : principal.kind === 'local' ? 'local' : null,
       });
-      const out = await h.append(request, conversationId, [message], { owner: h.ops.ownerFor(request, body.userId) });
+      const out = await h.append(request, conversationId, [message], {
+        owner: h.ops.ownerFor(request, body.userId),
+        title: text === undefined ? null : titleOf(text),
+      });
       return send(reply, out.stored ? { status: 201, body: codeMessageView(out.stored[0]!) } : out);
     },
   );
@@ -120,24 +129,15 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
   reads?.get<P>(
     `${base}/:conversationId/forks`,
     docs.route({
-      summary: 'The forks of the conversation tree',
+      summary: 'Every conversation of the fork tree, root first',
       params: ConversationIdParams,
       responses: { 200: '{data: [{conversationId, forkedAtMessageId, forkedAtConversationId, title, createdAt}]}' },
     }),
     async (request) => {
       const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
+      // The whole tree, root first (it has no forkedAt*), as the memory-service lists it.
       const { forks } = await h.forks(request, conversationId);
-      return {
-        data: forks
-          .filter((c) => c.forked_at_conversation_id !== null)
-          .map((c) => ({
-            conversationId: c.id,
-            forkedAtMessageId: c.forked_at_message_id,
-            forkedAtConversationId: c.forked_at_conversation_id,
-            title: c.title,
-            createdAt: c.created_at.toISOString(),
-          })),
-      };
+      return { data: forks.map(forkView) };
     },
   );
 

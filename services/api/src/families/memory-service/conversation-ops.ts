@@ -32,6 +32,12 @@ import { answerWrite, type StillApplying } from './answer-write.js';
 export interface OpsDeps {
   readonly store: Store;
   readonly write: Writer;
+  /**
+   * What a person who is not a member learns of a conversation that exists. `not_found` (the
+   * platform's rule, and the document layout's): nothing, it answers as an unknown id.
+   * `forbidden` (the code layout, as the real memory-service answers its clients): 403.
+   */
+  readonly strangers?: 'not_found' | 'forbidden';
 }
 
 /**
@@ -43,9 +49,17 @@ export function conversationOps(deps: OpsDeps) {
   const standing = (request: FastifyRequest, conversationId: string): Promise<Standing> =>
     standingOf(deps.store, actorOf(principalOf(request)), conversationId);
 
-  /** The conversation and the caller's standing; 404 for a caller who may not know it exists. */
+  /** Refuses a person who is not a member: 404, or 403 where the layout tells strangers (`strangers`). */
+  const refuseStranger = async (conversationId: string, action: string): Promise<never> => {
+    if (deps.strangers === 'forbidden' && (await findConversation(deps.store, conversationId)))
+      throw new AppError('FORBIDDEN', `${action}: you are not a member of this conversation`);
+    throw refusalError({ code: 'RESOURCE_NOT_FOUND', message: 'Conversation not found' }, conversationId);
+  };
+
+  /** The conversation and the caller's standing; a stranger is refused as refuseStranger says. */
   const require = async (request: FastifyRequest, conversationId: string, needed: AccessLevel, action: string) => {
     const held = await standing(request, conversationId);
+    if (held === undefined) return refuseStranger(conversationId, action);
     const refused = levelRefusal(held, needed, action);
     if (refused) throw refusalError(refused, conversationId);
     const principal = principalOf(request);
@@ -77,13 +91,17 @@ export function conversationOps(deps: OpsDeps) {
   return {
     standing,
     require,
+    refuseStranger,
     send,
     groupOf: async (conversationId: string) =>
       (await groupOfConversation(deps.store, conversationId)) ?? conversationId,
-    /** The person a new conversation belongs to: the caller, or for an agent the user it names. */
+    /**
+     * The person a new conversation belongs to: the caller, or for an agent the user it names,
+     * else the person whose token it sent (the memory-service makes the token's person the owner).
+     */
     ownerFor(request: FastifyRequest, named?: string | null): string | null {
       const principal = principalOf(request);
-      return principal.kind === 'agent' ? (named ?? null) : principal.userId;
+      return principal.kind === 'agent' ? (named ?? principal.onBehalfOf ?? null) : principal.userId;
     },
     async conversation(request: FastifyRequest, id: string): Promise<ConversationRecord> {
       return (await require(request, id, 'reader', 'Reading')).conversation;

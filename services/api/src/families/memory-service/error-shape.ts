@@ -16,12 +16,15 @@ const CODES: Record<string, string> = {
   TIMEOUT: 'timeout',
 };
 
+/** The codes whose details carry the message, as the memory-service's refusals do (`details.message`). */
+const WITH_MESSAGE = new Set(['bad_request', 'forbidden', 'conflict']);
+
 /** memory-service answers errors as `{error, code, details}` with lower-case codes (not_found, forbidden, ...). */
-export const memoryServiceErrorShape: ErrorShape = (error) => ({
-  error: error.message,
-  code: CODES[error.code] ?? 'internal_error',
-  ...(error.details ? { details: error.details } : {}),
-});
+export const memoryServiceErrorShape: ErrorShape = (error) => {
+  const code = CODES[error.code] ?? 'internal_error';
+  const details = WITH_MESSAGE.has(code) ? { message: error.message, ...error.details } : error.details;
+  return { error: error.message, code, ...(details ? { details } : {}) };
+};
 
 /** The body memoryServiceErrorShape writes, for the API documentation. */
 export const MemoryServiceErrorBody = z.object({
@@ -30,5 +33,8 @@ export const MemoryServiceErrorBody = z.object({
     description:
       'bad_request, unauthorized, forbidden, not_found, conflict, payload_too_large, uri_too_long, headers_too_large, service_unavailable, timeout, internal_error',
   }),
-  details: z.record(z.string(), z.unknown()).optional().meta({ description: 'For not_found: {resource, id}' }),
+  details: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .meta({ description: 'For not_found: {resource, id}; for bad_request, forbidden and conflict: {message, ...}' }),
 });

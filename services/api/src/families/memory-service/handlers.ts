@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError } from '@memstream/errors';
+import { audiencesOf } from '@memstream/auth';
 import { principalOf } from '@memstream/http';
 import {
   conversationInUse,
@@ -107,20 +108,27 @@ export function memoryServiceHandlers(deps: OpsDeps) {
       return sent instanceof StillApplying ? accepted(sent, id) : { status: 204, body: undefined };
     },
 
-    /** Messages of the view; a person sees history without agent-only messages. */
+    /**
+     * Messages of the view. A person sees history without agent-only messages; an agent asking
+     * for no channel gets every channel it may read (its own memory, never another agent's), as
+     * the memory-service lists them for an API key.
+     */
     async messages(request: FastifyRequest, id: string, query: z.infer<typeof ListMessagesQuery>, userView: boolean) {
       await ops.require(request, id, 'reader', 'Reading');
       const principal = principalOf(request);
       const agent = principal.kind === 'agent' ? principal.clientId : undefined;
-      if (query.channel !== 'history' && agent === undefined && !(principal.kind === 'local' && !userView)) {
-        throw new AppError('FORBIDDEN', `The ${query.channel} channel is an agent's: it needs an API key`);
+      const asAgent = agent !== undefined || (principal.kind === 'local' && !userView);
+      const channel = query.channel ?? (asAgent ? undefined : 'history');
+      if (channel !== 'history' && !asAgent) {
+        throw new AppError('FORBIDDEN', `The ${channel} channel is an agent's: it needs an API key`);
       }
       const page = await ops.page(
         id,
         {
-          channel: query.channel,
+          channel,
           hideAgentOnly: userView || principal.kind === 'user',
-          ...(query.channel === 'memory' ? { clientId: agent ?? 'local', epoch: query.epoch } : {}),
+          audiences: audiencesOf(principal),
+          ...(channel === 'memory' ? { clientId: agent ?? 'local', epoch: query.epoch } : {}),
         },
         query.after,
         query.limit,
@@ -133,7 +141,7 @@ export function memoryServiceHandlers(deps: OpsDeps) {
       request: FastifyRequest,
       id: string,
       messages: MsMessage[],
-      create: { owner: string | null } | undefined,
+      create: { owner: string | null; title?: string | null } | undefined,
       title?: string,
     ): Promise<Out<unknown> & { stored?: MsStoredMessage[] }> {
       // Writing to an unused id creates the conversation (code layout); anything that exists needs writer.
@@ -145,6 +153,7 @@ export function memoryServiceHandlers(deps: OpsDeps) {
         create_if_missing: create !== undefined,
         owner_user_id: create?.owner ?? null,
         ...(title === undefined ? {} : { title }),
+        ...(create?.title ? { created_title: create.title } : {}),
       });
       if (sent instanceof StillApplying) return accepted(sent, messages[0]!.message_id);
       return {
@@ -209,6 +218,7 @@ export function memoryServiceHandlers(deps: OpsDeps) {
       level: 'manager' | 'writer' | 'reader' | 'owner' | null,
     ) {
       const held = await ops.standing(request, id);
+      if (held === undefined) return ops.refuseStranger(id, 'Changing access');
       const groupId = await ops.groupOf(id);
       const target = (await ops.membershipOf(groupId, userId))?.access_level;
       const principal = principalOf(request);
@@ -291,8 +301,20 @@ export function memoryServiceHandlers(deps: OpsDeps) {
       return sent instanceof StillApplying ? accepted(sent, transferId) : { status: 204, body: undefined };
     },
 
+    /** Only the offer's recipient settles it: anyone else who may know of it gets 403, as from the memory-service. */
     async settle(request: FastifyRequest, id: string, accept: boolean) {
       const groupId = await ops.groupOf(id);
+      const pending = await pendingTransfer(deps.store, groupId);
+      const principal = principalOf(request);
+      const recipient =
+        principal.kind === 'user' ? principal.userId : principal.kind === 'local' ? pending?.to_user_id : undefined;
+      if (pending && pending.to_user_id !== recipient) {
+        if ((await ops.standing(request, id)) === undefined) await ops.refuseStranger(id, 'Settling a transfer');
+        throw new AppError(
+          'FORBIDDEN',
+          `Only the recipient may ${accept ? 'accept' : 'decline'} an ownership transfer`,
+        );
+      }
       const sent = await ops.send(request, 'conversation.ownership.transfer', {
         conversation_id: id,
         group_id: groupId,

@@ -7,6 +7,7 @@ import { registerCodeRoutes } from './code-routes.js';
 import { registerSearch } from './search.js';
 import { registerAgentContext } from './agent-context.js';
 import { registerResponseResumer } from './response-resumer.js';
+import { registerMemorySync } from './memory-sync.js';
 
 /**
  * The memory-service, both of its layouts from one implementation, each route on its half:
@@ -20,10 +21,13 @@ export const memoryService: ApiFamilyPlugin = {
   register(on, deps) {
     const handlers = memoryServiceHandlers({ store: deps.store, write: deps.write });
     registerDocumentRoutes(on, handlers);
-    registerCodeRoutes(on, handlers);
+    // The code layout answers a stranger 403, as the real service answers its generated clients.
+    const code = memoryServiceHandlers({ store: deps.store, write: deps.write, strangers: 'forbidden' });
+    registerCodeRoutes(on, code);
+    if (on.writes) registerMemorySync(on.writes, code, deps.store);
     if (on.reads) registerSearch(on.reads, deps);
-    registerAgentContext(on, handlers, deps.store);
-    registerResponseResumer(on, handlers, {
+    registerAgentContext(on, code, deps.store);
+    registerResponseResumer(on, code, {
       responses: deps.responses,
       heartbeatMs: deps.sseHeartbeatMs,
       access: deps.access,

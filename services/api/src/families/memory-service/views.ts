@@ -2,11 +2,13 @@ import type { ConversationRecord, MembershipRecord, MsStoredMessage, TransferRec
 import type { Standing } from '@memstream/schemas';
 
 /**
- * How the family answers, in both layouts. A caller who reaches everything (an agent key, the
- * local user) is shown `owner`, the level whose rights they have; a member sees their level.
+ * How the family answers, in both layouts, as the memory-service does: no group id or metadata
+ * (it keeps both to itself), and a field without a value left out rather than sent as null. A
+ * caller who reaches everything (an agent key, the local user) is shown `owner`, the level whose
+ * rights they have; a member sees their level.
  */
 export function conversationView(c: ConversationRecord, standing: Standing) {
-  return {
+  return withoutNulls({
     id: c.id,
     title: c.title,
     ownerUserId: c.owner_user_id,
@@ -14,16 +16,25 @@ export function conversationView(c: ConversationRecord, standing: Standing) {
     updatedAt: c.updated_at.toISOString(),
     lastMessagePreview: c.last_message_preview,
     accessLevel: c.access_level ?? (standing === 'unrestricted' ? 'owner' : (standing ?? null)),
-    metadata: c.metadata,
-    conversationGroupId: c.group_id,
     forkedAtMessageId: c.forked_at_message_id,
     forkedAtConversationId: c.forked_at_conversation_id,
-  };
+  });
 }
 
-/** The code layout's message: opaque content blocks on a channel. */
+/** A conversation of a fork tree as `GET /{id}/forks` lists it; the root has no `forkedAt*`. */
+export function forkView(c: ConversationRecord) {
+  return withoutNulls({
+    conversationId: c.id,
+    forkedAtMessageId: c.forked_at_message_id,
+    forkedAtConversationId: c.forked_at_conversation_id,
+    title: c.title,
+    createdAt: c.created_at.toISOString(),
+  });
+}
+
+/** The code layout's message: opaque content blocks on a channel; no `userId` or `epoch` when it has none. */
 export function codeMessageView(m: MsStoredMessage) {
-  return {
+  return withoutNulls({
     id: m.message_id,
     conversationId: m.conversation_id,
     userId: m.ms.user_id,
@@ -31,7 +42,18 @@ export function codeMessageView(m: MsStoredMessage) {
     epoch: m.ms.epoch,
     content: m.ms.content,
     createdAt: m.ms.created_at,
-  };
+  });
+}
+
+type NonNullFields<T> = { [K in keyof T as null extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as null extends T[K] ? K : never]?: Exclude<T[K], null>;
+};
+
+/** The memory-service (Jackson, non-null inclusion) leaves out what it has no value for. */
+function withoutNulls<T extends Record<string, unknown>>(fields: T): NonNullFields<T> {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, v]) => v !== null && v !== undefined),
+  ) as NonNullFields<T>;
 }
 
 /** The document layout's message: role, visibility, text content and its place in the conversation. */

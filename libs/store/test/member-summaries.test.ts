@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLogger } from '@memstream/logging';
+import { appendMessage, indexMessages, loadMigrations, migrate, openPglite } from '@memstream/store';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+
+test('migration 0014 opens the summaries stored as agent-only to the members, in the messages and in search; other agent-only content stays', async () => {
+  const store = await openPglite();
+  try {
+    const all = await loadMigrations();
+    await migrate(
+      store,
+      log,
+      all.filter((m) => m.version < 14),
+    );
+    const ms = (channel: string, visibility: string) => ({
+      ms: { channel, visibility, client_id: 'bot', content: [], epoch: null, user_id: null },
+    });
+    const rows: Array<[string, Record<string, unknown>]> = [
+      ['summary', ms('summary', 'agent')],
+      ['memory', ms('memory', 'agent')],
+      ['for agents', ms('history', 'agent')],
+    ];
+    for (const [i, [content, metadata]] of rows.entries()) {
+      await appendMessage(store, {
+        conversation_id: 'c',
+        message_id: `m${i}`,
+        sender_id: 'bot',
+        sender_name: 'bot',
+        role: 'assistant',
+        content,
+        created_at: new Date(Date.UTC(2026, 0, 1, 0, i)),
+        refer_list: [],
+        metadata,
+        source_api: 'memory-service',
+      });
+    }
+    await indexMessages(
+      store,
+      'test/none',
+      rows.map((_, i) => ({ conversationId: 'c', messageId: `m${i}`, text: 'x', embedding: [1, 0] })),
+    );
+    const audiences = async () => {
+      const { rows: found } = await store.query<{ content: string; m: string | null; s: string | null }>(
+        `SELECT m.content, m.audience AS m, s.audience AS s FROM messages m
+           JOIN search_items s ON s.kind = 'message' AND s.item_id = m.id::text ORDER BY m.seq`,
+      );
+      return found.map((r) => [r.content, r.m, r.s]);
+    };
+    assert.deepEqual(await audiences(), [
+      ['summary', 'agents', 'agents'],
+      ['memory', 'agent:bot', 'agent:bot'],
+      ['for agents', 'agents', 'agents'],
+    ]);
+    await migrate(store, log, all);
+    assert.deepEqual(await audiences(), [
+      ['summary', null, null],
+      ['memory', 'agent:bot', 'agent:bot'],
+      ['for agents', 'agents', 'agents'],
+    ]);
+  } finally {
+    await store.close();
+  }
+});
