@@ -41,7 +41,10 @@ const HASHED = /[.-][A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
  */
 export async function serveStatic(app: FastifyInstance, options: StaticSiteOptions): Promise<void> {
   const prefix = options.prefix.replace(/\/+$/, '');
-  const root = await realpath(options.root).catch(() => resolve(options.root));
+  const root = await realpath(options.root).catch(() => {
+    app.log.warn({ root: options.root }, 'static site folder missing: its pages answer 404');
+    return resolve(options.root);
+  });
   const fallback = options.fallback ?? 'index.html';
   const route = { schema: { hide: true }, config: { openToAll: true } };
   const common = (reply: FastifyReply) => {

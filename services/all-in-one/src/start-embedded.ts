@@ -14,6 +14,7 @@ import { runExtractor } from '@memstream/extractor';
 import { runIndexer } from '@memstream/indexer';
 import { createEmbedder } from '@memstream/embedding';
 import { embeddedApiDocs, registerEmbeddedApi } from './embedded-api.js';
+import { serveConsole } from './console-site.js';
 
 /**
  * The embedded mode: gateway, consumers and read API in one process on one port. With nothing
@@ -80,7 +81,7 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
         embedder,
         responses,
         ...readApiSettingsOf(config),
-      }),
+      }).then(() => serveConsole(app)),
   });
   log.info({ port, bus: bus.kind, store: store.kind }, 'memstream listening');
   return port;
