@@ -51,6 +51,7 @@ export function PipelinePage({ session }: { session: Session }) {
           <Table
             caption="Consumer groups"
             testId="consumer-groups"
+            numericFrom={2}
             head={[
               'Group',
               'Topics',
@@ -84,6 +85,7 @@ export function PipelinePage({ session }: { session: Session }) {
             <Table
               caption="Records sent to dead-letter topics, by reason"
               testId="dead-letters"
+              numericFrom={3}
               head={['Topic', 'Group', 'Reason', 'Records']}
             >
               {figures.deadLetters.map((d) => (
@@ -104,6 +106,7 @@ export function PipelinePage({ session }: { session: Session }) {
               <Table
                 caption="Model calls"
                 testId="model-calls"
+                numericFrom={3}
                 head={['Model', 'Operation', 'Outcome', 'Calls', 'Mean time']}
               >
                 {figures.modelCalls.map((c) => (
@@ -119,6 +122,7 @@ export function PipelinePage({ session }: { session: Session }) {
               <Table
                 caption="Tokens the model server reported"
                 testId="tokens"
+                numericFrom={2}
                 head={['Model', 'Operation', 'Prompt', 'Completion']}
               >
                 {figures.tokens.map((t) => (
@@ -133,7 +137,12 @@ export function PipelinePage({ session }: { session: Session }) {
             </>
           )}
           {figures.modelErrors.length > 0 && (
-            <Table caption="Failed model calls" testId="model-errors" head={['Model', 'Operation', 'Reason', 'Calls']}>
+            <Table
+              caption="Failed model calls"
+              testId="model-errors"
+              numericFrom={3}
+              head={['Model', 'Operation', 'Reason', 'Calls']}
+            >
               {figures.modelErrors.map((e) => (
                 <tr>
                   <th scope="row">{e.model}</th>
@@ -154,11 +163,14 @@ function Table({
   caption,
   testId,
   head,
+  numericFrom,
   children,
 }: {
   caption: string;
   testId: string;
   head: string[];
+  /** The first column of numbers: they, and their headers, align right. */
+  numericFrom: number;
   children: ComponentChildren;
 }) {
   return (
@@ -167,8 +179,10 @@ function Table({
         <caption>{caption}</caption>
         <thead>
           <tr>
-            {head.map((h) => (
-              <th scope="col">{h}</th>
+            {head.map((h, i) => (
+              <th scope="col" class={i >= numericFrom ? 'num' : undefined}>
+                {h}
+              </th>
             ))}
           </tr>
         </thead>
