@@ -26,6 +26,8 @@ export interface ModelServer {
   /** Every embeddings request answered (failed ones are not), in arrival order. */
   readonly embeddingCalls: Array<{ input: string[]; dimensions: number | undefined }>;
   hold(): void;
+  /** Embeddings requests being held now (so a test knows its consumer is stalled in one). */
+  heldEmbeddings(): number;
   release(): void;
   close(): Promise<void>;
 }
@@ -45,6 +47,7 @@ export async function startModelServer(): Promise<ModelServer> {
   } = { count: 0, status: 500 };
   const failed = { count: 0 };
   let held: Array<() => void> | undefined;
+  let heldEmbeddings = 0;
   let replier: ((messages: Array<{ role: string; content: string }>) => string) | undefined;
 
   const server: Server = createServer((req, res) => {
@@ -59,7 +62,11 @@ export async function startModelServer(): Promise<ModelServer> {
         return;
       }
       if (route === 'chat/completions') arrived.push(body.messages);
-      if (held) await new Promise<void>((resolve) => held!.push(resolve));
+      if (held) {
+        if (route === 'embeddings') heldEmbeddings++;
+        await new Promise<void>((resolve) => held!.push(resolve));
+        if (route === 'embeddings') heldEmbeddings--;
+      }
       if (failures.count > 0 && (!failures.when || (body.messages !== undefined && failures.when(body.messages)))) {
         failures.count--;
         failed.count++;
@@ -111,6 +118,7 @@ export async function startModelServer(): Promise<ModelServer> {
     failed,
     replyWith: (reply) => void (replier = reply),
     hold: () => void (held ??= []),
+    heldEmbeddings: () => heldEmbeddings,
     release: () => {
       const waiting = held ?? [];
       held = undefined;

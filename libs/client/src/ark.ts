@@ -20,6 +20,8 @@ export interface StreamOptions extends CallOptions {
   readonly fromBeginning?: boolean;
   /** Wait this long (a Go duration: 500ms, 30s, 5m) for a session that does not exist yet. */
   readonly waitForSession?: string;
+  /** Called once the server has accepted the stream (its headers arrived): from then on nothing new is missed. */
+  readonly onOpen?: () => void;
 }
 
 /** ARK's Memory API: message batches, sessions and their event streams. */
@@ -74,6 +76,7 @@ export class Ark {
       ...(options.waitForSession ? { 'wait-for-session': 'true', timeout: options.waitForSession } : {}),
     };
     const response = await this.http.open(R.stream, { params: { session_id: sessionId }, query }, options);
+    options.onOpen?.();
     for await (const frame of sseFrames(response, options.signal)) {
       if (frame.event === 'error') {
         throw new MemstreamError({

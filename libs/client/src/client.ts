@@ -4,6 +4,7 @@ import { Http, type ClientOptions } from './http.js';
 import { Kaos } from './kaos.js';
 import { MemoryAgent } from './memory-agent.js';
 import { MemoryService } from './memory-service.js';
+import { Platform } from './platform.js';
 
 /**
  * A memstream server's HTTP APIs, one property per family. Cheap to make: one per caller
@@ -15,6 +16,7 @@ export class MemstreamClient {
   readonly memoryAgent: MemoryAgent;
   readonly memoryService: MemoryService;
   readonly kaos: Kaos;
+  readonly platform: Platform;
 
   constructor(readonly options: ClientOptions) {
     const http = new Http(options);
@@ -23,6 +25,7 @@ export class MemstreamClient {
     this.memoryAgent = new MemoryAgent(http);
     this.memoryService = new MemoryService(http);
     this.kaos = new Kaos(http);
+    this.platform = new Platform(http);
   }
 
   /** The same server as another caller. */

@@ -1,5 +1,8 @@
-/** The API families the server speaks; each answers errors in its own envelope. */
-export type Family = 'evermemos' | 'ark' | 'memory-agent' | 'memory-service' | 'kaos';
+/**
+ * The API families the server speaks; each answers errors in its own envelope. `platform` is
+ * what every process serves beside them (`/metrics`), in the platform's default shape.
+ */
+export type Family = 'evermemos' | 'ark' | 'memory-agent' | 'memory-service' | 'kaos' | 'platform';
 
 /**
  * The one error the client throws. `code` is the family's own code as the server sent it

@@ -12,6 +12,7 @@ export {
   type ResponseEvent,
 } from './memory-service.js';
 export { Kaos } from './kaos.js';
+export { Platform, parsePrometheusText, type MetricSample } from './platform.js';
 export { ROUTES } from './routes.js';
 export { servedByGateway, type Route, type RouteInput } from './route.js';
 export { parseSseFrame, sseFrames, type SseFrame } from './sse.js';

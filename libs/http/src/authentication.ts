@@ -7,12 +7,17 @@ declare module 'fastify' {
     /** Who is calling; set before any API family's handler runs (see requireCredentials). */
     principal: Principal | null;
   }
+  interface FastifyContextConfig {
+    /** Served to anyone, credentials or not: a static site's files, whose pages call the API with the caller's own. */
+    openToAll?: boolean;
+  }
 }
 
 /** Open to anyone, credentials or not: probes, scraping and the API's own documentation. */
 const OPEN_PREFIXES = ['/health', '/metrics', '/docs', '/v1/health'];
 
 function isOpen(request: FastifyRequest): boolean {
+  if (request.routeOptions.config?.openToAll === true) return true;
   const url = request.routeOptions.url;
   return url !== undefined && OPEN_PREFIXES.some((prefix) => url === prefix || url.startsWith(`${prefix}/`));
 }

@@ -1,0 +1,193 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import type { Session } from '../shell/session.js';
+import { Empty, ErrorBox } from '../shell/ui.js';
+import { figuresOf, type Figures } from './pipeline-figures.js';
+
+/** How often the page reads /metrics while it is shown. */
+const POLL_MS = 2000;
+
+/**
+ * The pipeline as the process's /metrics tells it: each consumer group's lag and rate, dead
+ * letters by reason, model calls and tokens. In the embedded mode that is every service; a
+ * distributed deployment serves each consumer's series on its own port, which the console,
+ * reading the API's address, does not see.
+ */
+export function PipelinePage({ session }: { session: Session }) {
+  const [figures, setFigures] = useState<Figures | undefined>();
+  const [error, setError] = useState<unknown>();
+  const last = useRef<Figures | undefined>(undefined);
+  useEffect(() => {
+    const abort = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const read = async () => {
+      try {
+        const samples = await session.client.platform.metrics({ signal: abort.signal });
+        last.current = figuresOf(samples, Date.now(), last.current);
+        setFigures(last.current);
+        setError(undefined);
+      } catch (err) {
+        if (!abort.signal.aborted) setError(err);
+      }
+      if (!abort.signal.aborted) timer = setTimeout(read, POLL_MS);
+    };
+    void read();
+    return () => {
+      abort.abort();
+      if (timer) clearTimeout(timer);
+    };
+  }, [session]);
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title" tabIndex={-1}>
+        Pipeline
+      </h1>
+      <p class="muted">
+        Read from the server's metrics every {POLL_MS / 1000} s. Lag is what each consumer saw at its last fetch.
+      </p>
+      {error !== undefined && <ErrorBox error={error} />}
+      {figures && (
+        <>
+          <Table
+            caption="Consumer groups"
+            testId="consumer-groups"
+            numericFrom={2}
+            head={[
+              'Group',
+              'Topics',
+              'Lag',
+              'Largest partition lag',
+              'Records/s',
+              'Handled',
+              'Retried',
+              'Dead-lettered',
+            ]}
+          >
+            {figures.groups.map((g) => (
+              <tr data-group={g.group}>
+                <th scope="row">{g.group}</th>
+                <td class="small">{g.topics.join(', ')}</td>
+                <td class="num" data-testid="lag">
+                  {g.lag}
+                </td>
+                <td class="num">{g.maxPartitionLag}</td>
+                <td class="num">{g.perSecond === null ? '—' : g.perSecond.toFixed(1)}</td>
+                <td class="num">{g.ok}</td>
+                <td class="num">{g.retried}</td>
+                <td class="num">{g.deadLettered}</td>
+              </tr>
+            ))}
+          </Table>
+          <h2>Dead letters</h2>
+          {figures.deadLetters.length === 0 ? (
+            <Empty>No record was dead-lettered since the process started.</Empty>
+          ) : (
+            <Table
+              caption="Records sent to dead-letter topics, by reason"
+              testId="dead-letters"
+              numericFrom={3}
+              head={['Topic', 'Group', 'Reason', 'Records']}
+            >
+              {figures.deadLetters.map((d) => (
+                <tr>
+                  <th scope="row">{d.topic}</th>
+                  <td>{d.group}</td>
+                  <td>{d.reason}</td>
+                  <td class="num">{d.count}</td>
+                </tr>
+              ))}
+            </Table>
+          )}
+          <h2>Model calls and tokens</h2>
+          {figures.modelCalls.length === 0 ? (
+            <Empty>No model was called: extraction and summaries run offline (no model configured).</Empty>
+          ) : (
+            <>
+              <Table
+                caption="Model calls"
+                testId="model-calls"
+                numericFrom={3}
+                head={['Model', 'Operation', 'Outcome', 'Calls', 'Mean time']}
+              >
+                {figures.modelCalls.map((c) => (
+                  <tr>
+                    <th scope="row">{c.model}</th>
+                    <td>{c.operation}</td>
+                    <td>{c.outcome}</td>
+                    <td class="num">{c.calls}</td>
+                    <td class="num">{(c.meanSeconds * 1000).toFixed(0)} ms</td>
+                  </tr>
+                ))}
+              </Table>
+              <Table
+                caption="Tokens the model server reported"
+                testId="tokens"
+                numericFrom={2}
+                head={['Model', 'Operation', 'Prompt', 'Completion']}
+              >
+                {figures.tokens.map((t) => (
+                  <tr>
+                    <th scope="row">{t.model}</th>
+                    <td>{t.operation}</td>
+                    <td class="num">{t.prompt}</td>
+                    <td class="num">{t.completion}</td>
+                  </tr>
+                ))}
+              </Table>
+            </>
+          )}
+          {figures.modelErrors.length > 0 && (
+            <Table
+              caption="Failed model calls"
+              testId="model-errors"
+              numericFrom={3}
+              head={['Model', 'Operation', 'Reason', 'Calls']}
+            >
+              {figures.modelErrors.map((e) => (
+                <tr>
+                  <th scope="row">{e.model}</th>
+                  <td>{e.operation}</td>
+                  <td>{e.reason}</td>
+                  <td class="num">{e.count}</td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function Table({
+  caption,
+  testId,
+  head,
+  numericFrom,
+  children,
+}: {
+  caption: string;
+  testId: string;
+  head: string[];
+  /** The first column of numbers: they, and their headers, align right. */
+  numericFrom: number;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-wrap">
+      <table data-testid={testId}>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            {head.map((h, i) => (
+              <th scope="col" class={i >= numericFrom ? 'num' : undefined}>
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

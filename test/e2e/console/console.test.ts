@@ -1,0 +1,232 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemstreamClient } from '@memstream/client';
+import type { Page } from 'playwright-core';
+import { embeddedMemstream } from '../../helpers/embedded.js';
+import { TEST_JWT_SECRET, userToken } from '../../../harness/credentials.js';
+import { startModelServer } from '../../../harness/model-server.js';
+import { launchBrowser, screenshot, type Browser } from '../../../harness/browser.js';
+
+/**
+ * The console in a real Chromium against the embedded server with authentication on. Its model
+ * (summaries) and embeddings come from a loopback stand-in, which the lag test holds to stall
+ * the indexer. Screenshots go to a temporary folder, or to MEMSTREAM_CONSOLE_SHOTS (docs/console
+ * for the README's).
+ */
+const AGENT_KEY = 'console-agent-key-0123456789abcdef';
+const WAIT = { timeout: 20_000 };
+
+type Tab = Page & { errors: string[] };
+
+/**
+ * Polls until `check` holds. The page's own waitForFunction evaluates a string with eval, which
+ * the console's content security policy refuses, as it should.
+ */
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = WAIT.timeout): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function signIn(page: Tab, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/console/`);
+  await page.getByLabel('Token', { exact: true }).fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('signed-in-as').waitFor(WAIT);
+}
+
+/** A group chat of one person, written through the API as that person. */
+async function writeChat(client: MemstreamClient, group: string, sender: string, lines: readonly string[], from = 0) {
+  let i = from;
+  for (const content of lines) {
+    i++;
+    await client.evermemos.write({
+      group_id: group,
+      message_id: `${group}-${i}`,
+      create_time: new Date(Date.UTC(2025, 4, 8, 9, i)).toISOString(),
+      sender,
+      content,
+    });
+  }
+}
+
+test('the console: sign in, live messages, memories, search, access and the pipeline, in Chromium', async (t: TestContext) => {
+  const model = await startModelServer();
+  t.after(() => model.close());
+  const base = await embeddedMemstream(t, {
+    AUTH_JWT_SECRET: TEST_JWT_SECRET,
+    AUTH_API_KEYS: `console-agent:${AGENT_KEY}`,
+    EMBEDDING_PROVIDER: 'openai',
+    EMBEDDING_BASE_URL: model.baseUrl,
+    EMBEDDING_API_KEY: 'test',
+    EMBEDDING_MODEL: 'fake-embedding',
+    EMBEDDING_DIMENSIONS: '12',
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'test',
+  });
+  const shots = process.env['MEMSTREAM_CONSOLE_SHOTS'] ?? (await mkdtemp(join(tmpdir(), 'console-shots-')));
+  const browser: Browser = await launchBrowser();
+  t.after(() => browser.close());
+  const aliceToken = await userToken('alice');
+  const alice = new MemstreamClient({ baseUrl: base, token: aliceToken });
+  const agent = new MemstreamClient({ baseUrl: base, apiKey: AGENT_KEY });
+  await writeChat(alice, 'lisbon-trip', 'alice', [
+    'Shall we plan the offsite in Lisbon this spring?',
+    'The venue near the river has a room for twelve people.',
+    'Flights from Berlin are cheapest on Tuesdays.',
+    'I booked the venue for the second week of May.',
+    'Remember the pastel de nata tasting on Thursday.',
+    'Budget approved: 9,000 euros in total.',
+    'Carol will send the agenda by Friday.',
+  ]);
+  await agent.memoryService.agent.appendMessages('lisbon-trip', {
+    messages: [{ role: 'assistant', content: 'Noted: the offsite is in Lisbon in the second week of May.' }],
+  });
+  await alice.evermemos.flush('lisbon-trip');
+
+  const page = await browser.page();
+
+  await t.test('signs in with a person’s token; a refused token is told so, and no admin view is offered', async () => {
+    await page.goto(`${base}/console/`);
+    await page.getByLabel('Token', { exact: true }).fill('not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('The server refused these credentials.').waitFor(WAIT);
+    await signIn(page, base, aliceToken);
+    assert.equal(await page.getByTestId('signed-in-as').textContent(), 'alice');
+    const nav = await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allInnerTexts();
+    // The governance API (audit log, erasures, evictions) does not exist yet: no Admin view until it does.
+    assert.deepEqual(nav, ['Conversations', 'Search', 'Pipeline']);
+    await page.getByRole('row', { name: /lisbon-trip/ }).waitFor(WAIT);
+    await screenshot(page, shots, 'conversations');
+  });
+
+  await t.test('a message written through the API appears in the open conversation without a reload', async () => {
+    await page.goto(`${base}/console/conversations/lisbon-trip`);
+    await page.locator('[data-testid="live-state"][data-state="live"]').waitFor(WAIT);
+    // (Expressions as strings: the page's globals are not the test's, and its types have no DOM.)
+    await page.evaluate('window.sameDocument = true');
+    await alice.evermemos.write({
+      group_id: 'lisbon-trip',
+      message_id: 'lisbon-trip-live',
+      create_time: new Date(Date.UTC(2025, 4, 8, 10, 0)).toISOString(),
+      sender: 'alice',
+      content: 'Live: the hotel confirmed our rooms.',
+    });
+    const row = page.locator('tr[data-message-id="lisbon-trip-live"]');
+    await row.waitFor(WAIT);
+    assert.match((await row.textContent()) ?? '', /alice[\s\S]*user[\s\S]*history[\s\S]*the hotel confirmed/);
+    assert.equal(await page.evaluate('window.sameDocument'), true, 'the page was not reloaded');
+    const assistant = page.getByRole('row', { name: /Noted: the offsite/ });
+    assert.match((await assistant.textContent()) ?? '', /assistant/);
+    await screenshot(page, shots, 'conversation-live');
+  });
+
+  await t.test('a memory leads to the messages it came from, and a message back to its memories', async () => {
+    await page.getByRole('link', { name: 'Memories', exact: true }).click();
+    const sources = page.getByTestId('episode-sources').first();
+    await sources.waitFor(WAIT);
+    const count = Number(((await sources.textContent()) ?? '').match(/(\d+) source/)![1]);
+    assert.ok(count >= 1, `${count} source messages`);
+    await screenshot(page, shots, 'memories');
+    await sources.click();
+    await page.locator('tr.marked').first().waitFor(WAIT);
+    assert.equal(await page.locator('tr.marked').count(), count);
+    await page.getByRole('link', { name: /memories made from message 3$/ }).click();
+    await page.getByText('Memories made from message').waitFor(WAIT);
+    assert.ok((await page.locator('[data-memory-id]').count()) >= 1);
+    assert.match(new URL(page.url()).search, /message=lisbon-trip-4/);
+  });
+
+  await t.test('a search shows each hit’s score beside its keyword and vector scores', async () => {
+    await page.getByRole('link', { name: 'Search' }).click();
+    await page.getByLabel('Query').fill('venue in Lisbon');
+    await page.getByLabel('Mode').selectOption('keyword');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const first = page.getByTestId('hits').locator('li').first();
+    await first.waitFor(WAIT);
+    const score = Number(await first.getByTestId('score').textContent());
+    const keyword = Number(await first.getByTestId('score-keyword').textContent());
+    assert.ok(score > 0 && score <= 1, `score ${score}`);
+    assert.equal(keyword, score, 'a keyword search’s score is the hit’s keyword score');
+    await page.getByLabel('Mode').selectOption('hybrid');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/method=hybrid/);
+    await page.getByTestId('hits').waitFor(WAIT);
+    const vectors = await page.getByTestId('score-vector').allInnerTexts();
+    assert.ok(
+      vectors.some((v) => Number.isFinite(Number(v))),
+      `vector scores: ${vectors}`,
+    );
+    await screenshot(page, shots, 'search');
+  });
+
+  await t.test('a person without access sees nothing of another’s conversations in any view', async () => {
+    const bob = await browser.page();
+    await signIn(bob, base, await userToken('bob'));
+    await bob.getByText('No conversations you can read yet.').waitFor(WAIT);
+    const views = [
+      '/console/conversations',
+      '/console/conversations/lisbon-trip',
+      '/console/conversations/lisbon-trip/memories',
+      '/console/conversations/lisbon-trip/summaries',
+      '/console/conversations/lisbon-trip/forks',
+      '/console/search?q=venue+Lisbon&method=hybrid',
+      '/console/search?q=venue&method=keyword&group=lisbon-trip',
+    ];
+    for (const view of views) {
+      await bob.goto(`${base}${view}`);
+      await bob.getByTestId('signed-in-as').waitFor(WAIT);
+      await until(async () => (await bob.locator('[aria-busy="true"]').count()) === 0, `${view} to load`);
+      const text = (await bob.locator('main').textContent()) ?? '';
+      // (The id itself is in bob's own address; what must not show is anything the conversation holds.)
+      assert.doesNotMatch(text, /river|pastel|Berlin|offsite|alice/i, `${view} shows alice’s conversation: ${text}`);
+      assert.equal(await bob.locator('[data-testid="error"]').count(), 0, `${view}: ${text}`);
+    }
+    assert.deepEqual(bob.errors, []);
+    await bob.close();
+  });
+
+  await t.test('on a phone-sized screen the conversation reads without errors', async () => {
+    const phone = await browser.page({ width: 390, height: 844 });
+    await signIn(phone, base, aliceToken);
+    await phone.goto(`${base}/console/conversations/lisbon-trip/summaries`);
+    await phone.getByTestId('summaries').waitFor(WAIT);
+    await screenshot(phone, shots, 'summaries-phone');
+    await phone.close();
+  });
+
+  await t.test('the lag of a stalled consumer grows on the pipeline page', async () => {
+    await page.getByRole('link', { name: 'Pipeline' }).click();
+    const lag = page.locator('tr[data-group="memstream-indexer"] [data-testid="lag"]');
+    await lag.waitFor(WAIT);
+    // The indexer embeds in its handler: with its embeddings server holding every request, it
+    // stalls on the first message, and what is written meanwhile piles up behind it (one
+    // conversation, so one partition, whose records are handled in order).
+    model.hold();
+    t.after(() => model.release());
+    const stalled = () => until(async () => model.heldEmbeddings() > 0, 'the indexer to wait on its model');
+    await writeChat(alice, 'lag', 'alice', ['zero']);
+    await stalled();
+    await writeChat(alice, 'lag', 'alice', ['one', 'two'], 1);
+    // The gauge is what the consumer saw when it last fetched: let it finish the one it holds,
+    // fetch (and stall on the next), and read what the console shows.
+    const readLag = async (atLeast: number) => {
+      model.release();
+      model.hold();
+      await until(async () => Number(await lag.textContent()) >= atLeast, `an indexer lag of ${atLeast}`);
+      await stalled();
+      return Number(await lag.textContent());
+    };
+    const first = await readLag(2);
+    await writeChat(alice, 'lag', 'alice', ['three', 'four', 'five', 'six', 'seven', 'eight'], 3);
+    const second = await readLag(first + 1);
+    assert.ok(second > first, `lag ${first} then ${second}`);
+    await screenshot(page, shots, 'pipeline');
+    model.release();
+  });
+});
