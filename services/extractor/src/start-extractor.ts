@@ -3,7 +3,7 @@ import type { ExtractorConfig } from './config.js';
 import { createChatModel, type ChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
-import type { Lifecycle } from '@memstream/runtime';
+import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
 import { type CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
 
@@ -86,16 +86,15 @@ export async function runExtractor(
     },
   };
   const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);
-  const timer = setInterval(
-    () => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'episode sweep failed')),
-    config.EXTRACTION_SWEEP_INTERVAL_MS,
-  );
-  timer.unref();
   deps.lifecycle.defer('extractor', async () => {
-    clearInterval(timer);
     await Promise.all(subscriptions.map((sub) => sub.stop()));
     await worker.stop();
   });
+  // Registered after the worker, so it stops first: no sweep hands the worker work once it stops.
+  startPeriodicJob(
+    { name: 'episode sweep', everyMs: config.EXTRACTION_SWEEP_INTERVAL_MS, log, lifecycle: deps.lifecycle },
+    () => worker.sweep(),
+  );
   log.info(
     {
       rules: {
