@@ -17,7 +17,7 @@ export interface PeriodicJobOptions {
    * the same sweep against the same database) drift apart. Defaults to a tenth of `everyMs`.
    */
   readonly jitterMs?: number;
-  readonly log: Logger;
+  readonly log: Pick<Logger, 'warn' | 'debug'>;
   /** When given, the lifecycle's shutdown stops the job, in its place among the other teardowns. */
   readonly lifecycle?: { defer(name: string, fn: () => Promise<void>): void };
   readonly clock?: JobClock;
