@@ -2,11 +2,11 @@ import { backoffDelayMs, type Backoff } from './backoff.js';
 import { sleep } from './sleep.js';
 
 export interface RetryOnErrorOptions {
-  /** Total tries, the first included. */
+  /** Total tries, the first included; Infinity tries until a failure is not retriable. */
   readonly attempts: number;
   readonly backoff: Backoff;
-  /** Whether a failure is worth another try; by default every failure but a programmer error. */
-  readonly retriable?: (err: unknown) => boolean;
+  /** Whether a failure of try `attempt` is worth another; by default every failure but a programmer error. */
+  readonly retriable?: (err: unknown, attempt: number) => boolean;
   /** Told before each wait, so the caller logs in its own words. */
   readonly onRetry?: (retry: { readonly err: unknown; readonly attempt: number; readonly delayMs: number }) => void;
   /** Ends a wait early (with the signal's reason) when the caller gives up. */
@@ -27,7 +27,7 @@ export async function retryOnError<T>(fn: (attempt: number) => Promise<T>, optio
     try {
       return await fn(attempt);
     } catch (err) {
-      if (attempt >= options.attempts || isProgrammerError(err) || !retriable(err)) throw err;
+      if (attempt >= options.attempts || isProgrammerError(err) || !retriable(err, attempt)) throw err;
       const delayMs = backoffDelayMs(options.backoff, attempt, options.random);
       options.onRetry?.({ err, attempt, delayMs });
       await sleep(delayMs, options.signal);

@@ -82,3 +82,18 @@ test('an abort ends the wait between tries with its reason', async () => {
   await assert.rejects(ended, /shutting down/);
   assert.equal(calls, 1);
 });
+
+test('with no limit on attempts, the predicate decides from the failure and the try it ended', async () => {
+  // the bus's rule: the work's own failures count, an unavailable dependency is waited for
+  const retriable = (err: unknown, attempt: number) => (err as Error).message === 'unavailable' || attempt < 2;
+  const seen: string[] = [];
+  const last = await retryOnError(
+    async (attempt) => {
+      const message = attempt <= 4 ? 'unavailable' : 'bad row';
+      seen.push(message);
+      throw new Error(message);
+    },
+    { attempts: Number.POSITIVE_INFINITY, backoff: { initialDelayMs: 0, maxDelayMs: 0 }, retriable },
+  ).catch((e: unknown) => e);
+  assert.deepEqual([(last as Error).message, seen.length], ['bad row', 5]);
+});
