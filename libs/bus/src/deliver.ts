@@ -1,8 +1,15 @@
 import { isAppError, isRetriable, isUnavailable, type ErrorCode } from '@memstream/errors';
 import type { Logger } from '@memstream/logging';
-import { CORRELATION_HEADER, DLQ_HEADERS, type BusRecord, type OutgoingRecord, type SubscribeOptions } from './bus.js';
-import { backoffDelayMs } from '@memstream/retry';
-import { waitOrStop } from './wait-or-stop.js';
+import {
+  CORRELATION_HEADER,
+  DLQ_HEADERS,
+  type BusRecord,
+  type OutgoingRecord,
+  type RetryPolicy,
+  type SubscribeOptions,
+} from './bus.js';
+import { retryOnError, type RetryOnErrorOptions } from '@memstream/retry';
+import { StopRequested } from './wait-or-stop.js';
 import type { BusMetrics } from './bus-metrics.js';
 
 export type DeliveryOutcome = 'handled' | 'dead-lettered';
@@ -48,50 +55,75 @@ export async function deliver(
   });
   const labels = { topic: record.topic, group: options.groupId };
   const correlationIds = correlationId ? [correlationId] : [];
-  for (let attempt = 1; ; attempt++) {
-    const timer = deps.metrics.handlerDuration.startTimer(labels);
-    try {
-      await options.handler(record, { attempt, log, correlationIds, signal: deps.signal });
-      timer();
-      deps.metrics.handledRecords.inc({ ...labels, outcome: 'ok' });
-      return 'handled';
-    } catch (err) {
-      timer();
-      const retriable = isRetriable(err);
-      if (retriable && (attempt < options.retry.maxAttempts || isUnavailable(err))) {
+  const tries = { attempt: 0, waiting: false };
+  try {
+    await retryOnError(
+      async (attempt) => {
+        Object.assign(tries, { attempt, waiting: false });
+        const timer = deps.metrics.handlerDuration.startTimer(labels);
+        try {
+          await options.handler(record, { attempt, log, correlationIds, signal: deps.signal });
+        } finally {
+          timer();
+        }
+      },
+      retryingOf(options.retry, deps.signal, (err, attempt, delayMs) => {
+        tries.waiting = true;
         deps.metrics.handledRecords.inc({ ...labels, outcome: 'retried' });
-        const delay = backoffDelayMs(options.retry, attempt);
-        log.warn({ err, attempt, delayMs: delay }, 'handler failed, retrying');
-        await waitOrStop(delay, deps.signal);
-        continue;
-      }
-      const message = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
-      const code: ErrorCode = isAppError(err) ? err.code : retriable ? 'RETRIES_EXHAUSTED' : 'HANDLER_ERROR';
-      await deps.publish(options.dlqTopic, [
-        {
-          key: record.key ?? '',
-          value: record.value,
-          headers: {
-            ...record.headers,
-            [DLQ_HEADERS.reason]: message,
-            [DLQ_HEADERS.code]: code,
-            [DLQ_HEADERS.attempts]: String(attempt),
-            [DLQ_HEADERS.topic]: record.topic,
-            [DLQ_HEADERS.partition]: String(record.partition),
-            [DLQ_HEADERS.offset]: record.offset,
-            [DLQ_HEADERS.groupId]: options.groupId,
-          },
+        log.warn({ err, attempt, delayMs }, 'handler failed, retrying');
+      }),
+    );
+  } catch (err) {
+    if (tries.waiting) throw new StopRequested(); // only the stop signal ends a wait
+    const { attempt } = tries;
+    const retriable = isRetriable(err);
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+    const code: ErrorCode = isAppError(err) ? err.code : retriable ? 'RETRIES_EXHAUSTED' : 'HANDLER_ERROR';
+    await deps.publish(options.dlqTopic, [
+      {
+        key: record.key ?? '',
+        value: record.value,
+        headers: {
+          ...record.headers,
+          [DLQ_HEADERS.reason]: message,
+          [DLQ_HEADERS.code]: code,
+          [DLQ_HEADERS.attempts]: String(attempt),
+          [DLQ_HEADERS.topic]: record.topic,
+          [DLQ_HEADERS.partition]: String(record.partition),
+          [DLQ_HEADERS.offset]: record.offset,
+          [DLQ_HEADERS.groupId]: options.groupId,
         },
-      ]);
-      deps.metrics.handledRecords.inc({ ...labels, outcome: 'dead_lettered' });
-      deps.metrics.deadLetters.inc({ ...labels, reason: code });
-      log.error({ err, attempt, code, dlqTopic: options.dlqTopic }, 'record sent to dead-letter topic');
-      await options.onDeadLetter?.(record, { code, message }).catch((listenerErr: unknown) => {
-        log.warn({ err: listenerErr }, 'dead-letter listener failed');
-      });
-      return 'dead-lettered';
-    }
+      },
+    ]);
+    deps.metrics.handledRecords.inc({ ...labels, outcome: 'dead_lettered' });
+    deps.metrics.deadLetters.inc({ ...labels, reason: code });
+    log.error({ err, attempt, code, dlqTopic: options.dlqTopic }, 'record sent to dead-letter topic');
+    await options.onDeadLetter?.(record, { code, message }).catch((listenerErr: unknown) => {
+      log.warn({ err: listenerErr }, 'dead-letter listener failed');
+    });
+    return 'dead-lettered';
   }
+  deps.metrics.handledRecords.inc({ ...labels, outcome: 'ok' });
+  return 'handled';
+}
+
+/**
+ * The bus's retry policy in retryOnError's terms: the work's own failures count against
+ * maxAttempts, while a dependency that is down is waited for without limit; each wait ends with
+ * the subscription's stop.
+ */
+function retryingOf(
+  retry: RetryPolicy,
+  signal: AbortSignal,
+  onRetry: (err: unknown, attempt: number, delayMs: number) => void,
+): RetryOnErrorOptions {
+  return {
+    attempts: Number.POSITIVE_INFINITY,
+    backoff: retry,
+    retriable: (err, attempt) => isRetriable(err) && (attempt < retry.maxAttempts || isUnavailable(err)),
+    onRetry: ({ err, attempt, delayMs }) => onRetry(err, attempt, delayMs),
+    signal,
+  };
 }
 
 /**
@@ -124,26 +156,31 @@ export async function deliverBatch(
   });
   const labels = { topic: first.topic, group: options.groupId };
   const correlationIds = correlationIdsOf(records);
-  for (let attempt = 1; ; attempt++) {
-    const timer = deps.metrics.handlerDuration.startTimer(labels);
-    try {
-      await options.batchHandler(records, { attempt, log, correlationIds, signal: deps.signal });
-      timer();
-      deps.metrics.handledRecords.inc({ ...labels, outcome: 'ok' }, records.length);
-      return;
-    } catch (err) {
-      timer();
-      if (isRetriable(err) && (attempt < options.retry.maxAttempts || isUnavailable(err))) {
+  const batchHandler = options.batchHandler;
+  const tries = { attempt: 0, waiting: false };
+  try {
+    await retryOnError(
+      async (attempt) => {
+        Object.assign(tries, { attempt, waiting: false });
+        const timer = deps.metrics.handlerDuration.startTimer(labels);
+        try {
+          await batchHandler(records, { attempt, log, correlationIds, signal: deps.signal });
+        } finally {
+          timer();
+        }
+      },
+      retryingOf(options.retry, deps.signal, (err, attempt, delayMs) => {
+        tries.waiting = true;
         deps.metrics.handledRecords.inc({ ...labels, outcome: 'retried' }, records.length);
-        const delay = backoffDelayMs(options.retry, attempt);
-        log.warn({ err, attempt, delayMs: delay, correlationIds }, 'batch handler failed, retrying');
-        await waitOrStop(delay, deps.signal);
-        continue;
-      }
-      // Not counted here: the records are counted one by one as the fallback delivers them.
-      log.warn({ err, attempt, correlationIds }, 'batch failed, delivering its records one by one');
-      for (const record of records) await deliver(record, options, deps);
-      return;
-    }
+        log.warn({ err, attempt, delayMs, correlationIds }, 'batch handler failed, retrying');
+      }),
+    );
+  } catch (err) {
+    if (tries.waiting) throw new StopRequested(); // only the stop signal ends a wait
+    // Not counted here: the records are counted one by one as the fallback delivers them.
+    log.warn({ err, attempt: tries.attempt, correlationIds }, 'batch failed, delivering its records one by one');
+    for (const record of records) await deliver(record, options, deps);
+    return;
   }
+  deps.metrics.handledRecords.inc({ ...labels, outcome: 'ok' }, records.length);
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '@memstream/logging';
+import { startPeriodicJob, type PeriodicJob } from '@memstream/runtime';
 import type { BusJournal, GroupPosition, TrimPoint } from './bus-journal.js';
 
 /** A consumer group's in-memory positions on one topic, one per partition. */
@@ -27,7 +28,7 @@ export class JournalPositions {
   private readonly durable = new Map<string, Map<string, number[]>>();
   /** topic -> partition -> offset the journal was last trimmed below */
   private readonly trimmed = new Map<string, number[]>();
-  private timer: NodeJS.Timeout | undefined;
+  private job: PeriodicJob | undefined;
   private last: Promise<void> = Promise.resolve();
   private writing = 0;
   private lastTrimAt = Date.now();
@@ -40,8 +41,11 @@ export class JournalPositions {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => this.tick(), this.options.commitIntervalMs);
-    this.timer.unref(); // the lifecycle closes the bus; a timer alone must not keep a process up
+    // The lifecycle closes the bus, which closes this; the job's timer alone keeps no process up.
+    this.job = startPeriodicJob(
+      { name: 'journal positions', everyMs: this.options.commitIntervalMs, jitterMs: 0, log: this.log },
+      () => this.tick(),
+    );
   }
 
   /** Writes every position that moved, after any write in flight. */
@@ -56,14 +60,14 @@ export class JournalPositions {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    await this.job?.stop();
     await this.flush();
   }
 
-  private tick(): void {
-    if (this.writing > 0) return; // the next tick takes what this one would have
+  private async tick(): Promise<void> {
+    if (this.writing > 0) return; // a flush is writing: the next tick takes what this one would have
     const trim = Date.now() - this.lastTrimAt >= this.options.trimIntervalMs;
-    this.flush(trim).catch((err: unknown) =>
+    await this.flush(trim).catch((err: unknown) =>
       this.log.error({ err }, 'writing consumer positions to the bus journal failed; retrying'),
     );
   }

@@ -4,6 +4,7 @@ import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
 import { backoffDelayMs } from '@memstream/retry';
+import { startPeriodicJob, type PeriodicJob } from '@memstream/runtime';
 import { StopRequested } from './wait-or-stop.js';
 import { ProduceQueue, type TopicRecords } from './produce-queue.js';
 import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
@@ -212,7 +213,7 @@ class KafkaSubscription implements Subscription {
   private readonly pending = new Map<number, string>();
   private readonly inFlight = new Set<number>();
   private lastCommit = Date.now();
-  private timer: NodeJS.Timeout | undefined;
+  private commits: PeriodicJob | undefined;
   /** Partitions this member reports lag for; a rebalance drops the ones it no longer owns. */
   private readonly lagPartitions = new Set<number>();
 
@@ -261,13 +262,17 @@ class KafkaSubscription implements Subscription {
     await joined;
     clearTimeout(joinedTimer);
     // Partitions that went quiet still get their last offsets committed.
-    this.timer = setInterval(() => {
-      if (this.pending.size === 0 || this.abort.signal.aborted) return;
-      void this.commitPending((offsets) =>
-        this.consumer.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p })))),
-      ).catch((err: unknown) => log.warn({ err }, 'periodic offset commit failed'));
-    }, commitIntervalMs);
-    this.timer.unref();
+    this.commits = startPeriodicJob(
+      { name: 'periodic offset commit', everyMs: commitIntervalMs, jitterMs: 0, log },
+      async () => {
+        if (this.pending.size === 0 || this.abort.signal.aborted) return;
+        await this.commitPending((offsets) =>
+          this.consumer.commitOffsets(
+            offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p }))),
+          ),
+        );
+      },
+    );
   }
 
   /** Starts the consumer again after the backoff of its `attempt`th try (1 s doubling to 30 s, with jitter). */
@@ -386,7 +391,7 @@ class KafkaSubscription implements Subscription {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.abort.abort();
-      clearInterval(this.timer);
+      await this.commits?.stop();
       // Partitions with no batch in hand: commit while the consumer still runs (kafkajs ignores
       // commits once it stops). The batches in hand commit their own in their finally blocks,
       // which disconnect waits for.

@@ -188,6 +188,38 @@ for (const [name, make] of implementations) {
     assert.equal(JSON.parse(dead[0]!.value.toString()).id, 2);
   });
 
+  test(`${name}: a subscription stopped while a record waits for its retry leaves it for redelivery, not the dead-letter topic`, async (t) => {
+    const topic = uniqueName('stop-mid-retry');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    const groupId = uniqueName('g');
+    let tries = 0;
+    const first = await bus.subscribe({
+      groupId,
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      // the wait after the first failure lasts far longer than the test
+      retry: { maxAttempts: 4, initialDelayMs: 3_600_000, maxDelayMs: 3_600_000 },
+      handler: async () => {
+        tries++;
+        throw new AppError('DEPENDENCY_UNAVAILABLE', 'database restarting');
+      },
+    });
+    const dead = await collectDeadLetters(bus, `${topic}.dlq`);
+    await bus.publish(topic, [record('a', { id: 1 })]);
+    await waitFor('the first try to fail', async () => tries === 1);
+    await first.stop();
+    const again: number[] = [];
+    await bus.subscribe({
+      groupId,
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      handler: async (r) => void again.push((JSON.parse(r.value.toString()) as { id: number }).id),
+    });
+    await waitFor('the record delivered again', async () => again.length > 0);
+    assert.deepEqual([again, tries, dead.length], [[1], 1, 0]);
+  });
+
   test(`${name}: an event that is not JSON or breaks the topic schema goes to the dead-letter topic`, async (t) => {
     const topic = uniqueName('poison');
     const bus = await openBus(t, make, [topic, `${topic}.dlq`]);

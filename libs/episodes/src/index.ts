@@ -1,2 +1,8 @@
 export { closeEpisodes, episodeOf, estimateTokens, type BoundaryRules } from './boundaries.js';
 export { closeSpan, closeSpanIn, type SpanOutcome } from './close-span.js';
+export {
+  announceExtracted,
+  ExtractionWaiter,
+  type ExtractionWaiterOptions,
+  type WaitClock,
+} from './extraction-waiter.js';

@@ -11,3 +11,4 @@ export {
   type WriteSettings,
 } from './writer.js';
 export { actorOf } from './actor.js';
+export { readRequestStatus, type MessageExtraction, type RequestStatus } from './request-status.js';

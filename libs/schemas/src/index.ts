@@ -48,6 +48,7 @@ export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
 export { CONSUMERS, TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';
 export { ACCESS_CHANGED_CHANNEL, AccessChanged } from './access-notice.js';
+export { EPISODES_EXTRACTED_CHANNEL, EpisodesExtracted } from './episodes-extracted.js';
 export { AccessLevel, grants, levelsFrom } from './access-level.js';
 export {
   MsRole,

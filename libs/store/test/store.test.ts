@@ -98,6 +98,48 @@ for (const [name, open] of backends) {
   });
 }
 
+test("native PostgreSQL: the loser of a race to store the same message is tried again and finds the winner's row", async (t) => {
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 10_000,
+    log,
+  });
+  t.after(() => store.close());
+  await migrate(store, log);
+  await appendMessage(store, message({ message_id: 'before' }));
+  // Both copies take their statement's snapshot (no 'twin' yet) and then queue on the
+  // conversation's lock; released, the first stores it and the second breaks the unique key.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const holding = new Promise<void>((resolve) => (locked = resolve));
+  const holder = store.transaction(async (tx) => {
+    await tx.query('SELECT 1 FROM conversations WHERE id = $1 FOR UPDATE', ['g1']);
+    locked();
+    await released;
+  });
+  await holding;
+  const twins = [1, 2].map(() => appendMessage(store, message({ message_id: 'twin' })));
+  await waitFor('both copies queued on the conversation', async () => {
+    const { rows } = await store.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH input AS%'`,
+    );
+    return rows[0]!.n === 2;
+  });
+  release();
+  await holder;
+  const results = await Promise.all(twins);
+  assert.deepEqual(results.map((r) => r.duplicate).sort(), [false, true]);
+  assert.deepEqual(
+    results.map((r) => r.message.seq),
+    [1, 1],
+  );
+  const page = await listMessages(store, { conversationId: 'g1', limit: 10, offset: 0, order: 'oldest-first' });
+  assert.equal(page.total, 2);
+});
+
 test('native PostgreSQL: a connection the server ends during a transaction fails the transaction, not the process', async (t) => {
   const store = new PgStore({
     connectionString: await freshDatabase(t),

@@ -9,7 +9,7 @@ import {
 import type { ConverterConfig } from './config.js';
 import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
-import type { Lifecycle } from '@memstream/runtime';
+import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import { purgeRequestOutcomes, type Store } from '@memstream/store';
 import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
@@ -104,16 +104,13 @@ export async function runConverter(
   });
   deps.lifecycle.defer('converter consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
 
-  const purge = async () => {
-    const cutoff = new Date(Date.now() - config.REQUEST_STATUS_TTL_SECONDS * 1000);
-    const removed = await purgeRequestOutcomes(deps.store, cutoff).catch((err: unknown) => {
-      deps.log.warn({ err }, 'request outcome purge failed');
-      return 0;
-    });
-    if (removed > 0) deps.log.info({ removed }, 'expired request outcomes purged');
-  };
   // Every replica purges; the DELETE is idempotent, the jitter keeps them from doing it together.
-  const timer = setInterval(() => void purge(), 5 * 60_000 + Math.floor(Math.random() * 60_000));
-  timer.unref();
-  deps.lifecycle.defer('outcome purge', async () => clearInterval(timer));
+  startPeriodicJob(
+    { name: 'request outcome purge', everyMs: 5 * 60_000, jitterMs: 60_000, log: deps.log, lifecycle: deps.lifecycle },
+    async () => {
+      const cutoff = new Date(Date.now() - config.REQUEST_STATUS_TTL_SECONDS * 1000);
+      const removed = await purgeRequestOutcomes(deps.store, cutoff);
+      if (removed > 0) deps.log.info({ removed }, 'expired request outcomes purged');
+    },
+  );
 }

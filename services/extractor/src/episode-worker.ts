@@ -59,6 +59,8 @@ export class EpisodeWorker {
     private readonly publish: (memories: EpisodicMemory[]) => Promise<void>,
     private readonly log: Logger,
     private readonly metrics: ExtractionMetrics,
+    /** Tells waiting calls (a flush in sync mode) that these episodes have their memories; best effort. */
+    private readonly announce: (episodeIds: number[]) => Promise<void> = async () => undefined,
   ) {}
 
   /** After messages of these conversations were stored: close what the rules close, extract it. */
@@ -175,6 +177,9 @@ export class EpisodeWorker {
       log.info(
         { memories: stored.length, ms: Math.round(performance.now() - started), extractor: this.extractor.name },
         'episode extracted',
+      );
+      await this.announce([episode.id]).catch((err: unknown) =>
+        log.warn({ err }, 'announcing the extraction failed; a waiting flush sees it at its next re-check'),
       );
       await this.publish(stored).catch((err: unknown) =>
         log.warn({ err }, 'publishing extracted memories failed; the indexer sweep finds them'),

@@ -1,5 +1,6 @@
 import { extractorEnv } from './config.js';
 import { createBus } from '@memstream/bus';
+import { createFanout } from '@memstream/fanout';
 import { serveProbes } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
@@ -20,7 +21,12 @@ await runProcess('extractor', extractorEnv, process.env, async (ctx) => {
     (b) => b.close(),
   );
   await bus.ensureTopics(allTopics());
+  const fanout = await lifecycle.own(
+    'fanout',
+    () => createFanout(config.REDIS_URL, log),
+    (f) => f.close(),
+  );
 
-  await runExtractor(config, { bus, store, log, lifecycle, metrics });
+  await runExtractor(config, { bus, store, log, lifecycle, metrics, fanout });
   await serveProbes(ctx, [() => store.ping()]);
 });

@@ -3,10 +3,12 @@ import type { ExtractorConfig } from './config.js';
 import { createChatModel, type ChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
-import type { Lifecycle } from '@memstream/runtime';
+import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
 import { type CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
 
+import { announceExtracted } from '@memstream/episodes';
+import type { Fanout } from '@memstream/fanout';
 import { EpisodeWorker } from './episode-worker.js';
 import { offlineExtractor } from './extractors/offline.js';
 import { modelExtractor } from './extractors/model.js';
@@ -33,7 +35,15 @@ export function extractionModelOf(config: ExtractorConfig, metrics: Metrics): Ch
  */
 export async function runExtractor(
   config: ExtractorConfig,
-  deps: { bus: Bus; store: Store; log: Logger; lifecycle: Lifecycle; metrics: Metrics },
+  deps: {
+    bus: Bus;
+    store: Store;
+    log: Logger;
+    lifecycle: Lifecycle;
+    metrics: Metrics;
+    /** Where finished extractions are announced to waiting flushes; without it they find out by re-reading. */
+    fanout?: Fanout;
+  },
 ): Promise<EpisodeWorker> {
   const model = extractionModelOf(config, deps.metrics);
   const extractor = model
@@ -72,6 +82,9 @@ export async function runExtractor(
       ),
     log,
     extractionMetricsOf(deps.metrics),
+    async (episodeIds) => {
+      if (deps.fanout) await announceExtracted(deps.fanout, episodeIds);
+    },
   );
   const conversationsOf = (events: readonly MessageStored[]) => new Set(events.map((e) => e.data.conversation_id));
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'extractor'> = {
@@ -86,16 +99,15 @@ export async function runExtractor(
     },
   };
   const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);
-  const timer = setInterval(
-    () => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'episode sweep failed')),
-    config.EXTRACTION_SWEEP_INTERVAL_MS,
-  );
-  timer.unref();
   deps.lifecycle.defer('extractor', async () => {
-    clearInterval(timer);
     await Promise.all(subscriptions.map((sub) => sub.stop()));
     await worker.stop();
   });
+  // Registered after the worker, so it stops first: no sweep hands the worker work once it stops.
+  startPeriodicJob(
+    { name: 'episode sweep', everyMs: config.EXTRACTION_SWEEP_INTERVAL_MS, log, lifecycle: deps.lifecycle },
+    () => worker.sweep(),
+  );
   log.info(
     {
       rules: {

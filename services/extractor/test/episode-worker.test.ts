@@ -51,7 +51,13 @@ async function storeWith(t: TestContext, conversationId: string, count: number):
   return store;
 }
 
-function worker(t: TestContext, store: Store, extractor: Extractor, published: EpisodicMemory[]): EpisodeWorker {
+function worker(
+  t: TestContext,
+  store: Store,
+  extractor: Extractor,
+  published: EpisodicMemory[],
+  announced: number[] = [],
+): EpisodeWorker {
   const w = new EpisodeWorker(
     store,
     extractor,
@@ -60,6 +66,7 @@ function worker(t: TestContext, store: Store, extractor: Extractor, published: E
     async (m) => void published.push(...m),
     log,
     extractionMetricsOf(new Metrics()),
+    async (ids) => void announced.push(...ids),
   );
   t.after(() => w.stop());
   return w;
@@ -76,7 +83,8 @@ const episodesOf = async (store: Store, conversationId: string) =>
 test('stored messages close episodes by the rules and each is extracted once, however often the same messages are announced', async (t) => {
   const store = await storeWith(t, 'g1', 7);
   const published: EpisodicMemory[] = [];
-  const w = worker(t, store, offlineExtractor, published);
+  const announced: number[] = [];
+  const w = worker(t, store, offlineExtractor, published, announced);
 
   // the consumer announces the conversation once per batch, and again after a redelivery
   await w.advance(['g1']);
@@ -103,6 +111,11 @@ test('stored messages close episodes by the rules and each is extracted once, ho
     new Set(published.map((m) => m.id)),
     new Set(items.map((m) => m.id)),
     'every stored memory was announced to the indexer',
+  );
+  assert.deepEqual(
+    announced.sort((a, b) => a - b),
+    [...new Set(items.map((m) => m.episode_id))].sort((a, b) => a - b),
+    'each extracted episode was announced once to waiting flushes',
   );
   const narrative = items.find((m) => m.user_id === null && m.message_ids.includes('m0'));
   assert.ok(narrative, 'the first episode has a group narrative');

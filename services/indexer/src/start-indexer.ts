@@ -2,7 +2,7 @@ import { retryPolicyOf, subscribeWiring, type Bus, type Wiring } from '@memstrea
 import type { IndexerConfig } from './config.js';
 import type { Embedder } from '@memstream/embedding';
 import type { Logger } from '@memstream/logging';
-import type { Lifecycle } from '@memstream/runtime';
+import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 import { ensureVectorIndex, type Store } from '@memstream/store';
 import { Indexer } from './indexer.js';
@@ -44,20 +44,11 @@ export async function runIndexer(
     },
   };
   const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);
-  let sweeping = false;
-  const timer = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    void indexer
-      .sweep()
-      .catch((err: unknown) => log.warn({ err }, 'index sweep failed'))
-      .finally(() => (sweeping = false));
-  }, config.INDEXER_SWEEP_INTERVAL_MS);
-  timer.unref();
-  deps.lifecycle.defer('indexer', async () => {
-    clearInterval(timer);
-    await Promise.all(subscriptions.map((s) => s.stop()));
-  });
+  deps.lifecycle.defer('indexer', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
+  startPeriodicJob(
+    { name: 'index sweep', everyMs: config.INDEXER_SWEEP_INTERVAL_MS, log, lifecycle: deps.lifecycle },
+    () => indexer.sweep(),
+  );
   log.info({ dimension: deps.embedder.dimension, index }, 'indexer started');
   return indexer;
 }

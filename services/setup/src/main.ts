@@ -1,7 +1,6 @@
 import { setupEnv } from './config.js';
-import { createBus, type RetryPolicy } from '@memstream/bus';
-import { backoffDelayMs } from '@memstream/retry';
-import type { Logger } from '@memstream/logging';
+import { createBus } from '@memstream/bus';
+import { retryOnError } from '@memstream/retry';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { openStore } from '@memstream/store';
@@ -9,20 +8,7 @@ import { openStore } from '@memstream/store';
 // A broker that has just turned healthy can still refuse metadata for a topic it is creating
 // (UNKNOWN_TOPIC_OR_PARTITION while leaders are elected); a one-shot job that gave up on that
 // would hold every service back, so it tries again a few times before failing.
-const TOPIC_RETRY: RetryPolicy = { maxAttempts: 6, initialDelayMs: 500, maxDelayMs: 8_000 };
-
-async function withRetries(what: string, log: Logger, fn: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (attempt >= TOPIC_RETRY.maxAttempts) throw err;
-      const delayMs = backoffDelayMs(TOPIC_RETRY, attempt);
-      log.warn({ err, attempt, delayMs }, `${what} failed, trying again`);
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-    }
-  }
-}
+const TOPIC_RETRY = { attempts: 6, backoff: { initialDelayMs: 500, maxDelayMs: 8_000 } };
 
 /**
  * The one-shot setup job of a deployment: creates every topic and its dead-letter twin with the
@@ -35,7 +21,11 @@ await runProcess('setup', setupEnv, process.env, async ({ config, log, metrics }
   const topics = allTopics();
   const bus = createBus(config, log, metrics);
   try {
-    await withRetries('creating topics', log, () => bus.ensureTopics(topics));
+    await retryOnError(() => bus.ensureTopics(topics), {
+      ...TOPIC_RETRY,
+      onRetry: ({ err, attempt, delayMs }) =>
+        log.warn({ err, attempt, delayMs }, 'creating topics failed, trying again'),
+    });
   } finally {
     await bus.close();
   }

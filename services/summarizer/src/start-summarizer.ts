@@ -3,7 +3,7 @@ import type { SummarizerConfig } from './config.js';
 import { createChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
-import type { Lifecycle } from '@memstream/runtime';
+import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
 import { type CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
 import { offlineSummarizer } from './summarizers/offline.js';
@@ -73,16 +73,15 @@ export async function runSummarizer(
     },
   };
   const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);
-  const timer = setInterval(
-    () => void worker.sweep().catch((err: unknown) => log.warn({ err }, 'summary sweep failed')),
-    config.SUMMARY_SWEEP_INTERVAL_MS,
-  );
-  timer.unref();
   deps.lifecycle.defer('summarizer', async () => {
-    clearInterval(timer);
     await Promise.all(subscriptions.map((sub) => sub.stop()));
     await worker.stop();
   });
+  // Registered after the worker, so it stops first: no sweep claims work once the worker stops.
+  startPeriodicJob(
+    { name: 'summary sweep', everyMs: config.SUMMARY_SWEEP_INTERVAL_MS, log, lifecycle: deps.lifecycle },
+    () => worker.sweep(),
+  );
   log.info(
     { windowSize: config.MEMORY_ROLLING_WINDOW_SIZE, after: config.MEMORY_SUMMARIZE_AFTER_SEQ },
     'summarizer started',

@@ -2,6 +2,13 @@ import type { CanonicalMessage, SourceApi, Role } from '@memstream/schemas';
 import type { Queryable, Store } from '../store.js';
 import { audienceIn, visibleTo } from './conversation-access.js';
 import { AppError, isAppError } from '@memstream/errors';
+import { retryOnError } from '@memstream/retry';
+
+/**
+ * The loser of a race to store the same message runs again at once, and finds the row: the
+ * winner has committed by the time the unique key refuses the loser. Five tries are plenty.
+ */
+const CONCURRENT_APPEND_RETRY = { attempts: 5, backoff: { initialDelayMs: 1, maxDelayMs: 10 } };
 
 export interface NewMessage {
   readonly conversation_id: string;
@@ -44,13 +51,10 @@ const COLUMNS = `conversation_id, seq, message_id, sender_id, sender_name, role,
 
 /** Stores one message; see appendMessages. A race with a concurrent writer of the same message is retried. */
 export async function appendMessage(store: Store, msg: NewMessage): Promise<AppendResult> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return (await appendMessages(store, [{ message: msg }]))[0]!;
-    } catch (err) {
-      if (!(isAppError(err) && err.code === 'CONCURRENT_APPEND') || attempt >= 5) throw err;
-    }
-  }
+  return retryOnError(async () => (await appendMessages(store, [{ message: msg }]))[0]!, {
+    ...CONCURRENT_APPEND_RETRY,
+    retriable: (err) => isAppError(err) && err.code === 'CONCURRENT_APPEND',
+  });
 }
 
 export interface AppendItem {

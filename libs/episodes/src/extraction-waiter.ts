@@ -1,0 +1,129 @@
+import type { Fanout } from '@memstream/fanout';
+import { EPISODES_EXTRACTED_CHANNEL, EpisodesExtracted } from '@memstream/schemas';
+import { listEpisodesByIds, type Episode, type Queryable } from '@memstream/store';
+
+/** The time a wait reads and the timers it sets; injected so a test moves time by hand. */
+export interface WaitClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface ExtractionWaiterOptions {
+  /**
+   * A fan-out notice can be lost (Redis reconnecting, an extractor that could not publish), so a
+   * waiting call also reads again this often: a lost notice costs this much delay at most.
+   */
+  readonly recheckMs?: number;
+  readonly clock?: WaitClock;
+}
+
+/** Tells every waiter that these episodes have their memories; the extractor's side. */
+export function announceExtracted(fanout: Fanout, episodeIds: readonly number[]): Promise<void> {
+  if (episodeIds.length === 0) return Promise.resolve();
+  const notice: EpisodesExtracted = { episode_ids: [...episodeIds] };
+  return fanout.publish(EPISODES_EXTRACTED_CHANNEL, JSON.stringify(notice));
+}
+
+/**
+ * Holds a call until episodes are extracted, woken by the extractor's notice instead of polling
+ * the store: each wait reads the episodes once, then again only when a notice names one of them
+ * (or the re-check comes due), and answers with them as they stand when all are extracted, when
+ * its time is up, or when the waiter stops. One subscription per process serves every wait.
+ */
+export class ExtractionWaiter {
+  private readonly waiting = new Map<number, Set<() => void>>();
+  private readonly recheckMs: number;
+  private readonly clock: WaitClock;
+  private stopped = false;
+
+  private constructor(options: ExtractionWaiterOptions) {
+    this.recheckMs = options.recheckMs ?? 1_000;
+    this.clock = options.clock ?? REAL_CLOCK;
+  }
+
+  /** Subscribes to the extractor's notices; `stop` unsubscribes and answers every wait at once. */
+  static async listen(
+    fanout: Fanout,
+    options: ExtractionWaiterOptions = {},
+  ): Promise<{ waiter: ExtractionWaiter; stop: () => Promise<void> }> {
+    const waiter = new ExtractionWaiter(options);
+    const unsubscribe = await fanout.subscribe(EPISODES_EXTRACTED_CHANNEL, (message) => waiter.receive(message));
+    return {
+      waiter,
+      stop: async () => {
+        waiter.stopped = true;
+        for (const wakes of waiter.waiting.values()) for (const wake of wakes) wake();
+        await unsubscribe();
+      },
+    };
+  }
+
+  /** The episodes of `ids`, read when every one is extracted or after `timeoutMs` at the latest. */
+  async untilExtracted(store: Queryable, ids: readonly number[], timeoutMs: number): Promise<Episode[]> {
+    const deadline = this.clock.now() + timeoutMs;
+    let noticed = false;
+    let wake: (() => void) | undefined;
+    const onNotice = () => {
+      noticed = true;
+      wake?.();
+    };
+    // Listening before the first read: a notice between that read and the wait is not missed.
+    for (const id of ids) {
+      const wakes = this.waiting.get(id) ?? new Set();
+      wakes.add(onNotice);
+      this.waiting.set(id, wakes);
+    }
+    try {
+      let episodes = await listEpisodesByIds(store, ids);
+      while (!allExtracted(episodes) && !this.stopped) {
+        const left = deadline - this.clock.now();
+        if (left <= 0) break;
+        if (!noticed) {
+          await new Promise<void>((resolve) => {
+            const timer = this.clock.setTimeout(resolve, Math.min(left, this.recheckMs));
+            wake = () => {
+              this.clock.clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
+        }
+        noticed = false;
+        episodes = await listEpisodesByIds(store, ids);
+      }
+      return episodes;
+    } finally {
+      for (const id of ids) {
+        const wakes = this.waiting.get(id);
+        wakes?.delete(onNotice);
+        if (wakes?.size === 0) this.waiting.delete(id);
+      }
+    }
+  }
+
+  private receive(message: string): void {
+    if (this.waiting.size === 0) return;
+    const notice = EpisodesExtracted.safeParse(safeJson(message));
+    if (!notice.success) return;
+    for (const id of notice.data.episode_ids) for (const wake of this.waiting.get(id) ?? []) wake();
+  }
+}
+
+function allExtracted(episodes: readonly Episode[]): boolean {
+  return episodes.every((e) => e.status === 'extracted');
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const REAL_CLOCK: WaitClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};

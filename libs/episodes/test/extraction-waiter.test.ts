@@ -1,0 +1,169 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { announceExtracted, ExtractionWaiter, type WaitClock } from '@memstream/episodes';
+import { MemoryFanout } from '@memstream/fanout';
+import { createLogger } from '@memstream/logging';
+import { EPISODES_EXTRACTED_CHANNEL } from '@memstream/schemas';
+import {
+  appendMessages,
+  claimEpisodes,
+  completeEpisode,
+  insertEpisodes,
+  migrate,
+  openPglite,
+  type Episode,
+  type Store,
+} from '@memstream/store';
+import { waitFor } from '../../../test/helpers/infra.js';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+const HOUR = 3_600_000;
+
+/** Time that moves only when the test says so: a wait ends by a notice unless the test advances it. */
+function manualClock(): WaitClock & { advance(ms: number): void; timers(): number } {
+  let now = 0;
+  let next = 1;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  return {
+    now: () => now,
+    setTimeout(fn, ms) {
+      timers.set(next, { at: now + ms, fn });
+      return next++;
+    },
+    clearTimeout: (handle) => void timers.delete(handle as number),
+    advance(ms) {
+      now += ms;
+      for (const [id, t] of [...timers]) {
+        if (t.at > now) continue;
+        timers.delete(id);
+        t.fn();
+      }
+    },
+    timers: () => timers.size,
+  };
+}
+
+// One database for the file (migrating one takes seconds); each test closes episodes of its own group.
+let store: Store;
+before(async () => {
+  store = await openPglite();
+  await migrate(store, log);
+});
+after(() => store.close());
+
+async function pendingEpisode(groupId: string): Promise<Episode> {
+  await appendMessages(store, [
+    {
+      message: {
+        conversation_id: groupId,
+        message_id: 'm1',
+        sender_id: 'u1',
+        sender_name: 'User One',
+        role: 'user',
+        content: 'the launch moves to March',
+        created_at: new Date('2025-01-15T02:00:00Z'),
+        refer_list: [],
+        metadata: {},
+        source_api: 'evermemos',
+      },
+    },
+  ]);
+  const at = new Date('2025-01-15T02:00:00Z');
+  const [episode] = await insertEpisodes(store, groupId, [
+    { startSeq: 0, endSeq: 0, messageIds: ['m1'], startTime: at, endTime: at, reason: 'flush' },
+  ]);
+  return episode!;
+}
+
+async function extract(episode: Episode): Promise<void> {
+  const [claimed] = await claimEpisodes(store, { ids: [episode.id], limit: 1, leaseMs: 60_000 });
+  await store.transaction((tx) =>
+    completeEpisode(tx, claimed!, [{ userId: null, title: 'Launch', content: 'The launch moves to March.' }], {
+      extractor: 'test',
+      participants: ['u1'],
+    }),
+  );
+}
+
+/** The wait, and whether it has answered yet. */
+function watch(wait: Promise<Episode[]>): { answered: () => boolean; result: Promise<Episode[]> } {
+  let answered = false;
+  const result = wait.finally(() => (answered = true));
+  return { answered: () => answered, result };
+}
+
+test("a waiting flush is answered by the extractor's notice, not by reading the store again on a timer", async (t) => {
+  const fanout = new MemoryFanout();
+  const clock = manualClock();
+  const { waiter, stop } = await ExtractionWaiter.listen(fanout, { recheckMs: HOUR, clock });
+  t.after(stop);
+  const episode = await pendingEpisode('g-notice');
+  const wait = watch(waiter.untilExtracted(store, [episode.id], HOUR));
+  await waitFor('the wait to sleep on its timer', async () => clock.timers() === 1);
+  await extract(episode);
+  await announceExtracted(fanout, [episode.id + 1000]); // someone else's episode: no read, no answer
+  assert.equal(wait.answered(), false);
+  await announceExtracted(fanout, [episode.id]);
+  await waitFor('the wait to answer', async () => wait.answered());
+  assert.deepEqual(
+    (await wait.result).map((e) => [e.id, e.status]),
+    [[episode.id, 'extracted']],
+  );
+});
+
+test('a lost notice delays the answer by one re-check, and a wait whose time is up answers with what stands', async (t) => {
+  const fanout = new MemoryFanout();
+  const clock = manualClock();
+  const { waiter, stop } = await ExtractionWaiter.listen(fanout, { recheckMs: 1_000, clock });
+  t.after(stop);
+  const episode = await pendingEpisode('g-lost');
+  const lost = watch(waiter.untilExtracted(store, [episode.id], HOUR));
+  await waitFor('the wait to sleep on its timer', async () => clock.timers() === 1);
+  await extract(episode); // and nobody announces it
+  clock.advance(1_000);
+  await waitFor('the re-check to answer', async () => lost.answered());
+  assert.deepEqual(
+    (await lost.result).map((e) => e.status),
+    ['extracted'],
+  );
+
+  const other = await pendingEpisode('g-late');
+  const late = watch(waiter.untilExtracted(store, [other.id], 2_500));
+  for (const step of [1_000, 1_000]) {
+    await waitFor('the wait to sleep on its timer', async () => clock.timers() === 1);
+    clock.advance(step);
+  }
+  await waitFor('the wait to sleep its last half second', async () => clock.timers() === 1);
+  assert.equal(late.answered(), false);
+  clock.advance(500);
+  await waitFor('the deadline to answer', async () => late.answered());
+  assert.deepEqual(
+    (await late.result).map((e) => e.status),
+    ['pending'],
+  );
+});
+
+test('episodes already extracted are answered at once, and stopping the waiter answers every wait', async () => {
+  const fanout = new MemoryFanout();
+  const clock = manualClock();
+  const { waiter, stop } = await ExtractionWaiter.listen(fanout, { recheckMs: HOUR, clock });
+  const done = await pendingEpisode('g-done');
+  await extract(done);
+  assert.deepEqual(
+    (await waiter.untilExtracted(store, [done.id], HOUR)).map((e) => e.status),
+    ['extracted'],
+  );
+  assert.equal(clock.timers(), 0);
+
+  const open = await pendingEpisode('g-stop');
+  const held = watch(waiter.untilExtracted(store, [open.id], HOUR));
+  await waitFor('the wait to sleep on its timer', async () => clock.timers() === 1);
+  await stop();
+  await waitFor('the stop to answer', async () => held.answered());
+  assert.deepEqual(
+    (await held.result).map((e) => e.status),
+    ['pending'],
+  );
+  // what arrives after the stop reaches nobody
+  await fanout.publish(EPISODES_EXTRACTED_CHANNEL, JSON.stringify({ episode_ids: [open.id] }));
+});

@@ -1,0 +1,11 @@
+import { z } from 'zod';
+
+/**
+ * Told to every API replica when the extractor stored the memories of episodes, so a call waiting
+ * for them (a flush in sync mode) reads them at once instead of polling. Best effort like every
+ * fan-out message: a waiter also reads again now and then, and the store stays the truth.
+ */
+export const EpisodesExtracted = z.object({ episode_ids: z.array(z.number().int().min(1)).min(1) });
+export type EpisodesExtracted = z.infer<typeof EpisodesExtracted>;
+
+export const EPISODES_EXTRACTED_CHANNEL = 'memstream.episodes-extracted';
