@@ -1,5 +1,7 @@
 import type { Fanout } from '@memstream/fanout';
 import { ACCESS_CHANGED_CHANNEL, AccessChanged } from '@memstream/schemas';
+import type { Logger } from '@memstream/logging';
+import { startPeriodicJob, type PeriodicJob } from '@memstream/runtime';
 import { accessLevelsOf, groupOfConversation, type Store } from '@memstream/store';
 
 /** One open stream of a person: what it reads, whose it is, and how it ends. */
@@ -27,15 +29,14 @@ export class StreamAccess {
   private readonly byGroup = new Map<string, Set<Watched>>();
   private started: Promise<void> | undefined;
   private unsubscribe: (() => Promise<void>) | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping = false;
+  private recheckJob: PeriodicJob | undefined;
 
   constructor(
     private readonly deps: {
       store: Store;
       fanout: Fanout;
       recheckMs: number;
-      log: { warn(fields: object, message: string): void };
+      log: Pick<Logger, 'warn' | 'debug'>;
     },
   ) {}
 
@@ -57,7 +58,7 @@ export class StreamAccess {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    await this.recheckJob?.stop();
     await this.started;
     await this.unsubscribe?.().catch((err: unknown) =>
       this.deps.log.warn({ err }, 'could not unsubscribe from access changes'),
@@ -65,13 +66,12 @@ export class StreamAccess {
   }
 
   private async start(): Promise<void> {
-    // The backstop: one statement per replica per interval however many streams are open; a tick
-    // that finds the previous one still running is skipped rather than piled on.
-    this.timer ??= setInterval(() => {
-      if (this.sweeping) return;
-      this.sweeping = true;
-      void this.recheck([...this.byGroup.values()].flatMap((s) => [...s])).finally(() => (this.sweeping = false));
-    }, this.deps.recheckMs).unref();
+    // The backstop: one statement per replica per interval however many streams are open, never
+    // two at once (the periodic job waits for a run in progress).
+    this.recheckJob ??= startPeriodicJob(
+      { name: 'stream access re-check', everyMs: this.deps.recheckMs, log: this.deps.log },
+      () => this.recheck([...this.byGroup.values()].flatMap((s) => [...s])),
+    );
     try {
       this.unsubscribe = await this.deps.fanout.subscribe(ACCESS_CHANGED_CHANNEL, (message) => {
         const notice = AccessChanged.safeParse(safeJson(message));
@@ -79,7 +79,7 @@ export class StreamAccess {
         void this.recheck(notice.data.group_ids.flatMap((g) => [...(this.byGroup.get(g) ?? [])]));
       });
     } catch (err) {
-      // Streams still open, held by the timer alone; the next stream to open subscribes again.
+      // Streams still open, held by the periodic re-check alone; the next stream to open subscribes again.
       this.started = undefined;
       this.deps.log.warn({ err }, 'could not subscribe to access changes; open streams rely on the periodic re-check');
     }
