@@ -302,6 +302,7 @@ async function main(): Promise<void> {
       settings: {
         probes: PROBES,
         probe_concurrency: PROBE_CONCURRENCY,
+        load_rate: LOAD_RATE,
         load_lanes: LOAD_LANES,
         poll_ms: POLL_MS,
         ...extraEnv,
