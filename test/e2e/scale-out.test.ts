@@ -121,7 +121,9 @@ test('two replicas of each consumer: one of each is killed, the other takes over
   await send(0, half);
   await waitFor(
     'the first half stored and indexed',
-    async () => (await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'message'`)) === GROUPS * half,
+    async () =>
+      (await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'message' AND embedding IS NOT NULL`)) ===
+      GROUPS * half,
     120_000,
   );
 
@@ -150,7 +152,9 @@ test('two replicas of each consumer: one of each is killed, the other takes over
   await waitFor(
     'everything stored, indexed, extracted and summarized',
     async () => {
-      const indexed = await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'message'`);
+      const indexed = await count(
+        `SELECT count(*) AS n FROM search_items WHERE kind = 'message' AND embedding IS NOT NULL`,
+      );
       const extracted = await count(`SELECT count(*) AS n FROM episodes WHERE status = 'extracted'`);
       const summarized = await count(
         `SELECT count(DISTINCT conversation_id) AS n FROM memory WHERE status = 'completed' AND end_sequence = ${PER_GROUP - 1}`,

@@ -94,6 +94,7 @@ export {
   type MessageToIndex,
   type MemoryToIndex,
 } from './repositories/search-items.js';
+export { messageSearchText } from './repositories/message-search-text.js';
 export { turnContext, type TurnContext, type NeighbourHit } from './repositories/search-context.js';
 export { EXACT_SCAN_MAX_ITEMS, vectorSearch, type SearchFilters, type SearchHit } from './repositories/search.js';
 export { MAX_QUERY_TERMS, keywordSearch } from './repositories/keyword-search.js';

@@ -23,3 +23,21 @@ export function random(seed: number): () => number {
     return s / 2 ** 32;
   };
 }
+
+/** What the kept counts must equal: the same statistics counted from search_items itself. */
+export async function countsDiffer(store: Store): Promise<unknown[]> {
+  const { rows: lexemes } = await store.query(
+    `SELECT * FROM (SELECT s.conversation_id, s.kind, l.lexeme, count(*) AS n FROM search_items s, unnest(s.tsv) l GROUP BY 1, 2, 3) a
+       FULL JOIN search_keyword_frequencies f USING (conversation_id, kind, lexeme) WHERE a.n IS DISTINCT FROM f.items`,
+  );
+  const { rows: totals } = await store.query(
+    `SELECT * FROM (SELECT conversation_id, kind, count(*) AS n, sum(length(tsv)) AS l FROM search_items GROUP BY 1, 2) a
+       FULL JOIN search_keyword_totals t USING (conversation_id, kind)
+      WHERE (COALESCE(a.n, 0), COALESCE(a.l, 0)) IS DISTINCT FROM (t.items, t.lexemes)`,
+  );
+  const { rows: copies } = await store.query(
+    `SELECT kind, item_id FROM search_items s FULL JOIN search_keywords k USING (kind, item_id)
+      WHERE s.tsv IS DISTINCT FROM k.tsv OR s.conversation_id IS DISTINCT FROM k.conversation_id OR s.occurred_at IS DISTINCT FROM k.occurred_at`,
+  );
+  return [...lexemes, ...totals, ...copies];
+}

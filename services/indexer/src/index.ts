@@ -1,4 +1,4 @@
 export { runIndexer } from './start-indexer.js';
 export { Indexer } from './indexer.js';
-export { messageText, memoryText } from './document-text.js';
+export { memoryText } from './document-text.js';
 export { indexerEnv, indexerSettings, type IndexerConfig } from './config.js';

@@ -4,17 +4,19 @@ import type { CanonicalMessage, EpisodicMemory } from '@memstream/schemas';
 import {
   indexMemories,
   indexMessages,
+  messageSearchText,
   replaceVectors,
   staleVectors,
   unindexedMemories,
   type Store,
 } from '@memstream/store';
-import { memoryText, messageText } from './document-text.js';
+import { memoryText } from './document-text.js';
 
 /**
- * Keeps the search index: every stored message and every current episodic memory gets its
- * keyword entry and its vector from the configured model. Writes are upserts keyed by the item,
- * so redelivery re-indexes the same rows. `sweep` repairs what events did not bring (a memory
+ * Keeps the search index: every stored message gets its vector from the configured model (its
+ * keyword entry was written with the message, by the converter), and every current episodic
+ * memory its keyword entry and vector. Writes are upserts keyed by the item, so redelivery
+ * re-indexes the same rows. `sweep` repairs what events did not bring (a memory
  * whose event was lost) and re-embeds, in the background, what another model embedded.
  */
 export class Indexer {
@@ -32,7 +34,7 @@ export class Indexer {
   ) {}
 
   async indexMessages(messages: readonly CanonicalMessage[]): Promise<number> {
-    const items = messages.map((m) => ({ m, text: messageText(m) })).filter((x) => x.text !== '');
+    const items = messages.map((m) => ({ m, text: messageSearchText(m) })).filter((x) => x.text !== '');
     if (items.length === 0) return 0;
     const vectors = await this.embedder.embed(
       items.map((x) => x.text),

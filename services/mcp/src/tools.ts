@@ -61,7 +61,7 @@ export function registerTools(server: McpServer, client: MemstreamClient): void 
     {
       title: 'Remember messages',
       description:
-        'Store one message (content and sender) or a batch (messages) in a conversation. Answers once stored; search finds it as soon as it is indexed, moments later.',
+        'Store one message (content and sender) or a batch (messages) in a conversation. Answers once stored, and from then on search finds it by its words (its vector follows moments later).',
       inputSchema: AddMemory,
     },
     async (args) =>

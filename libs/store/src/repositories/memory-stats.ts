@@ -2,7 +2,10 @@ import type { Queryable } from '../store.js';
 
 export interface MemoryStats {
   readonly messages: number;
-  /** Messages with a search row (keyword and a vector of some model). */
+  /**
+   * Messages whose search row has its vector (of some model). Every stored message is keyword-searchable
+   * at once; this counts what the indexer has embedded since.
+   */
   readonly indexed_messages: number;
   /** Search rows (messages and memories) whose vector is the given model's. */
   readonly current_vectors: number;
@@ -19,7 +22,7 @@ export async function memoryStats(q: Queryable, conversationId: string, model: s
   const { rows } = await q.query<MemoryStats>(
     `SELECT
        (SELECT count(*) FROM messages WHERE conversation_id = $1)::int8 AS messages,
-       (SELECT count(*) FROM search_items WHERE conversation_id = $1 AND kind = 'message')::int8 AS indexed_messages,
+       (SELECT count(*) FROM search_items WHERE conversation_id = $1 AND kind = 'message' AND embedding IS NOT NULL)::int8 AS indexed_messages,
        (SELECT count(*) FROM search_items WHERE conversation_id = $1 AND embedding_model = $2)::int8 AS current_vectors,
        (SELECT count(*) FROM search_items WHERE conversation_id = $1)::int8 AS search_items,
        (SELECT count(*) FROM episodes WHERE conversation_id = $1)::int8 AS episodes,

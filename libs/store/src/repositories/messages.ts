@@ -3,6 +3,7 @@ import type { Queryable, Store } from '../store.js';
 import { audienceIn, visibleTo } from './conversation-access.js';
 import { AppError, isAppError } from '@memstream/errors';
 import { retryOnError } from '@memstream/retry';
+import { messageSearchText } from './message-search-text.js';
 
 /**
  * The loser of a race to store the same message runs again at once, and finds the row: the
@@ -65,8 +66,11 @@ export interface AppendItem {
 
 /**
  * Stores messages once each, in the order given, with the next sequence numbers of their
- * conversations, and records the outcome of each write request, in ONE statement: this is the
- * ingest path, and round trips are what it costs (a handful of messages per batch under HTTP load).
+ * conversations, writes the keyword side of each new message's search row, and records the
+ * outcome of each write request, in ONE statement: this is the ingest path, and round trips are
+ * what it costs (a handful of messages per batch under HTTP load). The search row comes with the
+ * message so that search is read-your-writes: whoever learns a write was stored (its held call,
+ * the request status) can find it by its words; the indexer adds the vector later.
  *
  * How the numbers stay gapless: the conversations' rows are upserted in id order, which locks them
  * (so concurrent writers of a conversation queue up, and two batches never deadlock), and the
@@ -99,6 +103,7 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
       col((m) => JSON.stringify(m.metadata)),
       col((m) => m.source_api),
       items.map((i) => i.requestId ?? null),
+      msgs.map((m) => messageSearchText(m) || null),
     ]));
   } catch (err) {
     if (
@@ -148,12 +153,13 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
   });
 }
 
-// $1..$10: the messages, column by column, in arrival order; $11: request ids (null: none).
+// $1..$10: the messages, column by column, in arrival order; $11: request ids (null: none);
+// $12: the text each is searched by (null: nothing to search).
 const APPEND_SQL = `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                       $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[])
-    WITH ORDINALITY AS t(c, mid, sid, sname, role, content, created, refs, meta, src, rid, ord)
+                       $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+    WITH ORDINALITY AS t(c, mid, sid, sname, role, content, created, refs, meta, src, rid, body, ord)
 ),
 fresh AS (   -- the first copy of each message that is not stored yet
   SELECT DISTINCT ON (c, mid) * FROM input i
@@ -177,7 +183,15 @@ inserted AS (
   INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content,
                         created_at, stored_at, refer_list, metadata, source_api)
   SELECT c, seq, mid, sid, sname, role, content, created, now(), refs::jsonb, meta::jsonb, src FROM numbered
-  RETURNING conversation_id, message_id, seq, stored_at
+  RETURNING id, conversation_id, message_id, seq, stored_at, sender_id, created_at, audience
+),
+searchable AS (  -- keyword side only (migration 0010's triggers count its words); no vector yet
+  INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
+  SELECT 'message', i.id::text, i.conversation_id, i.sender_id, n.body, i.created_at, ARRAY[i.message_id],
+         to_tsvector('english', n.body), i.audience
+  FROM inserted i JOIN numbered n ON n.c = i.conversation_id AND n.mid = i.message_id
+  WHERE n.body IS NOT NULL
+  ON CONFLICT (kind, item_id) DO NOTHING
 ),
 outcomes AS (
   INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, duplicate, result)

@@ -28,8 +28,11 @@ export interface MessageToIndex {
 }
 
 /**
- * Indexes stored messages (keyword and vector) in one statement. Reads the rest from the message
- * row itself, so a message deleted meanwhile is not resurrected; an indexed one is replaced.
+ * Gives stored messages their vectors. The keyword side of a message's row was written with the
+ * message (appendMessages), so only the vector is set here, and a redelivery or a re-embedding sets
+ * it again and nothing else; a row that is missing (a message stored before search rows came with
+ * messages) is written whole. Reads the rest from the message row itself, so a message deleted
+ * meanwhile is not resurrected.
  */
 export async function indexMessages(q: Queryable, model: string, items: readonly MessageToIndex[]): Promise<number> {
   if (items.length === 0) return 0;
@@ -39,8 +42,7 @@ export async function indexMessages(q: Queryable, model: string, items: readonly
             to_tsvector('english', t.body), t.vec::vector, $5, m.audience
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(c, mid, body, vec)
      JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
-     ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv, audience = EXCLUDED.audience,
-       embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
+     ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
     [
       items.map((i) => i.conversationId),
       items.map((i) => i.messageId),
@@ -74,7 +76,11 @@ export async function indexMemories(q: Queryable, model: string, items: readonly
   return rowCount;
 }
 
-/** Items whose vector was made by another model (or is missing): the re-embedding backlog. */
+/**
+ * Items whose vector was made by another model: the re-embedding backlog. A message's row without
+ * a vector yet is left to its stored event, which the indexer is about to (or already does) embed:
+ * taken here as well, a backlog of new messages would be embedded twice.
+ */
 export async function staleVectors(
   q: Queryable,
   model: string,
@@ -82,7 +88,7 @@ export async function staleVectors(
 ): Promise<Array<{ kind: SearchKind; item_id: string; content: string }>> {
   const { rows } = await q.query<{ kind: SearchKind; item_id: string; content: string }>(
     `SELECT kind, item_id, content FROM search_items
-     WHERE embedding_model IS DISTINCT FROM $1 ORDER BY indexed_at LIMIT $2`,
+     WHERE embedding_model <> $1 ORDER BY indexed_at LIMIT $2`,
     [model, limit],
   );
   return rows;
