@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { embeddedMemstream } from '../helpers/embedded.js';
-import { distributedEnv, startServices } from '../helpers/distributed.js';
+import { distributedEnv, startApi, startServices } from '../helpers/distributed.js';
 import { freshDatabase, uniqueName } from '../helpers/infra.js';
 import { TEST_JWT_SECRET } from '../../harness/credentials.js';
 import { CONVERSATIONS, type Scenario } from './memory-service-rest-conversations.js';
@@ -36,13 +36,6 @@ const KNOWN: Readonly<Record<string, string>> = {
     'offers ownership to a non-member; memstream refuses that (400), as the service does from the next day on (its ownership-transfers feature: "Cannot transfer to non-member")',
 };
 
-/**
- * Scenarios that search right after a write: the service's search sees the write at once, ours
- * once the indexer has it (issue 27 item 8, another change). One that fails is replayed with its
- * searches waiting for the index, and must pass then.
- */
-const SEARCH_AFTER_WRITE = new Set(['Agent can create a summary and user can search it', 'Search messages with query']);
-
 const AUTH_ENV = {
   AUTH_JWT_SECRET: TEST_JWT_SECRET,
   AUTH_API_KEYS: Object.values(SUITE_KEYS)
@@ -73,7 +66,6 @@ async function replay(t: TestContext, base: string, databaseUrl: string): Promis
   await db.connect();
   t.after(() => db.end().catch(() => undefined));
   const failed = new Map<string, string>();
-  const lateIndex: string[] = [];
   for (const s of SCENARIOS) {
     await clearConversations(base);
     try {
@@ -81,25 +73,11 @@ async function replay(t: TestContext, base: string, databaseUrl: string): Promis
     } catch (err) {
       failed.set(s.name, `${s.feature}: ${(err as Error).message.split('\n')[0]}`);
     }
-    if (failed.has(s.name) && SEARCH_AFTER_WRITE.has(s.name)) {
-      await clearConversations(base);
-      const late = new World(base, db);
-      late.searchWaits = true;
-      try {
-        await s.run(late);
-        lateIndex.push(s.name);
-      } catch (err) {
-        failed.set(s.name, `${s.feature}: ${(err as Error).message.split('\n')[0]} (also once indexed)`);
-      }
-    }
   }
   const passed = SCENARIOS.length - failed.size;
   t.diagnostic(`${passed} of ${SCENARIOS.length} scenarios pass`);
   for (const [name, why] of failed) t.diagnostic(`fails: ${name} (${KNOWN[name] ? `known: ${KNOWN[name]}` : why})`);
-  for (const name of lateIndex) t.diagnostic(`  (${name}: passes once the index has the write)`);
-  const unexpected = [...failed]
-    .filter(([name]) => !KNOWN[name] && !lateIndex.includes(name))
-    .map(([name, why]) => `${name}: ${why}`);
+  const unexpected = [...failed].filter(([name]) => !KNOWN[name]).map(([name, why]) => `${name}: ${why}`);
   const nowPassing = Object.keys(KNOWN).filter((name) => !failed.has(name));
   assert.deepEqual(unexpected, [], `scenarios failing:\n${unexpected.join('\n')}`);
   assert.deepEqual(nowPassing, [], 'scenarios listed as known failures now pass: take them off KNOWN');
@@ -118,6 +96,7 @@ test("distributed mode with authentication: the memory-service's own REST scenar
     EMBEDDING_PROVIDER: 'hash',
     INDEXER_GROUP_ID: uniqueName('indexer'),
   });
-  const [readApi] = await startServices(t, env, ['read-api', 'converter', 'indexer']);
-  await replay(t, readApi!, env['DATABASE_URL']!);
+  await startServices(t, env, ['converter', 'indexer']);
+  const [api] = await startApi(t, env);
+  await replay(t, api!, env['DATABASE_URL']!);
 });

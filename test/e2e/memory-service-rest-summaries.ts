@@ -1,4 +1,3 @@
-import { waitFor } from '../helpers/infra.js';
 import type { Scenario } from './memory-service-rest-conversations.js';
 import { messages as featureOf } from './memory-service-rest-messages.js';
 import type { World } from './memory-service-rest-world.js';
@@ -12,14 +11,8 @@ const summaries = featureOf('Summaries REST API', async (w) => {
 const summarize = (w: World, title: string, summary: string, untilMessageId: string) =>
   w.call('POST', `${w.conv()}/summaries`, { title, summary, untilMessageId, summarizedAt: '2024-01-01T00:00:00Z' });
 
-/** "I search messages": at once, as the suite does; or, where the world says so, once the index has the write. */
-const search = async (w: World, body: Record<string, unknown>) => {
-  if (!w.searchWaits) return w.call('POST', '/v1/user/search/messages', body);
-  return waitFor('a search hit', async () => {
-    const answer = await w.call('POST', '/v1/user/search/messages', body);
-    return answer.body?.data?.length > 0 ? answer : undefined;
-  });
-};
+/** "I search messages": at once, as the suite does (search sees an acknowledged write). */
+const search = (w: World, body: Record<string, unknown>) => w.call('POST', '/v1/user/search/messages', body);
 
 export const SUMMARIES: readonly Scenario[] = [
   summaries('Agent can create a summary and user can search it', async (w) => {

@@ -33,8 +33,6 @@ export class World {
   readonly vars = new Map<string, unknown>();
   /** Every conversation the scenario made, for its database checks. */
   readonly made = new Set<string>();
-  /** Searches wait for the index (a scenario replayed again, to tell a late index from a wrong answer). */
-  searchWaits = false;
   private answer: Answer | undefined;
 
   constructor(
