@@ -51,15 +51,59 @@ export const SearchMemoriesRequest = z.object({
   end_time: Instant.optional(),
 });
 
+/** EverMemOS's word for "any" (its MAGIC_ALL): a filter with this value filters nothing. */
+export const MAGIC_ALL = '__all__';
+
+/**
+ * The filters of a deletion as the converter applies them, all ANDed: the matching messages (and
+ * what was made from them) go. `event_id` names an episode (EverMemOS's MemCell, listed in each
+ * memory's `memcell_event_id_list`) or one memory (its `id`), meaning that memory's episode.
+ * Strict: a key nobody filters by must never be dropped, as dropping it widens the deletion.
+ */
 export const DeleteMemoriesFilter = z
   .object({
+    event_id: z.string().min(1).max(200).optional(),
     message_id: z.string().min(1).optional(),
     group_id: z.string().min(1).optional(),
     user_id: z.string().min(1).optional(),
   })
-  .refine((f) => f.message_id !== undefined || f.group_id !== undefined || f.user_id !== undefined, {
-    message: 'give at least one of message_id, group_id, user_id',
-  });
+  .strict()
+  .refine(
+    (f) =>
+      f.event_id !== undefined || f.message_id !== undefined || f.group_id !== undefined || f.user_id !== undefined,
+    { message: 'give at least one of event_id, message_id, group_id, user_id' },
+  );
+export type DeleteMemoriesFilter = z.infer<typeof DeleteMemoriesFilter>;
+
+/** How EverMemOS's clients leave a delete filter out: absent, null, '' or "__all__". */
+const deleteFilterValue = (description: string) =>
+  z
+    .string()
+    .max(500)
+    .nullable()
+    .optional()
+    .transform((v) => (v === null || v === undefined || v === '' || v === MAGIC_ALL ? undefined : v))
+    .meta({ description: `${description}; null, "" or "__all__" leave it out` });
+
+/**
+ * `DELETE /api/v1/memories` as a client sends it: query string and JSON body merged (the body
+ * wins). Unknown keys are refused (400); no filter left after the "any" values is 422, as in
+ * EverMemOS's server.
+ */
+export const DeleteMemoriesRequest = z
+  .object({
+    event_id: deleteFilterValue("An episode id (a memory's memcell_event_id_list) or a memory id"),
+    message_id: deleteFilterValue('A message id'),
+    group_id: deleteFilterValue('A group id'),
+    user_id: deleteFilterValue("A sender's id"),
+    sync_mode: SyncModeQuery.shape.sync_mode,
+  })
+  .strict();
+
+/** The filter names a deletion used, in EverMemOS's order, as its answer lists them. */
+export function deleteFilterNames(f: DeleteMemoriesFilter): string[] {
+  return (['event_id', 'user_id', 'group_id', 'message_id'] as const).filter((k) => f[k] !== undefined);
+}
 
 export const FlushMemoriesRequest = z.object({
   group_id: z.string().min(1),
