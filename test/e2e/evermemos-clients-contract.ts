@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { credentialsFor } from '../../harness/credentials.js';
 import { call, messagesOf } from '../helpers/evermemos-client.js';
+import { waitFor } from '../helpers/infra.js';
 
 /**
  * What EverMemOS's own clients do, replayed against a running memstream (`write` the gateway,
@@ -69,4 +72,216 @@ export async function checkDeleteFilters(write: string, read: string, group: str
   );
   const none = await call<Envelope>(read, 'DELETE', '/api/v1/memories', { user_id: 'ben', group_id: group });
   assert.equal(none.status, 404, 'nothing left to match');
+}
+
+type Memory = Record<string, unknown>;
+type Listing = { memories: Memory[]; total_count: number; has_more: boolean; metadata: Record<string, unknown> };
+
+/**
+ * GET with a JSON body, as EverMemOS's SDK (`extra_body`) and controller tests (`requests`) fetch
+ * and search. fetch() refuses a body on GET, so this goes through node:http as those clients do.
+ */
+function getWithBody<T = Envelope>(base: string, path: string, body: unknown): Promise<{ status: number; body: T }> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${base}${path}`,
+      {
+        method: 'GET',
+        headers: {
+          ...credentialsFor(base),
+          'content-type': 'application/json',
+          'content-length': String(payload.length),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as T }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/**
+ * Reads the way EverMemOS's clients make them: filters in a GET body, every memory kind they know,
+ * the group narrative as `user_id: ""`, search answered grouped by group, and a delete by the
+ * `event_id` a fetched memory names.
+ */
+export async function checkClientReads(write: string, read: string, group: string): Promise<void> {
+  const other = `${group}-other`;
+  await say(write, other, 'o1', 'ana', 'Nothing about the offsite here, only lunch.', '2025-03-02T12:00:00Z');
+  await call(read, 'POST', '/api/v1/memories/flush', { group_id: other });
+  await say(write, group, 'e1', 'ana', 'The offsite is in Lisbon on Friday.', '2025-03-03T09:00:00Z');
+  await say(write, group, 'e2', 'ben', 'Lisbon on Friday suits me, I will book flights.', '2025-03-03T09:01:00Z');
+  const flushed = await call<Envelope>(read, 'POST', '/api/v1/memories/flush', { group_id: group });
+  assert.equal(flushed.body.result['status_info'], 'extracted', JSON.stringify(flushed.body));
+  await say(write, group, 'e3', 'ana', 'Flights to Lisbon are booked.', '2025-03-03T10:00:00Z');
+
+  // 1. One user's episodic memories in one group, filters in the GET body: nothing else comes back.
+  const anas = await getWithBody<{ result: Listing }>(read, '/api/v1/memories', {
+    user_id: 'ana',
+    group_id: group,
+    memory_type: 'episodic_memory',
+    limit: 10,
+    offset: 0,
+  });
+  assert.equal(anas.status, 200, JSON.stringify(anas.body));
+  assert.equal(anas.body.result.total_count, 1, JSON.stringify(anas.body.result));
+  const [anaMemory] = anas.body.result.memories;
+  assert.equal(anaMemory!['memory_type'], 'episodic_memory');
+  assert.equal(anaMemory!['user_id'], 'ana');
+  assert.equal(anaMemory!['group_id'], group);
+  assert.equal(anaMemory!['episode_id'], anaMemory!['id'], 'episode_id is the memory id, as in EverMemOS');
+  assert.equal(typeof anaMemory!['summary'], 'string');
+  assert.ok((anaMemory!['summary'] as string).length > 0);
+  assert.deepEqual(anas.body.result.metadata, {
+    source: 'memstream',
+    user_id: 'ana',
+    memory_type: 'episodic_memory',
+    limit: 10,
+    group_id: group,
+  });
+  // the same through the query string
+  const byQuery = await call<{ result: Listing }>(
+    read,
+    'GET',
+    `/api/v1/memories?user_id=ana&group_id=${group}&memory_type=episodic_memory`,
+  );
+  assert.deepEqual(
+    byQuery.body.result.memories.map((m) => m['id']),
+    [anaMemory!['id']],
+  );
+  // "__all__" is anyone: ana's, ben's and the narrative; user_id "" is the group's own narrative only
+  const everyone = await getWithBody<{ result: Listing }>(read, '/api/v1/memories', {
+    user_id: '__all__',
+    group_id: group,
+    memory_type: 'episodic_memory',
+  });
+  assert.equal(everyone.body.result.total_count, 3, JSON.stringify(everyone.body.result));
+  const narrative = await getWithBody<{ result: Listing }>(read, '/api/v1/memories', {
+    user_id: '',
+    group_id: group,
+    memory_type: 'episodic_memory',
+  });
+  assert.equal(narrative.status, 200, JSON.stringify(narrative.body));
+  assert.deepEqual(
+    narrative.body.result.memories.map((m) => m['user_id']),
+    [null],
+  );
+  const bothAny = await getWithBody<Envelope>(read, '/api/v1/memories', { user_id: '__all__', group_id: '__all__' });
+  assert.equal(bothAny.status, 400);
+  assert.match(bothAny.body.message, /cannot both be MAGIC_ALL/);
+
+  // 2. EverMemOS's other memory kinds are answered, empty: memstream forms none of them.
+  for (const kind of ['profile', 'foresight', 'event_log', 'personal_semantic_memory', 'personal_event_log']) {
+    const res = await getWithBody<{ result: Listing }>(read, '/api/v1/memories', {
+      user_id: 'ana',
+      memory_type: kind,
+    });
+    assert.equal(res.status, 200, `${kind}: ${JSON.stringify(res.body)}`);
+    assert.deepEqual([res.body.result.memories, res.body.result.total_count, res.body.result.has_more], [[], 0, false]);
+    assert.equal(res.body.result.metadata['memory_type'], kind);
+    assert.equal(res.body.result.metadata['user_id'], 'ana');
+  }
+
+  // 3. Search with a GET body: grouped by group, scores alike, metadata, pending messages with ids.
+  const found = await waitFor('the memories searchable', async () => {
+    const res = await getWithBody<{ result: Record<string, unknown> }>(read, '/api/v1/memories/search', {
+      query: 'Lisbon offsite',
+      group_id: group,
+      retrieve_method: 'keyword',
+      memory_types: ['episodic_memory', 'message'],
+      top_k: 10,
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return (res.body.result['total_count'] as number) >= 4 ? res.body.result : undefined;
+  });
+  const groups = found['memories'] as Array<Record<string, Memory[]>>;
+  assert.deepEqual(
+    groups.map((g) => Object.keys(g)),
+    [[group]],
+  );
+  const scores = found['scores'] as Array<Record<string, number[]>>;
+  assert.equal(scores[0]![group]!.length, groups[0]![group]!.length, 'a score for every memory');
+  assert.ok(scores[0]![group]!.every((s) => s >= 0 && s <= 1));
+  const times = groups[0]![group]!.map((m) => Date.parse(m['timestamp'] as string));
+  assert.deepEqual(
+    times,
+    [...times].sort((a, b) => a - b),
+    "a group's memories in time order",
+  );
+  for (const m of groups[0]![group]!) {
+    for (const key of ['memory_type', 'user_id', 'timestamp', 'ori_event_id_list']) assert.ok(key in m, key);
+  }
+  assert.deepEqual(found['importance_scores'], [Math.max(...scores[0]![group]!)]);
+  assert.equal(found['has_more'], false);
+  assert.deepEqual(found['metadata'], {
+    source: 'keyword_retrieval',
+    user_id: '__all__',
+    memory_type: 'retrieve',
+    limit: 10,
+    group_id: group,
+  });
+  const pending = found['pending_messages'] as Memory[];
+  assert.deepEqual(
+    pending.map((m) => m['message_id']),
+    ['e3'],
+  );
+  assert.ok('id' in pending[0]! && 'request_id' in pending[0]!);
+
+  // agentic runs (as hybrid); user_id "" searches the narrative only; POST keeps the flat list
+  const agentic = await getWithBody<{ result: Record<string, unknown> }>(read, '/api/v1/memories/search', {
+    query: 'Lisbon',
+    group_id: group,
+    retrieve_method: 'agentic',
+  });
+  assert.equal(agentic.status, 200, JSON.stringify(agentic.body));
+  const narrativeHits = await getWithBody<{ result: Record<string, unknown> }>(read, '/api/v1/memories/search', {
+    query: 'Lisbon offsite',
+    group_id: group,
+    user_id: '',
+    retrieve_method: 'keyword',
+  });
+  assert.equal(narrativeHits.status, 200, JSON.stringify(narrativeHits.body));
+  const narrativeGroup = (narrativeHits.body.result['memories'] as Array<Record<string, Memory[]>>)[0]![group]!;
+  assert.deepEqual(
+    narrativeGroup.map((m) => [m['memory_type'], m['user_id']]),
+    [['episodic_memory', null]],
+  );
+  const flat = await call<{ result: { memories: Memory[] } }>(read, 'POST', '/api/v1/memories/search', {
+    query: 'Lisbon offsite',
+    group_id: group,
+    retrieve_method: 'keyword',
+  });
+  assert.ok(flat.body.result.memories.length >= 4 && flat.body.result.memories.every((m) => 'score' in m));
+  const everywhere = await getWithBody<Envelope>(read, '/api/v1/memories/search', {
+    query: 'Lisbon',
+    user_id: '__all__',
+    group_id: '__all__',
+  });
+  assert.equal(everywhere.status, 400);
+  assert.match(everywhere.body.message, /cannot both be MAGIC_ALL/);
+
+  // 4. Delete by the event_id a fetched memory names: that episode's messages go, nothing else.
+  const [eventId] = anaMemory!['memcell_event_id_list'] as string[];
+  const deleted = await call<Envelope>(read, 'DELETE', '/api/v1/memories', {
+    event_id: eventId,
+    user_id: '__all__',
+    group_id: '__all__',
+  });
+  assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+  assert.deepEqual(deleted.body.result['filters'], ['event_id']);
+  assert.deepEqual(
+    (await messagesOf(read, group)).memories.map((m) => m.message_id),
+    ['e3'],
+  );
+  assert.equal((await messagesOf(read, other)).total_count, 1, 'the other group is untouched');
+  const again = await call<Envelope>(read, 'DELETE', '/api/v1/memories', { event_id: eventId });
+  assert.equal(again.status, 404);
 }
