@@ -285,3 +285,54 @@ export async function checkClientReads(write: string, read: string, group: strin
   const again = await call<Envelope>(read, 'DELETE', '/api/v1/memories', { event_id: eventId });
   assert.equal(again.status, 404);
 }
+
+/**
+ * Metadata as EverMemOS's later clients write it: no `version` (its January 2026 run_memorize.py),
+ * no `user_details`, a PATCH with nothing to change, fields left alone sent as null.
+ */
+export async function checkClientMetadata(write: string, read: string, group: string): Promise<void> {
+  const saved = await call<Envelope>(write, 'POST', '/api/v1/memories/conversation-meta', {
+    scene: 'group_chat',
+    scene_desc: { description: 'Release planning' },
+    name: 'Release crew',
+    description: 'Planning the spring release',
+    group_id: group,
+    created_at: '2025-04-01T08:00:00Z',
+    default_timezone: 'UTC',
+  });
+  assert.equal(saved.status, 200, JSON.stringify(saved.body));
+  assert.equal(saved.body.result['version'], null);
+  assert.equal(saved.body.result['conversation_created_at'], '2025-04-01T08:00:00.000Z');
+  const got = await getWithBody<Envelope>(read, '/api/v1/memories/conversation-meta', { group_id: group });
+  assert.equal(got.status, 200, JSON.stringify(got.body));
+  assert.deepEqual(
+    [
+      got.body.result['version'],
+      got.body.result['user_details'],
+      got.body.result['name'],
+      got.body.result['is_default'],
+    ],
+    [null, {}, 'Release crew', false],
+  );
+  await say(write, group, 'r1', 'ana', 'Release candidate is out.', '2025-04-01T09:00:00Z');
+  const [stored] = (await messagesOf(read, group)).memories;
+  assert.equal(stored!.group_name, 'Release crew', 'the metadata was kept and feeds the messages');
+
+  const nothing = await call<Envelope>(write, 'PATCH', '/api/v1/memories/conversation-meta', { group_id: group });
+  assert.equal(nothing.status, 200, JSON.stringify(nothing.body));
+  assert.deepEqual(nothing.body.result['updated_fields'], []);
+  assert.equal(nothing.body.result['id'], saved.body.result['id']);
+  const nulls = await call<Envelope>(write, 'PATCH', '/api/v1/memories/conversation-meta', {
+    group_id: group,
+    name: null,
+    tags: ['spring'],
+  });
+  assert.equal(nulls.status, 200, JSON.stringify(nulls.body));
+  assert.deepEqual(nulls.body.result['updated_fields'], ['tags']);
+  const after = await call<Envelope>(read, 'GET', `/api/v1/memories/conversation-meta?group_id=${group}`);
+  assert.deepEqual([after.body.result['name'], after.body.result['tags']], ['Release crew', ['spring']]);
+  const nowhere = await call<Envelope>(write, 'PATCH', '/api/v1/memories/conversation-meta', {
+    group_id: `${group}-none`,
+  });
+  assert.equal(nowhere.status, 404, 'nothing to change in a group without metadata is still a 404');
+}

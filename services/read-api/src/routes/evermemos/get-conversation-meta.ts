@@ -34,6 +34,9 @@ export function registerGetConversationMeta(app: FastifyInstance, deps: { store:
         name: meta.name,
         description: meta.description,
         created_at: meta.conversation_created_at.toISOString(),
+        // EverMemOS's names: the conversation's time, and whether this is a scene's default config (never here)
+        conversation_created_at: meta.conversation_created_at.toISOString(),
+        is_default: false,
         default_timezone: meta.default_timezone,
         user_details: meta.user_details,
         tags: meta.tags,
