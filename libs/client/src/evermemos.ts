@@ -13,6 +13,7 @@ import type {
   DeleteResult,
   EverMemOsAnswer,
   FlushResult,
+  GroupedSearchResult,
   MemoryPage,
   MemoryStats,
   RequestStatus,
@@ -57,11 +58,11 @@ export class EverMemOs {
     return this.http.call(R.search, { body: request }, options, true);
   }
 
-  /** The same search as a GET, for caches and links. */
+  /** The same search as a GET, for caches and links, answered as EverMemOS answers it: grouped by group. */
   searchByQuery(
     query: z.input<typeof SearchMemoriesRequest>,
     options?: CallOptions,
-  ): Promise<EverMemOsAnswer<SearchResult>> {
+  ): Promise<EverMemOsAnswer<GroupedSearchResult>> {
     return this.http.call(R.searchByQuery, { query }, options);
   }
 

@@ -103,7 +103,16 @@ test('the read API searches one group by keyword and by vector, and a person fin
       `${base}/api/v1/memories/search?query=${encodeURIComponent('greyhound adoption papers')}&group_id=g_read&retrieve_method=${method}&memory_types=message&top_k=2`,
     );
     assert.equal(found.status, 200, method);
-    const hits = found.body['result'].memories as Array<{ id: string; group_id: string; score: number }>;
+    // a GET search answers as EverMemOS does, grouped by group; best first across them by score
+    const groups = found.body['result'].memories as Array<
+      Record<string, Array<{ id: string; group_id: string; score: number }>>
+    >;
+    assert.deepEqual(
+      groups.map((g) => Object.keys(g)),
+      [['g_read']],
+      method,
+    );
+    const hits = groups.flatMap((g) => Object.values(g).flat()).sort((a, b) => b.score - a.score);
     assert.equal(hits[0]?.id, 'm1', `${method}: the matching message first`);
     assert.ok(
       hits.every((h) => h.group_id === 'g_read' && h.score >= 0 && h.score <= 1),
