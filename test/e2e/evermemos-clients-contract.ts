@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { UNFORMED_MEMORY_TYPES } from '@memstream/schemas';
 import { credentialsFor } from '../../harness/credentials.js';
 import { call, messagesOf } from '../helpers/evermemos-client.js';
 import { waitFor } from '../helpers/infra.js';
@@ -55,6 +56,7 @@ export async function checkDeleteFilters(write: string, read: string, group: str
   });
   assert.equal(everything.status, 422, JSON.stringify(everything.body));
   assert.equal(everything.body.status, 'failed');
+  assert.ok('detail' in everything.body, "FastAPI's validation list, which its clients look for");
   assert.equal((await messagesOf(read, group)).total_count, 3);
 
   // Filters are ANDed: ben's message in this group, and only that; "__all__" leaves event_id out.
@@ -178,8 +180,8 @@ export async function checkClientReads(write: string, read: string, group: strin
   assert.equal(bothAny.status, 400);
   assert.match(bothAny.body.message, /cannot both be MAGIC_ALL/);
 
-  // 2. EverMemOS's other memory kinds are answered, empty: memstream forms none of them.
-  for (const kind of ['profile', 'foresight', 'event_log', 'personal_semantic_memory', 'personal_event_log']) {
+  // 2. EverMemOS's other memory kinds (every name its enum has held) are answered, empty: memstream forms none of them.
+  for (const kind of UNFORMED_MEMORY_TYPES) {
     const res = await getWithBody<{ result: Listing }>(read, '/api/v1/memories', {
       user_id: 'ana',
       memory_type: kind,
@@ -222,7 +224,7 @@ export async function checkClientReads(write: string, read: string, group: strin
   assert.deepEqual(found['importance_scores'], [Math.max(...scores[0]![group]!)]);
   assert.equal(found['has_more'], false);
   assert.deepEqual(found['metadata'], {
-    source: 'keyword_retrieval',
+    source: 'keyword',
     user_id: '__all__',
     memory_type: 'retrieve',
     limit: 10,
@@ -267,6 +269,15 @@ export async function checkClientReads(write: string, read: string, group: strin
   });
   assert.equal(everywhere.status, 400);
   assert.match(everywhere.body.message, /cannot both be MAGIC_ALL/);
+  // EverMemOS's search must name a group or a user (its server says so); memstream's POST need not
+  const unnamed = await getWithBody<Envelope>(read, '/api/v1/memories/search', { query: 'Lisbon' });
+  assert.equal(unnamed.status, 400);
+  assert.match(unnamed.body.message, /cannot both be MAGIC_ALL/);
+  const acrossGroups = await call(read, 'POST', '/api/v1/memories/search', {
+    query: 'Lisbon',
+    retrieve_method: 'keyword',
+  });
+  assert.equal(acrossGroups.status, 200);
 
   // 4. Delete by the event_id a fetched memory names: that episode's messages go, nothing else.
   const [eventId] = anaMemory!['memcell_event_id_list'] as string[];

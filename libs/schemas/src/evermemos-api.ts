@@ -25,8 +25,9 @@ export const AcceptedReply = z.object({ status: z.literal('ok'), message: z.stri
 });
 
 /**
- * EverMemOS's memory kinds memstream forms none of (its profiles, foresight and atomic-fact event
- * logs, and the older names of the last two): asked for, they answer an empty list.
+ * EverMemOS's memory kinds memstream forms none of: every name its MemoryType enum has held (its
+ * profiles, foresight, atomic-fact event logs and their older names, and the kinds it lists as not
+ * implemented itself). Asked for, they answer an empty list, as that server answers them.
  */
 export const UNFORMED_MEMORY_TYPES = [
   'profile',
@@ -34,6 +35,15 @@ export const UNFORMED_MEMORY_TYPES = [
   'event_log',
   'personal_semantic_memory',
   'personal_event_log',
+  'semantic_memory',
+  'base_memory',
+  'preference',
+  'core',
+  'multiple',
+  'entity',
+  'relation',
+  'behavior_history',
+  'group_profile',
 ] as const;
 
 /** EverMemOS's word for "any" (its MAGIC_ALL): a filter with this value filters nothing. */
@@ -95,10 +105,12 @@ export interface EverMemOsScope {
 export function everMemOsScope(
   groupId: string | null | undefined,
   userId: string | null | undefined,
+  /** EverMemOS's own rule: a group or a user must be named (memstream's reads across groups need not). */
+  nameOne = false,
 ): EverMemOsScope | { refusal: string } {
   const anyUser = userId === undefined || userId === MAGIC_ALL;
   const anyGroup = groupId === undefined || groupId === MAGIC_ALL;
-  if (anyUser && anyGroup && (userId === MAGIC_ALL || groupId === MAGIC_ALL))
+  if (anyUser && anyGroup && (nameOne || userId === MAGIC_ALL || groupId === MAGIC_ALL))
     return { refusal: 'user_id and group_id cannot both be MAGIC_ALL ("__all__"): name a group or a user' };
   const user = anyUser ? undefined : userId === null || userId === '' ? null : userId;
   if (anyGroup) return { userId: user };

@@ -128,11 +128,25 @@ test('the read API searches one group by keyword and by vector, and a person fin
     .setSubject('carol')
     .setExpirationTime('5m')
     .sign(new TextEncoder().encode(SECRET));
-  const asCarol = await get(`${base}/api/v1/memories/search?query=greyhound&retrieve_method=keyword`, {
-    authorization: `Bearer ${carol}`,
+  // across every group she may read (memstream's POST search; EverMemOS's GET must name one)
+  const asCarol = await fetch(`${base}/api/v1/memories/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${carol}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'greyhound', retrieve_method: 'keyword' }),
   });
   assert.equal(asCarol.status, 200);
-  assert.deepEqual(asCarol.body['result'].memories, []);
+  assert.deepEqual(((await asCarol.json()) as { result: { memories: unknown[] } }).result.memories, []);
+  const inTheGroup = await get(
+    `${base}/api/v1/memories/search?query=greyhound&group_id=g_read&retrieve_method=keyword`,
+    {
+      authorization: `Bearer ${carol}`,
+    },
+  );
+  assert.equal(inTheGroup.status, 200);
+  assert.deepEqual(inTheGroup.body['result'].memories, []);
+  const unnamed = await get(`${base}/api/v1/memories/search?query=greyhound&retrieve_method=keyword`);
+  assert.equal(unnamed.status, 400);
+  assert.match(unnamed.body['message'], /cannot both be MAGIC_ALL/);
 });
 
 test('a search highlight is the text around the first query word it holds, or its start', () => {

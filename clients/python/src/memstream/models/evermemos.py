@@ -12,9 +12,24 @@ R = TypeVar("R")
 SyncMode = Literal["0", "1", "true", "false"]
 # "agentic" is EverMemOS's model-guided search; memstream runs it as hybrid.
 RetrieveMethod = Literal["keyword", "vector", "hybrid", "rrf", "agentic"]
-# The last five are EverMemOS's kinds memstream forms none of: asked for, they answer nothing.
+# All but the first two are EverMemOS's kinds memstream forms none of: asked for, they answer nothing.
 MemoryType = Literal[
-    "episodic_memory", "message", "profile", "foresight", "event_log", "personal_semantic_memory", "personal_event_log"
+    "episodic_memory",
+    "message",
+    "profile",
+    "foresight",
+    "event_log",
+    "personal_semantic_memory",
+    "personal_event_log",
+    "semantic_memory",
+    "base_memory",
+    "preference",
+    "core",
+    "multiple",
+    "entity",
+    "relation",
+    "behavior_history",
+    "group_profile",
 ]
 
 

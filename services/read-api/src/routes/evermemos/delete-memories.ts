@@ -47,9 +47,11 @@ export function registerDeleteMemories(app: FastifyInstance, deps: { store: Stor
     if (Object.keys(data).length === 0) {
       const message =
         'At least one of event_id, message_id, user_id or group_id must be given (not null, "" or "__all__")';
-      return reply
-        .status(422)
-        .send(everMemOsErrorShape({ code: 'INVALID_PARAMETER', statusCode: 422, message }, request));
+      return reply.status(422).send({
+        ...(everMemOsErrorShape({ code: 'INVALID_PARAMETER', statusCode: 422, message }, request) as object),
+        // EverMemOS's clients look for FastAPI's validation list on this answer
+        detail: [{ type: 'value_error', loc: ['body'], msg: message }],
+      });
     }
     // A person forgets only in groups they manage or own: named, a lower level is a 403 (checked
     // here so a refusal costs no event, and again by the converter on what it applies); across

@@ -34,14 +34,15 @@ type Dialect = 'evermemos-grouped' | 'memstream-flat';
  * model-guided rounds) runs hybrid. With a group, `pending_messages` lists its messages no episode
  * holds yet, so an open episode hides nothing.
  *
- * Two answers, chosen by the method. GET is how EverMemOS's clients search (parameters in the
+ * Two dialects, chosen by the method. GET is how EverMemOS's clients search (parameters in the
  * query string or a JSON body on the GET, the body winning): `memories` grouped by group as its
- * server answers, with `scores`, `importance_scores` and `metadata`. POST, which EverMemOS has
- * not, keeps memstream's flat ranked list, best first.
+ * server answers, with `scores`, `importance_scores` and `metadata`, and, as there, a group or a
+ * user must be named. POST, which EverMemOS has not, keeps memstream's flat ranked list, best
+ * first, and may search every group the caller can read.
  */
 export function registerSearchMemories(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
   const search = async (input: z.infer<typeof Search>, request: FastifyRequest, dialect: Dialect) => {
-    const scope = everMemOsScope(input.group_id, input.user_id);
+    const scope = everMemOsScope(input.group_id, input.user_id, dialect === 'evermemos-grouped');
     if ('refusal' in scope) throw new AppError('INVALID_PARAMETER', scope.refusal);
     const from = input.start_time !== undefined ? parseCreateTime(input.start_time) : undefined;
     const to = input.end_time !== undefined ? parseCreateTime(input.end_time) : undefined;
@@ -89,7 +90,8 @@ export function registerSearchMemories(app: FastifyInstance, deps: { store: Stor
     }
     const grouped = groupedHits(hits);
     const metadata = {
-      source: `${method}_retrieval`,
+      // the method's name, as EverMemOS's server says it since 2026 (v1.1.0 said `hybrid_retrieval`)
+      source: method,
       user_id: input.user_id === undefined ? MAGIC_ALL : (input.user_id ?? ''),
       memory_type: 'retrieve',
       limit: input.top_k,
