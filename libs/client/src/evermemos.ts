@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type {
   ConversationMeta,
   ConversationMetaPatch,
-  DeleteMemoriesFilter,
+  DeleteMemoriesRequest,
   GroupChatMessage,
   ListMemoriesQuery,
   SearchMemoriesRequest,
@@ -66,8 +66,8 @@ export class EverMemOs {
     return this.http.call(R.searchByQuery, { query }, options);
   }
 
-  /** Forgets the messages matching every filter given, and what was made from them. */
-  delete(filter: z.input<typeof DeleteMemoriesFilter>, options?: CallOptions): Promise<EverMemOsAnswer<DeleteResult>> {
+  /** Forgets the messages matching every filter given (ANDed; event_id is an episode), and what was made from them. */
+  delete(filter: z.input<typeof DeleteMemoriesRequest>, options?: CallOptions): Promise<EverMemOsAnswer<DeleteResult>> {
     return this.http.call(R.deleteMemories, { query: filter }, options);
   }
 
