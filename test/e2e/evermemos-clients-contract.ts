@@ -84,7 +84,7 @@ type Listing = { memories: Memory[]; total_count: number; has_more: boolean; met
  * and search. fetch() refuses a body on GET, so this goes through node:http as those clients do.
  */
 function getWithBody<T = Envelope>(base: string, path: string, body: unknown): Promise<{ status: number; body: T }> {
-  const payload = Buffer.from(JSON.stringify(body));
+  const payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       `${base}${path}`,
@@ -176,6 +176,14 @@ export async function checkClientReads(write: string, read: string, group: strin
     narrative.body.result.memories.map((m) => m['user_id']),
     [null],
   );
+  const notJson = await getWithBody<Envelope>(read, '/api/v1/memories', '{"group_id": ');
+  assert.deepEqual(
+    [notJson.status, notJson.body.code],
+    [400, 'INVALID_PARAMETER'],
+    'a GET body that is not JSON is refused',
+  );
+  const notObject = await getWithBody<Envelope>(read, '/api/v1/memories/search', '["query"]');
+  assert.deepEqual([notObject.status, notObject.body.code], [400, 'INVALID_PARAMETER']);
   const bothAny = await getWithBody<Envelope>(read, '/api/v1/memories', { user_id: '__all__', group_id: '__all__' });
   assert.equal(bothAny.status, 400);
   assert.match(bothAny.body.message, /cannot both be MAGIC_ALL/);
