@@ -5,10 +5,26 @@ import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { freePort, startProcess } from '../../harness/processes.js';
 import { call, messagesOf, requestStatus } from '../helpers/evermemos-client.js';
 import { checkWriteContract } from './evermemos-contract.js';
+import { checkClientMetadata, checkClientReads, checkDeleteFilters } from './evermemos-clients-contract.js';
 
 test('embedded mode: the EverMemOS write API, read-your-writes, duplicates, metadata', async (t: TestContext) => {
   const base = await embeddedMemstream(t);
   await checkWriteContract(base, base, uniqueName('emb'));
+});
+
+test('a delete by an event_id nothing has leaves the group whole; filters are ANDed, unknown keys refused', async (t: TestContext) => {
+  const base = await embeddedMemstream(t);
+  await checkDeleteFilters(base, base, uniqueName('del'));
+});
+
+test("EverMemOS's clients: GET bodies, every memory kind, the narrative, grouped search, delete by event_id", async (t: TestContext) => {
+  const base = await embeddedMemstream(t);
+  await checkClientReads(base, base, uniqueName('cli'));
+});
+
+test("EverMemOS's later clients' metadata: no version, no user_details, an empty PATCH, nulls left alone", async (t: TestContext) => {
+  const base = await embeddedMemstream(t);
+  await checkClientMetadata(base, base, uniqueName('meta'));
 });
 
 test('distributed mode: the same contract across gateway, converter and read API processes', async (t: TestContext) => {

@@ -42,7 +42,9 @@ def test_evermemos_writes_reads_searches_and_forgets(who):
     request = {"query": "venue Friday", "group_id": group, "retrieve_method": "keyword", "memory_types": ["message"]}
     hits = client.evermemos.search(request)
     assert hits.result.memories[0].id == "m2"
-    assert [m.id for m in client.evermemos.search_by_query(request).result.memories] == [m.id for m in hits.result.memories]
+    grouped = client.evermemos.search_by_query(request).result
+    assert [list(g) for g in grouped.memories] == [[group]], "a GET search answers grouped by group, as EverMemOS does"
+    assert sorted(m.id for m in grouped.hits()) == sorted(m.id for m in hits.result.memories)
 
     assert client.evermemos.flush(group).result.status_info in ("extracted", "extracting")
 

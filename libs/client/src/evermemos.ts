@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type {
   ConversationMeta,
   ConversationMetaPatch,
-  DeleteMemoriesFilter,
+  DeleteMemoriesRequest,
   GroupChatMessage,
   ListMemoriesQuery,
   SearchMemoriesRequest,
@@ -13,6 +13,7 @@ import type {
   DeleteResult,
   EverMemOsAnswer,
   FlushResult,
+  GroupedSearchResult,
   MemoryPage,
   MemoryStats,
   RequestStatus,
@@ -57,16 +58,16 @@ export class EverMemOs {
     return this.http.call(R.search, { body: request }, options, true);
   }
 
-  /** The same search as a GET, for caches and links. */
+  /** The same search as a GET, for caches and links, answered as EverMemOS answers it: grouped by group. */
   searchByQuery(
     query: z.input<typeof SearchMemoriesRequest>,
     options?: CallOptions,
-  ): Promise<EverMemOsAnswer<SearchResult>> {
+  ): Promise<EverMemOsAnswer<GroupedSearchResult>> {
     return this.http.call(R.searchByQuery, { query }, options);
   }
 
-  /** Forgets the messages matching every filter given, and what was made from them. */
-  delete(filter: z.input<typeof DeleteMemoriesFilter>, options?: CallOptions): Promise<EverMemOsAnswer<DeleteResult>> {
+  /** Forgets the messages matching every filter given (ANDed; event_id is an episode), and what was made from them. */
+  delete(filter: z.input<typeof DeleteMemoriesRequest>, options?: CallOptions): Promise<EverMemOsAnswer<DeleteResult>> {
     return this.http.call(R.deleteMemories, { query: filter }, options);
   }
 

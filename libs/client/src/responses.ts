@@ -62,6 +62,8 @@ export interface MemoryPage {
   readonly memories: (MessageMemory | EpisodicMemoryView)[];
   readonly total_count: number;
   readonly has_more: boolean;
+  /** The filters as asked (user_id, group_id, memory_type, ...), as EverMemOS's clients read them back. */
+  readonly metadata: Readonly<Record<string, unknown>>;
 }
 
 export interface SearchHit {
@@ -83,7 +85,24 @@ export interface SearchResult {
   readonly pending_messages: MessageMemory[];
 }
 
+/**
+ * A search by GET, answered as EverMemOS answers it: one `{group_id: [hit, ...]}` per group (the
+ * group with the best hit first, each group's hits in time order), `scores` alike.
+ */
+export interface GroupedSearchResult {
+  readonly memories: Readonly<Record<string, SearchHit[]>>[];
+  readonly scores: Readonly<Record<string, number[]>>[];
+  readonly importance_scores: number[];
+  readonly total_count: number;
+  readonly has_more: boolean;
+  readonly retrieve_method: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly pending_messages: MessageMemory[];
+}
+
 export interface DeleteResult {
+  /** The filters the deletion used (event_id, user_id, group_id, message_id). */
+  readonly filters: string[];
   readonly deleted_messages: number;
   readonly deleted_memories: number;
   readonly episodes_reextracting: number;

@@ -14,7 +14,7 @@ import {
   CreateMessageRequest,
   CreateSummaryRequest,
   CreateUserMessageRequest,
-  DeleteMemoriesFilter,
+  DeleteMemoriesRequest,
   FlushMemoriesRequest,
   ForkRequest,
   GroupChatMessage,
@@ -61,7 +61,7 @@ const evermemos = {
     family: 'evermemos',
     method: 'DELETE',
     path: '/api/v1/memories',
-    query: DeleteMemoriesFilter,
+    query: DeleteMemoriesRequest,
   }),
   upsertConversationMeta: route({
     family: 'evermemos',

@@ -25,11 +25,13 @@ const tags = z.array(z.string().max(200)).max(100);
 
 /**
  * Conversation metadata as `POST /api/v1/memories/conversation-meta` takes it (spec 001): every
- * field but `tags` is required. The same object is the `data` of a conversation_meta.upserted event.
+ * field but `tags` is required by the spec, but, as EverMemOS's server does, a missing
+ * `user_details` is `{}` and `version` may be left out (its January 2026 clients no longer send
+ * it). The same object is the `data` of a conversation_meta.upserted event.
  */
 export const ConversationMeta = z
   .object({
-    version: z.string().min(1).max(100),
+    version: z.string().min(1).max(100).optional(),
     scene: z.string().min(1).max(100),
     scene_desc: sceneDesc,
     name: z.string().max(1000),
@@ -37,7 +39,7 @@ export const ConversationMeta = z
     group_id: SafeId,
     created_at: isoDateTime,
     default_timezone: timezone,
-    user_details: userDetails,
+    user_details: userDetails.default({}),
     tags: tags.optional(),
   })
   .superRefine(rejectNul);

@@ -24,42 +24,156 @@ export const AcceptedReply = z.object({ status: z.literal('ok'), message: z.stri
     'Kafka has the write, storing it outlasted REQUEST_SYNC_TIMEOUT_MS (or sync_mode=false): poll GET /api/v1/stats/request',
 });
 
-export const ListMemoriesQuery = z.object({
-  group_id: z.string().min(1).optional(),
-  user_id: z.string().min(1).optional(),
-  // Messages by default, as before episodes existed: clients listing a group's history keep working.
-  memory_type: z.enum(['message', 'episodic_memory']).default('message'),
-  limit: z.coerce.number().int().min(1).max(500).default(40),
-  offset: z.coerce.number().int().min(0).default(0),
-});
+/**
+ * EverMemOS's memory kinds memstream forms none of: every name its MemoryType enum has held (its
+ * profiles, foresight, atomic-fact event logs and their older names, and the kinds it lists as not
+ * implemented itself). Asked for, they answer an empty list, as that server answers them.
+ */
+export const UNFORMED_MEMORY_TYPES = [
+  'profile',
+  'foresight',
+  'event_log',
+  'personal_semantic_memory',
+  'personal_event_log',
+  'semantic_memory',
+  'base_memory',
+  'preference',
+  'core',
+  'multiple',
+  'entity',
+  'relation',
+  'behavior_history',
+  'group_profile',
+] as const;
 
-export const MemoryType = z.enum(['episodic_memory', 'message']);
+/** EverMemOS's word for "any" (its MAGIC_ALL): a filter with this value filters nothing. */
+export const MAGIC_ALL = '__all__';
+
+/** A group or user filter as EverMemOS's clients send it: "__all__" is any, null or "" is none. */
+const scopeValue = (description: string) => z.string().max(500).nullable().optional().meta({ description });
+const GroupScope = scopeValue(
+  'A group; "__all__" or absent: any group; null or "": no group (the private chat of user_id)',
+);
+const UserScope = scopeValue(
+  'A participant; "__all__" or absent: anyone; null or "": no one in particular (the group\'s own narrative)',
+);
+
 /** A time with or without a zone (zone-less is UTC, as for messages). */
 const Instant = z
   .string()
   .min(1)
   .refine((s) => parseCreateTime(s) !== undefined, 'must be an ISO 8601 date-time');
 
+export const ListMemoriesQuery = z.object({
+  group_id: GroupScope,
+  user_id: UserScope,
+  // Messages by default, as before episodes existed: clients listing a group's history keep working.
+  memory_type: z.enum(['message', 'episodic_memory', ...UNFORMED_MEMORY_TYPES]).default('message'),
+  limit: z.coerce.number().int().min(1).max(500).default(40),
+  offset: z.coerce.number().int().min(0).default(0),
+  start_time: Instant.optional(),
+  end_time: Instant.optional(),
+});
+
+export const MemoryType = z.enum(['episodic_memory', 'message', ...UNFORMED_MEMORY_TYPES]);
 export const SearchMemoriesRequest = z.object({
   query: z.string().trim().min(1).max(4_000),
-  group_id: z.string().min(1).optional(),
-  user_id: z.string().min(1).optional(),
-  retrieve_method: z.enum(['keyword', 'vector', 'hybrid', 'rrf']).default('hybrid'),
+  group_id: GroupScope,
+  user_id: UserScope,
+  retrieve_method: z
+    .enum(['keyword', 'vector', 'hybrid', 'rrf', 'agentic'])
+    .default('hybrid')
+    .meta({ description: "agentic (EverMemOS's model-guided rounds) runs hybrid here" }),
   top_k: z.coerce.number().int().min(1).max(100).default(10),
   memory_types: z.array(MemoryType).min(1).default(['episodic_memory', 'message']),
   start_time: Instant.optional(),
   end_time: Instant.optional(),
 });
 
+/** Whose memories a read covers, once EverMemOS's "any" and "none" values are read. */
+export interface EverMemOsScope {
+  /** undefined: every group the caller may read. */
+  readonly conversationId?: string | undefined;
+  /** undefined: anyone; null: no one in particular (a group's narrative). */
+  readonly userId?: string | null | undefined;
+}
+
+/**
+ * The scope a list or search names, or the reason it names none. A message without a group is
+ * stored as its sender's private chat (`private:<sender>`), so "no group" with a user is that chat.
+ */
+export function everMemOsScope(
+  groupId: string | null | undefined,
+  userId: string | null | undefined,
+  /** EverMemOS's own rule: a group or a user must be named (memstream's reads across groups need not). */
+  nameOne = false,
+): EverMemOsScope | { refusal: string } {
+  const anyUser = userId === undefined || userId === MAGIC_ALL;
+  const anyGroup = groupId === undefined || groupId === MAGIC_ALL;
+  if (anyUser && anyGroup && (nameOne || userId === MAGIC_ALL || groupId === MAGIC_ALL))
+    return { refusal: 'user_id and group_id cannot both be MAGIC_ALL ("__all__"): name a group or a user' };
+  const user = anyUser ? undefined : userId === null || userId === '' ? null : userId;
+  if (anyGroup) return { userId: user };
+  if (groupId === null || groupId === '') {
+    if (typeof user !== 'string')
+      return {
+        refusal: 'group_id null or "" means no group, a private chat, which is named by its sender: give user_id',
+      };
+    return { conversationId: `private:${user}`, userId: user };
+  }
+  return { conversationId: groupId, userId: user };
+}
+
+/**
+ * The filters of a deletion as the converter applies them, all ANDed: the matching messages (and
+ * what was made from them) go. `event_id` names an episode (EverMemOS's MemCell, listed in each
+ * memory's `memcell_event_id_list`) or one memory (its `id`), meaning that memory's episode.
+ * Strict: a key nobody filters by must never be dropped, as dropping it widens the deletion.
+ */
 export const DeleteMemoriesFilter = z
   .object({
+    event_id: z.string().min(1).max(200).optional(),
     message_id: z.string().min(1).optional(),
     group_id: z.string().min(1).optional(),
     user_id: z.string().min(1).optional(),
   })
-  .refine((f) => f.message_id !== undefined || f.group_id !== undefined || f.user_id !== undefined, {
-    message: 'give at least one of message_id, group_id, user_id',
-  });
+  .strict()
+  .refine(
+    (f) =>
+      f.event_id !== undefined || f.message_id !== undefined || f.group_id !== undefined || f.user_id !== undefined,
+    { message: 'give at least one of event_id, message_id, group_id, user_id' },
+  );
+export type DeleteMemoriesFilter = z.infer<typeof DeleteMemoriesFilter>;
+
+/** How EverMemOS's clients leave a delete filter out: absent, null, '' or "__all__". */
+const deleteFilterValue = (description: string) =>
+  z
+    .string()
+    .max(500)
+    .nullable()
+    .optional()
+    .transform((v) => (v === null || v === undefined || v === '' || v === MAGIC_ALL ? undefined : v))
+    .meta({ description: `${description}; null, "" or "__all__" leave it out` });
+
+/**
+ * `DELETE /api/v1/memories` as a client sends it: query string and JSON body merged (the body
+ * wins). Unknown keys are refused (400); no filter left after the "any" values is 422, as in
+ * EverMemOS's server.
+ */
+export const DeleteMemoriesRequest = z
+  .object({
+    event_id: deleteFilterValue("An episode id (a memory's memcell_event_id_list) or a memory id"),
+    message_id: deleteFilterValue('A message id'),
+    group_id: deleteFilterValue('A group id'),
+    user_id: deleteFilterValue("A sender's id"),
+    sync_mode: SyncModeQuery.shape.sync_mode,
+  })
+  .strict();
+
+/** The filter names a deletion used, in EverMemOS's order, as its answer lists them. */
+export function deleteFilterNames(f: DeleteMemoriesFilter): string[] {
+  return (['event_id', 'user_id', 'group_id', 'message_id'] as const).filter((k) => f[k] !== undefined);
+}
 
 export const FlushMemoriesRequest = z.object({
   group_id: z.string().min(1),

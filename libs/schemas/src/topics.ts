@@ -29,7 +29,12 @@ export const TOPICS = {
     // a deletion across groups orders with the sender's private chat, or with nothing in particular
     if (e.type === 'group_chat.memories.deleted')
       return (
-        e.data.group_id ?? (e.data.user_id !== undefined ? `private:${e.data.user_id}` : `message:${e.data.message_id}`)
+        e.data.group_id ??
+        (e.data.user_id !== undefined
+          ? `private:${e.data.user_id}`
+          : e.data.message_id !== undefined
+            ? `message:${e.data.message_id}`
+            : `event:${e.data.event_id}`)
       );
     return e.data.group_id;
   }),

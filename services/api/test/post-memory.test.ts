@@ -158,11 +158,12 @@ test('rejected writes use the EverMemOS envelope, name the field, and publish no
     ['a JSON array', 'POST', '/api/v1/memories', '[]', /must be a JSON object/],
     ['bad sync_mode', 'POST', '/api/v1/memories?sync_mode=maybe', JSON.stringify(valid), /invalid field sync_mode/],
     [
-      'meta missing user_details',
+      // user_details and version may be left out (EverMemOS defaults them); scene may not
+      'meta missing scene',
       'POST',
       '/api/v1/memories/conversation-meta',
-      JSON.stringify({ ...meta, user_details: undefined }),
-      /missing required field user_details/,
+      JSON.stringify({ ...meta, scene: undefined }),
+      /missing required field scene/,
     ],
     [
       'meta bad timezone',
@@ -191,13 +192,6 @@ test('rejected writes use the EverMemOS envelope, name the field, and publish no
       '/api/v1/memories/conversation-meta',
       JSON.stringify({ group_id: 'g', colour: 'red' }),
       /Unknown field colour/,
-    ],
-    [
-      'patch with nothing to change',
-      'PATCH',
-      '/api/v1/memories/conversation-meta',
-      JSON.stringify({ group_id: 'g' }),
-      /Nothing to update/,
     ],
   ];
   for (const [label, method, url, payload, pattern] of cases) {

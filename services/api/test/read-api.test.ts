@@ -102,7 +102,16 @@ test('the read API searches one group by keyword and by vector, and a person fin
       `${base}/api/v1/memories/search?query=${encodeURIComponent('greyhound adoption papers')}&group_id=g_read&retrieve_method=${method}&memory_types=message&top_k=2`,
     );
     assert.equal(found.status, 200, method);
-    const hits = found.body['result'].memories as Array<{ id: string; group_id: string; score: number }>;
+    // a GET search answers as EverMemOS does, grouped by group; best first across them by score
+    const groups = found.body['result'].memories as Array<
+      Record<string, Array<{ id: string; group_id: string; score: number }>>
+    >;
+    assert.deepEqual(
+      groups.map((g) => Object.keys(g)),
+      [['g_read']],
+      method,
+    );
+    const hits = groups.flatMap((g) => Object.values(g).flat()).sort((a, b) => b.score - a.score);
     assert.equal(hits[0]?.id, 'm1', `${method}: the matching message first`);
     assert.ok(
       hits.every((h) => h.group_id === 'g_read' && h.score >= 0 && h.score <= 1),
@@ -118,11 +127,25 @@ test('the read API searches one group by keyword and by vector, and a person fin
     .setSubject('carol')
     .setExpirationTime('5m')
     .sign(new TextEncoder().encode(SECRET));
-  const asCarol = await get(`${base}/api/v1/memories/search?query=greyhound&retrieve_method=keyword`, {
-    authorization: `Bearer ${carol}`,
+  // across every group she may read (memstream's POST search; EverMemOS's GET must name one)
+  const asCarol = await fetch(`${base}/api/v1/memories/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${carol}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'greyhound', retrieve_method: 'keyword' }),
   });
   assert.equal(asCarol.status, 200);
-  assert.deepEqual(asCarol.body['result'].memories, []);
+  assert.deepEqual(((await asCarol.json()) as { result: { memories: unknown[] } }).result.memories, []);
+  const inTheGroup = await get(
+    `${base}/api/v1/memories/search?query=greyhound&group_id=g_read&retrieve_method=keyword`,
+    {
+      authorization: `Bearer ${carol}`,
+    },
+  );
+  assert.equal(inTheGroup.status, 200);
+  assert.deepEqual(inTheGroup.body['result'].memories, []);
+  const unnamed = await get(`${base}/api/v1/memories/search?query=greyhound&retrieve_method=keyword`);
+  assert.equal(unnamed.status, 400);
+  assert.match(unnamed.body['message'], /cannot both be MAGIC_ALL/);
 });
 
 test("a NUL in an ARK list filter is refused as a 400 in ARK's shape, not a 500 from the store", async (t) => {

@@ -91,9 +91,17 @@ export async function checkEverMemOs(client: MemstreamClient, label: string): Pr
     retrieve_method: 'keyword',
     memory_types: ['message'],
   });
+  // a GET is answered as EverMemOS answers it: grouped by group
   assert.deepEqual(
-    viaGet.result.memories.map((m) => m.id),
-    hits.result.memories.map((m) => m.id),
+    viaGet.result.memories.map((g) => Object.keys(g)),
+    [[group]],
+  );
+  assert.deepEqual(
+    viaGet.result.memories
+      .flatMap((g) => Object.values(g).flat())
+      .map((m) => m.id)
+      .sort(),
+    hits.result.memories.map((m) => m.id).sort(),
   );
 
   const flushed = await client.evermemos.flush(group);

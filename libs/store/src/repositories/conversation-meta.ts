@@ -5,7 +5,8 @@ import type { Queryable } from '../store.js';
 export interface StoredConversationMeta {
   readonly id: string;
   readonly group_id: string;
-  readonly version: string;
+  /** null when the writer gave none (EverMemOS's later clients send no version). */
+  readonly version: string | null;
   readonly scene: string;
   readonly scene_desc: string | Record<string, unknown>;
   readonly name: string;
@@ -21,7 +22,7 @@ export interface StoredConversationMeta {
   readonly updated_at: Date;
 }
 
-const COLUMNS = `id, group_id, version, scene, scene_desc, name, description, conversation_created_at,
+const COLUMNS = `id, group_id, NULLIF(version, '') AS version, scene, scene_desc, name, description, conversation_created_at,
   default_timezone, user_details, tags, created_at, updated_at`;
 
 /** Creates or wholly replaces a group's metadata (the spec's POST is an upsert); its id stays. */
@@ -43,7 +44,8 @@ export async function upsertConversationMeta(
      RETURNING ${COLUMNS}`,
     [
       meta.group_id,
-      meta.version,
+      // the column predates optional versions; '' (which no writer can give) stands for none
+      meta.version ?? '',
       meta.scene,
       JSON.stringify(meta.scene_desc),
       meta.name,

@@ -95,7 +95,11 @@ export interface ListMemoriesQuery {
   readonly conversationId?: string | undefined;
   /** A person's id: only conversations they may read (see visibleTo). Unset: every conversation. */
   readonly visibleTo?: string | undefined;
-  readonly userId?: string | undefined;
+  /** A participant's memories; null: the group's own narrative (the memories about no one in particular). */
+  readonly userId?: string | null | undefined;
+  /** Memories of episodes that began within [from, to]. */
+  readonly from?: Date | undefined;
+  readonly to?: Date | undefined;
   readonly limit: number;
   readonly offset: number;
 }
@@ -111,10 +115,13 @@ export async function listEpisodicMemories(
     params.push(query.conversationId);
     where.push(`conversation_id = $${params.length}`);
   }
-  if (query.userId !== undefined) {
+  if (query.userId === null) where.push('user_id IS NULL');
+  else if (query.userId !== undefined) {
     params.push(query.userId);
     where.push(`user_id = $${params.length}`);
   }
+  if (query.from !== undefined) where.push(`occurred_at >= $${params.push(query.from.toISOString())}`);
+  if (query.to !== undefined) where.push(`occurred_at <= $${params.push(query.to.toISOString())}`);
   if (query.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, query.visibleTo));
   const filter = `WHERE ${where.join(' AND ')}`;
   const total = await q.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM episodic_memories ${filter}`, params);

@@ -3,6 +3,8 @@ import { arrayLiteral, lockEpisodes } from './episodes.js';
 import { visibleTo } from './conversation-access.js';
 
 export interface ForgetFilter {
+  /** An episode's id, or a memory's id meaning its episode: that episode's messages. */
+  readonly eventId?: string | undefined;
   readonly messageId?: string | undefined;
   readonly conversationId?: string | undefined;
   readonly senderId?: string | undefined;
@@ -18,6 +20,19 @@ export interface ForgetResult {
   readonly episodesReopened: number;
   /** Episodes that lost every message and are gone. */
   readonly episodesDeleted: number;
+}
+
+/**
+ * The messages of the episode an event id names: an episode by its number, or a memory by its id
+ * (its episode). A number is checked here, not cast in SQL, so an id that is neither matches
+ * nothing instead of failing the statement.
+ */
+function episodeMessages(params: unknown[], eventId: string): string {
+  const episodeNumber = /^[0-9]{1,18}$/.test(eventId) ? eventId : null;
+  const n = params.push(episodeNumber, eventId);
+  return `(conversation_id, message_id) IN (
+    SELECT e.conversation_id, m FROM episodes e CROSS JOIN LATERAL unnest(e.message_ids) AS m
+    WHERE e.id = $${n - 1}::int8 OR e.id = (SELECT em.episode_id FROM episodic_memories em WHERE em.id = $${n}::text LIMIT 1))`;
 }
 
 /**
@@ -45,6 +60,7 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
     params.push(value);
     where.push(`${column} = $${params.length}`);
   }
+  if (filter.eventId !== undefined) where.push(episodeMessages(params, filter.eventId));
   if (where.length === 0) throw new Error('forgetMessages needs at least one filter');
   if (filter.managedBy !== undefined) where.push(visibleTo('conversation_id', params, filter.managedBy, 'manager'));
   const filterSql = where.join(' AND ');

@@ -256,6 +256,9 @@ export interface ListMessagesQuery {
   /** Agent-only content the reader may see (see audienceIn). Unset: all of it. */
   readonly audiences?: readonly string[] | undefined;
   readonly senderId?: string | undefined;
+  /** Messages written within [from, to] (their create_time). */
+  readonly from?: Date | undefined;
+  readonly to?: Date | undefined;
   readonly limit: number;
   readonly offset: number;
   readonly order: 'oldest-first' | 'newest-first';
@@ -275,6 +278,8 @@ export async function listMessages(
     params.push(query.senderId);
     where.push(`sender_id = $${params.length}`);
   }
+  if (query.from !== undefined) where.push(`created_at >= $${params.push(query.from.toISOString())}`);
+  if (query.to !== undefined) where.push(`created_at <= $${params.push(query.to.toISOString())}`);
   if (query.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, query.visibleTo));
   if (query.audiences !== undefined) where.push(audienceIn('audience', params, query.audiences));
   const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';

@@ -10,7 +10,8 @@ export interface SearchFilters {
   readonly visibleTo?: string | undefined;
   /** Agent-only content the reader may see (see audienceIn). Unset: all of it. */
   readonly audiences?: readonly string[] | undefined;
-  readonly userId?: string | undefined;
+  /** A participant's (or sender's) items; null: those about no one (a group's narrative). */
+  readonly userId?: string | null | undefined;
   readonly kinds: readonly SearchKind[];
   readonly from?: Date | undefined;
   readonly to?: Date | undefined;
@@ -50,7 +51,8 @@ export function whereOf(
   add((n) => `kind = ANY($${n}::text[])`, [...f.kinds]);
   if (f.conversationId !== undefined) add((n) => `conversation_id = $${n}`, f.conversationId);
   if (f.conversationIds !== undefined) add((n) => `conversation_id = ANY($${n}::text[])`, [...f.conversationIds]);
-  if (f.userId !== undefined) add((n) => `user_id = $${n}`, f.userId);
+  if (f.userId === null) where.push('user_id IS NULL');
+  else if (f.userId !== undefined) add((n) => `user_id = $${n}`, f.userId);
   if (f.from !== undefined) add((n) => `occurred_at >= $${n}`, f.from.toISOString());
   if (f.to !== undefined) add((n) => `occurred_at <= $${n}`, f.to.toISOString());
   if (f.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, f.visibleTo));

@@ -27,9 +27,15 @@ export function handleMemoriesDeletions(deps: ConverterDeps) {
 }
 
 function forget(tx: Queryable, event: MemoriesDeleted): Promise<ForgetResult> {
-  const { message_id, group_id, user_id } = event.data;
+  const { event_id, message_id, group_id, user_id } = event.data;
   const managedBy = event.actor?.kind === 'user' ? event.actor.id : undefined;
-  return forgetMessagesIn(tx, { messageId: message_id, conversationId: group_id, senderId: user_id, managedBy });
+  return forgetMessagesIn(tx, {
+    eventId: event_id,
+    messageId: message_id,
+    conversationId: group_id,
+    senderId: user_id,
+    managedBy,
+  });
 }
 
 async function refusal(q: Queryable, event: MemoriesDeleted): Promise<RequestOutcome | undefined> {

@@ -36,8 +36,10 @@ class EverMemOs(Family[M]):
         return Call(body=dump(e.SearchMemoriesRequest, request), idempotent=True)
 
     @operation(R.search_by_query)
-    def search_by_query(self, request: Union[e.SearchMemoriesRequest, Mapping[str, Any]]) -> Call[e.EverMemOsAnswer[e.SearchResult]]:
-        """The same search as a GET, for caches and links."""
+    def search_by_query(
+        self, request: Union[e.SearchMemoriesRequest, Mapping[str, Any]]
+    ) -> Call[e.EverMemOsAnswer[e.GroupedSearchResult]]:
+        """The same search as a GET, for caches and links, answered as EverMemOS answers it: grouped by group."""
         return Call(query=dump(e.SearchMemoriesRequest, request))
 
     @operation(R.delete_memories)

@@ -10,8 +10,27 @@ from ._base import Answer, OffsetPaging, Request
 
 R = TypeVar("R")
 SyncMode = Literal["0", "1", "true", "false"]
-RetrieveMethod = Literal["keyword", "vector", "hybrid", "rrf"]
-MemoryType = Literal["episodic_memory", "message"]
+# "agentic" is EverMemOS's model-guided search; memstream runs it as hybrid.
+RetrieveMethod = Literal["keyword", "vector", "hybrid", "rrf", "agentic"]
+# All but the first two are EverMemOS's kinds memstream forms none of: asked for, they answer nothing.
+MemoryType = Literal[
+    "episodic_memory",
+    "message",
+    "profile",
+    "foresight",
+    "event_log",
+    "personal_semantic_memory",
+    "personal_event_log",
+    "semantic_memory",
+    "base_memory",
+    "preference",
+    "core",
+    "multiple",
+    "entity",
+    "relation",
+    "behavior_history",
+    "group_profile",
+]
 
 
 class SyncModeQuery(Request):
@@ -37,7 +56,8 @@ class GroupChatMessage(Request):
 
 
 class Scope(Request):
-    """Whose memories: a group's, or (without a group) a user's across groups."""
+    """Whose memories: a group's, or (without a group) a user's across groups. ``"__all__"`` is
+    anyone; ``user_id=""`` is a group's own narrative."""
 
     group_id: Optional[str] = None
     user_id: Optional[str] = None
@@ -47,16 +67,21 @@ class ListMemoriesQuery(Scope, OffsetPaging):
     """Newest first; ``memory_type`` picks messages or episodic memories."""
 
     memory_type: Optional[MemoryType] = None
+    start_time: Optional[str] = None
+    end_time: Optional[str] = None
 
 
 class DeleteMemoriesFilter(Scope):
-    """Every filter given must match; the message's own id narrows it to one."""
+    """Every filter given must match; the message's own id narrows it to one, an ``event_id``
+    (an episode, as a memory's ``memcell_event_id_list`` names it) to that episode's messages."""
 
     message_id: Optional[str] = None
+    event_id: Optional[str] = None
+    sync_mode: Optional[SyncMode] = None
 
 
 class ConversationMeta(Request):
-    version: str
+    version: Optional[str] = None
     scene: str
     scene_desc: Union[str, Dict[str, Any]]
     name: str
@@ -64,7 +89,7 @@ class ConversationMeta(Request):
     group_id: str
     created_at: str
     default_timezone: str
-    user_details: Dict[str, Any]
+    user_details: Optional[Dict[str, Any]] = None
     tags: Optional[List[str]] = None
 
 
@@ -143,6 +168,7 @@ class MemoryPage(Answer):
     memories: List[Memory]
     total_count: int
     has_more: bool
+    metadata: Dict[str, Any] = Field(default_factory=dict)
 
 
 class SearchHit(Answer):
@@ -163,7 +189,27 @@ class SearchResult(Answer):
     pending_messages: List[Memory] = Field(default_factory=list)
 
 
+class GroupedSearchResult(Answer):
+    """A search by GET, answered as EverMemOS answers it: ``memories`` is one ``{group_id: [hit, ...]}``
+    per group (the group with the best hit first, each group's hits in time order), ``scores`` alike."""
+
+    memories: List[Dict[str, List[SearchHit]]]
+    scores: List[Dict[str, List[float]]]
+    importance_scores: List[float]
+    total_count: int
+    has_more: bool
+    retrieve_method: str
+    metadata: Dict[str, Any]
+    pending_messages: List[Memory] = Field(default_factory=list)
+
+    def hits(self) -> List[SearchHit]:
+        """Every hit, best first, as a POST search lists them."""
+        every = [hit for group in self.memories for hits in group.values() for hit in hits]
+        return sorted(every, key=lambda hit: -hit.score)
+
+
 class DeleteResult(Answer):
+    filters: List[str] = Field(default_factory=list)
     deleted_messages: int
     deleted_memories: int
     episodes_reextracting: int

@@ -46,8 +46,10 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
           group_id: row['group_id'],
           scene: row['scene'],
           name: row['name'],
-          version: row['version'],
+          version: row['version'] === '' ? null : (row['version'] ?? null),
           created_at: row['conversation_created_at'],
+          // EverMemOS's name for the conversation's time (its created_at is the record's)
+          conversation_created_at: row['conversation_created_at'],
           updated_at: row['updated_at'],
           request_id: written.requestId,
         },
@@ -57,22 +59,19 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
 
   const patchDocs = everMemOsDocs.route({
     summary: "Change some of a group's metadata",
-    description: 'version, scene and created_at are fixed (400); a group without metadata is 404.',
+    description:
+      'version, scene and created_at are fixed (400); a group without metadata is 404. A field given as null is left as it is; nothing to change answers 200 with updated_fields [].',
     querystring: SyncModeQuery,
     body: ConversationMetaPatch,
     responses: { 200: 'Updated, naming the fields that changed', 202: AcceptedReply },
   });
   app.patch('/api/v1/memories/conversation-meta', patchDocs, async (request, reply) => {
     const sync = syncModeOf(request.query);
-    rejectFixedFields(request.body);
-    const patch = parseOrThrow(ConversationMetaPatch, request.body);
+    // EverMemOS's clients send the fields they leave alone as null
+    const body = withoutNulls(request.body);
+    rejectFixedFields(body);
+    const patch = parseOrThrow(ConversationMetaPatch, body);
     const fields = patchedFields(patch);
-    if (fields.length === 0) {
-      throw new AppError(
-        'INVALID_PARAMETER',
-        `Nothing to update: give at least one of ${UPDATABLE_META_FIELDS.join(', ')}`,
-      );
-    }
     const written = await write(
       writeOriginOf(request),
       TOPICS.groupChatInput,
@@ -83,7 +82,11 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
       const row = outcome.result ?? {};
       return {
         status: 'ok',
-        message: `Conversation metadata updated successfully, ${fields.length} field${fields.length === 1 ? '' : 's'} updated`,
+        // a patch with nothing to change still goes through the converter: it is a 404 for a group without metadata
+        message:
+          fields.length === 0
+            ? 'No fields need updating'
+            : `Conversation metadata updated successfully, ${fields.length} field${fields.length === 1 ? '' : 's'} updated`,
         result: {
           id: row['id'],
           group_id: row['group_id'],
@@ -96,6 +99,12 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
       };
     });
   });
+}
+
+/** A JSON object without its null-valued keys; anything else as it is (parseOrThrow words that). */
+function withoutNulls(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
 }
 
 /** Fixed fields get their own message (a generic "unknown key" would not tell the client why). */

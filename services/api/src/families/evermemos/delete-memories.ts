@@ -2,16 +2,24 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
-import type { Writer } from '@memstream/ingest';
+import { everMemOsErrorShape } from './error-shape.js';
 import { answerWrite } from './answer-write.js';
-import { DeleteMemoriesFilter as Filter, TOPICS } from '@memstream/schemas';
+import type { Writer } from '@memstream/ingest';
+import {
+  DeleteMemoriesRequest as Request,
+  type DeleteMemoriesFilter as DeleteFilter,
+  deleteFilterNames,
+  TOPICS,
+} from '@memstream/schemas';
 import type { Store } from '@memstream/store';
 import { requireAccess } from '../../shared/access.js';
 
 /**
- * DELETE /api/v1/memories: forgets the messages matching every filter given (query string or
- * JSON body), their vectors and every memory derived from them; an episode that keeps other
- * messages is extracted again without the deleted ones. 404 when nothing matched.
+ * DELETE /api/v1/memories: forgets the messages matching every filter given (query string and
+ * JSON body merged, the body winning, as EverMemOS's server merges them), their vectors and every
+ * memory derived from them; an episode that keeps other messages is extracted again without the
+ * deleted ones. 404 when nothing matched; 422 when no filter is left once the "any" values
+ * (null, '', "__all__") are taken out; an unknown key is 400, never dropped.
  *
  * A deletion is a write: an event on the group-chat input topic, after the writes before it on
  * the group's partition, applied by the converter; the call waits for the outcome like any write
@@ -19,17 +27,34 @@ import { requireAccess } from '../../shared/access.js';
  */
 export function registerDeleteMemories(app: FastifyInstance, deps: { store: Store; write: Writer }): void {
   const docs = everMemOsDocs.route({
-    summary: 'Forget messages (by message_id, group_id, user_id), their vectors and the memories made from them',
-    querystring: Filter,
+    summary:
+      'Forget messages (by event_id, message_id, group_id, user_id, ANDed), their vectors and the memories made from them',
+    description:
+      'The filters may come in the query string or a JSON body (the body wins). 422 when every filter is absent, null, "" or "__all__".',
+    querystring: Request,
     responses: {
-      200: 'result.deleted_messages, deleted_memories, episodes_reextracting, episodes_deleted; 404 when nothing matched',
+      200: 'result.filters (the filters used), count, deleted_messages, deleted_memories, episodes_reextracting, episodes_deleted; 404 when nothing matched',
       202: 'Deleting outlasted REQUEST_SYNC_TIMEOUT_MS: {status, message, request_id}; poll GET /api/v1/stats/request',
     },
   });
   app.delete('/api/v1/memories', docs, async (request, reply) => {
     const body =
       request.body !== null && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
-    const filter = parseOrThrow(Filter, { ...(request.query as Record<string, unknown>), ...body }, 'filter');
+    const { sync_mode: sync, ...filter } = parseOrThrow(
+      Request,
+      { ...(request.query as Record<string, unknown>), ...body },
+      'filter',
+    );
+    const data = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as DeleteFilter;
+    if (Object.keys(data).length === 0) {
+      const message =
+        'At least one of event_id, message_id, user_id or group_id must be given (not null, "" or "__all__")';
+      return reply.status(422).send({
+        ...(everMemOsErrorShape({ code: 'INVALID_PARAMETER', statusCode: 422, message }, request) as object),
+        // EverMemOS's clients look for FastAPI's validation list on this answer
+        detail: [{ type: 'value_error', loc: ['body'], msg: message }],
+      });
+    }
     // A person forgets only in groups they manage or own: named, a lower level is a 403 (checked
     // here so a refusal costs no event, and again by the converter on what it applies); across
     // groups, the others are simply left out.
@@ -44,8 +69,8 @@ export function registerDeleteMemories(app: FastifyInstance, deps: { store: Stor
     const written = await deps.write(
       writeOriginOf(request),
       TOPICS.groupChatInput,
-      { type: 'group_chat.memories.deleted', data: filter, source: 'evermemos-api' },
-      true,
+      { type: 'group_chat.memories.deleted', data, source: 'evermemos-api' },
+      sync,
     );
     return answerWrite(reply, written, (outcome) => {
       const r = outcome.result as {
@@ -57,7 +82,8 @@ export function registerDeleteMemories(app: FastifyInstance, deps: { store: Stor
       return {
         status: 'ok',
         message: `Deleted ${r.deleted_messages} messages and ${r.deleted_memories} memories`,
-        result: { ...r, count: r.deleted_messages + r.deleted_memories },
+        // EverMemOS counts what it deleted in `count` and names the filters it used.
+        result: { filters: deleteFilterNames(data), ...r, count: r.deleted_messages + r.deleted_memories },
       };
     });
   });

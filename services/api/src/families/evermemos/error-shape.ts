@@ -23,4 +23,8 @@ export const EverMemOsErrorBody = z.object({
   message: z.string(),
   timestamp: z.string().meta({ description: 'ISO 8601' }),
   path: z.string().meta({ description: 'The request path, without the query' }),
+  detail: z
+    .array(z.object({ type: z.string(), loc: z.array(z.string()), msg: z.string() }))
+    .optional()
+    .meta({ description: "On a 422 only: the refusal as EverMemOS's server (FastAPI) lists validation errors" }),
 });

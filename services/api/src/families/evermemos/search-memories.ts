@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { parseCreateTime, SearchMemoriesRequest as Search } from '@memstream/schemas';
-import { parseOrThrow } from '@memstream/http';
+import { AppError } from '@memstream/errors';
+import { everMemOsScope, MAGIC_ALL, parseCreateTime, SearchMemoriesRequest as Search } from '@memstream/schemas';
+import { parseOrThrow, queryWithGetBody } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import { pendingMessages, type Store } from '@memstream/store';
 import { searchMemories, type QueryEmbedder } from '@memstream/search';
-import { hitView, messageView } from './memory-views.js';
+import { groupedHits, hitView, pendingView } from './memory-views.js';
 import { audiencesFor, mayAccess, personOf } from '../../shared/access.js';
 
-/** A query string gives lists as repeated keys or comma-separated values; accept both. */
+/** A query string (or an EverMemOS body) gives lists as repeated keys or comma-separated values; accept both. */
 function fromQueryString(query: unknown): unknown {
   if (query === null || typeof query !== 'object') return query;
   const q = { ...(query as Record<string, unknown>) };
@@ -24,37 +25,50 @@ function fromQueryString(query: unknown): unknown {
 /** How many open-span messages a search returns beside its hits (an open episode holds at most the cap). */
 const PENDING_LIMIT = 200;
 
+/** Which answer a search gets: EverMemOS's clients search with GET; POST is memstream's own. */
+type Dialect = 'evermemos-grouped' | 'memstream-flat';
+
 /**
  * GET and POST /api/v1/memories/search: keyword (BM25), vector (cosine), hybrid (weighted) or
- * rrf search over messages and episodic memories, best first, scores in [0, 1]. With a group,
- * `pending_messages` lists its messages no episode holds yet, so an open episode hides nothing.
+ * rrf search over messages and episodic memories, scores in [0, 1]; `agentic` (EverMemOS's
+ * model-guided rounds) runs hybrid. With a group, `pending_messages` lists its messages no episode
+ * holds yet, so an open episode hides nothing.
+ *
+ * Two dialects, chosen by the method. GET is how EverMemOS's clients search (parameters in the
+ * query string or a JSON body on the GET, the body winning): `memories` grouped by group as its
+ * server answers, with `scores`, `importance_scores` and `metadata`, and, as there, a group or a
+ * user must be named. POST, which EverMemOS has not, keeps memstream's flat ranked list, best
+ * first, and may search every group the caller can read.
  */
 export function registerSearchMemories(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
-  const search = async (input: z.infer<typeof Search>, request: FastifyRequest) => {
+  const search = async (input: z.infer<typeof Search>, request: FastifyRequest, dialect: Dialect) => {
+    const scope = everMemOsScope(input.group_id, input.user_id, dialect === 'evermemos-grouped');
+    if ('refusal' in scope) throw new AppError('INVALID_PARAMETER', scope.refusal);
     const from = input.start_time !== undefined ? parseCreateTime(input.start_time) : undefined;
     const to = input.end_time !== undefined ? parseCreateTime(input.end_time) : undefined;
     const visibleTo = personOf(request);
     const audiences = audiencesFor(request);
+    // memstream forms only these two kinds; asking for EverMemOS's others finds nothing
+    const kinds = [...new Set(input.memory_types)].filter((k) => k === 'message' || k === 'episodic_memory');
+    const method = input.retrieve_method === 'agentic' ? 'hybrid' : input.retrieve_method;
     const filters = {
-      conversationId: input.group_id,
-      userId: input.user_id,
-      kinds: [...new Set(input.memory_types)],
+      conversationId: scope.conversationId,
+      userId: scope.userId,
+      kinds,
       from,
       to,
       visibleTo,
       audiences,
     };
-    const showPending = input.group_id !== undefined && (await mayAccess(deps.store, request, input.group_id));
+    const group = scope.conversationId;
+    const showPending = group !== undefined && scope.userId !== null && (await mayAccess(deps.store, request, group));
     const [hits, pending] = await Promise.all([
-      searchMemories(deps.store, deps.embedder, {
-        query: input.query,
-        method: input.retrieve_method,
-        topK: input.top_k,
-        filters,
-      }),
-      showPending && input.group_id
-        ? pendingMessages(deps.store, input.group_id, {
-            senderId: input.user_id,
+      kinds.length === 0
+        ? Promise.resolve([])
+        : searchMemories(deps.store, deps.embedder, { query: input.query, method, topK: input.top_k, filters }),
+      showPending && group !== undefined
+        ? pendingMessages(deps.store, group, {
+            senderId: scope.userId ?? undefined,
             from,
             to,
             audiences,
@@ -62,27 +76,70 @@ export function registerSearchMemories(app: FastifyInstance, deps: { store: Stor
           })
         : Promise.resolve([]),
     ]);
+    if (dialect === 'memstream-flat') {
+      return {
+        status: 'ok',
+        message: `Found ${hits.length} memories`,
+        result: {
+          memories: hits.map(hitView),
+          total_count: hits.length,
+          retrieve_method: input.retrieve_method,
+          pending_messages: pending.map(pendingView),
+        },
+      };
+    }
+    const grouped = groupedHits(hits);
+    const metadata = {
+      // the method's name, as EverMemOS's server says it since 2026 (v1.1.0 said `hybrid_retrieval`)
+      source: method,
+      user_id: input.user_id === undefined ? MAGIC_ALL : (input.user_id ?? ''),
+      memory_type: 'retrieve',
+      limit: input.top_k,
+      ...(input.group_id !== undefined ? { group_id: input.group_id } : {}),
+    };
     return {
       status: 'ok',
-      message: `Found ${hits.length} memories`,
+      message: `Memory search successful, retrieved ${grouped.memories.length} groups`,
       result: {
-        memories: hits.map(hitView),
+        ...grouped,
+        original_data: [],
         total_count: hits.length,
+        has_more: false,
         retrieve_method: input.retrieve_method,
-        pending_messages: pending.map(messageView),
+        query_metadata: metadata,
+        metadata,
+        pending_messages: pending.map(pendingView),
       },
     };
   };
-  const answer = { 200: 'result.memories (best first, scores in [0, 1]), result.total_count, result.pending_messages' };
-  const summary = 'Search messages and episodic memories: keyword (BM25), vector (cosine), hybrid or rrf';
+  const summary =
+    'Search messages and episodic memories: keyword (BM25), vector (cosine), hybrid, rrf (agentic runs hybrid)';
   app.get(
     '/api/v1/memories/search',
-    everMemOsDocs.route({ summary, querystring: Search, responses: answer }),
-    async (request) => search(parseOrThrow(Search, fromQueryString(request.query), 'query'), request),
+    everMemOsDocs.route({
+      summary,
+      description:
+        "EverMemOS's dialect: the parameters may also come as a JSON body on the GET (the body wins); memories are grouped by group.",
+      querystring: Search,
+      responses: {
+        200: 'result.memories ([{group_id: [memory, ...]}], groups best first, memories in time order), result.scores (alike), result.importance_scores, result.total_count, result.has_more, result.metadata, result.pending_messages',
+      },
+    }),
+    async (request) =>
+      search(
+        parseOrThrow(Search, fromQueryString(await queryWithGetBody(request)), 'query'),
+        request,
+        'evermemos-grouped',
+      ),
   );
   app.post(
     '/api/v1/memories/search',
-    everMemOsDocs.route({ summary, body: Search, responses: answer }),
-    async (request) => search(parseOrThrow(Search, request.body), request),
+    everMemOsDocs.route({
+      summary,
+      description: "memstream's dialect: one ranked list.",
+      body: Search,
+      responses: { 200: 'result.memories (best first, scores in [0, 1]), result.total_count, result.pending_messages' },
+    }),
+    async (request) => search(parseOrThrow(Search, request.body), request, 'memstream-flat'),
   );
 }
