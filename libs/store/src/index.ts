@@ -154,6 +154,7 @@ export {
   appendKaosEvents,
   listKaosSessions,
   kaosSessionEvents,
+  type KaosEventRow,
   latestKaosEvents,
   kaosStats,
   type KaosSessionRow,

@@ -46,7 +46,7 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
       'With session_id and no limit the whole session; without session_id every session (limit 50 by default).',
     querystring: ListQuery,
     responses: {
-      200: '{messages: [{id, timestamp, created_at, session_id, query_id, message}], total, limit, offset}',
+      200: '{messages: [{id, timestamp, created_at, session_id, query_id, message, sequence}], total, limit, offset}; sequence is the storage order across sessions',
     },
   });
   app.get('/messages', listDocs, async (request) => {
@@ -77,6 +77,8 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
         session_id: r.session_id,
         query_id: r.query_id ?? '',
         message: r.message,
+        // ARK's service numbers every record in storage order; ark-api's dashboard sorts by it.
+        sequence: r.id,
       })),
       total: page.total,
       limit: limit ?? page.total,
@@ -85,7 +87,7 @@ export function registerArkMessages(app: FastifyInstance, deps: { store: Store; 
   });
 
   const sessionsDocs = arkDocs.route({
-    summary: 'Sessions with messages or streamed chunks',
+    summary: 'Sessions with messages (a stream that only relayed chunks is a query, not a session, as in ARK)',
     responses: { 200: '{"sessions": [...]}' },
   });
   app.get('/sessions', sessionsDocs, async (request) => ({

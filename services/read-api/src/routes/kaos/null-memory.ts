@@ -25,6 +25,7 @@ import {
   KaosStats,
 } from '@memstream/schemas';
 import { kaosId } from './kaos-ops.js';
+import { fastApiInt } from './memory-routes.js';
 
 type P = { Params: { sessionId: string } };
 const EventList = z.object({ events: z.array(KaosNewEvent).min(1).max(1000) });
@@ -46,7 +47,8 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
     }),
     async (request, reply) => {
       const body = parseOrThrow(KaosCreateSessionRequest, request.body ?? {});
-      return reply.code(201).send({ session_id: body.session_id || kaosId('null', 8), created: true });
+      // NullMemory.create_session answers the id it was given, or one constant id.
+      return reply.code(201).send({ session_id: body.session_id || 'null-session', created: true });
     },
   );
   app.get<P>(
@@ -132,8 +134,10 @@ export function registerNullMemoryRoutes(app: FastifyInstance, agentOf: (request
       querystring: KaosEventsQuery,
       responses: { 200: KaosEventsResponse },
     }),
-    async (request) => {
-      parseOrThrow(KaosEventsQuery, request.query, 'query');
+    async (request, reply) => {
+      const asked = fastApiInt(request.query, 'limit', 100);
+      if (typeof asked !== 'bigint') return reply.code(422).send(asked);
+      parseOrThrow(KaosEventsQuery, { ...(request.query as object), limit: undefined }, 'query');
       return nothing(agentOf(request));
     },
   );
