@@ -105,8 +105,9 @@ test("ARK's controller: each chunk of one long relay reaches a reader before the
   const delays = received.map((r, n) => r.at - writtenAt[n]!);
   t.diagnostic(`chunk delays (ms): ${delays.map((d) => d.toFixed(1)).join(', ')}`);
 
-  // The controller closes its pipe and posts the completion without waiting for the relay's answer.
-  relay.req.end();
+  // The last chunk, then the controller closes its pipe and posts the completion at once,
+  // without waiting for the relay's answer: the completion must not overtake that chunk.
+  relay.req.end(`${chunkOf(query, CHUNKS)}\n`);
   const completed = await call<{ status: string }>(base, 'POST', `/stream/${encodeURIComponent(query)}/complete`, {});
   assert.equal(completed.status, 200, JSON.stringify(completed.body));
   assert.equal(completed.body.status, 'completed');
@@ -115,8 +116,19 @@ test("ARK's controller: each chunk of one long relay reaches a reader before the
   assert.ok(done, 'the reader got [DONE]');
   assert.deepEqual(
     received.map((r) => r.content),
-    Array.from({ length: CHUNKS }, (_, n) => `token ${n} `),
+    Array.from({ length: CHUNKS + 1 }, (_, n) => `token ${n} `),
   );
+
+  // A query whose only chunk is still on its way when its completion comes: completed, not 404.
+  const brief = `${query}-brief`;
+  const briefReader = await fetch(`${base}/stream/${encodeURIComponent(brief)}?from-beginning=true&wait-for-query=30`);
+  const briefRelay = openRelay(base, brief);
+  briefRelay.req.end(`${chunkOf(brief, 0)}\n`);
+  const briefDone = await call<{ status: string }>(base, 'POST', `/stream/${encodeURIComponent(brief)}/complete`, {});
+  assert.deepEqual([briefDone.status, briefDone.body.status], [200, 'completed']);
+  const briefChunks: unknown[] = [];
+  for await (const chunk of throughArkApiToOpenAi(briefReader.body!)) briefChunks.push(chunk);
+  assert.equal(briefChunks.length, 1, 'the chunk, then [DONE]');
 
   // A stream that only relayed chunks is a query's, not a session: ARK's service lists sessions from messages.
   const sessions = await call<{ sessions: string[] }>(base, 'GET', '/sessions');
