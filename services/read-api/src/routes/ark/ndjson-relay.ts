@@ -6,8 +6,11 @@ import { MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath } from '@m
 export const MAX_LINE_BYTES = 1_000_000;
 /** Chunks that wait while a write is out go together in the next event, up to this many. */
 const MAX_CHUNKS_PER_EVENT = 200;
-/** Writes out at once: the next waits for the oldest. Lines queue meanwhile, so bursts batch. */
-const MAX_WRITES_OUT = 8;
+/**
+ * Writes out at once: the next waits for the oldest's outcome, and lines queue meanwhile, so
+ * bursts batch. Wide enough that a chunk waits only for the pipeline, not behind its window.
+ */
+const MAX_WRITES_OUT = 64;
 
 type Chunk = Record<string, unknown>;
 

@@ -49,7 +49,7 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
       summary,
       params: SessionParams,
       responses: {
-        200: '{"status": "completed" | "already_completed", "session": ID}; 404 for an unknown session',
+        200: '{"status": "completed" | "already_completed", "session": ID}; 404 for a session unknown after its open relays closed and a short wait (3 s)',
         202: 'Completing outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "request_id": ID}; Kafka has it',
       },
     });
@@ -70,12 +70,14 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
   );
   const relayDocs = arkDocs.route({
     summary: 'Relay token chunks to the session readers, and keep them for replay',
+    description:
+      "Newline-delimited chunks are relayed line by line as they arrive, so one POST may stay open for a whole query (ARK's controller holds it so); the answer comes when the body ends. A bad line ends the relay (the lines before it are relayed) with 400 naming it. A completion posted while a relay of the same stream is open on this process waits for it, so it takes effect after every chunk that relay sent.",
     params: SessionParams,
     body: StreamChunks,
-    consumes: ['application/x-ndjson', 'application/json'],
+    consumes: ['application/x-ndjson', 'application/jsonl', 'text/plain', 'application/json'],
     responses: {
-      200: '{"status": "ok", "session": ID, "chunks": N}',
-      202: 'Keeping them outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "chunks": N, "request_id": ID}',
+      200: '{"status": "ok", "session": ID, "chunks": N}: every chunk stored',
+      202: 'Keeping them outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "chunks": N} (and request_id for a JSON body)',
     },
   });
   app.post<{ Params: { session_id: string } }>('/stream/:session_id', relayDocs, async (request, reply) => {
