@@ -33,9 +33,18 @@ export async function relayLines(
   let pending = '';
   let pendingBytes = 0;
 
+  // The first refusal of a write (the caller may not write here): the relay ends with it.
+  let refusal: unknown;
+  const settleOldest = async () => {
+    try {
+      await out.shift();
+    } catch (err) {
+      refusal ??= err;
+    }
+  };
   const flush = async () => {
-    while (queued.length > 0) {
-      while (out.length >= MAX_WRITES_OUT) await out.shift();
+    while (queued.length > 0 && refusal === undefined) {
+      while (out.length >= MAX_WRITES_OUT) await settleOldest();
       const batch = queued.slice(0, MAX_CHUNKS_PER_EVENT);
       queued = queued.slice(batch.length);
       relayed += batch.length;
@@ -59,25 +68,32 @@ export async function relayLines(
 
   body.setEncoding('utf8');
   // Not destroyed when left early: a refusal is answered while the rest of the body drains.
-  for await (const piece of body.iterator({ destroyOnReturn: false }) as AsyncIterable<string>) {
-    let start = 0;
-    for (let end = piece.indexOf('\n'); end >= 0 && !badLine; end = piece.indexOf('\n', start)) {
-      take(pending + piece.slice(start, end));
-      pending = '';
-      pendingBytes = 0;
-      start = end + 1;
+  try {
+    for await (const piece of body.iterator({ destroyOnReturn: false }) as AsyncIterable<string>) {
+      let start = 0;
+      for (let end = piece.indexOf('\n'); end >= 0 && !badLine; end = piece.indexOf('\n', start)) {
+        take(pending + piece.slice(start, end));
+        pending = '';
+        pendingBytes = 0;
+        start = end + 1;
+      }
+      pending += piece.slice(start);
+      pendingBytes += Buffer.byteLength(piece) - Buffer.byteLength(piece.slice(0, start));
+      if (!badLine && pendingBytes > MAX_LINE_BYTES)
+        badLine = new AppError('PAYLOAD_TOO_LARGE', `line ${lineNo + 1} is longer than ${MAX_LINE_BYTES} bytes`);
+      if (badLine) break;
+      await flush();
+      if (refusal !== undefined) break;
     }
-    pending += piece.slice(start);
-    pendingBytes += Buffer.byteLength(piece) - Buffer.byteLength(piece.slice(0, start));
-    if (!badLine && pendingBytes > MAX_LINE_BYTES)
-      badLine = new AppError('PAYLOAD_TOO_LARGE', `line ${lineNo + 1} is longer than ${MAX_LINE_BYTES} bytes`);
-    if (badLine) break;
-    await flush();
+  } catch {
+    // The writer went away mid-body (the controller's pod stopped): what arrived whole is relayed.
+    pending = '';
   }
-  if (!badLine) take(pending);
+  if (!badLine && refusal === undefined) take(pending);
   else body.resume();
   await flush();
-  for (const sent of out) await sent;
+  while (out.length > 0) await settleOldest();
+  if (refusal !== undefined) throw refusal;
   if (badLine)
     throw relayed === 0
       ? badLine
