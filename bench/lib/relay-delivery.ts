@@ -4,7 +4,8 @@ import { summarizeLatencies, type LatencySummary } from './stats.js';
 /**
  * ARK's controller relay, chunk to reader: `readers` readers open `GET /stream/{query}` the way
  * ark-api does (from-beginning, wait-for-query) before the query exists; one chunked POST is then
- * held open, as ARK's controller holds it, and a chunk is written every `intervalMs`; each
+ * held open, as ARK's controller holds it; its first chunk starts the query, and once every reader
+ * has it (all are live) a chunk is written every `intervalMs`; each
  * reader's arrival time of each chunk, minus the time it was written, is a sample. The relay ends
  * the controller's way: the pipe closed and the completion posted at once; every reader must then
  * get every chunk and `[DONE]`.
@@ -107,6 +108,12 @@ export async function measureRelayDelivery(o: RelayDeliveryOptions): Promise<Rel
     Array.from({ length: o.readers }, () => openReader(o.streamOrigin, o.query, () => frames++)),
   );
   const relay = openRelay(o.writeOrigin, o.query);
+  // A first chunk makes the query exist; once every reader has it, all of them are live and the
+  // timed chunks measure the relay, not the readers' wait for the query to start.
+  relay.req.write(chunk(o.query, -1));
+  const barrierDeadline = performance.now() + o.frameTimeoutMs;
+  while (readers.some((r) => !r.arrivals.has(-1)) && performance.now() < barrierDeadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   const written: number[] = [];
   const started = performance.now();
   for (let n = 0; n < o.chunks; n++) {
@@ -131,7 +138,7 @@ export async function measureRelayDelivery(o: RelayDeliveryOptions): Promise<Rel
   for (const r of readers) r.close();
   o.progress(`relay: ${frames} frames read, ${finished.filter(Boolean).length} of ${o.readers} readers got [DONE]`);
   const samples: number[] = [];
-  for (const r of readers) for (const [n, at] of r.arrivals) samples.push(at - written[n]!);
+  for (const r of readers) for (const [n, at] of r.arrivals) if (n >= 0) samples.push(at - written[n]!);
   return {
     readers: o.readers,
     chunks: o.chunks,
