@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { parseGoDuration } from './go-duration.js';
 import type { SseWriter } from './sse.js';
@@ -24,6 +25,11 @@ export function waitForQueryMs(value: string): number {
   const ms = /^\d+(\.\d+)?$/.test(value) ? Number(value) * 1000 : (parseGoDuration(value) ?? 30_000);
   return Math.min(MAX_WAIT_MS, Math.max(MIN_WAIT_MS, ms));
 }
+
+/** The body of a refused stream in ARK's reference dialect. */
+export const ArkStreamErrorBody = z.object({
+  error: z.object({ message: z.string(), type: z.string(), code: z.string() }),
+});
 
 /** The OpenAI error object ark-api parses from a failed stream and the SDK raises from a frame. */
 export function arkErrorObject(message: string, type: string, code: string) {

@@ -59,6 +59,10 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
     params: SessionParams,
     querystring: Query,
     responses: { 200: 'text/event-stream' },
+    alternateError: {
+      body: ArkStreamErrorBody,
+      when: 'with wait-for-query, the OpenAI error object ark-api parses: {"error": {"message", "type", "code"}}',
+    },
   });
   app.get<{ Params: { session_id: string } }>('/stream/:session_id', docs, async (request, reply) => {
     const dialect = dialectOf(request.query);
