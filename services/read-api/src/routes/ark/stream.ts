@@ -14,6 +14,7 @@ import {
 } from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';
 import {
+  ArkStreamErrorBody,
   dialectOf,
   framesOf,
   isErrorChunk,
