@@ -3,7 +3,8 @@
  * converter, the ingest gateway (ARK's writes) and one read-api process (two with --replicas 2:
  * streams on the second, so live delivery crosses read API processes through Redis) on a fresh database and topic prefix,
  * then measures `POST /messages` (200 = stored) for batches of 1, 10 and 100 messages, and the
- * time from a POST to its frame on every open SSE stream of the session. Prints tables, the
+ * time from a POST to its frame on every open SSE stream of the session, and the time from a chunk
+ * written on ARK's controller relay (one POST held open) to its line at ark-api's readers. Prints tables, the
  * issue's goal with PASS/FAIL, then every figure as one JSON line.
  */
 import { randomUUID } from 'node:crypto';
@@ -18,6 +19,7 @@ import { connect, countMessages, createDatabase } from './lib/database.js';
 import { runHttpLoad, successes } from './lib/http-load.js';
 import { deleteTopicsWithPrefix } from './lib/kafka-load.js';
 import { measureLiveDelivery } from './lib/live-delivery.js';
+import { measureRelayDelivery } from './lib/relay-delivery.js';
 import { backgroundLoad, cpuBetween, ProcMonitor } from './lib/proc-monitor.js';
 import { startService, waitHealthy, type ServiceProcess } from './lib/services.js';
 import { ratePerSecond, round, summarizeLatencies } from './lib/stats.js';
@@ -37,6 +39,9 @@ const HELP = `usage: npm run bench:ark -- [options]
   --live-posts M        single-message POSTs of the live pass (default 500)
   --live-interval-ms I  one live POST every I ms, open loop (default 5)
   --frame-timeout-s T   how long to wait for frames still owed after the last POST (default 15)
+  --relay-readers R     readers of the controller relay pass, ark-api's way (default 5)
+  --relay-chunks N      chunks written on the one open relay POST (default 300)
+  --relay-interval-ms I one chunk every I ms on the relay, open loop (default 20)
   --wait-quiet-s S      first wait up to S seconds for other load to drop below 0.3 cores (default 0)`;
 
 function parseFlags() {
@@ -55,6 +60,9 @@ function parseFlags() {
         'live-posts': { type: 'string', default: '500' },
         'live-interval-ms': { type: 'string', default: '5' },
         'frame-timeout-s': { type: 'string', default: '15' },
+        'relay-readers': { type: 'string', default: '5' },
+        'relay-chunks': { type: 'string', default: '300' },
+        'relay-interval-ms': { type: 'string', default: '20' },
         'wait-quiet-s': { type: 'string', default: '0' },
         help: { type: 'boolean', default: false },
       },
@@ -95,6 +103,9 @@ const M = integer('live-posts', flags['live-posts'], 1);
 const intervalMs = atLeast('live-interval-ms', flags['live-interval-ms'], 0, false);
 const frameTimeoutMs = integer('frame-timeout-s', flags['frame-timeout-s'], 1) * 1000;
 const waitQuietMs = integer('wait-quiet-s', flags['wait-quiet-s'], 0) * 1000;
+const relayReaders = integer('relay-readers', flags['relay-readers'], 1);
+const relayChunks = integer('relay-chunks', flags['relay-chunks'], 1);
+const relayIntervalMs = atLeast('relay-interval-ms', flags['relay-interval-ms'], 0, false);
 
 const { KAFKA_BROKERS, DATABASE_URL, REDIS_URL } = process.env;
 if (!KAFKA_BROKERS || !DATABASE_URL || !REDIS_URL) {
@@ -258,6 +269,20 @@ async function main(): Promise<ArkReport> {
     progress,
   });
   const liveCores = cpuBetween(cpu0, monitor.cpu());
+
+  progress(`controller relay: one open POST, ${relayChunks} chunks, ${relayReaders} ark-api readers`);
+  const cpu2 = monitor.cpu();
+  const relay = await measureRelayDelivery({
+    writeOrigin,
+    streamOrigin: `http://127.0.0.1:${streamApi.port}`,
+    query: `openai-query-${runId}.relay`,
+    readers: relayReaders,
+    chunks: relayChunks,
+    intervalMs: relayIntervalMs,
+    frameTimeoutMs,
+    progress,
+  });
+  const relayCores = cpuBetween(cpu2, monitor.cpu());
   const memory = monitor.peaksMiB();
 
   const goals: Goal[] = [
@@ -266,6 +291,16 @@ async function main(): Promise<ArkReport> {
       value: live.delivery_ms.p99,
       target: '< 50 ms, 0 missing',
       pass: live.delivery_ms.p99 < 50 && live.frames_missing === 0 && live.frames_received > 0,
+    },
+    {
+      goal: "p99 from a chunk written on the controller's open relay POST to its line at a reader connected before it, under 100 ms (every chunk, [DONE] at every reader)",
+      value: relay.delivery_ms.p99,
+      target: '< 100 ms, 0 missing',
+      pass:
+        relay.delivery_ms.p99 < 100 &&
+        relay.frames_received === relay.frames_expected &&
+        relay.readers_done === relay.readers &&
+        relay.complete_status === 200,
     },
   ];
   return {
@@ -293,11 +328,15 @@ async function main(): Promise<ArkReport> {
       live_sessions: L,
       live_posts: M,
       live_interval_ms: intervalMs,
+      relay_readers: relayReaders,
+      relay_chunks: relayChunks,
+      relay_interval_ms: relayIntervalMs,
     },
     background_cores: background,
     restarts,
     batches,
     live: { ...live, cores: liveCores },
+    relay: { ...relay, cores: relayCores },
     memory_mib: memory,
     goals,
   };

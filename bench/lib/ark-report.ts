@@ -1,5 +1,6 @@
 import type { Goal } from './stats.js';
 import type { LiveDeliveryFigures } from './live-delivery.js';
+import type { RelayDeliveryFigures } from './relay-delivery.js';
 import type { MemoryPeak } from './proc-monitor.js';
 import type { LatencySummary } from './stats.js';
 import { section, table } from './table.js';
@@ -32,6 +33,7 @@ export interface ArkReport {
   readonly restarts: ReadonlyArray<{ readonly replica: string; readonly reason: string }>;
   readonly batches: readonly BatchPassFigures[];
   readonly live: LiveDeliveryFigures & { readonly cores: Readonly<Record<string, number>> };
+  readonly relay: RelayDeliveryFigures & { readonly cores: Readonly<Record<string, number>> };
   readonly memory_mib: Readonly<Record<string, MemoryPeak>>;
   readonly goals: readonly Goal[];
 }
@@ -83,6 +85,33 @@ export function renderReport(r: ArkReport, processes: readonly string[]): string
     ),
   );
   for (const f of b) if (f.first_error) out.push(`batch ${f.batch_size}: first non-2xx or error: ${f.first_error}`);
+
+  const c = r.relay;
+  out.push(
+    section("Controller relay: a chunk on one open POST /stream/{query} -> its data: line at ark-api's readers"),
+  );
+  out.push(
+    `${c.readers} readers (GET ?from-beginning=true&wait-for-query=60, opened before the query existed); ${c.chunks} chunks, one every ${c.interval_ms} ms; ` +
+      `relay answered ${c.relay_status}, completion posted as the relay closed answered ${c.complete_status} in ${c.complete_ms} ms`,
+  );
+  out.push(
+    table(
+      ['ms', 'p50', 'p95', 'p99', 'max', 'samples'],
+      [
+        [
+          'chunk written -> line at a reader',
+          c.delivery_ms.p50,
+          c.delivery_ms.p95,
+          c.delivery_ms.p99,
+          c.delivery_ms.max,
+          c.delivery_ms.count,
+        ],
+      ],
+    ),
+  );
+  out.push(
+    `frames: ${c.frames_received} of ${c.frames_expected} received; [DONE] at ${c.readers_done} of ${c.readers} readers`,
+  );
 
   const l = r.live;
   out.push(section('Live delivery: POST /messages -> event: message frame on GET /stream/{id}'));
@@ -139,6 +168,7 @@ export function renderReport(r: ArkReport, processes: readonly string[]): string
     ['idle before', r.background_cores],
     ...b.map((f): [string, Readonly<Record<string, number>>] => [`batch ${f.batch_size}`, f.cores]),
     ['live', l.cores],
+    ['relay', r.relay.cores],
   ];
   const rows = [...processes, 'bench', 'kafka', 'postgres', 'redis', 'other', 'machine'];
   out.push(

@@ -328,7 +328,8 @@ export function probes(): Probe[] {
       method: 'POST',
       path: `/memory/sessions/${id}/events`,
       body: json({ event_type: 'user_message', content: 'hostile' }),
-      status: 400,
+      // `.` and `..` can never name a session: KAOS's clients get its missing-session answer.
+      status: id === '.' || id === '%2E%2E' ? 404 : 400,
     });
   }
   list.push(

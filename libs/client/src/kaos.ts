@@ -89,7 +89,12 @@ export class Kaos {
     query: { limit?: number; session_id?: string } = {},
     options?: CallOptions,
   ): Promise<Out<typeof KaosEventsResponse>> {
-    return this.http.call(R.events, { query }, options);
+    const { limit, ...rest } = query;
+    return this.http.call(
+      R.events,
+      { query: { ...rest, ...(limit === undefined ? {} : { limit: String(limit) }) } },
+      options,
+    );
   }
 
   /** Deletes sessions not updated for `maxAgeHours`. */

@@ -148,6 +148,8 @@ export interface ArkRecord {
   readonly session_id: string;
   readonly query_id: string;
   readonly message: Record<string, unknown>;
+  /** Storage order across sessions, as ARK's service numbers its records. */
+  readonly sequence: number;
 }
 
 export interface ArkPage {

@@ -13,8 +13,8 @@ export function refusedByTheSchemas(c: MemstreamClient): void {
   void c.evermemos.write({ create_time: '2025-01-01T00:00:00Z', sender: 's', content: 'c' });
   // @ts-expect-error an access level is reader, writer, manager or owner (AccessLevel)
   void c.memoryService.user.share('id', 'bob', 'admin');
-  // @ts-expect-error event_type is one of KAOS's event types (KaosEventType)
-  void c.kaos.addEvents('s', { event_type: 'chat', content: 1 });
+  // @ts-expect-error event_type is a string (KaosEventType: free, as in KAOS)
+  void c.kaos.addEvents('s', { event_type: 7, content: 1 });
   // @ts-expect-error content blocks are an array in the code layout (CreateMessageRequest)
   void c.memoryService.conversations.appendMessage('id', { content: 'text' });
 }

@@ -154,7 +154,8 @@ export function outcomeError(outcome: RequestOutcome): AppError {
     case 'INVALID_PARAMETER':
       return new AppError(outcome.error_code, message);
     case 'INVALID_EVENT':
-      return new AppError('INVALID_PARAMETER', message);
+      // The consumer's decoding names the topic and its schema: internals a client must not see.
+      return new AppError('INVALID_PARAMETER', 'Data format error: the request could not be applied as sent');
     default:
       return new AppError('SYSTEM_ERROR', 'Failed to store memory, please try again later');
   }

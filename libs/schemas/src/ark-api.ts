@@ -10,6 +10,9 @@ export const ArkListQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
+/** `wait-for-query` as ark-api sends it (whole seconds) or as a Go duration. */
+export const ARK_WAIT_PATTERN = /^(\d{1,6}(\.\d+)?|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
+
 export const ArkStreamQuery = z.object({
   'from-beginning': z
     .enum(['true', 'false'])
@@ -23,6 +26,15 @@ export const ArkStreamQuery = z.object({
     .string()
     .default('30s')
     .meta({ description: 'How long to wait for the session: a Go duration (500ms, 30s, 5m), at most 5m' }),
+  'wait-for-query': z
+    .string()
+    .regex(ARK_WAIT_PATTERN, { message: 'must be whole seconds (300) or a Go duration (30s, 5m)' })
+    .optional()
+    .meta({
+      description:
+        "ark-api's parameter: seconds (or a Go duration) to wait for a query's stream that does not exist yet, 1 to 300. " +
+        "Sending it selects ARK's reference framing: `data:` lines only, errors as {error: {message, type, code}}, no [LIVE_MODE] or [STREAM_END]",
+    }),
 });
 
 /** The path of every per-session ARK route. */

@@ -76,7 +76,7 @@ export {
 export * from './memory-service-api.js';
 export {
   KAOS_EVENT_TYPES,
-  KAOS_MAX_CONTENT_CHARS,
+  KAOS_MAX_CONTENT_BYTES,
   KaosEventType,
   KaosEvent,
   KaosSessionCreated,

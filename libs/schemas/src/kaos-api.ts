@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KAOS_MAX_CONTENT_CHARS, KaosEventType, KaosTimestamp, eventList } from './kaos-events.js';
+import { KAOS_MAX_CONTENT_BYTES, KaosEventType, KaosTimestamp, eventList } from './kaos-events.js';
 import { SafeId } from './ids.js';
 
 /**
@@ -21,13 +21,37 @@ const Name = z
 /** Session ids and agent names follow the common id rule: they name a conversation in every family. */
 export const KaosSessionParams = z.object({ sessionId: SafeId });
 
-/** The agent whose memory a call reaches; without it, the server's KAOS_AGENT_NAME. */
-export const KaosHeaders = z.object({ 'x-kaos-agent': SafeId.optional() });
+/** A positive whole number in a header: LocalMemory's limits as a client constructed it. */
+const LimitHeader = z.string().regex(/^[1-9]\d{0,8}$/, 'must be a whole number from 1 to 999999999');
 
-/** `limit`: KAOS answers at most 1000 and caps a larger ask rather than refusing it. */
+/**
+ * The agent whose memory a call reaches (without it, the server's KAOS_AGENT_NAME), and the limits
+ * its memory was built with (LocalMemory's max_sessions, max_events_per_session; without them,
+ * the server's MEMORY_MAX_SESSIONS and MEMORY_MAX_SESSION_EVENTS).
+ */
+export const KaosHeaders = z.object({
+  'x-kaos-agent': SafeId.optional(),
+  'x-kaos-max-sessions': LimitHeader.optional(),
+  'x-kaos-max-session-events': LimitHeader.optional(),
+});
+
+/**
+ * An integer as FastAPI (pydantic) reads one from a query string: spaces around it, a sign, `_`
+ * between digits, a `.0` tail. Anything else is FastAPI's 422.
+ */
+export const PYTHON_INT_PATTERN = /^\s*[+-]?\d+(_\d+)*(\.0+)?\s*$/;
+
+/**
+ * KAOS's GET /memory/events, read as its agent server reads it: `limit` defaults to 100 and is
+ * capped at 1000; its slice `events[-limit:]` makes 0 every event and -n every event but the first
+ * n; a repeated limit counts its last value; an empty session_id means every session.
+ */
 export const KaosEventsQuery = z.object({
-  limit: z.coerce.number().int().min(1).default(100),
-  session_id: Id.optional(),
+  limit: z.string().regex(PYTHON_INT_PATTERN).optional().meta({
+    description:
+      "An integer (default 100, at most 1000 answered): the latest events; 0 every event, -n every event but the first n. Repeated, the last counts. Not an integer: 422 with FastAPI's list-shaped detail",
+  }),
+  session_id: Name.optional().meta({ description: "One session's events; empty or absent: every session's" }),
 });
 
 export const KaosListSessionsQuery = z.object({ user_id: Name.optional() });
@@ -42,13 +66,10 @@ export const KaosCreateSessionRequest = z.object({
 /** An event as a client sends it: KAOS's clients make the id and time themselves, and may send both. */
 export const KaosNewEvent = z.object({
   event_type: KaosEventType,
-  content: z
-    .unknown()
-    .refine(
-      (v) => (JSON.stringify(v) ?? '').length <= KAOS_MAX_CONTENT_CHARS,
-      `content is larger than ${KAOS_MAX_CONTENT_CHARS} characters of JSON`,
-    )
-    .meta({ description: `Any JSON value, at most ${KAOS_MAX_CONTENT_CHARS} characters once serialized` }),
+  // The size is checked on the JSON text as sent (413 past it), which is also what is stored.
+  content: z.unknown().meta({
+    description: `Any JSON value, kept as written (numbers keep their digits); at most ${KAOS_MAX_CONTENT_BYTES} bytes of JSON (413 past it)`,
+  }),
   metadata: z.record(z.string(), z.unknown()).default({}),
   event_id: Id.optional(),
   timestamp: KaosTimestamp.optional(),

@@ -65,11 +65,25 @@ export const KAOS_EVENT_TYPES = [
   'delegation_response',
   'error',
 ] as const;
-export const KaosEventType = z.enum(KAOS_EVENT_TYPES);
+/**
+ * KAOS's event_type is a free string: the seven above are the ones its document lists, and its own
+ * agent writes more (`task_delegation_received`, `delegation_error`). Stored as given.
+ */
+export const KaosEventType = z
+  .string()
+  .max(255)
+  .regex(/^[^\u0000]*$/, 'must not contain NUL')
+  .meta({
+    description: `Any string up to 255 characters; KAOS's agent writes ${KAOS_EVENT_TYPES.join(', ')}, task_delegation_received, delegation_error`,
+  });
 export type KaosEventType = z.infer<typeof KaosEventType>;
 
-/** Content of one event as JSON: KAOS takes any value; more than this is not a memory, it is a payload. */
-export const KAOS_MAX_CONTENT_CHARS = 100_000;
+/**
+ * Content of one event as JSON text: what one Kafka record holds by default (1 MiB), so a large
+ * tool result is kept. An event must also fit the broker's record limit (KAFKA_MAX_MESSAGE_BYTES)
+ * with its envelope; past either the write is refused with 413, naming the limit.
+ */
+export const KAOS_MAX_CONTENT_BYTES = 1024 * 1024;
 
 /**
  * An event's time with its offset, as PostgreSQL can store it: there is no year 0, and offsets
@@ -87,6 +101,13 @@ export const KaosEvent = z.object({
   event_type: KaosEventType,
   content: z.unknown(),
   metadata: z.record(z.string(), z.unknown()),
+  /**
+   * content and metadata as the client wrote them (JSON text), kept verbatim so numbers come back
+   * as written (8.0, integers past 2^53, -0.0). Given, they are what is stored (content is then left
+   * out, so a large result travels once); absent, content and metadata are.
+   */
+  content_json: z.string().max(KAOS_MAX_CONTENT_BYTES).optional(),
+  metadata_json: z.string().optional(),
 });
 export type KaosEvent = z.infer<typeof KaosEvent>;
 

@@ -155,6 +155,7 @@ export {
   appendKaosEvents,
   listKaosSessions,
   kaosSessionEvents,
+  type KaosEventRow,
   latestKaosEvents,
   kaosStats,
   type KaosSessionRow,

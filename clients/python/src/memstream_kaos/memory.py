@@ -23,6 +23,11 @@ class MemstreamMemory:
     outlive the pod. Limits (sessions per agent, events per session) are the server's.
     Where LocalMemory answers False, None, [] or "" for a session that does not exist, so does
     this client; any other refusal raises MemstreamError.
+
+    ``max_sessions`` and ``max_events_per_session`` are LocalMemory's own arguments (KAOS's server
+    builds its memory with them): given, they travel with every call and the server keeps the
+    agent's sessions and events within them; not given, the server's MEMORY_MAX_SESSIONS and
+    MEMORY_MAX_SESSION_EVENTS apply.
     """
 
     def __init__(
@@ -34,8 +39,16 @@ class MemstreamMemory:
         timeout: float = 10.0,
         retries: int = 3,
         transport: Optional[httpx.AsyncBaseTransport] = None,
+        max_sessions: Optional[int] = None,
+        max_events_per_session: Optional[int] = None,
     ):
+        self.max_sessions = max_sessions
+        self.max_events_per_session = max_events_per_session
         headers = {}
+        if max_sessions is not None:
+            headers["X-KAOS-Max-Sessions"] = str(int(max_sessions))
+        if max_events_per_session is not None:
+            headers["X-KAOS-Max-Session-Events"] = str(int(max_events_per_session))
         if agent:
             headers["X-KAOS-Agent"] = agent
         if api_key:
@@ -67,6 +80,8 @@ class MemstreamMemory:
         return (await self._call("POST", "/memory/sessions", json=body))["session_id"]
 
     async def get_session(self, session_id: str) -> Optional[SessionMemory]:
+        if session_id == "":
+            return None  # no session has the empty id (LocalMemory's dict has none either)
         data = await self._call("GET", f"/memory/sessions/{_seg(session_id)}", missing=None)
         return None if data is None else SessionMemory.from_dict(data)
 
@@ -75,31 +90,44 @@ class MemstreamMemory:
         return list((await self._call("GET", "/memory/sessions", params=params))["sessions"])
 
     async def delete_session(self, session_id: str) -> bool:
+        if session_id == "":
+            return False
         # (202: still being applied when the server stopped waiting; the deletion will happen)
         return bool((await self._call("DELETE", f"/memory/sessions/{_seg(session_id)}")).get("deleted", True))
 
     # Events
 
     def create_event(self, event_type: str, content: Any, metadata: Optional[Dict[str, Any]] = None) -> MemoryEvent:
-        """Made here, as LocalMemory makes it; its id and time travel with it, so a resent event is stored once."""
+        """Made here, as LocalMemory makes it; its id and time travel with it, so a resent event is stored once.
+
+        Inside a KAOS agent with OpenTelemetry on, the current trace_id and span_id join the
+        metadata, as LocalMemory adds them."""
+        event_metadata = dict(metadata) if metadata else {}
+        event_metadata.update(_kaos_trace_context())
         return MemoryEvent(
             event_id=f"event_{uuid.uuid4().hex[:8]}",
             timestamp=datetime.now(timezone.utc),
             event_type=event_type,
             content=content,
-            metadata=dict(metadata) if metadata else {},
+            metadata=event_metadata,
         )
 
     async def add_event(self, session_id: str, event: MemoryEvent) -> bool:
+        if session_id == "":
+            return False
         added = await self._call("POST", f"/memory/sessions/{_seg(session_id)}/events", json=event.to_dict(), missing=False)
         return added is not False
 
     async def get_session_events(self, session_id: str, event_types: Optional[List[str]] = None) -> List[MemoryEvent]:
+        if session_id == "":
+            return []
         params = {"event_types": ",".join(event_types)} if event_types else None
         data = await self._call("GET", f"/memory/sessions/{_seg(session_id)}/events", params=params, missing=None)
         return [] if data is None else [MemoryEvent.from_dict(e) for e in data["events"]]
 
     async def build_conversation_context(self, session_id: str, max_events: int = 20) -> str:
+        if session_id == "":
+            return ""
         data = await self._call("GET", f"/memory/sessions/{_seg(session_id)}/context", params={"max_events": max_events}, missing=None)
         return "" if data is None else data["context"]
 
@@ -127,7 +155,22 @@ class MemstreamMemory:
 
 
 def _seg(value: str) -> str:
+    # "." and ".." are unreserved, so quote keeps them, and an HTTP client then resolves
+    # /sessions/./events to /sessions/events: spelled %2E they stay the session's own segment.
+    if value in (".", ".."):
+        return "%2E" * len(value)
     return quote(value, safe="")
+
+
+def _kaos_trace_context() -> Dict[str, str]:
+    """KAOS's own trace context when this runs inside a KAOS agent (its telemetry module); else none."""
+    try:
+        from telemetry.manager import get_current_trace_context, is_otel_enabled  # type: ignore[import-not-found]
+    except ImportError:
+        return {}
+    if not is_otel_enabled():
+        return {}
+    return dict(get_current_trace_context() or {})
 
 
 def _retry_after(response: httpx.Response, attempt: int) -> float:

@@ -19,6 +19,11 @@ export interface RouteDocs {
    * what the answer is when its body has no schema of its own. Defaults to a plain 200.
    */
   readonly responses?: Readonly<Record<number, z.ZodType | string>>;
+  /**
+   * A second error body the route answers with in some cases (a client's own dialect, chosen by
+   * what it sends), and when: the document then allows either body for its errors.
+   */
+  readonly alternateError?: { readonly body: z.ZodType; readonly when: string };
 }
 
 export interface ApiFamily {
@@ -55,6 +60,10 @@ export function apiFamily(
     paths: errors.paths,
     errorShape: errors.shape,
     route(docs) {
+      const errorBody = docs.alternateError
+        ? { anyOf: [error, jsonSchemaOf(docs.alternateError.body, 'output')] }
+        : error;
+      const alternate = docs.alternateError ? `; ${docs.alternateError.when}` : '';
       const schema = {
         summary: docs.summary,
         tags: [tag],
@@ -74,10 +83,10 @@ export function apiFamily(
               ...(docs.consumes ? { consumes: docs.consumes } : {}),
               response: {
                 ...responsesOf(docs.responses ?? { 200: 'OK' }),
-                '4XX': { description: `Client error in the ${tag} error shape`, ...error },
+                '4XX': { description: `Client error in the ${tag} error shape${alternate}`, ...errorBody },
                 '5XX': {
-                  description: `Server error in the ${tag} error shape (no internals; 503 carries Retry-After)`,
-                  ...error,
+                  description: `Server error in the ${tag} error shape (no internals; 503 carries Retry-After)${alternate}`,
+                  ...errorBody,
                 },
               },
             },

@@ -76,7 +76,11 @@ export async function arkRecordsAfter(
   return rows;
 }
 
-/** Sessions with ARK messages or chunks, oldest first; with `visibleTo`, only those the person may read. */
+/**
+ * Sessions with ARK messages, oldest first; with `visibleTo`, only those the person may read. A
+ * stream that only relayed chunks is named after a query, not a session: ARK's service lists
+ * sessions from its messages alone.
+ */
 export async function listArkSessions(
   q: Queryable,
   options: { visibleTo?: string | undefined } = {},
@@ -84,11 +88,7 @@ export async function listArkSessions(
   const params: unknown[] = [];
   const filter = options.visibleTo === undefined ? '' : `WHERE ${visibleTo('id', params, options.visibleTo)}`;
   const { rows } = await q.query<{ id: string }>(
-    `SELECT id FROM (
-       SELECT id, created_at FROM conversations WHERE source_api = 'ark'
-       UNION
-       SELECT session_id, created_at FROM ark_sessions
-     ) s ${filter} GROUP BY id ORDER BY min(created_at), id`,
+    `SELECT id FROM conversations ${filter ? `${filter} AND` : 'WHERE'} source_api = 'ark' ORDER BY created_at, id`,
     params,
   );
   return rows.map((r) => r.id);

@@ -17,8 +17,17 @@ export interface KaosSessionRow {
   updated_at: string;
 }
 
-/** An event as KAOS serializes it (MemoryEvent.to_dict). */
-export type KaosEventRow = KaosEvent;
+/**
+ * An event as KAOS serializes it (MemoryEvent.to_dict), with content and metadata as the JSON text
+ * they were written as: parsing them here would turn 8.0 into 8 and round integers past 2^53.
+ */
+export interface KaosEventRow {
+  readonly event_id: string;
+  readonly timestamp: string;
+  readonly event_type: string;
+  readonly content_json: string;
+  readonly metadata_json: string;
+}
 
 /**
  * A timestamp as Python's `datetime.isoformat()` writes an aware UTC one, which is what KAOS
@@ -30,7 +39,8 @@ const ISO = (column: string) =>
 
 const SESSION = `s.agent, s.session_id, s.conversation_id, s.app_name, s.user_id, s.ord::text AS ord, s.next_event::int8 AS next_event,
   ${ISO('s.created_at')} AS created_at, ${ISO('s.updated_at')} AS updated_at`;
-const EVENT = `e.event_id, ${ISO('e.occurred_at')} AS timestamp, e.event_type, e.content, e.metadata`;
+// json columns read as text: the client's own JSON text, never reparsed (see KaosEventRow).
+const EVENT = `e.event_id, ${ISO('e.occurred_at')} AS timestamp, e.event_type, e.content::text AS content_json, e.metadata::text AS metadata_json`;
 
 /** Who reads: a person sees the sessions whose conversations they may read; undefined sees the agent's all. */
 export interface KaosViewer {
@@ -172,8 +182,8 @@ export async function appendKaosEvents(
         fresh.map((e) => e.event_id),
         fresh.map((e) => e.timestamp),
         fresh.map((e) => e.event_type),
-        fresh.map((e) => JSON.stringify(e.content ?? null)),
-        fresh.map((e) => JSON.stringify(e.metadata)),
+        fresh.map((e) => e.content_json ?? JSON.stringify(e.content ?? null)),
+        fresh.map((e) => e.metadata_json ?? JSON.stringify(e.metadata)),
       ],
     );
     await tx.query(`DELETE FROM kaos_events WHERE conversation_id = $1 AND seq < $2`, [
@@ -211,10 +221,10 @@ export async function kaosSessionEvents(
   q: Queryable,
   conversationId: string,
   types?: readonly string[],
-): Promise<KaosEvent[]> {
+): Promise<KaosEventRow[]> {
   const params: unknown[] = [conversationId];
   const typed = types ? ` AND e.event_type = ANY($${params.push([...types])}::text[])` : '';
-  const { rows } = await q.query<KaosEvent>(
+  const { rows } = await q.query<KaosEventRow>(
     `SELECT ${EVENT} FROM kaos_events e WHERE e.conversation_id = $1${typed} ORDER BY e.seq`,
     params,
   );
@@ -222,33 +232,30 @@ export async function kaosSessionEvents(
 }
 
 /**
- * The latest `limit` events of the agent's sessions (or of one), oldest first: KAOS concatenates
- * its sessions' events in session order and keeps the tail of that list.
+ * Events of the agent's sessions (or of one), oldest first, as KAOS concatenates its sessions'
+ * events in session order and slices that list: `{ latest: n }` keeps its last n, `{ skip: n }`
+ * drops its first n (KAOS's `events[-limit:]` with a limit of 0 or below).
  */
 export async function latestKaosEvents(
   q: Queryable,
   agent: string,
   viewer: KaosViewer,
-  limit: number,
+  slice: { latest: number } | { skip: number },
   sessionId?: string,
-): Promise<KaosEvent[]> {
+): Promise<KaosEventRow[]> {
   const params: unknown[] = [];
   let where = scope(params, agent, viewer);
   if (sessionId !== undefined) where += ` AND s.session_id = $${params.push(sessionId)}`;
-  const { rows } = await q.query<KaosEvent>(
-    `SELECT * FROM (
-       SELECT ${EVENT}, s.ord, e.seq FROM kaos_sessions s JOIN kaos_events e ON e.conversation_id = s.conversation_id
-       WHERE ${where} ORDER BY s.ord DESC, e.seq DESC LIMIT $${params.push(limit)}
-     ) tail ORDER BY ord, seq`,
+  const from = `FROM kaos_sessions s JOIN kaos_events e ON e.conversation_id = s.conversation_id WHERE ${where}`;
+  const { rows } = await q.query<KaosEventRow>(
+    'latest' in slice
+      ? `SELECT event_id, timestamp, event_type, content_json, metadata_json FROM (
+           SELECT ${EVENT}, s.ord, e.seq ${from} ORDER BY s.ord DESC, e.seq DESC LIMIT $${params.push(slice.latest)}
+         ) tail ORDER BY ord, seq`
+      : `SELECT ${EVENT} ${from} ORDER BY s.ord, e.seq OFFSET $${params.push(slice.skip)}`,
     params,
   );
-  return rows.map(({ event_id, timestamp, event_type, content, metadata }) => ({
-    event_id,
-    timestamp,
-    event_type,
-    content,
-    metadata,
-  }));
+  return rows;
 }
 
 /** Sessions and events the viewer reaches; the average is truncated, as KAOS's int() does. */

@@ -27,6 +27,11 @@ export class SseWriter {
     this.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
+  /** One `data:` line of JSON and no event name: ARK's reference framing. */
+  data(value: unknown): void {
+    this.write(`data: ${JSON.stringify(value)}\n\n`);
+  }
+
   /** A bare `data:` line: the stream markers `[LIVE_MODE]`, `[STREAM_END]`, `[DONE]`. */
   marker(text: string): void {
     this.write(`data: ${text}\n\n`);

@@ -12,6 +12,8 @@ export function fromKaosEvent(
   e: KaosEvent,
 ): NewMessage {
   const fromUser = e.event_type === 'user_message';
+  // The route sends content as the client's JSON text (content_json); a direct producer as a value.
+  const content = e.content_json !== undefined ? (JSON.parse(e.content_json) as unknown) : e.content;
   const sender = fromUser ? session.user_id || 'user' : session.agent;
   return {
     conversation_id: session.conversation_id,
@@ -19,7 +21,7 @@ export function fromKaosEvent(
     sender_id: sender,
     sender_name: sender,
     role: fromUser ? 'user' : 'assistant',
-    content: typeof e.content === 'string' ? e.content : JSON.stringify(e.content ?? null),
+    content: typeof content === 'string' ? content : (e.content_json ?? JSON.stringify(content ?? null)),
     created_at: new Date(e.timestamp),
     refer_list: [],
     metadata: { kaos: { event_type: e.event_type, metadata: e.metadata } },

@@ -35,6 +35,7 @@ class ArkStreamQuery(Request):
     from_beginning: Optional[Literal["true", "false"]] = Field(default=None, alias="from-beginning")
     wait_for_session: Optional[Literal["true", "false"]] = Field(default=None, alias="wait-for-session")
     timeout: Optional[str] = None
+    wait_for_query: Optional[str] = Field(default=None, alias="wait-for-query")
 
 
 class ArkChunk(Answer):
@@ -55,6 +56,7 @@ class ArkRecord(Answer):
     session_id: str
     query_id: str
     message: Dict[str, Any]
+    sequence: int
 
 
 class ArkPage(Answer):

@@ -8,13 +8,17 @@ from pydantic import Field
 
 from ._base import Answer, Request
 
-EventType = Literal["user_message", "agent_response", "tool_call", "tool_result", "delegation_request", "delegation_response", "error"]
+# A free string, as in KAOS: its agent writes these seven and more (task_delegation_received, delegation_error).
+EventType = str
 
 
 class KaosHeaders(Request):
-    """Sent by the client from its ``kaos_agent`` setting, not per call."""
+    """Sent by the client from its ``kaos_agent`` setting, not per call; memstream_kaos.MemstreamMemory
+    sends the limits it was built with (max_sessions, max_events_per_session)."""
 
     x_kaos_agent: Optional[str] = Field(default=None, alias="x-kaos-agent")
+    x_kaos_max_sessions: Optional[str] = Field(default=None, alias="x-kaos-max-sessions")
+    x_kaos_max_session_events: Optional[str] = Field(default=None, alias="x-kaos-max-session-events")
 
 
 class KaosSessionParams(Request):

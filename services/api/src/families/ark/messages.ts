@@ -43,7 +43,7 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
       'With session_id and no limit the whole session; without session_id every session (limit 50 by default).',
     querystring: ListQuery,
     responses: {
-      200: '{messages: [{id, timestamp, created_at, session_id, query_id, message}], total, limit, offset}',
+      200: '{messages: [{id, timestamp, created_at, session_id, query_id, message, sequence}], total, limit, offset}; sequence is the storage order across sessions',
     },
   });
   reads?.get('/messages', listDocs, async (request) => {
@@ -74,6 +74,8 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
         session_id: r.session_id,
         query_id: r.query_id ?? '',
         message: r.message,
+        // ARK's service numbers every record in storage order; ark-api's dashboard sorts by it.
+        sequence: r.id,
       })),
       total: page.total,
       limit: limit ?? page.total,
@@ -82,7 +84,7 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
   });
 
   const sessionsDocs = arkDocs.route({
-    summary: 'Sessions with messages or streamed chunks',
+    summary: 'Sessions with messages (a stream that only relayed chunks is a query, not a session, as in ARK)',
     responses: { 200: '{"sessions": [...]}' },
   });
   reads?.get('/sessions', sessionsDocs, async (request) => ({

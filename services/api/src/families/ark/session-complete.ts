@@ -1,13 +1,18 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
-import type { Writer } from '@memstream/ingest';
-import { answerWrite } from './answer-write.js';
+import { writeOriginOf } from '@memstream/http';
+import { outcomeError, type WriteResult, type Writer } from '@memstream/ingest';
 import { arkDocs } from './docs.js';
 import { arkSessionState, type Store } from '@memstream/store';
 import { ArkStreamChunks as StreamChunks, TOPICS } from '@memstream/schemas';
 import { SessionParams, parseSessionId } from './stream.js';
 import { requireAccess } from '../../shared/access.js';
+import { OpenRelays, relayLines } from './ndjson-relay.js';
+import { answerWrite } from './answer-write.js';
+
+/** How long a completion of a stream not (yet) stored waits for it: it may be on its way from another replica. */
+const COMPLETION_WAIT_MS = 3_000;
 
 /**
  * Completing a session (or its stream) ends every open stream of it, on every replica; and the
@@ -15,6 +20,7 @@ import { requireAccess } from '../../shared/access.js';
  * kept for readers that reconnect from the beginning.
  */
 export function registerSessionWrites(app: FastifyInstance, deps: { store: Store; write: Writer }): void {
+  const relays = new OpenRelays();
   // A completion is a write like any other: an event on the session's partition of the ARK input
   // topic, applied by the converter after the messages sent before it. What is checked here
   // (access, existence) only spares the topic events that would be refused; the converter
@@ -22,8 +28,12 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
   const complete = async (request: FastifyRequest, reply: FastifyReply, raw: string) => {
     const sessionId = parseSessionId(raw);
     const notFound = () => new AppError('RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
+    // ARK's controller closes its relay and completes at once: the relay's last lines may still be
+    // on their way here, or its writes on their way to the store. Its completion goes after them.
+    const wroteHere = await relays.settle(sessionId);
+    if (!wroteHere && !(await appearsSoon(deps.store, sessionId))) throw notFound();
     await requireAccess(deps.store, request, sessionId, 'writer', notFound);
-    if (!(await arkSessionState(deps.store, sessionId)).exists) throw notFound();
+    if (!wroteHere && !(await arkSessionState(deps.store, sessionId)).exists) throw notFound();
     const written = await deps.write(
       writeOriginOf(request),
       TOPICS.arkMessages,
@@ -40,7 +50,7 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
       summary,
       params: SessionParams,
       responses: {
-        200: '{"status": "completed" | "already_completed", "session": ID}; 404 for an unknown session',
+        200: '{"status": "completed" | "already_completed", "session": ID}; 404 for a session unknown after its open relays closed and a short wait (3 s)',
         202: 'Completing outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "request_id": ID}; Kafka has it',
       },
     });
@@ -55,41 +65,72 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
     async (request, reply) => complete(request, reply, request.params.session_id),
   );
 
-  app.addContentTypeParser(
-    ['application/x-ndjson', 'application/jsonl', 'text/plain'],
-    { parseAs: 'string' },
-    (_req, body, done) => done(null, body),
+  // Newline-delimited bodies are read as they arrive (see relayLines), never whole.
+  app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'text/plain'], (_req, payload, done) =>
+    done(null, payload),
   );
   const relayDocs = arkDocs.route({
     summary: 'Relay token chunks to the session readers, and keep them for replay',
+    description:
+      "Newline-delimited chunks are relayed line by line as they arrive, so one POST may stay open for a whole query (ARK's controller holds it so); the answer comes when the body ends. A bad line ends the relay (the lines before it are relayed) with 400 naming it. A completion posted while a relay of the same stream is open on this process waits for it, so it takes effect after every chunk that relay sent.",
     params: SessionParams,
     body: StreamChunks,
-    consumes: ['application/x-ndjson', 'application/json'],
+    consumes: ['application/x-ndjson', 'application/jsonl', 'text/plain', 'application/json'],
     responses: {
-      200: '{"status": "ok", "session": ID, "chunks": N}',
-      202: 'Keeping them outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "chunks": N, "request_id": ID}',
+      200: '{"status": "ok", "session": ID, "chunks": N}: every chunk stored',
+      202: 'Keeping them outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "chunks": N} (and request_id for a JSON body)',
     },
   });
   app.post<{ Params: { session_id: string } }>('/stream/:session_id', relayDocs, async (request, reply) => {
     const sessionId = parseSessionId(request.params.session_id);
-    const chunks = parseChunks(request.body);
     // A relay is a write: the converter keeps the chunks, numbers them and sends them to the
     // readers, after what was sent to the session before; a person claims a new session there.
-    const written = await deps.write(
-      writeOriginOf(request),
-      TOPICS.arkMessages,
-      { type: 'ark.stream.chunks', data: { session_id: sessionId, chunks }, source: 'ark-api' },
-      true,
-    );
-    return answerWrite(reply, written, { session: sessionId, chunks: chunks.length }, () => ({
-      status: 'ok',
-      session: sessionId,
-      chunks: chunks.length,
-    }));
+    const send = (chunks: Record<string, unknown>[]) =>
+      deps.write(
+        writeOriginOf(request),
+        TOPICS.arkMessages,
+        { type: 'ark.stream.chunks', data: { session_id: sessionId, chunks }, source: 'ark-api' },
+        true,
+      );
+    const stored = (written: WriteResult) => {
+      if (written.kind === 'done' && written.outcome.status === 'failed') throw outcomeError(written.outcome);
+      relays.markWritten(sessionId);
+      return written;
+    };
+    if (request.body instanceof Readable) {
+      const body = request.body;
+      let accepted = false;
+      const relay = relayLines(body, async (chunks) => {
+        if (stored(await send(chunks)).kind === 'accepted') accepted = true;
+      });
+      const { chunks } = await relays.track(sessionId, relay).catch((err: unknown) => {
+        body.resume(); // the rest of the body is drained, so the refusal reaches the writer
+        throw err;
+      });
+      if (accepted) return reply.status(202).send({ status: 'accepted', session: sessionId, chunks });
+      return { status: 'ok', session: sessionId, chunks };
+    }
+    const chunks = parseChunks(request.body);
+    const written = stored(await send(chunks));
+    if (written.kind === 'accepted')
+      return reply
+        .status(202)
+        .send({ status: 'accepted', session: sessionId, chunks: chunks.length, request_id: written.requestId });
+    return { status: 'ok', session: sessionId, chunks: chunks.length };
   });
 }
 
-/** Newline-delimited chunk objects (or, sent as JSON, one chunk or an array of them). */
+/** A stream another replica is relaying exists once its first chunks are stored: a completion gives it a moment. */
+async function appearsSoon(store: Store, sessionId: string): Promise<boolean> {
+  const deadline = Date.now() + COMPLETION_WAIT_MS;
+  for (;;) {
+    if ((await arkSessionState(store, sessionId)).exists) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Chunks sent as JSON: one chunk object or an array of them. */
 function parseChunks(body: unknown): Record<string, unknown>[] {
   const isObject = (v: unknown): v is Record<string, unknown> =>
     v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -97,24 +138,5 @@ function parseChunks(body: unknown): Record<string, unknown>[] {
   if (Array.isArray(body) && body.length === 0) throw new AppError('INVALID_PARAMETER', 'no chunks in body');
   if (Array.isArray(body) && body.every(isObject)) return body;
   if (isObject(body)) return [body];
-  if (typeof body !== 'string') throw new AppError('INVALID_PARAMETER', 'body must be newline-delimited JSON chunks');
-  const chunks: Record<string, unknown>[] = [];
-  for (const [n, line] of body.split('\n').entries()) {
-    if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new AppError('INVALID_PARAMETER', `line ${n + 1} is not JSON`);
-    }
-    if (!isObject(value)) throw new AppError('INVALID_PARAMETER', `line ${n + 1} is not a JSON object`);
-    // A JSON body was checked by the parser; these lines were not.
-    if (tooDeepPath(value))
-      throw new AppError('INVALID_PARAMETER', `line ${n + 1} nests deeper than ${MAX_JSON_DEPTH} levels`);
-    const bad = unstorablePath(value);
-    if (bad) throw unstorableError(bad, `line ${n + 1}`);
-    chunks.push(value);
-  }
-  if (chunks.length === 0) throw new AppError('INVALID_PARAMETER', 'no chunks in body');
-  return chunks;
+  throw new AppError('INVALID_PARAMETER', 'body must be newline-delimited JSON chunks');
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayReadAudience } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
@@ -13,6 +13,15 @@ import {
   textOf,
 } from '@memstream/schemas';
 import { parseGoDuration } from './go-duration.js';
+import {
+  ArkStreamErrorBody,
+  dialectOf,
+  framesOf,
+  isErrorChunk,
+  sendReferenceError,
+  waitForQueryMs,
+  type ArkDialect,
+} from './ark-dialect.js';
 import { SseWriter } from '../../shared/sse.js';
 import { audiencesFor, mayAccess, personOf } from '../../shared/access.js';
 import type { StreamAccess } from '../../shared/stream-access.js';
@@ -47,12 +56,32 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
   const docs = arkDocs.route({
     summary: 'The session as Server-Sent Events',
     description:
-      'event: message frames carry OpenAI chat.completion.chunk objects; completion ends with [STREAM_END] and [DONE].',
+      "Two framings, chosen by what the reader sends. With `wait-for-query` (ark-api's parameter), ARK's reference service's: one `data:` line of JSON per chat.completion.chunk, `data: [DONE]` at completion, errors as {error: {message, type, code}} (a refusal with its HTTP status, a timeout or failure as a frame then [DONE]); the stream is awaited if it does not exist yet. Without it, spec 000's: `event: message` frames, [LIVE_MODE] after a replay, and a final chunk, [STREAM_END] and [DONE] at completion. In both, a relayed chunk carrying `error` ends the stream with [DONE].",
     params: SessionParams,
     querystring: Query,
     responses: { 200: 'text/event-stream' },
+    alternateError: {
+      body: ArkStreamErrorBody,
+      when: 'with wait-for-query, the OpenAI error object ark-api parses: {"error": {"message", "type", "code"}}',
+    },
   });
   app.get<{ Params: { session_id: string } }>('/stream/:session_id', docs, async (request, reply) => {
+    const dialect = dialectOf(request.query);
+    if (dialect === 'spec') return openStream(request, reply, dialect);
+    // ark-api reads a refusal as {"error": {"message", "type", "code"}}, not our family's shape.
+    try {
+      return await openStream(request, reply, dialect);
+    } catch (err) {
+      if (reply.sent) throw err;
+      return sendReferenceError(reply, err);
+    }
+  });
+
+  async function openStream(
+    request: FastifyRequest<{ Params: { session_id: string } }>,
+    reply: FastifyReply,
+    dialect: ArkDialect,
+  ): Promise<void> {
     const sessionId = parseSessionId(request.params.session_id);
     const query = Query.safeParse(request.query);
     if (!query.success)
@@ -61,8 +90,10 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
         `invalid query: ${query.error.issues[0]!.path.join('.')} ${query.error.issues[0]!.message}`,
       );
     const fromBeginning = query.data['from-beginning'] === 'true';
-    const waitForSession = query.data['wait-for-session'] === 'true';
-    const timeoutMs = parseGoDuration(query.data.timeout);
+    const waitFor = query.data['wait-for-query'];
+    // ARK's service subscribes to a query's stream before it exists, and waits for it.
+    const waitForSession = waitFor !== undefined || query.data['wait-for-session'] === 'true';
+    const timeoutMs = waitFor !== undefined ? waitForQueryMs(waitFor) : parseGoDuration(query.data.timeout);
     if (timeoutMs === undefined)
       throw new AppError(
         'INVALID_PARAMETER',
@@ -106,6 +137,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
 
     const sse = startSse(reply);
     open.add(sse);
+    const frames = framesOf(dialect, sse);
     // Set once the stream is live: reads what was stored past the last event sent (see below).
     let catchUp: (() => Promise<void>) | undefined;
     const heartbeat = setInterval(() => {
@@ -137,8 +169,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
           () => sse.closed,
         )) && (await mayRead());
       if (!initial.exists && !(await appeared())) {
-        sse.event('error', { error: `session ${sessionId} not found within ${query.data.timeout}` });
-        sse.marker('[DONE]');
+        frames.error('timeout', `session ${sessionId} not found within ${query.data.timeout}`);
         return finish();
       }
       // Allowed when it opened (or when the session appeared); a person's stream ends when they lose access.
@@ -146,8 +177,7 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       if (person !== undefined) {
         const stop = await deps.access.watch(sessionId, person, () => {
           if (finished) return;
-          sse.event('error', { error: `access to session ${sessionId} ended` });
-          sse.marker('[DONE]');
+          frames.error('access', `access to session ${sessionId} ended`);
           finish();
         });
         if (finished)
@@ -161,10 +191,13 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       // A reader that waited for the session wants its first messages: all of it is new to them.
       if (fromBeginning || !initial.exists) {
         const { records } = await listArkRecords(deps.store, { sessionId, limit: undefined, offset: 0, audiences });
-        for (const r of records) sse.event('message', chunkOf(sessionId, r.message, r.created_at.toISOString()));
+        for (const r of records) frames.chunk(chunkOf(sessionId, r.message, r.created_at.toISOString()));
         lastSeq = Math.max(lastSeq, records.at(-1)?.seq ?? -1);
-        for (const c of chunks) sse.event('message', c.chunk);
-        if (fromBeginning) sse.marker('[LIVE_MODE]');
+        for (const c of chunks) {
+          frames.chunk(c.chunk);
+          if (isErrorChunk(c.chunk)) return endAfterError();
+        }
+        if (fromBeginning) frames.live();
       }
       lastChunk = chunks.at(-1)?.chunk_seq ?? 0;
 
@@ -176,16 +209,15 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
             lastSeq = m.seq;
             // what the reader may not see (an agent's memory, a message for agents) is passed over
             if (!mayReadAudience(audiences, m.audience)) continue;
-            sse.event('message', chunkOf(sessionId, m.message, m.created_at));
+            frames.chunk(chunkOf(sessionId, m.message, m.created_at));
           }
         } else if (event.type === 'chunk') {
           if (event.chunk_seq <= lastChunk) return;
           lastChunk = event.chunk_seq;
-          sse.event('message', event.chunk);
+          frames.chunk(event.chunk);
+          if (isErrorChunk(event.chunk)) endAfterError();
         } else {
-          sse.event('message', finalChunk(sessionId));
-          sse.marker('[STREAM_END]');
-          sse.marker('[DONE]');
+          frames.complete(finalChunk(sessionId));
           finish();
         }
       };
@@ -218,11 +250,16 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       };
     } catch (err) {
       request.log.error({ err }, 'stream failed');
-      sse.event('error', { error: 'stream failed' });
+      frames.error('failed', 'stream failed');
+      finish();
+    }
+
+    // An error chunk is the writer's last word: the stream ends with [DONE], as ARK's service ends it.
+    function endAfterError(): void {
       sse.marker('[DONE]');
       finish();
     }
-  });
+  }
 }
 
 export function parseSessionId(value: string): string {

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { principalOf, writeOriginOf } from '@memstream/http';
+import { parseOrThrow, principalOf, writeOriginOf } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import { outcomeOf } from './answer-write.js';
 import { findKaosSession, type KaosSessionRow, type KaosViewer, type Store } from '@memstream/store';
-import { KaosHeaders, SAFE_ID_RULE, TOPICS, type KaosInput } from '@memstream/schemas';
+import { KaosHeaders, KaosSessionParams, SAFE_ID_RULE, TOPICS, type KaosInput } from '@memstream/schemas';
 import { personOf } from '../../shared/access.js';
+import { parseRaw } from './raw-json.js';
+import { pythonStr } from './python-text.js';
 
 export interface KaosSettings {
   /** The agent a call belongs to when it sends no X-KAOS-Agent header. */
@@ -28,6 +30,17 @@ export function kaosId(prefix: string, hexDigits: number): string {
   return `${prefix}_${randomBytes(Math.ceil(hexDigits / 2))
     .toString('hex')
     .slice(0, hexDigits)}`;
+}
+
+/**
+ * The session a per-session route names. `.`, `..` and the empty id cannot name a session (a
+ * path resolves them away, so none is ever created): to KAOS's clients they are sessions that do
+ * not exist, answered as KAOS answers one.
+ */
+export function sessionIdOf(request: FastifyRequest): string {
+  const raw = (request.params as { sessionId?: string }).sessionId ?? '';
+  if (raw === '' || raw === '.' || raw === '..') throw new AppError('RESOURCE_NOT_FOUND', `Session not found: ${raw}`);
+  return parseOrThrow(KaosSessionParams, request.params, 'path').sessionId;
 }
 
 /** The agent whose memory the call reaches: the X-KAOS-Agent header, else the configured one. */
@@ -79,21 +92,44 @@ export function kaosOps(deps: KaosDeps) {
       );
       return outcomeOf(written);
     },
-    /** The limits each write carries, from this process's configuration. */
-    limits: () => ({ max_sessions: deps.settings.maxSessions, max_session_events: deps.settings.maxSessionEvents }),
+    /** The limits each write carries: the client's (see KaosHeaders), else this process's configuration. */
+    limits: (request: FastifyRequest) => {
+      const header = (name: string) => {
+        const value = request.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      };
+      const given = parseOrThrow(
+        KaosHeaders,
+        {
+          'x-kaos-max-sessions': header('x-kaos-max-sessions'),
+          'x-kaos-max-session-events': header('x-kaos-max-session-events'),
+        },
+        'header',
+      );
+      return {
+        max_sessions: Number(given['x-kaos-max-sessions'] ?? deps.settings.maxSessions),
+        max_session_events: Number(given['x-kaos-max-session-events'] ?? deps.settings.maxSessionEvents),
+      };
+    },
   };
 }
 
 export type KaosOps = ReturnType<typeof kaosOps>;
 
-/** The text KAOS's build_conversation_context makes of the latest user and agent messages. */
-export function contextOf(events: ReadonlyArray<{ event_type: string; content: unknown }>, maxEvents: number): string {
+/**
+ * The text KAOS's build_conversation_context makes of the latest user and agent messages; content
+ * that is not a string reads as Python prints it (see pythonStr).
+ */
+export function contextOf(
+  events: ReadonlyArray<{ event_type: string; content_json: string }>,
+  maxEvents: number,
+): string {
   return events
     .slice(-maxEvents)
-    .map(
-      (e) =>
-        `${e.event_type === 'user_message' ? 'User' : 'Assistant'}: ${typeof e.content === 'string' ? e.content : JSON.stringify(e.content)}`,
-    )
+    .map((e) => {
+      const content = parseRaw(e.content_json);
+      return `${e.event_type === 'user_message' ? 'User' : 'Assistant'}: ${content ? pythonStr(content) : e.content_json}`;
+    })
     .join('\n');
 }
 

@@ -6,6 +6,7 @@ import {
   KaosCleanupRequest,
   KaosHeaders,
   KaosEventsQuery,
+  PYTHON_INT_PATTERN,
   KaosEventsResponse,
   KaosListSessionsQuery,
   KaosSessionsResponse,
@@ -15,9 +16,31 @@ import {
 import { viewerOf, type KaosOps } from './kaos-ops.js';
 import { answerWrite } from './answer-write.js';
 import type { Halves } from '../../shared/halves.js';
+import { sendWithEvents } from './event-json.js';
 
 /** KAOS's answers at most this many events however many are asked for (it caps, it does not refuse). */
 const MAX_EVENTS = 1000;
+
+/**
+ * An integer query parameter read as FastAPI reads one: the last of a repeated parameter, in
+ * pydantic's syntax (see PYTHON_INT_PATTERN); otherwise FastAPI's 422 body, detail a list.
+ */
+export function fastApiInt(query: unknown, name: string, fallback: number): bigint | { detail: unknown[] } {
+  const given = (query as Record<string, string | string[] | undefined>)[name];
+  const value = Array.isArray(given) ? given.at(-1) : given;
+  if (value === undefined) return BigInt(fallback);
+  if (PYTHON_INT_PATTERN.test(value)) return BigInt(value.trim().replace(/_/g, '').replace(/\.0+$/, ''));
+  return {
+    detail: [
+      {
+        type: 'int_parsing',
+        loc: ['query', name],
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        input: value,
+      },
+    ],
+  };
+}
 
 /** KAOS's own two reads, exactly as its agent server answers them, and the agent-wide operations. */
 export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps, store: Store): void {
@@ -27,19 +50,27 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
       headers: KaosHeaders,
       summary: "KAOS's GET /memory/events: the latest events of the agent's sessions, or of one",
       querystring: KaosEventsQuery,
-      responses: { 200: KaosEventsResponse },
+      responses: {
+        200: KaosEventsResponse,
+        422: 'limit is not an integer: {"detail": [{"type": "int_parsing", "loc": ["query", "limit"], "msg", "input"}]}, as FastAPI answers',
+      },
     }),
-    async (request) => {
-      const query = parseOrThrow(KaosEventsQuery, request.query, 'query');
+    async (request, reply) => {
+      const asked = fastApiInt(request.query, 'limit', 100);
+      if (typeof asked !== 'bigint') return reply.code(422).send(asked);
+      const query = parseOrThrow(KaosEventsQuery, { ...(request.query as object), limit: undefined }, 'query');
       const agent = ops.agent(request);
+      // (past a billion below zero nothing is left either way; PostgreSQL's OFFSET is an int8)
+      const limit = asked >= MAX_EVENTS ? MAX_EVENTS : asked < -1_000_000_000n ? -1_000_000_000 : Number(asked);
       const events = await latestKaosEvents(
         store,
         agent,
         viewerOf(request),
-        Math.min(query.limit, MAX_EVENTS),
-        query.session_id,
+        // events[-limit:] of KAOS: a limit of 0 or below slices from the front
+        limit > 0 ? { latest: limit } : { skip: -limit },
+        query.session_id || undefined,
       );
-      return { agent, events, total: events.length };
+      return sendWithEvents(reply, { agent, events: [], total: events.length }, events);
     },
   );
 

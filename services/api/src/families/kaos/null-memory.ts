@@ -26,6 +26,7 @@ import {
 } from '@memstream/schemas';
 import { kaosId } from './kaos-ops.js';
 import type { Halves } from '../../shared/halves.js';
+import { fastApiInt } from './memory-routes.js';
 
 type P = { Params: { sessionId: string } };
 const EventList = z.object({ events: z.array(KaosNewEvent).min(1).max(1000) });
@@ -50,7 +51,8 @@ export function registerNullMemoryRoutes(
     }),
     async (request, reply) => {
       const body = parseOrThrow(KaosCreateSessionRequest, request.body ?? {});
-      return reply.code(201).send({ session_id: body.session_id || kaosId('null', 8), created: true });
+      // NullMemory.create_session answers the id it was given, or one constant id.
+      return reply.code(201).send({ session_id: body.session_id || 'null-session', created: true });
     },
   );
   reads?.get<P>(
@@ -136,8 +138,10 @@ export function registerNullMemoryRoutes(
       querystring: KaosEventsQuery,
       responses: { 200: KaosEventsResponse },
     }),
-    async (request) => {
-      parseOrThrow(KaosEventsQuery, request.query, 'query');
+    async (request, reply) => {
+      const asked = fastApiInt(request.query, 'limit', 100);
+      if (typeof asked !== 'bigint') return reply.code(422).send(asked);
+      parseOrThrow(KaosEventsQuery, { ...(request.query as object), limit: undefined }, 'query');
       return nothing(agentOf(request));
     },
   );

@@ -21,9 +21,10 @@ import {
   kaosSessionKey,
   type KaosEvent,
 } from '@memstream/schemas';
-import { contextOf, eventTypesOf, kaosId, ownerOf, type KaosOps } from './kaos-ops.js';
+import { contextOf, eventTypesOf, kaosId, ownerOf, sessionIdOf, type KaosOps } from './kaos-ops.js';
 import { answerWrite } from './answer-write.js';
 import type { Halves } from '../../shared/halves.js';
+import { checkContentSize, keepRawBody, rawEventTexts, sendWithEvents } from './event-json.js';
 
 type P = { Params: { sessionId: string } };
 
@@ -56,7 +57,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         user_id: body.user_id ?? (principal.kind === 'user' ? principal.userId : 'user'),
         get_or_create: body.get_or_create,
         owner_user_id: ownerOf(request, body.user_id),
-        ...ops.limits(),
+        ...ops.limits(request),
       });
       return answerWrite(reply, result, result?.['created'] === false ? 200 : 201, { session_id: sessionId });
     },
@@ -70,18 +71,22 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       params: KaosSessionParams,
       responses: { 200: KaosSessionBody },
     }),
-    async (request) => {
-      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+    async (request, reply) => {
+      const sessionId = sessionIdOf(request);
       const s = await ops.session(request, sessionId);
       const events = await kaosSessionEvents(store, s.conversation_id);
-      return {
-        session_id: s.session_id,
-        user_id: s.user_id,
-        app_name: s.app_name,
+      return sendWithEvents(
+        reply,
+        {
+          session_id: s.session_id,
+          user_id: s.user_id,
+          app_name: s.app_name,
+          events: [],
+          created_at: s.created_at,
+          updated_at: s.updated_at,
+        },
         events,
-        created_at: s.created_at,
-        updated_at: s.updated_at,
-      };
+      );
     },
   );
 
@@ -94,7 +99,10 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       responses: { 200: KaosDeleted, 202: 'Accepted, not yet applied' },
     }),
     async (request, reply) => {
-      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      const raw = (request.params as { sessionId?: string }).sessionId;
+      // A session that cannot exist is not deleted: KAOS's delete_session answers False.
+      if (raw === '' || raw === '.' || raw === '..') return { deleted: false };
+      const sessionId = sessionIdOf(request);
       const agent = ops.agent(request);
       return answerWrite(
         reply,
@@ -109,18 +117,28 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
 
   writes?.post<P>(
     '/memory/sessions/:sessionId/events',
-    docs.route({
-      headers: KaosHeaders,
-      summary: 'Add one event or a list (add_event); 404 when the session does not exist',
-      params: KaosSessionParams,
-      body: KaosAddEventsRequest,
-      responses: { 201: KaosAddedEvents, 202: 'Accepted, not yet applied' },
-    }),
+    {
+      ...docs.route({
+        headers: KaosHeaders,
+        summary: 'Add one event or a list (add_event); 404 when the session does not exist',
+        params: KaosSessionParams,
+        body: KaosAddEventsRequest,
+        responses: {
+          201: KaosAddedEvents,
+          202: 'Accepted, not yet applied',
+          413: 'An event whose content is past 1 MiB of JSON, or that does not fit one Kafka record (KAFKA_MAX_MESSAGE_BYTES)',
+        },
+      }),
+      preParsing: keepRawBody,
+    },
     async (request, reply) => {
-      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      const sessionId = sessionIdOf(request);
       const given = Array.isArray(request.body)
         ? parseOrThrow(EventList, { events: request.body }).events
         : [parseOrThrow(KaosNewEvent, request.body)];
+      // Content and metadata travel and are stored as the client wrote them (see event-json.ts).
+      const texts = rawEventTexts(request);
+      if (texts) checkContentSize(texts);
       const now = new Date().toISOString();
       // KAOS's generated ids have 32 bits: in a list of 1000 two may meet, and a list may not name one event twice.
       const taken = new Set(given.map((e) => e.event_id));
@@ -131,20 +149,25 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         taken.add(id);
         return id;
       };
-      const events: KaosEvent[] = given.map((e) => ({
-        event_id: e.event_id ?? fresh(),
-        timestamp: e.timestamp ?? now,
-        event_type: e.event_type,
-        content: e.content,
-        metadata: e.metadata,
-      }));
+      const events: KaosEvent[] = given.map((e, i) => {
+        const text = texts?.[i];
+        return {
+          event_id: e.event_id ?? fresh(),
+          timestamp: e.timestamp ?? now,
+          event_type: e.event_type,
+          // Given its text, content travels once, as that text (content_json); the value is left null.
+          ...(text ? { content: null, content_json: text.content } : { content: e.content }),
+          metadata: e.metadata,
+          ...(text?.metadata !== undefined ? { metadata_json: text.metadata } : {}),
+        };
+      });
       const agent = ops.agent(request);
       const result = await ops.send(request, 'kaos.events.appended', {
         group_id: kaosSessionKey(agent, sessionId),
         agent,
         session_id: sessionId,
         events,
-        ...ops.limits(),
+        ...ops.limits(request),
       });
       return answerWrite(reply, result, 201, { event_ids: events.map((e) => e.event_id) });
     },
@@ -159,12 +182,16 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       querystring: KaosSessionEventsQuery,
       responses: { 200: KaosSessionEventsResponse },
     }),
-    async (request) => {
-      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+    async (request, reply) => {
+      const sessionId = sessionIdOf(request);
       const types = eventTypesOf(parseOrThrow(KaosSessionEventsQuery, request.query, 'query').event_types);
       const s = await ops.session(request, sessionId);
       const events = await kaosSessionEvents(store, s.conversation_id, types);
-      return { agent: s.agent, session_id: s.session_id, events, total: events.length };
+      return sendWithEvents(
+        reply,
+        { agent: s.agent, session_id: s.session_id, events: [], total: events.length },
+        events,
+      );
     },
   );
 
@@ -178,7 +205,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       responses: { 200: KaosContextResponse },
     }),
     async (request) => {
-      const { sessionId } = parseOrThrow(KaosSessionParams, request.params, 'path');
+      const sessionId = sessionIdOf(request);
       const { max_events } = parseOrThrow(KaosContextQuery, request.query, 'query');
       const s = await ops.session(request, sessionId);
       const messages = await kaosSessionEvents(store, s.conversation_id, ['user_message', 'agent_response']);

@@ -1,0 +1,82 @@
+import { PassThrough, type Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '@memstream/errors';
+import type { KaosEventRow } from '@memstream/store';
+import { KAOS_MAX_CONTENT_BYTES } from '@memstream/schemas';
+import { member, parseRaw, textOf, type RawValue } from './raw-json.js';
+
+/**
+ * Events keep the JSON text their client wrote for content and metadata, from the request body to
+ * the answer: JSON.parse and JSON.stringify on the way would turn Python's 8.0 into 8, round
+ * integers past 2^53 and drop the sign of -0.0.
+ */
+const RAW_BODY = Symbol('raw body');
+type WithRawBody = FastifyRequest & { [RAW_BODY]?: string };
+
+/** A preParsing hook: the body is parsed as usual, and its text is kept beside it. */
+export async function keepRawBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: Readable & { receivedEncodedLength?: number },
+): Promise<Readable> {
+  const parts: Buffer[] = [];
+  const copy = new PassThrough() as PassThrough & { receivedEncodedLength?: number };
+  payload.on('data', (part: Buffer) => {
+    parts.push(part);
+    copy.receivedEncodedLength = payload.receivedEncodedLength;
+  });
+  payload.on('end', () => ((request as WithRawBody)[RAW_BODY] = Buffer.concat(parts).toString('utf8')));
+  payload.on('error', (err) => copy.destroy(err));
+  payload.pipe(copy);
+  return copy;
+}
+
+/** The content and metadata texts of each event of the body (one event or a list), in order. */
+export function rawEventTexts(request: FastifyRequest): Array<{ content: string; metadata?: string }> | undefined {
+  const raw = (request as WithRawBody)[RAW_BODY];
+  const root = raw === undefined ? undefined : parseRaw(raw);
+  if (raw === undefined || root === undefined) return undefined;
+  const of = (event: RawValue) => {
+    const content = member(event, 'content');
+    const metadata = member(event, 'metadata');
+    return {
+      content: content ? textOf(raw, content) : 'null',
+      ...(metadata && metadata.kind === 'object' ? { metadata: textOf(raw, metadata) } : {}),
+    };
+  };
+  return root.kind === 'array' ? root.items.map(of) : [of(root)];
+}
+
+/** Refuses content past one Kafka record's worth, naming the event and the limit. */
+export function checkContentSize(texts: ReadonlyArray<{ content: string }>): void {
+  for (const [i, t] of texts.entries()) {
+    const bytes = Buffer.byteLength(t.content);
+    if (bytes > KAOS_MAX_CONTENT_BYTES)
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `Data format error: content of event ${i} is ${bytes} bytes of JSON; an event holds at most ${KAOS_MAX_CONTENT_BYTES} (one Kafka record)`,
+        { details: { field: texts.length > 1 ? `events.${i}.content` : 'content' } },
+      );
+  }
+}
+
+/** One event as MemoryEvent.to_dict writes it, content and metadata as stored. */
+function eventJson(e: KaosEventRow): string {
+  return `{"event_id":${JSON.stringify(e.event_id)},"timestamp":${JSON.stringify(e.timestamp)},"event_type":${JSON.stringify(e.event_type)},"content":${e.content_json},"metadata":${e.metadata_json}}`;
+}
+
+// NUL is never stored (see the id rule), so this text cannot be a value of the answer.
+const EVENTS_HERE = '\u0000events\u0000';
+
+/** Sends `body` with `events` in its `events` field, written without reparsing them. */
+export function sendWithEvents(
+  reply: FastifyReply,
+  body: Record<string, unknown>,
+  events: readonly KaosEventRow[],
+): FastifyReply {
+  const text = JSON.stringify({ ...body, events: EVENTS_HERE }).replace(
+    JSON.stringify(EVENTS_HERE),
+    () => `[${events.map(eventJson).join(',')}]`,
+  );
+  return reply.type('application/json; charset=utf-8').send(text);
+}
