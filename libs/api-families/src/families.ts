@@ -41,6 +41,13 @@ export const memoryServiceDocs = apiFamily(
   { body: MemoryServiceErrorBody, shape: memoryServiceErrorShape, paths: ['/v1'] },
 );
 
+// memory-service's admin and auditor API, in memory-service's error shape; its audit log read is memstream's addition.
+export const adminDocs = apiFamily(
+  'memory-service admin',
+  "The admin and auditor API of the memory-service (every person's conversations, search across everyone, eviction) and the audit log every call of it writes",
+  { body: MemoryServiceErrorBody, shape: memoryServiceErrorShape, paths: ['/v1/admin'] },
+);
+
 export const kaosDocs = apiFamily(
   'KAOS',
   "KAOS agent memory: sessions and typed events in an agent's namespace (X-KAOS-Agent), KAOS's own /memory reads, and one route per LocalMemory operation",
@@ -48,4 +55,4 @@ export const kaosDocs = apiFamily(
 );
 
 /** Every family, in the order the document lists their tags. */
-export const API_FAMILIES = [everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs, kaosDocs] as const;
+export const API_FAMILIES = [everMemOsDocs, arkDocs, memoryAgentDocs, memoryServiceDocs, adminDocs, kaosDocs] as const;

@@ -1,4 +1,8 @@
 import type { Logger } from '@memstream/logging';
+
+type LogLines = Pick<Logger, 'info' | 'warn' | 'error'>;
+/** What the runner logs through: a pino logger, or a fastify instance's. */
+export type RunnerLog = LogLines & { child(bindings: Record<string, unknown>): LogLines };
 import type { Store } from './store.js';
 import {
   claimEvictionJob,
@@ -21,7 +25,7 @@ export interface EvictionRunnerOptions {
   readonly discard: (conversationIds: readonly string[]) => Promise<void>;
   /** After a job fails this many tries, it is marked failed instead of being taken again. */
   readonly maxAttempts: number;
-  readonly log: Logger;
+  readonly log: RunnerLog;
 }
 
 /**

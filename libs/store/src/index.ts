@@ -189,7 +189,12 @@ export {
   type EvictionStep,
   type NewEvictionJob,
 } from './repositories/eviction-jobs.js';
-export { runEvictionJob, startEvictionSweep, type EvictionRunnerOptions } from './eviction-runner.js';
+export {
+  runEvictionJob,
+  startEvictionSweep,
+  type EvictionRunnerOptions,
+  type RunnerLog,
+} from './eviction-runner.js';
 export {
   adminListConversations,
   adminFindConversation,

@@ -34,6 +34,7 @@ import { StreamAccess } from './stream-access.js';
 import { registerKaosSessionRoutes } from './routes/kaos/session-routes.js';
 import { registerKaosMemoryRoutes } from './routes/kaos/memory-routes.js';
 import { registerNullMemoryRoutes } from './routes/kaos/null-memory.js';
+import { registerAdmin, type EvictionSettings } from './routes/admin/index.js';
 
 export interface ReadApiDeps {
   readonly store: Store;
@@ -54,6 +55,8 @@ export interface ReadApiDeps {
   readonly responses: ResponseStreams | undefined;
   /** KAOS agent memory: its default agent and limits; disabled gives KAOS's NullMemory. */
   readonly kaos: KaosSettings & { readonly enabled: boolean };
+  /** How eviction runs (POST /v1/admin/evict and the sweep for jobs a dead process left). */
+  readonly eviction: EvictionSettings;
 }
 
 /** What the read API's `/docs` says of itself. */
@@ -126,13 +129,21 @@ export async function registerReadApi(app: FastifyInstance, deps: ReadApiDeps): 
     registerKaosSessionRoutes(kaos, ops, deps.store);
     registerKaosMemoryRoutes(kaos, ops, deps.store);
   });
+  // The admin and auditor API; every call is written to the audit log.
+  await registerAdmin(app, deps);
 }
 
 /** The read API's settings from its configuration (the read API's own, or the all-in-one's). */
 export function readApiSettingsOf(
   config: ReadApiConfig,
-): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'kaos'> {
+): Pick<ReadApiDeps, 'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'kaos' | 'eviction'> {
   return {
+    eviction: {
+      batchSize: config.EVICTION_BATCH_SIZE,
+      leaseMs: config.EVICTION_LEASE_MS,
+      sweepIntervalMs: config.EVICTION_SWEEP_INTERVAL_MS,
+      maxAttempts: config.EVICTION_MAX_ATTEMPTS,
+    },
     kaos: {
       enabled: config.MEMORY_ENABLED,
       defaultAgent: config.KAOS_AGENT_NAME,

@@ -1,0 +1,166 @@
+import { z } from 'zod';
+import { AccessLevel, MsChannel } from '@memstream/schemas';
+
+/**
+ * The admin API's payloads (memory-service's admin contract, January 2026), plus the audit log
+ * read, which the contract leaves out. Query booleans are the words `true` and `false`.
+ */
+const Id = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\u0000]+$/);
+const QueryBool = z
+  .enum(['true', 'false'])
+  .default('false')
+  .transform((v) => v === 'true');
+/** Why the call was made, kept in the audit log. Bounded: it is stored with every row. */
+const Justification = z
+  .string()
+  .max(2000)
+  .regex(/^[^\u0000]*$/);
+const Instant = z.iso.datetime({ offset: true });
+
+export const AdminConversationParams = z.object({ id: Id });
+export const EvictionJobParams = z.object({ jobId: z.uuid() });
+
+export const AdminListConversationsQuery = z.object({
+  userId: Id.optional(),
+  includeDeleted: QueryBool,
+  onlyDeleted: QueryBool,
+  deletedAfter: Instant.optional(),
+  deletedBefore: Instant.optional(),
+  after: Id.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  justification: Justification.optional(),
+});
+
+export const AdminGetConversationQuery = z.object({
+  includeDeleted: QueryBool,
+  justification: Justification.optional(),
+});
+
+export const AdminMessagesQuery = z.object({
+  after: Id.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  /** Any case, answered in lower case, as the memory-service's own routes take it. */
+  channel: z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .pipe(MsChannel)
+    .optional(),
+  includeDeleted: QueryBool,
+  justification: Justification.optional(),
+});
+
+export const AdminActionRequest = z.object({ justification: Justification.optional() });
+export const JustificationQuery = z.object({ justification: Justification.optional() });
+
+export const AdminSearchRequest = z.object({
+  query: z.string().min(1).max(2000),
+  topK: z.number().int().min(1).max(100).default(20),
+  conversationIds: z.array(Id).max(1000).nullable().optional(),
+  /** Only conversations this person owns. */
+  userId: Id.nullable().optional(),
+  /** Only messages written before this one. */
+  before: Id.nullable().optional(),
+  includeDeleted: z.boolean().default(false),
+});
+
+/** ISO 8601: P[nY][nM][nW][nD][T[nH][nM][nS]], at least one part; seconds may have a fraction. */
+const DURATION = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+
+export const EvictRequest = z.object({
+  retentionPeriod: z
+    .string()
+    .max(64)
+    .regex(DURATION, 'an ISO 8601 duration such as P90D, P1Y or PT24H')
+    .refine((v) => /\d/.test(v) && !v.endsWith('T'), 'an ISO 8601 duration such as P90D, P1Y or PT24H')
+    .refine((v) => (v.match(/\d+(?:\.\d+)?/g) ?? []).some((n) => Number(n) > 0), 'a positive duration'),
+  resourceTypes: z
+    .array(z.enum(['conversation_groups', 'conversation_memberships']))
+    .min(1)
+    .max(10),
+  justification: Justification.optional(),
+});
+export const EvictQuery = z.object({ async: QueryBool });
+
+export const AuditLogQuery = z.object({
+  after: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  actorId: Id.optional(),
+  action: Id.optional(),
+  target: Id.optional(),
+  since: Instant.optional(),
+  until: Instant.optional(),
+});
+
+/** The time `retentionPeriod` before `now`, in calendar terms (P1M before 31 March is 3 March's day count: Date's rule). */
+export function cutoffOf(retentionPeriod: string, now: Date): Date {
+  const m = DURATION.exec(retentionPeriod)!;
+  const [years, months, weeks, days, hours, minutes, seconds] = m.slice(1).map((v) => Number(v ?? 0));
+  const at = new Date(now);
+  at.setUTCFullYear(at.getUTCFullYear() - years!, at.getUTCMonth() - months!, at.getUTCDate() - weeks! * 7 - days!);
+  return new Date(at.getTime() - ((hours! * 60 + minutes!) * 60 + seconds!) * 1000);
+}
+
+/** Answers, for the documentation. */
+const ConversationSummaryBody = z.object({
+  id: z.string(),
+  title: z.string().nullable(),
+  ownerUserId: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  deletedAt: z.string().nullable(),
+  lastMessagePreview: z.string().nullable(),
+});
+export const AdminConversationBody = ConversationSummaryBody.extend({
+  forkedAtMessageId: z.string().nullable(),
+  forkedAtConversationId: z.string().nullable(),
+});
+export const AdminConversationList = z.object({ data: z.array(ConversationSummaryBody) });
+const MessageBody = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  userId: z.string().optional(),
+  channel: MsChannel,
+  epoch: z.number().int().optional(),
+  content: z.array(z.unknown()),
+  createdAt: z.string(),
+});
+export const AdminMessagePage = z.object({ data: z.array(MessageBody), nextCursor: z.string().nullable() });
+export const AdminMembershipList = z.object({
+  data: z.array(
+    z.object({ conversationId: z.string(), userId: z.string(), accessLevel: AccessLevel, createdAt: z.string() }),
+  ),
+});
+export const AdminSearchResults = z.object({
+  data: z.array(z.object({ message: MessageBody, score: z.number(), highlights: z.string().nullable() })),
+});
+export const EvictionJobBody = z.object({
+  jobId: z.string(),
+  status: z.enum(['PENDING', 'RUNNING', 'COMPLETED', 'FAILED']),
+  progress: z.number().int().min(0).max(100),
+  createdAt: z.string(),
+  completedAt: z.string().nullable().optional(),
+  error: z.string().nullable().optional(),
+  counts: z.record(z.string(), z.number()).meta({ description: 'Rows removed so far, per kind (memstream addition)' }),
+});
+export const AuditLogPage = z.object({
+  data: z.array(
+    z.object({
+      id: z.number().int(),
+      occurredAt: z.string(),
+      actorKind: z.enum(['user', 'agent', 'local', 'system']),
+      actorId: z.string(),
+      role: z.enum(['admin', 'auditor']).nullable(),
+      action: z.string(),
+      target: z.string().nullable(),
+      justification: z.string().nullable(),
+      status: z.number().int(),
+      params: z.record(z.string(), z.unknown()),
+      counts: z.record(z.string(), z.number()),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
