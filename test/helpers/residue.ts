@@ -1,5 +1,8 @@
 import type { Queryable } from '@memstream/store';
 
+/** A store or a plain pg client. */
+type Reader = Pick<Queryable, 'query'>;
+
 /** Where a needle was found: the table and how many of its rows hold it. */
 export interface Residue {
   readonly table: string;
@@ -13,7 +16,7 @@ export interface Residue {
  * (the bus journal's payloads) as bytes. `skip` names tables that may keep a needle by design.
  */
 export async function residueOf(
-  q: Queryable,
+  q: Reader,
   needles: readonly string[],
   skip: readonly string[] = [],
 ): Promise<Residue[]> {
@@ -42,7 +45,7 @@ export async function residueOf(
 }
 
 /** How many tables the schema has, to show a scan looked at all of them. */
-export async function tableCount(q: Queryable): Promise<number> {
+export async function tableCount(q: Reader): Promise<number> {
   const { rows } = await q.query<{ n: string }>(
     `SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
   );
