@@ -67,16 +67,16 @@ export const AdminSearchRequest = z.object({
   includeDeleted: z.boolean().default(false),
 });
 
-/** ISO 8601: P[nY][nM][nW][nD][T[nH][nM][nS]], at least one part; seconds may have a fraction. */
-const DURATION = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+/**
+ * ISO 8601: P[nY][nM][nW][nD][T[nH][nM][nS]] with at least one part, a digit after T, and some
+ * non-zero digit (a positive duration); seconds may have a fraction. One pattern, so the published
+ * schema refuses exactly what the handler does.
+ */
+const DURATION =
+  /^P(?=\d|T\d)(?=.*[1-9])(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 export const EvictRequest = z.object({
-  retentionPeriod: z
-    .string()
-    .max(64)
-    .regex(DURATION, 'an ISO 8601 duration such as P90D, P1Y or PT24H')
-    .refine((v) => /\d/.test(v) && !v.endsWith('T'), 'an ISO 8601 duration such as P90D, P1Y or PT24H')
-    .refine((v) => (v.match(/\d+(?:\.\d+)?/g) ?? []).some((n) => Number(n) > 0), 'a positive duration'),
+  retentionPeriod: z.string().max(64).regex(DURATION, 'a positive ISO 8601 duration such as P90D, P1Y or PT24H'),
   resourceTypes: z
     .array(z.enum(['conversation_groups', 'conversation_memberships']))
     .min(1)
@@ -95,13 +95,27 @@ export const AuditLogQuery = z.object({
   until: Instant.optional(),
 });
 
-/** The time `retentionPeriod` before `now`, in calendar terms (P1M before 31 March is 3 March's day count: Date's rule). */
+/**
+ * The time `retentionPeriod` before `now`. Years and months are calendar ones, clamped to the end
+ * of a shorter month (P1M before 31 March is 28 or 29 February), as java.time's Period does.
+ */
 export function cutoffOf(retentionPeriod: string, now: Date): Date {
   const m = DURATION.exec(retentionPeriod)!;
-  const [years, months, weeks, days, hours, minutes, seconds] = m.slice(1).map((v) => Number(v ?? 0));
+  const [years, months, weeks, days, hours, minutes, seconds] = m.slice(1).map((v) => Number(v ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const at = new Date(now);
-  at.setUTCFullYear(at.getUTCFullYear() - years!, at.getUTCMonth() - months!, at.getUTCDate() - weeks! * 7 - days!);
-  return new Date(at.getTime() - ((hours! * 60 + minutes!) * 60 + seconds!) * 1000);
+  const month = at.getUTCFullYear() * 12 + at.getUTCMonth() - years * 12 - months;
+  const lastDay = new Date(Date.UTC(Math.floor(month / 12), (month % 12) + 1, 0)).getUTCDate();
+  at.setUTCFullYear(Math.floor(month / 12), month % 12, Math.min(at.getUTCDate(), lastDay));
+  at.setUTCDate(at.getUTCDate() - weeks * 7 - days);
+  return new Date(at.getTime() - ((hours * 60 + minutes) * 60 + seconds) * 1000);
 }
 
 /** Answers, for the documentation. */
