@@ -170,7 +170,11 @@ test('eviction removes what was soft-deleted before the period in every family, 
   await waitFor('the memory-service messages indexed', () => made(old.markers[0]!, 'search_items'), 60_000);
   await waitFor('the EverMemOS memories made', () => made(old.markers[1]!, 'episodic_memories'), 60_000);
   assert.equal(await redis.exists(`memstream:response:${old.ids[0]}`), 1, 'the response stream is in Redis');
-  // "soft-deleted 100 days ago", as the memory-service's own tests put it
+  // "soft-deleted 100 days ago", as the memory-service's own tests put it, and so written before that
+  await db.query(
+    `UPDATE messages SET stored_at = now() - interval '101 days' WHERE conversation_id = ANY($1::text[])`,
+    [old.ids],
+  );
   await db.query(`UPDATE conversations SET deleted_at = now() - interval '100 days' WHERE id = ANY($1::text[])`, [
     old.ids,
   ]);

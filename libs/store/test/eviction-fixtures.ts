@@ -19,10 +19,10 @@ export async function seedGroup(
     [group, fork, `title ${marker}`, o.deletedAt],
   );
   await q.query(
-    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, metadata) VALUES
-       ($1, 0, 'm0', 'u1', 'User One', 'user', $3, $4, 'memory-service', '{}'),
-       ($1, 1, 'm1', 'agent', 'Agent', 'assistant', $3, $4, 'memory-service', jsonb_build_object('ms', jsonb_build_object('channel', 'memory', 'visibility', 'agent', 'client_id', 'bot', 'note', $3::text))),
-       ($2, 0, 'f0', 'u1', 'User One', 'user', $3, $4, 'memory-service', '{}')`,
+    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, stored_at, source_api, metadata) VALUES
+       ($1, 0, 'm0', 'u1', 'User One', 'user', $3, $4, $4, 'memory-service', '{}'),
+       ($1, 1, 'm1', 'agent', 'Agent', 'assistant', $3, $4, $4, 'memory-service', jsonb_build_object('ms', jsonb_build_object('channel', 'memory', 'visibility', 'agent', 'client_id', 'bot', 'note', $3::text))),
+       ($2, 0, 'f0', 'u1', 'User One', 'user', $3, $4, $4, 'memory-service', '{}')`,
     [group, fork, `words of ${marker}`, at],
   );
   await q.query(

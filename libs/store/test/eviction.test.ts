@@ -133,17 +133,25 @@ test('a job whose process died mid-way is taken over after its lease and complet
   assert.deepEqual(await residueOf(store, ['crash0', 'crash4'], ['eviction_jobs']), []);
 });
 
-test('a group restored after the job was made, or deleted after its cutoff, is kept', async (t) => {
+test('a group restored after the job was made, deleted after its cutoff, or written to since its deletion, is kept', async (t) => {
   const store = await freshStore(t);
   await seedGroup(store, { group: 'back', marker: 'restoredword', deletedAt: daysAgo(100) });
   await seedGroup(store, { group: 'late', marker: 'lateword', deletedAt: daysAgo(100) });
+  await seedGroup(store, { group: 'again', marker: 'againword', deletedAt: daysAgo(100) });
+  await seedGroup(store, { group: 'gone', marker: 'goneword', deletedAt: daysAgo(100) });
   const created = await job(store, daysAgo(90));
   assert.equal(await restoreConversationGroup(store, 'back'), 2);
   await store.query(`UPDATE conversations SET deleted_at = now() WHERE id = 'late-fork'`);
+  // a family without soft deletion of its own (EverMemOS) stores what is sent to a deleted group
+  await store.query(
+    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
+     VALUES ('again-fork', 5, 'new', 'u1', 'U', 'user', 'sent after the deletion', now(), 'evermemos')`,
+  );
   const ended = await runEvictionJob(runner(store), created.id);
-  assert.equal(ended?.counts.groups, 0);
-  assert.equal((await residueOf(store, ['restoredword'])).length > 0, true);
-  assert.equal((await residueOf(store, ['lateword'])).length > 0, true);
+  assert.equal(ended?.counts.groups, 1, 'only the group nobody touched since');
+  assert.deepEqual(await residueOf(store, ['goneword']), []);
+  for (const kept of ['restoredword', 'lateword', 'againword'])
+    assert.equal((await residueOf(store, [kept])).length > 0, true, kept);
 });
 
 test('purging without a cutoff (an erasure) removes a live group too, and a second purge finds nothing', async (t) => {

@@ -91,13 +91,18 @@ export async function claimEvictionJob(
   });
 }
 
-/** Groups whose every conversation was soft-deleted before the cutoff. */
+/**
+ * Groups whose every conversation was soft-deleted before the cutoff and has taken no message
+ * since (a family without soft deletion of its own, EverMemOS or ARK, keeps storing what is sent
+ * to a group an admin deleted: such a group is in use again and is not evicted).
+ */
 function evictableGroupsSql(cutoff: string, limit?: string): string {
   return `SELECT DISTINCT COALESCE(c.group_id, c.id) AS group_id FROM conversations c
     WHERE c.deleted_at < ${cutoff}
       AND NOT EXISTS (SELECT 1 FROM conversations o
                        WHERE (o.id = COALESCE(c.group_id, c.id) OR o.group_id = COALESCE(c.group_id, c.id))
-                         AND (o.deleted_at IS NULL OR o.deleted_at >= ${cutoff}))
+                         AND (o.deleted_at IS NULL OR o.deleted_at >= ${cutoff}
+                              OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = o.id AND m.stored_at > o.deleted_at)))
     ${limit === undefined ? '' : `ORDER BY 1 LIMIT ${limit}`}`;
 }
 

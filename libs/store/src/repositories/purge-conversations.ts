@@ -40,9 +40,10 @@ export const NO_PURGE: PurgeCounts = Object.freeze({
 
 export interface PurgeOptions {
   /**
-   * Purge a group only if every one of its conversations is soft-deleted, and deleted before this
-   * time. Checked under the rows' locks, so a group restored meanwhile is kept. Unset: purge
-   * whatever the groups hold, deleted or not (an erasure).
+   * Purge a group only if every one of its conversations is soft-deleted, deleted before this
+   * time, and has stored no message since it was deleted. Checked under the rows' locks (a message
+   * is appended under its conversation's row lock), so a group restored or written to meanwhile is
+   * kept. Unset: purge whatever the groups hold, deleted or not (an erasure).
    */
   readonly deletedBefore?: Date | undefined;
 }
@@ -75,8 +76,12 @@ export async function purgeConversationGroups(
   const byGroup = new Map<string, { id: string; deleted_at: Date | null }[]>();
   for (const row of locked.rows) byGroup.set(row.group_id, [...(byGroup.get(row.group_id) ?? []), row]);
   const before = options.deletedBefore;
+  const written = before === undefined ? new Set<string>() : await writtenSinceDeletion(tx, locked.rows);
   const groups = [...byGroup.entries()]
-    .filter(([, rows]) => before === undefined || rows.every((r) => r.deleted_at !== null && r.deleted_at < before))
+    .filter(
+      ([, rows]) =>
+        before === undefined || rows.every((r) => r.deleted_at !== null && r.deleted_at < before && !written.has(r.id)),
+    )
     .map(([group]) => group);
   // A group of memberships only (nothing was ever written to it) is purged too when no deletion is required.
   if (before === undefined) for (const g of groupIds) if (!byGroup.has(g)) groups.push(g);
@@ -127,6 +132,21 @@ export async function purgeConversationGroups(
     },
     conversationIds: ids,
   };
+}
+
+/** The deleted conversations that stored a message after their deletion. */
+async function writtenSinceDeletion(
+  tx: Queryable,
+  rows: readonly { id: string; deleted_at: Date | null }[],
+): Promise<Set<string>> {
+  const deleted = rows.filter((r) => r.deleted_at !== null);
+  if (deleted.length === 0) return new Set();
+  const { rows: found } = await tx.query<{ id: string }>(
+    `SELECT d.id FROM unnest($1::text[], $2::timestamptz[]) AS d(id, deleted_at)
+     WHERE EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = d.id AND m.stored_at > d.deleted_at)`,
+    [deleted.map((r) => r.id), deleted.map((r) => r.deleted_at)],
+  );
+  return new Set(found.map((r) => r.id));
 }
 
 /** Adds two purges' counts (a job's running total). */
