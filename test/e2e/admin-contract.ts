@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { MemstreamClient } from '@memstream/client';
 import { uniqueName, waitFor } from '../helpers/infra.js';
 import { adminCall, msCall } from '../helpers/memory-service-client.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
@@ -281,7 +282,7 @@ export async function checkAdminApi(base: string): Promise<void> {
   );
 
   // the audit log: readable by auditors, every call in it (refusals too), never content
-  const log = await auditLog(base, as.auditor);
+  const log = await auditLog(base, as.auditor.authorization!.slice('Bearer '.length));
   const listed = log.find((e) => e.action === 'listConversations' && e.justification === 'Support ticket 1234');
   assert.ok(listed, 'the justification is kept');
   assert.equal(listed.actorId, 'alice');
@@ -315,16 +316,17 @@ interface AuditRow {
   counts: Record<string, number>;
 }
 
-async function auditLog(base: string, headers: Record<string, string>): Promise<AuditRow[]> {
+/** The whole log, page by page, read through @memstream/client as an auditor's tool would. */
+async function auditLog(base: string, token: string): Promise<AuditRow[]> {
+  const client = new MemstreamClient({ baseUrl: base, token, retry: false });
   const rows: AuditRow[] = [];
-  let after: string | null = '';
-  while (after !== null) {
-    const page = (await fetchJson(`${base}/v1/admin/audit?limit=50${after ? `&after=${after}` : ''}`, { headers }))
-      .body as { data: AuditRow[]; nextCursor: string | null };
-    rows.push(...page.data);
-    after = page.nextCursor;
+  let after: number | undefined;
+  for (;;) {
+    const page = await client.admin.auditLog({ limit: 50, after });
+    rows.push(...(page.data as AuditRow[]));
+    if (page.nextCursor === null) return rows;
+    after = Number(page.nextCursor);
   }
-  return rows;
 }
 
 async function fetchJson(url: string, init: RequestInit): Promise<{ status: number; body: unknown }> {

@@ -1,3 +1,4 @@
+import { Admin } from './admin.js';
 import { Ark } from './ark.js';
 import { EverMemOs } from './evermemos.js';
 import { Http, type ClientOptions } from './http.js';
@@ -15,6 +16,8 @@ export class MemstreamClient {
   readonly memoryAgent: MemoryAgent;
   readonly memoryService: MemoryService;
   readonly kaos: Kaos;
+  /** The admin and auditor API: for callers holding either role. */
+  readonly admin: Admin;
 
   constructor(readonly options: ClientOptions) {
     const http = new Http(options);
@@ -23,6 +26,7 @@ export class MemstreamClient {
     this.memoryAgent = new MemoryAgent(http);
     this.memoryService = new MemoryService(http);
     this.kaos = new Kaos(http);
+    this.admin = new Admin(http);
   }
 
   /** The same server as another caller. */

@@ -12,6 +12,7 @@ export {
   type ResponseEvent,
 } from './memory-service.js';
 export { Kaos } from './kaos.js';
+export { Admin } from './admin.js';
 export { ROUTES } from './routes.js';
 export type { Route, RouteInput } from './route.js';
 export { parseSseFrame, sseFrames, type SseFrame } from './sse.js';

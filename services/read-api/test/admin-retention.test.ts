@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cutoffOf, EvictRequest } from '../src/routes/admin/schemas.js';
+import { EvictRequest } from '@memstream/schemas';
+import { cutoffOf } from '../src/routes/admin/retention-cutoff.js';
 
 const valid = (retentionPeriod: string) =>
   EvictRequest.safeParse({ retentionPeriod, resourceTypes: ['conversation_groups'] }).success;

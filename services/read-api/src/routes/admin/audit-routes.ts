@@ -3,7 +3,7 @@ import { parseOrThrow } from '@memstream/http';
 import { listAudit, type Store } from '@memstream/store';
 import { adminDocs as docs } from '@memstream/api-families';
 import { auditMore, requireRole } from './audit.js';
-import { AuditLogPage, AuditLogQuery } from './schemas.js';
+import { AuditLogPage, AuditLogQuery } from '@memstream/schemas';
 import { auditView } from './views.js';
 
 /**

@@ -24,7 +24,7 @@ import {
   AdminMembershipList,
   AdminMessagePage,
   AdminMessagesQuery,
-} from './schemas.js';
+} from '@memstream/schemas';
 import { adminConversationDetail, adminConversationView, adminMessageView } from './views.js';
 
 type P = { Params: { id: string } };

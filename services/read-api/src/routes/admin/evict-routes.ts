@@ -5,7 +5,8 @@ import { createEvictionJob, findEvictionJob, type Store } from '@memstream/store
 import { adminDocs as docs } from '@memstream/api-families';
 import { actorOf, auditMore, requireRole, writeAudit } from './audit.js';
 import type { Evictor } from './eviction.js';
-import { EvictionJobBody, EvictionJobParams, EvictQuery, EvictRequest, cutoffOf } from './schemas.js';
+import { EvictionJobBody, EvictionJobParams, EvictQuery, EvictRequest } from '@memstream/schemas';
+import { cutoffOf } from './retention-cutoff.js';
 import { evictionJobView } from './views.js';
 
 /**

@@ -6,7 +6,7 @@ import { OWN_WORDS_RANKING, searchMemories, type QueryEmbedder } from '@memstrea
 import { adminDocs as docs } from '@memstream/api-families';
 import { auditMore, requireRole } from './audit.js';
 import { stringOf } from './conversation-routes.js';
-import { AdminSearchRequest, AdminSearchResults, JustificationQuery } from './schemas.js';
+import { AdminSearchRequest, AdminSearchResults, JustificationQuery } from '@memstream/schemas';
 import { adminMessageView } from './views.js';
 
 /** Hits asked of the index per result returned: some are then left out (deleted conversations). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AccessLevel, MsChannel } from '@memstream/schemas';
+import { AccessLevel } from './access-level.js';
+import { MsChannel } from './conversation-events.js';
 
 /**
  * The admin API's payloads (memory-service's admin contract, January 2026), plus the audit log
@@ -72,11 +73,14 @@ export const AdminSearchRequest = z.object({
  * non-zero digit (a positive duration); seconds may have a fraction. One pattern, so the published
  * schema refuses exactly what the handler does.
  */
-const DURATION =
+export const RETENTION_PERIOD_PATTERN =
   /^P(?=\d|T\d)(?=.*[1-9])(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 export const EvictRequest = z.object({
-  retentionPeriod: z.string().max(64).regex(DURATION, 'a positive ISO 8601 duration such as P90D, P1Y or PT24H'),
+  retentionPeriod: z
+    .string()
+    .max(64)
+    .regex(RETENTION_PERIOD_PATTERN, 'a positive ISO 8601 duration such as P90D, P1Y or PT24H'),
   resourceTypes: z
     .array(z.enum(['conversation_groups', 'conversation_memberships']))
     .min(1)
@@ -94,29 +98,6 @@ export const AuditLogQuery = z.object({
   since: Instant.optional(),
   until: Instant.optional(),
 });
-
-/**
- * The time `retentionPeriod` before `now`. Years and months are calendar ones, clamped to the end
- * of a shorter month (P1M before 31 March is 28 or 29 February), as java.time's Period does.
- */
-export function cutoffOf(retentionPeriod: string, now: Date): Date {
-  const m = DURATION.exec(retentionPeriod)!;
-  const [years, months, weeks, days, hours, minutes, seconds] = m.slice(1).map((v) => Number(v ?? 0)) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const at = new Date(now);
-  const month = at.getUTCFullYear() * 12 + at.getUTCMonth() - years * 12 - months;
-  const lastDay = new Date(Date.UTC(Math.floor(month / 12), (month % 12) + 1, 0)).getUTCDate();
-  at.setUTCFullYear(Math.floor(month / 12), month % 12, Math.min(at.getUTCDate(), lastDay));
-  at.setUTCDate(at.getUTCDate() - weeks * 7 - days);
-  return new Date(at.getTime() - ((hours * 60 + minutes) * 60 + seconds) * 1000);
-}
 
 /** Answers, for the documentation. */
 const ConversationSummaryBody = z.object({
