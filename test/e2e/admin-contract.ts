@@ -187,6 +187,16 @@ export async function checkAdminApi(base: string): Promise<void> {
     params: { id: bobs },
   });
   assert.equal(messages.body.data.length, 1);
+  // a channel in any case, as the memory-service takes it
+  const history = await adminCall<{ data: Array<{ channel: string }> }>(base, 'adminGetMessages', {
+    headers: as.admin,
+    params: { id: bobs },
+    query: { channel: 'HISTORY' },
+  });
+  assert.deepEqual(
+    history.body.data.map((m) => m.channel),
+    ['history'],
+  );
   const members = await adminCall<{ data: Array<{ conversationId: string; userId: string }> }>(
     base,
     'adminGetMemberships',
@@ -217,6 +227,14 @@ export async function checkAdminApi(base: string): Promise<void> {
     [
       'includeDeleted=maybe',
       await adminCall(base, 'adminListConversations', { headers: as.admin, query: { includeDeleted: 'maybe' } }),
+    ],
+    [
+      'channel bogus',
+      await adminCall(base, 'adminGetMessages', {
+        headers: as.admin,
+        params: { id: bobs },
+        query: { channel: 'bogus' },
+      }),
     ],
     ['search without query', await adminCall(base, 'adminSearchMessages', { headers: as.admin, body: {} })],
     [

@@ -47,6 +47,10 @@ export const AdminMessagesQuery = z.object({
   /** Any case, answered in lower case, as the memory-service's own routes take it. */
   channel: z
     .string()
+    .regex(
+      /^(?:[hH][iI][sS][tT][oO][rR][yY]|[mM][eE][mM][oO][rR][yY]|[sS][uU][mM][mM][aA][rR][yY])$/,
+      'history, memory or summary',
+    )
     .transform((v) => v.toLowerCase())
     .pipe(MsChannel)
     .optional(),
