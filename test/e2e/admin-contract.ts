@@ -312,8 +312,14 @@ export async function checkAdminApi(base: string): Promise<void> {
     ['agent', 'ops', bobs, 'Test deletion'],
   );
   assert.ok(
-    log.some((e) => e.action === 'deleteConversation' && e.actorId === 'carol' && e.role === null && e.status === 403),
-    'a refused attempt is audited with no role',
+    log.some(
+      (e) => e.action === 'deleteConversation' && e.actorId === 'carol' && e.role === 'auditor' && e.status === 403,
+    ),
+    'a refused attempt is audited, with the role the caller holds',
+  );
+  assert.ok(
+    log.some((e) => e.action === 'listConversations' && e.actorId === 'bob' && e.role === null && e.status === 403),
+    'and a plain person with none',
   );
   assert.ok(log.some((e) => e.action === 'evict' && e.status === 202 && e.actorId === 'ops'));
   const searched = log.find((e) => e.action === 'searchMessages' && e.status === 200 && e.counts['results'] === 1);

@@ -21,7 +21,8 @@ const REFUSALS: Record<Role, string> = {
 
 /**
  * Refuses (403, memory-service's shape) a caller without `role`, and starts the call's audit entry
- * either way: a refused attempt is written too, with no role. Every admin route calls it first.
+ * either way: a refused attempt is written too, with the role the caller does hold (none for a
+ * plain person or agent). Every admin route calls it first.
  */
 export function requireRole(
   request: FastifyRequest,
@@ -33,7 +34,7 @@ export function requireRole(
   const held: Role | null = hasRole(principal, 'admin') ? 'admin' : hasRole(principal, 'auditor') ? 'auditor' : null;
   request.adminAudit = {
     ...actorOf(principal),
-    role: hasRole(principal, role) ? held : null,
+    role: held,
     action,
     target: o.target,
     justification: o.justification,
@@ -78,4 +79,15 @@ export async function writeAudit(store: Store, request: FastifyRequest, status: 
   if (!draft) return;
   request.adminAudit = null;
   await recordAudit(store, { ...draft, status });
+}
+
+/**
+ * The justification of a query string as sent, for the entry of a call refused or failing
+ * validation before its query is parsed: only a string, bounded, without NUL (the parsed query
+ * bounds it for the others).
+ */
+export function justificationOf(query: unknown): string | undefined {
+  const value =
+    query !== null && typeof query === 'object' ? (query as Record<string, unknown>)['justification'] : undefined;
+  return typeof value === 'string' ? value.replaceAll('\u0000', '').slice(0, 2000) : undefined;
 }

@@ -13,7 +13,7 @@ import {
   type Store,
 } from '@memstream/store';
 import { adminDocs as docs } from '@memstream/api-families';
-import { auditMore, requireRole } from './audit.js';
+import { auditMore, justificationOf, requireRole } from './audit.js';
 import {
   AdminActionRequest,
   AdminConversationBody,
@@ -44,8 +44,7 @@ export function registerAdminConversationRoutes(app: FastifyInstance, store: Sto
       responses: { 200: AdminConversationList },
     }),
     async (request) => {
-      const raw = (request.query ?? {}) as Record<string, unknown>;
-      requireRole(request, 'auditor', 'listConversations', { justification: stringOf(raw['justification']) });
+      requireRole(request, 'auditor', 'listConversations', { justification: justificationOf(request.query) });
       const q = parseOrThrow(AdminListConversationsQuery, request.query, 'query');
       auditMore(request, {
         params: {
@@ -79,8 +78,7 @@ export function registerAdminConversationRoutes(app: FastifyInstance, store: Sto
     }),
     async (request) => {
       const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
-      const raw = (request.query ?? {}) as Record<string, unknown>;
-      requireRole(request, 'auditor', 'getConversation', { target: id, justification: stringOf(raw['justification']) });
+      requireRole(request, 'auditor', 'getConversation', { target: id, justification: justificationOf(request.query) });
       const q = parseOrThrow(AdminGetConversationQuery, request.query, 'query');
       auditMore(request, { params: { includeDeleted: q.includeDeleted } });
       const found = await adminFindConversation(store, id, q.includeDeleted);
@@ -145,8 +143,7 @@ export function registerAdminConversationRoutes(app: FastifyInstance, store: Sto
     }),
     async (request) => {
       const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
-      const raw = (request.query ?? {}) as Record<string, unknown>;
-      requireRole(request, 'auditor', 'getMessages', { target: id, justification: stringOf(raw['justification']) });
+      requireRole(request, 'auditor', 'getMessages', { target: id, justification: justificationOf(request.query) });
       const q = parseOrThrow(AdminMessagesQuery, request.query, 'query');
       auditMore(request, { params: { includeDeleted: q.includeDeleted, channel: q.channel ?? null, limit: q.limit } });
       if (!(await adminFindConversation(store, id, q.includeDeleted))) throw notFound(id);
@@ -178,8 +175,7 @@ export function registerAdminConversationRoutes(app: FastifyInstance, store: Sto
     }),
     async (request) => {
       const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
-      const raw = (request.query ?? {}) as Record<string, unknown>;
-      requireRole(request, 'auditor', 'getMemberships', { target: id, justification: stringOf(raw['justification']) });
+      requireRole(request, 'auditor', 'getMemberships', { target: id, justification: justificationOf(request.query) });
       const q = parseOrThrow(AdminGetConversationQuery, request.query, 'query');
       auditMore(request, { params: { includeDeleted: q.includeDeleted } });
       const found = await adminFindConversation(store, id, q.includeDeleted);
@@ -196,12 +192,4 @@ export function registerAdminConversationRoutes(app: FastifyInstance, store: Sto
       };
     },
   );
-}
-
-/**
- * The justification as sent, for the audit entry of a call refused or failing validation before
- * its query is parsed; only a bounded string is kept (the parsed query bounds it for the others).
- */
-export function stringOf(value: unknown): string | undefined {
-  return typeof value === 'string' ? value.replaceAll('\u0000', '').slice(0, 2000) : undefined;
 }

@@ -4,8 +4,7 @@ import { parseOrThrow } from '@memstream/http';
 import { conversationsOwnedBy, msMessagesByKeys, type Store } from '@memstream/store';
 import { OWN_WORDS_RANKING, searchMemories, type QueryEmbedder } from '@memstream/search';
 import { adminDocs as docs } from '@memstream/api-families';
-import { auditMore, requireRole } from './audit.js';
-import { stringOf } from './conversation-routes.js';
+import { auditMore, justificationOf, requireRole } from './audit.js';
 import { AdminSearchRequest, AdminSearchResults, JustificationQuery } from '@memstream/schemas';
 import { adminMessageView } from './views.js';
 
@@ -27,8 +26,7 @@ export function registerAdminSearch(app: FastifyInstance, deps: { store: Store; 
       responses: { 200: AdminSearchResults },
     }),
     async (request) => {
-      const raw = (request.query ?? {}) as Record<string, unknown>;
-      requireRole(request, 'auditor', 'searchMessages', { justification: stringOf(raw['justification']) });
+      requireRole(request, 'auditor', 'searchMessages', { justification: justificationOf(request.query) });
       parseOrThrow(JustificationQuery, request.query ?? {}, 'query');
       const body = parseOrThrow(AdminSearchRequest, request.body);
       auditMore(request, {
