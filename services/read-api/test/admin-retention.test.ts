@@ -21,4 +21,7 @@ test('the cutoff counts back in calendar terms: a month before 31 March is the e
   assert.equal(cutoffOf('PT1H30M', now).toISOString(), '2026-03-31T10:30:00.000Z');
   assert.equal(cutoffOf('P1W', now).toISOString(), '2026-03-24T12:00:00.000Z');
   assert.equal(cutoffOf('PT0.5S', now).toISOString(), '2026-03-31T11:59:59.500Z');
+  // longer than recorded time: the cutoff stops at year 1 (PostgreSQL refuses what Date cannot hold)
+  assert.equal(cutoffOf('P5808M0764451W8189072D', now).toISOString(), '0001-01-01T00:00:00.000Z');
+  assert.equal(cutoffOf('P999999999999Y', now).toISOString(), '0001-01-01T00:00:00.000Z');
 });
