@@ -21,10 +21,17 @@ export const TEST_JWT_SECRET = 'memstream-test-secret-0123456789abcdef';
 /** A user token signed with `secret`; `expiresInS` may be negative for an expired one. */
 export async function userToken(
   sub: string,
-  options: { secret?: string; expiresInS?: number; issuer?: string; audience?: string } = {},
+  options: {
+    secret?: string;
+    expiresInS?: number;
+    issuer?: string;
+    audience?: string;
+    /** More claims: `roles`, Keycloak's `realm_access`. */
+    claims?: Record<string, unknown>;
+  } = {},
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  let jwt = new SignJWT({})
+  let jwt = new SignJWT({ ...options.claims })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(sub)
     .setIssuedAt(now - 60)

@@ -63,6 +63,7 @@ export async function startInProcessReadApi(options: {
     syncTimeoutMs: 1000,
     responses: undefined,
     kaos: { enabled: options.kaosEnabled ?? true, defaultAgent: 'agent', maxSessions: 1000, maxSessionEvents: 500 },
+    eviction: { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 10_000, maxAttempts: 5 },
   });
   await http.listen({ port: 0, host: '127.0.0.1' });
   const address = http.server.address();

@@ -15,6 +15,7 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple, Type
 from pydantic import BaseModel
 
 from memstream._operation import Operation
+from memstream.families.admin import Admin
 from memstream.families.ark import Ark
 from memstream.families.evermemos import EverMemOs
 from memstream.families.kaos import Kaos
@@ -22,7 +23,7 @@ from memstream.families.memory_agent import MemoryAgent
 from memstream.families.memory_service import AgentConversations, CodeConversations, UserConversations
 from memstream.routes import Route
 
-FAMILIES = [EverMemOs, Ark, MemoryAgent, UserConversations, CodeConversations, AgentConversations, Kaos]
+FAMILIES = [EverMemOs, Ark, MemoryAgent, UserConversations, CodeConversations, AgentConversations, Kaos, Admin]
 DEFAULT = Path(__file__).resolve().parents[3] / "openapi.json"
 
 

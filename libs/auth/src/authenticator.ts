@@ -2,9 +2,12 @@ import { AppError } from '@memstream/errors';
 import { ApiKeyRing, type ApiKey } from './api-keys.js';
 import { createJwtVerifier, type JwtSettings } from './jwt-verifier.js';
 import { LOCAL_PRINCIPAL, type Principal } from './principal.js';
+import { DEFAULT_ROLE_SETTINGS, resolveRoles, type RoleSettings, type RoleSubject } from './roles.js';
 
 export interface AuthSettings extends JwtSettings {
   readonly apiKeys: readonly ApiKey[];
+  /** Who is an admin or an auditor; unset: only tokens naming the default roles are. */
+  readonly roles?: RoleSettings | undefined;
 }
 
 /** The request headers authentication reads (node lower-cases header names). */
@@ -30,6 +33,7 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 export function createAuthenticator(settings: AuthSettings): Authenticator {
   const keys = new ApiKeyRing(settings.apiKeys);
   const verifyJwt = createJwtVerifier(settings);
+  const withRoles = principalWithRoles(settings.roles ?? DEFAULT_ROLE_SETTINGS);
   if (keys.size === 0 && !verifyJwt) {
     return { enabled: false, authenticate: async () => LOCAL_PRINCIPAL };
   }
@@ -42,7 +46,9 @@ export function createAuthenticator(settings: AuthSettings): Authenticator {
         const clientId = keys.clientOf(apiKey);
         if (clientId === undefined) throw new AppError('UNAUTHENTICATED', 'The API key is not valid');
         const person = await personBeside(clientId, authorization);
-        return person === undefined ? { kind: 'agent', clientId } : { kind: 'agent', clientId, onBehalfOf: person };
+        return withRoles(
+          person === undefined ? { kind: 'agent', clientId } : { kind: 'agent', clientId, onBehalfOf: person },
+        );
       }
       if (authorization === undefined)
         throw new AppError('UNAUTHENTICATED', 'Credentials required: a bearer token or an X-API-Key header');
@@ -50,9 +56,10 @@ export function createAuthenticator(settings: AuthSettings): Authenticator {
       if (token === undefined)
         throw new AppError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>"');
       const clientId = keys.clientOf(token);
-      if (clientId !== undefined) return { kind: 'agent', clientId };
+      if (clientId !== undefined) return withRoles({ kind: 'agent', clientId });
       if (!verifyJwt) throw new AppError('UNAUTHENTICATED', 'The API key is not valid');
-      return { kind: 'user', userId: await verifyJwt(token) };
+      const verified = await verifyJwt(token);
+      return withRoles({ kind: 'user', userId: verified.subject, tokenRoles: verified.roles });
     },
   };
 
@@ -70,8 +77,22 @@ export function createAuthenticator(settings: AuthSettings): Authenticator {
       if (bearerClient !== clientId) throw new AppError('UNAUTHENTICATED', 'Two different API keys were sent');
       return undefined;
     }
-    return verifyJwt(token);
+    return (await verifyJwt(token)).subject;
   }
+}
+
+/** The principal of a subject, carrying its roles only when it holds any. */
+function principalWithRoles(settings: RoleSettings): (subject: RoleSubject) => Principal {
+  return (subject) => {
+    const roles = resolveRoles(subject, settings);
+    const principal: Principal =
+      subject.kind === 'user'
+        ? { kind: 'user', userId: subject.userId }
+        : subject.onBehalfOf === undefined
+          ? { kind: 'agent', clientId: subject.clientId }
+          : { kind: 'agent', clientId: subject.clientId, onBehalfOf: subject.onBehalfOf };
+    return roles.length === 0 ? principal : { ...principal, roles };
+  };
 }
 
 /** A header sent twice is ambiguous about who is calling: refused like a missing one. */
@@ -87,8 +108,23 @@ export function authSettingsOf(config: {
   AUTH_JWT_ISSUER?: string | undefined;
   AUTH_JWT_AUDIENCE?: string | undefined;
   AUTH_API_KEYS: readonly ApiKey[];
+  AUTH_ADMIN_ROLE?: string | undefined;
+  AUTH_AUDITOR_ROLE?: string | undefined;
+  AUTH_ADMIN_USERS?: readonly string[] | undefined;
+  AUTH_AUDITOR_USERS?: readonly string[] | undefined;
+  AUTH_ADMIN_CLIENTS?: readonly string[] | undefined;
+  AUTH_AUDITOR_CLIENTS?: readonly string[] | undefined;
 }): AuthSettings {
+  const d = DEFAULT_ROLE_SETTINGS;
   return {
+    roles: {
+      adminRole: config.AUTH_ADMIN_ROLE ?? d.adminRole,
+      auditorRole: config.AUTH_AUDITOR_ROLE ?? d.auditorRole,
+      adminUsers: config.AUTH_ADMIN_USERS ?? d.adminUsers,
+      auditorUsers: config.AUTH_AUDITOR_USERS ?? d.auditorUsers,
+      adminClients: config.AUTH_ADMIN_CLIENTS ?? d.adminClients,
+      auditorClients: config.AUTH_AUDITOR_CLIENTS ?? d.auditorClients,
+    },
     secret: config.AUTH_JWT_SECRET,
     jwksUrl: config.AUTH_JWKS_URL,
     issuer: config.AUTH_JWT_ISSUER,

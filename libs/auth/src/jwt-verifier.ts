@@ -7,6 +7,7 @@ import {
   type CryptoKey,
 } from 'jose';
 import { AppError } from '@memstream/errors';
+import { tokenRolesOf } from './roles.js';
 
 export interface JwtSettings {
   /** HS256 shared secret. */
@@ -17,8 +18,14 @@ export interface JwtSettings {
   readonly audience?: string | undefined;
 }
 
-/** Verifies a bearer token and returns its subject, or throws UNAUTHENTICATED. */
-export type JwtVerifier = (token: string) => Promise<string>;
+/** What a verified token says of its holder: who (`sub`) and the role names it carries. */
+export interface VerifiedToken {
+  readonly subject: string;
+  readonly roles: readonly string[];
+}
+
+/** Verifies a bearer token and returns what it says, or throws UNAUTHENTICATED. */
+export type JwtVerifier = (token: string) => Promise<VerifiedToken>;
 
 const ASYMMETRIC = ['RS256', 'ES256'] as const;
 /** Clocks of the token's issuer and ours differ a little; more than this and the token is refused. */
@@ -59,7 +66,7 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier | undefine
           'UNAUTHENTICATED',
           `The token's user (claim "sub") is longer than ${MAX_SUBJECT_CHARS} characters`,
         );
-      return payload.sub;
+      return { subject: payload.sub, roles: tokenRolesOf(payload) };
     } catch (err) {
       throw toAuthError(err);
     }

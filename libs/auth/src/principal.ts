@@ -1,3 +1,5 @@
+import type { Role } from './roles.js';
+
 /**
  * Who is calling. Every request of an API family carries one, decided once at the edge:
  * - `user`: a person, from a verified JWT; `userId` is its `sub`.
@@ -5,9 +7,11 @@
  *   With a person's token beside the key, `onBehalfOf` names that person.
  * - `local`: authentication is not configured, so the server listens on loopback only and the one
  *   local user may do everything.
+ * `roles` (see resolveRoles) is present only when the caller holds one, so a plain caller is
+ * described exactly as before roles existed.
  */
 export type Principal =
-  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'user'; readonly userId: string; readonly roles?: readonly Role[] }
   | {
       readonly kind: 'agent';
       readonly clientId: string;
@@ -17,6 +21,7 @@ export type Principal =
        * (the memory-service search); the key's own rights are unchanged.
        */
       readonly onBehalfOf?: string;
+      readonly roles?: readonly Role[];
     }
   | { readonly kind: 'local'; readonly userId: 'local' };
 
@@ -58,4 +63,13 @@ export function mayReadAudience(
   audience: string | null | undefined,
 ): boolean {
   return audience == null || audiences === undefined || audiences.includes(audience);
+}
+
+/**
+ * Whether the principal holds the role. The local user (authentication off, loopback only) is the
+ * machine's operator and holds every role, as it may already do everything else.
+ */
+export function hasRole(principal: Principal, role: Role): boolean {
+  if (principal.kind === 'local') return true;
+  return principal.roles?.includes(role) ?? false;
 }

@@ -1,3 +1,4 @@
+import { Admin } from './admin.js';
 import { Ark } from './ark.js';
 import { EverMemOs } from './evermemos.js';
 import { Http, type ClientOptions } from './http.js';
@@ -17,6 +18,8 @@ export class MemstreamClient {
   readonly memoryService: MemoryService;
   readonly kaos: Kaos;
   readonly platform: Platform;
+  /** The admin and auditor API: for callers holding either role. */
+  readonly admin: Admin;
 
   constructor(readonly options: ClientOptions) {
     const http = new Http(options);
@@ -26,6 +29,7 @@ export class MemstreamClient {
     this.memoryService = new MemoryService(http);
     this.kaos = new Kaos(http);
     this.platform = new Platform(http);
+    this.admin = new Admin(http);
   }
 
   /** The same server as another caller. */

@@ -13,6 +13,7 @@ export {
 } from './memory-service.js';
 export { Kaos } from './kaos.js';
 export { Platform, parsePrometheusText, type MetricSample } from './platform.js';
+export { Admin } from './admin.js';
 export { ROUTES } from './routes.js';
 export { servedByGateway, type Route, type RouteInput } from './route.js';
 export { parseSseFrame, sseFrames, type SseFrame } from './sse.js';

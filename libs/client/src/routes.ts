@@ -1,4 +1,15 @@
 import {
+  AdminActionRequest,
+  AdminConversationParams,
+  AdminGetConversationQuery,
+  AdminListConversationsQuery,
+  AdminMessagesQuery,
+  AdminSearchRequest,
+  AuditLogQuery,
+  EvictionJobParams,
+  EvictQuery,
+  EvictRequest,
+  JustificationQuery,
   ArkListQuery,
   ArkMessageBatch,
   ArkSessionParams,
@@ -399,5 +410,81 @@ const kaos = {
   stats: route({ family: 'kaos', method: 'GET', path: '/memory/stats', headers: KaosHeaders }),
 };
 
+const ADMIN = '/v1/admin/conversations/{id}';
+/** memory-service's admin and auditor API, in memory-service's error shape, and the audit log read. */
+const admin = {
+  listConversations: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: '/v1/admin/conversations',
+    query: AdminListConversationsQuery,
+  }),
+  getConversation: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: ADMIN,
+    params: AdminConversationParams,
+    query: AdminGetConversationQuery,
+  }),
+  deleteConversation: route({
+    family: 'memory-service',
+    method: 'DELETE',
+    path: ADMIN,
+    params: AdminConversationParams,
+    body: AdminActionRequest,
+  }),
+  restoreConversation: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: `${ADMIN}/restore`,
+    params: AdminConversationParams,
+    body: AdminActionRequest,
+  }),
+  messages: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: `${ADMIN}/messages`,
+    params: AdminConversationParams,
+    query: AdminMessagesQuery,
+  }),
+  memberships: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: `${ADMIN}/memberships`,
+    params: AdminConversationParams,
+    query: AdminGetConversationQuery,
+  }),
+  search: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: '/v1/admin/search/messages',
+    query: JustificationQuery,
+    body: AdminSearchRequest,
+  }),
+  evict: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: '/v1/admin/evict',
+    query: EvictQuery,
+    body: EvictRequest,
+  }),
+  evictionJob: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: '/v1/admin/evict/jobs/{jobId}',
+    params: EvictionJobParams,
+  }),
+  auditLog: route({ family: 'memory-service', method: 'GET', path: '/v1/admin/audit', query: AuditLogQuery }),
+};
+
 /** Every operation the client calls, by family. */
-export const ROUTES = { evermemos, memoryAgent, ark, memoryServiceUser, memoryServiceCode, memoryServiceAgent, kaos };
+export const ROUTES = {
+  evermemos,
+  memoryAgent,
+  ark,
+  memoryServiceUser,
+  memoryServiceCode,
+  memoryServiceAgent,
+  admin,
+  kaos,
+};

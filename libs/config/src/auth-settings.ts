@@ -29,6 +29,19 @@ export const authSettings = {
     .pipe(z.array(apiKeyPair))
     .refine((keys) => new Set(keys.map((k) => k.clientId)).size === keys.length, 'a client id appears twice')
     .refine((keys) => new Set(keys.map((k) => k.key)).size === keys.length, 'a key is given to two clients'),
+  /**
+   * Admins and auditors (the /v1/admin API), as memory-service names them: a token whose `roles`
+   * (or Keycloak's `realm_access.roles`) holds the role name, a person listed by id, or an agent
+   * listed by client id. Admin implies auditor; auditors only read.
+   */
+  AUTH_ADMIN_ROLE: env.string('admin'),
+  AUTH_AUDITOR_ROLE: env.string('auditor'),
+  /** People (token subjects) who are admins: `alice,bob`. */
+  AUTH_ADMIN_USERS: env.list(),
+  AUTH_AUDITOR_USERS: env.list(),
+  /** Agents (client ids of AUTH_API_KEYS) that are admins. */
+  AUTH_ADMIN_CLIENTS: env.list(),
+  AUTH_AUDITOR_CLIENTS: env.list(),
 };
 
 type AuthConfig = {

@@ -92,6 +92,10 @@ export class RedisResponseStreams implements ResponseStreams {
     }
   }
 
+  async discard(conversationIds: readonly string[]): Promise<void> {
+    if (conversationIds.length > 0) await this.redis.del(...conversationIds.map(keyOf));
+  }
+
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }

@@ -19,6 +19,8 @@ export interface ResponseStreams {
   state(conversationId: string): Promise<ResponseState>;
   /** Every event of the current (or last) response from the start, then live ones, until it ends or `signal` aborts. */
   follow(conversationId: string, onEvent: (event: ResponseEvent) => void, signal: AbortSignal): Promise<void>;
+  /** Forgets the conversations' responses, ended or not (their conversations were purged). */
+  discard(conversationIds: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,17 @@ export class MemoryResponseStreams implements ResponseStreams {
         stream.listeners.add(wake);
         signal.addEventListener('abort', wake, { once: true });
       });
+    }
+  }
+
+  async discard(conversationIds: readonly string[]): Promise<void> {
+    for (const id of conversationIds) {
+      const stream = this.streams.get(id);
+      if (!stream) continue;
+      if (stream.expiry) clearTimeout(stream.expiry);
+      this.streams.delete(id);
+      // a follower wakes, finds no stream and ends
+      for (const wake of [...stream.listeners]) wake();
     }
   }
 

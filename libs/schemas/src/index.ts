@@ -74,6 +74,7 @@ export {
   type Refusal,
 } from './conversation-rules.js';
 export * from './memory-service-api.js';
+export * from './admin-api.js';
 export {
   KAOS_EVENT_TYPES,
   KAOS_MAX_CONTENT_BYTES,

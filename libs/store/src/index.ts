@@ -161,3 +161,47 @@ export {
   type KaosSessionRow,
   type KaosViewer,
 } from './repositories/kaos.js';
+export {
+  recordAudit,
+  listAudit,
+  type AuditEntry,
+  type AuditRecord,
+  type AuditQuery,
+} from './repositories/audit-log.js';
+export {
+  purgeConversationGroups,
+  addPurgeCounts,
+  NO_PURGE,
+  type PurgeCounts,
+  type PurgeOptions,
+  type PurgeResult,
+} from './repositories/purge-conversations.js';
+export {
+  EVICTABLE_RESOURCES,
+  createEvictionJob,
+  findEvictionJob,
+  claimEvictionJob,
+  evictBatch,
+  settleDiscards,
+  finishEvictionJob,
+  evictionProgress,
+  type EvictableResource,
+  type EvictionJob,
+  type EvictionStatus,
+  type EvictionStep,
+  type NewEvictionJob,
+} from './repositories/eviction-jobs.js';
+export {
+  runEvictionJob,
+  startEvictionSweep,
+  type EvictionRunnerOptions,
+  type RunnerLog,
+} from './eviction-runner.js';
+export {
+  adminListConversations,
+  adminFindConversation,
+  restoreConversationGroup,
+  conversationsOwnedBy,
+  type AdminConversationRecord,
+  type AdminConversationQuery,
+} from './repositories/admin-conversations.js';

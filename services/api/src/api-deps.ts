@@ -5,6 +5,7 @@ import type { QueryEmbedder } from '@memstream/search';
 import type { Store } from '@memstream/store';
 import type { Halves } from './shared/halves.js';
 import type { StreamAccess } from './shared/stream-access.js';
+import type { EvictionSettings } from './families/admin/eviction.js';
 
 /** KAOS agent memory: its default agent and limits; disabled gives KAOS's NullMemory. */
 export interface KaosDeps {
@@ -34,6 +35,8 @@ export interface FamilyDeps {
   /** The memory-service response resumer; undefined when it is disabled. */
   readonly responses: ResponseStreams | undefined;
   readonly kaos: KaosDeps;
+  /** How eviction runs (POST /v1/admin/evict and the sweep for jobs a dead process left). */
+  readonly eviction: EvictionSettings;
   /** People's open streams end when their access does (one per server, made by registerApi). */
   readonly access: StreamAccess;
 }

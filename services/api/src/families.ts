@@ -1,4 +1,5 @@
 import type { ApiFamilyPlugin } from './api-deps.js';
+import { admin } from './families/admin/index.js';
 import { ark } from './families/ark/index.js';
 import { everMemOs } from './families/evermemos/index.js';
 import { kaos } from './families/kaos/index.js';
@@ -6,7 +7,7 @@ import { memoryAgent } from './families/memory-agent/index.js';
 import { memoryService } from './families/memory-service/index.js';
 
 /** Every API family memstream speaks, in the order their routes are registered (and listed in the document). */
-export const FAMILIES: readonly ApiFamilyPlugin[] = [everMemOs, memoryAgent, ark, memoryService, kaos];
+export const FAMILIES: readonly ApiFamilyPlugin[] = [everMemOs, memoryAgent, ark, memoryService, kaos, admin];
 
 /** Each family's documentation (its tag, its error envelope, the path prefixes it owns), in the order the document lists their tags. */
-export const API_FAMILIES = [everMemOs, ark, memoryAgent, memoryService, kaos].map((family) => family.docs);
+export const API_FAMILIES = [everMemOs, ark, memoryAgent, memoryService, admin, kaos].map((family) => family.docs);

@@ -10,6 +10,7 @@ from typing_extensions import Self, Unpack
 from ._operation import M, Async, Sync
 from ._retry import NO_RETRY, Retry
 from ._transport import AsyncTransport, Settings, SyncTransport, Token
+from .families.admin import Admin
 from .families.ark import Ark
 from .families.evermemos import EverMemOs
 from .families.kaos import Kaos
@@ -65,9 +66,8 @@ class _Client(Generic[M, H]):
         self.memory_agent: MemoryAgent[M] = MemoryAgent(transport)
         self.memory_service: MemoryService[M] = MemoryService(transport)
         self.kaos: Kaos[M] = Kaos(transport)
-        # The admin family (audit, erasure, export, import, eviction) goes here as `self.admin`
-        # once the server serves it; until then openapi.json has none of its operations, and the
-        # agreement test fails the day they appear without a family here.
+        # memory-service's admin and auditor API; governance (erasure, export, import) joins it here.
+        self.admin: Admin[M] = Admin(transport)
 
     def with_credentials(self, **credentials: Unpack[Options]) -> Self:
         """The same server as another caller, on the same connections (close the first client last)."""

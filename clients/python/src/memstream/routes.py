@@ -12,6 +12,7 @@ from typing import Literal, Optional, Type
 from pydantic import BaseModel
 
 from .errors import Family
+from .models import admin as ad
 from .models import ark as a
 from .models import evermemos as e
 from .models import kaos as k
@@ -162,6 +163,24 @@ class KaosRoutes:
     events = _kaos("GET", "/memory/events", query=k.KaosEventsQuery)
     cleanup = _kaos("POST", "/memory/cleanup", body=k.KaosCleanupRequest)
     stats = _kaos("GET", "/memory/stats")
+
+
+_ADMIN = "/v1/admin/conversations/{id}"
+
+
+class AdminRoutes:
+    """memory-service's admin and auditor API, and the audit log read."""
+
+    list_conversations = _ms("GET", "/v1/admin/conversations", query=ad.AdminListConversationsQuery)
+    get_conversation = _ms("GET", _ADMIN, params=ad.AdminConversationParams, query=ad.AdminGetConversationQuery)
+    delete_conversation = _ms("DELETE", _ADMIN, params=ad.AdminConversationParams, body=ad.AdminActionRequest)
+    restore_conversation = _ms("POST", f"{_ADMIN}/restore", params=ad.AdminConversationParams, body=ad.AdminActionRequest)
+    messages = _ms("GET", f"{_ADMIN}/messages", params=ad.AdminConversationParams, query=ad.AdminMessagesQuery)
+    memberships = _ms("GET", f"{_ADMIN}/memberships", params=ad.AdminConversationParams, query=ad.AdminGetConversationQuery)
+    search = _ms("POST", "/v1/admin/search/messages", query=ad.JustificationQuery, body=ad.AdminSearchRequest)
+    evict = _ms("POST", "/v1/admin/evict", query=ad.EvictQuery, body=ad.EvictRequest)
+    eviction_job = _ms("GET", "/v1/admin/evict/jobs/{jobId}", params=ad.EvictionJobParams)
+    audit_log = _ms("GET", "/v1/admin/audit", query=ad.AuditLogQuery)
 
 
 USER = UserRoutes()

@@ -67,8 +67,8 @@ export interface MsStoredMessage {
 }
 
 export interface ViewFilter {
-  /** One channel, or every channel (what else the filter allows). */
-  readonly channel: MsChannel | undefined;
+  /** Unset: every channel (the admin API's view). */
+  readonly channel?: MsChannel | undefined;
   /** The people's view: messages only agents may see are left out. */
   readonly hideAgentOnly: boolean;
   /** Memory-channel messages belong to one agent client. */
@@ -164,15 +164,19 @@ function positionSql(segments: readonly ViewSegment[], params: unknown[]): strin
   return `array_position($${params.push(segments.map((s) => s.conversationId))}::text[], conversation_id)`;
 }
 
-/** Messages by conversation and id, in no particular order; those not found, or of a deleted conversation, are left out. */
+/**
+ * Messages by conversation and id, in no particular order; those not found, or of a deleted
+ * conversation (unless `includeDeleted`: the admin API), are left out.
+ */
 export async function msMessagesByKeys(
   q: Queryable,
   keys: ReadonlyArray<{ conversationId: string; messageId: string }>,
+  includeDeleted = false,
 ): Promise<MsStoredMessage[]> {
   if (keys.length === 0) return [];
   const { rows } = await q.query<MsRow>(
     `SELECT ${MS_COLUMNS} FROM messages m JOIN unnest($1::text[], $2::text[]) AS k(c, id) ON m.conversation_id = k.c AND m.message_id = k.id
-     WHERE NOT EXISTS (SELECT 1 FROM conversations d WHERE d.id = m.conversation_id AND d.deleted_at IS NOT NULL)`,
+     ${includeDeleted ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM conversations d WHERE d.id = m.conversation_id AND d.deleted_at IS NOT NULL)'}`,
     [keys.map((k) => k.conversationId), keys.map((k) => k.messageId)],
   );
   return rows.map(toMs);

@@ -1,0 +1,74 @@
+"""memory-service's admin and auditor API: every person's conversations, search across everyone,
+eviction, and the audit log. A caller needs the admin or auditor role (others get 403); a
+``justification`` goes to the audit log with the call."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional, Union
+
+from .._operation import Call, Family, M, dump, operation
+from ..models import admin as ad
+from ..routes import AdminRoutes as R
+
+In = Union[Mapping[str, Any], None]
+
+
+def _id(conversation_id: str) -> Dict[str, Any]:
+    return dump(ad.AdminConversationParams, {"id": conversation_id})
+
+
+def _why(justification: Optional[str]) -> Dict[str, Any]:
+    return {} if justification is None else {"justification": justification}
+
+
+class Admin(Family[M]):
+    @operation(R.list_conversations)
+    def list_conversations(self, query: Union[ad.AdminListConversationsQuery, In] = None) -> Call[ad.AdminConversations]:
+        return Call(query=dump(ad.AdminListConversationsQuery, query))
+
+    @operation(R.get_conversation)
+    def get_conversation(self, conversation_id: str, query: Union[ad.AdminGetConversationQuery, In] = None) -> Call[ad.AdminConversation]:
+        return Call(params=_id(conversation_id), query=dump(ad.AdminGetConversationQuery, query))
+
+    @operation(R.delete_conversation)
+    def delete_conversation(self, conversation_id: str, justification: Optional[str] = None) -> Call[None]:
+        """Soft-deletes the conversation and its whole fork tree."""
+        body = dump(ad.AdminActionRequest, _why(justification))
+        return Call(params=_id(conversation_id), body=body, idempotent=True)
+
+    @operation(R.restore_conversation)
+    def restore_conversation(self, conversation_id: str, justification: Optional[str] = None) -> Call[ad.AdminConversation]:
+        body = dump(ad.AdminActionRequest, _why(justification))
+        return Call(params=_id(conversation_id), body=body)
+
+    @operation(R.messages)
+    def messages(self, conversation_id: str, query: Union[ad.AdminMessagesQuery, In] = None) -> Call[ad.AdminMessages]:
+        return Call(params=_id(conversation_id), query=dump(ad.AdminMessagesQuery, query))
+
+    @operation(R.memberships)
+    def memberships(self, conversation_id: str, query: Union[ad.AdminGetConversationQuery, In] = None) -> Call[ad.AdminMemberships]:
+        return Call(params=_id(conversation_id), query=dump(ad.AdminGetConversationQuery, query))
+
+    @operation(R.search)
+    def search(self, request: Union[ad.AdminSearchRequest, Mapping[str, Any]], justification: Optional[str] = None) -> Call[ad.AdminSearchResults]:
+        query = dump(ad.JustificationQuery, _why(justification))
+        return Call(query=query, body=dump(ad.AdminSearchRequest, request), idempotent=True)
+
+    @operation(R.evict)
+    def evict(self, request: Union[ad.EvictRequest, Mapping[str, Any]]) -> Call[None]:
+        """Evicts and waits until done (the job is the server's: it completes even if this call is cut)."""
+        return Call(query=dump(ad.EvictQuery, {"async": "false"}), body=dump(ad.EvictRequest, request))
+
+    @operation(R.evict)
+    def start_eviction(self, request: Union[ad.EvictRequest, Mapping[str, Any]]) -> Call[ad.EvictionJob]:
+        """Starts an eviction and answers with its job at once; follow it with ``eviction_job``."""
+        return Call(query=dump(ad.EvictQuery, {"async": "true"}), body=dump(ad.EvictRequest, request))
+
+    @operation(R.eviction_job)
+    def eviction_job(self, job_id: str) -> Call[ad.EvictionJob]:
+        return Call(params=dump(ad.EvictionJobParams, {"job_id": job_id}))
+
+    @operation(R.audit_log)
+    def audit_log(self, query: Union[ad.AuditLogQuery, In] = None) -> Call[ad.AuditLog]:
+        """The audit log, oldest first; page with ``after`` set to ``next_cursor``."""
+        return Call(query=dump(ad.AuditLogQuery, query))

@@ -1,0 +1,166 @@
+"""memory-service's admin and auditor API, and memstream's audit log read. camelCase on the wire."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, Optional
+
+from pydantic import Field
+
+from ._base import CamelAnswer, CamelRequest, Request
+from .memory_service import AccessLevel, Channel
+
+Flag = Literal["true", "false"]
+ResourceType = Literal["conversation_groups", "conversation_memberships"]
+
+
+class AdminConversationParams(Request):
+    id: str
+
+
+class EvictionJobParams(CamelRequest):
+    job_id: str
+
+
+class AdminListConversationsQuery(CamelRequest):
+    user_id: Optional[str] = None
+    include_deleted: Optional[Flag] = None
+    only_deleted: Optional[Flag] = None
+    deleted_after: Optional[str] = None
+    deleted_before: Optional[str] = None
+    after: Optional[str] = None
+    limit: Optional[int] = None
+    justification: Optional[str] = None
+
+
+class AdminGetConversationQuery(CamelRequest):
+    include_deleted: Optional[Flag] = None
+    justification: Optional[str] = None
+
+
+class AdminMessagesQuery(CamelRequest):
+    after: Optional[str] = None
+    limit: Optional[int] = None
+    channel: Optional[str] = None
+    include_deleted: Optional[Flag] = None
+    justification: Optional[str] = None
+
+
+class JustificationQuery(CamelRequest):
+    justification: Optional[str] = None
+
+
+class EvictQuery(Request):
+    run_async: Optional[Flag] = Field(default=None, alias="async")
+
+
+class AdminActionRequest(CamelRequest):
+    justification: Optional[str] = None
+
+
+class AdminSearchRequest(CamelRequest):
+    query: str
+    top_k: Optional[int] = None
+    conversation_ids: Optional[List[str]] = None
+    user_id: Optional[str] = None
+    before: Optional[str] = None
+    include_deleted: Optional[bool] = None
+
+
+class EvictRequest(CamelRequest):
+    retention_period: str
+    resource_types: List[ResourceType]
+    justification: Optional[str] = None
+
+
+class AuditLogQuery(CamelRequest):
+    after: Optional[int] = None
+    limit: Optional[int] = None
+    actor_id: Optional[str] = None
+    action: Optional[str] = None
+    target: Optional[str] = None
+    since: Optional[str] = None
+    until: Optional[str] = None
+
+
+class AdminConversationSummary(CamelAnswer):
+    id: str
+    title: Optional[str]
+    owner_user_id: Optional[str] = None
+    created_at: str
+    updated_at: str
+    deleted_at: Optional[str]
+    last_message_preview: Optional[str]
+
+
+class AdminConversation(AdminConversationSummary):
+    forked_at_message_id: Optional[str]
+    forked_at_conversation_id: Optional[str]
+
+
+class AdminConversations(CamelAnswer):
+    data: List[AdminConversationSummary]
+
+
+class AdminMessage(CamelAnswer):
+    id: str
+    conversation_id: str
+    user_id: Optional[str] = None
+    channel: Channel
+    epoch: Optional[int] = None
+    content: List[Any]
+    created_at: str
+
+
+class AdminMessages(CamelAnswer):
+    data: List[AdminMessage]
+    next_cursor: Optional[str]
+
+
+class AdminMembership(CamelAnswer):
+    conversation_id: str
+    user_id: str
+    access_level: AccessLevel
+    created_at: str
+
+
+class AdminMemberships(CamelAnswer):
+    data: List[AdminMembership]
+
+
+class AdminSearchHit(CamelAnswer):
+    message: AdminMessage
+    score: float
+    highlights: Optional[str]
+
+
+class AdminSearchResults(CamelAnswer):
+    data: List[AdminSearchHit]
+
+
+class EvictionJob(CamelAnswer):
+    job_id: str
+    status: Literal["PENDING", "RUNNING", "COMPLETED", "FAILED"]
+    progress: int
+    created_at: str
+    completed_at: Optional[str] = None
+    error: Optional[str] = None
+    counts: Dict[str, int]
+
+
+class AuditEntry(CamelAnswer):
+    id: int
+    occurred_at: str
+    actor_kind: Literal["user", "agent", "local", "system"]
+    actor_id: str
+    role: Optional[Literal["admin", "auditor"]]
+    action: str
+    target: Optional[str]
+    justification: Optional[str]
+    status: int
+    params: Dict[str, Any]
+    counts: Dict[str, int]
+
+
+class AuditLog(CamelAnswer):
+    data: List[AuditEntry]
+    next_cursor: Optional[str]

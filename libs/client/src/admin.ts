@@ -1,0 +1,100 @@
+import type { z } from 'zod';
+import type {
+  AdminConversationBody,
+  AdminConversationList,
+  AdminListConversationsQuery,
+  AdminMembershipList,
+  AdminMessagePage,
+  AdminMessagesQuery,
+  AdminSearchRequest,
+  AdminSearchResults,
+  AuditLogPage,
+  AuditLogQuery,
+  EvictionJobBody,
+  EvictRequest,
+} from '@memstream/schemas';
+import type { CallOptions, Http } from './http.js';
+import { ROUTES } from './routes.js';
+
+type Input<S extends z.ZodType> = z.input<S>;
+const R = ROUTES.admin;
+
+/**
+ * The admin and auditor API (memory-service's admin contract): every person's conversations, search
+ * across everyone, eviction, and the audit log. Needs a caller holding the admin or auditor role;
+ * others get 403. `justification` goes to the audit log with the call.
+ */
+export class Admin {
+  constructor(private readonly http: Http) {}
+
+  listConversations(
+    query: Input<typeof AdminListConversationsQuery> = {},
+    options?: CallOptions,
+  ): Promise<z.infer<typeof AdminConversationList>> {
+    return this.http.call(R.listConversations, { query }, options);
+  }
+
+  getConversation(
+    id: string,
+    query: { includeDeleted?: 'true' | 'false'; justification?: string } = {},
+    options?: CallOptions,
+  ): Promise<z.infer<typeof AdminConversationBody>> {
+    return this.http.call(R.getConversation, { params: { id }, query }, options);
+  }
+
+  /** Soft-deletes the conversation and its whole fork tree. */
+  async deleteConversation(id: string, justification?: string, options?: CallOptions): Promise<void> {
+    await this.http.call(R.deleteConversation, { params: { id }, body: { justification } }, options, true);
+  }
+
+  restoreConversation(
+    id: string,
+    justification?: string,
+    options?: CallOptions,
+  ): Promise<z.infer<typeof AdminConversationBody>> {
+    return this.http.call(R.restoreConversation, { params: { id }, body: { justification } }, options, true);
+  }
+
+  messages(
+    id: string,
+    query: Input<typeof AdminMessagesQuery> = {},
+    options?: CallOptions,
+  ): Promise<z.infer<typeof AdminMessagePage>> {
+    return this.http.call(R.messages, { params: { id }, query }, options);
+  }
+
+  memberships(
+    id: string,
+    query: { includeDeleted?: 'true' | 'false'; justification?: string } = {},
+    options?: CallOptions,
+  ): Promise<z.infer<typeof AdminMembershipList>> {
+    return this.http.call(R.memberships, { params: { id }, query }, options);
+  }
+
+  search(
+    request: Input<typeof AdminSearchRequest>,
+    justification?: string,
+    options?: CallOptions,
+  ): Promise<z.infer<typeof AdminSearchResults>> {
+    return this.http.call(R.search, { query: { justification }, body: request }, options, true);
+  }
+
+  /** Evicts and waits until done (the job is the server's: it completes even if this call is cut). */
+  async evict(request: Input<typeof EvictRequest>, options?: CallOptions): Promise<void> {
+    await this.http.call(R.evict, { query: { async: 'false' }, body: request }, options);
+  }
+
+  /** Starts an eviction and answers with its job at once; follow it with evictionJob. */
+  startEviction(request: Input<typeof EvictRequest>, options?: CallOptions): Promise<z.infer<typeof EvictionJobBody>> {
+    return this.http.call(R.evict, { query: { async: 'true' }, body: request }, options);
+  }
+
+  evictionJob(jobId: string, options?: CallOptions): Promise<z.infer<typeof EvictionJobBody>> {
+    return this.http.call(R.evictionJob, { params: { jobId } }, options);
+  }
+
+  /** The audit log, oldest first; page with `after: nextCursor`. */
+  auditLog(query: Input<typeof AuditLogQuery> = {}, options?: CallOptions): Promise<z.infer<typeof AuditLogPage>> {
+    return this.http.call(R.auditLog, { query }, options);
+  }
+}

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { AccessLevel } from './access-level.js';
+import { MsChannel } from './conversation-events.js';
+
+/**
+ * The admin API's payloads (memory-service's admin contract, January 2026), plus the audit log
+ * read, which the contract leaves out. Query booleans are the words `true` and `false`.
+ */
+const Id = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\u0000]+$/);
+const QueryBool = z
+  .enum(['true', 'false'])
+  .default('false')
+  .transform((v) => v === 'true');
+/** Why the call was made, kept in the audit log. Bounded: it is stored with every row. */
+const Justification = z
+  .string()
+  .max(2000)
+  .regex(/^[^\u0000]*$/);
+const Instant = z.iso.datetime({ offset: true });
+
+export const AdminConversationParams = z.object({ id: Id });
+export const EvictionJobParams = z.object({ jobId: z.uuid() });
+
+export const AdminListConversationsQuery = z.object({
+  userId: Id.optional(),
+  includeDeleted: QueryBool,
+  onlyDeleted: QueryBool,
+  deletedAfter: Instant.optional(),
+  deletedBefore: Instant.optional(),
+  after: Id.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  justification: Justification.optional(),
+});
+
+export const AdminGetConversationQuery = z.object({
+  includeDeleted: QueryBool,
+  justification: Justification.optional(),
+});
+
+export const AdminMessagesQuery = z.object({
+  after: Id.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  /** Any case, answered in lower case, as the memory-service's own routes take it. */
+  channel: z
+    .string()
+    .regex(
+      /^(?:[hH][iI][sS][tT][oO][rR][yY]|[mM][eE][mM][oO][rR][yY]|[sS][uU][mM][mM][aA][rR][yY])$/,
+      'history, memory or summary',
+    )
+    .transform((v) => v.toLowerCase())
+    .pipe(MsChannel)
+    .optional(),
+  includeDeleted: QueryBool,
+  justification: Justification.optional(),
+});
+
+export const AdminActionRequest = z.object({ justification: Justification.optional() });
+export const JustificationQuery = z.object({ justification: Justification.optional() });
+
+export const AdminSearchRequest = z.object({
+  query: z.string().min(1).max(2000),
+  topK: z.number().int().min(1).max(100).default(20),
+  conversationIds: z.array(Id).max(1000).nullable().optional(),
+  /** Only conversations this person owns. */
+  userId: Id.nullable().optional(),
+  /** Only messages written before this one. */
+  before: Id.nullable().optional(),
+  includeDeleted: z.boolean().default(false),
+});
+
+/**
+ * ISO 8601: P[nY][nM][nW][nD][T[nH][nM][nS]] with at least one part, a digit after T, and some
+ * non-zero digit (a positive duration); seconds may have a fraction. One pattern, so the published
+ * schema refuses exactly what the handler does.
+ */
+export const RETENTION_PERIOD_PATTERN =
+  /^P(?=\d|T\d)(?=.*[1-9])(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+
+export const EvictRequest = z.object({
+  retentionPeriod: z
+    .string()
+    .max(64)
+    .regex(RETENTION_PERIOD_PATTERN, 'a positive ISO 8601 duration such as P90D, P1Y or PT24H'),
+  resourceTypes: z
+    .array(z.enum(['conversation_groups', 'conversation_memberships']))
+    .min(1)
+    .max(10),
+  justification: Justification.optional(),
+});
+export const EvictQuery = z.object({ async: QueryBool });
+
+export const AuditLogQuery = z.object({
+  after: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  actorId: Id.optional(),
+  action: Id.optional(),
+  target: Id.optional(),
+  since: Instant.optional(),
+  until: Instant.optional(),
+});
+
+/** Answers, for the documentation. */
+const ConversationSummaryBody = z.object({
+  id: z.string(),
+  title: z.string().nullable(),
+  ownerUserId: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  deletedAt: z.string().nullable(),
+  lastMessagePreview: z.string().nullable(),
+});
+export const AdminConversationBody = ConversationSummaryBody.extend({
+  forkedAtMessageId: z.string().nullable(),
+  forkedAtConversationId: z.string().nullable(),
+});
+export const AdminConversationList = z.object({ data: z.array(ConversationSummaryBody) });
+const MessageBody = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  userId: z.string().optional(),
+  channel: MsChannel,
+  epoch: z.number().int().optional(),
+  content: z.array(z.unknown()),
+  createdAt: z.string(),
+});
+export const AdminMessagePage = z.object({ data: z.array(MessageBody), nextCursor: z.string().nullable() });
+export const AdminMembershipList = z.object({
+  data: z.array(
+    z.object({ conversationId: z.string(), userId: z.string(), accessLevel: AccessLevel, createdAt: z.string() }),
+  ),
+});
+export const AdminSearchResults = z.object({
+  data: z.array(z.object({ message: MessageBody, score: z.number(), highlights: z.string().nullable() })),
+});
+export const EvictionJobBody = z.object({
+  jobId: z.string(),
+  status: z.enum(['PENDING', 'RUNNING', 'COMPLETED', 'FAILED']),
+  progress: z.number().int().min(0).max(100),
+  createdAt: z.string(),
+  completedAt: z.string().nullable().optional(),
+  error: z.string().nullable().optional(),
+  counts: z.record(z.string(), z.number()).meta({ description: 'Rows removed so far, per kind (memstream addition)' }),
+});
+export const AuditLogPage = z.object({
+  data: z.array(
+    z.object({
+      id: z.number().int(),
+      occurredAt: z.string(),
+      actorKind: z.enum(['user', 'agent', 'local', 'system']),
+      actorId: z.string(),
+      role: z.enum(['admin', 'auditor']).nullable(),
+      action: z.string(),
+      target: z.string().nullable(),
+      justification: z.string().nullable(),
+      status: z.number().int(),
+      params: z.record(z.string(), z.unknown()),
+      counts: z.record(z.string(), z.number()),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
