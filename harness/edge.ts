@@ -1,6 +1,7 @@
+import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { freePort, launch, listensOn, REPO_ROOT, type LaunchedProcess } from './processes.js';
 
 /** The edge's configuration, the one file docker-compose mounts and Kubernetes makes a ConfigMap of. */
@@ -74,6 +75,25 @@ function mainConf(prefix: string): string {
   ].join('\n');
 }
 
+/**
+ * Debian installs nginx in /usr/sbin, which an unprivileged user's PATH often lacks: PATH first, then
+ * there.
+ */
+function nginxBinary(): string {
+  const dirs = [...(process.env['PATH'] ?? '').split(delimiter).filter(Boolean), '/usr/sbin'];
+  for (const dir of dirs) {
+    try {
+      accessSync(join(dir, 'nginx'), constants.X_OK);
+      return join(dir, 'nginx');
+    } catch {
+      // not in this directory
+    }
+  }
+  throw new Error(
+    "nginx is not installed: run 'bash scripts/infra/nginx.sh install' (as root, or apt-get install nginx)",
+  );
+}
+
 /** Polls the edge's own liveness (no service asked) until this nginx, not another server on the port, answers. */
 async function untilServing(proc: LaunchedProcess, base: string, port: number): Promise<'serving' | 'port taken'> {
   let exit: string | undefined;
@@ -102,6 +122,7 @@ async function untilServing(proc: LaunchedProcess, base: string, port: number): 
  * `close()` stops nginx's whole process group and removes its prefix directory.
  */
 export async function startEdge(services: Readonly<Record<string, string>>): Promise<RunningEdge> {
+  const nginx = nginxBinary();
   const text = await readFile(EDGE_CONF, 'utf8');
   const prefix = await mkdtemp(join(tmpdir(), 'memstream-edge-'));
   const confPath = join(prefix, 'nginx.conf');
@@ -113,7 +134,7 @@ export async function startEdge(services: Readonly<Record<string, string>>): Pro
       // -e: errors to stderr from the first line on, before the configuration names a log (the
       // compiled-in /var/log/nginx/error.log may not be writable); the launcher keeps the tail.
       const proc = launch(
-        'nginx',
+        nginx,
         ['-p', prefix, '-c', confPath, '-e', 'stderr', '-g', `daemon off; pid ${join(prefix, 'nginx.pid')};`],
         {},
       );

@@ -6,7 +6,8 @@
 source "$(dirname "$0")/common.sh"
 
 install() {
-  command -v nginx >/dev/null && return 0
+  # Debian puts it in /usr/sbin, which an unprivileged user's PATH often lacks.
+  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] && return 0
   [ "$(id -u)" = 0 ] || { log "nginx is missing: run 'apt-get install nginx' as root"; exit 1; }
   log "installing nginx from Debian"
   (apt-get install -y -qq nginx >/dev/null 2>&1) || { apt-get update -qq && apt-get install -y -qq nginx >/dev/null; }
