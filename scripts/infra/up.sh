@@ -5,6 +5,10 @@
 source "$(dirname "$0")/common.sh"
 here="$(dirname "$0")"
 
+# The edge's nginx is only installed: each distributed-mode test starts its own (harness/edge.ts).
+# Before the parallel starts, as redis.sh may run apt-get too and dpkg takes one at a time.
+bash "$here/nginx.sh" install
+
 pids=()
 [ -n "${KAFKA_BROKERS:-}" ] || { bash "$here/kafka.sh" up & pids+=($!); }
 [ -n "${DATABASE_URL:-}" ] || { bash "$here/postgres.sh" up & pids+=($!); }

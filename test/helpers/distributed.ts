@@ -62,7 +62,7 @@ export async function startServices(
 /**
  * The API as the distributed mode serves it, `replicas` times: an ingest gateway (every family's
  * writes) and a read API (every family's reads) with an edge in front of them, as compose and
- * Kubernetes put one in front (harness/edge.ts, the edge's own rules). Resolves with the edges'
+ * Kubernetes put one in front (harness/edge.ts: nginx with the edge's own configuration). Resolves with the edges'
  * addresses, each serving every API family, once the processes are healthy.
  */
 export async function startApi(t: TestContext, env: Record<string, string>, replicas = 1): Promise<string[]> {
