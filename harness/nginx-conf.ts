@@ -51,6 +51,11 @@ export interface EdgeConfig {
   readonly listen: readonly string[];
   /** Where a request goes: an upstream's name, or a status the edge answers itself (404 when no location matches). */
   route(method: string, path: string): EdgeTarget;
+  /**
+   * The body the edge answers a request it refuses itself with (its `map $request`), for a request
+   * line of this method and path; undefined when the configuration has no such map.
+   */
+  refusal(method: string, path: string): string | undefined;
 }
 
 interface Location {
@@ -63,6 +68,8 @@ export function parseEdgeConfig(text: string): EdgeConfig {
   const top = parseBlock(tokenize(text), { i: 0 }, false);
   const upstreams = new Map<string, string[]>();
   const methodMaps = new Map<string, { values: Map<string, string>; fallback: string | undefined }>();
+  // `map $request`: the bodies of the edge's own refusals, by request line (never a route).
+  let refusals: { patterns: Array<[RegExp, string]>; fallback: string | undefined } | undefined;
   const servers: Directive[] = [];
   for (const d of top) {
     if (d.name === 'upstream') {
@@ -70,6 +77,13 @@ export function parseEdgeConfig(text: string): EdgeConfig {
         d.args[0]!,
         (d.block ?? []).filter((s) => s.name === 'server').map((s) => s.args[0]!),
       );
+    } else if (d.name === 'map' && d.args[0] === '$request') {
+      refusals = { patterns: [], fallback: undefined };
+      for (const entry of d.block ?? []) {
+        if (entry.name === 'default') refusals.fallback = entry.args[0];
+        else if (entry.name.startsWith('~')) refusals.patterns.push([new RegExp(entry.name.slice(1)), entry.args[0]!]);
+        else throw new Error(`map $request entry ${entry.name} is not understood here (regular expressions only)`);
+      }
     } else if (d.name === 'map') {
       if (d.args[0] !== '$request_method') throw new Error(`map on ${d.args[0]} is not understood here`);
       const values = new Map<string, string>();
@@ -124,6 +138,11 @@ export function parseEdgeConfig(text: string): EdgeConfig {
         .filter((l) => !l.exact && path.startsWith(l.path))
         .sort((a, b) => b.path.length - a.path.length)[0];
       return prefix ? target(prefix, method) : { status: 404 };
+    },
+    refusal(method, path) {
+      if (!refusals) return undefined;
+      const line = `${method} ${path} HTTP/1.1`;
+      return refusals.patterns.find(([pattern]) => pattern.test(line))?.[1] ?? refusals.fallback;
     },
   };
 }

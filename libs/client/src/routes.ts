@@ -460,6 +460,7 @@ const admin = {
     path: '/v1/admin/search/messages',
     query: JustificationQuery,
     body: AdminSearchRequest,
+    gateway: false,
   }),
   evict: route({
     family: 'memory-service',

@@ -177,7 +177,9 @@ class AdminRoutes:
     restore_conversation = _ms("POST", f"{_ADMIN}/restore", params=ad.AdminConversationParams, body=ad.AdminActionRequest)
     messages = _ms("GET", f"{_ADMIN}/messages", params=ad.AdminConversationParams, query=ad.AdminMessagesQuery)
     memberships = _ms("GET", f"{_ADMIN}/memberships", params=ad.AdminConversationParams, query=ad.AdminGetConversationQuery)
-    search = _ms("POST", "/v1/admin/search/messages", query=ad.JustificationQuery, body=ad.AdminSearchRequest)
+    search = _ms(
+        "POST", "/v1/admin/search/messages", query=ad.JustificationQuery, body=ad.AdminSearchRequest, gateway=False
+    )
     evict = _ms("POST", "/v1/admin/evict", query=ad.EvictQuery, body=ad.EvictRequest)
     eviction_job = _ms("GET", "/v1/admin/evict/jobs/{jobId}", params=ad.EvictionJobParams)
     audit_log = _ms("GET", "/v1/admin/audit", query=ad.AuditLogQuery)
