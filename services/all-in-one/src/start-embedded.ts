@@ -56,7 +56,7 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
   // Memory formation yields the CPU to the write path and the reads (see backgroundStoreOf).
   const background = backgroundStoreOf(store);
   await runSummarizer(config, { bus, store: background, log, lifecycle, metrics });
-  await runExtractor(config, { bus, store: background, log, lifecycle, metrics });
+  await runExtractor(config, { bus, store: background, fanout, log, lifecycle, metrics });
   await runIndexer(config, { bus, store: background, embedder, log, lifecycle });
 
   const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);

@@ -1,27 +1,45 @@
 import type { FastifyInstance } from 'fastify';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import type { Writer } from '@memstream/ingest';
 import { answerWrite } from './answer-write.js';
+import { ExtractionWaiter } from '@memstream/episodes';
+import type { Fanout } from '@memstream/fanout';
 import { lastSequence, listEpisodesByIds, type Episode, type Store } from '@memstream/store';
 import { FlushMemoriesRequest as Body, TOPICS } from '@memstream/schemas';
 import { requireAccess } from '../../shared/access.js';
-
-const POLL_MS = 100;
 
 /**
  * POST /api/v1/memories/flush: closes the group's open episode now (what is stored by then;
  * messages still in flight join the next one). Closing is a write: an event after the group's
  * earlier writes on its partition, applied by the converter, which the call waits for. The
  * extractor takes the episode on its next sweep; the call also waits for the extraction up to
- * the sync timeout, unless `sync_mode` is false, and returns the memories' episodes.
+ * the sync timeout, unless `sync_mode` is false, and returns the memories' episodes. The wait is
+ * woken by the extractor's notice (ExtractionWaiter), not by polling the store.
  */
 export function registerFlushMemories(
   app: FastifyInstance,
-  deps: { store: Store; write: Writer; syncTimeoutMs: number },
+  deps: { store: Store; write: Writer; fanout: Fanout; syncTimeoutMs: number },
 ): void {
+  // One subscription to the extractor's notices per server, made by the first flush that waits
+  // (registering routes touches no dependency); a failed one is tried again by the next flush.
+  let listening: ReturnType<typeof ExtractionWaiter.listen> | undefined;
+  const waiter = async (): Promise<ExtractionWaiter | undefined> => {
+    listening ??= ExtractionWaiter.listen(deps.fanout);
+    return listening.then(
+      (l) => l.waiter,
+      (err: unknown) => {
+        listening = undefined;
+        app.log.warn({ err }, 'could not subscribe to extraction notices; this flush answers without waiting');
+        return undefined;
+      },
+    );
+  };
+  app.addHook('onClose', async () => {
+    const l = await listening?.catch(() => undefined);
+    await l?.stop();
+  });
   const docs = everMemOsDocs.route({
     summary: "Close a group's open episode now and wait for its memories",
     body: Body,
@@ -44,14 +62,10 @@ export function registerFlushMemories(
     );
     return answerWrite(reply, written, async (outcome) => {
       const ids = (outcome.result?.['episode_ids'] as number[] | undefined) ?? [];
-      let episodes: Episode[] = await listEpisodesByIds(deps.store, ids);
-      if (body.sync_mode && ids.length > 0) {
-        const deadline = Date.now() + deps.syncTimeoutMs;
-        while (episodes.some((e) => e.status !== 'extracted') && Date.now() < deadline) {
-          await sleep(POLL_MS);
-          episodes = await listEpisodesByIds(deps.store, ids);
-        }
-      }
+      const waiting = body.sync_mode && ids.length > 0 ? await waiter() : undefined;
+      const episodes: Episode[] = waiting
+        ? await waiting.untilExtracted(deps.store, ids, deps.syncTimeoutMs)
+        : await listEpisodesByIds(deps.store, ids);
       const extracted = episodes.length > 0 && episodes.every((e) => e.status === 'extracted');
       return {
         status: 'ok',
