@@ -4,6 +4,8 @@
  * server verifies with, and nothing else on stdout, so `TOKEN=$(npm run --silent token -- --sub alice)`
  * works (--silent keeps npm's own banner off stdout). The issuer and audience default to
  * AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE, so a token minted beside the server's settings passes them.
+ * `--roles admin,auditor` puts a `roles` claim in it (the admin API's roles, AUTH_ADMIN_ROLE and
+ * AUTH_AUDITOR_ROLE by name).
  * Every problem goes to stderr with exit code 1.
  */
 import { parseArgs } from 'node:util';
@@ -12,7 +14,7 @@ import { SignJWT } from 'jose';
 import { authSettings, ConfigError, loadConfig } from '@memstream/config';
 
 const USAGE =
-  'usage: npm run --silent token -- --sub <user id> [--ttl <seconds, default 3600>] [--issuer <iss>] [--audience <aud>]';
+  'usage: npm run --silent token -- --sub <user id> [--ttl <seconds, default 3600>] [--issuer <iss>] [--audience <aud>] [--roles admin,auditor]';
 
 /** The same checks the server applies to these variables (a secret of at least 32 characters). */
 const TokenEnv = z.object({
@@ -30,6 +32,7 @@ function optionsOf(argv: string[]) {
       ttl: { type: 'string' },
       issuer: { type: 'string' },
       audience: { type: 'string' },
+      roles: { type: 'string' },
     } as const;
     return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
   } catch (err) {
@@ -55,12 +58,16 @@ function requestOf(argv: string[], environment: Record<string, string | undefine
     ttlSeconds: Number(ttl),
     issuer: values.issuer ?? config.AUTH_JWT_ISSUER,
     audience: values.audience ?? config.AUTH_JWT_AUDIENCE,
+    roles: (values.roles ?? '')
+      .split(',')
+      .map((role) => role.trim())
+      .filter((role) => role !== ''),
   };
 }
 
 async function mint(request: ReturnType<typeof requestOf>): Promise<string> {
   const iat = Math.floor(Date.now() / 1000);
-  let jwt = new SignJWT({})
+  let jwt = new SignJWT(request.roles.length > 0 ? { roles: request.roles } : {})
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(request.sub)
     .setIssuedAt(iat)

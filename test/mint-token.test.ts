@@ -35,6 +35,14 @@ test('a minted token verifies with the server authenticator as its user, and liv
   assert.ok(Math.abs(Number(claims['iat']) - Date.now() / 1000) < 60, 'issued now');
 });
 
+test('--roles signs a roles claim the server reads as the admin and auditor roles', async () => {
+  const minted = await mintToken(['--sub', 'root', '--roles', 'admin, auditor']);
+  assert.equal(minted.code, 0, minted.stderr);
+  assert.deepEqual(claimsOf(minted.stdout)['roles'], ['admin', 'auditor']);
+  const principal = await createAuthenticator({ secret: SECRET, apiKeys: [] }).authenticate(bearer(minted.stdout));
+  assert.deepEqual(principal, { kind: 'user', userId: 'root', roles: ['admin', 'auditor'] });
+});
+
 test('the default lifetime is an hour', async () => {
   const minted = await mintToken(['--sub', 'alice']);
   assert.equal(minted.code, 0, minted.stderr);
