@@ -58,7 +58,8 @@ test('search never returns a message of a conversation the caller cannot read, t
   const conversations = () => [...groupOf.keys()].filter((c) => !deleted.has(groupOf.get(c)!));
 
   const check = async (step: string) => {
-    // everything written is searchable first (the indexer works behind the writes)
+    // Every message written is found (search is read-your-writes); waited for, not assumed, because
+    // a query's embedding queues behind the indexer's backlog on a loaded machine.
     await waitFor(
       'every message indexed',
       async () => {
@@ -68,7 +69,7 @@ test('search never returns a message of a conversation the caller cannot read, t
         });
         return all.body.data.length >= conversations().length ? true : undefined;
       },
-      30_000,
+      120_000,
     );
     for (const u of USERS) {
       const res = await call<{ data: Array<{ message: { conversationId: string } }> }>(
