@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Literal, Optional
 from pydantic import Field
 
 from ._base import CamelAnswer, CamelRequest, Request
-from .memory_service import AccessLevel, Channel
+from .memory_service import AccessLevel
 
 Flag = Literal["true", "false"]
 ResourceType = Literal["conversation_groups", "conversation_memberships"]
@@ -105,7 +105,8 @@ class AdminMessage(CamelAnswer):
     id: str
     conversation_id: str
     user_id: Optional[str] = None
-    channel: Channel
+    # Answers name the channel in lower case, one of the three (requests take any case).
+    channel: Literal["history", "memory", "summary"]
     epoch: Optional[int] = None
     content: List[Any]
     created_at: str
