@@ -178,6 +178,20 @@ test('eviction removes what was soft-deleted before the period in every family, 
   await db.query(`UPDATE conversations SET deleted_at = now() - interval '100 days' WHERE id = ANY($1::text[])`, [
     old.ids,
   ]);
+  // The recent ones are compared whole afterwards, so everything made from them must be there
+  // first: their memories, and each memory's search row (the indexer adds it after extraction).
+  await waitFor(
+    'the recent memories made and indexed',
+    async () => {
+      const { rows } = await db.query<{ memories: number; indexed: number }>(
+        `SELECT (SELECT count(*) FROM episodic_memories WHERE conversation_id = ANY($1::text[]))::int AS memories,
+                (SELECT count(*) FROM search_items WHERE kind = 'episodic_memory' AND conversation_id = ANY($1::text[]))::int AS indexed`,
+        [recent.ids],
+      );
+      return rows[0]!.memories > 0 && rows[0]!.indexed === rows[0]!.memories;
+    },
+    60_000,
+  );
   // (the bus journal is left out: it is a backlog the bus trims on its own, whatever is evicted)
   const recentBefore = await residueOf(db, recent.markers, ['bus_journal']);
 

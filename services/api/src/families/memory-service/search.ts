@@ -18,9 +18,9 @@ const OVERFETCH = 3;
  * history and the agents' summaries (as the memory-service lets them), never what only agents may
  * see (agent-only visibility, the memory channel), and an agent finds no other agent's memory
  * channel. An agent that sends a person's token with its key searches as that person, as the
- * memory-service always searches as the token's person. A hit with no score (no term of the
- * query, nothing close) is no match: the memory-service answers only messages that contain the
- * query, so none comes back.
+ * memory-service always searches as the token's person. A hit must share a term with the query
+ * (the keyword side found it): the memory-service answers only messages that contain the query,
+ * so a message that is merely close in meaning is no hit; the vector side ranks, it does not add.
  */
 export function registerSearch(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
   const route = docs.route({
@@ -35,23 +35,24 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
       caller.kind === 'agent' && caller.onBehalfOf !== undefined ? { kind: 'user', userId: caller.onBehalfOf } : caller;
     const person = principal.kind === 'user' ? principal.userId : undefined;
     const to = body.before ? await timeOf(deps.store, body.before, person) : undefined;
-    const hits = await searchMemories(
-      deps.store,
-      deps.embedder,
-      {
-        query: body.query,
-        method: 'hybrid',
-        topK: body.topK * OVERFETCH,
-        filters: {
-          kinds: ['message'],
-          conversationIds: body.conversationIds ?? undefined,
-          visibleTo: person,
-          audiences: audiencesOf(principal),
-          to,
-        },
-      },
-      OWN_WORDS_RANKING,
-    );
+    const filters = {
+      kinds: ['message'] as const,
+      conversationIds: body.conversationIds ?? undefined,
+      visibleTo: person,
+      audiences: audiencesOf(principal),
+      to,
+    };
+    const topK = body.topK * OVERFETCH;
+    const [hits, matching] = await Promise.all([
+      searchMemories(
+        deps.store,
+        deps.embedder,
+        { query: body.query, method: 'hybrid', topK, filters },
+        OWN_WORDS_RANKING,
+      ),
+      searchMemories(deps.store, deps.embedder, { query: body.query, method: 'keyword', topK: topK * 4, filters }),
+    ]);
+    const withTerm = new Set(matching.map((h) => h.item_id));
     const found = await msMessagesByKeys(
       deps.store,
       hits.map((h) => ({ conversationId: h.conversation_id, messageId: h.message_ids[0]! })),
@@ -59,7 +60,7 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
     const byKey = new Map(found.map((m) => [`${m.conversation_id}\u0000${m.message_id}`, m]));
     const data = hits.flatMap((h) => {
       const m = byKey.get(`${h.conversation_id}\u0000${h.message_ids[0]!}`);
-      if (!m || h.score <= 0) return [];
+      if (!m || h.score <= 0 || !withTerm.has(h.item_id)) return [];
       if (person !== undefined && (m.ms.channel === 'memory' || m.ms.visibility === 'agent')) return [];
       // an agent's memory channel is its own: another client's is not found either
       if (m.ms.channel === 'memory' && principal.kind === 'agent' && m.ms.client_id !== principal.clientId) return [];
