@@ -56,7 +56,7 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
     const byKey = new Map(found.map((m) => [`${m.conversation_id}\u0000${m.message_id}`, m]));
     const data = hits.flatMap((h) => {
       const m = byKey.get(`${h.conversation_id}\u0000${h.message_ids[0]!}`);
-      if (!m || h.score <= 0 || !containsAny(h.content, words)) return [];
+      if (!m || !containsAny(h.content, words)) return [];
       if (person !== undefined && (m.ms.channel === 'memory' || m.ms.visibility === 'agent')) return [];
       // an agent's memory channel is its own: another client's is not found either
       if (m.ms.channel === 'memory' && principal.kind === 'agent' && m.ms.client_id !== principal.clientId) return [];
