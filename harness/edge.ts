@@ -10,6 +10,8 @@ export const EDGE_CONF = resolve(REPO_ROOT, 'k8s', 'base', 'edge', 'memstream.co
 export interface RunningEdge {
   /** The one address of every API family, as the edge gives it in compose and Kubernetes. */
   readonly base: string;
+  /** Where this edge writes the log files the shipped configuration names (gone after close). */
+  readonly logDir: string;
   close(): Promise<void>;
 }
 
@@ -19,12 +21,18 @@ const START_TIMEOUT_MS = 20_000;
 
 /**
  * EDGE_CONF with its deployment addresses swapped for this test's: every upstream `server host:port`
- * by the local address given for that host, the one `listen` by a loopback port. Everything else
+ * by the local address given for that host, the one `listen` by a loopback port, and the log files
+ * under /var/log/nginx by files of `logDir`. Everything else
  * (the map, the locations, buffering, timeouts, body limit) is the file as it ships. A host the file
  * names that `services` lacks, or a `services` entry the file never names, is an error rather than
  * an edge quietly routing elsewhere.
  */
-export function localEdgeConf(text: string, services: Readonly<Record<string, string>>, port: number): string {
+export function localEdgeConf(
+  text: string,
+  services: Readonly<Record<string, string>>,
+  port: number,
+  logDir: string,
+): string {
   const used = new Set<string>();
   const upstreamsReplaced = text.replace(
     /^(\s*server\s+)([A-Za-z0-9.-]+):(\d+)(\s*;)/gm,
@@ -44,7 +52,11 @@ export function localEdgeConf(text: string, services: Readonly<Record<string, st
     return `${lead}127.0.0.1:${port};`;
   });
   if (listens !== 1) throw new Error(`expected one listen directive in the edge, found ${listens}`);
-  return local;
+  // The image's log files (linked to its standard output and error) become files of this edge's own.
+  return local.replace(
+    /^(\s*(?:access|error)_log\s+)\/var\/log\/nginx\/([\w.-]+)/gm,
+    (_all, lead: string, file: string) => `${lead}${join(logDir, file)}`,
+  );
 }
 
 /**
@@ -130,7 +142,7 @@ export async function startEdge(services: Readonly<Record<string, string>>): Pro
   try {
     for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
       const port = await freePort();
-      await writeFile(join(prefix, 'edge.conf'), localEdgeConf(text, services, port));
+      await writeFile(join(prefix, 'edge.conf'), localEdgeConf(text, services, port, prefix));
       // -e: errors to stderr from the first line on, before the configuration names a log (the
       // compiled-in /var/log/nginx/error.log may not be writable); the launcher keeps the tail.
       const proc = launch(
@@ -152,6 +164,7 @@ export async function startEdge(services: Readonly<Record<string, string>>): Pro
       }
       return {
         base,
+        logDir: prefix,
         close: async () => {
           await proc.stop(10_000);
           await rm(prefix, { recursive: true, force: true });

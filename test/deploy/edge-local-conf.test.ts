@@ -9,13 +9,19 @@ import { parseEdgeConfig } from '../../harness/nginx-conf.js';
 const shipped = readFileSync(EDGE_CONF, 'utf8');
 const services = { 'ingest-gateway': 'http://127.0.0.1:41001', 'read-api': 'http://127.0.0.1:41002' };
 
-test("the tests' edge configuration is the shipped one with only the upstream servers and the listen address changed", () => {
-  const local = localEdgeConf(shipped, services, 41003);
+test("the tests' edge configuration is the shipped one with only the upstream servers, the listen address and the log files changed", () => {
+  const local = localEdgeConf(shipped, services, 41003, '/tmp/edge-logs');
   const before = shipped.split('\n');
   const after = local.split('\n');
   assert.equal(after.length, before.length);
   const changed = after.flatMap((line, i) => (line === before[i] ? [] : [line.trim()]));
-  assert.deepEqual(changed.sort(), ['listen 127.0.0.1:41003;', 'server 127.0.0.1:41001;', 'server 127.0.0.1:41002;']);
+  assert.deepEqual(changed.sort(), [
+    'access_log /tmp/edge-logs/access.log memstream_edge;',
+    'error_log /tmp/edge-logs/error.log crit;',
+    'listen 127.0.0.1:41003;',
+    'server 127.0.0.1:41001;',
+    'server 127.0.0.1:41002;',
+  ]);
 
   const config = parseEdgeConfig(local);
   assert.deepEqual(config.listen, ['127.0.0.1:41003']);
@@ -25,11 +31,11 @@ test("the tests' edge configuration is the shipped one with only the upstream se
 
 test('an edge host with no address given, or an address for a host the edge never names, is refused', () => {
   assert.throws(
-    () => localEdgeConf(shipped, { 'ingest-gateway': services['ingest-gateway'] }, 41003),
+    () => localEdgeConf(shipped, { 'ingest-gateway': services['ingest-gateway'] }, 41003, '/tmp/edge-logs'),
     /upstream host read-api/,
   );
   assert.throws(
-    () => localEdgeConf(shipped, { ...services, 'read-api-2': 'http://127.0.0.1:41004' }, 41003),
+    () => localEdgeConf(shipped, { ...services, 'read-api-2': 'http://127.0.0.1:41004' }, 41003, '/tmp/edge-logs'),
     /read-api-2/,
   );
 });
