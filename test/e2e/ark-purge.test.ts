@@ -81,9 +81,13 @@ test('a purge forgets the sessions its caller manages and leaves everyone elseâ€
   assert.deepEqual(left.body['messages'], []);
 });
 
-test('a purge refuses a session id it cannot name', async (t: TestContext) => {
+test('a purge refuses a session id it cannot name, and a session that does not exist is a 404', async (t: TestContext) => {
   const base = await embeddedMemstream(t);
-  const res = await send(base, {}, 'DELETE', `/messages?session_id=`);
-  assert.equal(res.status, 400, JSON.stringify(res.body));
-  assert.equal(res.body['code'], 'INVALID_PARAMETER');
+  for (const id of ['', 'a%00b']) {
+    const res = await send(base, {}, 'DELETE', `/messages?session_id=${id}`);
+    assert.equal(res.status, 400, `${id}: ${JSON.stringify(res.body)}`);
+    assert.equal(res.body['code'], 'INVALID_PARAMETER');
+  }
+  const unknown = await send(base, {}, 'DELETE', '/messages?session_id=never-written');
+  assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
 });

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { writeOriginOf } from '@memstream/http';
+import { unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
 import { outcomeError, type Writer } from '@memstream/ingest';
 import { ArkPurgeQuery, TOPICS } from '@memstream/schemas';
-import { listArkSessions, type Store } from '@memstream/store';
+import { lastSequence, listArkSessions, type Store } from '@memstream/store';
 import { mayAccess, personOf, requireAccess } from '../../shared/access.js';
 import { arkDocs } from './docs.js';
 
@@ -34,15 +34,15 @@ export function registerArkPurge(app: FastifyInstance, deps: { store: Store; wri
         'INVALID_PARAMETER',
         `invalid ${q.error.issues[0]!.path.join('.')}: ${q.error.issues[0]!.message}`,
       );
+    // PostgreSQL's text cannot hold NUL or unpaired surrogates: such an id names no session, and is refused, named
+    const bad = unstorablePath(q.data);
+    if (bad) throw unstorableError(bad, 'query');
     const sessionId = q.data.session_id;
-    if (sessionId !== undefined)
-      await requireAccess(
-        deps.store,
-        request,
-        sessionId,
-        'manager',
-        () => new AppError('RESOURCE_NOT_FOUND', `session ${sessionId} not found`),
-      );
+    const notFound = () => new AppError('RESOURCE_NOT_FOUND', `session ${sessionId} not found`);
+    if (sessionId !== undefined) {
+      if ((await lastSequence(deps.store, sessionId)) === undefined) throw notFound();
+      await requireAccess(deps.store, request, sessionId, 'manager', notFound);
+    }
     const candidates =
       sessionId !== undefined ? [sessionId] : await listArkSessions(deps.store, { visibleTo: personOf(request) });
     const sessions: string[] = [];
