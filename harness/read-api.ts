@@ -61,6 +61,7 @@ export async function startInProcessReadApi(options: {
     sseHeartbeatMs: 15_000,
     streamAccessRecheckMs: 5000,
     syncTimeoutMs: 1000,
+    episodeRules: { maxMessages: 50, maxTokens: 8_192, silenceMs: 4 * 3_600_000 },
     responses: undefined,
     kaos: { enabled: options.kaosEnabled ?? true, defaultAgent: 'agent', maxSessions: 1000, maxSessionEvents: 500 },
     eviction: { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 10_000, maxAttempts: 5 },

@@ -34,8 +34,8 @@ export async function checkArkContract(apis: readonly string[], prefix: string):
     [{ messages: [say('x')] }, /session_id is required/],
     // The common id rule admits free-form ids (spaces, slashes, dots); only what cannot travel in a path is refused.
     [{ session_id: '..', messages: [say('x')] }, /session_id.*not blank, not \. or \.\./],
-    [{ session_id: session }, /messages is required/],
-    [{ session_id: session, messages: 'hi' }, /messages must be an array/],
+    [{ session_id: session }, /messages array is required/],
+    [{ session_id: session, messages: 'hi' }, /messages array is required/],
     [{ session_id: session, messages: [] }, /must not be empty/],
     [
       { session_id: session, messages: [say('ok'), { content: 'no role' }] },

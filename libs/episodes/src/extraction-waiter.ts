@@ -1,6 +1,6 @@
 import type { Fanout } from '@memstream/fanout';
 import { EPISODES_EXTRACTED_CHANNEL, EpisodesExtracted } from '@memstream/schemas';
-import { listEpisodesByIds, type Episode, type Queryable } from '@memstream/store';
+import { episodesHolding, listEpisodesByIds, type Episode, type Queryable } from '@memstream/store';
 
 /** The time a wait reads and the timers it sets; injected so a test moves time by hand. */
 export interface WaitClock {
@@ -60,7 +60,32 @@ export class ExtractionWaiter {
   }
 
   /** The episodes of `ids`, read when every one is extracted or after `timeoutMs` at the latest. */
-  async untilExtracted(store: Queryable, ids: readonly number[], timeoutMs: number): Promise<Episode[]> {
+  untilExtracted(store: Queryable, ids: readonly number[], timeoutMs: number): Promise<Episode[]> {
+    return this.until(ids, () => listEpisodesByIds(store, ids), allExtracted, timeoutMs);
+  }
+
+  /**
+   * The episodes holding messages `seqs` of a conversation, read when an extracted episode holds
+   * each one, or after `timeoutMs` at the latest. For episodes that may not exist yet (a write that
+   * closes one answers before the extractor has stored it), so any notice wakes this wait.
+   */
+  untilHeldAndExtracted(
+    store: Queryable,
+    conversationId: string,
+    seqs: readonly number[],
+    timeoutMs: number,
+  ): Promise<Episode[]> {
+    const done = (episodes: readonly Episode[]) =>
+      allExtracted(episodes) && seqs.every((s) => episodes.some((e) => e.start_seq <= s && s <= e.end_seq));
+    return this.until('any', () => episodesHolding(store, conversationId, seqs), done, timeoutMs);
+  }
+
+  private async until(
+    ids: readonly number[] | 'any',
+    read: () => Promise<Episode[]>,
+    done: (episodes: readonly Episode[]) => boolean,
+    timeoutMs: number,
+  ): Promise<Episode[]> {
     const deadline = this.clock.now() + timeoutMs;
     let noticed = false;
     let wake: (() => void) | undefined;
@@ -68,15 +93,16 @@ export class ExtractionWaiter {
       noticed = true;
       wake?.();
     };
+    const keys = ids === 'any' ? [ANY] : ids;
     // Listening before the first read: a notice between that read and the wait is not missed.
-    for (const id of ids) {
+    for (const id of keys) {
       const wakes = this.waiting.get(id) ?? new Set();
       wakes.add(onNotice);
       this.waiting.set(id, wakes);
     }
     try {
-      let episodes = await listEpisodesByIds(store, ids);
-      while (!allExtracted(episodes) && !this.stopped) {
+      let episodes = await read();
+      while (!done(episodes) && !this.stopped) {
         const left = deadline - this.clock.now();
         if (left <= 0) break;
         if (!noticed) {
@@ -90,11 +116,11 @@ export class ExtractionWaiter {
           wake = undefined;
         }
         noticed = false;
-        episodes = await listEpisodesByIds(store, ids);
+        episodes = await read();
       }
       return episodes;
     } finally {
-      for (const id of ids) {
+      for (const id of keys) {
         const wakes = this.waiting.get(id);
         wakes?.delete(onNotice);
         if (wakes?.size === 0) this.waiting.delete(id);
@@ -106,9 +132,12 @@ export class ExtractionWaiter {
     if (this.waiting.size === 0) return;
     const notice = EpisodesExtracted.safeParse(safeJson(message));
     if (!notice.success) return;
-    for (const id of notice.data.episode_ids) for (const wake of this.waiting.get(id) ?? []) wake();
+    for (const id of [...notice.data.episode_ids, ANY]) for (const wake of this.waiting.get(id) ?? []) wake();
   }
 }
+
+/** The key of waits for episodes whose ids are not known yet: every notice wakes them. */
+const ANY = 0;
 
 function allExtracted(episodes: readonly Episode[]): boolean {
   return episodes.every((e) => e.status === 'extracted');

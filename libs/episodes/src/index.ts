@@ -6,3 +6,4 @@ export {
   type ExtractionWaiterOptions,
   type WaitClock,
 } from './extraction-waiter.js';
+export { closedBy } from './closed-by.js';

@@ -167,3 +167,51 @@ test('episodes already extracted are answered at once, and stopping the waiter a
   // what arrives after the stop reaches nobody
   await fanout.publish(EPISODES_EXTRACTED_CHANNEL, JSON.stringify({ episode_ids: [open.id] }));
 });
+
+test('a wait for an episode not closed yet is answered once an extracted episode holds the message', async (t) => {
+  const fanout = new MemoryFanout();
+  const clock = manualClock();
+  const { waiter, stop } = await ExtractionWaiter.listen(fanout, { recheckMs: HOUR, clock });
+  t.after(stop);
+  const group = 'g-unclosed';
+  const at = new Date('2025-01-15T02:00:00Z');
+  await appendMessages(
+    store,
+    ['m1', 'm2'].map((id) => ({
+      message: {
+        conversation_id: group,
+        message_id: id,
+        sender_id: 'u1',
+        sender_name: 'User One',
+        role: 'user' as const,
+        content: `note ${id}`,
+        created_at: at,
+        refer_list: [],
+        metadata: {},
+        source_api: 'evermemos' as const,
+      },
+    })),
+  );
+  // Waiting for the episode that will hold message 1; none holds it yet.
+  const wait = watch(waiter.untilHeldAndExtracted(store, group, [1], HOUR));
+  await waitFor('the wait to sleep on its timer', async () => clock.timers() === 1);
+  // An episode of message 0 alone, extracted and announced, is not the one waited for.
+  const [first] = await insertEpisodes(store, group, [
+    { startSeq: 0, endSeq: 0, messageIds: ['m1'], startTime: at, endTime: at, reason: 'message_cap' },
+  ]);
+  await extract(first!);
+  await announceExtracted(fanout, [first!.id]);
+  await waitFor('the wait to sleep again', async () => clock.timers() === 1);
+  assert.equal(wait.answered(), false);
+  const [second] = await insertEpisodes(store, group, [
+    { startSeq: 1, endSeq: 1, messageIds: ['m2'], startTime: at, endTime: at, reason: 'message_cap' },
+  ]);
+  await extract(second!);
+  // Its id was unknown when the wait began: any notice wakes it.
+  await announceExtracted(fanout, [second!.id]);
+  await waitFor('the wait to answer', async () => wait.answered());
+  assert.deepEqual(
+    (await wait.result).map((e) => [e.id, e.status]),
+    [[second!.id, 'extracted']],
+  );
+});

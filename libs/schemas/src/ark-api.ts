@@ -10,6 +10,11 @@ export const ArkListQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
+/** `DELETE /messages`: ARK's purge, of one session or of every session the caller may manage. */
+export const ArkPurgeQuery = z.object({
+  session_id: z.string().min(1).max(STORED_ID_MAX_CHARS).optional(),
+});
+
 /** `wait-for-query` as ark-api sends it (whole seconds) or as a Go duration. */
 export const ARK_WAIT_PATTERN = /^(\d{1,6}(\.\d+)?|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
 

@@ -66,6 +66,8 @@ export {
   idleConversations,
   episodeOfMessage,
   listEpisodesByIds,
+  spanThrough,
+  episodesHolding,
   arrayLiteral,
   type Episode,
   type EpisodeStatus,
@@ -79,6 +81,7 @@ export {
   listEpisodicMemories,
   unindexedMemories,
   memoriesOfMessage,
+  memoriesOfEpisodes,
   type ExtractedMemory,
   type ListMemoriesQuery,
 } from './repositories/episodic-memories.js';

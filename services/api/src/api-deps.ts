@@ -3,6 +3,7 @@ import type { Fanout, RequestLedger, ResponseStreams } from '@memstream/fanout';
 import type { Writer } from '@memstream/ingest';
 import type { QueryEmbedder } from '@memstream/search';
 import type { Store } from '@memstream/store';
+import type { BoundaryRules } from '@memstream/episodes';
 import type { Halves } from './shared/halves.js';
 import type { StreamAccess } from './shared/stream-access.js';
 import type { EvictionSettings } from './families/admin/eviction.js';
@@ -24,6 +25,8 @@ export interface FamilyDeps {
   readonly write: Writer;
   /** How long a flush waits for its extraction (the write path's sync timeout). */
   readonly syncTimeoutMs: number;
+  /** Where episodes end (the extractor's rules): an EverMemOS write that closes one waits for its memories. */
+  readonly episodeRules: BoundaryRules;
   /** The gateways' accepted markers, for requests the converter has not reached yet. */
   readonly ledger: RequestLedger;
   /** Live events of conversations (SSE streams), Redis across replicas. */

@@ -3,6 +3,7 @@ import {
   authSettings,
   embeddingSettings,
   env,
+  episodeRuleSettings,
   platformEnv,
   requireAuthOffLoopback,
   requireRedisWithKafka,
@@ -19,6 +20,7 @@ export const apiSettings = {
   ...authSettings,
   ...writerSettings,
   ...embeddingSettings,
+  ...episodeRuleSettings,
   /** Comment frames on idle SSE streams, so proxies do not close them. */
   SSE_HEARTBEAT_MS: env.int(15_000, 100),
   /**
@@ -57,7 +59,10 @@ export type ApiConfig = z.infer<typeof apiEnv>;
 /** The families' settings from a configuration (an API process's own, or the all-in-one's). */
 export function apiSettingsOf(
   config: ApiConfig,
-): Pick<ApiDeps<'all'>, 'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'kaos' | 'eviction'> {
+): Pick<
+  ApiDeps<'all'>,
+  'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'episodeRules' | 'kaos' | 'eviction'
+> {
   return {
     eviction: {
       batchSize: config.EVICTION_BATCH_SIZE,
@@ -74,5 +79,10 @@ export function apiSettingsOf(
     sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
     streamAccessRecheckMs: config.STREAM_ACCESS_RECHECK_MS,
     syncTimeoutMs: config.REQUEST_SYNC_TIMEOUT_MS,
+    episodeRules: {
+      maxMessages: config.EPISODE_MAX_MESSAGES,
+      maxTokens: config.EPISODE_MAX_TOKENS,
+      silenceMs: config.EPISODE_SILENCE_MS,
+    },
   };
 }

@@ -58,6 +58,7 @@ async function gateway(
     fanout,
     write: writer.write,
     syncTimeoutMs: 50,
+    episodeRules: { maxMessages: 50, maxTokens: 8_192, silenceMs: 4 * 3_600_000 },
     sseHeartbeatMs: 15_000,
     streamAccessRecheckMs: 5000,
     responses: undefined,

@@ -76,6 +76,44 @@ export async function openSpan(q: Queryable, conversationId: string, limit: numb
   return rows;
 }
 
+/**
+ * The messages boundary detection saw when message `seq` arrived: from the end of the last episode
+ * that message could not have closed, through `seq` (at most `limit`). An episode the rules closed
+ * at `seq - 1` or later may be that message's doing, so it does not bound the span; one closed by
+ * a flush, idleness or a topic end at `seq - 1` does (the message started after it).
+ */
+export async function spanThrough(
+  q: Queryable,
+  conversationId: string,
+  seq: number,
+  limit: number,
+): Promise<OpenMessage[]> {
+  const { rows } = await q.query<OpenMessage>(
+    `SELECT seq, message_id, created_at, length(content) AS chars FROM messages
+     WHERE conversation_id = $1 AND audience IS NULL AND seq <= $2
+       AND seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1
+         AND (end_seq < $2 - 1 OR end_seq = $2 - 1 AND close_reason IN ('flush', 'idle', 'topic'))), -1)
+     ORDER BY seq LIMIT $3`,
+    [conversationId, seq, limit],
+  );
+  return rows;
+}
+
+/** The episodes of a conversation that hold any of the given message numbers. */
+export async function episodesHolding(
+  q: Queryable,
+  conversationId: string,
+  seqs: readonly number[],
+): Promise<Episode[]> {
+  const { rows } = await q.query<Episode>(
+    `SELECT ${COLUMNS} FROM episodes
+     WHERE conversation_id = $1 AND EXISTS (SELECT 1 FROM unnest($2::int8[]) s WHERE s BETWEEN start_seq AND end_seq)
+     ORDER BY start_seq`,
+    [conversationId, [...seqs]],
+  );
+  return rows;
+}
+
 /** Closes episodes (each must start after the last one); an episode that exists already is kept. */
 export async function insertEpisodes(
   q: Queryable,

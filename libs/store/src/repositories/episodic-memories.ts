@@ -164,6 +164,17 @@ export async function memoriesOfMessage(
   return rows.map(toEpisodicMemory);
 }
 
+/** The current memories of the given episodes, in episode order, each group narrative first. */
+export async function memoriesOfEpisodes(q: Queryable, episodeIds: readonly number[]): Promise<EpisodicMemory[]> {
+  const { rows } = await q.query<MemoryRow>(
+    `SELECT ${COLUMNS} FROM episodic_memories
+     WHERE episode_id = ANY($1::int8[]) AND superseded_at IS NULL
+     ORDER BY episode_id, user_id NULLS FIRST`,
+    [[...episodeIds]],
+  );
+  return rows.map(toEpisodicMemory);
+}
+
 function toEpisodicMemory(r: MemoryRow): EpisodicMemory {
   return {
     id: r.id,

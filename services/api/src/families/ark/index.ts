@@ -4,6 +4,7 @@ import { arkErrorShape } from './error-shape.js';
 import { registerArkMessages } from './messages.js';
 import { registerSessionWrites } from './session-complete.js';
 import { registerStream } from './stream.js';
+import { registerArkPurge } from './purge.js';
 
 /**
  * ARK's Memory API. Writes: a batch of messages, a session's completion, relayed stream chunks.
@@ -23,5 +24,6 @@ export const ark: ApiFamilyPlugin = {
         access: deps.access,
       });
     if (on.writes) registerSessionWrites(on.writes, deps);
+    if (on.writes) registerArkPurge(on.writes, deps);
   },
 };

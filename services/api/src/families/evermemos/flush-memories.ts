@@ -4,8 +4,7 @@ import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import type { Writer } from '@memstream/ingest';
 import { answerWrite } from './answer-write.js';
-import { ExtractionWaiter } from '@memstream/episodes';
-import type { Fanout } from '@memstream/fanout';
+import type { ExtractionNotices } from './extraction-notices.js';
 import { lastSequence, listEpisodesByIds, type Episode, type Store } from '@memstream/store';
 import { FlushMemoriesRequest as Body, TOPICS } from '@memstream/schemas';
 import { requireAccess } from '../../shared/access.js';
@@ -20,26 +19,9 @@ import { requireAccess } from '../../shared/access.js';
  */
 export function registerFlushMemories(
   app: FastifyInstance,
-  deps: { store: Store; write: Writer; fanout: Fanout; syncTimeoutMs: number },
+  deps: { store: Store; write: Writer; syncTimeoutMs: number },
+  waiter: ExtractionNotices,
 ): void {
-  // One subscription to the extractor's notices per server, made by the first flush that waits
-  // (registering routes touches no dependency); a failed one is tried again by the next flush.
-  let listening: ReturnType<typeof ExtractionWaiter.listen> | undefined;
-  const waiter = async (): Promise<ExtractionWaiter | undefined> => {
-    listening ??= ExtractionWaiter.listen(deps.fanout);
-    return listening.then(
-      (l) => l.waiter,
-      (err: unknown) => {
-        listening = undefined;
-        app.log.warn({ err }, 'could not subscribe to extraction notices; this flush answers without waiting');
-        return undefined;
-      },
-    );
-  };
-  app.addHook('onClose', async () => {
-    const l = await listening?.catch(() => undefined);
-    await l?.stop();
-  });
   const docs = everMemOsDocs.route({
     summary: "Close a group's open episode now and wait for its memories",
     body: Body,

@@ -7,6 +7,7 @@ import { registerGetMemories } from './get-memories.js';
 import { registerSearchMemories } from './search-memories.js';
 import { registerDeleteMemories } from './delete-memories.js';
 import { registerFlushMemories } from './flush-memories.js';
+import { extractionNotices } from './extraction-notices.js';
 import { registerGetMemoryStats } from './get-memory-stats.js';
 import { registerGetConversationMeta } from './get-conversation-meta.js';
 import { registerGetRequestStatus } from './get-request-status.js';
@@ -21,12 +22,13 @@ export const everMemOs: ApiFamilyPlugin = {
   docs: everMemOsDocs,
   errorShape: everMemOsErrorShape,
   register({ writes, reads }, deps) {
-    if (writes) registerPostMemory(writes, deps.write);
+    const notices = writes && extractionNotices(writes, deps.fanout);
+    if (writes && notices) registerPostMemory(writes, deps, notices);
     if (writes) registerConversationMeta(writes, deps.write);
     if (reads) registerGetMemories(reads, deps);
     if (reads) registerSearchMemories(reads, deps);
     if (writes) registerDeleteMemories(writes, deps);
-    if (writes) registerFlushMemories(writes, deps);
+    if (writes && notices) registerFlushMemories(writes, deps, notices);
     if (reads) registerGetMemoryStats(reads, deps);
     if (reads) registerGetConversationMeta(reads, deps);
     if (reads) registerGetRequestStatus(reads, deps);

@@ -7,13 +7,22 @@ import { actorOf, type Writer } from '@memstream/ingest';
 import { AcceptedReply } from './accepted-reply.js';
 import { answerWrite } from './answer-write.js';
 import { SyncModeQuery, syncModeOf } from './sync-mode.js';
+import type { BoundaryRules } from '@memstream/episodes';
+import type { Store } from '@memstream/store';
+import { formationOf, type Formation } from './closing-write.js';
+import type { ExtractionNotices } from './extraction-notices.js';
+import { episodicView } from './memory-views.js';
 
 /**
  * POST /api/v1/memories: one group-chat message, published to the input topic keyed by its
  * conversation (so the converter numbers one group's messages in arrival order), answered once
  * it is stored: read-your-writes. A wait that runs out, or `?sync_mode=false`, answers 202.
  */
-export function registerPostMemory(app: FastifyInstance, write: Writer): void {
+export function registerPostMemory(
+  app: FastifyInstance,
+  deps: { store: Store; write: Writer; syncTimeoutMs: number; episodeRules: BoundaryRules },
+  notices: ExtractionNotices,
+): void {
   const docs = everMemOsDocs.route({
     summary: 'Store one group-chat message',
     description:
@@ -26,38 +35,49 @@ export function registerPostMemory(app: FastifyInstance, write: Writer): void {
     },
   });
   app.post('/api/v1/memories', docs, async (request, reply) => {
+    const started = performance.now();
     const sync = syncModeOf(request.query);
     const message = parseOrThrow(GroupChatMessage, request.body);
     const origin = writeOriginOf(request);
     // Refused here to answer at once; the converter holds to the same rule where it counts.
     const impersonating = senderRefusal(actorOf(origin.principal), message);
     if (impersonating !== undefined) throw new AppError('FORBIDDEN', impersonating);
-    const written = await write(
+    const written = await deps.write(
       origin,
       TOPICS.groupChatInput,
       { type: 'group_chat.message.received', data: message, source: 'evermemos-api' },
       sync,
     );
-    return answerWrite(reply, written, (outcome) => {
+    return answerWrite(reply, written, async (outcome) => {
       const groupId = conversationIdOf(message);
+      const sequence = outcome.result?.['sequence'];
+      const formation =
+        outcome.duplicate || typeof sequence !== 'number'
+          ? undefined
+          : await formationOf(deps, notices, groupId, sequence, deps.syncTimeoutMs - (performance.now() - started));
+      const saved = formation?.memories.map(episodicView) ?? [];
       return {
         status: 'ok',
         message: outcome.duplicate
           ? `Duplicate message: ${message.message_id} is already stored in group ${groupId}; nothing saved`
-          : 'Message stored; accumulating for memory extraction, 0 memories saved',
+          : messageOf(formation?.status ?? 'accumulated', saved.length),
         result: {
-          // Extraction runs behind the store (episode boundaries need later messages), so a
-          // message on its own saves no memory yet: "accumulated", as the reference says.
-          saved_memories: [],
-          count: 0,
-          status_info: 'accumulated',
+          saved_memories: saved,
+          count: saved.length,
+          status_info: formation?.status ?? 'accumulated',
           request_id: written.requestId,
           duplicate: outcome.duplicate,
           group_id: groupId,
           message_id: message.message_id,
-          sequence: outcome.result?.['sequence'] ?? null,
+          sequence: sequence ?? null,
         },
       };
     });
   });
+}
+
+function messageOf(status: Formation['status'], count: number): string {
+  if (status === 'extracted') return `Extracted ${count} memories`;
+  if (status === 'extracting') return 'Message stored; it closed an episode whose memories are still being extracted';
+  return 'Message queued, awaiting boundary detection';
 }
