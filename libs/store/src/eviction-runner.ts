@@ -58,7 +58,7 @@ export async function runEvictionJob(
         return findEvictionJob(o.store, job.id);
       }
       await discardFor(o, job.id, step.conversationIds);
-      if (step.groups === 0) break;
+      if (step.found === 0) break;
       done += step.purged;
       onProgress(evictionProgress({ ...job, done }));
     }
