@@ -10,6 +10,10 @@ export const CALLERS = [
   'reader',
   'stranger',
   'agent',
+  'admin',
+  'auditor',
+  'adminClient',
+  'auditorClient',
   'none',
   'expired',
   'forged',
@@ -17,12 +21,35 @@ export const CALLERS = [
 export type Caller = (typeof CALLERS)[number];
 export type Credentials = Record<Caller, Record<string, string>>;
 
+/**
+ * The callers holding an admin or auditor role: people by a role in their token (members of no
+ * conversation) and agents by their client id. The role opens the admin API and nothing else: on
+ * the family's own endpoints an admin or auditor person is a stranger, an admin client an agent.
+ */
+type RoleCaller = 'admin' | 'auditor' | 'adminClient' | 'auditorClient';
+const ROLE_CALLERS: Readonly<Record<RoleCaller, 'stranger' | 'agent'>> = {
+  admin: 'stranger',
+  auditor: 'stranger',
+  adminClient: 'agent',
+  auditorClient: 'agent',
+};
+
 /** The user ids behind the people among the callers. */
-export const USERS = { owner: 'olga', manager: 'max', writer: 'wim', reader: 'rea', stranger: 'sam' } as const;
+export const USERS = {
+  owner: 'olga',
+  manager: 'max',
+  writer: 'wim',
+  reader: 'rea',
+  stranger: 'sam',
+  admin: 'ada',
+  auditor: 'aud',
+} as const;
 
 interface Fixture {
   readonly id: string;
   readonly firstMessage: string;
+  /** A word only this fixture's first message holds, for the searches across conversations. */
+  readonly word: string;
   /** The pending ownership transfer a row's preparation made. */
   readonly transferId?: string;
 }
@@ -31,8 +58,12 @@ interface Row {
   readonly name: string;
   /** Calls the endpoint on a fixture as `headers`; returns the status. */
   readonly call: (base: string, f: Fixture, headers: Record<string, string>) => Promise<number>;
-  /** Expected status per caller; the three without valid credentials always expect 401. */
+  /**
+   * Expected status per caller; the three without valid credentials always expect 401, and those
+   * with a role expect what a stranger or an agent does (ROLE_CALLERS) unless `roles` says otherwise.
+   */
   readonly expect: Record<'owner' | 'manager' | 'writer' | 'reader' | 'stranger' | 'agent', number>;
+  readonly roles?: Partial<Record<RoleCaller, number>>;
   /** A row that changes the fixture gets a fresh one per caller. */
   readonly mutates?: boolean;
   /** Prepares the fresh fixture (as its owner) before the call; may return it with what it made. */
@@ -49,6 +80,42 @@ const raw = async (base: string, method: string, path: string, headers: Record<s
       body: body === undefined ? undefined : JSON.stringify(body),
     })
   ).status;
+
+/** The admin API: no member or plain agent gets in. */
+const ADMIN_ONLY = { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 403 };
+
+/** Waits until the fixture's message is indexed: its owner finds it, searching the fixture alone. */
+async function searchable(base: string, f: Fixture, owner: Record<string, string>): Promise<void> {
+  await waitFor(
+    'the fixture searchable',
+    async () => {
+      const res = await fetch(`${base}/v1/user/search/messages`, {
+        method: 'POST',
+        headers: { ...owner, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: f.word, conversationIds: [f.id] }),
+      });
+      return ((await res.json()) as { data: unknown[] }).data.length > 0 ? true : undefined;
+    },
+    30_000,
+  );
+}
+
+/**
+ * A search for the fixture's own word over every conversation the caller may search: 200 when
+ * the fixture's message is among the hits, 204 when nothing is found, and 299 when something else
+ * is (only the fixture's message holds the word, so any other hit is one the caller should not see).
+ */
+async function searchResult(base: string, path: string, f: Fixture, headers: Record<string, string>): Promise<number> {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: f.word }),
+  });
+  if (res.status !== 200) return res.status;
+  const hits = ((await res.json()) as { data: Array<{ message: { conversationId: string } }> }).data;
+  if (hits.length === 0) return 204;
+  return hits.every((h) => h.message.conversationId === f.id) ? 200 : 299;
+}
 
 /** The document layout keeps the platform's rule (a stranger learns nothing: 404); the code layout answers 403, as the memory-service does. */
 const READ = { owner: 200, manager: 200, writer: 200, reader: 200, stranger: 404, agent: 200 };
@@ -329,12 +396,48 @@ export const ROWS: readonly Row[] = [
     expect: { owner: 200, manager: 200, writer: 200, reader: 200, stranger: 204, agent: 200 },
   },
   {
+    name: 'POST /v1/user/search/messages across conversations (no conversationIds)',
+    prepare: (b, f, owner) => searchable(b, f, owner),
+    call: (b, f, h) => searchResult(b, '/v1/user/search/messages', f, h),
+    expect: { owner: 200, manager: 200, writer: 200, reader: 200, stranger: 204, agent: 200 },
+  },
+  {
+    name: 'POST /v1/admin/search/messages (every person, every conversation)',
+    prepare: (b, f, owner) => searchable(b, f, owner),
+    call: (b, f, h) => searchResult(b, '/v1/admin/search/messages', f, h),
+    expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 403 },
+    roles: { admin: 200, auditor: 200, adminClient: 200, auditorClient: 200 },
+  },
+  {
+    name: 'GET /v1/admin/conversations/{id}',
+    call: (b, f, h) => raw(b, 'GET', `/v1/admin/conversations/${f.id}`, h),
+    expect: ADMIN_ONLY,
+    roles: { admin: 200, auditor: 200, adminClient: 200, auditorClient: 200 },
+  },
+  {
+    name: 'GET /v1/admin/conversations/{id}/messages',
+    call: (b, f, h) => raw(b, 'GET', `/v1/admin/conversations/${f.id}/messages`, h),
+    expect: ADMIN_ONLY,
+    roles: { admin: 200, auditor: 200, adminClient: 200, auditorClient: 200 },
+  },
+  {
+    name: 'DELETE /v1/admin/conversations/{id}',
+    mutates: true,
+    call: (b, f, h) => raw(b, 'DELETE', `/v1/admin/conversations/${f.id}`, h, { justification: 'matrix' }),
+    expect: ADMIN_ONLY,
+    roles: { admin: 204, auditor: 403, adminClient: 204, auditorClient: 403 },
+  },
+  {
     name: 'DELETE conversation',
     mutates: true,
     call: (b, f, h) => status(msCall(b, 'deleteConversation', { params: { conversationId: f.id }, headers: h })),
     expect: { owner: 204, manager: 204, writer: 403, reader: 403, stranger: 403, agent: 204 },
   },
 ];
+
+/** A word of letters only (a search term as it is tokenized), different each time. */
+const uniqueWord = () =>
+  `zq${Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('')}`;
 
 /** A conversation of the owner's with one member of each level and one user message. */
 async function fixture(base: string, creds: Credentials): Promise<Fixture> {
@@ -344,9 +447,10 @@ async function fixture(base: string, creds: Credentials): Promise<Fixture> {
   });
   assert.equal(created.status, 201);
   const id = created.body.id;
+  const word = uniqueWord();
   const first = await msCall<{ id: string }>(base, 'appendConversationMessage', {
     params: { conversationId: id },
-    body: { content: text('first') },
+    body: { content: text(`first ${word}`) },
     headers: creds.owner,
   });
   for (const level of ['manager', 'writer', 'reader'] as const) {
@@ -356,7 +460,16 @@ async function fixture(base: string, creds: Credentials): Promise<Fixture> {
     });
     assert.equal(shared, 201);
   }
-  return { id, firstMessage: first.body.id };
+  return { id, firstMessage: first.body.id, word };
+}
+
+function expectedOf(row: Row, caller: Caller): number {
+  if (caller === 'none' || caller === 'expired' || caller === 'forged') return 401;
+  if (caller in ROLE_CALLERS) {
+    const role = caller as RoleCaller;
+    return row.roles?.[role] ?? row.expect[ROLE_CALLERS[role]];
+  }
+  return row.expect[caller as keyof Row['expect']];
 }
 
 /**
@@ -370,7 +483,7 @@ export async function checkAuthorizationMatrix(base: string, creds: Credentials)
     for (const caller of CALLERS) {
       const fresh = row.mutates ? await fixture(base, creds) : shared;
       const f = (await row.prepare?.(base, fresh, creds.owner)) ?? fresh;
-      const expected = caller === 'none' || caller === 'expired' || caller === 'forged' ? 401 : row.expect[caller];
+      const expected = expectedOf(row, caller);
       const got = await row.call(base, f, creds[caller]);
       if (got !== expected) wrong.push(`${row.name} as ${caller}: ${got}, expected ${expected}`);
     }

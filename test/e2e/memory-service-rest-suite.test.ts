@@ -9,12 +9,14 @@ import { CONVERSATIONS, type Scenario } from './memory-service-rest-conversation
 import { MESSAGES } from './memory-service-rest-messages.js';
 import { FORKING, SHARING } from './memory-service-rest-sharing.js';
 import { MULTI_AGENT, SUMMARIES } from './memory-service-rest-summaries.js';
+import { ADMIN } from './memory-service-rest-admin.js';
+import { EVICTION } from './memory-service-rest-eviction.js';
 import { SUITE_KEYS, World } from './memory-service-rest-world.js';
 
 /**
  * The REST scenarios of the memory-service's own Cucumber suite at commit 1b5ccae3 (the commit
- * whose openapi.yml we serve), for conversations, messages, forking, sharing, summaries and
- * multi-agent memory, replayed against memstream with authentication on: our own code, written
+ * whose openapi.yml we serve), for conversations, messages, forking, sharing, summaries,
+ * multi-agent memory, the admin API and eviction, replayed against memstream with authentication on: our own code, written
  * from the features and the step definitions' requests and checks.
  */
 const SCENARIOS: readonly Scenario[] = [
@@ -24,6 +26,8 @@ const SCENARIOS: readonly Scenario[] = [
   ...SHARING,
   ...SUMMARIES,
   ...MULTI_AGENT,
+  ...ADMIN,
+  ...EVICTION,
 ];
 
 /**
@@ -41,6 +45,8 @@ const AUTH_ENV = {
   AUTH_API_KEYS: Object.values(SUITE_KEYS)
     .map((k) => `${k.clientId}:${k.key}`)
     .join(','),
+  // the suite's test profile: small eviction batches, so one eviction takes several
+  EVICTION_BATCH_SIZE: '10',
 };
 
 /** Clears what earlier scenarios left, as the suite's clearDatabase does before each: an agent deletes every conversation. */

@@ -19,6 +19,12 @@ export type SuiteKey = keyof typeof SUITE_KEYS;
 
 export const SUITE_USERS = ['alice', 'bob', 'charlie', 'dave'] as const;
 
+/**
+ * The realm roles the suite's Keycloak gives its users (its test profile: alice is an admin,
+ * charlie an auditor), carried in every token as Keycloak carries them, in every feature.
+ */
+const SUITE_ROLES: Readonly<Record<string, readonly string[]>> = { alice: ['admin'], charlie: ['auditor'] };
+
 export interface Answer {
   readonly status: number;
   readonly text: string;
@@ -34,6 +40,8 @@ export class World {
   /** Every conversation the scenario made, for its database checks. */
   readonly made = new Set<string>();
   private answer: Answer | undefined;
+  /** The content type of the last answer. */
+  contentType = '';
 
   constructor(
     readonly base: string,
@@ -60,7 +68,9 @@ export class World {
 
   private async headersOf(userId: string | null, key: SuiteKey | null): Promise<Record<string, string>> {
     return {
-      ...(userId ? bearer(await userToken(userId)) : {}),
+      ...(userId
+        ? bearer(await userToken(userId, { claims: { realm_access: { roles: SUITE_ROLES[userId] ?? [] } } }))
+        : {}),
       ...(key ? { 'x-api-key': SUITE_KEYS[key].key } : {}),
     };
   }
@@ -71,6 +81,21 @@ export class World {
   async call(method: string, path: string, body?: unknown, query?: Record<string, string | number>): Promise<Answer> {
     this.answer = await this.send(await this.headersOf(this.userId, this.apiKey), method, path, body, query);
     return this.answer;
+  }
+
+  /** A call with an Accept header of its own ("I call POST ... with Accept ..."); also sets `contentType`. */
+  async callAccepting(accept: string, method: string, path: string, body?: unknown): Promise<Answer> {
+    const headers = { ...(await this.headersOf(this.userId, this.apiKey)), accept };
+    this.answer = await this.send(headers, method, path, body);
+    return this.answer;
+  }
+
+  /** The same call `times` at once ("I call POST ... concurrently N times"): every answer. */
+  async callConcurrently(times: number, method: string, path: string, body?: unknown): Promise<Answer[]> {
+    const headers = await this.headersOf(this.userId, this.apiKey);
+    const answers = await Promise.all(Array.from({ length: times }, () => this.send(headers, method, path, body)));
+    this.answer = answers[0];
+    return answers;
   }
 
   private async send(
@@ -89,6 +114,7 @@ export class World {
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await res.text();
+    this.contentType = res.headers.get('content-type') ?? '';
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -108,6 +134,13 @@ export class World {
     return out;
   }
 
+  /** A read as alice, the suite's admin, leaving `last` alone (its checks that look through the admin API). */
+  async aliceReads(path: string, query?: Record<string, string | number>): Promise<Answer> {
+    const out = await this.send(await this.headersOf('alice', null), 'GET', path, undefined, query);
+    assert.equal(out.status, 200, `GET ${path} as alice: ${out.status} ${out.text}`);
+    return out;
+  }
+
   conv(id = this.conversationId): string {
     assert.ok(id, 'no conversation in hand');
     return `/v1/conversations/${encodeURIComponent(id)}`;
@@ -121,10 +154,47 @@ export class World {
     this.holdConversation(out.body.id, this.userId!);
   }
 
-  /** "there is a conversation owned by": made by that person. */
-  async conversationOwnedBy(owner: string): Promise<void> {
-    const out = await this.behind(owner, null, 'POST', '/v1/conversations', { title: `Owned by ${owner}` });
+  /** "there is a conversation owned by" (with a title): made by that person. */
+  async conversationOwnedBy(owner: string, title = `Owned by ${owner}`): Promise<void> {
+    const out = await this.behind(owner, null, 'POST', '/v1/conversations', { title });
     this.holdConversation(out.body.id, owner);
+  }
+
+  /** "the conversation owned by ... has a message": that person's message in their conversation. */
+  async ownerWrites(owner: string, conversationId: string, text: string): Promise<void> {
+    await this.behind(owner, null, 'POST', `${this.conv(conversationId)}/messages`, {
+      content: [{ type: 'text', text }],
+    });
+  }
+
+  /** "the conversation owned by ... is deleted": deleted by that person. */
+  async ownerDeletes(owner: string, conversationId: string): Promise<void> {
+    await this.behind(owner, null, 'DELETE', this.conv(conversationId));
+  }
+
+  /** "the membership for user ... was removed": by the conversation's owner. */
+  async ownerRemovesMember(userId: string): Promise<void> {
+    await this.behind(
+      this.conversationOwner!,
+      null,
+      'DELETE',
+      `${this.conv()}/memberships/${encodeURIComponent(userId)}`,
+    );
+  }
+
+  /** "the conversation has a pending ownership transfer to user": offered by its owner. */
+  async ownerOffersTransfer(newOwnerUserId: string): Promise<void> {
+    await this.behind(this.conversationOwner!, null, 'POST', `${this.conv()}/transfer-ownership`, { newOwnerUserId });
+  }
+
+  /** The group of a conversation as our schema keeps it (the suite reads conversation_group_id). */
+  async groupOf(conversationId = this.conversationId): Promise<string> {
+    const rows = await this.sql<{ group_id: string }>(
+      'SELECT COALESCE(group_id, id) AS group_id FROM conversations WHERE id = $1',
+      [conversationId],
+    );
+    assert.ok(rows[0], `no conversation ${conversationId} in the database`);
+    return rows[0].group_id;
   }
 
   holdConversation(id: string, owner: string): void {

@@ -11,7 +11,14 @@ import { checkStreamRevocation, checkTransferEndings } from './access-over-time-
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
 const OTHER_AGENT_KEY = 'other-agent-key-0123456789';
-const AUTH_ENV = { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `assistant:${AGENT_KEY},other:${OTHER_AGENT_KEY}` };
+const ADMIN_CLIENT_KEY = 'ops-key-0123456789abcdef';
+const AUDITOR_CLIENT_KEY = 'audit-key-0123456789abcdef';
+const AUTH_ENV = {
+  AUTH_JWT_SECRET: TEST_JWT_SECRET,
+  AUTH_API_KEYS: `assistant:${AGENT_KEY},other:${OTHER_AGENT_KEY},ops:${ADMIN_CLIENT_KEY},audit:${AUDITOR_CLIENT_KEY}`,
+  AUTH_ADMIN_CLIENTS: 'ops',
+  AUTH_AUDITOR_CLIENTS: 'audit',
+};
 
 async function people(): Promise<People> {
   return {
@@ -65,6 +72,11 @@ async function matrixCredentials(): Promise<Credentials> {
     reader: await person(USERS.reader),
     stranger: await person(USERS.stranger),
     agent: { 'x-api-key': AGENT_KEY },
+    // roles as tokens carry them: the `roles` claim, and Keycloak's realm_access.roles
+    admin: bearer(await userToken(USERS.admin, { claims: { roles: ['admin'] } })),
+    auditor: bearer(await userToken(USERS.auditor, { claims: { realm_access: { roles: ['auditor'] } } })),
+    adminClient: { 'x-api-key': ADMIN_CLIENT_KEY },
+    auditorClient: { 'x-api-key': AUDITOR_CLIENT_KEY },
     none: {},
     expired: bearer(await userToken(USERS.owner, { expiresInS: -3600 })),
     forged: bearer(await userToken(USERS.owner, { secret: 'not-the-server-secret-0123456789abcdef' })),

@@ -59,6 +59,10 @@ export const AdminMessagesQuery = z.object({
 });
 
 export const AdminActionRequest = z.object({ justification: Justification.optional() });
+/** An admin's deletion or restoration the converter had not applied when the wait ended; it will be (memstream addition). */
+export const AdminChangeAccepted = z
+  .object({ status: z.literal('accepted'), id: z.string(), requestId: z.string() })
+  .meta({ description: 'Published but not applied within the wait; it will be (memstream addition)' });
 export const JustificationQuery = z.object({ justification: Justification.optional() });
 
 export const AdminSearchRequest = z.object({

@@ -71,6 +71,17 @@ export type ConversationMessagesAppended = z.infer<typeof ConversationMessagesAp
 export const ConversationDeleted = envelopeOf('conversation.deleted', z.object(Scope));
 export type ConversationDeleted = z.infer<typeof ConversationDeleted>;
 
+/**
+ * An admin's deletion or restoration of a whole group (the admin API), in any family. The API
+ * checked the admin role, which lives in the caller's token: the converter applies it without
+ * asking for a membership, and records it in the group's order like every other change.
+ */
+export const ConversationAdminChanged = envelopeOf(
+  'conversation.admin.changed',
+  z.object({ ...Scope, action: z.enum(['delete', 'restore']) }),
+);
+export type ConversationAdminChanged = z.infer<typeof ConversationAdminChanged>;
+
 export const MembershipChanged = envelopeOf(
   'conversation.membership.changed',
   z.object({
@@ -100,6 +111,7 @@ export const ConversationInput = z.discriminatedUnion('type', [
   ConversationCreated,
   ConversationMessagesAppended,
   ConversationDeleted,
+  ConversationAdminChanged,
   MembershipChanged,
   OwnershipTransfer,
   // KAOS agent memory's writes share the topic: sessions are conversations too (see kaos-events.ts).

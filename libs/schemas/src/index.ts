@@ -58,6 +58,7 @@ export {
   ConversationCreated,
   ConversationMessagesAppended,
   ConversationDeleted,
+  ConversationAdminChanged,
   MembershipChanged,
   OwnershipTransfer,
   ConversationInput,

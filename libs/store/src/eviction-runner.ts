@@ -1,6 +1,6 @@
 import type { Logger } from '@memstream/logging';
 
-type LogLines = Pick<Logger, 'info' | 'warn' | 'error'>;
+type LogLines = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 /** What the runner logs through: a pino logger, or a fastify instance's. */
 export type RunnerLog = LogLines & { child(bindings: Record<string, unknown>): LogLines };
 import type { Store } from './store.js';
@@ -58,7 +58,7 @@ export async function runEvictionJob(
         return findEvictionJob(o.store, job.id);
       }
       await discardFor(o, job.id, step.conversationIds);
-      if (step.groups === 0) break;
+      if (step.found === 0) break;
       done += step.purged;
       onProgress(evictionProgress({ ...job, done }));
     }
@@ -85,28 +85,16 @@ async function discardFor(o: EvictionRunnerOptions, jobId: string, ids: readonly
 }
 
 /**
- * Takes over, every `intervalMs`, the open jobs nobody holds: those of a process that died (its
- * lease ran out) and those whose runner gave up a try. Returns the function that stops it.
+ * Runs the open jobs nobody holds until none is left: those of a process that died (its lease ran
+ * out) and those whose runner gave up a try. One pass; the API's eviction worker schedules it
+ * (startPeriodicJob). Stops between jobs once `signal` is aborted. How many jobs it ran.
  */
-export function startEvictionSweep(o: EvictionRunnerOptions & { readonly intervalMs: number }): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const sweep = async () => {
-    while (!stopped) {
-      const job = await runEvictionJob(o).catch(() => 'failed' as const);
-      if (job === undefined || job === 'failed') return;
-    }
-  };
-  const timer = setInterval(() => {
-    if (running || stopped) return;
-    running = sweep().finally(() => {
-      running = undefined;
-    });
-  }, o.intervalMs);
-  timer.unref();
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
-  };
+export async function sweepEvictionJobs(o: EvictionRunnerOptions, signal?: AbortSignal): Promise<number> {
+  let ran = 0;
+  while (!signal?.aborted) {
+    const job = await runEvictionJob(o);
+    if (job === undefined) break;
+    ran += 1;
+  }
+  return ran;
 }

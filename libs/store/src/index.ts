@@ -196,7 +196,7 @@ export {
 } from './repositories/eviction-jobs.js';
 export {
   runEvictionJob,
-  startEvictionSweep,
+  sweepEvictionJobs,
   type EvictionRunnerOptions,
   type RunnerLog,
 } from './eviction-runner.js';

@@ -1,7 +1,7 @@
 import type { Queryable, Store } from '../store.js';
 import { addPurgeCounts, NO_PURGE, purgeConversationGroups, type PurgeCounts } from './purge-conversations.js';
 
-/** memory-service's resource types. memstream removes a membership at once, so none is ever soft-deleted. */
+/** memory-service's resource types: groups soft-deleted, and memberships removed, before the cutoff. */
 export const EVICTABLE_RESOURCES = ['conversation_groups', 'conversation_memberships'] as const;
 export type EvictableResource = (typeof EVICTABLE_RESOURCES)[number];
 export type EvictionStatus = 'pending' | 'running' | 'completed' | 'failed';
@@ -106,20 +106,41 @@ function evictableGroupsSql(cutoff: string, limit?: string): string {
     ${limit === undefined ? '' : `ORDER BY 1 LIMIT ${limit}`}`;
 }
 
+/** What the job has to evict when it starts, for its progress: groups and removed memberships, one each. */
 async function countEvictable(q: Queryable, job: EvictionJob): Promise<number> {
-  if (!job.resource_types.includes('conversation_groups')) return 0;
-  const { rows } = await q.query<{ n: string }>(`SELECT count(*) AS n FROM (${evictableGroupsSql('$1')}) g`, [
-    job.cutoff,
-  ]);
-  return Number(rows[0]!.n);
+  let total = 0;
+  if (job.resource_types.includes('conversation_groups')) {
+    const { rows } = await q.query<{ n: string }>(`SELECT count(*) AS n FROM (${evictableGroupsSql('$1')}) g`, [
+      job.cutoff,
+    ]);
+    total += Number(rows[0]!.n);
+  }
+  if (job.resource_types.includes('conversation_memberships')) {
+    const { rows } = await q.query<{ n: string }>(
+      'SELECT count(*) AS n FROM conversation_membership_removals WHERE removed_at < $1',
+      [job.cutoff],
+    );
+    total += Number(rows[0]!.n);
+  }
+  return total;
+}
+
+/** Hard-deletes up to `limit` memberships removed before the cutoff; how many. */
+async function evictMembershipRemovals(q: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const { rowCount } = await q.query(
+    `DELETE FROM conversation_membership_removals WHERE id IN (
+       SELECT id FROM conversation_membership_removals WHERE removed_at < $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [cutoff, limit],
+  );
+  return rowCount ?? 0;
 }
 
 export interface EvictionStep {
   /** False when the lease was lost (another worker holds the job now): stop. */
   readonly held: boolean;
-  /** Groups found to evict by this step; 0 means nothing is left. */
-  readonly groups: number;
-  /** Of those, the groups this step purged (another job may have purged the rest first). */
+  /** Groups and removed memberships found to evict by this step; 0 means nothing is left. */
+  readonly found: number;
+  /** Of those, what this step evicted (another job may have purged the rest first). */
   readonly purged: number;
   /** Conversations purged whose response streams are to be discarded (see settleDiscards). */
   readonly conversationIds: readonly string[];
@@ -139,27 +160,33 @@ export async function evictBatch(
       [o.jobId, o.owner],
     );
     const job = rows[0];
-    if (!job) return { held: false, groups: 0, purged: 0, conversationIds: [] };
+    if (!job) return { held: false, found: 0, purged: 0, conversationIds: [] };
     let groups: string[] = [];
     if (job.resource_types.includes('conversation_groups')) {
       const found = await tx.query<{ group_id: string }>(evictableGroupsSql('$1', '$2'), [job.cutoff, o.batchSize]);
       groups = found.rows.map((r) => r.group_id);
     }
     const purged = await purgeConversationGroups(tx, groups, { deletedBefore: job.cutoff });
+    // the batch's room left by groups goes to removed memberships: groups first, then those
+    const room = o.batchSize - groups.length;
+    const removals =
+      room > 0 && job.resource_types.includes('conversation_memberships')
+        ? await evictMembershipRemovals(tx, job.cutoff, room)
+        : 0;
+    const counts = addPurgeCounts(addPurgeCounts(job.counts, purged.counts), { membershipRemovals: removals });
     await tx.query(
       `UPDATE eviction_jobs SET done = done + $2, counts = $3::jsonb,
          streams_to_discard = ARRAY(SELECT DISTINCT unnest(streams_to_discard || $4::text[])),
          leased_until = clock_timestamp() + make_interval(secs => $5::float8 / 1000)
        WHERE id = $1::uuid`,
-      [
-        job.id,
-        purged.counts.groups,
-        JSON.stringify(addPurgeCounts(job.counts, purged.counts)),
-        purged.conversationIds,
-        o.leaseMs,
-      ],
+      [job.id, purged.counts.groups + removals, JSON.stringify(counts), purged.conversationIds, o.leaseMs],
     );
-    return { held: true, groups: groups.length, purged: purged.counts.groups, conversationIds: purged.conversationIds };
+    return {
+      held: true,
+      found: groups.length + removals,
+      purged: purged.counts.groups + removals,
+      conversationIds: purged.conversationIds,
+    };
   });
 }
 

@@ -45,12 +45,18 @@ export async function setMembership(
   return rows[0]!;
 }
 
-/** Removes a member; an ownership transfer offered to them ends with their membership. */
+/**
+ * Removes a member; an ownership transfer offered to them ends with their membership. The
+ * membership is kept as a removal (no access, only the record) until retention evicts it.
+ */
 export async function removeMembership(q: Queryable, groupId: string, userId: string): Promise<boolean> {
-  const { rowCount } = await q.query('DELETE FROM conversation_memberships WHERE group_id = $1 AND user_id = $2', [
-    groupId,
-    userId,
-  ]);
+  const { rowCount } = await q.query(
+    `WITH gone AS (DELETE FROM conversation_memberships WHERE group_id = $1 AND user_id = $2
+                   RETURNING group_id, user_id, access_level, created_at)
+     INSERT INTO conversation_membership_removals (group_id, user_id, access_level, created_at)
+     SELECT group_id, user_id, access_level, created_at FROM gone`,
+    [groupId, userId],
+  );
   await cancelPendingTransfers(q, [groupId], userId);
   return (rowCount ?? 0) > 0;
 }

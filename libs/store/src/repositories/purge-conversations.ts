@@ -15,6 +15,8 @@ export interface PurgeCounts {
   readonly arkSessions: number;
   readonly streamChunks: number;
   readonly memberships: number;
+  /** Removed memberships kept for the record (see removeMembership). */
+  readonly membershipRemovals: number;
   readonly transfers: number;
   readonly conversationMeta: number;
   readonly requestOutcomes: number;
@@ -33,6 +35,7 @@ export const NO_PURGE: PurgeCounts = Object.freeze({
   arkSessions: 0,
   streamChunks: 0,
   memberships: 0,
+  membershipRemovals: 0,
   transfers: 0,
   conversationMeta: 0,
   requestOutcomes: 0,
@@ -57,8 +60,8 @@ export interface PurgeResult {
 /**
  * Hard-deletes conversation groups (a conversation and its forks) and everything made from them in
  * every family: messages, search rows and vectors (and their keyword statistics), episodes and episodic memories, rolling
- * summaries, KAOS sessions and events, ARK sessions and relayed chunks, memberships and ownership
- * transfers, EverMemOS group metadata and request outcomes. Run it inside a transaction: its
+ * summaries, KAOS sessions and events, ARK sessions and relayed chunks, memberships (removed ones
+ * too) and ownership transfers, EverMemOS group metadata and request outcomes. Run it inside a transaction: its
  * conversations are locked first (in id order, so two purges never deadlock, and a second purge
  * of the same group waits and then finds nothing), so a group is removed exactly once, whole.
  */
@@ -111,6 +114,10 @@ export async function purgeConversationGroups(
     groups,
   ]);
   const memberships = await count('DELETE FROM conversation_memberships WHERE group_id = ANY($1::text[])', [groups]);
+  const membershipRemovals = await count(
+    'DELETE FROM conversation_membership_removals WHERE group_id = ANY($1::text[])',
+    [groups],
+  );
   const conversations = await count('DELETE FROM conversations WHERE id = ANY($1::text[])', [ids]);
   return {
     counts: {
@@ -126,6 +133,7 @@ export async function purgeConversationGroups(
       arkSessions,
       streamChunks,
       memberships,
+      membershipRemovals,
       transfers,
       conversationMeta,
       requestOutcomes,

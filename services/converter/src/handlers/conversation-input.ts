@@ -19,6 +19,7 @@ import {
   recordRequestOutcomes,
   removeMembership,
   requestTransfer,
+  restoreConversationGroup,
   setMembership,
   settleTransfer,
   standingOf,
@@ -106,6 +107,8 @@ function mayTakeAccess(event: ConversationInput): event is Exclude<ConversationI
       return event.data.change !== 'share';
     case 'conversation.deleted':
       return true;
+    case 'conversation.admin.changed':
+      return event.data.action === 'delete';
     case 'conversation.ownership.transfer':
       return event.data.action === 'accept';
     default:
@@ -215,6 +218,20 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
       const refused = levelRefusal(await standingOf(tx, event.actor, data.conversation_id), 'manager', 'Deleting');
       if (refused) return refuse(refused);
       return done({ deleted: await deleteConversationGroup(tx, data.group_id) });
+    }
+
+    case 'conversation.admin.changed': {
+      // The API found the conversation before publishing; a change another admin made meanwhile is told as it stands.
+      if (event.data.action === 'delete') {
+        const deleted = await deleteConversationGroup(tx, data.group_id);
+        if (deleted === 0)
+          return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Conversation not found: ${data.conversation_id}` });
+        return done({ conversations: deleted });
+      }
+      const restored = await restoreConversationGroup(tx, data.group_id);
+      if (restored === 0)
+        return refuse({ code: 'CONFLICT', message: `Conversation ${data.conversation_id} is not deleted` });
+      return done({ conversations: restored });
     }
 
     case 'conversation.membership.changed': {

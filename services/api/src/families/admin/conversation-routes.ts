@@ -1,21 +1,24 @@
+import type { FastifyRequest } from 'fastify';
 import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
+import { parseOrThrow, writeOriginOf } from '@memstream/http';
+import type { Writer } from '@memstream/ingest';
 import {
   adminFindConversation,
   adminListConversations,
-  deleteConversationGroup,
   findInView,
   listMemberships,
   listView,
-  restoreConversationGroup,
   viewSegments,
   type Store,
 } from '@memstream/store';
+import { TOPICS } from '@memstream/schemas';
+import { answerWrite, StillApplying } from '../memory-service/answer-write.js';
 import { adminDocs as docs } from './docs.js';
 import { auditMore, justificationOf, requireRole } from './audit.js';
 import {
   AdminActionRequest,
+  AdminChangeAccepted,
   AdminConversationBody,
   AdminConversationList,
   AdminConversationParams,
@@ -32,8 +35,44 @@ type P = { Params: { id: string } };
 const notFound = (id: string) =>
   new AppError('RESOURCE_NOT_FOUND', `No conversation ${id}`, { details: { resource: 'conversation', id } });
 
+/**
+ * An admin's deletion or restoration, as every change is made: published to the conversation
+ * input topic in the group's order, applied by the converter, and held until it is stored. The
+ * conversations it changed, or StillApplying when the wait ended first (answered 202).
+ */
+async function adminChange(
+  write: Writer,
+  request: FastifyRequest,
+  found: { id: string; group_id: string },
+  action: 'delete' | 'restore',
+): Promise<number | StillApplying> {
+  const written = await write(
+    writeOriginOf(request),
+    TOPICS.conversationInput,
+    {
+      type: 'conversation.admin.changed',
+      data: { conversation_id: found.id, group_id: found.group_id, action },
+      source: 'memory-service',
+    } as never,
+    true,
+  );
+  const outcome = answerWrite(written, found.id);
+  if (outcome instanceof StillApplying) return outcome;
+  return Number((outcome.result as { conversations?: number } | null)?.conversations ?? 0);
+}
+
+const stillApplying = (pending: StillApplying, id: string) => ({
+  status: 'accepted',
+  id,
+  requestId: pending.requestId,
+});
+
 /** Conversations of every person and every family: read by auditors, deleted and restored by admins. */
-export function registerAdminConversationRoutes({ writes, reads }: Halves, store: Store): void {
+export function registerAdminConversationRoutes(
+  { writes, reads }: Halves,
+  deps: { store: Store; write: Writer },
+): void {
+  const { store } = deps;
   reads?.get(
     '/v1/admin/conversations',
     docs.route({
@@ -93,7 +132,7 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
       summary: 'Soft-delete any conversation with its whole fork tree (admin)',
       params: AdminConversationParams,
       body: AdminActionRequest,
-      responses: { 204: 'Deleted' },
+      responses: { 202: AdminChangeAccepted, 204: 'Deleted' },
     }),
     async (request, reply) => {
       const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
@@ -102,7 +141,8 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
       auditMore(request, { justification: body.justification });
       const found = await adminFindConversation(store, id, false);
       if (!found) throw notFound(id);
-      const deleted = await store.transaction((tx) => deleteConversationGroup(tx, found.group_id));
+      const deleted = await adminChange(deps.write, request, found, 'delete');
+      if (deleted instanceof StillApplying) return reply.code(202).send(stillApplying(deleted, id));
       auditMore(request, { counts: { conversations: deleted } });
       return reply.code(204).send();
     },
@@ -114,9 +154,9 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
       summary: 'Restore a soft-deleted conversation with its fork tree (admin); 409 when it is not deleted',
       params: AdminConversationParams,
       body: AdminActionRequest,
-      responses: { 200: AdminConversationBody },
+      responses: { 200: AdminConversationBody, 202: AdminChangeAccepted },
     }),
-    async (request) => {
+    async (request, reply) => {
       const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
       requireRole(request, 'admin', 'restoreConversation', { target: id });
       const body = parseOrThrow(AdminActionRequest, request.body ?? {});
@@ -127,9 +167,12 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
         throw new AppError('CONFLICT', `Conversation ${id} is not deleted`, {
           details: { message: `Conversation ${id} is not deleted` },
         });
-      const restored = await restoreConversationGroup(store, found.group_id);
+      const restored = await adminChange(deps.write, request, found, 'restore');
+      if (restored instanceof StillApplying) return reply.code(202).send(stillApplying(restored, id));
       auditMore(request, { counts: { conversations: restored } });
-      return adminConversationDetail((await adminFindConversation(store, id, true))!);
+      const now = await adminFindConversation(store, id, true);
+      if (!now) throw notFound(id);
+      return adminConversationDetail(now);
     },
   );
 

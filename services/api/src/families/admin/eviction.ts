@@ -1,9 +1,10 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { ResponseStreams } from '@memstream/fanout';
+import { startPeriodicJob } from '@memstream/runtime';
 import {
   runEvictionJob,
-  startEvictionSweep,
+  sweepEvictionJobs,
   type EvictionRunnerOptions,
   type RunnerLog,
   type Store,
@@ -42,7 +43,11 @@ export function createEvictor(
     discard: async (ids) => deps.responses?.discard(ids),
     log: deps.log,
   };
-  const stopSweep = startEvictionSweep({ ...options, intervalMs: settings.sweepIntervalMs });
+  const sweep = startPeriodicJob(
+    { name: 'eviction sweep', everyMs: settings.sweepIntervalMs, log: deps.log },
+    // a job that fails is logged by its runner, and its lease lets the next sweep take it again
+    (signal) => sweepEvictionJobs(options, signal),
+  );
   const background = new Set<Promise<unknown>>();
   return {
     run: (jobId, onProgress) => runEvictionJob(options, jobId, onProgress),
@@ -53,7 +58,7 @@ export function createEvictor(
       background.add(running);
     },
     async close() {
-      await stopSweep();
+      await sweep.stop();
       // a job cut short here is taken over after its lease by this or another replica
       await Promise.allSettled([...background]);
     },

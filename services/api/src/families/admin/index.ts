@@ -33,7 +33,7 @@ export const admin: ApiFamilyPlugin = {
       });
       writes.addHook('onClose', async () => evictor?.close());
     }
-    registerAdminConversationRoutes(on, deps.store);
+    registerAdminConversationRoutes(on, { store: deps.store, write: deps.write });
     registerAdminSearch(on, deps);
     registerEvictRoutes(on, {
       store: deps.store,

@@ -7,14 +7,16 @@ import { adminDocs as docs } from './docs.js';
 import { auditMore, justificationOf, requireRole } from './audit.js';
 import { AdminSearchRequest, AdminSearchResults, JustificationQuery } from '@memstream/schemas';
 import { adminMessageView } from './views.js';
+import { containsQueryWord } from '../memory-service/query-words.js';
 
 /** Hits asked of the index per result returned: some are then left out (deleted conversations). */
 const OVERFETCH = 3;
 
 /**
  * `POST /v1/admin/search/messages`: the search of `/v1/user/search/messages` over every message of
- * every person and family, every channel included. The query's words are not written to the audit
- * log (they may be a person's words); its filters and the number of hits are.
+ * every person and family, every channel included, under the same rule: a hit contains one of the
+ * query's words. The query's words are not written to the audit log (they may be a person's
+ * words); its filters and the number of hits are.
  */
 export function registerAdminSearch({ reads }: Halves, deps: { store: Store; embedder: QueryEmbedder }): void {
   reads?.post(
@@ -61,9 +63,12 @@ export function registerAdminSearch({ reads }: Halves, deps: { store: Store; emb
         body.includeDeleted,
       );
       const byKey = new Map(found.map((m) => [`${m.conversation_id}\u0000${m.message_id}`, m]));
+      const matches = containsQueryWord(body.query);
       const data = hits.flatMap((h) => {
         const m = byKey.get(`${h.conversation_id}\u0000${h.message_ids[0]!}`);
-        return m ? [{ message: adminMessageView(m), score: Math.round(h.score * 1e6) / 1e6, highlights: null }] : [];
+        return m && matches(h.content)
+          ? [{ message: adminMessageView(m), score: Math.round(h.score * 1e6) / 1e6, highlights: null }]
+          : [];
       });
       auditMore(request, { counts: { results: Math.min(data.length, body.topK) } });
       return { data: data.slice(0, body.topK) };

@@ -7,6 +7,7 @@ import { msMessagesByKeys, visibleTo, type Store } from '@memstream/store';
 import { SearchMessagesRequest } from '@memstream/schemas';
 import { OWN_WORDS_RANKING, searchMemories, type QueryEmbedder } from '@memstream/search';
 import { codeMessageView } from './views.js';
+import { containsQueryWord } from './query-words.js';
 
 /** Hits asked of the index per result returned: some are then left out (agent-only, deleted). */
 const OVERFETCH = 3;
@@ -19,8 +20,7 @@ const OVERFETCH = 3;
  * see (agent-only visibility, the memory channel), and an agent finds no other agent's memory
  * channel. An agent that sends a person's token with its key searches as that person, as the
  * memory-service always searches as the token's person. A hit must contain one of the query's
- * words (in any case): the memory-service answers only messages that contain what was searched,
- * so a message merely close in meaning is no hit; the vector side ranks, it does not add.
+ * words (containsQueryWord).
  */
 export function registerSearch(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
   const route = docs.route({
@@ -48,7 +48,7 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
       { query: body.query, method: 'hybrid', topK: body.topK * OVERFETCH, filters },
       OWN_WORDS_RANKING,
     );
-    const words = wordsOf(body.query);
+    const matches = containsQueryWord(body.query);
     const found = await msMessagesByKeys(
       deps.store,
       hits.map((h) => ({ conversationId: h.conversation_id, messageId: h.message_ids[0]! })),
@@ -56,7 +56,7 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
     const byKey = new Map(found.map((m) => [`${m.conversation_id}\u0000${m.message_id}`, m]));
     const data = hits.flatMap((h) => {
       const m = byKey.get(`${h.conversation_id}\u0000${h.message_ids[0]!}`);
-      if (!m || !containsAny(h.content, words)) return [];
+      if (!m || !matches(h.content)) return [];
       if (person !== undefined && (m.ms.channel === 'memory' || m.ms.visibility === 'agent')) return [];
       // an agent's memory channel is its own: another client's is not found either
       if (m.ms.channel === 'memory' && principal.kind === 'agent' && m.ms.client_id !== principal.clientId) return [];
@@ -64,17 +64,6 @@ export function registerSearch(app: FastifyInstance, deps: { store: Store; embed
     });
     return { data: data.slice(0, body.topK) };
   });
-}
-
-/** The words of a query, lower case: runs of letters and digits. */
-function wordsOf(query: string): string[] {
-  return [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
-}
-
-/** Whether a text contains one of the words, in any case. */
-function containsAny(text: string, words: readonly string[]): boolean {
-  const lower = text.toLowerCase();
-  return words.some((word) => lower.includes(word));
 }
 
 /** When `before` was written; it must be a message the caller may read. */
