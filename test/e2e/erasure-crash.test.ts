@@ -45,10 +45,14 @@ test('an erasure cut by SIGKILL of the embedded process group completes after re
     (await http(base, 'POST', '/v1/conversations', who, { title: 'c' })).body.id as string;
 
   let proc = await start();
-  for (let i = 0; i < CONVERSATIONS; i++) await say(proc.base, as.pia, await conversation(proc.base, as.pia), `${word} ${i}`);
+  for (let i = 0; i < CONVERSATIONS; i++)
+    await say(proc.base, as.pia, await conversation(proc.base, as.pia), `${word} ${i}`);
   const shared = await conversation(proc.base, as.quin);
   const shareBody = { userId: pia, accessLevel: 'writer' };
-  assert.equal((await http(proc.base, 'POST', `/v1/conversations/${shared}/memberships`, as.quin, shareBody)).status, 201);
+  assert.equal(
+    (await http(proc.base, 'POST', `/v1/conversations/${shared}/memberships`, as.quin, shareBody)).status,
+    201,
+  );
   for (let i = 0; i < 2; i++) {
     await say(proc.base, as.quin, shared, `quin keeps this ${i}`);
     await say(proc.base, as.pia, shared, `${word} in quin's conversation ${i}`);

@@ -43,7 +43,9 @@ export const ErasureReceipt = z.object({
   requestedAt: z.string(),
   startedAt: z.string().nullable(),
   completedAt: z.string().nullable(),
-  step: z.string().meta({ description: 'Where the job is: owned-conversations, sent-messages, keyed-records, response-streams, final-check' }),
+  step: z.string().meta({
+    description: 'Where the job is: owned-conversations, sent-messages, keyed-records, response-streams, final-check',
+  }),
   passes: z.number().int(),
   error: z.string().nullable(),
   counts: z.object({

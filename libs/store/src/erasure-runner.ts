@@ -1,6 +1,11 @@
 import type { Queryable, Store } from './store.js';
 import type { RunnerLog } from './eviction-runner.js';
-import { eraseKeyedRecords, eraseOwnedConversations, eraseSentMessages, personRemains } from './repositories/erase-person.js';
+import {
+  eraseKeyedRecords,
+  eraseOwnedConversations,
+  eraseSentMessages,
+  personRemains,
+} from './repositories/erase-person.js';
 import type { ErasureBatch } from './repositories/erase-person.js';
 import { addCount, addErasureCounts, noErasureCounts, type ErasureCounts } from './repositories/erasure-counts.js';
 import {
@@ -10,7 +15,7 @@ import {
   findErasureJob,
   finishErasurePass,
   runErasureBatch,
-    type ErasureJob,
+  type ErasureJob,
 } from './repositories/erasure-jobs.js';
 
 /**

@@ -29,7 +29,7 @@ export function registerErasureRoutes({ writes, reads }: Halves, deps: { store: 
   writes?.post(
     '/v1/admin/erasures',
     docs.route({
-      summary: "Erase a person from every family, with everything made from their words (admin)",
+      summary: 'Erase a person from every family, with everything made from their words (admin)',
       description:
         'Answers 202 with the job; the receipt (GET /v1/admin/erasures/{id}) says when it completed and what it removed or rewrote, per family and per store. What a person is made of: docs/your-users-data.md.',
       body: ErasureRequest,
@@ -120,8 +120,7 @@ async function accept(
 
 async function found(store: Store, id: string, userId?: string): Promise<ErasureJob> {
   const job = await findErasureJob(store, id, { userId });
-  if (!job)
-    throw new AppError('RESOURCE_NOT_FOUND', `No erasure ${id}`, { details: { resource: 'erasure', id } });
+  if (!job) throw new AppError('RESOURCE_NOT_FOUND', `No erasure ${id}`, { details: { resource: 'erasure', id } });
   return job;
 }
 
