@@ -7,7 +7,7 @@ import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { TOPICS, allTopics } from '@memstream/schemas';
 import { PgStore, findRequestOutcome, listMessages, migrate } from '@memstream/store';
-import { startConverter } from '@memstream/converter';
+import { createEraser, startConverter } from '@memstream/converter';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 
 // A Kafka producer that is not our gateway writes the public input topic directly: valid events
@@ -39,6 +39,11 @@ test('direct producers: valid events land in order, poison records are dead-lett
   await bus.ensureTopics(allTopics());
   const fanout = new RedisFanout(infra().redisUrl, log);
   t.after(() => fanout.close());
+  const eraser = createEraser(
+    { store, discard: async () => undefined, log },
+    { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 60_000, maxAttempts: 5 },
+  );
+  t.after(() => eraser.close());
   const subs = await startConverter({
     bus,
     store,
@@ -50,6 +55,7 @@ test('direct producers: valid events land in order, poison records are dead-lett
     maxBatchSize: 100,
     metaCacheMs: 10_000,
     rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
+    eraser,
   });
   t.after(() => Promise.all(subs.map((s) => s.stop())));
 

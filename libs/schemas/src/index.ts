@@ -43,6 +43,7 @@ export {
   MemoryExtracted,
   PlatformEvent,
 } from './events.js';
+export { ErasureRequested, ErasureInput } from './erasure-events.js';
 export { EpisodicMemory } from './episodic-memory.js';
 export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
 export { CONSUMERS, TOPICS, allTopics, type TopicDef, type TopicName } from './topics.js';
@@ -95,3 +96,4 @@ export * from './kaos-api.js';
 export * from './evermemos-api.js';
 export * from './ark-api.js';
 export * from './memory-agent-api.js';
+export * from './erasure-api.js';

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { ArkInput, GroupChatInput, MemoryExtracted, MessageStored } from './events.js';
 import { ConversationInput } from './conversation-events.js';
 import { conversationIdOf } from './group-chat-message.js';
+import { ErasureInput } from './erasure-events.js';
 
 /**
  * A topic binds a name, the schema of its events and the key that orders them. Names follow
@@ -53,6 +54,8 @@ export const TOPICS = {
   messagesStored: topic('conversation.message-stored.v1', MessageStored, (e) => e.data.conversation_id),
   /** Episodic memories as extraction stores them, for the indexer. Keyed by conversation. */
   memoriesExtracted: topic('memory.episodic-extracted.v1', MemoryExtracted, (e) => e.data.conversation_id),
+  /** Erasures of a person, as the admin and person APIs accept them; keyed by the person. Internal. */
+  erasures: topic('governance.erasures.v1', ErasureInput, (e) => e.data.user_id),
 } as const;
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS]['name'];
@@ -68,6 +71,7 @@ export const CONSUMERS = {
   conversationInput: ['converter'],
   messagesStored: ['indexer', 'extractor', 'summarizer'],
   memoriesExtracted: ['indexer'],
+  erasures: ['converter'],
 } as const satisfies { readonly [K in keyof typeof TOPICS]: readonly string[] };
 
 /** Every topic of the catalogue and its dead-letter twin, in the shape `bus.ensureTopics` takes. */

@@ -208,3 +208,30 @@ export {
   type AdminConversationRecord,
   type AdminConversationQuery,
 } from './repositories/admin-conversations.js';
+export {
+  createErasureJob,
+  findErasureJob,
+  claimErasureJob,
+  type ErasureJob,
+  type ErasureStatus,
+  type NewErasureJob,
+} from './repositories/erasure-jobs.js';
+export {
+  ERASURE_FAMILIES,
+  ERASURE_STORES,
+  noErasureCounts,
+  addErasureCounts,
+  type ErasureCounts,
+  type ErasureFamily,
+  type ErasureStore,
+} from './repositories/erasure-counts.js';
+export type { ErasureBatch } from './repositories/erase-person.js';
+export {
+  runErasureJob,
+  startErasureSweep,
+  erasureSteps,
+  FIRST_ERASURE_STEP,
+  type ErasureStep,
+  type OutsideWork,
+  type ErasureRunnerOptions,
+} from './erasure-runner.js';

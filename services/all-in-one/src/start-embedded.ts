@@ -52,15 +52,17 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
   );
   await bus.ensureTopics(allTopics());
 
-  await runConverter(config, { bus, store, fanout, log, lifecycle });
+  // Made before the converter, whose erasures discard the streams of what they removed.
+  const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
+  if (responses) lifecycle.defer('response streams', () => responses.close());
+  const discardStreams = async (ids: readonly string[]) => void (await responses?.discard(ids));
+  await runConverter(config, { bus, store, fanout, log, lifecycle, discardStreams });
   // Memory formation yields the CPU to the write path and the reads (see backgroundStoreOf).
   const background = backgroundStoreOf(store);
   await runSummarizer(config, { bus, store: background, log, lifecycle, metrics });
   await runExtractor(config, { bus, store: background, fanout, log, lifecycle, metrics });
   await runIndexer(config, { bus, store: background, embedder, log, lifecycle });
 
-  const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
-  if (responses) lifecycle.defer('response streams', () => responses.close());
   const writer = await lifecycle.own(
     'write path',
     () => startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log }),

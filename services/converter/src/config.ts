@@ -10,6 +10,14 @@ export const converterSettings = {
   CONVERTER_MAX_BATCH_SIZE: env.int(500, 1, 10_000),
   /** How long a group's metadata is reused before it is read again (it only matters after a rebalance). */
   CONVERTER_META_CACHE_MS: env.int(10_000, 0),
+  /** Erasures: conversations handled per transaction. */
+  ERASURE_BATCH_SIZE: env.int(100, 1, 10_000),
+  /** How long an erasure job stays one process's without a sign of life (then another takes it over). */
+  ERASURE_LEASE_MS: env.int(30_000, 100, 3_600_000),
+  /** How often a converter looks for erasure jobs nobody holds. */
+  ERASURE_SWEEP_INTERVAL_MS: env.int(10_000, 50, 3_600_000),
+  /** Tries before an erasure job is marked failed. */
+  ERASURE_MAX_ATTEMPTS: env.int(5, 1, 100),
 };
 
 export const converterEnv = platformEnv.extend(converterSettings).superRefine(requireRedisWithKafka);

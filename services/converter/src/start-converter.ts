@@ -18,6 +18,8 @@ import { handleConversationBatch } from './handlers/conversation-input.js';
 import { coalesce } from './coalescer.js';
 import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './handlers/group-chat-input.js';
 import type { BoundaryRules } from '@memstream/episodes';
+import type { Eraser } from './handlers/erasure.js';
+import { createEraser } from './handlers/erasure.js';
 
 export interface ConverterOptions {
   readonly bus: Bus;
@@ -31,6 +33,8 @@ export interface ConverterOptions {
   readonly metaCacheMs: number;
   /** Episode boundaries, for flushes (the extractor's rules). */
   readonly rules: BoundaryRules;
+  /** Runs the erasure jobs the erasure topic names. */
+  readonly eraser: Eraser;
 }
 
 /** Subscribes the converter's handlers; the caller stops the returned subscriptions on shutdown. */
@@ -73,6 +77,12 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       handler: (event, ctx) => handleConversationBatch(deps)([event], ctx),
       onDeadLetter: recordDeadLetter(deps, options.log),
     },
+    erasures: {
+      // one job at a time per partition: a job is long, and its lease keeps it to one worker anyway
+      groupId: `${options.groupId}.erasures`,
+      retry: options.retry,
+      handler: options.eraser.handle,
+    },
   };
   return subscribeWiring(options.bus, TOPICS, wiring);
 }
@@ -84,8 +94,25 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
  */
 export async function runConverter(
   config: ConverterConfig,
-  deps: { bus: Bus; store: Store; fanout: Fanout; log: Logger; lifecycle: Lifecycle },
+  deps: {
+    bus: Bus;
+    store: Store;
+    fanout: Fanout;
+    log: Logger;
+    lifecycle: Lifecycle;
+    /** Removes the response streams of conversations an erasure removed (Redis, or the embedded process's memory). */
+    discardStreams: (conversationIds: readonly string[]) => Promise<void>;
+  },
 ): Promise<void> {
+  const eraser = createEraser(
+    { store: deps.store, discard: deps.discardStreams, log: deps.log },
+    {
+      batchSize: config.ERASURE_BATCH_SIZE,
+      leaseMs: config.ERASURE_LEASE_MS,
+      sweepIntervalMs: config.ERASURE_SWEEP_INTERVAL_MS,
+      maxAttempts: config.ERASURE_MAX_ATTEMPTS,
+    },
+  );
   const subscriptions = await startConverter({
     bus: deps.bus,
     store: deps.store,
@@ -96,6 +123,7 @@ export async function runConverter(
     partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
     maxBatchSize: config.CONVERTER_MAX_BATCH_SIZE,
     metaCacheMs: config.CONVERTER_META_CACHE_MS,
+    eraser,
     rules: {
       maxMessages: config.EPISODE_MAX_MESSAGES,
       maxTokens: config.EPISODE_MAX_TOKENS,
@@ -103,6 +131,9 @@ export async function runConverter(
     },
   });
   deps.lifecycle.defer('converter consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
+  // Registered after the consumers, so it runs before they stop: the job in hand stops between two
+  // batches instead of holding the shutdown, and is taken over once its lease runs out.
+  deps.lifecycle.defer('erasure worker', () => eraser.close());
 
   // Every replica purges; the DELETE is idempotent, the jitter keeps them from doing it together.
   startPeriodicJob(

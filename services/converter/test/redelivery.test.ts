@@ -8,7 +8,7 @@ import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { TOPICS, allTopics, type GroupChatMessageReceived } from '@memstream/schemas';
 import { PgStore, listMessages, migrate } from '@memstream/store';
-import { startConverter } from '@memstream/converter';
+import { createEraser, startConverter } from '@memstream/converter';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../../../test/helpers/infra.js';
 import { captureLogger } from '../../../test/helpers/logger.js';
 
@@ -54,6 +54,11 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
       content: 'hello',
     },
   };
+  const eraser = createEraser(
+    { store, discard: async () => undefined, log },
+    { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 60_000, maxAttempts: 5 },
+  );
+  t.after(() => eraser.close());
   let subs = await startConverter({
     bus,
     store,
@@ -65,6 +70,7 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
     maxBatchSize: 100,
     metaCacheMs: 10_000,
     rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
+    eraser,
   });
   await publishEvents(bus, TOPICS.groupChatInput, [event]);
   const batches = () => lines().filter((l) => l['msg'] === 'group-chat batch stored');
@@ -88,6 +94,7 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
     maxBatchSize: 100,
     metaCacheMs: 10_000,
     rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
+    eraser,
   });
   await waitFor('the redelivery', async () => batches().some((l) => l['duplicates'] === 1));
   await Promise.all(subs.map((s) => s.stop()));

@@ -6,13 +6,15 @@ import { registerAuditRoutes } from './audit-routes.js';
 import { registerAdminConversationRoutes } from './conversation-routes.js';
 import { createEvictor, type Evictor } from './eviction.js';
 import { registerEvictRoutes } from './evict-routes.js';
+import { registerErasureRoutes } from './erasure-routes.js';
 import { registerAdminSearch } from './search-route.js';
 
 export type { EvictionSettings } from './eviction.js';
 
 /**
  * The admin and auditor API (memory-service's admin contract): conversations of every person and
- * family, search across everyone, eviction, and the audit log every call writes. Errors come in
+ * family, search across everyone, eviction, erasure of a person (and its `/v1/me` twin for the
+ * person themself), and the audit log every call writes. Errors come in
  * memory-service's shape. Reads (listings, search, the audit log, a job's state) on the read half;
  * deleting, restoring and evicting on the write half, whose process also runs the eviction worker
  * (it takes over the jobs a dead process left) from when the server is ready until it closes.
@@ -42,6 +44,7 @@ export const admin: ApiFamilyPlugin = {
         return evictor;
       },
     });
+    registerErasureRoutes(on, deps);
     registerAuditRoutes(on, deps.store);
   },
 };

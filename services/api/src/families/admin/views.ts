@@ -1,5 +1,5 @@
-import type { AdminConversationRecord, AuditRecord, EvictionJob, MsStoredMessage } from '@memstream/store';
-import { evictionProgress } from '@memstream/store';
+import type { AdminConversationRecord, AuditRecord, ErasureJob, EvictionJob, MsStoredMessage } from '@memstream/store';
+import { addErasureCounts, evictionProgress } from '@memstream/store';
 
 /** memory-service leaves a field out rather than sending null where its contract has no null. */
 export function adminConversationView(c: AdminConversationRecord) {
@@ -60,5 +60,23 @@ export function auditView(r: AuditRecord) {
     status: r.status,
     params: r.params,
     counts: r.counts,
+  };
+}
+
+/** The receipt: every family and store listed, those with nothing removed as empty objects. */
+export function erasureReceiptView(job: ErasureJob) {
+  return {
+    id: job.id,
+    userId: job.user_id,
+    status: job.status,
+    requestedBy: job.requested_by,
+    self: job.self,
+    requestedAt: job.requested_at.toISOString(),
+    startedAt: job.started_at?.toISOString() ?? null,
+    completedAt: job.completed_at?.toISOString() ?? null,
+    step: job.step,
+    passes: job.passes,
+    error: job.error,
+    counts: addErasureCounts(job.counts, {}),
   };
 }

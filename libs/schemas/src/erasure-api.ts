@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** The erasure API's payloads (memstream's own, beside memory-service's admin contract). */
+const PersonId = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\u0000]+$/);
+const Justification = z
+  .string()
+  .max(2000)
+  .regex(/^[^\u0000]*$/);
+
+export const ErasureStatus = z.enum(['pending', 'running', 'completed', 'failed']);
+
+export const ErasureRequest = z
+  .object({
+    userId: PersonId.meta({ description: "The person to erase (a token's subject, a sender id)" }),
+    justification: Justification.meta({ description: 'Why; kept in the audit log' }),
+  })
+  .strict();
+export type ErasureRequest = z.infer<typeof ErasureRequest>;
+
+export const MyErasureRequest = z
+  .object({ justification: Justification.optional().meta({ description: 'Why; kept in the audit log' }) })
+  .strict();
+
+export const ErasureParams = z.object({ id: z.uuid() });
+
+export const ErasureAccepted = z.object({ id: z.string(), status: ErasureStatus });
+
+const StoreCounts = z
+  .record(z.string(), z.number().int())
+  .meta({ description: 'What was removed or rewritten, per kind' });
+const FamilyCounts = z.object({ postgres: StoreCounts, redis: StoreCounts });
+
+export const ErasureReceipt = z.object({
+  id: z.string(),
+  userId: z.string(),
+  status: ErasureStatus,
+  requestedBy: z.string(),
+  self: z.boolean().meta({ description: 'Whether the person asked for it themself' }),
+  requestedAt: z.string(),
+  startedAt: z.string().nullable(),
+  completedAt: z.string().nullable(),
+  step: z.string().meta({
+    description: 'Where the job is: owned-conversations, sent-messages, keyed-records, response-streams, final-check',
+  }),
+  passes: z.number().int(),
+  error: z.string().nullable(),
+  counts: z.object({
+    evermemos: FamilyCounts,
+    'memory-service': FamilyCounts,
+    kaos: FamilyCounts,
+    'memory-agent': FamilyCounts,
+    ark: FamilyCounts,
+  }),
+});

@@ -1,0 +1,176 @@
+import type { Queryable, Store } from './store.js';
+import type { RunnerLog } from './eviction-runner.js';
+import {
+  eraseKeyedRecords,
+  eraseOwnedConversations,
+  eraseSentMessages,
+  personRemains,
+} from './repositories/erase-person.js';
+import type { ErasureBatch } from './repositories/erase-person.js';
+import { addCount, addErasureCounts, noErasureCounts, type ErasureCounts } from './repositories/erasure-counts.js';
+import {
+  advanceErasureJob,
+  claimErasureJob,
+  failErasureJob,
+  findErasureJob,
+  finishErasurePass,
+  runErasureBatch,
+  type ErasureJob,
+} from './repositories/erasure-jobs.js';
+
+/**
+ * One step of an erasure: batches in the database, each committed with the job's counts and
+ * place (`batch` says when the step is finished), or work outside it, done whole and then the
+ * job moves on (it must be safe to do twice: a crash after it and before the move redoes it).
+ */
+export type ErasureStep =
+  | {
+      readonly name: string;
+      readonly batch: (tx: Queryable, job: ErasureJob, batchSize: number) => Promise<ErasureBatch>;
+    }
+  | { readonly name: string; readonly outside: (job: ErasureJob) => Promise<OutsideWork> };
+
+/** What a step outside the database did: its counts, and the response streams it discarded. */
+export interface OutsideWork {
+  readonly counts: ErasureCounts;
+  readonly discarded?: readonly string[];
+}
+
+export interface ErasureRunnerOptions {
+  readonly store: Store;
+  /** This process's name on the leases it takes (unique per process). */
+  readonly owner: string;
+  /** How long a job stays this process's without a sign of life; a dead process's job is taken over after it. */
+  readonly leaseMs: number;
+  readonly batchSize: number;
+  /** Removes the response streams (Redis, or this process's memory) of removed conversations. */
+  readonly discard: (conversationIds: readonly string[]) => Promise<void>;
+  /** After a job fails this many tries, it is marked failed instead of being taken again. */
+  readonly maxAttempts: number;
+  /** Passes after which a person who keeps being written about fails the job instead of holding it forever. */
+  readonly maxPasses?: number;
+  /** Once aborted, the job stops before its next batch (its lease runs out and it is taken over). */
+  readonly signal?: AbortSignal;
+  readonly log: RunnerLog;
+}
+
+/**
+ * The steps, in order. The database steps remove what is the person's whole first, then their
+ * words in other people's conversations, then what names them; the response streams of what was
+ * removed whole are discarded; the last pass completes the job only if nothing of them is left.
+ */
+export function erasureSteps(o: Pick<ErasureRunnerOptions, 'discard'>): readonly ErasureStep[] {
+  return [
+    { name: 'owned-conversations', batch: (tx, job, n) => eraseOwnedConversations(tx, job.user_id, n) },
+    { name: 'sent-messages', batch: (tx, job, n) => eraseSentMessages(tx, job.user_id, n) },
+    { name: 'keyed-records', batch: (tx, job) => eraseKeyedRecords(tx, job.user_id) },
+    { name: 'response-streams', outside: (job) => discardStreams(o, job) },
+  ];
+}
+
+/** The step every job starts at, and every further pass. */
+export const FIRST_ERASURE_STEP = 'owned-conversations';
+const FINAL_STEP = 'final-check';
+
+/**
+ * Runs one erasure job to its end: the given one, or the oldest open job nobody holds. Returns the
+ * job as it ended, or as it is when another process holds it (undefined: no such job).
+ */
+export async function runErasureJob(
+  o: ErasureRunnerOptions,
+  jobId?: string,
+  steps: readonly ErasureStep[] = erasureSteps(o),
+): Promise<ErasureJob | undefined> {
+  let job = await claimErasureJob(o.store, { owner: o.owner, leaseMs: o.leaseMs, jobId });
+  if (!job) return jobId === undefined ? undefined : findErasureJob(o.store, jobId);
+  const log = o.log.child({ erasureJobId: job.id });
+  const lost = async () => {
+    log.warn('erasure job taken over by another process; stopping here');
+    return findErasureJob(o.store, job!.id);
+  };
+  try {
+    for (;;) {
+      if (o.signal?.aborted) {
+        log.info({ step: job.step }, 'erasure job left for another worker: this one is stopping');
+        return job;
+      }
+      const at = steps.findIndex((s) => s.name === job!.step);
+      const held = { jobId: job.id, owner: o.owner, leaseMs: o.leaseMs };
+      if (job.step === FINAL_STEP || at < 0) {
+        const ended = await finishErasurePass(o.store, { ...held, firstStep: steps[0]!.name }, personRemains);
+        if (!ended) return lost();
+        if (ended.status === 'completed') {
+          log.info({ counts: ended.counts, passes: ended.passes, attempts: ended.attempts }, 'erasure job completed');
+          return ended;
+        }
+        if (ended.passes >= (o.maxPasses ?? 20)) throw new Error('the person kept being written about');
+        job = ended;
+        continue;
+      }
+      const step = steps[at]!;
+      const next = steps[at + 1]?.name ?? FINAL_STEP;
+      let moved: ErasureJob | undefined;
+      if ('batch' in step) {
+        moved = await runErasureBatch(o.store, { ...held, next }, (tx, j) => step.batch(tx, j, o.batchSize));
+      } else {
+        const done = await step.outside(job);
+        moved = await advanceErasureJob(
+          o.store,
+          { ...held, next },
+          { total: addErasureCounts(job.counts, done.counts), discarded: done.discarded ?? [] },
+        );
+      }
+      if (!moved) return lost();
+      job = moved;
+    }
+  } catch (err) {
+    if (job.attempts >= o.maxAttempts) {
+      log.error({ err }, 'erasure job failed for good');
+      await failErasureJob(o.store, { jobId: job.id, owner: o.owner, error: 'erasure failed; see the server log' });
+    } else {
+      // the lease runs out and a sweep takes the job again where it stopped
+      log.error({ err, attempts: job.attempts }, 'erasure job failed; it will be tried again');
+    }
+    throw err;
+  }
+}
+
+/**
+ * The memory-service response streams of the conversations removed whole (a crash before the job
+ * moved on discards them again: deleting a stream twice is harmless, and it is counted once).
+ */
+async function discardStreams(o: Pick<ErasureRunnerOptions, 'discard'>, job: ErasureJob): Promise<OutsideWork> {
+  const ids = job.streams_to_discard;
+  const counts = noErasureCounts();
+  if (ids.length > 0) await o.discard(ids);
+  addCount(counts, 'memory-service', 'redis', 'responseStreams', ids.length);
+  return { counts, discarded: ids };
+}
+
+/**
+ * Takes over, every `intervalMs`, the open jobs nobody holds: those whose event no consumer has
+ * reached yet, those of a process that died (their lease ran out) and those whose runner gave up a
+ * try. Returns the function that stops it.
+ */
+export function startErasureSweep(o: ErasureRunnerOptions & { readonly intervalMs: number }): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const sweep = async () => {
+    while (!stopped && !o.signal?.aborted) {
+      const job = await runErasureJob(o).catch(() => 'failed' as const);
+      if (job === undefined || job === 'failed') return;
+    }
+  };
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = sweep().finally(() => {
+      running = undefined;
+    });
+  }, o.intervalMs);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}

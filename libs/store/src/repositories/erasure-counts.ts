@@ -1,0 +1,47 @@
+/**
+ * What an erasure removed or rewrote, per API family and per store: `counts[family][store][kind]`.
+ * A conversation belongs to the family that wrote it (its source_api); the rolling summaries
+ * (the `memory` table) are the Memory Agent's, whichever family's conversation they summarized.
+ */
+export const ERASURE_FAMILIES = ['evermemos', 'memory-service', 'kaos', 'memory-agent', 'ark'] as const;
+export type ErasureFamily = (typeof ERASURE_FAMILIES)[number];
+export const ERASURE_STORES = ['postgres', 'redis'] as const;
+export type ErasureStore = (typeof ERASURE_STORES)[number];
+
+export type ErasureCounts = Record<ErasureFamily, Record<ErasureStore, Record<string, number>>>;
+
+export function noErasureCounts(): ErasureCounts {
+  const counts = {} as ErasureCounts;
+  for (const family of ERASURE_FAMILIES) counts[family] = { postgres: {}, redis: {} };
+  return counts;
+}
+
+/** The family of a conversation written through `sourceApi` (a group of memberships only is memory-service's). */
+export function familyOf(sourceApi: string | null | undefined): ErasureFamily {
+  return (ERASURE_FAMILIES as readonly string[]).includes(sourceApi ?? '')
+    ? (sourceApi as ErasureFamily)
+    : 'memory-service';
+}
+
+/** Adds `n` (when not 0) to one count. */
+export function addCount(
+  counts: ErasureCounts,
+  family: ErasureFamily,
+  store: ErasureStore,
+  kind: string,
+  n: number,
+): void {
+  if (n === 0) return;
+  const bucket = counts[family][store];
+  bucket[kind] = (bucket[kind] ?? 0) + n;
+}
+
+/** The sum of two (a job's running total and a batch's), as a new object; tolerant of a stored partial one. */
+export function addErasureCounts(a: Partial<ErasureCounts>, b: Partial<ErasureCounts>): ErasureCounts {
+  const sum = noErasureCounts();
+  for (const side of [a, b])
+    for (const family of ERASURE_FAMILIES)
+      for (const store of ERASURE_STORES)
+        for (const [kind, n] of Object.entries(side[family]?.[store] ?? {})) addCount(sum, family, store, kind, n);
+  return sum;
+}

@@ -1,0 +1,222 @@
+import type { Queryable, Store } from '../store.js';
+import { addErasureCounts, noErasureCounts, type ErasureCounts } from './erasure-counts.js';
+import type { ErasureBatch } from './erase-person.js';
+import { recordAudit } from './audit-log.js';
+
+export type ErasureStatus = 'pending' | 'running' | 'completed' | 'failed';
+
+export interface ErasureJob {
+  readonly id: string;
+  readonly user_id: string;
+  readonly status: ErasureStatus;
+  readonly requested_by: string;
+  readonly self: boolean;
+  readonly justification: string | null;
+  readonly step: string;
+  readonly passes: number;
+  readonly counts: ErasureCounts;
+  readonly streams_to_discard: string[];
+  readonly attempts: number;
+  readonly lease_owner: string | null;
+  readonly error: string | null;
+  readonly requested_at: Date;
+  readonly started_at: Date | null;
+  readonly completed_at: Date | null;
+}
+
+const COLUMNS = `id::text AS id, user_id, status, requested_by, self, justification, step, passes, counts,
+  streams_to_discard, attempts, lease_owner, error, requested_at, started_at, completed_at`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface NewErasureJob {
+  readonly userId: string;
+  readonly requestedBy: string;
+  readonly self: boolean;
+  readonly justification?: string | null | undefined;
+  /** The step a job starts at (the runner's first). */
+  readonly firstStep: string;
+}
+
+export async function createErasureJob(q: Queryable, job: NewErasureJob): Promise<ErasureJob> {
+  const { rows } = await q.query<ErasureJob>(
+    `INSERT INTO erasure_jobs (user_id, requested_by, self, justification, step, counts)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING ${COLUMNS}`,
+    [
+      job.userId,
+      job.requestedBy,
+      job.self,
+      job.justification ?? null,
+      job.firstStep,
+      JSON.stringify(noErasureCounts()),
+    ],
+  );
+  return rows[0]!;
+}
+
+/** The job, or undefined for an id that is no job (or no uuid at all); `userId` limits it to that person's. */
+export async function findErasureJob(
+  q: Queryable,
+  id: string,
+  o: { userId?: string | undefined } = {},
+): Promise<ErasureJob | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const { rows } = await q.query<ErasureJob>(
+    `SELECT ${COLUMNS} FROM erasure_jobs WHERE id = $1::uuid AND ($2::text IS NULL OR user_id = $2)`,
+    [id, o.userId ?? null],
+  );
+  return rows[0];
+}
+
+/**
+ * Takes a job for `owner` for `leaseMs`: the given one, or else the oldest open job nobody holds
+ * (never started, or its holder's lease ran out because its process died). Undefined when there
+ * is none to take, or the given one is held or ended.
+ */
+export async function claimErasureJob(
+  store: Store,
+  o: { owner: string; leaseMs: number; jobId?: string | undefined },
+): Promise<ErasureJob | undefined> {
+  if (o.jobId !== undefined && !UUID.test(o.jobId)) return undefined;
+  return store.transaction(async (tx) => {
+    const params: unknown[] = [o.owner, o.leaseMs];
+    const only = o.jobId === undefined ? '' : `AND id = $${params.push(o.jobId)}::uuid`;
+    const { rows } = await tx.query<ErasureJob>(
+      `WITH open AS (
+         SELECT id AS open_id FROM erasure_jobs
+         WHERE status IN ('pending', 'running') AND (leased_until IS NULL OR leased_until < clock_timestamp()) ${only}
+         ORDER BY requested_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+       UPDATE erasure_jobs j SET status = 'running', lease_owner = $1, attempts = attempts + 1,
+         leased_until = clock_timestamp() + make_interval(secs => $2::float8 / 1000),
+         started_at = COALESCE(started_at, clock_timestamp())
+       FROM open WHERE j.id = open.open_id RETURNING ${COLUMNS}`,
+      params,
+    );
+    return rows[0];
+  });
+}
+
+/**
+ * Runs `batch` for a job `owner` holds, in one transaction with the job's counts, the streams it
+ * leaves to discard, its next step (`next` once the batch says the step is finished) and a renewed
+ * lease: a crash loses the whole batch or nothing, and the batch is counted once. Undefined when
+ * the lease was lost (another worker holds the job now).
+ */
+export async function runErasureBatch(
+  store: Store,
+  o: { jobId: string; owner: string; leaseMs: number; next: string },
+  batch: (tx: Queryable, job: ErasureJob) => Promise<ErasureBatch>,
+): Promise<ErasureJob | undefined> {
+  return store.transaction(async (tx) => {
+    const job = await heldJob(tx, o);
+    if (!job) return undefined;
+    const done = await batch(tx, job);
+    const { rows } = await tx.query<ErasureJob>(
+      `UPDATE erasure_jobs SET counts = $2::jsonb, step = $3,
+         streams_to_discard = ARRAY(SELECT DISTINCT unnest(streams_to_discard || $4::text[])),
+         leased_until = clock_timestamp() + make_interval(secs => $5::float8 / 1000)
+       WHERE id = $1::uuid RETURNING ${COLUMNS}`,
+      [
+        job.id,
+        JSON.stringify(addErasureCounts(job.counts, done.counts)),
+        done.finished ? o.next : job.step,
+        done.conversationIds,
+        o.leaseMs,
+      ],
+    );
+    return rows[0];
+  });
+}
+
+async function heldJob(tx: Queryable, o: { jobId: string; owner: string }): Promise<ErasureJob | undefined> {
+  const { rows } = await tx.query<ErasureJob>(
+    `SELECT ${COLUMNS} FROM erasure_jobs WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' FOR UPDATE`,
+    [o.jobId, o.owner],
+  );
+  return rows[0];
+}
+
+/**
+ * The last step, in one transaction that holds back every new write of messages, memberships and
+ * KAOS sessions (SHARE locks, for the few milliseconds it takes): if nothing of the person is
+ * left, the job completes, so whatever was stored before `completed_at` is gone; if a write about
+ * them landed while the job ran, the job goes back to `firstStep` for another pass.
+ */
+export async function finishErasurePass(
+  store: Store,
+  o: { jobId: string; owner: string; firstStep: string },
+  remains: (tx: Queryable, userId: string) => Promise<boolean>,
+): Promise<ErasureJob | undefined> {
+  return store.transaction(async (tx) => {
+    // in the order the write path takes them (conversation row, then messages), so no cycle
+    await tx.query(
+      'LOCK TABLE conversations, messages, conversation_memberships, kaos_sessions, conversation_meta IN SHARE MODE',
+    );
+    const job = await heldJob(tx, o);
+    if (!job) return undefined;
+    const again = await remains(tx, job.user_id);
+    const { rows } = await tx.query<ErasureJob>(
+      again
+        ? `UPDATE erasure_jobs SET step = $3, passes = passes + 1 WHERE id = $1::uuid AND lease_owner = $2 RETURNING ${COLUMNS}`
+        : `UPDATE erasure_jobs SET status = 'completed', passes = passes + 1, completed_at = clock_timestamp(), leased_until = NULL
+           WHERE id = $1::uuid AND lease_owner = $2 RETURNING ${COLUMNS}`,
+      again ? [job.id, o.owner, o.firstStep] : [job.id, o.owner],
+    );
+    const ended = rows[0];
+    if (ended?.status === 'completed') await auditErasure(tx, ended);
+    return ended;
+  });
+}
+
+/**
+ * The audit log's entry for a job that ended, written with its ending: who asked, for whom, why,
+ * and every count as `family.store.kind` (never content).
+ */
+async function auditErasure(q: Queryable, job: ErasureJob): Promise<void> {
+  const counts: Record<string, number> = {};
+  for (const [family, stores] of Object.entries(job.counts))
+    for (const [store, kinds] of Object.entries(stores))
+      for (const [kind, n] of Object.entries(kinds)) counts[`${family}.${store}.${kind}`] = n;
+  await recordAudit(q, {
+    actorKind: 'system',
+    actorId: 'erasure-worker',
+    role: null,
+    action: job.status === 'completed' ? 'erasureCompleted' : 'erasureFailed',
+    target: job.user_id,
+    justification: job.justification,
+    status: job.status === 'completed' ? 200 : 500,
+    params: { erasureId: job.id, requestedBy: job.requested_by, self: job.self, passes: job.passes },
+    counts,
+  });
+}
+
+/**
+ * Moves a held job past a step done outside the database, with its counts now (`total`), forgetting the conversations whose response streams it discarded, in one statement.
+ */
+export async function advanceErasureJob(
+  q: Queryable,
+  o: { jobId: string; owner: string; leaseMs: number; next: string },
+  done: { total: ErasureCounts; discarded: readonly string[] },
+): Promise<ErasureJob | undefined> {
+  const { rows } = await q.query<ErasureJob>(
+    `UPDATE erasure_jobs SET step = $3, leased_until = clock_timestamp() + make_interval(secs => $4::float8 / 1000),
+       counts = $5::jsonb, streams_to_discard = ARRAY(SELECT unnest(streams_to_discard) EXCEPT SELECT unnest($6::text[]))
+     WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' RETURNING ${COLUMNS}`,
+    [o.jobId, o.owner, o.next, o.leaseMs, JSON.stringify(done.total), [...done.discarded]],
+  );
+  return rows[0];
+}
+
+/** Ends a held job as failed, with a reason (never content). */
+export async function failErasureJob(
+  q: Queryable,
+  o: { jobId: string; owner: string; error: string },
+): Promise<ErasureJob | undefined> {
+  const { rows } = await q.query<ErasureJob>(
+    `UPDATE erasure_jobs SET status = 'failed', error = $3, completed_at = clock_timestamp(), leased_until = NULL
+     WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' RETURNING ${COLUMNS}`,
+    [o.jobId, o.owner, o.error],
+  );
+  if (rows[0]) await auditErasure(q, rows[0]);
+  return rows[0];
+}
