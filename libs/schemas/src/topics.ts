@@ -70,7 +70,20 @@ export const CONSUMERS = {
   memoriesExtracted: ['indexer'],
 } as const satisfies { readonly [K in keyof typeof TOPICS]: readonly string[] };
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long Kafka keeps a record, set when the topic is created (docs/kafka-topics.md#retention).
+ * A topic consumers read is kept as long as a consumer may be down without losing acknowledged
+ * writes (retention deletes whether or not a group has read the record); an erasure deletes the
+ * consumed part earlier. Dead letters wait for a person to look at them, so they stay longer.
+ */
+export const RETENTION_MS = { consumed: 7 * DAY_MS, deadLetters: 14 * DAY_MS } as const;
+
 /** Every topic of the catalogue and its dead-letter twin, in the shape `bus.ensureTopics` takes. */
-export function allTopics(): { name: string }[] {
-  return Object.values(TOPICS).flatMap((t) => [{ name: t.name }, { name: t.dlq }]);
+export function allTopics(): { name: string; retentionMs: number }[] {
+  return Object.values(TOPICS).flatMap((t) => [
+    { name: t.name, retentionMs: RETENTION_MS.consumed },
+    { name: t.dlq, retentionMs: RETENTION_MS.deadLetters },
+  ]);
 }
