@@ -43,6 +43,8 @@ export function kafkaRetainedRecords(options: KafkaRetainedOptions): RetainedRec
     deleteBelow: (topic, cuts) =>
       withAdmin(async (admin) => {
         if (cuts.length === 0) return;
+        // A fresh admin knows no topic yet, and kafkajs's deleteTopicRecords does not load it itself.
+        await admin.fetchTopicMetadata({ topics: [options.wire(topic)] });
         await admin.deleteTopicRecords({
           topic: options.wire(topic),
           partitions: cuts.map((c) => ({ partition: c.partition, offset: String(c.offset) })),
