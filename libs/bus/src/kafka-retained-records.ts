@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Admin, Kafka } from 'kafkajs';
 import { AppError } from '@memstream/errors';
 import type { BusRecord } from './bus.js';
-import type { PartitionCut, PartitionRange, RetainedRecords } from './retained-records.js';
+import type { PartitionRange, RetainedRecords } from './retained-records.js';
 import { decodeHeaders } from './kafka-headers.js';
 
 export interface KafkaRetainedOptions {

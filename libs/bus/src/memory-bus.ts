@@ -176,7 +176,11 @@ export class MemoryBus implements Bus {
       .filter((c) => topic.partitions[c.partition] !== undefined)
       .map((c) => {
         const part = topic.partitions[c.partition]!;
-        return { topic: topicName, partition: c.partition, offset: Math.min(c.offset, part.base + part.records.length) };
+        return {
+          topic: topicName,
+          partition: c.partition,
+          offset: Math.min(c.offset, part.base + part.records.length),
+        };
       });
     await this.journal?.trim(points);
     for (const { partition, offset } of points) {
