@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
+import kafkajs, { Kafka, logLevel } from 'kafkajs';
 import {
   COPIED_FROM_HEADER,
   KafkaBus,
@@ -16,7 +16,7 @@ import { LOCAL_PRINCIPAL } from '@memstream/auth';
 import { startWriter } from '@memstream/ingest';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
-import { TOPICS, allTopics } from '@memstream/schemas';
+import { RETENTION_MS, SEGMENT_MS, TOPICS, allTopics } from '@memstream/schemas';
 import { PgStore, listMessages, migrate, storeBusJournal } from '@memstream/store';
 import { startConverter } from '@memstream/converter';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
@@ -71,6 +71,23 @@ test('kafka: an erased person is on no topic read from offset 0; others keep the
     peek: () => readKafkaFromZero(kafka, prefix),
   };
   await eraseOneOfTwo(t, world);
+
+  // Retention is the catalogue's, not the broker's default.
+  const admin = kafka.admin();
+  await admin.connect();
+  t.after(() => admin.disconnect());
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [TOPICS.groupChatInput.name, TOPICS.groupChatInput.dlq].map((name) => ({
+      type: kafkajs.ConfigResourceTypes.TOPIC, // not a named export Node's ESM loader finds in kafkajs
+      name: `${prefix}${name}`,
+    })),
+  });
+  const configOf = (i: number, name: string) =>
+    described.resources[i]!.configEntries.find((e) => e.configName === name)?.configValue;
+  assert.equal(configOf(0, 'retention.ms'), String(RETENTION_MS.consumed));
+  assert.equal(configOf(1, 'retention.ms'), String(RETENTION_MS.deadLetters));
+  assert.equal(configOf(0, 'segment.ms'), String(SEGMENT_MS));
 });
 
 test('embedded: an erased person is in no journal row and on no topic of the in-process bus', async (t) => {

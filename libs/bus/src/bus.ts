@@ -87,6 +87,11 @@ export interface TopicSpec {
    * (a dead-letter topic) until it is erased.
    */
   readonly retentionMs?: number;
+  /**
+   * Kafka's `segment.ms`, set at creation too: a deleted record's bytes leave the disk only with
+   * its whole segment file, so this bounds how long they outlive an erasure's cut.
+   */
+  readonly segmentMs?: number;
 }
 
 /**

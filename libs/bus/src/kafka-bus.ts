@@ -114,9 +114,7 @@ export class KafkaBus implements Bus {
               topic: t.name,
               numPartitions: t.partitions ?? this.options.defaultPartitions,
               replicationFactor: this.options.replicationFactor,
-              ...(t.retentionMs !== undefined
-                ? { configEntries: [{ name: 'retention.ms', value: String(t.retentionMs) }] }
-                : {}),
+              configEntries: topicConfig(t),
             })),
           })
           .catch((err: unknown) => {
@@ -437,6 +435,13 @@ class KafkaSubscription implements Subscription {
     })();
     return this.stopping;
   }
+}
+
+function topicConfig(t: TopicSpec): Array<{ name: string; value: string }> {
+  const entries: Array<{ name: string; value: string }> = [];
+  if (t.retentionMs !== undefined) entries.push({ name: 'retention.ms', value: String(t.retentionMs) });
+  if (t.segmentMs !== undefined) entries.push({ name: 'segment.ms', value: String(t.segmentMs) });
+  return entries;
 }
 
 /** Errors after which an idempotent producer cannot go on: the broker lost or fenced its sequence. */

@@ -80,10 +80,17 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export const RETENTION_MS = { consumed: 7 * DAY_MS, deadLetters: 14 * DAY_MS } as const;
 
+/**
+ * Kafka's `segment.ms` of every topic: records an erasure cut are unreadable at once, but their
+ * bytes stay in the segment file until the whole file is past the cut and deleted. A day's
+ * segments bound that to about a day (Kafka's default would be 7).
+ */
+export const SEGMENT_MS = DAY_MS;
+
 /** Every topic of the catalogue and its dead-letter twin, in the shape `bus.ensureTopics` takes. */
-export function allTopics(): { name: string; retentionMs: number }[] {
+export function allTopics(): { name: string; retentionMs: number; segmentMs: number }[] {
   return Object.values(TOPICS).flatMap((t) => [
-    { name: t.name, retentionMs: RETENTION_MS.consumed },
-    { name: t.dlq, retentionMs: RETENTION_MS.deadLetters },
+    { name: t.name, retentionMs: RETENTION_MS.consumed, segmentMs: SEGMENT_MS },
+    { name: t.dlq, retentionMs: RETENTION_MS.deadLetters, segmentMs: SEGMENT_MS },
   ]);
 }
