@@ -1,4 +1,5 @@
 import type { Logger } from '@memstream/logging';
+import type { RetainedRecords } from './retained-records.js';
 
 /** A record as a consumer sees it, whichever implementation carried it. */
 export interface BusRecord {
@@ -80,13 +81,24 @@ export interface Subscription {
 export interface TopicSpec {
   readonly name: string;
   readonly partitions?: number;
+  /**
+   * Kafka's `retention.ms`, set when the topic is created (an existing topic keeps what it has).
+   * The in-process bus keeps a record until every group has passed it, and a topic nobody consumes
+   * (a dead-letter topic) until it is erased.
+   */
+  readonly retentionMs?: number;
+  /**
+   * Kafka's `segment.ms`, set at creation too: a deleted record's bytes leave the disk only with
+   * its whole segment file, so this bounds how long they outlive an erasure's cut.
+   */
+  readonly segmentMs?: number;
 }
 
 /**
  * Publish/subscribe with at-least-once delivery: a record's offset is committed only after its
  * handler succeeded or the record went to the dead-letter topic. Handlers must be idempotent.
  */
-export interface Bus {
+export interface Bus extends RetainedRecords {
   readonly kind: 'kafka' | 'memory';
   ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
   /** Resolves once the broker acknowledged every record (acks=all on Kafka). */

@@ -19,3 +19,12 @@ export { KafkaBus, type KafkaBusOptions } from './kafka-bus.js';
 export { createBus, retryPolicyOf, type BusSettings, type CreateBusOptions, type RetrySettings } from './create-bus.js';
 export { publishEvents, serializeEvent, subscribeEvents, type TypedTopic } from './typed.js';
 export { subscribeWiring, type Binding, type TopicsOf, type Wiring } from './wiring.js';
+export type { PartitionCut, PartitionRange, RetainedRecords } from './retained-records.js';
+export {
+  eraseTransportCopies,
+  COPIED_FROM_HEADER,
+  type ConsumedTopic,
+  type TransportErasure,
+  type TransportErasureCounts,
+} from './erase-transport-copies.js';
+export { mentionsPerson } from './mentions-person.js';

@@ -8,6 +8,9 @@ import { startPeriodicJob, type PeriodicJob } from '@memstream/runtime';
 import { StopRequested } from './wait-or-stop.js';
 import { ProduceQueue, type TopicRecords } from './produce-queue.js';
 import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
+import { decodeHeaders } from './kafka-headers.js';
+import { kafkaRetainedRecords } from './kafka-retained-records.js';
+import type { PartitionCut, PartitionRange, RetainedRecords } from './retained-records.js';
 
 /** How a consumer kafkajs gave up on is started again. */
 const CONSUMER_RESTART = { initialDelayMs: 1000, maxDelayMs: 30_000 };
@@ -45,6 +48,7 @@ export class KafkaBus implements Bus {
     maxBytes: 900_000,
   });
   private readonly metrics: BusMetrics;
+  private readonly retained: RetainedRecords;
 
   constructor(private readonly options: KafkaBusOptions) {
     this.metrics = busMetricsOf(options.metrics);
@@ -63,6 +67,28 @@ export class KafkaBus implements Bus {
         else log.warn(fields, message);
       },
     });
+    this.retained = kafkaRetainedRecords({
+      kafka: this.kafka,
+      clientId: options.clientId,
+      wire: (t) => this.wire(t),
+      timeoutMs: Math.max(60_000, options.requestTimeoutMs),
+    });
+  }
+
+  ranges(topic: string): Promise<PartitionRange[]> {
+    return this.retained.ranges(topic);
+  }
+
+  committed(topic: string, groupId: string): Promise<Map<number, number>> {
+    return this.retained.committed(topic, groupId);
+  }
+
+  scan(topic: string, ranges: readonly PartitionRange[]): Promise<BusRecord[]> {
+    return this.retained.scan(topic, ranges);
+  }
+
+  deleteBelow(topic: string, cuts: readonly PartitionCut[]): Promise<void> {
+    return this.retained.deleteBelow(topic, cuts);
   }
 
   /**
@@ -88,6 +114,7 @@ export class KafkaBus implements Bus {
               topic: t.name,
               numPartitions: t.partitions ?? this.options.defaultPartitions,
               replicationFactor: this.options.replicationFactor,
+              configEntries: topicConfig(t),
             })),
           })
           .catch((err: unknown) => {
@@ -410,13 +437,11 @@ class KafkaSubscription implements Subscription {
   }
 }
 
-function decodeHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers ?? {})) {
-    if (v === undefined || v === null) continue;
-    out[k] = Buffer.isBuffer(v) ? v.toString('utf8') : Array.isArray(v) ? String(v[0]) : String(v);
-  }
-  return out;
+function topicConfig(t: TopicSpec): Array<{ name: string; value: string }> {
+  const entries: Array<{ name: string; value: string }> = [];
+  if (t.retentionMs !== undefined) entries.push({ name: 'retention.ms', value: String(t.retentionMs) });
+  if (t.segmentMs !== undefined) entries.push({ name: 'segment.ms', value: String(t.segmentMs) });
+  return entries;
 }
 
 /** Errors after which an idempotent producer cannot go on: the broker lost or fenced its sequence. */

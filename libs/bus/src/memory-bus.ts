@@ -10,6 +10,7 @@ import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js
 import { ProduceQueue, type TopicRecords } from './produce-queue.js';
 import { JournalPositions, type GroupProgress } from './journal-positions.js';
 import { journaledTopics, restoreTopic, type JournaledTopic } from './journal-restore.js';
+import type { PartitionCut, PartitionRange } from './retained-records.js';
 
 interface PartitionLog {
   /** Offset of records[0]; records below every group's committed offset are dropped. */
@@ -140,6 +141,55 @@ export class MemoryBus implements Bus {
       part.records.push(record);
       for (const wake of part.wake) wake();
       part.wake.clear();
+    }
+  }
+
+  async ranges(topicName: string): Promise<PartitionRange[]> {
+    if (this.journal) await this.open();
+    return this.topic(topicName).partitions.map((p, partition) => ({
+      partition,
+      start: p.base,
+      end: p.base + p.records.length,
+    }));
+  }
+
+  async committed(topicName: string, groupId: string): Promise<Map<number, number>> {
+    if (this.journal) await this.open();
+    return new Map((this.topic(topicName).committed.get(groupId) ?? []).map((offset, p) => [p, offset]));
+  }
+
+  async scan(topicName: string, ranges: readonly PartitionRange[]): Promise<BusRecord[]> {
+    if (this.journal) await this.open();
+    const topic = this.topic(topicName);
+    return ranges.flatMap((r) => {
+      const part = topic.partitions[r.partition];
+      if (!part) return [];
+      return part.records.slice(Math.max(0, r.start - part.base), Math.max(0, r.end - part.base));
+    });
+  }
+
+  /** The journal's rows go first: a failure there leaves everything as it was, to be tried again. */
+  async deleteBelow(topicName: string, cuts: readonly PartitionCut[]): Promise<void> {
+    if (this.journal) await this.open();
+    const topic = this.topic(topicName);
+    const points = cuts
+      .filter((c) => topic.partitions[c.partition] !== undefined)
+      .map((c) => {
+        const part = topic.partitions[c.partition]!;
+        return {
+          topic: topicName,
+          partition: c.partition,
+          offset: Math.min(c.offset, part.base + part.records.length),
+        };
+      });
+    await this.journal?.trim(points);
+    for (const { partition, offset } of points) {
+      const part = topic.partitions[partition]!;
+      if (offset <= part.base) continue;
+      part.records.splice(0, offset - part.base);
+      part.base = offset;
+      // a group behind the cut resumes at it, as a Kafka consumer resets to the earliest offset
+      for (const positions of topic.committed.values()) positions[partition] = Math.max(positions[partition]!, offset);
     }
   }
 

@@ -409,4 +409,43 @@ for (const [name, make] of implementations) {
       ],
     );
   });
+
+  test(`${name}: a cut deletes what is below it; a new group starts at the cut and later records still arrive`, async (t) => {
+    const topic = uniqueName('cut');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    const groupId = uniqueName('g');
+    const seen: string[] = [];
+    await bus.subscribe({
+      groupId,
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      handler: async (r) => void seen.push(r.value.toString()),
+    });
+    await bus.publish(topic, [record('k', 'before-1'), record('k', 'before-2'), record('j', 'before-3')]);
+    await waitFor('the group passed every record', async () => {
+      const committed = await bus.committed(topic, groupId);
+      return (await bus.ranges(topic)).every((r) => (committed.get(r.partition) ?? r.start) >= r.end);
+    });
+    const ranges = await bus.ranges(topic);
+    const held = await bus.scan(topic, ranges);
+    assert.deepEqual(held.map((r) => JSON.parse(r.value.toString())).sort(), ['before-1', 'before-2', 'before-3']);
+    await bus.deleteBelow(
+      topic,
+      ranges.map((r) => ({ partition: r.partition, offset: r.end })),
+    );
+    assert.deepEqual(await bus.scan(topic, await bus.ranges(topic)), []);
+    await bus.publish(topic, [record('k', 'after')]);
+    const fresh: string[] = [];
+    await bus.subscribe({
+      groupId: uniqueName('fresh'),
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      handler: async (r) => void fresh.push(JSON.parse(r.value.toString())),
+    });
+    await waitFor('the old group gets the later record', async () => seen.length === 4);
+    await waitFor('the new group reads from the cut', async () => fresh.length === 1);
+    assert.deepEqual(fresh, ['after']);
+  });
 }

@@ -74,7 +74,27 @@ export const CONSUMERS = {
   erasures: ['converter'],
 } as const satisfies { readonly [K in keyof typeof TOPICS]: readonly string[] };
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long Kafka keeps a record, set when the topic is created (docs/kafka-topics.md#retention).
+ * A topic consumers read is kept as long as a consumer may be down without losing acknowledged
+ * writes (retention deletes whether or not a group has read the record); an erasure deletes the
+ * consumed part earlier. Dead letters wait for a person to look at them, so they stay longer.
+ */
+export const RETENTION_MS = { consumed: 7 * DAY_MS, deadLetters: 14 * DAY_MS } as const;
+
+/**
+ * Kafka's `segment.ms` of every topic: records an erasure cut are unreadable at once, but their
+ * bytes stay in the segment file until the whole file is past the cut and deleted. A day's
+ * segments bound that to about a day (Kafka's default would be 7).
+ */
+export const SEGMENT_MS = DAY_MS;
+
 /** Every topic of the catalogue and its dead-letter twin, in the shape `bus.ensureTopics` takes. */
-export function allTopics(): { name: string }[] {
-  return Object.values(TOPICS).flatMap((t) => [{ name: t.name }, { name: t.dlq }]);
+export function allTopics(): { name: string; retentionMs: number; segmentMs: number }[] {
+  return Object.values(TOPICS).flatMap((t) => [
+    { name: t.name, retentionMs: RETENTION_MS.consumed, segmentMs: SEGMENT_MS },
+    { name: t.dlq, retentionMs: RETENTION_MS.deadLetters, segmentMs: SEGMENT_MS },
+  ]);
 }
