@@ -6,6 +6,8 @@ import { registerAuditRoutes } from './audit-routes.js';
 import { registerAdminConversationRoutes } from './conversation-routes.js';
 import { createEvictor, type Evictor } from './eviction.js';
 import { registerEvictRoutes } from './evict-routes.js';
+import { registerExportRoutes } from './export-routes.js';
+import { registerImportRoutes } from './import-routes.js';
 import { registerAdminSearch } from './search-route.js';
 
 export type { EvictionSettings } from './eviction.js';
@@ -43,5 +45,7 @@ export const admin: ApiFamilyPlugin = {
       },
     });
     registerAuditRoutes(on, deps.store);
+    registerExportRoutes(on, deps.store);
+    registerImportRoutes(on, deps.store);
   },
 };
