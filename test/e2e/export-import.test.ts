@@ -320,7 +320,7 @@ test('an export imported onto a fresh server answers every family the same, and 
      WHERE conversation_id = $1 AND message_id = 'after-import'`,
     [world.group],
   );
-  assert.equal(rows[0]!.seq, 8);
+  assert.equal(Number(rows[0]!.seq), 8);
   assert.equal(rows[0]!.dup, 1, 'the new message has a row number of its own');
 
   // Every export and import is in the audit log, with counts and never content.

@@ -101,6 +101,10 @@ function kindQueries(scope: ExportScope, sets: PersonSets | undefined): KindQuer
   const all = sets ? [...sets.owned, ...sets.member] : undefined;
 
   const conversationParams: unknown[] = [];
+  // A conversation the person is only a member of is named in their export, not described: its
+  // title and metadata are its owner's.
+  const ownedOnly = (column: string, otherwise: string) =>
+    sets ? `CASE WHEN ${within('id', sets.owned, conversationParams)} THEN ${column} ELSE ${otherwise} END` : column;
   const messageParams: unknown[] = [];
   const messageScope = sets
     ? `(${within('conversation_id', sets.owned, messageParams)}
@@ -124,7 +128,8 @@ function kindQueries(scope: ExportScope, sets: PersonSets | undefined): KindQuer
   return [
     {
       select: `SELECT 'conversation' AS kind, id, source_api AS "sourceApi", group_id AS "groupId", next_seq AS "nextSeq",
-                      title, metadata, ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt",
+                      ${ownedOnly('title', 'NULL')} AS title, ${ownedOnly('metadata', `'{}'::jsonb`)} AS metadata,
+                      ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt",
                       ${iso('deleted_at')} AS "deletedAt",
                       CASE WHEN forked_at_conversation_id IS NOT NULL OR fork_source_conversation_id IS NOT NULL
                            THEN json_build_object('forkedAtConversationId', forked_at_conversation_id,

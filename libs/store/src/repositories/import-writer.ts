@@ -189,14 +189,17 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
     // A summary built on one the export left out (it was not finished) stands on its own.
     return inserted(
       q,
-      `WITH ins AS (
+      `WITH input AS (
+         SELECT * FROM ${rows(`id bigint, "conversationId" text, text text, "startSequence" int, "endSequence" int,
+                               "baseId" bigint, "createdAt" timestamptz, "updatedAt" timestamptz, "generationTimeMs" int`)}),
+       ins AS (
          INSERT INTO memory (memory_id, conversation_id, memory_text, start_sequence, end_sequence, base_memory_id, status,
                              created_at, updated_at, generation_time_ms)
          SELECT id, "conversationId", text, "startSequence", "endSequence",
-                (SELECT b.memory_id FROM memory b WHERE b.memory_id = r."baseId"), 'completed',
-                "createdAt", "updatedAt", "generationTimeMs"
-         FROM ${rows(`id bigint, "conversationId" text, text text, "startSequence" int, "endSequence" int, "baseId" bigint,
-                      "createdAt" timestamptz, "updatedAt" timestamptz, "generationTimeMs" int`)}
+                CASE WHEN EXISTS (SELECT 1 FROM memory b WHERE b.memory_id = r."baseId")
+                       OR r."baseId" IN (SELECT x.id FROM input x) THEN r."baseId" END,
+                'completed', "createdAt", "updatedAt", "generationTimeMs"
+         FROM input r
          ORDER BY id
          ON CONFLICT DO NOTHING RETURNING 1)
        SELECT count(*) AS n FROM ins`,
