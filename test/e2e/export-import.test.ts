@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { embeddedMemstream } from '../helpers/embedded.js';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
+import { REPO_ROOT, runCaptured } from '../../harness/processes.js';
 
 const AGENT_KEY = 'assistant-key-0123456789abcdef';
 const ENV = {
@@ -30,6 +34,15 @@ async function ok(base: string, who: Headers, method: string, path: string, body
   const res = await call(base, who, method, path, body, extra);
   assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
   return res.body;
+}
+
+/** `memstream` as a user runs it, in its own process, with an admin's token in its environment. */
+function memstreamWithEnv(env: Record<string, string>, ...args: string[]) {
+  const inherited = { ...process.env };
+  delete inherited['MEMSTREAM_API_KEY'];
+  return runCaptured(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'services/cli/src/main.ts'), ...args], {
+    env: { ...inherited, ...env },
+  });
 }
 
 /** A server of its own: the embedded mode on a database of its own. */
@@ -143,7 +156,14 @@ async function settled(db: pg.Client, group: string): Promise<boolean> {
     [group],
   );
   const r = rows[0]!;
-  return r.memories! > 0 && r.summaries! > 0 && r.unfinished === 0 && r.pending === 0 && r.unembedded === 0 && r.unindexed === 0;
+  return (
+    r.memories! > 0 &&
+    r.summaries! > 0 &&
+    r.unfinished === 0 &&
+    r.pending === 0 &&
+    r.unembedded === 0 &&
+    r.unindexed === 0
+  );
 }
 
 /** The answers of every family's read and search endpoints, as each caller gets them. */
@@ -290,16 +310,34 @@ test('an export imported onto a fresh server answers every family the same, and 
 
   const first = await importInto(target.base, who.admin, exported, '?justification=move%20server');
   assert.equal(first.status, 200, JSON.stringify(first.body));
-  assert.equal((first.body['imported'] as Record<string, number>)['message'], (records.at(-1)!['counts'] as Record<string, number>)['message']);
+  assert.equal(
+    (first.body['imported'] as Record<string, number>)['message'],
+    (records.at(-1)!['counts'] as Record<string, number>)['message'],
+  );
   // the import wrote the search rows' keyword side; their vectors come from the target's indexer
   await waitFor('the imported search rows embedded', () => settled(target.db, world.group), 120_000);
   assert.deepEqual(await answers(target.base, who, world), before);
 
+  // The second import goes through the CLI: an export to a file, the file sent to the target.
   const counts = await rowCounts(target.db);
-  const again = await importInto(target.base, who.admin, exported);
-  assert.equal(again.status, 200, JSON.stringify(again.body));
+  const dir = await mkdtemp(join(tmpdir(), 'memstream-export-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'export.ndjson');
+  const adminToken = who.admin.authorization!.slice('Bearer '.length);
+  const saved = await memstreamWithEnv(
+    { MEMSTREAM_TOKEN: adminToken },
+    ...['export', '--output', file, '--api-url', source.base, '--justification', 'backup'],
+  );
+  assert.equal(saved.code, 0, saved.stderr);
+  assert.deepEqual(JSON.parse(saved.stdout.trim())['counts'], records.at(-1)!['counts']);
+  assert.deepEqual((await readFile(file, 'utf8')).split('\n').slice(1), exported.split('\n').slice(1));
+  const again = await memstreamWithEnv(
+    { MEMSTREAM_TOKEN: adminToken },
+    ...['import', '--format', 'memstream', '--input', file, '--api-url', target.base],
+  );
+  assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(
-    Object.values(again.body['imported'] as Record<string, number>).filter((n) => n > 0),
+    Object.values(JSON.parse(again.stdout.trim())['imported'] as Record<string, number>).filter((n) => n > 0),
     [],
     'a second import stores nothing',
   );
@@ -325,9 +363,15 @@ test('an export imported onto a fresh server answers every family the same, and 
 
   // Every export and import is in the audit log, with counts and never content.
   const audit = await call(source.base, who.admin, 'GET', '/v1/admin/audit?action=export');
-  const exportEntry = (audit.body['data'] as Array<Record<string, unknown>>).at(-1)!;
-  assert.equal(exportEntry['justification'], 'move server');
-  assert.equal((exportEntry['counts'] as Record<string, number>)['message'], (records.at(-1)!['counts'] as Record<string, number>)['message']);
+  const exportEntry = (audit.body['data'] as Array<Record<string, unknown>>).find(
+    (e) => e['justification'] === 'move server',
+  )!;
+  assert.equal(exportEntry['status'], 200);
+  assert.equal(exportEntry['target'], 'server');
+  assert.equal(
+    (exportEntry['counts'] as Record<string, number>)['message'],
+    (records.at(-1)!['counts'] as Record<string, number>)['message'],
+  );
   const imports = await call(target.base, who.admin, 'GET', '/v1/admin/audit?action=import');
   const statuses = (imports.body['data'] as Array<Record<string, unknown>>).map((e) => e['status']);
   assert.deepEqual(statuses, [400, 400, 200, 200]);

@@ -231,7 +231,4 @@ export type ExportDataKind = ExportDataRecord['kind'];
 /** The schema of each kind, for the JSON Schema files in schemas/. */
 export const EXPORT_RECORDS = Object.fromEntries(
   ExportRecord.options.map((o) => [o.shape.kind.value, o]),
-) as unknown as Record<
-  ExportKind,
-  z.ZodType
->;
+) as unknown as Record<ExportKind, z.ZodType>;

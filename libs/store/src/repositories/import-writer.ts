@@ -69,7 +69,12 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
                       "createdAt" timestamptz, "updatedAt" timestamptz`)}
          ON CONFLICT DO NOTHING RETURNING 1)
        SELECT count(*) AS n FROM ins`,
-      records.map((r) => ({ ...r, sceneDesc: r.sceneDesc ?? null, userDetails: r.userDetails ?? {}, tags: r.tags ?? [] })),
+      records.map((r) => ({
+        ...r,
+        sceneDesc: r.sceneDesc ?? null,
+        userDetails: r.userDetails ?? {},
+        tags: r.tags ?? [],
+      })),
     ),
   membership: (q, records) =>
     inserted(
@@ -124,7 +129,10 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
          WHERE n."searchText" <> ''
          ON CONFLICT (kind, item_id) DO NOTHING)
        SELECT count(*) AS n FROM ins`,
-      records.map((r) => ({ ...r, searchText: messageSearchText({ ...r, sender_name: r.senderName, sender_id: r.senderId }) })),
+      records.map((r) => ({
+        ...r,
+        searchText: messageSearchText({ ...r, sender_name: r.senderName, sender_id: r.senderId }),
+      })),
       [UNEMBEDDED_MODEL],
     );
   },

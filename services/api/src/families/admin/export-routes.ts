@@ -21,16 +21,14 @@ export function registerExportRoutes({ reads }: Halves, store: Store): void {
     docs.route({
       summary: "Export a person's data, or the whole server, as NDJSON (admin)",
       description:
-        "With userId: the conversations the person owns, whole, and their own messages and membership in the ones they are a member of. Without: everything, to move the server. The end record closes a complete export: a body without it was cut short. Audited with the counts, never the content.",
+        'With userId: the conversations the person owns, whole, and their own messages and membership in the ones they are a member of. Without: everything, to move the server. The end record closes a complete export: a body without it was cut short. Audited with the counts, never the content.',
       querystring: ExportQuery,
       responses: { 200: NDJSON_ANSWER },
     }),
     async (request, reply) => {
       requireRole(request, 'admin', 'export', { justification: justificationOf(request.query) });
       const q = parseOrThrow(ExportQuery, request.query ?? {}, 'query');
-      const scope: ExportScope = q.userId
-        ? { kind: 'person', userId: q.userId, asPerson: false }
-        : { kind: 'server' };
+      const scope: ExportScope = q.userId ? { kind: 'person', userId: q.userId, asPerson: false } : { kind: 'server' };
       auditMore(request, { target: q.userId ?? 'server', justification: q.justification });
       await streamExport(request, reply, store, scope);
     },

@@ -43,7 +43,8 @@ export async function importStream(store: Store, body: Readable): Promise<Import
       outcome.lines = n;
       if (text.trim() === '') continue;
       const record = parseRecord(text, n);
-      if (ended) throw new AppError('INVALID_PARAMETER', `line ${n}: nothing may follow the end record (line ${ended.line})`);
+      if (ended)
+        throw new AppError('INVALID_PARAMETER', `line ${n}: nothing may follow the end record (line ${ended.line})`);
       if (n === 1 || record.kind === 'header') {
         if (n !== 1 || record.kind !== 'header')
           throw new AppError('INVALID_PARAMETER', `line ${n}: an export has one header, on its first line`);
