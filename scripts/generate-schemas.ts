@@ -1,10 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { TOPICS } from '@memstream/schemas';
+import { EXPORT_FORMAT, EXPORT_RECORDS, EXPORT_VERSION, TOPICS } from '@memstream/schemas';
 
 /**
- * The public topic contract as JSON Schema, generated from the zod schemas the services validate
+ * The public topic contract, and each record of the export format, as JSON Schema, generated from the zod schemas the services validate
  * with, so what producers read is what consumers enforce. `--check` fails when the files on disk
  * are stale (the test suite runs it).
  */
@@ -21,6 +21,16 @@ export function renderTopicSchemas(): Map<string, string> {
       ...schema,
     };
     files.set(`${topic.name}.schema.json`, `${JSON.stringify(doc, null, 2)}\n`);
+  }
+  for (const [kind, record] of Object.entries(EXPORT_RECORDS)) {
+    const schema = z.toJSONSchema(record, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+    const doc = {
+      $id: `https://memstream.dev/schemas/export.${kind}.schema.json`,
+      title: `The ${kind} record of ${EXPORT_FORMAT} version ${EXPORT_VERSION}`,
+      description: `One line of an export (docs/export-import.md) whose kind is ${kind}. Generated from libs/schemas by scripts/generate-schemas.ts; do not edit.`,
+      ...schema,
+    };
+    files.set(`export.${kind}.schema.json`, `${JSON.stringify(doc, null, 2)}\n`);
   }
   return files;
 }

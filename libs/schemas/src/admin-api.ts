@@ -167,3 +167,14 @@ export const AuditLogPage = z.object({
   ),
   nextCursor: z.string().nullable(),
 });
+
+/** `GET /v1/admin/exports`: one person's data with userId, the whole server without. */
+export const ExportQuery = z.object({ userId: Id.optional(), justification: Justification.optional() });
+export const ImportQuery = z.object({ justification: Justification.optional() });
+export const ImportResult = z.object({
+  lines: z.number().int().meta({ description: 'Lines read, the header and end included' }),
+  imported: z.record(z.string(), z.number().int()).meta({ description: 'Records stored, per kind' }),
+  alreadyPresent: z
+    .record(z.string(), z.number().int())
+    .meta({ description: 'Records whose key the server already held (left as they were), per kind' }),
+});

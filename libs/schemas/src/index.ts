@@ -77,6 +77,7 @@ export {
 } from './conversation-rules.js';
 export * from './memory-service-api.js';
 export * from './admin-api.js';
+export * from './export-format.js';
 export {
   KAOS_EVENT_TYPES,
   KAOS_MAX_CONTENT_BYTES,

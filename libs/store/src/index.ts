@@ -89,6 +89,7 @@ export {
   indexMessages,
   indexMemories,
   staleVectors,
+  unembeddedItems,
   replaceVectors,
   ensureVectorIndex,
   vectorIndexName,
@@ -97,7 +98,7 @@ export {
   type MessageToIndex,
   type MemoryToIndex,
 } from './repositories/search-items.js';
-export { messageSearchText } from './repositories/message-search-text.js';
+export { messageSearchText, memorySearchText } from './repositories/message-search-text.js';
 export { turnContext, type TurnContext, type NeighbourHit } from './repositories/search-context.js';
 export { EXACT_SCAN_MAX_ITEMS, vectorSearch, type SearchFilters, type SearchHit } from './repositories/search.js';
 export { MAX_QUERY_TERMS, keywordSearch } from './repositories/keyword-search.js';
@@ -235,3 +236,5 @@ export {
   type OutsideWork,
   type ErasureRunnerOptions,
 } from './erasure-runner.js';
+export { exportRecords, type ExportScope } from './repositories/export-reader.js';
+export { importRecords, advanceSequences, UNEMBEDDED_MODEL } from './repositories/import-writer.js';

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { InputFormat } from './group-chat-file.js';
+import { runExport, runRestore } from './export-command.js';
 import { runImport, type Io } from './import-command.js';
 import { runLocomoToGroupChat } from './locomo-command.js';
 import { runMcp } from './mcp-command.js';
@@ -12,6 +13,10 @@ export const USAGE = `usage:
   memstream import --input FILE [--format groupchat|locomo] [--api-url URL | --kafka BROKERS]
                    [--api-key KEY | --token JWT] [--validate-only] [--concurrency N]
                    [--topic-prefix P] [--partitions N]
+  memstream import --format memstream --input FILE [--api-url URL] [--api-key KEY | --token JWT]
+                   [--justification TEXT]
+  memstream export --output FILE [--user ID | --me] [--api-url URL] [--api-key KEY | --token JWT]
+                   [--justification TEXT]
   memstream locomo-to-groupchat --input LOCOMO.json --output OUT.json
   memstream mcp [--transport stdio|http] [--port N] [--host H] [--url URL]
 
@@ -25,6 +30,13 @@ import         validates every message of a GroupChatFormat file (docs/group-cha
                sent as X-API-Key) or a user's token (--token, or MEMSTREAM_TOKEN; sent as a bearer
                token). The variables keep the secret out of the shell history and the process list;
                a flag replaces them for one run.
+               With --format memstream, FILE is an export (docs/export-import.md), sent as it is
+               read to POST /v1/admin/imports (an admin's token): all or nothing; one JSON line of
+               counts to stdout. Exit 1: the server refused the file (its answer names the line).
+export         writes the whole server's export (an admin's token), one person's (--user ID, admin),
+               or the caller's own (--me) to FILE as it streams; one JSON line of counts to stdout.
+               Exit 0: the file is whole (it ends with the end record); 2: it is incomplete;
+               3: the credentials or their role were refused.
 locomo-to-groupchat
                converts a LoCoMo benchmark file into GroupChatFormat (one conversation per sample).
 mcp            runs memstream-mcp, the MCP server (stdio by default; --transport http serves
@@ -44,6 +56,18 @@ const IMPORT_OPTIONS = {
   concurrency: { type: 'string', default: '4' },
   'topic-prefix': { type: 'string', default: '' },
   partitions: { type: 'string', default: '8' },
+  justification: { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+const EXPORT_OPTIONS = {
+  output: { type: 'string' },
+  user: { type: 'string' },
+  me: { type: 'boolean', default: false },
+  'api-url': { type: 'string', default: 'http://127.0.0.1:8080' },
+  'api-key': { type: 'string' },
+  token: { type: 'string' },
+  justification: { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -60,6 +84,7 @@ export async function runCli(argv: readonly string[], io: Io, signal?: AbortSign
   const [command, ...rest] = argv;
   try {
     if (command === 'import') return await importCommand(rest, env, io, signal);
+    if (command === 'export') return await exportCommand(rest, env, io, signal);
     if (command === 'locomo-to-groupchat') return await locomoCommand(rest, io);
     if (command === 'mcp') return await runMcp(rest, env, io);
     if (command === '--help' || command === '-h' || command === 'help') {
@@ -83,8 +108,22 @@ async function importCommand(
   const { values } = parseArgs({ args: [...args], options: IMPORT_OPTIONS, strict: true, allowPositionals: false });
   if (values.help) return help(io);
   if (!values.input) throw new UsageError('import needs --input FILE');
+  if (values.format === 'memstream') {
+    if (values.kafka !== undefined) throw new UsageError('an export is imported through --api-url, not --kafka');
+    return runRestore(
+      {
+        input: values.input,
+        apiUrl: values['api-url'],
+        credential: credentialOf({ apiKey: values['api-key'], token: values.token }, env),
+        justification: values.justification,
+        signal,
+      },
+      io,
+    );
+  }
+  if (values.justification !== undefined) throw new UsageError('--justification is for --format memstream');
   if (values.format !== 'groupchat' && values.format !== 'locomo')
-    throw new UsageError(`--format must be groupchat or locomo, not ${values.format}`);
+    throw new UsageError(`--format must be groupchat, locomo or memstream, not ${values.format}`);
   if (values.kafka !== undefined && args.some((a) => a === '--api-url' || a.startsWith('--api-url='))) {
     throw new UsageError('give --api-url or --kafka, not both');
   }
@@ -109,6 +148,30 @@ async function importCommand(
       topicPrefix: values['topic-prefix'],
       partitions: positiveInt('--partitions', values.partitions),
       concurrency: positiveInt('--concurrency', values.concurrency),
+      signal,
+    },
+    io,
+  );
+}
+
+async function exportCommand(
+  args: readonly string[],
+  env: Env,
+  io: Io,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  const { values } = parseArgs({ args: [...args], options: EXPORT_OPTIONS, strict: true, allowPositionals: false });
+  if (values.help) return help(io);
+  if (!values.output) throw new UsageError('export needs --output FILE');
+  if (values.me && values.user !== undefined) throw new UsageError('give --user or --me, not both');
+  return runExport(
+    {
+      output: values.output,
+      apiUrl: values['api-url'],
+      credential: credentialOf({ apiKey: values['api-key'], token: values.token }, env),
+      userId: values.user,
+      me: values.me,
+      justification: values.justification,
       signal,
     },
     io,

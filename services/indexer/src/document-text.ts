@@ -1,6 +1,7 @@
 import type { EpisodicMemory } from '@memstream/schemas';
+import { memorySearchText } from '@memstream/store';
 
-/** A memory is indexed by its title and its text. */
+/** A memory is indexed by its title and its text (one rule in the store: an import writes the same rows). */
 export function memoryText(m: EpisodicMemory): string {
-  return m.title ? `${m.title}. ${m.content}` : m.content;
+  return memorySearchText(m);
 }

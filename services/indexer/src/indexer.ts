@@ -7,7 +7,9 @@ import {
   messageSearchText,
   replaceVectors,
   staleVectors,
+  unembeddedItems,
   unindexedMemories,
+  type SearchKind,
   type Store,
 } from '@memstream/store';
 import { memoryText } from './document-text.js';
@@ -67,20 +69,26 @@ export class Indexer {
   async sweep(): Promise<number> {
     const missing = await unindexedMemories(this.store, this.reembedBatch);
     if (missing.length > 0) await this.indexMemories(missing);
+    const imported = await unembeddedItems(this.store, this.reembedBatch);
+    if (imported.length > 0) await this.embedItems(imported);
     const stale = this.reembedding ? await staleVectors(this.store, this.embedder.model, this.reembedBatch) : [];
     if (stale.length < this.reembedBatch) this.reembedding = false;
     if (stale.length > 0) {
-      const vectors = await this.embedder.embed(
-        stale.map((s) => s.content),
-        'document',
-      );
-      await replaceVectors(
-        this.store,
-        this.embedder.model,
-        stale.map((s, i) => ({ kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })),
-      );
+      await this.embedItems(stale);
       this.log.info({ items: stale.length, model: this.embedder.model }, 're-embedded items of another model');
     }
-    return missing.length + stale.length;
+    return missing.length + imported.length + stale.length;
+  }
+
+  private async embedItems(items: ReadonlyArray<{ kind: SearchKind; item_id: string; content: string }>) {
+    const vectors = await this.embedder.embed(
+      items.map((s) => s.content),
+      'document',
+    );
+    await replaceVectors(
+      this.store,
+      this.embedder.model,
+      items.map((s, i) => ({ kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })),
+    );
   }
 }

@@ -14,3 +14,8 @@ export function messageSearchText(m: {
   if (content === '') return '';
   return `${m.sender_name || m.sender_id}: ${content}`;
 }
+
+/** The text a memory is searched by: its title and its text (the indexer's rule, and the import's). */
+export function memorySearchText(m: { readonly title: string; readonly content: string }): string {
+  return m.title ? `${m.title}. ${m.content}` : m.content;
+}

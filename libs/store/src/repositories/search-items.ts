@@ -94,6 +94,21 @@ export async function staleVectors(
   return rows;
 }
 
+/**
+ * Rows an import wrote without a vector (marked with UNEMBEDDED_MODEL): no stored event will come
+ * for them, so the sweep embeds them. The model index finds them without a scan.
+ */
+export async function unembeddedItems(
+  q: Queryable,
+  limit: number,
+): Promise<Array<{ kind: SearchKind; item_id: string; content: string }>> {
+  const { rows } = await q.query<{ kind: SearchKind; item_id: string; content: string }>(
+    `SELECT kind, item_id, content FROM search_items WHERE embedding_model = '' ORDER BY indexed_at LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
+
 /** Replaces vectors (the re-embedding of the backlog). */
 export async function replaceVectors(
   q: Queryable,

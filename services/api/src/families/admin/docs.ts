@@ -8,5 +8,5 @@ import { MemoryServiceErrorBody, memoryServiceErrorShape } from '../memory-servi
 export const adminDocs = apiFamily(
   'memory-service admin',
   "The admin and auditor API of the memory-service (every person's conversations, search across everyone, eviction) and the audit log every call of it writes",
-  { body: MemoryServiceErrorBody, shape: memoryServiceErrorShape, paths: ['/v1/admin'] },
+  { body: MemoryServiceErrorBody, shape: memoryServiceErrorShape, paths: ['/v1/admin', '/v1/me'] },
 );

@@ -7,6 +7,8 @@ import { registerAdminConversationRoutes } from './conversation-routes.js';
 import { createEvictor, type Evictor } from './eviction.js';
 import { registerEvictRoutes } from './evict-routes.js';
 import { registerErasureRoutes } from './erasure-routes.js';
+import { registerExportRoutes } from './export-routes.js';
+import { registerImportRoutes } from './import-routes.js';
 import { registerAdminSearch } from './search-route.js';
 
 export type { EvictionSettings } from './eviction.js';
@@ -46,5 +48,7 @@ export const admin: ApiFamilyPlugin = {
     });
     registerErasureRoutes(on, deps);
     registerAuditRoutes(on, deps.store);
+    registerExportRoutes(on, deps.store);
+    registerImportRoutes(on, deps.store);
   },
 };

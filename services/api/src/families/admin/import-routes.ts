@@ -1,0 +1,58 @@
+import { Readable } from 'node:stream';
+import type { Halves } from '../../shared/halves.js';
+import { AppError } from '@memstream/errors';
+import { parseOrThrow } from '@memstream/http';
+import type { Store } from '@memstream/store';
+import { ExportRecord, ImportQuery, ImportResult } from '@memstream/schemas';
+import { adminDocs as docs } from './docs.js';
+import { auditMore, justificationOf, requireRole } from './audit.js';
+import { importStream } from './import-stream.js';
+
+const NDJSON = ['application/x-ndjson', 'application/jsonl'];
+
+/**
+ * `POST /v1/admin/imports`: an export (see export-routes) restored on this server, read as it
+ * arrives. It goes straight to the store, not through the pipeline: the records carry the ids,
+ * sequence numbers and times the source gave them, which the converter would give anew, and the
+ * memories and summaries made from them, which the consumers would make again differently.
+ */
+export function registerImportRoutes({ writes }: Halves, store: Store): void {
+  if (!writes) return;
+  // The body is read line by line by the handler, never whole, whatever its size.
+  writes.addContentTypeParser(NDJSON, (_request, payload, done) => done(null, payload));
+  writes.post(
+    '/v1/admin/imports',
+    docs.route({
+      summary: 'Import an export (NDJSON), keeping its ids, sequences and times (admin)',
+      description:
+        'Each line one record, as GET /v1/admin/exports writes them (the header first, the end record last). All or nothing: a bad line refuses the whole import with 400 naming it (details.line), and nothing is stored. A record whose key the server already holds is left as it is, so importing the same export twice stores it once. Search rows are written at once (keyword); their vectors follow from the indexer.',
+      querystring: ImportQuery,
+      body: ExportRecord,
+      consumes: NDJSON,
+      responses: { 200: ImportResult },
+    }),
+    async (request) => {
+      requireRole(request, 'admin', 'import', { justification: justificationOf(request.query) });
+      const q = parseOrThrow(ImportQuery, request.query ?? {}, 'query');
+      auditMore(request, { justification: q.justification });
+      const body = request.body;
+      if (!(body instanceof Readable))
+        throw new AppError('INVALID_PARAMETER', 'Send the export as application/x-ndjson');
+      const outcome = await importStream(store, body).catch((err: unknown) => {
+        body.resume(); // the rest of the body is drained, so the refusal reaches the sender
+        throw err;
+      });
+      auditMore(request, {
+        counts: {
+          lines: outcome.lines,
+          ...prefixed('imported.', outcome.imported),
+          ...prefixed('present.', outcome.alreadyPresent),
+        },
+      });
+      return outcome;
+    },
+  );
+}
+
+const prefixed = (prefix: string, counts: Record<string, number>) =>
+  Object.fromEntries(Object.entries(counts).map(([k, v]) => [`${prefix}${k}`, v]));
