@@ -20,6 +20,7 @@ import { RETENTION_MS, SEGMENT_MS, TOPICS, allTopics } from '@memstream/schemas'
 import { PgStore, listMessages, migrate, storeBusJournal } from '@memstream/store';
 import { startConverter } from '@memstream/converter';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
+import { carries, readBusFromZero, readKafkaFromZero, where } from '../helpers/read-from-zero.js';
 
 // After a person is erased, a reader that starts every topic (and the embedded journal) at offset 0
 // finds nothing of theirs: not what they wrote through the API or straight onto an input topic,
@@ -67,8 +68,8 @@ test('kafka: an erased person is on no topic read from offset 0; others keep the
     produce: async (topic, key, value) => {
       await producer.send({ topic: `${prefix}${topic}`, messages: [{ key, value }] });
     },
-    readAll: () => readKafkaFromZero(kafka, prefix),
-    peek: () => readKafkaFromZero(kafka, prefix),
+    readAll: () => readKafkaFromZero(kafka, prefix, EVERY_TOPIC),
+    peek: () => readKafkaFromZero(kafka, prefix, EVERY_TOPIC),
   };
   await eraseOneOfTwo(t, world);
 
@@ -99,7 +100,7 @@ test('embedded: an erased person is in no journal row and on no topic of the in-
     bus,
     store,
     produce: (topic, key, value) => bus.publish(topic, [{ key, value }]),
-    readAll: () => readBusFromZero(bus),
+    readAll: () => readBusFromZero(bus, EVERY_TOPIC),
     peek: async () =>
       (await Promise.all(EVERY_TOPIC.map(async (topic) => bus.scan(topic, await bus.ranges(topic))))).flat(),
     // Right after the erasure: the test's own readers, once they passed the dead letters, let the
@@ -126,7 +127,7 @@ test('embedded: an erased person is in no journal row and on no topic of the in-
   await bus.close();
   const again = new MemoryBus(log, 2, new Metrics(), { journal });
   t.after(() => again.close());
-  const reread = await readBusFromZero(again);
+  const reread = await readBusFromZero(again, EVERY_TOPIC);
   assert.deepEqual(reread.filter(carries(MARK.alice)).map(where), []);
 });
 
@@ -314,92 +315,4 @@ async function migratedStore(t: TestContext): Promise<PgStore> {
   t.after(() => store.close());
   await migrate(store, log);
   return store;
-}
-
-function carries(marker: string): (r: BusRecord) => boolean {
-  return (r) =>
-    r.value.toString('utf8').includes(marker) ||
-    (r.key ?? '').includes(marker) ||
-    Object.values(r.headers).some((h) => h.includes(marker));
-}
-
-function where(r: BusRecord): string {
-  return `${r.topic}[${r.partition}]@${r.offset}`;
-}
-
-/** A plain kafkajs consumer of a group never seen before, from the earliest offset to the end of each partition. */
-async function readKafkaFromZero(kafka: Kafka, prefix: string): Promise<BusRecord[]> {
-  const admin = kafka.admin();
-  await admin.connect();
-  const left = new Map<string, bigint>();
-  try {
-    for (const topic of EVERY_TOPIC) {
-      for (const p of await admin.fetchTopicOffsets(`${prefix}${topic}`)) {
-        if (BigInt(p.high) > BigInt(p.low)) left.set(`${prefix}${topic}:${p.partition}`, BigInt(p.high) - 1n);
-      }
-    }
-  } finally {
-    await admin.disconnect();
-  }
-  const records: BusRecord[] = [];
-  if (left.size === 0) return records;
-  const groupId = uniqueName('reader');
-  const consumer = kafka.consumer({ groupId });
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topics: EVERY_TOPIC.map((t) => `${prefix}${t}`), fromBeginning: true });
-    let done: () => void = () => undefined;
-    const finished = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    await consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ topic, partition, message }) => {
-        records.push({
-          topic: topic.slice(prefix.length),
-          partition,
-          offset: message.offset,
-          key: message.key?.toString() ?? null,
-          value: message.value ?? Buffer.alloc(0),
-          headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])),
-        });
-        const last = left.get(`${topic}:${partition}`);
-        if (last !== undefined && BigInt(message.offset) >= last) left.delete(`${topic}:${partition}`);
-        if (left.size === 0) done();
-      },
-    });
-    await waitFor('the reader reached the end of every topic', async () => left.size === 0, 60_000);
-    await finished;
-  } finally {
-    await consumer.disconnect();
-  }
-  return records;
-}
-
-/** A group of the in-process bus never seen before, on every topic, until it has what each partition holds. */
-async function readBusFromZero(bus: Bus): Promise<BusRecord[]> {
-  const records: BusRecord[] = [];
-  const groupId = uniqueName('reader');
-  let expected = 0;
-  for (const topic of EVERY_TOPIC) {
-    await bus.ensureTopics([{ name: topic }]);
-    for (const r of await bus.ranges(topic)) expected += r.end - r.start;
-  }
-  const subs: Subscription[] = [];
-  for (const topic of EVERY_TOPIC) {
-    subs.push(
-      await bus.subscribe({
-        groupId,
-        topic,
-        dlqTopic: `${topic}.reader-dlq`,
-        retry: { maxAttempts: 1, initialDelayMs: 10, maxDelayMs: 10 },
-        handler: async (record) => {
-          records.push(record);
-        },
-      }),
-    );
-  }
-  await waitFor('the reader has every record', async () => records.length >= expected, 30_000);
-  await Promise.all(subs.map((s) => s.stop()));
-  return records;
 }

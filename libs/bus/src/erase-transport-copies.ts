@@ -58,7 +58,9 @@ export const COPIED_FROM_HEADER = 'x-copied-from';
  * carries where it came from, so a second run keeps one copy of each.
  *
  * Throws TIMEOUT (retriable) when a group does not catch up in time; nothing is cut on that topic
- * or the ones after it, and the caller runs the erasure again later.
+ * or the ones after it, and the caller runs the erasure again later. Never call it from inside a
+ * handler of a group it waits for: that group cannot pass the record it is handling, so the wait
+ * could only time out.
  */
 export async function eraseTransportCopies(erasure: TransportErasure): Promise<TransportErasureCounts> {
   const consumedRemoved: Record<string, number> = {};

@@ -109,9 +109,20 @@ async function scanRanges(
     await Promise.race([done, late]).finally(() => clearTimeout(timer));
   } finally {
     await consumer.disconnect();
+    await deleteGroup(options.kafka, groupId);
   }
-  const admin = options.kafka.admin();
-  await admin.connect();
-  await admin.deleteGroups([groupId]).finally(() => admin.disconnect());
   return records.sort((a, b) => a.partition - b.partition || Number(a.offset) - Number(b.offset));
+}
+
+/** Best effort: a group left behind holds no records back (nothing waits on it), it only lingers in listings. */
+async function deleteGroup(kafka: Kafka, groupId: string): Promise<void> {
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    await admin.deleteGroups([groupId]);
+  } catch {
+    // the broker expires an empty group by itself (offsets.retention.minutes)
+  } finally {
+    await admin.disconnect();
+  }
 }
