@@ -10,8 +10,11 @@ import {
   findEvictionJob,
   migrate,
   purgeConversationGroups,
+  removeMembership,
   restoreConversationGroup,
   runEvictionJob,
+  setMembership,
+  standingOf,
   sweepEvictionJobs,
   type EvictionRunnerOptions,
   type Store,
@@ -165,4 +168,36 @@ test('purging without a cutoff (an erasure) removes a live group too, and a seco
   const again = await store.transaction((tx) => purgeConversationGroups(tx, ['alive']));
   assert.equal(again.counts.conversations, 0);
   assert.deepEqual(await residueOf(store, ['erasemeword', 'alive']), []);
+});
+
+test('a removed membership grants nothing, is kept as a record, and is evicted once removed before the cutoff, in batches', async (t) => {
+  const store = await freshStore(t);
+  await seedGroup(store, { group: 'kept', marker: 'keptword', deletedAt: null });
+  for (const user of ['old1', 'old2', 'old3', 'recent']) await setMembership(store, 'kept', user, 'reader');
+  for (const user of ['old1', 'old2', 'old3', 'recent'])
+    assert.equal(await removeMembership(store, 'kept', user), true);
+  // gone from access at once: the record is no membership
+  assert.equal(await standingOf(store, { kind: 'user', id: 'old1' }, 'kept'), undefined);
+  await store.query(
+    `UPDATE conversation_membership_removals SET removed_at = now() - interval '100 days' WHERE user_id LIKE 'old%'`,
+  );
+  const created = await createEvictionJob(store, {
+    retentionPeriod: 'P90D',
+    cutoff: daysAgo(90),
+    resourceTypes: ['conversation_memberships'],
+    requestedBy: 'user:admin',
+  });
+  const ended = await runEvictionJob(runner(store), created.id);
+  assert.equal(ended?.status, 'completed');
+  assert.equal(ended?.total, 3);
+  assert.equal(ended?.counts.membershipRemovals, 3, 'three removals, over two batches of two');
+  assert.equal(ended?.counts.groups, 0, 'the group itself is not evicted');
+  const { rows } = await store.query<{ user_id: string }>('SELECT user_id FROM conversation_membership_removals');
+  assert.deepEqual(
+    rows.map((r) => r.user_id),
+    ['recent'],
+  );
+  // a purged group takes its removals with it
+  const purged = await purgeConversationGroups(store, ['kept']);
+  assert.equal(purged.counts.membershipRemovals, 1);
 });

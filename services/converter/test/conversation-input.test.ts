@@ -103,3 +103,31 @@ test('a redelivered append stores once, and a refused one stays refused after ac
   );
   assert.equal(after.items.length, 2, 'the refused message was not stored by its redelivery');
 });
+
+test("an admin's delete and restore apply to the whole group without a membership, once each: redelivered, they keep their outcome; a restore of a live group is refused", async (t) => {
+  const { store, apply } = await conversationHarness(t);
+  await apply(append('g1', 'bob', [message('hello')]));
+  const change = (action: 'delete' | 'restore'): ConversationInput => ({
+    id: randomUUID(),
+    type: 'conversation.admin.changed',
+    occurred_at: new Date().toISOString(),
+    // an admin, member of nothing: the API checked the role
+    actor: { kind: 'user', id: 'root' },
+    data: { conversation_id: 'g1', group_id: 'g1', action },
+  });
+  const deleting = change('delete');
+  await apply(deleting);
+  await apply(deleting);
+  const deleted = await findRequestOutcome(store, deleting.id);
+  assert.deepEqual([deleted?.status, deleted?.result], ['stored', { conversations: 1 }]);
+  assert.equal(await findConversation(store, 'g1'), undefined, 'deleted for everyone');
+
+  const restoring = change('restore');
+  await apply(restoring);
+  await apply(restoring);
+  assert.deepEqual((await findRequestOutcome(store, restoring.id))?.result, { conversations: 1 });
+  assert.equal((await findConversation(store, 'g1'))?.id, 'g1');
+  const again = change('restore');
+  await apply(again);
+  assert.equal((await findRequestOutcome(store, again.id))?.error_code, 'CONFLICT');
+});

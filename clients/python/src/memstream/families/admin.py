@@ -31,13 +31,18 @@ class Admin(Family[M]):
         return Call(params=_id(conversation_id), query=dump(ad.AdminGetConversationQuery, query))
 
     @operation(R.delete_conversation)
-    def delete_conversation(self, conversation_id: str, justification: Optional[str] = None) -> Call[None]:
-        """Soft-deletes the conversation and its whole fork tree."""
+    def delete_conversation(
+        self, conversation_id: str, justification: Optional[str] = None
+    ) -> Call[Optional[ad.AdminChangeAccepted]]:
+        """Soft-deletes the conversation and its whole fork tree: None once applied, or the accepted
+        change (202) when it was not applied within the server's wait."""
         body = dump(ad.AdminActionRequest, _why(justification))
         return Call(params=_id(conversation_id), body=body, idempotent=True)
 
     @operation(R.restore_conversation)
-    def restore_conversation(self, conversation_id: str, justification: Optional[str] = None) -> Call[ad.AdminConversation]:
+    def restore_conversation(
+        self, conversation_id: str, justification: Optional[str] = None
+    ) -> Call[Union[ad.AdminConversation, ad.AdminChangeAccepted]]:
         body = dump(ad.AdminActionRequest, _why(justification))
         return Call(params=_id(conversation_id), body=body)
 

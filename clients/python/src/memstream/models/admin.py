@@ -97,6 +97,15 @@ class AdminConversation(AdminConversationSummary):
     forked_at_conversation_id: Optional[str]
 
 
+class AdminChangeAccepted(CamelAnswer):
+    """202: an admin's delete or restore is published, and the converter had not applied it when
+    the server's wait ended; it will be."""
+
+    status: Literal["accepted"]
+    id: str
+    request_id: str
+
+
 class AdminConversations(CamelAnswer):
     data: List[AdminConversationSummary]
 
