@@ -20,7 +20,8 @@
  * `bench/run.sh` started, with a database and topics of its own, writes sent to the gateway and
  * reads to the read API; `--base URL` measures a running memstream (read and write on one address).
  * Extra flags: `--methods keyword,vector,hybrid,rrf`, `--env KEY=VALUE` (repeatable, embedded only),
- * `--samples N` (first N conversations), `--scale N`.
+ * `--samples N` (first N conversations), `--scale N`, `--levers` (the contextual-text lever measured
+ * after the run, see lib/contextual-lever.ts: recall and CPU per turn beside a control).
  */
 import { readFile, mkdtemp } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
