@@ -20,7 +20,8 @@
  * `bench/run.sh` started, with a database and topics of its own, writes sent to the gateway and
  * reads to the read API; `--base URL` measures a running memstream (read and write on one address).
  * Extra flags: `--methods keyword,vector,hybrid,rrf`, `--env KEY=VALUE` (repeatable, embedded only),
- * `--samples N` (first N conversations), `--scale N`.
+ * `--samples N` (first N conversations), `--scale N`, `--levers` (the contextual-text lever measured
+ * after the run, see lib/contextual-lever.ts: recall and CPU per turn beside a control).
  */
 import { readFile, mkdtemp } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -38,6 +39,8 @@ import { locomoToGroupChat, type GroupChatDocument } from '@memstream/cli';
 import { HYBRID_RANKING, intentOf, rankFeatures, weightedFusion, type RankingParams } from '@memstream/search';
 import { embeddedPostgresUrl } from '@memstream/embedded-postgres';
 import { candidatesOf, hitOf, turnsOf, type ApiHit } from './lib/locomo-turns.js';
+import { exactVectorList, turnTexts } from './lib/contextual-lever.js';
+import { createLocalEmbedder, defaultModelDir } from '@memstream/embedding';
 import { crossValidate, fit, recallAt, type Fold, type Scored } from './lib/cross-validate.js';
 import { addFiller } from './lib/filler.js';
 import { createDatabase } from './lib/database.js';
@@ -58,6 +61,7 @@ const { values } = parseArgs({
     samples: { type: 'string' },
     distributed: { type: 'boolean', default: false },
     scale: { type: 'string', default: '100000' },
+    levers: { type: 'boolean', default: false },
   },
 });
 if (!values.data) {
@@ -139,13 +143,15 @@ const recallOf = (q: Question, hits: ReadonlyArray<{ message_ids: string[] }>) =
     const found = new Set(hits.slice(0, k).flatMap((h) => h.message_ids));
     return q.evidence.filter((e) => found.has(e)).length / q.evidence.length;
   });
-const served = new Map<string, { recalls: number[][] }>(methods.map((m) => [m, { recalls: [] }]));
+const asServed = new Map<string, { recalls: number[][] }>(methods.map((m) => [m, { recalls: [] }]));
 const previous: number[][] = [];
 const scored: Scored[] = [];
+/** Each question's keyword and vector lists over messages and memories, for the levers measured after. */
+const lists: Array<{ keyword: ApiHit[]; vector: ApiHit[] }> = [];
 for (const q of questions) {
   for (const method of methods) {
     const hits = await search(q.sampleId, q.question, method, ['message'], Math.max(...KS));
-    served.get(method)!.recalls.push(recallOf(q, hits));
+    asServed.get(method)!.recalls.push(recallOf(q, hits));
   }
   // The previous hybrid from the lists it was made of (messages only, 100 a side).
   const [kwMessages, vecMessages, kwBoth, vecBoth] = await Promise.all([
@@ -154,6 +160,7 @@ for (const q of questions) {
     search(q.sampleId, q.question, 'keyword', ['message', 'episodic_memory'], 100),
     search(q.sampleId, q.question, 'vector', ['message', 'episodic_memory'], 100),
   ]);
+  lists.push({ keyword: kwBoth, vector: vecBoth });
   previous.push(recallOf(q, weightedFusion(kwMessages.map(hitOf), vecMessages.map(hitOf), 0.4)));
   const { messages, memories, participants } = candidatesOf(kwBoth, vecBoth, turnsByKey);
   scored.push({
@@ -191,7 +198,7 @@ console.log(
     [
       ...byCategory(previous, 'previous hybrid (0.4 vec + 0.6 kw)'),
       ...byCategory(heldOut, 'contextual, cross-validated (held-out)'),
-      ...methods.flatMap((m) => byCategory(served.get(m)!.recalls, `${m} (as served)`)),
+      ...methods.flatMap((m) => byCategory(asServed.get(m)!.recalls, `${m} (as served)`)),
     ],
   ),
 );
@@ -236,6 +243,20 @@ console.log(
     ],
   ),
 );
+
+if (values.levers) await measureLevers();
+
+/**
+ * What the goal counts: the served hybrid's ranking cross-validated (held-out) R@10, overall and
+ * in the two weakest categories (issue 31: 0.85 overall, 0.65 each for multi-hop and open-domain).
+ */
+const heldOutR10 = (cat?: number) =>
+  mean(heldOut.filter((_, i) => cat === undefined || questions[i]!.category === cat).map((r) => r[1]!));
+const recallGoals = [
+  ['held-out R@10', heldOutR10(), 0.85],
+  ['multi-hop R@10', heldOutR10(1), 0.65],
+  ['open-domain R@10', heldOutR10(3), 0.65],
+] as const;
 
 /**
  * One timed pass: every question once by every method, and the previous hybrid as it ran (its two
@@ -283,12 +304,20 @@ let lastTimes = await latencyPass(`${turns} messages in the store`);
 console.log(section('indexing'));
 console.log(
   table(
-    ['turns', 'sent in (s)', 'all indexed after (s)', 'indexed turns/s', 'memories indexed after (s)'],
+    [
+      'turns',
+      'sent in (s)',
+      'all indexed after (s)',
+      'indexed / sent',
+      'indexed turns/s',
+      'memories indexed after (s)',
+    ],
     [
       [
         turns,
         round(sentMs / 1000, 1),
         round(indexedMs / 1000, 1),
+        round(indexedMs / sentMs, 2),
         ratePerSecond(turns, indexedMs),
         round(memoriesMs / 1000, 1),
       ],
@@ -310,29 +339,122 @@ else
     `\nbench process RSS (the embedded server runs inside it): ${Math.round(process.memoryUsage().rss / 1048576)} MiB`,
   );
 const goal = lastTimes.get('hybrid');
+for (const [name, value, target] of recallGoals)
+  console.log(
+    `goal: cross-validated ${name} >= ${target} -> ${round(value, 3)} ${value >= target ? 'MET' : 'NOT MET'}`,
+  );
+console.log(
+  `goal: every turn indexed within twice the import time -> ${round(indexedMs / sentMs, 2)} x ${indexedMs <= 2 * sentMs ? 'MET' : 'NOT MET'}`,
+);
 if (goal) {
   const p95 = summarizeLatencies(Float64Array.from(goal)).p95;
-  const r10 = mean(heldOut.map((r) => r[1]!));
-  console.log(
-    `goal: cross-validated held-out recall@10 >= 0.75 -> ${round(r10, 3)} ${r10 >= 0.75 ? 'MET' : 'NOT MET'}; hybrid search p95 <= 50 ms (last scale measured) -> ${p95} ${p95 <= 50 ? 'MET' : 'NOT MET'}`,
-  );
+  console.log(`goal: hybrid search p95 <= 50 ms (last scale measured) -> ${p95} ${p95 <= 50 ? 'MET' : 'NOT MET'}`);
   console.log("reference: LoCoMo paper's retriever over dialog turns, recall@10 = 0.662");
 }
 for (const cleanup of cleanups) await cleanup();
 process.exit(0);
 
 // ---- helpers ----
+
+/**
+ * The contextual-text lever (bench/lib/contextual-lever.ts): recall cross-validated with each
+ * turn embedded alone and after the turn before it, and what the embedding costs per turn.
+ * Measured in this process after the run, on the served model; the index is not changed.
+ */
+async function measureLevers(): Promise<void> {
+  const log = createLogger({ service: 'bench-retrieval-levers', level: 'warn' });
+  const embedder = await createLocalEmbedder(
+    { modelDir: defaultModelDir(), threads: 1, batchSize: 4, weights: 'int8' },
+    log,
+  );
+  await embedder.embed(["load the model first, so its cost is not counted as a turn's"], 'document');
+  const texts = turnTexts(documents, groupOf);
+  const timedEmbed = async (all: readonly string[]) => {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const vectors = await embedder.embed(all, 'document');
+    const cpu = process.cpuUsage(cpu0);
+    return {
+      vectors,
+      cpuMs: (cpu.user + cpu.system) / 1000 / all.length,
+      wallMs: (performance.now() - t0) / all.length,
+    };
+  };
+  const alone = await timedEmbed(texts.map((t) => t.alone));
+  const withPrevious = await timedEmbed(texts.map((t) => t.withPrevious));
+  const queries = await embedder.embed(
+    questions.map((q) => q.question),
+    'query',
+  );
+  await embedder.close();
+  const crossValidated = (vectors: readonly Float32Array[]) => {
+    const rescored: Scored[] = questions.map((q, i) => {
+      const vector = exactVectorList(q.sampleId, queries[i]!, texts, vectors, lists[i]!.vector, 100);
+      const { messages, memories, participants } = candidatesOf(lists[i]!.keyword, vector, turnsByKey);
+      return {
+        conversation: q.sampleId,
+        evidence: q.evidence,
+        features: rankFeatures(intentOf(q.question, participants, Date.now()), messages, memories),
+      };
+    });
+    const byQuestion = new Map(
+      crossValidate(rescored, KS).flatMap((f) => f.recalls.map((r) => [r.q, r.recall] as const)),
+    );
+    return rescored.map((q) => byQuestion.get(q)!);
+  };
+  console.log(section('lever: a turn embedded after the turn before it (exact vector lists, cross-validated)'));
+  console.log(
+    table(
+      ['vector list / category', 'questions', 'recall@5', 'recall@10', 'recall@25'],
+      [
+        ...byCategory(crossValidated(alone.vectors), 'turn alone (control)'),
+        ...byCategory(crossValidated(withPrevious.vectors), 'turn after the one before'),
+      ],
+    ),
+  );
+  const chars = (xs: readonly string[]) => Math.round(mean(xs.map((x) => x.length)));
+  console.log(
+    table(
+      ['embedded text', 'mean chars', 'CPU ms per turn', 'wall ms per turn'],
+      [
+        [
+          'turn alone (as indexed today)',
+          chars(texts.map((t) => t.alone)),
+          round(alone.cpuMs, 2),
+          round(alone.wallMs, 2),
+        ],
+        [
+          'turn after the one before',
+          chars(texts.map((t) => t.withPrevious)),
+          round(withPrevious.cpuMs, 2),
+          round(withPrevious.wallMs, 2),
+        ],
+      ],
+    ),
+  );
+  console.log(
+    'query latency, memory and install size do not change with this lever: the same model embeds the same query.',
+  );
+}
+
 function sampleIdOf(doc: GroupChatDocument): string {
   return doc.conversation_meta.group_id.replace(/^locomo-/, '');
 }
 
 async function api<T>(method: string, path: string, body?: unknown, to = base): Promise<{ status: number; body: T }> {
   for (let attempt = 1; ; attempt++) {
+    // A kept-alive connection the server closed as it was reused fails the request (ECONNRESET
+    // ended a latency pass once); searches and stats are safe to send again, held writes answer
+    // a repeat by their message id.
     const res = await fetch(`${to}${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch((err: unknown) => {
+      if (attempt >= 5) throw err;
+      return undefined;
     });
+    if (res === undefined) continue;
     const text = await res.text();
     if ((res.status === 503 || res.status === 429) && attempt < 20) {
       await new Promise((r) => setTimeout(r, 200 * attempt));
