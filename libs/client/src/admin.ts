@@ -10,6 +10,9 @@ import type {
   AdminSearchResults,
   AuditLogPage,
   AuditLogQuery,
+  ErasureAccepted,
+  ErasureReceipt,
+  ErasureRequest,
   EvictionJobBody,
   EvictRequest,
 } from '@memstream/schemas';
@@ -91,6 +94,26 @@ export class Admin {
 
   evictionJob(jobId: string, options?: CallOptions): Promise<z.infer<typeof EvictionJobBody>> {
     return this.http.call(R.evictionJob, { params: { jobId } }, options);
+  }
+
+  /** Erases a person from every family (admin); answers at once with the job, to follow with erasure. */
+  erase(request: Input<typeof ErasureRequest>, options?: CallOptions): Promise<z.infer<typeof ErasureAccepted>> {
+    return this.http.call(R.erase, { body: request }, options);
+  }
+
+  /** An erasure's receipt: its status, times, and what it removed per family and store (auditor). */
+  erasure(id: string, options?: CallOptions): Promise<z.infer<typeof ErasureReceipt>> {
+    return this.http.call(R.erasure, { params: { id } }, options);
+  }
+
+  /** Erases the calling person themself (their own token; the local user without authentication). */
+  eraseMe(justification?: string, options?: CallOptions): Promise<z.infer<typeof ErasureAccepted>> {
+    return this.http.call(R.eraseMe, { body: { justification } }, options);
+  }
+
+  /** The receipt of an erasure of the calling person (only their own). */
+  myErasure(id: string, options?: CallOptions): Promise<z.infer<typeof ErasureReceipt>> {
+    return this.http.call(R.myErasure, { params: { id } }, options);
   }
 
   /** The audit log, oldest first; page with `after: nextCursor`. */

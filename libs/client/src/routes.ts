@@ -7,6 +7,9 @@ import {
   AdminSearchRequest,
   AuditLogQuery,
   EvictionJobParams,
+  ErasureParams,
+  ErasureRequest,
+  MyErasureRequest,
   EvictQuery,
   EvictRequest,
   JustificationQuery,
@@ -476,6 +479,10 @@ const admin = {
     params: EvictionJobParams,
   }),
   auditLog: route({ family: 'memory-service', method: 'GET', path: '/v1/admin/audit', query: AuditLogQuery }),
+  erase: route({ family: 'memory-service', method: 'POST', path: '/v1/admin/erasures', body: ErasureRequest }),
+  erasure: route({ family: 'memory-service', method: 'GET', path: '/v1/admin/erasures/{id}', params: ErasureParams }),
+  eraseMe: route({ family: 'memory-service', method: 'POST', path: '/v1/me/erasure', body: MyErasureRequest }),
+  myErasure: route({ family: 'memory-service', method: 'GET', path: '/v1/me/erasures/{id}', params: ErasureParams }),
 };
 
 /** Every operation the client calls, by family. */

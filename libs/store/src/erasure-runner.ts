@@ -71,6 +71,7 @@ export function erasureSteps(o: Pick<ErasureRunnerOptions, 'discard'>): readonly
 /** The step every job starts at, and every further pass. */
 export const FIRST_ERASURE_STEP = 'owned-conversations';
 const FINAL_STEP = 'final-check';
+const DEADLOCK = '40P01';
 
 /**
  * Runs one erasure job to its end: the given one, or the oldest open job nobody holds. Returns the
@@ -81,12 +82,13 @@ export async function runErasureJob(
   jobId?: string,
   steps: readonly ErasureStep[] = erasureSteps(o),
 ): Promise<ErasureJob | undefined> {
-  let job = await claimErasureJob(o.store, { owner: o.owner, leaseMs: o.leaseMs, jobId });
-  if (!job) return jobId === undefined ? undefined : findErasureJob(o.store, jobId);
+  const claimed = await claimErasureJob(o.store, { owner: o.owner, leaseMs: o.leaseMs, jobId });
+  if (!claimed) return jobId === undefined ? undefined : findErasureJob(o.store, jobId);
+  let job: ErasureJob = claimed;
   const log = o.log.child({ erasureJobId: job.id });
   const lost = async () => {
     log.warn('erasure job taken over by another process; stopping here');
-    return findErasureJob(o.store, job!.id);
+    return findErasureJob(o.store, job.id);
   };
   try {
     for (;;) {
@@ -94,10 +96,13 @@ export async function runErasureJob(
         log.info({ step: job.step }, 'erasure job left for another worker: this one is stopping');
         return job;
       }
-      const at = steps.findIndex((s) => s.name === job!.step);
+      const at = steps.findIndex((s) => s.name === job.step);
       const held = { jobId: job.id, owner: o.owner, leaseMs: o.leaseMs };
       if (job.step === FINAL_STEP || at < 0) {
-        const ended = await finishErasurePass(o.store, { ...held, firstStep: steps[0]!.name }, personRemains);
+        const ended = await unlessDeadlocked(() =>
+          finishErasurePass(o.store, { ...held, firstStep: steps[0]!.name }, personRemains),
+        );
+        if (ended === 'deadlock') continue;
         if (!ended) return lost();
         if (ended.status === 'completed') {
           log.info({ counts: ended.counts, passes: ended.passes, attempts: ended.attempts }, 'erasure job completed');
@@ -111,7 +116,11 @@ export async function runErasureJob(
       const next = steps[at + 1]?.name ?? FINAL_STEP;
       let moved: ErasureJob | undefined;
       if ('batch' in step) {
-        moved = await runErasureBatch(o.store, { ...held, next }, (tx, j) => step.batch(tx, j, o.batchSize));
+        const batched = await unlessDeadlocked(() =>
+          runErasureBatch(o.store, { ...held, next }, (tx, j) => step.batch(tx, j, o.batchSize)),
+        );
+        if (batched === 'deadlock') continue;
+        moved = batched;
       } else {
         const done = await step.outside(job);
         moved = await advanceErasureJob(
@@ -131,6 +140,20 @@ export async function runErasureJob(
       // the lease runs out and a sweep takes the job again where it stopped
       log.error({ err, attempts: job.attempts }, 'erasure job failed; it will be tried again');
     }
+    throw err;
+  }
+}
+
+/**
+ * The work, or 'deadlock' when PostgreSQL chose it to break a lock cycle with a writer (the final
+ * pass's table locks, or a batch meeting the indexer on the same rows): its transaction rolled back
+ * whole, and the caller does it again at once instead of waiting for its lease to run out.
+ */
+async function unlessDeadlocked<T>(work: () => Promise<T>): Promise<T | 'deadlock'> {
+  try {
+    return await work();
+  } catch (err) {
+    if ((err as { code?: unknown }).code === DEADLOCK) return 'deadlock';
     throw err;
   }
 }

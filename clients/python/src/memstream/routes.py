@@ -183,6 +183,10 @@ class AdminRoutes:
     evict = _ms("POST", "/v1/admin/evict", query=ad.EvictQuery, body=ad.EvictRequest)
     eviction_job = _ms("GET", "/v1/admin/evict/jobs/{jobId}", params=ad.EvictionJobParams)
     audit_log = _ms("GET", "/v1/admin/audit", query=ad.AuditLogQuery)
+    erase = _ms("POST", "/v1/admin/erasures", body=ad.ErasureRequest)
+    erasure = _ms("GET", "/v1/admin/erasures/{id}", params=ad.ErasureParams)
+    erase_me = _ms("POST", "/v1/me/erasure", body=ad.MyErasureRequest)
+    my_erasure = _ms("GET", "/v1/me/erasures/{id}", params=ad.ErasureParams)
 
 
 USER = UserRoutes()

@@ -95,6 +95,9 @@ export async function purgeConversationGroups(
 
   const count = async (sql: string, values: readonly unknown[]) => (await tx.query(sql, values)).rowCount ?? 0;
   const both = [...new Set([...ids, ...groups])];
+  // Messages first: the indexer writes a message's search row only while it holds the message (FOR
+  // KEY SHARE), so once they are gone no search row can come back after the rows below are deleted.
+  const messages = await count('DELETE FROM messages WHERE conversation_id = ANY($1::text[])', [ids]);
   const searchItems = await count('DELETE FROM search_items WHERE conversation_id = ANY($1::text[])', [ids]);
   // the triggers count a conversation's statistics down to zero and keep the zero rows: they go too
   await tx.query('DELETE FROM search_keyword_totals WHERE conversation_id = ANY($1::text[])', [ids]);
@@ -105,7 +108,6 @@ export async function purgeConversationGroups(
   const summaries = await count('DELETE FROM memory WHERE conversation_id = ANY($1::text[])', [ids]);
   const kaosEvents = await count('DELETE FROM kaos_events WHERE conversation_id = ANY($1::text[])', [ids]);
   const kaosSessions = await count('DELETE FROM kaos_sessions WHERE conversation_id = ANY($1::text[])', [ids]);
-  const messages = await count('DELETE FROM messages WHERE conversation_id = ANY($1::text[])', [ids]);
   const streamChunks = await count('DELETE FROM stream_chunks WHERE session_id = ANY($1::text[])', [both]);
   const arkSessions = await count('DELETE FROM ark_sessions WHERE session_id = ANY($1::text[])', [both]);
   const requestOutcomes = await count('DELETE FROM request_outcomes WHERE group_id = ANY($1::text[])', [both]);

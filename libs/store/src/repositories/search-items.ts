@@ -32,7 +32,10 @@ export interface MessageToIndex {
  * message (appendMessages), so only the vector is set here, and a redelivery or a re-embedding sets
  * it again and nothing else; a row that is missing (a message stored before search rows came with
  * messages) is written whole. Reads the rest from the message row itself, so a message deleted
- * meanwhile is not resurrected.
+ * meanwhile is not resurrected: the row is locked while it is read (FOR KEY SHARE), because a
+ * deletion committing between this statement's snapshot and its insert would otherwise leave the
+ * insert a free key, and a search row holding the words of a message that is gone (an erasure's
+ * test caught it).
  */
 export async function indexMessages(q: Queryable, model: string, items: readonly MessageToIndex[]): Promise<number> {
   if (items.length === 0) return 0;
@@ -42,6 +45,7 @@ export async function indexMessages(q: Queryable, model: string, items: readonly
             to_tsvector('english', t.body), t.vec::vector, $5, m.audience
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(c, mid, body, vec)
      JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
+     FOR KEY SHARE OF m
      ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
     [
       items.map((i) => i.conversationId),
@@ -60,7 +64,7 @@ export interface MemoryToIndex {
   readonly embedding: ArrayLike<number>;
 }
 
-/** Indexes episodic memories; a memory superseded or deleted meanwhile is skipped. */
+/** Indexes episodic memories; a memory superseded or deleted meanwhile is skipped (locked as messages are above). */
 export async function indexMemories(q: Queryable, model: string, items: readonly MemoryToIndex[]): Promise<number> {
   if (items.length === 0) return 0;
   const { rowCount } = await q.query(
@@ -69,6 +73,7 @@ export async function indexMemories(q: Queryable, model: string, items: readonly
             to_tsvector('english', t.body), t.vec::vector, $4
      FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, body, vec)
      JOIN episodic_memories m ON m.id = t.id AND m.superseded_at IS NULL
+     FOR KEY SHARE OF m
      ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv,
        embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
     [items.map((i) => i.memoryId), items.map((i) => i.text), items.map((i) => vectorLiteral(i.embedding)), model],

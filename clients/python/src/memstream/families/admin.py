@@ -73,6 +73,26 @@ class Admin(Family[M]):
     def eviction_job(self, job_id: str) -> Call[ad.EvictionJob]:
         return Call(params=dump(ad.EvictionJobParams, {"job_id": job_id}))
 
+    @operation(R.erase)
+    def erase(self, request: Union[ad.ErasureRequest, Mapping[str, Any]]) -> Call[ad.ErasureAccepted]:
+        """Erases a person from every family (admin); answers at once; follow it with ``erasure``."""
+        return Call(body=dump(ad.ErasureRequest, request))
+
+    @operation(R.erasure)
+    def erasure(self, erasure_id: str) -> Call[ad.ErasureReceipt]:
+        """An erasure's receipt: status, times, and what it removed per family and store (auditor)."""
+        return Call(params=dump(ad.ErasureParams, {"id": erasure_id}))
+
+    @operation(R.erase_me)
+    def erase_me(self, justification: Optional[str] = None) -> Call[ad.ErasureAccepted]:
+        """Erases the calling person themself (their own token; the local user without authentication)."""
+        return Call(body=dump(ad.MyErasureRequest, {"justification": justification}))
+
+    @operation(R.my_erasure)
+    def my_erasure(self, erasure_id: str) -> Call[ad.ErasureReceipt]:
+        """The receipt of an erasure of the calling person (only their own)."""
+        return Call(params=dump(ad.ErasureParams, {"id": erasure_id}))
+
     @operation(R.audit_log)
     def audit_log(self, query: Union[ad.AuditLogQuery, In] = None) -> Call[ad.AuditLog]:
         """The audit log, oldest first; page with ``after`` set to ``next_cursor``."""

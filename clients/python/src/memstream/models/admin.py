@@ -21,6 +21,19 @@ class EvictionJobParams(CamelRequest):
     job_id: str
 
 
+class ErasureParams(Request):
+    id: str
+
+
+class ErasureRequest(CamelRequest):
+    user_id: str
+    justification: str
+
+
+class MyErasureRequest(CamelRequest):
+    justification: Optional[str] = None
+
+
 class AdminListConversationsQuery(CamelRequest):
     user_id: Optional[str] = None
     include_deleted: Optional[Flag] = None
@@ -155,6 +168,44 @@ class EvictionJob(CamelAnswer):
     completed_at: Optional[str] = None
     error: Optional[str] = None
     counts: Dict[str, int]
+
+
+ErasureStatus = Literal["pending", "running", "completed", "failed"]
+
+
+class ErasureAccepted(CamelAnswer):
+    id: str
+    status: ErasureStatus
+
+
+class StoreCounts(CamelAnswer):
+    postgres: Dict[str, int]
+    redis: Dict[str, int]
+
+
+class ErasureCounts(CamelAnswer):
+    evermemos: StoreCounts
+    memory_service: StoreCounts = Field(alias="memory-service")
+    kaos: StoreCounts
+    memory_agent: StoreCounts = Field(alias="memory-agent")
+    ark: StoreCounts
+
+
+class ErasureReceipt(CamelAnswer):
+    """What an erasure removed or rewrote, per family and per store, and when."""
+
+    id: str
+    user_id: str
+    status: ErasureStatus
+    requested_by: str
+    self_: bool = Field(alias="self")
+    requested_at: str
+    started_at: Optional[str]
+    completed_at: Optional[str]
+    step: str
+    passes: int
+    error: Optional[str]
+    counts: ErasureCounts
 
 
 class AuditEntry(CamelAnswer):
