@@ -189,6 +189,18 @@ export async function checkErasure(base: string, backstage: Backstage): Promise<
       await say(as.quin, quinConversation, `${mq} shared thought ${i}`);
       await say(as.pia, quinConversation, `${mp} shared reply ${i}`);
     }
+    // a membership Pia had and lost: its removal is kept on record, under her id
+    const formerConversation = await conversation(as.quin, 'former');
+    ok(
+      await http(base, 'POST', `/v1/conversations/${formerConversation}/memberships`, as.quin, {
+        userId: pia,
+        accessLevel: 'reader',
+      }),
+      201,
+      'shared with pia for a while',
+    );
+    const removed = await http(base, 'DELETE', `/v1/conversations/${formerConversation}/memberships/${pia}`, as.quin);
+    assert.ok(removed.status === 204 || removed.status === 200, `pia's membership removed: ${removed.status}`);
 
     // KAOS: a session of each person, with their words in it.
     for (const [who, word] of [
@@ -291,6 +303,12 @@ export async function checkErasure(base: string, backstage: Backstage): Promise<
     assert.ok(tables > 20, `the scan covers every table (${tables})`);
     // at once: what the receipt calls completed is gone when it says so
     assert.deepEqual(await residueOf(db, [mp, late], TRANSPORT_TABLES), [], "pia's words in no table");
+    // nor her id, but in the job that erased her and the audit log that says so
+    assert.deepEqual(
+      await residueOf(db, [pia], [...TRANSPORT_TABLES, 'erasure_jobs', 'audit_log']),
+      [],
+      "pia's id in no table",
+    );
     if (backstage.redisUrl) assert.deepEqual(await redisResidue(backstage.redisUrl, [mp, late]), []);
 
     assert.equal(done.userId, pia);

@@ -130,6 +130,23 @@ export async function eraseKeyedRecords(tx: Queryable, userId: string): Promise<
     [userId],
   );
   for (const m of memberships.rows) addCount(counts, familyOf(m.source_api), 'postgres', 'memberships', 1);
+  // the record of memberships they once had and lost (who had which level until when) names them too
+  const removals = await tx.query<{ source_api: string | null }>(
+    `DELETE FROM conversation_membership_removals r WHERE r.user_id = $1
+     RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = r.group_id) AS source_api`,
+    [userId],
+  );
+  for (const r of removals.rows) addCount(counts, familyOf(r.source_api), 'postgres', 'membershipRemovals', 1);
+  // A request's recorded answer (kept for status lookups until the purge) may name them: their
+  // private chat as its group, or their id in the answer. JSON text quotes the id as to_json does.
+  const outcomes = await tx.query<{ kind: string }>(
+    `DELETE FROM request_outcomes
+     WHERE group_id = 'private:' || $1 OR strpos(result::text, to_json($1::text)::text) > 0
+     RETURNING kind`,
+    [userId],
+  );
+  for (const o of outcomes.rows)
+    addCount(counts, o.kind === 'conversation' ? 'memory-service' : 'evermemos', 'postgres', 'requestOutcomes', 1);
   const transfers = await tx.query(
     'DELETE FROM conversation_ownership_transfers WHERE from_user_id = $1 OR to_user_id = $1',
     [userId],
@@ -146,6 +163,9 @@ export async function personRemains(q: Queryable, userId: string): Promise<boole
          OR EXISTS (SELECT 1 FROM episodic_memories WHERE user_id = $1)
          OR EXISTS (SELECT 1 FROM conversation_meta WHERE user_details ? $1)
          OR EXISTS (SELECT 1 FROM conversation_memberships WHERE user_id = $1)
+         OR EXISTS (SELECT 1 FROM conversation_membership_removals WHERE user_id = $1)
+         OR EXISTS (SELECT 1 FROM request_outcomes
+                    WHERE group_id = 'private:' || $1 OR strpos(result::text, to_json($1::text)::text) > 0)
          OR EXISTS (SELECT 1 FROM conversation_ownership_transfers WHERE from_user_id = $1 OR to_user_id = $1) AS remains`,
     [userId],
   );
