@@ -15,7 +15,7 @@ import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
 import { handleArkBatch } from './handlers/ark-messages.js';
 import { handleConversationBatch } from './handlers/conversation-input.js';
-import { coalesce } from './coalescer.js';
+import { coalesce, type CoalesceLimits } from './coalescer.js';
 import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './handlers/group-chat-input.js';
 import type { BoundaryRules } from '@memstream/episodes';
 
@@ -28,6 +28,8 @@ export interface ConverterOptions {
   readonly retry: RetryPolicy;
   readonly partitionsConcurrently: number;
   readonly maxBatchSize: number;
+  /** How group-chat batches are split and overlapped (see coalesce); unset: one flush at a time. */
+  readonly flushes?: CoalesceLimits;
   readonly metaCacheMs: number;
   /** Episode boundaries, for flushes (the extractor's rules). */
   readonly rules: BoundaryRules;
@@ -48,7 +50,7 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
       maxBatchSize: options.maxBatchSize,
-      batchHandler: coalesce(handleGroupChatBatch(deps)),
+      batchHandler: coalesce(handleGroupChatBatch(deps), options.flushes),
       // the fallback that isolates a bad record must not share a flush with other partitions
       handler: handleGroupChatEvent(deps),
       onDeadLetter: recordDeadLetter(deps, options.log),
@@ -95,6 +97,7 @@ export async function runConverter(
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
     maxBatchSize: config.CONVERTER_MAX_BATCH_SIZE,
+    flushes: { parallel: config.CONVERTER_FLUSHES_IN_FLIGHT, maxItems: config.CONVERTER_MAX_FLUSH_MESSAGES },
     metaCacheMs: config.CONVERTER_META_CACHE_MS,
     rules: {
       maxMessages: config.EPISODE_MAX_MESSAGES,
