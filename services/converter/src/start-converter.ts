@@ -10,7 +10,7 @@ import type { ConverterConfig } from './config.js';
 import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
 import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
-import { purgeRequestOutcomes, type Store } from '@memstream/store';
+import { foldKeywordCounts, purgeRequestOutcomes, type Store } from '@memstream/store';
 import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
 import { handleArkBatch } from './handlers/ark-messages.js';
@@ -18,6 +18,9 @@ import { handleConversationBatch } from './handlers/conversation-input.js';
 import { coalesce, type CoalesceLimits } from './coalescer.js';
 import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './handlers/group-chat-input.js';
 import type { BoundaryRules } from '@memstream/episodes';
+
+/** Messages one keyword fold takes, so that one statement (and its locks) stays bounded under a backlog. */
+const KEYWORD_FOLD_LIMIT = 5_000;
 
 export interface ConverterOptions {
   readonly bus: Bus;
@@ -106,6 +109,15 @@ export async function runConverter(
     },
   });
   deps.lifecycle.defer('converter consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
+
+  // Stored messages' keyword counts, kept off the append statement (see foldKeywordCounts). Often,
+  // so that searches have few pending rows to count; a full fold is followed by another at once.
+  startPeriodicJob(
+    { name: 'keyword count fold', everyMs: 200, log: deps.log, lifecycle: deps.lifecycle },
+    async (signal) => {
+      while (!signal.aborted && (await foldKeywordCounts(deps.store, KEYWORD_FOLD_LIMIT)) === KEYWORD_FOLD_LIMIT);
+    },
+  );
 
   // Every replica purges; the DELETE is idempotent, the jitter keeps them from doing it together.
   startPeriodicJob(
