@@ -61,12 +61,15 @@ BEGIN
 END $$;
 
 -- Counts up to p_limit pending rows and removes them, in one transaction with the caller's; rows
--- another fold holds are skipped. Returns how many it took.
+-- another fold holds are skipped. Returns how many it took. A fold holds its pending rows before the
+-- counts; a deletion in a longer transaction may hold a count and then want one of those rows, so the
+-- fold gives up after a short wait instead (it is run again soon; the deletion must not fail).
 CREATE FUNCTION search_keyword_fold(p_limit integer) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
-  cs text[]; ks text[]; vs tsvector[]; n integer;
+  cs text[]; ks text[]; vs tsvector[]; n integer; previous text := current_setting('lock_timeout');
 BEGIN
+  PERFORM set_config('lock_timeout', '200ms', true);
   WITH taken AS (
     DELETE FROM search_keyword_pending p
      WHERE (p.kind, p.item_id) IN (SELECT kind, item_id FROM search_keyword_pending LIMIT p_limit FOR UPDATE SKIP LOCKED)
@@ -76,6 +79,7 @@ BEGIN
   IF n > 0 THEN
     PERFORM search_keyword_count(cs, ks, vs, array_fill(1, ARRAY[n]));
   END IF;
+  PERFORM set_config('lock_timeout', previous, true);
   RETURN n;
 END $$;
 
