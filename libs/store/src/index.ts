@@ -18,6 +18,7 @@ export {
   type AppendItem,
   type ListMessagesQuery,
 } from './repositories/messages.js';
+export { foldKeywordCounts } from './repositories/keyword-counts.js';
 export {
   upsertConversationMeta,
   patchConversationMeta,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { keywordSearch, migrate, type Store } from '@memstream/store';
+import { foldKeywordCounts, keywordSearch, migrate, type Store } from '@memstream/store';
 import { backends, countsDiffer, log, random } from './search-fixtures.js';
 
 const WORDS = [
@@ -98,6 +98,16 @@ for (const [name, open] of backends) {
       const gone = ids.filter(() => next() < 0.1).map((r) => r.id);
       await store.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [gone]);
       assert.deepEqual(await countsDiffer(store), [], `round ${round}: after changed texts and deletions`);
+      // rounds before the fold change and delete messages still pending, rounds after it counted ones
+      if (round === 2) {
+        await foldKeywordCounts(store, 1_000);
+        assert.deepEqual(await countsDiffer(store), [], 'after the fold');
+        assert.equal(
+          (await store.query('SELECT * FROM search_keyword_pending')).rows.length,
+          0,
+          'nothing left pending',
+        );
+      }
     }
     await store.query('DELETE FROM search_items');
     assert.deepEqual(await countsDiffer(store), [], 'everything deleted');
@@ -165,5 +175,10 @@ for (const [name, open] of backends) {
     await check('c9 shared with alice');
     await store.query(`DELETE FROM conversation_memberships WHERE user_id = 'alice' AND group_id IN ('c0', 'c9')`);
     await check('c0 and c9 revoked');
+    // the statistics are the same whether a message's counts are pending, folded, or some of each
+    await foldKeywordCounts(store, 150);
+    await check('a part of the counts folded');
+    await foldKeywordCounts(store, 1_000);
+    await check('every count folded');
   });
 }

@@ -8,6 +8,10 @@ export const converterSettings = {
   CONVERTER_PARTITIONS_CONCURRENTLY: env.int(8, 1, 1024),
   /** Consecutive records of one partition stored in one transaction. */
   CONVERTER_MAX_BATCH_SIZE: env.int(500, 1, 10_000),
+  /** Group-chat flushes that may run at once when a backlog is queued (see coalesce). */
+  CONVERTER_FLUSHES_IN_FLIGHT: env.int(3, 1, 64),
+  /** Most messages one group-chat flush stores: a backlog is split into flushes this size. */
+  CONVERTER_MAX_FLUSH_MESSAGES: env.int(1000, 1, 100_000),
   /** How long a group's metadata is reused before it is read again (it only matters after a rebalance). */
   CONVERTER_META_CACHE_MS: env.int(10_000, 0),
   /** Erasures: conversations handled per transaction. */

@@ -10,16 +10,19 @@ import type { ConverterConfig } from './config.js';
 import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
 import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
-import { purgeRequestOutcomes, type Store } from '@memstream/store';
+import { foldKeywordCounts, purgeRequestOutcomes, type Store } from '@memstream/store';
 import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
 import { handleArkBatch } from './handlers/ark-messages.js';
 import { handleConversationBatch } from './handlers/conversation-input.js';
-import { coalesce } from './coalescer.js';
+import { coalesce, type CoalesceLimits } from './coalescer.js';
 import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './handlers/group-chat-input.js';
 import type { BoundaryRules } from '@memstream/episodes';
 import type { Eraser } from './handlers/erasure.js';
 import { createEraser } from './handlers/erasure.js';
+
+/** Messages one keyword fold takes, so that one statement (and its locks) stays bounded under a backlog. */
+const KEYWORD_FOLD_LIMIT = 5_000;
 
 export interface ConverterOptions {
   readonly bus: Bus;
@@ -30,6 +33,8 @@ export interface ConverterOptions {
   readonly retry: RetryPolicy;
   readonly partitionsConcurrently: number;
   readonly maxBatchSize: number;
+  /** How group-chat batches are split and overlapped (see coalesce); unset: one flush at a time. */
+  readonly flushes?: CoalesceLimits;
   readonly metaCacheMs: number;
   /** Episode boundaries, for flushes (the extractor's rules). */
   readonly rules: BoundaryRules;
@@ -52,7 +57,7 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
       maxBatchSize: options.maxBatchSize,
-      batchHandler: coalesce(handleGroupChatBatch(deps)),
+      batchHandler: coalesce(handleGroupChatBatch(deps), options.flushes),
       // the fallback that isolates a bad record must not share a flush with other partitions
       handler: handleGroupChatEvent(deps),
       onDeadLetter: recordDeadLetter(deps, options.log),
@@ -122,6 +127,7 @@ export async function runConverter(
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
     maxBatchSize: config.CONVERTER_MAX_BATCH_SIZE,
+    flushes: { parallel: config.CONVERTER_FLUSHES_IN_FLIGHT, maxItems: config.CONVERTER_MAX_FLUSH_MESSAGES },
     metaCacheMs: config.CONVERTER_META_CACHE_MS,
     eraser,
     rules: {
@@ -134,6 +140,15 @@ export async function runConverter(
   // Registered after the consumers, so it runs before they stop: the job in hand stops between two
   // batches instead of holding the shutdown, and is taken over once its lease runs out.
   deps.lifecycle.defer('erasure worker', () => eraser.close());
+
+  // Stored messages' keyword counts, kept off the append statement (see foldKeywordCounts). Often,
+  // so that searches have few pending rows to count; a full fold is followed by another at once.
+  startPeriodicJob(
+    { name: 'keyword count fold', everyMs: 200, log: deps.log, lifecycle: deps.lifecycle },
+    async (signal) => {
+      while (!signal.aborted && (await foldKeywordCounts(deps.store, KEYWORD_FOLD_LIMIT)) === KEYWORD_FOLD_LIMIT);
+    },
+  );
 
   // Every replica purges; the DELETE is idempotent, the jitter keeps them from doing it together.
   startPeriodicJob(

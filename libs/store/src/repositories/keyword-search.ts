@@ -80,7 +80,9 @@ interface ScopeStatistics {
  * parser reads each back as the one lexeme (tfOf ranks by it), and, when asked, the scope's
  * statistics from the kept counts: one statement, as a search waits for each. The document
  * frequencies are read by lexeme (`= ANY` of an array, so the lexeme-first index of migration
- * 0011 is used) and joined to the scope, rather than looked up per conversation.
+ * 0011 is used) and joined to the scope, rather than looked up per conversation. Messages whose
+ * counts are not folded in yet (migration 0021) are counted from their pending rows, so the
+ * statistics are exact whenever the search runs.
  */
 async function parseQuery(
   q: Queryable,
@@ -102,12 +104,18 @@ async function parseQuery(
          FROM (SELECT lexeme, min(p) AS first FROM unnest(to_tsvector('english', $1)) u, unnest(u.positions) p GROUP BY lexeme) t
         ORDER BY first LIMIT ${MAX_QUERY_TERMS}
      ),
-     scope AS MATERIALIZED (SELECT conversation_id, kind, items, lexemes FROM search_keyword_totals WHERE ${where})
+     scope AS MATERIALIZED (SELECT conversation_id, kind, items, lexemes FROM search_keyword_totals WHERE ${where}),
+     pending AS MATERIALIZED (SELECT tsv FROM search_keyword_pending WHERE ${where})
      SELECT (SELECT array_agg(lexeme ORDER BY first) FROM terms) AS lexemes, (SELECT bool_and(plain) FROM terms) AS plain,
-            (SELECT sum(items) FROM scope) AS items, (SELECT sum(lexemes) FROM scope) AS total_length,
-            (SELECT json_object_agg(lexeme, n) FROM (SELECT f.lexeme, sum(f.items) AS n FROM search_keyword_frequencies f
-                JOIN scope s ON s.conversation_id = f.conversation_id AND s.kind = f.kind
-               WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms)) GROUP BY f.lexeme) d) AS df`,
+            (SELECT COALESCE(sum(items), 0) FROM scope) + (SELECT count(*) FROM pending) AS items,
+            (SELECT COALESCE(sum(lexemes), 0) FROM scope) + (SELECT COALESCE(sum(length(tsv)), 0) FROM pending) AS total_length,
+            (SELECT json_object_agg(lexeme, n) FROM (SELECT lexeme, sum(n) AS n FROM (
+                SELECT f.lexeme, f.items AS n FROM search_keyword_frequencies f
+                  JOIN scope s ON s.conversation_id = f.conversation_id AND s.kind = f.kind
+                 WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))
+                UNION ALL
+                SELECT l.lexeme, 1 FROM pending p, unnest(p.tsv) l WHERE l.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))
+              ) c GROUP BY lexeme) d) AS df`,
     params,
   );
   const r = rows[0];

@@ -166,8 +166,10 @@ fresh AS (   -- the first copy of each message that is not stored yet
   WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = i.c AND m.message_id = i.mid)
   ORDER BY c, mid, ord
 ),
-counts AS (
-  SELECT c, min(src) AS src, (SELECT count(*) FROM fresh f WHERE f.c = i.c) AS n FROM input i GROUP BY c
+counts AS (  -- a join, not a count per conversation over all of fresh: that was 40 ms for 1,500 messages
+  SELECT i.c, i.src, COALESCE(f.n, 0) AS n
+  FROM (SELECT c, min(src) AS src FROM input GROUP BY c) i
+  LEFT JOIN (SELECT c, count(*) AS n FROM fresh GROUP BY c) f ON f.c = i.c
 ),
 bumped AS (  -- locks each conversation (id order) and reserves n numbers
   INSERT INTO conversations AS cv (id, source_api, next_seq)
@@ -195,12 +197,14 @@ searchable AS (  -- keyword side only (migration 0010's triggers count its words
 ),
 outcomes AS (
   INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, duplicate, result)
+  -- A stored duplicate's number is looked up by its key, and only for duplicates (COALESCE stops at
+  -- the first value): joined, the planner hashed the whole messages table for every batch.
   SELECT i.rid, 'message', 'stored', i.c, i.mid, n.ord IS NULL,
-         jsonb_build_object('sequence', COALESCE(n.seq, first.seq, m.seq))
+         jsonb_build_object('sequence', COALESCE(n.seq, first.seq,
+           (SELECT m.seq FROM messages m WHERE m.conversation_id = i.c AND m.message_id = i.mid)))
   FROM input i
   LEFT JOIN numbered n ON n.ord = i.ord
   LEFT JOIN numbered first ON first.c = i.c AND first.mid = i.mid
-  LEFT JOIN messages m ON m.conversation_id = i.c AND m.message_id = i.mid
   WHERE i.rid IS NOT NULL
   ON CONFLICT (request_id) DO NOTHING
   RETURNING request_id
