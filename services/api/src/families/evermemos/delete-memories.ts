@@ -35,6 +35,7 @@ export function registerDeleteMemories(app: FastifyInstance, deps: { store: Stor
     responses: {
       200: 'result.filters (the filters used), count, deleted_messages, deleted_memories, episodes_reextracting, episodes_deleted; 404 when nothing matched',
       202: 'Deleting outlasted REQUEST_SYNC_TIMEOUT_MS: {status, message, request_id}; poll GET /api/v1/stats/request',
+      422: 'Every filter is absent, null, "" or "__all__": the error envelope with FastAPI\'s detail list beside it',
     },
   });
   app.delete('/api/v1/memories', docs, async (request, reply) => {
