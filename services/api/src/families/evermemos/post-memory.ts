@@ -1,19 +1,18 @@
-import type { FastifyInstance } from 'fastify';
-import { parseOrThrow, writeOriginOf } from '@memstream/http';
+import type { ZodApp } from '@memstream/http';
+import { writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
-import { GroupChatMessage, TOPICS, conversationIdOf, senderRefusal } from '@memstream/schemas';
+import { GroupChatMessage, SyncModeQuery, TOPICS, conversationIdOf, senderRefusal } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import { actorOf, type Writer } from '@memstream/ingest';
 import { AcceptedReply } from './accepted-reply.js';
 import { answerWrite } from './answer-write.js';
-import { SyncModeQuery, syncModeOf } from './sync-mode.js';
 
 /**
  * POST /api/v1/memories: one group-chat message, published to the input topic keyed by its
  * conversation (so the converter numbers one group's messages in arrival order), answered once
  * it is stored: read-your-writes. A wait that runs out, or `?sync_mode=false`, answers 202.
  */
-export function registerPostMemory(app: FastifyInstance, write: Writer): void {
+export function registerPostMemory(app: ZodApp, write: Writer): void {
   const docs = everMemOsDocs.route({
     summary: 'Store one group-chat message',
     description:
@@ -26,8 +25,8 @@ export function registerPostMemory(app: FastifyInstance, write: Writer): void {
     },
   });
   app.post('/api/v1/memories', docs, async (request, reply) => {
-    const sync = syncModeOf(request.query);
-    const message = parseOrThrow(GroupChatMessage, request.body);
+    const sync = request.query.sync_mode;
+    const message = request.body;
     const origin = writeOriginOf(request);
     // Refused here to answer at once; the converter holds to the same rule where it counts.
     const impersonating = senderRefusal(actorOf(origin.principal), message);
