@@ -1,6 +1,5 @@
 import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
 import {
   adminFindConversation,
   adminListConversations,
@@ -27,8 +26,6 @@ import {
 } from '@memstream/schemas';
 import { adminConversationDetail, adminConversationView, adminMessageView } from './views.js';
 
-type P = { Params: { id: string } };
-
 const notFound = (id: string) =>
   new AppError('RESOURCE_NOT_FOUND', `No conversation ${id}`, { details: { resource: 'conversation', id } });
 
@@ -45,7 +42,7 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
     }),
     async (request) => {
       requireRole(request, 'auditor', 'listConversations', { justification: justificationOf(request.query) });
-      const q = parseOrThrow(AdminListConversationsQuery, request.query, 'query');
+      const q = request.query;
       auditMore(request, {
         params: {
           userId: q.userId ?? null,
@@ -68,7 +65,7 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     '/v1/admin/conversations/:id',
     docs.route({
       summary: 'Any conversation (auditor); a soft-deleted one with includeDeleted=true',
@@ -77,9 +74,9 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
       responses: { 200: AdminConversationBody },
     }),
     async (request) => {
-      const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
+      const { id } = request.params;
       requireRole(request, 'auditor', 'getConversation', { target: id, justification: justificationOf(request.query) });
-      const q = parseOrThrow(AdminGetConversationQuery, request.query, 'query');
+      const q = request.query;
       auditMore(request, { params: { includeDeleted: q.includeDeleted } });
       const found = await adminFindConversation(store, id, q.includeDeleted);
       if (!found) throw notFound(id);
@@ -87,18 +84,19 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
     },
   );
 
-  writes?.delete<P>(
+  writes?.delete(
     '/v1/admin/conversations/:id',
     docs.route({
       summary: 'Soft-delete any conversation with its whole fork tree (admin)',
       params: AdminConversationParams,
       body: AdminActionRequest,
+      emptyBody: {},
       responses: { 204: 'Deleted' },
     }),
     async (request, reply) => {
-      const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
+      const { id } = request.params;
       requireRole(request, 'admin', 'deleteConversation', { target: id });
-      const body = parseOrThrow(AdminActionRequest, request.body ?? {});
+      const body = request.body;
       auditMore(request, { justification: body.justification });
       const found = await adminFindConversation(store, id, false);
       if (!found) throw notFound(id);
@@ -108,18 +106,19 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
     },
   );
 
-  writes?.post<P>(
+  writes?.post(
     '/v1/admin/conversations/:id/restore',
     docs.route({
       summary: 'Restore a soft-deleted conversation with its fork tree (admin); 409 when it is not deleted',
       params: AdminConversationParams,
       body: AdminActionRequest,
+      emptyBody: {},
       responses: { 200: AdminConversationBody },
     }),
     async (request) => {
-      const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
+      const { id } = request.params;
       requireRole(request, 'admin', 'restoreConversation', { target: id });
-      const body = parseOrThrow(AdminActionRequest, request.body ?? {});
+      const body = request.body;
       auditMore(request, { justification: body.justification });
       const found = await adminFindConversation(store, id, true);
       if (!found) throw notFound(id);
@@ -133,7 +132,7 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     '/v1/admin/conversations/:id/messages',
     docs.route({
       summary: "Any conversation's messages, every channel unless one is named (auditor)",
@@ -142,9 +141,9 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
       responses: { 200: AdminMessagePage },
     }),
     async (request) => {
-      const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
+      const { id } = request.params;
       requireRole(request, 'auditor', 'getMessages', { target: id, justification: justificationOf(request.query) });
-      const q = parseOrThrow(AdminMessagesQuery, request.query, 'query');
+      const q = request.query;
       auditMore(request, { params: { includeDeleted: q.includeDeleted, channel: q.channel ?? null, limit: q.limit } });
       if (!(await adminFindConversation(store, id, q.includeDeleted))) throw notFound(id);
       const segments = await viewSegments(store, id);
@@ -165,7 +164,7 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     '/v1/admin/conversations/:id/memberships',
     docs.route({
       summary: "Any conversation's memberships (auditor)",
@@ -174,9 +173,9 @@ export function registerAdminConversationRoutes({ writes, reads }: Halves, store
       responses: { 200: AdminMembershipList },
     }),
     async (request) => {
-      const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
+      const { id } = request.params;
       requireRole(request, 'auditor', 'getMemberships', { target: id, justification: justificationOf(request.query) });
-      const q = parseOrThrow(AdminGetConversationQuery, request.query, 'query');
+      const q = request.query;
       auditMore(request, { params: { includeDeleted: q.includeDeleted } });
       const found = await adminFindConversation(store, id, q.includeDeleted);
       if (!found) throw notFound(id);
