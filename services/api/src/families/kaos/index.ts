@@ -1,7 +1,7 @@
 import type { ApiFamilyPlugin } from '../../api-deps.js';
 import { kaosDocs } from './docs.js';
 import { kaosErrorShape } from './error-shape.js';
-import { agentOf, kaosOps, limitHeadersOf } from './kaos-ops.js';
+import { agentOf, kaosOps } from './kaos-ops.js';
 import { registerKaosSessionRoutes } from './session-routes.js';
 import { registerKaosMemoryRoutes } from './memory-routes.js';
 import { registerNullMemoryRoutes } from './null-memory.js';
@@ -15,14 +15,6 @@ export const kaos: ApiFamilyPlugin = {
   docs: kaosDocs,
   errorShape: kaosErrorShape,
   register(on, deps) {
-    // KAOS's headers are the family's to word (see KaosHeaders), and checked on every route as
-    // the document declares them, not only where a write carries them.
-    for (const half of new Set([on.writes, on.reads])) {
-      half?.addHook('preValidation', async (request) => {
-        agentOf(request, '');
-        limitHeadersOf(request);
-      });
-    }
     // (deps.kaos is absent only where routes are registered to be listed or documented, never served.)
     if (deps.kaos?.enabled === false) {
       registerNullMemoryRoutes(on, (request) => agentOf(request, deps.kaos.defaultAgent));

@@ -55,22 +55,6 @@ export function agentOf(request: FastifyRequest, fallback: string): string {
   return value;
 }
 
-/** The limit headers a client sent (see KaosHeaders), checked: a malformed one is a 400 on every route, read or write. */
-export function limitHeadersOf(request: FastifyRequest) {
-  const header = (name: string) => {
-    const value = request.headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  };
-  return parseOrThrow(
-    KaosHeaders,
-    {
-      'x-kaos-max-sessions': header('x-kaos-max-sessions'),
-      'x-kaos-max-session-events': header('x-kaos-max-session-events'),
-    },
-    'header',
-  );
-}
-
 /** A person sees the sessions they may read; agents and the local user see the agent's all. */
 export function viewerOf(request: FastifyRequest): KaosViewer {
   return { userId: personOf(request) };
@@ -110,7 +94,18 @@ export function kaosOps(deps: KaosDeps) {
     },
     /** The limits each write carries: the client's (see KaosHeaders), else this process's configuration. */
     limits: (request: FastifyRequest) => {
-      const given = limitHeadersOf(request);
+      const header = (name: string) => {
+        const value = request.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      };
+      const given = parseOrThrow(
+        KaosHeaders,
+        {
+          'x-kaos-max-sessions': header('x-kaos-max-sessions'),
+          'x-kaos-max-session-events': header('x-kaos-max-session-events'),
+        },
+        'header',
+      );
       return {
         max_sessions: Number(given['x-kaos-max-sessions'] ?? deps.settings.maxSessions),
         max_session_events: Number(given['x-kaos-max-session-events'] ?? deps.settings.maxSessionEvents),

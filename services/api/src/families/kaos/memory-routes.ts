@@ -4,7 +4,7 @@ import { kaosStats, latestKaosEvents, listKaosSessions, type Store } from '@mems
 import {
   KaosCleaned,
   KaosCleanupRequest,
-  KaosHeaders,
+  KaosAgentHeaders,
   KaosEventsQuery,
   PYTHON_INT_PATTERN,
   KaosEventsResponse,
@@ -47,7 +47,7 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
   reads?.get(
     '/memory/events',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: "KAOS's GET /memory/events: the latest events of the agent's sessions, or of one",
       querystring: KaosEventsQuery,
       // limit is read as FastAPI reads an int (the last of a repeated one; 422 with a list detail)
@@ -79,7 +79,7 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
   reads?.get(
     '/memory/sessions',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: "KAOS's GET /memory/sessions: the agent's session ids, optionally of one user (list_sessions)",
       querystring: KaosListSessionsQuery,
       responses: { 200: KaosSessionsResponse },
@@ -95,7 +95,7 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
   writes?.post(
     '/memory/cleanup',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Delete sessions not updated for max_age_hours (cleanup_old_sessions)',
       body: KaosCleanupRequest,
       emptyBody: {},
@@ -117,7 +117,7 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
   reads?.get(
     '/memory/stats',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Sessions, events and events per session, truncated (get_memory_stats)',
       responses: { 200: KaosStats },
     }),

@@ -13,7 +13,7 @@ import {
   KaosCreateSessionRequest,
   KaosCreatedSession,
   KaosDeleted,
-  KaosHeaders,
+  KaosAgentHeaders,
   KaosEventsQuery,
   KaosEventsResponse,
   KaosListSessionsQuery,
@@ -43,7 +43,7 @@ export function registerNullMemoryRoutes(
   writes?.post(
     '/memory/sessions',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Create a session (memory disabled: nothing is kept)',
       body: KaosCreateSessionRequest,
       emptyBody: {},
@@ -58,7 +58,7 @@ export function registerNullMemoryRoutes(
   reads?.get(
     '/memory/sessions/:sessionId',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'A session (memory disabled: never found)',
       params: KaosSessionParams,
       responses: { 404: 'Never found: nothing is kept' },
@@ -71,7 +71,7 @@ export function registerNullMemoryRoutes(
   writes?.delete(
     '/memory/sessions/:sessionId',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Delete a session (memory disabled: always true)',
       params: KaosSessionParams,
       responses: { 200: KaosDeleted },
@@ -81,7 +81,7 @@ export function registerNullMemoryRoutes(
   writes?.post(
     '/memory/sessions/:sessionId/events',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Add events (memory disabled: accepted and dropped)',
       params: KaosSessionParams,
       body: KaosAddEventsRequest,
@@ -101,7 +101,7 @@ export function registerNullMemoryRoutes(
   reads?.get(
     '/memory/sessions/:sessionId/events',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: "A session's events (memory disabled: none)",
       params: KaosSessionParams,
       querystring: KaosSessionEventsQuery,
@@ -115,7 +115,7 @@ export function registerNullMemoryRoutes(
   reads?.get(
     '/memory/sessions/:sessionId/context',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Context text (memory disabled: empty)',
       params: KaosSessionParams,
       querystring: KaosContextQuery,
@@ -129,7 +129,7 @@ export function registerNullMemoryRoutes(
   reads?.get(
     '/memory/events',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: "KAOS's GET /memory/events (memory disabled: none)",
       querystring: KaosEventsQuery,
       // limit is read as FastAPI reads an int (the last of a repeated one; 422 with a list detail)
@@ -149,7 +149,7 @@ export function registerNullMemoryRoutes(
   reads?.get(
     '/memory/sessions',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: "KAOS's GET /memory/sessions (memory disabled: none)",
       querystring: KaosListSessionsQuery,
       responses: { 200: KaosSessionsResponse },
@@ -161,7 +161,7 @@ export function registerNullMemoryRoutes(
   writes?.post(
     '/memory/cleanup',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Cleanup (memory disabled: nothing to clean)',
       body: KaosCleanupRequest,
       emptyBody: {},
@@ -171,7 +171,11 @@ export function registerNullMemoryRoutes(
   );
   reads?.get(
     '/memory/stats',
-    docs.route({ headers: KaosHeaders, summary: 'Statistics (memory disabled: zero)', responses: { 200: KaosStats } }),
+    docs.route({
+      headers: KaosAgentHeaders,
+      summary: 'Statistics (memory disabled: zero)',
+      responses: { 200: KaosStats },
+    }),
     async () => ({ total_sessions: 0, total_events: 0, avg_events_per_session: 0 }),
   );
 }

@@ -11,6 +11,7 @@ import {
   KaosCreateSessionRequest,
   KaosCreatedSession,
   KaosDeleted,
+  KaosAgentHeaders,
   KaosHeaders,
   KaosNewEvent,
   KaosNewEventList,
@@ -68,7 +69,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
   reads?.get(
     '/memory/sessions/:sessionId',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'A session with its events (get_session)',
       params: KaosSessionParams,
       parsedByHandler: ['params'],
@@ -96,7 +97,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
   writes?.delete(
     '/memory/sessions/:sessionId',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Delete a session and its events (delete_session); its conversation is deleted in every family',
       params: KaosSessionParams,
       parsedByHandler: ['params'],
@@ -182,7 +183,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
   reads?.get(
     '/memory/sessions/:sessionId/events',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: "A session's events, oldest first, optionally of some types (get_session_events)",
       params: KaosSessionParams,
       parsedByHandler: ['params'],
@@ -205,7 +206,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
   reads?.get(
     '/memory/sessions/:sessionId/context',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'The latest user and agent messages as "User: ...\\nAssistant: ..." text (build_conversation_context)',
       params: KaosSessionParams,
       parsedByHandler: ['params'],
