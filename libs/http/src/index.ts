@@ -11,3 +11,9 @@ export type { ApiDocsOptions } from './openapi/api-docs.js';
 export { principalOf, assertAuthenticated, writeOriginOf } from './authentication.js';
 export { unstorablePath, unstorableError, tooDeepPath, MAX_JSON_DEPTH } from './storable-json.js';
 export { serveStatic, type StaticSiteOptions } from './serve-static.js';
+export {
+  zodSerializerCompiler,
+  zodValidatorCompiler,
+  type ZodApp,
+  type ZodTypeProvider,
+} from './openapi/zod-provider.js';

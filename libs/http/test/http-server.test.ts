@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { envelopeDocs, envelopeErrorShape } from './test-families.js';
-import { createHttpServer, errorHandlerFor, parseOrThrow } from '@memstream/http';
+import { createHttpServer, errorHandlerFor, type ZodTypeProvider } from '@memstream/http';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { Lifecycle } from '@memstream/runtime';
@@ -11,6 +11,7 @@ import { parsePrometheus, series, total } from '../../../test/helpers/prometheus
 
 const Body = z.object({ name: z.string().min(1), size: z.number().int().optional() });
 const Query = z.object({ verbose: z.enum(['true', 'false']).default('false') });
+const Answer = z.object({ name: z.string() });
 
 async function server(t: TestContext, log = createLogger({ service: 'test', level: 'silent' })) {
   const metrics = new Metrics();
@@ -21,7 +22,8 @@ async function server(t: TestContext, log = createLogger({ service: 'test', leve
     metrics,
     openapi: { title: 'test', description: 'a test API', families: [envelopeDocs] },
   });
-  await app.register(async (family) => {
+  await app.register(async (plain) => {
+    const family = plain.withTypeProvider<ZodTypeProvider>();
     family.setErrorHandler(errorHandlerFor(envelopeErrorShape));
     const docs = envelopeDocs.route({
       summary: 'Make a thing',
@@ -29,7 +31,19 @@ async function server(t: TestContext, log = createLogger({ service: 'test', leve
       body: Body,
       responses: { 201: 'Made' },
     });
-    family.post('/things', docs, async (request, reply) => reply.status(201).send(parseOrThrow(Body, request.body)));
+    family.post('/things', docs, async (request, reply) =>
+      reply.status(201).send({ ...request.body, verbose: request.query.verbose }),
+    );
+    // answers what the query asks for, to see what its response schema lets through
+    family.get(
+      '/answer',
+      envelopeDocs.route({
+        summary: 'An answer',
+        querystring: z.object({ kind: z.enum(['extra', 'wrong']) }),
+        responses: { 200: Answer },
+      }),
+      async (request) => (request.query.kind === 'extra' ? { name: 'a', secret: 's' } : { name: 1 }) as never,
+    );
     family.get<{ Params: { id: string } }>(
       '/things/:id',
       envelopeDocs.route({ summary: 'One thing' }),
@@ -40,14 +54,32 @@ async function server(t: TestContext, log = createLogger({ service: 'test', leve
   return { app, metrics };
 }
 
-test('documented routes are not validated by fastify: bad input still gets the family error shape from parseOrThrow', async (t) => {
+test('fastify validates a route with its zod schemas: bad input gets the family error shape, the handler the parsed value', async (t) => {
   const { app } = await server(t);
   const bad = await app.inject({ method: 'POST', url: '/things?verbose=maybe', payload: { size: 'big' } });
   assert.equal(bad.statusCode, 400);
   assert.equal(bad.json().status, 'failed');
   assert.equal(bad.json().message, 'Data format error: missing required field name');
-  const good = await app.inject({ method: 'POST', url: '/things', payload: { name: 'x' } });
+  const badQuery = await app.inject({ method: 'POST', url: '/things?verbose=maybe', payload: { name: 'x' } });
+  assert.equal(badQuery.statusCode, 400);
+  assert.match(badQuery.json().message, /^Data format error: invalid field verbose/);
+  const none = await app.inject({ method: 'POST', url: '/things' });
+  assert.equal(none.statusCode, 400);
+  assert.equal(none.json().message, 'Data format error: request body must be a JSON object');
+  const good = await app.inject({ method: 'POST', url: '/things', payload: { name: 'x', extra: 1 } });
   assert.equal(good.statusCode, 201);
+  assert.deepEqual(good.json(), { name: 'x', verbose: 'false' });
+});
+
+test('an answer goes out through its response schema: undeclared fields are not sent, a wrong answer is a 500 without internals', async (t) => {
+  const { app } = await server(t);
+  const extra = await app.inject({ method: 'GET', url: '/answer?kind=extra' });
+  assert.equal(extra.statusCode, 200);
+  assert.deepEqual(extra.json(), { name: 'a' });
+  const wrong = await app.inject({ method: 'GET', url: '/answer?kind=wrong' });
+  assert.equal(wrong.statusCode, 500);
+  assert.equal(wrong.json().status, 'failed');
+  assert.equal(wrong.json().message, 'Internal error, please try again later');
 });
 
 test('/docs/json documents each route from its zod schemas, with the family tag and error shape; probes are hidden', async (t) => {
@@ -56,7 +88,7 @@ test('/docs/json documents each route from its zod schemas, with the family tag 
   assert.equal(res.statusCode, 200);
   const doc = res.json();
   assert.equal(doc.openapi, '3.1.0');
-  assert.deepEqual(Object.keys(doc.paths).sort(), ['/things', '/things/{id}']);
+  assert.deepEqual(Object.keys(doc.paths).sort(), ['/answer', '/things', '/things/{id}']);
   const post = doc.paths['/things'].post;
   assert.deepEqual(post.tags, ['Envelope']);
   assert.equal(post.summary, 'Make a thing');

@@ -35,6 +35,9 @@ export const KaosHeaders = z.object({
   'x-kaos-max-session-events': LimitHeader.optional(),
 });
 
+/** The headers of a call that builds nothing: only the agent (the limits count where sessions and events are added). */
+export const KaosAgentHeaders = KaosHeaders.pick({ 'x-kaos-agent': true });
+
 /**
  * An integer as FastAPI (pydantic) reads one from a query string: spaces around it, a sign, `_`
  * between digits, a `.0` tail. Anything else is FastAPI's 422.

@@ -1,12 +1,11 @@
 import type { AllInOneConfig } from './config.js';
 import { createBus } from '@memstream/bus';
-import { createFanout, createRequestLedger, createResponseStreams } from '@memstream/fanout';
 import type { ProcessContext } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
 import { openStore, storeBusJournal } from '@memstream/store';
 import { backgroundStoreOf, embeddedPostgresOf } from '@memstream/embedded-postgres';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
-import { apiSettingsOf, runApi } from '@memstream/api';
+import { openApiDeps, runApi } from '@memstream/api';
 import { runConverter } from '@memstream/converter';
 import { runSummarizer } from '@memstream/summarizer';
 import { runExtractor } from '@memstream/extractor';
@@ -27,16 +26,8 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
     () => openStore(config, log, embeddedPostgresOf(config)),
     (s) => s.close(),
   );
-  const fanout = await lifecycle.own(
-    'fanout',
-    () => createFanout(config.REDIS_URL, log),
-    (f) => f.close(),
-  );
-  const ledger = await lifecycle.own(
-    'request ledger',
-    () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log),
-    (l) => l.close(),
-  );
+  const api = await openApiDeps(ctx, store);
+  const { fanout, ledger } = api;
   // One embedder for the indexer's documents and the read API's queries: one model in memory.
   const embedder = await lifecycle.own(
     'embedder',
@@ -52,10 +43,8 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
   );
   await bus.ensureTopics(allTopics());
 
-  // Made before the converter, whose erasures discard the streams of what they removed.
-  const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
-  if (responses) lifecycle.defer('response streams', () => responses.close());
-  const discardStreams = async (ids: readonly string[]) => void (await responses?.discard(ids));
+  // The converter's erasures discard the response streams of what they removed.
+  const discardStreams = async (ids: readonly string[]) => void (await api.responses?.discard(ids));
   await runConverter(config, { bus, store, fanout, log, lifecycle, discardStreams });
   // Memory formation yields the CPU to the write path and the reads (see backgroundStoreOf).
   const background = backgroundStoreOf(store);
@@ -69,15 +58,7 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
     (w) => w.stop(),
   );
   // Every family's writes and reads on one server: the same entry point as the API processes.
-  const port = await runApi(ctx, 'all', {
-    store,
-    ledger,
-    fanout,
-    write: writer.write,
-    embedder,
-    responses,
-    ...apiSettingsOf(config),
-  });
+  const port = await runApi(ctx, 'all', { ...api, write: writer.write, embedder });
   log.info({ port, bus: bus.kind, store: store.kind }, 'memstream listening');
   return port;
 }

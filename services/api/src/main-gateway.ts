@@ -1,6 +1,6 @@
-import { apiEnv, apiSettingsOf } from './config.js';
+import { apiEnv } from './config.js';
+import { openApiDeps } from './open-api-deps.js';
 import { createBus } from '@memstream/bus';
-import { createFanout, createRequestLedger, createResponseStreams } from '@memstream/fanout';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
@@ -24,24 +24,12 @@ await runProcess('ingest-gateway', apiEnv, process.env, async (ctx) => {
     () => openStore(config, log),
     (s) => s.close(),
   );
-  const fanout = await lifecycle.own(
-    'fanout',
-    () => createFanout(config.REDIS_URL, log),
-    (f) => f.close(),
-  );
-  const ledger = await lifecycle.own(
-    'request ledger',
-    () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log),
-    (l) => l.close(),
-  );
-  // Recording a memory-service response is a write: its tokens go to the response streams.
-  const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
-  if (responses) lifecycle.defer('response streams', () => responses.close());
+  const api = await openApiDeps(ctx, store);
   const writer = await lifecycle.own(
     'write path',
-    () => startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log }),
+    () => startWriter({ bus, fanout: api.fanout, ledger: api.ledger, settings: writeSettingsOf(config), log }),
     (w) => w.stop(),
   );
 
-  await runApi(ctx, 'gateway', { store, ledger, fanout, write: writer.write, responses, ...apiSettingsOf(config) });
+  await runApi(ctx, 'gateway', { ...api, write: writer.write });
 });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { assertAuthenticated, errorHandlerFor, type ApiDocsOptions } from '@memstream/http';
+import { assertAuthenticated, errorHandlerFor, type ApiDocsOptions, type ZodTypeProvider } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import type { QueryEmbedder } from '@memstream/search';
 import type { FamilyDeps } from './api-deps.js';
@@ -72,7 +72,8 @@ export async function registerApi<R extends ApiRole>(app: FastifyInstance, role:
     access,
   };
   for (const family of FAMILIES) {
-    await app.register(async (scope) => {
+    await app.register(async (plain) => {
+      const scope = plain.withTypeProvider<ZodTypeProvider>();
       if (family.errorShape) scope.setErrorHandler(errorHandlerFor(family.errorShape));
       family.register(
         { writes: role === 'read' ? undefined : scope, reads: role === 'gateway' ? undefined : scope },

@@ -1,22 +1,37 @@
-import type { RouteShorthandOptions } from 'fastify';
+import type { FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
 import type { z } from 'zod';
 import { jsonSchemaOf } from './json-schema.js';
 import type { ErrorShape } from '../error-shapes/error-shape.js';
+import { zodSerializerCompiler, zodValidatorCompiler } from './zod-provider.js';
 
-/** What a route's documentation says; the zod schemas are the ones the handler parses with. */
+/** The request parts fastify validates with a route's zod schemas. */
+type RequestPart = 'querystring' | 'params' | 'body';
+
+/** What a route's documentation says; fastify validates the request and serializes the answer with the same zod schemas. */
 export interface RouteDocs {
   readonly summary: string;
   readonly description?: string;
   readonly querystring?: z.ZodType;
   readonly params?: z.ZodType;
-  /** Request headers the route reads beyond credentials (lower-case names). */
+  /**
+   * Request headers the route reads beyond credentials (lower-case names). Documented only: the
+   * family reads and words them itself (fastify would hand the handler only the declared ones).
+   */
   readonly headers?: z.ZodType;
   readonly body?: z.ZodType;
+  /** What a request without a body means (e.g. `{}` where every field is optional); without it, no body is a 400. */
+  readonly emptyBody?: unknown;
+  /**
+   * Parts the handler parses itself, for a reason its route says (a dialect's own rules or error
+   * body, a GET body merged with the query): they are documented, and fastify leaves them as sent.
+   */
+  readonly parsedByHandler?: readonly RequestPart[];
   /** Body media types when the body is not JSON only (defaults to application/json). */
   readonly consumes?: readonly string[];
   /**
-   * Answers other than errors, by status: a zod schema of the JSON body, or a sentence saying
-   * what the answer is when its body has no schema of its own. Defaults to a plain 200.
+   * Answers other than errors, by status: a zod schema of the JSON body (the answer is serialized
+   * through it), or a sentence saying what the answer is when its body has no schema of its own
+   * (an event stream, an empty 202). Defaults to a plain 200.
    */
   readonly responses?: Readonly<Record<number, z.ZodType | string>>;
   /**
@@ -24,6 +39,25 @@ export interface RouteDocs {
    * what it sends), and when: the document then allows either body for its errors.
    */
   readonly alternateError?: { readonly body: z.ZodType; readonly when: string };
+}
+
+type HandlerParsed<D> = D extends { readonly parsedByHandler: readonly (infer P)[] } ? P : never;
+type Validated<D extends RouteDocs, P extends RequestPart> =
+  P extends HandlerParsed<D> ? undefined : D extends { readonly [K in P]: infer S } ? S : undefined;
+
+/** The schema fastify sees for a route: the parts it validates, the answers it serializes. */
+export interface RouteSchema<D extends RouteDocs> {
+  readonly summary: string;
+  readonly tags: string[];
+  readonly querystring: Validated<D, 'querystring'>;
+  readonly params: Validated<D, 'params'>;
+  readonly body: Validated<D, 'body'>;
+  /** (a status described by a sentence has no schema: fastify sends its body as given) */
+  readonly response: {
+    [S in keyof NonNullable<D['responses']>]: NonNullable<D['responses']>[S] extends z.ZodType
+      ? NonNullable<D['responses']>[S]
+      : z.ZodUnknown;
+  };
 }
 
 export interface ApiFamily {
@@ -35,18 +69,26 @@ export interface ApiFamily {
   /** The body its errors come in (the routes set it as their error handler; see shapeByPath). */
   readonly errorShape: ErrorShape;
   /**
-   * The route options that document a route, for the route's options argument:
-   * `app.get('/path', family.route({ summary, querystring: Query }), handler)`.
-   * Only the documentation sees the schemas: fastify validates nothing, so the handler's own
-   * parsing still answers bad input in the family's error shape.
+   * The route options that declare a route, for the route's options argument:
+   * `app.get('/path', family.route({ summary, querystring: Query }), handler)`. fastify validates
+   * the request parts with the schemas (a failure reaches the family's error handler, which words
+   * it in the family's shape) and serializes each answer through its response schema.
    */
-  route(docs: RouteDocs): RouteShorthandOptions;
+  route<const D extends RouteDocs>(
+    docs: D,
+  ): {
+    schema: RouteSchema<D>;
+    validatorCompiler: FastifySchemaCompiler<unknown>;
+    serializerCompiler: FastifySerializerCompiler<unknown>;
+    config: { swaggerTransform: (route: { url: string }) => { url: string; schema: Record<string, unknown> } };
+  };
 }
 
 /**
  * An API family: a tag and the error body every route of the family answers with (each family
- * keeps its own error envelope). Routes hand their zod schemas over through a per-route swagger
- * transform that runs only when the document is built, never on a request.
+ * keeps its own error envelope). Routes hand their zod schemas to fastify, which validates with
+ * them and serializes with them, and to the document through a per-route swagger transform that
+ * runs only when the document is built, never on a request.
  */
 export function apiFamily(
   tag: string,
@@ -64,18 +106,36 @@ export function apiFamily(
         ? { anyOf: [error, jsonSchemaOf(docs.alternateError.body, 'output')] }
         : error;
       const alternate = docs.alternateError ? `; ${docs.alternateError.when}` : '';
-      const schema = {
+      const described = {
         summary: docs.summary,
         tags: [tag],
         ...(docs.description ? { description: docs.description } : {}),
       };
+      const validated = (part: RequestPart) =>
+        docs[part] && !docs.parsedByHandler?.includes(part) ? { [part]: docs[part] } : {};
+      const response: Record<number, z.ZodType> = {};
+      for (const [status, body] of Object.entries(docs.responses ?? {})) {
+        if (typeof body !== 'string') response[Number(status)] = body;
+      }
+      const schema = {
+        ...described,
+        ...validated('querystring'),
+        ...validated('params'),
+        ...validated('body'),
+        response,
+      } as unknown as RouteSchema<typeof docs>;
       return {
         schema,
+        // (the compilers take zod schemas: the route's schema holds nothing else)
+        validatorCompiler: zodValidatorCompiler(
+          'emptyBody' in docs ? { emptyBody: docs.emptyBody } : {},
+        ) as FastifySchemaCompiler<unknown>,
+        serializerCompiler: zodSerializerCompiler as FastifySerializerCompiler<unknown>,
         config: {
           swaggerTransform: ({ url }) => ({
             url,
             schema: {
-              ...schema,
+              ...described,
               ...(docs.querystring ? { querystring: jsonSchemaOf(docs.querystring, 'input') } : {}),
               ...(docs.params ? { params: jsonSchemaOf(docs.params, 'input') } : {}),
               ...(docs.headers ? { headers: jsonSchemaOf(docs.headers, 'input') } : {}),

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow, writeOriginOf } from '@memstream/http';
+import { writeOriginOf } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
 import {
   adminFindConversation,
@@ -29,8 +29,6 @@ import {
   AdminMessagesQuery,
 } from '@memstream/schemas';
 import { adminConversationDetail, adminConversationView, adminMessageView } from './views.js';
-
-type P = { Params: { id: string } };
 
 const notFound = (id: string) =>
   new AppError('RESOURCE_NOT_FOUND', `No conversation ${id}`, { details: { resource: 'conversation', id } });
@@ -62,7 +60,7 @@ async function adminChange(
 }
 
 const stillApplying = (pending: StillApplying, id: string) => ({
-  status: 'accepted',
+  status: 'accepted' as const,
   id,
   requestId: pending.requestId,
 });
@@ -84,7 +82,7 @@ export function registerAdminConversationRoutes(
     }),
     async (request) => {
       requireRole(request, 'auditor', 'listConversations', { justification: justificationOf(request.query) });
-      const q = parseOrThrow(AdminListConversationsQuery, request.query, 'query');
+      const q = request.query;
       auditMore(request, {
         params: {
           userId: q.userId ?? null,
@@ -107,7 +105,7 @@ export function registerAdminConversationRoutes(
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     '/v1/admin/conversations/:id',
     docs.route({
       summary: 'Any conversation (auditor); a soft-deleted one with includeDeleted=true',
@@ -116,9 +114,9 @@ export function registerAdminConversationRoutes(
       responses: { 200: AdminConversationBody },
     }),
     async (request) => {
-      const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
+      const { id } = request.params;
       requireRole(request, 'auditor', 'getConversation', { target: id, justification: justificationOf(request.query) });
-      const q = parseOrThrow(AdminGetConversationQuery, request.query, 'query');
+      const q = request.query;
       auditMore(request, { params: { includeDeleted: q.includeDeleted } });
       const found = await adminFindConversation(store, id, q.includeDeleted);
       if (!found) throw notFound(id);
@@ -126,18 +124,19 @@ export function registerAdminConversationRoutes(
     },
   );
 
-  writes?.delete<P>(
+  writes?.delete(
     '/v1/admin/conversations/:id',
     docs.route({
       summary: 'Soft-delete any conversation with its whole fork tree (admin)',
       params: AdminConversationParams,
       body: AdminActionRequest,
+      emptyBody: {},
       responses: { 202: AdminChangeAccepted, 204: 'Deleted' },
     }),
     async (request, reply) => {
-      const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
+      const { id } = request.params;
       requireRole(request, 'admin', 'deleteConversation', { target: id });
-      const body = parseOrThrow(AdminActionRequest, request.body ?? {});
+      const body = request.body;
       auditMore(request, { justification: body.justification });
       const found = await adminFindConversation(store, id, false);
       if (!found) throw notFound(id);
@@ -148,18 +147,19 @@ export function registerAdminConversationRoutes(
     },
   );
 
-  writes?.post<P>(
+  writes?.post(
     '/v1/admin/conversations/:id/restore',
     docs.route({
       summary: 'Restore a soft-deleted conversation with its fork tree (admin); 409 when it is not deleted',
       params: AdminConversationParams,
       body: AdminActionRequest,
+      emptyBody: {},
       responses: { 200: AdminConversationBody, 202: AdminChangeAccepted },
     }),
     async (request, reply) => {
-      const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
+      const { id } = request.params;
       requireRole(request, 'admin', 'restoreConversation', { target: id });
-      const body = parseOrThrow(AdminActionRequest, request.body ?? {});
+      const body = request.body;
       auditMore(request, { justification: body.justification });
       const found = await adminFindConversation(store, id, true);
       if (!found) throw notFound(id);
@@ -176,7 +176,7 @@ export function registerAdminConversationRoutes(
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     '/v1/admin/conversations/:id/messages',
     docs.route({
       summary: "Any conversation's messages, every channel unless one is named (auditor)",
@@ -185,9 +185,9 @@ export function registerAdminConversationRoutes(
       responses: { 200: AdminMessagePage },
     }),
     async (request) => {
-      const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
+      const { id } = request.params;
       requireRole(request, 'auditor', 'getMessages', { target: id, justification: justificationOf(request.query) });
-      const q = parseOrThrow(AdminMessagesQuery, request.query, 'query');
+      const q = request.query;
       auditMore(request, { params: { includeDeleted: q.includeDeleted, channel: q.channel ?? null, limit: q.limit } });
       if (!(await adminFindConversation(store, id, q.includeDeleted))) throw notFound(id);
       const segments = await viewSegments(store, id);
@@ -208,7 +208,7 @@ export function registerAdminConversationRoutes(
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     '/v1/admin/conversations/:id/memberships',
     docs.route({
       summary: "Any conversation's memberships (auditor)",
@@ -217,9 +217,9 @@ export function registerAdminConversationRoutes(
       responses: { 200: AdminMembershipList },
     }),
     async (request) => {
-      const { id } = parseOrThrow(AdminConversationParams, request.params, 'path');
+      const { id } = request.params;
       requireRole(request, 'auditor', 'getMemberships', { target: id, justification: justificationOf(request.query) });
-      const q = parseOrThrow(AdminGetConversationQuery, request.query, 'query');
+      const q = request.query;
       auditMore(request, { params: { includeDeleted: q.includeDeleted } });
       const found = await adminFindConversation(store, id, q.includeDeleted);
       if (!found) throw notFound(id);

@@ -1,6 +1,6 @@
 import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow, principalOf } from '@memstream/http';
+import { principalOf } from '@memstream/http';
 import { createEvictionJob, findEvictionJob, type Store } from '@memstream/store';
 import { adminDocs as docs } from './docs.js';
 import { actorOf, auditMore, requireRole, writeAudit } from './audit.js';
@@ -33,8 +33,8 @@ export function registerEvictRoutes({ writes, reads }: Halves, deps: { store: St
     }),
     async (request, reply) => {
       requireRole(request, 'admin', 'evict');
-      const query = parseOrThrow(EvictQuery, request.query ?? {}, 'query');
-      const body = parseOrThrow(EvictRequest, request.body);
+      const query = request.query;
+      const body = request.body;
       const job = await createEvictionJob(deps.store, {
         retentionPeriod: body.retentionPeriod,
         cutoff: cutoffOf(body.retentionPeriod, new Date()),
@@ -90,7 +90,7 @@ export function registerEvictRoutes({ writes, reads }: Halves, deps: { store: St
     },
   );
 
-  reads?.get<{ Params: { jobId: string } }>(
+  reads?.get(
     '/v1/admin/evict/jobs/:jobId',
     docs.route({
       summary: 'Where an eviction job is (admin)',
@@ -99,7 +99,7 @@ export function registerEvictRoutes({ writes, reads }: Halves, deps: { store: St
     }),
     async (request) => {
       requireRole(request, 'admin', 'getEvictionJob');
-      const { jobId } = parseOrThrow(EvictionJobParams, request.params, 'path');
+      const { jobId } = request.params;
       auditMore(request, { target: jobId });
       const job = await findEvictionJob(deps.store, jobId);
       if (!job)

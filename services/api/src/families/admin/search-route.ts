@@ -1,6 +1,5 @@
 import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
 import { conversationsOwnedBy, msMessagesByKeys, type Store } from '@memstream/store';
 import { OWN_WORDS_RANKING, searchMemories, type QueryEmbedder } from '@memstream/search';
 import { adminDocs as docs } from './docs.js';
@@ -29,8 +28,7 @@ export function registerAdminSearch({ reads }: Halves, deps: { store: Store; emb
     }),
     async (request) => {
       requireRole(request, 'auditor', 'searchMessages', { justification: justificationOf(request.query) });
-      parseOrThrow(JustificationQuery, request.query ?? {}, 'query');
-      const body = parseOrThrow(AdminSearchRequest, request.body);
+      const body = request.body;
       auditMore(request, {
         params: {
           userId: body.userId ?? null,

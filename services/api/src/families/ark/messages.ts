@@ -16,6 +16,8 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
   const postDocs = arkDocs.route({
     summary: 'Store a batch of OpenAI chat messages, whole and in order',
     body: ArkMessageBatch,
+    // ARK words its own 400s, in the order its service checks (session_id, then messages, then each message)
+    parsedByHandler: ['body'],
     responses: {
       200: 'Stored: {status, session_id, count, request_id}',
       202: 'Storing outlasted REQUEST_SYNC_TIMEOUT_MS; Kafka has the batch',
@@ -42,6 +44,8 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
     description:
       'With session_id and no limit the whole session; without session_id every session (limit 50 by default).',
     querystring: ListQuery,
+    // ARK words its own 400s ("invalid limit: ...")
+    parsedByHandler: ['querystring'],
     responses: {
       200: '{messages: [{id, timestamp, created_at, session_id, query_id, message, sequence}], total, limit, offset}; sequence is the storage order across sessions',
     },

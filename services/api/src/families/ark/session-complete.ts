@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { writeOriginOf } from '@memstream/http';
+import { writeOriginOf, type ZodApp } from '@memstream/http';
 import { outcomeError, type WriteResult, type Writer } from '@memstream/ingest';
 import { arkDocs } from './docs.js';
 import { arkSessionState, type Store } from '@memstream/store';
@@ -19,7 +19,7 @@ const COMPLETION_WAIT_MS = 3_000;
  * real ARK service's chunk relay: an agent posts token chunks, readers get them live, and they are
  * kept for readers that reconnect from the beginning.
  */
-export function registerSessionWrites(app: FastifyInstance, deps: { store: Store; write: Writer }): void {
+export function registerSessionWrites(app: ZodApp, deps: { store: Store; write: Writer }): void {
   const relays = new OpenRelays();
   // A completion is a write like any other: an event on the session's partition of the ARK input
   // topic, applied by the converter after the messages sent before it. What is checked here
@@ -49,6 +49,8 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
     arkDocs.route({
       summary,
       params: SessionParams,
+      // ARK words a bad session id its own way (see parseSessionId)
+      parsedByHandler: ['params'],
       responses: {
         200: '{"status": "completed" | "already_completed", "session": ID}; 404 for a session unknown after its open relays closed and a short wait (3 s)',
         202: 'Completing outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "request_id": ID}; Kafka has it',
@@ -75,6 +77,8 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
       "Newline-delimited chunks are relayed line by line as they arrive, so one POST may stay open for a whole query (ARK's controller holds it so); the answer comes when the body ends. A bad line ends the relay (the lines before it are relayed) with 400 naming it. A completion posted while a relay of the same stream is open on this process waits for it, so it takes effect after every chunk that relay sent.",
     params: SessionParams,
     body: StreamChunks,
+    // The body is read line by line as it arrives (never whole), so it is checked as it comes.
+    parsedByHandler: ['params', 'body'],
     consumes: ['application/x-ndjson', 'application/jsonl', 'text/plain', 'application/json'],
     responses: {
       200: '{"status": "ok", "session": ID, "chunks": N}: every chunk stored',
@@ -111,12 +115,8 @@ export function registerSessionWrites(app: FastifyInstance, deps: { store: Store
       return { status: 'ok', session: sessionId, chunks };
     }
     const chunks = parseChunks(request.body);
-    const written = stored(await send(chunks));
-    if (written.kind === 'accepted')
-      return reply
-        .status(202)
-        .send({ status: 'accepted', session: sessionId, chunks: chunks.length, request_id: written.requestId });
-    return { status: 'ok', session: sessionId, chunks: chunks.length };
+    const subject = { session: sessionId, chunks: chunks.length };
+    return answerWrite(reply, stored(await send(chunks)), subject, () => ({ status: 'ok', ...subject }));
   });
 }
 

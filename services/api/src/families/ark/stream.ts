@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodApp } from '@memstream/http';
 import { mayReadAudience } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
@@ -46,7 +47,7 @@ export interface StreamDeps {
  * number, so nothing is sent twice. Works on any replica: live events come through the fan-out
  * (Redis across processes).
  */
-export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
+export function registerStream(app: ZodApp, deps: StreamDeps): void {
   const open = new Set<SseWriter>();
   // Open streams would hold the server's close until the shutdown deadline: end them first.
   app.addHook('preClose', async () => {
@@ -59,6 +60,9 @@ export function registerStream(app: FastifyInstance, deps: StreamDeps): void {
       "Two framings, chosen by what the reader sends. With `wait-for-query` (ark-api's parameter), ARK's reference service's: one `data:` line of JSON per chat.completion.chunk, `data: [DONE]` at completion, errors as {error: {message, type, code}} (a refusal with its HTTP status, a timeout or failure as a frame then [DONE]); the stream is awaited if it does not exist yet. Without it, spec 000's: `event: message` frames, [LIVE_MODE] after a replay, and a final chunk, [STREAM_END] and [DONE] at completion. In both, a relayed chunk carrying `error` ends the stream with [DONE].",
     params: SessionParams,
     querystring: Query,
+    // A refusal of the reference dialect comes in OpenAI's error body, not the family's: the
+    // handler parses both parts and answers in the dialect the reader speaks.
+    parsedByHandler: ['params', 'querystring'],
     responses: { 200: 'text/event-stream' },
     alternateError: {
       body: ArkStreamErrorBody,

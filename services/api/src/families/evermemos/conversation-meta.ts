@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { ZodApp } from '@memstream/http';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
@@ -6,6 +6,7 @@ import {
   ConversationMeta,
   ConversationMetaPatch,
   IMMUTABLE_META_FIELDS,
+  SyncModeQuery,
   TOPICS,
   UPDATABLE_META_FIELDS,
   patchedFields,
@@ -13,14 +14,13 @@ import {
 import type { Writer } from '@memstream/ingest';
 import { AcceptedReply } from './accepted-reply.js';
 import { answerWrite } from './answer-write.js';
-import { SyncModeQuery, syncModeOf } from './sync-mode.js';
 
 /**
  * POST (upsert) and PATCH (partial update) of a group's metadata. Like messages they travel
  * through the input topic, keyed by the group, so they apply in order with the group's messages;
  * the call returns once the converter has applied them.
  */
-export function registerConversationMeta(app: FastifyInstance, write: Writer): void {
+export function registerConversationMeta(app: ZodApp, write: Writer): void {
   const upsertDocs = everMemOsDocs.route({
     summary: "Create or wholly replace a group's metadata",
     querystring: SyncModeQuery,
@@ -28,8 +28,8 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
     responses: { 200: 'Saved, once the converter applied it', 202: AcceptedReply },
   });
   app.post('/api/v1/memories/conversation-meta', upsertDocs, async (request, reply) => {
-    const sync = syncModeOf(request.query);
-    const meta = parseOrThrow(ConversationMeta, request.body);
+    const sync = request.query.sync_mode;
+    const meta = request.body;
     const written = await write(
       writeOriginOf(request),
       TOPICS.groupChatInput,
@@ -63,10 +63,12 @@ export function registerConversationMeta(app: FastifyInstance, write: Writer): v
       'version, scene and created_at are fixed (400); a group without metadata is 404. A field given as null is left as it is; nothing to change answers 200 with updated_fields [].',
     querystring: SyncModeQuery,
     body: ConversationMetaPatch,
+    // nulls are taken out and the fixed fields refused with their own message before it is parsed
+    parsedByHandler: ['body'],
     responses: { 200: 'Updated, naming the fields that changed', 202: AcceptedReply },
   });
   app.patch('/api/v1/memories/conversation-meta', patchDocs, async (request, reply) => {
-    const sync = syncModeOf(request.query);
+    const sync = request.query.sync_mode;
     // EverMemOS's clients send the fields they leave alone as null
     const body = withoutNulls(request.body);
     rejectFixedFields(body);

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { ZodApp } from '@memstream/http';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
@@ -25,16 +25,19 @@ import { requireAccess } from '../../shared/access.js';
  * the group's partition, applied by the converter; the call waits for the outcome like any write
  * (202 with the request id past the sync wait).
  */
-export function registerDeleteMemories(app: FastifyInstance, deps: { store: Store; write: Writer }): void {
+export function registerDeleteMemories(app: ZodApp, deps: { store: Store; write: Writer }): void {
   const docs = everMemOsDocs.route({
     summary:
       'Forget messages (by event_id, message_id, group_id, user_id, ANDed), their vectors and the memories made from them',
     description:
       'The filters may come in the query string or a JSON body (the body wins). 422 when every filter is absent, null, "" or "__all__".',
     querystring: Request,
+    // the filters may come in the query or a JSON body (the body wins): merged, then parsed
+    parsedByHandler: ['querystring'],
     responses: {
       200: 'result.filters (the filters used), count, deleted_messages, deleted_memories, episodes_reextracting, episodes_deleted; 404 when nothing matched',
       202: 'Deleting outlasted REQUEST_SYNC_TIMEOUT_MS: {status, message, request_id}; poll GET /api/v1/stats/request',
+      422: 'Every filter is absent, null, "" or "__all__": the error envelope with FastAPI\'s detail list beside it',
     },
   });
   app.delete('/api/v1/memories', docs, async (request, reply) => {

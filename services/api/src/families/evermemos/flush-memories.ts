@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { ZodApp } from '@memstream/http';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow, writeOriginOf } from '@memstream/http';
+import { writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import type { Writer } from '@memstream/ingest';
 import { answerWrite } from './answer-write.js';
@@ -18,7 +18,7 @@ import { requireAccess } from '../../shared/access.js';
  * woken by the extractor's notice (ExtractionWaiter), not by polling the store.
  */
 export function registerFlushMemories(
-  app: FastifyInstance,
+  app: ZodApp,
   deps: { store: Store; write: Writer; syncTimeoutMs: number },
   waiter: ExtractionNotices,
 ): void {
@@ -31,7 +31,7 @@ export function registerFlushMemories(
     },
   });
   app.post('/api/v1/memories/flush', docs, async (request, reply) => {
-    const body = parseOrThrow(Body, request.body);
+    const body = request.body;
     const notFound = () => new AppError('RESOURCE_NOT_FOUND', `Group not found: ${body.group_id}`);
     // checked here so a refusal costs no event; the converter decides again on what it applies
     await requireAccess(deps.store, request, body.group_id, 'writer', notFound);

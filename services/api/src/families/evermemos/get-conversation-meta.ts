@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { ZodApp } from '@memstream/http';
 import { ConversationMetaQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, queryWithGetBody } from '@memstream/http';
@@ -10,10 +10,12 @@ import { requireAccess } from '../../shared/access.js';
  * GET /api/v1/memories/conversation-meta?group_id=: the whole record, 404 when the group has none.
  * `group_id` may also come in a JSON body on the GET, as EverMemOS's clients send it.
  */
-export function registerGetConversationMeta(app: FastifyInstance, deps: { store: Store }): void {
+export function registerGetConversationMeta(app: ZodApp, deps: { store: Store }): void {
   const docs = everMemOsDocs.route({
     summary: "A group's metadata",
     querystring: Query,
+    // EverMemOS's clients send a GET's parameters as a JSON body too: merged with the query, then parsed
+    parsedByHandler: ['querystring'],
     responses: { 200: 'The whole record; 404 when the group has none' },
   });
   app.get('/api/v1/memories/conversation-meta', docs, async (request) => {

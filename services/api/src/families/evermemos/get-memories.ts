@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { ZodApp } from '@memstream/http';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, queryWithGetBody } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
@@ -15,12 +15,14 @@ import { audiencesFor, personOf } from '../../shared/access.js';
  * wins). EverMemOS's other memory kinds (profiles, foresight, event logs) are not formed here:
  * they answer an empty list.
  */
-export function registerGetMemories(app: FastifyInstance, deps: { store: Store }): void {
+export function registerGetMemories(app: ZodApp, deps: { store: Store }): void {
   const docs = everMemOsDocs.route({
     summary: 'Stored messages or episodic memories of a group or a user, newest first',
     description:
       'The parameters may also come as a JSON body on the GET (the body wins). profile, foresight, event_log, personal_semantic_memory and personal_event_log are not formed by memstream: an empty list.',
     querystring: Query,
+    // EverMemOS's clients send a GET's parameters as a JSON body too: merged with the query, then parsed
+    parsedByHandler: ['querystring'],
     responses: { 200: 'result.memories, result.total_count, result.has_more and result.metadata' },
   });
   app.get('/api/v1/memories', docs, async (request) => {

@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { ZodApp } from '@memstream/http';
 import { MemoryStatsQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import { lastSequence, memoryStats, type Store } from '@memstream/store';
 import type { QueryEmbedder } from '@memstream/search';
@@ -12,7 +11,7 @@ import { requireAccess } from '../../shared/access.js';
  * stored and indexed, vectors of the current model, episodes and memories), so a client that
  * imported a history can tell when all of it is searchable.
  */
-export function registerGetMemoryStats(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
+export function registerGetMemoryStats(app: ZodApp, deps: { store: Store; embedder: QueryEmbedder }): void {
   const docs = everMemOsDocs.route({
     summary: 'How far memory formation got for a group: stored, indexed, episodes, memories',
     querystring: Query,
@@ -21,7 +20,7 @@ export function registerGetMemoryStats(app: FastifyInstance, deps: { store: Stor
     },
   });
   app.get('/api/v1/stats/memory', docs, async (request) => {
-    const { group_id: groupId } = parseOrThrow(Query, request.query, 'query');
+    const { group_id: groupId } = request.query;
     const notFound = () => new AppError('RESOURCE_NOT_FOUND', `Group not found: ${groupId}`);
     await requireAccess(deps.store, request, groupId, 'reader', notFound);
     if ((await lastSequence(deps.store, groupId)) === undefined) throw notFound();

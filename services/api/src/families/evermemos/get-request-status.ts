@@ -1,8 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { ZodApp } from '@memstream/http';
 import { RequestStatusQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import type { RequestLedger } from '@memstream/fanout';
-import { parseOrThrow } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import type { Store } from '@memstream/store';
 import { readRequestStatus } from '@memstream/ingest';
@@ -13,7 +12,7 @@ import { mayAccess } from '../../shared/access.js';
  * (`stored`, `failed`); before it exists the gateway's accepted marker says `accepted`. A request
  * id is also the event id, so Kafka producers writing to the input topic can ask about theirs.
  */
-export function registerGetRequestStatus(app: FastifyInstance, deps: { store: Store; ledger: RequestLedger }): void {
+export function registerGetRequestStatus(app: ZodApp, deps: { store: Store; ledger: RequestLedger }): void {
   const docs = everMemOsDocs.route({
     summary: 'Where a write is: accepted, stored, extracted or failed',
     description:
@@ -24,7 +23,7 @@ export function registerGetRequestStatus(app: FastifyInstance, deps: { store: St
     },
   });
   app.get('/api/v1/stats/request', docs, async (request) => {
-    const { request_id: requestId } = parseOrThrow(Query, request.query, 'query');
+    const { request_id: requestId } = request.query;
     const found = await readRequestStatus(deps, requestId, (groupId) => mayAccess(deps.store, request, groupId));
     if (found === undefined)
       throw new AppError(

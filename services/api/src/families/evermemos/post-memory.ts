@@ -1,12 +1,11 @@
-import type { FastifyInstance } from 'fastify';
-import { parseOrThrow, writeOriginOf } from '@memstream/http';
+import type { ZodApp } from '@memstream/http';
+import { writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
-import { GroupChatMessage, TOPICS, conversationIdOf, senderRefusal } from '@memstream/schemas';
+import { GroupChatMessage, SyncModeQuery, TOPICS, conversationIdOf, senderRefusal } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import { actorOf, type Writer } from '@memstream/ingest';
 import { AcceptedReply } from './accepted-reply.js';
 import { answerWrite } from './answer-write.js';
-import { SyncModeQuery, syncModeOf } from './sync-mode.js';
 import type { BoundaryRules } from '@memstream/episodes';
 import type { Store } from '@memstream/store';
 import { formationOf, type Formation } from './closing-write.js';
@@ -19,7 +18,7 @@ import { episodicView } from './memory-views.js';
  * it is stored: read-your-writes. A wait that runs out, or `?sync_mode=false`, answers 202.
  */
 export function registerPostMemory(
-  app: FastifyInstance,
+  app: ZodApp,
   deps: { store: Store; write: Writer; syncTimeoutMs: number; episodeRules: BoundaryRules },
   notices: ExtractionNotices,
 ): void {
@@ -36,8 +35,8 @@ export function registerPostMemory(
   });
   app.post('/api/v1/memories', docs, async (request, reply) => {
     const started = performance.now();
-    const sync = syncModeOf(request.query);
-    const message = parseOrThrow(GroupChatMessage, request.body);
+    const sync = request.query.sync_mode;
+    const message = request.body;
     const origin = writeOriginOf(request);
     // Refused here to answer at once; the converter holds to the same rule where it counts.
     const impersonating = senderRefusal(actorOf(origin.principal), message);

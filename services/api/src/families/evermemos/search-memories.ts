@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodApp } from '@memstream/http';
+import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import { everMemOsScope, MAGIC_ALL, parseCreateTime, SearchMemoriesRequest as Search } from '@memstream/schemas';
@@ -40,7 +41,7 @@ type Dialect = 'evermemos-grouped' | 'memstream-flat';
  * user must be named. POST, which EverMemOS has not, keeps memstream's flat ranked list, best
  * first, and may search every group the caller can read.
  */
-export function registerSearchMemories(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
+export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedder: QueryEmbedder }): void {
   const search = async (input: z.infer<typeof Search>, request: FastifyRequest, dialect: Dialect) => {
     const scope = everMemOsScope(input.group_id, input.user_id, dialect === 'evermemos-grouped');
     if ('refusal' in scope) throw new AppError('INVALID_PARAMETER', scope.refusal);
@@ -121,6 +122,8 @@ export function registerSearchMemories(app: FastifyInstance, deps: { store: Stor
       description:
         "EverMemOS's dialect: the parameters may also come as a JSON body on the GET (the body wins); memories are grouped by group.",
       querystring: Search,
+      // EverMemOS's clients send a GET's parameters as a JSON body too: merged with the query, then parsed
+      parsedByHandler: ['querystring'],
       responses: {
         200: 'result.memories ([{group_id: [memory, ...]}], groups best first, memories in time order), result.scores (alike), result.importance_scores, result.total_count, result.has_more, result.metadata, result.pending_messages',
       },
@@ -140,6 +143,6 @@ export function registerSearchMemories(app: FastifyInstance, deps: { store: Stor
       body: Search,
       responses: { 200: 'result.memories (best first, scores in [0, 1]), result.total_count, result.pending_messages' },
     }),
-    async (request) => search(parseOrThrow(Search, request.body), request, 'memstream-flat'),
+    async (request) => search(request.body, request, 'memstream-flat'),
   );
 }

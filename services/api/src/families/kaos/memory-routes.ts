@@ -4,7 +4,7 @@ import { kaosStats, latestKaosEvents, listKaosSessions, type Store } from '@mems
 import {
   KaosCleaned,
   KaosCleanupRequest,
-  KaosHeaders,
+  KaosAgentHeaders,
   KaosEventsQuery,
   PYTHON_INT_PATTERN,
   KaosEventsResponse,
@@ -47,9 +47,11 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
   reads?.get(
     '/memory/events',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: "KAOS's GET /memory/events: the latest events of the agent's sessions, or of one",
       querystring: KaosEventsQuery,
+      // limit is read as FastAPI reads an int (the last of a repeated one; 422 with a list detail)
+      parsedByHandler: ['querystring'],
       responses: {
         200: KaosEventsResponse,
         422: 'limit is not an integer: {"detail": [{"type": "int_parsing", "loc": ["query", "limit"], "msg", "input"}]}, as FastAPI answers',
@@ -77,13 +79,13 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
   reads?.get(
     '/memory/sessions',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: "KAOS's GET /memory/sessions: the agent's session ids, optionally of one user (list_sessions)",
       querystring: KaosListSessionsQuery,
       responses: { 200: KaosSessionsResponse },
     }),
     async (request) => {
-      const { user_id } = parseOrThrow(KaosListSessionsQuery, request.query, 'query');
+      const { user_id } = request.query;
       const agent = ops.agent(request);
       const sessions = await listKaosSessions(store, agent, viewerOf(request), user_id);
       return { agent, sessions, total: sessions.length };
@@ -93,13 +95,14 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
   writes?.post(
     '/memory/cleanup',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Delete sessions not updated for max_age_hours (cleanup_old_sessions)',
       body: KaosCleanupRequest,
+      emptyBody: {},
       responses: { 200: KaosCleaned, 202: 'Accepted, not yet applied' },
     }),
     async (request, reply) => {
-      const { max_age_hours } = parseOrThrow(KaosCleanupRequest, request.body ?? {});
+      const { max_age_hours } = request.body;
       const agent = ops.agent(request);
       const result = await ops.send(request, 'kaos.sessions.cleaned', {
         group_id: kaosAgentKey(agent),
@@ -114,7 +117,7 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
   reads?.get(
     '/memory/stats',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Sessions, events and events per session, truncated (get_memory_stats)',
       responses: { 200: KaosStats },
     }),

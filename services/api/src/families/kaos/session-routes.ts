@@ -11,6 +11,7 @@ import {
   KaosCreateSessionRequest,
   KaosCreatedSession,
   KaosDeleted,
+  KaosAgentHeaders,
   KaosHeaders,
   KaosNewEvent,
   KaosNewEventList,
@@ -26,7 +27,8 @@ import { answerWrite } from './answer-write.js';
 import type { Halves } from '../../shared/halves.js';
 import { checkContentSize, keepRawBody, rawEventTexts, sendWithEvents } from './event-json.js';
 
-type P = { Params: { sessionId: string } };
+// The session id of a path is parsed by sessionIdOf, not by fastify: KAOS answers 404, not 400,
+// for the ids a path resolves away ('', '.', '..'), and delete_session answers False for them.
 
 /** A list body is parsed as `events`, so a problem is named by its position (events.3.event_type). */
 const EventList = z.object({ events: KaosNewEventList });
@@ -39,10 +41,11 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       headers: KaosHeaders,
       summary: 'Create a session (create_session), or with get_or_create the existing one (get_or_create_session)',
       body: KaosCreateSessionRequest,
+      emptyBody: {},
       responses: { 201: KaosCreatedSession, 200: KaosCreatedSession, 202: 'Accepted, not yet applied' },
     }),
     async (request, reply) => {
-      const body = parseOrThrow(KaosCreateSessionRequest, request.body ?? {});
+      const body = request.body;
       const principal = principalOf(request);
       if (principal.kind === 'user' && body.user_id !== undefined && body.user_id !== principal.userId) {
         throw new AppError('FORBIDDEN', 'user_id must be your own: a person creates sessions for themselves');
@@ -63,12 +66,13 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     '/memory/sessions/:sessionId',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'A session with its events (get_session)',
       params: KaosSessionParams,
+      parsedByHandler: ['params'],
       responses: { 200: KaosSessionBody },
     }),
     async (request, reply) => {
@@ -90,12 +94,13 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
     },
   );
 
-  writes?.delete<P>(
+  writes?.delete(
     '/memory/sessions/:sessionId',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'Delete a session and its events (delete_session); its conversation is deleted in every family',
       params: KaosSessionParams,
+      parsedByHandler: ['params'],
       responses: { 200: KaosDeleted, 202: 'Accepted, not yet applied' },
     }),
     async (request, reply) => {
@@ -115,7 +120,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
     },
   );
 
-  writes?.post<P>(
+  writes?.post(
     '/memory/sessions/:sessionId/events',
     {
       ...docs.route({
@@ -123,6 +128,8 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         summary: 'Add one event or a list (add_event); 404 when the session does not exist',
         params: KaosSessionParams,
         body: KaosAddEventsRequest,
+        // a list is parsed as `events`, so a problem is named by its position (events.3.event_type)
+        parsedByHandler: ['params', 'body'],
         responses: {
           201: KaosAddedEvents,
           202: 'Accepted, not yet applied',
@@ -173,18 +180,19 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     '/memory/sessions/:sessionId/events',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: "A session's events, oldest first, optionally of some types (get_session_events)",
       params: KaosSessionParams,
+      parsedByHandler: ['params'],
       querystring: KaosSessionEventsQuery,
       responses: { 200: KaosSessionEventsResponse },
     }),
     async (request, reply) => {
       const sessionId = sessionIdOf(request);
-      const types = eventTypesOf(parseOrThrow(KaosSessionEventsQuery, request.query, 'query').event_types);
+      const types = eventTypesOf(request.query.event_types);
       const s = await ops.session(request, sessionId);
       const events = await kaosSessionEvents(store, s.conversation_id, types);
       return sendWithEvents(
@@ -195,18 +203,19 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     '/memory/sessions/:sessionId/context',
     docs.route({
-      headers: KaosHeaders,
+      headers: KaosAgentHeaders,
       summary: 'The latest user and agent messages as "User: ...\\nAssistant: ..." text (build_conversation_context)',
       params: KaosSessionParams,
+      parsedByHandler: ['params'],
       querystring: KaosContextQuery,
       responses: { 200: KaosContextResponse },
     }),
     async (request) => {
       const sessionId = sessionIdOf(request);
-      const { max_events } = parseOrThrow(KaosContextQuery, request.query, 'query');
+      const { max_events } = request.query;
       const s = await ops.session(request, sessionId);
       const messages = await kaosSessionEvents(store, s.conversation_id, ['user_message', 'agent_response']);
       return { session_id: s.session_id, context: contextOf(messages, max_events) };

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
+import type { ZodApp } from '@memstream/http';
 import { memoryAgentDocs } from './docs.js';
 import {
   lastSequence,
@@ -21,7 +21,7 @@ import { audiencesFor, requireAccess } from '../../shared/access.js';
  * The Memory Agent's reads. `conversation_id` is whatever id the writing API used (a group id
  * for EverMemOS; `private:<sender>` for a private chat).
  */
-export function registerSummaries(app: FastifyInstance, deps: { store: Store }): void {
+export function registerSummaries(app: ZodApp, deps: { store: Store }): void {
   /** Every memory row of the conversation, oldest first: the version chain with its statuses. */
   const summariesDocs = memoryAgentDocs.route({
     summary: 'Every memory row of a conversation, oldest first',
@@ -29,7 +29,7 @@ export function registerSummaries(app: FastifyInstance, deps: { store: Store }):
     responses: { 200: 'The version chain with statuses, generation times and errors' },
   });
   app.get('/api/v1/summaries', summariesDocs, async (request) => {
-    const { conversation_id: id } = parseOrThrow(ConversationQuery, request.query, 'query');
+    const { conversation_id: id } = request.query;
     await requireConversation(deps.store, request, id);
     const rows = await listSummaries(deps.store, id);
     return { conversation_id: id, summaries: rows.map(publicRow) };
@@ -48,7 +48,7 @@ export function registerSummaries(app: FastifyInstance, deps: { store: Store }):
     },
   });
   app.get('/api/v1/context', contextDocs, async (request, reply) => {
-    const { conversation_id: id, format } = parseOrThrow(ContextQuery, request.query, 'query');
+    const { conversation_id: id, format } = request.query;
     const last = await requireConversation(deps.store, request, id);
     const memory = await latestCompletedSummary(deps.store, id);
     const gap = await messagesInRange(

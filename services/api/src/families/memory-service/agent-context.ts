@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow, principalOf } from '@memstream/http';
+import { principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
   findInView,
@@ -16,8 +16,6 @@ import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import { codeMessageView, documentMessageView } from './views.js';
 import type { Halves } from '../../shared/halves.js';
-
-type P = { Params: { conversationId: string } };
 
 /** Summaries and context are the agents' (an API key, or the local user): people never see them. */
 function requireAgent(request: FastifyRequest): string {
@@ -39,7 +37,7 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
     '/v1/conversations/:conversationId/summaries',
     '/v1/agent/conversations/:conversationId/summaries',
   ]) {
-    writes?.post<P>(
+    writes?.post(
       path,
       docs.route({
         summary: "Store an agent's summary of the conversation so far; it sets the title",
@@ -49,8 +47,8 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
       }),
       async (request, reply) => {
         const clientId = requireAgent(request);
-        const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-        const body = parseOrThrow(CreateSummaryRequest, request.body);
+        const { conversationId } = request.params;
+        const body = request.body;
         await h.ops.require(request, conversationId, 'writer', 'Summarizing');
         if (!(await findInView(store, await viewSegments(store, conversationId), body.untilMessageId))) {
           throw new AppError(
@@ -79,7 +77,7 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
     );
   }
 
-  reads?.get<P>(
+  reads?.get(
     '/v1/agent/conversations/:conversationId/context',
     docs.route({
       summary: 'The conversation for a prompt: the newest summary, then the messages after it',
@@ -89,8 +87,8 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
     }),
     async (request) => {
       requireAgent(request);
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-      const query = parseOrThrow(ContextQuery, request.query, 'query');
+      const { conversationId } = request.params;
+      const query = request.query;
       await h.ops.require(request, conversationId, 'reader', 'Reading');
       const segments = await viewSegments(store, conversationId);
       const lead: ReturnType<typeof documentMessageView>[] = [];

@@ -1,5 +1,5 @@
 import { AppError } from '@memstream/errors';
-import { parseOrThrow, principalOf } from '@memstream/http';
+import { principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
   ConversationBody,
@@ -19,9 +19,6 @@ import { firstText, titleOf } from './first-text.js';
 import { codeMessageView, forkView } from './views.js';
 import type { Halves } from '../../shared/halves.js';
 
-type P = { Params: { conversationId: string } };
-type PM = { Params: { conversationId: string; messageId: string } };
-
 /**
  * The layout of the memory-service's code (January 2026), which its generated clients call:
  * `/v1/conversations/...`, agents told apart by their API key, messages as content blocks on
@@ -32,18 +29,17 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
   registerSharedRoutes({ writes, reads }, h, base);
   reads?.get('/v1/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   // The memory-service's route for ending an offer (added to it days after the January 2026 file we follow).
-  writes?.delete<{ Params: { transferId: string } }>(
+  writes?.delete(
     '/v1/ownership-transfers/:transferId',
     docs.route({
       summary: 'End a pending ownership transfer: the owner withdraws it, its recipient declines it',
       params: TransferIdParams,
       responses: { 204: 'Ended' },
     }),
-    async (request, reply) =>
-      send(reply, await h.withdraw(request, parseOrThrow(TransferIdParams, request.params, 'path').transferId)),
+    async (request, reply) => send(reply, await h.withdraw(request, request.params.transferId)),
   );
 
-  reads?.get<P>(
+  reads?.get(
     `${base}/:conversationId/messages`,
     docs.route({
       summary:
@@ -53,18 +49,13 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
       responses: { 200: '{data: [Message], nextCursor}' },
     }),
     async (request) => {
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-      const page = await h.messages(
-        request,
-        conversationId,
-        parseOrThrow(ListMessagesQuery, request.query, 'query'),
-        false,
-      );
+      const { conversationId } = request.params;
+      const page = await h.messages(request, conversationId, request.query, false);
       return { data: page.items.map(codeMessageView), nextCursor: page.nextCursor };
     },
   );
 
-  writes?.post<P>(
+  writes?.post(
     `${base}/:conversationId/messages`,
     docs.route({
       summary:
@@ -74,8 +65,8 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
       responses: { 201: 'The message', 202: 'Accepted, not yet applied' },
     }),
     async (request, reply) => {
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-      const body = parseOrThrow(CreateMessageRequest, request.body);
+      const { conversationId } = request.params;
+      const body = request.body;
       const principal = principalOf(request);
       if (body.channel === 'summary')
         throw new AppError('INVALID_PARAMETER', 'channel summary is written through the summaries endpoint');
@@ -104,29 +95,22 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
     },
   );
 
-  writes?.post<PM>(
+  writes?.post(
     `${base}/:conversationId/messages/:messageId/fork`,
     docs.route({
       summary: 'Fork at a user message of the history channel',
       params: MessageIdParams,
       body: ForkRequest.pick({ title: true }),
+      emptyBody: {},
       responses: { 201: ConversationBody },
     }),
     async (request, reply) => {
-      const { conversationId, messageId } = parseOrThrow(MessageIdParams, request.params, 'path');
-      return send(
-        reply,
-        await h.fork(
-          request,
-          conversationId,
-          messageId,
-          parseOrThrow(ForkRequest.pick({ title: true }), request.body ?? {}),
-        ),
-      );
+      const { conversationId, messageId } = request.params;
+      return send(reply, await h.fork(request, conversationId, messageId, request.body));
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     `${base}/:conversationId/forks`,
     docs.route({
       summary: 'Every conversation of the fork tree, root first',
@@ -134,7 +118,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
       responses: { 200: '{data: [{conversationId, forkedAtMessageId, forkedAtConversationId, title, createdAt}]}' },
     }),
     async (request) => {
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
+      const { conversationId } = request.params;
       // The whole tree, root first (it has no forkedAt*), as the memory-service lists it.
       const { forks } = await h.forks(request, conversationId);
       return { data: forks.map(forkView) };
@@ -143,7 +127,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
 
   // Sharing: at /memberships, and at POST /forks where the January 2026 version had it.
   for (const path of [`${base}/:conversationId/memberships`, `${base}/:conversationId/forks`]) {
-    writes?.post<P>(
+    writes?.post(
       path,
       docs.route({
         summary: 'Share with a user, at most at your own level and never as owner',
@@ -152,8 +136,8 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         responses: { 201: MembershipBody },
       }),
       async (request, reply) => {
-        const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-        const body = parseOrThrow(ShareRequest, request.body);
+        const { conversationId } = request.params;
+        const body = request.body;
         return send(reply, await h.changeMembership(request, conversationId, body.userId, 'share', body.accessLevel));
       },
     );

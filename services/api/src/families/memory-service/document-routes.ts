@@ -1,5 +1,5 @@
 import { AppError } from '@memstream/errors';
-import { parseOrThrow, principalOf } from '@memstream/http';
+import { principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
   ConversationBody,
@@ -18,9 +18,6 @@ import { registerSharedRoutes } from './shared-routes.js';
 import { documentMessageView } from './views.js';
 import type { Halves } from '../../shared/halves.js';
 
-type P = { Params: { conversationId: string } };
-type PM = { Params: { conversationId: string; messageId: string } };
-
 /**
  * The design document's layout: `/v1/user/...` for people (and agents acting for them) and
  * `/v1/agent/...` for agents. The user view of messages leaves out agent-only ones.
@@ -29,7 +26,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
   const base = '/v1/user/conversations';
   registerSharedRoutes({ writes, reads }, h, base);
 
-  reads?.get<P>(
+  reads?.get(
     `${base}/:conversationId/messages`,
     docs.route({
       summary: "A conversation's messages as its people see them",
@@ -38,14 +35,14 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       responses: { 200: '{data: [Message], nextCursor}' },
     }),
     async (request) => {
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-      const query = parseOrThrow(ListMessagesQuery.pick({ after: true, limit: true }), request.query, 'query');
+      const { conversationId } = request.params;
+      const query = request.query;
       const page = await h.messages(request, conversationId, { ...query, channel: 'history', epoch: 'latest' }, true);
       return { data: page.items.map(documentMessageView), nextCursor: page.nextCursor };
     },
   );
 
-  writes?.post<P>(
+  writes?.post(
     `${base}/:conversationId/messages`,
     docs.route({
       summary: 'Append a message from the caller (role user, visible to people)',
@@ -54,8 +51,8 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       responses: { 201: 'The message', 202: 'Accepted, not yet applied' },
     }),
     async (request, reply) => {
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-      const body = parseOrThrow(CreateUserMessageRequest, request.body);
+      const { conversationId } = request.params;
+      const body = request.body;
       const principal = principalOf(request);
       const message = newMessage({
         role: 'user',
@@ -69,24 +66,22 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
     },
   );
 
-  writes?.post<PM>(
+  writes?.post(
     `${base}/:conversationId/messages/:messageId/fork`,
     docs.route({
       summary: 'Fork at a user message: the new conversation shows the history before it, then its own',
       params: MessageIdParams,
       body: ForkRequest,
+      emptyBody: {},
       responses: { 201: ConversationBody },
     }),
     async (request, reply) => {
-      const { conversationId, messageId } = parseOrThrow(MessageIdParams, request.params, 'path');
-      return send(
-        reply,
-        await h.fork(request, conversationId, messageId, parseOrThrow(ForkRequest, request.body ?? {})),
-      );
+      const { conversationId, messageId } = request.params;
+      return send(reply, await h.fork(request, conversationId, messageId, request.body));
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     `${base}/:conversationId/forks`,
     docs.route({
       summary: 'Every conversation of the fork tree',
@@ -94,7 +89,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       responses: { 200: '{data: [{conversationId, forkId, forkedFromMessageId, title, createdAt, isCurrentFork}]}' },
     }),
     async (request) => {
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
+      const { conversationId } = request.params;
       const { current, forks } = await h.forks(request, conversationId);
       return {
         data: forks.map((c) => ({
@@ -110,7 +105,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
     },
   );
 
-  writes?.post<P>(
+  writes?.post(
     `${base}/:conversationId/memberships`,
     docs.route({
       summary: 'Share with a user, at most at your own level and never as owner',
@@ -119,8 +114,8 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       responses: { 201: MembershipBody },
     }),
     async (request, reply) => {
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-      const body = parseOrThrow(ShareRequest, request.body);
+      const { conversationId } = request.params;
+      const body = request.body;
       return send(reply, await h.changeMembership(request, conversationId, body.userId, 'share', body.accessLevel));
     },
   );
@@ -134,8 +129,8 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       responses: { 201: '{data: [Message]}' },
     }),
     async (request, reply) => {
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-      const body = parseOrThrow(CreateAgentMessagesRequest, request.body);
+      const { conversationId } = request.params;
+      const body = request.body;
       const principal = principalOf(request);
       if (principal.kind === 'user') throw new AppError('FORBIDDEN', 'The agent API needs an API key');
       const clientId = principal.kind === 'agent' ? principal.clientId : 'local';

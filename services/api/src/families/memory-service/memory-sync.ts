@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodApp } from '@memstream/http';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow, principalOf } from '@memstream/http';
+import { principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
   findInView,
@@ -14,8 +15,6 @@ import { ConversationIdParams, SyncMessagesRequest, type MsMessage } from '@mems
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import { codeMessageView } from './views.js';
-
-type P = { Params: { conversationId: string } };
 
 /** The memory channel is per agent client: an API key's, or the local user's. */
 function agentClient(request: FastifyRequest): string {
@@ -31,8 +30,8 @@ function agentClient(request: FastifyRequest): string {
  * the epoch; anything else starts the next epoch with all of them. Memory is per agent client,
  * so another agent's epochs are never read or moved.
  */
-export function registerMemorySync(app: FastifyInstance, h: MemoryServiceHandlers, store: Store): void {
-  app.post<P>(
+export function registerMemorySync(app: ZodApp, h: MemoryServiceHandlers, store: Store): void {
+  app.post(
     '/v1/conversations/:conversationId/memory/messages/sync',
     docs.route({
       summary:
@@ -43,8 +42,8 @@ export function registerMemorySync(app: FastifyInstance, h: MemoryServiceHandler
     }),
     async (request, reply) => {
       const clientId = agentClient(request);
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-      const body = parseOrThrow(SyncMessagesRequest, request.body);
+      const { conversationId } = request.params;
+      const body = request.body;
       const current = await latestEpoch(store, conversationId, clientId);
       const stored = current.messages.map((m) => canonical(m.ms.content));
       const wanted = body.messages.map((m) => canonical(m.content));

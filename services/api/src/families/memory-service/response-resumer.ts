@@ -1,7 +1,5 @@
-import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { ResponseStreams } from '@memstream/fanout';
-import { parseOrThrow } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import { ConversationIdParams, RecordResponseRequest } from '@memstream/schemas';
 import { SseWriter } from '../../shared/sse.js';
@@ -9,8 +7,6 @@ import type { MemoryServiceHandlers } from './handlers.js';
 import { personOf } from '../../shared/access.js';
 import type { StreamAccess } from '../../shared/stream-access.js';
 import type { Halves } from '../../shared/halves.js';
-
-type P = { Params: { conversationId: string } };
 
 /**
  * The response resumer over HTTP. A writer (the agent producing the answer) records tokens; any
@@ -33,10 +29,9 @@ export function registerResponseResumer(
   reads?.addHook('preClose', async () => {
     for (const stop of following) stop.abort();
   });
-  const idOf = (request: FastifyRequest<P>) =>
-    parseOrThrow(ConversationIdParams, request.params, 'path').conversationId;
+  const idOf = (request: { params: { conversationId: string } }) => request.params.conversationId;
 
-  writes?.post<P>(
+  writes?.post(
     '/v1/conversations/:conversationId/response',
     docs.route({
       summary: 'Record tokens of the response in progress (writers)',
@@ -47,7 +42,7 @@ export function registerResponseResumer(
     async (request) => {
       const responses = resumer();
       const id = idOf(request);
-      const body = parseOrThrow(RecordResponseRequest, request.body);
+      const body = request.body;
       await h.ops.require(request, id, 'writer', 'Recording a response');
       if ((await responses.record(id, body.tokens, body.done)) === 'cancelled')
         throw new AppError('CONFLICT', 'The response was cancelled');
@@ -55,7 +50,7 @@ export function registerResponseResumer(
     },
   );
 
-  writes?.post<P>(
+  writes?.post(
     '/v1/conversations/:conversationId/cancel-response',
     docs.route({
       summary: 'Cancel the response in progress (writers)',
@@ -74,7 +69,7 @@ export function registerResponseResumer(
     },
   );
 
-  reads?.get<P>(
+  reads?.get(
     '/v1/conversations/:conversationId/response',
     docs.route({
       summary: 'The response from its start, then live, as Server-Sent Events (readers)',

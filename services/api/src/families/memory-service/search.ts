@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { ZodApp } from '@memstream/http';
 import { audiencesOf, type Principal } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow, principalOf } from '@memstream/http';
+import { principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import { msMessagesByKeys, visibleTo, type Store } from '@memstream/store';
 import { SearchMessagesRequest } from '@memstream/schemas';
@@ -22,14 +22,14 @@ const OVERFETCH = 3;
  * memory-service always searches as the token's person. A hit must contain one of the query's
  * words (containsQueryWord).
  */
-export function registerSearch(app: FastifyInstance, deps: { store: Store; embedder: QueryEmbedder }): void {
+export function registerSearch(app: ZodApp, deps: { store: Store; embedder: QueryEmbedder }): void {
   const route = docs.route({
     summary: 'Search the messages of every conversation you may read',
     body: SearchMessagesRequest,
     responses: { 200: '{data: [{message, score}]}, best first' },
   });
   app.post('/v1/user/search/messages', route, async (request) => {
-    const body = parseOrThrow(SearchMessagesRequest, request.body);
+    const body = request.body;
     const caller = principalOf(request);
     const principal: Principal =
       caller.kind === 'agent' && caller.onBehalfOf !== undefined ? { kind: 'user', userId: caller.onBehalfOf } : caller;

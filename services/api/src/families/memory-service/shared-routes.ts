@@ -1,4 +1,3 @@
-import { parseOrThrow } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
   ConversationBody,
@@ -14,9 +13,6 @@ import {
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import type { Halves } from '../../shared/halves.js';
 
-type P = { Params: { conversationId: string } };
-type PU = { Params: { conversationId: string; userId: string } };
-
 /** The routes both layouts serve the same way, under their own base path. */
 export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryServiceHandlers, base: string): void {
   writes?.post(
@@ -24,10 +20,10 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Create a conversation owned by the caller',
       body: CreateConversationRequest,
+      emptyBody: {},
       responses: { 201: ConversationBody, 202: 'Accepted, not yet applied' },
     }),
-    async (request, reply) =>
-      send(reply, await h.create(request, parseOrThrow(CreateConversationRequest, request.body ?? {}))),
+    async (request, reply) => send(reply, await h.create(request, request.body)),
   );
   reads?.get(
     base,
@@ -36,40 +32,33 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       querystring: ListConversationsQuery,
       responses: { 200: '{data: [Conversation], nextCursor}' },
     }),
-    async (request, reply) =>
-      send(reply, await h.list(request, parseOrThrow(ListConversationsQuery, request.query, 'query'))),
+    async (request, reply) => send(reply, await h.list(request, request.query)),
   );
-  reads?.get<P>(
+  reads?.get(
     `${base}/:conversationId`,
     docs.route({ summary: 'A conversation', params: ConversationIdParams, responses: { 200: ConversationBody } }),
-    async (request, reply) =>
-      send(reply, await h.get(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId)),
+    async (request, reply) => send(reply, await h.get(request, request.params.conversationId)),
   );
-  writes?.delete<P>(
+  writes?.delete(
     `${base}/:conversationId`,
     docs.route({
       summary: 'Delete the conversation and every fork of its tree (owner or manager)',
       params: ConversationIdParams,
       responses: { 204: 'Deleted' },
     }),
-    async (request, reply) =>
-      send(reply, await h.remove(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId)),
+    async (request, reply) => send(reply, await h.remove(request, request.params.conversationId)),
   );
 
-  reads?.get<P>(
+  reads?.get(
     `${base}/:conversationId/memberships`,
     docs.route({
       summary: 'Members and their levels (manager or owner)',
       params: ConversationIdParams,
       responses: { 200: '{data: [ConversationMembership]}' },
     }),
-    async (request, reply) =>
-      send(
-        reply,
-        await h.memberships(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId),
-      ),
+    async (request, reply) => send(reply, await h.memberships(request, request.params.conversationId)),
   );
-  writes?.patch<PU>(
+  writes?.patch(
     `${base}/:conversationId/memberships/:userId`,
     docs.route({
       summary: "Change a member's level",
@@ -78,20 +67,11 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       responses: { 200: MembershipBody },
     }),
     async (request, reply) => {
-      const { conversationId, userId } = parseOrThrow(MemberParams, request.params, 'path');
-      return send(
-        reply,
-        await h.changeMembership(
-          request,
-          conversationId,
-          userId,
-          'update',
-          parseOrThrow(UpdateMembershipRequest, request.body).accessLevel,
-        ),
-      );
+      const { conversationId, userId } = request.params;
+      return send(reply, await h.changeMembership(request, conversationId, userId, 'update', request.body.accessLevel));
     },
   );
-  writes?.delete<PU>(
+  writes?.delete(
     `${base}/:conversationId/memberships/:userId`,
     docs.route({
       summary: 'Revoke a member (not the owner); members may leave',
@@ -99,13 +79,13 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       responses: { 204: 'Revoked' },
     }),
     async (request, reply) => {
-      const { conversationId, userId } = parseOrThrow(MemberParams, request.params, 'path');
+      const { conversationId, userId } = request.params;
       return send(reply, await h.changeMembership(request, conversationId, userId, 'revoke', null));
     },
   );
 
   const transfer = `${base}/:conversationId/transfer-ownership`;
-  writes?.post<P>(
+  writes?.post(
     transfer,
     docs.route({
       summary: 'Offer ownership to a user (owner only); they accept or decline',
@@ -114,42 +94,31 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       responses: { 202: TransferBody },
     }),
     async (request, reply) => {
-      const { conversationId } = parseOrThrow(ConversationIdParams, request.params, 'path');
-      return send(
-        reply,
-        await h.transfer(request, conversationId, parseOrThrow(TransferOwnershipRequest, request.body).newOwnerUserId),
-      );
+      const { conversationId } = request.params;
+      return send(reply, await h.transfer(request, conversationId, request.body.newOwnerUserId));
     },
   );
-  reads?.get<P>(
+  reads?.get(
     transfer,
     docs.route({
       summary: 'The pending ownership transfer (managers, the owner, and its recipient)',
       params: ConversationIdParams,
       responses: { 200: TransferBody },
     }),
-    async (request, reply) =>
-      send(
-        reply,
-        await h.pendingTransfer(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId),
-      ),
+    async (request, reply) => send(reply, await h.pendingTransfer(request, request.params.conversationId)),
   );
   for (const [action, accept] of [
     ['accept', true],
     ['decline', false],
   ] as const) {
-    writes?.post<P>(
+    writes?.post(
       `${transfer}/${action}`,
       docs.route({
         summary: `${accept ? 'Accept' : 'Decline'} the ownership offered to you`,
         params: ConversationIdParams,
         responses: { 200: TransferBody },
       }),
-      async (request, reply) =>
-        send(
-          reply,
-          await h.settle(request, parseOrThrow(ConversationIdParams, request.params, 'path').conversationId, accept),
-        ),
+      async (request, reply) => send(reply, await h.settle(request, request.params.conversationId, accept)),
     );
   }
 }
