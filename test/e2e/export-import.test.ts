@@ -427,3 +427,83 @@ test("a person's export holds their own data and none of another person's", asyn
   const forCarol = await exportOf(source.base, who.admin, '/v1/admin/exports?userId=carol');
   assert.ok(forCarol.includes(world.marks.carol) && !forCarol.includes(world.marks.bob));
 });
+
+test('an import larger than the JSON body limit is read as it arrives; a JSON array of records is taken too', async (t) => {
+  const target = await server(t);
+  const admin = bearer(await userToken('alice', { claims: { roles: ['admin'] } }));
+  const id = uniqueName('big');
+  const n = 4000;
+  const at = '2025-01-01T00:00:00.000000Z';
+  const filler = 'lorem ipsum dolor sit amet '.repeat(120);
+  async function* body() {
+    const line = (r: unknown) => new TextEncoder().encode(`${JSON.stringify(r)}\n`);
+    yield line({
+      kind: 'header',
+      format: 'memstream-export',
+      version: 1,
+      server: 'test',
+      exportedAt: at,
+      scope: { kind: 'server' },
+    });
+    yield line({
+      kind: 'conversation',
+      id,
+      sourceApi: 'evermemos',
+      groupId: null,
+      nextSeq: n,
+      title: null,
+      metadata: {},
+      createdAt: at,
+      updatedAt: at,
+      deletedAt: null,
+    });
+    for (let i = 0; i < n; i++)
+      yield line({
+        kind: 'message',
+        conversationId: id,
+        seq: i,
+        id: i + 1,
+        messageId: `m${i}`,
+        senderId: 'ann',
+        senderName: 'Ann',
+        role: 'user',
+        content: `${i} ${filler}`,
+        createdAt: at,
+        storedAt: at,
+        referList: [],
+        metadata: {},
+        sourceApi: 'evermemos',
+      });
+    yield line({ kind: 'end', counts: { conversation: 1, message: n } });
+  }
+  let bytes = 0;
+  const counted = async function* () {
+    for await (const chunk of body()) {
+      bytes += chunk.length;
+      yield chunk;
+    }
+  };
+  const res = await fetch(`${target.base}/v1/admin/imports`, {
+    method: 'POST',
+    headers: { ...admin, 'content-type': 'application/x-ndjson' },
+    body: ReadableStream.from(counted()),
+    duplex: 'half',
+  } as RequestInit);
+  const answer = (await res.json()) as { imported: Record<string, number> };
+  assert.equal(res.status, 200, JSON.stringify(answer));
+  assert.ok(bytes > 11 * 1024 * 1024, `the body was ${bytes} bytes`);
+  assert.deepEqual(answer.imported, { conversation: 1, message: n });
+  const stored = await target.db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE conversation_id = $1', [
+    id,
+  ]);
+  assert.equal(Number(stored.rows[0]!.n), n);
+
+  const empty = await call(target.base, admin, 'POST', '/v1/admin/imports', []);
+  assert.equal(empty.status, 400);
+  assert.equal(empty.body['code'], 'bad_request');
+  const asArray = await call(target.base, admin, 'POST', '/v1/admin/imports', [
+    { kind: 'header', format: 'memstream-export', version: 2, server: 'x', exportedAt: at, scope: { kind: 'server' } },
+  ]);
+  assert.equal(asArray.status, 400);
+  assert.match(String(asArray.body['error']), /version 1, not memstream-export version 2/);
+});
