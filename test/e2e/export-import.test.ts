@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { embeddedMemstream } from '../helpers/embedded.js';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
@@ -506,4 +506,71 @@ test('an import larger than the JSON body limit is read as it arrives; a JSON ar
   ]);
   assert.equal(asArray.status, 400);
   assert.match(String(asArray.body['error']), /version 1, not memstream-export version 2/);
+});
+
+test("mem0's get_all memories become the memories of their person, once however often imported", async (t) => {
+  const target = await server(t);
+  const admin = await userToken('alice', { claims: { roles: ['admin'] } });
+  const bob = bearer(await userToken('bob'));
+  const dir = await mkdtemp(join(tmpdir(), 'memstream-mem0-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'mem0.json');
+  const created = '2024-07-25T23:57:00.108347-07:00';
+  const mem0 = {
+    results: [
+      {
+        id: crypto.randomUUID(),
+        memory: 'Loves hiking in the Alps',
+        user_id: 'bob',
+        hash: 'a1',
+        metadata: null,
+        created_at: created,
+        updated_at: created,
+      },
+      {
+        id: crypto.randomUUID(),
+        memory: 'Is allergic to peanuts',
+        user_id: 'bob',
+        hash: 'a2',
+        metadata: { category: 'health' },
+        created_at: created,
+        updated_at: null,
+      },
+      {
+        id: crypto.randomUUID(),
+        memory: 'Prefers green tea',
+        user_id: null,
+        hash: 'a3',
+        metadata: null,
+        created_at: created,
+      },
+    ],
+  };
+  await writeFile(file, JSON.stringify(mem0));
+  const args = ['import', '--format', 'mem0', '--input', file, '--user', 'carol', '--api-url', target.base];
+  const first = await memstreamWithEnv({ MEMSTREAM_TOKEN: admin }, ...args);
+  assert.equal(first.code, 0, first.stderr);
+  assert.deepEqual(JSON.parse(first.stdout.trim())['imported'], {
+    conversation: 2,
+    membership: 2,
+    episode: 3,
+    episodic_memory: 3,
+  });
+  const listed = await ok(target.base, bob, 'GET', '/api/v1/memories?user_id=bob&memory_type=episodic_memory');
+  const texts = JSON.stringify(listed);
+  assert.ok(texts.includes('Loves hiking in the Alps') && texts.includes('Is allergic to peanuts'), texts);
+  assert.ok(!texts.includes('green tea'), "carol's memory is not bob's");
+  const found = await ok(
+    target.base,
+    bob,
+    'GET',
+    '/api/v1/memories/search?query=peanuts&user_id=bob&retrieve_method=keyword',
+  );
+  assert.ok(JSON.stringify(found).includes('Is allergic to peanuts'), JSON.stringify(found));
+  const again = await memstreamWithEnv({ MEMSTREAM_TOKEN: admin }, ...args);
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(
+    Object.values(JSON.parse(again.stdout.trim())['imported'] as Record<string, number>).filter((n) => n > 0),
+    [],
+  );
 });
