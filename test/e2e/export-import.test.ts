@@ -2,6 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { embeddedMemstream } from '../helpers/embedded.js';
+import { distributedEnv, startApi, startServices } from '../helpers/distributed.js';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -573,4 +574,37 @@ test("mem0's get_all memories become the memories of their person, once however 
     Object.values(JSON.parse(again.stdout.trim())['imported'] as Record<string, number>).filter((n) => n > 0),
     [],
   );
+});
+
+test('distributed mode: an export imported through the edge and the gateway answers the same, and exports back the same records', async (t) => {
+  const source = await server(t);
+  const env = await distributedEnv(t, 'import', {
+    ...ENV,
+    REQUEST_SYNC_TIMEOUT_MS: '15000',
+    INDEXER_GROUP_ID: uniqueName('indexer'),
+  });
+  const [edge] = (await startApi(t, env)) as [string];
+  await startServices(t, env, ['indexer']);
+  const db = new pg.Client({ connectionString: env['DATABASE_URL'] });
+  db.on('error', () => undefined);
+  await db.connect();
+  t.after(() => db.end().catch(() => undefined));
+  const who = {
+    agent: { 'x-api-key': AGENT_KEY },
+    bob: bearer(await userToken('bob')),
+    dave: bearer(await userToken('dave')),
+    carol: bearer(await userToken('carol')),
+    admin: bearer(await userToken('alice', { claims: { roles: ['admin', 'auditor'] } })),
+  };
+  const world = await writeEverywhere(source.base, who);
+  await waitFor('memories, summaries and vectors made', () => settled(source.db, world.group), 120_000);
+  const before = await answers(source.base, who, world);
+  const exported = await exportOf(source.base, who.admin, '/v1/admin/exports');
+
+  const imported = await importInto(edge, who.admin, exported);
+  assert.equal(imported.status, 200, JSON.stringify(imported.body));
+  await waitFor('the imported search rows embedded by the indexer', () => settled(db, world.group), 120_000);
+  assert.deepEqual(await answers(edge, who, world), before);
+  const back = await exportOf(edge, who.admin, '/v1/admin/exports');
+  assert.deepEqual(back.split('\n').slice(1), exported.split('\n').slice(1));
 });

@@ -6,6 +6,9 @@ import {
   AdminMessagesQuery,
   AdminSearchRequest,
   AuditLogQuery,
+  ExportQuery,
+  ImportQuery,
+  ImportRequest,
   EvictionJobParams,
   EvictQuery,
   EvictRequest,
@@ -476,6 +479,15 @@ const admin = {
     params: EvictionJobParams,
   }),
   auditLog: route({ family: 'memory-service', method: 'GET', path: '/v1/admin/audit', query: AuditLogQuery }),
+  exportData: route({ family: 'memory-service', method: 'GET', path: '/v1/admin/exports', query: ExportQuery }),
+  exportOwnData: route({ family: 'memory-service', method: 'GET', path: '/v1/me/export' }),
+  importData: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: '/v1/admin/imports',
+    query: ImportQuery,
+    body: ImportRequest,
+  }),
 };
 
 /** Every operation the client calls, by family. */

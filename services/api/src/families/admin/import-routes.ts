@@ -3,16 +3,12 @@ import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow } from '@memstream/http';
 import type { Store } from '@memstream/store';
-import { z } from 'zod';
-import { ExportRecord, ImportQuery, ImportResult } from '@memstream/schemas';
+import { ImportQuery, ImportRequest, ImportResult } from '@memstream/schemas';
 import { adminDocs as docs } from './docs.js';
 import { auditMore, justificationOf, requireRole } from './audit.js';
 import { importStream } from './import-stream.js';
 
 const NDJSON = ['application/x-ndjson', 'application/jsonl'];
-
-/** An export as one JSON document (a small one, within the JSON body limit): its records in an array. */
-const ImportBody = z.union([ExportRecord, z.array(ExportRecord)]);
 
 /**
  * `POST /v1/admin/imports`: an export (see export-routes) restored on this server, read as it
@@ -31,7 +27,7 @@ export function registerImportRoutes({ writes }: Halves, store: Store): void {
       description:
         'Each line one record, as GET /v1/admin/exports writes them (the header first, the end record last); or, as application/json, the same records in one array. All or nothing: a bad line refuses the whole import with 400 naming it (details.line), and nothing is stored. A record whose key the server already holds is left as it is, so importing the same export twice stores it once. Search rows are written at once (keyword); their vectors follow from the indexer.',
       querystring: ImportQuery,
-      body: ImportBody,
+      body: ImportRequest,
       consumes: [...NDJSON, 'application/json'],
       responses: { 200: ImportResult },
     }),
