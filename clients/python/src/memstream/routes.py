@@ -183,6 +183,9 @@ class AdminRoutes:
     evict = _ms("POST", "/v1/admin/evict", query=ad.EvictQuery, body=ad.EvictRequest)
     eviction_job = _ms("GET", "/v1/admin/evict/jobs/{jobId}", params=ad.EvictionJobParams)
     audit_log = _ms("GET", "/v1/admin/audit", query=ad.AuditLogQuery)
+    export_data = _ms("GET", "/v1/admin/exports", query=ad.ExportQuery)
+    export_own_data = _ms("GET", "/v1/me/export")
+    import_data = _ms("POST", "/v1/admin/imports", query=ad.ImportQuery, body=ad.ExportRecord, body_form="ndjson")
 
 
 USER = UserRoutes()
