@@ -8,7 +8,7 @@ import { adminDocs as docs } from './docs.js';
 import { auditMore, justificationOf, requireRole } from './audit.js';
 import { importStream } from './import-stream.js';
 
-const NDJSON = ['application/x-ndjson', 'application/jsonl'];
+const NDJSON = ['application/x-ndjson'];
 
 /**
  * `POST /v1/admin/imports`: an export (see export-routes) restored on this server, read as it
