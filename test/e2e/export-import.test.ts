@@ -2,8 +2,9 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { embeddedMemstream } from '../helpers/embedded.js';
+import { distributedEnv, startApi, startServices } from '../helpers/distributed.js';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
@@ -426,4 +427,184 @@ test("a person's export holds their own data and none of another person's", asyn
   assert.equal(refused.body['code'], 'forbidden');
   const forCarol = await exportOf(source.base, who.admin, '/v1/admin/exports?userId=carol');
   assert.ok(forCarol.includes(world.marks.carol) && !forCarol.includes(world.marks.bob));
+});
+
+test('an import larger than the JSON body limit is read as it arrives; a JSON array of records is taken too', async (t) => {
+  const target = await server(t);
+  const admin = bearer(await userToken('alice', { claims: { roles: ['admin'] } }));
+  const id = uniqueName('big');
+  const n = 4000;
+  const at = '2025-01-01T00:00:00.000000Z';
+  const filler = 'lorem ipsum dolor sit amet '.repeat(120);
+  async function* body() {
+    const line = (r: unknown) => new TextEncoder().encode(`${JSON.stringify(r)}\n`);
+    yield line({
+      kind: 'header',
+      format: 'memstream-export',
+      version: 1,
+      server: 'test',
+      exportedAt: at,
+      scope: { kind: 'server' },
+    });
+    yield line({
+      kind: 'conversation',
+      id,
+      sourceApi: 'evermemos',
+      groupId: null,
+      nextSeq: n,
+      title: null,
+      metadata: {},
+      createdAt: at,
+      updatedAt: at,
+      deletedAt: null,
+    });
+    for (let i = 0; i < n; i++)
+      yield line({
+        kind: 'message',
+        conversationId: id,
+        seq: i,
+        id: i + 1,
+        messageId: `m${i}`,
+        senderId: 'ann',
+        senderName: 'Ann',
+        role: 'user',
+        content: `${i} ${filler}`,
+        createdAt: at,
+        storedAt: at,
+        referList: [],
+        metadata: {},
+        sourceApi: 'evermemos',
+      });
+    yield line({ kind: 'end', counts: { conversation: 1, message: n } });
+  }
+  let bytes = 0;
+  const counted = async function* () {
+    for await (const chunk of body()) {
+      bytes += chunk.length;
+      yield chunk;
+    }
+  };
+  const res = await fetch(`${target.base}/v1/admin/imports`, {
+    method: 'POST',
+    headers: { ...admin, 'content-type': 'application/x-ndjson' },
+    body: ReadableStream.from(counted()),
+    duplex: 'half',
+  } as RequestInit);
+  const answer = (await res.json()) as { imported: Record<string, number> };
+  assert.equal(res.status, 200, JSON.stringify(answer));
+  assert.ok(bytes > 11 * 1024 * 1024, `the body was ${bytes} bytes`);
+  assert.deepEqual(answer.imported, { conversation: 1, message: n });
+  const stored = await target.db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE conversation_id = $1', [
+    id,
+  ]);
+  assert.equal(Number(stored.rows[0]!.n), n);
+
+  const empty = await call(target.base, admin, 'POST', '/v1/admin/imports', []);
+  assert.equal(empty.status, 400);
+  assert.equal(empty.body['code'], 'bad_request');
+  const asArray = await call(target.base, admin, 'POST', '/v1/admin/imports', [
+    { kind: 'header', format: 'memstream-export', version: 2, server: 'x', exportedAt: at, scope: { kind: 'server' } },
+  ]);
+  assert.equal(asArray.status, 400);
+  assert.match(String(asArray.body['error']), /version 1, not memstream-export version 2/);
+});
+
+test("mem0's get_all memories become the memories of their person, once however often imported", async (t) => {
+  const target = await server(t);
+  const admin = await userToken('alice', { claims: { roles: ['admin'] } });
+  const bob = bearer(await userToken('bob'));
+  const dir = await mkdtemp(join(tmpdir(), 'memstream-mem0-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'mem0.json');
+  const created = '2024-07-25T23:57:00.108347-07:00';
+  const mem0 = {
+    results: [
+      {
+        id: crypto.randomUUID(),
+        memory: 'Loves hiking in the Alps',
+        user_id: 'bob',
+        hash: 'a1',
+        metadata: null,
+        created_at: created,
+        updated_at: created,
+      },
+      {
+        id: crypto.randomUUID(),
+        memory: 'Is allergic to peanuts',
+        user_id: 'bob',
+        hash: 'a2',
+        metadata: { category: 'health' },
+        created_at: created,
+        updated_at: null,
+      },
+      {
+        id: crypto.randomUUID(),
+        memory: 'Prefers green tea',
+        user_id: null,
+        hash: 'a3',
+        metadata: null,
+        created_at: created,
+      },
+    ],
+  };
+  await writeFile(file, JSON.stringify(mem0));
+  const args = ['import', '--format', 'mem0', '--input', file, '--user', 'carol', '--api-url', target.base];
+  const first = await memstreamWithEnv({ MEMSTREAM_TOKEN: admin }, ...args);
+  assert.equal(first.code, 0, first.stderr);
+  assert.deepEqual(JSON.parse(first.stdout.trim())['imported'], {
+    conversation: 2,
+    membership: 2,
+    episode: 3,
+    episodic_memory: 3,
+  });
+  const listed = await ok(target.base, bob, 'GET', '/api/v1/memories?user_id=bob&memory_type=episodic_memory');
+  const texts = JSON.stringify(listed);
+  assert.ok(texts.includes('Loves hiking in the Alps') && texts.includes('Is allergic to peanuts'), texts);
+  assert.ok(!texts.includes('green tea'), "carol's memory is not bob's");
+  const found = await ok(
+    target.base,
+    bob,
+    'GET',
+    '/api/v1/memories/search?query=peanuts&user_id=bob&retrieve_method=keyword',
+  );
+  assert.ok(JSON.stringify(found).includes('Is allergic to peanuts'), JSON.stringify(found));
+  const again = await memstreamWithEnv({ MEMSTREAM_TOKEN: admin }, ...args);
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(
+    Object.values(JSON.parse(again.stdout.trim())['imported'] as Record<string, number>).filter((n) => n > 0),
+    [],
+  );
+});
+
+test('distributed mode: an export imported through the edge and the gateway answers the same, and exports back the same records', async (t) => {
+  const source = await server(t);
+  const env = await distributedEnv(t, 'import', {
+    ...ENV,
+    REQUEST_SYNC_TIMEOUT_MS: '15000',
+    INDEXER_GROUP_ID: uniqueName('indexer'),
+  });
+  const [edge] = (await startApi(t, env)) as [string];
+  await startServices(t, env, ['indexer']);
+  const db = new pg.Client({ connectionString: env['DATABASE_URL'] });
+  db.on('error', () => undefined);
+  await db.connect();
+  t.after(() => db.end().catch(() => undefined));
+  const who = {
+    agent: { 'x-api-key': AGENT_KEY },
+    bob: bearer(await userToken('bob')),
+    dave: bearer(await userToken('dave')),
+    carol: bearer(await userToken('carol')),
+    admin: bearer(await userToken('alice', { claims: { roles: ['admin', 'auditor'] } })),
+  };
+  const world = await writeEverywhere(source.base, who);
+  await waitFor('memories, summaries and vectors made', () => settled(source.db, world.group), 120_000);
+  const before = await answers(source.base, who, world);
+  const exported = await exportOf(source.base, who.admin, '/v1/admin/exports');
+
+  const imported = await importInto(edge, who.admin, exported);
+  assert.equal(imported.status, 200, JSON.stringify(imported.body));
+  await waitFor('the imported search rows embedded by the indexer', () => settled(db, world.group), 120_000);
+  assert.deepEqual(await answers(edge, who, world), before);
+  const back = await exportOf(edge, who.admin, '/v1/admin/exports');
+  assert.deepEqual(back.split('\n').slice(1), exported.split('\n').slice(1));
 });

@@ -15,6 +15,9 @@ import type {
   ErasureRequest,
   EvictionJobBody,
   EvictRequest,
+  ExportQuery,
+  ExportRecord,
+  ImportResult,
 } from '@memstream/schemas';
 import type { CallOptions, Http } from './http.js';
 import { ROUTES } from './routes.js';
@@ -119,5 +122,51 @@ export class Admin {
   /** The audit log, oldest first; page with `after: nextCursor`. */
   auditLog(query: Input<typeof AuditLogQuery> = {}, options?: CallOptions): Promise<z.infer<typeof AuditLogPage>> {
     return this.http.call(R.auditLog, { query }, options);
+  }
+
+  /**
+   * An export (docs/export-import.md) record by record as it streams: the whole server, or one
+   * person's data with `userId`. The last record is the end record; an export without it was cut short.
+   */
+  async *exportData(
+    query: Input<typeof ExportQuery> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<ExportRecord, void, undefined> {
+    yield* ndjsonRecords(await this.http.open(R.exportData, { query }, options));
+  }
+
+  /** The caller's own data (a person's token), as exportData streams it. */
+  async *exportOwnData(options?: CallOptions): AsyncGenerator<ExportRecord, void, undefined> {
+    yield* ndjsonRecords(await this.http.open(R.exportOwnData, {}, options));
+  }
+
+  /** Restores an export (its NDJSON text, or its records) on this server; all or nothing. */
+  importData(
+    exported: string | readonly ExportRecord[],
+    justification?: string,
+    options?: CallOptions,
+  ): Promise<z.infer<typeof ImportResult>> {
+    const body = typeof exported === 'string' ? exported : exported.map((r) => JSON.stringify(r)).join('\n');
+    return this.http.call(R.importData, { query: { justification }, body: body as never }, options);
+  }
+}
+
+/** The records of an NDJSON answer as its lines arrive (browser-safe: a web stream and TextDecoder). */
+async function* ndjsonRecords(response: Response): AsyncGenerator<ExportRecord, void, undefined> {
+  if (!response.body) return;
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let pending = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      pending += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      const lines = pending.split('\n');
+      pending = done ? '' : lines.pop()!;
+      for (const line of lines) if (line.trim() !== '') yield JSON.parse(line) as ExportRecord;
+      if (done) return;
+    }
+  } finally {
+    reader.releaseLock();
   }
 }

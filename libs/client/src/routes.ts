@@ -6,6 +6,9 @@ import {
   AdminMessagesQuery,
   AdminSearchRequest,
   AuditLogQuery,
+  ExportQuery,
+  ImportQuery,
+  ImportRequest,
   EvictionJobParams,
   ErasureParams,
   ErasureRequest,
@@ -490,6 +493,15 @@ const admin = {
   erasure: route({ family: 'memory-service', method: 'GET', path: '/v1/admin/erasures/{id}', params: ErasureParams }),
   eraseMe: route({ family: 'memory-service', method: 'POST', path: '/v1/me/erasure', body: MyErasureRequest }),
   myErasure: route({ family: 'memory-service', method: 'GET', path: '/v1/me/erasures/{id}', params: ErasureParams }),
+  exportData: route({ family: 'memory-service', method: 'GET', path: '/v1/admin/exports', query: ExportQuery }),
+  exportOwnData: route({ family: 'memory-service', method: 'GET', path: '/v1/me/export' }),
+  importData: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: '/v1/admin/imports',
+    query: ImportQuery,
+    body: ImportRequest,
+  }),
 };
 
 /** Every operation the client calls, by family. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AccessLevel } from './access-level.js';
 import { MsChannel } from './conversation-events.js';
+import { ExportRecord } from './export-format.js';
 
 /**
  * The admin API's payloads (memory-service's admin contract, January 2026), plus the audit log
@@ -171,6 +172,8 @@ export const AuditLogPage = z.object({
 /** `GET /v1/admin/exports`: one person's data with userId, the whole server without. */
 export const ExportQuery = z.object({ userId: Id.optional(), justification: Justification.optional() });
 export const ImportQuery = z.object({ justification: Justification.optional() });
+/** An import's body as JSON (NDJSON is the same records, one a line): its records in an array, or one record. */
+export const ImportRequest = z.union([ExportRecord, z.array(ExportRecord)]);
 export const ImportResult = z.object({
   lines: z.number().int().meta({ description: 'Lines read, the header and end included' }),
   imported: z.record(z.string(), z.number().int()).meta({ description: 'Records stored, per kind' }),

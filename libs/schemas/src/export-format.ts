@@ -11,6 +11,9 @@ import { AccessLevel } from './access-level.js';
 export const EXPORT_FORMAT = 'memstream-export';
 export const EXPORT_VERSION = 1;
 
+// Single-value enums rather than literals: the published OpenAPI (3.0) writes a literal as a
+// one-value enum, and the clients' agreement tests compare the schemas as written.
+
 /** PostgreSQL's timestamps to the microsecond, in UTC (`2025-01-01T10:00:00.123456Z`). */
 const Time = z.iso.datetime({ offset: true });
 const Text = z.string().max(1_000_000);
@@ -19,14 +22,14 @@ const Seq = z.number().int().min(0);
 const JsonObject = z.record(z.string(), z.unknown());
 
 export const ExportScope = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('server') }),
-  z.object({ kind: z.literal('person'), userId: Id }),
+  z.object({ kind: z.enum(['server']) }),
+  z.object({ kind: z.enum(['person']), userId: Id }),
 ]);
 
 export const ExportHeader = z.object({
-  kind: z.literal('header'),
-  format: z.literal(EXPORT_FORMAT),
-  version: z.literal(EXPORT_VERSION),
+  kind: z.enum(['header']),
+  format: z.enum([EXPORT_FORMAT]),
+  version: z.number().int().min(EXPORT_VERSION).max(EXPORT_VERSION),
   server: z.string().meta({ description: 'What wrote the export (memstream and its version)' }),
   exportedAt: Time,
   scope: ExportScope,
@@ -34,7 +37,7 @@ export const ExportHeader = z.object({
 
 /** Any family's conversation (an EverMemOS group, an ARK or KAOS session, a memory-service conversation). */
 export const ExportConversation = z.object({
-  kind: z.literal('conversation'),
+  kind: z.enum(['conversation']),
   id: Id,
   sourceApi: Id,
   groupId: Id.nullable().meta({ description: 'The group its memberships are kept under (a fork: its root)' }),
@@ -47,7 +50,7 @@ export const ExportConversation = z.object({
 });
 
 export const ExportFork = z.object({
-  kind: z.literal('fork'),
+  kind: z.enum(['fork']),
   conversationId: Id,
   forkedAtConversationId: Id.nullable(),
   forkedAtMessageId: Id.nullable(),
@@ -57,7 +60,7 @@ export const ExportFork = z.object({
 
 /** EverMemOS's conversation metadata of a group. */
 export const ExportConversationMeta = z.object({
-  kind: z.literal('conversation_meta'),
+  kind: z.enum(['conversation_meta']),
   groupId: Id,
   id: Id,
   version: Text,
@@ -74,7 +77,7 @@ export const ExportConversationMeta = z.object({
 });
 
 export const ExportMembership = z.object({
-  kind: z.literal('membership'),
+  kind: z.enum(['membership']),
   groupId: Id,
   userId: Id,
   accessLevel: AccessLevel,
@@ -82,7 +85,7 @@ export const ExportMembership = z.object({
 });
 
 export const ExportOwnershipTransfer = z.object({
-  kind: z.literal('ownership_transfer'),
+  kind: z.enum(['ownership_transfer']),
   id: Id,
   groupId: Id,
   conversationId: Id,
@@ -94,7 +97,7 @@ export const ExportOwnershipTransfer = z.object({
 });
 
 export const ExportMessage = z.object({
-  kind: z.literal('message'),
+  kind: z.enum(['message']),
   conversationId: Id,
   seq: Seq,
   id: z.number().int().min(1).meta({ description: "The server's row number, which search results and provenance use" }),
@@ -111,7 +114,7 @@ export const ExportMessage = z.object({
 });
 
 export const ExportEpisode = z.object({
-  kind: z.literal('episode'),
+  kind: z.enum(['episode']),
   id: z.number().int().min(1),
   conversationId: Id,
   startSeq: Seq,
@@ -127,7 +130,7 @@ export const ExportEpisode = z.object({
 });
 
 export const ExportEpisodicMemory = z.object({
-  kind: z.literal('episodic_memory'),
+  kind: z.enum(['episodic_memory']),
   id: Id,
   episodeId: z.number().int().min(1),
   conversationId: Id,
@@ -146,7 +149,7 @@ export const ExportEpisodicMemory = z.object({
 
 /** The Memory Agent's rolling summary of a conversation's window of messages. */
 export const ExportSummary = z.object({
-  kind: z.literal('summary'),
+  kind: z.enum(['summary']),
   id: z.number().int().min(1),
   conversationId: Id,
   text: Text,
@@ -159,7 +162,7 @@ export const ExportSummary = z.object({
 });
 
 export const ExportKaosSession = z.object({
-  kind: z.literal('kaos_session'),
+  kind: z.enum(['kaos_session']),
   agent: Id,
   sessionId: Id,
   conversationId: Id,
@@ -173,7 +176,7 @@ export const ExportKaosSession = z.object({
 
 /** content and metadata are JSON texts as KAOS received them (its answers keep their spelling). */
 export const ExportKaosEvent = z.object({
-  kind: z.literal('kaos_event'),
+  kind: z.enum(['kaos_event']),
   conversationId: Id,
   seq: Seq,
   eventId: Id,
@@ -184,7 +187,7 @@ export const ExportKaosEvent = z.object({
 });
 
 export const ExportArkSession = z.object({
-  kind: z.literal('ark_session'),
+  kind: z.enum(['ark_session']),
   sessionId: Id,
   createdAt: Time,
   completedAt: Time.nullable(),
@@ -192,7 +195,7 @@ export const ExportArkSession = z.object({
 
 /** One chunk of an ARK session's response stream, kept for replay. */
 export const ExportArkChunk = z.object({
-  kind: z.literal('ark_chunk'),
+  kind: z.enum(['ark_chunk']),
   sessionId: Id,
   seq: z.number().int().min(1),
   chunk: JsonObject,
@@ -200,7 +203,7 @@ export const ExportArkChunk = z.object({
 });
 
 export const ExportEnd = z.object({
-  kind: z.literal('end'),
+  kind: z.enum(['end']),
   counts: z.record(z.string(), z.number().int().min(0)).meta({ description: 'Records of each kind before it' }),
 });
 
@@ -230,5 +233,5 @@ export type ExportDataKind = ExportDataRecord['kind'];
 
 /** The schema of each kind, for the JSON Schema files in schemas/. */
 export const EXPORT_RECORDS = Object.fromEntries(
-  ExportRecord.options.map((o) => [o.shape.kind.value, o]),
+  ExportRecord.options.map((o) => [o.shape.kind.options[0], o]),
 ) as unknown as Record<ExportKind, z.ZodType>;

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { InputFormat } from './group-chat-file.js';
 import { runExport, runRestore } from './export-command.js';
+import { mem0ToExport } from './mem0-export.js';
 import { runImport, type Io } from './import-command.js';
 import { runLocomoToGroupChat } from './locomo-command.js';
 import { runMcp } from './mcp-command.js';
@@ -13,8 +14,8 @@ export const USAGE = `usage:
   memstream import --input FILE [--format groupchat|locomo] [--api-url URL | --kafka BROKERS]
                    [--api-key KEY | --token JWT] [--validate-only] [--concurrency N]
                    [--topic-prefix P] [--partitions N]
-  memstream import --format memstream --input FILE [--api-url URL] [--api-key KEY | --token JWT]
-                   [--justification TEXT]
+  memstream import --format memstream|mem0 --input FILE [--user ID] [--api-url URL]
+                   [--api-key KEY | --token JWT] [--justification TEXT]
   memstream export --output FILE [--user ID | --me] [--api-url URL] [--api-key KEY | --token JWT]
                    [--justification TEXT]
   memstream locomo-to-groupchat --input LOCOMO.json --output OUT.json
@@ -33,6 +34,8 @@ import         validates every message of a GroupChatFormat file (docs/group-cha
                With --format memstream, FILE is an export (docs/export-import.md), sent as it is
                read to POST /v1/admin/imports (an admin's token): all or nothing; one JSON line of
                counts to stdout. Exit 1: the server refused the file (its answer names the line).
+               With --format mem0, FILE is mem0's get_all JSON: each person's memories (their
+               user_id, or --user for those without) become memories of a conversation they own.
 export         writes the whole server's export (an admin's token), one person's (--user ID, admin),
                or the caller's own (--me) to FILE as it streams; one JSON line of counts to stdout.
                Exit 0: the file is whole (it ends with the end record); 2: it is incomplete;
@@ -57,6 +60,7 @@ const IMPORT_OPTIONS = {
   'topic-prefix': { type: 'string', default: '' },
   partitions: { type: 'string', default: '8' },
   justification: { type: 'string' },
+  user: { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -108,11 +112,13 @@ async function importCommand(
   const { values } = parseArgs({ args: [...args], options: IMPORT_OPTIONS, strict: true, allowPositionals: false });
   if (values.help) return help(io);
   if (!values.input) throw new UsageError('import needs --input FILE');
-  if (values.format === 'memstream') {
+  if (values.format === 'memstream' || values.format === 'mem0') {
     if (values.kafka !== undefined) throw new UsageError('an export is imported through --api-url, not --kafka');
+    const user = values.user;
     return runRestore(
       {
         input: values.input,
+        convert: values.format === 'mem0' ? (text) => mem0ToExport(JSON.parse(text), user) : undefined,
         apiUrl: values['api-url'],
         credential: credentialOf({ apiKey: values['api-key'], token: values.token }, env),
         justification: values.justification,
@@ -121,9 +127,10 @@ async function importCommand(
       io,
     );
   }
-  if (values.justification !== undefined) throw new UsageError('--justification is for --format memstream');
+  if (values.justification !== undefined || values.user !== undefined)
+    throw new UsageError('--justification and --user are for --format memstream and mem0');
   if (values.format !== 'groupchat' && values.format !== 'locomo')
-    throw new UsageError(`--format must be groupchat, locomo or memstream, not ${values.format}`);
+    throw new UsageError(`--format must be groupchat, locomo, memstream or mem0, not ${values.format}`);
   if (values.kafka !== undefined && args.some((a) => a === '--api-url' || a.startsWith('--api-url='))) {
     throw new UsageError('give --api-url or --kafka, not both');
   }

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadable } from 'node:stream/web';
@@ -20,6 +20,8 @@ export interface ExportOptions {
 
 export interface RestoreOptions {
   readonly input: string;
+  /** For a file of another format: its export records, sent instead of the file. */
+  readonly convert?: ((text: string) => readonly unknown[]) | undefined;
   readonly apiUrl: string;
   readonly credential: Credential | undefined;
   readonly justification: string | undefined;
@@ -78,10 +80,22 @@ export async function runRestore(o: RestoreOptions, io: Io): Promise<number> {
   if (o.justification !== undefined) url.searchParams.set('justification', o.justification);
   const size = (await stat(o.input)).size;
   io.stderr.write(`memstream: sending ${o.input} (${size} bytes)\n`);
+  let body: string | ReadableStream<Uint8Array>;
+  if (o.convert) {
+    try {
+      body = o
+        .convert(await readFile(o.input, 'utf8'))
+        .map((r) => `${JSON.stringify(r)}\n`)
+        .join('');
+    } catch (err) {
+      io.stderr.write(`memstream: ${o.input}: ${(err as Error).message}\n`);
+      return 1;
+    }
+  } else body = Readable.toWeb(createReadStream(o.input)) as ReadableStream<Uint8Array>;
   const res = await fetch(url, {
     method: 'POST',
     headers: { ...headersOf(o.credential), 'content-type': 'application/x-ndjson' },
-    body: Readable.toWeb(createReadStream(o.input)) as ReadableStream<Uint8Array>,
+    body,
     duplex: 'half',
     signal: o.signal ?? null,
   } as RequestInit);

@@ -187,6 +187,9 @@ class AdminRoutes:
     erasure = _ms("GET", "/v1/admin/erasures/{id}", params=ad.ErasureParams)
     erase_me = _ms("POST", "/v1/me/erasure", body=ad.MyErasureRequest)
     my_erasure = _ms("GET", "/v1/me/erasures/{id}", params=ad.ErasureParams)
+    export_data = _ms("GET", "/v1/admin/exports", query=ad.ExportQuery)
+    export_own_data = _ms("GET", "/v1/me/export")
+    import_data = _ms("POST", "/v1/admin/imports", query=ad.ImportQuery, body=ad.ExportRecord, body_form="ndjson")
 
 
 USER = UserRoutes()

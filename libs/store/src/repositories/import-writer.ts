@@ -277,6 +277,12 @@ export async function importRecords<K extends ExportDataKind>(
 }
 
 /**
+ * Numbers from here up are for records that came without one of a server's (mem0's memories get
+ * their episodes' numbers there, from their ids): the server's own numbering does not follow them.
+ */
+export const UNNUMBERED_FROM = 2 ** 52;
+
+/**
  * Moves each server-made numbering past what the import brought, so the target's next message,
  * episode, summary, KAOS session and stream chunk get numbers of their own.
  */
@@ -289,7 +295,8 @@ export async function advanceSequences(q: Queryable): Promise<void> {
     ['stream_chunks', 'chunk_seq'],
   ] as const) {
     await q.query(
-      `SELECT setval(pg_get_serial_sequence('${table}', '${column}'), m) FROM (SELECT max(${column}) AS m FROM ${table}) x
+      `SELECT setval(pg_get_serial_sequence('${table}', '${column}'), m)
+       FROM (SELECT max(${column}) AS m FROM ${table} WHERE ${column} < ${UNNUMBERED_FROM}) x
        WHERE m IS NOT NULL AND m > (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${seqName(table, column)})`,
     );
   }

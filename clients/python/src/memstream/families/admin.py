@@ -4,7 +4,8 @@ eviction, and the audit log. A caller needs the admin or auditor role (others ge
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Union
+import json
+from typing import Any, Dict, Iterable, Mapping, Optional, Union
 
 from .._operation import Call, Family, M, dump, operation
 from ..models import admin as ad
@@ -97,3 +98,20 @@ class Admin(Family[M]):
     def audit_log(self, query: Union[ad.AuditLogQuery, In] = None) -> Call[ad.AuditLog]:
         """The audit log, oldest first; page with ``after`` set to ``next_cursor``."""
         return Call(query=dump(ad.AuditLogQuery, query))
+
+    @operation(R.export_data)
+    def export_data(self, query: Union[ad.ExportQuery, In] = None) -> Call[str]:
+        """An export as its NDJSON text: the whole server, or one person's data with ``user_id``.
+        Whole in memory: for a large one, stream ``GET /v1/admin/exports`` to a file (or use the CLI)."""
+        return Call(query=dump(ad.ExportQuery, query))
+
+    @operation(R.export_own_data)
+    def export_own_data(self) -> Call[str]:
+        """The caller's own data (a person's token), as ``export_data`` answers it."""
+        return Call()
+
+    @operation(R.import_data)
+    def import_data(self, exported: Union[str, Iterable[Mapping[str, Any]]], justification: Optional[str] = None) -> Call[ad.ImportResult]:
+        """Restores an export (its NDJSON text, or its records) on this server; all or nothing."""
+        body = exported if isinstance(exported, str) else "\n".join(json.dumps(dict(r)) for r in exported)
+        return Call(query=dump(ad.ImportQuery, _why(justification)), body=body)

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Literal, Optional
 
 from pydantic import Field
 
-from ._base import CamelAnswer, CamelRequest, Request
+from ._base import Answer, CamelAnswer, CamelRequest, Request
 from .memory_service import AccessLevel
 
 Flag = Literal["true", "false"]
@@ -225,3 +225,22 @@ class AuditEntry(CamelAnswer):
 class AuditLog(CamelAnswer):
     data: List[AuditEntry]
     next_cursor: Optional[str]
+
+
+class ExportQuery(CamelRequest):
+    user_id: Optional[str] = None
+    justification: Optional[str] = None
+
+
+class ImportQuery(CamelRequest):
+    justification: Optional[str] = None
+
+
+class ExportRecord(Answer):
+    """One record of an export (docs/export-import.md), kept as given: its ``kind`` says which."""
+
+
+class ImportResult(CamelAnswer):
+    lines: int
+    imported: Dict[str, int]
+    already_present: Dict[str, int]

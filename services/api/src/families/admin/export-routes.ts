@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, principalOf } from '@memstream/http';
-import { exportRecords, type ExportScope, type Store } from '@memstream/store';
+import { exportRecords, type ExportScope, type Queryable, type Store } from '@memstream/store';
 import { EXPORT_FORMAT, EXPORT_VERSION, ExportQuery, type ExportRecord } from '@memstream/schemas';
 import { adminDocs as docs } from './docs.js';
 import { actorOf, auditMore, justificationOf, requireRole, writeAudit } from './audit.js';
@@ -57,6 +57,20 @@ export function registerExportRoutes({ reads }: Halves, store: Store): void {
   );
 }
 
+/**
+ * Reads the export in one repeatable-read transaction on PostgreSQL: one snapshot, so a memory is
+ * never exported without the episode it stands on because it was written between the two pages.
+ * PGlite has one connection, which a transaction would hold from every other call for as long as
+ * the client takes to read: there the pages are read as they are (a server being moved is quiet).
+ */
+async function snapshot(store: Store, fn: (q: Queryable) => Promise<void>): Promise<void> {
+  if (store.kind !== 'pg') return fn(store);
+  return store.transaction(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    await fn(tx);
+  });
+}
+
 async function streamExport(request: FastifyRequest, reply: FastifyReply, store: Store, scope: ExportScope) {
   reply.hijack();
   const res = reply.raw;
@@ -68,8 +82,16 @@ async function streamExport(request: FastifyRequest, reply: FastifyReply, store:
       if (res.destroyed) return reject(new Error('the client went away'));
       const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
       if (res.write(text)) return resolve();
-      res.once('drain', resolve);
-      res.once('close', () => reject(new Error('the client went away')));
+      const drained = () => {
+        res.off('close', gone);
+        resolve();
+      };
+      const gone = () => {
+        res.off('drain', drained);
+        reject(new Error('the client went away'));
+      };
+      res.once('drain', drained);
+      res.once('close', gone);
     });
   try {
     await write([
@@ -82,10 +104,12 @@ async function streamExport(request: FastifyRequest, reply: FastifyReply, store:
         scope: scope.kind === 'server' ? { kind: 'server' } : { kind: 'person', userId: scope.userId },
       },
     ]);
-    for await (const page of exportRecords(store, scope)) {
-      for (const r of page) counts[r.kind] = (counts[r.kind] ?? 0) + 1;
-      await write(page);
-    }
+    await snapshot(store, async (q) => {
+      for await (const page of exportRecords(q, scope)) {
+        for (const r of page) counts[r.kind] = (counts[r.kind] ?? 0) + 1;
+        await write(page);
+      }
+    });
     // Recorded before the end line goes, so a client that read the whole export finds it in the log.
     auditMore(request, { counts });
     await writeAudit(store, request, 200);

@@ -3,12 +3,12 @@ import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow } from '@memstream/http';
 import type { Store } from '@memstream/store';
-import { ExportRecord, ImportQuery, ImportResult } from '@memstream/schemas';
+import { ImportQuery, ImportRequest, ImportResult } from '@memstream/schemas';
 import { adminDocs as docs } from './docs.js';
 import { auditMore, justificationOf, requireRole } from './audit.js';
 import { importStream } from './import-stream.js';
 
-const NDJSON = ['application/x-ndjson', 'application/jsonl'];
+const NDJSON = ['application/x-ndjson'];
 
 /**
  * `POST /v1/admin/imports`: an export (see export-routes) restored on this server, read as it
@@ -25,19 +25,17 @@ export function registerImportRoutes({ writes }: Halves, store: Store): void {
     docs.route({
       summary: 'Import an export (NDJSON), keeping its ids, sequences and times (admin)',
       description:
-        'Each line one record, as GET /v1/admin/exports writes them (the header first, the end record last). All or nothing: a bad line refuses the whole import with 400 naming it (details.line), and nothing is stored. A record whose key the server already holds is left as it is, so importing the same export twice stores it once. Search rows are written at once (keyword); their vectors follow from the indexer.',
+        'Each line one record, as GET /v1/admin/exports writes them (the header first, the end record last); or, as application/json, the same records in one array. All or nothing: a bad line refuses the whole import with 400 naming it (details.line), and nothing is stored. A record whose key the server already holds is left as it is, so importing the same export twice stores it once. Search rows are written at once (keyword); their vectors follow from the indexer.',
       querystring: ImportQuery,
-      body: ExportRecord,
-      consumes: NDJSON,
+      body: ImportRequest,
+      consumes: [...NDJSON, 'application/json'],
       responses: { 200: ImportResult },
     }),
     async (request) => {
       requireRole(request, 'admin', 'import', { justification: justificationOf(request.query) });
       const q = parseOrThrow(ImportQuery, request.query ?? {}, 'query');
       auditMore(request, { justification: q.justification });
-      const body = request.body;
-      if (!(body instanceof Readable))
-        throw new AppError('INVALID_PARAMETER', 'Send the export as application/x-ndjson');
+      const body = request.body instanceof Readable ? request.body : linesOf(request.body);
       const outcome = await importStream(store, body).catch((err: unknown) => {
         body.resume(); // the rest of the body is drained, so the refusal reaches the sender
         throw err;
@@ -52,6 +50,14 @@ export function registerImportRoutes({ writes }: Halves, store: Store): void {
       return outcome;
     },
   );
+}
+
+/** A JSON body as the lines it stands for: an array's records, or one record. */
+function linesOf(body: unknown): Readable {
+  if (body === null || typeof body !== 'object')
+    throw new AppError('INVALID_PARAMETER', 'Send the export as application/x-ndjson, or its records in a JSON array');
+  const records: unknown[] = Array.isArray(body) ? body : [body];
+  return Readable.from(records.map((r) => `${JSON.stringify(r)}\n`));
 }
 
 const prefixed = (prefix: string, counts: Record<string, number>) =>
