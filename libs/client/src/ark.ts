@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ArkListQuery, ArkMessageBatch, ArkStreamQuery } from '@memstream/schemas';
+import type { ArkListQuery, ArkMessageBatch, ArkPurgeQuery, ArkStreamQuery } from '@memstream/schemas';
 import { MemstreamError } from './errors.js';
 import type { CallOptions, Http } from './http.js';
 import type { ArkPage, ArkStored } from './responses.js';
@@ -35,6 +35,14 @@ export class Ark {
 
   listMessages(query: z.input<typeof ArkListQuery> = {}, options?: CallOptions): Promise<ArkPage> {
     return this.http.call(R.listMessages, { query }, options);
+  }
+
+  /** Purges the stored messages of one session, or of every ARK session the caller may manage (ARK's purge). */
+  purgeMessages(
+    query: z.input<typeof ArkPurgeQuery> = {},
+    options?: CallOptions,
+  ): Promise<{ message: string; sessions: string[]; deleted_messages: number }> {
+    return this.http.call(R.purgeMessages, { query }, options);
   }
 
   async sessions(options?: CallOptions): Promise<string[]> {

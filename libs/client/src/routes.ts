@@ -17,6 +17,7 @@ import {
   EvictRequest,
   JustificationQuery,
   ArkListQuery,
+  ArkPurgeQuery,
   ArkMessageBatch,
   ArkSessionParams,
   ArkStreamChunks,
@@ -137,6 +138,7 @@ const memoryAgent = {
 const ark = {
   postMessages: route({ family: 'ark', method: 'POST', path: '/messages', body: ArkMessageBatch }),
   listMessages: route({ family: 'ark', method: 'GET', path: '/messages', query: ArkListQuery }),
+  purgeMessages: route({ family: 'ark', method: 'DELETE', path: '/messages', query: ArkPurgeQuery }),
   sessions: route({ family: 'ark', method: 'GET', path: '/sessions' }),
   stream: route({
     family: 'ark',

@@ -72,6 +72,7 @@ def _ark(method: str, path: str, **parts: object) -> Route:
 class ArkRoutes:
     post_messages = _ark("POST", "/messages", body=a.ArkMessageBatch)
     list_messages = _ark("GET", "/messages", query=a.ArkListQuery)
+    purge_messages = _ark("DELETE", "/messages", query=a.ArkPurgeQuery)
     sessions = _ark("GET", "/sessions")
     stream = _ark("GET", "/stream/{session_id}", params=a.ArkSessionParams, query=a.ArkStreamQuery, stream=True)
     relay_chunks = _ark("POST", "/stream/{session_id}", params=a.ArkSessionParams, body=a.ArkChunk, body_form="ndjson")
@@ -149,7 +150,9 @@ _SESSION = "/memory/sessions/{sessionId}"
 
 
 def _kaos(method: str, path: str, **parts: object) -> Route:
-    return Route("kaos", method, path, headers=k.KaosHeaders, **parts)  # type: ignore[arg-type]
+    # The limits' headers count where sessions and events are made; every other route documents the agent alone.
+    headers = k.KaosHeaders if method == "POST" and path != "/memory/cleanup" else k.KaosAgentHeaders
+    return Route("kaos", method, path, headers=headers, **parts)  # type: ignore[arg-type]
 
 
 class KaosRoutes:

@@ -41,6 +41,11 @@ class Ark(Family[M]):
     def list_messages(self, query: Union[a.ArkListQuery, Mapping[str, Any], None] = None) -> Call[a.ArkPage]:
         return Call(query=dump(a.ArkListQuery, query))
 
+    @operation(R.purge_messages)
+    def purge_messages(self, query: Union[a.ArkPurgeQuery, Mapping[str, Any], None] = None) -> Call[a.ArkPurged]:
+        """Purges the stored messages of one session, or of every ARK session the caller may manage."""
+        return Call(query=dump(a.ArkPurgeQuery, query))
+
     @operation(R.sessions)
     def sessions(self) -> Call[a.ArkSessions]:
         return Call()

@@ -27,6 +27,16 @@ class ArkListQuery(OffsetPaging):
     query_id: Optional[str] = None
 
 
+class ArkPurgeQuery(Request):
+    session_id: Optional[str] = None
+
+
+class ArkPurged(Answer):
+    message: str
+    sessions: List[str]
+    deleted_messages: int
+
+
 class ArkSessionParams(Request):
     session_id: str
 

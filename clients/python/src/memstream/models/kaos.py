@@ -21,6 +21,12 @@ class KaosHeaders(Request):
     x_kaos_max_session_events: Optional[str] = Field(default=None, alias="x-kaos-max-session-events")
 
 
+class KaosAgentHeaders(Request):
+    """What the reads, deletes and cleanup document: the agent alone (the limits count only on writes)."""
+
+    x_kaos_agent: Optional[str] = Field(default=None, alias="x-kaos-agent")
+
+
 class KaosSessionParams(Request):
     session_id: str = Field(alias="sessionId")
 
