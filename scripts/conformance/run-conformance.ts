@@ -6,6 +6,8 @@
  * Usage: node --import tsx scripts/conformance/run-conformance.ts [--max-examples N] [--seed S]
  *   [--phases examples,coverage,fuzzing,stateful] [--checks a,b] (defaults: every phase, every check below)
  * Exits non-zero on a conformance failure; the failures by check are printed at the end.
+ * CONFORMANCE_DOCUMENT names another document to check the server against (an older one, to see
+ * what a change to the document fixed).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -67,7 +69,7 @@ const code = await new Promise<number>((done) => {
     st,
     [
       'run',
-      join(root, 'openapi.json'),
+      process.env['CONFORMANCE_DOCUMENT'] ?? join(root, 'openapi.json'),
       '--url',
       `http://127.0.0.1:${port}`,
       '-H',
