@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow, principalOf, writeOriginOf } from '@memstream/http';
+import { principalOf, writeOriginOf } from '@memstream/http';
 import { createErasureJob, findErasureJob, FIRST_ERASURE_STEP, type ErasureJob, type Store } from '@memstream/store';
 import {
   ErasureAccepted,
@@ -37,7 +37,7 @@ export function registerErasureRoutes({ writes, reads }: Halves, deps: { store: 
     }),
     async (request, reply) => {
       requireRole(request, 'admin', 'erasePerson');
-      const body = parseOrThrow(ErasureRequest, request.body);
+      const body = request.body;
       auditMore(request, { target: body.userId, justification: body.justification });
       const job = await accept(request, deps, { userId: body.userId, justification: body.justification, self: false });
       auditMore(request, { params: { erasureId: job.id } });
@@ -45,7 +45,7 @@ export function registerErasureRoutes({ writes, reads }: Halves, deps: { store: 
     },
   );
 
-  reads?.get<{ Params: { id: string } }>(
+  reads?.get(
     '/v1/admin/erasures/:id',
     docs.route({
       summary: "An erasure's receipt (auditor)",
@@ -54,7 +54,7 @@ export function registerErasureRoutes({ writes, reads }: Halves, deps: { store: 
     }),
     async (request) => {
       requireRole(request, 'auditor', 'getErasure');
-      const { id } = parseOrThrow(ErasureParams, request.params, 'path');
+      const { id } = request.params;
       auditMore(request, { target: id });
       return erasureReceiptView(await found(deps.store, id));
     },
@@ -67,11 +67,12 @@ export function registerErasureRoutes({ writes, reads }: Halves, deps: { store: 
       description:
         'The same job as POST /v1/admin/erasures, for the calling person; with authentication off, the local user. An agent key names no person and is refused.',
       body: MyErasureRequest,
+      emptyBody: {},
       responses: { 202: ErasureAccepted },
     }),
     async (request, reply) => {
       const person = personOrRefuse(request, 'eraseMyself');
-      const body = parseOrThrow(MyErasureRequest, request.body ?? {});
+      const body = request.body;
       auditMore(request, { justification: body.justification });
       const job = await accept(request, deps, { userId: person, justification: body.justification, self: true });
       auditMore(request, { params: { erasureId: job.id } });
@@ -79,7 +80,7 @@ export function registerErasureRoutes({ writes, reads }: Halves, deps: { store: 
     },
   );
 
-  reads?.get<{ Params: { id: string } }>(
+  reads?.get(
     '/v1/me/erasures/:id',
     docs.route({
       summary: 'The receipt of an erasure of yourself',
@@ -88,7 +89,7 @@ export function registerErasureRoutes({ writes, reads }: Halves, deps: { store: 
     }),
     async (request) => {
       const person = personOrRefuse(request, 'getMyErasure');
-      const { id } = parseOrThrow(ErasureParams, request.params, 'path');
+      const { id } = request.params;
       auditMore(request, { target: id });
       // someone else's erasure is answered as no erasure at all: its existence is not the caller's to learn
       return erasureReceiptView(await found(deps.store, id, person));

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
-import { parseOrThrow } from '@memstream/http';
 import type { Store } from '@memstream/store';
 import { ImportQuery, ImportRequest, ImportResult } from '@memstream/schemas';
 import { adminDocs as docs } from './docs.js';
@@ -28,12 +27,15 @@ export function registerImportRoutes({ writes }: Halves, store: Store): void {
         'Each line one record, as GET /v1/admin/exports writes them (the header first, the end record last); or, as application/json, the same records in one array. All or nothing: a bad line refuses the whole import with 400 naming it (details.line), and nothing is stored. A record whose key the server already holds is left as it is, so importing the same export twice stores it once. Search rows are written at once (keyword); their vectors follow from the indexer.',
       querystring: ImportQuery,
       body: ImportRequest,
+      // Read line by line as it arrives (an export can be far larger than memory): each line is
+      // checked against ImportRequest's record schemas by importStream, which names the bad line.
+      parsedByHandler: ['body'],
       consumes: [...NDJSON, 'application/json'],
       responses: { 200: ImportResult },
     }),
     async (request) => {
       requireRole(request, 'admin', 'import', { justification: justificationOf(request.query) });
-      const q = parseOrThrow(ImportQuery, request.query ?? {}, 'query');
+      const q = request.query;
       auditMore(request, { justification: q.justification });
       const body = request.body instanceof Readable ? request.body : linesOf(request.body);
       const outcome = await importStream(store, body).catch((err: unknown) => {
