@@ -45,6 +45,12 @@ export interface ErasureRunnerOptions {
   readonly batchSize: number;
   /** Removes the response streams (Redis, or this process's memory) of removed conversations. */
   readonly discard: (conversationIds: readonly string[]) => Promise<void>;
+  /**
+   * Removes the person's copies from the transport (every topic and dead-letter topic), with what
+   * it removed as counts (the `kafka` store). Unset, the step does nothing: only for a store
+   * without a bus (the store's own tests); every process that runs erasures sets it.
+   */
+  readonly eraseTransport?: (userId: string) => Promise<ErasureCounts>;
   /** After a job fails this many tries, it is marked failed instead of being taken again. */
   readonly maxAttempts: number;
   /** Passes after which a person who keeps being written about fails the job instead of holding it forever. */
@@ -57,14 +63,19 @@ export interface ErasureRunnerOptions {
 /**
  * The steps, in order. The database steps remove what is the person's whole first, then their
  * words in other people's conversations, then what names them; the response streams of what was
- * removed whole are discarded; the last pass completes the job only if nothing of them is left.
+ * removed whole are discarded; then the transport's copies go, after the rows, so that nothing
+ * consumed later can bring them back; the last pass completes the job only if nothing of them is left.
  */
-export function erasureSteps(o: Pick<ErasureRunnerOptions, 'discard'>): readonly ErasureStep[] {
+export function erasureSteps(o: Pick<ErasureRunnerOptions, 'discard' | 'eraseTransport'>): readonly ErasureStep[] {
   return [
     { name: 'owned-conversations', batch: (tx, job, n) => eraseOwnedConversations(tx, job.user_id, n) },
     { name: 'sent-messages', batch: (tx, job, n) => eraseSentMessages(tx, job.user_id, n) },
     { name: 'keyed-records', batch: (tx, job) => eraseKeyedRecords(tx, job.user_id) },
     { name: 'response-streams', outside: (job) => discardStreams(o, job) },
+    {
+      name: 'transport-copies',
+      outside: async (job) => ({ counts: (await o.eraseTransport?.(job.user_id)) ?? noErasureCounts() }),
+    },
   ];
 }
 
