@@ -14,6 +14,7 @@ import {
   failErasureJob,
   findErasureJob,
   finishErasurePass,
+  renewErasureLease,
   runErasureBatch,
   type ErasureJob,
 } from './repositories/erasure-jobs.js';
@@ -133,7 +134,7 @@ export async function runErasureJob(
         if (batched === 'deadlock') continue;
         moved = batched;
       } else {
-        const done = await step.outside(job);
+        const done = await keepingLease(o, held, log, () => step.outside(job));
         moved = await advanceErasureJob(
           o.store,
           { ...held, next },
@@ -152,6 +153,31 @@ export async function runErasureJob(
       log.error({ err, attempts: job.attempts }, 'erasure job failed; it will be tried again');
     }
     throw err;
+  }
+}
+
+/**
+ * Runs a step outside the database while renewing the job's lease, so that a step that waits (the
+ * transport's, for consumer groups to pass a topic) is not taken over by another worker meanwhile.
+ * The lease still runs out if this process dies.
+ */
+async function keepingLease<T>(
+  o: Pick<ErasureRunnerOptions, 'store' | 'leaseMs'>,
+  held: { jobId: string; owner: string; leaseMs: number },
+  log: Pick<RunnerLog, 'warn'>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const timer = setInterval(
+    () => {
+      renewErasureLease(o.store, held).catch((err: unknown) => log.warn({ err }, 'erasure lease not renewed'));
+    },
+    Math.max(50, Math.floor(o.leaseMs / 3)),
+  );
+  timer.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
   }
 }
 
