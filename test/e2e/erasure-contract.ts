@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import type { BusRecord } from '@memstream/bus';
 import { uniqueName, waitFor } from '../helpers/infra.js';
+import { carries, where } from '../helpers/read-from-zero.js';
 import { residueOf, tableCount } from '../helpers/residue.js';
 import { bearer, userToken } from '../../harness/credentials.js';
 import { ADMIN_AUTH_ENV, KEYS } from './admin-contract.js';
@@ -19,9 +21,6 @@ export const ERASURE_ENV = {
   ERASURE_LEASE_MS: '2000',
   ERASURE_SWEEP_INTERVAL_MS: '200',
 };
-
-/** The bus journal keeps every record's payload; its copies are erased by the transport step (not this job's tables). */
-export const TRANSPORT_TABLES = ['bus_journal'];
 
 /** A word the stemmer leaves whole (it ends in a consonant after a digit run), unique to one test. */
 export function markerWord(who: string): string {
@@ -61,10 +60,12 @@ function assertMsError(reply: Reply, status: number, code: string, what: string)
   assert.equal(typeof reply.body?.error, 'string', what);
 }
 
-/** Where the test looks behind the API: the database, and Redis where the mode has one. */
+/** Where the test looks behind the API: the database, Redis where the mode has one, and the transport. */
 export interface Backstage {
   readonly databaseUrl: string;
   readonly redisUrl?: string | undefined;
+  /** Every record of every topic and dead-letter topic, as a reader from offset 0 finds them (Kafka, or the journal). */
+  readonly readTransport: () => Promise<BusRecord[]>;
 }
 
 async function rowsHolding(db: pg.Client, table: string, column: string, word: string, extra = ''): Promise<number> {
@@ -302,14 +303,19 @@ export async function checkErasure(base: string, backstage: Backstage): Promise<
     const tables = await tableCount(db);
     assert.ok(tables > 20, `the scan covers every table (${tables})`);
     // at once: what the receipt calls completed is gone when it says so
-    assert.deepEqual(await residueOf(db, [mp, late], TRANSPORT_TABLES), [], "pia's words in no table");
-    // nor her id, but in the job that erased her and the audit log that says so
+    assert.deepEqual(await residueOf(db, [mp, late]), [], "pia's words in no table, the bus journal's included");
+    // nor her id, but in the job that erased her, the audit log that says so, and the journal of the
+    // erasure topic, whose event names her (ids only)
     assert.deepEqual(
-      await residueOf(db, [pia], [...TRANSPORT_TABLES, 'erasure_jobs', 'audit_log']),
+      await residueOf(db, [pia], ['erasure_jobs', 'audit_log', 'bus_journal']),
       [],
       "pia's id in no table",
     );
     if (backstage.redisUrl) assert.deepEqual(await redisResidue(backstage.redisUrl, [mp, late]), []);
+    // nor on any topic, for a reader that starts every partition at offset 0
+    const transport = await backstage.readTransport();
+    const onTopics = transport.filter((r) => carries(mp)(r) || carries(late)(r)).map(where);
+    assert.deepEqual(onTopics, [], "pia's words on no topic");
 
     assert.equal(done.userId, pia);
     assert.ok(done.passes >= 2, 'a second pass took the late writes');
@@ -325,6 +331,10 @@ export async function checkErasure(base: string, backstage: Backstage): Promise<
     assert.equal(counted('ark', 'messages'), 1);
     assert.ok(counted('memory-agent', 'summaries') > 0);
     assert.ok((done.counts['memory-service'].redis.responseStreams ?? 0) >= 2);
+    const removedFromTopics = (family: string) =>
+      Object.values<number>(done.counts[family].kafka).reduce((a, b) => a + b, 0);
+    assert.ok(removedFromTopics('evermemos') > 0, 'the group chat topic was cut');
+    assert.ok(removedFromTopics('memory-agent') > 0, 'the internal topics were cut');
     assertMsError(await receipt(as.pia), 403, 'forbidden', 'a person reads no admin receipt');
 
     // No search hit, memory or summary through the APIs; Quin's words unchanged and still found.

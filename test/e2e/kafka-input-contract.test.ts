@@ -6,7 +6,7 @@ import { RedisFanout } from '@memstream/fanout';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { TOPICS, allTopics } from '@memstream/schemas';
-import { PgStore, findRequestOutcome, listMessages, migrate } from '@memstream/store';
+import { PgStore, noErasureCounts, findRequestOutcome, listMessages, migrate } from '@memstream/store';
 import { createEraser, startConverter } from '@memstream/converter';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
 
@@ -40,7 +40,8 @@ test('direct producers: valid events land in order, poison records are dead-lett
   const fanout = new RedisFanout(infra().redisUrl, log);
   t.after(() => fanout.close());
   const eraser = createEraser(
-    { store, discard: async () => undefined, log },
+    // no erasure runs here: nothing to take from the transport
+    { store, discard: async () => undefined, eraseTransport: async () => noErasureCounts(), log },
     { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 60_000, maxAttempts: 5 },
   );
   t.after(() => eraser.close());

@@ -18,7 +18,7 @@ import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { RETENTION_MS, SEGMENT_MS, TOPICS, allTopics } from '@memstream/schemas';
 import { PgStore, listMessages, migrate, storeBusJournal } from '@memstream/store';
-import { startConverter } from '@memstream/converter';
+import { createEraser, startConverter, transportEraser } from '@memstream/converter';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
 import { carries, readBusFromZero, readKafkaFromZero, where } from '../helpers/read-from-zero.js';
 
@@ -141,6 +141,24 @@ async function eraseOneOfTwo(t: TestContext, world: World): Promise<void> {
   const ledger = createRequestLedger(bus.kind === 'kafka' ? infra().redisUrl : undefined, 600, log);
   t.after(() => ledger.close());
   const converterGroup = uniqueName('converter');
+  // The consumers of the derived topics, as far as their positions go: the erasure waits for them.
+  const downstream = { stored: uniqueName('downstream'), memories: '' };
+  downstream.memories = `${downstream.stored}.memories`;
+  const eraser = createEraser(
+    {
+      store,
+      discard: async () => undefined,
+      eraseTransport: transportEraser(bus, {
+        CONVERTER_GROUP_ID: converterGroup,
+        INDEXER_GROUP_ID: downstream.stored,
+        EXTRACTOR_GROUP_ID: uniqueName('extractor'),
+        SUMMARIZER_GROUP_ID: uniqueName('summarizer'),
+      }),
+      log,
+    },
+    { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 60_000, maxAttempts: 5 },
+  );
+  t.after(() => eraser.close());
   const subscriptions: Subscription[] = await startConverter({
     bus,
     store,
@@ -152,9 +170,8 @@ async function eraseOneOfTwo(t: TestContext, world: World): Promise<void> {
     maxBatchSize: 100,
     metaCacheMs: 10_000,
     rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
+    eraser,
   });
-  // The consumers of the derived topics, as far as their positions go: the erasure waits for them.
-  const downstream = { stored: uniqueName('downstream'), memories: uniqueName('downstream-memories') };
   for (const [topic, groupId] of [
     [TOPICS.messagesStored, downstream.stored],
     [TOPICS.memoriesExtracted, downstream.memories],

@@ -23,6 +23,12 @@ export interface TransportErasure {
   readonly deadLetters: readonly string[];
   /** Which dead letters are the person's; unset, mentionsPerson(userId). */
   readonly isTheirs?: (record: BusRecord) => boolean;
+  /**
+   * Whether a listed group that has committed on no partition of a topic is passed over instead
+   * of waited for. Set it when the list names every group that may run rather than the ones that
+   * do (a service not deployed never commits): such a group holds nothing back. Unset, it is waited for.
+   */
+  readonly skipGroupsWithoutCommits?: boolean;
   /** How long the groups may take to pass what was published before the erasure; unset, 60 s. */
   readonly drainTimeoutMs?: number;
   /** How often the groups' positions are read while waiting; unset, 250 ms. */
@@ -116,6 +122,7 @@ async function groupsBehind(
   const behind: string[] = [];
   for (const groupId of groupIds) {
     const committed = await erasure.bus.committed(topic, groupId);
+    if (committed.size === 0 && erasure.skipGroupsWithoutCommits) continue;
     if (ranges.some((r) => (committed.get(r.partition) ?? -1) < r.end)) behind.push(groupId);
   }
   return behind;

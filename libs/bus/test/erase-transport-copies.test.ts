@@ -89,3 +89,22 @@ test('a consumed topic is not cut while a group has not passed it: the erasure f
   assert.deepEqual(counts.consumedRemoved, { in: 1 });
   assert.deepEqual(await bus.ranges('in'), [{ partition: 0, start: 1, end: 1 }]);
 });
+
+test('a group that never committed on a topic holds nothing back when the erasure is told to pass it over', async (t) => {
+  const bus = new MemoryBus(log, 1, new Metrics());
+  t.after(() => bus.close());
+  await bus.ensureTopics([{ name: 'in' }, { name: 'in.dlq' }]);
+  await bus.publish('in', [{ key: 'k', value: 'alice wrote this' }]);
+  const erasure = {
+    bus,
+    userId: 'alice',
+    consumed: [{ topic: 'in', groupIds: ['never-deployed'] }],
+    deadLetters: [],
+    drainTimeoutMs: 50,
+    pollMs: 10,
+  };
+  await assert.rejects(eraseTransportCopies(erasure), (err: unknown) => err instanceof AppError && err.retriable);
+  const counts = await eraseTransportCopies({ ...erasure, skipGroupsWithoutCommits: true });
+  assert.deepEqual(counts.consumedRemoved, { in: 1 });
+  assert.deepEqual(await bus.ranges('in'), [{ partition: 0, start: 1, end: 1 }]);
+});

@@ -17,6 +17,17 @@ export const modelSettings = {
   OPENAI_API_KEY: env.optionalString(),
 };
 
+/**
+ * The consumer groups of the pipeline's services, each read by its own service and all of them by
+ * the converter: an erasure cuts a topic only once every group that reads it has passed its end.
+ */
+export const consumerGroupSettings = {
+  CONVERTER_GROUP_ID: env.string('memstream-converter'),
+  INDEXER_GROUP_ID: env.string('memstream-indexer'),
+  EXTRACTOR_GROUP_ID: env.string('memstream-extractor'),
+  SUMMARIZER_GROUP_ID: env.string('memstream-summarizer'),
+};
+
 /** Where episodes end: the extractor applies them as messages arrive, the read API on a flush. */
 export const episodeRuleSettings = {
   /** An episode closes at this many messages... */

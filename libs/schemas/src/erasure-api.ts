@@ -32,7 +32,14 @@ export const ErasureAccepted = z.object({ id: z.string(), status: ErasureStatus 
 const StoreCounts = z
   .record(z.string(), z.number().int())
   .meta({ description: 'What was removed or rewritten, per kind' });
-const FamilyCounts = z.object({ postgres: StoreCounts, redis: StoreCounts });
+const FamilyCounts = z.object({
+  postgres: StoreCounts,
+  redis: StoreCounts,
+  kafka: StoreCounts.meta({
+    description:
+      "Records removed from the transport (Kafka, or the embedded bus and its journal), per topic: a consumed prefix (everyone's records, once every consumer passed them) or the person's dead letters",
+  }),
+});
 
 export const ErasureReceipt = z.object({
   id: z.string(),
@@ -44,7 +51,8 @@ export const ErasureReceipt = z.object({
   startedAt: z.string().nullable(),
   completedAt: z.string().nullable(),
   step: z.string().meta({
-    description: 'Where the job is: owned-conversations, sent-messages, keyed-records, response-streams, final-check',
+    description:
+      'Where the job is: owned-conversations, sent-messages, keyed-records, response-streams, transport-copies, final-check',
   }),
   passes: z.number().int(),
   error: z.string().nullable(),

@@ -14,6 +14,7 @@ import {
   failErasureJob,
   findErasureJob,
   finishErasurePass,
+  renewErasureLease,
   runErasureBatch,
   type ErasureJob,
 } from './repositories/erasure-jobs.js';
@@ -45,6 +46,12 @@ export interface ErasureRunnerOptions {
   readonly batchSize: number;
   /** Removes the response streams (Redis, or this process's memory) of removed conversations. */
   readonly discard: (conversationIds: readonly string[]) => Promise<void>;
+  /**
+   * Removes the person's copies from the transport (every topic and dead-letter topic), with what
+   * it removed as counts (the `kafka` store). Unset, the step does nothing: only for a store
+   * without a bus (the store's own tests); every process that runs erasures sets it.
+   */
+  readonly eraseTransport?: (userId: string) => Promise<ErasureCounts>;
   /** After a job fails this many tries, it is marked failed instead of being taken again. */
   readonly maxAttempts: number;
   /** Passes after which a person who keeps being written about fails the job instead of holding it forever. */
@@ -57,14 +64,19 @@ export interface ErasureRunnerOptions {
 /**
  * The steps, in order. The database steps remove what is the person's whole first, then their
  * words in other people's conversations, then what names them; the response streams of what was
- * removed whole are discarded; the last pass completes the job only if nothing of them is left.
+ * removed whole are discarded; then the transport's copies go, after the rows, so that nothing
+ * consumed later can bring them back; the last pass completes the job only if nothing of them is left.
  */
-export function erasureSteps(o: Pick<ErasureRunnerOptions, 'discard'>): readonly ErasureStep[] {
+export function erasureSteps(o: Pick<ErasureRunnerOptions, 'discard' | 'eraseTransport'>): readonly ErasureStep[] {
   return [
     { name: 'owned-conversations', batch: (tx, job, n) => eraseOwnedConversations(tx, job.user_id, n) },
     { name: 'sent-messages', batch: (tx, job, n) => eraseSentMessages(tx, job.user_id, n) },
     { name: 'keyed-records', batch: (tx, job) => eraseKeyedRecords(tx, job.user_id) },
     { name: 'response-streams', outside: (job) => discardStreams(o, job) },
+    {
+      name: 'transport-copies',
+      outside: async (job) => ({ counts: (await o.eraseTransport?.(job.user_id)) ?? noErasureCounts() }),
+    },
   ];
 }
 
@@ -122,7 +134,7 @@ export async function runErasureJob(
         if (batched === 'deadlock') continue;
         moved = batched;
       } else {
-        const done = await step.outside(job);
+        const done = await keepingLease(o, held, log, () => step.outside(job));
         moved = await advanceErasureJob(
           o.store,
           { ...held, next },
@@ -141,6 +153,31 @@ export async function runErasureJob(
       log.error({ err, attempts: job.attempts }, 'erasure job failed; it will be tried again');
     }
     throw err;
+  }
+}
+
+/**
+ * Runs a step outside the database while renewing the job's lease, so that a step that waits (the
+ * transport's, for consumer groups to pass a topic) is not taken over by another worker meanwhile.
+ * The lease still runs out if this process dies.
+ */
+async function keepingLease<T>(
+  o: Pick<ErasureRunnerOptions, 'store' | 'leaseMs'>,
+  held: { jobId: string; owner: string; leaseMs: number },
+  log: Pick<RunnerLog, 'warn'>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const timer = setInterval(
+    () => {
+      renewErasureLease(o.store, held).catch((err: unknown) => log.warn({ err }, 'erasure lease not renewed'));
+    },
+    Math.max(50, Math.floor(o.leaseMs / 3)),
+  );
+  timer.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
   }
 }
 

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
-import { env, episodeRuleSettings, platformEnv, requireRedisWithKafka } from '@memstream/config';
+import { consumerGroupSettings, env, episodeRuleSettings, platformEnv, requireRedisWithKafka } from '@memstream/config';
 
 export const converterSettings = {
   /** A flush closes a group's open episode by the extractor's rules, so the converter reads them too. */
   ...episodeRuleSettings,
-  CONVERTER_GROUP_ID: env.string('memstream-converter'),
+  /** Its own group, and the other services' (an erasure waits for every group that reads a topic). */
+  ...consumerGroupSettings,
   CONVERTER_PARTITIONS_CONCURRENTLY: env.int(8, 1, 1024),
   /** Consecutive records of one partition stored in one transaction. */
   CONVERTER_MAX_BATCH_SIZE: env.int(500, 1, 10_000),

@@ -20,6 +20,7 @@ import { handleGroupChatBatch, handleGroupChatEvent, recordDeadLetter } from './
 import type { BoundaryRules } from '@memstream/episodes';
 import type { Eraser } from './handlers/erasure.js';
 import { createEraser } from './handlers/erasure.js';
+import { transportEraser } from './transport-erasure.js';
 
 /** Messages one keyword fold takes, so that one statement (and its locks) stays bounded under a backlog. */
 const KEYWORD_FOLD_LIMIT = 5_000;
@@ -110,7 +111,13 @@ export async function runConverter(
   },
 ): Promise<void> {
   const eraser = createEraser(
-    { store: deps.store, discard: deps.discardStreams, log: deps.log },
+    {
+      store: deps.store,
+      discard: deps.discardStreams,
+      // this process's own bus: in the embedded mode, the one every service of the process reads
+      eraseTransport: transportEraser(deps.bus, config),
+      log: deps.log,
+    },
     {
       batchSize: config.ERASURE_BATCH_SIZE,
       leaseMs: config.ERASURE_LEASE_MS,

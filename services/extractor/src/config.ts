@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { env, episodeRuleSettings, modelSettings, platformEnv } from '@memstream/config';
+import { consumerGroupSettings, env, episodeRuleSettings, modelSettings, platformEnv } from '@memstream/config';
 
 export const extractorSettings = {
-  EXTRACTOR_GROUP_ID: env.string('memstream-extractor'),
+  EXTRACTOR_GROUP_ID: consumerGroupSettings.EXTRACTOR_GROUP_ID,
   ...episodeRuleSettings,
   /** An open episode also closes when nothing new has arrived for this long (arrival times); 0: never. */
   EPISODE_IDLE_CLOSE_MS: env.int(4 * 3_600_000, 0),

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { env, modelSettings, platformEnv } from '@memstream/config';
+import { consumerGroupSettings, env, modelSettings, platformEnv } from '@memstream/config';
 
 export const summarizerSettings = {
   ...modelSettings,
-  SUMMARIZER_GROUP_ID: env.string('memstream-summarizer'),
+  SUMMARIZER_GROUP_ID: consumerGroupSettings.SUMMARIZER_GROUP_ID,
   /** Spec 004: the window covers this many messages... */
   MEMORY_ROLLING_WINDOW_SIZE: env.int(14, 2, 10_000),
   /** ...and summaries start once a conversation's last sequence number reaches this. */

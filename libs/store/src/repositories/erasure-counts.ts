@@ -5,14 +5,18 @@
  */
 export const ERASURE_FAMILIES = ['evermemos', 'memory-service', 'kaos', 'memory-agent', 'ark'] as const;
 export type ErasureFamily = (typeof ERASURE_FAMILIES)[number];
-export const ERASURE_STORES = ['postgres', 'redis'] as const;
+/**
+ * `kafka` is the transport (Kafka's log, or the embedded bus and its journal): records removed per
+ * topic, the kind being the topic's name.
+ */
+export const ERASURE_STORES = ['postgres', 'redis', 'kafka'] as const;
 export type ErasureStore = (typeof ERASURE_STORES)[number];
 
 export type ErasureCounts = Record<ErasureFamily, Record<ErasureStore, Record<string, number>>>;
 
 export function noErasureCounts(): ErasureCounts {
   const counts = {} as ErasureCounts;
-  for (const family of ERASURE_FAMILIES) counts[family] = { postgres: {}, redis: {} };
+  for (const family of ERASURE_FAMILIES) counts[family] = { postgres: {}, redis: {}, kafka: {} };
   return counts;
 }
 

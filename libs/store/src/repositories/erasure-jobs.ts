@@ -220,3 +220,16 @@ export async function failErasureJob(
   if (rows[0]) await auditErasure(q, rows[0]);
   return rows[0];
 }
+
+/** Extends the lease of a job `owner` still holds (a step outside the database may outlast one lease); false once it is not theirs. */
+export async function renewErasureLease(
+  q: Queryable,
+  o: { jobId: string; owner: string; leaseMs: number },
+): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE erasure_jobs SET leased_until = clock_timestamp() + make_interval(secs => $3::float8 / 1000)
+     WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running'`,
+    [o.jobId, o.owner, o.leaseMs],
+  );
+  return (rowCount ?? 0) > 0;
+}

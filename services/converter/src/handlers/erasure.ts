@@ -2,7 +2,13 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { HandlerContext } from '@memstream/bus';
 import type { Logger } from '@memstream/logging';
-import { runErasureJob, startErasureSweep, type ErasureRunnerOptions, type Store } from '@memstream/store';
+import {
+  runErasureJob,
+  startErasureSweep,
+  type ErasureCounts,
+  type ErasureRunnerOptions,
+  type Store,
+} from '@memstream/store';
 import type { ErasureInput } from '@memstream/schemas';
 
 /** How erasures run in this process (ERASURE_* settings). */
@@ -27,7 +33,13 @@ export interface Eraser {
  * the job row is the truth, and the sweep tries it again up to ERASURE_MAX_ATTEMPTS.
  */
 export function createEraser(
-  deps: { store: Store; discard: (conversationIds: readonly string[]) => Promise<void>; log: Logger },
+  deps: {
+    store: Store;
+    discard: (conversationIds: readonly string[]) => Promise<void>;
+    /** Removes the person's copies from the transport (see transport-erasure.ts). */
+    eraseTransport: (userId: string) => Promise<ErasureCounts>;
+    log: Logger;
+  },
   settings: ErasureSettings,
 ): Eraser {
   const stopping = new AbortController();
@@ -38,6 +50,7 @@ export function createEraser(
     batchSize: settings.batchSize,
     maxAttempts: settings.maxAttempts,
     discard: deps.discard,
+    eraseTransport: deps.eraseTransport,
     log: deps.log,
     signal: stopping.signal,
   };

@@ -181,6 +181,8 @@ class ErasureAccepted(CamelAnswer):
 class StoreCounts(CamelAnswer):
     postgres: Dict[str, int]
     redis: Dict[str, int]
+    # records removed from the transport, per topic name
+    kafka: Dict[str, int]
 
 
 class ErasureCounts(CamelAnswer):
