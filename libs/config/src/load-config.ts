@@ -26,6 +26,12 @@ export const env = {
       .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim())),
   int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
     z.coerce.number().int().min(min).max(max).default(fallback),
+  /** Text of a given form only some setups need: blank or unset is undefined; anything else must match. */
+  optionalMatching: (pattern: RegExp, message: string) =>
+    z.preprocess(
+      (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.trim()) : v),
+      z.string().regex(pattern, message).optional(),
+    ),
   /** A number only some setups need: blank or unset is undefined. */
   optionalInt: (min = 0, max = Number.MAX_SAFE_INTEGER) =>
     z.preprocess(

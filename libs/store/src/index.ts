@@ -239,3 +239,16 @@ export {
 } from './erasure-runner.js';
 export { exportRecords, type ExportScope } from './repositories/export-reader.js';
 export { importRecords, advanceSequences, UNEMBEDDED_MODEL } from './repositories/import-writer.js';
+export { cutoffOf } from './retention-cutoff.js';
+export {
+  runRetention,
+  type RetentionPeriods,
+  type RetentionRun,
+  type RetentionRunnerOptions,
+} from './retention-runner.js';
+export {
+  RETENTION_KINDS,
+  RETENTION_METADATA_KEY,
+  type RetentionKind,
+  type RetentionCounts,
+} from './repositories/retention.js';

@@ -45,7 +45,7 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
 
   // The converter's erasures discard the response streams of what they removed.
   const discardStreams = async (ids: readonly string[]) => void (await api.responses?.discard(ids));
-  await runConverter(config, { bus, store, fanout, log, lifecycle, discardStreams });
+  await runConverter(config, { bus, store, fanout, log, lifecycle, metrics, discardStreams });
   // Memory formation yields the CPU to the write path and the reads (see backgroundStoreOf).
   const background = backgroundStoreOf(store);
   await runSummarizer(config, { bus, store: background, log, lifecycle, metrics });

@@ -34,6 +34,6 @@ await runProcess('converter', converterEnv, process.env, async (ctx) => {
     async (r) => r?.close(),
   );
   const discardStreams = async (ids: readonly string[]) => void (await responses?.discard(ids));
-  await runConverter(config, { bus, store, fanout, log, lifecycle, discardStreams });
+  await runConverter(config, { bus, store, fanout, log, lifecycle, metrics, discardStreams });
   await serveProbes(ctx, [() => store.ping()]);
 });

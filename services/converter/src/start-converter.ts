@@ -21,6 +21,8 @@ import type { BoundaryRules } from '@memstream/episodes';
 import type { Eraser } from './handlers/erasure.js';
 import { createEraser } from './handlers/erasure.js';
 import { transportEraser } from './transport-erasure.js';
+import { startRetentionJob } from './retention-job.js';
+import type { Metrics } from '@memstream/metrics';
 
 /** Messages one keyword fold takes, so that one statement (and its locks) stays bounded under a backlog. */
 const KEYWORD_FOLD_LIMIT = 5_000;
@@ -106,6 +108,8 @@ export async function runConverter(
     fanout: Fanout;
     log: Logger;
     lifecycle: Lifecycle;
+    /** Where the retention job's counts go (the process's registry). */
+    metrics?: Metrics;
     /** Removes the response streams of conversations an erasure removed (Redis, or the embedded process's memory). */
     discardStreams: (conversationIds: readonly string[]) => Promise<void>;
   },
@@ -156,6 +160,8 @@ export async function runConverter(
       while (!signal.aborted && (await foldKeywordCounts(deps.store, KEYWORD_FOLD_LIMIT)) === KEYWORD_FOLD_LIMIT);
     },
   );
+
+  startRetentionJob(config, deps);
 
   // Every replica purges; the DELETE is idempotent, the jitter keeps them from doing it together.
   startPeriodicJob(

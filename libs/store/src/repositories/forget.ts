@@ -10,6 +10,8 @@ export interface ForgetFilter {
   readonly senderId?: string | undefined;
   /** A person's id: only conversations they manage or own are touched. */
   readonly managedBy?: string | undefined;
+  /** Only messages whose time (created_at) is before this one: what a retention period expired. */
+  readonly before?: Date | undefined;
 }
 
 export interface ForgetResult {
@@ -61,6 +63,7 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
     where.push(`${column} = $${params.length}`);
   }
   if (filter.eventId !== undefined) where.push(episodeMessages(params, filter.eventId));
+  if (filter.before !== undefined) where.push(`created_at < $${params.push(filter.before)}`);
   if (where.length === 0) throw new Error('forgetMessages needs at least one filter');
   if (filter.managedBy !== undefined) where.push(visibleTo('conversation_id', params, filter.managedBy, 'manager'));
   const filterSql = where.join(' AND ');

@@ -1,0 +1,48 @@
+import type { Queryable, Store } from '../store.js';
+
+/**
+ * Takes the lease of a periodic job that one replica at a time runs, for `leaseMs`: when nobody
+ * holds it (never taken, released, or its holder died and the lease ran out) and the job did not
+ * complete less than `minGapMs` ago (replicas that wake up one after the other run it once).
+ */
+export async function claimJobLease(
+  store: Store,
+  o: { name: string; owner: string; leaseMs: number; minGapMs: number },
+): Promise<boolean> {
+  const { rows } = await store.query<{ name: string }>(
+    `INSERT INTO job_leases AS l (name, owner, leased_until)
+     VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3::float8 / 1000))
+     ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, leased_until = EXCLUDED.leased_until
+     WHERE (l.leased_until IS NULL OR l.leased_until < clock_timestamp())
+       AND (l.last_completed_at IS NULL OR l.last_completed_at < clock_timestamp() - make_interval(secs => $4::float8 / 1000))
+     RETURNING l.name`,
+    [o.name, o.owner, o.leaseMs, o.minGapMs],
+  );
+  return rows.length > 0;
+}
+
+/** Renews the lease `owner` holds (inside a batch's transaction); false when it is no longer theirs. */
+export async function renewJobLease(
+  q: Queryable,
+  o: { name: string; owner: string; leaseMs: number },
+): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE job_leases SET leased_until = clock_timestamp() + make_interval(secs => $3::float8 / 1000)
+     WHERE name = $1 AND owner = $2`,
+    [o.name, o.owner, o.leaseMs],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Gives the lease back; `completed` records the run as done (the others wait `minGapMs` from now). */
+export async function releaseJobLease(
+  q: Queryable,
+  o: { name: string; owner: string; completed: boolean },
+): Promise<void> {
+  await q.query(
+    `UPDATE job_leases SET owner = NULL, leased_until = NULL,
+       last_completed_at = CASE WHEN $3 THEN clock_timestamp() ELSE last_completed_at END
+     WHERE name = $1 AND owner = $2`,
+    [o.name, o.owner, o.completed],
+  );
+}

@@ -1,0 +1,184 @@
+import { RETENTION_PERIOD_PATTERN } from '@memstream/schemas';
+import type { Store } from './store.js';
+import type { RunnerLog } from './eviction-runner.js';
+import { runEvictionJob } from './eviction-runner.js';
+import { cutoffOf } from './retention-cutoff.js';
+import { recordAudit } from './repositories/audit-log.js';
+import { createEvictionJob } from './repositories/eviction-jobs.js';
+import { claimJobLease, releaseJobLease, renewJobLease } from './repositories/job-leases.js';
+import {
+  addRetentionCounts,
+  expireArkSessions,
+  expireMemories,
+  expireMessages,
+  expireSummaries,
+  noRetentionCounts,
+  retentionOverrides,
+  type RetentionBatch,
+  type RetentionCounts,
+  type RetentionKind,
+  type RetentionScope,
+} from './repositories/retention.js';
+import type { Queryable } from './store.js';
+
+/** How long each kind lives, as ISO 8601 periods; a kind left out is kept forever. */
+export type RetentionPeriods = Partial<Record<RetentionKind, string>>;
+
+/** The kinds a conversation's metadata override shortens (ARK sessions have no metadata; soft deletion is the admin's). */
+const OVERRIDDEN: readonly RetentionKind[] = ['messages', 'kaosEvents', 'memories', 'summaries'];
+
+export interface RetentionRunnerOptions {
+  readonly store: Store;
+  readonly periods: RetentionPeriods;
+  /** This process's name on the lease (unique per process). */
+  readonly owner: string;
+  /** How long the run stays this process's without a sign of life (a batch); then another may run it. */
+  readonly leaseMs: number;
+  /** A run completed less than this long ago is not run again by another replica. */
+  readonly minGapMs: number;
+  readonly batchSize: number;
+  /** Removes the response streams (Redis, or this process's memory) of conversations removed whole. */
+  readonly discard: (conversationIds: readonly string[]) => Promise<void>;
+  readonly log: RunnerLog;
+  readonly now?: () => Date;
+  /** Once aborted, the run stops before its next batch (the next run starts again). */
+  readonly signal?: AbortSignal;
+}
+
+export interface RetentionRun {
+  /** Per kind, what its passes removed (with their cascade). */
+  readonly byKind: Record<RetentionKind, RetentionCounts>;
+  readonly total: RetentionCounts;
+  readonly startedAt: Date;
+}
+
+const LEASE = 'retention';
+
+/**
+ * One retention run, if no other replica holds it or ran it lately (undefined then): for each kind
+ * with a period, and for each conversation whose metadata shortens it, removes what is older, a
+ * batch per transaction; then records the run in the audit log (counts only). A run cut short (a
+ * crash, a stop) leaves what it removed removed; the next run computes its cutoffs anew and goes on.
+ */
+export async function runRetention(o: RetentionRunnerOptions): Promise<RetentionRun | undefined> {
+  const held = { name: LEASE, owner: o.owner, leaseMs: o.leaseMs };
+  if (!(await claimJobLease(o.store, { ...held, minGapMs: o.minGapMs }))) return undefined;
+  const startedAt = (o.now ?? (() => new Date()))();
+  const byKind = Object.fromEntries(
+    (['messages', 'kaosEvents', 'memories', 'summaries', 'arkSessions', 'deleted'] as const).map((k) => [
+      k,
+      noRetentionCounts(),
+    ]),
+  ) as Record<RetentionKind, RetentionCounts>;
+  let completed = false;
+  try {
+    const overrides = (await retentionOverrides(o.store)).filter((v) => RETENTION_PERIOD_PATTERN.test(v));
+    for (const kind of ['messages', 'kaosEvents', 'memories', 'summaries', 'arkSessions'] as const) {
+      const setting = o.periods[kind];
+      const global = setting === undefined ? undefined : cutoffOf(setting, startedAt);
+      const passes: { cutoff: Date; scope: RetentionScope }[] = global ? [{ cutoff: global, scope: {} }] : [];
+      // an override only shortens: one no shorter than the setting adds nothing to its pass
+      if (OVERRIDDEN.includes(kind))
+        for (const override of overrides) {
+          const cutoff = cutoffOf(override, startedAt);
+          if (global === undefined || cutoff > global) passes.push({ cutoff, scope: { override } });
+        }
+      for (const pass of passes) {
+        const batch = batchOf(kind, pass, o.batchSize);
+        byKind[kind] = addRetentionCounts(byKind[kind], await untilDone(o, held, batch));
+      }
+    }
+    if (o.periods.deleted !== undefined && !o.signal?.aborted) byKind.deleted = await evictDeleted(o, startedAt);
+    completed = !o.signal?.aborted;
+  } finally {
+    await releaseJobLease(o.store, { ...held, completed });
+  }
+  const total = Object.values(byKind).reduce(addRetentionCounts, noRetentionCounts());
+  await recordAudit(o.store, {
+    actorKind: 'system',
+    actorId: 'retention',
+    role: null,
+    action: 'retention.run',
+    status: completed ? 200 : 503,
+    params: { ...o.periods, startedAt: startedAt.toISOString(), completed },
+    counts: flatCounts(byKind),
+  });
+  o.log.info({ counts: total, completed }, 'retention run ended');
+  return { byKind, total, startedAt };
+}
+
+function batchOf(
+  kind: Exclude<RetentionKind, 'deleted'>,
+  pass: { cutoff: Date; scope: RetentionScope },
+  batchSize: number,
+): (tx: Queryable) => Promise<RetentionBatch> {
+  const o = { ...pass, batchSize };
+  switch (kind) {
+    case 'messages':
+      return (tx) => expireMessages(tx, o);
+    case 'kaosEvents':
+      return (tx) => expireMessages(tx, { ...o, kaosOnly: true });
+    case 'memories':
+      return (tx) => expireMemories(tx, o);
+    case 'summaries':
+      return (tx) => expireSummaries(tx, o);
+    case 'arkSessions':
+      return (tx) => expireArkSessions(tx, o);
+  }
+}
+
+/** Runs batches until one says it is finished, each in its own transaction with the lease renewed. */
+async function untilDone(
+  o: RetentionRunnerOptions,
+  held: { name: string; owner: string; leaseMs: number },
+  batch: (tx: Queryable) => Promise<RetentionBatch>,
+): Promise<RetentionCounts> {
+  let counts = noRetentionCounts();
+  for (;;) {
+    if (o.signal?.aborted) return counts;
+    const done = await o.store.transaction(async (tx) => {
+      if (!(await renewJobLease(tx, held))) throw new Error('the retention lease was taken over by another process');
+      return batch(tx);
+    });
+    counts = addRetentionCounts(counts, done.counts);
+    // after the commit: a crash before this leaves streams of conversations that no longer exist,
+    // which nothing can read (their access check finds no conversation) and Redis expires
+    if (done.conversationIds.length > 0) await o.discard(done.conversationIds);
+    if (done.finished) return counts;
+  }
+}
+
+/**
+ * Soft-deleted data past RETENTION_DELETED: an eviction job like memory-service's admin makes
+ * (groups and removed memberships), run here to its end, so both remove the same way.
+ */
+async function evictDeleted(o: RetentionRunnerOptions, now: Date): Promise<RetentionCounts> {
+  const period = o.periods.deleted!;
+  const job = await createEvictionJob(o.store, {
+    retentionPeriod: period,
+    cutoff: cutoffOf(period, now),
+    resourceTypes: ['conversation_groups', 'conversation_memberships'],
+    requestedBy: 'system:retention',
+    justification: 'RETENTION_DELETED',
+  });
+  const ended = await runEvictionJob({ ...o, maxAttempts: 3 }, job.id);
+  const c = ended?.counts;
+  return addRetentionCounts(noRetentionCounts(), {
+    conversationGroups: c?.groups ?? 0,
+    messages: c?.messages ?? 0,
+    searchRows: c?.searchItems ?? 0,
+    episodes: c?.episodes ?? 0,
+    episodicMemories: c?.episodicMemories ?? 0,
+    summaries: c?.summaries ?? 0,
+    kaosEvents: c?.kaosEvents ?? 0,
+    arkSessions: c?.arkSessions ?? 0,
+  });
+}
+
+/** The audit row's counts: `<kind>.<count>`, the non-zero ones. */
+function flatCounts(byKind: Record<RetentionKind, RetentionCounts>): Record<string, number> {
+  const flat: Record<string, number> = {};
+  for (const [kind, counts] of Object.entries(byKind))
+    for (const [name, n] of Object.entries(counts)) if (n > 0) flat[`${kind}.${name}`] = n;
+  return flat;
+}

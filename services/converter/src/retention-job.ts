@@ -1,0 +1,71 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@memstream/logging';
+import type { Metrics } from '@memstream/metrics';
+import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
+import { RETENTION_KINDS, runRetention, type RetentionPeriods, type Store } from '@memstream/store';
+import type { ConverterConfig } from './config.js';
+
+/** The periods set in the configuration; a kind left unset is kept forever. */
+export function retentionPeriodsOf(config: ConverterConfig): RetentionPeriods {
+  const periods: RetentionPeriods = {
+    messages: config.RETENTION_MESSAGES,
+    memories: config.RETENTION_MEMORIES,
+    summaries: config.RETENTION_SUMMARIES,
+    kaosEvents: config.RETENTION_KAOS_EVENTS,
+    arkSessions: config.RETENTION_ARK_SESSIONS,
+    deleted: config.RETENTION_DELETED,
+  };
+  return Object.fromEntries(Object.entries(periods).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * The retention job, in the converter because the converter already removes data with this
+ * cascade (erasures) and runs in both modes with the response streams it must discard. Every
+ * replica schedules it; the lease keeps it to one at a time, and a run completed lately is not
+ * repeated by the next replica to wake up. A metadata override is looked for even with no period
+ * set, so the job always runs.
+ */
+export function startRetentionJob(
+  config: ConverterConfig,
+  deps: {
+    store: Store;
+    log: Logger;
+    lifecycle: Lifecycle;
+    metrics?: Metrics | undefined;
+    discardStreams: (conversationIds: readonly string[]) => Promise<void>;
+  },
+): void {
+  const removed = deps.metrics?.counter({
+    name: 'memstream_retention_removed_total',
+    help: 'Rows the retention job removed (or, for episodesRebuilt, reopened), by kind of setting and by what',
+    labelNames: ['kind', 'what'],
+  });
+  const lastRun = deps.metrics?.gauge({
+    name: 'memstream_retention_last_run_timestamp_seconds',
+    help: 'When the last retention run this process made started (Unix time)',
+  });
+  const periods = retentionPeriodsOf(config);
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const log = deps.log.child({ job: 'retention' });
+  startPeriodicJob(
+    { name: 'retention', everyMs: config.RETENTION_INTERVAL_MS, log: deps.log, lifecycle: deps.lifecycle },
+    async (signal) => {
+      const run = await runRetention({
+        store: deps.store,
+        periods,
+        owner,
+        leaseMs: config.RETENTION_LEASE_MS,
+        minGapMs: Math.floor(config.RETENTION_INTERVAL_MS / 2),
+        batchSize: config.RETENTION_BATCH_SIZE,
+        discard: deps.discardStreams,
+        log,
+        signal,
+      });
+      if (!run) return;
+      lastRun?.set(run.startedAt.getTime() / 1000);
+      for (const kind of RETENTION_KINDS)
+        for (const [what, n] of Object.entries(run.byKind[kind])) if (n > 0) removed?.inc({ kind, what }, n);
+    },
+  );
+}
