@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import pg from 'pg';
 import { embeddedMemstream } from '../helpers/embedded.js';
+import { pipelineEnv, startApi, startServices } from '../helpers/distributed.js';
 import { freshDatabase, uniqueName, waitFor } from '../helpers/infra.js';
 import { bearer, userToken } from '../../harness/credentials.js';
 import { ERASURE_ENV, http, type Reply } from './erasure-contract.js';
@@ -82,17 +83,29 @@ async function audited(db: pg.Client): Promise<Record<string, number>> {
 test('embedded mode: a 30-day retention removes, in every family, exactly what is older (with what was made of it) and keeps the rest; a conversation may shorten it', async (t: TestContext) => {
   const databaseUrl = await freshDatabase(t);
   const base = await embeddedMemstream(t, { ...RETENTION_ENV, DATABASE_URL: databaseUrl });
-  const db = new pg.Client({ connectionString: databaseUrl });
+  await withDatabase(databaseUrl, (db) => expireAndKeep(base, db, base));
+});
+
+test('distributed mode: the converter process runs the same retention, counted on its own /metrics', async (t: TestContext) => {
+  const env = await pipelineEnv(t, 'retention', { ...RETENTION_ENV, SUMMARIZER_GROUP_ID: uniqueName('summarizer') });
+  const [converter] = await startServices(t, env, ['converter', 'indexer', 'extractor', 'summarizer']);
+  const [api] = await startApi(t, env);
+  await withDatabase(env['DATABASE_URL']!, (db) => expireAndKeep(api!, db, converter!));
+});
+
+async function withDatabase(url: string, work: (db: pg.Client) => Promise<void>): Promise<void> {
+  const db = new pg.Client({ connectionString: url });
   await db.connect();
   // ended here, not in an after hook: the database is dropped by the hook registered before it
   try {
-    await expireAndKeep(base, db);
+    await work(db);
   } finally {
     await db.end();
   }
-});
+}
 
-async function expireAndKeep(base: string, db: pg.Client): Promise<void> {
+/** Writes old and new data in every family, ages some of it, and checks what the job removes and keeps. */
+async function expireAndKeep(base: string, db: pg.Client, metricsBase: string): Promise<void> {
   const prefix = uniqueName('rt').replace('_', '');
   const rosa = `${prefix}rosa`;
   const as: Record<'rosa' | 'agent', Headers> = {
@@ -314,7 +327,7 @@ async function expireAndKeep(base: string, db: pg.Client): Promise<void> {
     'deleted.conversationGroups',
   ])
     assert.ok((counts[key] ?? 0) > 0, `audited ${key}: ${JSON.stringify(counts)}`);
-  const metrics = await (await fetch(`${base}/metrics`)).text();
+  const metrics = await (await fetch(`${metricsBase}/metrics`)).text();
   assert.match(metrics, /memstream_retention_removed_total\{kind="messages",what="messages"\} [1-9]/);
   assert.match(metrics, /memstream_retention_last_run_timestamp_seconds [1-9]/);
 }

@@ -55,13 +55,16 @@ export interface RetentionRun {
 const LEASE = 'retention';
 
 /**
- * One retention run, if no other replica holds it or ran it lately (undefined then): for each kind
- * with a period, and for each conversation whose metadata shortens it, removes what is older, a
- * batch per transaction; then records the run in the audit log (counts only). A run cut short (a
- * crash, a stop) leaves what it removed removed; the next run computes its cutoffs anew and goes on.
+ * One retention run: for each kind with a period, and for each conversation whose metadata
+ * shortens it, removes what is older, a batch per transaction; then records the run in the audit
+ * log (counts only), a failed one too. Undefined, with no run and no entry, when no period is set
+ * and no conversation asks for one, or when another replica holds the run or made it lately. A run
+ * cut short (a crash, a stop) leaves what it removed removed; the next run goes on from there.
  */
 export async function runRetention(o: RetentionRunnerOptions): Promise<RetentionRun | undefined> {
   const held = { name: LEASE, owner: o.owner, leaseMs: o.leaseMs };
+  const overrides = (await retentionOverrides(o.store)).filter((v) => RETENTION_PERIOD_PATTERN.test(v));
+  if (Object.keys(o.periods).length === 0 && overrides.length === 0) return undefined;
   if (!(await claimJobLease(o.store, { ...held, minGapMs: o.minGapMs }))) return undefined;
   const startedAt = (o.now ?? (() => new Date()))();
   const byKind = Object.fromEntries(
@@ -71,8 +74,8 @@ export async function runRetention(o: RetentionRunnerOptions): Promise<Retention
     ]),
   ) as Record<RetentionKind, RetentionCounts>;
   let completed = false;
+  let failure: unknown;
   try {
-    const overrides = (await retentionOverrides(o.store)).filter((v) => RETENTION_PERIOD_PATTERN.test(v));
     for (const kind of ['messages', 'kaosEvents', 'memories', 'summaries', 'arkSessions'] as const) {
       const setting = o.periods[kind];
       const global = setting === undefined ? undefined : cutoffOf(setting, startedAt);
@@ -90,6 +93,8 @@ export async function runRetention(o: RetentionRunnerOptions): Promise<Retention
     }
     if (o.periods.deleted !== undefined && !o.signal?.aborted) byKind.deleted = await evictDeleted(o, startedAt);
     completed = !o.signal?.aborted;
+  } catch (err) {
+    failure = err;
   } finally {
     await releaseJobLease(o.store, { ...held, completed });
   }
@@ -99,10 +104,12 @@ export async function runRetention(o: RetentionRunnerOptions): Promise<Retention
     actorId: 'retention',
     role: null,
     action: 'retention.run',
-    status: completed ? 200 : 503,
+    // 500: it failed (the log says why; the counts are of the passes it finished); 503: it was stopped
+    status: completed ? 200 : failure === undefined ? 503 : 500,
     params: { ...o.periods, startedAt: startedAt.toISOString(), completed },
     counts: flatCounts(byKind),
   });
+  if (failure !== undefined) throw failure;
   o.log.info({ counts: total, completed }, 'retention run ended');
   return { byKind, total, startedAt };
 }

@@ -104,9 +104,21 @@ test('a run stopped after its first batch keeps what it removed, and the next ru
   );
 });
 
-test('with no period and no override, a run removes nothing', async (t) => {
+test('with no period and no override, nothing runs and nothing is removed or audited', async (t) => {
   const store = await storeWithOldMessages(t, 1);
-  const run = await runRetention(options(store, 'a', { periods: {} }));
-  assert.equal(run?.total.messages, 0);
+  assert.equal(await runRetention(options(store, 'a', { periods: {} })), undefined);
   assert.deepEqual(await messageIds(store), ['g0/new', 'g0/old']);
+  const { rows } = await store.query<{ n: string }>(`SELECT count(*) AS n FROM audit_log`);
+  assert.equal(Number(rows[0]!.n), 0);
+});
+
+test('a conversation whose metadata asks for a shorter period loses what is older than it; one asking for a longer one does not keep more', async (t) => {
+  const store = await storeWithOldMessages(t, 3);
+  await store.query(`UPDATE messages SET created_at = now() - interval '3 days' WHERE message_id = 'new'`);
+  await store.query(`UPDATE conversations SET metadata = '{"retention": "P1D"}' WHERE id = 'g0'`);
+  await store.query(`UPDATE conversations SET metadata = '{"retention": "P1Y"}' WHERE id = 'g1'`);
+  await store.query(`UPDATE conversations SET metadata = '{"retention": "soon"}' WHERE id = 'g2'`);
+  const run = await runRetention(options(store, 'a'));
+  assert.equal(run?.byKind.messages.messages, 4);
+  assert.deepEqual(await messageIds(store), ['g1/new', 'g2/new']);
 });
