@@ -9,7 +9,6 @@ CREATE TABLE job_leases (
   last_completed_at timestamptz
 );
 
--- What the retention job looks for by age.
-CREATE INDEX messages_created_idx ON messages (created_at);
+-- Summaries are found by age (memories have their index; messages and KAOS events are probed per
+-- conversation on the indexes they have, so the largest table gets no new one).
 CREATE INDEX memory_created_idx ON memory (created_at);
-CREATE INDEX kaos_events_occurred_idx ON kaos_events (occurred_at);

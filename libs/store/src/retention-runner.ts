@@ -118,13 +118,13 @@ function batchOf(
   kind: Exclude<RetentionKind, 'deleted'>,
   pass: { cutoff: Date; scope: RetentionScope },
   batchSize: number,
-): (tx: Queryable) => Promise<RetentionBatch> {
+): (tx: Queryable, after: string | undefined) => Promise<RetentionBatch> {
   const o = { ...pass, batchSize };
   switch (kind) {
     case 'messages':
-      return (tx) => expireMessages(tx, o);
+      return (tx, after) => expireMessages(tx, { ...o, after });
     case 'kaosEvents':
-      return (tx) => expireMessages(tx, { ...o, kaosOnly: true });
+      return (tx, after) => expireMessages(tx, { ...o, kaosOnly: true, after });
     case 'memories':
       return (tx) => expireMemories(tx, o);
     case 'summaries':
@@ -138,15 +138,17 @@ function batchOf(
 async function untilDone(
   o: RetentionRunnerOptions,
   held: { name: string; owner: string; leaseMs: number },
-  batch: (tx: Queryable) => Promise<RetentionBatch>,
+  batch: (tx: Queryable, after: string | undefined) => Promise<RetentionBatch>,
 ): Promise<RetentionCounts> {
   let counts = noRetentionCounts();
+  let after: string | undefined;
   for (;;) {
     if (o.signal?.aborted) return counts;
     const done = await o.store.transaction(async (tx) => {
       if (!(await renewJobLease(tx, held))) throw new Error('the retention lease was taken over by another process');
-      return batch(tx);
+      return batch(tx, after);
     });
+    after = done.after;
     counts = addRetentionCounts(counts, done.counts);
     // after the commit: a crash before this leaves streams of conversations that no longer exist,
     // which nothing can read (their access check finds no conversation) and Redis expires

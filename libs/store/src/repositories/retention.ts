@@ -79,6 +79,8 @@ export interface RetentionBatch {
   readonly finished: boolean;
   /** Conversations removed whole, whose response streams (outside the database) are to be discarded. */
   readonly conversationIds: readonly string[];
+  /** Where the next batch of this pass starts (for a pass that walks conversations in order). */
+  readonly after?: string | undefined;
 }
 
 /**
@@ -91,16 +93,18 @@ export interface RetentionBatch {
  */
 export async function expireMessages(
   tx: Queryable,
-  o: { cutoff: Date; scope: RetentionScope; batchSize: number; kaosOnly?: boolean },
+  o: { cutoff: Date; scope: RetentionScope; batchSize: number; kaosOnly?: boolean; after?: string | undefined },
 ): Promise<RetentionBatch> {
-  const params: unknown[] = [o.cutoff, o.batchSize];
-  const kaos = o.kaosOnly ? 'AND x.conversation_id IN (SELECT conversation_id FROM kaos_sessions)' : '';
+  // Conversations in id order from where the last batch stopped, each probed on its (conversation,
+  // time) index: a batch costs what it finds, not a scan of every old message still to go.
+  const params: unknown[] = [o.cutoff, o.batchSize, o.after ?? ''];
+  const kaos = o.kaosOnly ? 'AND c.id IN (SELECT conversation_id FROM kaos_sessions)' : '';
   const { rows } = await tx.query<{ conversation_id: string }>(
-    `SELECT DISTINCT x.conversation_id FROM (
-       SELECT conversation_id FROM messages WHERE created_at < $1
-       UNION SELECT conversation_id FROM kaos_events WHERE occurred_at < $1) x
-     WHERE ${inScope('x.conversation_id', params, o.scope)} ${kaos}
-     ORDER BY 1 LIMIT $2`,
+    `SELECT c.id AS conversation_id FROM conversations c
+     WHERE c.id > $3 ${kaos} AND ${inScope('c.id', params, o.scope)}
+       AND (EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.created_at < $1)
+            OR EXISTS (SELECT 1 FROM kaos_events e WHERE e.conversation_id = c.id AND e.occurred_at < $1))
+     ORDER BY c.id LIMIT $2`,
     params,
   );
   const counts = noRetentionCounts();
@@ -129,7 +133,12 @@ export async function expireMessages(
       counts.summaries += summaries.rowCount ?? 0;
     }
   }
-  return { counts, finished: rows.length < o.batchSize, conversationIds: [] };
+  return {
+    counts,
+    finished: rows.length < o.batchSize,
+    conversationIds: [],
+    after: rows.at(-1)?.conversation_id,
+  };
 }
 
 /** Episodic memories made before the cutoff (every version), with their search rows and vectors. */
