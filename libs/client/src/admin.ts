@@ -10,7 +10,10 @@ import type {
   AdminSearchResults,
   AuditLogPage,
   AuditLogQuery,
+  CallerRoles,
   ErasureAccepted,
+  ErasureList,
+  ErasureListQuery,
   ErasureReceipt,
   ErasureRequest,
   EvictionJobBody,
@@ -107,6 +110,16 @@ export class Admin {
   /** An erasure's receipt: its status, times, and what it removed per family and store (auditor). */
   erasure(id: string, options?: CallOptions): Promise<z.infer<typeof ErasureReceipt>> {
     return this.http.call(R.erasure, { params: { id } }, options);
+  }
+
+  /** The latest erasures, newest first, each as its receipt (auditor); one person's with `userId`. */
+  erasures(query: Input<typeof ErasureListQuery> = {}, options?: CallOptions): Promise<z.infer<typeof ErasureList>> {
+    return this.http.call(R.erasures, { query }, options);
+  }
+
+  /** The admin roles the caller holds (any caller may ask): what a front end may offer. */
+  roles(options?: CallOptions): Promise<z.infer<typeof CallerRoles>> {
+    return this.http.call(R.roles, {}, options);
   }
 
   /** Erases the calling person themself (their own token; the local user without authentication). */

@@ -27,6 +27,11 @@ export const MyErasureRequest = z
 
 export const ErasureParams = z.object({ id: z.uuid() });
 
+export const ErasureListQuery = z.object({
+  userId: PersonId.optional().meta({ description: "Only this person's erasures" }),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
 export const ErasureAccepted = z.object({ id: z.string(), status: ErasureStatus });
 
 const StoreCounts = z
@@ -64,3 +69,9 @@ export const ErasureReceipt = z.object({
     ark: FamilyCounts,
   }),
 });
+
+/** The latest erasures, newest first, each as its receipt. */
+export const ErasureList = z.object({ data: z.array(ErasureReceipt) });
+
+/** The roles the caller holds, as the server resolved them (none for a plain person or agent). */
+export const CallerRoles = z.object({ roles: z.array(z.enum(['admin', 'auditor'])) });

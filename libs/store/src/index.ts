@@ -213,6 +213,7 @@ export {
 export {
   createErasureJob,
   findErasureJob,
+  listErasureJobs,
   claimErasureJob,
   type ErasureJob,
   type ErasureStatus,

@@ -4,11 +4,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemstreamClient } from '@memstream/client';
-import type { Page } from 'playwright-core';
 import { embeddedMemstream } from '../../helpers/embedded.js';
 import { TEST_JWT_SECRET, userToken } from '../../../harness/credentials.js';
 import { startModelServer } from '../../../harness/model-server.js';
 import { launchBrowser, screenshot, type Browser } from '../../../harness/browser.js';
+import { navLinks, signIn, until, WAIT } from './console-page.js';
 
 /**
  * The console in a real Chromium against the embedded server with authentication on. Its model
@@ -17,28 +17,6 @@ import { launchBrowser, screenshot, type Browser } from '../../../harness/browse
  * for the README's).
  */
 const AGENT_KEY = 'console-agent-key-0123456789abcdef';
-const WAIT = { timeout: 20_000 };
-
-type Tab = Page & { errors: string[] };
-
-/**
- * Polls until `check` holds. The page's own waitForFunction evaluates a string with eval, which
- * the console's content security policy refuses, as it should.
- */
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = WAIT.timeout): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function signIn(page: Tab, base: string, token: string): Promise<void> {
-  await page.goto(`${base}/console/`);
-  await page.getByLabel('Token', { exact: true }).fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('signed-in-as').waitFor(WAIT);
-}
 
 /** A group chat of one person, written through the API as that person. */
 async function writeChat(client: MemstreamClient, group: string, sender: string, lines: readonly string[], from = 0) {
@@ -98,9 +76,8 @@ test('the console: sign in, live messages, memories, search, access and the pipe
     await page.getByText('The server refused these credentials.').waitFor(WAIT);
     await signIn(page, base, aliceToken);
     assert.equal(await page.getByTestId('signed-in-as').textContent(), 'alice');
-    const nav = await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allInnerTexts();
-    // The governance API (audit log, erasures, evictions) does not exist yet: no Admin view until it does.
-    assert.deepEqual(nav, ['Conversations', 'Search', 'Pipeline']);
+    // alice holds no admin role: no Admin view (console-admin.test.ts has those who do)
+    assert.deepEqual(await navLinks(page), ['Conversations', 'Search', 'Pipeline']);
     await page.getByRole('row', { name: /lisbon-trip/ }).waitFor(WAIT);
     await screenshot(page, shots, 'conversations');
   });

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ConversationList } from '../conversations/conversation-list.js';
 import { ConversationPage, type Tab } from '../conversations/conversation-page.js';
+import { AdminPage } from '../admin/admin-page.js';
+import { ErasureReceiptPage } from '../admin/erasure-receipt.js';
 import { PipelinePage } from '../pipeline/pipeline-page.js';
 import { SearchPage } from '../search/search-page.js';
 import { linkProps, navigate, useLocation, type Location } from './router.js';
@@ -13,6 +15,8 @@ const NAV = [
   { path: '/search', name: 'Search' },
   { path: '/pipeline', name: 'Pipeline' },
 ] as const;
+/** Offered only to a caller the server says holds an admin role. */
+const ADMIN_NAV = { path: '/admin', name: 'Admin' } as const;
 
 /**
  * The console: restores the tab's sign-in (or signs in as the local user when the server asks
@@ -53,7 +57,7 @@ export function App() {
       <header class="top">
         <span class="brand">memstream</span>
         <nav aria-label="Console">
-          {NAV.map((n) => (
+          {(session.roles.length > 0 ? [...NAV, ADMIN_NAV] : NAV).map((n) => (
             <a {...linkProps(n.path)} aria-current={location.path.startsWith(n.path) ? 'page' : undefined}>
               {n.name}
             </a>
@@ -82,6 +86,11 @@ function Page({ session, location }: { session: Session; location: Location }) {
   }
   if (parts[0] === 'search') return <SearchPage session={session} location={location} />;
   if (parts[0] === 'pipeline') return <PipelinePage session={session} />;
+  if (parts[0] === 'admin' && session.roles.length > 0) {
+    if (parts[1] === 'erasures' && parts[2] !== undefined)
+      return <ErasureReceiptPage session={session} id={decodeURIComponent(parts[2])} />;
+    return <AdminPage session={session} />;
+  }
   if (parts.length === 0 || parts[0] === 'conversations')
     return <ConversationList session={session} location={location} />;
   return (

@@ -11,7 +11,11 @@ export interface Session {
   readonly client: MemstreamClient;
   /** Who the console shows as signed in: a token's subject (as the token says; the server checks it), an agent, or the local user. */
   readonly label: string;
+  /** The admin roles the server says the caller holds: which admin views to offer (the server still checks each call). */
+  readonly roles: readonly AdminRole[];
 }
+
+export type AdminRole = 'admin' | 'auditor';
 
 // sessionStorage: a reload keeps the sign-in, closing the tab forgets it, other tabs never see it.
 const STORAGE_KEY = 'memstream.console.credentials';
@@ -60,8 +64,9 @@ export async function signIn(credentials: Credentials): Promise<Session | { refu
       };
     throw err;
   }
+  const { roles } = await client.admin.roles();
   sessionStorage.setItem(STORAGE_KEY, JSON.stringify(credentials));
-  return { credentials, client, label: labelOf(credentials) };
+  return { credentials, client, label: labelOf(credentials), roles };
 }
 
 export function storedCredentials(): Credentials | undefined {

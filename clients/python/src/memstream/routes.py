@@ -188,6 +188,8 @@ class AdminRoutes:
     audit_log = _ms("GET", "/v1/admin/audit", query=ad.AuditLogQuery)
     erase = _ms("POST", "/v1/admin/erasures", body=ad.ErasureRequest)
     erasure = _ms("GET", "/v1/admin/erasures/{id}", params=ad.ErasureParams)
+    erasures = _ms("GET", "/v1/admin/erasures", query=ad.ErasureListQuery)
+    roles = _ms("GET", "/v1/admin/roles")
     erase_me = _ms("POST", "/v1/me/erasure", body=ad.MyErasureRequest)
     my_erasure = _ms("GET", "/v1/me/erasures/{id}", params=ad.ErasureParams)
     export_data = _ms("GET", "/v1/admin/exports", query=ad.ExportQuery)

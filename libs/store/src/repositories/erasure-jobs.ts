@@ -68,6 +68,19 @@ export async function findErasureJob(
   return rows[0];
 }
 
+/** The latest jobs, newest first; `userId` limits them to that person's. */
+export async function listErasureJobs(
+  q: Queryable,
+  o: { limit: number; userId?: string | undefined },
+): Promise<ErasureJob[]> {
+  const { rows } = await q.query<ErasureJob>(
+    `SELECT ${COLUMNS} FROM erasure_jobs WHERE ($2::text IS NULL OR user_id = $2)
+     ORDER BY requested_at DESC, id DESC LIMIT $1`,
+    [o.limit, o.userId ?? null],
+  );
+  return rows;
+}
+
 /**
  * Takes a job for `owner` for `leaseMs`: the given one, or else the oldest open job nobody holds
  * (never started, or its holder's lease ran out because its process died). Undefined when there

@@ -84,6 +84,16 @@ class Admin(Family[M]):
         """An erasure's receipt: status, times, and what it removed per family and store (auditor)."""
         return Call(params=dump(ad.ErasureParams, {"id": erasure_id}))
 
+    @operation(R.erasures)
+    def erasures(self, query: Union[ad.ErasureListQuery, In] = None) -> Call[ad.ErasureList]:
+        """The latest erasures, newest first, each as its receipt (auditor); one person's with ``user_id``."""
+        return Call(query=dump(ad.ErasureListQuery, query))
+
+    @operation(R.roles)
+    def roles(self) -> Call[ad.CallerRoles]:
+        """The admin roles the caller holds (any caller may ask): what a front end may offer."""
+        return Call()
+
     @operation(R.erase_me)
     def erase_me(self, justification: Optional[str] = None) -> Call[ad.ErasureAccepted]:
         """Erases the calling person themself (their own token; the local user without authentication)."""

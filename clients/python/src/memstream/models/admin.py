@@ -25,6 +25,11 @@ class ErasureParams(Request):
     id: str
 
 
+class ErasureListQuery(CamelRequest):
+    user_id: Optional[str] = None
+    limit: Optional[int] = None
+
+
 class ErasureRequest(CamelRequest):
     user_id: str
     justification: str
@@ -208,6 +213,14 @@ class ErasureReceipt(CamelAnswer):
     passes: int
     error: Optional[str]
     counts: ErasureCounts
+
+
+class ErasureList(CamelAnswer):
+    data: List[ErasureReceipt]
+
+
+class CallerRoles(CamelAnswer):
+    roles: List[Literal["admin", "auditor"]]
 
 
 class AuditEntry(CamelAnswer):

@@ -2,9 +2,18 @@ import type { FastifyRequest } from 'fastify';
 import type { Principal } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import { principalOf, writeOriginOf } from '@memstream/http';
-import { createErasureJob, findErasureJob, FIRST_ERASURE_STEP, type ErasureJob, type Store } from '@memstream/store';
+import {
+  createErasureJob,
+  findErasureJob,
+  FIRST_ERASURE_STEP,
+  listErasureJobs,
+  type ErasureJob,
+  type Store,
+} from '@memstream/store';
 import {
   ErasureAccepted,
+  ErasureList,
+  ErasureListQuery,
   ErasureParams,
   ErasureReceipt,
   ErasureRequest,
@@ -22,7 +31,7 @@ import { erasureReceiptView } from './views.js';
  * themself) make the job row and publish its event like any other write; the converter that
  * receives it runs the job (libs/store's erasure runner), and any converter's sweep takes over a
  * job whose runner died. Both answer 202 with the job at once; the receipt is read with
- * `GET /v1/admin/erasures/{id}` (admin or auditor) or `GET /v1/me/erasures/{id}` (the person's
+ * `GET /v1/admin/erasures/{id}` (admin or auditor; the latest ones with `GET /v1/admin/erasures`) or `GET /v1/me/erasures/{id}` (the person's
  * own only). Every call is in the audit log; what the job removed is added there when it ends.
  */
 export function registerErasureRoutes({ writes, reads }: Halves, deps: { store: Store; write: Writer }): void {
@@ -42,6 +51,23 @@ export function registerErasureRoutes({ writes, reads }: Halves, deps: { store: 
       const job = await accept(request, deps, { userId: body.userId, justification: body.justification, self: false });
       auditMore(request, { params: { erasureId: job.id } });
       return reply.code(202).send({ id: job.id, status: job.status });
+    },
+  );
+
+  reads?.get(
+    '/v1/admin/erasures',
+    docs.route({
+      summary: 'The latest erasures, newest first, with their receipts (auditor)',
+      description: "memstream's addition, for the console: up to limit erasures, or one person's with userId.",
+      querystring: ErasureListQuery,
+      responses: { 200: ErasureList },
+    }),
+    async (request) => {
+      const q = request.query;
+      requireRole(request, 'auditor', 'listErasures', { params: { userId: q.userId ?? null, limit: q.limit } });
+      const jobs = await listErasureJobs(deps.store, { limit: q.limit, userId: q.userId });
+      auditMore(request, { counts: { erasures: jobs.length } });
+      return { data: jobs.map(erasureReceiptView) };
     },
   );
 

@@ -9,6 +9,7 @@ import { registerEvictRoutes } from './evict-routes.js';
 import { registerErasureRoutes } from './erasure-routes.js';
 import { registerExportRoutes } from './export-routes.js';
 import { registerImportRoutes } from './import-routes.js';
+import { registerRolesRoute } from './roles-route.js';
 import { registerAdminSearch } from './search-route.js';
 
 export type { EvictionSettings } from './eviction.js';
@@ -50,5 +51,6 @@ export const admin: ApiFamilyPlugin = {
     registerAuditRoutes(on, deps.store);
     registerExportRoutes(on, deps.store);
     registerImportRoutes(on, deps.store);
+    registerRolesRoute(on);
   },
 };
