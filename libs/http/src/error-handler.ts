@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isAppError } from '@memstream/errors';
+import { isAppError, isUnavailable } from '@memstream/errors';
 import type { ErrorShape, PublicError } from './error-shapes/error-shape.js';
 
 /**
@@ -23,6 +23,15 @@ export function toPublicError(err: unknown): PublicError {
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     // fastify's own client errors: malformed JSON, wrong content type, empty body
     return { code: 'INVALID_PARAMETER', statusCode: 400, message: `Invalid request: ${fe.message ?? 'bad request'}` };
+  }
+  // A store or broker that went away under a call is an outage the client can wait out, not a
+  // fault in its request or in us: 503 with Retry-After, as a refused write already answers.
+  if (isUnavailable(err)) {
+    return {
+      code: 'DEPENDENCY_UNAVAILABLE',
+      statusCode: 503,
+      message: 'A service this call needs is unavailable, please retry later',
+    };
   }
   return { code: 'SYSTEM_ERROR', statusCode: 500, message: 'Internal error, please try again later' };
 }

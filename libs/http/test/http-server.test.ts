@@ -44,6 +44,15 @@ async function server(t: TestContext, log = createLogger({ service: 'test', leve
       }),
       async (request) => (request.query.kind === 'extra' ? { name: 'a', secret: 's' } : { name: 1 }) as never,
     );
+    // what pg throws when PostgreSQL goes away under a query, and a fault of our own
+    family.get(
+      '/fails',
+      envelopeDocs.route({ summary: 'Fails', querystring: z.object({ how: z.enum(['store-gone', 'bug']) }) }),
+      async (request) => {
+        if (request.query.how === 'store-gone') throw new Error('Connection terminated unexpectedly');
+        throw new Error('a bug that names a secret');
+      },
+    );
     family.get<{ Params: { id: string } }>(
       '/things/:id',
       envelopeDocs.route({ summary: 'One thing' }),
@@ -82,13 +91,25 @@ test('an answer goes out through its response schema: undeclared fields are not 
   assert.equal(wrong.json().message, 'Internal error, please try again later');
 });
 
+test('a dependency that went away under a call answers 503 with Retry-After; any other failure 500, neither saying what failed', async (t) => {
+  const { app } = await server(t);
+  const gone = await app.inject({ method: 'GET', url: '/fails?how=store-gone' });
+  assert.equal(gone.statusCode, 503);
+  assert.equal(gone.headers['retry-after'], '5');
+  assert.equal(gone.json().status, 'failed');
+  assert.doesNotMatch(gone.body, /Connection terminated/);
+  const bug = await app.inject({ method: 'GET', url: '/fails?how=bug' });
+  assert.equal(bug.statusCode, 500);
+  assert.doesNotMatch(bug.body, /secret/);
+});
+
 test('/docs/json documents each route from its zod schemas, with the family tag and error shape; probes are hidden', async (t) => {
   const { app } = await server(t);
   const res = await app.inject({ method: 'GET', url: '/docs/json' });
   assert.equal(res.statusCode, 200);
   const doc = res.json();
   assert.equal(doc.openapi, '3.1.0');
-  assert.deepEqual(Object.keys(doc.paths).sort(), ['/answer', '/things', '/things/{id}']);
+  assert.deepEqual(Object.keys(doc.paths).sort(), ['/answer', '/fails', '/things', '/things/{id}']);
   const post = doc.paths['/things'].post;
   assert.deepEqual(post.tags, ['Envelope']);
   assert.equal(post.summary, 'Make a thing');

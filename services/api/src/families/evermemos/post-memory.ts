@@ -2,7 +2,7 @@ import type { ZodApp } from '@memstream/http';
 import { writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import { GroupChatMessage, SyncModeQuery, TOPICS, conversationIdOf, senderRefusal } from '@memstream/schemas';
-import { AppError } from '@memstream/errors';
+import { AppError, isUnavailable } from '@memstream/errors';
 import { actorOf, type Writer } from '@memstream/ingest';
 import { AcceptedReply } from './accepted-reply.js';
 import { answerWrite } from './answer-write.js';
@@ -53,7 +53,19 @@ export function registerPostMemory(
       const formation =
         outcome.duplicate || typeof sequence !== 'number'
           ? undefined
-          : await formationOf(deps, notices, groupId, sequence, deps.syncTimeoutMs - (performance.now() - started));
+          : await formationOf(
+              deps,
+              notices,
+              groupId,
+              sequence,
+              deps.syncTimeoutMs - (performance.now() - started),
+            ).catch((err: unknown) => {
+              // The message is stored; only the look at what it closed failed. An outage
+              // answers it as one that closed nothing yet (its episode forms all the same),
+              // not as a failed write a client would send again.
+              if (isUnavailable(err)) return undefined;
+              throw err;
+            });
       const saved = formation?.memories.map(episodicView) ?? [];
       return {
         status: 'ok',
