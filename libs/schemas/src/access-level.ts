@@ -18,3 +18,16 @@ export function grants(held: AccessLevel, needed: AccessLevel): boolean {
 export function levelsFrom(needed: AccessLevel): AccessLevel[] {
   return AccessLevel.options.filter((level) => grants(level, needed));
 }
+
+/**
+ * What a person's membership lets them do on a conversation, the one rule the API's checks and
+ * the converter's write gate both apply: `not-member` (no level; the conversation is not theirs
+ * to know of), `below` (a member whose level is too low) or `allowed`. Agents and servers without
+ * authentication are not persons and never reach this rule.
+ */
+export type AccessDecision = 'allowed' | 'not-member' | 'below';
+
+export function accessDecision(held: AccessLevel | undefined, needed: AccessLevel): AccessDecision {
+  if (held === undefined) return 'not-member';
+  return grants(held, needed) ? 'allowed' : 'below';
+}

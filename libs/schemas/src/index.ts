@@ -50,7 +50,7 @@ export { CONSUMERS, TOPICS, allTopics, RETENTION_MS, SEGMENT_MS, type TopicDef, 
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';
 export { ACCESS_CHANGED_CHANNEL, AccessChanged } from './access-notice.js';
 export { EPISODES_EXTRACTED_CHANNEL, EpisodesExtracted } from './episodes-extracted.js';
-export { AccessLevel, grants, levelsFrom } from './access-level.js';
+export { AccessLevel, accessDecision, grants, levelsFrom, type AccessDecision } from './access-level.js';
 export {
   MsRole,
   MsVisibility,

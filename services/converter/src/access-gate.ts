@@ -5,7 +5,7 @@ import {
   findRequestOutcomes,
   type Queryable,
 } from '@memstream/store';
-import { grants, type AccessLevel, type Actor, type RequestOutcome } from '@memstream/schemas';
+import { accessDecision, type AccessLevel, type Actor, type RequestOutcome } from '@memstream/schemas';
 
 /** What the gate needs of an input event. */
 export interface GatedEvent {
@@ -78,11 +78,11 @@ export async function gateByActor<E extends GatedEvent>(
 
 async function refusalReason(q: Queryable, conversationId: string, userId: string): Promise<string | undefined> {
   const level = await accessLevelOf(q, conversationId, userId);
-  if (level !== undefined) {
-    return grants(level, 'writer')
-      ? undefined
-      : `Your access to conversation ${conversationId} is ${level}: writing needs writer or more`;
-  }
+  const decision = accessDecision(level, 'writer');
+  if (decision === 'allowed') return undefined;
+  if (decision === 'below')
+    return `Your access to conversation ${conversationId} is ${level}: writing needs writer or more`;
+  // Not a member: writing to an id nobody uses yet claims it (the one thing only a write may do).
   if (!(await conversationInUse(q, conversationId)) && (await claimConversation(q, conversationId, userId)))
     return undefined;
   return `Conversation ${conversationId} belongs to someone else: its owner or a manager can share it with you`;
@@ -101,6 +101,7 @@ export async function commandRefusal(
 ): Promise<{ code: 'RESOURCE_NOT_FOUND' } | { code: 'FORBIDDEN'; level: AccessLevel } | undefined> {
   if (actor?.kind !== 'user') return undefined;
   const level = await accessLevelOf(q, conversationId, actor.id);
-  if (level === undefined) return { code: 'RESOURCE_NOT_FOUND' };
-  return grants(level, needed) ? undefined : { code: 'FORBIDDEN', level };
+  const decision = accessDecision(level, needed);
+  if (decision === 'not-member' || level === undefined) return { code: 'RESOURCE_NOT_FOUND' };
+  return decision === 'allowed' ? undefined : { code: 'FORBIDDEN', level };
 }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { audiencesOf, isRestricted } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
-import { grants, type AccessLevel } from '@memstream/schemas';
+import { accessDecision, type AccessLevel } from '@memstream/schemas';
 import { accessLevelOf, type Queryable } from '@memstream/store';
 
 /**
@@ -38,8 +38,7 @@ export async function mayAccess(
 ): Promise<boolean> {
   const person = personOf(request);
   if (person === undefined) return true;
-  const level = await accessLevelOf(q, conversationId, person);
-  return level !== undefined && grants(level, needed);
+  return accessDecision(await accessLevelOf(q, conversationId, person), needed) === 'allowed';
 }
 
 /**
@@ -56,7 +55,8 @@ export async function requireAccess(
   const person = personOf(request);
   if (person === undefined) return;
   const level = await accessLevelOf(q, conversationId, person);
-  if (level === undefined) throw notFound();
-  if (!grants(level, needed))
+  const decision = accessDecision(level, needed);
+  if (decision === 'not-member') throw notFound();
+  if (decision === 'below')
     throw new AppError('FORBIDDEN', `Your access to ${conversationId} is ${level}: this needs ${needed} or more`);
 }
