@@ -75,12 +75,9 @@ export async function eraseSentMessages(tx: Queryable, userId: string, batchSize
   const counts = noErasureCounts();
   for (const { conversation_id: conversationId, source_api } of rows) {
     const family = familyOf(source_api);
-    const searchRows = await tx.query<{ n: string }>(
-      `SELECT count(*) AS n FROM search_items WHERE kind = 'message' AND conversation_id = $1 AND user_id = $2`,
-      [conversationId, userId],
-    );
-    addCount(counts, family, 'postgres', 'messageSearchRows', Number(searchRows.rows[0]!.n));
     const forgotten = await forgetMessagesIn(tx, { conversationId, senderId: userId });
+    addCount(counts, family, 'postgres', 'messageSearchRows', forgotten.deletedMessageSearchRows);
+    addCount(counts, family, 'postgres', 'memorySearchRows', forgotten.deletedMemorySearchRows);
     addCount(counts, family, 'postgres', 'messages', forgotten.deletedMessages);
     addCount(counts, family, 'postgres', 'episodicMemories', forgotten.deletedMemories);
     addCount(counts, family, 'postgres', 'episodesRebuilt', forgotten.episodesReopened);
@@ -95,6 +92,8 @@ export async function eraseSentMessages(tx: Queryable, userId: string, batchSize
       const gone = await forgetMessagesIn(tx, { conversationId, messageId });
       addCount(counts, family, 'postgres', 'agentSummaries', gone.deletedMessages);
       addCount(counts, family, 'postgres', 'episodicMemories', gone.deletedMemories);
+      addCount(counts, family, 'postgres', 'messageSearchRows', gone.deletedMessageSearchRows);
+      addCount(counts, family, 'postgres', 'memorySearchRows', gone.deletedMemorySearchRows);
     }
   }
   return { counts, finished: rows.length < batchSize, conversationIds: [] };

@@ -22,6 +22,9 @@ export interface ForgetResult {
   readonly episodesReopened: number;
   /** Episodes that lost every message and are gone. */
   readonly episodesDeleted: number;
+  /** Search rows removed with the messages (their own) and with the memories (theirs, current or not). */
+  readonly deletedMessageSearchRows: number;
+  readonly deletedMemorySearchRows: number;
 }
 
 /**
@@ -78,8 +81,15 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
     params,
   );
   if (deleted.rows.length === 0)
-    return { deletedMessages: 0, deletedMemories: 0, episodesReopened: 0, episodesDeleted: 0 };
-  await tx.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [
+    return {
+      deletedMessages: 0,
+      deletedMemories: 0,
+      episodesReopened: 0,
+      episodesDeleted: 0,
+      deletedMessageSearchRows: 0,
+      deletedMemorySearchRows: 0,
+    };
+  const messageRows = await tx.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [
     deleted.rows.map((r) => String(r.id)),
   ]);
 
@@ -95,15 +105,18 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
   );
   const episodeIds = affected.rows.map((r) => r.id);
   let deletedMemories = 0;
+  let deletedMemorySearchRows = 0;
   if (episodeIds.length > 0) {
     const memories = await tx.query<{ id: string; current: boolean }>(
       `DELETE FROM episodic_memories WHERE episode_id = ANY($1::int8[]) RETURNING id, superseded_at IS NULL AS current`,
       [episodeIds],
     );
     deletedMemories = memories.rows.filter((m) => m.current).length;
-    await tx.query(`DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`, [
-      memories.rows.map((m) => m.id),
-    ]);
+    const memoryRows = await tx.query(
+      `DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`,
+      [memories.rows.map((m) => m.id)],
+    );
+    deletedMemorySearchRows = memoryRows.rowCount ?? 0;
   }
   const emptied = affected.rows.filter((r) => r.remaining === null).map((r) => r.id);
   const kept = affected.rows.filter((r) => r.remaining !== null);
@@ -123,5 +136,7 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
     deletedMemories,
     episodesReopened: kept.length,
     episodesDeleted: emptied.length,
+    deletedMessageSearchRows: messageRows.rowCount ?? 0,
+    deletedMemorySearchRows,
   };
 }

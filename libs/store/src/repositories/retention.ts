@@ -109,13 +109,8 @@ export async function expireMessages(
   );
   const counts = noRetentionCounts();
   for (const { conversation_id: conversationId } of rows) {
-    const searchRows = await tx.query<{ n: string }>(
-      `SELECT count(*) AS n FROM search_items s JOIN messages m ON s.item_id = m.id::text
-       WHERE s.kind = 'message' AND m.conversation_id = $1 AND m.created_at < $2`,
-      [conversationId, o.cutoff],
-    );
-    counts.searchRows += Number(searchRows.rows[0]!.n);
     const forgotten = await forgetMessagesIn(tx, { conversationId, before: o.cutoff });
+    counts.searchRows += forgotten.deletedMessageSearchRows + forgotten.deletedMemorySearchRows;
     counts.messages += forgotten.deletedMessages;
     counts.episodicMemories += forgotten.deletedMemories;
     counts.episodesRebuilt += forgotten.episodesReopened;
