@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import type pg from 'pg';
 import { embeddedPostgresUrl } from '@memstream/embedded-postgres';
 import { bearer, TEST_JWT_SECRET, userToken } from '../harness/credentials.js';
 import { startHealthy } from '../harness/embedded-process.js';

@@ -30,7 +30,6 @@ export interface SeedPlan {
 export const PER_CONVERSATION = 250;
 /** The person's messages per episode (a group episode holds as many of the partner's too). */
 const PER_EPISODE = 10;
-const ASSISTANT = { id: 'assistant', name: 'Assistant' };
 
 export function checkPlan(plan: SeedPlan): void {
   const unit = 2 * PER_CONVERSATION;
