@@ -7,35 +7,21 @@ import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
+import { bearer, userToken } from '../../harness/credentials.js';
 import { REPO_ROOT, runCaptured } from '../../harness/processes.js';
-
-const AGENT_KEY = 'assistant-key-0123456789abcdef';
-const ENV = {
-  AUTH_JWT_SECRET: TEST_JWT_SECRET,
-  AUTH_API_KEYS: `assistant:${AGENT_KEY}`,
-  SUMMARY_SWEEP_INTERVAL_MS: '200',
-  INDEXER_SWEEP_INTERVAL_MS: '200',
-};
-const KAOS = { 'x-kaos-agent': 'agent-x' };
-
-type Headers = Record<string, string>;
-
-async function call(base: string, who: Headers, method: string, path: string, body?: unknown, extra: Headers = {}) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...who, ...extra, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, text, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
-async function ok(base: string, who: Headers, method: string, path: string, body?: unknown, extra: Headers = {}) {
-  const res = await call(base, who, method, path, body, extra);
-  assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
+import {
+  AGENT_KEY,
+  answers,
+  call,
+  ENV,
+  exportOf,
+  importInto,
+  ok,
+  recordsOf,
+  rowCounts,
+  settled,
+  writeEverywhere,
+} from './export-import-contract.js';
 
 /** `memstream` as a user runs it, in its own process, with an admin's token in its environment. */
 function memstreamWithEnv(env: Record<string, string>, ...args: string[]) {
@@ -55,204 +41,6 @@ async function server(t: TestContext): Promise<{ base: string; db: pg.Client }> 
   await db.connect();
   t.after(() => db.end().catch(() => undefined));
   return { base, db };
-}
-
-interface World {
-  readonly group: string;
-  readonly ms: string;
-  readonly fork: string;
-  readonly carols: string;
-  readonly kaosSession: string;
-  readonly arkSession: string;
-  readonly marks: { bob: string; dave: string; carol: string };
-}
-
-/** Writes in every family, as bob (owner), dave (a member of bob's conversation), carol (alone) and an agent. */
-async function writeEverywhere(base: string, who: Record<'agent' | 'bob' | 'dave' | 'carol', Headers>): Promise<World> {
-  const marks = { bob: uniqueName('bobword'), dave: uniqueName('daveword'), carol: uniqueName('carolword') };
-  const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
-  // memory-service: bob's conversation, a fork, dave as a writer who writes in it; carol's own
-  const ms = (await ok(base, who.bob, 'POST', '/v1/conversations', { title: `trip ${marks.bob}` })).id as string;
-  const first = await ok(base, who.bob, 'POST', `/v1/conversations/${ms}/messages`, text(`plan ${marks.bob} Lisbon`));
-  await ok(base, who.bob, 'POST', `/v1/conversations/${ms}/messages`, text(`book the ${marks.bob} train`));
-  const fork = (await ok(base, who.bob, 'POST', `/v1/conversations/${ms}/messages/${first.id as string}/fork`, {}))
-    .id as string;
-  await ok(base, who.bob, 'POST', `/v1/conversations/${fork}/messages`, text(`forked ${marks.bob} Porto`));
-  await ok(base, who.bob, 'POST', `/v1/conversations/${ms}/memberships`, { userId: 'dave', accessLevel: 'writer' });
-  await ok(base, who.dave, 'POST', `/v1/conversations/${ms}/messages`, text(`dave adds ${marks.dave} museum`));
-  const carols = (await ok(base, who.carol, 'POST', '/v1/conversations', { title: `carol ${marks.carol}` }))
-    .id as string;
-  await ok(base, who.carol, 'POST', `/v1/conversations/${carols}/messages`, text(`secret ${marks.carol} recipe`));
-
-  // EverMemOS: metadata and a group's messages (enough for a Memory Agent summary), flushed into memories
-  const group = uniqueName('team');
-  await ok(base, who.agent, 'POST', '/api/v1/memories/conversation-meta', {
-    group_id: group,
-    version: '1.0',
-    scene: 'group_chat',
-    scene_desc: { topic: 'travel' },
-    name: 'travel team',
-    description: 'planning',
-    created_at: '2025-01-01T00:00:00Z',
-    default_timezone: 'UTC',
-    user_details: { ann: { full_name: 'Ann' } },
-  });
-  for (let i = 0; i < 8; i++)
-    await ok(base, who.agent, 'POST', '/api/v1/memories', {
-      group_id: group,
-      message_id: `m${i}`,
-      create_time: `2025-01-01T10:0${i}:00.123456Z`,
-      sender: i % 2 ? 'ben' : 'ann',
-      sender_name: i % 2 ? 'Ben' : 'Ann',
-      content: `Point ${i}: the hotel near the harbour costs ${100 + i} euros a night.`,
-    });
-  await ok(base, who.agent, 'POST', '/api/v1/memories/flush', { group_id: group });
-
-  // KAOS: bob's session with events
-  const kaosSession = (
-    await ok(base, who.agent, 'POST', '/memory/sessions', { app_name: 'planner', user_id: 'bob' }, KAOS)
-  ).session_id as string;
-  await ok(
-    base,
-    who.agent,
-    'POST',
-    `/memory/sessions/${kaosSession}/events`,
-    [
-      { event_type: 'user_message', content: 'Which museum opens first?' },
-      { event_type: 'tool_call', content: { tool: 'hours', args: { city: 'Lisbon', ratio: 1.5 } } },
-    ],
-    KAOS,
-  );
-
-  // ARK: a session's messages and a relayed chunk, completed
-  const arkSession = uniqueName('ark');
-  await ok(base, who.agent, 'POST', '/messages', {
-    session_id: arkSession,
-    query_id: 'q1',
-    messages: [
-      { role: 'user', content: 'How far is Sintra?' },
-      { role: 'assistant', content: 'About 30 km from Lisbon.' },
-    ],
-  });
-  const relayed = await fetch(`${base}/stream/${arkSession}`, {
-    method: 'POST',
-    headers: { ...who.agent, 'content-type': 'application/x-ndjson' },
-    body: `${JSON.stringify({ id: 'c1', choices: [{ index: 0, delta: { content: 'About' } }] })}\n`,
-  });
-  assert.equal(relayed.status, 200, await relayed.text());
-  await ok(base, who.agent, 'POST', `/session/${arkSession}/complete`, {});
-  return { group, ms, fork, carols, kaosSession, arkSession, marks };
-}
-
-/** Everything made from the writes is there: memories, summaries, every search row with its vector. */
-async function settled(db: pg.Client, group: string): Promise<boolean> {
-  const { rows } = await db.query<Record<string, number>>(
-    `SELECT (SELECT count(*) FROM episodic_memories WHERE conversation_id = $1)::int AS memories,
-            (SELECT count(*) FROM memory WHERE conversation_id = $1 AND status = 'completed')::int AS summaries,
-            (SELECT count(*) FROM memory WHERE status <> 'completed')::int AS unfinished,
-            (SELECT count(*) FROM episodes WHERE status <> 'extracted')::int AS pending,
-            (SELECT count(*) FROM search_items WHERE embedding IS NULL)::int AS unembedded,
-            (SELECT count(*) FROM episodic_memories m WHERE superseded_at IS NULL
-              AND NOT EXISTS (SELECT 1 FROM search_items s WHERE s.kind = 'episodic_memory' AND s.item_id = m.id))::int AS unindexed`,
-    [group],
-  );
-  const r = rows[0]!;
-  return (
-    r.memories! > 0 &&
-    r.summaries! > 0 &&
-    r.unfinished === 0 &&
-    r.pending === 0 &&
-    r.unembedded === 0 &&
-    r.unindexed === 0
-  );
-}
-
-/** The answers of every family's read and search endpoints, as each caller gets them. */
-async function answers(base: string, who: Record<string, Headers>, w: World): Promise<Record<string, unknown>> {
-  const reads: Array<[string, Headers, string, string, unknown?, Headers?]> = [
-    // EverMemOS
-    ['evermemos', who.agent!, 'GET', `/api/v1/memories?group_id=${w.group}&limit=100`],
-    ['evermemos', who.agent!, 'GET', `/api/v1/memories?group_id=${w.group}&memory_type=episodic_memory&limit=100`],
-    ['evermemos', who.agent!, 'GET', `/api/v1/memories/conversation-meta?group_id=${w.group}`],
-    ...['keyword', 'vector', 'hybrid', 'rrf'].map(
-      (method) =>
-        [
-          'evermemos',
-          who.agent!,
-          'GET',
-          `/api/v1/memories/search?query=hotel%20harbour&group_id=${w.group}&retrieve_method=${method}`,
-        ] as [string, Headers, string, string],
-    ),
-    // Memory Agent
-    ['memory-agent', who.agent!, 'GET', `/api/v1/summaries?conversation_id=${w.group}`],
-    ['memory-agent', who.agent!, 'GET', `/api/v1/context?conversation_id=${w.group}`],
-    // memory-service, as the owner and as the member
-    ['memory-service', who.bob!, 'GET', '/v1/conversations'],
-    ['memory-service', who.bob!, 'GET', `/v1/conversations/${w.ms}`],
-    ['memory-service', who.bob!, 'GET', `/v1/conversations/${w.ms}/messages`],
-    ['memory-service', who.bob!, 'GET', `/v1/conversations/${w.fork}/messages`],
-    ['memory-service', who.bob!, 'GET', `/v1/conversations/${w.ms}/forks`],
-    ['memory-service', who.bob!, 'GET', `/v1/conversations/${w.ms}/memberships`],
-    ['memory-service', who.dave!, 'GET', '/v1/conversations'],
-    ['memory-service', who.dave!, 'GET', `/v1/conversations/${w.ms}/messages`],
-    ['memory-service', who.carol!, 'GET', `/v1/conversations/${w.carols}/messages`],
-    ['memory-service', who.bob!, 'POST', '/v1/user/search/messages', { query: `${w.marks.bob} Lisbon` }],
-    ['memory-service', who.dave!, 'POST', '/v1/user/search/messages', { query: 'museum' }],
-    ['admin', who.admin!, 'GET', '/v1/admin/conversations?limit=100'],
-    ['admin', who.admin!, 'GET', `/v1/admin/conversations/${w.ms}/memberships`],
-    ['admin', who.admin!, 'POST', '/v1/admin/search/messages', { query: 'museum hotel Lisbon', topK: 50 }],
-    // KAOS
-    ['kaos', who.agent!, 'GET', '/memory/sessions?user_id=bob', undefined, KAOS],
-    ['kaos', who.agent!, 'GET', `/memory/sessions/${w.kaosSession}`, undefined, KAOS],
-    ['kaos', who.agent!, 'GET', `/memory/sessions/${w.kaosSession}/events`, undefined, KAOS],
-    ['kaos', who.agent!, 'GET', `/memory/sessions/${w.kaosSession}/context`, undefined, KAOS],
-    ['kaos', who.agent!, 'GET', `/memory/events?session_id=${w.kaosSession}`, undefined, KAOS],
-    // ARK
-    ['ark', who.agent!, 'GET', `/messages?session_id=${w.arkSession}`],
-    ['ark', who.agent!, 'GET', '/sessions'],
-  ];
-  const out: Record<string, unknown> = {};
-  for (const [family, headers, method, path, body, extra] of reads) {
-    const res = await call(base, headers, method, path, body, extra);
-    assert.equal(res.status, 200, `${family} ${method} ${path}: ${res.text}`);
-    out[`${family} ${method} ${path} ${body ? JSON.stringify(body) : ''}`] = res.body;
-  }
-  return out;
-}
-
-/** Row counts of every table but the server's own records of what was done to it. */
-async function rowCounts(db: pg.Client): Promise<Record<string, number>> {
-  const { rows: tables } = await db.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
-     AND table_name NOT IN ('audit_log', 'bus_journal', 'bus_journal_positions', 'schema_migrations') ORDER BY 1`,
-  );
-  const counts: Record<string, number> = {};
-  for (const { table_name } of tables)
-    counts[table_name] = Number((await db.query(`SELECT count(*) AS n FROM "${table_name}"`)).rows[0].n);
-  return counts;
-}
-
-async function exportOf(base: string, who: Headers, path: string): Promise<string> {
-  const res = await fetch(`${base}${path}`, { headers: who });
-  const text = await res.text();
-  assert.equal(res.status, 200, text);
-  assert.match(res.headers.get('content-type') ?? '', /^application\/x-ndjson/);
-  return text;
-}
-
-const recordsOf = (ndjson: string) =>
-  ndjson
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown> & { kind: string });
-
-async function importInto(base: string, who: Headers, body: string, query = '') {
-  const res = await fetch(`${base}/v1/admin/imports${query}`, {
-    method: 'POST',
-    headers: { ...who, 'content-type': 'application/x-ndjson' },
-    body,
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 test('an export imported onto a fresh server answers every family the same, and a second import changes nothing', async (t) => {
