@@ -42,6 +42,11 @@ def test_evermemos_writes_reads_searches_and_forgets(who):
     request = {"query": "venue Friday", "group_id": group, "retrieve_method": "keyword", "memory_types": ["message"]}
     hits = client.evermemos.search(request)
     assert hits.result.memories[0].id == "m2"
+    assert hits.result.memories[0].score_parts is None, "score parts only when asked for"
+    explained = client.evermemos.search({**request, "explain": True}).result.memories[0]
+    parts = explained.score_parts
+    assert parts is not None and parts.keyword is not None and parts.keyword.rank == 1
+    assert abs(sum(t.weight * t.value for t in parts.terms) / parts.divisor - parts.fused) < 1e-9
     grouped = client.evermemos.search_by_query(request).result
     assert [list(g) for g in grouped.memories] == [[group]], "a GET search answers grouped by group, as EverMemOS does"
     assert sorted(m.id for m in grouped.hits()) == sorted(m.id for m in hits.result.memories)

@@ -25,7 +25,7 @@ export function busMetricsOf(metrics: Metrics) {
     }),
     consumerLag: metrics.gauge({
       name: 'memstream_consumer_lag_records',
-      help: "Records on a partition after the consumer's position, as of its last fetch (high watermark minus next offset)",
+      help: "Records on a partition after the consumer's position (high watermark minus next offset): on Kafka as of its last fetch, in process kept current as records arrive",
       labelNames: ['topic', 'partition', 'group'],
     }),
     handlerDuration: metrics.histogram({

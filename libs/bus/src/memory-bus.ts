@@ -17,6 +17,12 @@ interface PartitionLog {
   base: number;
   records: BusRecord[];
   wake: Set<() => void>;
+  /**
+   * Called after every record appended, for as long as each subscription runs (wake is for a
+   * consumer waiting for records, and is cleared once called): the lag gauges follow the log, so
+   * a consumer stuck in a handler shows its lag growing instead of the lag it had when it started.
+   */
+  appended: Set<() => void>;
 }
 
 interface TopicState {
@@ -141,6 +147,7 @@ export class MemoryBus implements Bus {
       part.records.push(record);
       for (const wake of part.wake) wake();
       part.wake.clear();
+      for (const report of part.appended) report();
     }
   }
 
@@ -248,7 +255,12 @@ export class MemoryBus implements Bus {
       const restored = restoreTopic(name, this.journaled.get(name), partitions);
       this.journaled.delete(name);
       t = {
-        partitions: restored.partitions.map((p) => ({ base: p.base, records: p.records, wake: new Set() })),
+        partitions: restored.partitions.map((p) => ({
+          base: p.base,
+          records: p.records,
+          wake: new Set(),
+          appended: new Set(),
+        })),
         committed: restored.committed,
       };
       this.topics.set(name, t);
@@ -260,6 +272,7 @@ export class MemoryBus implements Bus {
 class MemorySubscription implements Subscription {
   private readonly abort = new AbortController();
   private workers: Promise<void>[] = [];
+  private readonly lagReporters: Array<() => void> = [];
 
   constructor(
     readonly options: SubscribeOptions,
@@ -270,14 +283,22 @@ class MemorySubscription implements Subscription {
   ) {}
 
   start(): void {
+    this.topic.partitions.forEach((part, p) => {
+      const labels = { topic: this.options.topic, partition: String(p), group: this.options.groupId };
+      const report = () =>
+        this.deps.metrics.consumerLag.set(labels, Math.max(0, part.base + part.records.length - this.positions[p]!));
+      this.lagReporters[p] = report;
+      part.appended.add(report);
+    });
     this.workers = this.topic.partitions.map((_, p) => this.consume(p));
   }
 
   async stop(): Promise<void> {
     this.abort.abort();
-    for (const part of this.topic.partitions) {
+    this.topic.partitions.forEach((part, p) => {
       for (const wake of part.wake) wake();
-    }
+      part.appended.delete(this.lagReporters[p]!);
+    });
     await Promise.all(this.workers);
     await this.onStopped();
   }
@@ -287,11 +308,10 @@ class MemorySubscription implements Subscription {
     const signal = this.abort.signal;
     const chunkSize = this.options.batchHandler ? (this.options.maxBatchSize ?? 500) : 1;
     let failures = 0;
-    const lagLabels = { topic: this.options.topic, partition: String(p), group: this.options.groupId };
     while (!signal.aborted) {
       const next = this.positions[p]!;
       const start = next - part.base;
-      this.deps.metrics.consumerLag.set(lagLabels, Math.max(0, part.records.length - start));
+      this.lagReporters[p]!();
       if (start >= part.records.length) {
         await new Promise<void>((resolve) => part.wake.add(resolve));
         continue;

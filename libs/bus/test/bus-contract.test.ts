@@ -449,3 +449,39 @@ for (const [name, make] of implementations) {
     assert.deepEqual(fresh, ['after']);
   });
 }
+
+// Kafka's gauge is what the consumer saw at its last fetch; the in-process bus sees its own log,
+// so a consumer stuck in a handler (a model call that never answers) shows its lag growing.
+for (const [name, make] of implementations.filter(([name]) => name !== 'Kafka bus')) {
+  test(`${name}: a consumer stuck in its handler reports its lag growing as records arrive`, async (t) => {
+    const topic = uniqueName('stuck');
+    const metrics = new Metrics();
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`], metrics);
+    const group = uniqueName('g');
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    t.after(() => release());
+    const started: string[] = [];
+    await bus.subscribe({
+      groupId: group,
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      handler: async (r) => {
+        started.push(r.value.toString());
+        await released;
+      },
+    });
+    const lagOf = async () => total(await samplesOf(metrics), 'memstream_consumer_lag_records', { topic, group });
+    await bus.publish(topic, [record('k', 0)]);
+    await waitFor('the consumer stuck on the first record', async () => started.length === 1);
+    for (const n of [1, 2, 3]) {
+      await bus.publish(topic, [record('k', n)]);
+      // the record it holds and those behind it
+      await waitFor(`a lag of ${n + 1}`, async () => (await lagOf()) === n + 1);
+    }
+    assert.equal(started.length, 1, 'the consumer never moved');
+    release();
+    await waitFor('the lag back to 0 once it moves on', async () => started.length === 4 && (await lagOf()) === 0);
+  });
+}

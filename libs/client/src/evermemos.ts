@@ -5,6 +5,7 @@ import type {
   DeleteMemoriesRequest,
   GroupChatMessage,
   ListMemoriesQuery,
+  SearchMemoriesPost,
   SearchMemoriesRequest,
 } from '@memstream/schemas';
 import type { CallOptions, Http } from './http.js';
@@ -49,11 +50,11 @@ export class EverMemOs {
     return this.http.call(R.listMemories, { query }, options);
   }
 
-  /** Keyword, vector, hybrid or rrf search over messages and episodic memories. */
-  search(
-    request: z.input<typeof SearchMemoriesRequest>,
-    options?: CallOptions,
-  ): Promise<EverMemOsAnswer<SearchResult>> {
+  /**
+   * Keyword, vector, hybrid or rrf search over messages and episodic memories; with
+   * `explain: true`, each hit carries `score_parts`, what its score is made of.
+   */
+  search(request: z.input<typeof SearchMemoriesPost>, options?: CallOptions): Promise<EverMemOsAnswer<SearchResult>> {
     // A search changes nothing: safe to repeat after a lost connection.
     return this.http.call(R.search, { body: request }, options, true);
   }

@@ -75,7 +75,21 @@ export interface SearchHit {
   readonly user_id: string | null;
   readonly timestamp: string;
   readonly message_ids: string[];
+  /** With `explain: true` (POST search only). */
+  readonly score_parts?: ScoreParts | null;
   readonly [field: string]: unknown;
+}
+
+/**
+ * What a hit's score is made of: `fused = Σ weight × value over terms / divisor`. `keyword` and
+ * `vector` are its place in each method's own list (null: not in it, or the method did not run).
+ */
+export interface ScoreParts {
+  readonly keyword: { readonly rank: number; readonly score: number } | null;
+  readonly vector: { readonly rank: number; readonly similarity: number } | null;
+  readonly terms: readonly { readonly name: string; readonly weight: number; readonly value: number }[];
+  readonly divisor: number;
+  readonly fused: number;
 }
 
 export interface SearchResult {

@@ -90,6 +90,17 @@ export const SearchMemoriesRequest = z.object({
   end_time: Instant.optional(),
 });
 
+/**
+ * The POST search, which is memstream's own (EverMemOS searches with GET): EverMemOS's
+ * parameters and `explain`, which adds to each hit what its score is made of.
+ */
+export const SearchMemoriesPost = SearchMemoriesRequest.extend({
+  explain: z.boolean().default(false).meta({
+    description:
+      "memstream's extension: each hit gets `score_parts` (its rank and score in the keyword and vector lists, and the terms its score is the weighted sum of)",
+  }),
+});
+
 /** Whose memories a read covers, once EverMemOS's "any" and "none" values are read. */
 export interface EverMemOsScope {
   /** undefined: every group the caller may read. */

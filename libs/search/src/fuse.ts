@@ -1,4 +1,5 @@
 import type { SearchHit } from '@memstream/store';
+import type { ExplainedHit, ScoreTerm } from './score-parts.js';
 
 /** The rank-fusion constant of the RRF paper: dampens the gap between the first ranks. */
 export const RRF_K = 60;
@@ -42,23 +43,32 @@ function rescaled(hits: readonly SearchHit[]): number[] {
 /**
  * Reciprocal rank fusion: each list adds 1 / (K + rank). Divided by what a hit ranked first in
  * every list gets, so the best possible is 1 and scores stay in [0, 1] like the other methods'.
+ * With `explainAs` (one name per list), each hit carries its terms (`<name>_rank`) and divisor.
  */
-export function rrfFusion(lists: ReadonlyArray<readonly SearchHit[]>): SearchHit[] {
-  const fused = new Map<string, { hit: SearchHit; sum: number }>();
-  for (const list of lists) {
+export function rrfFusion(lists: ReadonlyArray<readonly SearchHit[]>, explainAs?: readonly string[]): ExplainedHit[] {
+  const fused = new Map<string, { hit: SearchHit; sum: number; inverse: number[] }>();
+  lists.forEach((list, l) => {
     list.forEach((h, i) => {
-      const seen = fused.get(keyOf(h));
+      const seen = fused.get(keyOf(h)) ?? { hit: h, sum: 0, inverse: lists.map(() => 0) };
       const add = 1 / (RRF_K + i + 1);
-      if (seen) seen.sum += add;
-      else fused.set(keyOf(h), { hit: h, sum: add });
+      seen.sum += add;
+      seen.inverse[l] = add;
+      fused.set(keyOf(h), seen);
     });
-  }
+  });
   const best = lists.length / (RRF_K + 1);
-  return sortHits([...fused.values()].map(({ hit, sum }) => ({ ...hit, score: sum / best })));
+  return sortHits(
+    [...fused.values()].map(({ hit, sum, inverse }) => {
+      const scored = { ...hit, score: sum / best };
+      if (!explainAs) return scored;
+      const terms: ScoreTerm[] = inverse.map((value, l) => ({ name: `${explainAs[l]}_rank`, weight: 1, value }));
+      return { ...scored, parts: { keyword: null, vector: null, terms, divisor: best } };
+    }),
+  );
 }
 
 /** Best first; ties newest first, then by id, so equal scores come back in a stable order. */
-export function sortHits(hits: SearchHit[]): SearchHit[] {
+export function sortHits<H extends SearchHit>(hits: H[]): H[] {
   return hits.sort(
     (a, b) =>
       b.score - a.score || b.occurred_at.getTime() - a.occurred_at.getTime() || (a.item_id < b.item_id ? -1 : 1),

@@ -1,6 +1,6 @@
 // Ranking and retrieval: the read API searches with them; bench/retrieval.ts fits and
 // cross-validates the weights on the lists the API returns with the same pure parts.
-export { weightedFusion, rrfFusion } from './fuse.js';
+export { RRF_K, weightedFusion, rrfFusion } from './fuse.js';
 export {
   intentOf,
   messageKey,
@@ -20,5 +20,12 @@ export {
   type RetrieveMethod,
   type SearchRequest,
 } from './search-memories.js';
+export {
+  partsTotal,
+  type ExplainedHit,
+  type ListStanding,
+  type ScoreParts,
+  type ScoreTerm,
+} from './score-parts.js';
 export { timeExpressions, overlaps, type DayRange } from './time-expressions.js';
 export type { QueryEmbedder } from './query-embedder.js';

@@ -1,5 +1,6 @@
 import type { SearchHit } from '@memstream/store';
 import { sortHits } from './fuse.js';
+import type { ExplainedHit, ScoreTerm } from './score-parts.js';
 import { mentionsTime, overlaps, timeExpressions, type DayRange } from './time-expressions.js';
 
 /**
@@ -134,13 +135,30 @@ export function rankFeatures(
   };
 }
 
-/** Ranks the turns (and the memories, when `withMemories`) by the weighted sum; best first. */
-export function rankByFeatures(f: RankFeatures, params: RankingParams, withMemories: boolean): SearchHit[] {
+/**
+ * Ranks the turns (and the memories, when `withMemories`) by the weighted sum; best first. With
+ * `explain`, each hit carries the sum's terms and divisor (the weight fitting leaves it off: it
+ * ranks the same lists thousands of times and reads only the order).
+ */
+export function rankByFeatures(
+  f: RankFeatures,
+  params: RankingParams,
+  withMemories: boolean,
+  explain = false,
+): ExplainedHit[] {
   const w = params.vectorWeight;
   const base = (p: Pair) => (1 - w) * p[0] + w * p[1];
   const own = f.self.map(base);
   const most = 1 + params.context + params.memory + params.participant + params.date + params.when;
-  const scored: SearchHit[] = f.hits.map((hit, i) => {
+  const baseTerms = (p: Pair): ScoreTerm[] => [
+    { name: 'keyword', weight: 1 - w, value: p[0] },
+    { name: 'vector', weight: w, value: p[1] },
+  ];
+  const explained = (hit: SearchHit, score: number, terms: () => ScoreTerm[]): ExplainedHit =>
+    explain
+      ? { ...hit, score, parts: { keyword: null, vector: null, terms: terms(), divisor: most } }
+      : { ...hit, score };
+  const scored: ExplainedHit[] = f.hits.map((hit, i) => {
     const [prev, next] = f.around[i]!;
     const context = Math.max(prev >= 0 ? own[prev]! : 0, next >= 0 ? own[next]! : 0);
     const lent = f.lent[i]!.reduce((best, p) => Math.max(best, base(p)), 0);
@@ -151,9 +169,22 @@ export function rankByFeatures(f: RankFeatures, params: RankingParams, withMemor
       params.participant * f.participant[i]! +
       params.date * f.date[i]! +
       params.when * f.when[i]!;
-    return { ...hit, score: s / most };
+    return explained(hit, s / most, () => [
+      ...baseTerms(f.self[i]!),
+      { name: 'context', weight: params.context, value: context },
+      { name: 'memory', weight: params.memory, value: lent },
+      { name: 'participant', weight: params.participant, value: f.participant[i]! },
+      { name: 'date', weight: params.date, value: f.date[i]! },
+      { name: 'when', weight: params.when, value: f.when[i]! },
+    ]);
   });
   if (withMemories)
-    for (const m of f.memories) scored.push({ ...m.hit, score: (base(m.pair) + params.date * m.date) / most });
+    for (const m of f.memories)
+      scored.push(
+        explained(m.hit, (base(m.pair) + params.date * m.date) / most, () => [
+          ...baseTerms(m.pair),
+          { name: 'date', weight: params.date, value: m.date },
+        ]),
+      );
   return sortHits(scored);
 }

@@ -10,6 +10,7 @@ import { rrfFusion } from './fuse.js';
 import type { QueryEmbedder } from './query-embedder.js';
 import { contextualCandidates } from './candidates.js';
 import { intentOf, rankByFeatures, rankFeatures, type RankingParams } from './rank.js';
+import { singleMethodParts, standings, withStandings, type ExplainedHit } from './score-parts.js';
 
 export type RetrieveMethod = 'keyword' | 'vector' | 'hybrid' | 'rrf';
 
@@ -18,6 +19,8 @@ export interface SearchRequest {
   readonly method: RetrieveMethod;
   readonly topK: number;
   readonly filters: SearchFilters;
+  /** Each hit carries `parts`, what its score is made of (see ScoreParts). */
+  readonly explain?: boolean;
 }
 
 /**
@@ -54,18 +57,24 @@ export async function searchMemories(
   embedder: QueryEmbedder,
   request: SearchRequest,
   ranking = HYBRID_RANKING,
-): Promise<SearchHit[]> {
-  const { query, method, topK, filters } = request;
-  if (method === 'keyword') return keywordSearch(store, query, filters, topK);
+): Promise<ExplainedHit[]> {
+  const { query, method, topK, filters, explain = false } = request;
+  const explained = (hits: SearchHit[], alone: 'keyword' | 'vector') =>
+    explain ? singleMethodParts(hits, alone) : hits;
+  if (method === 'keyword') return explained(await keywordSearch(store, query, filters, topK), 'keyword');
   const queryVector = async () => (await embedder.embed([query], 'query'))[0]!;
-  if (method === 'vector') return vectorSearch(store, await queryVector(), embedder.model, filters, topK);
+  if (method === 'vector')
+    return explained(await vectorSearch(store, await queryVector(), embedder.model, filters, topK), 'vector');
+  const placed = (hits: ExplainedHit[], keyword: SearchHit[], vector: SearchHit[]) =>
+    explain ? withStandings(hits, standings(keyword), standings(vector)) : hits;
   if (method === 'rrf') {
     const pool = Math.max(50, topK * 5);
     const [keyword, vector] = await Promise.all([
       keywordSearch(store, query, filters, pool),
       queryVector().then((v) => vectorSearch(store, v, embedder.model, filters, pool)),
     ]);
-    return rrfFusion([keyword, vector]).slice(0, topK);
+    const fused = rrfFusion([keyword, vector], explain ? ['keyword', 'vector'] : undefined);
+    return placed(fused.slice(0, topK), keyword, vector);
   }
   const pool = candidatePool(topK);
   // Memories are searched even when only messages are asked for: a memory that matches lends
@@ -82,6 +91,6 @@ export async function searchMemories(
   const { messages, memories, participants } = contextualCandidates(keyword, vector, context);
   const intent = intentOf(query, participants, Date.now());
   const features = rankFeatures(intent, filters.kinds.includes('message') ? messages : [], memories);
-  const ranked = rankByFeatures(features, ranking, filters.kinds.includes('episodic_memory'));
-  return ranked.slice(0, topK);
+  const ranked = rankByFeatures(features, ranking, filters.kinds.includes('episodic_memory'), explain);
+  return placed(ranked.slice(0, topK), keyword, vector);
 }

@@ -119,25 +119,71 @@ test('the console: sign in, live messages, memories, search, access and the pipe
     assert.match(new URL(page.url()).search, /message=lisbon-trip-4/);
   });
 
-  await t.test('a search shows each hit’s score beside its keyword and vector scores', async () => {
+  await t.test('run a search and read the score parts', async () => {
     await page.getByRole('link', { name: 'Search' }).click();
     await page.getByLabel('Query').fill('venue in Lisbon');
     await page.getByLabel('Mode').selectOption('keyword');
     await page.getByRole('button', { name: 'Search' }).click();
     const first = page.getByTestId('hits').locator('li').first();
-    await first.waitFor(WAIT);
+    await first.getByTestId('score-parts').waitFor(WAIT);
     const score = Number(await first.getByTestId('score').textContent());
-    const keyword = Number(await first.getByTestId('score-keyword').textContent());
     assert.ok(score > 0 && score <= 1, `score ${score}`);
-    assert.equal(keyword, score, 'a keyword search’s score is the hit’s keyword score');
+    assert.match((await first.getByTestId('score-keyword').textContent()) ?? '', /^(\d\.\d{3}) \(#1\)$/);
+    assert.equal(Number(((await first.getByTestId('score-keyword').textContent()) ?? '').split(' ')[0]), score);
+    assert.equal(await first.getByTestId('score-vector').textContent(), '—', 'a keyword search runs no vector list');
+
     await page.getByLabel('Mode').selectOption('hybrid');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/method=hybrid/);
-    await page.getByTestId('hits').waitFor(WAIT);
-    const vectors = await page.getByTestId('score-vector').allInnerTexts();
+    // (the keyword hits stay on the page until the hybrid ones replace them; only a fusion has a vector term)
+    await page.getByTestId('hits').locator('tr[data-term="vector"]').first().waitFor(WAIT);
+    // What the page shows, hit by hit: the terms (weight, value), the divisor and the fused score.
+    const shown = await page.evaluate(
+      `[...document.querySelectorAll('[data-testid="hits"] > li')].map(li => ({
+        id: li.dataset.hitId,
+        terms: [...li.querySelectorAll('tr[data-term]')].map(tr => ({
+          name: tr.dataset.term,
+          weight: Number(tr.querySelector('[data-testid="term-weight"]').textContent),
+          value: Number(tr.querySelector('[data-testid="term-value"]').textContent),
+        })),
+        divisor: Number(li.querySelector('[data-testid="divisor"]').textContent),
+        fused: Number(li.querySelector('[data-testid="fused"]').textContent),
+        keyword: li.querySelector('[data-testid="score-keyword"]').textContent,
+        vector: li.querySelector('[data-testid="score-vector"]').textContent,
+      }))`,
+    );
+    const hits = shown as {
+      id: string;
+      terms: { name: string; weight: number; value: number }[];
+      divisor: number;
+      fused: number;
+      keyword: string;
+      vector: string;
+    }[];
+    assert.ok(hits.length > 0);
+    // (More hits than the page's ten, from the same candidate pool, so each shown hit is found by id.)
+    const api = await alice.evermemos.search({
+      query: 'venue in Lisbon',
+      retrieve_method: 'hybrid',
+      top_k: 40,
+      explain: true,
+    });
+    for (const hit of hits) {
+      // a turn has all seven terms; a memory, whose turns lend it nothing, keyword, vector and date
+      assert.deepEqual(hit.terms.map((x) => x.name).slice(0, 2), ['keyword', 'vector']);
+      const sum = hit.terms.reduce((a, x) => a + x.weight * x.value, 0) / hit.divisor;
+      assert.ok(
+        Math.abs(sum - hit.fused) < 1e-5,
+        `${hit.id}: the parts shown add up to ${sum}, the score is ${hit.fused}`,
+      );
+      const parts = api.result.memories.find((h) => h.id === hit.id)?.score_parts;
+      assert.ok(parts, `${hit.id} is among the API's hits`);
+      assert.equal(hit.fused, Number(parts?.fused.toFixed(6)), 'the page shows the server’s parts');
+      assert.equal(hit.vector === '—', parts?.vector === null);
+    }
     assert.ok(
-      vectors.some((v) => Number.isFinite(Number(v))),
-      `vector scores: ${vectors}`,
+      hits.some((h) => h.keyword !== '—' && h.vector !== '—'),
+      'a hit stands in both lists',
     );
     await screenshot(page, shots, 'search');
   });
@@ -177,33 +223,28 @@ test('the console: sign in, live messages, memories, search, access and the pipe
     await phone.close();
   });
 
-  await t.test('the lag of a stalled consumer grows on the pipeline page', async () => {
+  await t.test('the lag of a stopped consumer grows on the pipeline page', async () => {
     await page.getByRole('link', { name: 'Pipeline' }).click();
     const lag = page.locator('tr[data-group="memstream-indexer"] [data-testid="lag"]');
     await lag.waitFor(WAIT);
+    const shown = async () => Number(await lag.textContent());
     // The indexer embeds in its handler: with its embeddings server holding every request, it
-    // stalls on the first message, and what is written meanwhile piles up behind it (one
-    // conversation, so one partition, whose records are handled in order).
+    // stops on the first message and stays stopped; what is written meanwhile piles up behind it
+    // (one conversation, so one partition, whose records are handled in order).
     model.hold();
     t.after(() => model.release());
-    const stalled = () => until(async () => model.heldEmbeddings() > 0, 'the indexer to wait on its model');
     await writeChat(alice, 'lag', 'alice', ['zero']);
-    await stalled();
-    await writeChat(alice, 'lag', 'alice', ['one', 'two'], 1);
-    // The gauge is what the consumer saw when it last fetched: let it finish the one it holds,
-    // fetch (and stall on the next), and read what the console shows.
-    const readLag = async (atLeast: number) => {
-      model.release();
-      model.hold();
-      await until(async () => Number(await lag.textContent()) >= atLeast, `an indexer lag of ${atLeast}`);
-      await stalled();
-      return Number(await lag.textContent());
-    };
-    const first = await readLag(2);
-    await writeChat(alice, 'lag', 'alice', ['three', 'four', 'five', 'six', 'seven', 'eight'], 3);
-    const second = await readLag(first + 1);
-    assert.ok(second > first, `lag ${first} then ${second}`);
+    await until(async () => model.heldEmbeddings() > 0, 'the indexer to wait on its model');
+    const answered = model.embeddingCalls.length;
+    await until(async () => (await shown()) >= 1, 'the held message counted as lag');
+    const before = await shown();
+    await writeChat(alice, 'lag', 'alice', ['one', 'two', 'three', 'four', 'five', 'six'], 1);
+    // The page reads /metrics every 2 s by itself: no reload, no click.
+    await until(async () => (await shown()) >= before + 6, `an indexer lag of ${before + 6} on the page`);
+    assert.equal(model.embeddingCalls.length, answered, 'the indexer stayed stopped while its lag grew');
+    assert.ok(model.heldEmbeddings() > 0);
     await screenshot(page, shots, 'pipeline');
     model.release();
+    await until(async () => (await shown()) === 0, 'the lag back to 0 once the indexer runs again');
   });
 });

@@ -43,7 +43,8 @@ export function PipelinePage({ session }: { session: Session }) {
         Pipeline
       </h1>
       <p class="muted">
-        Read from the server's metrics every {POLL_MS / 1000} s. Lag is what each consumer saw at its last fetch.
+        Read from the server's metrics every {POLL_MS / 1000} s. Lag is the records waiting behind each consumer (on
+        Kafka, as it saw them at its last fetch).
       </p>
       {error !== undefined && <ErrorBox error={error} />}
       {figures && (

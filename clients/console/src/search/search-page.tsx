@@ -5,16 +5,15 @@ import { useLoad } from '../shell/use-load.js';
 import { Empty, Show, When } from '../shell/ui.js';
 import { focusQuery } from '../memories/episodes.js';
 import { METHODS, runSearch, type Method, type SearchInput } from './run-search.js';
+import { ScorePartsView } from './score-parts.js';
 
 const SCORE_TEXT: Readonly<Record<Method, string>> = {
   keyword: 'BM25 over the searched scope, divided by the most any item could score',
   vector: 'cosine similarity, floored at 0',
   hybrid:
-    '0.6 × keyword + 0.4 × vector (each rescaled over the candidates), plus context, memory, participant, date and when terms, divided by the most it could be',
+    'keyword and vector, each rescaled over the candidates and weighted, plus the turns around, the memories made from it, the speaker, the day and a “when”, divided by the most it could be',
   rrf: 'reciprocal rank fusion (k = 60) of the keyword and vector lists, divided by its maximum',
 };
-
-const fmt = (n: number | null) => (n === null ? '—' : n.toFixed(3));
 
 /** Search what the caller may read; the query lives in the address, so a search is a link. */
 export function SearchPage({ session, location }: { session: Session; location: Location }) {
@@ -121,22 +120,22 @@ export function SearchPage({ session, location }: { session: Session; location: 
             ) : (
               <>
                 <p class="muted" id="score-note">
-                  Score ({result.method}): {SCORE_TEXT[input.method]}. The API returns that one number per hit, not its
-                  parts; beside it are the scores the same search gives the item by keyword alone and by vector alone (—
-                  when it is not in that method's first 100).
+                  Score ({result.method}): {SCORE_TEXT[input.method]}. Each hit shows its score's parts as the server
+                  fused them: its score and rank (#) in the keyword and the vector list (— when not in it), and each
+                  term, weight × value, whose sum divided by the divisor is the score.
                 </p>
                 <ol class="hits" data-testid="hits">
-                  {result.hits.map(({ hit, keywordAlone, vectorAlone }) => (
+                  {result.hits.map((hit) => (
                     <li class="card" data-hit-id={hit.id}>
                       <p class="content">{hit.content}</p>
-                      <dl class="scores" aria-describedby="score-note">
-                        <dt>Score</dt>
-                        <dd data-testid="score">{fmt(hit.score)}</dd>
-                        <dt>Keyword alone</dt>
-                        <dd data-testid="score-keyword">{fmt(keywordAlone)}</dd>
-                        <dt>Vector alone</dt>
-                        <dd data-testid="score-vector">{fmt(vectorAlone)}</dd>
-                      </dl>
+                      {hit.score_parts ? (
+                        <ScorePartsView parts={hit.score_parts} />
+                      ) : (
+                        <dl class="scores">
+                          <dt>Score</dt>
+                          <dd data-testid="score">{hit.score.toFixed(3)}</dd>
+                        </dl>
+                      )}
                       <p class="muted small">
                         {hit.memory_type === 'message' ? 'Message' : 'Episodic memory'} in{' '}
                         <a {...linkProps(`/conversations/${seg(hit.group_id)}`)}>{hit.group_id}</a>

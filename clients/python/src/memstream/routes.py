@@ -54,7 +54,7 @@ class EverMemOsRoutes:
     patch_meta = _evermemos("PATCH", "/api/v1/memories/conversation-meta", query=e.SyncModeQuery, body=e.ConversationMetaPatch)
     get_meta = _evermemos("GET", "/api/v1/memories/conversation-meta", query=e.GroupQuery)
     search_by_query = _evermemos("GET", "/api/v1/memories/search", query=e.SearchMemoriesRequest)
-    search = _evermemos("POST", "/api/v1/memories/search", body=e.SearchMemoriesRequest, gateway=False)
+    search = _evermemos("POST", "/api/v1/memories/search", body=e.SearchMemoriesPost, gateway=False)
     flush = _evermemos("POST", "/api/v1/memories/flush", body=e.FlushMemoriesRequest)
     memory_stats = _evermemos("GET", "/api/v1/stats/memory", query=e.GroupQuery)
     request_status = _evermemos("GET", "/api/v1/stats/request", query=e.RequestStatusQuery)

@@ -30,10 +30,11 @@ class EverMemOs(Family[M]):
         return Call(query=dump(e.ListMemoriesQuery, query))
 
     @operation(R.search)
-    def search(self, request: Union[e.SearchMemoriesRequest, Mapping[str, Any]]) -> Call[e.EverMemOsAnswer[e.SearchResult]]:
-        """Keyword, vector, hybrid or rrf search over messages and episodic memories."""
+    def search(self, request: Union[e.SearchMemoriesPost, Mapping[str, Any]]) -> Call[e.EverMemOsAnswer[e.SearchResult]]:
+        """Keyword, vector, hybrid or rrf search over messages and episodic memories; ``explain=True``
+        gives each hit its ``score_parts``."""
         # A search changes nothing: safe to repeat after a lost connection.
-        return Call(body=dump(e.SearchMemoriesRequest, request), idempotent=True)
+        return Call(body=dump(e.SearchMemoriesPost, request), idempotent=True)
 
     @operation(R.search_by_query)
     def search_by_query(

@@ -116,6 +116,12 @@ class SearchMemoriesRequest(Scope):
     end_time: Optional[str] = None
 
 
+class SearchMemoriesPost(SearchMemoriesRequest):
+    """The POST search, memstream's own: ``explain`` gives each hit its ``score_parts``."""
+
+    explain: Optional[bool] = None
+
+
 class FlushMemoriesRequest(Request):
     group_id: str
     sync_mode: Optional[bool] = None
@@ -180,6 +186,37 @@ class SearchHit(Answer):
     user_id: Optional[str] = None
     timestamp: str
     message_ids: List[str] = Field(default_factory=list)
+    score_parts: Optional["ScoreParts"] = None
+
+
+class KeywordStanding(Answer):
+    rank: int
+    score: float
+
+
+class VectorStanding(Answer):
+    rank: int
+    similarity: float
+
+
+class ScoreTerm(Answer):
+    name: str
+    weight: float
+    value: float
+
+
+class ScoreParts(Answer):
+    """What a hit's score is made of: ``fused`` is the sum of weight × value over ``terms``, divided by
+    ``divisor``; ``keyword`` and ``vector`` are the hit's place in each method's own list (None: not in it)."""
+
+    keyword: Optional[KeywordStanding] = None
+    vector: Optional[VectorStanding] = None
+    terms: List[ScoreTerm]
+    divisor: float
+    fused: float
+
+
+SearchHit.model_rebuild()
 
 
 class SearchResult(Answer):

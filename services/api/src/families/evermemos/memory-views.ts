@@ -1,5 +1,6 @@
 import type { CanonicalMessage, EpisodicMemory } from '@memstream/schemas';
 import type { SearchHit } from '@memstream/store';
+import type { ExplainedHit } from '@memstream/search';
 
 /** A stored message as the EverMemOS memory list shows it. */
 export function messageView(m: CanonicalMessage) {
@@ -110,5 +111,25 @@ export function hitView(h: SearchHit) {
     user_id: h.user_id,
     timestamp: h.occurred_at.toISOString(),
     message_ids: h.message_ids,
+  };
+}
+
+/**
+ * A hit with what its score is made of (POST search with `explain`): its place in each method's
+ * list and the terms of the fusion, `fused` unrounded so the parts can be checked against it.
+ */
+export function explainedHitView(h: ExplainedHit) {
+  const parts = h.parts;
+  return {
+    ...hitView(h),
+    score_parts: parts
+      ? {
+          keyword: parts.keyword && { rank: parts.keyword.rank, score: parts.keyword.score },
+          vector: parts.vector && { rank: parts.vector.rank, similarity: parts.vector.score },
+          terms: parts.terms.map((t) => ({ name: t.name, weight: t.weight, value: t.value })),
+          divisor: parts.divisor,
+          fused: h.score,
+        }
+      : null,
   };
 }

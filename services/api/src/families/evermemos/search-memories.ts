@@ -2,12 +2,18 @@ import type { ZodApp } from '@memstream/http';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError } from '@memstream/errors';
-import { everMemOsScope, MAGIC_ALL, parseCreateTime, SearchMemoriesRequest as Search } from '@memstream/schemas';
+import {
+  everMemOsScope,
+  MAGIC_ALL,
+  parseCreateTime,
+  SearchMemoriesPost,
+  SearchMemoriesRequest as Search,
+} from '@memstream/schemas';
 import { parseOrThrow, queryWithGetBody } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import { pendingMessages, type Store } from '@memstream/store';
 import { searchMemories, type QueryEmbedder } from '@memstream/search';
-import { groupedHits, hitView, pendingView } from './memory-views.js';
+import { explainedHitView, groupedHits, hitView, pendingView } from './memory-views.js';
 import { audiencesFor, mayAccess, personOf } from '../../shared/access.js';
 
 /** A query string (or an EverMemOS body) gives lists as repeated keys or comma-separated values; accept both. */
@@ -42,7 +48,13 @@ type Dialect = 'evermemos-grouped' | 'memstream-flat';
  * first, and may search every group the caller can read.
  */
 export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedder: QueryEmbedder }): void {
-  const search = async (input: z.infer<typeof Search>, request: FastifyRequest, dialect: Dialect) => {
+  const search = async (
+    input: z.infer<typeof Search> & { explain?: boolean },
+    request: FastifyRequest,
+    dialect: Dialect,
+  ) => {
+    // only memstream's own dialect explains: EverMemOS's GET answers exactly as its server does
+    const explain = dialect === 'memstream-flat' && input.explain === true;
     const scope = everMemOsScope(input.group_id, input.user_id, dialect === 'evermemos-grouped');
     if ('refusal' in scope) throw new AppError('INVALID_PARAMETER', scope.refusal);
     const from = input.start_time !== undefined ? parseCreateTime(input.start_time) : undefined;
@@ -66,7 +78,13 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
     const [hits, pending] = await Promise.all([
       kinds.length === 0
         ? Promise.resolve([])
-        : searchMemories(deps.store, deps.embedder, { query: input.query, method, topK: input.top_k, filters }),
+        : searchMemories(deps.store, deps.embedder, {
+            query: input.query,
+            method,
+            topK: input.top_k,
+            filters,
+            explain,
+          }),
       showPending && group !== undefined
         ? pendingMessages(deps.store, group, {
             senderId: scope.userId ?? undefined,
@@ -82,7 +100,7 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
         status: 'ok',
         message: `Found ${hits.length} memories`,
         result: {
-          memories: hits.map(hitView),
+          memories: hits.map(explain ? explainedHitView : hitView),
           total_count: hits.length,
           retrieve_method: input.retrieve_method,
           pending_messages: pending.map(pendingView),
@@ -139,9 +157,12 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
     '/api/v1/memories/search',
     everMemOsDocs.route({
       summary,
-      description: "memstream's dialect: one ranked list.",
-      body: Search,
-      responses: { 200: 'result.memories (best first, scores in [0, 1]), result.total_count, result.pending_messages' },
+      description:
+        "memstream's dialect: one ranked list. With `explain: true`, each hit also carries `score_parts`: `keyword` and `vector` ({rank, score} and {rank, similarity}: the hit's place in that method's own list, null when that list did not hold it or the method did not run), `terms` ([{name, weight, value}]), `divisor`, and `fused`, the unrounded score, which is the sum of weight × value over the terms divided by the divisor.",
+      body: SearchMemoriesPost,
+      responses: {
+        200: 'result.memories (best first, scores in [0, 1]; with explain, each with score_parts), result.total_count, result.pending_messages',
+      },
     }),
     async (request) => search(request.body, request, 'memstream-flat'),
   );
