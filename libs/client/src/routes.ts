@@ -6,6 +6,8 @@ import {
   AdminMessagesQuery,
   AdminSearchRequest,
   AuditLogQuery,
+  ConsoleConversationsQuery,
+  DeadLettersQuery,
   ExportQuery,
   ImportQuery,
   ImportRequest,
@@ -507,6 +509,17 @@ const admin = {
     query: ImportQuery,
     body: ImportRequest,
   }),
+  deadLetters: route({ family: 'memory-service', method: 'GET', path: '/v1/admin/dead-letters', query: DeadLettersQuery }),
+};
+
+/** memstream's own reads across families, for the console (memory-service's error shape). */
+const consoleReads = {
+  conversations: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: '/v1/console/conversations',
+    query: ConsoleConversationsQuery,
+  }),
 };
 
 /** Every operation the client calls, by family. */
@@ -519,4 +532,5 @@ export const ROUTES = {
   memoryServiceAgent,
   admin,
   kaos,
+  console: consoleReads,
 };
