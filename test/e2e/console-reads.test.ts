@@ -89,13 +89,16 @@ test('the conversations of every family in one list: a person sees only their ow
     assert.deepEqual(await idsOf(bob, { group: 'alice' }), []);
   });
 
-  await t.test('an auditor’s role widens nothing here (everyone’s is the audited admin listing); an agent sees all', async () => {
-    assert.deepEqual(await idsOf(erin), []);
-    const audited = await erin.admin.listConversations({ limit: 1000 });
-    assert.ok(audited.data.some((c) => c.id === shared.id));
-    const everyone = await idsOf(agent);
-    for (const id of [...aliceIds, 'bob-notes', bobs.id]) assert.ok(everyone.includes(id), `the agent sees ${id}`);
-  });
+  await t.test(
+    'an auditor’s role widens nothing here (everyone’s is the audited admin listing); an agent sees all',
+    async () => {
+      assert.deepEqual(await idsOf(erin), []);
+      const audited = await erin.admin.listConversations({ limit: 1000 });
+      assert.ok(audited.data.some((c) => c.id === shared.id));
+      const everyone = await idsOf(agent);
+      for (const id of [...aliceIds, 'bob-notes', bobs.id]) assert.ok(everyone.includes(id), `the agent sees ${id}`);
+    },
+  );
 
   await t.test('filters: family, group or session, person and last activity', async () => {
     assert.deepEqual(await idsOf(alice, { family: 'ark' }), ['alice-ark']);
@@ -112,7 +115,10 @@ test('the conversations of every family in one list: a person sees only their ow
 
   await t.test('the cursor walks the list once, most recently active first', async () => {
     const walked = await walk(alice);
-    assert.deepEqual(walked, alicesAll.data.map((c) => c.id));
+    assert.deepEqual(
+      walked,
+      alicesAll.data.map((c) => c.id),
+    );
     const times = alicesAll.data.map((c) => c.lastActivity);
     assert.deepEqual(times, [...times].sort().reverse());
   });
@@ -125,22 +131,25 @@ test('the conversations of every family in one list: a person sees only their ow
     }
   });
 
-  await t.test('dead-letter records: refused to a person and to an agent without a role; an auditor reads every topic', async () => {
-    for (const caller of [bob, agent]) assert.equal((await refusal(caller.admin.deadLetters())).status, 403);
-    const letters = await erin.admin.deadLetters({ limit: 5 });
-    assert.ok(letters.data.length >= 5, 'one entry per dead-letter topic');
-    for (const topic of letters.data) {
-      assert.match(topic.topic, /\.dlq$/);
-      assert.deepEqual(topic.records, []);
-    }
-    const audit = await erin.admin.auditLog({ action: 'listDeadLetters' });
-    assert.deepEqual(
-      audit.data.map((e) => [e.actorId, e.status]),
-      [
-        ['bob', 403],
-        ['reads-agent', 403],
-        ['erin', 200],
-      ],
-    );
-  });
+  await t.test(
+    'dead-letter records: refused to a person and to an agent without a role; an auditor reads every topic',
+    async () => {
+      for (const caller of [bob, agent]) assert.equal((await refusal(caller.admin.deadLetters())).status, 403);
+      const letters = await erin.admin.deadLetters({ limit: 5 });
+      assert.ok(letters.data.length >= 5, 'one entry per dead-letter topic');
+      for (const topic of letters.data) {
+        assert.match(topic.topic, /\.dlq$/);
+        assert.deepEqual(topic.records, []);
+      }
+      const audit = await erin.admin.auditLog({ action: 'listDeadLetters' });
+      assert.deepEqual(
+        audit.data.map((e) => [e.actorId, e.status]),
+        [
+          ['bob', 403],
+          ['reads-agent', 403],
+          ['erin', 200],
+        ],
+      );
+    },
+  );
 });

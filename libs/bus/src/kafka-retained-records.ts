@@ -100,7 +100,8 @@ async function scanRanges(
       },
     });
     // Straight to each range's first record: a look at a topic's tail reads only the tail.
-    for (const r of wanted) consumer.seek({ topic: options.wire(topic), partition: r.partition, offset: String(r.start) });
+    for (const r of wanted)
+      consumer.seek({ topic: options.wire(topic), partition: r.partition, offset: String(r.start) });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(

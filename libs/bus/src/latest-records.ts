@@ -23,7 +23,8 @@ export async function latestRecords(retained: RetainedRecords, topic: string, li
   if (tails.length === 0) return { retained: total, records: [] };
   const scanned = await retained.scan(topic, tails);
   const byPartition = new Map<number, BusRecord[]>();
-  for (const record of scanned) byPartition.set(record.partition, [...(byPartition.get(record.partition) ?? []), record]);
+  for (const record of scanned)
+    byPartition.set(record.partition, [...(byPartition.get(record.partition) ?? []), record]);
   const queues = [...byPartition.values()].map((records) =>
     records.sort((a, b) => Number(b.offset) - Number(a.offset)),
   );

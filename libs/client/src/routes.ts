@@ -509,7 +509,12 @@ const admin = {
     query: ImportQuery,
     body: ImportRequest,
   }),
-  deadLetters: route({ family: 'memory-service', method: 'GET', path: '/v1/admin/dead-letters', query: DeadLettersQuery }),
+  deadLetters: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: '/v1/admin/dead-letters',
+    query: DeadLettersQuery,
+  }),
 };
 
 /** memstream's own reads across families, for the console (memory-service's error shape). */

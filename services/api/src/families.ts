@@ -8,7 +8,17 @@ import { memoryAgent } from './families/memory-agent/index.js';
 import { memoryService } from './families/memory-service/index.js';
 
 /** Every API family memstream speaks, in the order their routes are registered (and listed in the document). */
-export const FAMILIES: readonly ApiFamilyPlugin[] = [everMemOs, memoryAgent, ark, memoryService, kaos, admin, consoleFamily];
+export const FAMILIES: readonly ApiFamilyPlugin[] = [
+  everMemOs,
+  memoryAgent,
+  ark,
+  memoryService,
+  kaos,
+  admin,
+  consoleFamily,
+];
 
 /** Each family's documentation (its tag, its error envelope, the path prefixes it owns), in the order the document lists their tags. */
-export const API_FAMILIES = [everMemOs, ark, memoryAgent, memoryService, admin, kaos, consoleFamily].map((family) => family.docs);
+export const API_FAMILIES = [everMemOs, ark, memoryAgent, memoryService, admin, kaos, consoleFamily].map(
+  (family) => family.docs,
+);

@@ -145,48 +145,54 @@ test('the console across families: one list of every family filtered, episodes t
     await page.close();
   });
 
-  await t.test('a poison record’s reason is shown to an admin, and neither it nor its content to a person', async () => {
-    const producer = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING }).producer();
-    await producer.connect();
-    t.after(() => producer.disconnect());
-    await producer.send({
-      topic: `${prefix}${TOPICS.groupChatInput.name}`,
-      messages: [{ key: 'poison', value: POISON }],
-    });
-    await until(
-      async () =>
-        (await ada.admin.deadLetters({ topic: TOPICS.groupChatInput.dlq })).data[0]!.records.some(
-          (r) => r.value === POISON,
-        ),
-      'the poison record on the dead-letter topic',
-      60_000,
-    );
+  await t.test(
+    'a poison record’s reason is shown to an admin, and neither it nor its content to a person',
+    async () => {
+      const producer = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING }).producer();
+      await producer.connect();
+      t.after(() => producer.disconnect());
+      await producer.send({
+        topic: `${prefix}${TOPICS.groupChatInput.name}`,
+        messages: [{ key: 'poison', value: POISON }],
+      });
+      await until(
+        async () =>
+          (await ada.admin.deadLetters({ topic: TOPICS.groupChatInput.dlq })).data[0]!.records.some(
+            (r) => r.value === POISON,
+          ),
+        'the poison record on the dead-letter topic',
+        60_000,
+      );
 
-    const admin = await browser.page();
-    await signIn(admin, base, tokens.ada);
-    await admin.getByRole('link', { name: 'Pipeline', exact: true }).click();
-    const table = admin.locator(`table[data-dlq-topic="${TOPICS.groupChatInput.dlq}"]`);
-    await table.waitFor(WAIT);
-    const row = table.getByTestId('dead-letter').first();
-    const reason = ((await row.getByTestId('dead-letter-reason').textContent()) ?? '').trim();
-    assert.ok(reason.length > 1, `a reason: ${reason}`);
-    assert.match((await row.textContent()) ?? '', new RegExp(`${TOPICS.groupChatInput.name}[\\s\\S]*memstream-converter`));
-    await row.locator('summary').click();
-    await row.getByText(POISON).waitFor(WAIT);
-    await screenshot(admin, shots, 'pipeline-dead-letters');
-    assert.deepEqual(admin.errors, []);
-    await admin.close();
+      const admin = await browser.page();
+      await signIn(admin, base, tokens.ada);
+      await admin.getByRole('link', { name: 'Pipeline', exact: true }).click();
+      const table = admin.locator(`table[data-dlq-topic="${TOPICS.groupChatInput.dlq}"]`);
+      await table.waitFor(WAIT);
+      const row = table.getByTestId('dead-letter').first();
+      const reason = ((await row.getByTestId('dead-letter-reason').textContent()) ?? '').trim();
+      assert.ok(reason.length > 1, `a reason: ${reason}`);
+      assert.match(
+        (await row.textContent()) ?? '',
+        new RegExp(`${TOPICS.groupChatInput.name}[\\s\\S]*memstream-converter`),
+      );
+      await row.locator('summary').click();
+      await row.getByText(POISON).waitFor(WAIT);
+      await screenshot(admin, shots, 'pipeline-dead-letters');
+      assert.deepEqual(admin.errors, []);
+      await admin.close();
 
-    const person = await browser.page();
-    await signIn(person, base, tokens.alice);
-    await person.getByRole('link', { name: 'Pipeline', exact: true }).click();
-    await person.getByTestId('dead-letter-records-withheld').waitFor(WAIT);
-    await person.getByTestId('consumer-groups').waitFor(WAIT);
-    assert.equal(await person.getByTestId('dead-letter').count(), 0);
-    const text = (await person.locator('main').textContent()) ?? '';
-    assert.ok(!text.includes(POISON), 'no record content');
-    assert.ok(!text.includes(reason), `no reason: ${reason}`);
-    assert.deepEqual(person.errors, []);
-    await person.close();
-  });
+      const person = await browser.page();
+      await signIn(person, base, tokens.alice);
+      await person.getByRole('link', { name: 'Pipeline', exact: true }).click();
+      await person.getByTestId('dead-letter-records-withheld').waitFor(WAIT);
+      await person.getByTestId('consumer-groups').waitFor(WAIT);
+      assert.equal(await person.getByTestId('dead-letter').count(), 0);
+      const text = (await person.locator('main').textContent()) ?? '';
+      assert.ok(!text.includes(POISON), 'no record content');
+      assert.ok(!text.includes(reason), `no reason: ${reason}`);
+      assert.deepEqual(person.errors, []);
+      await person.close();
+    },
+  );
 });

@@ -78,15 +78,7 @@ export function ConversationList({ session, location }: { session: Session; loca
 }
 
 /** The first page and those asked for after it, with a button for the next while there is one. */
-function Pages({
-  session,
-  filter,
-  first,
-}: {
-  session: Session;
-  filter: ConversationFilter;
-  first: ConversationPages;
-}) {
+function Pages({ session, filter, first }: { session: Session; filter: ConversationFilter; first: ConversationPages }) {
   const [more, setMore] = useState<{ rows: ConversationRow[]; next: string | null; error?: unknown } | null>(null);
   const [busy, setBusy] = useState(false);
   const rows = [...first.rows, ...(more?.rows ?? [])];

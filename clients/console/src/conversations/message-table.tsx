@@ -66,7 +66,9 @@ export function MessageTable({
               <td>
                 {r.episode ? (
                   <a
-                    {...linkProps(`/conversations/${seg(conversationId)}/memories${queryOf({ episode: r.episode.key })}`)}
+                    {...linkProps(
+                      `/conversations/${seg(conversationId)}/memories${queryOf({ episode: r.episode.key })}`,
+                    )}
                     data-testid="message-episode"
                   >
                     Episode {r.episode.number}

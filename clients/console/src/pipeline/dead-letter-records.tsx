@@ -27,7 +27,7 @@ function Records({ session }: { session: Session }) {
     [session],
   );
   return (
-    <section aria-labelledby="dead-letter-records" data-testid="dead-letter-records">
+    <section class="dead-letter-records" aria-labelledby="dead-letter-records" data-testid="dead-letter-records">
       <h3 id="dead-letter-records">Dead-lettered records</h3>
       <p class="muted">
         The latest {PER_TOPIC} of each dead-letter topic, newest first. Reading them is written to the audit log.{' '}
