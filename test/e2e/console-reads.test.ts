@@ -124,7 +124,20 @@ test('the conversations of every family in one list: a person sees only their ow
   });
 
   await t.test('bad input is a 400 in memory-service’s shape', async () => {
-    for (const query of [{ cursor: 'bm90LWEtY3Vyc29y' }, { from: 'yesterday' }, { limit: 0 }, { family: 'mem0' }]) {
+    const made = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const cursors = [
+      'bm90LWEtY3Vyc29y',
+      made(['99999999999999999999', 'x']),
+      made(['999999999999999999', 'x']),
+      made(['1', 'nul\u0000id']),
+      made([1, 'x']),
+    ];
+    for (const query of [
+      ...cursors.map((cursor) => ({ cursor })),
+      { from: 'yesterday' },
+      { limit: 0 },
+      { family: 'mem0' },
+    ]) {
       const err = await refusal(alice.console.conversations(query as ListQuery));
       assert.equal(err.status, 400, JSON.stringify(query));
       assert.equal((err.body as { code?: string }).code, 'bad_request', JSON.stringify(err.body));

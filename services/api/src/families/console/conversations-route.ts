@@ -61,6 +61,9 @@ function conversationView(c: ConversationAcrossFamilies): ConsoleConversation {
   };
 }
 
+/** The end of year 9999 in microseconds: a cursor past it is none this listing made (and PostgreSQL's range ends). */
+const LATEST_US = 253_402_300_799_999_999n;
+
 /** Opaque to callers: the last row's exact activity time and id. */
 const cursorOf = (c: ConversationAcrossFamilies) =>
   Buffer.from(JSON.stringify([c.activity_us, c.id])).toString('base64url');
@@ -72,8 +75,11 @@ function cursorFrom(cursor: string): { activityUs: string; id: string } {
       Array.isArray(value) &&
       value.length === 2 &&
       typeof value[0] === 'string' &&
-      /^-?\d{1,20}$/.test(value[0]) &&
-      typeof value[1] === 'string'
+      /^\d{1,18}$/.test(value[0]) &&
+      BigInt(value[0]) <= LATEST_US &&
+      typeof value[1] === 'string' &&
+      value[1].length <= 1000 &&
+      !value[1].includes('\u0000')
     )
       return { activityUs: value[0], id: value[1] };
   } catch {
