@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemstreamClient, MemstreamError } from '@memstream/client';
 import { embeddedMemstream } from '../helpers/embedded.js';
-import { freshDatabase } from '../helpers/infra.js';
+import { freshDatabase, waitFor } from '../helpers/infra.js';
 import { TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 
 /**
@@ -44,6 +44,8 @@ test('the conversations of every family in one list: a person sees only their ow
     AUTH_JWT_SECRET: TEST_JWT_SECRET,
     AUTH_API_KEYS: `reads-agent:${AGENT_KEY}`,
     AUTH_AUDITOR_USERS: 'erin',
+    // the Memory Agent (offline) summarizes from the first message on
+    MEMORY_SUMMARIZE_AFTER_SEQ: '0',
     DATABASE_URL: await freshDatabase(t),
   });
   const as = async (who: string) => new MemstreamClient({ baseUrl: base, token: await userToken(who) });
@@ -87,6 +89,21 @@ test('the conversations of every family in one list: a person sees only their ow
     // filters never widen: naming alice, or her conversation, finds nothing for bob
     assert.deepEqual(await idsOf(bob, { person: 'alice' }), []);
     assert.deepEqual(await idsOf(bob, { group: 'alice' }), []);
+  });
+
+  await t.test('the Memory Agent’s windows: the conversations it summarized, each person only theirs', async () => {
+    await waitFor('alice-trip summarized', async () =>
+      (await idsOf(alice, { family: 'memory-agent' })).includes('alice-trip'),
+    );
+    const summarized = (await alice.console.conversations({ family: 'memory-agent' })).data;
+    assert.ok(
+      summarized.every((c) => c.summaries > 0 && aliceIds.includes(c.id)),
+      JSON.stringify(summarized),
+    );
+    await waitFor('bob-notes summarized', async () =>
+      (await idsOf(bob, { family: 'memory-agent' })).includes('bob-notes'),
+    );
+    assert.ok((await idsOf(bob, { family: 'memory-agent' })).every((id) => id === 'bob-notes' || id === bobs.id));
   });
 
   await t.test(

@@ -17,7 +17,9 @@ const Text = z
 const Instant = z.iso.datetime({ offset: true });
 
 export const ConsoleConversationsQuery = z.object({
-  family: SourceApi.optional().meta({ description: 'Only conversations this family started' }),
+  family: SourceApi.optional().meta({
+    description: 'Only conversations this family started; memory-agent: those the Memory Agent summarized',
+  }),
   group: Text.optional().meta({
     description: 'Part of a conversation id, a KAOS session id or a title (any case)',
   }),
@@ -45,6 +47,7 @@ export const ConsoleConversation = z.strictObject({
   owner: z.string().nullable(),
   forkedFrom: z.string().nullable(),
   session: ConsoleKaosSession.nullable().meta({ description: 'The KAOS session it holds, for KAOS' }),
+  summaries: z.number().int().meta({ description: "The Memory Agent's completed summaries of it (its windows)" }),
   createdAt: z.string(),
   lastActivity: z.string(),
 });

@@ -12,6 +12,8 @@ export interface ConversationAcrossFamilies {
   readonly kaos_agent: string | null;
   readonly kaos_session_id: string | null;
   readonly kaos_user_id: string | null;
+  /** The Memory Agent's completed summaries of it (its windows). */
+  readonly summaries: number;
   readonly created_at: Date;
   readonly updated_at: Date;
   /** updated_at in microseconds since the epoch, exact, for the cursor. */
@@ -23,6 +25,10 @@ export interface ConversationsAcrossFamiliesQuery {
   readonly viewer?: string | undefined;
   /** The agent-only content the caller may read (audienceIn); undefined: all of it. */
   readonly audiences?: readonly string[] | undefined;
+  /**
+   * The family that started it; `memory-agent`, which starts none (it reads what the others write),
+   * keeps those it has summarized, its windows.
+   */
   readonly family?: string | undefined;
   /** Part of the id, the KAOS session id or the title, any case. */
   readonly group?: string | undefined;
@@ -52,7 +58,11 @@ export async function listConversationsAcrossFamilies(
   const params: unknown[] = [];
   const where = ['c.deleted_at IS NULL'];
   if (query.viewer !== undefined) where.push(visibleTo('c.id', params, query.viewer));
-  if (query.family !== undefined) where.push(`c.source_api = $${params.push(query.family)}`);
+  if (query.family === 'memory-agent')
+    where.push(
+      `(c.source_api = 'memory-agent' OR EXISTS (SELECT 1 FROM memory s WHERE s.conversation_id = c.id AND s.status = 'completed'))`,
+    );
+  else if (query.family !== undefined) where.push(`c.source_api = $${params.push(query.family)}`);
   if (query.group !== undefined) {
     const p = params.push(like(query.group));
     where.push(`(c.id ILIKE $${p} OR c.title ILIKE $${p} OR k.session_id ILIKE $${p})`);
@@ -76,6 +86,7 @@ export async function listConversationsAcrossFamilies(
             (SELECT o.user_id FROM conversation_memberships o
               WHERE o.group_id = COALESCE(c.group_id, c.id) AND o.access_level = 'owner') AS owner_user_id,
             k.agent AS kaos_agent, k.session_id AS kaos_session_id, k.user_id AS kaos_user_id,
+            (SELECT count(*)::int FROM memory s WHERE s.conversation_id = c.id AND s.status = 'completed') AS summaries,
             c.created_at, c.updated_at,
             (extract(epoch FROM c.updated_at) * 1000000)::bigint::text AS activity_us
        FROM conversations c LEFT JOIN kaos_sessions k ON k.conversation_id = c.id

@@ -56,6 +56,7 @@ function conversationView(c: ConversationAcrossFamilies): ConsoleConversation {
       c.kaos_session_id === null
         ? null
         : { agent: c.kaos_agent ?? '', sessionId: c.kaos_session_id, userId: c.kaos_user_id ?? '' },
+    summaries: c.summaries,
     createdAt: c.created_at.toISOString(),
     lastActivity: c.updated_at.toISOString(),
   };
