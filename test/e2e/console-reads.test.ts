@@ -131,12 +131,12 @@ test('the conversations of every family in one list: a person sees only their ow
   });
 
   await t.test('the cursor walks the list once, most recently active first', async () => {
-    const walked = await walk(alice);
+    const listed = (await alice.console.conversations({ limit: 200 })).data;
     assert.deepEqual(
-      walked,
-      alicesAll.data.map((c) => c.id),
+      await walk(alice),
+      listed.map((c) => c.id),
     );
-    const times = alicesAll.data.map((c) => c.lastActivity);
+    const times = listed.map((c) => c.lastActivity);
     assert.deepEqual(times, [...times].sort().reverse());
   });
 

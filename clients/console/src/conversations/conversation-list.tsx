@@ -109,6 +109,9 @@ function Pages({ session, filter, first }: { session: Session; filter: Conversat
               <th scope="col">Family</th>
               <th scope="col">Owner</th>
               <th scope="col">Last activity</th>
+              <th scope="col" class="num">
+                Summaries
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -125,6 +128,16 @@ function Pages({ session, filter, first }: { session: Session; filter: Conversat
                 <td>{r.owner ?? <span class="muted">—</span>}</td>
                 <td>
                   <When iso={r.lastActivity} />
+                </td>
+                <td class="num">
+                  {r.summaries > 0 ? (
+                    <a {...linkProps(`/conversations/${seg(r.id)}/summaries`)}>
+                      {r.summaries}
+                      <span class="visually-hidden"> Memory Agent summaries</span>
+                    </a>
+                  ) : (
+                    <span class="muted">—</span>
+                  )}
                 </td>
               </tr>
             ))}

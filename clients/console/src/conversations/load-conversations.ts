@@ -7,7 +7,8 @@ export const FAMILY_NAMES: Readonly<Record<Family, string>> = {
   ark: 'ARK',
   'memory-service': 'memory-service',
   kaos: 'KAOS',
-  'memory-agent': 'Memory Agent',
+  // It starts no conversation: filtering by it keeps those it summarized (its windows).
+  'memory-agent': 'Memory Agent (summarized)',
 };
 
 export type ConversationRow = ConsoleConversation;
