@@ -149,6 +149,14 @@ test('distributed mode: every service serves /metrics, a poison record is counte
     1,
   );
   assert.ok(total(converterSamples, 'memstream_bus_produced_records_total', { topic: STORED }) >= 4);
+  // The read API reads the record itself back from Kafka, with its reason (the console's pipeline view).
+  const letters = (await (
+    await fetch(`${readApi}/v1/admin/dead-letters?topic=${TOPICS.groupChatInput.dlq}`)
+  ).json()) as { data: Array<{ records: Array<{ value: string; code: string; consumerGroup: string }> }> };
+  assert.deepEqual(
+    letters.data[0]?.records.map((r) => [r.value, r.code, r.consumerGroup]),
+    [['{not json', 'INVALID_EVENT', groups.converter]],
+  );
 
   const summarizerSamples = await scrapeWhen(
     summarizer,

@@ -20,6 +20,7 @@ export { createBus, retryPolicyOf, type BusSettings, type CreateBusOptions, type
 export { publishEvents, serializeEvent, subscribeEvents, type TypedTopic } from './typed.js';
 export { subscribeWiring, type Binding, type TopicsOf, type Wiring } from './wiring.js';
 export type { PartitionCut, PartitionRange, RetainedRecords } from './retained-records.js';
+export { latestRecords, type LatestRecords } from './latest-records.js';
 export {
   eraseTransportCopies,
   COPIED_FROM_HEADER,

@@ -54,8 +54,8 @@ export function kafkaRetainedRecords(options: KafkaRetainedOptions): RetainedRec
 }
 
 /**
- * kafkajs has no manual assignment, so a scan joins a group of its own, reads the topic from its
- * earliest record until every range's last offset went by, and deletes the group afterwards so no
+ * kafkajs has no manual assignment, so a scan joins a group of its own, seeks each partition to
+ * its range's first offset and reads until every range's last offset went by, and deletes the group afterwards so no
  * stale group is left on the broker.
  */
 async function scanRanges(
@@ -99,6 +99,9 @@ async function scanRanges(
         if (remaining.size === 0) finish?.();
       },
     });
+    // Straight to each range's first record: a look at a topic's tail reads only the tail.
+    for (const r of wanted)
+      consumer.seek({ topic: options.wire(topic), partition: r.partition, offset: String(r.start) });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(

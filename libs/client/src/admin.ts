@@ -11,6 +11,8 @@ import type {
   AuditLogPage,
   AuditLogQuery,
   CallerRoles,
+  DeadLetterList,
+  DeadLettersQuery,
   ErasureAccepted,
   ErasureList,
   ErasureListQuery,
@@ -115,6 +117,17 @@ export class Admin {
   /** The latest erasures, newest first, each as its receipt (auditor); one person's with `userId`. */
   erasures(query: Input<typeof ErasureListQuery> = {}, options?: CallOptions): Promise<z.infer<typeof ErasureList>> {
     return this.http.call(R.erasures, { query }, options);
+  }
+
+  /**
+   * The latest dead-lettered records of each `.dlq` topic (or one), newest first, with the reason
+   * the bus gave (auditor: the records hold what was sent).
+   */
+  deadLetters(
+    query: Input<typeof DeadLettersQuery> = {},
+    options?: CallOptions,
+  ): Promise<z.infer<typeof DeadLetterList>> {
+    return this.http.call(R.deadLetters, { query }, options);
   }
 
   /** The admin roles the caller holds (any caller may ask): what a front end may offer. */

@@ -1,5 +1,6 @@
 import { Admin } from './admin.js';
 import { Ark } from './ark.js';
+import { ConsoleReads } from './console.js';
 import { EverMemOs } from './evermemos.js';
 import { Http, type ClientOptions } from './http.js';
 import { Kaos } from './kaos.js';
@@ -20,6 +21,8 @@ export class MemstreamClient {
   readonly platform: Platform;
   /** The admin and auditor API: for callers holding either role. */
   readonly admin: Admin;
+  /** memstream's reads across families (the console's): any caller. */
+  readonly console: ConsoleReads;
 
   constructor(readonly options: ClientOptions) {
     const http = new Http(options);
@@ -30,6 +33,7 @@ export class MemstreamClient {
     this.kaos = new Kaos(http);
     this.platform = new Platform(http);
     this.admin = new Admin(http);
+    this.console = new ConsoleReads(http);
   }
 
   /** The same server as another caller. */

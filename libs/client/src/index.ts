@@ -14,6 +14,7 @@ export {
 export { Kaos } from './kaos.js';
 export { Platform, parsePrometheusText, type MetricSample } from './platform.js';
 export { Admin } from './admin.js';
+export { ConsoleReads } from './console.js';
 export { ROUTES } from './routes.js';
 export { servedByGateway, type Route, type RouteInput } from './route.js';
 export { parseSseFrame, sseFrames, type SseFrame } from './sse.js';

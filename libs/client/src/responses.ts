@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import type { AcceptedReply, ConversationBody, MembershipBody, TransferBody } from '@memstream/schemas';
+import type {
+  AcceptedReply,
+  ConsoleConversation as ConsoleConversationBody,
+  ConversationBody,
+  DeadLetterRecord as DeadLetterRecordBody,
+  MembershipBody,
+  TransferBody,
+} from '@memstream/schemas';
 
 /**
  * The answers whose bodies the server documents in words rather than with a zod schema (the
@@ -10,6 +17,10 @@ import type { AcceptedReply, ConversationBody, MembershipBody, TransferBody } fr
 export type Accepted = z.infer<typeof AcceptedReply>;
 export type Conversation = z.infer<typeof ConversationBody>;
 export type Membership = z.infer<typeof MembershipBody>;
+/** A row of the list across families (GET /v1/console/conversations). */
+export type ConsoleConversation = z.infer<typeof ConsoleConversationBody>;
+/** A dead-lettered record with its reason (GET /v1/admin/dead-letters). */
+export type DeadLetterRecord = z.infer<typeof DeadLetterRecordBody>;
 export type Transfer = z.infer<typeof TransferBody>;
 
 /** The EverMemOS envelope of a successful answer. */

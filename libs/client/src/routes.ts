@@ -6,6 +6,8 @@ import {
   AdminMessagesQuery,
   AdminSearchRequest,
   AuditLogQuery,
+  ConsoleConversationsQuery,
+  DeadLettersQuery,
   ExportQuery,
   ImportQuery,
   ImportRequest,
@@ -508,6 +510,22 @@ const admin = {
     query: ImportQuery,
     body: ImportRequest,
   }),
+  deadLetters: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: '/v1/admin/dead-letters',
+    query: DeadLettersQuery,
+  }),
+};
+
+/** memstream's own reads across families, for the console (memory-service's error shape). */
+const consoleReads = {
+  conversations: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: '/v1/console/conversations',
+    query: ConsoleConversationsQuery,
+  }),
 };
 
 /** Every operation the client calls, by family. */
@@ -520,4 +538,5 @@ export const ROUTES = {
   memoryServiceAgent,
   admin,
   kaos,
+  console: consoleReads,
 };

@@ -98,3 +98,4 @@ export * from './evermemos-api.js';
 export * from './ark-api.js';
 export * from './memory-agent-api.js';
 export * from './erasure-api.js';
+export * from './console-api.js';

@@ -211,6 +211,11 @@ export {
   type AdminConversationQuery,
 } from './repositories/admin-conversations.js';
 export {
+  listConversationsAcrossFamilies,
+  type ConversationAcrossFamilies,
+  type ConversationsAcrossFamiliesQuery,
+} from './repositories/conversations-across-families.js';
+export {
   createErasureJob,
   findErasureJob,
   listErasureJobs,

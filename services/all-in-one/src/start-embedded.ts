@@ -58,7 +58,7 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
     (w) => w.stop(),
   );
   // Every family's writes and reads on one server: the same entry point as the API processes.
-  const port = await runApi(ctx, 'all', { ...api, write: writer.write, embedder });
+  const port = await runApi(ctx, 'all', { ...api, write: writer.write, embedder, transport: bus });
   log.info({ port, bus: bus.kind, store: store.kind }, 'memstream listening');
   return port;
 }

@@ -1,4 +1,5 @@
 import type { ApiFamily, ErrorShape } from '@memstream/http';
+import type { RetainedRecords } from '@memstream/bus';
 import type { Fanout, RequestLedger, ResponseStreams } from '@memstream/fanout';
 import type { Writer } from '@memstream/ingest';
 import type { QueryEmbedder } from '@memstream/search';
@@ -40,6 +41,11 @@ export interface FamilyDeps {
   readonly kaos: KaosDeps;
   /** How eviction runs (POST /v1/admin/evict and the sweep for jobs a dead process left). */
   readonly eviction: EvictionSettings;
+  /**
+   * What the bus still holds (Kafka, or the embedded mode's journal), for reading dead-lettered
+   * records; undefined in a process without a bus, where that read answers 503.
+   */
+  readonly transport?: RetainedRecords | undefined;
   /** People's open streams end when their access does (one per server, made by registerApi). */
   readonly access: StreamAccess;
 }

@@ -1,11 +1,12 @@
 import { apiEnv } from './config.js';
 import { openApiDeps } from './open-api-deps.js';
+import { createBus } from '@memstream/bus';
 import { runProcess } from '@memstream/runtime';
 import { openStore } from '@memstream/store';
 import { createEmbedder } from '@memstream/embedding';
 import { runApi } from './run-api.js';
 
-/** The read API: every family's reads, from the store and the live fan-out. It never publishes. */
+/** The read API: every family's reads, from the store, the live fan-out and (dead letters) Kafka. It never publishes. */
 await runProcess('read-api', apiEnv, process.env, async (ctx) => {
   const { config, log, lifecycle } = ctx;
   const store = await lifecycle.own(
@@ -21,5 +22,15 @@ await runProcess('read-api', apiEnv, process.env, async (ctx) => {
     (e) => e.close(),
   );
 
-  await runApi(ctx, 'read', { ...api, embedder });
+  // Only for reading the dead-letter topics (the admin route): it never publishes or subscribes.
+  const transport =
+    config.KAFKA_BROKERS.length === 0
+      ? undefined
+      : await lifecycle.own(
+          'bus',
+          async () => createBus(config, log, ctx.metrics),
+          (b) => b.close(),
+        );
+
+  await runApi(ctx, 'read', { ...api, embedder, transport });
 });

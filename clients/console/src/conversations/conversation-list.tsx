@@ -1,25 +1,34 @@
+import { useState } from 'preact/hooks';
 import type { Session } from '../shell/session.js';
 import { linkProps, navigate, queryOf, seg, type Location } from '../shell/router.js';
 import { useLoad } from '../shell/use-load.js';
-import { Empty, Show, When } from '../shell/ui.js';
+import { Empty, ErrorBox, Show, When } from '../shell/ui.js';
 import {
   FAMILY_NAMES,
-  RECENT_WINDOW,
-  filterConversations,
   loadConversations,
   type ConversationFilter,
+  type ConversationPages,
+  type ConversationRow,
 } from './load-conversations.js';
 
 const FIELDS = ['family', 'group', 'person', 'from', 'to'] as const;
 
-/** Every conversation the caller may read, of every family, with filters kept in the address. */
+/**
+ * Every conversation the caller may read, of every family, filtered by the server, with the
+ * filters kept in the address; further pages on request.
+ */
 export function ConversationList({ session, location }: { session: Session; location: Location }) {
-  const { loaded, reload } = useLoad((signal) => loadConversations(session.client, signal), [session]);
   const filter: ConversationFilter = Object.fromEntries(
     FIELDS.map((k) => [k, location.query.get(k) ?? undefined]).filter(([, v]) => v !== undefined),
   );
-  const set = (key: (typeof FIELDS)[number], value: string) =>
-    navigate(`/conversations${queryOf({ ...filter, [key]: value })}`, true);
+  const key = FIELDS.map((k) => filter[k] ?? '').join('\u0000');
+  const { loaded, reload } = useLoad(
+    (signal) => loadConversations(session.client, filter, undefined, signal),
+    [session, key],
+  );
+  const set = (field: (typeof FIELDS)[number], value: string) =>
+    navigate(`/conversations${queryOf({ ...filter, [field]: value })}`, true);
+  const filtered = FIELDS.some((k) => filter[k]);
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title" tabIndex={-1}>
@@ -56,50 +65,91 @@ export function ConversationList({ session, location }: { session: Session; loca
         </button>
       </form>
       <Show loaded={loaded}>
-        {(rows) => {
-          const shown = filterConversations(rows, filter);
-          if (rows.length === 0) return <Empty>No conversations you can read yet.</Empty>;
-          return (
-            <div class="table-wrap">
-              <table data-testid="conversations">
-                <caption>
-                  {shown.length} of {rows.length} conversations (from your latest {RECENT_WINDOW} messages and every
-                  memory-service conversation and ARK session you can read)
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Conversation</th>
-                    <th scope="col">Family</th>
-                    <th scope="col">People</th>
-                    <th scope="col">Last activity</th>
-                    <th scope="col" class="num">
-                      Recent messages
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {shown.map((r) => (
-                    <tr key={r.id}>
-                      <th scope="row">
-                        <a {...linkProps(`/conversations/${seg(r.id)}`)}>{r.title ?? r.id}</a>
-                        {r.title && <div class="muted small">{r.id}</div>}
-                      </th>
-                      <td>
-                        <span class={`badge ${r.family}`}>{FAMILY_NAMES[r.family]}</span>
-                      </td>
-                      <td>{r.people.join(', ') || <span class="muted">—</span>}</td>
-                      <td>
-                        <When iso={r.lastActivity} />
-                      </td>
-                      <td class="num">{r.recentMessages}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          );
-        }}
+        {(first) =>
+          first.rows.length === 0 ? (
+            <Empty>{filtered ? 'No conversation you can read matches.' : 'No conversations you can read yet.'}</Empty>
+          ) : (
+            <Pages key={key} session={session} filter={filter} first={first} />
+          )
+        }
       </Show>
     </section>
+  );
+}
+
+/** The first page and those asked for after it, with a button for the next while there is one. */
+function Pages({ session, filter, first }: { session: Session; filter: ConversationFilter; first: ConversationPages }) {
+  const [more, setMore] = useState<{ rows: ConversationRow[]; next: string | null; error?: unknown } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const rows = [...first.rows, ...(more?.rows ?? [])];
+  const next = more ? more.next : first.nextCursor;
+  const loadMore = async () => {
+    if (!next) return;
+    setBusy(true);
+    try {
+      const page = await loadConversations(session.client, filter, next, new AbortController().signal);
+      setMore({ rows: [...(more?.rows ?? []), ...page.rows], next: page.nextCursor });
+    } catch (error) {
+      setMore({ rows: more?.rows ?? [], next, error });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <div class="table-wrap">
+        <table data-testid="conversations">
+          <caption>
+            {rows.length} {next ? 'shown, more to come' : rows.length === 1 ? 'conversation' : 'conversations'}, most
+            recently active first
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Conversation</th>
+              <th scope="col">Family</th>
+              <th scope="col">Owner</th>
+              <th scope="col">Last activity</th>
+              <th scope="col" class="num">
+                Summaries
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id} data-conversation-id={r.id} data-family={r.family}>
+                <th scope="row">
+                  <a {...linkProps(`/conversations/${seg(r.id)}`)}>{r.title ?? r.session?.sessionId ?? r.id}</a>
+                  {(r.title || r.session) && <div class="muted small">{r.id}</div>}
+                  {r.forkedFrom && <div class="muted small">fork of {r.forkedFrom}</div>}
+                </th>
+                <td>
+                  <span class={`badge ${r.family}`}>{FAMILY_NAMES[r.family]}</span>
+                </td>
+                <td>{r.owner ?? <span class="muted">—</span>}</td>
+                <td>
+                  <When iso={r.lastActivity} />
+                </td>
+                <td class="num">
+                  {r.summaries > 0 ? (
+                    <a {...linkProps(`/conversations/${seg(r.id)}/summaries`)}>
+                      {r.summaries}
+                      <span class="visually-hidden"> Memory Agent summaries</span>
+                    </a>
+                  ) : (
+                    <span class="muted">—</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {more?.error !== undefined && <ErrorBox error={more.error} />}
+      {next && (
+        <button type="button" onClick={loadMore} disabled={busy} aria-busy={busy ? 'true' : undefined}>
+          Show more conversations
+        </button>
+      )}
+    </>
   );
 }

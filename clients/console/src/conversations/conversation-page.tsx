@@ -53,7 +53,14 @@ export function ConversationPage({
         ))}
       </nav>
       {tab === 'messages' && <MessagesTab session={session} id={id} location={location} />}
-      {tab === 'memories' && <MemoryList session={session} id={id} message={location.query.get('message')} />}
+      {tab === 'memories' && (
+        <MemoryList
+          session={session}
+          id={id}
+          message={location.query.get('message')}
+          episode={location.query.get('episode')}
+        />
+      )}
       {tab === 'summaries' && <SummaryChain session={session} id={id} />}
       {tab === 'forks' && <ForksAndMembers session={session} id={id} />}
     </section>

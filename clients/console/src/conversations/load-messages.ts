@@ -1,5 +1,6 @@
 import type { EpisodicMemoryView, MemstreamClient, MessageMemory, MsMessage } from '@memstream/client';
 import { MemstreamError } from '@memstream/client';
+import { episodeOfMessage, episodesOf } from '../memories/episodes.js';
 
 export interface MessageRow {
   readonly id: string;
@@ -13,6 +14,8 @@ export interface MessageRow {
   readonly content: string;
   /** Ids of the episodic memories made from this message. */
   readonly memories: readonly string[];
+  /** The episode that holds it (once its memories are extracted): its key and number. */
+  readonly episode: { readonly key: string; readonly number: number } | null;
 }
 
 export interface Messages {
@@ -42,9 +45,11 @@ export async function loadMessages(client: MemstreamClient, id: string, signal: 
   const madeFrom = new Map<string, string[]>();
   for (const m of episodic)
     for (const source of m.message_ids) madeFrom.set(source, [...(madeFrom.get(source) ?? []), m.id]);
+  const episodes = episodeOfMessage(episodesOf(episodic));
   const rows = (page.result.memories as MessageMemory[])
     .map((m) => {
       const ms = roles.get(m.message_id);
+      const episode = episodes.get(m.message_id);
       return {
         id: m.message_id,
         sequence: m.sequence,
@@ -55,6 +60,7 @@ export async function loadMessages(client: MemstreamClient, id: string, signal: 
         time: m.timestamp,
         content: m.content,
         memories: madeFrom.get(m.message_id) ?? [],
+        episode: episode ? { key: episode.key, number: episode.number } : null,
       };
     })
     .sort((a, b) => a.sequence - b.sequence);

@@ -42,6 +42,7 @@ export function MessageTable({
             <th scope="col">Channel</th>
             <th scope="col">Time</th>
             <th scope="col">Message</th>
+            <th scope="col">Episode</th>
             <th scope="col">Memories</th>
           </tr>
         </thead>
@@ -62,6 +63,21 @@ export function MessageTable({
                 <When iso={r.time} />
               </td>
               <td class="content">{r.content}</td>
+              <td>
+                {r.episode ? (
+                  <a
+                    {...linkProps(
+                      `/conversations/${seg(conversationId)}/memories${queryOf({ episode: r.episode.key })}`,
+                    )}
+                    data-testid="message-episode"
+                  >
+                    Episode {r.episode.number}
+                    <span class="visually-hidden"> holding message {r.sequence}</span>
+                  </a>
+                ) : (
+                  <span class="muted">—</span>
+                )}
+              </td>
               <td>
                 {r.memories.length > 0 ? (
                   <a {...linkProps(`/conversations/${seg(conversationId)}/memories${queryOf({ message: r.id })}`)}>

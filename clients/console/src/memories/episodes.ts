@@ -1,6 +1,10 @@
 import type { EpisodicMemoryView } from '@memstream/client';
 
 export interface Episode {
+  /** Its first message's id: no two episodes of a conversation start at one message. */
+  readonly key: string;
+  /** Its place among the conversation's episodes, oldest first, from 1. */
+  readonly number: number;
   /** The messages the episode held (its memories' common sources). */
   readonly messageIds: readonly string[];
   readonly start: string;
@@ -25,7 +29,16 @@ export function episodesOf(memories: readonly EpisodicMemoryView[]): Episode[] {
       const first = sorted[0]!;
       return { messageIds: first.message_ids, start: first.timestamp, end: first.end_time, memories: sorted };
     })
-    .sort((a, b) => b.start.localeCompare(a.start));
+    .sort((a, b) => a.start.localeCompare(b.start) || (a.messageIds[0] ?? '').localeCompare(b.messageIds[0] ?? ''))
+    .map((e, i) => ({ ...e, key: e.messageIds[0] ?? '', number: i + 1 }))
+    .reverse();
+}
+
+/** The episode each message belongs to, by message id (a message is in at most one). */
+export function episodeOfMessage(episodes: readonly Episode[]): Map<string, Episode> {
+  const byMessage = new Map<string, Episode>();
+  for (const e of episodes) for (const id of e.messageIds) byMessage.set(id, e);
+  return byMessage;
 }
 
 /** A link's query naming messages to show marked in the conversation. */

@@ -2,14 +2,26 @@ import type { Session } from '../shell/session.js';
 import { linkProps, seg } from '../shell/router.js';
 import { useLoad } from '../shell/use-load.js';
 import { Empty, Show, When } from '../shell/ui.js';
+import { useEffect } from 'preact/hooks';
 import { episodesOf, focusQuery } from './episodes.js';
 import type { EpisodicMemoryView } from '@memstream/client';
 
 /**
- * A conversation's episodes and the episodic memories extracted from each, with the messages they
- * came from; `message` narrows it to the memories made from one message.
+ * A conversation's episodes, numbered oldest first, and the episodic memories extracted from each,
+ * with the messages they came from; `message` narrows it to the memories made from one message,
+ * `episode` marks one episode (a message's, followed from the messages) and scrolls to it.
  */
-export function MemoryList({ session, id, message }: { session: Session; id: string; message: string | null }) {
+export function MemoryList({
+  session,
+  id,
+  message,
+  episode,
+}: {
+  session: Session;
+  id: string;
+  message: string | null;
+  episode: string | null;
+}) {
   const { loaded } = useLoad(
     (signal) =>
       session.client.evermemos
@@ -20,8 +32,11 @@ export function MemoryList({ session, id, message }: { session: Session; id: str
   return (
     <Show loaded={loaded}>
       {(memories) => {
-        const shown = message ? memories.filter((m) => m.message_ids.includes(message)) : memories;
-        const episodes = episodesOf(shown);
+        const episodes = episodesOf(memories).flatMap((e) => {
+          if (!message) return [e];
+          const made = e.memories.filter((m) => m.message_ids.includes(message));
+          return made.length === 0 ? [] : [{ ...e, memories: made }];
+        });
         return (
           <>
             {message && (
@@ -30,6 +45,7 @@ export function MemoryList({ session, id, message }: { session: Session; id: str
                 <a {...linkProps(`/conversations/${seg(id)}/memories`)}>Show every memory</a>
               </p>
             )}
+            <ScrollTo id={episode ? `episode-${episode}` : null} />
             {episodes.length === 0 ? (
               <Empty>
                 No episodic memories yet: an episode closes after enough messages, a silence, or a flush, and its
@@ -38,9 +54,14 @@ export function MemoryList({ session, id, message }: { session: Session; id: str
             ) : (
               <ol class="episodes" data-testid="episodes">
                 {episodes.map((e) => (
-                  <li class="card">
+                  <li
+                    class={e.key === episode ? 'card marked' : 'card'}
+                    id={`episode-${e.key}`}
+                    data-episode={e.number}
+                    aria-current={e.key === episode ? 'true' : undefined}
+                  >
                     <h3>
-                      Episode: <When iso={e.start} /> – <When iso={e.end} />
+                      Episode {e.number}: <When iso={e.start} /> – <When iso={e.end} />
                     </h3>
                     <p>
                       <a
@@ -73,4 +94,12 @@ export function MemoryList({ session, id, message }: { session: Session; id: str
       }}
     </Show>
   );
+}
+
+/** Brings the marked episode into view once it is rendered. */
+function ScrollTo({ id }: { id: string | null }) {
+  useEffect(() => {
+    if (id) document.getElementById(id)?.scrollIntoView({ block: 'center' });
+  }, [id]);
+  return null;
 }

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import type { Session } from '../shell/session.js';
 import { Empty, ErrorBox } from '../shell/ui.js';
 import { figuresOf, type Figures } from './pipeline-figures.js';
+import { DeadLetterRecords } from './dead-letter-records.js';
 
 /** How often the page reads /metrics while it is shown. */
 const POLL_MS = 2000;
@@ -99,6 +100,7 @@ export function PipelinePage({ session }: { session: Session }) {
               ))}
             </Table>
           )}
+          <DeadLetterRecords session={session} />
           <h2>Model calls and tokens</h2>
           {figures.modelCalls.length === 0 ? (
             <Empty>No model was called: extraction and summaries run offline (no model configured).</Empty>

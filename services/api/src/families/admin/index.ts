@@ -3,6 +3,7 @@ import { memoryServiceErrorShape } from '../memory-service/error-shape.js';
 import { adminDocs } from './docs.js';
 import { auditEveryCall } from './audit.js';
 import { registerAuditRoutes } from './audit-routes.js';
+import { registerDeadLettersRoute } from './dead-letters-route.js';
 import { registerAdminConversationRoutes } from './conversation-routes.js';
 import { createEvictor, type Evictor } from './eviction.js';
 import { registerEvictRoutes } from './evict-routes.js';
@@ -52,5 +53,6 @@ export const admin: ApiFamilyPlugin = {
     registerExportRoutes(on, deps.store);
     registerImportRoutes(on, deps.store);
     registerRolesRoute(on);
+    registerDeadLettersRoute(on, deps.transport);
   },
 };
