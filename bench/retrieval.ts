@@ -29,7 +29,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '@memstream/config';
+import { embeddingSettings, loadConfig } from '@memstream/config';
+import { z } from 'zod';
 import { allInOneEnv } from '@memstream/all-in-one';
 import { createLogger } from '@memstream/logging';
 import { Lifecycle } from '@memstream/runtime';
@@ -40,7 +41,7 @@ import { HYBRID_RANKING, intentOf, rankFeatures, weightedFusion, type RankingPar
 import { embeddedPostgresUrl } from '@memstream/embedded-postgres';
 import { candidatesOf, hitOf, turnsOf, type ApiHit } from './lib/locomo-turns.js';
 import { exactVectorList, turnTexts } from './lib/contextual-lever.js';
-import { createLocalEmbedder, defaultModelDir } from '@memstream/embedding';
+import { createLocalEmbedder, LOCAL_MODELS, resolveModelDir } from '@memstream/embedding';
 import { crossValidate, fit, recallAt, type Fold, type Scored } from './lib/cross-validate.js';
 import { addFiller } from './lib/filler.js';
 import { createDatabase } from './lib/database.js';
@@ -363,10 +364,20 @@ process.exit(0);
  */
 async function measureLevers(): Promise<void> {
   const log = createLogger({ service: 'bench-retrieval-levers', level: 'warn' });
+  // The served local model: the one the run's --env flags chose (EMBEDDING_LOCAL_MODEL), int8.
+  const served = loadConfig(
+    z.object({
+      EMBEDDING_LOCAL_MODEL: embeddingSettings.EMBEDDING_LOCAL_MODEL,
+      MEMSTREAM_MODEL_DIR: embeddingSettings.MEMSTREAM_MODEL_DIR,
+    }),
+    envOf(values.env ?? []),
+  );
+  const model = LOCAL_MODELS[served.EMBEDDING_LOCAL_MODEL];
   const embedder = await createLocalEmbedder(
-    { modelDir: defaultModelDir(), threads: 1, batchSize: 4, weights: 'int8' },
+    { model, modelDir: resolveModelDir(served.MEMSTREAM_MODEL_DIR, model), threads: 1, batchSize: 4, weights: 'int8' },
     log,
   );
+  console.log(`\nlevers measured with the local model ${embedder.model}`);
   await embedder.embed(["load the model first, so its cost is not counted as a turn's"], 'document');
   const texts = turnTexts(documents, groupOf);
   const timedEmbed = async (all: readonly string[]) => {
@@ -435,6 +446,11 @@ async function measureLevers(): Promise<void> {
   console.log(
     'query latency, memory and install size do not change with this lever: the same model embeds the same query.',
   );
+}
+
+/** `--env KEY=VALUE` flags as an object. */
+function envOf(flags: readonly string[]): Record<string, string> {
+  return Object.fromEntries(flags.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
 function sampleIdOf(doc: GroupChatDocument): string {
@@ -556,7 +572,7 @@ async function startDistributed(
   const run = randomUUID().replaceAll('-', '').slice(0, 10);
   const db = await createDatabase(need('DATABASE_URL'), `bench_retrieval_${run}`);
   cleanups.push(() => db.drop());
-  const extra = Object.fromEntries(envFlags.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const extra = envOf(envFlags);
   const common = {
     KAFKA_BROKERS: need('KAFKA_BROKERS'),
     DATABASE_URL: db.url,
@@ -601,7 +617,7 @@ function rssMiB(pid: number): number {
 async function startInProcess(envFlags: readonly string[]): Promise<{ base: string; storeUrl: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-bench-retrieval-'));
   process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
-  const extra = Object.fromEntries(envFlags.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const extra = envOf(envFlags);
   const log = createLogger({ service: 'bench-retrieval', level: 'warn' });
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
   // Silence-based episodes only: LoCoMo's sessions are days apart, and idle closing would race the run.

@@ -2,6 +2,15 @@ import { z } from 'zod';
 import { env } from './load-config.js';
 
 /**
+ * The models the local provider can run, by the name EMBEDDING_LOCAL_MODEL takes (lower case;
+ * any case is accepted). libs/embedding holds one entry per name, so a name added here without a
+ * model fails the type check there.
+ */
+export const LOCAL_EMBEDDING_MODELS = ['all-minilm-l6-v2', 'e5-small-v2'] as const;
+export type LocalEmbeddingModel = (typeof LOCAL_EMBEDDING_MODELS)[number];
+export const DEFAULT_LOCAL_EMBEDDING_MODEL: LocalEmbeddingModel = 'all-minilm-l6-v2';
+
+/**
  * How a process turns text into vectors. A shape, not a schema: a service that embeds spreads it
  * into its own env schema (services/<name>/src/config.ts), as it does the other shared groups.
  *
@@ -10,13 +19,21 @@ import { env } from './load-config.js';
  */
 export const embeddingSettings = {
   /**
-   * `local` runs all-MiniLM-L6-v2 in process from the files `npm ci` installed (no network at run
+   * `local` runs EMBEDDING_LOCAL_MODEL in process from the files `npm ci` installed (no network at run
    * time); `openai` calls any OpenAI-compatible /v1/embeddings server; `hash` is feature hashing,
    * a weightless baseline.
    */
   EMBEDDING_PROVIDER: z.enum(['local', 'openai', 'hash']).default('local'),
-  /** Unset: all-MiniLM-L6-v2 (local), text-embedding-3-small (openai), ignored by hash. */
+  /** openai: the model name (text-embedding-3-small unset); local: must name EMBEDDING_LOCAL_MODEL if set; ignored by hash. */
   EMBEDDING_MODEL: env.optionalString(),
+  /**
+   * Which installed model the local provider runs: `all-minilm-l6-v2` or `e5-small-v2` (`npm ci`
+   * installs both). Each has its own model id, so switching re-embeds in the background.
+   */
+  EMBEDDING_LOCAL_MODEL: z.preprocess(
+    (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.trim().toLowerCase()) : v),
+    z.enum(LOCAL_EMBEDDING_MODELS).default(DEFAULT_LOCAL_EMBEDDING_MODEL),
+  ),
   /** openai: sent as `dimensions` (models that can shorten their vectors); hash: the vector size (256 unset); local: must be 384 if set. */
   EMBEDDING_DIMENSIONS: env.optionalInt(1, 16_384),
   /**
@@ -44,11 +61,12 @@ export const embeddingSettings = {
   /**
    * The local model's weights: `int8` (the default: a quarter of the memory and a third of the
    * CPU per text, recall on LoCoMo unchanged; see libs/embedding's sentence-encoder-graph.ts) or
-   * `float32` (the checkpoint's own, exact to 1e-4). Each has its own model id, so switching
-   * re-embeds in the background rather than mixing vectors.
+   * `float32` (the checkpoint's own, exact to 1e-4; all-minilm-l6-v2 only, e5-small-v2 comes
+   * quantized). Each has its own model id, so switching re-embeds in the background rather than
+   * mixing vectors.
    */
   EMBEDDING_LOCAL_WEIGHTS: z.enum(['int8', 'float32']).default('int8'),
-  /** Where `npm ci` put the local model (unset: `<repo>/.cache/models/all-MiniLM-L6-v2`). */
+  /** Where `npm ci` put the local model (unset: `<repo>/.cache/models/<its name>`, e.g. `all-MiniLM-L6-v2`). */
   MEMSTREAM_MODEL_DIR: env.optionalString(),
 };
 

@@ -7,5 +7,11 @@ export {
   requireRedisWithKafka,
   writerSettings,
 } from './shared-settings.js';
-export { embeddingSettings, type EmbeddingSettings } from './embedding-settings.js';
+export {
+  embeddingSettings,
+  DEFAULT_LOCAL_EMBEDDING_MODEL,
+  LOCAL_EMBEDDING_MODELS,
+  type EmbeddingSettings,
+  type LocalEmbeddingModel,
+} from './embedding-settings.js';
 export { authSettings, authConfigured, listenHostOf, requireAuthOffLoopback } from './auth-settings.js';

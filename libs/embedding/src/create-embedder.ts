@@ -4,10 +4,9 @@ import type { Logger } from '@memstream/logging';
 import type { Embedder } from './embedder.js';
 import { createHashEmbedder } from './hash-embedder.js';
 import { createLocalEmbedder } from './local/local-embedder.js';
-import { LOCAL_MODEL_NAME, resolveModelDir } from './local/model-files.js';
+import { LOCAL_MODELS } from './local/local-models.js';
+import { resolveModelDir } from './local/model-files.js';
 import { createOpenAiEmbedder } from './openai-embedder.js';
-
-const LOCAL_DIMENSION = 384;
 
 /**
  * Texts sent to the inference thread at a time. A search's query waits for the batch already
@@ -36,22 +35,27 @@ export async function createEmbedder(settings: EmbeddingSettings, log: Logger): 
         log,
       );
     case 'local': {
+      const model = LOCAL_MODELS[settings.EMBEDDING_LOCAL_MODEL];
       // Refused rather than ignored: a setting that silently does nothing is a bug report later.
-      if (settings.EMBEDDING_MODEL !== undefined && settings.EMBEDDING_MODEL !== LOCAL_MODEL_NAME) {
+      if (
+        settings.EMBEDDING_MODEL !== undefined &&
+        settings.EMBEDDING_MODEL.toLowerCase() !== model.name.toLowerCase()
+      ) {
         throw new AppError(
           'SYSTEM_ERROR',
-          `EMBEDDING_PROVIDER=local runs ${LOCAL_MODEL_NAME} only, not ${settings.EMBEDDING_MODEL}`,
+          `EMBEDDING_PROVIDER=local runs the model EMBEDDING_LOCAL_MODEL names (${model.name}), not ${settings.EMBEDDING_MODEL}`,
         );
       }
-      if (settings.EMBEDDING_DIMENSIONS !== undefined && settings.EMBEDDING_DIMENSIONS !== LOCAL_DIMENSION) {
+      if (settings.EMBEDDING_DIMENSIONS !== undefined && settings.EMBEDDING_DIMENSIONS !== model.dimension) {
         throw new AppError(
           'SYSTEM_ERROR',
-          `${LOCAL_MODEL_NAME} makes ${LOCAL_DIMENSION}-dimensional vectors, not ${settings.EMBEDDING_DIMENSIONS}`,
+          `${model.name} makes ${model.dimension}-dimensional vectors, not ${settings.EMBEDDING_DIMENSIONS}`,
         );
       }
       return createLocalEmbedder(
         {
-          modelDir: resolveModelDir(settings.MEMSTREAM_MODEL_DIR),
+          model,
+          modelDir: resolveModelDir(settings.MEMSTREAM_MODEL_DIR, model),
           threads: settings.EMBEDDING_THREADS,
           batchSize: settings.EMBEDDING_BATCH_SIZE ?? LOCAL_BATCH[settings.EMBEDDING_LOCAL_WEIGHTS],
           weights: settings.EMBEDDING_LOCAL_WEIGHTS,

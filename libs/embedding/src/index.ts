@@ -3,12 +3,12 @@ export { createEmbedder } from './create-embedder.js';
 export { createHashEmbedder } from './hash-embedder.js';
 export { createOpenAiEmbedder, type OpenAiEmbedderSettings } from './openai-embedder.js';
 export { createLocalEmbedder, type LocalEmbedderSettings } from './local/local-embedder.js';
+export { defaultModelDir, resolveModelDir } from './local/model-files.js';
 export {
-  defaultModelDir,
-  resolveModelDir,
+  LOCAL_MODELS,
   localModelId,
-  LOCAL_MODEL_NAME,
-  PINNED_WHEEL,
+  sourceLabel,
+  type LocalModel,
   type LocalWeights,
-} from './local/model-files.js';
+} from './local/local-models.js';
 export { installLocalModel, type InstallOptions } from './install/install-local-model.js';

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installLocalModel, resolveModelDir } from '@memstream/embedding';
+import { installLocalModel, LOCAL_MODELS } from '@memstream/embedding';
 import { checkInstalledModel } from '../src/local/model-files.js';
+import { installedDir } from './installed-dir.js';
 
-const modelDir = resolveModelDir(process.env.MEMSTREAM_MODEL_DIR?.trim() || undefined);
+const model = LOCAL_MODELS['all-minilm-l6-v2'];
+const modelDir = installedDir('all-minilm-l6-v2');
 
 async function copyOfModel(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'memstream-model-'));
@@ -16,10 +18,10 @@ async function copyOfModel(t: { after: (fn: () => Promise<void>) => void }): Pro
 }
 
 test('the installed model verifies, and installing again finds it without touching the network', async () => {
-  assert.equal(await checkInstalledModel(modelDir, { hashes: true }), undefined);
+  assert.equal(await checkInstalledModel(modelDir, model, { hashes: true }), undefined);
   // A download would log pip's lines (or the reason for installing): none means none was tried.
   const lines: string[] = [];
-  assert.equal(await installLocalModel({ modelDir, log: (line) => lines.push(line) }), 'present');
+  assert.equal(await installLocalModel({ model, modelDir, log: (line) => lines.push(line) }), 'present');
   assert.deepEqual(lines, []);
 });
 
@@ -29,16 +31,16 @@ test('a changed byte is caught by the hashes, a missing file or manifest by the 
   const bytes = await readFile(tokenizer);
   bytes[10] = bytes[10]! ^ 1;
   await writeFile(tokenizer, bytes);
-  assert.equal(await checkInstalledModel(dir, { hashes: false }), undefined, 'the size still matches');
+  assert.equal(await checkInstalledModel(dir, model, { hashes: false }), undefined, 'the size still matches');
   assert.match(
-    (await checkInstalledModel(dir, { hashes: true }))!,
+    (await checkInstalledModel(dir, model, { hashes: true }))!,
     /tokenizer\.json does not match its recorded sha256/,
   );
 
   await rm(join(dir, 'model.onnx'));
-  assert.match((await checkInstalledModel(dir, { hashes: false }))!, /model\.onnx is missing/);
+  assert.match((await checkInstalledModel(dir, model, { hashes: false }))!, /model\.onnx is missing/);
   await rm(join(dir, 'manifest.json'));
-  assert.match((await checkInstalledModel(dir, { hashes: false }))!, /no model installed/);
+  assert.match((await checkInstalledModel(dir, model, { hashes: false }))!, /no model installed/);
 });
 
 test('a model built by another version of the conversion is not used', async (t) => {
@@ -46,5 +48,5 @@ test('a model built by another version of the conversion is not used', async (t)
   const manifestPath = join(dir, 'manifest.json');
   const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { format: number };
   await writeFile(manifestPath, JSON.stringify({ ...manifest, format: manifest.format + 1 }));
-  assert.match((await checkInstalledModel(dir, { hashes: false }))!, /another version of memstream/);
+  assert.match((await checkInstalledModel(dir, model, { hashes: false }))!, /another version of memstream/);
 });

@@ -12,9 +12,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLocalEmbedder, resolveModelDir, type Embedder } from '@memstream/embedding';
+import { createLocalEmbedder, LOCAL_MODELS, type Embedder } from '@memstream/embedding';
 import { loadBertTokenizer } from '../src/local/bert-tokenizer.js';
 import { captureLogger } from '../../../test/helpers/logger.js';
+import { installedDir } from './installed-dir.js';
 
 interface Reference {
   readonly maxTokens: number;
@@ -25,15 +26,15 @@ const reference = JSON.parse(
   readFileSync(new URL('./fixtures/minilm-reference.json', import.meta.url), 'utf8'),
 ) as Reference;
 const texts = reference.texts.map((r) => r.text);
-// Tests take the model from where `npm ci` put it; only a test, never library code, reads the env.
-const modelDir = resolveModelDir(process.env.MEMSTREAM_MODEL_DIR?.trim() || undefined);
+const model = LOCAL_MODELS['all-minilm-l6-v2'];
+const modelDir = installedDir('all-minilm-l6-v2');
 const { log } = captureLogger();
 let embedder: Embedder;
 let int8: Embedder;
 
 before(async () => {
-  embedder = await createLocalEmbedder({ modelDir, threads: 1, batchSize: 64, weights: 'float32' }, log);
-  int8 = await createLocalEmbedder({ modelDir, threads: 1, batchSize: 16, weights: 'int8' }, log);
+  embedder = await createLocalEmbedder({ model, modelDir, threads: 1, batchSize: 64, weights: 'float32' }, log);
+  int8 = await createLocalEmbedder({ model, modelDir, threads: 1, batchSize: 16, weights: 'int8' }, log);
 });
 after(async () => {
   await embedder.close();
@@ -184,7 +185,7 @@ test('concurrent calls each get their own vectors, in their own order', async ()
 test('without an installed model, creation fails and says how to install it', async () => {
   await assert.rejects(
     createLocalEmbedder(
-      { modelDir: join(tmpdir(), 'memstream-no-model-here'), threads: 1, batchSize: 8, weights: 'float32' },
+      { model, modelDir: join(tmpdir(), 'memstream-no-model-here'), threads: 1, batchSize: 8, weights: 'float32' },
       log,
     ),
     (err: Error) => /no model installed/.test(err.message) && /npm ci/.test(err.message),
@@ -200,12 +201,15 @@ test('a model file that onnxruntime cannot load fails the first call with the re
   const bytes = await readFile(onnx);
   bytes.fill(0xff, 0, 64);
   await writeFile(onnx, bytes);
-  const failing = await createLocalEmbedder({ modelDir: broken, threads: 1, batchSize: 8, weights: 'float32' }, log);
+  const failing = await createLocalEmbedder(
+    { model, modelDir: broken, threads: 1, batchSize: 8, weights: 'float32' },
+    log,
+  );
   t.after(() => failing.close());
   await assert.rejects(failing.embed(['first'], 'query'), /could not load the local embedding model/);
   await assert.rejects(failing.embed(['second'], 'document'), /could not load the local embedding model/);
 
-  const closing = await createLocalEmbedder({ modelDir, threads: 1, batchSize: 8, weights: 'float32' }, log);
+  const closing = await createLocalEmbedder({ model, modelDir, threads: 1, batchSize: 8, weights: 'float32' }, log);
   await closing.close();
   await assert.rejects(closing.embed(['too late'], 'query'), /closed/);
 });
@@ -216,7 +220,10 @@ test('creating the embedder starts no thread and loads no model; concurrent firs
   // libuv starts its file-system thread pool on first use; the creation reads files, so start it first
   await readFile(join(modelDir, 'config.json'));
   const before = threads();
-  const lazy = await createLocalEmbedder({ modelDir, threads: 1, batchSize: 2, weights: 'float32' }, capture.log);
+  const lazy = await createLocalEmbedder(
+    { model, modelDir, threads: 1, batchSize: 2, weights: 'float32' },
+    capture.log,
+  );
   try {
     // a Worker starts its thread in its constructor, so a load begun in the background shows here
     assert.equal(threads(), before, 'no inference thread before the first call');

@@ -11,6 +11,8 @@ export interface Encoded {
 export interface PaddedBatch {
   readonly inputIds: BigInt64Array;
   readonly attentionMask: BigInt64Array;
+  /** All 0: one text is one segment. */
+  readonly tokenTypeIds: BigInt64Array;
   readonly rows: number;
   readonly columns: number;
 }
@@ -27,12 +29,16 @@ export interface BertTokenizer {
  * most max_seq_length, keeping `[CLS]`, the first tokens, and `[SEP]`.
  */
 export async function loadBertTokenizer(modelDir: string, maxTokens: number): Promise<BertTokenizer> {
-  const [json, config] = await Promise.all(
-    ['tokenizer.json', 'tokenizer_config.json'].map(
-      async (name) => JSON.parse(await readFile(join(modelDir, name), 'utf8')) as object,
-    ),
-  );
-  const tokenizer = new Tokenizer(json!, config!);
+  const readJson = async (name: string) => JSON.parse(await readFile(join(modelDir, name), 'utf8')) as object;
+  // A WordPiece encoder reads nothing from tokenizer_config.json; a model shipped without one gets none.
+  const [json, config] = await Promise.all([
+    readJson('tokenizer.json'),
+    readJson('tokenizer_config.json').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return {};
+      throw err;
+    }),
+  ]);
+  const tokenizer = new Tokenizer(json, config);
   return {
     encode(text) {
       const ids = tokenizer.encode(text).ids;
@@ -53,5 +59,11 @@ export function padBatch(rows: readonly (readonly number[])[]): PaddedBatch {
       attentionMask[r * columns + c] = 1n;
     });
   });
-  return { inputIds, attentionMask, rows: rows.length, columns };
+  return {
+    inputIds,
+    attentionMask,
+    tokenTypeIds: new BigInt64Array(rows.length * columns),
+    rows: rows.length,
+    columns,
+  };
 }

@@ -28,6 +28,7 @@ export function startInferenceWorker(setup: WorkerSetup, onExit: (reason: string
   return new Promise<InferenceWorker>((resolve, reject) => {
     let ready = false;
     let dead = false;
+    let loadError: string | undefined;
     // 'error' is followed by 'exit': the first one to arrive says why.
     const fail = (reason: string) => {
       if (dead) return;
@@ -35,7 +36,7 @@ export function startInferenceWorker(setup: WorkerSetup, onExit: (reason: string
       // A lost thread is the machine's trouble (memory, most likely), not the texts': retriable.
       for (const p of pending.values()) p.reject(new AppError('DEPENDENCY_UNAVAILABLE', reason));
       pending.clear();
-      if (!ready) reject(new Error(reason));
+      if (!ready) reject(new Error(loadError ?? reason));
       else if (!closing) onExit(reason);
     };
     worker.on('error', (err) => fail(`inference worker crashed: ${err.message}`));
@@ -61,8 +62,10 @@ export function startInferenceWorker(setup: WorkerSetup, onExit: (reason: string
           });
           return;
         case 'failed':
+          // Rejected with this reason when the thread has exited (see fail), so a failed load
+          // leaves no thread behind it.
           closing = true;
-          reject(new Error(message.message));
+          loadError = message.message;
           return;
         case 'embedded':
           pending.get(message.id)?.resolve({ vectors: message.vectors, truncated: message.truncated });

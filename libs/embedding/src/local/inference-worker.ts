@@ -30,7 +30,7 @@ if (process.platform === 'linux') {
 }
 
 try {
-  const model = await openSentenceModel(setup.modelDir, setup.graph, setup.threads, setup.oneTextPerRun);
+  const model = await openSentenceModel(setup.modelDir, setup.model, setup.graph, setup.threads, setup.oneTextPerRun);
   let previous = Promise.resolve();
   port.on('message', (message: ToWorker) => {
     previous = previous.then(async () => {

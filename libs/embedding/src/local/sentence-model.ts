@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
-import { loadBertTokenizer, padBatch } from './bert-tokenizer.js';
-import { readModelShape } from './model-files.js';
+import { loadBertTokenizer, padBatch, type PaddedBatch } from './bert-tokenizer.js';
+import type { LocalModel } from './local-models.js';
 
 export interface SentenceModel {
   readonly dimension: number;
@@ -44,20 +44,21 @@ export function runsWithin(lengths: readonly number[], budget: number): Array<[n
 
 /**
  * The installed model, loaded (`graph` names the file). With `oneTextPerRun` each text is a run of
- * its own: the int8 graph quantizes activations with one scale per run, so in a batch a text's
- * vector would depend on its neighbours; alone it is the same whatever else is embedded, and on
- * this model a run of one costs little more per text (1.4 against 1.1 ms for a 25-token turn,
- * less for long texts, which waste nothing on padding). tokenizer plus onnxruntime session. onnxruntime-node's `run` is a
+ * its own: an int8 graph (ours, and e5-small-v2's) quantizes activations with one scale per run,
+ * so in a batch a text's vector would depend on its neighbours; alone it is the same whatever else
+ * is embedded, and on all-MiniLM-L6-v2 a run of one costs little more per text (1.4 against 1.1 ms
+ * for a 25-token turn, less for long texts, which waste nothing on padding). onnxruntime-node's `run` is a
  * synchronous native call (wrapped in a promise), so this is only ever used inside the inference
  * worker, never on a thread that serves requests.
  */
 export async function openSentenceModel(
   modelDir: string,
+  model: LocalModel,
   graph: string,
   threads: number,
   oneTextPerRun: boolean,
 ): Promise<SentenceModel> {
-  const { dimension, maxTokens } = await readModelShape(modelDir);
+  const { dimension, maxTokens } = model;
   const tokenizer = await loadBertTokenizer(modelDir, maxTokens);
   const session = await InferenceSession.create(join(modelDir, graph), {
     intraOpNumThreads: threads,
@@ -92,11 +93,14 @@ export async function openSentenceModel(
         const output = await session.run({
           input_ids: new Tensor('int64', batch.inputIds, dims),
           attention_mask: new Tensor('int64', batch.attentionMask, dims),
+          ...(model.tokenTypeIds ? { token_type_ids: new Tensor('int64', batch.tokenTypeIds, dims) } : {}),
         });
-        const vectors = output.sentence_embedding?.data;
-        if (!(vectors instanceof Float32Array) || vectors.length !== batch.rows * dimension) {
-          throw new Error('the model returned no sentence_embedding of the expected size');
+        const data = output[model.output]?.data;
+        const expected = batch.rows * dimension * (model.output === 'last_hidden_state' ? batch.columns : 1);
+        if (!(data instanceof Float32Array) || data.length !== expected) {
+          throw new Error(`the model returned no ${model.output} of the expected size`);
         }
+        const vectors = model.output === 'last_hidden_state' ? meanPooled(data, batch, dimension) : data;
         // Copied out of onnxruntime's memory, so the worker can hand the buffer over to the main thread.
         out.set(vectors, from * dimension);
       }
@@ -104,4 +108,31 @@ export async function openSentenceModel(
     },
     release: () => session.release(),
   };
+}
+
+/**
+ * Token states [rows, columns, dimension] to one unit vector a row: the mean over the row's real
+ * tokens (padding masked out), then L2-normalised, with sentence-transformers' clamps.
+ */
+export function meanPooled(states: Float32Array, batch: PaddedBatch, dimension: number): Float32Array {
+  const out = new Float32Array(batch.rows * dimension);
+  const sum = new Float64Array(dimension);
+  for (let r = 0; r < batch.rows; r++) {
+    sum.fill(0);
+    let count = 0;
+    for (let c = 0; c < batch.columns; c++) {
+      if (batch.attentionMask[r * batch.columns + c] === 0n) continue;
+      count++;
+      const at = (r * batch.columns + c) * dimension;
+      for (let d = 0; d < dimension; d++) sum[d] = sum[d]! + states[at + d]!;
+    }
+    let norm = 0;
+    for (let d = 0; d < dimension; d++) {
+      sum[d] = sum[d]! / Math.max(count, 1e-9);
+      norm += sum[d]! * sum[d]!;
+    }
+    norm = Math.max(Math.sqrt(norm), 1e-12);
+    for (let d = 0; d < dimension; d++) out[r * dimension + d] = sum[d]! / norm;
+  }
+  return out;
 }

@@ -1,7 +1,11 @@
 /** What the inference worker is started with (its workerData). */
+import type { LocalModel } from './local-models.js';
+
 export interface WorkerSetup {
   readonly modelDir: string;
-  /** The graph file in modelDir (see GRAPH_FILES). */
+  /** What the graph takes and gives (its entry in LOCAL_MODELS; plain data, so it crosses threads). */
+  readonly model: LocalModel;
+  /** The graph file in modelDir (see LocalModel.graphs). */
   readonly graph: string;
   /** Each text in an inference of its own (see openSentenceModel). */
   readonly oneTextPerRun: boolean;
