@@ -5,7 +5,7 @@ export { errorHandlerFor, toPublicError } from './error-handler.js';
 export { defaultErrorShape, DefaultErrorBody, type ErrorShape, type PublicError } from './error-shapes/error-shape.js';
 export { parseOrThrow } from './validation.js';
 export { readGetJsonBody, queryWithGetBody } from './get-json-body.js';
-export { apiFamily, type ApiFamily, type RouteDocs } from './openapi/api-family.js';
+export { apiFamily, type ApiFamily, type MediaAnswer, type RouteDocs } from './openapi/api-family.js';
 export { jsonSchemaOf } from './openapi/json-schema.js';
 export type { ApiDocsOptions } from './openapi/api-docs.js';
 export { principalOf, assertAuthenticated, writeOriginOf } from './authentication.js';

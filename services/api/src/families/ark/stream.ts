@@ -8,6 +8,7 @@ import { arkRecordsAfter, arkSessionState, listArkRecords, listStreamChunks, typ
 import {
   ArkSessionId,
   ArkSessionParams,
+  ArkStreamEventData,
   ArkStreamQuery as Query,
   LiveEvent,
   liveChannelOf,
@@ -63,7 +64,13 @@ export function registerStream(app: ZodApp, deps: StreamDeps): void {
     // A refusal of the reference dialect comes in OpenAI's error body, not the family's: the
     // handler parses both parts and answers in the dialect the reader speaks.
     parsedByHandler: ['params', 'querystring'],
-    responses: { 200: 'text/event-stream' },
+    responses: {
+      200: {
+        description:
+          "Server-Sent Events in the framing the reader chose (see above); comment lines keep it open. The schema is one event's data: a chunk as JSON, or a marker sent bare",
+        content: { 'text/event-stream': ArkStreamEventData },
+      },
+    },
     alternateError: {
       body: ArkStreamErrorBody,
       when: 'with wait-for-query, the OpenAI error object ark-api parses: {"error": {"message", "type", "code"}}',

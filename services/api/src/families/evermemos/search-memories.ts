@@ -2,7 +2,14 @@ import type { ZodApp } from '@memstream/http';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError } from '@memstream/errors';
-import { everMemOsScope, MAGIC_ALL, parseCreateTime, SearchMemoriesRequest as Search } from '@memstream/schemas';
+import {
+  everMemOsScope,
+  FlatSearchAnswer,
+  GroupedSearchAnswer,
+  MAGIC_ALL,
+  parseCreateTime,
+  SearchMemoriesRequest as Search,
+} from '@memstream/schemas';
 import { parseOrThrow, queryWithGetBody } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import { pendingMessages, type Store } from '@memstream/store';
@@ -79,7 +86,7 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
     ]);
     if (dialect === 'memstream-flat') {
       return {
-        status: 'ok',
+        status: 'ok' as const,
         message: `Found ${hits.length} memories`,
         result: {
           memories: hits.map(hitView),
@@ -99,7 +106,7 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
       ...(input.group_id !== undefined ? { group_id: input.group_id } : {}),
     };
     return {
-      status: 'ok',
+      status: 'ok' as const,
       message: `Memory search successful, retrieved ${grouped.memories.length} groups`,
       result: {
         ...grouped,
@@ -125,15 +132,18 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
       // EverMemOS's clients send a GET's parameters as a JSON body too: merged with the query, then parsed
       parsedByHandler: ['querystring'],
       responses: {
-        200: 'result.memories ([{group_id: [memory, ...]}], groups best first, memories in time order), result.scores (alike), result.importance_scores, result.total_count, result.has_more, result.metadata, result.pending_messages',
+        200: GroupedSearchAnswer.meta({
+          description:
+            'result.memories: [{group_id: [memory, ...]}], groups best first, memories in time order; result.scores alike; result.pending_messages: the open span',
+        }),
       },
     }),
     async (request) =>
-      search(
+      (await search(
         parseOrThrow(Search, fromQueryString(await queryWithGetBody(request)), 'query'),
         request,
         'evermemos-grouped',
-      ),
+      )) as z.output<typeof GroupedSearchAnswer>,
   );
   app.post(
     '/api/v1/memories/search',
@@ -141,8 +151,12 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
       summary,
       description: "memstream's dialect: one ranked list.",
       body: Search,
-      responses: { 200: 'result.memories (best first, scores in [0, 1]), result.total_count, result.pending_messages' },
+      responses: {
+        200: FlatSearchAnswer.meta({
+          description: 'result.memories best first, scores in [0, 1]; result.pending_messages: the open span',
+        }),
+      },
     }),
-    async (request) => search(request.body, request, 'memstream-flat'),
+    async (request) => (await search(request.body, request, 'memstream-flat')) as z.output<typeof FlatSearchAnswer>,
   );
 }

@@ -1,11 +1,15 @@
+import { z } from 'zod';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
   ConversationBody,
   ConversationIdParams,
   CreateConversationRequest,
+  ConversationPage,
   ListConversationsQuery,
   MemberParams,
   MembershipBody,
+  MembershipList,
+  MsAcceptedBody,
   TransferBody,
   TransferOwnershipRequest,
   UpdateMembershipRequest,
@@ -21,7 +25,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       summary: 'Create a conversation owned by the caller',
       body: CreateConversationRequest,
       emptyBody: {},
-      responses: { 201: ConversationBody, 202: 'Accepted, not yet applied' },
+      responses: { 201: ConversationBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => send(reply, await h.create(request, request.body)),
   );
@@ -30,7 +34,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Conversations the caller may read, in id order',
       querystring: ListConversationsQuery,
-      responses: { 200: '{data: [Conversation], nextCursor}' },
+      responses: { 200: ConversationPage },
     }),
     async (request, reply) => send(reply, await h.list(request, request.query)),
   );
@@ -44,7 +48,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Delete the conversation and every fork of its tree (owner or manager)',
       params: ConversationIdParams,
-      responses: { 204: 'Deleted' },
+      responses: { 202: MsAcceptedBody, 204: 'Deleted' },
     }),
     async (request, reply) => send(reply, await h.remove(request, request.params.conversationId)),
   );
@@ -54,7 +58,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Members and their levels (manager or owner)',
       params: ConversationIdParams,
-      responses: { 200: '{data: [ConversationMembership]}' },
+      responses: { 200: MembershipList },
     }),
     async (request, reply) => send(reply, await h.memberships(request, request.params.conversationId)),
   );
@@ -64,7 +68,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       summary: "Change a member's level",
       params: MemberParams,
       body: UpdateMembershipRequest,
-      responses: { 200: MembershipBody },
+      responses: { 200: MembershipBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId, userId } = request.params;
@@ -76,7 +80,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Revoke a member (not the owner); members may leave',
       params: MemberParams,
-      responses: { 204: 'Revoked' },
+      responses: { 202: MsAcceptedBody, 204: 'Revoked' },
     }),
     async (request, reply) => {
       const { conversationId, userId } = request.params;
@@ -91,7 +95,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       summary: 'Offer ownership to a user (owner only); they accept or decline',
       params: ConversationIdParams,
       body: TransferOwnershipRequest,
-      responses: { 202: TransferBody },
+      responses: { 202: z.union([TransferBody, MsAcceptedBody]) },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;
@@ -116,7 +120,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       docs.route({
         summary: `${accept ? 'Accept' : 'Decline'} the ownership offered to you`,
         params: ConversationIdParams,
-        responses: { 200: TransferBody },
+        responses: { 200: TransferBody, 202: MsAcceptedBody },
       }),
       async (request, reply) => send(reply, await h.settle(request, request.params.conversationId, accept)),
     );
