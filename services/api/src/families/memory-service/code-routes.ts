@@ -38,7 +38,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
     docs.route({
       summary: 'End a pending ownership transfer: the owner withdraws it, its recipient declines it',
       params: TransferIdParams,
-      responses: { 202: MsAcceptedBody, 204: 'Ended' },
+      responses: { 204: 'Ended' },
     }),
     async (request, reply) => send(reply, await h.withdraw(request, request.params.transferId)),
   );
@@ -106,7 +106,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
       params: MessageIdParams,
       body: ForkRequest.pick({ title: true }),
       emptyBody: {},
-      responses: { 201: ConversationBody, 202: MsAcceptedBody },
+      responses: { 201: ConversationBody },
     }),
     async (request, reply) => {
       const { conversationId, messageId } = request.params;
@@ -137,7 +137,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         summary: 'Share with a user, at most at your own level and never as owner',
         params: ConversationIdParams,
         body: ShareRequest,
-        responses: { 201: MembershipBody, 202: MsAcceptedBody },
+        responses: { 201: MembershipBody },
       }),
       async (request, reply) => {
         const { conversationId } = request.params;

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
   ConversationBody,
@@ -9,7 +8,6 @@ import {
   MemberParams,
   MembershipBody,
   MembershipList,
-  MsAcceptedBody,
   TransferBody,
   TransferOwnershipRequest,
   UpdateMembershipRequest,
@@ -25,7 +23,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       summary: 'Create a conversation owned by the caller',
       body: CreateConversationRequest,
       emptyBody: {},
-      responses: { 201: ConversationBody, 202: MsAcceptedBody },
+      responses: { 201: ConversationBody, 202: 'Accepted, not yet applied' },
     }),
     async (request, reply) => send(reply, await h.create(request, request.body)),
   );
@@ -48,7 +46,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Delete the conversation and every fork of its tree (owner or manager)',
       params: ConversationIdParams,
-      responses: { 202: MsAcceptedBody, 204: 'Deleted' },
+      responses: { 204: 'Deleted' },
     }),
     async (request, reply) => send(reply, await h.remove(request, request.params.conversationId)),
   );
@@ -68,7 +66,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       summary: "Change a member's level",
       params: MemberParams,
       body: UpdateMembershipRequest,
-      responses: { 200: MembershipBody, 202: MsAcceptedBody },
+      responses: { 200: MembershipBody },
     }),
     async (request, reply) => {
       const { conversationId, userId } = request.params;
@@ -80,7 +78,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Revoke a member (not the owner); members may leave',
       params: MemberParams,
-      responses: { 202: MsAcceptedBody, 204: 'Revoked' },
+      responses: { 204: 'Revoked' },
     }),
     async (request, reply) => {
       const { conversationId, userId } = request.params;
@@ -95,7 +93,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       summary: 'Offer ownership to a user (owner only); they accept or decline',
       params: ConversationIdParams,
       body: TransferOwnershipRequest,
-      responses: { 202: z.union([TransferBody, MsAcceptedBody]) },
+      responses: { 202: TransferBody },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;
@@ -120,7 +118,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       docs.route({
         summary: `${accept ? 'Accept' : 'Decline'} the ownership offered to you`,
         params: ConversationIdParams,
-        responses: { 200: TransferBody, 202: MsAcceptedBody },
+        responses: { 200: TransferBody },
       }),
       async (request, reply) => send(reply, await h.settle(request, request.params.conversationId, accept)),
     );
