@@ -6,6 +6,7 @@ export { defaultErrorShape, DefaultErrorBody, type ErrorShape, type PublicError 
 export { parseOrThrow } from './validation.js';
 export { readGetJsonBody, queryWithGetBody } from './get-json-body.js';
 export { apiFamily, type ApiFamily, type MediaAnswer, type RouteDocs } from './openapi/api-family.js';
+export { serverSentEvent } from './openapi/server-sent-event.js';
 export { jsonSchemaOf } from './openapi/json-schema.js';
 export type { ApiDocsOptions } from './openapi/api-docs.js';
 export { principalOf, assertAuthenticated, writeOriginOf } from './authentication.js';

@@ -57,23 +57,10 @@ export const ArkCompleted = z.object({ status: z.enum(['completed', 'already_com
 export const ArkCompleting = z.object({ status: z.enum(['accepted']), session: z.string(), request_id: z.string() });
 
 /**
- * The data of one event of an ARK stream: an OpenAI chat.completion.chunk (a stored message, a
- * relayed chunk as it was posted, the final chunk), a marker, or an error that ends the stream.
+ * The data of one event of an ARK stream, as JSON: a chat.completion.chunk (a stored message, the
+ * final chunk), a relayed chunk as it was posted (any object), or an error that ends the stream
+ * (`{error: "..."}` in spec 000's framing, OpenAI's `{error: {message, type, code}}` in the
+ * reference framing). The markers `[LIVE_MODE]`, `[STREAM_END]` and `[DONE]` are sent bare.
  */
-export const ArkStreamEventData = z.union([
-  z
-    .object({
-      id: z.string(),
-      object: z.enum(['chat.completion.chunk']),
-      created: z.number().int(),
-      model: z.string(),
-      choices: z.array(z.unknown()),
-    })
-    .loose()
-    .meta({ description: 'A chat.completion.chunk; a relayed chunk is sent as it was posted' }),
-  z.enum(['[LIVE_MODE]', '[STREAM_END]', '[DONE]']).meta({ description: 'A marker, sent bare (not JSON)' }),
-  z.object({ error: z.string() }).meta({ description: "Spec 000's error event, then [DONE]" }),
-  z
-    .object({ error: z.object({ message: z.string(), type: z.string(), code: z.string() }) })
-    .meta({ description: 'The reference framing: an OpenAI error object, then [DONE]' }),
-]);
+export const ArkStreamEventData = z.record(z.string(), z.unknown());
+export const ARK_STREAM_MARKERS = ['[LIVE_MODE]', '[STREAM_END]', '[DONE]'] as const;

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodApp } from '@memstream/http';
+import { serverSentEvent, type ZodApp } from '@memstream/http';
 import { mayReadAudience } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
@@ -8,6 +8,7 @@ import { arkRecordsAfter, arkSessionState, listArkRecords, listStreamChunks, typ
 import {
   ArkSessionId,
   ArkSessionParams,
+  ARK_STREAM_MARKERS,
   ArkStreamEventData,
   ArkStreamQuery as Query,
   LiveEvent,
@@ -67,8 +68,14 @@ export function registerStream(app: ZodApp, deps: StreamDeps): void {
     responses: {
       200: {
         description:
-          "Server-Sent Events in the framing the reader chose (see above); comment lines keep it open. The schema is one event's data: a chunk as JSON, or a marker sent bare",
-        content: { 'text/event-stream': ArkStreamEventData },
+          'Server-Sent Events in the framing the reader chose (see above), each a chunk or an error as JSON, or a marker sent bare; comment lines keep it open',
+        content: {
+          'text/event-stream': serverSentEvent({
+            names: ['message', 'error'],
+            data: ArkStreamEventData,
+            markers: ARK_STREAM_MARKERS,
+          }),
+        },
       },
     },
     alternateError: {

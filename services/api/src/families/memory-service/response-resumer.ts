@@ -1,5 +1,6 @@
 import { AppError } from '@memstream/errors';
 import type { ResponseStreams } from '@memstream/fanout';
+import { serverSentEvent } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
   CancelledBody,
@@ -86,7 +87,12 @@ export function registerResponseResumer(
         200: {
           description:
             'Server-Sent Events: `token` events ({text}) from the start, then `done` or `cancelled` ({}); `error` ({error, code}) when your access ended. Comment lines keep it open.',
-          content: { 'text/event-stream': ResponseEventData },
+          content: {
+            'text/event-stream': serverSentEvent({
+              names: ['token', 'done', 'cancelled', 'error'],
+              data: ResponseEventData,
+            }),
+          },
         },
       },
     }),
