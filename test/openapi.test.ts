@@ -51,6 +51,27 @@ test('every operation in openapi.json is documented: a summary and its API famil
   assert.deepEqual(undocumented, [], 'routes registered without family.route({...})');
 });
 
+test('every operation documents the body of its answer: a 2xx with a schema for each media type it sends, or only 204s', async () => {
+  const doc = (await checkedIn()) as unknown as {
+    paths: Record<
+      string,
+      Record<string, { responses: Record<string, { content?: Record<string, { schema?: object }> }> }>
+    >;
+  };
+  const withoutBody = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([, op]) => {
+        const answers = Object.entries(op.responses).filter(([status]) => status.startsWith('2'));
+        const described = answers.some(([, answer]) =>
+          Object.values(answer.content ?? {}).some((media) => Object.keys(media.schema ?? {}).length > 0),
+        );
+        return !described && !answers.every(([status]) => status === '204');
+      })
+      .map(([method]) => `${method.toUpperCase()} ${path}`),
+  );
+  assert.deepEqual(withoutBody, [], 'answers documented in words only: give the route a response schema');
+});
+
 test("the gateway's and the read API's own documents are their parts of openapi.json, and together all of it", async () => {
   const none = {} as never;
   const gateway = await servedDocument(apiDocsOf('gateway'), (app) => registerApi(app, 'gateway', none));

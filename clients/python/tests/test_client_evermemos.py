@@ -38,7 +38,7 @@ def test_evermemos_writes_reads_searches_and_forgets(who):
     assert page.result.total_count == 4
     assert page.result.memories[0].memory_type == "message"
 
-    wait_for("every message indexed", lambda: client.evermemos.memory_stats(group).result.model_extra.get("indexed_messages") == 4)
+    wait_for("every message indexed", lambda: client.evermemos.memory_stats(group).result.indexed_messages == 4)
     request = {"query": "venue Friday", "group_id": group, "retrieve_method": "keyword", "memory_types": ["message"]}
     hits = client.evermemos.search(request)
     assert hits.result.memories[0].id == "m2"

@@ -139,7 +139,7 @@ export interface FlushResult {
   readonly group_id: string;
   readonly status_info: 'extracted' | 'extracting' | 'nothing_pending';
   readonly episodes: {
-    episode_id: string;
+    episode_id: number;
     start_sequence: number;
     end_sequence: number;
     message_count: number;
@@ -167,7 +167,7 @@ export interface ArkStored {
 }
 
 export interface ArkRecord {
-  readonly id: string;
+  readonly id: number;
   readonly timestamp: string;
   readonly created_at: string;
   readonly session_id: string;
@@ -185,12 +185,12 @@ export interface ArkPage {
 }
 
 export interface SummaryRow {
-  readonly memory_id: string;
+  readonly memory_id: number;
   readonly conversation_id: string;
   readonly memory_text: string | null;
   readonly start_sequence: number;
   readonly end_sequence: number;
-  readonly base_memory_id: string | null;
+  readonly base_memory_id: number | null;
   readonly status: 'processing' | 'completed' | 'failed';
   readonly created_at: string;
   readonly generation_time_ms: number | null;
@@ -200,7 +200,7 @@ export interface SummaryRow {
 
 export interface AgentContext {
   readonly conversation_id: string;
-  readonly memory: { memory_id: string; memory_text: string; start_sequence: number; end_sequence: number } | null;
+  readonly memory: { memory_id: number; memory_text: string; start_sequence: number; end_sequence: number } | null;
   readonly gap_messages: Record<string, unknown>[];
 }
 

@@ -44,6 +44,24 @@ async function server(t: TestContext, log = createLogger({ service: 'test', leve
       }),
       async (request) => (request.query.kind === 'extra' ? { name: 'a', secret: 's' } : { name: 1 }) as never,
     );
+    // JSON through its schema, or the same answer as plain text, sent as it is
+    family.get(
+      '/either',
+      envelopeDocs.route({
+        summary: 'JSON or text',
+        querystring: z.object({ as: z.enum(['json', 'text']) }),
+        responses: {
+          200: {
+            description: 'The answer as JSON or as text',
+            content: { 'application/json': Answer, 'text/plain': z.string() },
+          },
+        },
+      }),
+      async (request, reply) =>
+        request.query.as === 'text'
+          ? reply.type('text/plain').send('a, with its secret' as never)
+          : ({ name: 'a', secret: 's' } as never),
+    );
     // what pg throws when PostgreSQL goes away under a query, and a fault of our own
     family.get(
       '/fails',
@@ -91,6 +109,20 @@ test('an answer goes out through its response schema: undeclared fields are not 
   assert.equal(wrong.json().message, 'Internal error, please try again later');
 });
 
+test('an answer of several media types: JSON goes through its schema, another type is sent as the handler wrote it, and the document has both', async (t) => {
+  const { app } = await server(t);
+  const json = await app.inject({ method: 'GET', url: '/either?as=json' });
+  assert.deepEqual(json.json(), { name: 'a' });
+  const text = await app.inject({ method: 'GET', url: '/either?as=text' });
+  assert.match(text.headers['content-type'] as string, /^text\/plain/);
+  assert.equal(text.body, 'a, with its secret');
+  const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
+  const answer = doc.paths['/either'].get.responses['200'];
+  assert.equal(answer.description, 'The answer as JSON or as text');
+  assert.deepEqual(answer.content['application/json'].schema.required, ['name']);
+  assert.equal(answer.content['text/plain'].schema.type, 'string');
+});
+
 test('a dependency that went away under a call answers 503 with Retry-After; any other failure 500, neither saying what failed', async (t) => {
   const { app } = await server(t);
   const gone = await app.inject({ method: 'GET', url: '/fails?how=store-gone' });
@@ -109,7 +141,7 @@ test('/docs/json documents each route from its zod schemas, with the family tag 
   assert.equal(res.statusCode, 200);
   const doc = res.json();
   assert.equal(doc.openapi, '3.1.0');
-  assert.deepEqual(Object.keys(doc.paths).sort(), ['/answer', '/fails', '/things', '/things/{id}']);
+  assert.deepEqual(Object.keys(doc.paths).sort(), ['/answer', '/either', '/fails', '/things', '/things/{id}']);
   const post = doc.paths['/things'].post;
   assert.deepEqual(post.tags, ['Envelope']);
   assert.equal(post.summary, 'Make a thing');

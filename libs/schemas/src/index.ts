@@ -76,6 +76,7 @@ export {
   type Refusal,
 } from './conversation-rules.js';
 export * from './memory-service-api.js';
+export * from './memory-service-answers.js';
 export * from './admin-api.js';
 export * from './export-format.js';
 export {
@@ -95,7 +96,9 @@ export {
 } from './kaos-events.js';
 export * from './kaos-api.js';
 export * from './evermemos-api.js';
+export * from './evermemos-answers.js';
 export * from './ark-api.js';
+export * from './ark-answers.js';
 export * from './memory-agent-api.js';
 export * from './erasure-api.js';
 export * from './console-api.js';

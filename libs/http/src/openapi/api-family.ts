@@ -30,16 +30,32 @@ export interface RouteDocs {
   readonly consumes?: readonly string[];
   /**
    * Answers other than errors, by status: a zod schema of the JSON body (the answer is serialized
-   * through it), or a sentence saying what the answer is when its body has no schema of its own
-   * (an event stream, an empty 202). Defaults to a plain 200.
+   * through it), a MediaAnswer when the body is not (only) JSON, or a sentence saying what the
+   * answer is when it has no body (a 204). Defaults to a plain 200.
    */
-  readonly responses?: Readonly<Record<number, z.ZodType | string>>;
+  readonly responses?: Readonly<Record<number, z.ZodType | MediaAnswer | string>>;
   /**
    * A second error body the route answers with in some cases (a client's own dialect, chosen by
    * what it sends), and when: the document then allows either body for its errors.
    */
   readonly alternateError?: { readonly body: z.ZodType; readonly when: string };
 }
+
+/**
+ * An answer documented by media type. An `application/json` schema serializes the answer, as a bare
+ * schema does; any other type is sent as the handler writes it (an event stream, NDJSON, plain
+ * text), its schema describing one event's data or one line, and documenting it only.
+ */
+export interface MediaAnswer {
+  readonly description: string;
+  readonly content: Readonly<Record<string, z.ZodType>>;
+}
+
+type JsonOf<A> = A extends z.ZodType
+  ? A
+  : A extends { readonly content: { readonly 'application/json': infer J extends z.ZodType } }
+    ? J
+    : z.ZodUnknown;
 
 type HandlerParsed<D> = D extends { readonly parsedByHandler: readonly (infer P)[] } ? P : never;
 type Validated<D extends RouteDocs, P extends RequestPart> =
@@ -54,9 +70,7 @@ export interface RouteSchema<D extends RouteDocs> {
   readonly body: Validated<D, 'body'>;
   /** (a status described by a sentence has no schema: fastify sends its body as given) */
   readonly response: {
-    [S in keyof NonNullable<D['responses']>]: NonNullable<D['responses']>[S] extends z.ZodType
-      ? NonNullable<D['responses']>[S]
-      : z.ZodUnknown;
+    [S in keyof NonNullable<D['responses']>]: JsonOf<NonNullable<D['responses']>[S]>;
   };
 }
 
@@ -115,7 +129,8 @@ export function apiFamily(
         docs[part] && !docs.parsedByHandler?.includes(part) ? { [part]: docs[part] } : {};
       const response: Record<number, z.ZodType> = {};
       for (const [status, body] of Object.entries(docs.responses ?? {})) {
-        if (typeof body !== 'string') response[Number(status)] = body;
+        const json = typeof body === 'string' ? undefined : isMedia(body) ? body.content['application/json'] : body;
+        if (json) response[Number(status)] = json;
       }
       const schema = {
         ...described,
@@ -157,16 +172,28 @@ export function apiFamily(
   };
 }
 
-function responsesOf(responses: Readonly<Record<number, z.ZodType | string>>): Record<string, unknown> {
+function responsesOf(responses: Readonly<Record<number, z.ZodType | MediaAnswer | string>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, body] of Object.entries(responses)) {
-    // `type: 'null'` is @fastify/swagger's way to say "no schema": the sentence describes the body.
+    // `type: 'null'` is @fastify/swagger's way to say "no schema": the sentence describes the answer.
     out[status] =
       typeof body === 'string'
         ? { description: body, type: 'null' }
-        : { description: describe(body), ...jsonSchemaOf(body, 'output') };
+        : isMedia(body)
+          ? { description: body.description, content: mediaOf(body) }
+          : { description: describe(body), ...jsonSchemaOf(body, 'output') };
   }
   return out;
+}
+
+function isMedia(body: z.ZodType | MediaAnswer): body is MediaAnswer {
+  return 'content' in body && typeof body.description === 'string' && !('safeParse' in body);
+}
+
+function mediaOf(answer: MediaAnswer): Record<string, { schema: Record<string, unknown> }> {
+  return Object.fromEntries(
+    Object.entries(answer.content).map(([type, schema]) => [type, { schema: jsonSchemaOf(schema, 'output') }]),
+  );
 }
 
 function describe(schema: z.ZodType): string {

@@ -33,7 +33,7 @@ class Ark(Family[M]):
     """Message batches, sessions, and their streams of chat.completion.chunk objects."""
 
     @operation(R.post_messages)
-    def post_messages(self, batch: Union[a.ArkMessageBatch, Mapping[str, Any]]) -> Call[a.ArkStored]:
+    def post_messages(self, batch: Union[a.ArkMessageBatch, Mapping[str, Any]]) -> Call[Union[a.ArkStored, a.ArkStoring]]:
         """Stores a batch of OpenAI chat messages whole and in order."""
         return Call(body=dump(a.ArkMessageBatch, batch))
 
@@ -42,7 +42,7 @@ class Ark(Family[M]):
         return Call(query=dump(a.ArkListQuery, query))
 
     @operation(R.purge_messages)
-    def purge_messages(self, query: Union[a.ArkPurgeQuery, Mapping[str, Any], None] = None) -> Call[a.ArkPurged]:
+    def purge_messages(self, query: Union[a.ArkPurgeQuery, Mapping[str, Any], None] = None) -> Call[Union[a.ArkPurged, a.ArkPurging]]:
         """Purges the stored messages of one session, or of every ARK session the caller may manage."""
         return Call(query=dump(a.ArkPurgeQuery, query))
 
@@ -51,19 +51,19 @@ class Ark(Family[M]):
         return Call()
 
     @operation(R.relay_chunks)
-    def relay_chunks(self, session_id: str, chunks: Iterable[Mapping[str, Any]]) -> Call[a.ArkRelayed]:
+    def relay_chunks(self, session_id: str, chunks: Iterable[Mapping[str, Any]]) -> Call[Union[a.ArkRelayed, a.ArkRelaying]]:
         """Relays token chunks to the session's readers (and keeps them for replay)."""
         # Newline-delimited JSON is the relay's native form (ARK agents post it that way).
         ndjson = "\n".join(json.dumps(dump(a.ArkChunk, c)) for c in chunks)
         return Call(params=_session(session_id), body=ndjson)
 
     @operation(R.complete_session)
-    def complete_session(self, session_id: str) -> Call[a.ArkCompleted]:
+    def complete_session(self, session_id: str) -> Call[Union[a.ArkCompleted, a.ArkCompleting]]:
         # Completing twice answers already_completed: a repeat is harmless.
         return Call(params=_session(session_id), idempotent=True)
 
     @operation(R.complete_stream)
-    def complete_stream(self, session_id: str) -> Call[a.ArkCompleted]:
+    def complete_stream(self, session_id: str) -> Call[Union[a.ArkCompleted, a.ArkCompleting]]:
         return Call(params=_session(session_id), idempotent=True)
 
     @stream_operation(R.stream)

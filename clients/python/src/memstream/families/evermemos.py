@@ -44,12 +44,12 @@ class EverMemOs(Family[M]):
         return Call(query=dump(e.SearchMemoriesRequest, request))
 
     @operation(R.delete_memories)
-    def delete(self, filter: Union[e.DeleteMemoriesFilter, Mapping[str, Any]]) -> Call[e.EverMemOsAnswer[e.DeleteResult]]:
+    def delete(self, filter: Union[e.DeleteMemoriesFilter, Mapping[str, Any]]) -> Call[e.DeleteAnswer]:
         """Forgets the messages matching every filter given, and what was made from them."""
         return Call(query=dump(e.DeleteMemoriesFilter, filter))
 
     @operation(R.flush)
-    def flush(self, group_id: str, *, sync: bool = True) -> Call[e.EverMemOsAnswer[e.FlushResult]]:
+    def flush(self, group_id: str, *, sync: bool = True) -> Call[e.FlushAnswer]:
         """Closes the group's open episode and waits for its memories (``sync=False`` does not wait)."""
         body = {"group_id": group_id} if sync else {"group_id": group_id, "sync_mode": False}
         return Call(body=dump(e.FlushMemoriesRequest, body), idempotent=True)
@@ -79,7 +79,7 @@ class EverMemOs(Family[M]):
         return Call(query=dump(e.RequestStatusQuery, {"request_id": request_id}))
 
 
-def is_accepted(answer: Union[e.WriteAnswer, e.MetaAnswer]) -> bool:
+def is_accepted(answer: Union[e.WriteAnswer, e.MetaAnswer, e.DeleteAnswer, e.FlushAnswer]) -> bool:
     """True when a write answered 202: Kafka has it, the store not yet."""
     return isinstance(answer, e.Accepted)
 

@@ -46,12 +46,12 @@ class Conversations(Family[M]):
         return Call(params=_conversation(conversation_id))
 
     @operation("forks")
-    def forks(self, conversation_id: str) -> Call[ms.Page[ms.Fork]]:
+    def forks(self, conversation_id: str) -> Call[ms.Items[ms.Fork]]:
         """The forks of the conversation's tree."""
         return Call(params=_conversation(conversation_id))
 
     @operation("memberships")
-    def memberships(self, conversation_id: str) -> Call[ms.Page[ms.Membership]]:
+    def memberships(self, conversation_id: str) -> Call[ms.Items[ms.Membership]]:
         return Call(params=_conversation(conversation_id))
 
     @operation("share")
@@ -93,12 +93,12 @@ class UserConversations(Conversations[M]):
     routes = USER
 
     @operation("list_messages")
-    def list_messages(self, conversation_id: str, *, after: Optional[str] = None, limit: Optional[int] = None) -> Call[ms.Page[ms.Message]]:
+    def list_messages(self, conversation_id: str, *, after: Optional[str] = None, limit: Optional[int] = None) -> Call[ms.Page[ms.DocumentMessage]]:
         query = dump(ms.UserMessagesQuery, {k: v for k, v in {"after": after, "limit": limit}.items() if v is not None})
         return Call(params=_conversation(conversation_id), query=query)
 
     @operation("append_message")
-    def append_message(self, conversation_id: str, message: Union[ms.CreateUserMessageRequest, Mapping[str, Any]]) -> Call[ms.Message]:
+    def append_message(self, conversation_id: str, message: Union[ms.CreateUserMessageRequest, Mapping[str, Any]]) -> Call[Union[ms.DocumentMessage, ms.Accepted]]:
         return Call(params=_conversation(conversation_id), body=dump(ms.CreateUserMessageRequest, message))
 
     @operation("fork")
@@ -106,8 +106,13 @@ class UserConversations(Conversations[M]):
         params = dump(ms.MessageIdParams, {"conversation_id": conversation_id, "message_id": message_id})
         return Call(params=params, body=dump(ms.ForkRequest, request))
 
+    @operation("forks")
+    def forks(self, conversation_id: str) -> Call[ms.Items[ms.DocumentFork]]:  # type: ignore[override]
+        """The fork tree: ``conversation_id`` is the tree's, ``fork_id`` each conversation's own."""
+        return Call(params=_conversation(conversation_id))
+
     @operation("search")
-    def search(self, request: Union[ms.SearchMessagesRequest, Mapping[str, Any]]) -> Call[ms.Page[ms.SearchHit]]:
+    def search(self, request: Union[ms.SearchMessagesRequest, Mapping[str, Any]]) -> Call[ms.Items[ms.SearchHit]]:
         """Hybrid search over the messages of every conversation the caller may read."""
         return Call(body=dump(ms.SearchMessagesRequest, request), idempotent=True)
 
@@ -130,7 +135,7 @@ class CodeConversations(Conversations[M]):
         return Call(params=_conversation(conversation_id), query=dump(ms.ListMessagesQuery, query))
 
     @operation("append_message")
-    def append_message(self, conversation_id: str, message: Union[ms.CreateMessageRequest, Mapping[str, Any]]) -> Call[ms.Message]:
+    def append_message(self, conversation_id: str, message: Union[ms.CreateMessageRequest, Mapping[str, Any]]) -> Call[Union[ms.Message, ms.Accepted]]:
         """Appends content blocks; a conversation that does not exist yet is created, owned by the caller."""
         return Call(params=_conversation(conversation_id), body=dump(ms.CreateMessageRequest, message))
 
@@ -151,17 +156,17 @@ class CodeConversations(Conversations[M]):
         return Call(params=_conversation(conversation_id), body=body, idempotent=True)
 
     @operation("create_summary")
-    def create_summary(self, conversation_id: str, summary: Union[ms.CreateSummaryRequest, Mapping[str, Any]]) -> Call[ms.Message]:
+    def create_summary(self, conversation_id: str, summary: Union[ms.CreateSummaryRequest, Mapping[str, Any]]) -> Call[Union[ms.Message, ms.Accepted]]:
         return Call(params=_conversation(conversation_id), body=dump(ms.CreateSummaryRequest, summary))
 
     @operation("sync_memory")
-    def sync_memory(self, conversation_id: str, request: Union[ms.SyncMessagesRequest, Mapping[str, Any]]) -> Call[ms.SyncResult]:
+    def sync_memory(self, conversation_id: str, request: Union[ms.SyncMessagesRequest, Mapping[str, Any]]) -> Call[Union[ms.SyncResult, ms.Accepted]]:
         """An agent's whole memory for its current epoch: unchanged is a no-op, an extension is appended
         within the epoch, anything else starts the next one. Sending it again changes nothing."""
         return Call(params=_conversation(conversation_id), body=dump(ms.SyncMessagesRequest, request), idempotent=True)
 
     @operation("record_response")
-    def record_response(self, conversation_id: str, tokens: List[str], *, done: bool = False) -> Call[Dict[str, Any]]:
+    def record_response(self, conversation_id: str, tokens: List[str], *, done: bool = False) -> Call[ms.ResponseState]:
         """Records tokens of the response in progress; ``done`` ends it for every reader."""
         body = dump(ms.RecordResponseRequest, {"tokens": tokens, "done": done})
         return Call(params=_conversation(conversation_id), body=body)
@@ -180,11 +185,11 @@ class AgentConversations(Family[M]):
     """What agents (API keys) call under ``/v1/agent/...``."""
 
     @operation(AgentRoutes.append_messages)
-    def append_messages(self, conversation_id: str, request: Union[ms.CreateAgentMessagesRequest, Mapping[str, Any]]) -> Call[ms.Page[ms.Message]]:
+    def append_messages(self, conversation_id: str, request: Union[ms.CreateAgentMessagesRequest, Mapping[str, Any]]) -> Call[Union[ms.Items[ms.DocumentMessage], ms.Accepted]]:
         return Call(params=_conversation(conversation_id), body=dump(ms.CreateAgentMessagesRequest, request))
 
     @operation(AgentRoutes.create_summary)
-    def create_summary(self, conversation_id: str, summary: Union[ms.CreateSummaryRequest, Mapping[str, Any]]) -> Call[ms.Message]:
+    def create_summary(self, conversation_id: str, summary: Union[ms.CreateSummaryRequest, Mapping[str, Any]]) -> Call[Union[ms.Message, ms.Accepted]]:
         return Call(params=_conversation(conversation_id), body=dump(ms.CreateSummaryRequest, summary))
 
     @operation(AgentRoutes.context)

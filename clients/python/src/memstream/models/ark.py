@@ -32,9 +32,16 @@ class ArkPurgeQuery(Request):
 
 
 class ArkPurged(Answer):
-    message: str
+    message: Literal["Memory purged"]
     sessions: List[str]
     deleted_messages: int
+
+
+class ArkPurging(Answer):
+    """202: purging outlasted the server's wait; Kafka has the deletions."""
+
+    status: Literal["accepted"]
+    request_ids: List[str]
 
 
 class ArkSessionParams(Request):
@@ -53,7 +60,16 @@ class ArkChunk(Answer):
 
 
 class ArkStored(Answer):
-    status: Literal["ok", "accepted"]
+    status: Literal["ok"]
+    session_id: str
+    count: int
+    request_id: str
+
+
+class ArkStoring(Answer):
+    """202: storing outlasted the server's wait; Kafka has the batch."""
+
+    status: Literal["accepted"]
     session_id: str
     count: int
     request_id: str
@@ -86,9 +102,26 @@ class ArkRelayed(Answer):
     chunks: int
 
 
+class ArkRelaying(Answer):
+    """202: keeping the chunks outlasted the server's wait; Kafka has them."""
+
+    status: Literal["accepted"]
+    session: str
+    chunks: int
+    request_id: Optional[str] = None
+
+
 class ArkCompleted(Answer):
     status: Literal["completed", "already_completed"]
     session: str
+
+
+class ArkCompleting(Answer):
+    """202: completing outlasted the server's wait; Kafka has it."""
+
+    status: Literal["accepted"]
+    session: str
+    request_id: str
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Dict, Generic, List, Literal, Optional, TypeVar, Union
 
-from pydantic import Field
-
 from ._base import Answer, OffsetPaging, Request
 
 R = TypeVar("R")
@@ -174,18 +172,39 @@ class MemoryPage(Answer):
     memories: List[Memory]
     total_count: int
     has_more: bool
-    metadata: Dict[str, Any] = Field(default_factory=dict)
+    metadata: Dict[str, Any]
+
+
+class PendingMessage(Answer):
+    """A message no episode holds yet, as EverMemOS lists its pending messages."""
+
+    memory_type: Literal["message"]
+    message_id: str
+    group_id: str
+    group_name: Optional[str] = None
+    user_id: str
+    sender_name: str
+    timestamp: str
+    content: str
+    refer_list: List[str]
+    sequence: int
+    id: str
+    request_id: None
+    sender: str
+    message_create_time: str
+    created_at: str
+    updated_at: str
 
 
 class SearchHit(Answer):
     id: str
-    memory_type: MemoryType
+    memory_type: Literal["message", "episodic_memory"]
     content: str
     score: float
     group_id: str
-    user_id: Optional[str] = None
+    user_id: Optional[str]
     timestamp: str
-    message_ids: List[str] = Field(default_factory=list)
+    message_ids: List[str]
     score_parts: Optional["ScoreParts"] = None
 
 
@@ -222,8 +241,8 @@ SearchHit.model_rebuild()
 class SearchResult(Answer):
     memories: List[SearchHit]
     total_count: int
-    retrieve_method: str
-    pending_messages: List[Memory] = Field(default_factory=list)
+    retrieve_method: RetrieveMethod
+    pending_messages: List[PendingMessage]
 
 
 class GroupedSearchResult(Answer):
@@ -233,11 +252,13 @@ class GroupedSearchResult(Answer):
     memories: List[Dict[str, List[SearchHit]]]
     scores: List[Dict[str, List[float]]]
     importance_scores: List[float]
+    original_data: List[Any]
     total_count: int
     has_more: bool
-    retrieve_method: str
+    retrieve_method: RetrieveMethod
+    query_metadata: Dict[str, Any]
     metadata: Dict[str, Any]
-    pending_messages: List[Memory] = Field(default_factory=list)
+    pending_messages: List[PendingMessage]
 
     def hits(self) -> List[SearchHit]:
         """Every hit, best first, as a POST search lists them."""
@@ -246,7 +267,7 @@ class GroupedSearchResult(Answer):
 
 
 class DeleteResult(Answer):
-    filters: List[str] = Field(default_factory=list)
+    filters: List[Literal["event_id", "user_id", "group_id", "message_id"]]
     deleted_messages: int
     deleted_memories: int
     episodes_reextracting: int
@@ -259,14 +280,14 @@ class Episode(Answer):
     start_sequence: int
     end_sequence: int
     message_count: int
-    close_reason: str
-    status: str
+    close_reason: Literal["message_cap", "token_cap", "silence", "idle", "flush", "topic"]
+    status: Literal["pending", "extracted", "failed"]
 
 
 class FlushResult(Answer):
     group_id: str
     status_info: Literal["extracted", "extracting", "nothing_pending"]
-    episodes: List[Episode] = Field(default_factory=list)
+    episodes: List[Episode]
 
 
 class RequestStatus(Answer):
@@ -275,11 +296,21 @@ class RequestStatus(Answer):
 
 
 class MemoryStats(Answer):
-    """Counts of how far memory formation got for a group (``indexed_messages``, ...), kept as extra fields."""
+    """Counts of how far memory formation got for a group: stored, indexed, episodes, memories."""
 
     group_id: str
     embedding_model: str
+    messages: int
+    indexed_messages: int
+    current_vectors: int
+    search_items: int
+    episodes: int
+    episodes_extracted: int
+    episodic_memories: int
+    open_messages: int
 
 
 WriteAnswer = Union[EverMemOsAnswer[WriteResult], Accepted]
 MetaAnswer = Union[EverMemOsAnswer[Dict[str, Any]], Accepted]
+DeleteAnswer = Union[EverMemOsAnswer[DeleteResult], Accepted]
+FlushAnswer = Union[EverMemOsAnswer[FlushResult], Accepted]

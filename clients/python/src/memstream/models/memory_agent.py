@@ -17,17 +17,19 @@ class ContextQuery(Request):
 
 
 class SummaryRow(Answer):
-    memory_id: str
+    """One memory row of the version chain; ``memory_text`` is empty while it is being made."""
+
+    memory_id: int
     conversation_id: str
-    memory_text: Optional[str] = None
+    memory_text: str
     start_sequence: int
     end_sequence: int
-    base_memory_id: Optional[str] = None
+    base_memory_id: Optional[int]
     status: Literal["processing", "completed", "failed"]
     created_at: str
-    generation_time_ms: Optional[float] = None
+    generation_time_ms: Optional[float]
     attempts: int
-    error: Optional[str] = None
+    error: Optional[str]
 
 
 class Summaries(Answer):
@@ -36,7 +38,7 @@ class Summaries(Answer):
 
 
 class ContextMemory(Answer):
-    memory_id: str
+    memory_id: int
     memory_text: str
     start_sequence: int
     end_sequence: int
@@ -44,5 +46,5 @@ class ContextMemory(Answer):
 
 class AgentContext(Answer):
     conversation_id: str
-    memory: Optional[ContextMemory] = None
+    memory: Optional[ContextMemory]
     gap_messages: List[Dict[str, Any]]

@@ -13,6 +13,7 @@ T = TypeVar("T")
 AccessLevel = Literal["owner", "manager", "writer", "reader"]
 # history, memory or summary, in any letter case (the server answers in lower case)
 Channel = str
+MessageChannel = Literal["history", "memory", "summary"]
 
 
 class ConversationIdParams(CamelRequest):
@@ -181,22 +182,67 @@ class Transfer(CamelAnswer):
 
 
 class Message(CamelAnswer):
-    """A message: the code layout's fields, and the document layout's (role, visibility) beside them."""
+    """The code layout's message (``/v1/conversations``): content blocks on a channel; no ``user_id``
+    or ``epoch`` when it has none."""
 
     id: str
     conversation_id: str
     user_id: Optional[str] = None
-    channel: Optional[str] = None
-    content: Any = None
-    created_at: str
-    role: Optional[str] = None
-    visibility: Optional[str] = None
+    channel: MessageChannel
     epoch: Optional[int] = None
+    content: List[Any]
+    created_at: str
+
+
+class DocumentMessage(CamelAnswer):
+    """The document layout's message (``/v1/user``, ``/v1/agent``): the text, the blocks it came in,
+    role, visibility and its place in the conversation; every field sent, None where it has no value."""
+
+    id: str
+    conversation_id: str
+    user_id: Optional[str]
+    role: Literal["user", "assistant", "system", "tool", "agent"]
+    visibility: Literal["user", "agent", "system"]
+    channel: MessageChannel
+    content: str
+    content_blocks: List[Any]
+    metadata: Dict[str, Any]
+    parent_message_id: Optional[str]
+    sequence: int
+    created_at: str
 
 
 class Page(CamelAnswer, Generic[T]):
+    """One page; ``next_cursor`` is None on the last."""
+
     data: List[T]
-    next_cursor: Optional[str] = None
+    next_cursor: Optional[str]
+
+
+class Items(CamelAnswer, Generic[T]):
+    """A whole list, in one answer."""
+
+    data: List[T]
+
+
+class DocumentFork(CamelAnswer):
+    """A conversation of the fork tree as the document layout lists it: ``conversation_id`` is the tree's."""
+
+    conversation_id: str
+    fork_id: str
+    forked_from_message_id: Optional[str]
+    forked_from_conversation_id: Optional[str]
+    title: Optional[str]
+    created_at: str
+    is_current_fork: bool
+
+
+class Accepted(CamelAnswer):
+    """202: Kafka has the write, the store had not applied it when the server's wait ended."""
+
+    status: Literal["accepted"]
+    id: str
+    request_id: str
 
 
 class SyncResult(CamelAnswer):
@@ -213,12 +259,16 @@ class SearchHit(CamelAnswer):
 
 class AgentContext(CamelAnswer):
     conversation_id: str
-    messages: List[Message]
-    next_after_message_id: Optional[str] = None
+    messages: List[DocumentMessage]
+    next_after_message_id: Optional[str]
 
 
 class Cancelled(CamelAnswer):
     cancelled: bool
+
+
+class ResponseState(CamelAnswer):
+    state: Literal["none", "in_progress", "done", "cancelled"]
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,15 @@ import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
 import { exportRecords, type ExportScope, type Queryable, type Store } from '@memstream/store';
-import { EXPORT_FORMAT, EXPORT_VERSION, ExportQuery, type ExportRecord } from '@memstream/schemas';
+import { EXPORT_FORMAT, EXPORT_VERSION, ExportQuery, ExportRecord } from '@memstream/schemas';
 import { adminDocs as docs } from './docs.js';
 import { actorOf, auditMore, justificationOf, requireRole, writeAudit } from './audit.js';
 
-const NDJSON_ANSWER =
-  'application/x-ndjson: a header record, one record per line (conversation, fork, conversation_meta, membership, ownership_transfer, message, episode, episodic_memory, summary, kaos_session, kaos_event, ark_session, ark_chunk), an end record with the counts. See docs/export-import.md and schemas/export.*.schema.json';
+const NDJSON_ANSWER = {
+  description:
+    'Newline-delimited JSON, one record a line (the schema is one line): a header record, the records (conversation, fork, conversation_meta, membership, ownership_transfer, message, episode, episodic_memory, summary, kaos_session, kaos_event, ark_session, ark_chunk), an end record with the counts. See docs/export-import.md and schemas/export.*.schema.json',
+  content: { 'application/x-ndjson': ExportRecord },
+};
 
 /**
  * `GET /v1/admin/exports` (admin: one person's data with `userId`, else the whole server, to move

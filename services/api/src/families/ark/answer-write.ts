@@ -12,7 +12,7 @@ export async function answerWrite(
   written: WriteResult,
   subject: Readonly<Record<string, unknown>>,
   answered: (outcome: RequestOutcome, requestId: string) => unknown,
-): Promise<unknown> {
+): Promise<FastifyReply> {
   if (written.kind === 'accepted')
     return reply.status(202).send({ status: 'accepted', ...subject, request_id: written.requestId });
   if (written.outcome.status === 'failed') throw outcomeError(written.outcome);

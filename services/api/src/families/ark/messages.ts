@@ -4,7 +4,15 @@ import { arkDocs } from './docs.js';
 import type { Writer } from '@memstream/ingest';
 import { answerWrite } from './answer-write.js';
 import { listArkRecords, listArkSessions, type Store } from '@memstream/store';
-import { ArkListQuery as ListQuery, ArkMessageBatch, TOPICS } from '@memstream/schemas';
+import {
+  ArkListQuery as ListQuery,
+  ArkMessageBatch,
+  ArkMessagePage,
+  ArkSessions,
+  ArkStored,
+  ArkStoring,
+  TOPICS,
+} from '@memstream/schemas';
 import { audiencesFor, personOf } from '../../shared/access.js';
 import type { Halves } from '../../shared/halves.js';
 
@@ -19,8 +27,8 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
     // ARK words its own 400s, in the order its service checks (session_id, then messages, then each message)
     parsedByHandler: ['body'],
     responses: {
-      200: 'Stored: {status, session_id, count, request_id}',
-      202: 'Storing outlasted REQUEST_SYNC_TIMEOUT_MS; Kafka has the batch',
+      200: ArkStored.meta({ description: 'Stored' }),
+      202: ArkStoring.meta({ description: 'Storing outlasted REQUEST_SYNC_TIMEOUT_MS; Kafka has the batch' }),
     },
   });
   writes?.post('/messages', postDocs, async (request, reply) => {
@@ -33,7 +41,7 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
     );
     const subject = { session_id: batch.session_id, count: batch.messages.length };
     return answerWrite(reply, written, subject, (_, requestId) => ({
-      status: 'ok',
+      status: 'ok' as const,
       ...subject,
       request_id: requestId,
     }));
@@ -46,9 +54,7 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
     querystring: ListQuery,
     // ARK words its own 400s ("invalid limit: ...")
     parsedByHandler: ['querystring'],
-    responses: {
-      200: '{messages: [{id, timestamp, created_at, session_id, query_id, message, sequence}], total, limit, offset}; sequence is the storage order across sessions',
-    },
+    responses: { 200: ArkMessagePage },
   });
   reads?.get('/messages', listDocs, async (request) => {
     const q = ListQuery.safeParse(request.query);
@@ -89,7 +95,7 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
 
   const sessionsDocs = arkDocs.route({
     summary: 'Sessions with messages (a stream that only relayed chunks is a query, not a session, as in ARK)',
-    responses: { 200: '{"sessions": [...]}' },
+    responses: { 200: ArkSessions },
   });
   reads?.get('/sessions', sessionsDocs, async (request) => ({
     sessions: await listArkSessions(deps.store, { visibleTo: personOf(request) }),

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
 import { outcomeError, type Writer } from '@memstream/ingest';
-import { ArkPurgeQuery, TOPICS } from '@memstream/schemas';
+import { ArkPurged, ArkPurgeQuery, ArkPurging, TOPICS } from '@memstream/schemas';
 import { lastSequence, listArkSessions, type Store } from '@memstream/store';
 import { mayAccess, personOf, requireAccess } from '../../shared/access.js';
 import { arkDocs } from './docs.js';
@@ -23,8 +23,8 @@ export function registerArkPurge(app: FastifyInstance, deps: { store: Store; wri
     summary: "Purge the stored messages of one session, or of every ARK session the caller manages (ARK's purge)",
     querystring: ArkPurgeQuery,
     responses: {
-      200: '{message: "Memory purged", sessions, deleted_messages}',
-      202: 'Purging outlasted REQUEST_SYNC_TIMEOUT_MS: {status: "accepted", request_ids}',
+      200: ArkPurged,
+      202: ArkPurging.meta({ description: 'Purging outlasted REQUEST_SYNC_TIMEOUT_MS: the deletions Kafka has' }),
     },
   });
   app.delete('/messages', docs, async (request, reply) => {

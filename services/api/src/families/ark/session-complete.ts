@@ -5,7 +5,14 @@ import { writeOriginOf, type ZodApp } from '@memstream/http';
 import { outcomeError, type WriteResult, type Writer } from '@memstream/ingest';
 import { arkDocs } from './docs.js';
 import { arkSessionState, type Store } from '@memstream/store';
-import { ArkStreamChunks as StreamChunks, TOPICS } from '@memstream/schemas';
+import {
+  ArkCompleted,
+  ArkCompleting,
+  ArkRelayed,
+  ArkRelaying,
+  ArkStreamChunks as StreamChunks,
+  TOPICS,
+} from '@memstream/schemas';
 import { SessionParams, parseSessionId } from './stream.js';
 import { requireAccess } from '../../shared/access.js';
 import { OpenRelays, relayLines } from './ndjson-relay.js';
@@ -52,8 +59,11 @@ export function registerSessionWrites(app: ZodApp, deps: { store: Store; write: 
       // ARK words a bad session id its own way (see parseSessionId)
       parsedByHandler: ['params'],
       responses: {
-        200: '{"status": "completed" | "already_completed", "session": ID}; 404 for a session unknown after its open relays closed and a short wait (3 s)',
-        202: 'Completing outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "request_id": ID}; Kafka has it',
+        200: ArkCompleted.meta({
+          description:
+            'Completed now, or before; 404 for a session unknown after its open relays closed and a short wait (3 s)',
+        }),
+        202: ArkCompleting.meta({ description: 'Completing outlasted REQUEST_SYNC_TIMEOUT_MS; Kafka has it' }),
       },
     });
   app.post<{ Params: { session_id: string } }>(
@@ -81,8 +91,8 @@ export function registerSessionWrites(app: ZodApp, deps: { store: Store; write: 
     parsedByHandler: ['params', 'body'],
     consumes: ['application/x-ndjson', 'application/jsonl', 'text/plain', 'application/json'],
     responses: {
-      200: '{"status": "ok", "session": ID, "chunks": N}: every chunk stored',
-      202: 'Keeping them outlasted REQUEST_SYNC_TIMEOUT_MS: {"status": "accepted", "session": ID, "chunks": N} (and request_id for a JSON body)',
+      200: ArkRelayed.meta({ description: 'Every chunk stored' }),
+      202: ArkRelaying.meta({ description: 'Keeping them outlasted REQUEST_SYNC_TIMEOUT_MS; Kafka has them' }),
     },
   });
   app.post<{ Params: { session_id: string } }>('/stream/:session_id', relayDocs, async (request, reply) => {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodApp } from '@memstream/http';
+import { serverSentEvent, type ZodApp } from '@memstream/http';
 import { mayReadAudience } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
@@ -8,6 +8,8 @@ import { arkRecordsAfter, arkSessionState, listArkRecords, listStreamChunks, typ
 import {
   ArkSessionId,
   ArkSessionParams,
+  ARK_STREAM_MARKERS,
+  ArkStreamEventData,
   ArkStreamQuery as Query,
   LiveEvent,
   liveChannelOf,
@@ -63,7 +65,19 @@ export function registerStream(app: ZodApp, deps: StreamDeps): void {
     // A refusal of the reference dialect comes in OpenAI's error body, not the family's: the
     // handler parses both parts and answers in the dialect the reader speaks.
     parsedByHandler: ['params', 'querystring'],
-    responses: { 200: 'text/event-stream' },
+    responses: {
+      200: {
+        description:
+          'Server-Sent Events in the framing the reader chose (see above), each a chunk or an error as JSON, or a marker sent bare; comment lines keep it open',
+        content: {
+          'text/event-stream': serverSentEvent({
+            names: ['message', 'error'],
+            data: ArkStreamEventData,
+            markers: ARK_STREAM_MARKERS,
+          }),
+        },
+      },
+    },
     alternateError: {
       body: ArkStreamErrorBody,
       when: 'with wait-for-query, the OpenAI error object ark-api parses: {"error": {"message", "type", "code"}}',

@@ -12,7 +12,7 @@ export async function answerWrite(
   reply: FastifyReply,
   written: WriteResult,
   answered: (outcome: RequestOutcome, requestId: string) => unknown,
-): Promise<unknown> {
+): Promise<FastifyReply> {
   if (written.kind === 'accepted') return reply.status(202).send(acceptedReply(written.requestId));
   if (written.outcome.status === 'failed') throw outcomeError(written.outcome);
   return reply.status(200).send(await answered(written.outcome, written.requestId));

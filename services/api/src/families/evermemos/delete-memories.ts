@@ -6,6 +6,8 @@ import { everMemOsErrorShape } from './error-shape.js';
 import { answerWrite } from './answer-write.js';
 import type { Writer } from '@memstream/ingest';
 import {
+  AcceptedReply,
+  DeleteMemoriesAnswer,
   DeleteMemoriesRequest as Request,
   type DeleteMemoriesFilter as DeleteFilter,
   deleteFilterNames,
@@ -35,8 +37,10 @@ export function registerDeleteMemories(app: ZodApp, deps: { store: Store; write:
     // the filters may come in the query or a JSON body (the body wins): merged, then parsed
     parsedByHandler: ['querystring'],
     responses: {
-      200: 'result.filters (the filters used), count, deleted_messages, deleted_memories, episodes_reextracting, episodes_deleted; 404 when nothing matched',
-      202: 'Deleting outlasted REQUEST_SYNC_TIMEOUT_MS: {status, message, request_id}; poll GET /api/v1/stats/request',
+      200: DeleteMemoriesAnswer.meta({
+        description: 'What was forgotten; `filters` names the filters used. 404 when nothing matched',
+      }),
+      202: AcceptedReply,
       422: 'Every filter is absent, null, "" or "__all__": the error envelope with FastAPI\'s detail list beside it',
     },
   });
@@ -83,7 +87,7 @@ export function registerDeleteMemories(app: ZodApp, deps: { store: Store; write:
         episodes_deleted: number;
       };
       return {
-        status: 'ok',
+        status: 'ok' as const,
         message: `Deleted ${r.deleted_messages} messages and ${r.deleted_memories} memories`,
         // EverMemOS counts what it deleted in `count` and names the filters it used.
         result: { filters: deleteFilterNames(data), ...r, count: r.deleted_messages + r.deleted_memories },

@@ -6,7 +6,7 @@ import type { Writer } from '@memstream/ingest';
 import { answerWrite } from './answer-write.js';
 import type { ExtractionNotices } from './extraction-notices.js';
 import { lastSequence, listEpisodesByIds, type Episode, type Store } from '@memstream/store';
-import { FlushMemoriesRequest as Body, TOPICS } from '@memstream/schemas';
+import { AcceptedReply, FlushAnswer, FlushMemoriesRequest as Body, TOPICS } from '@memstream/schemas';
 import { requireAccess } from '../../shared/access.js';
 
 /**
@@ -26,8 +26,8 @@ export function registerFlushMemories(
     summary: "Close a group's open episode now and wait for its memories",
     body: Body,
     responses: {
-      200: 'result.status_info (extracted, extracting, nothing_pending) and result.episodes',
-      202: 'Closing outlasted REQUEST_SYNC_TIMEOUT_MS: {status, message, request_id}; poll GET /api/v1/stats/request',
+      200: FlushAnswer.meta({ description: 'The episodes closed, and whether their memories are made (status_info)' }),
+      202: AcceptedReply,
     },
   });
   app.post('/api/v1/memories/flush', docs, async (request, reply) => {
@@ -50,7 +50,7 @@ export function registerFlushMemories(
         : await listEpisodesByIds(deps.store, ids);
       const extracted = episodes.length > 0 && episodes.every((e) => e.status === 'extracted');
       return {
-        status: 'ok',
+        status: 'ok' as const,
         message: ids.length === 0 ? 'Nothing to flush' : `Closed ${ids.length} episodes`,
         result: {
           group_id: body.group_id,

@@ -1,5 +1,5 @@
 import type { ZodApp } from '@memstream/http';
-import { ConversationMetaQuery as Query } from '@memstream/schemas';
+import { ConversationMetaAnswer, ConversationMetaQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, queryWithGetBody } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
@@ -16,7 +16,7 @@ export function registerGetConversationMeta(app: ZodApp, deps: { store: Store })
     querystring: Query,
     // EverMemOS's clients send a GET's parameters as a JSON body too: merged with the query, then parsed
     parsedByHandler: ['querystring'],
-    responses: { 200: 'The whole record; 404 when the group has none' },
+    responses: { 200: ConversationMetaAnswer.meta({ description: 'The whole record; 404 when the group has none' }) },
   });
   app.get('/api/v1/memories/conversation-meta', docs, async (request) => {
     const { group_id: groupId } = parseOrThrow(Query, await queryWithGetBody(request), 'query');
@@ -25,7 +25,7 @@ export function registerGetConversationMeta(app: ZodApp, deps: { store: Store })
     const meta = await findConversationMeta(deps.store, groupId);
     if (!meta) throw notFound();
     return {
-      status: 'ok',
+      status: 'ok' as const,
       message: 'Conversation metadata retrieved successfully',
       result: {
         id: meta.id,

@@ -3,7 +3,13 @@ import { AppError } from '@memstream/errors';
 import { parseOrThrow, queryWithGetBody } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import { listEpisodicMemories, listMessages, type Store } from '@memstream/store';
-import { everMemOsScope, ListMemoriesQuery as Query, MAGIC_ALL, parseCreateTime } from '@memstream/schemas';
+import {
+  everMemOsScope,
+  ListMemoriesQuery as Query,
+  MAGIC_ALL,
+  MemoryListAnswer,
+  parseCreateTime,
+} from '@memstream/schemas';
 import { episodicView, messageView } from './memory-views.js';
 import { audiencesFor, personOf } from '../../shared/access.js';
 
@@ -23,7 +29,7 @@ export function registerGetMemories(app: ZodApp, deps: { store: Store }): void {
     querystring: Query,
     // EverMemOS's clients send a GET's parameters as a JSON body too: merged with the query, then parsed
     parsedByHandler: ['querystring'],
-    responses: { 200: 'result.memories, result.total_count, result.has_more and result.metadata' },
+    responses: { 200: MemoryListAnswer },
   });
   app.get('/api/v1/memories', docs, async (request) => {
     const q = parseOrThrow(Query, await queryWithGetBody(request), 'query');
@@ -60,7 +66,7 @@ export function registerGetMemories(app: ZodApp, deps: { store: Store }): void {
             }).then((p) => ({ items: p.items.map(episodicView), total: p.total }))
           : { items: [], total: 0 };
     return {
-      status: 'ok',
+      status: 'ok' as const,
       message: `Memory retrieval successful, retrieved ${page.items.length} memories`,
       result: {
         memories: page.items,
@@ -68,7 +74,10 @@ export function registerGetMemories(app: ZodApp, deps: { store: Store }): void {
         has_more: q.offset + page.items.length < page.total,
         // what EverMemOS's clients read back: the filters as they sent them
         metadata: {
-          source: q.memory_type === 'message' || q.memory_type === 'episodic_memory' ? 'memstream' : 'not_formed',
+          source:
+            q.memory_type === 'message' || q.memory_type === 'episodic_memory'
+              ? ('memstream' as const)
+              : ('not_formed' as const),
           user_id: q.user_id === undefined ? MAGIC_ALL : (q.user_id ?? ''),
           memory_type: q.memory_type,
           limit: q.limit,

@@ -1,5 +1,5 @@
 import type { ZodApp } from '@memstream/http';
-import { MemoryStatsQuery as Query } from '@memstream/schemas';
+import { MemoryStatsAnswer, MemoryStatsQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import { everMemOsDocs } from './docs.js';
 import { lastSequence, memoryStats, type Store } from '@memstream/store';
@@ -15,9 +15,7 @@ export function registerGetMemoryStats(app: ZodApp, deps: { store: Store; embedd
   const docs = everMemOsDocs.route({
     summary: 'How far memory formation got for a group: stored, indexed, episodes, memories',
     querystring: Query,
-    responses: {
-      200: 'result: messages, indexed_messages, current_vectors, episodes, episodes_extracted, episodic_memories, open_messages',
-    },
+    responses: { 200: MemoryStatsAnswer },
   });
   app.get('/api/v1/stats/memory', docs, async (request) => {
     const { group_id: groupId } = request.query;
@@ -26,7 +24,7 @@ export function registerGetMemoryStats(app: ZodApp, deps: { store: Store; embedd
     if ((await lastSequence(deps.store, groupId)) === undefined) throw notFound();
     const stats = await memoryStats(deps.store, groupId, deps.embedder.model);
     return {
-      status: 'ok',
+      status: 'ok' as const,
       message: 'Memory formation status',
       result: { group_id: groupId, embedding_model: deps.embedder.model, ...stats },
     };

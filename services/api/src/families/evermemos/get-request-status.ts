@@ -1,5 +1,5 @@
 import type { ZodApp } from '@memstream/http';
-import { RequestStatusQuery as Query } from '@memstream/schemas';
+import { RequestStatusAnswer, RequestStatusQuery as Query } from '@memstream/schemas';
 import { AppError } from '@memstream/errors';
 import type { RequestLedger } from '@memstream/fanout';
 import { everMemOsDocs } from './docs.js';
@@ -19,7 +19,9 @@ export function registerGetRequestStatus(app: ZodApp, deps: { store: Store; ledg
       'The request id is also the event id, so producers writing the input topic directly can ask about theirs.',
     querystring: Query,
     responses: {
-      200: 'result.status, and for a stored message its sequence number; 404 for an unknown or expired request',
+      200: RequestStatusAnswer.meta({
+        description: 'result.status, and once applied its outcome; 404 for an unknown or expired request',
+      }),
     },
   });
   app.get('/api/v1/stats/request', docs, async (request) => {
@@ -31,10 +33,14 @@ export function registerGetRequestStatus(app: ZodApp, deps: { store: Store; ledg
         `Request not found: ${requestId} (unknown, or older than the status retention)`,
       );
     if (found.status === 'accepted')
-      return { status: 'ok', message: 'Request accepted', result: { request_id: requestId, status: 'accepted' } };
+      return {
+        status: 'ok' as const,
+        message: 'Request accepted',
+        result: { request_id: requestId, status: 'accepted' as const },
+      };
     const { outcome } = found;
     return {
-      status: 'ok',
+      status: 'ok' as const,
       message: `Request ${found.status}`,
       result: {
         request_id: requestId,
@@ -43,11 +49,17 @@ export function registerGetRequestStatus(app: ZodApp, deps: { store: Store; ledg
         group_id: outcome.group_id,
         message_id: outcome.message_id,
         duplicate: outcome.duplicate,
-        sequence: outcome.result?.['sequence'] ?? null,
+        sequence: sequenceOf(outcome.result),
         error: outcome.error_code ? { code: outcome.error_code, message: outcome.error_message } : null,
         updated_at: outcome.created_at.toISOString(),
-        episode: found.extraction ?? null,
+        episode: found.extraction ? { ...found.extraction, memory_ids: [...found.extraction.memory_ids] } : null,
       },
     };
   });
+}
+
+/** A stored message's sequence number; other writes have none. */
+function sequenceOf(result: Record<string, unknown> | null): number | null {
+  const sequence = result?.['sequence'];
+  return typeof sequence === 'number' ? sequence : null;
 }

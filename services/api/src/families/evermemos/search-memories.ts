@@ -4,6 +4,8 @@ import type { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import {
   everMemOsScope,
+  FlatSearchAnswer,
+  GroupedSearchAnswer,
   MAGIC_ALL,
   parseCreateTime,
   SearchMemoriesPost,
@@ -97,7 +99,7 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
     ]);
     if (dialect === 'memstream-flat') {
       return {
-        status: 'ok',
+        status: 'ok' as const,
         message: `Found ${hits.length} memories`,
         result: {
           memories: hits.map(explain ? explainedHitView : hitView),
@@ -117,7 +119,7 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
       ...(input.group_id !== undefined ? { group_id: input.group_id } : {}),
     };
     return {
-      status: 'ok',
+      status: 'ok' as const,
       message: `Memory search successful, retrieved ${grouped.memories.length} groups`,
       result: {
         ...grouped,
@@ -143,15 +145,18 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
       // EverMemOS's clients send a GET's parameters as a JSON body too: merged with the query, then parsed
       parsedByHandler: ['querystring'],
       responses: {
-        200: 'result.memories ([{group_id: [memory, ...]}], groups best first, memories in time order), result.scores (alike), result.importance_scores, result.total_count, result.has_more, result.metadata, result.pending_messages',
+        200: GroupedSearchAnswer.meta({
+          description:
+            'result.memories: [{group_id: [memory, ...]}], groups best first, memories in time order; result.scores alike; result.pending_messages: the open span',
+        }),
       },
     }),
     async (request) =>
-      search(
+      (await search(
         parseOrThrow(Search, fromQueryString(await queryWithGetBody(request)), 'query'),
         request,
         'evermemos-grouped',
-      ),
+      )) as z.output<typeof GroupedSearchAnswer>,
   );
   app.post(
     '/api/v1/memories/search',
@@ -161,9 +166,12 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
         "memstream's dialect: one ranked list. With `explain: true`, each hit also carries `score_parts`: `keyword` and `vector` ({rank, score} and {rank, similarity}: the hit's place in that method's own list, null when that list did not hold it or the method did not run), `terms` ([{name, weight, value}]), `divisor`, and `fused`, the unrounded score, which is the sum of weight × value over the terms divided by the divisor.",
       body: SearchMemoriesPost,
       responses: {
-        200: 'result.memories (best first, scores in [0, 1]; with explain, each with score_parts), result.total_count, result.pending_messages',
+        200: FlatSearchAnswer.meta({
+          description:
+            'result.memories best first, scores in [0, 1] (with explain, each with score_parts); result.pending_messages: the open span',
+        }),
       },
     }),
-    async (request) => search(request.body, request, 'memstream-flat'),
+    async (request) => (await search(request.body, request, 'memstream-flat')) as z.output<typeof FlatSearchAnswer>,
   );
 }

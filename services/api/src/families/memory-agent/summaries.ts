@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { AppError } from '@memstream/errors';
 import type { ZodApp } from '@memstream/http';
 import { memoryAgentDocs } from './docs.js';
@@ -13,6 +14,8 @@ import {
 import {
   MemoryAgentContextQuery as ContextQuery,
   MemoryAgentSummariesQuery as ConversationQuery,
+  MemoryAgentContextBody,
+  SummariesBody,
   type CanonicalMessage,
 } from '@memstream/schemas';
 import { audiencesFor, requireAccess } from '../../shared/access.js';
@@ -26,7 +29,9 @@ export function registerSummaries(app: ZodApp, deps: { store: Store }): void {
   const summariesDocs = memoryAgentDocs.route({
     summary: 'Every memory row of a conversation, oldest first',
     querystring: ConversationQuery,
-    responses: { 200: 'The version chain with statuses, generation times and errors' },
+    responses: {
+      200: SummariesBody.meta({ description: 'The version chain with statuses, generation times and errors' }),
+    },
   });
   app.get('/api/v1/summaries', summariesDocs, async (request) => {
     const { conversation_id: id } = request.query;
@@ -44,7 +49,13 @@ export function registerSummaries(app: ZodApp, deps: { store: Store }): void {
     summary: 'The latest completed memory and the messages after it',
     querystring: ContextQuery,
     responses: {
-      200: 'JSON {conversation_id, memory, gap_messages}, or with format=text one prompt-ready text/plain string',
+      200: {
+        description: 'The memory and the gap as JSON, or with format=text one prompt-ready string',
+        content: {
+          'application/json': MemoryAgentContextBody,
+          'text/plain': z.string().meta({ description: 'The memory as earlier context, then the gap as a transcript' }),
+        },
+      },
     },
   });
   app.get('/api/v1/context', contextDocs, async (request, reply) => {
@@ -59,7 +70,8 @@ export function registerSummaries(app: ZodApp, deps: { store: Store }): void {
       audiencesFor(request),
     );
     if (format === 'text') {
-      return reply.type('text/plain; charset=utf-8').send(renderContext(memory, gap));
+      // a string of its own media type: fastify sends it as it is, past the JSON schema (typed for JSON)
+      return reply.type('text/plain; charset=utf-8').send(renderContext(memory, gap) as never);
     }
     return {
       conversation_id: id,

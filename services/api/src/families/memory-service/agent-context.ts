@@ -11,7 +11,14 @@ import {
   type Store,
   type ViewPosition,
 } from '@memstream/store';
-import { ContextQuery, ConversationIdParams, CreateSummaryRequest } from '@memstream/schemas';
+import {
+  AgentContextBody,
+  CodeMessageBody,
+  ContextQuery,
+  ConversationIdParams,
+  CreateSummaryRequest,
+  MsAcceptedBody,
+} from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import { codeMessageView, documentMessageView } from './views.js';
@@ -43,7 +50,7 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
         summary: "Store an agent's summary of the conversation so far; it sets the title",
         params: ConversationIdParams,
         body: CreateSummaryRequest,
-        responses: { 201: 'The summary message' },
+        responses: { 201: CodeMessageBody, 202: MsAcceptedBody },
       }),
       async (request, reply) => {
         const clientId = requireAgent(request);
@@ -83,7 +90,7 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
       summary: 'The conversation for a prompt: the newest summary, then the messages after it',
       params: ConversationIdParams,
       querystring: ContextQuery,
-      responses: { 200: '{conversationId, messages, nextAfterMessageId}' },
+      responses: { 200: AgentContextBody },
     }),
     async (request) => {
       requireAgent(request);

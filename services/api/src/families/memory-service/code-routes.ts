@@ -2,6 +2,9 @@ import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
+  CodeForkList,
+  CodeMessageBody,
+  CodeMessagePage,
   ConversationBody,
   ConversationIdParams,
   CreateMessageRequest,
@@ -9,6 +12,7 @@ import {
   ListMessagesQuery,
   MembershipBody,
   MessageIdParams,
+  MsAcceptedBody,
   ShareRequest,
   TransferIdParams,
 } from '@memstream/schemas';
@@ -46,7 +50,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         'Messages of a channel (any case): history for people; agents also their memory by epoch, the summaries, or with no channel all of these',
       params: ConversationIdParams,
       querystring: ListMessagesQuery,
-      responses: { 200: '{data: [Message], nextCursor}' },
+      responses: { 200: CodeMessagePage },
     }),
     async (request) => {
       const { conversationId } = request.params;
@@ -62,7 +66,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         "Append a message; a missing conversation is created, owned by the caller and titled by the message's first 40 characters. A person's message needs a text block with some text",
       params: ConversationIdParams,
       body: CreateMessageRequest,
-      responses: { 201: 'The message', 202: 'Accepted, not yet applied' },
+      responses: { 201: CodeMessageBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;
@@ -115,7 +119,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
     docs.route({
       summary: 'Every conversation of the fork tree, root first',
       params: ConversationIdParams,
-      responses: { 200: '{data: [{conversationId, forkedAtMessageId, forkedAtConversationId, title, createdAt}]}' },
+      responses: { 200: CodeForkList },
     }),
     async (request) => {
       const { conversationId } = request.params;

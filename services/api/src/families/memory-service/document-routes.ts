@@ -6,10 +6,15 @@ import {
   ConversationIdParams,
   CreateAgentMessagesRequest,
   CreateUserMessageRequest,
+  DocumentForkList,
+  DocumentMessageBody,
+  DocumentMessageList,
+  DocumentMessagePage,
   ForkRequest,
   ListMessagesQuery,
   MembershipBody,
   MessageIdParams,
+  MsAcceptedBody,
   ShareRequest,
 } from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';
@@ -32,7 +37,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       summary: "A conversation's messages as its people see them",
       params: ConversationIdParams,
       querystring: ListMessagesQuery.pick({ after: true, limit: true }),
-      responses: { 200: '{data: [Message], nextCursor}' },
+      responses: { 200: DocumentMessagePage },
     }),
     async (request) => {
       const { conversationId } = request.params;
@@ -48,7 +53,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       summary: 'Append a message from the caller (role user, visible to people)',
       params: ConversationIdParams,
       body: CreateUserMessageRequest,
-      responses: { 201: 'The message', 202: 'Accepted, not yet applied' },
+      responses: { 201: DocumentMessageBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;
@@ -86,7 +91,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
     docs.route({
       summary: 'Every conversation of the fork tree',
       params: ConversationIdParams,
-      responses: { 200: '{data: [{conversationId, forkId, forkedFromMessageId, title, createdAt, isCurrentFork}]}' },
+      responses: { 200: DocumentForkList },
     }),
     async (request) => {
       const { conversationId } = request.params;
@@ -126,7 +131,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       summary: 'Append messages in bulk, any role and visibility (agents)',
       params: ConversationIdParams,
       body: CreateAgentMessagesRequest,
-      responses: { 201: '{data: [Message]}' },
+      responses: { 201: DocumentMessageList, 202: MsAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;

@@ -11,7 +11,13 @@ import {
   type Store,
   type ViewPosition,
 } from '@memstream/store';
-import { ConversationIdParams, SyncMessagesRequest, type MsMessage } from '@memstream/schemas';
+import {
+  ConversationIdParams,
+  MsAcceptedBody,
+  SyncMessagesRequest,
+  SyncResultBody,
+  type MsMessage,
+} from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import { codeMessageView } from './views.js';
@@ -38,7 +44,7 @@ export function registerMemorySync(app: ZodApp, h: MemoryServiceHandlers, store:
         "Sync an agent's memory: unchanged is a no-op, an extension is appended within the epoch, anything else starts a new epoch",
       params: ConversationIdParams,
       body: SyncMessagesRequest,
-      responses: { 200: '{epoch, noOp, epochIncremented, messages: [Message]} (messages: those appended)' },
+      responses: { 200: SyncResultBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => {
       const clientId = agentClient(request);
@@ -48,9 +54,10 @@ export function registerMemorySync(app: ZodApp, h: MemoryServiceHandlers, store:
       const stored = current.messages.map((m) => canonical(m.ms.content));
       const wanted = body.messages.map((m) => canonical(m.content));
       const extends_ = stored.length > 0 && stored.every((c, i) => c === wanted[i]);
-      if (extends_ && stored.length === wanted.length)
-        return { epoch: current.epoch, noOp: true, epochIncremented: false, messages: [] };
+      // (only stored messages extend: an epoch holding some is numbered)
       const epoch = extends_ ? current.epoch! : (current.epoch ?? 0) + 1;
+      if (extends_ && stored.length === wanted.length)
+        return { epoch, noOp: true, epochIncremented: false, messages: [] };
       const messages: MsMessage[] = body.messages.slice(extends_ ? stored.length : 0).map((m) =>
         newMessage({
           role: 'assistant',

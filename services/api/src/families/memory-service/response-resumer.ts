@@ -1,7 +1,14 @@
 import { AppError } from '@memstream/errors';
 import type { ResponseStreams } from '@memstream/fanout';
+import { serverSentEvent } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
-import { ConversationIdParams, RecordResponseRequest } from '@memstream/schemas';
+import {
+  CancelledBody,
+  ConversationIdParams,
+  RecordResponseRequest,
+  ResponseEventData,
+  ResponseStateBody,
+} from '@memstream/schemas';
 import { SseWriter } from '../../shared/sse.js';
 import type { MemoryServiceHandlers } from './handlers.js';
 import { personOf } from '../../shared/access.js';
@@ -37,7 +44,8 @@ export function registerResponseResumer(
       summary: 'Record tokens of the response in progress (writers)',
       params: ConversationIdParams,
       body: RecordResponseRequest,
-      responses: { 200: '{state}; 409 once the response was cancelled' },
+      responses: { 200: ResponseStateBody },
+      description: '409 once the response was cancelled.',
     }),
     async (request) => {
       const responses = resumer();
@@ -55,7 +63,8 @@ export function registerResponseResumer(
     docs.route({
       summary: 'Cancel the response in progress (writers)',
       params: ConversationIdParams,
-      responses: { 200: '{cancelled: true}; 404 when no response is in progress' },
+      responses: { 200: CancelledBody },
+      description: '404 when no response is in progress.',
     }),
     async (request) => {
       const responses = resumer();
@@ -74,7 +83,18 @@ export function registerResponseResumer(
     docs.route({
       summary: 'The response from its start, then live, as Server-Sent Events (readers)',
       params: ConversationIdParams,
-      responses: { 200: 'text/event-stream: token {text}, then done or cancelled' },
+      responses: {
+        200: {
+          description:
+            'Server-Sent Events: `token` events ({text}) from the start, then `done` or `cancelled` ({}); `error` ({error, code}) when your access ended. Comment lines keep it open.',
+          content: {
+            'text/event-stream': serverSentEvent({
+              names: ['token', 'done', 'cancelled', 'error'],
+              data: ResponseEventData,
+            }),
+          },
+        },
+      },
     }),
     async (request, reply) => {
       const responses = resumer();

@@ -4,7 +4,7 @@ import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import { msMessagesByKeys, visibleTo, type Store } from '@memstream/store';
-import { SearchMessagesRequest } from '@memstream/schemas';
+import { SearchMessagesRequest, SearchResultsBody } from '@memstream/schemas';
 import { OWN_WORDS_RANKING, searchMemories, type QueryEmbedder } from '@memstream/search';
 import { codeMessageView } from './views.js';
 import { containsQueryWord } from './query-words.js';
@@ -26,7 +26,7 @@ export function registerSearch(app: ZodApp, deps: { store: Store; embedder: Quer
   const route = docs.route({
     summary: 'Search the messages of every conversation you may read',
     body: SearchMessagesRequest,
-    responses: { 200: '{data: [{message, score}]}, best first' },
+    responses: { 200: SearchResultsBody },
   });
   app.post('/v1/user/search/messages', route, async (request) => {
     const body = request.body;

@@ -3,9 +3,11 @@ import {
   ConversationBody,
   ConversationIdParams,
   CreateConversationRequest,
+  ConversationPage,
   ListConversationsQuery,
   MemberParams,
   MembershipBody,
+  MembershipList,
   TransferBody,
   TransferOwnershipRequest,
   UpdateMembershipRequest,
@@ -30,7 +32,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Conversations the caller may read, in id order',
       querystring: ListConversationsQuery,
-      responses: { 200: '{data: [Conversation], nextCursor}' },
+      responses: { 200: ConversationPage },
     }),
     async (request, reply) => send(reply, await h.list(request, request.query)),
   );
@@ -54,7 +56,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Members and their levels (manager or owner)',
       params: ConversationIdParams,
-      responses: { 200: '{data: [ConversationMembership]}' },
+      responses: { 200: MembershipList },
     }),
     async (request, reply) => send(reply, await h.memberships(request, request.params.conversationId)),
   );
