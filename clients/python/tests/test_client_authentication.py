@@ -42,3 +42,21 @@ def test_a_token_function_is_asked_before_every_call():
         assert carol.memory_service.user.get(created.id).owner_user_id == "carol"
         carol.memory_service.user.delete(created.id)
     assert len(asked) == 3
+
+
+def test_the_list_across_families_holds_only_the_callers_own_and_dead_letters_are_for_auditors():
+    from support import user_token
+
+    with Memstream(server_url(), token=lambda: user_token("dora")) as dora, Memstream(
+        server_url(), token=lambda: user_token("emil")
+    ) as emil:
+        mine = dora.memory_service.user.create({"title": "dora's across-families check"})
+        theirs = emil.memory_service.user.create({"title": "emil's across-families check"})
+        try:
+            seen = [c.id for c in dora.admin.conversations_across({"family": "memory-service", "limit": 200}).data]
+            assert mine.id in seen
+            assert theirs.id not in seen
+            rejects(lambda: dora.admin.dead_letters(), "memory-service", 403, "forbidden")
+        finally:
+            dora.memory_service.user.delete(mine.id)
+            emil.memory_service.user.delete(theirs.id)

@@ -195,6 +195,8 @@ class AdminRoutes:
     export_data = _ms("GET", "/v1/admin/exports", query=ad.ExportQuery)
     export_own_data = _ms("GET", "/v1/me/export")
     import_data = _ms("POST", "/v1/admin/imports", query=ad.ImportQuery, body=ad.ExportRecord, body_form="ndjson")
+    dead_letters = _ms("GET", "/v1/admin/dead-letters", query=ad.DeadLetterQuery)
+    conversations_across = _ms("GET", "/v1/console/conversations", query=ad.ConsoleConversationsQuery)
 
 
 USER = UserRoutes()

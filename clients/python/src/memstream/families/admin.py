@@ -104,6 +104,19 @@ class Admin(Family[M]):
         """The receipt of an erasure of the calling person (only their own)."""
         return Call(params=dump(ad.ErasureParams, {"id": erasure_id}))
 
+    @operation(R.dead_letters)
+    def dead_letters(self, query: Union[ad.DeadLetterQuery, In] = None) -> Call[ad.DeadLetters]:
+        """The latest dead-lettered records of each (or one) dead-letter topic, newest first, with
+        why each was given up on (auditor or admin: a record holds what was sent)."""
+        return Call(query=dump(ad.DeadLetterQuery, query))
+
+    @operation(R.conversations_across)
+    def conversations_across(self, query: Union[ad.ConsoleConversationsQuery, In] = None) -> Call[ad.ConsoleConversations]:
+        """The conversations of every family the caller may read, most recently active first, filtered
+        by family, group, person and last activity; page with ``cursor`` set to ``next_cursor``. Any
+        caller may ask: a person gets only their own and those shared with them."""
+        return Call(query=dump(ad.ConsoleConversationsQuery, query))
+
     @operation(R.audit_log)
     def audit_log(self, query: Union[ad.AuditLogQuery, In] = None) -> Call[ad.AuditLog]:
         """The audit log, oldest first; page with ``after`` set to ``next_cursor``."""

@@ -259,3 +259,84 @@ class ImportResult(CamelAnswer):
     lines: int
     imported: Dict[str, int]
     already_present: Dict[str, int]
+
+
+DeadLetterTopic = Literal[
+    "ingest.group-chat.v1.dlq",
+    "ingest.ark-messages.v1.dlq",
+    "ingest.conversations.v1.dlq",
+    "conversation.message-stored.v1.dlq",
+    "memory.episodic-extracted.v1.dlq",
+    "governance.erasures.v1.dlq",
+]
+
+
+class DeadLetterQuery(CamelRequest):
+    topic: Optional[DeadLetterTopic] = None
+    limit: Optional[int] = None
+
+
+class DeadLetterRecord(CamelAnswer):
+    """A record a consumer gave up on, as it was sent, with why (auditors and admins only)."""
+
+    partition: int
+    offset: str
+    key: Optional[str]
+    reason: Optional[str]
+    code: Optional[str]
+    attempts: Optional[int]
+    source_topic: Optional[str]
+    source_partition: Optional[int]
+    source_offset: Optional[str]
+    consumer_group: Optional[str]
+    correlation_id: Optional[str]
+    value: str
+    value_bytes: int
+
+
+class DeadLetterTopicRecords(CamelAnswer):
+    topic: str
+    retained: int
+    records: List[DeadLetterRecord]
+
+
+class DeadLetters(CamelAnswer):
+    value_limit: int
+    data: List[DeadLetterTopicRecords]
+
+
+ConsoleFamily = Literal["evermemos", "ark", "memory-service", "kaos", "memory-agent"]
+
+
+class ConsoleConversationsQuery(CamelRequest):
+    family: Optional[ConsoleFamily] = None
+    group: Optional[str] = None
+    person: Optional[str] = None
+    from_: Optional[str] = Field(default=None, alias="from")
+    to: Optional[str] = None
+    cursor: Optional[str] = None
+    limit: Optional[int] = None
+
+
+class ConsoleSession(CamelAnswer):
+    agent: str
+    session_id: str
+    user_id: str
+
+
+class ConsoleConversation(CamelAnswer):
+    id: str
+    family: ConsoleFamily
+    group_id: str
+    title: Optional[str]
+    owner: Optional[str]
+    forked_from: Optional[str]
+    session: Optional[ConsoleSession]
+    summaries: int
+    created_at: str
+    last_activity: str
+
+
+class ConsoleConversations(CamelAnswer):
+    data: List[ConsoleConversation]
+    next_cursor: Optional[str]

@@ -228,8 +228,8 @@ class ScoreParts(Answer):
     """What a hit's score is made of: ``fused`` is the sum of weight × value over ``terms``, divided by
     ``divisor``; ``keyword`` and ``vector`` are the hit's place in each method's own list (None: not in it)."""
 
-    keyword: Optional[KeywordStanding] = None
-    vector: Optional[VectorStanding] = None
+    keyword: Optional[KeywordStanding]
+    vector: Optional[VectorStanding]
     terms: List[ScoreTerm]
     divisor: float
     fused: float
