@@ -53,6 +53,12 @@ export async function startInProcessReadApi(options: {
   let received = 0;
   http.addHook('onRequest', async () => void received++);
   await registerApi(http, 'all', {
+    consumerGroups: {
+      CONVERTER_GROUP_ID: 'memstream-converter',
+      INDEXER_GROUP_ID: 'memstream-indexer',
+      EXTRACTOR_GROUP_ID: 'memstream-extractor',
+      SUMMARIZER_GROUP_ID: 'memstream-summarizer',
+    },
     store,
     ledger,
     fanout,

@@ -21,6 +21,7 @@ export { publishEvents, serializeEvent, subscribeEvents, type TypedTopic } from 
 export { subscribeWiring, type Binding, type TopicsOf, type Wiring } from './wiring.js';
 export type { PartitionCut, PartitionRange, RetainedRecords } from './retained-records.js';
 export { latestRecords, type LatestRecords } from './latest-records.js';
+export { consumerLag, type GroupLag, type PartitionLag } from './consumer-lag.js';
 export {
   eraseTransportCopies,
   COPIED_FROM_HEADER,

@@ -8,6 +8,7 @@ import {
   DLQ_HEADERS,
   KafkaBus,
   MemoryBus,
+  consumerLag,
   subscribeEvents,
   type Bus,
   type BusRecord,
@@ -447,6 +448,45 @@ for (const [name, make] of implementations) {
     await waitFor('the old group gets the later record', async () => seen.length === 4);
     await waitFor('the new group reads from the cut', async () => fresh.length === 1);
     assert.deepEqual(fresh, ['after']);
+  });
+
+  test(`${name}: consumerLag counts what each group has not committed past, a group that never committed from the start`, async (t) => {
+    const topic = uniqueName('lag');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    const [reader, absent] = [uniqueName('reader'), uniqueName('absent')];
+    const lagOf = async () => {
+      const lags = await consumerLag(bus, [{ topic, groupIds: [reader, absent] }]);
+      return Object.fromEntries(lags.map((l) => [l.group, l]));
+    };
+    await bus.publish(topic, [record('a', 1), record('b', 2), record('c', 3)]);
+    let hold: (() => void) | undefined;
+    let holding = false;
+    const release = new Promise<void>((resolve) => (hold = resolve));
+    await bus.subscribe({
+      groupId: reader,
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      handler: async (r) => {
+        if (JSON.parse(r.value.toString()) === 'stop') {
+          holding = true;
+          await release;
+        }
+      },
+    });
+    await waitFor('the reader caught up', async () => (await lagOf())[reader]?.lag === 0);
+    await bus.publish(topic, [record('a', 'stop'), record('a', 4), record('a', 5)]);
+    await waitFor('the reader held on a record', async () => holding);
+    const behind = await lagOf();
+    assert.equal(behind[reader]!.lag, 3, 'the held record and the two behind it on its partition');
+    assert.equal(behind[absent]!.lag, 6, 'a group that never committed: every record kept');
+    assert.ok(behind[absent]!.partitions.every((p) => p.committed === null));
+    assert.equal(
+      behind[reader]!.partitions.reduce((n, p) => n + p.lag, 0),
+      3,
+    );
+    hold?.();
+    await waitFor('the reader caught up again', async () => (await lagOf())[reader]?.lag === 0);
   });
 }
 

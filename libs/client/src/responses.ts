@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type {
   AcceptedReply,
   ConsoleConversation as ConsoleConversationBody,
+  ConsumerGroupLag as ConsumerGroupLagBody,
   ConversationBody,
   DeadLetterRecord as DeadLetterRecordBody,
   MembershipBody,
@@ -19,6 +20,8 @@ export type Conversation = z.infer<typeof ConversationBody>;
 export type Membership = z.infer<typeof MembershipBody>;
 /** A row of the list across families (GET /v1/console/conversations). */
 export type ConsoleConversation = z.infer<typeof ConsoleConversationBody>;
+/** One consumer group's lag on one topic, from the bus (GET /v1/console/pipeline). */
+export type ConsumerGroupLag = z.infer<typeof ConsumerGroupLagBody>;
 /** A dead-lettered record with its reason (GET /v1/admin/dead-letters). */
 export type DeadLetterRecord = z.infer<typeof DeadLetterRecordBody>;
 export type Transfer = z.infer<typeof TransferBody>;

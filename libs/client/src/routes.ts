@@ -526,6 +526,7 @@ const consoleReads = {
     path: '/v1/console/conversations',
     query: ConsoleConversationsQuery,
   }),
+  pipeline: route({ family: 'memory-service', method: 'GET', path: '/v1/console/pipeline' }),
 };
 
 /** Every operation the client calls, by family. */

@@ -94,3 +94,28 @@ export const DeadLetterList = z.strictObject({
   valueLimit: z.number().int(),
   data: z.array(DeadLetterTopicRecords),
 });
+
+export const ConsumerPartitionLag = z.strictObject({
+  partition: z.number().int(),
+  end: z.number().int().meta({ description: 'The offset the next record written to the partition gets' }),
+  committed: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'Where the group resumes on the partition; null when it never committed there' }),
+  lag: z.number().int().meta({ description: 'Records written that the group has not committed past' }),
+});
+
+export const ConsumerGroupLag = z.strictObject({
+  group: z.string().meta({ description: 'The consumer group id' }),
+  topic: z.string().meta({ description: 'The topic as the catalogue names it (without the deployment prefix)' }),
+  lag: z.number().int().meta({ description: 'Summed over the partitions' }),
+  partitions: z.array(ConsumerPartitionLag),
+});
+export type ConsumerGroupLag = z.infer<typeof ConsumerGroupLag>;
+
+export const ConsolePipeline = z.strictObject({
+  data: z
+    .array(ConsumerGroupLag)
+    .meta({ description: "One entry per consumer group and topic of memstream's pipeline, in the pipeline's order" }),
+});

@@ -2,6 +2,7 @@ import type { ApiFamily, ErrorShape } from '@memstream/http';
 import type { RetainedRecords } from '@memstream/bus';
 import type { Fanout, RequestLedger, ResponseStreams } from '@memstream/fanout';
 import type { Writer } from '@memstream/ingest';
+import type { PipelineGroupIds } from '@memstream/schemas';
 import type { QueryEmbedder } from '@memstream/search';
 import type { Store } from '@memstream/store';
 import type { BoundaryRules } from '@memstream/episodes';
@@ -46,6 +47,8 @@ export interface FamilyDeps {
    * records; undefined in a process without a bus, where that read answers 503.
    */
   readonly transport?: RetainedRecords | undefined;
+  /** The pipeline's consumer group ids, whose lag the console's pipeline route reads from the bus. */
+  readonly consumerGroups: PipelineGroupIds;
   /** People's open streams end when their access does (one per server, made by registerApi). */
   readonly access: StreamAccess;
 }

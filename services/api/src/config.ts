@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   authSettings,
+  consumerGroupSettings,
   embeddingSettings,
   env,
   episodeRuleSettings,
@@ -21,6 +22,8 @@ export const apiSettings = {
   ...writerSettings,
   ...embeddingSettings,
   ...episodeRuleSettings,
+  /** The pipeline's groups, whose lag the read API reads from Kafka for the console. */
+  ...consumerGroupSettings,
   /** Comment frames on idle SSE streams, so proxies do not close them. */
   SSE_HEARTBEAT_MS: env.int(15_000, 100),
   /**
@@ -61,9 +64,15 @@ export function apiSettingsOf(
   config: ApiConfig,
 ): Pick<
   ApiDeps<'all'>,
-  'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'episodeRules' | 'kaos' | 'eviction'
+  'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'episodeRules' | 'kaos' | 'eviction' | 'consumerGroups'
 > {
   return {
+    consumerGroups: {
+      CONVERTER_GROUP_ID: config.CONVERTER_GROUP_ID,
+      INDEXER_GROUP_ID: config.INDEXER_GROUP_ID,
+      EXTRACTOR_GROUP_ID: config.EXTRACTOR_GROUP_ID,
+      SUMMARIZER_GROUP_ID: config.SUMMARIZER_GROUP_ID,
+    },
     eviction: {
       batchSize: config.EVICTION_BATCH_SIZE,
       leaseMs: config.EVICTION_LEASE_MS,

@@ -53,6 +53,12 @@ async function gateway(
   });
   // The store answers other families' access pre-checks; EverMemOS's message and metadata writes never ask it.
   await registerApi(server, 'gateway', {
+    consumerGroups: {
+      CONVERTER_GROUP_ID: 'memstream-converter',
+      INDEXER_GROUP_ID: 'memstream-indexer',
+      EXTRACTOR_GROUP_ID: 'memstream-extractor',
+      SUMMARIZER_GROUP_ID: 'memstream-summarizer',
+    },
     store: {} as never,
     ledger,
     fanout,

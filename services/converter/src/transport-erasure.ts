@@ -1,6 +1,6 @@
 import { eraseTransportCopies, type Bus, type ConsumedTopic } from '@memstream/bus';
 import { noErasureCounts, type ErasureCounts, type ErasureFamily } from '@memstream/store';
-import { CONSUMERS, TOPICS } from '@memstream/schemas';
+import { CONSUMERS, TOPICS, consumerGroupsByTopic } from '@memstream/schemas';
 import type { consumerGroupSettings } from '@memstream/config';
 
 type GroupIds = { readonly [K in keyof typeof consumerGroupSettings]: string };
@@ -9,19 +9,11 @@ type GroupIds = { readonly [K in keyof typeof consumerGroupSettings]: string };
 type ContentTopic = Exclude<keyof typeof TOPICS, 'erasures'>;
 
 /**
- * The groups that read each topic, as each service subscribes them (start-converter.ts,
- * start-indexer.ts, start-extractor.ts, start-summarizer.ts). Typed by the catalogue, so a new topic
- * fails the type check until it is listed here. The converter's erasure group is none of them: the
- * job runs in it, and waiting for it would wait for itself.
+ * The groups that read each content topic (consumerGroupsByTopic). The converter's erasure group
+ * is none of them: the job runs in it, and waiting for it would wait for itself.
  */
 export function consumedTopics(groups: GroupIds): ConsumedTopic[] {
-  const byTopic: { readonly [K in ContentTopic]: readonly string[] } = {
-    groupChatInput: [groups.CONVERTER_GROUP_ID],
-    arkMessages: [`${groups.CONVERTER_GROUP_ID}.ark`],
-    conversationInput: [`${groups.CONVERTER_GROUP_ID}.conversations`],
-    messagesStored: [groups.INDEXER_GROUP_ID, groups.EXTRACTOR_GROUP_ID, groups.SUMMARIZER_GROUP_ID],
-    memoriesExtracted: [`${groups.INDEXER_GROUP_ID}.memories`],
-  };
+  const byTopic = consumerGroupsByTopic(groups);
   // in the catalogue's order, which is the pipeline's: a stage's input before what it publishes
   return (Object.keys(TOPICS) as (keyof typeof TOPICS)[])
     .filter((k): k is ContentTopic => k !== 'erasures')

@@ -1,9 +1,12 @@
-import type { MetricSample } from '@memstream/client';
+import type { ConsumerGroupLag, MetricSample } from '@memstream/client';
 
 export interface GroupFigures {
   readonly group: string;
   readonly topics: readonly string[];
-  /** Records behind, summed over partitions, as each consumer saw at its last fetch. */
+  /**
+   * Records behind, summed over partitions and topics: from the bus's committed offsets when the
+   * API could read them, else as each consumer saw at its last fetch (its own /metrics).
+   */
   readonly lag: number;
   readonly maxPartitionLag: number;
   readonly ok: number;
@@ -133,4 +136,40 @@ export function figuresOf(samples: readonly MetricSample[], at: number, previous
     tokens: [...tokens.values()],
     modelErrors: modelErrors.filter((e) => e.count > 0),
   };
+}
+
+/**
+ * The figures with each group's lag taken from the bus (GET /v1/console/pipeline) rather than
+ * from the consumers' gauges: in the distributed mode the consumers' series are not in the API's
+ * /metrics, and a stopped consumer's gauge stops with it, while the bus's offsets keep counting.
+ * Groups that only the bus knows (their consumer runs elsewhere) get a row of their own.
+ */
+export function withBusLag(figures: Figures, lag: readonly ConsumerGroupLag[]): Figures {
+  const fromBus = new Map<string, { topics: Set<string>; lag: number; max: number }>();
+  for (const entry of lag) {
+    const g = fromBus.get(entry.group) ?? { topics: new Set<string>(), lag: 0, max: 0 };
+    g.topics.add(entry.topic);
+    g.lag += entry.lag;
+    for (const p of entry.partitions) g.max = Math.max(g.max, p.lag);
+    fromBus.set(entry.group, g);
+  }
+  const groups: GroupFigures[] = figures.groups.map((g) => {
+    const bus = fromBus.get(g.group);
+    if (!bus) return g;
+    return { ...g, topics: [...new Set([...g.topics, ...bus.topics])].sort(), lag: bus.lag, maxPartitionLag: bus.max };
+  });
+  const known = new Set(groups.map((g) => g.group));
+  for (const [group, bus] of fromBus)
+    if (!known.has(group))
+      groups.push({
+        group,
+        topics: [...bus.topics].sort(),
+        lag: bus.lag,
+        maxPartitionLag: bus.max,
+        ok: 0,
+        retried: 0,
+        deadLettered: 0,
+        perSecond: null,
+      });
+  return { ...figures, groups: groups.sort((a, b) => a.group.localeCompare(b.group)) };
 }

@@ -2,17 +2,18 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import type { Session } from '../shell/session.js';
 import { Empty, ErrorBox } from '../shell/ui.js';
-import { figuresOf, type Figures } from './pipeline-figures.js';
+import { figuresOf, withBusLag, type Figures } from './pipeline-figures.js';
 import { DeadLetterRecords } from './dead-letter-records.js';
 
-/** How often the page reads /metrics while it is shown. */
+/** How often the page reads /metrics and the bus's lag while it is shown. */
 const POLL_MS = 2000;
 
 /**
- * The pipeline as the process's /metrics tells it: each consumer group's lag and rate, dead
- * letters by reason, model calls and tokens. In the embedded mode that is every service; a
- * distributed deployment serves each consumer's series on its own port, which the console,
- * reading the API's address, does not see.
+ * The pipeline: each consumer group's lag from the bus's offsets (GET /v1/console/pipeline, so in
+ * both modes), and from the process's /metrics each group's rate, dead letters by reason, model
+ * calls and tokens. In the embedded mode /metrics holds every service; a distributed deployment
+ * serves each consumer's series on its own port, which the console, reading the API's address,
+ * does not see, so there those columns stay empty while the lag is still known.
  */
 export function PipelinePage({ session }: { session: Session }) {
   const [figures, setFigures] = useState<Figures | undefined>();
@@ -23,8 +24,11 @@ export function PipelinePage({ session }: { session: Session }) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const read = async () => {
       try {
-        const samples = await session.client.platform.metrics({ signal: abort.signal });
-        last.current = figuresOf(samples, Date.now(), last.current);
+        const [samples, pipeline] = await Promise.all([
+          session.client.platform.metrics({ signal: abort.signal }),
+          session.client.console.pipeline({ signal: abort.signal }),
+        ]);
+        last.current = withBusLag(figuresOf(samples, Date.now(), last.current), pipeline.data);
         setFigures(last.current);
         setError(undefined);
       } catch (err) {
@@ -44,8 +48,8 @@ export function PipelinePage({ session }: { session: Session }) {
         Pipeline
       </h1>
       <p class="muted">
-        Read from the server's metrics every {POLL_MS / 1000} s. Lag is the records waiting behind each consumer (on
-        Kafka, as it saw them at its last fetch).
+        Read every {POLL_MS / 1000} s. Lag is the records written that each consumer group has not committed yet, from
+        the bus itself; the other figures are the server's metrics.
       </p>
       {error !== undefined && <ErrorBox error={error} />}
       {figures && (
