@@ -8,6 +8,8 @@ export interface Residue {
   readonly table: string;
   readonly needle: string;
   readonly rows: number;
+  /** The first few such rows as text, cut short: what a failure needs to say which writer left them. */
+  readonly sample: string[];
 }
 
 /**
@@ -38,7 +40,12 @@ export async function residueOf(
         [needle],
       );
       const n = Number(rows[0]!.n);
-      if (n > 0) found.push({ table, needle, rows: n });
+      if (n === 0) continue;
+      const { rows: sample } = await q.query<{ row: string }>(
+        `SELECT left(x::text, 240) AS row FROM "${table}" x WHERE ${conditions.join(' OR ')} LIMIT 3`,
+        [needle],
+      );
+      found.push({ table, needle, rows: n, sample: sample.map((r) => r.row) });
     }
   }
   return found;

@@ -57,6 +57,8 @@ def test_the_list_across_families_holds_only_the_callers_own_and_dead_letters_ar
             assert mine.id in seen
             assert theirs.id not in seen
             rejects(lambda: dora.admin.dead_letters(), "memory-service", 403, "forbidden")
+            lags = dora.admin.pipeline_lag().data
+            assert lags and all(g.lag == sum(p.lag for p in g.partitions) for g in lags)
         finally:
             dora.memory_service.user.delete(mine.id)
             emil.memory_service.user.delete(theirs.id)

@@ -10,7 +10,7 @@ import { ProduceQueue, type TopicRecords } from './produce-queue.js';
 import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
 import { decodeHeaders } from './kafka-headers.js';
 import { kafkaRetainedRecords } from './kafka-retained-records.js';
-import type { PartitionCut, PartitionRange, RetainedRecords } from './retained-records.js';
+import type { PartitionCut, PartitionRange } from './retained-records.js';
 
 /** How a consumer kafkajs gave up on is started again. */
 const CONSUMER_RESTART = { initialDelayMs: 1000, maxDelayMs: 30_000 };
@@ -48,7 +48,7 @@ export class KafkaBus implements Bus {
     maxBytes: 900_000,
   });
   private readonly metrics: BusMetrics;
-  private readonly retained: RetainedRecords;
+  private readonly retained: ReturnType<typeof kafkaRetainedRecords>;
 
   constructor(private readonly options: KafkaBusOptions) {
     this.metrics = busMetricsOf(options.metrics);
@@ -204,6 +204,7 @@ export class KafkaBus implements Bus {
 
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.retained.close();
     if (this.producerReady) {
       const producer = await this.producerReady.catch(() => undefined);
       await producer?.disconnect();

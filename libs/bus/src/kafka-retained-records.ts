@@ -14,8 +14,32 @@ export interface KafkaRetainedOptions {
   readonly timeoutMs: number;
 }
 
-/** RetainedRecords on Kafka through its admin API; a scan reads with a throwaway consumer group. */
-export function kafkaRetainedRecords(options: KafkaRetainedOptions): RetainedRecords {
+/**
+ * RetainedRecords on Kafka through its admin API; a scan reads with a throwaway consumer group.
+ * The offset looks (ranges, committed) share one admin connection, opened at the first and kept:
+ * the console's Pipeline view asks for every group's lag every few seconds, a dozen looks each.
+ * A look that fails drops the connection, so the next one connects afresh.
+ */
+export function kafkaRetainedRecords(options: KafkaRetainedOptions): RetainedRecords & { close(): Promise<void> } {
+  let shared: Promise<Admin> | undefined;
+  const drop = async (): Promise<void> => {
+    const was = shared;
+    shared = undefined;
+    const admin = await was?.catch(() => undefined);
+    await admin?.disconnect().catch(() => undefined);
+  };
+  const withSharedAdmin = async <T>(work: (admin: Admin) => Promise<T>): Promise<T> => {
+    if (!shared) {
+      const admin = options.kafka.admin();
+      shared = admin.connect().then(() => admin);
+    }
+    try {
+      return await work(await shared);
+    } catch (err) {
+      await drop();
+      throw err;
+    }
+  };
   const withAdmin = async <T>(work: (admin: Admin) => Promise<T>): Promise<T> => {
     const admin = options.kafka.admin();
     await admin.connect();
@@ -27,19 +51,20 @@ export function kafkaRetainedRecords(options: KafkaRetainedOptions): RetainedRec
   };
   return {
     ranges: (topic) =>
-      withAdmin(async (admin) =>
+      withSharedAdmin(async (admin) =>
         (await admin.fetchTopicOffsets(options.wire(topic)))
           .map((p) => ({ partition: p.partition, start: Number(p.low), end: Number(p.high) }))
           .sort((a, b) => a.partition - b.partition),
       ),
     committed: (topic, groupId) =>
-      withAdmin(async (admin) => {
+      withSharedAdmin(async (admin) => {
         const [offsets] = await admin.fetchOffsets({ groupId, topics: [options.wire(topic)] });
         const out = new Map<number, number>();
         for (const p of offsets?.partitions ?? []) if (Number(p.offset) >= 0) out.set(p.partition, Number(p.offset));
         return out;
       }),
     scan: (topic, ranges) => scanRanges(options, topic, ranges),
+    close: drop,
     deleteBelow: (topic, cuts) =>
       withAdmin(async (admin) => {
         if (cuts.length === 0) return;

@@ -18,18 +18,26 @@ const POLL_MS = 2000;
 export function PipelinePage({ session }: { session: Session }) {
   const [figures, setFigures] = useState<Figures | undefined>();
   const [error, setError] = useState<unknown>();
+  const [busLagMissing, setBusLagMissing] = useState(false);
   const last = useRef<Figures | undefined>(undefined);
   useEffect(() => {
     const abort = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const read = async () => {
       try {
+        // The bus's lag is read beside the metrics; when the bus does not answer (a broker down),
+        // the page keeps the metrics' own figures and says so instead of showing nothing.
         const [samples, pipeline] = await Promise.all([
           session.client.platform.metrics({ signal: abort.signal }),
-          session.client.console.pipeline({ signal: abort.signal }),
+          session.client.console.pipeline({ signal: abort.signal }).catch((err: unknown) => {
+            if (abort.signal.aborted) throw err;
+            return undefined;
+          }),
         ]);
-        last.current = withBusLag(figuresOf(samples, Date.now(), last.current), pipeline.data);
+        const figures = figuresOf(samples, Date.now(), last.current);
+        last.current = pipeline ? withBusLag(figures, pipeline.data) : figures;
         setFigures(last.current);
+        setBusLagMissing(pipeline === undefined);
         setError(undefined);
       } catch (err) {
         if (!abort.signal.aborted) setError(err);
@@ -52,6 +60,11 @@ export function PipelinePage({ session }: { session: Session }) {
         the bus itself; the other figures are the server's metrics.
       </p>
       {error !== undefined && <ErrorBox error={error} />}
+      {busLagMissing && (
+        <p role="status" data-testid="bus-lag-missing">
+          The bus did not answer: lag below is each consumer's own last reading in this process's metrics.
+        </p>
+      )}
       {figures && (
         <>
           <Table

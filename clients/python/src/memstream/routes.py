@@ -197,6 +197,7 @@ class AdminRoutes:
     import_data = _ms("POST", "/v1/admin/imports", query=ad.ImportQuery, body=ad.ExportRecord, body_form="ndjson")
     dead_letters = _ms("GET", "/v1/admin/dead-letters", query=ad.DeadLetterQuery)
     conversations_across = _ms("GET", "/v1/console/conversations", query=ad.ConsoleConversationsQuery)
+    pipeline_lag = _ms("GET", "/v1/console/pipeline")
 
 
 USER = UserRoutes()

@@ -117,6 +117,12 @@ class Admin(Family[M]):
         caller may ask: a person gets only their own and those shared with them."""
         return Call(query=dump(ad.ConsoleConversationsQuery, query))
 
+    @operation(R.pipeline_lag)
+    def pipeline_lag(self) -> Call[ad.PipelineLag]:
+        """Each consumer group's lag on each topic it reads, from the bus's own offsets (any signed-in
+        caller: it holds names and counts only)."""
+        return Call()
+
     @operation(R.audit_log)
     def audit_log(self, query: Union[ad.AuditLogQuery, In] = None) -> Call[ad.AuditLog]:
         """The audit log, oldest first; page with ``after`` set to ``next_cursor``."""

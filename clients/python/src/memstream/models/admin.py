@@ -340,3 +340,23 @@ class ConsoleConversation(CamelAnswer):
 class ConsoleConversations(CamelAnswer):
     data: List[ConsoleConversation]
     next_cursor: Optional[str]
+
+
+class PartitionLag(CamelAnswer):
+    partition: int
+    end: int
+    committed: Optional[int]
+    lag: int
+
+
+class GroupLag(CamelAnswer):
+    """How far one consumer group is behind on one topic, from the bus's own offsets."""
+
+    group: str
+    topic: str
+    lag: int
+    partitions: List[PartitionLag]
+
+
+class PipelineLag(CamelAnswer):
+    data: List[GroupLag]
