@@ -95,14 +95,16 @@ export async function purgeConversationGroups(
 
   const count = async (sql: string, values: readonly unknown[]) => (await tx.query(sql, values)).rowCount ?? 0;
   const both = [...new Set([...ids, ...groups])];
-  // Messages first: the indexer writes a message's search row only while it holds the message (FOR
-  // KEY SHARE), so once they are gone no search row can come back after the rows below are deleted.
+  // Messages and memories before their search rows: the indexer writes a row only while it holds
+  // its message or memory (FOR KEY SHARE), so once both are gone no row can come back after the
+  // rows below are deleted. (Memories deleted after the rows let an indexer that took a memory in
+  // between leave its row, with the memory's words, behind: the erasure test caught one under load.)
   const messages = await count('DELETE FROM messages WHERE conversation_id = ANY($1::text[])', [ids]);
+  const episodicMemories = await count('DELETE FROM episodic_memories WHERE conversation_id = ANY($1::text[])', [ids]);
   const searchItems = await count('DELETE FROM search_items WHERE conversation_id = ANY($1::text[])', [ids]);
   // the triggers count a conversation's statistics down to zero and keep the zero rows: they go too
   await tx.query('DELETE FROM search_keyword_totals WHERE conversation_id = ANY($1::text[])', [ids]);
   await tx.query('DELETE FROM search_keyword_frequencies WHERE conversation_id = ANY($1::text[])', [ids]);
-  const episodicMemories = await count('DELETE FROM episodic_memories WHERE conversation_id = ANY($1::text[])', [ids]);
   const episodes = await count('DELETE FROM episodes WHERE conversation_id = ANY($1::text[])', [ids]);
   // one statement for the whole version chain: its self-reference is checked at the statement's end
   const summaries = await count('DELETE FROM memory WHERE conversation_id = ANY($1::text[])', [ids]);

@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { indexMemories, migrate, PgStore, purgeConversationGroups } from '@memstream/store';
+import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
+import { seedGroup } from './eviction-fixtures.js';
+import { log } from './search-fixtures.js';
+
+/**
+ * The indexer writes a memory's search row while a purge (an erasure, an eviction, a retention
+ * run) removes the memory's conversation: once the purge commits, no search row may hold the
+ * memory's words. (With the search rows deleted before the memories, the indexer's row, written
+ * under its hold on the memory, was committed after the purge had looked and stayed behind.)
+ */
+test('a conversation purged while the indexer writes one of its memories leaves no search row behind', async (t) => {
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 60_000,
+    log,
+  });
+  t.after(() => store.close());
+  await migrate(store, log);
+  await store.transaction((tx) => seedGroup(tx, { group: 'g1', marker: 'quokkaword', deletedAt: null }));
+  await store.query(`DELETE FROM search_items WHERE kind = 'episodic_memory'`);
+
+  let commitIndexer!: () => void;
+  const indexerMayCommit = new Promise<void>((resolve) => {
+    commitIndexer = resolve;
+  });
+  let written!: () => void;
+  const rowWritten = new Promise<void>((resolve) => {
+    written = resolve;
+  });
+  const indexing = store.transaction(async (tx) => {
+    const n = await indexMemories(tx, 'test-model', [
+      { memoryId: 'mem-g1', text: 'memory of quokkaword', embedding: [0.1, 0.2, 0.3] },
+    ]);
+    assert.equal(n, 1);
+    written();
+    await indexerMayCommit;
+  });
+  await rowWritten;
+  const purging = store.transaction((tx) => purgeConversationGroups(tx, ['g1']));
+  await waitFor('the purge waiting on the indexer', async () => {
+    const { rows } = await store.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%'`,
+    );
+    return Number(rows[0]!.n) > 0;
+  });
+  commitIndexer();
+  await indexing;
+  await purging;
+
+  const { rows } = await store.query<{ n: string }>(
+    `SELECT count(*) AS n FROM search_items WHERE content LIKE '%quokkaword%'`,
+  );
+  assert.equal(Number(rows[0]!.n), 0);
+});
