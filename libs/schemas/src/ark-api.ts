@@ -15,8 +15,14 @@ export const ArkPurgeQuery = z.object({
   session_id: z.string().min(1).max(STORED_ID_MAX_CHARS).optional(),
 });
 
+/**
+ * Go's duration syntax as ARK clients send it: `500ms`, `30s`, `1m30s`, `2h`. Digits are written
+ * `[0-9]`: in the document's other readers (Python, Rust) `\d` also takes other scripts' digits.
+ */
+export const GO_DURATION_PATTERN = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
+
 /** `wait-for-query` as ark-api sends it (whole seconds) or as a Go duration. */
-export const ARK_WAIT_PATTERN = /^(\d{1,6}(\.\d+)?|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
+export const ARK_WAIT_PATTERN = /^([0-9]{1,6}(\.[0-9]+)?|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$/;
 
 export const ArkStreamQuery = z.object({
   'from-beginning': z
@@ -29,6 +35,7 @@ export const ArkStreamQuery = z.object({
     .meta({ description: 'Wait for a session that does not exist yet' }),
   timeout: z
     .string()
+    .regex(GO_DURATION_PATTERN, { message: 'must be a Go duration such as 500ms, 30s or 5m' })
     .default('30s')
     .meta({ description: 'How long to wait for the session: a Go duration (500ms, 30s, 5m), at most 5m' }),
   'wait-for-query': z

@@ -17,10 +17,37 @@ import { z } from 'zod';
  */
 export const SAFE_ID_MAX_CHARS = 255;
 
-// C0 controls, DEL and C1 controls; surrogates are admitted only as a high-low pair.
-const SAFE_CHAR = '(?:[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]|[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF])';
-/** Not `.` or `..`; at least one character that is not white space; only safe characters. */
-export const SAFE_ID_PATTERN = new RegExp(`^(?!\\.{1,2}$)(?=[\\s\\S]*\\S)${SAFE_CHAR}+$`);
+/*
+ * The pattern is written for every reader of the document, not only JavaScript: no lookaround
+ * and no surrogate escape. Schemathesis (Rust's and Python's engines) drops a pattern naming
+ * `\uD800`, and then draws ids the server refuses. It is read with the `u` flag, as JSON Schema
+ * says: a character is a code point, so an unpaired surrogate is one character that no class
+ * below admits, and a pair is one astral character (`[^\u0000-\uFFFF]`). Digits and white space
+ * are written out: `\d` and `\s` differ between those engines and JavaScript's.
+ */
+const ASTRAL = '[^\\u0000-\\uFFFF]';
+/** Any character but controls (C0, DEL, C1) and unpaired surrogates. */
+const SAFE_CHAR = `(?:[\\u0020-\\u007E\\u00A0-\\uD7FF\\uE000-\\uFFFF]|${ASTRAL})`;
+/** The safe characters JavaScript's `\s` calls white space (the rest of `\s` are controls). */
+const BLANK = '[\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
+/** The safe characters that are not white space, as class ranges. */
+const SOLID_BMP =
+  '\\u0021-\\u007E\\u00A1-\\u167F\\u1681-\\u1FFF\\u200B-\\u2027\\u202A-\\u202E\\u2030-\\u205E\\u2060-\\u2FFF\\u3001-\\uD7FF\\uE000-\\uFEFE\\uFF00-\\uFFFF';
+const SOLID = `(?:[${SOLID_BMP}]|${ASTRAL})`;
+/** A solid character other than `.`. */
+const SOLID_NOT_DOT = `(?:[${SOLID_BMP.replace('\\u0021-\\u007E', '\\u0021-\\u002D\\u002F-\\u007E')}]|${ASTRAL})`;
+/** A safe character other than `.`. */
+const NOT_DOT = `(?:[\\u0020-\\u002D\\u002F-\\u007E\\u00A0-\\uD7FF\\uE000-\\uFFFF]|${ASTRAL})`;
+/**
+ * Not blank, not `.` or `..`, only safe characters, as three cases told apart by the first
+ * character: white space (then a solid character follows somewhere), a solid character other
+ * than `.`, or `.` followed by anything but one more `.` alone. The cases cannot overlap, so
+ * matching never backtracks across them.
+ */
+export const SAFE_ID_PATTERN = new RegExp(
+  `^(?:${BLANK}+${SOLID}${SAFE_CHAR}*|${SOLID_NOT_DOT}${SAFE_CHAR}*|\\.(?:${NOT_DOT}|${SAFE_CHAR}{2,}))$`,
+  'u',
+);
 
 export const SAFE_ID_RULE = `1 to ${SAFE_ID_MAX_CHARS} characters, not blank, not . or .., without control characters (NUL included) or unpaired surrogates`;
 

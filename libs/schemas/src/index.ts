@@ -50,7 +50,7 @@ export { CONSUMERS, TOPICS, allTopics, RETENTION_MS, SEGMENT_MS, type TopicDef, 
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';
 export { ACCESS_CHANGED_CHANNEL, AccessChanged } from './access-notice.js';
 export { EPISODES_EXTRACTED_CHANNEL, EpisodesExtracted } from './episodes-extracted.js';
-export { AccessLevel, grants, levelsFrom } from './access-level.js';
+export { AccessLevel, GrantableLevel, grants, levelsFrom } from './access-level.js';
 export {
   MsRole,
   MsVisibility,
@@ -98,3 +98,5 @@ export * from './evermemos-api.js';
 export * from './ark-api.js';
 export * from './memory-agent-api.js';
 export * from './erasure-api.js';
+export { IsoInstant, ISO_INSTANT_PATTERN } from './iso-instant.js';
+export { TimeZone, TIME_ZONES } from './time-zones.js';

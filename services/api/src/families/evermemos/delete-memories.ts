@@ -6,6 +6,7 @@ import { everMemOsErrorShape } from './error-shape.js';
 import { answerWrite } from './answer-write.js';
 import type { Writer } from '@memstream/ingest';
 import {
+  DeleteMemoriesBody as Body,
   DeleteMemoriesRequest as Request,
   type DeleteMemoriesFilter as DeleteFilter,
   deleteFilterNames,
@@ -32,8 +33,9 @@ export function registerDeleteMemories(app: ZodApp, deps: { store: Store; write:
     description:
       'The filters may come in the query string or a JSON body (the body wins). 422 when every filter is absent, null, "" or "__all__".',
     querystring: Request,
+    body: Body,
     // the filters may come in the query or a JSON body (the body wins): merged, then parsed
-    parsedByHandler: ['querystring'],
+    parsedByHandler: ['querystring', 'body'],
     responses: {
       200: 'result.filters (the filters used), count, deleted_messages, deleted_memories, episodes_reextracting, episodes_deleted; 404 when nothing matched',
       202: 'Deleting outlasted REQUEST_SYNC_TIMEOUT_MS: {status, message, request_id}; poll GET /api/v1/stats/request',
