@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isSafeId, kaosAgentKey, kaosSessionKey, KaosEventsAppended, SAFE_ID_PATTERN } from '@memstream/schemas';
+import {
+  isSafeId,
+  kaosAgentKey,
+  kaosSessionKey,
+  KaosEventsAppended,
+  NOT_AN_ID_PATTERN,
+  SAFE_ID_PATTERN,
+} from '@memstream/schemas';
 
 test('the id rule admits free-form ids and refuses only what cannot travel in a path or a key', () => {
   for (const id of ['a', 'team/alpha:chat 1', 'my-app.default.svc', '..a', ' x ', 'é😀', '%2F', 'x'.repeat(255)])
@@ -31,8 +38,10 @@ function followsRule(id: string): boolean {
 
 test('the id pattern is one every JSON Schema reader compiles: no lookaround, no surrogate escape, no \\d or \\s', () => {
   // Schemathesis (Rust's and Python's engines) drops a pattern naming a surrogate and then draws ids the server refuses.
-  assert.doesNotMatch(SAFE_ID_PATTERN.source, /\(\?[=!<]|\\u[dD][89a-fA-F]|\\[dDsS]/);
-  assert.ok(SAFE_ID_PATTERN.unicode, 'read with the u flag, as JSON Schema reads patterns');
+  for (const pattern of [SAFE_ID_PATTERN, NOT_AN_ID_PATTERN]) {
+    assert.doesNotMatch(pattern.source, /\(\?[=!<]|\\u[dD][89a-fA-F]|\\[dDsS]/);
+    assert.ok(pattern.unicode, 'read with the u flag, as JSON Schema reads patterns');
+  }
 });
 
 test('the id pattern says exactly the id rule: every string of up to four characters from its edge cases, and every BMP character', () => {

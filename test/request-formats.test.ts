@@ -30,7 +30,7 @@ test('an EverMemOS time is refused when its date does not exist, not rolled over
 });
 
 test('every time the pattern accepts is read as that date and time, so the document promises nothing the store cannot place', () => {
-  for (const year of ['0000', '1900', '1996', '2000', '2026'])
+  for (const year of ['1000', '1900', '1996', '2000', '2026'])
     for (let month = 1; month <= 12; month++)
       for (let day = 1; day <= 31; day++) {
         const date = `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;

@@ -18,36 +18,21 @@ import { z } from 'zod';
 export const SAFE_ID_MAX_CHARS = 255;
 
 /*
- * The pattern is written for every reader of the document, not only JavaScript: no lookaround
- * and no surrogate escape. Schemathesis (Rust's and Python's engines) drops a pattern naming
- * `\uD800`, and then draws ids the server refuses. It is read with the `u` flag, as JSON Schema
- * says: a character is a code point, so an unpaired surrogate is one character that no class
- * below admits, and a pair is one astral character (`[^\u0000-\uFFFF]`). Digits and white space
- * are written out: `\d` and `\s` differ between those engines and JavaScript's.
+ * The rule is said in a pattern (the characters) and a `not` pattern (blank, `.` and `..`), both
+ * written for every reader of the document, not only JavaScript: no lookaround and no surrogate
+ * escape. Schemathesis (Rust's and Python's engines) drops a pattern naming `\uD800` and then
+ * draws ids the server refuses, and a single repeated item lets it draw ids of any length fast.
+ * They are read with the `u` flag, as JSON Schema says: a character is a code point, so an
+ * unpaired surrogate is one character the class does not admit, and a pair is one astral
+ * character (`[^\u0000-\uFFFF]`). White space is written out: `\s` differs between engines.
  */
 const ASTRAL = '[^\\u0000-\\uFFFF]';
-/** Any character but controls (C0, DEL, C1) and unpaired surrogates. */
-const SAFE_CHAR = `(?:[\\u0020-\\u007E\\u00A0-\\uD7FF\\uE000-\\uFFFF]|${ASTRAL})`;
-/** The safe characters JavaScript's `\s` calls white space (the rest of `\s` are controls). */
+/** Only characters that are not controls (C0, DEL, C1) or unpaired surrogates. */
+export const SAFE_ID_PATTERN = new RegExp(`^(?:[\\u0020-\\u007E\\u00A0-\\uD7FF\\uE000-\\uFFFF]|${ASTRAL})+$`, 'u');
+/** The safe characters JavaScript's `\s` (and `trim`) calls white space; the rest of `\s` are controls. */
 const BLANK = '[\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
-/** The safe characters that are not white space, as class ranges. */
-const SOLID_BMP =
-  '\\u0021-\\u007E\\u00A1-\\u167F\\u1681-\\u1FFF\\u200B-\\u2027\\u202A-\\u202E\\u2030-\\u205E\\u2060-\\u2FFF\\u3001-\\uD7FF\\uE000-\\uFEFE\\uFF00-\\uFFFF';
-const SOLID = `(?:[${SOLID_BMP}]|${ASTRAL})`;
-/** A solid character other than `.`. */
-const SOLID_NOT_DOT = `(?:[${SOLID_BMP.replace('\\u0021-\\u007E', '\\u0021-\\u002D\\u002F-\\u007E')}]|${ASTRAL})`;
-/** A safe character other than `.`. */
-const NOT_DOT = `(?:[\\u0020-\\u002D\\u002F-\\u007E\\u00A0-\\uD7FF\\uE000-\\uFFFF]|${ASTRAL})`;
-/**
- * Not blank, not `.` or `..`, only safe characters, as three cases told apart by the first
- * character: white space (then a solid character follows somewhere), a solid character other
- * than `.`, or `.` followed by anything but one more `.` alone. The cases cannot overlap, so
- * matching never backtracks across them.
- */
-export const SAFE_ID_PATTERN = new RegExp(
-  `^(?:${BLANK}+${SOLID}${SAFE_CHAR}*|${SOLID_NOT_DOT}${SAFE_CHAR}*|\\.(?:${NOT_DOT}|${SAFE_CHAR}{2,}))$`,
-  'u',
-);
+/** What those characters spell that is no id: blank, `.` or `..` (a path resolves them away). */
+export const NOT_AN_ID_PATTERN = new RegExp(`^(?:\\.\\.?|${BLANK}+)$`, 'u');
 
 export const SAFE_ID_RULE = `1 to ${SAFE_ID_MAX_CHARS} characters, not blank, not . or .., without control characters (NUL included) or unpaired surrogates`;
 
@@ -56,7 +41,24 @@ export const SafeId = z
   .min(1, { message: `must be ${SAFE_ID_RULE}` })
   .max(SAFE_ID_MAX_CHARS, { message: `must be ${SAFE_ID_RULE}` })
   .regex(SAFE_ID_PATTERN, { message: `must be ${SAFE_ID_RULE}` })
-  .meta({ description: `An id: ${SAFE_ID_RULE}; percent-encoded in paths` });
+  .refine((id) => !NOT_AN_ID_PATTERN.test(id), { message: `must be ${SAFE_ID_RULE}` })
+  .meta({
+    description: `An id: ${SAFE_ID_RULE}; percent-encoded in paths`,
+    not: { pattern: NOT_AN_ID_PATTERN.source },
+  });
+
+/**
+ * An id as a request header carries it: the same rule, in the characters a header value can hold
+ * (visible ASCII and Latin-1; HTTP drops white space around a value, and clients refuse to send
+ * it leading).
+ */
+export const SAFE_HEADER_ID_PATTERN = /^[\u0021-\u007E\u00A1-\u00FF][\u0020-\u007E\u00A0-\u00FF]*$/;
+export const SafeHeaderId = z
+  .string()
+  .max(SAFE_ID_MAX_CHARS, { message: `must be ${SAFE_ID_RULE}` })
+  .regex(SAFE_HEADER_ID_PATTERN, { message: `must be ${SAFE_ID_RULE}, in visible ASCII or Latin-1` })
+  .refine((id) => !NOT_AN_ID_PATTERN.test(id), { message: `must be ${SAFE_ID_RULE}` })
+  .meta({ description: `An id: ${SAFE_ID_RULE}`, not: { pattern: NOT_AN_ID_PATTERN.source } });
 
 /** True when `value` follows the id rule. */
 export function isSafeId(value: string): boolean {

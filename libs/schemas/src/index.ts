@@ -3,6 +3,8 @@ export {
   SafeId,
   SAFE_ID_MAX_CHARS,
   SAFE_ID_PATTERN,
+  NOT_AN_ID_PATTERN,
+  SafeHeaderId,
   SAFE_ID_RULE,
   isSafeId,
   keyPart,

@@ -9,8 +9,9 @@ import { z } from 'zod';
  * year) and hours run 00-23, as Python's datetime (EverMemOS's own parser) reads them, where
  * JavaScript's Date would roll 2026-02-31 over into March.
  */
-const YEAR = '[0-9]{4}';
-const LEAP_YEAR = '(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)';
+// 1000 to 9999: PostgreSQL has no year 0, and an offset could carry year 1 back into it
+const YEAR = '[1-9][0-9]{3}';
+const LEAP_YEAR = '(?:[1-9][0-9](?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[13579][26])00)';
 const DAY_OF_MONTH = `(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))`;
 const DATE = `(?:${YEAR}-${DAY_OF_MONTH}|${LEAP_YEAR}-02-29)`;
 const TIME = '(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\\.[0-9]{1,9})?)?';

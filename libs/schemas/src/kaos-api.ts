@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KAOS_MAX_CONTENT_BYTES, KaosEventType, KaosTimestamp, eventList } from './kaos-events.js';
-import { SafeId } from './ids.js';
+import { SafeHeaderId, SafeId } from './ids.js';
 
 /**
  * KAOS agent memory's HTTP payloads: KAOS's own two debugging reads (`GET /memory/events`,
@@ -22,7 +22,7 @@ const Name = z
 export const KaosSessionParams = z.object({ sessionId: SafeId });
 
 /** A positive whole number in a header: LocalMemory's limits as a client constructed it. */
-const LimitHeader = z.string().regex(/^[1-9]\d{0,8}$/, 'must be a whole number from 1 to 999999999');
+const LimitHeader = z.string().regex(/^[1-9][0-9]{0,8}$/, 'must be a whole number from 1 to 999999999');
 
 /**
  * The agent whose memory a call reaches (without it, the server's KAOS_AGENT_NAME), and the limits
@@ -30,7 +30,7 @@ const LimitHeader = z.string().regex(/^[1-9]\d{0,8}$/, 'must be a whole number f
  * the server's MEMORY_MAX_SESSIONS and MEMORY_MAX_SESSION_EVENTS).
  */
 export const KaosHeaders = z.object({
-  'x-kaos-agent': SafeId.optional(),
+  'x-kaos-agent': SafeHeaderId.optional(),
   'x-kaos-max-sessions': LimitHeader.optional(),
   'x-kaos-max-session-events': LimitHeader.optional(),
 });
