@@ -70,6 +70,8 @@ const code = await new Promise<number>((done) => {
   const run = spawn(
     st,
     [
+      '--config-file',
+      join(root, 'scripts/conformance/schemathesis.toml'),
       'run',
       process.env['CONFORMANCE_DOCUMENT'] ?? join(root, 'openapi.json'),
       '--url',

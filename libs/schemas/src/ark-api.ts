@@ -52,10 +52,13 @@ export const ArkStreamQuery = z.object({
 /** The path of every per-session ARK route. */
 export const ArkSessionParams = z.object({ session_id: ArkSessionId });
 
-/** Token chunks to relay: newline-delimited JSON objects, or, sent as JSON, one chunk or an array. */
-export const ArkStreamChunks = z
-  .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
-  .meta({
-    description:
-      'Newline-delimited JSON chunk objects (application/x-ndjson), or one chunk or an array of them as JSON',
-  });
+/**
+ * Token chunks to relay: one chunk object or a non-empty array of them. As JSON, that is the body;
+ * as newline-delimited text (application/x-ndjson, application/jsonl, text/plain), each line is one
+ * such value. The document gives the value, not the text: no pattern says which strings are JSON.
+ */
+const Chunk = z.record(z.string(), z.unknown());
+export const ArkStreamChunks = z.union([Chunk, z.array(Chunk).min(1)]).meta({
+  description:
+    'One chunk object or a non-empty array of them: the JSON body, or each line of a newline-delimited one (application/x-ndjson)',
+});

@@ -38,11 +38,13 @@ export const KaosHeaders = z.object({
 /** The headers of a call that builds nothing: only the agent (the limits count where sessions and events are added). */
 export const KaosAgentHeaders = KaosHeaders.pick({ 'x-kaos-agent': true });
 
+// JavaScript's \s and ASCII digits, written out: the document's other readers take \s and \d wider
+const PY_SPACE = '[\\t\\n\\v\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
 /**
  * An integer as FastAPI (pydantic) reads one from a query string: spaces around it, a sign, `_`
  * between digits, a `.0` tail. Anything else is FastAPI's 422.
  */
-export const PYTHON_INT_PATTERN = /^\s*[+-]?\d+(_\d+)*(\.0+)?\s*$/;
+export const PYTHON_INT_PATTERN = new RegExp(`^${PY_SPACE}*[+-]?[0-9]+(_[0-9]+)*(\\.0+)?${PY_SPACE}*$`);
 
 /**
  * KAOS's GET /memory/events, read as its agent server reads it: `limit` defaults to 100 and is
