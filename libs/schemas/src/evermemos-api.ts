@@ -173,7 +173,7 @@ const namingFilter = z
   .min(1)
   .max(500)
   .refine((v) => v !== MAGIC_ALL)
-  .meta({ not: { const: MAGIC_ALL } });
+  .meta({ not: { enum: [MAGIC_ALL] } });
 
 const DELETE_FILTERS = ['event_id', 'message_id', 'group_id', 'user_id'] as const;
 

@@ -18,7 +18,7 @@ export const STORABLE_TEXT = '^[^\\u0000]*$';
 /** Where the document keeps the schema of any storable JSON value (it refers to itself). */
 export const STORABLE_JSON_REF = '#/components/schemas/StorableJson';
 
-const STORABLE_KEY = { pattern: STORABLE_TEXT, not: { const: '__proto__' } };
+const STORABLE_KEY = { pattern: STORABLE_TEXT, not: { enum: ['__proto__'] } };
 
 /** Any JSON value whose strings and keys are storable, at any depth. */
 export const STORABLE_JSON: Record<string, unknown> = {
