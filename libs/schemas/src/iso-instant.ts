@@ -19,7 +19,7 @@ const OFFSET = '[+-](?:[01][0-9]|2[0-3]):?[0-5][0-9]';
 
 export const ISO_INSTANT_PATTERN = new RegExp(`^${DATE}(?:[Tt ]${TIME}(?:[Zz]|${OFFSET})?)?$`);
 
-const RULE = 'must be an ISO 8601 date-time with an existing date, such as 2026-01-02T03:04:05+08:00';
+const RULE = 'must be an ISO 8601 date-time';
 
 /** An instant as EverMemOS's requests carry it (see ISO_INSTANT_PATTERN); read with parseCreateTime. */
 export const IsoInstant = z.string().regex(ISO_INSTANT_PATTERN, { message: RULE });
