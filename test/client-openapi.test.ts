@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { apiDocsOf, registerApi } from '@memstream/api';
 import { createAuthenticator } from '@memstream/auth';
 import { ROUTES, servedByGateway, type Route } from '@memstream/client';
-import { createHttpServer, jsonSchemaOf } from '@memstream/http';
+import { createHttpServer, requestSchemaOf } from '@memstream/http';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { Lifecycle } from '@memstream/runtime';
@@ -46,7 +46,8 @@ function parametersOf(
   where: Parameter['in'],
 ): Record<string, Omit<Parameter, 'in' | 'name'>> {
   if (!schema) return {};
-  const json = jsonSchemaOf(schema, 'input') as {
+  const part = ({ path: 'params', query: 'querystring', header: 'headers' } as const)[where];
+  const json = requestSchemaOf(schema, part) as {
     properties?: Record<string, Record<string, unknown>>;
     required?: string[];
   };
@@ -101,7 +102,7 @@ test("each client operation's path, query, header and body schemas are the ones 
       }
     }
     const bodies = Object.values(op.requestBody?.content ?? {}).map((c) => c.schema);
-    const expected = route.body ? [jsonSchemaOf(route.body, 'input')] : [];
+    const expected = route.body ? [requestSchemaOf(route.body, 'body')] : [];
     // A body documented under several media types (ARK's ndjson relay) has the same schema under each.
     if (
       !isDeepStrictEqual(

@@ -5,6 +5,7 @@
  * `npm run conformance` runs the long search; `npm test` runs a bounded one (test/conformance).
  * Usage: node --import tsx scripts/conformance/run-conformance.ts [--max-examples N] [--seed S]
  *   [--phases examples,coverage,fuzzing,stateful] [--checks a,b] (defaults: every phase, every check below)
+ *   [--paths REGEX] (only the operations whose path matches, to look at one closely)
  * Exits non-zero on a conformance failure; the failures by check are printed at the end.
  * CONFORMANCE_DOCUMENT names another document to check the server against (an older one, to see
  * what a change to the document fixed).
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     phases: { type: 'string', default: 'examples,coverage,fuzzing,stateful' },
     checks: { type: 'string', default: ALL_CHECKS },
+    paths: { type: 'string' },
   },
 });
 const st = execFileSync('bash', [join(root, 'scripts/conformance/install-schemathesis.sh')], {
@@ -68,6 +70,8 @@ const code = await new Promise<number>((done) => {
   const run = spawn(
     st,
     [
+      '--config-file',
+      join(root, 'scripts/conformance/schemathesis.toml'),
       'run',
       process.env['CONFORMANCE_DOCUMENT'] ?? join(root, 'openapi.json'),
       '--url',
@@ -84,6 +88,7 @@ const code = await new Promise<number>((done) => {
       values.seed,
       '--generation-deterministic',
       '--no-color',
+      ...(values.paths ? ['--include-path-regex', values.paths] : []),
     ],
     { stdio: 'inherit', env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' } },
   );

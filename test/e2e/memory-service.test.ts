@@ -165,10 +165,15 @@ test('embedded mode: bad input to the memory-service gets a 4xx in its error sha
       `${what}: ${JSON.stringify(res.body)}`,
     );
   }
-  for (const query of ['limit=0', 'limit=abc', 'limit=100000', 'after=no-such-message', 'epoch=-2', 'channel=%00']) {
+  for (const query of ['limit=0', 'limit=abc', 'limit=100000', 'epoch=-2', 'channel=%00']) {
     const res = await fetch(`${base}/v1/conversations/${id}/messages?${query}`, { headers: alice });
     assert.equal(res.status, 400, query);
   }
+  // a well-formed cursor naming no message of the conversation names nothing there: not found, as the document allows
+  const unknownCursor = await fetch(`${base}/v1/conversations/${id}/messages?after=no-such-message`, {
+    headers: alice,
+  });
+  assert.equal(unknownCursor.status, 404);
   const list = await fetch(`${base}/v1/conversations?query=%00`, { headers: alice });
   assert.equal(list.status, 400);
   const messages = await fetch(`${base}/v1/conversations/${id}/messages`, { headers: alice }).then(
@@ -217,7 +222,8 @@ test("embedded mode: agent summaries set the title, stay out of the history peop
   );
   assert.equal(
     (await call(agent, 'POST', `/v1/conversations/${id}/summaries`, { ...summary, untilMessageId: 'nope' })).status,
-    400,
+    404,
+    'a summary up to a message the conversation does not hold names nothing there',
   );
   const stored = await call<{ channel: string }>(agent, 'POST', `/v1/agent/conversations/${id}/summaries`, summary);
   assert.deepEqual([stored.status, stored.body.channel], [201, 'summary']);

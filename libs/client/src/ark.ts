@@ -56,7 +56,8 @@ export class Ark {
     options?: CallOptions,
   ): Promise<{ status: 'ok'; session: string; chunks: number }> {
     // Newline-delimited JSON is the relay's native form (ARK agents post it that way).
-    const ndjson = chunks.map((c) => JSON.stringify(c)).join('\n');
+    // (the route's schema gives the value each line holds, so the text goes as that value's type)
+    const ndjson = chunks.map((c) => JSON.stringify(c)).join('\n') as unknown as Record<string, unknown>;
     return this.http.call(R.relayChunks, { params: { session_id: sessionId }, body: ndjson }, options);
   }
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type {
-  AccessLevel,
+  GrantableLevel,
   ContextQuery,
   CreateAgentMessagesRequest,
   CreateConversationRequest,
@@ -19,7 +19,8 @@ import type { Conversation, Membership, MsMessage, Page, Transfer } from './resp
 import { ROUTES } from './routes.js';
 import { sseFrames } from './sse.js';
 
-type Level = z.input<typeof AccessLevel>;
+// owner passes only by an ownership transfer, never by a share or a change of level
+type Level = z.input<typeof GrantableLevel>;
 type ConversationRoutes = typeof ROUTES.memoryServiceUser | typeof ROUTES.memoryServiceCode;
 
 /**

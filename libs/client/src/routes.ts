@@ -35,6 +35,7 @@ import {
   CreateMessageRequest,
   CreateSummaryRequest,
   CreateUserMessageRequest,
+  DeleteMemoriesBody,
   DeleteMemoriesRequest,
   FlushMemoriesRequest,
   ForkRequest,
@@ -85,6 +86,8 @@ const evermemos = {
     method: 'DELETE',
     path: '/api/v1/memories',
     query: DeleteMemoriesRequest,
+    // the filters may also come as a JSON body (the document's form: it names at least one)
+    body: DeleteMemoriesBody,
   }),
   upsertConversationMeta: route({
     family: 'evermemos',

@@ -7,7 +7,7 @@ export { parseOrThrow } from './validation.js';
 export { readGetJsonBody, queryWithGetBody } from './get-json-body.js';
 export { apiFamily, type ApiFamily, type MediaAnswer, type RouteDocs } from './openapi/api-family.js';
 export { serverSentEvent } from './openapi/server-sent-event.js';
-export { jsonSchemaOf } from './openapi/json-schema.js';
+export { jsonSchemaOf, requestSchemaOf } from './openapi/json-schema.js';
 export type { ApiDocsOptions } from './openapi/api-docs.js';
 export { principalOf, assertAuthenticated, writeOriginOf } from './authentication.js';
 export { unstorablePath, unstorableError, tooDeepPath, MAX_JSON_DEPTH } from './storable-json.js';

@@ -7,6 +7,12 @@ import { z } from 'zod';
 export const AccessLevel = z.enum(['owner', 'manager', 'writer', 'reader']);
 export type AccessLevel = z.infer<typeof AccessLevel>;
 
+/**
+ * The levels a share or a change of level may give: owner passes only by an ownership transfer,
+ * so a request naming it is refused by its schema (and the document does not offer it).
+ */
+export const GrantableLevel = z.enum(['manager', 'writer', 'reader']);
+
 const RANK: Record<AccessLevel, number> = { reader: 0, writer: 1, manager: 2, owner: 3 };
 
 /** True when `held` allows what `needed` allows. */

@@ -15,8 +15,14 @@ export const ArkPurgeQuery = z.object({
   session_id: z.string().min(1).max(STORED_ID_MAX_CHARS).optional(),
 });
 
+/**
+ * Go's duration syntax as ARK clients send it: `500ms`, `30s`, `1m30s`, `2h`. Digits are written
+ * `[0-9]`: in the document's other readers (Python, Rust) `\d` also takes other scripts' digits.
+ */
+export const GO_DURATION_PATTERN = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
+
 /** `wait-for-query` as ark-api sends it (whole seconds) or as a Go duration. */
-export const ARK_WAIT_PATTERN = /^(\d{1,6}(\.\d+)?|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
+export const ARK_WAIT_PATTERN = /^([0-9]{1,6}(\.[0-9]+)?|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$/;
 
 export const ArkStreamQuery = z.object({
   'from-beginning': z
@@ -29,6 +35,7 @@ export const ArkStreamQuery = z.object({
     .meta({ description: 'Wait for a session that does not exist yet' }),
   timeout: z
     .string()
+    .regex(GO_DURATION_PATTERN, { message: 'must be a Go duration such as 500ms, 30s or 5m' })
     .default('30s')
     .meta({ description: 'How long to wait for the session: a Go duration (500ms, 30s, 5m), at most 5m' }),
   'wait-for-query': z
@@ -45,10 +52,13 @@ export const ArkStreamQuery = z.object({
 /** The path of every per-session ARK route. */
 export const ArkSessionParams = z.object({ session_id: ArkSessionId });
 
-/** Token chunks to relay: newline-delimited JSON objects, or, sent as JSON, one chunk or an array. */
-export const ArkStreamChunks = z
-  .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
-  .meta({
-    description:
-      'Newline-delimited JSON chunk objects (application/x-ndjson), or one chunk or an array of them as JSON',
-  });
+/**
+ * Token chunks to relay: one chunk object or a non-empty array of them. As JSON, that is the body;
+ * as newline-delimited text (application/x-ndjson, application/jsonl, text/plain), each line is one
+ * such value. The document gives the value, not the text: no pattern says which strings are JSON.
+ */
+const Chunk = z.record(z.string(), z.unknown());
+export const ArkStreamChunks = z.union([Chunk, z.array(Chunk).min(1)]).meta({
+  description:
+    'One chunk object or a non-empty array of them: the JSON body, or each line of a newline-delimited one (application/x-ndjson)',
+});

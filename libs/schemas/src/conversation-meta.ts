@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { parseCreateTime, rejectNul } from './group-chat-message.js';
+import { rejectNul } from './group-chat-message.js';
+import { IsoInstant } from './iso-instant.js';
+import { TimeZone } from './time-zones.js';
 import { SafeId } from './ids.js';
 
-const isoDateTime = z
-  .string()
-  .refine((v) => parseCreateTime(v) !== undefined, { message: 'must be an ISO 8601 date-time' });
-
-const timezone = z.string().refine(isTimeZone, { message: 'must be an IANA time zone such as Asia/Shanghai or UTC' });
+const timezone = TimeZone;
 
 /** One participant as conversation metadata describes them; unknown keys are kept. */
 export const UserDetail = z
@@ -37,7 +35,7 @@ export const ConversationMeta = z
     name: z.string().max(1000),
     description: z.string().max(10_000),
     group_id: SafeId,
-    created_at: isoDateTime,
+    created_at: IsoInstant,
     default_timezone: timezone,
     user_details: userDetails.default({}),
     tags: tags.optional(),
@@ -73,13 +71,4 @@ export type ConversationMetaPatch = z.infer<typeof ConversationMetaPatch>;
 /** The PATCH fields present in a patch, in the order the spec lists them. */
 export function patchedFields(patch: ConversationMetaPatch): string[] {
   return UPDATABLE_META_FIELDS.filter((f) => patch[f] !== undefined);
-}
-
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCreateTime } from './group-chat-message.js';
+import { IsoInstant } from './iso-instant.js';
 
 /**
  * The EverMemOS family's HTTP requests beyond the message and the metadata themselves: the
@@ -59,10 +59,7 @@ const UserScope = scopeValue(
 );
 
 /** A time with or without a zone (zone-less is UTC, as for messages). */
-const Instant = z
-  .string()
-  .min(1)
-  .refine((s) => parseCreateTime(s) !== undefined, 'must be an ISO 8601 date-time');
+const Instant = IsoInstant;
 
 export const ListMemoriesQuery = z.object({
   group_id: GroupScope,
@@ -180,6 +177,32 @@ export const DeleteMemoriesRequest = z
     sync_mode: SyncModeQuery.shape.sync_mode,
   })
   .strict();
+
+/** A filter value that names something: not absent, null, "" or "__all__". */
+const namingFilter = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((v) => v !== MAGIC_ALL)
+  .meta({ not: { enum: [MAGIC_ALL] } });
+
+const DELETE_FILTERS = ['event_id', 'message_id', 'group_id', 'user_id'] as const;
+
+/**
+ * `DELETE /api/v1/memories`'s JSON body as the document gives it: the filter object, naming at
+ * least one filter (EverMemOS answers 422 otherwise), as one alternative per filter that names
+ * it. The handler reads it merged with the query (DeleteMemoriesRequest): a filter may also come
+ * in the query, which the document lists too but cannot tie to the body.
+ */
+export const DeleteMemoriesBody = z
+  .union(
+    DELETE_FILTERS.map((named) =>
+      DeleteMemoriesRequest.extend({
+        [named]: namingFilter.meta({ description: DeleteMemoriesRequest.shape[named].description }),
+      }),
+    ) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
+  )
+  .meta({ description: 'The filters, ANDed; at least one of event_id, message_id, group_id, user_id names something' });
 
 /** The filter names a deletion used, in EverMemOS's order, as its answer lists them. */
 export function deleteFilterNames(f: DeleteMemoriesFilter): string[] {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Actor } from './envelope.js';
 import { SafeId } from './ids.js';
+import { IsoInstant } from './iso-instant.js';
 
 /**
  * One group-chat message as the EverMemOS memories API takes it (spec 001). The same object is
@@ -17,10 +18,7 @@ export const GroupChatMessage = z
     message_id: z.string().min(1).max(255).meta({
       description: 'Unique within the group: a second message with the same id is a duplicate and is not stored',
     }),
-    create_time: z
-      .string()
-      .refine((v) => parseCreateTime(v) !== undefined, { message: 'must be an ISO 8601 date-time' })
-      .meta({ description: 'ISO 8601 date-time; without a zone it is UTC' }),
+    create_time: IsoInstant.meta({ description: 'ISO 8601 date-time; without a zone it is UTC' }),
     sender: z.string().min(1).max(255).meta({ description: 'Sender user id' }),
     sender_name: z
       .string()

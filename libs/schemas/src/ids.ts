@@ -17,10 +17,22 @@ import { z } from 'zod';
  */
 export const SAFE_ID_MAX_CHARS = 255;
 
-// C0 controls, DEL and C1 controls; surrogates are admitted only as a high-low pair.
-const SAFE_CHAR = '(?:[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]|[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF])';
-/** Not `.` or `..`; at least one character that is not white space; only safe characters. */
-export const SAFE_ID_PATTERN = new RegExp(`^(?!\\.{1,2}$)(?=[\\s\\S]*\\S)${SAFE_CHAR}+$`);
+/*
+ * The rule is said in a pattern (the characters) and a `not` pattern (blank, `.` and `..`), both
+ * written for every reader of the document, not only JavaScript: no lookaround and no surrogate
+ * escape. Schemathesis (Rust's and Python's engines) drops a pattern naming `\uD800` and then
+ * draws ids the server refuses, and a single repeated item lets it draw ids of any length fast.
+ * They are read with the `u` flag, as JSON Schema says: a character is a code point, so an
+ * unpaired surrogate is one character the class does not admit, and a pair is one astral
+ * character (`[^\u0000-\uFFFF]`). White space is written out: `\s` differs between engines.
+ */
+const ASTRAL = '[^\\u0000-\\uFFFF]';
+/** Only characters that are not controls (C0, DEL, C1) or unpaired surrogates. */
+export const SAFE_ID_PATTERN = new RegExp(`^(?:[\\u0020-\\u007E\\u00A0-\\uD7FF\\uE000-\\uFFFF]|${ASTRAL})+$`, 'u');
+/** The safe characters JavaScript's `\s` (and `trim`) calls white space; the rest of `\s` are controls. */
+const BLANK = '[\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
+/** What those characters spell that is no id: blank, `.` or `..` (a path resolves them away). */
+export const NOT_AN_ID_PATTERN = new RegExp(`^(?:\\.\\.?|${BLANK}+)$`, 'u');
 
 export const SAFE_ID_RULE = `1 to ${SAFE_ID_MAX_CHARS} characters, not blank, not . or .., without control characters (NUL included) or unpaired surrogates`;
 
@@ -29,7 +41,24 @@ export const SafeId = z
   .min(1, { message: `must be ${SAFE_ID_RULE}` })
   .max(SAFE_ID_MAX_CHARS, { message: `must be ${SAFE_ID_RULE}` })
   .regex(SAFE_ID_PATTERN, { message: `must be ${SAFE_ID_RULE}` })
-  .meta({ description: `An id: ${SAFE_ID_RULE}; percent-encoded in paths` });
+  .refine((id) => !NOT_AN_ID_PATTERN.test(id), { message: `must be ${SAFE_ID_RULE}` })
+  .meta({
+    description: `An id: ${SAFE_ID_RULE}; percent-encoded in paths`,
+    not: { pattern: NOT_AN_ID_PATTERN.source },
+  });
+
+/**
+ * An id as a request header carries it: the same rule, in the characters a header value can hold
+ * (visible ASCII and Latin-1; HTTP drops white space around a value, and clients refuse to send
+ * it leading).
+ */
+export const SAFE_HEADER_ID_PATTERN = /^[\u0021-\u007E\u00A1-\u00FF][\u0020-\u007E\u00A0-\u00FF]*$/;
+export const SafeHeaderId = z
+  .string()
+  .max(SAFE_ID_MAX_CHARS, { message: `must be ${SAFE_ID_RULE}` })
+  .regex(SAFE_HEADER_ID_PATTERN, { message: `must be ${SAFE_ID_RULE}, in visible ASCII or Latin-1` })
+  .refine((id) => !NOT_AN_ID_PATTERN.test(id), { message: `must be ${SAFE_ID_RULE}` })
+  .meta({ description: `An id: ${SAFE_ID_RULE}`, not: { pattern: NOT_AN_ID_PATTERN.source } });
 
 /** True when `value` follows the id rule. */
 export function isSafeId(value: string): boolean {

@@ -3,6 +3,8 @@ export {
   SafeId,
   SAFE_ID_MAX_CHARS,
   SAFE_ID_PATTERN,
+  NOT_AN_ID_PATTERN,
+  SafeHeaderId,
   SAFE_ID_RULE,
   isSafeId,
   keyPart,
@@ -51,7 +53,14 @@ export { CONSUMERS, TOPICS, allTopics, RETENTION_MS, SEGMENT_MS, type TopicDef, 
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';
 export { ACCESS_CHANGED_CHANNEL, AccessChanged } from './access-notice.js';
 export { EPISODES_EXTRACTED_CHANNEL, EpisodesExtracted } from './episodes-extracted.js';
-export { AccessLevel, accessDecision, grants, levelsFrom, type AccessDecision } from './access-level.js';
+export {
+  AccessLevel,
+  GrantableLevel,
+  accessDecision,
+  grants,
+  levelsFrom,
+  type AccessDecision,
+} from './access-level.js';
 export {
   MsRole,
   MsVisibility,
@@ -103,3 +112,5 @@ export * from './ark-answers.js';
 export * from './memory-agent-api.js';
 export * from './erasure-api.js';
 export * from './console-api.js';
+export { IsoInstant, ISO_INSTANT_PATTERN } from './iso-instant.js';
+export { TimeZone, TIME_ZONES } from './time-zones.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KAOS_MAX_CONTENT_BYTES, KaosEventType, KaosTimestamp, eventList } from './kaos-events.js';
-import { SafeId } from './ids.js';
+import { SafeHeaderId, SafeId } from './ids.js';
 
 /**
  * KAOS agent memory's HTTP payloads: KAOS's own two debugging reads (`GET /memory/events`,
@@ -22,7 +22,7 @@ const Name = z
 export const KaosSessionParams = z.object({ sessionId: SafeId });
 
 /** A positive whole number in a header: LocalMemory's limits as a client constructed it. */
-const LimitHeader = z.string().regex(/^[1-9]\d{0,8}$/, 'must be a whole number from 1 to 999999999');
+const LimitHeader = z.string().regex(/^[1-9][0-9]{0,8}$/, 'must be a whole number from 1 to 999999999');
 
 /**
  * The agent whose memory a call reaches (without it, the server's KAOS_AGENT_NAME), and the limits
@@ -30,7 +30,7 @@ const LimitHeader = z.string().regex(/^[1-9]\d{0,8}$/, 'must be a whole number f
  * the server's MEMORY_MAX_SESSIONS and MEMORY_MAX_SESSION_EVENTS).
  */
 export const KaosHeaders = z.object({
-  'x-kaos-agent': SafeId.optional(),
+  'x-kaos-agent': SafeHeaderId.optional(),
   'x-kaos-max-sessions': LimitHeader.optional(),
   'x-kaos-max-session-events': LimitHeader.optional(),
 });
@@ -38,11 +38,13 @@ export const KaosHeaders = z.object({
 /** The headers of a call that builds nothing: only the agent (the limits count where sessions and events are added). */
 export const KaosAgentHeaders = KaosHeaders.pick({ 'x-kaos-agent': true });
 
+// JavaScript's \s and ASCII digits, written out: the document's other readers take \s and \d wider
+const PY_SPACE = '[\\t\\n\\v\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
 /**
  * An integer as FastAPI (pydantic) reads one from a query string: spaces around it, a sign, `_`
  * between digits, a `.0` tail. Anything else is FastAPI's 422.
  */
-export const PYTHON_INT_PATTERN = /^\s*[+-]?\d+(_\d+)*(\.0+)?\s*$/;
+export const PYTHON_INT_PATTERN = new RegExp(`^${PY_SPACE}*[+-]?[0-9]+(_[0-9]+)*(\\.0+)?${PY_SPACE}*$`);
 
 /**
  * KAOS's GET /memory/events, read as its agent server reads it: `limit` defaults to 100 and is

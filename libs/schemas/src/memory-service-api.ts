@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AccessLevel } from './access-level.js';
+import { AccessLevel, GrantableLevel } from './access-level.js';
 import { caseInsensitiveEnum } from './case-insensitive-enum.js';
 import { MsRole, MsVisibility } from './conversation-events.js';
 import { SafeId } from './ids.js';
@@ -66,18 +66,42 @@ export const CreateAgentMessagesRequest = z.object({
     .max(1000),
 });
 
-/** Code layout: one message, from a person or an agent. */
+/** JavaScript's white space (what `trim` takes away), written out for the document's other readers. */
+const BLANK_CHARS = '\\t\\n\\v\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF';
+/** Some text: a character that is not white space, anywhere (JSON Schema patterns are not anchored). */
+const SOME_TEXT = { type: 'string', pattern: `[^${BLANK_CHARS}]` };
+
+/**
+ * Code layout: one message, from a person or an agent. Summaries are written through their own
+ * endpoint, so `summary` is no channel here. A person's message needs a text block with some
+ * text (the real service answers 400 otherwise): the document says so for every caller, as it
+ * cannot tell callers apart; an agent may also send blocks without text.
+ */
 export const CreateMessageRequest = z.object({
   userId: Id.nullable().optional(),
-  channel: Channel.default('history'),
+  channel: caseInsensitiveEnum(['history', 'memory'], 'channel').default('history'),
   epoch: z.number().int().min(0).nullable().optional(),
-  content: z.array(z.unknown()).max(10_000),
+  content: z
+    .array(z.unknown())
+    .max(10_000)
+    .meta({
+      description: "Content blocks; a person's message needs one with some text (a string, or an object's `text`)",
+      contains: {
+        anyOf: [SOME_TEXT, { type: 'object', properties: { text: SOME_TEXT }, required: ['text'] }],
+      },
+    }),
 });
 
 /** Code layout: the memory an agent wants for its current epoch, in order, every message on the memory channel. */
 export const SyncMessagesRequest = z.object({
   messages: z
-    .array(CreateMessageRequest.extend({ channel: caseInsensitiveEnum(['memory'], 'channel') }))
+    .array(
+      CreateMessageRequest.extend({
+        channel: caseInsensitiveEnum(['memory'], 'channel'),
+        // an agent's memory: no person writes it, so no text is required of it
+        content: z.array(z.unknown()).max(10_000),
+      }),
+    )
     .min(1)
     .max(1000),
 });
@@ -85,8 +109,8 @@ export const SyncMessagesRequest = z.object({
 /** Both layouts: the document's request also carries the fork's first message. */
 export const ForkRequest = z.object({ title: Title, newMessage: CreateUserMessageRequest.optional() });
 
-export const ShareRequest = z.object({ userId: Id, accessLevel: AccessLevel });
-export const UpdateMembershipRequest = z.object({ accessLevel: AccessLevel });
+export const ShareRequest = z.object({ userId: Id, accessLevel: GrantableLevel });
+export const UpdateMembershipRequest = z.object({ accessLevel: GrantableLevel });
 export const TransferOwnershipRequest = z.object({ newOwnerUserId: Id });
 
 /** Answers, for the documentation. A field the memory-service would send as null is left out, as it does. */

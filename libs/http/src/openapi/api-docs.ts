@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { ApiFamily } from './api-family.js';
+import { STORABLE_JSON } from './storable-schema.js';
 
 export interface ApiDocsOptions {
   readonly title: string;
@@ -42,9 +43,12 @@ export function registerApiDocs(app: FastifyInstance, options: ApiDocsOptions, a
       tags: options.families.map((f) => ({ name: f.tag, description: f.description })),
       // The document describes the server that serves it: credentials are required exactly when
       // this server checks them (the health, metrics and docs routes are hidden from it).
-      ...(authenticated
-        ? { components: { securitySchemes: SECURITY_SCHEMES }, security: [{ bearerAuth: [] }, { apiKey: [] }] }
-        : {}),
+      // request bodies refer to StorableJson for the values they leave open
+      components: {
+        schemas: { StorableJson: STORABLE_JSON },
+        ...(authenticated ? { securitySchemes: SECURITY_SCHEMES } : {}),
+      },
+      ...(authenticated ? { security: [{ bearerAuth: [] }, { apiKey: [] }] } : {}),
     },
   });
   void app.register(swaggerUi, { routePrefix: '/docs', validatorUrl: false });

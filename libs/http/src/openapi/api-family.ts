@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
 import type { z } from 'zod';
-import { jsonSchemaOf } from './json-schema.js';
+import { jsonSchemaOf, requestSchemaOf } from './json-schema.js';
 import type { ErrorShape } from '../error-shapes/error-shape.js';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-provider.js';
 
@@ -151,10 +151,10 @@ export function apiFamily(
             url,
             schema: {
               ...described,
-              ...(docs.querystring ? { querystring: jsonSchemaOf(docs.querystring, 'input') } : {}),
-              ...(docs.params ? { params: jsonSchemaOf(docs.params, 'input') } : {}),
-              ...(docs.headers ? { headers: jsonSchemaOf(docs.headers, 'input') } : {}),
-              ...(docs.body ? { body: jsonSchemaOf(docs.body, 'input') } : {}),
+              ...(docs.querystring ? { querystring: requestSchemaOf(docs.querystring, 'querystring') } : {}),
+              ...(docs.params ? { params: requestSchemaOf(docs.params, 'params') } : {}),
+              ...(docs.headers ? { headers: requestSchemaOf(docs.headers, 'headers') } : {}),
+              ...(docs.body ? { body: requestSchemaOf(docs.body, 'body') } : {}),
               ...(docs.consumes ? { consumes: docs.consumes } : {}),
               response: {
                 ...responsesOf(docs.responses ?? { 200: 'OK' }),

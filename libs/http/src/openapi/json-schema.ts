@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withStorableText } from './storable-schema.js';
 
 /**
  * A zod schema as the JSON Schema an OpenAPI 3.1 document embeds. Requests are described as
@@ -12,4 +13,15 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<
     target: 'draft-2020-12',
   }) as Record<string, unknown>;
   return rest;
+}
+
+/**
+ * A request part's JSON Schema as the server holds it: its zod schema, and the storable-text rule
+ * every part is checked against besides (deep in a body, which is checked whole as it arrives).
+ */
+export function requestSchemaOf(
+  schema: z.ZodType,
+  part: 'querystring' | 'params' | 'headers' | 'body',
+): Record<string, unknown> {
+  return withStorableText(jsonSchemaOf(schema, 'input'), part === 'body');
 }

@@ -193,7 +193,7 @@ export function registerAdminConversationRoutes(
       const segments = await viewSegments(store, id);
       const after = q.after === undefined ? undefined : await findInView(store, segments, q.after);
       if (q.after !== undefined && !after)
-        throw new AppError('INVALID_PARAMETER', `after: no message ${q.after} in this conversation`);
+        throw new AppError('RESOURCE_NOT_FOUND', `after: no message ${q.after} in this conversation`);
       const page = await listView(
         store,
         segments,

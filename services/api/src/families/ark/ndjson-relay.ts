@@ -60,7 +60,7 @@ export async function relayLines(
     lineNo++;
     if (line.trim() === '') return;
     try {
-      queued.push(parseLine(line, lineNo));
+      queued.push(...parseLine(line, lineNo));
     } catch (err) {
       badLine = err as AppError;
     }
@@ -102,20 +102,23 @@ export async function relayLines(
   return { chunks: relayed };
 }
 
-function parseLine(line: string, n: number): Chunk {
+/** A line's chunks: one chunk object, or a non-empty array of them (the body's JSON form, on one line). */
+function parseLine(line: string, n: number): Chunk[] {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     throw new AppError('INVALID_PARAMETER', `line ${n} is not JSON`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new AppError('INVALID_PARAMETER', `line ${n} is not a JSON object`);
+  const isChunk = (v: unknown): v is Chunk => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const chunks = Array.isArray(value) && value.length > 0 ? value : [value];
+  if (!chunks.every(isChunk))
+    throw new AppError('INVALID_PARAMETER', `line ${n} is not a JSON object or a non-empty array of them`);
   if (tooDeepPath(value))
     throw new AppError('INVALID_PARAMETER', `line ${n} nests deeper than ${MAX_JSON_DEPTH} levels`);
   const bad = unstorablePath(value);
   if (bad) throw unstorableError(bad, `line ${n}`);
-  return value as Chunk;
+  return chunks;
 }
 
 /**

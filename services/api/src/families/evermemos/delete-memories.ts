@@ -8,6 +8,7 @@ import type { Writer } from '@memstream/ingest';
 import {
   AcceptedReply,
   DeleteMemoriesAnswer,
+  DeleteMemoriesBody as Body,
   DeleteMemoriesRequest as Request,
   type DeleteMemoriesFilter as DeleteFilter,
   deleteFilterNames,
@@ -34,8 +35,9 @@ export function registerDeleteMemories(app: ZodApp, deps: { store: Store; write:
     description:
       'The filters may come in the query string or a JSON body (the body wins). 422 when every filter is absent, null, "" or "__all__".',
     querystring: Request,
+    body: Body,
     // the filters may come in the query or a JSON body (the body wins): merged, then parsed
-    parsedByHandler: ['querystring'],
+    parsedByHandler: ['querystring', 'body'],
     responses: {
       200: DeleteMemoriesAnswer.meta({
         description: 'What was forgotten; `filters` names the filters used. 404 when nothing matched',

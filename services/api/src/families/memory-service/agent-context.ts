@@ -59,7 +59,7 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
         await h.ops.require(request, conversationId, 'writer', 'Summarizing');
         if (!(await findInView(store, await viewSegments(store, conversationId), body.untilMessageId))) {
           throw new AppError(
-            'INVALID_PARAMETER',
+            'RESOURCE_NOT_FOUND',
             `untilMessageId: no message ${body.untilMessageId} in this conversation`,
           );
         }
@@ -104,7 +104,7 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
         after = await findInView(store, segments, query.afterMessageId);
         if (!after)
           throw new AppError(
-            'INVALID_PARAMETER',
+            'RESOURCE_NOT_FOUND',
             `afterMessageId: no message ${query.afterMessageId} in this conversation`,
           );
       } else {

@@ -72,8 +72,6 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
       const { conversationId } = request.params;
       const body = request.body;
       const principal = principalOf(request);
-      if (body.channel === 'summary')
-        throw new AppError('INVALID_PARAMETER', 'channel summary is written through the summaries endpoint');
       if (body.channel === 'memory' && principal.kind === 'user')
         throw new AppError('FORBIDDEN', "The memory channel is an agent's: it needs an API key");
       if (principal.kind === 'user' && body.userId && body.userId !== principal.userId)

@@ -116,7 +116,7 @@ export function conversationOps(deps: OpsDeps) {
       let position: ViewPosition | undefined;
       if (after !== undefined) {
         position = await findInView(deps.store, segments, after);
-        if (!position) throw new AppError('INVALID_PARAMETER', `after: no message ${after} in this conversation`);
+        if (!position) throw new AppError('RESOURCE_NOT_FOUND', `after: no message ${after} in this conversation`);
       }
       const { items, more } = await listView(deps.store, segments, filter, { after: position, limit });
       return { items, nextCursor: more ? items.at(-1)!.message_id : null };

@@ -74,7 +74,7 @@ async function timeOf(store: Store, messageId: string, person: string | undefine
     `SELECT created_at FROM messages WHERE message_id = $1 ${scope} ORDER BY created_at LIMIT 1`,
     params,
   );
-  if (!rows[0]) throw new AppError('INVALID_PARAMETER', `before: no message ${messageId} you may read`);
+  if (!rows[0]) throw new AppError('RESOURCE_NOT_FOUND', `before: no message ${messageId} you may read`);
   // strictly before: the bound is inclusive, so one millisecond earlier
   return new Date(rows[0].created_at.getTime() - 1);
 }
