@@ -49,7 +49,8 @@ def _evermemos(method: str, path: str, **parts: object) -> Route:
 class EverMemOsRoutes:
     write_memory = _evermemos("POST", "/api/v1/memories", query=e.SyncModeQuery, body=e.GroupChatMessage)
     list_memories = _evermemos("GET", "/api/v1/memories", query=e.ListMemoriesQuery)
-    delete_memories = _evermemos("DELETE", "/api/v1/memories", query=e.DeleteMemoriesFilter)
+    # the filters go in a JSON body, the document's form (the server also reads them from the query)
+    delete_memories = _evermemos("DELETE", "/api/v1/memories", query=e.DeleteMemoriesFilter, body=e.DeleteMemoriesFilter)
     upsert_meta = _evermemos("POST", "/api/v1/memories/conversation-meta", query=e.SyncModeQuery, body=e.ConversationMeta)
     patch_meta = _evermemos("PATCH", "/api/v1/memories/conversation-meta", query=e.SyncModeQuery, body=e.ConversationMetaPatch)
     get_meta = _evermemos("GET", "/api/v1/memories/conversation-meta", query=e.GroupQuery)

@@ -46,7 +46,7 @@ class EverMemOs(Family[M]):
     @operation(R.delete_memories)
     def delete(self, filter: Union[e.DeleteMemoriesFilter, Mapping[str, Any]]) -> Call[e.DeleteAnswer]:
         """Forgets the messages matching every filter given, and what was made from them."""
-        return Call(query=dump(e.DeleteMemoriesFilter, filter))
+        return Call(body=dump(e.DeleteMemoriesFilter, filter))
 
     @operation(R.flush)
     def flush(self, group_id: str, *, sync: bool = True) -> Call[e.FlushAnswer]:

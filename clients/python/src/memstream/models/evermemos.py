@@ -4,9 +4,24 @@ from __future__ import annotations
 
 from typing import Any, Dict, Generic, List, Literal, Optional, TypeVar, Union
 
+from pydantic import AfterValidator, Field
+from typing_extensions import Annotated
+
 from ._base import Answer, OffsetPaging, Request
+from ._time_zones import TIME_ZONES
 
 R = TypeVar("R")
+
+
+def _known_zone(name: str) -> str:
+    if name not in _ZONES:
+        raise ValueError(f"{name!r} is not a time zone name the server knows (e.g. 'Asia/Shanghai', 'UTC')")
+    return name
+
+
+_ZONES = frozenset(TIME_ZONES)
+# A tz database name, checked here as the server checks it; the document lists them as an enum.
+TimeZone = Annotated[str, AfterValidator(_known_zone), Field(json_schema_extra={"enum": list(TIME_ZONES)})]
 SyncMode = Literal["0", "1", "true", "false"]
 # "agentic" is EverMemOS's model-guided search; memstream runs it as hybrid.
 RetrieveMethod = Literal["keyword", "vector", "hybrid", "rrf", "agentic"]
@@ -86,7 +101,7 @@ class ConversationMeta(Request):
     description: str
     group_id: str
     created_at: str
-    default_timezone: str
+    default_timezone: TimeZone
     user_details: Optional[Dict[str, Any]] = None
     tags: Optional[List[str]] = None
 
@@ -98,7 +113,7 @@ class ConversationMetaPatch(Request):
     scene_desc: Optional[Union[str, Dict[str, Any]]] = None
     tags: Optional[List[str]] = None
     user_details: Optional[Dict[str, Any]] = None
-    default_timezone: Optional[str] = None
+    default_timezone: Optional[TimeZone] = None
 
 
 class GroupQuery(Request):

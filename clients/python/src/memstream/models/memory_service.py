@@ -11,6 +11,8 @@ from ._base import CamelAnswer, CamelRequest, CursorPaging
 
 T = TypeVar("T")
 AccessLevel = Literal["owner", "manager", "writer", "reader"]
+# What a share or a membership change may give: ownership passes only by a transfer.
+GrantableLevel = Literal["manager", "writer", "reader"]
 # history, memory or summary, in any letter case (the server answers in lower case)
 Channel = str
 MessageChannel = Literal["history", "memory", "summary"]
@@ -79,11 +81,11 @@ class ForkRequest(CodeForkRequest):
 
 class ShareRequest(CamelRequest):
     user_id: str
-    access_level: AccessLevel
+    access_level: GrantableLevel
 
 
 class UpdateMembershipRequest(CamelRequest):
-    access_level: AccessLevel
+    access_level: GrantableLevel
 
 
 class TransferOwnershipRequest(CamelRequest):
