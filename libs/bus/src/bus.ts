@@ -1,16 +1,8 @@
 import type { Logger } from '@memstream/logging';
+import type { BusRecord } from './bus-record.js';
 import type { RetainedRecords } from './retained-records.js';
 
-/** A record as a consumer sees it, whichever implementation carried it. */
-export interface BusRecord {
-  readonly topic: string;
-  readonly partition: number;
-  /** Kafka offsets are 64-bit; kept as a decimal string as kafkajs does. */
-  readonly offset: string;
-  readonly key: string | null;
-  readonly value: Buffer;
-  readonly headers: Readonly<Record<string, string>>;
-}
+export type { BusRecord } from './bus-record.js';
 
 export interface OutgoingRecord {
   /** Records with the same key land on the same partition and keep their order. */

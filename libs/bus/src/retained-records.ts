@@ -1,4 +1,4 @@
-import type { BusRecord } from './bus.js';
+import type { BusRecord } from './bus-record.js';
 
 /** One partition's retained records: offsets `start` (the first kept) up to `end` (the next to be written). */
 export interface PartitionRange {
