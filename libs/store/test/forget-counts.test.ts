@@ -1,23 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { forgetMessagesIn, migrate, PgStore } from '@memstream/store';
-import { freshDatabase } from '../../../test/helpers/infra.js';
+import { forgetMessagesIn } from '@memstream/store';
 import { seedGroup } from './eviction-fixtures.js';
-import { log } from './search-fixtures.js';
+import { migratedStore } from './search-fixtures.js';
 
 /**
  * Erasure receipts and retention audits add up what forgetting removed: the search rows of the
  * memories it drops count as much as those of the messages (a receipt once left them out).
  */
 test('forgetting a message reports the search rows it removed, of the message and of the memories made from it', async (t) => {
-  const store = new PgStore({
-    connectionString: await freshDatabase(t),
-    maxConnections: 2,
-    statementTimeoutMs: 60_000,
-    log,
-  });
-  t.after(() => store.close());
-  await migrate(store, log);
+  const store = await migratedStore(t);
   await store.transaction((tx) => seedGroup(tx, { group: 'g1', marker: 'kiwi', deletedAt: null }));
   const rows = async (kind: string) =>
     Number(

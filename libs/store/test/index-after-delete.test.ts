@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendMessages, forgetMessagesIn, indexMessages, migrate, PgStore, type NewMessage } from '@memstream/store';
-import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
-import { log } from './search-fixtures.js';
+import { appendMessages, forgetMessagesIn, indexMessages, type NewMessage } from '@memstream/store';
+import { migratedStore, waitForLockedStatement } from './search-fixtures.js';
 
 const message: NewMessage = {
   conversation_id: 'c1',
@@ -24,14 +23,7 @@ const message: NewMessage = {
  * insert wrote the words back.)
  */
 test('a message deleted while the indexer embeds it leaves no search row behind', async (t) => {
-  const store = new PgStore({
-    connectionString: await freshDatabase(t),
-    maxConnections: 4,
-    statementTimeoutMs: 60_000,
-    log,
-  });
-  t.after(() => store.close());
-  await migrate(store, log);
+  const store = await migratedStore(t);
   await appendMessages(store, [{ message }]);
 
   let commit!: () => void;
@@ -51,13 +43,7 @@ test('a message deleted while the indexer embeds it leaves no search row behind'
   const indexing = indexMessages(store, 'test-model', [
     { conversationId: 'c1', messageId: 'm1', text: message.content, embedding: [0.1, 0.2, 0.3] },
   ]);
-  await waitFor('the indexer waiting on the deletion', async () => {
-    const { rows } = await store.query<{ n: string }>(
-      `SELECT count(*) AS n FROM pg_stat_activity
-       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO search_items%'`,
-    );
-    return Number(rows[0]!.n) > 0;
-  });
+  await waitForLockedStatement(store, 'the indexer waiting on the deletion', 'INSERT INTO search_items');
   commit();
   await deletion;
   await indexing;

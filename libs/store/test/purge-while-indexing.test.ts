@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { indexMemories, migrate, PgStore, purgeConversationGroups } from '@memstream/store';
-import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
+import { indexMemories, purgeConversationGroups } from '@memstream/store';
 import { seedGroup } from './eviction-fixtures.js';
-import { log } from './search-fixtures.js';
+import { migratedStore, waitForLockedStatement } from './search-fixtures.js';
 
 /**
  * The indexer writes a memory's search row while a purge (an erasure, an eviction, a retention
@@ -12,14 +11,7 @@ import { log } from './search-fixtures.js';
  * under its hold on the memory, was committed after the purge had looked and stayed behind.)
  */
 test('a conversation purged while the indexer writes one of its memories leaves no search row behind', async (t) => {
-  const store = new PgStore({
-    connectionString: await freshDatabase(t),
-    maxConnections: 4,
-    statementTimeoutMs: 60_000,
-    log,
-  });
-  t.after(() => store.close());
-  await migrate(store, log);
+  const store = await migratedStore(t);
   await store.transaction((tx) => seedGroup(tx, { group: 'g1', marker: 'quokkaword', deletedAt: null }));
   await store.query(`DELETE FROM search_items WHERE kind = 'episodic_memory'`);
 
@@ -41,13 +33,7 @@ test('a conversation purged while the indexer writes one of its memories leaves 
   });
   await rowWritten;
   const purging = store.transaction((tx) => purgeConversationGroups(tx, ['g1']));
-  await waitFor('the purge waiting on the indexer', async () => {
-    const { rows } = await store.query<{ n: string }>(
-      `SELECT count(*) AS n FROM pg_stat_activity
-       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%'`,
-    );
-    return Number(rows[0]!.n) > 0;
-  });
+  await waitForLockedStatement(store, 'the purge waiting on the indexer', 'DELETE FROM');
   commitIndexer();
   await indexing;
   await purging;

@@ -1,7 +1,7 @@
 import type { TestContext } from 'node:test';
 import { createLogger } from '@memstream/logging';
-import { PgStore, openPglite, type Store } from '@memstream/store';
-import { freshDatabase } from '../../../test/helpers/infra.js';
+import { migrate, PgStore, openPglite, type Store } from '@memstream/store';
+import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 
 export const log = createLogger({ service: 'test', level: 'silent' });
 
@@ -52,4 +52,29 @@ export async function countsDiffer(store: Store): Promise<unknown[]> {
       WHERE s.tsv IS DISTINCT FROM k.tsv OR s.conversation_id IS DISTINCT FROM k.conversation_id OR s.occurred_at IS DISTINCT FROM k.occurred_at`,
   );
   return [...lexemes, ...totals, ...copies];
+}
+
+/** A native PostgreSQL store on a fresh database, migrated, closed when the test ends. */
+export async function migratedStore(t: TestContext): Promise<PgStore> {
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 60_000,
+    log,
+  });
+  t.after(() => store.close());
+  await migrate(store, log);
+  return store;
+}
+
+/** Waits until a statement starting with `statement` is blocked on a lock: the race a test sets up is under way. */
+export async function waitForLockedStatement(store: Store, what: string, statement: string): Promise<void> {
+  await waitFor(what, async () => {
+    const { rows } = await store.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`,
+      [`${statement}%`],
+    );
+    return Number(rows[0]!.n) > 0;
+  });
 }
