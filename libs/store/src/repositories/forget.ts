@@ -93,14 +93,18 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
     deleted.rows.map((r) => String(r.id)),
   ]);
 
-  // The episodes holding any deleted message, with what they keep.
+  // The episodes holding any deleted message, with what they keep, locked before their memories
+  // are looked for: an extraction storing an episode's memories holds its row, so this waits for it
+  // and then sees (and removes) what it stored, instead of missing memories committed a moment later.
   const affected = await tx.query<{ id: number; remaining: string[] | null }>(
     `WITH gone AS (SELECT * FROM unnest($1::text[], $2::text[]) AS g(c, mid))
      SELECT e.id,
             (SELECT array_agg(x ORDER BY o) FROM unnest(e.message_ids) WITH ORDINALITY AS u(x, o)
              WHERE NOT EXISTS (SELECT 1 FROM gone WHERE gone.c = e.conversation_id AND gone.mid = u.x)) AS remaining
      FROM episodes e
-     WHERE EXISTS (SELECT 1 FROM gone WHERE gone.c = e.conversation_id AND gone.mid = ANY(e.message_ids))`,
+     WHERE EXISTS (SELECT 1 FROM gone WHERE gone.c = e.conversation_id AND gone.mid = ANY(e.message_ids))
+     ORDER BY e.id
+     FOR UPDATE OF e`,
     [deleted.rows.map((r) => r.conversation_id), deleted.rows.map((r) => r.message_id)],
   );
   const episodeIds = affected.rows.map((r) => r.id);
