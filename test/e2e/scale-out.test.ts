@@ -60,10 +60,11 @@ test('two replicas of each consumer: one of each is killed, the other takes over
     replicas.set(service, pair);
   }
   const all = [...replicas.values()].flat();
+  // Nine processes compile and start at once; beside a fuzzing run on 2 cores that took over 2 minutes.
   await waitFor(
     'every process healthy',
     async () => (await healthy(gateway)) && (await Promise.all(all.map((r) => healthy(r.base)))).every(Boolean),
-    120_000,
+    300_000,
   );
 
   const topicOf: Record<(typeof CONSUMERS)[number], string> = {
