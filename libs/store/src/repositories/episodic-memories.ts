@@ -48,9 +48,15 @@ export async function completeEpisode(
     [episode.id, episode.version],
   );
   if (done.rowCount === 0) return undefined;
+  // FOR UPDATE, not the UPDATE's own lock: marking a row superseded changes no key, so it would not
+  // wait for an indexer holding the memory (FOR KEY SHARE) while writing its search row. Waiting
+  // here, the DELETE below sees that row once committed; an indexer that comes later finds the
+  // memory superseded and skips it.
   const old = await tx.query<{ id: string }>(
-    `UPDATE episodic_memories SET superseded_at = now()
-     WHERE episode_id = $1 AND version < $2 AND superseded_at IS NULL RETURNING id`,
+    `WITH older AS (
+       SELECT id FROM episodic_memories
+       WHERE episode_id = $1 AND version < $2 AND superseded_at IS NULL ORDER BY id FOR UPDATE)
+     UPDATE episodic_memories m SET superseded_at = now() FROM older WHERE m.id = older.id RETURNING m.id`,
     [episode.id, episode.version],
   );
   if (old.rows.length > 0) {
