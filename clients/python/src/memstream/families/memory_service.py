@@ -145,7 +145,7 @@ class CodeConversations(Conversations[M]):
         return Call(params=params, body=dump(ms.CodeForkRequest, {} if title is None else {"title": title}))
 
     @operation("end_transfer")
-    def end_transfer(self, transfer_id: str) -> Call[None]:
+    def end_transfer(self, transfer_id: str) -> Call[Optional[ms.Accepted]]:
         """Ends a pending ownership offer: its owner (or an agent) withdraws it, its recipient declines it."""
         return Call(params=dump(ms.TransferIdParams, {"transfer_id": transfer_id}))
 
