@@ -159,6 +159,17 @@ test('embedded mode: bad input to the memory-service gets a 4xx in its error sha
     ['an empty user message', `/v1/user/conversations/${id}/messages`, { content: '' }],
     ['no messages for the agent API', `/v1/agent/conversations/${id}/messages`, { messages: [] }],
     ['a transfer without a recipient', `/v1/conversations/${id}/transfer-ownership`, {}],
+    ['an offer without a conversation', '/v1/ownership-transfers', { newOwnerUserId: 'bob' }],
+    [
+      'an offer of a NUL conversation id',
+      '/v1/ownership-transfers',
+      { conversationId: 'a\u0000', newOwnerUserId: 'b' },
+    ],
+    [
+      'an offer of a conversation nobody has',
+      '/v1/ownership-transfers',
+      { conversationId: 'nope', newOwnerUserId: 'b' },
+    ],
     ['a NUL in a path id', `/v1/conversations/a%00b/messages`, { content: [] }],
     ['an id longer than 255', `/v1/conversations/${'x'.repeat(300)}/messages`, { content: [] }],
   ];
