@@ -13,7 +13,7 @@ import { USERS, type Credentials } from './memory-service-matrix.js';
 
 type Who = Record<string, string>;
 
-async function call(
+export async function call(
   base: string,
   who: Who,
   method: string,
@@ -223,7 +223,7 @@ export async function checkTransferEndings(base: string, creds: Credentials): Pr
   const second = await offer(a, USERS.manager);
   assert.deepEqual(
     [second.status, second.body['code'], (second.body['details'] as Record<string, unknown>)?.['existingTransferId']],
-    [409, 'conflict', offered.body['id']],
+    [409, 'TRANSFER_ALREADY_PENDING', offered.body['id']],
     'a second offer names the pending one',
   );
   assert.equal(
@@ -237,11 +237,16 @@ export async function checkTransferEndings(base: string, creds: Credentials): Pr
   );
   assert.equal((await accept(a, creds.writer)).status, 404, 'the removed recipient cannot accept');
   assert.equal(await owner(a), USERS.owner);
-  const toStranger = await offer(a, USERS.writer);
+  // The later route offers a conversation to members only (the first route's offer to anyone is
+  // in ownership-offer-contract.ts).
+  const toStranger = await call(base, creds.owner, 'POST', '/v1/ownership-transfers', {
+    conversationId: a,
+    newOwnerUserId: USERS.writer,
+  });
   assert.deepEqual(
     [toStranger.status, toStranger.body['code']],
     [400, 'bad_request'],
-    'only a member is offered the conversation',
+    'only a member is offered the conversation at /v1/ownership-transfers',
   );
 
   // The conversation deleted: its offer ends with it.

@@ -117,6 +117,32 @@ async function searchResult(base: string, path: string, f: Fixture, headers: Rec
   return hits.every((h) => h.message.conversationId === f.id) ? 200 : 299;
 }
 
+/** The owner offers the fixture to its reader at /v1/ownership-transfers; the offer's id goes with the fixture. */
+async function offerToReader(base: string, f: Fixture, owner: Record<string, string>): Promise<Fixture> {
+  const res = await fetch(`${base}/v1/ownership-transfers`, {
+    method: 'POST',
+    headers: { ...owner, 'content-type': 'application/json' },
+    body: JSON.stringify({ conversationId: f.id, newOwnerUserId: USERS.reader }),
+  });
+  assert.equal(res.status, 201);
+  return { ...f, transferId: ((await res.json()) as { id: string }).id };
+}
+
+/** Pages through the caller's offers: 200 when the fixture's is among them, 204 when not. */
+async function listsOffer(base: string, f: Fixture, headers: Record<string, string>): Promise<number> {
+  let cursor: string | null = null;
+  do {
+    const res = await fetch(`${base}/v1/ownership-transfers?limit=200${cursor ? `&afterCursor=${cursor}` : ''}`, {
+      headers,
+    });
+    if (res.status !== 200) return res.status;
+    const page = (await res.json()) as { data: Array<{ id: string }>; afterCursor: string | null };
+    if (page.data.some((t) => t.id === f.transferId)) return 200;
+    cursor = page.afterCursor;
+  } while (cursor !== null);
+  return 204;
+}
+
 /** The document layout keeps the platform's rule (a stranger learns nothing: 404); the code layout answers 403, as the memory-service does. */
 const READ = { owner: 200, manager: 200, writer: 200, reader: 200, stranger: 404, agent: 200 };
 const CODE_READ = { ...READ, stranger: 403 };
@@ -338,6 +364,34 @@ export const ROWS: readonly Row[] = [
     },
     call: (b, f, h) => raw(b, 'DELETE', `/v1/ownership-transfers/${f.transferId}`, h),
     expect: { owner: 204, manager: 403, writer: 403, reader: 204, stranger: 403, agent: 204 },
+  },
+  {
+    name: 'POST /v1/ownership-transfers (to the manager)',
+    mutates: true,
+    call: (b, f, h) =>
+      raw(b, 'POST', '/v1/ownership-transfers', h, { conversationId: f.id, newOwnerUserId: USERS.manager }),
+    expect: { owner: 201, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 201 },
+  },
+  {
+    name: 'GET /v1/ownership-transfers/{id} (offered to the reader): its parties only',
+    mutates: true,
+    prepare: offerToReader,
+    call: (b, f, h) => raw(b, 'GET', `/v1/ownership-transfers/${f.transferId}`, h),
+    expect: { owner: 200, manager: 404, writer: 404, reader: 200, stranger: 404, agent: 200 },
+  },
+  {
+    name: 'GET /v1/ownership-transfers (offered to the reader): 200 when the offer is listed, 204 when not',
+    mutates: true,
+    prepare: offerToReader,
+    call: listsOffer,
+    expect: { owner: 200, manager: 204, writer: 204, reader: 200, stranger: 204, agent: 200 },
+  },
+  {
+    name: 'POST /v1/ownership-transfers/{id}/accept (offered to the reader)',
+    mutates: true,
+    prepare: offerToReader,
+    call: (b, f, h) => raw(b, 'POST', `/v1/ownership-transfers/${f.transferId}/accept`, h),
+    expect: { owner: 403, manager: 403, writer: 403, reader: 204, stranger: 403, agent: 403 },
   },
   {
     name: 'POST memory/messages/sync',

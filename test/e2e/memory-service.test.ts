@@ -8,6 +8,7 @@ import { openSse } from '../../harness/sse-client.js';
 import { checkConversationScenario, checkDocumentLayout, type People } from './memory-service-contract.js';
 import { checkAuthorizationMatrix, USERS, type Credentials } from './memory-service-matrix.js';
 import { checkStreamRevocation, checkTransferEndings } from './access-over-time-contract.js';
+import { checkOwnershipOffers } from './ownership-offer-contract.js';
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
 const OTHER_AGENT_KEY = 'other-agent-key-0123456789';
@@ -97,6 +98,11 @@ test("embedded mode: a removed member's open streams end within a second, others
   await checkTransferEndings(base, creds);
 });
 
+test('embedded mode: /{id}/transfer-ownership offers to anyone, who sees only the offer until accepting; /v1/ownership-transfers offers to members, lists and pages them', async (t: TestContext) => {
+  const base = await embeddedMemstream(t, AUTH_ENV);
+  await checkOwnershipOffers(base, await matrixCredentials());
+});
+
 test("distributed mode: a removed member's open streams end within a second on both API replicas, told through Redis; others go on", async (t: TestContext) => {
   const [a, b] = await converterAndTwoReplicas(t, 'revoke', { ...AUTH_ENV, REQUEST_SYNC_TIMEOUT_MS: '15000' });
   const creds = await matrixCredentials();
@@ -118,6 +124,7 @@ test('distributed mode: the scenario and the matrix on the read API, the convert
   await checkConversationScenario(readApi, await people());
   await checkAuthorizationMatrix(readApi, await matrixCredentials());
   await checkTransferEndings(readApi, await matrixCredentials());
+  await checkOwnershipOffers(readApi, await matrixCredentials());
 });
 
 test('embedded mode: bad input to the memory-service gets a 4xx in its error shape, never a 500, and stores nothing', async (t: TestContext) => {
@@ -152,6 +159,17 @@ test('embedded mode: bad input to the memory-service gets a 4xx in its error sha
     ['an empty user message', `/v1/user/conversations/${id}/messages`, { content: '' }],
     ['no messages for the agent API', `/v1/agent/conversations/${id}/messages`, { messages: [] }],
     ['a transfer without a recipient', `/v1/conversations/${id}/transfer-ownership`, {}],
+    ['an offer without a conversation', '/v1/ownership-transfers', { newOwnerUserId: 'bob' }],
+    [
+      'an offer of a NUL conversation id',
+      '/v1/ownership-transfers',
+      { conversationId: 'a\u0000', newOwnerUserId: 'b' },
+    ],
+    [
+      'an offer of a conversation nobody has',
+      '/v1/ownership-transfers',
+      { conversationId: 'nope', newOwnerUserId: 'b' },
+    ],
     ['a NUL in a path id', `/v1/conversations/a%00b/messages`, { content: [] }],
     ['an id longer than 255', `/v1/conversations/${'x'.repeat(300)}/messages`, { content: [] }],
   ];

@@ -10,12 +10,21 @@ import type {
   ForkRequest,
   ListConversationsQuery,
   ListMessagesQuery,
+  ListOwnershipTransfersQuery,
   SearchMessagesRequest,
   SyncMessagesRequest,
 } from '@memstream/schemas';
 import { errorFromAnswer } from './errors.js';
 import type { CallOptions, Http } from './http.js';
-import type { Conversation, Membership, MsMessage, Page, Transfer } from './responses.js';
+import type {
+  Conversation,
+  Membership,
+  MsMessage,
+  OwnershipOffer,
+  OwnershipOfferPage,
+  Page,
+  Transfer,
+} from './responses.js';
 import { ROUTES } from './routes.js';
 import { sseFrames } from './sse.js';
 
@@ -221,6 +230,28 @@ export class CodeConversations extends Conversations<typeof ROUTES.memoryService
   /** Ends a pending ownership offer: the owner (or an agent) withdraws it, its recipient declines it. */
   async endTransfer(transferId: string, options?: CallOptions): Promise<void> {
     await this.http.call(this.routes.endTransfer, { params: { transferId } }, options);
+  }
+
+  /** Offers ownership to a member (the later API: 400 for anyone else, 409 while an offer is pending). */
+  offerOwnership(conversationId: string, newOwnerUserId: string, options?: CallOptions): Promise<OwnershipOffer> {
+    return this.http.call(this.routes.offerOwnership, { body: { conversationId, newOwnerUserId } }, options);
+  }
+
+  /** The caller's pending offers: made (`sender`), received (`recipient`) or both, a page at a time. */
+  ownershipOffers(
+    query: z.input<typeof ListOwnershipTransfersQuery> = {},
+    options?: CallOptions,
+  ): Promise<OwnershipOfferPage> {
+    return this.http.call(this.routes.ownershipOffers, { query }, options);
+  }
+
+  ownershipOffer(transferId: string, options?: CallOptions): Promise<OwnershipOffer> {
+    return this.http.call(this.routes.ownershipOffer, { params: { transferId } }, options);
+  }
+
+  /** Accepts the offer made to the caller: they become the owner, the former owner a manager. */
+  async acceptOwnershipOffer(transferId: string, options?: CallOptions): Promise<void> {
+    await this.http.call(this.routes.acceptOwnershipOffer, { params: { transferId } }, options);
   }
 
   cancelResponse(conversationId: string, options?: CallOptions): Promise<{ cancelled: boolean }> {

@@ -6,6 +6,8 @@ import type {
   ConversationBody,
   DeadLetterRecord as DeadLetterRecordBody,
   MembershipBody,
+  OwnershipTransferBody,
+  OwnershipTransferPage,
   TransferBody,
 } from '@memstream/schemas';
 
@@ -25,6 +27,9 @@ export type ConsumerGroupLag = z.infer<typeof ConsumerGroupLagBody>;
 /** A dead-lettered record with its reason (GET /v1/admin/dead-letters). */
 export type DeadLetterRecord = z.infer<typeof DeadLetterRecordBody>;
 export type Transfer = z.infer<typeof TransferBody>;
+/** A pending offer of the later transfer API (/v1/ownership-transfers). */
+export type OwnershipOffer = z.infer<typeof OwnershipTransferBody>;
+export type OwnershipOfferPage = z.infer<typeof OwnershipTransferPage>;
 
 /** The EverMemOS envelope of a successful answer. */
 export interface EverMemOsAnswer<R> {

@@ -33,6 +33,7 @@ import {
   CreateAgentMessagesRequest,
   CreateConversationRequest,
   CreateMessageRequest,
+  CreateOwnershipTransferRequest,
   CreateSummaryRequest,
   CreateUserMessageRequest,
   DeleteMemoriesBody,
@@ -53,6 +54,7 @@ import {
   ListConversationsQuery,
   ListMemoriesQuery,
   ListMessagesQuery,
+  ListOwnershipTransfersQuery,
   MemberParams,
   TransferIdParams,
   MemoryAgentContextQuery,
@@ -332,6 +334,31 @@ const memoryServiceCode = {
     family: 'memory-service',
     method: 'DELETE',
     path: '/v1/ownership-transfers/{transferId}',
+    params: TransferIdParams,
+  }),
+  /** The memory-service's later transfer API: offers to members, by their own id. */
+  offerOwnership: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: '/v1/ownership-transfers',
+    body: CreateOwnershipTransferRequest,
+  }),
+  ownershipOffers: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: '/v1/ownership-transfers',
+    query: ListOwnershipTransfersQuery,
+  }),
+  ownershipOffer: route({
+    family: 'memory-service',
+    method: 'GET',
+    path: '/v1/ownership-transfers/{transferId}',
+    params: TransferIdParams,
+  }),
+  acceptOwnershipOffer: route({
+    family: 'memory-service',
+    method: 'POST',
+    path: '/v1/ownership-transfers/{transferId}/accept',
     params: TransferIdParams,
   }),
 };

@@ -94,6 +94,10 @@ export const MembershipChanged = envelopeOf(
 );
 export type MembershipChanged = z.infer<typeof MembershipChanged>;
 
+/** Who an ownership offer may go to: only a member of the group, or anyone who is not its owner. */
+export const TransferRecipients = z.enum(['members', 'anyone']);
+export type TransferRecipients = z.infer<typeof TransferRecipients>;
+
 export const OwnershipTransfer = envelopeOf(
   'conversation.ownership.transfer',
   z.object({
@@ -103,6 +107,12 @@ export const OwnershipTransfer = envelopeOf(
     /** For a request: the transfer's id and its recipient; for a withdrawal, the transfer's id. */
     transfer_id: Id.nullable(),
     new_owner_user_id: Id.nullable(),
+    /**
+     * For a request: who may be offered the group. The memory-service's first route
+     * (`/{id}/transfer-ownership`, 1b5ccae3) offers it to anyone; its later `/v1/ownership-transfers`
+     * only to a member. Left out by events written before the first rule was served: members.
+     */
+    recipients: TransferRecipients.optional(),
   }),
 );
 export type OwnershipTransfer = z.infer<typeof OwnershipTransfer>;

@@ -1,4 +1,5 @@
 import { grants, type AccessLevel } from './access-level.js';
+import type { TransferRecipients } from './conversation-events.js';
 
 /**
  * Who may change what in a conversation group: one set of rules, applied by the read API before
@@ -89,21 +90,24 @@ export function revokeRefusal(
 }
 
 /**
- * Asking to hand the group to `newOwner`, whose level is `newOwnerLevel`. Only a member is offered
- * the group (as the memory-service does), so an offer never outlives its recipient's membership:
- * removing them ends it.
+ * Asking to hand the group to `newOwner`, whose level is `newOwnerLevel`. Under `members` (the
+ * memory-service's `/v1/ownership-transfers`) only a member is offered the group, so an offer ends
+ * with its recipient's membership; under `anyone` (its earlier `/{id}/transfer-ownership`) a person
+ * who is not a member may be offered it too, and sees nothing of the conversation but the offer
+ * until they accept it.
  */
 export function transferRefusal(
   standing: Standing,
   newOwner: string,
   currentOwner: string | null,
   newOwnerLevel: AccessLevel | undefined,
+  recipients: TransferRecipients,
 ): Refusal | undefined {
   const refused = levelRefusal(standing, 'owner', 'Transferring ownership');
   if (refused) return refused;
   if (newOwner === currentOwner)
     return { code: 'INVALID_PARAMETER', message: 'newOwnerUserId already owns the conversation' };
-  if (newOwnerLevel === undefined)
+  if (newOwnerLevel === undefined && recipients === 'members')
     return { code: 'INVALID_PARAMETER', message: 'newOwnerUserId must be a member of the conversation' };
   return undefined;
 }

@@ -72,6 +72,7 @@ export {
   ConversationAdminChanged,
   MembershipChanged,
   OwnershipTransfer,
+  TransferRecipients,
   ConversationInput,
   type MemoryServiceInput,
 } from './conversation-events.js';

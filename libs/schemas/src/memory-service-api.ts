@@ -140,6 +140,32 @@ export const TransferBody = z.object({
   createdAt: z.string(),
 });
 
+/**
+ * The memory-service's later transfer API (`/v1/ownership-transfers`, from its commit a9c6936a):
+ * an offer names its conversation in the body, and exists only while pending.
+ */
+export const CreateOwnershipTransferRequest = z.object({ conversationId: SafeId, newOwnerUserId: Id });
+export const ListOwnershipTransfersQuery = z.object({
+  /** The caller's side of the offers: made (sender), received (recipient) or both. */
+  role: z.enum(['sender', 'recipient', 'all']).default('all'),
+  /** The last transfer of the previous page. */
+  afterCursor: z.uuid().optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+/** A pending offer; `conversationTitle` only for a caller who may read the conversation. */
+export const OwnershipTransferBody = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  conversationTitle: z.string().optional(),
+  fromUserId: z.string(),
+  toUserId: z.string(),
+  createdAt: z.string(),
+});
+export const OwnershipTransferPage = z.object({
+  data: z.array(OwnershipTransferBody),
+  afterCursor: z.string().nullable(),
+});
+
 export const SearchMessagesRequest = z.object({
   query: z.string().min(1).max(2000),
   topK: z.number().int().min(1).max(100).default(20),

@@ -151,6 +151,12 @@ export {
   type TransferRecord,
 } from './repositories/ms-memberships.js';
 export {
+  findTransferOffer,
+  listTransferOffers,
+  type TransferOffer,
+  type TransferOfferQuery,
+} from './repositories/ms-transfer-offers.js';
+export {
   lockKaosAgent,
   findKaosSession,
   insertKaosSession,

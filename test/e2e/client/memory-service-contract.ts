@@ -47,6 +47,18 @@ export async function checkMemoryService(people: People, label: string): Promise
   const withdrawn = await user.transferOwnership(trip.id, 'bob');
   await alice.memoryService.conversations.endTransfer(withdrawn.id);
   await rejectsWith(user.pendingTransfer(trip.id), { family: 'memory-service', status: 404, code: 'not_found' });
+  // The later transfer API: an offer by its own id, listed for its recipient; a second one is 409.
+  const offer = await alice.memoryService.conversations.offerOwnership(trip.id, 'bob');
+  assert.deepEqual([offer.fromUserId, offer.toUserId, offer.conversationTitle], ['alice', 'bob', `Trip ${label}`]);
+  await rejectsWith(alice.memoryService.conversations.offerOwnership(trip.id, 'bob'), {
+    family: 'memory-service',
+    status: 409,
+    code: 'TRANSFER_ALREADY_PENDING',
+  });
+  assert.equal((await bob.memoryService.conversations.ownershipOffer(offer.id)).conversationId, trip.id);
+  const received = await bob.memoryService.conversations.ownershipOffers({ role: 'recipient', limit: 200 });
+  assert.ok(received.data.some((o) => o.id === offer.id));
+  await bob.memoryService.conversations.endTransfer(offer.id);
   await user.transferOwnership(trip.id, 'bob');
   assert.equal((await bob.memoryService.user.acceptTransfer(trip.id)).status, 'accepted');
   assert.equal((await bob.memoryService.user.get(trip.id)).ownerUserId, 'bob');

@@ -130,6 +130,12 @@ class CodeRoutes(ConversationRoutes):
         self.append_message = _ms("POST", f"{one}/messages", params=cid, body=ms.CreateMessageRequest)
         # The service's own route for ending an offer, by the transfer's id (either layout's offer).
         self.end_transfer = _ms("DELETE", "/v1/ownership-transfers/{transferId}", params=ms.TransferIdParams)
+        # The service's later transfer API: offers to members, by their own id.
+        offers = "/v1/ownership-transfers"
+        self.offer_ownership = _ms("POST", offers, body=ms.CreateOwnershipTransferRequest)
+        self.ownership_offers = _ms("GET", offers, query=ms.ListOwnershipTransfersQuery)
+        self.ownership_offer = _ms("GET", f"{offers}/{{transferId}}", params=ms.TransferIdParams)
+        self.accept_ownership_offer = _ms("POST", f"{offers}/{{transferId}}/accept", params=ms.TransferIdParams)
         self.share_at_forks = _ms("POST", f"{one}/forks", params=cid, body=ms.ShareRequest)
         self.create_summary = _ms("POST", f"{one}/summaries", params=cid, body=ms.CreateSummaryRequest)
         self.sync_memory = _ms("POST", f"{one}/memory/messages/sync", params=cid, body=ms.SyncMessagesRequest)

@@ -263,6 +263,7 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
           newOwner,
           owner,
           (await findMembership(tx, data.group_id, newOwner))?.access_level,
+          event.data.recipients ?? 'members',
         );
         if (refused) return refuse(refused);
         if (owner === null)
@@ -293,7 +294,9 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
       // (the local user, with authentication off) is the recipient's own.
       const recipient =
         event.actor === undefined ? pending?.to_user_id : event.actor.kind === 'user' ? event.actor.id : undefined;
-      if (!pending || pending.to_user_id !== recipient)
+      // An answer naming its transfer (POST /v1/ownership-transfers/{id}/accept) settles that one only, not a later offer.
+      const named = event.data.transfer_id;
+      if (!pending || pending.to_user_id !== recipient || (named !== null && pending.id !== named))
         return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer to you' });
       return done(
         transferResult(await settleTransfer(tx, pending, event.data.action === 'accept' ? 'accepted' : 'declined')),

@@ -145,8 +145,28 @@ class CodeConversations(Conversations[M]):
         return Call(params=params, body=dump(ms.CodeForkRequest, {} if title is None else {"title": title}))
 
     @operation("end_transfer")
-    def end_transfer(self, transfer_id: str) -> Call[None]:
+    def end_transfer(self, transfer_id: str) -> Call[Optional[ms.Accepted]]:
         """Ends a pending ownership offer: its owner (or an agent) withdraws it, its recipient declines it."""
+        return Call(params=dump(ms.TransferIdParams, {"transfer_id": transfer_id}))
+
+    @operation("offer_ownership")
+    def offer_ownership(self, conversation_id: str, new_owner_user_id: str) -> Call[Union[ms.OwnershipOffer, ms.Accepted]]:
+        """Offers ownership to a member (the later API: 400 for anyone else, 409 while an offer is pending)."""
+        body = dump(ms.CreateOwnershipTransferRequest, {"conversation_id": conversation_id, "new_owner_user_id": new_owner_user_id})
+        return Call(body=body)
+
+    @operation("ownership_offers")
+    def ownership_offers(self, query: Union[ms.ListOwnershipTransfersQuery, In] = None) -> Call[ms.OwnershipOfferPage]:
+        """The caller's pending offers, oldest first; ``after_cursor`` of one page asks for the next."""
+        return Call(query=dump(ms.ListOwnershipTransfersQuery, query))
+
+    @operation("ownership_offer")
+    def ownership_offer(self, transfer_id: str) -> Call[ms.OwnershipOffer]:
+        return Call(params=dump(ms.TransferIdParams, {"transfer_id": transfer_id}))
+
+    @operation("accept_ownership_offer")
+    def accept_ownership_offer(self, transfer_id: str) -> Call[Optional[ms.Accepted]]:
+        """Accepts the offer made to the caller: they become the owner, the former owner a manager."""
         return Call(params=dump(ms.TransferIdParams, {"transfer_id": transfer_id}))
 
     @operation("share_at_forks")

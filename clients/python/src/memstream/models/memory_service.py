@@ -92,6 +92,21 @@ class TransferOwnershipRequest(CamelRequest):
     new_owner_user_id: str
 
 
+class CreateOwnershipTransferRequest(CamelRequest):
+    """The later transfer API's offer: the conversation is named in the body; only a member is offered it."""
+
+    conversation_id: str
+    new_owner_user_id: str
+
+
+class ListOwnershipTransfersQuery(CamelRequest):
+    """The caller's pending offers: made (``sender``), received (``recipient``) or both, after ``after_cursor``."""
+
+    role: Optional[Literal["sender", "recipient", "all"]] = None
+    after_cursor: Optional[str] = None
+    limit: Optional[int] = None
+
+
 class SearchMessagesRequest(CamelRequest):
     query: str
     top_k: Optional[int] = None
@@ -181,6 +196,24 @@ class Transfer(CamelAnswer):
     to_user_id: str
     status: Literal["pending", "accepted", "declined", "superseded", "withdrawn", "cancelled"]
     created_at: str
+
+
+class OwnershipOffer(CamelAnswer):
+    """A pending offer of the later transfer API; ``conversation_title`` only for a caller who may read the conversation."""
+
+    id: str
+    conversation_id: str
+    conversation_title: Optional[str] = None
+    from_user_id: str
+    to_user_id: str
+    created_at: str
+
+
+class OwnershipOfferPage(CamelAnswer):
+    """One page of offers; ``after_cursor`` is None on the last."""
+
+    data: List[OwnershipOffer]
+    after_cursor: Optional[str]
 
 
 class Message(CamelAnswer):

@@ -14,7 +14,6 @@ import {
   MessageIdParams,
   MsAcceptedBody,
   ShareRequest,
-  TransferIdParams,
 } from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
@@ -30,19 +29,9 @@ import type { Halves } from '../../shared/halves.js';
  */
 export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHandlers): void {
   const base = '/v1/conversations';
-  registerSharedRoutes({ writes, reads }, h, base);
+  // The route of 1b5ccae3 offers ownership to anyone; /v1/ownership-transfers (ownership-transfers.ts) to members.
+  registerSharedRoutes({ writes, reads }, h, base, 'anyone');
   reads?.get('/v1/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  // The memory-service's route for ending an offer (added to it days after the January 2026 file we follow).
-  writes?.delete(
-    '/v1/ownership-transfers/:transferId',
-    docs.route({
-      summary: 'End a pending ownership transfer: the owner withdraws it, its recipient declines it',
-      params: TransferIdParams,
-      responses: { 204: 'Ended' },
-    }),
-    async (request, reply) => send(reply, await h.withdraw(request, request.params.transferId)),
-  );
-
   reads?.get(
     `${base}/:conversationId/messages`,
     docs.route({

@@ -29,7 +29,8 @@ import type { Halves } from '../../shared/halves.js';
  */
 export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServiceHandlers): void {
   const base = '/v1/user/conversations';
-  registerSharedRoutes({ writes, reads }, h, base);
+  // The document layout keeps the platform's stricter rule: only a member is offered ownership.
+  registerSharedRoutes({ writes, reads }, h, base, 'members');
 
   reads?.get(
     `${base}/:conversationId/messages`,

@@ -25,6 +25,7 @@ import {
   type ListMessagesQuery,
   type MsMessage,
   type RequestOutcome,
+  type TransferRecipients,
 } from '@memstream/schemas';
 import { conversationOps, newMessage, refusalError, type OpsDeps } from './conversation-ops.js';
 import { StillApplying } from './answer-write.js';
@@ -247,10 +248,11 @@ export function memoryServiceHandlers(deps: OpsDeps) {
       };
     },
 
-    async transfer(request: FastifyRequest, id: string, newOwner: string) {
+    /** An offer of ownership; `recipients` is the rule of the route it came by (see transferRefusal). */
+    async transfer(request: FastifyRequest, id: string, newOwner: string, recipients: TransferRecipients) {
       const { conversation, standing } = await ops.require(request, id, 'reader', 'Reading');
       const recipientLevel = (await ops.membershipOf(conversation.group_id, newOwner))?.access_level;
-      const refused = transferRefusal(standing, newOwner, conversation.owner_user_id, recipientLevel);
+      const refused = transferRefusal(standing, newOwner, conversation.owner_user_id, recipientLevel, recipients);
       if (refused) throw refusalError(refused, id);
       const pending = await pendingTransfer(deps.store, conversation.group_id);
       if (pending) throw pendingConflict(pending.id);
@@ -261,6 +263,7 @@ export function memoryServiceHandlers(deps: OpsDeps) {
         action: 'request',
         transfer_id: transferId,
         new_owner_user_id: newOwner,
+        recipients,
       });
       if (sent instanceof StillApplying) return accepted(sent, transferId);
       return { status: 202, body: transferOf(sent, id) };
@@ -301,10 +304,14 @@ export function memoryServiceHandlers(deps: OpsDeps) {
       return sent instanceof StillApplying ? accepted(sent, transferId) : { status: 204, body: undefined };
     },
 
-    /** Only the offer's recipient settles it: anyone else who may know of it gets 403, as from the memory-service. */
-    async settle(request: FastifyRequest, id: string, accept: boolean) {
+    /**
+     * Only the offer's recipient settles it: anyone else who may know of it gets 403, as from the
+     * memory-service. `transferId` names the offer answered (the later API does), so only that one is.
+     */
+    async settle(request: FastifyRequest, id: string, accept: boolean, transferId: string | null = null) {
       const groupId = await ops.groupOf(id);
-      const pending = await pendingTransfer(deps.store, groupId);
+      const current = await pendingTransfer(deps.store, groupId);
+      const pending = transferId === null || current?.id === transferId ? current : undefined;
       const principal = principalOf(request);
       const recipient =
         principal.kind === 'user' ? principal.userId : principal.kind === 'local' ? pending?.to_user_id : undefined;
@@ -319,7 +326,7 @@ export function memoryServiceHandlers(deps: OpsDeps) {
         conversation_id: id,
         group_id: groupId,
         action: accept ? 'accept' : 'decline',
-        transfer_id: null,
+        transfer_id: transferId,
         new_owner_user_id: null,
       });
       if (sent instanceof StillApplying) return accepted(sent, id);

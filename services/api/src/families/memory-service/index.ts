@@ -8,6 +8,7 @@ import { registerSearch } from './search.js';
 import { registerAgentContext } from './agent-context.js';
 import { registerResponseResumer } from './response-resumer.js';
 import { registerMemorySync } from './memory-sync.js';
+import { registerOwnershipTransferRoutes } from './ownership-transfers.js';
 
 /**
  * The memory-service, both of its layouts from one implementation, each route on its half:
@@ -24,6 +25,7 @@ export const memoryService: ApiFamilyPlugin = {
     // The code layout answers a stranger 403, as the real service answers its generated clients.
     const code = memoryServiceHandlers({ store: deps.store, write: deps.write, strangers: 'forbidden' });
     registerCodeRoutes(on, code);
+    registerOwnershipTransferRoutes(on, code, deps.store);
     if (on.writes) registerMemorySync(on.writes, code, deps.store);
     if (on.reads) registerSearch(on.reads, deps);
     registerAgentContext(on, code, deps.store);

@@ -11,12 +11,21 @@ import {
   TransferBody,
   TransferOwnershipRequest,
   UpdateMembershipRequest,
+  type TransferRecipients,
 } from '@memstream/schemas';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import type { Halves } from '../../shared/halves.js';
 
-/** The routes both layouts serve the same way, under their own base path. */
-export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryServiceHandlers, base: string): void {
+/**
+ * The routes both layouts serve the same way, under their own base path; `recipients` is who the
+ * layout's `/{id}/transfer-ownership` may offer ownership to (see transferRefusal).
+ */
+export function registerSharedRoutes(
+  { writes, reads }: Halves,
+  h: MemoryServiceHandlers,
+  base: string,
+  recipients: TransferRecipients,
+): void {
   writes?.post(
     base,
     docs.route({
@@ -90,14 +99,17 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
   writes?.post(
     transfer,
     docs.route({
-      summary: 'Offer ownership to a user (owner only); they accept or decline',
+      summary:
+        recipients === 'anyone'
+          ? 'Offer ownership to any user but the owner (owner only); they accept or decline. A person who is not a member sees only the offer until they accept'
+          : 'Offer ownership to a member (owner only); they accept or decline',
       params: ConversationIdParams,
       body: TransferOwnershipRequest,
       responses: { 202: TransferBody },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;
-      return send(reply, await h.transfer(request, conversationId, request.body.newOwnerUserId));
+      return send(reply, await h.transfer(request, conversationId, request.body.newOwnerUserId, recipients));
     },
   );
   reads?.get(
