@@ -1,8 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { apiDocsOf, registerApi } from '@memstream/api';
 import { createAuthenticator } from '@memstream/auth';
 import { docsServer } from '../harness/docs-server.js';
+import { writeOrCheck } from './generated-files.js';
 
 /**
  * The HTTP APIs' OpenAPI document, built from the same composition (runApi's `all`: every family's
@@ -26,16 +26,5 @@ export async function renderOpenApi(): Promise<string> {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-if (process.argv[1] === import.meta.filename) {
-  const content = await renderOpenApi();
-  if (process.argv.includes('--check')) {
-    const current = await readFile(OUT, 'utf8').catch(() => '');
-    if (current !== content) {
-      console.error('stale: openapi.json (run npm run openapi)');
-      process.exit(1);
-    }
-  } else {
-    await writeFile(OUT, content);
-    console.log('wrote openapi.json');
-  }
-}
+if (process.argv[1] === import.meta.filename)
+  await writeOrCheck(new Map([[OUT, await renderOpenApi()]]), 'npm run openapi');

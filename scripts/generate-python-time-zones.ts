@@ -1,6 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { TIME_ZONES } from '@memstream/schemas';
+import { writeOrCheck } from './generated-files.js';
 
 /**
  * The Python client's list of the time zones the server takes, written from the server's own
@@ -25,16 +25,5 @@ ${TIME_ZONES.map((zone) => `    ${JSON.stringify(zone)},\n`).join('')})
 `;
 }
 
-if (process.argv[1] === import.meta.filename) {
-  const content = renderPythonTimeZones();
-  if (process.argv.includes('--check')) {
-    const current = await readFile(PYTHON_TIME_ZONES, 'utf8').catch(() => '');
-    if (current !== content) {
-      console.error('stale: clients/python/src/memstream/models/_time_zones.py (run npm run python:time-zones)');
-      process.exit(1);
-    }
-  } else {
-    await writeFile(PYTHON_TIME_ZONES, content);
-    console.log('wrote clients/python/src/memstream/models/_time_zones.py');
-  }
-}
+if (process.argv[1] === import.meta.filename)
+  await writeOrCheck(new Map([[PYTHON_TIME_ZONES, renderPythonTimeZones()]]), 'npm run python:time-zones');
