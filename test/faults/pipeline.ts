@@ -1,7 +1,7 @@
 import type { TestContext } from 'node:test';
 import { healthy } from '../helpers/embedded.js';
 import { waitFor } from '../helpers/infra.js';
-import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
+import { freePort, groupGone, signalGroup, startProcess, type RunningProcess } from '../../harness/processes.js';
 import { mainOf } from '../../scripts/processes.js';
 
 export const SERVICES = ['ingest-gateway', 'converter', 'read-api', 'extractor', 'indexer', 'summarizer'] as const;
@@ -47,7 +47,10 @@ export class Pipeline {
 
   /** SIGKILL: no drain, no commit, whatever it was doing is cut off. */
   async kill(service: Service): Promise<void> {
-    await this.processes.get(service)!.crash();
+    const p = this.processes.get(service)!;
+    signalGroup(p.child.pid!, 'SIGKILL');
+    await p.exited;
+    await groupGone(p.child.pid!);
   }
 
   async restart(service: Service): Promise<void> {
