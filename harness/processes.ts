@@ -14,6 +14,8 @@ export interface RunningProcess {
   hasLogged(msg: string): boolean;
   /** Everything the process wrote to stderr so far. */
   stderr(): string;
+  /** SIGKILL to its whole process group; resolves once no process of the group is left. */
+  crash(): Promise<void>;
 }
 
 /** A process `launch` started: the leader of a process group of its own. */
@@ -138,7 +140,14 @@ export function startProcess(
     }),
   );
   t.after(() => proc.crash());
-  return { child, lines, exited, hasLogged: (msg) => lines.some((l) => l['msg'] === msg), stderr: () => stderr };
+  return {
+    child,
+    lines,
+    exited,
+    hasLogged: (msg) => lines.some((l) => l['msg'] === msg),
+    stderr: () => stderr,
+    crash: () => proc.crash(),
+  };
 }
 
 /** The process exited because another one had taken its port first (see listensOn). */

@@ -1,11 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { apiDocsOf, registerApi } from '@memstream/api';
-import { createHttpServer } from '@memstream/http';
-import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
-import { Lifecycle } from '@memstream/runtime';
 import { createAuthenticator } from '@memstream/auth';
+import { docsServer } from '../harness/docs-server.js';
+import { writeOrCheck } from './generated-files.js';
 
 /**
  * The HTTP APIs' OpenAPI document, built from the same composition (runApi's `all`: every family's
@@ -15,17 +12,12 @@ import { createAuthenticator } from '@memstream/auth';
 const OUT = resolve(import.meta.dirname, '../openapi.json');
 
 export async function renderOpenApi(): Promise<string> {
-  const log = createLogger({ service: 'openapi', level: 'silent' });
-  const app = createHttpServer({
-    log,
-    lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }),
-    bodyLimitBytes: 1024,
-    metrics: new Metrics(),
-    openapi: apiDocsOf('all'),
-    // Documented as deployed (docker-compose and Kubernetes run with authentication on): every
-    // operation needs a bearer token or an API key. The key is a placeholder; no request is made.
-    authenticator: createAuthenticator({ apiKeys: [{ clientId: 'docs', key: 'placeholder-key-for-docs' }] }),
-  });
+  // Documented as deployed (docker-compose and Kubernetes run with authentication on): every
+  // operation needs a bearer token or an API key. The key is a placeholder; no request is made.
+  const app = docsServer(
+    apiDocsOf('all'),
+    createAuthenticator({ apiKeys: [{ clientId: 'docs', key: 'placeholder-key-for-docs' }] }),
+  );
   // Routes touch their dependencies only when a request arrives, and none will.
   await registerApi(app, 'all', {} as never);
   await app.ready();
@@ -34,16 +26,5 @@ export async function renderOpenApi(): Promise<string> {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-if (process.argv[1] === import.meta.filename) {
-  const content = await renderOpenApi();
-  if (process.argv.includes('--check')) {
-    const current = await readFile(OUT, 'utf8').catch(() => '');
-    if (current !== content) {
-      console.error('stale: openapi.json (run npm run openapi)');
-      process.exit(1);
-    }
-  } else {
-    await writeFile(OUT, content);
-    console.log('wrote openapi.json');
-  }
-}
+if (process.argv[1] === import.meta.filename)
+  await writeOrCheck(new Map([[OUT, await renderOpenApi()]]), 'npm run openapi');

@@ -1,7 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { EXPORT_FORMAT, EXPORT_RECORDS, EXPORT_VERSION, TOPICS } from '@memstream/schemas';
+import { writeOrCheck } from './generated-files.js';
 
 /**
  * The public topic contract, and each record of the export format, as JSON Schema, generated from the zod schemas the services validate
@@ -36,20 +36,6 @@ export function renderTopicSchemas(): Map<string, string> {
 }
 
 if (process.argv[1] === import.meta.filename) {
-  const check = process.argv.includes('--check');
-  let stale = 0;
-  for (const [name, content] of renderTopicSchemas()) {
-    const path = resolve(OUT_DIR, name);
-    if (check) {
-      const current = await readFile(path, 'utf8').catch(() => '');
-      if (current !== content) {
-        console.error(`stale: schemas/${name} (run npm run schemas)`);
-        stale++;
-      }
-    } else {
-      await writeFile(path, content);
-      console.log(`wrote schemas/${name}`);
-    }
-  }
-  process.exit(stale > 0 ? 1 : 0);
+  const files = [...renderTopicSchemas()].map(([name, content]) => [resolve(OUT_DIR, name), content] as const);
+  await writeOrCheck(new Map(files), 'npm run schemas');
 }

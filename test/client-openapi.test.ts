@@ -4,12 +4,9 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { apiDocsOf, registerApi } from '@memstream/api';
-import { createAuthenticator } from '@memstream/auth';
 import { ROUTES, servedByGateway, type Route } from '@memstream/client';
-import { createHttpServer, requestSchemaOf } from '@memstream/http';
-import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
-import { Lifecycle } from '@memstream/runtime';
+import { requestSchemaOf } from '@memstream/http';
+import { docsServer } from '../harness/docs-server.js';
 import { REPO_ROOT } from '../harness/processes.js';
 
 /**
@@ -118,15 +115,7 @@ test("each client operation's path, query, header and body schemas are the ones 
 
 /** The operations the ingest gateway serves: its own `/docs/json`, its routes registered with dependencies they never touch. */
 async function gatewayOperations(): Promise<string[]> {
-  const log = createLogger({ service: 'test', level: 'silent' });
-  const app = createHttpServer({
-    log,
-    lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }),
-    bodyLimitBytes: 1024,
-    metrics: new Metrics(),
-    openapi: apiDocsOf('gateway'),
-    authenticator: createAuthenticator({ apiKeys: [] }),
-  });
+  const app = docsServer(apiDocsOf('gateway'));
   await registerApi(app, 'gateway', {} as never);
   const res = await app.inject({ method: 'GET', url: '/docs/json' });
   await app.close();

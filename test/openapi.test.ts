@@ -3,12 +3,9 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createHttpServer, type ApiDocsOptions } from '@memstream/http';
-import { createAuthenticator } from '@memstream/auth';
+import type { ApiDocsOptions } from '@memstream/http';
 import { apiDocsOf, registerApi } from '@memstream/api';
-import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
-import { Lifecycle } from '@memstream/runtime';
+import { docsServer } from '../harness/docs-server.js';
 import { REPO_ROOT } from '../harness/processes.js';
 
 interface Operation {
@@ -25,15 +22,7 @@ async function servedDocument(
   docs: ApiDocsOptions,
   register: (app: FastifyInstance) => Promise<void>,
 ): Promise<Document> {
-  const log = createLogger({ service: 'test', level: 'silent' });
-  const app = createHttpServer({
-    log,
-    lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }),
-    bodyLimitBytes: 1024,
-    metrics: new Metrics(),
-    openapi: docs,
-    authenticator: createAuthenticator({ apiKeys: [] }),
-  });
+  const app = docsServer(docs);
   await register(app);
   const res = await app.inject({ method: 'GET', url: '/docs/json' });
   await app.close();

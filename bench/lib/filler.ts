@@ -7,45 +7,7 @@
  */
 import pg from 'pg';
 import { vectorIndexName } from '@memstream/store';
-
-const WORDS = [
-  'kiwi',
-  'harvest',
-  'lisbon',
-  'train',
-  'budget',
-  'meeting',
-  'garden',
-  'tomato',
-  'invoice',
-  'concert',
-  'python',
-  'deploy',
-  'weekend',
-  'doctor',
-  'flight',
-  'coffee',
-  'report',
-  'sister',
-  'tiles',
-  'kitchen',
-  'greyhound',
-  'marathon',
-  'piano',
-  'recipe',
-  'hotel',
-  'museum',
-  'laptop',
-  'contract',
-  'birthday',
-  'snow',
-  'painting',
-  'camping',
-  'adoption',
-  'school',
-  'dog',
-  'beach',
-];
+import { WORDS } from './words.js';
 
 /** Adds `messages` filler messages in groups of 100, under the model (and dimension) the benchmark's own rows were embedded with. */
 export async function addFiller(url: string, messages: number): Promise<void> {

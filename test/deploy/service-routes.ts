@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { createAuthenticator } from '@memstream/auth';
-import { createHttpServer, type ApiDocsOptions } from '@memstream/http';
+import type { ApiDocsOptions } from '@memstream/http';
 import { apiDocsOf, registerApi } from '@memstream/api';
-import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
-import { Lifecycle } from '@memstream/runtime';
+import { docsServer } from '../../harness/docs-server.js';
 import { isApiProcess } from './catalogue.js';
 
 export interface ServiceRoute {
@@ -31,15 +28,7 @@ const API_REGISTRATIONS: Record<string, ApiRegistration> = {
 
 /** Every route a server ends up with, as `METHOD url`, fastify's implicit HEAD routes included. */
 async function registeredRoutes(docs: ApiDocsOptions, register?: ApiRegistration['register']): Promise<Set<string>> {
-  const log = createLogger({ service: 'test', level: 'silent' });
-  const app = createHttpServer({
-    log,
-    lifecycle: new Lifecycle({ log, shutdownTimeoutMs: 1000 }),
-    bodyLimitBytes: 1024,
-    metrics: new Metrics(),
-    openapi: docs,
-    authenticator: createAuthenticator({ apiKeys: [] }),
-  });
+  const app = docsServer(docs);
   const routes = new Set<string>();
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.add(`${method} ${route.url}`);

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { MemstreamClient, MemstreamError } from '@memstream/client';
 import { embeddedMemstream } from '../helpers/embedded.js';
 import { freshDatabase, waitFor } from '../helpers/infra.js';
-import { TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
+import { TEST_JWT_SECRET } from '../../harness/credentials.js';
+import { conversationsInEveryFamily, people, sharedConversation, writeChat } from './console/console-fixture.js';
 
 /**
  * memstream's reads for the console, through the client against the embedded server with
@@ -48,28 +49,13 @@ test('the conversations of every family in one list: a person sees only their ow
     MEMORY_SUMMARIZE_AFTER_SEQ: '0',
     DATABASE_URL: await freshDatabase(t),
   });
-  const as = async (who: string) => new MemstreamClient({ baseUrl: base, token: await userToken(who) });
-  const [alice, bob, carol, erin] = await Promise.all([as('alice'), as('bob'), as('carol'), as('erin')]);
+  const cast = await people(base, ['alice', 'bob', 'carol', 'erin']);
+  const [alice, bob, carol, erin] = [cast.alice.client, cast.bob.client, cast.carol.client, cast.erin.client];
   const agent = new MemstreamClient({ baseUrl: base, apiKey: AGENT_KEY });
 
-  await alice.evermemos.write({
-    group_id: 'alice-trip',
-    message_id: 'alice-trip-1',
-    create_time: new Date(Date.UTC(2025, 4, 8, 9, 0)).toISOString(),
-    sender: 'alice',
-    content: 'The trip is in May.',
-  });
-  await alice.ark.postMessages({ session_id: 'alice-ark', messages: [{ role: 'user', content: 'hello' }] });
-  const kaos = await alice.kaos.createSession({ user_id: 'alice', session_id: 'alice-kaos' });
-  const shared = await alice.memoryService.user.create({ title: 'Alice and Carol plan' });
-  await alice.memoryService.user.share(shared.id, 'carol', 'reader');
-  await bob.evermemos.write({
-    group_id: 'bob-notes',
-    message_id: 'bob-notes-1',
-    create_time: new Date(Date.UTC(2025, 4, 8, 9, 0)).toISOString(),
-    sender: 'bob',
-    content: 'Bob’s own notes.',
-  });
+  const kaos = await conversationsInEveryFamily(alice, 'alice', 'alice-trip', ['The trip is in May.']);
+  const shared = await sharedConversation(alice, 'carol', 'Alice and Carol plan');
+  await writeChat(bob, 'bob-notes', 'bob', ['Bob’s own notes.']);
   const bobs = await bob.memoryService.user.create({ title: 'Bob diary' });
 
   const alicesAll = await alice.console.conversations({ limit: 200 });
@@ -81,11 +67,11 @@ test('the conversations of every family in one list: a person sees only their ow
     ['ark', 'evermemos', 'kaos', 'memory-service'],
     'one of each family alice wrote',
   );
-  assert.deepEqual(aliceIds, ['alice-ark', 'alice-trip', kaosRow!.id, shared.id].sort());
+  assert.deepEqual(aliceIds, ['alice-ark', 'alice-trip', kaosRow!.id, shared].sort());
 
   await t.test('a person sees nothing of another’s conversations, and what is shared with them', async () => {
     assert.deepEqual(await idsOf(bob), ['bob-notes', bobs.id].sort());
-    assert.deepEqual(await idsOf(carol), [shared.id]);
+    assert.deepEqual(await idsOf(carol), [shared]);
     // filters never widen: naming alice, or her conversation, finds nothing for bob
     assert.deepEqual(await idsOf(bob, { person: 'alice' }), []);
     assert.deepEqual(await idsOf(bob, { group: 'alice' }), []);
@@ -111,7 +97,7 @@ test('the conversations of every family in one list: a person sees only their ow
     async () => {
       assert.deepEqual(await idsOf(erin), []);
       const audited = await erin.admin.listConversations({ limit: 1000 });
-      assert.ok(audited.data.some((c) => c.id === shared.id));
+      assert.ok(audited.data.some((c) => c.id === shared));
       const everyone = await idsOf(agent);
       for (const id of [...aliceIds, 'bob-notes', bobs.id]) assert.ok(everyone.includes(id), `the agent sees ${id}`);
     },
@@ -121,8 +107,8 @@ test('the conversations of every family in one list: a person sees only their ow
     assert.deepEqual(await idsOf(alice, { family: 'ark' }), ['alice-ark']);
     assert.deepEqual(await idsOf(alice, { group: 'TRIP' }), ['alice-trip']);
     assert.deepEqual(await idsOf(alice, { group: 'alice-kaos' }), [kaosRow!.id], 'a KAOS session by its session id');
-    assert.deepEqual(await idsOf(alice, { group: 'carol plan' }), [shared.id], 'by title');
-    assert.deepEqual(await idsOf(alice, { person: 'carol' }), [shared.id], 'a member');
+    assert.deepEqual(await idsOf(alice, { group: 'carol plan' }), [shared], 'by title');
+    assert.deepEqual(await idsOf(alice, { person: 'carol' }), [shared], 'a member');
     assert.deepEqual(await idsOf(alice, { family: 'evermemos', person: 'alice' }), ['alice-trip'], 'a sender');
     const now = Date.now();
     assert.deepEqual(await idsOf(alice, { from: new Date(now + 60_000).toISOString() }), []);

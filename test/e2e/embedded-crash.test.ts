@@ -2,11 +2,10 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { embeddedDataDir } from '../helpers/embedded-data-dir.js';
 import { call, everyMessageOf } from '../helpers/evermemos-client.js';
-import { embeddedCommand, startHealthy, type EmbeddedProcess } from '../../harness/embedded-process.js';
+import { embeddedCommand, type EmbeddedProcess } from '../../harness/embedded-process.js';
 import { REPO_ROOT } from '../../harness/processes.js';
 
 const WRITERS = 16;
@@ -102,17 +101,10 @@ test('the crash test starts the embedded mode the way npm start does', () => {
 
 for (const mode of MODES) {
   test(`${mode.label}: every acknowledged message survives SIGKILL of the embedded process group, stored once`, async (t: TestContext) => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'memstream-crash-'));
-    const started: EmbeddedProcess[] = [];
-    // One hook, in this order: a server still running would write into the folder being removed.
-    t.after(async () => {
-      for (const proc of started) await proc.stop();
-      await rm(dataDir, { recursive: true, force: true });
-    });
-    const start = async () => (await startHealthy({ dataDir }, (proc) => started.push(proc))).proc;
+    const server = await embeddedDataDir(t, { prefix: 'memstream-crash-' });
 
     const acknowledged = new Map<string, string>(); // message_id -> group_id, over every round
-    let proc = await start();
+    let proc = await server.start();
     const groups = await mode.setUp(proc.base);
     for (let round = 1; round <= ROUNDS; round++) {
       const killAfter = randomInt(KILL_AFTER.min, KILL_AFTER.max + 1);
@@ -127,7 +119,7 @@ for (const mode of MODES) {
         'requests failed before the crash: the server was broken, not crashed',
       );
 
-      proc = await start();
+      proc = await server.start();
       const census = await untilStored(proc.base, groups, acknowledged);
       const summary =
         `round ${round} (${mode.label}), after restart: of ${acknowledged.size} acknowledged, ${census.found} found once, ` +
@@ -257,14 +249,7 @@ async function untilStored(
  * session stays completed), and one that was never sent must have changed nothing.
  */
 test('acknowledged deletions and ARK session completions survive SIGKILL of the embedded process group, applied once', async (t: TestContext) => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-crash-commands-'));
-  const started: EmbeddedProcess[] = [];
-  t.after(async () => {
-    for (const proc of started) await proc.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-  const start = async (env: Record<string, string> = {}) =>
-    (await startHealthy({ dataDir, env }, (proc) => started.push(proc))).proc;
+  const server = await embeddedDataDir(t, { prefix: 'memstream-crash-commands-' });
   // Answered once applied (200), then once journaled: with no sync wait every command is a 202
   // that only the journal's replay can make good after the crash.
   const rounds: Array<{ label: string; env: Record<string, string> }> = [
@@ -277,7 +262,7 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
   for (const [r, { label, env }] of rounds.entries()) {
     const round = r + 1;
     await proc?.stop();
-    proc = await start(env);
+    proc = await server.start(env);
     const base = proc.base;
     // What the commands will act on, stored (and acknowledged) before the load starts.
     const messages = Array.from({ length: TARGETS }, (_, i) => ({
@@ -354,7 +339,7 @@ test('acknowledged deletions and ARK session completions survive SIGKILL of the 
       `round ${round}, ${label}: killed after ${killAfter} acknowledgements (${deleted.size} deletions, ${completed.size} completions; answers ${JSON.stringify(statuses)})`,
     );
 
-    proc = await start();
+    proc = await server.start();
     // A deletion applied late (a 202, replayed from the journal) is still on its way: wait for it.
     const started = performance.now();
     let present = new Map<string, number>();

@@ -7,11 +7,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { installedPostgres, resolvePostgresDir } from '@memstream/embedded-postgres';
-import { startHealthy, type EmbeddedProcess } from '../../harness/embedded-process.js';
+import { embeddedDataDir } from '../helpers/embedded-data-dir.js';
 import { call, messagesOf } from '../helpers/evermemos-client.js';
 
 /** The real user id a process runs as, from /proc. */
@@ -23,21 +22,13 @@ async function uidOf(pid: number): Promise<number> {
 test('npm start with its PostgreSQL and DATA_DIR inside a private (0700) folder is healthy and keeps a write', async (t) => {
   const installed = resolvePostgresDir(process.env['MEMSTREAM_POSTGRES_DIR']?.trim() || undefined);
   assert.ok('binDir' in (await installedPostgres(installed)), `npm ci installed PostgreSQL in ${installed}`);
-  const home = await mkdtemp(join(tmpdir(), 'memstream-private-'));
-  const started: EmbeddedProcess[] = [];
-  t.after(async () => {
-    for (const proc of started) await proc.stop();
-    await rm(home, { recursive: true, force: true });
-  });
+  // Where a clone in a private folder has them: its own install of the programs, its own ./data.
+  const server = await embeddedDataDir(t, { prefix: 'memstream-private-', dataDirIn: ['clone', 'data'] });
+  const home = server.folder;
   assert.equal((await stat(home)).mode & 0o777, 0o700);
-  // Where a clone in that folder has them: its own install of the programs, its own ./data.
   const postgresDir = join(home, 'clone', '.cache', 'postgres');
   await cp(installed, postgresDir, { recursive: true });
-  const dataDir = join(home, 'clone', 'data');
-  const { proc } = await startHealthy(
-    { dataDir, env: { MEMSTREAM_POSTGRES_DIR: postgresDir, EMBEDDING_PROVIDER: 'hash' } },
-    (p) => started.push(p),
-  );
+  const proc = await server.start({ MEMSTREAM_POSTGRES_DIR: postgresDir, EMBEDDING_PROVIDER: 'hash' });
 
   const message = {
     group_id: 'private_dir',
@@ -56,7 +47,7 @@ test('npm start with its PostgreSQL and DATA_DIR inside a private (0700) folder 
 
   // What makes the run the case in question: as root, the server is a user the folder shuts out.
   const postmaster = Number(
-    (await readFile(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8')).split('\n')[0],
+    (await readFile(join(server.dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8')).split('\n')[0],
   );
   const serverUid = await uidOf(postmaster);
   assert.notEqual(serverUid, 0, 'PostgreSQL never runs as root');

@@ -1,13 +1,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { embeddedPostgresUrl } from '@memstream/embedded-postgres';
+import { embeddedDataDir } from '../helpers/embedded-data-dir.js';
 import { uniqueName, waitFor } from '../helpers/infra.js';
 import { residueOf } from '../helpers/residue.js';
-import { startHealthy, type EmbeddedProcess } from '../../harness/embedded-process.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import { http, markerWord } from './erasure-contract.js';
 
@@ -22,13 +17,7 @@ const ENV = {
 };
 
 test('an erasure cut by SIGKILL of the embedded process group completes after restart, everything removed and counted once', async (t: TestContext) => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-erase-crash-'));
-  const started: EmbeddedProcess[] = [];
-  t.after(async () => {
-    for (const proc of started) await proc.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-  const start = async () => (await startHealthy({ dataDir, env: ENV }, (proc) => started.push(proc))).proc;
+  const server = await embeddedDataDir(t, { prefix: 'memstream-erase-crash-', env: ENV });
   const pia = uniqueName('pia');
   const as = {
     pia: bearer(await userToken(pia)),
@@ -44,7 +33,7 @@ test('an erasure cut by SIGKILL of the embedded process group completes after re
   const conversation = async (base: string, who: Record<string, string>) =>
     (await http(base, 'POST', '/v1/conversations', who, { title: 'c' })).body.id as string;
 
-  let proc = await start();
+  let proc = await server.start();
   for (let i = 0; i < CONVERSATIONS; i++)
     await say(proc.base, as.pia, await conversation(proc.base, as.pia), `${word} ${i}`);
   const shared = await conversation(proc.base, as.quin);
@@ -59,10 +48,7 @@ test('an erasure cut by SIGKILL of the embedded process group completes after re
   }
 
   // The job is cut inside its third step: it waits on a row this test holds, after two steps committed.
-  const url = embeddedPostgresUrl(join(dataDir, 'postgres'));
-  const holder = new pg.Client({ connectionString: url });
-  holder.on('error', () => undefined); // the server dies with the process group
-  await holder.connect();
+  const holder = await server.database();
   await holder.query('BEGIN');
   await holder.query('SELECT 1 FROM conversation_memberships WHERE group_id = $1 AND user_id = $2 FOR UPDATE', [
     shared,
@@ -88,7 +74,7 @@ test('an erasure cut by SIGKILL of the embedded process group completes after re
   await proc.crash();
   await holder.end().catch(() => undefined);
 
-  proc = await start();
+  proc = await server.start();
   const ended = await waitFor(
     'the receipt completed after restart',
     async () => {
@@ -104,8 +90,7 @@ test('an erasure cut by SIGKILL of the embedded process group completes after re
   assert.ok(counts.postgres.memberships >= CONVERSATIONS + 1, "her memberships, of Quin's conversation too");
   assert.ok(Date.parse(ended.completedAt) > Date.parse(ended.startedAt));
 
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
+  const db = await server.database();
   try {
     // the bus journal too: the transport step ran once the restarted process took the job over
     assert.deepEqual(await residueOf(db, [word]), []);

@@ -1,14 +1,9 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { embeddedPostgresUrl } from '@memstream/embedded-postgres';
+import { embeddedDataDir } from '../helpers/embedded-data-dir.js';
 import { uniqueName, waitFor } from '../helpers/infra.js';
 import { adminCall, msCall } from '../helpers/memory-service-client.js';
 import { residueOf } from '../helpers/residue.js';
-import { startHealthy, type EmbeddedProcess } from '../../harness/embedded-process.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 
 const CONVERSATIONS = 120;
@@ -29,18 +24,12 @@ interface Job {
 }
 
 test('an eviction cut by SIGKILL of the embedded process group completes after restart, each group removed once', async (t: TestContext) => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-evict-crash-'));
-  const started: EmbeddedProcess[] = [];
-  t.after(async () => {
-    for (const proc of started) await proc.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-  const start = async () => (await startHealthy({ dataDir, env: ENV }, (proc) => started.push(proc))).proc;
+  const server = await embeddedDataDir(t, { prefix: 'memstream-evict-crash-', env: ENV });
   const person = bearer(await userToken('bob'));
   const admin = bearer(await userToken('alice', { claims: { roles: ['admin'] } }));
   const marker = uniqueName('crashword');
 
-  let proc = await start();
+  let proc = await server.start();
   for (let i = 0; i < CONVERSATIONS; i++) {
     const id = (await msCall<{ id: string }>(proc.base, 'createConversation', { headers: person, body: {} })).body.id;
     const appended = await msCall(proc.base, 'appendConversationMessage', {
@@ -86,7 +75,7 @@ test('an eviction cut by SIGKILL of the embedded process group completes after r
   assert.equal(midway.status, 'RUNNING', 'killed before the job ended');
   assert.ok(midway.progress < 100);
 
-  proc = await start();
+  proc = await server.start();
   const ended = await waitFor(
     'the job completed after restart',
     async () => {
@@ -105,8 +94,7 @@ test('an eviction cut by SIGKILL of the embedded process group completes after r
   assert.deepEqual(left.body.data, []);
 
   // and in the embedded PostgreSQL itself, nothing of them in any table
-  const db = new pg.Client({ connectionString: embeddedPostgresUrl(join(dataDir, 'postgres')) });
-  await db.connect();
+  const db = await server.database();
   try {
     await waitFor('nothing of them in any table', async () => (await residueOf(db, [marker])).length === 0, 15_000);
   } finally {

@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import pg from 'pg';
-import { embeddedPostgresUrl } from '@memstream/embedded-postgres';
 import { embeddedMemstream } from '../helpers/embedded.js';
+import { embeddedDataDir } from '../helpers/embedded-data-dir.js';
 import { freshDatabase, uniqueName, waitFor } from '../helpers/infra.js';
-import { startHealthy, type EmbeddedProcess } from '../../harness/embedded-process.js';
 import { bearer, userToken } from '../../harness/credentials.js';
 import {
   answers,
@@ -115,21 +111,9 @@ test('an import cut by SIGKILL of the embedded process group leaves nothing of i
   assert.ok(lastMessage - firstMessage > BULK, 'the export holds the bulk messages');
 
   // The target: the embedded mode as `npm start` runs it, in a process group of its own.
-  const dataDir = await mkdtemp(join(tmpdir(), 'memstream-import-crash-'));
-  const started: EmbeddedProcess[] = [];
-  t.after(async () => {
-    for (const proc of started) await proc.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-  const start = async () => (await startHealthy({ dataDir, env: SERVER_ENV }, (p) => started.push(p))).proc;
-  const connect = async () => {
-    const db = new pg.Client({ connectionString: embeddedPostgresUrl(join(dataDir, 'postgres')) });
-    db.on('error', () => undefined); // its server dies with the process group
-    await db.connect();
-    return db;
-  };
-  let target = await start();
-  let db = await connect();
+  const server = await embeddedDataDir(t, { prefix: 'memstream-import-crash-', env: SERVER_ENV });
+  let target = await server.start();
+  let db = await server.database();
   const fresh = await rowCounts(db);
 
   // Half the messages are sent, then the body waits: the server has stored batches in its open
@@ -156,8 +140,8 @@ test('an import cut by SIGKILL of the embedded process group leaves nothing of i
   await target.crash();
   assert.equal(await cut, 'cut', 'the import never answered');
 
-  target = await start();
-  db = await connect();
+  target = await server.start();
+  db = await server.database();
   t.after(() => db.end().catch(() => undefined));
   assert.deepEqual(await rowCounts(db), fresh, 'nothing of the cut import is stored');
 

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { healthy } from '../helpers/embedded.js';
 import { distributedEnv } from '../helpers/distributed.js';
 import { waitFor } from '../helpers/infra.js';
-import { freePort, groupGone, signalGroup, startProcess, type RunningProcess } from '../../harness/processes.js';
+import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import { mainOf } from '../../scripts/processes.js';
 
@@ -207,9 +207,7 @@ test('distributed mode: a retention run cut by SIGKILL of the converter is taken
     )
   ).rows[0]!;
   assert.ok(lease.owner, 'the dead run holds the lease');
-  signalGroup(converter.child.pid!, 'SIGKILL');
-  await converter.exited;
-  await groupGone(converter.child.pid!);
+  await converter.crash();
   await holder.query('ROLLBACK');
   const leftAtKill = await rows(db, true);
   assert.equal(leftAtKill.messages.length, (GROUPS - 20) * OLD_MESSAGES, 'half the backlog is left');

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { createChatModel } from '@memstream/llm';
@@ -6,7 +6,8 @@ import { Metrics } from '@memstream/metrics';
 import { startModelServer } from '../../../harness/model-server.js';
 import { samplesOf, total } from '../../../test/helpers/prometheus.js';
 
-test('chat completions against an OpenAI-compatible server: text, token usage, and no listener left on the caller signal', async (t) => {
+/** A chat model named `m` on a loopback stand-in for the model server, without retries, counting into metrics of its own. */
+async function modelOnLoopback(t: TestContext) {
   const server = await startModelServer();
   t.after(() => server.close());
   const metrics = new Metrics();
@@ -18,6 +19,11 @@ test('chat completions against an OpenAI-compatible server: text, token usage, a
     maxRetries: 0,
     metrics,
   });
+  return { server, metrics, model };
+}
+
+test('chat completions against an OpenAI-compatible server: text, token usage, and no listener left on the caller signal', async (t) => {
+  const { server, metrics, model } = await modelOnLoopback(t);
   const longLived = new AbortController();
   for (let i = 0; i < 15; i++) {
     const done = await model.complete([{ role: 'user', content: `#${i} hello there` }], { signal: longLived.signal });
@@ -41,17 +47,7 @@ test('chat completions against an OpenAI-compatible server: text, token usage, a
 });
 
 test('a model error says whether retrying later can help, and is counted by reason', async (t) => {
-  const server = await startModelServer();
-  t.after(() => server.close());
-  const metrics = new Metrics();
-  const model = createChatModel({
-    baseUrl: server.baseUrl,
-    apiKey: undefined,
-    model: 'm',
-    timeoutMs: 5000,
-    maxRetries: 0,
-    metrics,
-  });
+  const { server, metrics, model } = await modelOnLoopback(t);
   server.failNext(1, 503);
   await assert.rejects(
     model.complete([{ role: 'user', content: 'x' }]),

@@ -1,22 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { foldKeywordCounts, keywordSearch, migrate, type Store } from '@memstream/store';
-import { backends, countsDiffer, log, random } from './search-fixtures.js';
-
-const WORDS = [
-  'garden',
-  'tomato',
-  'lisbon',
-  'harvest',
-  'piano',
-  'invoice',
-  'doctor',
-  'flight',
-  'coffee',
-  'museum',
-  'marathon',
-  'kitchen',
-];
+import { backends, countsDiffer, log, random, WORDS } from './search-fixtures.js';
 
 const textOf = (next: () => number, words = WORDS) =>
   Array.from({ length: 1 + Math.floor(next() * 30) }, () => words[Math.floor(next() * words.length)]!).join(' ');

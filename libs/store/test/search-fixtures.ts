@@ -15,6 +15,22 @@ export const backends: Array<[string, (t: TestContext) => Promise<Store>]> = [
   ],
 ];
 
+/** The words the search tests' made-up texts are drawn from. */
+export const WORDS = [
+  'garden',
+  'tomato',
+  'lisbon',
+  'harvest',
+  'piano',
+  'invoice',
+  'doctor',
+  'flight',
+  'coffee',
+  'museum',
+  'marathon',
+  'kitchen',
+];
+
 /** A deterministic generator, so a failure can be replayed. */
 export function random(seed: number): () => number {
   let s = seed >>> 0;

@@ -11,24 +11,9 @@ import {
   type Store,
 } from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
-import { backends, log, random } from './search-fixtures.js';
+import { backends, log, random, WORDS } from './search-fixtures.js';
 
 const MODEL = 'test/clustered-8';
-
-const WORDS = [
-  'garden',
-  'tomato',
-  'lisbon',
-  'harvest',
-  'piano',
-  'invoice',
-  'doctor',
-  'flight',
-  'coffee',
-  'museum',
-  'marathon',
-  'kitchen',
-];
 
 /** Items of one conversation; `text` may repeat words, so term frequencies above 1 occur. */
 async function insertItems(

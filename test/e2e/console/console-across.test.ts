@@ -1,15 +1,18 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { MemstreamClient } from '@memstream/client';
 import { TOPICS } from '@memstream/schemas';
 import { embeddedMemstream } from '../../helpers/embedded.js';
 import { freshDatabase, infra, kafkaTopicPrefix } from '../../helpers/infra.js';
-import { TEST_JWT_SECRET, userToken } from '../../../harness/credentials.js';
-import { launchBrowser, screenshot, type Browser } from '../../../harness/browser.js';
+import { TEST_JWT_SECRET } from '../../../harness/credentials.js';
+import { screenshot } from '../../../harness/browser.js';
+import {
+  consoleBrowser,
+  conversationsInEveryFamily,
+  people,
+  sharedConversation,
+  writeChat,
+} from './console-fixture.js';
 import { signIn, until, WAIT, type Tab } from './console-page.js';
 
 /**
@@ -42,45 +45,23 @@ test('the console across families: one list of every family filtered, episodes t
     REDIS_URL: infra().redisUrl,
     DATABASE_URL: await freshDatabase(t),
   });
-  const shots = process.env['MEMSTREAM_CONSOLE_SHOTS'] ?? (await mkdtemp(join(tmpdir(), 'console-shots-')));
-  const browser: Browser = await launchBrowser();
-  t.after(() => browser.close());
-  const tokens = { alice: await userToken('alice'), bob: await userToken('bob'), ada: await userToken('ada') };
-  const alice = new MemstreamClient({ baseUrl: base, token: tokens.alice });
-  const bob = new MemstreamClient({ baseUrl: base, token: tokens.bob });
-  const ada = new MemstreamClient({ baseUrl: base, token: tokens.ada });
+  const { browser, shots } = await consoleBrowser(t);
+  const cast = await people(base, ['alice', 'bob', 'ada']);
+  const [alice, ada] = [cast.alice.client, cast.ada.client];
 
-  const lines = [
+  await conversationsInEveryFamily(alice, 'alice', 'alice-lisbon', [
     'We should plan the Lisbon offsite for May.',
     'The venue by the river fits twelve people.',
     'Flights from Berlin are cheapest on Tuesdays.',
     'I booked the venue for the second week.',
-  ];
-  for (const [i, content] of lines.entries())
-    await alice.evermemos.write({
-      group_id: 'alice-lisbon',
-      message_id: `alice-lisbon-${i + 1}`,
-      create_time: new Date(Date.UTC(2025, 4, 8, 9, i)).toISOString(),
-      sender: 'alice',
-      content,
-    });
+  ]);
   await alice.evermemos.flush('alice-lisbon');
-  await alice.ark.postMessages({ session_id: 'alice-ark', messages: [{ role: 'user', content: 'hello from ARK' }] });
-  // A KAOS session with no event yet: a conversation all the same.
-  await alice.kaos.createSession({ user_id: 'alice', session_id: 'alice-kaos' });
-  const shared = await bob.memoryService.user.create({ title: 'Budget review with Bob' });
-  await bob.memoryService.user.share(shared.id, 'alice', 'reader');
-  await bob.evermemos.write({
-    group_id: 'bob-private-plans',
-    message_id: 'bob-private-plans-1',
-    create_time: new Date(Date.UTC(2025, 4, 8, 9, 0)).toISOString(),
-    sender: 'bob',
-    content: 'Nobody else should read this.',
-  });
+  const shared = await sharedConversation(cast.bob.client, 'alice', 'Budget review with Bob');
+  await writeChat(cast.bob.client, 'bob-private-plans', 'bob', ['Nobody else should read this.']);
 
   await t.test('the list holds every family alice may read, and its filters narrow it', async () => {
     const page = await browser.page();
-    await signIn(page, base, tokens.alice);
+    await signIn(page, base, cast.alice.token);
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     await page.getByTestId('conversations').waitFor(WAIT);
     const all = await listed(page);
@@ -97,7 +78,7 @@ test('the console across families: one list of every family filtered, episodes t
     await filters.getByLabel('Family').selectOption('');
     await filters.getByLabel('Person').fill('bob');
     await until(async () => (await listed(page)).length === 1, 'one conversation with bob');
-    assert.deepEqual(await listed(page), [[shared.id, 'memory-service']]);
+    assert.deepEqual(await listed(page), [[shared, 'memory-service']]);
 
     await filters.getByLabel('Person').fill('');
     await filters.getByLabel('Group or session').fill('LISBON');
@@ -121,7 +102,7 @@ test('the console across families: one list of every family filtered, episodes t
       60_000,
     );
     const page = await browser.page();
-    await signIn(page, base, tokens.alice);
+    await signIn(page, base, cast.alice.token);
     await page.goto(`${base}/console/conversations/alice-lisbon/memories`);
     const episode = page.locator('li[data-episode]').first();
     await episode.waitFor(WAIT);
@@ -165,7 +146,7 @@ test('the console across families: one list of every family filtered, episodes t
       );
 
       const admin = await browser.page();
-      await signIn(admin, base, tokens.ada);
+      await signIn(admin, base, cast.ada.token);
       await admin.getByRole('link', { name: 'Pipeline', exact: true }).click();
       const table = admin.locator(`table[data-dlq-topic="${TOPICS.groupChatInput.dlq}"]`);
       await table.waitFor(WAIT);
@@ -183,7 +164,7 @@ test('the console across families: one list of every family filtered, episodes t
       await admin.close();
 
       const person = await browser.page();
-      await signIn(person, base, tokens.alice);
+      await signIn(person, base, cast.alice.token);
       await person.getByRole('link', { name: 'Pipeline', exact: true }).click();
       await person.getByTestId('dead-letter-records-withheld').waitFor(WAIT);
       await person.getByTestId('consumer-groups').waitFor(WAIT);

@@ -1,15 +1,12 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { MemstreamClient } from '@memstream/client';
+import type { MemstreamClient } from '@memstream/client';
 import { embeddedMemstream } from '../../helpers/embedded.js';
 import { freshDatabase } from '../../helpers/infra.js';
-import { userToken } from '../../../harness/credentials.js';
-import { launchBrowser, screenshot, type Browser } from '../../../harness/browser.js';
+import { screenshot } from '../../../harness/browser.js';
 import { ERASURE_ENV } from '../erasure-contract.js';
 import { navLinks, signIn, until, WAIT } from './console-page.js';
+import { consoleBrowser, people, writeChat } from './console-fixture.js';
 
 /**
  * The console's Admin view in a real Chromium against the embedded server with authentication
@@ -29,28 +26,18 @@ test('the console’s Admin view: an admin erases a person and reads the receipt
     AUTH_ADMIN_USERS: 'ada',
     DATABASE_URL: await freshDatabase(t),
   });
-  const shots = process.env['MEMSTREAM_CONSOLE_SHOTS'] ?? (await mkdtemp(join(tmpdir(), 'console-shots-')));
-  const browser: Browser = await launchBrowser();
-  t.after(() => browser.close());
-  const [adaToken, erinToken, bobToken] = await Promise.all([userToken('ada'), userToken('erin'), userToken('bob')]);
-  const ada = new MemstreamClient({ baseUrl: base, token: adaToken });
-  const carol = new MemstreamClient({ baseUrl: base, token: await userToken(ERASED) });
+  const { browser, shots } = await consoleBrowser(t);
+  const cast = await people(base, ['ada', 'erin', 'bob', ERASED]);
+  const [ada, carol] = [cast.ada.client, cast[ERASED].client];
   const lines = ['My flat is on Rua das Flores.', 'My phone number ends in 4471.', 'Please forget me after May.'];
-  for (const [i, content] of lines.entries())
-    await carol.evermemos.write({
-      group_id: 'carol-notes',
-      message_id: `carol-notes-${i + 1}`,
-      create_time: new Date(Date.UTC(2025, 4, 8, 9, i)).toISOString(),
-      sender: ERASED,
-      content,
-    });
+  await writeChat(carol, 'carol-notes', ERASED, lines);
   await until(async () => (await messagesOf(carol, 'carol-notes')).length === lines.length, 'carol’s messages');
 
   await t.test(
     'an admin erases a person from the Admin view and reads the receipt until it completes; exports and evicts, each justified',
     async () => {
       const page = await browser.page();
-      await signIn(page, base, adaToken);
+      await signIn(page, base, cast.ada.token);
       assert.deepEqual(await navLinks(page), ['Conversations', 'Search', 'Pipeline', 'Admin']);
       await page.getByRole('link', { name: 'Admin', exact: true }).click();
       const form = page.getByRole('form', { name: 'Erase a person' });
@@ -105,7 +92,7 @@ test('the console’s Admin view: an admin erases a person and reads the receipt
 
   await t.test('an auditor reads the erasures, their receipts and the audit log, with no action offered', async () => {
     const page = await browser.page();
-    await signIn(page, base, erinToken);
+    await signIn(page, base, cast.erin.token);
     assert.deepEqual(await navLinks(page), ['Conversations', 'Search', 'Pipeline', 'Admin']);
     await page.getByRole('link', { name: 'Admin', exact: true }).click();
     await page.getByTestId('erasures').waitFor(WAIT);
@@ -123,7 +110,7 @@ test('the console’s Admin view: an admin erases a person and reads the receipt
 
   await t.test('a person without a role sees no Admin view, not even at its address', async () => {
     const page = await browser.page();
-    await signIn(page, base, bobToken);
+    await signIn(page, base, cast.bob.token);
     assert.deepEqual(await navLinks(page), ['Conversations', 'Search', 'Pipeline']);
     const receipt = (await ada.admin.erasures({ limit: 1 })).data[0]!.id;
     for (const view of ['/console/admin', `/console/admin/erasures/${receipt}`]) {

@@ -1,13 +1,11 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MemstreamClient } from '@memstream/client';
 import { embeddedMemstream } from '../../helpers/embedded.js';
-import { TEST_JWT_SECRET, userToken } from '../../../harness/credentials.js';
+import { TEST_JWT_SECRET } from '../../../harness/credentials.js';
 import { startModelServer } from '../../../harness/model-server.js';
-import { launchBrowser, screenshot, type Browser } from '../../../harness/browser.js';
+import { screenshot } from '../../../harness/browser.js';
+import { consoleBrowser, people, writeChat } from './console-fixture.js';
 import { navLinks, signIn, until, WAIT } from './console-page.js';
 
 /**
@@ -17,21 +15,6 @@ import { navLinks, signIn, until, WAIT } from './console-page.js';
  * for the README's).
  */
 const AGENT_KEY = 'console-agent-key-0123456789abcdef';
-
-/** A group chat of one person, written through the API as that person. */
-async function writeChat(client: MemstreamClient, group: string, sender: string, lines: readonly string[], from = 0) {
-  let i = from;
-  for (const content of lines) {
-    i++;
-    await client.evermemos.write({
-      group_id: group,
-      message_id: `${group}-${i}`,
-      create_time: new Date(Date.UTC(2025, 4, 8, 9, i)).toISOString(),
-      sender,
-      content,
-    });
-  }
-}
 
 test('the console: sign in, live messages, memories, search, access and the pipeline, in Chromium', async (t: TestContext) => {
   const model = await startModelServer();
@@ -47,11 +30,9 @@ test('the console: sign in, live messages, memories, search, access and the pipe
     OPENAI_BASE_URL: model.baseUrl,
     OPENAI_API_KEY: 'test',
   });
-  const shots = process.env['MEMSTREAM_CONSOLE_SHOTS'] ?? (await mkdtemp(join(tmpdir(), 'console-shots-')));
-  const browser: Browser = await launchBrowser();
-  t.after(() => browser.close());
-  const aliceToken = await userToken('alice');
-  const alice = new MemstreamClient({ baseUrl: base, token: aliceToken });
+  const { browser, shots } = await consoleBrowser(t);
+  const cast = await people(base, ['alice', 'bob']);
+  const [alice, aliceToken] = [cast.alice.client, cast.alice.token];
   const agent = new MemstreamClient({ baseUrl: base, apiKey: AGENT_KEY });
   await writeChat(alice, 'lisbon-trip', 'alice', [
     'Shall we plan the offsite in Lisbon this spring?',
@@ -190,7 +171,7 @@ test('the console: sign in, live messages, memories, search, access and the pipe
 
   await t.test('a person without access sees nothing of another’s conversations in any view', async () => {
     const bob = await browser.page();
-    await signIn(bob, base, await userToken('bob'));
+    await signIn(bob, base, cast.bob.token);
     await bob.getByText('No conversations you can read yet.').waitFor(WAIT);
     const views = [
       '/console/conversations',

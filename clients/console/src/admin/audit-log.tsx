@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks';
 import type { MemstreamClient } from '@memstream/client';
 import { useLoad } from '../shell/use-load.js';
 import { Empty, Show, When } from '../shell/ui.js';
+import { NextPage } from '../shell/next-page.js';
+import { Table } from '../shell/table.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -45,52 +47,33 @@ export function AuditLog({ client, version }: { client: MemstreamClient; version
             <Empty>No admin or auditor call in the last day{after ? ' after these' : ''}.</Empty>
           ) : (
             <>
-              <div class="table-wrap">
-                <table data-testid="audit-log">
-                  <caption>Admin and auditor calls of the last day, oldest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Who</th>
-                      <th scope="col">Role</th>
-                      <th scope="col">Action</th>
-                      <th scope="col">Target</th>
-                      <th scope="col">Justification</th>
-                      <th scope="col" class="num">
-                        Answer
-                      </th>
-                      <th scope="col">Counts</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.data.map((e) => (
-                      <tr data-audit-action={e.action}>
-                        <td>
-                          <When iso={e.occurredAt} />
-                        </td>
-                        <th scope="row">
-                          {e.actorId} <span class="muted small">({e.actorKind})</span>
-                        </th>
-                        <td>{e.role ?? <span class="muted">none</span>}</td>
-                        <td>{e.action}</td>
-                        <td class="content">{e.target ?? ''}</td>
-                        <td class="content">{e.justification ?? ''}</td>
-                        <td class="num">{e.status}</td>
-                        <td class="small">
-                          {Object.entries(e.counts)
-                            .map(([k, n]) => `${k}: ${n}`)
-                            .join(', ')}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              {page.nextCursor && (
-                <button type="button" onClick={() => setAfter(page.nextCursor!)}>
-                  Later entries
-                </button>
-              )}
+              <Table
+                data-testid="audit-log"
+                caption="Admin and auditor calls of the last day, oldest first"
+                head={['When', 'Who', 'Role', 'Action', 'Target', 'Justification', { num: 'Answer' }, 'Counts']}
+              >
+                {page.data.map((e) => (
+                  <tr data-audit-action={e.action}>
+                    <td>
+                      <When iso={e.occurredAt} />
+                    </td>
+                    <th scope="row">
+                      {e.actorId} <span class="muted small">({e.actorKind})</span>
+                    </th>
+                    <td>{e.role ?? <span class="muted">none</span>}</td>
+                    <td>{e.action}</td>
+                    <td class="content">{e.target ?? ''}</td>
+                    <td class="content">{e.justification ?? ''}</td>
+                    <td class="num">{e.status}</td>
+                    <td class="small">
+                      {Object.entries(e.counts)
+                        .map(([k, n]) => `${k}: ${n}`)
+                        .join(', ')}
+                    </td>
+                  </tr>
+                ))}
+              </Table>
+              <NextPage cursor={page.nextCursor} label="Later entries" onNext={setAfter} />
             </>
           )
         }

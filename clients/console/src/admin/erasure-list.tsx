@@ -2,6 +2,7 @@ import type { MemstreamClient } from '@memstream/client';
 import { linkProps, seg } from '../shell/router.js';
 import { useLoad } from '../shell/use-load.js';
 import { Empty, Show, When } from '../shell/ui.js';
+import { Table } from '../shell/table.js';
 import { removedIn, type Receipt } from './receipt.js';
 
 /** The latest erasures, newest first (the API's list, memstream's addition for this view). */
@@ -13,49 +14,43 @@ export function ErasureList({ client, version }: { client: MemstreamClient; vers
         list.data.length === 0 ? (
           <Empty>No erasure yet.</Empty>
         ) : (
-          <div class="table-wrap">
-            <table data-testid="erasures">
-              <caption>
-                {list.data.length === 1 ? 'The one erasure' : `The latest ${list.data.length} erasures, newest first`}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Person</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Requested by</th>
-                  <th scope="col">Requested</th>
-                  <th scope="col">Completed</th>
-                  <th scope="col" class="num">
-                    Removed or rewritten
-                  </th>
-                  <th scope="col">Receipt</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((r: Receipt) => (
-                  <tr data-erasure-id={r.id}>
-                    <th scope="row">{r.userId}</th>
-                    <td>
-                      <span class={`badge ${r.status}`}>{r.status}</span>
-                    </td>
-                    <td>{r.self ? 'the person themself' : r.requestedBy}</td>
-                    <td>
-                      <When iso={r.requestedAt} />
-                    </td>
-                    <td>
-                      <When iso={r.completedAt} />
-                    </td>
-                    <td class="num">{removedIn(r)}</td>
-                    <td>
-                      <a {...linkProps(`/admin/erasures/${seg(r.id)}`)}>
-                        Receipt<span class="visually-hidden"> of the erasure of {r.userId}</span>
-                      </a>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            data-testid="erasures"
+            caption={
+              list.data.length === 1 ? 'The one erasure' : `The latest ${list.data.length} erasures, newest first`
+            }
+            head={[
+              'Person',
+              'Status',
+              'Requested by',
+              'Requested',
+              'Completed',
+              { num: 'Removed or rewritten' },
+              'Receipt',
+            ]}
+          >
+            {list.data.map((r: Receipt) => (
+              <tr data-erasure-id={r.id}>
+                <th scope="row">{r.userId}</th>
+                <td>
+                  <span class={`badge ${r.status}`}>{r.status}</span>
+                </td>
+                <td>{r.self ? 'the person themself' : r.requestedBy}</td>
+                <td>
+                  <When iso={r.requestedAt} />
+                </td>
+                <td>
+                  <When iso={r.completedAt} />
+                </td>
+                <td class="num">{removedIn(r)}</td>
+                <td>
+                  <a {...linkProps(`/admin/erasures/${seg(r.id)}`)}>
+                    Receipt<span class="visually-hidden"> of the erasure of {r.userId}</span>
+                  </a>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )
       }
     </Show>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../shell/session.js';
 import { linkProps } from '../shell/router.js';
 import { Empty, ErrorBox, isAbsent, When } from '../shell/ui.js';
+import { Table } from '../shell/table.js';
 import { ended, STORES, type Family, type Receipt } from './receipt.js';
 
 /** How often an open receipt is read again until its job ends. */
@@ -91,44 +92,35 @@ function ReceiptBody({ receipt: r }: { receipt: Receipt }) {
           </>
         )}
       </dl>
-      <div class="table-wrap">
-        <table data-testid="erasure-counts">
-          <caption>What the erasure removed or rewrote, per family and store</caption>
-          <thead>
-            <tr>
-              <th scope="col">Family</th>
-              {STORES.map((s) => (
-                <th scope="col">{STORE_NAMES[s]}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {(Object.keys(r.counts) as Family[]).map((family) => (
-              <tr data-family={family}>
-                <th scope="row">{family}</th>
-                {STORES.map((store) => {
-                  const kinds = Object.entries(r.counts[family][store]);
-                  return (
-                    <td data-store={store}>
-                      {kinds.length === 0 ? (
-                        <span class="muted">nothing</span>
-                      ) : (
-                        <ul class="plain">
-                          {kinds.map(([kind, n]) => (
-                            <li>
-                              {kind}: <span class="num">{n}</span>
-                            </li>
-                          ))}
-                        </ul>
-                      )}
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        data-testid="erasure-counts"
+        caption="What the erasure removed or rewrote, per family and store"
+        head={['Family', ...STORES.map((s) => STORE_NAMES[s])]}
+      >
+        {(Object.keys(r.counts) as Family[]).map((family) => (
+          <tr data-family={family}>
+            <th scope="row">{family}</th>
+            {STORES.map((store) => {
+              const kinds = Object.entries(r.counts[family][store]);
+              return (
+                <td data-store={store}>
+                  {kinds.length === 0 ? (
+                    <span class="muted">nothing</span>
+                  ) : (
+                    <ul class="plain">
+                      {kinds.map(([kind, n]) => (
+                        <li>
+                          {kind}: <span class="num">{n}</span>
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </td>
+              );
+            })}
+          </tr>
+        ))}
+      </Table>
     </>
   );
 }

@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import type { Session } from '../shell/session.js';
 import { linkProps, navigate, queryOf, seg, type Location } from '../shell/router.js';
 import { useLoad } from '../shell/use-load.js';
-import { Empty, ErrorBox, Show, When } from '../shell/ui.js';
+import { Empty, Show, When } from '../shell/ui.js';
+import { NextPage } from '../shell/next-page.js';
+import { Table } from '../shell/table.js';
 import {
   FAMILY_NAMES,
   loadConversations,
@@ -83,73 +85,52 @@ function Pages({ session, filter, first }: { session: Session; filter: Conversat
   const [busy, setBusy] = useState(false);
   const rows = [...first.rows, ...(more?.rows ?? [])];
   const next = more ? more.next : first.nextCursor;
-  const loadMore = async () => {
-    if (!next) return;
+  const loadMore = async (cursor: string) => {
     setBusy(true);
     try {
-      const page = await loadConversations(session.client, filter, next, new AbortController().signal);
+      const page = await loadConversations(session.client, filter, cursor, new AbortController().signal);
       setMore({ rows: [...(more?.rows ?? []), ...page.rows], next: page.nextCursor });
     } catch (error) {
-      setMore({ rows: more?.rows ?? [], next, error });
+      setMore({ rows: more?.rows ?? [], next: cursor, error });
     } finally {
       setBusy(false);
     }
   };
   return (
     <>
-      <div class="table-wrap">
-        <table data-testid="conversations">
-          <caption>
-            {rows.length} {next ? 'shown, more to come' : rows.length === 1 ? 'conversation' : 'conversations'}, most
-            recently active first
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Conversation</th>
-              <th scope="col">Family</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Last activity</th>
-              <th scope="col" class="num">
-                Summaries
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id} data-conversation-id={r.id} data-family={r.family}>
-                <th scope="row">
-                  <a {...linkProps(`/conversations/${seg(r.id)}`)}>{r.title ?? r.session?.sessionId ?? r.id}</a>
-                  {(r.title || r.session) && <div class="muted small">{r.id}</div>}
-                  {r.forkedFrom && <div class="muted small">fork of {r.forkedFrom}</div>}
-                </th>
-                <td>
-                  <span class={`badge ${r.family}`}>{FAMILY_NAMES[r.family]}</span>
-                </td>
-                <td>{r.owner ?? <span class="muted">—</span>}</td>
-                <td>
-                  <When iso={r.lastActivity} />
-                </td>
-                <td class="num">
-                  {r.summaries > 0 ? (
-                    <a {...linkProps(`/conversations/${seg(r.id)}/summaries`)}>
-                      {r.summaries}
-                      <span class="visually-hidden"> Memory Agent summaries</span>
-                    </a>
-                  ) : (
-                    <span class="muted">—</span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {more?.error !== undefined && <ErrorBox error={more.error} />}
-      {next && (
-        <button type="button" onClick={loadMore} disabled={busy} aria-busy={busy ? 'true' : undefined}>
-          Show more conversations
-        </button>
-      )}
+      <Table
+        data-testid="conversations"
+        caption={`${rows.length} ${next ? 'shown, more to come' : rows.length === 1 ? 'conversation' : 'conversations'}, most recently active first`}
+        head={['Conversation', 'Family', 'Owner', 'Last activity', { num: 'Summaries' }]}
+      >
+        {rows.map((r) => (
+          <tr key={r.id} data-conversation-id={r.id} data-family={r.family}>
+            <th scope="row">
+              <a {...linkProps(`/conversations/${seg(r.id)}`)}>{r.title ?? r.session?.sessionId ?? r.id}</a>
+              {(r.title || r.session) && <div class="muted small">{r.id}</div>}
+              {r.forkedFrom && <div class="muted small">fork of {r.forkedFrom}</div>}
+            </th>
+            <td>
+              <span class={`badge ${r.family}`}>{FAMILY_NAMES[r.family]}</span>
+            </td>
+            <td>{r.owner ?? <span class="muted">—</span>}</td>
+            <td>
+              <When iso={r.lastActivity} />
+            </td>
+            <td class="num">
+              {r.summaries > 0 ? (
+                <a {...linkProps(`/conversations/${seg(r.id)}/summaries`)}>
+                  {r.summaries}
+                  <span class="visually-hidden"> Memory Agent summaries</span>
+                </a>
+              ) : (
+                <span class="muted">—</span>
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <NextPage cursor={next} label="Show more conversations" onNext={loadMore} busy={busy} error={more?.error} />
     </>
   );
 }

@@ -3,6 +3,7 @@ import type { Session } from '../shell/session.js';
 import { linkProps, seg } from '../shell/router.js';
 import { useLoad } from '../shell/use-load.js';
 import { Empty, Show, When } from '../shell/ui.js';
+import { Table } from '../shell/table.js';
 import { focusQuery } from '../memories/episodes.js';
 
 interface Fork {
@@ -49,27 +50,22 @@ export function ForksAndMembers({ session, id }: { session: Session; id: string 
             ) : list.length === 0 ? (
               <Empty>No members: agents and the local user reach it without one.</Empty>
             ) : (
-              <table data-testid="members">
-                <caption class="visually-hidden">Members and their access levels</caption>
-                <thead>
+              <Table
+                data-testid="members"
+                caption="Members and their access levels"
+                hideCaption
+                head={['Person', 'Level', 'Since']}
+              >
+                {list.map((m) => (
                   <tr>
-                    <th scope="col">Person</th>
-                    <th scope="col">Level</th>
-                    <th scope="col">Since</th>
+                    <th scope="row">{m.userId}</th>
+                    <td>{m.accessLevel}</td>
+                    <td>
+                      <When iso={m.createdAt} />
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.map((m) => (
-                    <tr>
-                      <th scope="row">{m.userId}</th>
-                      <td>{m.accessLevel}</td>
-                      <td>
-                        <When iso={m.createdAt} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
             )
           }
         </Show>

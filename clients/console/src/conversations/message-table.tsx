@@ -1,6 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { linkProps, queryOf, seg } from '../shell/router.js';
 import { Empty, When } from '../shell/ui.js';
+import { Table } from '../shell/table.js';
 import type { MessageRow } from './load-messages.js';
 
 export interface Highlight {
@@ -29,69 +30,54 @@ export function MessageTable({
   }, [firstMarked]);
   if (rows.length === 0) return <Empty>No messages you can read in this conversation.</Empty>;
   return (
-    <div class="table-wrap">
-      <table class="messages" data-testid="messages">
-        <caption class="visually-hidden">Messages, oldest first</caption>
-        <thead>
-          <tr>
-            <th scope="col" class="num">
-              #
-            </th>
-            <th scope="col">Sender</th>
-            <th scope="col">Role</th>
-            <th scope="col">Channel</th>
-            <th scope="col">Time</th>
-            <th scope="col">Message</th>
-            <th scope="col">Episode</th>
-            <th scope="col">Memories</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr
-              key={r.id}
-              id={`message-${r.id}`}
-              class={marked(r, highlight) ? 'marked' : undefined}
-              aria-current={marked(r, highlight) ? 'true' : undefined}
-              data-message-id={r.id}
-            >
-              <td class="num">{r.sequence}</td>
-              <td>{r.senderName && r.senderName !== r.sender ? `${r.senderName} (${r.sender})` : r.sender || '—'}</td>
-              <td>{r.role ?? <span class="muted">—</span>}</td>
-              <td>{r.channel ?? <span class="muted">—</span>}</td>
-              <td>
-                <When iso={r.time} />
-              </td>
-              <td class="content">{r.content}</td>
-              <td>
-                {r.episode ? (
-                  <a
-                    {...linkProps(
-                      `/conversations/${seg(conversationId)}/memories${queryOf({ episode: r.episode.key })}`,
-                    )}
-                    data-testid="message-episode"
-                  >
-                    Episode {r.episode.number}
-                    <span class="visually-hidden"> holding message {r.sequence}</span>
-                  </a>
-                ) : (
-                  <span class="muted">—</span>
-                )}
-              </td>
-              <td>
-                {r.memories.length > 0 ? (
-                  <a {...linkProps(`/conversations/${seg(conversationId)}/memories${queryOf({ message: r.id })}`)}>
-                    {r.memories.length} {r.memories.length === 1 ? 'memory' : 'memories'}
-                    <span class="visually-hidden"> made from message {r.sequence}</span>
-                  </a>
-                ) : (
-                  <span class="muted">—</span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      class="messages"
+      data-testid="messages"
+      caption="Messages, oldest first"
+      hideCaption
+      head={[{ num: '#' }, 'Sender', 'Role', 'Channel', 'Time', 'Message', 'Episode', 'Memories']}
+    >
+      {rows.map((r) => (
+        <tr
+          key={r.id}
+          id={`message-${r.id}`}
+          class={marked(r, highlight) ? 'marked' : undefined}
+          aria-current={marked(r, highlight) ? 'true' : undefined}
+          data-message-id={r.id}
+        >
+          <td class="num">{r.sequence}</td>
+          <td>{r.senderName && r.senderName !== r.sender ? `${r.senderName} (${r.sender})` : r.sender || '—'}</td>
+          <td>{r.role ?? <span class="muted">—</span>}</td>
+          <td>{r.channel ?? <span class="muted">—</span>}</td>
+          <td>
+            <When iso={r.time} />
+          </td>
+          <td class="content">{r.content}</td>
+          <td>
+            {r.episode ? (
+              <a
+                {...linkProps(`/conversations/${seg(conversationId)}/memories${queryOf({ episode: r.episode.key })}`)}
+                data-testid="message-episode"
+              >
+                Episode {r.episode.number}
+                <span class="visually-hidden"> holding message {r.sequence}</span>
+              </a>
+            ) : (
+              <span class="muted">—</span>
+            )}
+          </td>
+          <td>
+            {r.memories.length > 0 ? (
+              <a {...linkProps(`/conversations/${seg(conversationId)}/memories${queryOf({ message: r.id })}`)}>
+                {r.memories.length} {r.memories.length === 1 ? 'memory' : 'memories'}
+                <span class="visually-hidden"> made from message {r.sequence}</span>
+              </a>
+            ) : (
+              <span class="muted">—</span>
+            )}
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }

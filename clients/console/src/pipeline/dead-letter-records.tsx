@@ -1,6 +1,7 @@
 import type { Session } from '../shell/session.js';
 import { useLoad } from '../shell/use-load.js';
 import { Empty, Show } from '../shell/ui.js';
+import { Table } from '../shell/table.js';
 
 /** Records shown per dead-letter topic, the newest. */
 const PER_TOPIC = 20;
@@ -40,52 +41,38 @@ function Records({ session }: { session: Session }) {
           const topics = list.data.filter((t) => t.records.length > 0);
           if (topics.length === 0) return <Empty>Every dead-letter topic is empty.</Empty>;
           return topics.map((t) => (
-            <div class="table-wrap">
-              <table data-dlq-topic={t.topic}>
-                <caption>
-                  {t.topic}: {t.records.length} of the {t.retained} records it holds
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Record</th>
-                    <th scope="col">Reason</th>
-                    <th scope="col">From</th>
-                    <th scope="col" class="num">
-                      Attempts
-                    </th>
-                    <th scope="col">Content</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {t.records.map((r) => (
-                    <tr data-testid="dead-letter" data-offset={`${r.partition}:${r.offset}`}>
-                      <th scope="row" class="small">
-                        partition {r.partition}, offset {r.offset}
-                        {r.key && <div class="muted">key {r.key}</div>}
-                      </th>
-                      <td>
-                        {r.code && <span class="badge failed">{r.code}</span>}{' '}
-                        <span data-testid="dead-letter-reason">{r.reason ?? '—'}</span>
-                      </td>
-                      <td class="small">
-                        {r.sourceTopic ?? '—'}
-                        {r.sourceOffset !== null && ` @ ${r.sourcePartition ?? '?'}:${r.sourceOffset}`}
-                        {r.consumerGroup && <div class="muted">group {r.consumerGroup}</div>}
-                      </td>
-                      <td class="num">{r.attempts ?? '—'}</td>
-                      <td>
-                        <details>
-                          <summary>
-                            {r.valueBytes} bytes{r.value.length >= list.valueLimit ? ' (cut)' : ''}
-                          </summary>
-                          <pre class="content small">{r.value}</pre>
-                        </details>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              data-dlq-topic={t.topic}
+              caption={`${t.topic}: ${t.records.length} of the ${t.retained} records it holds`}
+              head={['Record', 'Reason', 'From', { num: 'Attempts' }, 'Content']}
+            >
+              {t.records.map((r) => (
+                <tr data-testid="dead-letter" data-offset={`${r.partition}:${r.offset}`}>
+                  <th scope="row" class="small">
+                    partition {r.partition}, offset {r.offset}
+                    {r.key && <div class="muted">key {r.key}</div>}
+                  </th>
+                  <td>
+                    {r.code && <span class="badge failed">{r.code}</span>}{' '}
+                    <span data-testid="dead-letter-reason">{r.reason ?? '—'}</span>
+                  </td>
+                  <td class="small">
+                    {r.sourceTopic ?? '—'}
+                    {r.sourceOffset !== null && ` @ ${r.sourcePartition ?? '?'}:${r.sourceOffset}`}
+                    {r.consumerGroup && <div class="muted">group {r.consumerGroup}</div>}
+                  </td>
+                  <td class="num">{r.attempts ?? '—'}</td>
+                  <td>
+                    <details>
+                      <summary>
+                        {r.valueBytes} bytes{r.value.length >= list.valueLimit ? ' (cut)' : ''}
+                      </summary>
+                      <pre class="content small">{r.value}</pre>
+                    </details>
+                  </td>
+                </tr>
+              ))}
+            </Table>
           ));
         }}
       </Show>

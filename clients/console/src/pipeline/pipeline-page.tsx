@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ComponentChildren } from 'preact';
 import type { Session } from '../shell/session.js';
 import { Empty, ErrorBox } from '../shell/ui.js';
+import { numeric, Table } from '../shell/table.js';
 import { figuresOf, withBusLag, type Figures } from './pipeline-figures.js';
 import { DeadLetterRecords } from './dead-letter-records.js';
 
@@ -69,17 +69,11 @@ export function PipelinePage({ session }: { session: Session }) {
         <>
           <Table
             caption="Consumer groups"
-            testId="consumer-groups"
-            numericFrom={2}
+            data-testid="consumer-groups"
             head={[
               'Group',
               'Topics',
-              'Lag',
-              'Largest partition lag',
-              'Records/s',
-              'Handled',
-              'Retried',
-              'Dead-lettered',
+              ...numeric('Lag', 'Largest partition lag', 'Records/s', 'Handled', 'Retried', 'Dead-lettered'),
             ]}
           >
             {figures.groups.map((g) => (
@@ -103,9 +97,8 @@ export function PipelinePage({ session }: { session: Session }) {
           ) : (
             <Table
               caption="Records sent to dead-letter topics, by reason"
-              testId="dead-letters"
-              numericFrom={3}
-              head={['Topic', 'Group', 'Reason', 'Records']}
+              data-testid="dead-letters"
+              head={['Topic', 'Group', 'Reason', ...numeric('Records')]}
             >
               {figures.deadLetters.map((d) => (
                 <tr>
@@ -125,9 +118,8 @@ export function PipelinePage({ session }: { session: Session }) {
             <>
               <Table
                 caption="Model calls"
-                testId="model-calls"
-                numericFrom={3}
-                head={['Model', 'Operation', 'Outcome', 'Calls', 'Mean time']}
+                data-testid="model-calls"
+                head={['Model', 'Operation', 'Outcome', ...numeric('Calls', 'Mean time')]}
               >
                 {figures.modelCalls.map((c) => (
                   <tr>
@@ -141,9 +133,8 @@ export function PipelinePage({ session }: { session: Session }) {
               </Table>
               <Table
                 caption="Tokens the model server reported"
-                testId="tokens"
-                numericFrom={2}
-                head={['Model', 'Operation', 'Prompt', 'Completion']}
+                data-testid="tokens"
+                head={['Model', 'Operation', ...numeric('Prompt', 'Completion')]}
               >
                 {figures.tokens.map((t) => (
                   <tr>
@@ -159,9 +150,8 @@ export function PipelinePage({ session }: { session: Session }) {
           {figures.modelErrors.length > 0 && (
             <Table
               caption="Failed model calls"
-              testId="model-errors"
-              numericFrom={3}
-              head={['Model', 'Operation', 'Reason', 'Calls']}
+              data-testid="model-errors"
+              head={['Model', 'Operation', 'Reason', ...numeric('Calls')]}
             >
               {figures.modelErrors.map((e) => (
                 <tr>
@@ -176,38 +166,5 @@ export function PipelinePage({ session }: { session: Session }) {
         </>
       )}
     </section>
-  );
-}
-
-function Table({
-  caption,
-  testId,
-  head,
-  numericFrom,
-  children,
-}: {
-  caption: string;
-  testId: string;
-  head: string[];
-  /** The first column of numbers: they, and their headers, align right. */
-  numericFrom: number;
-  children: ComponentChildren;
-}) {
-  return (
-    <div class="table-wrap">
-      <table data-testid={testId}>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            {head.map((h, i) => (
-              <th scope="col" class={i >= numericFrom ? 'num' : undefined}>
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
   );
 }

@@ -2,6 +2,12 @@ import { useState } from 'preact/hooks';
 import { signIn, type Credentials, type Session } from './session.js';
 import { describe } from './ui.js';
 
+const KINDS: ReadonlyArray<readonly [Credentials['kind'], string]> = [
+  ['token', 'A person (token)'],
+  ['key', 'An agent (API key)'],
+  ['local', 'The local user (authentication off)'],
+];
+
 /** Sign in with a person's token or an agent's key, or, on a server without authentication, as the local user. */
 export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => void; notice?: string }) {
   const [kind, setKind] = useState<Credentials['kind']>('token');
@@ -32,30 +38,12 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => voi
       <form onSubmit={submit} aria-describedby={problem ? 'sign-in-problem' : undefined}>
         <fieldset>
           <legend>Sign in as</legend>
-          <label class="inline">
-            <input
-              type="radio"
-              name="kind"
-              value="token"
-              checked={kind === 'token'}
-              onChange={() => setKind('token')}
-            />{' '}
-            A person (token)
-          </label>
-          <label class="inline">
-            <input type="radio" name="kind" value="key" checked={kind === 'key'} onChange={() => setKind('key')} /> An
-            agent (API key)
-          </label>
-          <label class="inline">
-            <input
-              type="radio"
-              name="kind"
-              value="local"
-              checked={kind === 'local'}
-              onChange={() => setKind('local')}
-            />{' '}
-            The local user (authentication off)
-          </label>
+          {KINDS.map(([value, name]) => (
+            <label class="inline">
+              <input type="radio" name="kind" value={value} checked={kind === value} onChange={() => setKind(value)} />{' '}
+              {name}
+            </label>
+          ))}
         </fieldset>
         {kind !== 'local' && (
           <label>

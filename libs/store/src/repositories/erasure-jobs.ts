@@ -2,6 +2,7 @@ import type { Queryable, Store } from '../store.js';
 import { addErasureCounts, noErasureCounts, type ErasureCounts } from './erasure-counts.js';
 import type { ErasureBatch } from './erase-person.js';
 import { recordAudit } from './audit-log.js';
+import { endHeldJob, leaseFrom, leaseJob, lockHeldJob, lockOpenJob } from './job-row-leases.js';
 
 export type ErasureStatus = 'pending' | 'running' | 'completed' | 'failed';
 
@@ -92,20 +93,18 @@ export async function claimErasureJob(
 ): Promise<ErasureJob | undefined> {
   if (o.jobId !== undefined && !UUID.test(o.jobId)) return undefined;
   return store.transaction(async (tx) => {
-    const params: unknown[] = [o.owner, o.leaseMs];
-    const only = o.jobId === undefined ? '' : `AND id = $${params.push(o.jobId)}::uuid`;
-    const { rows } = await tx.query<ErasureJob>(
-      `WITH open AS (
-         SELECT id AS open_id FROM erasure_jobs
-         WHERE status IN ('pending', 'running') AND (leased_until IS NULL OR leased_until < clock_timestamp()) ${only}
-         ORDER BY requested_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-       UPDATE erasure_jobs j SET status = 'running', lease_owner = $1, attempts = attempts + 1,
-         leased_until = clock_timestamp() + make_interval(secs => $2::float8 / 1000),
-         started_at = COALESCE(started_at, clock_timestamp())
-       FROM open WHERE j.id = open.open_id RETURNING ${COLUMNS}`,
-      params,
-    );
-    return rows[0];
+    const open = await lockOpenJob<ErasureJob>(tx, 'erasure_jobs', {
+      columns: COLUMNS,
+      oldestBy: 'requested_at',
+      jobId: o.jobId,
+    });
+    if (!open) return undefined;
+    return leaseJob<ErasureJob>(tx, 'erasure_jobs', {
+      columns: COLUMNS,
+      jobId: open.id,
+      owner: o.owner,
+      leaseMs: o.leaseMs,
+    });
   });
 }
 
@@ -127,7 +126,7 @@ export async function runErasureBatch(
     const { rows } = await tx.query<ErasureJob>(
       `UPDATE erasure_jobs SET counts = $2::jsonb, step = $3,
          streams_to_discard = ARRAY(SELECT DISTINCT unnest(streams_to_discard || $4::text[])),
-         leased_until = clock_timestamp() + make_interval(secs => $5::float8 / 1000)
+         leased_until = ${leaseFrom('$5')}
        WHERE id = $1::uuid RETURNING ${COLUMNS}`,
       [
         job.id,
@@ -141,13 +140,8 @@ export async function runErasureBatch(
   });
 }
 
-async function heldJob(tx: Queryable, o: { jobId: string; owner: string }): Promise<ErasureJob | undefined> {
-  const { rows } = await tx.query<ErasureJob>(
-    `SELECT ${COLUMNS} FROM erasure_jobs WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' FOR UPDATE`,
-    [o.jobId, o.owner],
-  );
-  return rows[0];
-}
+const heldJob = (tx: Queryable, o: { jobId: string; owner: string }) =>
+  lockHeldJob<ErasureJob>(tx, 'erasure_jobs', { ...o, columns: COLUMNS });
 
 /**
  * The last step, in one transaction that holds back every new write of messages, memberships and
@@ -167,16 +161,20 @@ export async function finishErasurePass(
     );
     const job = await heldJob(tx, o);
     if (!job) return undefined;
-    const again = await remains(tx, job.user_id);
-    const { rows } = await tx.query<ErasureJob>(
-      again
-        ? `UPDATE erasure_jobs SET step = $3, passes = passes + 1 WHERE id = $1::uuid AND lease_owner = $2 RETURNING ${COLUMNS}`
-        : `UPDATE erasure_jobs SET status = 'completed', passes = passes + 1, completed_at = clock_timestamp(), leased_until = NULL
-           WHERE id = $1::uuid AND lease_owner = $2 RETURNING ${COLUMNS}`,
-      again ? [job.id, o.owner, o.firstStep] : [job.id, o.owner],
-    );
-    const ended = rows[0];
-    if (ended?.status === 'completed') await auditErasure(tx, ended);
+    if (await remains(tx, job.user_id)) {
+      const { rows } = await tx.query<ErasureJob>(
+        `UPDATE erasure_jobs SET step = $3, passes = passes + 1 WHERE id = $1::uuid AND lease_owner = $2 RETURNING ${COLUMNS}`,
+        [job.id, o.owner, o.firstStep],
+      );
+      return rows[0];
+    }
+    const ended = await endHeldJob<ErasureJob>(tx, 'erasure_jobs', {
+      columns: COLUMNS,
+      jobId: job.id,
+      owner: o.owner,
+      set: 'passes = passes + 1',
+    });
+    if (ended) await auditErasure(tx, ended);
     return ended;
   });
 }
@@ -212,7 +210,7 @@ export async function advanceErasureJob(
   done: { total: ErasureCounts; discarded: readonly string[] },
 ): Promise<ErasureJob | undefined> {
   const { rows } = await q.query<ErasureJob>(
-    `UPDATE erasure_jobs SET step = $3, leased_until = clock_timestamp() + make_interval(secs => $4::float8 / 1000),
+    `UPDATE erasure_jobs SET step = $3, leased_until = ${leaseFrom('$4')},
        counts = $5::jsonb, streams_to_discard = ARRAY(SELECT unnest(streams_to_discard) EXCEPT SELECT unnest($6::text[]))
      WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' RETURNING ${COLUMNS}`,
     [o.jobId, o.owner, o.next, o.leaseMs, JSON.stringify(done.total), [...done.discarded]],
@@ -225,13 +223,9 @@ export async function failErasureJob(
   q: Queryable,
   o: { jobId: string; owner: string; error: string },
 ): Promise<ErasureJob | undefined> {
-  const { rows } = await q.query<ErasureJob>(
-    `UPDATE erasure_jobs SET status = 'failed', error = $3, completed_at = clock_timestamp(), leased_until = NULL
-     WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' RETURNING ${COLUMNS}`,
-    [o.jobId, o.owner, o.error],
-  );
-  if (rows[0]) await auditErasure(q, rows[0]);
-  return rows[0];
+  const ended = await endHeldJob<ErasureJob>(q, 'erasure_jobs', { ...o, columns: COLUMNS });
+  if (ended) await auditErasure(q, ended);
+  return ended;
 }
 
 /** Extends the lease of a job `owner` still holds (a step outside the database may outlast one lease); false once it is not theirs. */
@@ -240,7 +234,7 @@ export async function renewErasureLease(
   o: { jobId: string; owner: string; leaseMs: number },
 ): Promise<boolean> {
   const { rowCount } = await q.query(
-    `UPDATE erasure_jobs SET leased_until = clock_timestamp() + make_interval(secs => $3::float8 / 1000)
+    `UPDATE erasure_jobs SET leased_until = ${leaseFrom('$3')}
      WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running'`,
     [o.jobId, o.owner, o.leaseMs],
   );

@@ -1,5 +1,6 @@
 import type { Queryable, Store } from '../store.js';
 import { addPurgeCounts, NO_PURGE, purgeConversationGroups, type PurgeCounts } from './purge-conversations.js';
+import { endHeldJob, leaseFrom, leaseJob, lockHeldJob, lockOpenJob } from './job-row-leases.js';
 
 /** memory-service's resource types: groups soft-deleted, and memberships removed, before the cutoff. */
 export const EVICTABLE_RESOURCES = ['conversation_groups', 'conversation_memberships'] as const;
@@ -70,24 +71,21 @@ export async function claimEvictionJob(
   o: { owner: string; leaseMs: number; jobId?: string | undefined },
 ): Promise<EvictionJob | undefined> {
   return store.transaction(async (tx) => {
-    const params: unknown[] = [];
-    const only = o.jobId === undefined ? '' : `AND id = $${params.push(o.jobId)}::uuid`;
-    const { rows } = await tx.query<EvictionJob>(
-      `SELECT ${COLUMNS} FROM eviction_jobs
-       WHERE status IN ('pending', 'running') AND (leased_until IS NULL OR leased_until < clock_timestamp()) ${only}
-       ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-      params,
-    );
-    const job = rows[0];
+    const job = await lockOpenJob<EvictionJob>(tx, 'eviction_jobs', {
+      columns: COLUMNS,
+      oldestBy: 'created_at',
+      jobId: o.jobId,
+    });
     if (!job) return undefined;
     const total = job.started_at === null ? await countEvictable(tx, job) : job.total;
-    const taken = await tx.query<EvictionJob>(
-      `UPDATE eviction_jobs SET status = 'running', lease_owner = $2, attempts = attempts + 1, total = $4,
-         leased_until = clock_timestamp() + make_interval(secs => $3::float8 / 1000), started_at = COALESCE(started_at, clock_timestamp())
-       WHERE id = $1::uuid RETURNING ${COLUMNS}`,
-      [job.id, o.owner, o.leaseMs, total],
-    );
-    return taken.rows[0];
+    return leaseJob<EvictionJob>(tx, 'eviction_jobs', {
+      columns: COLUMNS,
+      jobId: job.id,
+      owner: o.owner,
+      leaseMs: o.leaseMs,
+      set: 'total = $4',
+      params: [total],
+    });
   });
 }
 
@@ -155,11 +153,7 @@ export async function evictBatch(
   o: { jobId: string; owner: string; leaseMs: number; batchSize: number },
 ): Promise<EvictionStep> {
   return store.transaction(async (tx) => {
-    const { rows } = await tx.query<EvictionJob>(
-      `SELECT ${COLUMNS} FROM eviction_jobs WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' FOR UPDATE`,
-      [o.jobId, o.owner],
-    );
-    const job = rows[0];
+    const job = await lockHeldJob<EvictionJob>(tx, 'eviction_jobs', { ...o, columns: COLUMNS });
     if (!job) return { held: false, found: 0, purged: 0, conversationIds: [] };
     let groups: string[] = [];
     if (job.resource_types.includes('conversation_groups')) {
@@ -177,7 +171,7 @@ export async function evictBatch(
     await tx.query(
       `UPDATE eviction_jobs SET done = done + $2, counts = $3::jsonb,
          streams_to_discard = ARRAY(SELECT DISTINCT unnest(streams_to_discard || $4::text[])),
-         leased_until = clock_timestamp() + make_interval(secs => $5::float8 / 1000)
+         leased_until = ${leaseFrom('$5')}
        WHERE id = $1::uuid`,
       [job.id, purged.counts.groups + removals, JSON.stringify(counts), purged.conversationIds, o.leaseMs],
     );
@@ -205,12 +199,7 @@ export async function finishEvictionJob(
   q: Queryable,
   o: { jobId: string; owner: string; error?: string | undefined },
 ): Promise<EvictionJob | undefined> {
-  const { rows } = await q.query<EvictionJob>(
-    `UPDATE eviction_jobs SET status = $3, error = $4, completed_at = clock_timestamp(), leased_until = NULL
-     WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' RETURNING ${COLUMNS}`,
-    [o.jobId, o.owner, o.error === undefined ? 'completed' : 'failed', o.error ?? null],
-  );
-  return rows[0];
+  return endHeldJob<EvictionJob>(q, 'eviction_jobs', { ...o, columns: COLUMNS });
 }
 
 /** 0 to 100; 100 only once the job is completed. */

@@ -15,6 +15,45 @@ type Writer<K extends ExportDataKind> = (q: Queryable, records: Array<Of<K>>) =>
 /** The rows of a batch, as one jsonb parameter unpacked by jsonb_to_recordset. */
 const rows = (columns: string) => `jsonb_to_recordset($1::jsonb) AS r(${columns})`;
 
+/**
+ * The statement that stores a batch into `table`: `columns` lists each column with its SQL type as
+ * a table definition does, and each takes the record's field of its name in camelCase (`group_id`
+ * from `groupId`) unless `fields` names another; `select` turns a field into the column's value,
+ * `values` gives a value no field carries. A row whose key is already stored is skipped, and the
+ * statement answers how many it stored (`n`). The batch is `input` (aliased `r` in the insert) for
+ * `after`, more statements on what the insert `returning` gave (as `ins`); `extra` declares fields
+ * no column takes, for them.
+ */
+function insertSql(
+  table: string,
+  columns: string,
+  o: {
+    fields?: Record<string, string>;
+    select?: Record<string, (field: string) => string>;
+    values?: Record<string, string>;
+    extra?: string;
+    returning?: string;
+    order?: string;
+    after?: string;
+  } = {},
+): string {
+  const typed = columns.split(',').map((c) => c.trim().split(/\s+/) as [string, string]);
+  const fieldOf = (column: string) =>
+    o.fields?.[column] ?? column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  const declared = typed.map(([column, type]) => `"${fieldOf(column)}" ${type}`);
+  const selected = typed.map(([column]) => o.select?.[column]?.(`r."${fieldOf(column)}"`) ?? `r."${fieldOf(column)}"`);
+  const names = [...typed.map(([column]) => column), ...Object.keys(o.values ?? {})];
+  return `WITH input AS (SELECT * FROM ${rows([...declared, ...(o.extra ? [o.extra] : [])].join(', '))}),
+     ins AS (
+       INSERT INTO ${table} (${names.join(', ')})
+       SELECT ${[...selected, ...Object.values(o.values ?? {})].join(', ')} FROM input r ${o.order ? `ORDER BY ${o.order}` : ''}
+       ON CONFLICT DO NOTHING RETURNING ${o.returning ?? '1'})${o.after ? `,\n     ${o.after}` : ''}
+     SELECT count(*) AS n FROM ins`;
+}
+
+/** A JSON array of strings as the text[] it is stored as. */
+const textArray = (field: string) => `ARRAY(SELECT jsonb_array_elements_text(${field}))`;
+
 async function inserted(q: Queryable, sql: string, records: readonly object[], more: unknown[] = []): Promise<number> {
   const { rows: result } = await q.query<{ n: number }>(sql, [JSON.stringify(records), ...more]);
   return Number(result[0]?.n ?? 0);
@@ -29,19 +68,116 @@ async function refuseTakenIds(q: Queryable, sql: string, records: readonly objec
     });
 }
 
+const CONVERSATIONS = insertSql(
+  'conversations',
+  `id text, source_api text, group_id text, next_seq bigint, title text, metadata jsonb, created_at timestamptz,
+   updated_at timestamptz, deleted_at timestamptz`,
+);
+
+const CONVERSATION_META = insertSql(
+  'conversation_meta',
+  `group_id text, id text, version text, scene text, scene_desc jsonb, name text, description text,
+   conversation_created_at timestamptz, default_timezone text, user_details jsonb, tags jsonb, created_at timestamptz,
+   updated_at timestamptz`,
+);
+
+const MEMBERSHIPS = insertSql(
+  'conversation_memberships',
+  'group_id text, user_id text, access_level text, created_at timestamptz',
+);
+
+const OWNERSHIP_TRANSFERS = insertSql(
+  'conversation_ownership_transfers',
+  `id text, group_id text, conversation_id text, from_user_id text, to_user_id text, status text,
+   created_at timestamptz, decided_at timestamptz`,
+);
+
+// The keyword side of each search row comes with the message, as the converter writes it.
+const MESSAGES = insertSql(
+  'messages',
+  `id bigint, conversation_id text, seq bigint, message_id text, sender_id text, sender_name text, role text,
+   content text, created_at timestamptz, stored_at timestamptz, refer_list jsonb, metadata jsonb, source_api text`,
+  {
+    extra: '"searchText" text',
+    returning: 'id, conversation_id, message_id, sender_id, created_at, audience',
+    after: `searchable AS (
+       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv,
+                                 embedding_model, audience)
+       SELECT 'message', i.id::text, i.conversation_id, i.sender_id, n."searchText", i.created_at, ARRAY[i.message_id],
+              to_tsvector('english', n."searchText"), $2, i.audience
+       FROM ins i JOIN input n ON n.id = i.id
+       WHERE n."searchText" <> ''
+       ON CONFLICT (kind, item_id) DO NOTHING)`,
+  },
+);
+
+const EPISODES = insertSql(
+  'episodes',
+  `id bigint, conversation_id text, start_seq bigint, end_seq bigint, message_ids jsonb, start_time timestamptz,
+   end_time timestamptz, close_reason text, status text, version int, created_at timestamptz, updated_at timestamptz`,
+  { select: { message_ids: textArray } },
+);
+
+const EPISODIC_MEMORIES = insertSql(
+  'episodic_memories',
+  `id text, episode_id bigint, conversation_id text, version int, user_id text, title text, content text,
+   occurred_at timestamptz, ended_at timestamptz, message_ids jsonb, participants jsonb, extractor text,
+   superseded_at timestamptz, created_at timestamptz`,
+  {
+    select: { message_ids: textArray, participants: textArray },
+    extra: '"searchText" text',
+    returning: 'id, conversation_id, user_id, occurred_at, message_ids, superseded_at',
+    after: `searchable AS (
+       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding_model)
+       SELECT 'episodic_memory', i.id, i.conversation_id, i.user_id, n."searchText", i.occurred_at, i.message_ids,
+              to_tsvector('english', n."searchText"), $2
+       FROM ins i JOIN input n ON n.id = i.id
+       WHERE i.superseded_at IS NULL
+       ON CONFLICT (kind, item_id) DO NOTHING)`,
+  },
+);
+
+// A summary built on one the export left out (it was not finished) stands on its own.
+const SUMMARIES = insertSql(
+  'memory',
+  `memory_id bigint, conversation_id text, memory_text text, start_sequence int, end_sequence int,
+   base_memory_id bigint, created_at timestamptz, updated_at timestamptz, generation_time_ms int`,
+  {
+    fields: { memory_id: 'id', memory_text: 'text', base_memory_id: 'baseId' },
+    select: {
+      base_memory_id: (base) =>
+        `CASE WHEN EXISTS (SELECT 1 FROM memory b WHERE b.memory_id = ${base}) OR ${base} IN (SELECT x.id FROM input x)
+         THEN ${base} END`,
+    },
+    values: { status: `'completed'` },
+    order: 'r."id"',
+  },
+);
+
+const KAOS_SESSIONS = insertSql(
+  'kaos_sessions',
+  `agent text, session_id text, conversation_id text, app_name text, user_id text, ord bigint, next_event bigint,
+   created_at timestamptz, updated_at timestamptz`,
+);
+
+const KAOS_EVENTS = insertSql(
+  'kaos_events',
+  'conversation_id text, seq bigint, event_id text, occurred_at timestamptz, event_type text, content text, metadata text',
+  { select: { content: (f) => `${f}::json`, metadata: (f) => `${f}::json` } },
+);
+
+const ARK_SESSIONS = insertSql('ark_sessions', 'session_id text, created_at timestamptz, completed_at timestamptz');
+
+const ARK_CHUNKS = insertSql(
+  'stream_chunks',
+  'session_id text, chunk_seq bigint, chunk jsonb, created_at timestamptz',
+  {
+    fields: { chunk_seq: 'seq' },
+  },
+);
+
 const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
-  conversation: (q, records) =>
-    inserted(
-      q,
-      `WITH ins AS (
-         INSERT INTO conversations (id, source_api, group_id, next_seq, title, metadata, created_at, updated_at, deleted_at)
-         SELECT id, "sourceApi", "groupId", "nextSeq", title, metadata, "createdAt", "updatedAt", "deletedAt"
-         FROM ${rows(`id text, "sourceApi" text, "groupId" text, "nextSeq" bigint, title text, metadata jsonb,
-                      "createdAt" timestamptz, "updatedAt" timestamptz, "deletedAt" timestamptz`)}
-         ON CONFLICT DO NOTHING RETURNING 1)
-       SELECT count(*) AS n FROM ins`,
-      records,
-    ),
+  conversation: (q, records) => inserted(q, CONVERSATIONS, records),
   fork: (q, records) =>
     inserted(
       q,
@@ -59,16 +195,7 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
   conversation_meta: (q, records) =>
     inserted(
       q,
-      `WITH ins AS (
-         INSERT INTO conversation_meta (group_id, id, version, scene, scene_desc, name, description, conversation_created_at,
-                                        default_timezone, user_details, tags, created_at, updated_at)
-         SELECT "groupId", id, version, scene, "sceneDesc", name, description, "conversationCreatedAt", "defaultTimezone",
-                "userDetails", tags, "createdAt", "updatedAt"
-         FROM ${rows(`"groupId" text, id text, version text, scene text, "sceneDesc" jsonb, name text, description text,
-                      "conversationCreatedAt" timestamptz, "defaultTimezone" text, "userDetails" jsonb, tags jsonb,
-                      "createdAt" timestamptz, "updatedAt" timestamptz`)}
-         ON CONFLICT DO NOTHING RETURNING 1)
-       SELECT count(*) AS n FROM ins`,
+      CONVERSATION_META,
       records.map((r) => ({
         ...r,
         sceneDesc: r.sceneDesc ?? null,
@@ -76,29 +203,8 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
         tags: r.tags ?? [],
       })),
     ),
-  membership: (q, records) =>
-    inserted(
-      q,
-      `WITH ins AS (
-         INSERT INTO conversation_memberships (group_id, user_id, access_level, created_at)
-         SELECT "groupId", "userId", "accessLevel", "createdAt"
-         FROM ${rows(`"groupId" text, "userId" text, "accessLevel" text, "createdAt" timestamptz`)}
-         ON CONFLICT DO NOTHING RETURNING 1)
-       SELECT count(*) AS n FROM ins`,
-      records,
-    ),
-  ownership_transfer: (q, records) =>
-    inserted(
-      q,
-      `WITH ins AS (
-         INSERT INTO conversation_ownership_transfers (id, group_id, conversation_id, from_user_id, to_user_id, status, created_at, decided_at)
-         SELECT id, "groupId", "conversationId", "fromUserId", "toUserId", status, "createdAt", "decidedAt"
-         FROM ${rows(`id text, "groupId" text, "conversationId" text, "fromUserId" text, "toUserId" text, status text,
-                      "createdAt" timestamptz, "decidedAt" timestamptz`)}
-         ON CONFLICT DO NOTHING RETURNING 1)
-       SELECT count(*) AS n FROM ins`,
-      records,
-    ),
+  membership: (q, records) => inserted(q, MEMBERSHIPS, records),
+  ownership_transfer: (q, records) => inserted(q, OWNERSHIP_TRANSFERS, records),
   message: async (q, records) => {
     await refuseTakenIds(
       q,
@@ -107,28 +213,9 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
       records,
       'message',
     );
-    // The keyword side of each search row comes with the message, as the converter writes it.
     return inserted(
       q,
-      `WITH input AS (
-         SELECT * FROM ${rows(`id bigint, "conversationId" text, seq bigint, "messageId" text, "senderId" text,
-                               "senderName" text, role text, content text, "createdAt" timestamptz, "storedAt" timestamptz,
-                               "referList" jsonb, metadata jsonb, "sourceApi" text, "searchText" text`)}),
-       ins AS (
-         INSERT INTO messages (id, conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at,
-                               stored_at, refer_list, metadata, source_api)
-         SELECT id, "conversationId", seq, "messageId", "senderId", "senderName", role, content, "createdAt", "storedAt",
-                "referList", metadata, "sourceApi" FROM input
-         ON CONFLICT DO NOTHING RETURNING id, conversation_id, message_id, sender_id, created_at, audience),
-       searchable AS (
-         INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv,
-                                   embedding_model, audience)
-         SELECT 'message', i.id::text, i.conversation_id, i.sender_id, n."searchText", i.created_at, ARRAY[i.message_id],
-                to_tsvector('english', n."searchText"), $2, i.audience
-         FROM ins i JOIN input n ON n.id = i.id
-         WHERE n."searchText" <> ''
-         ON CONFLICT (kind, item_id) DO NOTHING)
-       SELECT count(*) AS n FROM ins`,
+      MESSAGES,
       records.map((r) => ({
         ...r,
         searchText: messageSearchText({ ...r, sender_name: r.senderName, sender_id: r.senderId }),
@@ -144,44 +231,12 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
       records,
       'episode',
     );
-    return inserted(
-      q,
-      `WITH ins AS (
-         INSERT INTO episodes (id, conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason,
-                               status, version, created_at, updated_at)
-         SELECT id, "conversationId", "startSeq", "endSeq", ARRAY(SELECT jsonb_array_elements_text("messageIds")),
-                "startTime", "endTime", "closeReason", status, version, "createdAt", "updatedAt"
-         FROM ${rows(`id bigint, "conversationId" text, "startSeq" bigint, "endSeq" bigint, "messageIds" jsonb,
-                      "startTime" timestamptz, "endTime" timestamptz, "closeReason" text, status text, version int,
-                      "createdAt" timestamptz, "updatedAt" timestamptz`)}
-         ON CONFLICT DO NOTHING RETURNING 1)
-       SELECT count(*) AS n FROM ins`,
-      records,
-    );
+    return inserted(q, EPISODES, records);
   },
   episodic_memory: (q, records) =>
     inserted(
       q,
-      `WITH input AS (
-         SELECT * FROM ${rows(`id text, "episodeId" bigint, "conversationId" text, version int, "userId" text, title text,
-                               content text, "occurredAt" timestamptz, "endedAt" timestamptz, "messageIds" jsonb,
-                               participants jsonb, extractor text, "supersededAt" timestamptz, "createdAt" timestamptz,
-                               "searchText" text`)}),
-       ins AS (
-         INSERT INTO episodic_memories (id, episode_id, conversation_id, version, user_id, title, content, occurred_at,
-                                        ended_at, message_ids, participants, extractor, superseded_at, created_at)
-         SELECT id, "episodeId", "conversationId", version, "userId", title, content, "occurredAt", "endedAt",
-                ARRAY(SELECT jsonb_array_elements_text("messageIds")), ARRAY(SELECT jsonb_array_elements_text(participants)),
-                extractor, "supersededAt", "createdAt" FROM input
-         ON CONFLICT DO NOTHING RETURNING id, conversation_id, user_id, occurred_at, message_ids, superseded_at),
-       searchable AS (
-         INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding_model)
-         SELECT 'episodic_memory', i.id, i.conversation_id, i.user_id, n."searchText", i.occurred_at, i.message_ids,
-                to_tsvector('english', n."searchText"), $2
-         FROM ins i JOIN input n ON n.id = i.id
-         WHERE i.superseded_at IS NULL
-         ON CONFLICT (kind, item_id) DO NOTHING)
-       SELECT count(*) AS n FROM ins`,
+      EPISODIC_MEMORIES,
       records.map((r) => ({ ...r, searchText: memorySearchText(r) })),
       [UNEMBEDDED_MODEL],
     ),
@@ -194,72 +249,12 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
       records,
       'summary',
     );
-    // A summary built on one the export left out (it was not finished) stands on its own.
-    return inserted(
-      q,
-      `WITH input AS (
-         SELECT * FROM ${rows(`id bigint, "conversationId" text, text text, "startSequence" int, "endSequence" int,
-                               "baseId" bigint, "createdAt" timestamptz, "updatedAt" timestamptz, "generationTimeMs" int`)}),
-       ins AS (
-         INSERT INTO memory (memory_id, conversation_id, memory_text, start_sequence, end_sequence, base_memory_id, status,
-                             created_at, updated_at, generation_time_ms)
-         SELECT id, "conversationId", text, "startSequence", "endSequence",
-                CASE WHEN EXISTS (SELECT 1 FROM memory b WHERE b.memory_id = r."baseId")
-                       OR r."baseId" IN (SELECT x.id FROM input x) THEN r."baseId" END,
-                'completed', "createdAt", "updatedAt", "generationTimeMs"
-         FROM input r
-         ORDER BY id
-         ON CONFLICT DO NOTHING RETURNING 1)
-       SELECT count(*) AS n FROM ins`,
-      records,
-    );
+    return inserted(q, SUMMARIES, records);
   },
-  kaos_session: (q, records) =>
-    inserted(
-      q,
-      `WITH ins AS (
-         INSERT INTO kaos_sessions (agent, session_id, conversation_id, app_name, user_id, ord, next_event, created_at, updated_at)
-         SELECT agent, "sessionId", "conversationId", "appName", "userId", ord, "nextEvent", "createdAt", "updatedAt"
-         FROM ${rows(`agent text, "sessionId" text, "conversationId" text, "appName" text, "userId" text, ord bigint,
-                      "nextEvent" bigint, "createdAt" timestamptz, "updatedAt" timestamptz`)}
-         ON CONFLICT DO NOTHING RETURNING 1)
-       SELECT count(*) AS n FROM ins`,
-      records,
-    ),
-  kaos_event: (q, records) =>
-    inserted(
-      q,
-      `WITH ins AS (
-         INSERT INTO kaos_events (conversation_id, seq, event_id, occurred_at, event_type, content, metadata)
-         SELECT "conversationId", seq, "eventId", "occurredAt", "eventType", content::json, metadata::json
-         FROM ${rows(`"conversationId" text, seq bigint, "eventId" text, "occurredAt" timestamptz, "eventType" text,
-                      content text, metadata text`)}
-         ON CONFLICT DO NOTHING RETURNING 1)
-       SELECT count(*) AS n FROM ins`,
-      records,
-    ),
-  ark_session: (q, records) =>
-    inserted(
-      q,
-      `WITH ins AS (
-         INSERT INTO ark_sessions (session_id, created_at, completed_at)
-         SELECT "sessionId", "createdAt", "completedAt"
-         FROM ${rows(`"sessionId" text, "createdAt" timestamptz, "completedAt" timestamptz`)}
-         ON CONFLICT DO NOTHING RETURNING 1)
-       SELECT count(*) AS n FROM ins`,
-      records,
-    ),
-  ark_chunk: (q, records) =>
-    inserted(
-      q,
-      `WITH ins AS (
-         INSERT INTO stream_chunks (session_id, chunk_seq, chunk, created_at)
-         SELECT "sessionId", seq, chunk, "createdAt"
-         FROM ${rows(`"sessionId" text, seq bigint, chunk jsonb, "createdAt" timestamptz`)}
-         ON CONFLICT DO NOTHING RETURNING 1)
-       SELECT count(*) AS n FROM ins`,
-      records,
-    ),
+  kaos_session: (q, records) => inserted(q, KAOS_SESSIONS, records),
+  kaos_event: (q, records) => inserted(q, KAOS_EVENTS, records),
+  ark_session: (q, records) => inserted(q, ARK_SESSIONS, records),
+  ark_chunk: (q, records) => inserted(q, ARK_CHUNKS, records),
 };
 
 /**

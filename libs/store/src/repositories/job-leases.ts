@@ -1,4 +1,5 @@
 import type { Queryable, Store } from '../store.js';
+import { leaseFrom } from './job-row-leases.js';
 
 /**
  * Takes the lease of a periodic job that one replica at a time runs, for `leaseMs`: when nobody
@@ -11,7 +12,7 @@ export async function claimJobLease(
 ): Promise<boolean> {
   const { rows } = await store.query<{ name: string }>(
     `INSERT INTO job_leases AS l (name, owner, leased_until)
-     VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3::float8 / 1000))
+     VALUES ($1, $2, ${leaseFrom('$3')})
      ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, leased_until = EXCLUDED.leased_until
      WHERE (l.leased_until IS NULL OR l.leased_until < clock_timestamp())
        AND (l.last_completed_at IS NULL OR l.last_completed_at < clock_timestamp() - make_interval(secs => $4::float8 / 1000))
@@ -27,7 +28,7 @@ export async function renewJobLease(
   o: { name: string; owner: string; leaseMs: number },
 ): Promise<boolean> {
   const { rowCount } = await q.query(
-    `UPDATE job_leases SET leased_until = clock_timestamp() + make_interval(secs => $3::float8 / 1000)
+    `UPDATE job_leases SET leased_until = ${leaseFrom('$3')}
      WHERE name = $1 AND owner = $2`,
     [o.name, o.owner, o.leaseMs],
   );

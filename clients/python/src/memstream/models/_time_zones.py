@@ -1,5 +1,8 @@
 """The time zone names the server takes: the tz database names Python's zoneinfo knows, as the
-server's document lists them. A fixed list, so the client refuses what the server would."""
+server's document lists them. A fixed list, so the client refuses what the server would.
+
+Generated from libs/schemas/src/time-zones.ts by scripts/generate-python-time-zones.ts
+(npm run python:time-zones); do not edit."""
 
 from __future__ import annotations
 

@@ -1,0 +1,80 @@
+import type { Queryable } from '../store.js';
+
+/**
+ * The lease rules the job tables share (erasure_jobs, eviction_jobs): a job is open while pending
+ * or running; while running it is `lease_owner`'s until `leased_until`, which each committed batch
+ * pushes on; once that has passed (its process died, or its runner gave up a try) anyone may take
+ * it over where it stopped. Only the holder moves a job on or ends it.
+ */
+export type JobTable = 'erasure_jobs' | 'eviction_jobs';
+
+/** A lease of the milliseconds in the SQL parameter `ms`, from now (the database's clock, so replicas agree). */
+export const leaseFrom = (ms: string) => `clock_timestamp() + make_interval(secs => ${ms}::float8 / 1000)`;
+
+/**
+ * The given job, or else the oldest open one, if nobody holds it: locked for the caller's
+ * transaction, skipping one another transaction is taking meanwhile.
+ */
+export async function lockOpenJob<J>(
+  tx: Queryable,
+  table: JobTable,
+  o: { columns: string; oldestBy: string; jobId?: string | undefined },
+): Promise<J | undefined> {
+  const params: unknown[] = [];
+  const only = o.jobId === undefined ? '' : `AND id = $${params.push(o.jobId)}::uuid`;
+  const { rows } = await tx.query<J & object>(
+    `SELECT ${o.columns} FROM ${table}
+     WHERE status IN ('pending', 'running') AND (leased_until IS NULL OR leased_until < clock_timestamp()) ${only}
+     ORDER BY ${o.oldestBy} LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    params,
+  );
+  return rows[0];
+}
+
+/**
+ * Makes a job lockOpenJob locked `owner`'s for `leaseMs`, running, with one more try counted;
+ * `set` assigns more columns, from parameter $4 on (`params`).
+ */
+export async function leaseJob<J>(
+  tx: Queryable,
+  table: JobTable,
+  o: { columns: string; jobId: string; owner: string; leaseMs: number; set?: string; params?: unknown[] },
+): Promise<J | undefined> {
+  const { rows } = await tx.query<J & object>(
+    `UPDATE ${table} SET status = 'running', lease_owner = $2, attempts = attempts + 1, leased_until = ${leaseFrom('$3')},
+       started_at = COALESCE(started_at, clock_timestamp())${o.set ? `, ${o.set}` : ''}
+     WHERE id = $1::uuid RETURNING ${o.columns}`,
+    [o.jobId, o.owner, o.leaseMs, ...(o.params ?? [])],
+  );
+  return rows[0];
+}
+
+/** The running job `owner` holds, locked for the caller's transaction; undefined once another holds it. */
+export async function lockHeldJob<J>(
+  tx: Queryable,
+  table: JobTable,
+  o: { columns: string; jobId: string; owner: string },
+): Promise<J | undefined> {
+  const { rows } = await tx.query<J & object>(
+    `SELECT ${o.columns} FROM ${table} WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' FOR UPDATE`,
+    [o.jobId, o.owner],
+  );
+  return rows[0];
+}
+
+/**
+ * Ends the running job `owner` holds, completed or failed with a reason (never content); `set`
+ * assigns more columns. Undefined when it is no longer theirs.
+ */
+export async function endHeldJob<J>(
+  q: Queryable,
+  table: JobTable,
+  o: { columns: string; jobId: string; owner: string; error?: string | undefined; set?: string },
+): Promise<J | undefined> {
+  const { rows } = await q.query<J & object>(
+    `UPDATE ${table} SET status = $3, error = $4, completed_at = clock_timestamp(), leased_until = NULL${o.set ? `, ${o.set}` : ''}
+     WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' RETURNING ${o.columns}`,
+    [o.jobId, o.owner, o.error === undefined ? 'completed' : 'failed', o.error ?? null],
+  );
+  return rows[0];
+}
