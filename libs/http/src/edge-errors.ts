@@ -32,16 +32,25 @@ function pathOf(url: string): string {
   return end < 0 ? url : url.slice(0, end);
 }
 
-/** The root error handler and 404s, each in the shape of the family the path belongs to. */
-export function answerUnroutedInFamilyShape(app: FastifyInstance, shapeFor: ShapeForPath): void {
+/**
+ * The root error handler and 404s, each in the shape of the family the path belongs to; a 404 on
+ * a path no family claims comes in `unclaimedNotFound` when given (the API's composition says
+ * what a client of any of its families may meet there), else in the default shape.
+ */
+export function answerUnroutedInFamilyShape(
+  app: FastifyInstance,
+  shapeFor: ShapeForPath,
+  unclaimedNotFound?: ErrorShape,
+): void {
   app.setErrorHandler((err, request, reply) => errorHandlerFor(shapeFor(request.url))(err, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    errorHandlerFor(shapeFor(request.url))(
+  app.setNotFoundHandler((request, reply) => {
+    const shape = shapeFor(request.url);
+    return errorHandlerFor(shape === defaultErrorShape ? (unclaimedNotFound ?? shape) : shape)(
       new AppError('RESOURCE_NOT_FOUND', `No such route: ${request.method} ${pathOf(request.url)}`),
       request,
       reply,
-    ),
-  );
+    );
+  });
 }
 
 /** fastify's `frameworkErrors`: a URL that is not valid percent-encoding, a path parameter longer than the router takes. */
