@@ -67,7 +67,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     frameworkErrors: frameworkErrorsInFamilyShape(shapeFor),
     clientErrorHandler: clientErrorInFamilyShape(shapeFor),
   });
-  answerUnroutedInFamilyShape(app, shapeFor, options.openapi?.unclaimedNotFound);
+  answerUnroutedInFamilyShape(
+    app,
+    shapeFor,
+    shapeByPath(options.openapi?.families ?? [], options.openapi?.unclaimedNotFound),
+  );
   // A request that declares JSON but sends nothing (clients do, on DELETE) has no body, not a bad
   // one; anything else goes to fastify's own parser, prototype-poisoning checks included.
   const parseJson = app.getDefaultJsonParser('error', 'error');

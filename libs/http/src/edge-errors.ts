@@ -17,13 +17,13 @@ export type ShapeForPath = (url: string) => ErrorShape;
  * `/messages`, `/sessions`, `/session/...` and `/stream/...`), and in the platform's default
  * shape elsewhere.
  */
-export function shapeByPath(families: readonly ApiFamily[]): ShapeForPath {
+export function shapeByPath(families: readonly ApiFamily[], unclaimed: ErrorShape = defaultErrorShape): ShapeForPath {
   const prefixes = families
     .flatMap((family) => family.paths.map((prefix) => ({ prefix, shape: family.errorShape })))
     .sort((a, b) => b.prefix.length - a.prefix.length);
   return (url) => {
     const path = pathOf(url);
-    return prefixes.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`))?.shape ?? defaultErrorShape;
+    return prefixes.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`))?.shape ?? unclaimed;
   };
 }
 
@@ -34,23 +34,22 @@ function pathOf(url: string): string {
 
 /**
  * The root error handler and 404s, each in the shape of the family the path belongs to; a 404 on
- * a path no family claims comes in `unclaimedNotFound` when given (the API's composition says
- * what a client of any of its families may meet there), else in the default shape.
+ * a path no family claims in `notFoundShapeFor`'s (the API's composition says what a client of any
+ * of its families may meet there).
  */
 export function answerUnroutedInFamilyShape(
   app: FastifyInstance,
   shapeFor: ShapeForPath,
-  unclaimedNotFound?: ErrorShape,
+  notFoundShapeFor: ShapeForPath = shapeFor,
 ): void {
   app.setErrorHandler((err, request, reply) => errorHandlerFor(shapeFor(request.url))(err, request, reply));
-  app.setNotFoundHandler((request, reply) => {
-    const shape = shapeFor(request.url);
-    return errorHandlerFor(shape === defaultErrorShape ? (unclaimedNotFound ?? shape) : shape)(
+  app.setNotFoundHandler((request, reply) =>
+    errorHandlerFor(notFoundShapeFor(request.url))(
       new AppError('RESOURCE_NOT_FOUND', `No such route: ${request.method} ${pathOf(request.url)}`),
       request,
       reply,
-    );
-  });
+    ),
+  );
 }
 
 /** fastify's `frameworkErrors`: a URL that is not valid percent-encoding, a path parameter longer than the router takes. */

@@ -1,12 +1,18 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHttpServer, type ErrorShape } from '@memstream/http';
+import { apiFamily, createHttpServer, DefaultErrorBody, defaultErrorShape, type ErrorShape } from '@memstream/http';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { Lifecycle } from '@memstream/runtime';
 import { envelopeDocs } from './test-families.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
+/** A family whose own errors come in the default shape (as one of ours does). */
+const plainDocs = apiFamily('Plain', 'A family in the default error shape', {
+  body: DefaultErrorBody,
+  shape: defaultErrorShape,
+  paths: ['/plain'],
+});
 
 function server(t: TestContext, unclaimedNotFound?: ErrorShape) {
   const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 1000 });
@@ -18,7 +24,7 @@ function server(t: TestContext, unclaimedNotFound?: ErrorShape) {
     openapi: {
       title: 'test',
       description: 'a test API',
-      families: [envelopeDocs],
+      families: [envelopeDocs, plainDocs],
       ...(unclaimedNotFound ? { unclaimedNotFound } : {}),
     },
   });
@@ -54,6 +60,9 @@ test("a 404 on a path no family claims comes in the composition's body; a family
   const owned = await app.inject({ method: 'GET', url: '/api/v1/unknown' });
   assert.equal(owned.statusCode, 404);
   assert.equal(owned.json().status, 'failed', 'the family that owns /api/v1 answers in its envelope');
+  assert.deepEqual((await app.inject({ method: 'GET', url: '/plain/unknown' })).json(), {
+    error: { code: 'RESOURCE_NOT_FOUND', message: 'No such route: GET /plain/unknown' },
+  });
 
   // Without one, the default shape, as before.
   const { app: plain } = server(t);
