@@ -193,7 +193,15 @@ test("a worker's delegated turn with a tool call in Python's numbers and a 500 K
   assert.equal((events[3]!.content as { result: string }).result, page);
   const read = await raw(base, 'GET', `/memory/sessions/${session}/events?event_types=tool_call`, undefined, 'worker');
   assert.ok(read.text.includes(`"content":${call}`), read.text);
-  assert.deepEqual(worker.calls.slice(0, 1), ['POST /memory/sessions']);
+  assert.deepEqual(worker.calls, [
+    'POST /memory/sessions',
+    'POST events user_message',
+    'POST events task_delegation_received',
+    'POST events tool_call',
+    'POST events tool_result',
+    'POST events agent_response',
+    'GET events',
+  ]);
 });
 
 test('numbers come back as a Python client wrote them, and the context text renders content as Python prints it', async (t: TestContext) => {
