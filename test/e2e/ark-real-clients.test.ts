@@ -185,26 +185,94 @@ test("ark-api's reader: subscribes before the query exists, reads only JSON or [
   assert.deepEqual(replayed, got);
 });
 
-test('ARK records carry sequence, in storage order across sessions', async (t: TestContext) => {
+interface ArkPage {
+  messages: Array<{ id: number; session_id: string; sequence: number; message: { content: string } }>;
+}
+
+/** What ARK's reference suite checks after each purge, on a server that already held messages. */
+test("ARK's sequence: 1, 2, 3... over what a read selects, again from 1 after a purge, and ark-api's sort by it stays in storage order", async (t: TestContext) => {
   const base = await embeddedMemstream(t);
-  const session = uniqueName('chat');
-  for (const content of ['first', 'second'])
+  const post = async (session: string, ...contents: string[]) =>
     assert.equal(
       (
         await call(base, 'POST', '/messages', {
           session_id: session,
           query_id: 'q.1',
-          messages: [{ role: 'user', content }],
+          messages: contents.map((content) => ({ role: 'user', content })),
         })
       ).status,
       200,
     );
-  const page = await call<{ messages: Array<{ sequence: number; message: { content: string } }> }>(
-    base,
-    'GET',
-    `/messages?session_id=${session}`,
+  const list = async (query = '') => (await call<ArkPage>(base, 'GET', `/messages${query}`)).body.messages;
+  const numbered = (page: ArkPage['messages']) => page.map((m) => [m.message.content, m.sequence]);
+
+  // A server that holds messages already: the numbers they had go with them.
+  await post(uniqueName('earlier'), 'old 1', 'old 2', 'old 3');
+  assert.equal((await call(base, 'DELETE', '/messages')).status, 200);
+  const [one, two] = [uniqueName('session1'), uniqueName('session2')];
+  await post(one, 'first');
+  await post(two, 'second');
+  await post(one, 'third', 'fourth');
+  assert.deepEqual(numbered(await list()), [
+    ['first', 1],
+    ['second', 2],
+    ['third', 3],
+    ['fourth', 4],
+  ]);
+  // Counted before the page is cut, so pages agree with the whole listing.
+  assert.deepEqual(numbered(await list('?limit=2&offset=2')), [
+    ['third', 3],
+    ['fourth', 4],
+  ]);
+  // A session's read counts its own records, in its order.
+  assert.deepEqual(numbered(await list(`?session_id=${one}`)), [
+    ['first', 1],
+    ['third', 2],
+    ['fourth', 3],
+  ]);
+
+  // ark-api sorts every record it gathered by sequence, newest first: that is storage order reversed.
+  const all = await list();
+  const byArkApi = [...all].sort((a, b) => b.sequence - a.sequence);
+  assert.deepEqual(
+    byArkApi.map((m) => m.id),
+    [...all].sort((a, b) => b.id - a.id).map((m) => m.id),
   );
-  const [a, b] = page.body.messages;
-  assert.ok(Number.isInteger(a!.sequence) && b!.sequence > a!.sequence, JSON.stringify(page.body.messages));
-  assert.ok((await call<{ sessions: string[] }>(base, 'GET', '/sessions')).body.sessions.includes(session));
+
+  // Purging one session renumbers what remains, still in storage order.
+  assert.equal((await call(base, 'DELETE', `/messages?session_id=${two}`)).status, 200);
+  assert.deepEqual(numbered(await list()), [
+    ['first', 1],
+    ['third', 2],
+    ['fourth', 3],
+  ]);
+  assert.ok((await call<{ sessions: string[] }>(base, 'GET', '/sessions')).body.sessions.includes(one));
+});
+
+test("GET /health answers ARK's text OK, and a path no family claims ARK's {error: 'Not found'}, while each family's own paths keep their shape", async (t: TestContext) => {
+  const base = await embeddedMemstream(t);
+  const health = await fetch(`${base}/health`);
+  assert.equal(health.status, 200);
+  assert.equal(await health.text(), 'OK');
+
+  const unknown = await call<Record<string, unknown>>(base, 'GET', '/unknown');
+  assert.equal(unknown.status, 404);
+  assert.deepEqual(unknown.body, {
+    error: 'Not found',
+    code: 'RESOURCE_NOT_FOUND',
+    message: 'No such route: GET /unknown',
+  });
+  // Under a family's prefix a missing route answers in that family's shape, as its clients parse it.
+  const shapes: Array<[string, (body: Record<string, unknown>) => boolean]> = [
+    ['/messages/unknown', (b) => typeof b['error'] === 'string' && b['code'] === 'RESOURCE_NOT_FOUND'],
+    ['/memory/unknown', (b) => typeof b['detail'] === 'string'],
+    ['/api/v1/unknown', (b) => b['status'] === 'failed' && b['code'] === 'RESOURCE_NOT_FOUND'],
+    ['/api/v1/context/x/unknown', (b) => typeof (b['error'] as { code?: unknown })?.code === 'string'],
+    ['/v1/unknown', (b) => typeof b['error'] === 'string' && typeof b['code'] === 'string'],
+  ];
+  for (const [path, isItsShape] of shapes) {
+    const answer = await call<Record<string, unknown>>(base, 'GET', path);
+    assert.equal(answer.status, 404, path);
+    assert.ok(isItsShape(answer.body), `${path}: ${JSON.stringify(answer.body)}`);
+  }
 });

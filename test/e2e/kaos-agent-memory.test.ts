@@ -9,7 +9,7 @@ import { kaosClient } from './kaos-contract.js';
  * writes, the sizes its tools return, the numbers a Python client sends, the ids a path cannot
  * carry, and GET /memory/events read as its FastAPI server reads it.
  */
-async function raw(base: string, method: string, path: string, body?: string) {
+async function raw(base: string, method: string, path: string, body?: string, agent = 'kaos-worker') {
   // node:http sends the path as given: fetch and undici resolve %2E segments as a browser does.
   const { hostname, port } = new URL(base);
   return new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -20,7 +20,7 @@ async function raw(base: string, method: string, path: string, body?: string) {
         path,
         method,
         headers: {
-          'x-kaos-agent': 'kaos-worker',
+          'x-kaos-agent': agent,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
       },
@@ -60,6 +60,148 @@ test("a KAOS worker's delegated task, a failing sub-agent and a 500 KB tool resu
   assert.equal(tooBig.status, 413);
   assert.match(tooBig.body.detail, /content of event 0 is \d+ bytes of JSON; an event holds at most 1048576/);
   assert.equal((await k.events(session)).length, 4, 'nothing refused was stored');
+});
+
+/** JSON text as a Python client wrote it, sent as it is. */
+class PythonJson {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * One KAOS agent's memory calls, as `MemstreamMemory` sends them for KAOS's `Agent` (43f4851,
+ * agent/client.py): each event made by `create_event` (its id and time travel with it) and posted
+ * alone, the answer checked before the agent goes on, every call recorded in order.
+ */
+function agentMemory(base: string, agent: string) {
+  const k = kaosClient(base, {}, agent);
+  const calls: string[] = [];
+  let made = 0;
+  const path = (session: string) => `/memory/sessions/${encodeURIComponent(session)}`;
+  return {
+    calls,
+    getOrCreate: async (session: string) => {
+      calls.push('POST /memory/sessions get_or_create');
+      const answer = await k.call('POST', '/memory/sessions', {
+        app_name: 'agent',
+        user_id: 'user',
+        session_id: session,
+        get_or_create: true,
+      });
+      assert.ok(answer.status === 201 || answer.status === 200, JSON.stringify(answer.body));
+      return answer.body.session_id as string;
+    },
+    create: async () => {
+      calls.push('POST /memory/sessions');
+      return (await k.ok('POST', '/memory/sessions', { app_name: 'agent', user_id: 'user' })).session_id as string;
+    },
+    /** `content` as the JSON text Python's json.dumps wrote (its floats and big integers), or a value. */
+    addEvent: async (session: string, eventType: string, content: unknown) => {
+      calls.push(`POST events ${eventType}`);
+      const eventId = `event_${(made++).toString(16).padStart(8, '0')}`;
+      const timestamp = new Date().toISOString().replace('Z', '000+00:00');
+      const text = content instanceof PythonJson ? content.text : JSON.stringify(content);
+      const answer = await k.call(
+        'POST',
+        `${path(session)}/events`,
+        `{"event_id": "${eventId}", "timestamp": "${timestamp}", "event_type": "${eventType}", "content": ${text}, "metadata": {}}`,
+      );
+      // LocalMemory.add_event answers True; anything else fails the agent's turn (the worker's
+      // answer, or the coordinator's after its delegation failed).
+      assert.equal(answer.status, 201, `${eventType}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+      assert.deepEqual(answer.body.event_ids, [eventId]);
+    },
+    listSessions: async () => {
+      calls.push('GET /memory/sessions');
+      return (await k.ok('GET', '/memory/sessions')).sessions as string[];
+    },
+    sessionEvents: async (session: string) => {
+      calls.push('GET events');
+      return (await k.ok('GET', `${path(session)}/events`)).events as Array<{ event_type: string; content: unknown }>;
+    },
+  };
+}
+
+test("a coordinator's turn whose sub-agent is down, call by call as KAOS's Agent makes it, then the reads of its server and its tests", async (t: TestContext) => {
+  const base = await embeddedMemstream(t);
+  const coordinator = agentMemory(base, 'coordinator');
+  const task = 'Summarise the quarterly report';
+  const error = 'Agent reader unavailable at http://reader.kaos:8000';
+  // process_message(text, session_id): the session, the user's words; the model asks to delegate;
+  // delegate_to_sub_agent records the request, RemoteAgent raises, the error is recorded and handed
+  // back to the model, whose next answer ends the turn.
+  const session = await coordinator.getOrCreate('chat-7');
+  await coordinator.addEvent(session, 'user_message', 'Please summarise the quarterly report');
+  await coordinator.addEvent(session, 'delegation_request', { agent: 'reader', task });
+  await coordinator.addEvent(session, 'delegation_error', { agent: 'reader', error });
+  await coordinator.addEvent(session, 'agent_response', `The reader could not help: [Delegation failed: ${error}]`);
+
+  // KAOS's tests read the first session's events; its server's GET /memory/events reads each session's.
+  const sessions = await coordinator.listSessions();
+  assert.deepEqual(sessions, ['chat-7']);
+  const events = await coordinator.sessionEvents(sessions[0]!);
+  assert.deepEqual(
+    events.map((e) => e.event_type),
+    ['user_message', 'delegation_request', 'delegation_error', 'agent_response'],
+  );
+  assert.deepEqual(events[2]!.content, { agent: 'reader', error });
+  const served = await kaosClient(base, {}, 'coordinator').ok('GET', '/memory/events');
+  assert.equal(served.agent, 'coordinator');
+  assert.deepEqual(
+    served.events.map((e: { event_type: string }) => e.event_type),
+    events.map((e) => e.event_type),
+  );
+
+  // The next turn of the same chat finds the session and goes on.
+  assert.equal(await coordinator.getOrCreate('chat-7'), session);
+  await coordinator.addEvent(session, 'user_message', 'Try again?');
+  assert.equal((await coordinator.sessionEvents(session)).length, 5);
+  assert.deepEqual(coordinator.calls, [
+    'POST /memory/sessions get_or_create',
+    'POST events user_message',
+    'POST events delegation_request',
+    'POST events delegation_error',
+    'POST events agent_response',
+    'GET /memory/sessions',
+    'GET events',
+    'POST /memory/sessions get_or_create',
+    'POST events user_message',
+    'GET events',
+  ]);
+});
+
+test("a worker's delegated turn with a tool call in Python's numbers and a 500 KB result, call by call as KAOS's Agent makes it", async (t: TestContext) => {
+  const base = await embeddedMemstream(t);
+  const worker = agentMemory(base, 'worker');
+  // The coordinator's /v1/chat/completions call: its context, then the task. process_message
+  // makes a session of its own, records each user message and the task, and skips the rest.
+  const session = await worker.create();
+  await worker.addEvent(session, 'user_message', 'Please summarise the quarterly report');
+  await worker.addEvent(session, 'task_delegation_received', 'Summarise the quarterly report');
+  // json.dumps of {"tool": ..., "arguments": {"quarter": 3, "threshold": 8.0, "account": 2**64 + 1, "delta": -0.0}}
+  const call =
+    '{"tool": "fetch_report", "arguments": {"quarter": 3, "threshold": 8.0, "account": 18446744073709551617, "delta": -0.0}}';
+  await worker.addEvent(session, 'tool_call', new PythonJson(call));
+  const page = `<html>${'q'.repeat(500 * 1024)}</html>`;
+  await worker.addEvent(session, 'tool_result', { tool: 'fetch_report', result: page });
+  await worker.addEvent(session, 'agent_response', 'Revenue grew in Q3.');
+
+  const events = await worker.sessionEvents(session);
+  assert.deepEqual(
+    events.map((e) => e.event_type),
+    ['user_message', 'task_delegation_received', 'tool_call', 'tool_result', 'agent_response'],
+  );
+  assert.equal((events[3]!.content as { result: string }).result, page);
+  const read = await raw(base, 'GET', `/memory/sessions/${session}/events?event_types=tool_call`, undefined, 'worker');
+  assert.ok(read.text.includes(`"content":${call}`), read.text);
+  assert.deepEqual(worker.calls, [
+    'POST /memory/sessions',
+    'POST events user_message',
+    'POST events task_delegation_received',
+    'POST events tool_call',
+    'POST events tool_result',
+    'POST events agent_response',
+    'GET events',
+  ]);
 });
 
 test('numbers come back as a Python client wrote them, and the context text renders content as Python prints it', async (t: TestContext) => {

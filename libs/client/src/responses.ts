@@ -181,7 +181,7 @@ export interface ArkRecord {
   readonly session_id: string;
   readonly query_id: string;
   readonly message: Record<string, unknown>;
-  /** Storage order across sessions, as ARK's service numbers its records. */
+  /** The position from 1 in storage order among what the filters select, as ARK's service numbers its records. */
   readonly sequence: number;
 }
 

@@ -42,8 +42,8 @@ const REQUEST_ID_HEADERS = ['x-request-id', 'x-correlation-id'] as const;
  * A fastify instance with what every memstream HTTP process shares: request ids (honouring an
  * incoming x-request-id or x-correlation-id: it becomes the correlation id that travels with the
  * write through Kafka into every consumer's log lines), the root error handler, `/metrics`, and
- * health: `/health/live` (the process runs), `/health/ready` and `/health` (ready and every check
- * passes). With `openapi`, the API documentation at `/docs`.
+ * health: `/health/live` (the process runs), `/health/ready` (JSON) and `/health` (the text `OK`)
+ * when ready and every check passes. With `openapi`, the API documentation at `/docs`.
  */
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const shapeFor = shapeByPath(options.openapi?.families ?? []);
@@ -67,7 +67,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     frameworkErrors: frameworkErrorsInFamilyShape(shapeFor),
     clientErrorHandler: clientErrorInFamilyShape(shapeFor),
   });
-  answerUnroutedInFamilyShape(app, shapeFor);
+  answerUnroutedInFamilyShape(
+    app,
+    shapeFor,
+    shapeByPath(options.openapi?.families ?? [], options.openapi?.unclaimedNotFound),
+  );
   // A request that declares JSON but sends nothing (clients do, on DELETE) has no body, not a bad
   // one; anything else goes to fastify's own parser, prototype-poisoning checks included.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -116,8 +120,17 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       .status(state.ok ? 200 : 503)
       .send(state.ok ? { status: 'ok' } : { status: 'unavailable', reason: state.reason });
   };
+  // `/health` answers as ARK's memory service does (its tests read the text `OK`); no caller of
+  // ours reads its body, and the probes keep their JSON on /health/ready and /health/live.
+  const plainHealth = async (_req: unknown, reply: FastifyReply) => {
+    const state = await ready();
+    return reply
+      .status(state.ok ? 200 : 503)
+      .type('text/plain; charset=utf-8')
+      .send(state.ok ? 'OK' : `Service Unavailable: ${state.reason}`);
+  };
   const probe = { schema: { hide: true } };
-  app.get('/health', probe, readiness);
+  app.get('/health', probe, plainHealth);
   app.get('/health/ready', probe, readiness);
   app.get('/health/live', probe, async () => ({ status: 'ok' }));
   return app;

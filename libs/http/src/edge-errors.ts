@@ -17,13 +17,13 @@ export type ShapeForPath = (url: string) => ErrorShape;
  * `/messages`, `/sessions`, `/session/...` and `/stream/...`), and in the platform's default
  * shape elsewhere.
  */
-export function shapeByPath(families: readonly ApiFamily[]): ShapeForPath {
+export function shapeByPath(families: readonly ApiFamily[], unclaimed: ErrorShape = defaultErrorShape): ShapeForPath {
   const prefixes = families
     .flatMap((family) => family.paths.map((prefix) => ({ prefix, shape: family.errorShape })))
     .sort((a, b) => b.prefix.length - a.prefix.length);
   return (url) => {
     const path = pathOf(url);
-    return prefixes.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`))?.shape ?? defaultErrorShape;
+    return prefixes.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`))?.shape ?? unclaimed;
   };
 }
 
@@ -32,11 +32,19 @@ function pathOf(url: string): string {
   return end < 0 ? url : url.slice(0, end);
 }
 
-/** The root error handler and 404s, each in the shape of the family the path belongs to. */
-export function answerUnroutedInFamilyShape(app: FastifyInstance, shapeFor: ShapeForPath): void {
+/**
+ * The root error handler and 404s, each in the shape of the family the path belongs to; a 404 on
+ * a path no family claims in `notFoundShapeFor`'s (the API's composition says what a client of any
+ * of its families may meet there).
+ */
+export function answerUnroutedInFamilyShape(
+  app: FastifyInstance,
+  shapeFor: ShapeForPath,
+  notFoundShapeFor: ShapeForPath = shapeFor,
+): void {
   app.setErrorHandler((err, request, reply) => errorHandlerFor(shapeFor(request.url))(err, request, reply));
   app.setNotFoundHandler((request, reply) =>
-    errorHandlerFor(shapeFor(request.url))(
+    errorHandlerFor(notFoundShapeFor(request.url))(
       new AppError('RESOURCE_NOT_FOUND', `No such route: ${request.method} ${pathOf(request.url)}`),
       request,
       reply,

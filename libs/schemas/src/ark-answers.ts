@@ -29,7 +29,10 @@ export const ArkMessagePage = z.object({
       session_id: z.string(),
       query_id: z.string().meta({ description: 'The query the message came with, or ""' }),
       message: StoredMessage,
-      sequence: z.number().int().meta({ description: 'The storage order across sessions' }),
+      sequence: z.number().int().min(1).meta({
+        description:
+          "The record's position from 1 in storage order among what the filters select (the session, the query, or every ARK session), before limit and offset; it starts again at 1 after a purge",
+      }),
     }),
   ),
   total: Count,

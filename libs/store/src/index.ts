@@ -54,6 +54,7 @@ export {
   completeArkSession,
   appendStreamChunks,
   listStreamChunks,
+  type ArkListedRecord,
   type ArkRecord,
   type ArkSessionState,
 } from './repositories/ark.js';

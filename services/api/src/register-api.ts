@@ -6,6 +6,7 @@ import type { FamilyDeps } from './api-deps.js';
 import { API_FAMILIES, FAMILIES } from './families.js';
 import { noQueries, noWrites } from './shared/not-served.js';
 import { StreamAccess } from './shared/stream-access.js';
+import { unclaimedNotFound } from './shared/unclaimed-not-found.js';
 
 /**
  * What a process serves: `gateway` every family's writes (it publishes to Kafka and holds each
@@ -46,7 +47,7 @@ const DOCS: Record<ApiRole, Omit<ApiDocsOptions, 'families'>> = {
 
 /** What a role's `/docs` says of itself; the `all` document is `openapi.json` at the repository root. */
 export function apiDocsOf(role: ApiRole): ApiDocsOptions {
-  return { ...DOCS[role], families: API_FAMILIES };
+  return { ...DOCS[role], families: API_FAMILIES, unclaimedNotFound };
 }
 
 /**

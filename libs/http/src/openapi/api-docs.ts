@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { ApiFamily } from './api-family.js';
+import type { ErrorShape } from '../error-shapes/error-shape.js';
 import { STORABLE_JSON } from './storable-schema.js';
 
 export interface ApiDocsOptions {
@@ -9,6 +10,8 @@ export interface ApiDocsOptions {
   readonly description: string;
   /** Families whose tags the document lists, in this order. */
   readonly families: readonly ApiFamily[];
+  /** The body of a 404 on a path no family claims (the default error shape when unset). */
+  readonly unclaimedNotFound?: ErrorShape;
 }
 
 const SECURITY_SCHEMES = {

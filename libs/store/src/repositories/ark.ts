@@ -12,6 +12,11 @@ export interface ArkRecord {
   readonly message: Record<string, unknown>;
 }
 
+/** A record of a listing, with its position from 1 among what the listing selected (see listArkRecords). */
+export interface ArkListedRecord extends ArkRecord {
+  readonly sequence: number;
+}
+
 // Messages written by other APIs have no original OpenAI message; they read as {role, content}.
 const RECORD = `id, seq, conversation_id AS session_id, metadata->>'query_id' AS query_id, created_at, stored_at,
   COALESCE(metadata->'message', jsonb_build_object('role', role, 'content', content)) AS message`;
@@ -19,6 +24,11 @@ const RECORD = `id, seq, conversation_id AS session_id, metadata->>'query_id' AS
 /**
  * One session's messages in order (all of them when `limit` is undefined: ARK's controller reads
  * history without a limit), or every ARK session's, in storage order.
+ *
+ * `sequence` numbers the records ARK's way, 1, 2, 3... in the listing's order, counted over
+ * everything the filters select before the page is cut: ARK's service numbers its one list from 1
+ * and starts again after a purge, and ark-api sorts each answer by it. Counting at read time over
+ * what remains needs no counter to keep, and every replica counts the same rows.
  */
 export async function listArkRecords(
   q: Queryable,
@@ -31,7 +41,7 @@ export async function listArkRecords(
     /** Agent-only content the reader may see (see audienceIn). Unset: all of it. */
     audiences?: readonly string[] | undefined;
   },
-): Promise<{ records: ArkRecord[]; total: number }> {
+): Promise<{ records: ArkListedRecord[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (query.sessionId !== undefined) {
@@ -50,8 +60,9 @@ export async function listArkRecords(
   const order = query.sessionId !== undefined ? 'seq' : 'id';
   const total = await q.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM messages ${filter}`, params);
   params.push(query.limit ?? null, query.offset);
-  const { rows } = await q.query<ArkRecord>(
-    `SELECT ${RECORD} FROM messages ${filter} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+  const { rows } = await q.query<ArkListedRecord>(
+    `SELECT ${RECORD}, row_number() OVER (ORDER BY ${order}) AS sequence
+     FROM messages ${filter} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
   );
   return { records: rows, total: total.rows[0]?.n ?? 0 };

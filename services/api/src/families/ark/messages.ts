@@ -84,8 +84,8 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
         session_id: r.session_id,
         query_id: r.query_id ?? '',
         message: r.message,
-        // ARK's service numbers every record in storage order; ark-api's dashboard sorts by it.
-        sequence: r.id,
+        // 1, 2, 3... over what the read selects, as ARK's service numbers (see listArkRecords)
+        sequence: r.sequence,
       })),
       total: page.total,
       limit: limit ?? page.total,
