@@ -88,6 +88,21 @@ export async function checkDefaultMeta(write: string, read: string, group: strin
   });
   assert.equal(ownSaved.status, 200, JSON.stringify(ownSaved.body));
   assert.deepEqual([ownSaved.body.result['group_id'], ownSaved.body.result['is_default']], [own, false]);
+  // Posting the group's metadata again replaces it in place (same id), as its metadata suite checks.
+  const ownAgain = await call<Envelope>(write, 'POST', META, {
+    ...defaultConfig('1.1.0', 'Own group'),
+    group_id: own,
+    user_details: {},
+  });
+  assert.deepEqual(
+    [ownAgain.status, ownAgain.body.result['id'], ownAgain.body.result['version']],
+    [200, ownSaved.body.result['id'], '1.1.0'],
+  );
+  const ownPeople = await call<Envelope>(write, 'PATCH', META, {
+    group_id: own,
+    user_details: { bo: { full_name: 'Bo', role: 'user', extra: { level: 10 } } },
+  });
+  assert.deepEqual([ownPeople.status, ownPeople.body.result['updated_fields']], [200, ['user_details']]);
   const ownGot = await call<Envelope>(read, 'GET', `${META}?group_id=${own}`);
   assert.deepEqual(
     [ownGot.body.result['group_id'], ownGot.body.result['is_default'], ownGot.body.result['name']],
@@ -124,6 +139,9 @@ export async function checkDefaultMeta(write: string, read: string, group: strin
   const after = await call<Envelope>(read, 'GET', META);
   assert.deepEqual([after.body.result['name'], after.body.result['tags']], ['Defaults v3', ['default', 'patched']]);
 
+  // An empty body is no default config: its required fields are missing.
+  const empty = await call<Envelope>(write, 'POST', META, {});
+  assert.deepEqual([empty.status, empty.body.code], [400, 'INVALID_PARAMETER']);
   // An empty group_id is no group and no default.
   assert.equal((await call<Envelope>(write, 'POST', META, { ...defaultConfig('1', 'x'), group_id: '' })).status, 400);
 }
