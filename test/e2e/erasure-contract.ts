@@ -154,6 +154,21 @@ export async function checkErasure(base: string, backstage: Backstage): Promise<
       const [sender, word] = i % 2 === 0 ? [pia, mp] : [quin, mq];
       ok(await evermemos(as.agent, `g${i}`, sender, `${word} in the group, line ${i}`, group), 200, 'group message');
     }
+    // The default conversation metadata (no group's) lists both among its participants.
+    const defaultMeta = {
+      scene: 'group_chat',
+      scene_desc: 'the team',
+      name: 'Team default',
+      description: 'what groups without metadata use',
+      created_at: '2025-03-01T08:00:00Z',
+      default_timezone: 'UTC',
+      user_details: { [pia]: { full_name: 'P.', role: 'user' }, [quin]: { full_name: 'Q.', role: 'user' } },
+    };
+    ok(
+      await http(base, 'POST', '/api/v1/memories/conversation-meta', as.agent, defaultMeta),
+      200,
+      'the default config',
+    );
     for (let i = 0; i < 4; i++) {
       ok(await evermemos(as.pia, `p${i}`, pia, `${mp} privately, note ${i}`), 200, "pia's private chat");
       ok(await evermemos(as.quin, `q${i}`, quin, `${mq} privately, note ${i}`), 200, "quin's private chat");
@@ -312,6 +327,8 @@ export async function checkErasure(base: string, backstage: Backstage): Promise<
       "pia's id in no table",
     );
     if (backstage.redisUrl) assert.deepEqual(await redisResidue(backstage.redisUrl, [mp, late]), []);
+    const defaults = ok(await http(base, 'GET', '/api/v1/memories/conversation-meta', as.agent), 200, 'the default');
+    assert.deepEqual(Object.keys(defaults.result.user_details), [quin], "quin's entry in the default config stays");
     // nor on any topic, for a reader that starts every partition at offset 0
     const transport = await backstage.readTransport();
     const onTopics = transport.filter((r) => carries(mp)(r) || carries(late)(r)).map(where);

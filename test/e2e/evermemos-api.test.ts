@@ -6,6 +6,8 @@ import { freePort, startProcess } from '../../harness/processes.js';
 import { call, messagesOf, requestStatus } from '../helpers/evermemos-client.js';
 import { checkWriteContract } from './evermemos-contract.js';
 import { checkClientMetadata, checkClientReads, checkDeleteFilters } from './evermemos-clients-contract.js';
+import { checkDefaultMeta, checkDefaultMetaAccess } from './evermemos-default-meta-contract.js';
+import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 
 test('embedded mode: the EverMemOS write API, read-your-writes, duplicates, metadata', async (t: TestContext) => {
   const base = await embeddedMemstream(t);
@@ -25,6 +27,21 @@ test("EverMemOS's clients: GET bodies, every memory kind, the narrative, grouped
 test("EverMemOS's later clients' metadata: no version, no user_details, an empty PATCH, nulls left alone", async (t: TestContext) => {
   const base = await embeddedMemstream(t);
   await checkClientMetadata(base, base, uniqueName('meta'));
+});
+
+test('the default conversation metadata (group_id null): set, replaced, read, fallen back to by a group without its own', async (t: TestContext) => {
+  const base = await embeddedMemstream(t);
+  await checkDefaultMeta(base, base, uniqueName('dflt'));
+});
+
+test('with authentication, only an agent reads or changes the default metadata; a person sees it through their own group', async (t: TestContext) => {
+  const agentKey = 'agent-key-0123456789abcdef';
+  const base = await embeddedMemstream(t, { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_API_KEYS: `backend:${agentKey}` });
+  await checkDefaultMetaAccess(base, uniqueName('dflt-acl'), {
+    agent: { 'x-api-key': agentKey },
+    person: bearer(await userToken('dana')),
+    personId: 'dana',
+  });
 });
 
 test('distributed mode: the same contract across gateway, converter and read API processes', async (t: TestContext) => {

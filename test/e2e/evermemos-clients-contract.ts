@@ -83,7 +83,11 @@ type Listing = { memories: Memory[]; total_count: number; has_more: boolean; met
  * GET with a JSON body, as EverMemOS's SDK (`extra_body`) and controller tests (`requests`) fetch
  * and search. fetch() refuses a body on GET, so this goes through node:http as those clients do.
  */
-function getWithBody<T = Envelope>(base: string, path: string, body: unknown): Promise<{ status: number; body: T }> {
+export function getWithBody<T = Envelope>(
+  base: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: T }> {
   const payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const req = httpRequest(

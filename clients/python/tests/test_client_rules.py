@@ -9,6 +9,7 @@ from memstream._retry import retry_after_of, should_retry
 from memstream._sse import StreamReader, parse_frame
 from memstream.errors import error_from_answer
 from memstream.families.ark import decode_ark_frame
+from memstream.families.evermemos import EverMemOs
 from memstream.families.memory_service import decode_response_frame
 from memstream.models.ark import ArkChunkEvent, ArkEnd, ArkLive
 from memstream.models.evermemos import GroupChatMessage
@@ -91,3 +92,12 @@ def test_a_missing_or_misspelt_field_is_caught_before_anything_is_sent():
     # memory-service fields take their Python names or their wire names, and go out as the wire's.
     by_name = CreateMessageRequest(user_id="u", content=[]).model_dump(by_alias=True, exclude_unset=True)
     assert by_name == CreateMessageRequest.model_validate({"userId": "u", "content": []}).model_dump(by_alias=True, exclude_unset=True) == {"userId": "u", "content": []}
+
+
+def test_metadata_without_a_group_is_the_default_config():
+    meta = {"scene": "group_chat", "scene_desc": "d", "name": "Defaults", "description": "d", "created_at": "2025-01-15T09:00:00Z", "default_timezone": "UTC"}
+    assert "group_id" not in EverMemOs.upsert_conversation_meta.build(None, meta).body
+    assert EverMemOs.upsert_conversation_meta.build(None, {**meta, "group_id": None}).body["group_id"] is None
+    assert EverMemOs.patch_conversation_meta.build(None, {"name": "Renamed"}).body == {"name": "Renamed"}
+    assert EverMemOs.get_conversation_meta.build(None).query == {}
+    assert EverMemOs.get_conversation_meta.build(None, "team").query == {"group_id": "team"}

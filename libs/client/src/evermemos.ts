@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type {
-  ConversationMeta,
+  ConversationMetaUpsert,
   ConversationMetaPatch,
   DeleteMemoriesRequest,
   GroupChatMessage,
@@ -85,15 +85,15 @@ export class EverMemOs {
     );
   }
 
-  /** Creates or wholly replaces a group's metadata. */
+  /** Creates or wholly replaces a group's metadata (without `group_id`, the default config). */
   upsertConversationMeta(
-    meta: z.input<typeof ConversationMeta>,
+    meta: z.input<typeof ConversationMetaUpsert>,
     options: WriteOptions = {},
   ): Promise<EverMemOsAnswer<Record<string, unknown>> | Accepted> {
     return this.http.call(R.upsertConversationMeta, { body: meta, query: syncQuery(options) }, options, true);
   }
 
-  /** Changes some of a group's metadata. */
+  /** Changes some of a group's metadata (without `group_id`, the default config's). */
   patchConversationMeta(
     patch: z.input<typeof ConversationMetaPatch>,
     options: WriteOptions = {},
@@ -101,8 +101,13 @@ export class EverMemOs {
     return this.http.call(R.patchConversationMeta, { body: patch, query: syncQuery(options) }, options, true);
   }
 
-  getConversationMeta(groupId: string, options?: CallOptions): Promise<EverMemOsAnswer<Record<string, unknown>>> {
-    return this.http.call(R.getConversationMeta, { query: { group_id: groupId } }, options);
+  /** A group's metadata, or the default config it falls back to; without a group, the default config. */
+  getConversationMeta(groupId?: string, options?: CallOptions): Promise<EverMemOsAnswer<Record<string, unknown>>> {
+    return this.http.call(
+      R.getConversationMeta,
+      { query: groupId === undefined ? {} : { group_id: groupId } },
+      options,
+    );
   }
 
   /** How far memory formation got for a group. */

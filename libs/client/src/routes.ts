@@ -27,7 +27,7 @@ import {
   ArkStreamQuery,
   ContextQuery,
   ConversationIdParams,
-  ConversationMeta,
+  ConversationMetaUpsert,
   ConversationMetaPatch,
   ConversationMetaQuery,
   CreateAgentMessagesRequest,
@@ -96,7 +96,7 @@ const evermemos = {
     method: 'POST',
     path: '/api/v1/memories/conversation-meta',
     query: SyncModeQuery,
-    body: ConversationMeta,
+    body: ConversationMetaUpsert,
   }),
   patchConversationMeta: route({
     family: 'evermemos',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { envelopeOf } from './envelope.js';
 import { GroupChatMessage } from './group-chat-message.js';
 import { CanonicalMessage } from './canonical-message.js';
-import { ConversationMeta, ConversationMetaPatch } from './conversation-meta.js';
+import { ConversationMetaPatch, ConversationMetaUpsert } from './conversation-meta.js';
 import { ArkMessageBatch, ArkSessionId } from './ark-messages.js';
 import { EpisodicMemory } from './episodic-memory.js';
 import { DeleteMemoriesFilter } from './evermemos-api.js';
@@ -10,7 +10,7 @@ import { DeleteMemoriesFilter } from './evermemos-api.js';
 export const GroupChatMessageReceived = envelopeOf('group_chat.message.received', GroupChatMessage);
 export type GroupChatMessageReceived = z.infer<typeof GroupChatMessageReceived>;
 
-export const ConversationMetaUpserted = envelopeOf('group_chat.conversation_meta.upserted', ConversationMeta);
+export const ConversationMetaUpserted = envelopeOf('group_chat.conversation_meta.upserted', ConversationMetaUpsert);
 export type ConversationMetaUpserted = z.infer<typeof ConversationMetaUpserted>;
 
 export const ConversationMetaPatched = envelopeOf('group_chat.conversation_meta.patched', ConversationMetaPatch);

@@ -166,7 +166,8 @@ export const FlushAnswer = envelope(
 export const ConversationMetaAnswer = envelope(
   z.object({
     id: z.string(),
-    group_id: z.string(),
+    // null: the default config (is_default), answered for a group without metadata of its own
+    group_id: z.string().nullable(),
     version: z.string().nullable(),
     scene: z.string(),
     scene_desc: z.union([z.string(), z.record(z.string(), z.unknown())]),

@@ -214,6 +214,7 @@ export const FlushMemoriesRequest = z.object({
   sync_mode: z.boolean().default(true),
 });
 
-export const ConversationMetaQuery = z.object({ group_id: z.string().min(1).max(255) });
+/** Without `group_id`: the default config (EverMemOS's `group_id: null`). */
+export const ConversationMetaQuery = z.object({ group_id: z.string().min(1).max(255).optional() });
 export const MemoryStatsQuery = z.object({ group_id: z.string().min(1) });
 export const RequestStatusQuery = z.object({ request_id: z.string().min(1).max(200) });

@@ -22,6 +22,7 @@ export {
 } from './group-chat-message.js';
 export {
   ConversationMeta,
+  ConversationMetaUpsert,
   ConversationMetaPatch,
   UserDetail,
   UPDATABLE_META_FIELDS,

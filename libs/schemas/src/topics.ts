@@ -20,6 +20,9 @@ function topic<S extends z.ZodType>(name: string, schema: S, keyOf: (event: z.in
   return { name, dlq: `${name}.dlq`, schema, keyOf };
 }
 
+/** The Kafka key of the default conversation metadata (any key would do; this one says what it is). */
+const DEFAULT_META_KEY = 'conversation-meta:default';
+
 export const TOPICS = {
   /**
    * Public input contract: EverMemOS messages and conversation metadata, from the gateway or
@@ -37,7 +40,8 @@ export const TOPICS = {
             ? `message:${e.data.message_id}`
             : `event:${e.data.event_id}`)
       );
-    return e.data.group_id;
+    // the default config is no group's: its changes order among themselves
+    return e.data.group_id ?? DEFAULT_META_KEY;
   }),
   /**
    * ARK message batches (one event is one batch, stored whole and in order) and session

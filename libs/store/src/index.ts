@@ -27,6 +27,14 @@ export {
   type StoredConversationMeta,
 } from './repositories/conversation-meta.js';
 export {
+  upsertDefaultConversationMeta,
+  patchDefaultConversationMeta,
+  findDefaultConversationMeta,
+  findEffectiveConversationMeta,
+  defaultMetaOfGroup,
+  type StoredDefaultConversationMeta,
+} from './repositories/conversation-meta-default.js';
+export {
   recordRequestOutcomes,
   findRequestOutcome,
   findRequestOutcomes,

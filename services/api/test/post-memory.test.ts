@@ -181,11 +181,12 @@ test('rejected writes use the EverMemOS envelope, name the field, and publish no
       /invalid field default_timezone/,
     ],
     [
-      'patch without group_id',
+      // without group_id (or null) a PATCH is the default config's; an empty one is no group
+      'patch of an empty group_id',
       'PATCH',
       '/api/v1/memories/conversation-meta',
-      JSON.stringify({ name: 'x' }),
-      /missing required field group_id/,
+      JSON.stringify({ group_id: '', name: 'x' }),
+      /invalid field group_id/,
     ],
     [
       'patch of an immutable field',

@@ -7,7 +7,7 @@ import {
   claimEpisodes,
   completeEpisode,
   failEpisode,
-  findConversationMeta,
+  findEffectiveConversationMeta,
   idleConversations,
   insertEpisodes,
   messagesByIds,
@@ -156,7 +156,7 @@ export class EpisodeWorker {
     try {
       const [messages, meta] = await Promise.all([
         messagesByIds(this.store, episode.conversation_id, episode.message_ids),
-        findConversationMeta(this.store, episode.conversation_id),
+        findEffectiveConversationMeta(this.store, episode.conversation_id),
       ]);
       if (messages.length === 0) {
         // Every message went between the claim and now: the deletion removes the episode itself.
@@ -217,7 +217,7 @@ export class EpisodeWorker {
         conversationId,
         span.map((m) => m.message_id),
       ),
-      findConversationMeta(this.store, conversationId),
+      findEffectiveConversationMeta(this.store, conversationId),
     ]);
     const end = await topicEnd(model, messages, validZone(meta?.default_timezone), this.abort.signal);
     this.judgedAt.set(conversationId, last.seq);

@@ -53,7 +53,7 @@ class EverMemOsRoutes:
     delete_memories = _evermemos("DELETE", "/api/v1/memories", query=e.DeleteMemoriesFilter, body=e.DeleteMemoriesFilter)
     upsert_meta = _evermemos("POST", "/api/v1/memories/conversation-meta", query=e.SyncModeQuery, body=e.ConversationMeta)
     patch_meta = _evermemos("PATCH", "/api/v1/memories/conversation-meta", query=e.SyncModeQuery, body=e.ConversationMetaPatch)
-    get_meta = _evermemos("GET", "/api/v1/memories/conversation-meta", query=e.GroupQuery)
+    get_meta = _evermemos("GET", "/api/v1/memories/conversation-meta", query=e.ConversationMetaQuery)
     search_by_query = _evermemos("GET", "/api/v1/memories/search", query=e.SearchMemoriesRequest)
     search = _evermemos("POST", "/api/v1/memories/search", body=e.SearchMemoriesPost, gateway=False)
     flush = _evermemos("POST", "/api/v1/memories/flush", body=e.FlushMemoriesRequest)

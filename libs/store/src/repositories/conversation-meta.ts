@@ -71,21 +71,28 @@ const PATCH_COLUMNS = {
 /** Changes only the fields given; undefined when the group has no metadata. */
 export async function patchConversationMeta(
   q: Queryable,
+  groupId: string,
   patch: ConversationMetaPatch,
 ): Promise<StoredConversationMeta | undefined> {
+  const params: unknown[] = [groupId];
+  const sets = patchAssignments(patch, params);
+  const { rows } = await q.query<StoredConversationMeta>(
+    `UPDATE conversation_meta SET ${sets} WHERE group_id = $1 RETURNING ${COLUMNS}`,
+    params,
+  );
+  return rows[0];
+}
+
+/** The SET list of a patch, its values appended to `params`. */
+export function patchAssignments(patch: ConversationMetaPatch, params: unknown[]): string {
   const sets: string[] = ['updated_at = now()'];
-  const params: unknown[] = [patch.group_id];
   for (const [field, { column, json }] of Object.entries(PATCH_COLUMNS)) {
     const value = patch[field as keyof typeof PATCH_COLUMNS];
     if (value === undefined) continue;
     params.push(json ? JSON.stringify(value) : value);
     sets.push(`${column} = $${params.length}${json ? '::jsonb' : ''}`);
   }
-  const { rows } = await q.query<StoredConversationMeta>(
-    `UPDATE conversation_meta SET ${sets.join(', ')} WHERE group_id = $1 RETURNING ${COLUMNS}`,
-    params,
-  );
-  return rows[0];
+  return sets.join(', ');
 }
 
 export async function findConversationMeta(q: Queryable, groupId: string): Promise<StoredConversationMeta | undefined> {

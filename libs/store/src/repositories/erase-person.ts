@@ -122,7 +122,12 @@ export async function eraseKeyedRecords(tx: Queryable, userId: string): Promise<
     `UPDATE conversation_meta SET user_details = user_details - $1, updated_at = now() WHERE user_details ? $1`,
     [userId],
   );
-  addCount(counts, 'evermemos', 'postgres', 'groupMetadataRewritten', metas.rowCount ?? 0);
+  // the default config's participants too (what groups without metadata fall back to)
+  const defaults = await tx.query(
+    `UPDATE conversation_meta_default SET user_details = user_details - $1, updated_at = now() WHERE user_details ? $1`,
+    [userId],
+  );
+  addCount(counts, 'evermemos', 'postgres', 'groupMetadataRewritten', (metas.rowCount ?? 0) + (defaults.rowCount ?? 0));
   const memberships = await tx.query<{ source_api: string | null }>(
     `DELETE FROM conversation_memberships m WHERE m.user_id = $1
      RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = m.group_id) AS source_api`,
@@ -161,6 +166,7 @@ export async function personRemains(q: Queryable, userId: string): Promise<boole
          OR EXISTS (SELECT 1 FROM messages WHERE sender_id = $1)
          OR EXISTS (SELECT 1 FROM episodic_memories WHERE user_id = $1)
          OR EXISTS (SELECT 1 FROM conversation_meta WHERE user_details ? $1)
+         OR EXISTS (SELECT 1 FROM conversation_meta_default WHERE user_details ? $1)
          OR EXISTS (SELECT 1 FROM conversation_memberships WHERE user_id = $1)
          OR EXISTS (SELECT 1 FROM conversation_membership_removals WHERE user_id = $1)
          OR EXISTS (SELECT 1 FROM request_outcomes

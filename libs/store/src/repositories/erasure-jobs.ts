@@ -157,7 +157,7 @@ export async function finishErasurePass(
   return store.transaction(async (tx) => {
     // in the order the write path takes them (conversation row, then messages), so no cycle
     await tx.query(
-      'LOCK TABLE conversations, messages, conversation_memberships, kaos_sessions, conversation_meta IN SHARE MODE',
+      'LOCK TABLE conversations, messages, conversation_memberships, kaos_sessions, conversation_meta, conversation_meta_default IN SHARE MODE',
     );
     const job = await heldJob(tx, o);
     if (!job) return undefined;

@@ -3,13 +3,17 @@ import type { FlushTail } from '../coalescer.js';
 import type { Logger } from '@memstream/logging';
 import {
   appendMessages,
+  defaultMetaOfGroup,
   findRequestOutcomes,
   patchConversationMeta,
+  patchDefaultConversationMeta,
   recordRequestOutcomes,
   upsertConversationMeta,
+  upsertDefaultConversationMeta,
   type Queryable,
   type Store,
   type StoredConversationMeta,
+  type StoredDefaultConversationMeta,
 } from '@memstream/store';
 import {
   TOPICS,
@@ -77,7 +81,14 @@ function isCommand(e: GroupChatInput): e is GroupChatCommand {
 
 function handleWrites(deps: ConverterDeps) {
   return async (batch: readonly GroupChatWrite[], ctx: HandlerContext): Promise<FlushTail> => {
-    const { admitted: events, refused } = await gateByActor(deps.store, batch, groupOf, refusalOf, impersonation);
+    const { admitted: events, refused } = await gateByActor(
+      deps.store,
+      batch,
+      // ownRefusal turns away a person's default config before a group is asked for
+      (e) => groupOf(e) ?? '',
+      refusalOf,
+      ownRefusal,
+    );
     if (refused.length > 0) await recordRequestOutcomes(deps.store, refused);
     const hasMeta = events.some((e) => e.type !== 'group_chat.message.received');
     let applied: Applied;
@@ -168,8 +179,17 @@ interface Applied {
 async function applyInOrder(q: Queryable, events: readonly GroupChatWrite[], cache: MetaCache): Promise<Applied> {
   const metas = await cache.get(
     q,
-    events.map((e) => (e.type === 'group_chat.message.received' ? conversationIdOf(e.data) : e.data.group_id)),
+    events.flatMap((e) => groupOf(e) ?? []),
   );
+  // A group without metadata of its own takes the default config's; read only when one does.
+  let fallback: Promise<StoredDefaultConversationMeta | undefined> | undefined;
+  const metaOf = async (groupId: string): Promise<StoredConversationMeta | undefined> => {
+    const own = metas.get(groupId);
+    if (own) return own;
+    fallback ??= cache.defaultMeta(q);
+    const meta = await fallback;
+    return meta && defaultMetaOfGroup(meta, groupId);
+  };
   const applied: Applied = { outcomes: [], requestIds: events.map((e) => e.id), written: 0, stored: [] };
   let pending: GroupChatMessageReceived[] = [];
 
@@ -177,13 +197,10 @@ async function applyInOrder(q: Queryable, events: readonly GroupChatWrite[], cac
     if (pending.length === 0) return;
     const batch = pending;
     pending = [];
-    const results = await appendMessages(
-      q,
-      batch.map((e) => ({
-        requestId: e.id,
-        message: fromGroupChatMessage(e.data, metas.get(conversationIdOf(e.data))),
-      })),
-    );
+    const items = [];
+    for (const e of batch)
+      items.push({ requestId: e.id, message: fromGroupChatMessage(e.data, await metaOf(conversationIdOf(e.data))) });
+    const results = await appendMessages(q, items);
     results.forEach((r, i) => {
       const event = batch[i]!;
       if (!r.duplicate) applied.written++;
@@ -218,15 +235,32 @@ async function applyInOrder(q: Queryable, events: readonly GroupChatWrite[], cac
       applied.outcomes.push(undefined); // a replayed metadata write is not applied twice
       continue;
     }
-    const row =
-      event.type === 'group_chat.conversation_meta.upserted'
-        ? await upsertConversationMeta(q, event.data, parseCreateTime(event.data.created_at)!)
-        : await patchConversationMeta(q, event.data);
-    if (row) {
-      metas.set(row.group_id, row);
-      cache.set(row);
+    const groupId = event.data.group_id ?? null;
+    let row: StoredConversationMeta | StoredDefaultConversationMeta | undefined;
+    if (groupId === null) {
+      row =
+        event.type === 'group_chat.conversation_meta.upserted'
+          ? await upsertDefaultConversationMeta(q, event.data, parseCreateTime(event.data.created_at)!)
+          : await patchDefaultConversationMeta(q, event.data);
+      if (row) {
+        fallback = Promise.resolve(row);
+        cache.setDefault(row);
+      }
+    } else {
+      row =
+        event.type === 'group_chat.conversation_meta.upserted'
+          ? await upsertConversationMeta(
+              q,
+              { ...event.data, group_id: groupId },
+              parseCreateTime(event.data.created_at)!,
+            )
+          : await patchConversationMeta(q, groupId, event.data);
+      if (row) {
+        metas.set(row.group_id, row);
+        cache.set(row);
+      }
     }
-    const outcome = metaOutcome(event.id, event.data.group_id, row);
+    const outcome = metaOutcome(event.id, groupId, row);
     await recordRequestOutcomes(q, [outcome]);
     applied.outcomes.push(outcome);
   }
@@ -244,7 +278,11 @@ async function withEarlierOutcomes(store: Store, applied: Applied): Promise<Requ
   });
 }
 
-function metaOutcome(requestId: string, groupId: string, row: StoredConversationMeta | undefined): RequestOutcome {
+function metaOutcome(
+  requestId: string,
+  groupId: string | null,
+  row: StoredConversationMeta | StoredDefaultConversationMeta | undefined,
+): RequestOutcome {
   return {
     request_id: requestId,
     kind: 'conversation_meta',
@@ -254,17 +292,28 @@ function metaOutcome(requestId: string, groupId: string, row: StoredConversation
     duplicate: false,
     result: row ? (JSON.parse(JSON.stringify(row)) as Record<string, unknown>) : null,
     error_code: row ? null : 'RESOURCE_NOT_FOUND',
-    error_message: row ? null : `Conversation metadata not found: ${groupId}`,
+    error_message: row
+      ? null
+      : groupId === null
+        ? 'Default config not found'
+        : `Conversation metadata not found: ${groupId}`,
   };
 }
 
-function groupOf(event: GroupChatWrite): string {
-  return event.type === 'group_chat.message.received' ? conversationIdOf(event.data) : event.data.group_id;
+/** The group an event writes to; null for the default config, which is no group's. */
+function groupOf(event: GroupChatWrite): string | null {
+  return event.type === 'group_chat.message.received' ? conversationIdOf(event.data) : (event.data.group_id ?? null);
 }
 
-/** A person's message must be their own (see senderRefusal); metadata names no sender. */
-function impersonation(event: GroupChatWrite): string | undefined {
-  return event.type === 'group_chat.message.received' ? senderRefusal(event.actor, event.data) : undefined;
+/**
+ * What a person may write nowhere: a message as someone else (see senderRefusal), and the default
+ * config, which shapes every group without metadata, theirs or not (agents set it).
+ */
+function ownRefusal(event: GroupChatWrite): string | undefined {
+  if (event.type === 'group_chat.message.received') return senderRefusal(event.actor, event.data);
+  return groupOf(event) === null && event.actor?.kind === 'user'
+    ? 'The default conversation metadata applies to every group without its own: only an agent may change it'
+    : undefined;
 }
 
 function refusalOf(event: GroupChatWrite, code: string, message: string): RequestOutcome {

@@ -44,7 +44,8 @@ export function modelExtractor(model: ChatModel, options: { repairAttempts: numb
         .filter((l) => l !== '')
         .join(' ');
       const user = [
-        `Group: ${meta?.name ?? episode.conversation_id}`,
+        // a group on the default config has no name of its own ('')
+        `Group: ${meta?.name || episode.conversation_id}`,
         `Episode ${formatSpan(episode.start_time, episode.end_time, zone)}; participants: ${people.map((p) => `${p.name} [${p.id}]`).join(', ')}.`,
         '',
         transcriptOf(messages, zone),

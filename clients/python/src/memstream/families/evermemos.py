@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Union
+from typing import Any, Dict, Mapping, Optional, Union
 
 from .._operation import Call, Family, M, dump, operation
 from ..models import evermemos as e
@@ -56,17 +56,22 @@ class EverMemOs(Family[M]):
 
     @operation(R.upsert_meta)
     def upsert_conversation_meta(self, meta: Union[e.ConversationMeta, Mapping[str, Any]], *, sync: bool = True) -> Call[e.MetaAnswer]:
-        """Creates or wholly replaces a group's metadata (keyed by its ``group_id``: a repeat is harmless)."""
+        """Creates or wholly replaces a group's metadata (keyed by its ``group_id``: a repeat is harmless).
+
+        Without ``group_id`` (or with None) it sets the default config instead: what a group without
+        metadata of its own falls back to.
+        """
         return Call(query=_sync_query(sync), body=dump(e.ConversationMeta, meta), idempotent=True)
 
     @operation(R.patch_meta)
     def patch_conversation_meta(self, patch: Union[e.ConversationMetaPatch, Mapping[str, Any]], *, sync: bool = True) -> Call[e.MetaAnswer]:
-        """Changes some of a group's metadata; setting the same fields twice leaves them as once."""
+        """Changes some of a group's metadata (without ``group_id``, the default config's); setting the same fields twice leaves them as once."""
         return Call(query=_sync_query(sync), body=dump(e.ConversationMetaPatch, patch), idempotent=True)
 
     @operation(R.get_meta)
-    def get_conversation_meta(self, group_id: str) -> Call[e.EverMemOsAnswer[Dict[str, Any]]]:
-        return Call(query=dump(e.GroupQuery, {"group_id": group_id}))
+    def get_conversation_meta(self, group_id: Optional[str] = None) -> Call[e.EverMemOsAnswer[Dict[str, Any]]]:
+        """A group's metadata, or the default config when it has none (``is_default``); without a group, the default config."""
+        return Call(query=dump(e.ConversationMetaQuery, {} if group_id is None else {"group_id": group_id}))
 
     @operation(R.memory_stats)
     def memory_stats(self, group_id: str) -> Call[e.EverMemOsAnswer[e.MemoryStats]]:

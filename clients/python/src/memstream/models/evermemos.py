@@ -94,12 +94,14 @@ class DeleteMemoriesFilter(Scope):
 
 
 class ConversationMeta(Request):
+    """A group's metadata; with ``group_id`` None, the default config groups without their own fall back to."""
+
     version: Optional[str] = None
     scene: str
     scene_desc: Union[str, Dict[str, Any]]
     name: str
     description: str
-    group_id: str
+    group_id: Optional[str] = None
     created_at: str
     default_timezone: TimeZone
     user_details: Optional[Dict[str, Any]] = None
@@ -107,7 +109,7 @@ class ConversationMeta(Request):
 
 
 class ConversationMetaPatch(Request):
-    group_id: str
+    group_id: Optional[str] = None  # None: the default config
     name: Optional[str] = None
     description: Optional[str] = None
     scene_desc: Optional[Union[str, Dict[str, Any]]] = None
@@ -118,6 +120,10 @@ class ConversationMetaPatch(Request):
 
 class GroupQuery(Request):
     group_id: str
+
+
+class ConversationMetaQuery(Request):
+    group_id: Optional[str] = None  # None: the default config
 
 
 class SearchMemoriesRequest(Scope):

@@ -3,8 +3,8 @@ import { AppError } from '@memstream/errors';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import {
-  ConversationMeta,
   ConversationMetaPatch,
+  ConversationMetaUpsert,
   IMMUTABLE_META_FIELDS,
   SyncModeQuery,
   TOPICS,
@@ -14,22 +14,28 @@ import {
 import type { Writer } from '@memstream/ingest';
 import { AcceptedReply } from './accepted-reply.js';
 import { answerWrite } from './answer-write.js';
+import { personOf } from '../../shared/access.js';
+import { refuseDefaultToPerson } from './default-meta-access.js';
 
 /**
  * POST (upsert) and PATCH (partial update) of a group's metadata. Like messages they travel
  * through the input topic, keyed by the group, so they apply in order with the group's messages;
- * the call returns once the converter has applied them.
+ * the call returns once the converter has applied them. Without a group (`group_id` null or left
+ * out) they set the default config that groups without metadata of their own fall back to.
  */
 export function registerConversationMeta(app: ZodApp, write: Writer): void {
   const upsertDocs = everMemOsDocs.route({
-    summary: "Create or wholly replace a group's metadata",
+    summary: "Create or wholly replace a group's metadata, or the default config",
+    description:
+      'With group_id null or left out, the default config: what GET answers, and what shapes the messages and memories, of a group without metadata of its own.',
     querystring: SyncModeQuery,
-    body: ConversationMeta,
+    body: ConversationMetaUpsert,
     responses: { 200: 'Saved, once the converter applied it', 202: AcceptedReply },
   });
   app.post('/api/v1/memories/conversation-meta', upsertDocs, async (request, reply) => {
     const sync = request.query.sync_mode;
     const meta = request.body;
+    if (meta.group_id == null) refuseDefaultToPerson(personOf(request));
     const written = await write(
       writeOriginOf(request),
       TOPICS.groupChatInput,
@@ -43,9 +49,10 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
         message: 'Conversation metadata saved successfully',
         result: {
           id: row['id'],
-          group_id: row['group_id'],
+          group_id: row['group_id'] ?? null,
           scene: row['scene'],
           name: row['name'],
+          is_default: row['group_id'] == null,
           version: row['version'] === '' ? null : (row['version'] ?? null),
           created_at: row['conversation_created_at'],
           // EverMemOS's name for the conversation's time (its created_at is the record's)
@@ -60,7 +67,7 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
   const patchDocs = everMemOsDocs.route({
     summary: "Change some of a group's metadata",
     description:
-      'version, scene and created_at are fixed (400); a group without metadata is 404. A field given as null is left as it is; nothing to change answers 200 with updated_fields [].',
+      'version, scene and created_at are fixed (400); a group without metadata is 404. Without group_id (or with null), the default config (404 when there is none). A field given as null is left as it is; nothing to change answers 200 with updated_fields [].',
     querystring: SyncModeQuery,
     body: ConversationMetaPatch,
     // nulls are taken out and the fixed fields refused with their own message before it is parsed
@@ -73,6 +80,7 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
     const body = withoutNulls(request.body);
     rejectFixedFields(body);
     const patch = parseOrThrow(ConversationMetaPatch, body);
+    if (patch.group_id === undefined) refuseDefaultToPerson(personOf(request));
     const fields = patchedFields(patch);
     const written = await write(
       writeOriginOf(request),
@@ -91,7 +99,7 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
             : `Conversation metadata updated successfully, ${fields.length} field${fields.length === 1 ? '' : 's'} updated`,
         result: {
           id: row['id'],
-          group_id: row['group_id'],
+          group_id: row['group_id'] ?? null,
           scene: row['scene'],
           name: row['name'],
           updated_fields: fields,

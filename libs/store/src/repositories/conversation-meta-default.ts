@@ -1,0 +1,80 @@
+import type { ConversationMetaPatch, ConversationMetaUpsert } from '@memstream/schemas';
+import type { Queryable } from '../store.js';
+import { findConversationMeta, patchAssignments, type StoredConversationMeta } from './conversation-meta.js';
+
+/** The default conversation metadata: the fields of a group's, under no group. */
+export type StoredDefaultConversationMeta = Omit<StoredConversationMeta, 'group_id'> & { readonly group_id: null };
+
+const COLUMNS = `id, NULL::text AS group_id, version, scene, scene_desc, name, description, conversation_created_at,
+  default_timezone, user_details, tags, created_at, updated_at`;
+
+/** Creates or wholly replaces the default config (EverMemOS's POST with `group_id: null`); its id stays. */
+export async function upsertDefaultConversationMeta(
+  q: Queryable,
+  meta: ConversationMetaUpsert,
+  createdAt: Date,
+): Promise<StoredDefaultConversationMeta> {
+  const { rows } = await q.query<StoredDefaultConversationMeta>(
+    `INSERT INTO conversation_meta_default (version, scene, scene_desc, name, description,
+       conversation_created_at, default_timezone, user_details, tags)
+     VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8::jsonb, $9::jsonb)
+     ON CONFLICT (singleton) DO UPDATE SET
+       version = EXCLUDED.version, scene = EXCLUDED.scene, scene_desc = EXCLUDED.scene_desc,
+       name = EXCLUDED.name, description = EXCLUDED.description,
+       conversation_created_at = EXCLUDED.conversation_created_at,
+       default_timezone = EXCLUDED.default_timezone, user_details = EXCLUDED.user_details,
+       tags = EXCLUDED.tags, updated_at = now()
+     RETURNING ${COLUMNS}`,
+    [
+      meta.version ?? null,
+      meta.scene,
+      JSON.stringify(meta.scene_desc),
+      meta.name,
+      meta.description,
+      createdAt.toISOString(),
+      meta.default_timezone,
+      JSON.stringify(meta.user_details),
+      JSON.stringify(meta.tags ?? []),
+    ],
+  );
+  return rows[0]!;
+}
+
+/** Changes only the fields given; undefined when there is no default config. */
+export async function patchDefaultConversationMeta(
+  q: Queryable,
+  patch: ConversationMetaPatch,
+): Promise<StoredDefaultConversationMeta | undefined> {
+  const params: unknown[] = [];
+  const sets = patchAssignments(patch, params);
+  const { rows } = await q.query<StoredDefaultConversationMeta>(
+    `UPDATE conversation_meta_default SET ${sets} RETURNING ${COLUMNS}`,
+    params,
+  );
+  return rows[0];
+}
+
+export async function findDefaultConversationMeta(q: Queryable): Promise<StoredDefaultConversationMeta | undefined> {
+  const { rows } = await q.query<StoredDefaultConversationMeta>(`SELECT ${COLUMNS} FROM conversation_meta_default`);
+  return rows[0];
+}
+
+/**
+ * The default config as it applies to a group without metadata of its own: its scene, scene
+ * description, time zone, participants and tags. Its name and description are the default's own
+ * (EverMemOS's "Default Settings"), not the group's, so they are left out.
+ */
+export function defaultMetaOfGroup(meta: StoredDefaultConversationMeta, groupId: string): StoredConversationMeta {
+  return { ...meta, group_id: groupId, name: '', description: '' };
+}
+
+/** What shapes a group's messages and memories: its own metadata, else the default config applied to it. */
+export async function findEffectiveConversationMeta(
+  q: Queryable,
+  groupId: string,
+): Promise<StoredConversationMeta | undefined> {
+  const own = await findConversationMeta(q, groupId);
+  if (own) return own;
+  const fallback = await findDefaultConversationMeta(q);
+  return fallback && defaultMetaOfGroup(fallback, groupId);
+}
