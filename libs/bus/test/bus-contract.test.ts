@@ -133,14 +133,17 @@ for (const [name, make] of implementations) {
       topic,
       later.map((key) => record(key, 1)),
     );
-    await waitFor('records of the other partitions handled while one is stuck', async () =>
-      handled.some((h) => h.key.startsWith('later-') && h.partition !== stuckPartition),
-    );
-    assert.ok(
-      handled.every((h) => h.partition !== stuckPartition),
-      'nothing of the stuck partition overtook it',
-    );
-    release();
+    try {
+      await waitFor('records of the other partitions handled while one is stuck', async () =>
+        handled.some((h) => h.key.startsWith('later-') && h.partition !== stuckPartition),
+      );
+      assert.ok(
+        handled.every((h) => h.partition !== stuckPartition),
+        'nothing of the stuck partition overtook it',
+      );
+    } finally {
+      release(); // before the teardown stops the bus, which waits for the handler in flight
+    }
     await waitFor('everything handled once released', async () => handled.length === 21);
     const order = handled.filter((h) => h.partition === stuckPartition).map((h) => h.key);
     assert.equal(order[0], 'stuck', 'the stuck partition kept its order');
