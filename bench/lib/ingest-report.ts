@@ -34,7 +34,8 @@ export interface IngestReport {
   readonly settings: Record<string, number | boolean>;
   readonly http_sync: HttpFigures;
   readonly http_async: HttpFigures;
-  readonly kafka: PathFigures & { readonly produce_elapsed_s: number };
+  /** fraction_of_producer: stored/s end to end over the raw producer's records/s, both of this run. */
+  readonly kafka: PathFigures & { readonly produce_elapsed_s: number; readonly fraction_of_producer: number };
   /** Cores busy per process group while nothing of the benchmark ran yet: someone else's load shows here. */
   readonly background_cores: Readonly<Record<string, number>>;
   readonly copy: { readonly rows: number; readonly elapsed_s: number; readonly rows_per_s: number };
@@ -104,6 +105,7 @@ export function renderReport(r: IngestReport): string {
         ['rows stored', `${k.stored}${k.stored_complete ? '' : ' (INCOMPLETE)'}`],
         ['first sent -> last row stored, s', k.stored_elapsed_s],
         ['stored/s end to end', k.stored_per_s],
+        ['fraction of the raw producer rate (same run)', pct(k.fraction_of_producer)],
         ['fraction of COPY ceiling', pct(k.fraction_of_ceiling)],
         ['converter transactions (messages each)', txText(k)],
       ],

@@ -5,7 +5,8 @@ import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, To
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
 import { backoffDelayMs } from '@memstream/retry';
 import { startPeriodicJob, type PeriodicJob } from '@memstream/runtime';
-import { StopRequested } from './wait-or-stop.js';
+import { StopRequested, waitOrStop } from './wait-or-stop.js';
+import { PartitionLane, settlesWithin } from './partition-lane.js';
 import { ProduceQueue, type TopicRecords } from './produce-queue.js';
 import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js';
 import { decodeHeaders } from './kafka-headers.js';
@@ -239,8 +240,8 @@ class KafkaSubscription implements Subscription {
   private stopping: Promise<void> | undefined;
   /** Next offset to commit, per partition, for what has been handled but not yet committed. */
   private readonly pending = new Map<number, string>();
-  private readonly inFlight = new Set<number>();
-  private lastCommit = Date.now();
+  /** Per partition: the records taken from kafkajs, handled beside its next fetch (see PartitionLane). */
+  private readonly lanes = new Map<number, PartitionLane>();
   private commits: PeriodicJob | undefined;
   /** Partitions this member reports lag for; a rebalance drops the ones it no longer owns. */
   private readonly lagPartitions = new Set<number>();
@@ -275,9 +276,11 @@ class KafkaSubscription implements Subscription {
       });
       joinedTimer = setTimeout(resolve, 60_000); // a slow join is logged by kafkajs; start anyway
     });
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
-      this.keepLagOf(new Set(payload.memberAssignment[wireTopic] ?? [])),
-    );
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      const assigned = new Set(payload.memberAssignment[wireTopic] ?? []);
+      this.keepLanesOf(assigned);
+      this.keepLagOf(assigned);
+    });
     // kafkajs restarts a crashed consumer only after errors it calls retriable; after others (a
     // broker that went away in the middle of a commit, say) the consumer stays stopped for good
     // and its partitions are never read again. Such a consumer is started again here.
@@ -321,65 +324,95 @@ class KafkaSubscription implements Subscription {
   /** Connects, subscribes and consumes; called once at start and again after a crash kafkajs gives up on. */
   private async runConsumer(): Promise<void> {
     const { consumer, options, wireTopic } = this;
-    const commitIntervalMs = this.busOptions.commitIntervalMs ?? 1_000;
+    const { signal } = this.abort;
+    const heartbeatMs = Math.min(3_000, Math.floor((this.busOptions.sessionTimeoutMs ?? 30_000) / 3));
     await consumer.connect();
     await consumer.subscribe({ topic: wireTopic, fromBeginning: true });
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
-        // Not consumer.commitOffsets here: kafkajs turns that into a silent no-op once stop() has
-        // begun, which is exactly when the records in hand must still be committed. The batch's
-        // own commit goes straight to the group coordinator, which we have not left yet.
-        const commitAll = () => this.commitPending((offsets) => commitOffsetsIfNecessary(offsets));
-        const chunkSize = options.batchHandler ? (options.maxBatchSize ?? 500) : 1;
-        // The high watermark is the offset the next record written will get, as of this fetch.
-        const reportLag = (nextOffset: string) =>
-          this.reportLag(batch.partition, BigInt(batch.highWatermark) - BigInt(nextOffset));
-        if (batch.messages.length > 0) reportLag(batch.firstOffset()!);
-        this.inFlight.add(batch.partition);
-        try {
-          for (let i = 0; i < batch.messages.length; i += chunkSize) {
-            if (!isRunning() || isStale() || this.abort.signal.aborted) break;
-            const records: BusRecord[] = batch.messages.slice(i, i + chunkSize).map((message) => ({
-              topic: options.topic,
-              partition: batch.partition,
-              offset: message.offset,
-              key: message.key?.toString() ?? null,
-              value: message.value ?? Buffer.alloc(0),
-              headers: decodeHeaders(message.headers),
-            }));
-            try {
-              await deliverBatch(records, options, { ...this.deps, signal: this.abort.signal });
-            } catch (err) {
-              if (err instanceof StopRequested) break;
-              throw err;
-            }
-            const last = records[records.length - 1]!.offset;
-            resolveOffset(last);
-            const next = (BigInt(last) + 1n).toString();
-            this.pending.set(batch.partition, next);
-            reportLag(next);
-            if (Date.now() - this.lastCommit >= commitIntervalMs) await commitAll();
-            await heartbeat();
-          }
-        } finally {
-          this.inFlight.delete(batch.partition);
-          // Ending early (stop, rebalance, error): commit what finished now. Otherwise offsets
-          // wait for the interval, so a busy consumer sends one commit per interval, not one
-          // per partition batch; redelivery after a crash is bounded by the same interval.
-          if (
-            !isRunning() ||
-            isStale() ||
-            this.abort.signal.aborted ||
-            Date.now() - this.lastCommit >= commitIntervalMs
-          ) {
-            await commitAll();
-          }
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, pause }) => {
+        const last = batch.messages[batch.messages.length - 1];
+        if (!last) return;
+        const { partition } = batch;
+        const lane = this.laneOf(partition);
+        // The partition's previous batch first (order), heartbeating meanwhile: a heartbeat that
+        // finds a rebalance throws, and kafkajs rejoins without waiting for the handler.
+        while (!(await settlesWithin(lane.idle, heartbeatMs, signal))) {
+          if (signal.aborted) break;
+          await heartbeat();
         }
+        if (signal.aborted) {
+          pause(); // stopping: this batch stays unresolved and uncommitted, and kafkajs stops fetching it
+          return;
+        }
+        if (!isRunning() || isStale() || !lane.current) return;
+        const records: BusRecord[] = lane.unseen(batch.messages).map((message) => ({
+          topic: options.topic,
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? null,
+          value: message.value ?? Buffer.alloc(0),
+          headers: decodeHeaders(message.headers),
+        }));
+        // Resolved as taken, not as handled: it only moves kafkajs's next fetch past these
+        // records. What is committed is what the lane has handled (this.pending).
+        resolveOffset(last.offset);
+        if (records.length === 0) return;
+        this.reportLag(partition, BigInt(batch.highWatermark) - BigInt(records[0]!.offset));
+        lane.take(last.offset, () => this.handleInLane(lane, records, batch.highWatermark));
       },
     });
+  }
+
+  private laneOf(partition: number): PartitionLane {
+    let lane = this.lanes.get(partition);
+    if (!lane) {
+      lane = new PartitionLane();
+      this.lanes.set(partition, lane);
+    }
+    return lane;
+  }
+
+  /**
+   * Handles a batch taken by its partition's lane, `maxBatchSize` records at a time. Never
+   * rejects: a stop leaves the rest uncommitted (redelivered), and a delivery that failed without
+   * dead-lettering (the bus itself failing) is tried again after a backoff, as a redelivery would.
+   */
+  private async handleInLane(lane: PartitionLane, records: readonly BusRecord[], highWatermark: string): Promise<void> {
+    const { options } = this;
+    const chunkSize = options.batchHandler ? (options.maxBatchSize ?? 500) : 1;
+    for (let i = 0; i < records.length; i += chunkSize) {
+      const chunk = records.slice(i, i + chunkSize);
+      for (let attempt = 1; ; attempt++) {
+        if (this.abort.signal.aborted || !lane.current) return;
+        try {
+          await deliverBatch(chunk, options, { ...this.deps, signal: this.abort.signal });
+          break;
+        } catch (err) {
+          if (err instanceof StopRequested) return;
+          this.deps.log.error(
+            { err, topic: options.topic, partition: chunk[0]!.partition, offset: chunk[0]!.offset, attempt },
+            'records neither handled nor dead-lettered; trying them again',
+          );
+          await waitOrStop(backoffDelayMs(CONSUMER_RESTART, attempt), this.abort.signal).catch(() => undefined);
+        }
+      }
+      if (!lane.current) return; // the partition is another member's now: its progress is theirs to commit
+      const next = (BigInt(chunk[chunk.length - 1]!.offset) + 1n).toString();
+      this.pending.set(chunk[0]!.partition, next);
+      this.reportLag(chunk[0]!.partition, BigInt(highWatermark) - BigInt(next));
+    }
+  }
+
+  /** After a (re)join: partitions this member lost stop between two batches, and their uncommitted progress is dropped. */
+  private keepLanesOf(assigned: ReadonlySet<number>): void {
+    for (const [partition, lane] of this.lanes) {
+      if (assigned.has(partition)) continue;
+      this.lanes.set(partition, lane.successor());
+      this.pending.delete(partition);
+    }
   }
 
   private reportLag(partition: number, lag: bigint): void {
@@ -404,13 +437,11 @@ class KafkaSubscription implements Subscription {
     send: (offsets: {
       topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>;
     }) => Promise<unknown>,
-    only?: (partition: number) => boolean,
   ): Promise<void> {
-    const entries = [...this.pending].filter(([partition]) => only?.(partition) ?? true);
+    const entries = [...this.pending];
     if (entries.length === 0) return;
     for (const [partition, offset] of entries)
       if (this.pending.get(partition) === offset) this.pending.delete(partition);
-    this.lastCommit = Date.now();
     await send({
       topics: [{ topic: this.wireTopic, partitions: entries.map(([partition, offset]) => ({ partition, offset })) }],
     });
@@ -420,15 +451,11 @@ class KafkaSubscription implements Subscription {
     this.stopping ??= (async () => {
       this.abort.abort();
       await this.commits?.stop();
-      // Partitions with no batch in hand: commit while the consumer still runs (kafkajs ignores
-      // commits once it stops). The batches in hand commit their own in their finally blocks,
-      // which disconnect waits for.
-      await this.commitPending(
-        (offsets) =>
-          this.consumer.commitOffsets(
-            offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p }))),
-          ),
-        (partition) => !this.inFlight.has(partition),
+      // The records in hand finish (a wait for a retry ends at once), then everything handled is
+      // committed while the consumer still runs: kafkajs ignores commits once it stops.
+      await Promise.all([...this.lanes.values()].map((lane) => lane.idle));
+      await this.commitPending((offsets) =>
+        this.consumer.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p })))),
       ).catch(() => undefined); // not fatal: those records are redelivered, and handlers are idempotent
       await this.consumer.disconnect();
       this.keepLagOf(new Set());

@@ -102,6 +102,53 @@ for (const [name, make] of implementations) {
     assert.deepEqual(seen['b'], expected);
   });
 
+  test(`${name}: a partition held up in its handler does not hold up the next batch of the others`, async (t) => {
+    const topic = uniqueName('hol');
+    const bus = await openBus(t, make, [topic, `${topic}.dlq`]);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    t.after(() => release());
+    let stuckPartition: number | undefined;
+    const handled: Array<{ key: string; partition: number }> = [];
+    await bus.subscribe({
+      groupId: uniqueName('g'),
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      retry: fastRetry,
+      partitionsConcurrently: 4,
+      handler: async (r) => {
+        if (r.key === 'stuck') {
+          stuckPartition = r.partition;
+          await released;
+        }
+        handled.push({ key: r.key ?? '', partition: r.partition });
+      },
+    });
+    await bus.publish(topic, [record('stuck', 0)]);
+    await waitFor('the stuck record in its handler', async () => stuckPartition !== undefined);
+    // Published only now, so they come in fetches after the one holding the stuck record. Twenty
+    // keys over four partitions: some land beside the stuck one, most elsewhere.
+    const later = Array.from({ length: 20 }, (_, i) => `later-${i}`);
+    await bus.publish(
+      topic,
+      later.map((key) => record(key, 1)),
+    );
+    try {
+      await waitFor('records of the other partitions handled while one is stuck', async () =>
+        handled.some((h) => h.key.startsWith('later-') && h.partition !== stuckPartition),
+      );
+      assert.ok(
+        handled.every((h) => h.partition !== stuckPartition),
+        'nothing of the stuck partition overtook it',
+      );
+    } finally {
+      release(); // before the teardown stops the bus, which waits for the handler in flight
+    }
+    await waitFor('everything handled once released', async () => handled.length === 21);
+    const order = handled.filter((h) => h.partition === stuckPartition).map((h) => h.key);
+    assert.equal(order[0], 'stuck', 'the stuck partition kept its order');
+  });
+
   test(`${name}: a non-retriable handler error dead-letters the record with its reason and the consumer goes on`, async (t) => {
     const topic = uniqueName('dlq');
     const bus = await openBus(t, make, [topic, `${topic}.dlq`]);

@@ -1,0 +1,74 @@
+/**
+ * The records of one partition that a Kafka consumer has taken from kafkajs and not handled yet.
+ *
+ * kafkajs fetches again only once every batch of its previous fetch has been handed back. Handled
+ * inside `eachBatch`, each fetch (the broker's read, the wire, the decoding) is a pause with
+ * nothing to do, and the partitions that finish first wait for the slowest one: measured on the
+ * converter under a backlog, PostgreSQL idled through both. A lane takes the batch, hands it back
+ * at once and handles it while kafkajs fetches the next one. The partition's next batch waits for
+ * the lane to finish this one, so order holds and a partition has at most two batches in memory.
+ */
+export class PartitionLane {
+  /** Offset after the last record taken; records below it (fetched again after a rejoin) are in hand already. */
+  private next: bigint | undefined;
+  private busy: Promise<void>;
+  private revoked = false;
+
+  /** `after`: the work of the lane this one replaces, which must end first (see `successor`). */
+  constructor(after: Promise<void> = Promise.resolve()) {
+    this.busy = after;
+  }
+
+  /** Settles once everything taken has been handled or given up. Never rejects. */
+  get idle(): Promise<void> {
+    return this.busy;
+  }
+
+  get current(): boolean {
+    return !this.revoked;
+  }
+
+  /** The messages of a fetched batch this lane does not hold yet. */
+  unseen<M extends { readonly offset: string }>(messages: readonly M[]): M[] {
+    const next = this.next;
+    return next === undefined ? [...messages] : messages.filter((m) => BigInt(m.offset) >= next);
+  }
+
+  /** Queues `work` (which must not reject) behind what the lane holds; `lastOffset` is the last record it covers. */
+  take(lastOffset: string, work: () => Promise<void>): void {
+    this.next = BigInt(lastOffset) + 1n;
+    this.busy = this.busy.then(work);
+  }
+
+  /**
+   * The partition went to another member: this lane stops between two batches of records, and a
+   * new one takes over should the partition come back, once this one's work has ended.
+   */
+  successor(): PartitionLane {
+    this.revoked = true;
+    return new PartitionLane(this.busy);
+  }
+}
+
+/** Whether `promise` settles within `ms`; false as soon as `signal` aborts. */
+export async function settlesWithin(promise: Promise<unknown>, ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+        onAbort = () => resolve(false);
+        signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
