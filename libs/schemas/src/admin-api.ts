@@ -169,6 +169,11 @@ export const EvictionJobBody = z.object({
   error: z.string().nullable().optional(),
   counts: z.record(z.string(), z.number()).meta({ description: 'Rows removed so far, per kind (memstream addition)' }),
 });
+/** An event of the eviction's stream: how far it is, or (as `event: error`) why it stopped. */
+export const EvictionStreamData = z.union([
+  z.object({ progress: z.number().int().min(0).max(100) }),
+  z.object({ error: z.string() }),
+]);
 export const AuditLogPage = z.object({
   data: z.array(
     z.object({

@@ -135,6 +135,41 @@ export const FlatSearchAnswer = envelope(
   }),
 );
 
+/** `POST /api/v1/memories` once the message is stored: the memories its closing of an episode formed, if any. */
+export const WriteMemoryAnswer = envelope(
+  z.object({
+    saved_memories: z.array(EpisodicMemoryView),
+    count: z.number().int(),
+    status_info: z.enum(['extracted', 'extracting', 'accumulated']),
+    request_id: z.string(),
+    duplicate: z.boolean(),
+    group_id: z.string(),
+    message_id: z.string(),
+    /** null when the converter named none (a duplicate answers the stored one's when it knows it) */
+    sequence: z.number().int().nullable(),
+  }),
+);
+
+/** What a conversation-meta write answers with: the stored row's names, once the converter applied it. */
+const MetaWritten = z.object({
+  id: z.string(),
+  group_id: z.string(),
+  scene: z.string(),
+  name: z.string(),
+  updated_at: z.string(),
+  request_id: z.string(),
+});
+
+export const ConversationMetaSaved = envelope(
+  MetaWritten.extend({
+    version: z.string().nullable(),
+    created_at: z.string(),
+    conversation_created_at: z.string(),
+  }),
+);
+
+export const ConversationMetaPatched = envelope(MetaWritten.extend({ updated_fields: z.array(z.string()) }));
+
 export const DeleteMemoriesAnswer = envelope(
   z.object({
     filters: z.array(z.enum(['event_id', 'user_id', 'group_id', 'message_id'])),

@@ -80,7 +80,10 @@ export const DocumentForkList = z.object({
 });
 
 /** A write Kafka has that was not applied when the wait ended: `id` is what it made or changed. */
-export const MsAcceptedBody = z.object({ status: z.enum(['accepted']), id: z.string(), requestId: z.string() });
+export const MsAcceptedBody = z.object({ status: z.enum(['accepted']), id: z.string(), requestId: z.string() }).meta({
+  description:
+    'Kafka has the write; applying it outlasted REQUEST_SYNC_TIMEOUT_MS and it will be applied (memstream addition)',
+});
 
 export const SyncResultBody = z.object({
   epoch: z.number().int(),

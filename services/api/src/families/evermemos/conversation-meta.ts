@@ -5,6 +5,8 @@ import { everMemOsDocs } from './docs.js';
 import {
   ConversationMeta,
   ConversationMetaPatch,
+  ConversationMetaPatched,
+  ConversationMetaSaved,
   IMMUTABLE_META_FIELDS,
   SyncModeQuery,
   TOPICS,
@@ -25,7 +27,10 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
     summary: "Create or wholly replace a group's metadata",
     querystring: SyncModeQuery,
     body: ConversationMeta,
-    responses: { 200: 'Saved, once the converter applied it', 202: AcceptedReply },
+    responses: {
+      200: ConversationMetaSaved.meta({ description: 'Saved, once the converter applied it' }),
+      202: AcceptedReply,
+    },
   });
   app.post('/api/v1/memories/conversation-meta', upsertDocs, async (request, reply) => {
     const sync = request.query.sync_mode;
@@ -65,7 +70,10 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
     body: ConversationMetaPatch,
     // nulls are taken out and the fixed fields refused with their own message before it is parsed
     parsedByHandler: ['body'],
-    responses: { 200: 'Updated, naming the fields that changed', 202: AcceptedReply },
+    responses: {
+      200: ConversationMetaPatched.meta({ description: 'Updated, naming the fields that changed' }),
+      202: AcceptedReply,
+    },
   });
   app.patch('/api/v1/memories/conversation-meta', patchDocs, async (request, reply) => {
     const sync = request.query.sync_mode;

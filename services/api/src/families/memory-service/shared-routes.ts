@@ -8,6 +8,7 @@ import {
   MemberParams,
   MembershipBody,
   MembershipList,
+  MsAcceptedBody,
   TransferBody,
   TransferOwnershipRequest,
   UpdateMembershipRequest,
@@ -23,7 +24,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       summary: 'Create a conversation owned by the caller',
       body: CreateConversationRequest,
       emptyBody: {},
-      responses: { 201: ConversationBody, 202: 'Accepted, not yet applied' },
+      responses: { 201: ConversationBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => send(reply, await h.create(request, request.body)),
   );
@@ -46,7 +47,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Delete the conversation and every fork of its tree (owner or manager)',
       params: ConversationIdParams,
-      responses: { 204: 'Deleted' },
+      responses: { 202: MsAcceptedBody, 204: 'Deleted' },
     }),
     async (request, reply) => send(reply, await h.remove(request, request.params.conversationId)),
   );
@@ -66,7 +67,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       summary: "Change a member's level",
       params: MemberParams,
       body: UpdateMembershipRequest,
-      responses: { 200: MembershipBody },
+      responses: { 200: MembershipBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId, userId } = request.params;
@@ -78,7 +79,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
     docs.route({
       summary: 'Revoke a member (not the owner); members may leave',
       params: MemberParams,
-      responses: { 204: 'Revoked' },
+      responses: { 202: MsAcceptedBody, 204: 'Revoked' },
     }),
     async (request, reply) => {
       const { conversationId, userId } = request.params;
