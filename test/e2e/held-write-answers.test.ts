@@ -26,18 +26,18 @@ async function documentedAnswer(path: string, method: string, status: number) {
   return new Ajv2020({ strict: false }).compile({ ...schema, components: doc.components });
 }
 
-test('distributed mode: a memory-service or KAOS write the converter has not applied within the wait answers 202 with the body openapi.json documents for it', async (t: TestContext) => {
+test('distributed mode: a memory-service or KAOS write (an ownership offer too) the converter has not applied within the wait answers 202 with the body openapi.json documents for it', async (t: TestContext) => {
   // a short wait, so a write the stopped converter cannot apply is answered 202 soon
   const env = await pipelineEnv(t, 'held', { AUTH_JWT_SECRET: TEST_JWT_SECRET, REQUEST_SYNC_TIMEOUT_MS: '1000' });
   const converterPort = await freePort();
   const converter = startProcess(t, mainOf('converter'), { ...env, PORT: String(converterPort) });
   await waitFor('converter healthy', () => healthy(`http://127.0.0.1:${converterPort}`), 90_000);
   const [api] = await startApi(t, env);
-  const bob = bearer(await userToken('bob'));
-  const call = async (method: string, path: string, body?: unknown) => {
+  const people = { bob: bearer(await userToken('bob')), dave: bearer(await userToken('dave')) };
+  const call = async (method: string, path: string, body?: unknown, as: keyof typeof people = 'bob') => {
     const res = await fetch(`${api}${path}`, {
       method,
-      headers: { ...bob, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { ...people[as], ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -57,12 +57,32 @@ test('distributed mode: a memory-service or KAOS write the converter has not app
     (await call('POST', `/v1/conversations/${id}/memberships`, { userId: 'dave', accessLevel: 'reader' })).status,
     201,
   );
+  // a second conversation, where dave has an offer of ownership pending
+  const offering = (await call('POST', '/v1/conversations', { title: 'offer' })).body['id'] as string;
+  await call('POST', `/v1/conversations/${offering}/memberships`, { userId: 'dave', accessLevel: 'reader' });
+  const offer = await call('POST', `/v1/conversations/${offering}/transfer-ownership`, { newOwnerUserId: 'dave' });
+  assert.equal(offer.status, 202, JSON.stringify(offer.body));
+  assert.equal(offer.body['status'], 'pending');
   const session = await call('POST', '/memory/sessions', { app_name: 'agent', user_id: 'bob', session_id: 'held-s' });
   assert.equal(session.status, 201, JSON.stringify(session.body));
 
   converter.child.kill('SIGTERM');
   await converter.exited;
-  const held: [string, string, string, unknown?][] = [
+  const held: [string, string, string, unknown?, ('bob' | 'dave')?][] = [
+    [
+      'POST',
+      `/v1/conversations/${id}/transfer-ownership`,
+      '/v1/conversations/{conversationId}/transfer-ownership',
+      { newOwnerUserId: 'dave' },
+    ],
+    [
+      'POST',
+      `/v1/conversations/${offering}/transfer-ownership/accept`,
+      '/v1/conversations/{conversationId}/transfer-ownership/accept',
+      undefined,
+      'dave',
+    ],
+    ['DELETE', `/v1/ownership-transfers/${offer.body['id'] as string}`, '/v1/ownership-transfers/{transferId}'],
     ['POST', '/v1/conversations', '/v1/conversations', { title: 'later' }],
     ['POST', '/v1/user/conversations', '/v1/user/conversations', { title: 'later' }],
     [
@@ -95,8 +115,8 @@ test('distributed mode: a memory-service or KAOS write the converter has not app
     ['DELETE', '/memory/sessions/held-s', '/memory/sessions/{sessionId}'],
     ['DELETE', `/v1/conversations/${id}`, '/v1/conversations/{conversationId}'],
   ];
-  for (const [method, path, documented, body] of held) {
-    const answer = await call(method, path, body);
+  for (const [method, path, documented, body, as] of held) {
+    const answer = await call(method, path, body, as);
     assert.equal(answer.status, 202, `${method} ${path}: ${JSON.stringify(answer.body)}`);
     const valid = await documentedAnswer(documented, method.toLowerCase(), 202);
     assert.ok(valid, `${method} ${documented}: openapi.json documents no 202 body`);

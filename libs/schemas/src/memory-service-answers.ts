@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MsChannel, MsRole, MsVisibility } from './conversation-events.js';
-import { ConversationBody, MembershipBody } from './memory-service-api.js';
+import { ConversationBody, MembershipBody, TransferBody } from './memory-service-api.js';
 
 /**
  * The memory-service family's answers beyond a single conversation, membership or transfer (see
@@ -84,6 +84,9 @@ export const MsAcceptedBody = z.object({ status: z.enum(['accepted']), id: z.str
   description:
     'Kafka has the write; applying it outlasted REQUEST_SYNC_TIMEOUT_MS and it will be applied (memstream addition)',
 });
+
+/** An ownership offer's 202: the pending transfer once applied, or the accepted write while it is being applied. */
+export const TransferOfferAnswer = z.union([TransferBody, MsAcceptedBody]);
 
 export const SyncResultBody = z.object({
   epoch: z.number().int(),

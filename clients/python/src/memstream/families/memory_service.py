@@ -71,7 +71,7 @@ class Conversations(Family[M]):
         return Call(params=_member(conversation_id, user_id))
 
     @operation("transfer_ownership")
-    def transfer_ownership(self, conversation_id: str, new_owner_user_id: str) -> Call[ms.Transfer]:
+    def transfer_ownership(self, conversation_id: str, new_owner_user_id: str) -> Call[Union[ms.Transfer, ms.Accepted]]:
         body = dump(ms.TransferOwnershipRequest, {"new_owner_user_id": new_owner_user_id})
         return Call(params=_conversation(conversation_id), body=body)
 
@@ -80,11 +80,11 @@ class Conversations(Family[M]):
         return Call(params=_conversation(conversation_id))
 
     @operation("accept_transfer")
-    def accept_transfer(self, conversation_id: str) -> Call[ms.Transfer]:
+    def accept_transfer(self, conversation_id: str) -> Call[Union[ms.Transfer, ms.Accepted]]:
         return Call(params=_conversation(conversation_id))
 
     @operation("decline_transfer")
-    def decline_transfer(self, conversation_id: str) -> Call[ms.Transfer]:
+    def decline_transfer(self, conversation_id: str) -> Call[Union[ms.Transfer, ms.Accepted]]:
         return Call(params=_conversation(conversation_id))
 
 
@@ -146,7 +146,7 @@ class CodeConversations(Conversations[M]):
         return Call(params=params, body=dump(ms.CodeForkRequest, {} if title is None else {"title": title}))
 
     @operation("end_transfer")
-    def end_transfer(self, transfer_id: str) -> Call[None]:
+    def end_transfer(self, transfer_id: str) -> Call[Optional[ms.Accepted]]:
         """Ends a pending ownership offer: its owner (or an agent) withdraws it, its recipient declines it."""
         return Call(params=dump(ms.TransferIdParams, {"transfer_id": transfer_id}))
 

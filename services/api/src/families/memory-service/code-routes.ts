@@ -38,7 +38,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
     docs.route({
       summary: 'End a pending ownership transfer: the owner withdraws it, its recipient declines it',
       params: TransferIdParams,
-      responses: { 204: 'Ended' },
+      responses: { 202: MsAcceptedBody, 204: 'Ended' },
     }),
     async (request, reply) => send(reply, await h.withdraw(request, request.params.transferId)),
   );

@@ -10,6 +10,7 @@ import {
   MembershipList,
   MsAcceptedBody,
   TransferBody,
+  TransferOfferAnswer,
   TransferOwnershipRequest,
   UpdateMembershipRequest,
 } from '@memstream/schemas';
@@ -94,7 +95,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       summary: 'Offer ownership to a user (owner only); they accept or decline',
       params: ConversationIdParams,
       body: TransferOwnershipRequest,
-      responses: { 202: TransferBody },
+      responses: { 202: TransferOfferAnswer },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;
@@ -119,7 +120,7 @@ export function registerSharedRoutes({ writes, reads }: Halves, h: MemoryService
       docs.route({
         summary: `${accept ? 'Accept' : 'Decline'} the ownership offered to you`,
         params: ConversationIdParams,
-        responses: { 200: TransferBody },
+        responses: { 200: TransferBody, 202: MsAcceptedBody },
       }),
       async (request, reply) => send(reply, await h.settle(request, request.params.conversationId, accept)),
     );
