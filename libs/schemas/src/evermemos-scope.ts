@@ -43,7 +43,7 @@ export function everMemOsScope(
 
 type JsonSchema = Record<string, unknown>;
 
-const NAMES: JsonSchema = { type: 'string', minLength: 1, not: { const: MAGIC_ALL } };
+const NAMES: JsonSchema = { type: 'string', minLength: 1, not: { enum: [MAGIC_ALL] } };
 const ABSENT: JsonSchema = { not: {} };
 const oneOfValues = (...values: (string | null)[]): JsonSchema => ({ enum: values });
 const pair = (group: JsonSchema, user: JsonSchema, required: string[]): JsonSchema => ({
