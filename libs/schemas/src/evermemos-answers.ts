@@ -160,7 +160,7 @@ const MetaWritten = z.object({
   request_id: z.string(),
 });
 
-export const ConversationMetaSaved = envelope(
+export const ConversationMetaSavedAnswer = envelope(
   MetaWritten.extend({
     version: z.string().nullable(),
     created_at: z.string(),
@@ -168,7 +168,7 @@ export const ConversationMetaSaved = envelope(
   }),
 );
 
-export const ConversationMetaPatched = envelope(MetaWritten.extend({ updated_fields: z.array(z.string()) }));
+export const ConversationMetaPatchedAnswer = envelope(MetaWritten.extend({ updated_fields: z.array(z.string()) }));
 
 export const DeleteMemoriesAnswer = envelope(
   z.object({

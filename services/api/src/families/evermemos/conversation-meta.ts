@@ -5,8 +5,8 @@ import { everMemOsDocs } from './docs.js';
 import {
   ConversationMeta,
   ConversationMetaPatch,
-  ConversationMetaPatched,
-  ConversationMetaSaved,
+  ConversationMetaPatchedAnswer,
+  ConversationMetaSavedAnswer,
   IMMUTABLE_META_FIELDS,
   SyncModeQuery,
   TOPICS,
@@ -28,7 +28,7 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
     querystring: SyncModeQuery,
     body: ConversationMeta,
     responses: {
-      200: ConversationMetaSaved.meta({ description: 'Saved, once the converter applied it' }),
+      200: ConversationMetaSavedAnswer.meta({ description: 'Saved, once the converter applied it' }),
       202: AcceptedReply,
     },
   });
@@ -71,7 +71,7 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
     // nulls are taken out and the fixed fields refused with their own message before it is parsed
     parsedByHandler: ['body'],
     responses: {
-      200: ConversationMetaPatched.meta({ description: 'Updated, naming the fields that changed' }),
+      200: ConversationMetaPatchedAnswer.meta({ description: 'Updated, naming the fields that changed' }),
       202: AcceptedReply,
     },
   });
