@@ -57,10 +57,27 @@ function parametersOf(
   return out;
 }
 
+/**
+ * The parameters a request carries: an object parameter of the query (form style and exploded, as
+ * OpenAPI has them by default) is its fields, each a key of the query string of its own.
+ */
 function documentedParameters(op: Operation, where: Parameter['in']): Record<string, Omit<Parameter, 'in' | 'name'>> {
   const out: Record<string, Omit<Parameter, 'in' | 'name'>> = {};
   for (const p of op.parameters ?? []) {
     if (p.in !== where) continue;
+    const fields = p.schema['properties'] as Record<string, Record<string, unknown>> | undefined;
+    if (where === 'query' && p.schema['type'] === 'object' && fields) {
+      const required = (p.schema['required'] as string[] | undefined) ?? [];
+      for (const [name, field] of Object.entries(fields)) {
+        const { description, ...schema } = field;
+        out[name] = {
+          required: p.required && required.includes(name),
+          schema,
+          ...(typeof description === 'string' ? { description } : {}),
+        };
+      }
+      continue;
+    }
     out[p.name] = {
       required: p.required,
       schema: p.schema,

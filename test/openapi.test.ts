@@ -40,7 +40,7 @@ test('every operation in openapi.json is documented: a summary and its API famil
   assert.deepEqual(undocumented, [], 'routes registered without family.route({...})');
 });
 
-test('every operation documents the body of its answer: a 2xx with a schema for each media type it sends, or only 204s', async () => {
+test('every answer documents its body: each 2xx but a 204 has a schema for each media type it sends', async () => {
   const doc = (await checkedIn()) as unknown as {
     paths: Record<
       string,
@@ -48,15 +48,15 @@ test('every operation documents the body of its answer: a 2xx with a schema for 
     >;
   };
   const withoutBody = Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops)
-      .filter(([, op]) => {
-        const answers = Object.entries(op.responses).filter(([status]) => status.startsWith('2'));
-        const described = answers.some(([, answer]) =>
-          Object.values(answer.content ?? {}).some((media) => Object.keys(media.schema ?? {}).length > 0),
-        );
-        return !described && !answers.every(([status]) => status === '204');
-      })
-      .map(([method]) => `${method.toUpperCase()} ${path}`),
+    Object.entries(ops).flatMap(([method, op]) =>
+      Object.entries(op.responses)
+        .filter(([status]) => status.startsWith('2') && status !== '204')
+        .filter(([, answer]) => {
+          const media = Object.values(answer.content ?? {});
+          return media.length === 0 || media.some((m) => Object.keys(m.schema ?? {}).length === 0);
+        })
+        .map(([status]) => `${method.toUpperCase()} ${path} ${status}`),
+    ),
   );
   assert.deepEqual(withoutBody, [], 'answers documented in words only: give the route a response schema');
 });

@@ -90,7 +90,15 @@ const code = await new Promise<number>((done) => {
       '--no-color',
       ...(values.paths ? ['--include-path-regex', values.paths] : []),
     ],
-    { stdio: 'inherit', env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' } },
+    {
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        SCHEMATHESIS_TELEMETRY: 'false',
+        // writes newline-delimited JSON bodies, which Schemathesis cannot by itself
+        SCHEMATHESIS_HOOKS: join(root, 'scripts/conformance/hooks.py'),
+      },
+    },
   );
   run.on('exit', (c) => done(c ?? 1));
 });

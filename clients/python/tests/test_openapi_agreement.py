@@ -115,8 +115,19 @@ def merged(shapes: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 
 def parameters(op: Dict[str, Any], where: str) -> Dict[str, Any]:
-    params = [p for p in op.get("parameters", []) if p["in"] == where]
-    return {"properties": {p["name"]: p["schema"] for p in params}, "required": [p["name"] for p in params if p["required"]]}
+    """The parameters a request carries: an object parameter of the query (form style and exploded,
+    as OpenAPI has them by default) is its fields, each a key of the query string of its own."""
+    properties: Dict[str, Any] = {}
+    required: List[str] = []
+    for p in (p for p in op.get("parameters", []) if p["in"] == where):
+        schema = p["schema"]
+        if where == "query" and schema.get("type") == "object" and "properties" in schema:
+            properties.update(schema["properties"])
+            required += [name for name in schema.get("required", []) if p["required"]]
+        else:
+            properties[p["name"]] = schema
+            required += [p["name"]] if p["required"] else []
+    return {"properties": properties, "required": required}
 
 
 def test_each_operation_parameters_and_body_fields_are_the_documented_ones():

@@ -135,6 +135,43 @@ export const FlatSearchAnswer = envelope(
   }),
 );
 
+/** `POST /api/v1/memories` once the message is stored: the memories its closing of an episode formed, if any. */
+export const WriteMemoryAnswer = envelope(
+  z.object({
+    saved_memories: z.array(EpisodicMemoryView),
+    count: z.number().int(),
+    status_info: z.enum(['extracted', 'extracting', 'accumulated']),
+    request_id: z.string(),
+    duplicate: z.boolean(),
+    group_id: z.string(),
+    message_id: z.string(),
+    /** null when the converter named none (a duplicate answers the stored one's when it knows it) */
+    sequence: z.number().int().nullable(),
+  }),
+);
+
+/** What a conversation-meta write answers with: the stored row's names, once the converter applied it. */
+const MetaWritten = z.object({
+  id: z.string(),
+  /** null: the default config, written without a group */
+  group_id: z.string().nullable(),
+  scene: z.string(),
+  name: z.string(),
+  updated_at: z.string(),
+  request_id: z.string(),
+});
+
+export const ConversationMetaSavedAnswer = envelope(
+  MetaWritten.extend({
+    is_default: z.boolean(),
+    version: z.string().nullable(),
+    created_at: z.string(),
+    conversation_created_at: z.string(),
+  }),
+);
+
+export const ConversationMetaPatchedAnswer = envelope(MetaWritten.extend({ updated_fields: z.array(z.string()) }));
+
 export const DeleteMemoriesAnswer = envelope(
   z.object({
     filters: z.array(z.enum(['event_id', 'user_id', 'group_id', 'message_id'])),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoInstant } from './iso-instant.js';
+import { MAGIC_ALL, everMemOsScopeRule } from './evermemos-scope.js';
 
 /**
  * The EverMemOS family's HTTP requests beyond the message and the metadata themselves: the
@@ -45,9 +46,6 @@ export const UNFORMED_MEMORY_TYPES = [
   'behavior_history',
   'group_profile',
 ] as const;
-
-/** EverMemOS's word for "any" (its MAGIC_ALL): a filter with this value filters nothing. */
-export const MAGIC_ALL = '__all__';
 
 /** A group or user filter as EverMemOS's clients send it: "__all__" is any, null or "" is none. */
 const scopeValue = (description: string) => z.string().max(500).nullable().optional().meta({ description });
@@ -96,41 +94,31 @@ export const SearchMemoriesPost = SearchMemoriesRequest.extend({
     description:
       "memstream's extension: each hit gets `score_parts` (its rank and score in the keyword and vector lists, and the terms its score is the weighted sum of)",
   }),
-});
-
-/** Whose memories a read covers, once EverMemOS's "any" and "none" values are read. */
-export interface EverMemOsScope {
-  /** undefined: every group the caller may read. */
-  readonly conversationId?: string | undefined;
-  /** undefined: anyone; null: no one in particular (a group's narrative). */
-  readonly userId?: string | null | undefined;
-}
+}).meta({ allOf: [everMemOsScopeRule('body', false)] });
 
 /**
- * The scope a list or search names, or the reason it names none. A message without a group is
- * stored as its sender's private chat (`private:<sender>`), so "no group" with a user is that chat.
+ * `group_id` and `user_id` of a GET's query string as the document gives them: one object
+ * parameter (form style, exploded, so its fields are the query's own keys), because the rule
+ * that refuses some pairs spans both and OpenAPI states nothing across two parameters. The
+ * handlers parse the flat query (ListMemoriesQuery, SearchMemoriesRequest), the clients send it.
  */
-export function everMemOsScope(
-  groupId: string | null | undefined,
-  userId: string | null | undefined,
-  /** EverMemOS's own rule: a group or a user must be named (memstream's reads across groups need not). */
-  nameOne = false,
-): EverMemOsScope | { refusal: string } {
-  const anyUser = userId === undefined || userId === MAGIC_ALL;
-  const anyGroup = groupId === undefined || groupId === MAGIC_ALL;
-  if (anyUser && anyGroup && (nameOne || userId === MAGIC_ALL || groupId === MAGIC_ALL))
-    return { refusal: 'user_id and group_id cannot both be MAGIC_ALL ("__all__"): name a group or a user' };
-  const user = anyUser ? undefined : userId === null || userId === '' ? null : userId;
-  if (anyGroup) return { userId: user };
-  if (groupId === null || groupId === '') {
-    if (typeof user !== 'string')
-      return {
-        refusal: 'group_id null or "" means no group, a private chat, which is named by its sender: give user_id',
-      };
-    return { conversationId: `private:${user}`, userId: user };
-  }
-  return { conversationId: groupId, userId: user };
-}
+const documentedScope = (nameOne: boolean) =>
+  z.strictObject({ group_id: GroupScope, user_id: UserScope }).meta({
+    description: nameOne
+      ? 'group_id and user_id, as query keys of their own: a group or a user must be named, not both "__all__"; group_id "" (no group) with a user_id naming someone'
+      : 'group_id and user_id, as query keys of their own: not both "__all__" (or one "__all__", the other absent); group_id "" (no group) with a user_id naming someone',
+    allOf: [everMemOsScopeRule('query', nameOne)],
+  });
+
+/** GET /api/v1/memories's query as documented (see documentedScope). */
+export const ListMemoriesQueryDocument = ListMemoriesQuery.omit({ group_id: true, user_id: true }).extend({
+  scope: documentedScope(false).optional(),
+});
+
+/** GET /api/v1/memories/search's query as documented (see documentedScope). */
+export const SearchMemoriesQueryDocument = SearchMemoriesRequest.omit({ group_id: true, user_id: true }).extend({
+  scope: documentedScope(true),
+});
 
 /**
  * The filters of a deletion as the converter applies them, all ANDed: the matching messages (and

@@ -108,6 +108,7 @@ export {
 } from './kaos-events.js';
 export * from './kaos-api.js';
 export * from './evermemos-api.js';
+export * from './evermemos-scope.js';
 export * from './evermemos-answers.js';
 export * from './ark-api.js';
 export * from './ark-answers.js';

@@ -133,6 +133,16 @@ export const KaosContextResponse = z
   .object({ session_id: z.string(), context: z.string() })
   .meta({ description: 'The "User: ...\\nAssistant: ..." text of the latest messages' });
 export const KaosCleaned = z.object({ cleaned: z.number().int() });
+
+/**
+ * A KAOS write Kafka has that the converter had not applied when the wait ended (memstream's 202:
+ * KAOS itself answers only once done); it will be. What the write named comes back beside it.
+ */
+export const KaosAccepted = z
+  .object({ status: z.enum(['accepted']) })
+  .meta({ description: 'Applying it outlasted REQUEST_SYNC_TIMEOUT_MS; Kafka has it and it will be applied' });
+export const KaosSessionAccepted = KaosAccepted.extend({ session_id: z.string() });
+export const KaosEventsAccepted = KaosAccepted.extend({ event_ids: z.array(z.string()) });
 export const KaosStats = z.object({
   total_sessions: z.number().int(),
   total_events: z.number().int(),

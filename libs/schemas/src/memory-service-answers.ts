@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MsChannel, MsRole, MsVisibility } from './conversation-events.js';
-import { ConversationBody, MembershipBody } from './memory-service-api.js';
+import { ConversationBody, MembershipBody, TransferBody } from './memory-service-api.js';
 
 /**
  * The memory-service family's answers beyond a single conversation, membership or transfer (see
@@ -80,7 +80,13 @@ export const DocumentForkList = z.object({
 });
 
 /** A write Kafka has that was not applied when the wait ended: `id` is what it made or changed. */
-export const MsAcceptedBody = z.object({ status: z.enum(['accepted']), id: z.string(), requestId: z.string() });
+export const MsAcceptedBody = z.object({ status: z.enum(['accepted']), id: z.string(), requestId: z.string() }).meta({
+  description:
+    'Kafka has the write; applying it outlasted REQUEST_SYNC_TIMEOUT_MS and it will be applied (memstream addition)',
+});
+
+/** An ownership offer's 202: the pending transfer once applied, or the accepted write while it is being applied. */
+export const TransferOfferAnswer = z.union([TransferBody, MsAcceptedBody]);
 
 export const SyncResultBody = z.object({
   epoch: z.number().int(),

@@ -23,7 +23,7 @@ class Kaos(Family[M]):
     nothing twice."""
 
     @operation(R.create_session)
-    def create_session(self, request: Union[k.KaosCreateSessionRequest, Mapping[str, Any], None] = None) -> Call[k.KaosCreatedSession]:
+    def create_session(self, request: Union[k.KaosCreateSessionRequest, Mapping[str, Any], None] = None) -> Call[Union[k.KaosCreatedSession, k.KaosSessionAccepted]]:
         body = dump(k.KaosCreateSessionRequest, request)
         body["session_id"] = body.get("session_id") or f"session_{secrets.token_hex(6)}"
         return Call(body=body, idempotent=True)
@@ -37,11 +37,11 @@ class Kaos(Family[M]):
         return Call(query=dump(k.KaosListSessionsQuery, {} if user_id is None else {"user_id": user_id}))
 
     @operation(R.delete_session)
-    def delete_session(self, session_id: str) -> Call[k.KaosDeleted]:
+    def delete_session(self, session_id: str) -> Call[Union[k.KaosDeleted, k.KaosAccepted]]:
         return Call(params=_session(session_id))
 
     @operation(R.add_events)
-    def add_events(self, session_id: str, events: Union[EventIn, Sequence[EventIn]]) -> Call[k.KaosAddedEvents]:
+    def add_events(self, session_id: str, events: Union[EventIn, Sequence[EventIn]]) -> Call[Union[k.KaosAddedEvents, k.KaosEventsAccepted]]:
         """Adds one event or a list (1 to 1000), in order."""
         many = events if isinstance(events, Sequence) else [events]
         body = [dump(k.KaosNewEvent, e) for e in many]
@@ -67,7 +67,7 @@ class Kaos(Family[M]):
         return Call(query=dump(k.KaosEventsQuery, query))
 
     @operation(R.cleanup)
-    def cleanup(self, max_age_hours: Optional[float] = None) -> Call[k.KaosCleaned]:
+    def cleanup(self, max_age_hours: Optional[float] = None) -> Call[Union[k.KaosCleaned, k.KaosAccepted]]:
         """Deletes sessions not updated for ``max_age_hours``."""
         return Call(body=dump(k.KaosCleanupRequest, {} if max_age_hours is None else {"max_age_hours": max_age_hours}))
 

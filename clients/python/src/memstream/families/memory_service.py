@@ -29,7 +29,7 @@ class Conversations(Family[M]):
     routes: Any
 
     @operation("create")
-    def create(self, request: Union[ms.CreateConversationRequest, In] = None) -> Call[ms.Conversation]:
+    def create(self, request: Union[ms.CreateConversationRequest, In] = None) -> Call[Union[ms.Conversation, ms.Accepted]]:
         return Call(body=dump(ms.CreateConversationRequest, request))
 
     @operation("list")
@@ -41,8 +41,9 @@ class Conversations(Family[M]):
         return Call(params=_conversation(conversation_id))
 
     @operation("delete")
-    def delete(self, conversation_id: str) -> Call[None]:
-        """Deletes the conversation and every fork of its tree."""
+    def delete(self, conversation_id: str) -> Call[Optional[ms.Accepted]]:
+        """Deletes the conversation and every fork of its tree: None once applied, or the accepted
+        write (202) when it was not applied within the server's wait."""
         return Call(params=_conversation(conversation_id))
 
     @operation("forks")
@@ -55,22 +56,22 @@ class Conversations(Family[M]):
         return Call(params=_conversation(conversation_id))
 
     @operation("share")
-    def share(self, conversation_id: str, user_id: str, access_level: ms.AccessLevel) -> Call[ms.Membership]:
+    def share(self, conversation_id: str, user_id: str, access_level: ms.AccessLevel) -> Call[Union[ms.Membership, ms.Accepted]]:
         # Granting the same level twice leaves one membership: a repeat is harmless.
         body = dump(ms.ShareRequest, {"user_id": user_id, "access_level": access_level})
         return Call(params=_conversation(conversation_id), body=body, idempotent=True)
 
     @operation("update_membership")
-    def update_membership(self, conversation_id: str, user_id: str, access_level: ms.AccessLevel) -> Call[ms.Membership]:
+    def update_membership(self, conversation_id: str, user_id: str, access_level: ms.AccessLevel) -> Call[Union[ms.Membership, ms.Accepted]]:
         body = dump(ms.UpdateMembershipRequest, {"access_level": access_level})
         return Call(params=_member(conversation_id, user_id), body=body, idempotent=True)
 
     @operation("revoke_membership")
-    def revoke_membership(self, conversation_id: str, user_id: str) -> Call[None]:
+    def revoke_membership(self, conversation_id: str, user_id: str) -> Call[Optional[ms.Accepted]]:
         return Call(params=_member(conversation_id, user_id))
 
     @operation("transfer_ownership")
-    def transfer_ownership(self, conversation_id: str, new_owner_user_id: str) -> Call[ms.Transfer]:
+    def transfer_ownership(self, conversation_id: str, new_owner_user_id: str) -> Call[Union[ms.Transfer, ms.Accepted]]:
         body = dump(ms.TransferOwnershipRequest, {"new_owner_user_id": new_owner_user_id})
         return Call(params=_conversation(conversation_id), body=body)
 
@@ -79,11 +80,11 @@ class Conversations(Family[M]):
         return Call(params=_conversation(conversation_id))
 
     @operation("accept_transfer")
-    def accept_transfer(self, conversation_id: str) -> Call[ms.Transfer]:
+    def accept_transfer(self, conversation_id: str) -> Call[Union[ms.Transfer, ms.Accepted]]:
         return Call(params=_conversation(conversation_id))
 
     @operation("decline_transfer")
-    def decline_transfer(self, conversation_id: str) -> Call[ms.Transfer]:
+    def decline_transfer(self, conversation_id: str) -> Call[Union[ms.Transfer, ms.Accepted]]:
         return Call(params=_conversation(conversation_id))
 
 
@@ -102,7 +103,7 @@ class UserConversations(Conversations[M]):
         return Call(params=_conversation(conversation_id), body=dump(ms.CreateUserMessageRequest, message))
 
     @operation("fork")
-    def fork(self, conversation_id: str, message_id: str, request: Union[ms.ForkRequest, In] = None) -> Call[ms.Conversation]:
+    def fork(self, conversation_id: str, message_id: str, request: Union[ms.ForkRequest, In] = None) -> Call[Union[ms.Conversation, ms.Accepted]]:
         params = dump(ms.MessageIdParams, {"conversation_id": conversation_id, "message_id": message_id})
         return Call(params=params, body=dump(ms.ForkRequest, request))
 
@@ -140,7 +141,7 @@ class CodeConversations(Conversations[M]):
         return Call(params=_conversation(conversation_id), body=dump(ms.CreateMessageRequest, message))
 
     @operation("fork")
-    def fork(self, conversation_id: str, message_id: str, *, title: Optional[str] = None) -> Call[ms.Conversation]:
+    def fork(self, conversation_id: str, message_id: str, *, title: Optional[str] = None) -> Call[Union[ms.Conversation, ms.Accepted]]:
         params = dump(ms.MessageIdParams, {"conversation_id": conversation_id, "message_id": message_id})
         return Call(params=params, body=dump(ms.CodeForkRequest, {} if title is None else {"title": title}))
 
@@ -170,7 +171,7 @@ class CodeConversations(Conversations[M]):
         return Call(params=dump(ms.TransferIdParams, {"transfer_id": transfer_id}))
 
     @operation("share_at_forks")
-    def share_at_forks(self, conversation_id: str, user_id: str, access_level: ms.AccessLevel) -> Call[ms.Membership]:
+    def share_at_forks(self, conversation_id: str, user_id: str, access_level: ms.AccessLevel) -> Call[Union[ms.Membership, ms.Accepted]]:
         """Sharing where the January 2026 version put it (POST /forks); the same as ``share``."""
         body = dump(ms.ShareRequest, {"user_id": user_id, "access_level": access_level})
         return Call(params=_conversation(conversation_id), body=body, idempotent=True)

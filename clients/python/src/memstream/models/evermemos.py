@@ -169,12 +169,12 @@ class Accepted(Answer):
 class WriteResult(Answer):
     saved_memories: List[Any]
     count: int
-    status_info: str
+    status_info: Literal["extracted", "extracting", "accumulated"]
     request_id: str
     duplicate: bool
     group_id: str
     message_id: str
-    sequence: int
+    sequence: Optional[int]
 
 
 class Memory(Answer):

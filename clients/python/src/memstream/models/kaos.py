@@ -56,6 +56,20 @@ class KaosCreatedSession(Answer):
     created: bool
 
 
+class KaosAccepted(Answer):
+    """202: Kafka has the write, the store had not applied it when the server's wait ended; it will be."""
+
+    status: Literal["accepted"]
+
+
+class KaosSessionAccepted(KaosAccepted):
+    session_id: str
+
+
+class KaosEventsAccepted(KaosAccepted):
+    event_ids: List[str]
+
+
 class KaosListSessionsQuery(Request):
     user_id: Optional[str] = None
 

@@ -1,11 +1,11 @@
 import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
-import { principalOf } from '@memstream/http';
+import { principalOf, serverSentEvent } from '@memstream/http';
 import { createEvictionJob, findEvictionJob, type Store } from '@memstream/store';
 import { adminDocs as docs } from './docs.js';
 import { actorOf, auditMore, requireRole, writeAudit } from './audit.js';
 import type { Evictor } from './eviction.js';
-import { EvictionJobBody, EvictionJobParams, EvictQuery, EvictRequest } from '@memstream/schemas';
+import { EvictionJobBody, EvictionJobParams, EvictionStreamData, EvictQuery, EvictRequest } from '@memstream/schemas';
 import { cutoffOf } from './retention-cutoff.js';
 import { evictionJobView } from './views.js';
 
@@ -26,7 +26,11 @@ export function registerEvictRoutes({ writes, reads }: Halves, deps: { store: St
       querystring: EvictQuery,
       body: EvictRequest,
       responses: {
-        200: 'text/event-stream: data: {"progress": N} events, 0 to 100',
+        200: {
+          description:
+            'With Accept: text/event-stream: `data: {"progress": N}` events, 0 to 100; `event: error` with {error} when the eviction failed (the job is retried)',
+          content: { 'text/event-stream': serverSentEvent({ names: ['error'], data: EvictionStreamData }) },
+        },
         202: EvictionJobBody,
         204: 'Eviction completed',
       },

@@ -4,6 +4,8 @@ import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import {
   ConversationMetaPatch,
+  ConversationMetaPatchedAnswer,
+  ConversationMetaSavedAnswer,
   ConversationMetaUpsert,
   IMMUTABLE_META_FIELDS,
   SyncModeQuery,
@@ -30,7 +32,10 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
       'With group_id null or left out, the default config: what GET answers, and what shapes the messages and memories, of a group without metadata of its own.',
     querystring: SyncModeQuery,
     body: ConversationMetaUpsert,
-    responses: { 200: 'Saved, once the converter applied it', 202: AcceptedReply },
+    responses: {
+      200: ConversationMetaSavedAnswer.meta({ description: 'Saved, once the converter applied it' }),
+      202: AcceptedReply,
+    },
   });
   app.post('/api/v1/memories/conversation-meta', upsertDocs, async (request, reply) => {
     const sync = request.query.sync_mode;
@@ -72,7 +77,10 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
     body: ConversationMetaPatch,
     // nulls are taken out and the fixed fields refused with their own message before it is parsed
     parsedByHandler: ['body'],
-    responses: { 200: 'Updated, naming the fields that changed', 202: AcceptedReply },
+    responses: {
+      200: ConversationMetaPatchedAnswer.meta({ description: 'Updated, naming the fields that changed' }),
+      202: AcceptedReply,
+    },
   });
   app.patch('/api/v1/memories/conversation-meta', patchDocs, async (request, reply) => {
     const sync = request.query.sync_mode;

@@ -6,6 +6,7 @@ import { listEpisodicMemories, listMessages, type Store } from '@memstream/store
 import {
   everMemOsScope,
   ListMemoriesQuery as Query,
+  ListMemoriesQueryDocument,
   MAGIC_ALL,
   MemoryListAnswer,
   parseCreateTime,
@@ -26,7 +27,7 @@ export function registerGetMemories(app: ZodApp, deps: { store: Store }): void {
     summary: 'Stored messages or episodic memories of a group or a user, newest first',
     description:
       'The parameters may also come as a JSON body on the GET (the body wins). profile, foresight, event_log, personal_semantic_memory and personal_event_log are not formed by memstream: an empty list.',
-    querystring: Query,
+    querystring: ListMemoriesQueryDocument,
     // EverMemOS's clients send a GET's parameters as a JSON body too: merged with the query, then parsed
     parsedByHandler: ['querystring'],
     responses: { 200: MemoryListAnswer },

@@ -1,7 +1,14 @@
 import type { ZodApp } from '@memstream/http';
 import { writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
-import { GroupChatMessage, SyncModeQuery, TOPICS, conversationIdOf, senderRefusal } from '@memstream/schemas';
+import {
+  GroupChatMessage,
+  SyncModeQuery,
+  TOPICS,
+  WriteMemoryAnswer,
+  conversationIdOf,
+  senderRefusal,
+} from '@memstream/schemas';
 import { AppError, isUnavailable } from '@memstream/errors';
 import { actorOf, type Writer } from '@memstream/ingest';
 import { AcceptedReply } from './accepted-reply.js';
@@ -29,7 +36,9 @@ export function registerPostMemory(
     querystring: SyncModeQuery,
     body: GroupChatMessage,
     responses: {
-      200: 'Stored, or recognised as a duplicate (result.duplicate), with its sequence number',
+      200: WriteMemoryAnswer.meta({
+        description: 'Stored, or recognised as a duplicate (result.duplicate), with its sequence number',
+      }),
       202: AcceptedReply,
     },
   });

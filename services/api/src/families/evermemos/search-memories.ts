@@ -9,6 +9,7 @@ import {
   MAGIC_ALL,
   parseCreateTime,
   SearchMemoriesPost,
+  SearchMemoriesQueryDocument,
   SearchMemoriesRequest as Search,
 } from '@memstream/schemas';
 import { parseOrThrow, queryWithGetBody } from '@memstream/http';
@@ -141,7 +142,7 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
       summary,
       description:
         "EverMemOS's dialect: the parameters may also come as a JSON body on the GET (the body wins); memories are grouped by group.",
-      querystring: Search,
+      querystring: SearchMemoriesQueryDocument,
       // EverMemOS's clients send a GET's parameters as a JSON body too: merged with the query, then parsed
       parsedByHandler: ['querystring'],
       responses: {

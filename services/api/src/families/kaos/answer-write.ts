@@ -18,7 +18,7 @@ export function answerWrite(
   result: Record<string, unknown> | undefined,
   status = 200,
   pending: Record<string, unknown> = {},
-): unknown {
+): FastifyReply {
   if (result === undefined) return reply.code(202).send({ ...pending, status: 'accepted' });
   return reply.code(status).send(result);
 }

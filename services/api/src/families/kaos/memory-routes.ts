@@ -4,6 +4,7 @@ import { kaosStats, latestKaosEvents, listKaosSessions, type Store } from '@mems
 import {
   KaosCleaned,
   KaosCleanupRequest,
+  KaosAccepted,
   KaosAgentHeaders,
   KaosEventsQuery,
   PYTHON_INT_PATTERN,
@@ -99,7 +100,7 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
       summary: 'Delete sessions not updated for max_age_hours (cleanup_old_sessions)',
       body: KaosCleanupRequest,
       emptyBody: {},
-      responses: { 200: KaosCleaned, 202: 'Accepted, not yet applied' },
+      responses: { 200: KaosCleaned, 202: KaosAccepted },
     }),
     async (request, reply) => {
       const { max_age_hours } = request.body;

@@ -9,7 +9,10 @@ import {
   KaosContextQuery,
   KaosContextResponse,
   KaosCreateSessionRequest,
+  KaosAccepted,
   KaosCreatedSession,
+  KaosEventsAccepted,
+  KaosSessionAccepted,
   KaosDeleted,
   KaosAgentHeaders,
   KaosHeaders,
@@ -42,7 +45,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       summary: 'Create a session (create_session), or with get_or_create the existing one (get_or_create_session)',
       body: KaosCreateSessionRequest,
       emptyBody: {},
-      responses: { 201: KaosCreatedSession, 200: KaosCreatedSession, 202: 'Accepted, not yet applied' },
+      responses: { 201: KaosCreatedSession, 200: KaosCreatedSession, 202: KaosSessionAccepted },
     }),
     async (request, reply) => {
       const body = request.body;
@@ -101,7 +104,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       summary: 'Delete a session and its events (delete_session); its conversation is deleted in every family',
       params: KaosSessionParams,
       parsedByHandler: ['params'],
-      responses: { 200: KaosDeleted, 202: 'Accepted, not yet applied' },
+      responses: { 200: KaosDeleted, 202: KaosAccepted },
     }),
     async (request, reply) => {
       const raw = (request.params as { sessionId?: string }).sessionId;
@@ -132,7 +135,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         parsedByHandler: ['params', 'body'],
         responses: {
           201: KaosAddedEvents,
-          202: 'Accepted, not yet applied',
+          202: KaosEventsAccepted,
           413: 'An event whose content is past 1 MiB of JSON, or that does not fit one Kafka record (KAFKA_MAX_MESSAGE_BYTES)',
         },
       }),

@@ -93,7 +93,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
       params: MessageIdParams,
       body: ForkRequest.pick({ title: true }),
       emptyBody: {},
-      responses: { 201: ConversationBody },
+      responses: { 201: ConversationBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId, messageId } = request.params;
@@ -124,7 +124,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         summary: 'Share with a user, at most at your own level and never as owner',
         params: ConversationIdParams,
         body: ShareRequest,
-        responses: { 201: MembershipBody },
+        responses: { 201: MembershipBody, 202: MsAcceptedBody },
       }),
       async (request, reply) => {
         const { conversationId } = request.params;

@@ -79,7 +79,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       params: MessageIdParams,
       body: ForkRequest,
       emptyBody: {},
-      responses: { 201: ConversationBody },
+      responses: { 201: ConversationBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId, messageId } = request.params;
@@ -117,7 +117,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       summary: 'Share with a user, at most at your own level and never as owner',
       params: ConversationIdParams,
       body: ShareRequest,
-      responses: { 201: MembershipBody },
+      responses: { 201: MembershipBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;

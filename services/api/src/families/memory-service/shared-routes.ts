@@ -8,7 +8,9 @@ import {
   MemberParams,
   MembershipBody,
   MembershipList,
+  MsAcceptedBody,
   TransferBody,
+  TransferOfferAnswer,
   TransferOwnershipRequest,
   UpdateMembershipRequest,
   type TransferRecipients,
@@ -32,7 +34,7 @@ export function registerSharedRoutes(
       summary: 'Create a conversation owned by the caller',
       body: CreateConversationRequest,
       emptyBody: {},
-      responses: { 201: ConversationBody, 202: 'Accepted, not yet applied' },
+      responses: { 201: ConversationBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => send(reply, await h.create(request, request.body)),
   );
@@ -55,7 +57,7 @@ export function registerSharedRoutes(
     docs.route({
       summary: 'Delete the conversation and every fork of its tree (owner or manager)',
       params: ConversationIdParams,
-      responses: { 204: 'Deleted' },
+      responses: { 202: MsAcceptedBody, 204: 'Deleted' },
     }),
     async (request, reply) => send(reply, await h.remove(request, request.params.conversationId)),
   );
@@ -75,7 +77,7 @@ export function registerSharedRoutes(
       summary: "Change a member's level",
       params: MemberParams,
       body: UpdateMembershipRequest,
-      responses: { 200: MembershipBody },
+      responses: { 200: MembershipBody, 202: MsAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId, userId } = request.params;
@@ -87,7 +89,7 @@ export function registerSharedRoutes(
     docs.route({
       summary: 'Revoke a member (not the owner); members may leave',
       params: MemberParams,
-      responses: { 204: 'Revoked' },
+      responses: { 202: MsAcceptedBody, 204: 'Revoked' },
     }),
     async (request, reply) => {
       const { conversationId, userId } = request.params;
@@ -105,7 +107,7 @@ export function registerSharedRoutes(
           : 'Offer ownership to a member (owner only); they accept or decline',
       params: ConversationIdParams,
       body: TransferOwnershipRequest,
-      responses: { 202: TransferBody },
+      responses: { 202: TransferOfferAnswer },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;
@@ -130,7 +132,7 @@ export function registerSharedRoutes(
       docs.route({
         summary: `${accept ? 'Accept' : 'Decline'} the ownership offered to you`,
         params: ConversationIdParams,
-        responses: { 200: TransferBody },
+        responses: { 200: TransferBody, 202: MsAcceptedBody },
       }),
       async (request, reply) => send(reply, await h.settle(request, request.params.conversationId, accept)),
     );
