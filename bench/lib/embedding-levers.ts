@@ -7,7 +7,12 @@
  * the turn-alone list is the control that separates a lever's gain from the difference between
  * this exact ranking and the API's. What each costs is printed beside it.
  */
-import { embeddingSettings, loadConfig } from '@memstream/config';
+import {
+  DEFAULT_LOCAL_EMBEDDING_MODEL,
+  embeddingSettings,
+  loadConfig,
+  type LocalEmbeddingModel,
+} from '@memstream/config';
 import type { GroupChatDocument } from '@memstream/cli';
 import { createLocalEmbedder, LOCAL_MODELS, resolveModelDir } from '@memstream/embedding';
 import { createLogger } from '@memstream/logging';
@@ -16,6 +21,7 @@ import { z } from 'zod';
 import { exactVectorList, nearest, turnTexts, type TurnText } from './contextual-lever.js';
 import { crossValidate, type Scored } from './cross-validate.js';
 import { candidatesOf, turnsOf, type ApiHit } from './locomo-turns.js';
+import { pairedDifference } from './paired-difference.js';
 import { round } from './stats.js';
 import { section, table } from './table.js';
 
@@ -65,6 +71,27 @@ export async function measureEmbeddingLevers(run: LeverRun): Promise<void> {
   );
   await embedder.embed(["load the model first, so its cost is not counted as a turn's"], 'document');
   const texts = turnTexts(run.documents, run.groupOf);
+  /** Every turn alone and every question, with one local model (int8). */
+  const embedAlone = async (name: LocalEmbeddingModel) => {
+    const m = LOCAL_MODELS[name];
+    const e = await createLocalEmbedder(
+      { model: m, modelDir: resolveModelDir(undefined, m), threads: 1, batchSize: 4, weights: 'int8' },
+      log,
+    );
+    await e.embed(["load the model first, so its cost is not counted as a turn's"], 'document');
+    const cpu0 = process.cpuUsage();
+    const vectors = await e.embed(
+      texts.map((t) => t.alone),
+      'document',
+    );
+    const cpu = process.cpuUsage(cpu0);
+    const queries = await e.embed(
+      run.questions.map((q) => q.question),
+      'query',
+    );
+    await e.close();
+    return { name: e.model, vectors, queries, cpuMs: (cpu.user + cpu.system) / 1000 / texts.length };
+  };
   const timedEmbed = async (label: string, of: (t: TurnText) => string) => {
     const all = texts.map(of);
     const cpu0 = process.cpuUsage();
@@ -93,6 +120,11 @@ export async function measureEmbeddingLevers(run: LeverRun): Promise<void> {
   );
   const queryMs = (performance.now() - q0) / run.questions.length;
   await embedder.close();
+  // Served with another model: today's default embeds the turns too, so the two compare on the same lists.
+  const defaultModel =
+    served.EMBEDDING_LOCAL_MODEL === DEFAULT_LOCAL_EMBEDDING_MODEL
+      ? undefined
+      : await embedAlone(DEFAULT_LOCAL_EMBEDDING_MODEL);
 
   const turnsByKey = turnsOf(run.documents, run.groupOf);
   const inGroup = new Map<string, number[]>();
@@ -113,12 +145,14 @@ export async function measureEmbeddingLevers(run: LeverRun): Promise<void> {
     const norm = Math.hypot(...out);
     return out.map((x) => x / norm);
   };
-  const crossValidated = (
+  const crossValidatedWith = (
     vectors: readonly Float32Array[],
+    queryVectors: readonly Float32Array[],
     options: { prf?: number; memorySources?: number } = {},
   ): number[][] => {
     const rescored: Scored[] = run.questions.map((q, i) => {
-      const query = options.prf === undefined ? queries[i]! : fedBack(queries[i]!, q.sampleId, vectors, options.prf);
+      const asked = queryVectors[i]!;
+      const query = options.prf === undefined ? asked : fedBack(asked, q.sampleId, vectors, options.prf);
       const vector = exactVectorList(q.sampleId, query, texts, vectors, run.lists[i]!.vector, 100);
       const { messages, memories, participants } = candidatesOf(run.lists[i]!.keyword, vector, turnsByKey, {
         memorySources: options.memorySources,
@@ -134,38 +168,65 @@ export async function measureEmbeddingLevers(run: LeverRun): Promise<void> {
     );
     return rescored.map((q) => byQuestion.get(q)!);
   };
+  const crossValidated = (vectors: readonly Float32Array[], options: { prf?: number; memorySources?: number } = {}) =>
+    crossValidatedWith(vectors, queries, options);
 
+  const variants: Array<{ label: string; recalls: number[][] }> = [
+    { label: 'turn alone (control)', recalls: crossValidated(alone.vectors) },
+    { label: 'after the turn before', recalls: crossValidated(previous.vectors) },
+    { label: 'turn alone, day in front', recalls: crossValidated(datedAlone.vectors) },
+    { label: 'after the turn before, day in front', recalls: crossValidated(datedPrevious.vectors) },
+    ...PRF_WEIGHTS.map((w) => ({
+      label: `after the turn before + query fed back from its first ${PRF_HITS} vector hits (x${w})`,
+      recalls: crossValidated(previous.vectors, { prf: w }),
+    })),
+    {
+      label: `after the turn before + source turns of the first ${MEMORY_SOURCES} memories of each list as candidates`,
+      recalls: crossValidated(previous.vectors, { memorySources: MEMORY_SOURCES }),
+    },
+  ];
+  if (defaultModel) {
+    const vectorsOf = defaultModel.vectors;
+    const rescoredWith = (qs: readonly Float32Array[]) => crossValidatedWith(vectorsOf, qs);
+    variants.push({
+      label: `${defaultModel.name}, turn alone (the default model)`,
+      recalls: rescoredWith(defaultModel.queries),
+    });
+  }
   console.log(section('levers: exact vector lists, contextual ranking, cross-validated (held-out)'));
   console.log(
     table(
       ['lever / category', 'questions', 'recall@5', 'recall@10', 'recall@25'],
-      [
-        ...run.byCategory(crossValidated(alone.vectors), 'turn alone (control)'),
-        ...run.byCategory(crossValidated(previous.vectors), 'after the turn before'),
-        ...run.byCategory(crossValidated(datedAlone.vectors), 'turn alone, day in front'),
-        ...run.byCategory(crossValidated(datedPrevious.vectors), 'after the turn before, day in front'),
-        ...PRF_WEIGHTS.flatMap((w) =>
-          run.byCategory(
-            crossValidated(previous.vectors, { prf: w }),
-            `after the turn before + query fed back from its first ${PRF_HITS} vector hits (x${w})`,
-          ),
-        ),
-        ...run.byCategory(
-          crossValidated(previous.vectors, { memorySources: MEMORY_SOURCES }),
-          `after the turn before + source turns of the first ${MEMORY_SOURCES} memories of each list as candidates`,
-        ),
-      ],
+      variants.flatMap((v) => run.byCategory(v.recalls, v.label)),
+    ),
+  );
+  const at10 = (recalls: readonly number[][]) => recalls.map((r) => r[1]!);
+  const controls = [variants[0]!, ...(defaultModel ? [variants.at(-1)!] : [])];
+  console.log(section('R@10 differences, paired over the same questions (95% bootstrap interval)'));
+  console.log(
+    table(
+      ['lever', ...controls.map((c) => `vs ${c.label}`)],
+      variants.map((v) => [
+        v.label,
+        ...controls.map((c) => {
+          const d = pairedDifference(at10(v.recalls), at10(c.recalls));
+          return `${d.mean >= 0 ? '+' : ''}${d.mean.toFixed(3)} [${d.low.toFixed(3)}, ${d.high.toFixed(3)}]`;
+        }),
+      ]),
     ),
   );
   console.log(
     table(
       ['embedded text', 'mean chars', 'CPU ms per turn', 'wall ms per turn'],
-      [alone, previous, datedAlone, datedPrevious].map((e) => [
-        e.label,
-        e.chars,
-        round(e.cpuMs, 2),
-        round(e.wallMs, 2),
-      ]),
+      [
+        ...[alone, previous, datedAlone, datedPrevious].map((e) => [
+          e.label,
+          e.chars,
+          round(e.cpuMs, 2),
+          round(e.wallMs, 2),
+        ]),
+        ...(defaultModel ? [[`${defaultModel.name}, turn alone`, alone.chars, round(defaultModel.cpuMs, 2), '-']] : []),
+      ],
     ),
   );
   console.log(
