@@ -119,6 +119,12 @@ export async function measureEmbeddingLevers(run: LeverRun): Promise<void> {
     'query',
   );
   const queryMs = (performance.now() - q0) / run.questions.length;
+  // Temporal handling: a "when" question embedded as the statement it asks about ("When did Mel
+  // paint a sunrise?" -> "Mel paint a sunrise"), the turn that answers it being a statement.
+  const statements = await embedder.embed(
+    run.questions.map((q) => (intentOf(q.question, [], 0).asksWhen ? asStatement(q.question) : q.question)),
+    'query',
+  );
   await embedder.close();
   // Served with another model: today's default embeds the turns too, so the two compare on the same lists.
   const defaultModel =
@@ -176,6 +182,10 @@ export async function measureEmbeddingLevers(run: LeverRun): Promise<void> {
     { label: 'after the turn before', recalls: crossValidated(previous.vectors) },
     { label: 'turn alone, day in front', recalls: crossValidated(datedAlone.vectors) },
     { label: 'after the turn before, day in front', recalls: crossValidated(datedPrevious.vectors) },
+    {
+      label: 'after the turn before + "when" questions embedded as statements',
+      recalls: crossValidatedWith(previous.vectors, statements),
+    },
     ...PRF_WEIGHTS.map((w) => ({
       label: `after the turn before + query fed back from its first ${PRF_HITS} vector hits (x${w})`,
       recalls: crossValidated(previous.vectors, { prf: w }),
@@ -232,4 +242,14 @@ export async function measureEmbeddingLevers(run: LeverRun): Promise<void> {
   console.log(
     `query embedding: ${round(queryMs, 2)} ms wall per question, the same for every text form; feedback adds one more vector scan per search (no embedding), memory sources add candidates to rank (no query)`,
   );
+}
+
+/** A "when" question without its question words and mark: what a turn answering it would state. */
+export function asStatement(question: string): string {
+  return question
+    .replace(
+      /^\s*(when|what (date|day|time|year|month|week)|how long ago|which (year|month|day))\b\s*(did|does|do|was|were|is|are|has|have|had|will)?\s*/i,
+      '',
+    )
+    .replace(/\?\s*$/, '');
 }

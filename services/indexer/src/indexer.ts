@@ -52,7 +52,8 @@ export class Indexer {
    */
   private async embedTurns(keys: ReadonlyArray<{ conversationId: string; messageId: string }>): Promise<number> {
     const withContext = this.embedder.context === 'turn-before';
-    let pending = keys;
+    // one row per key: an upsert may not touch a row twice in one statement
+    let pending = [...new Map(keys.map((k) => [keyOf(k.conversationId, k.messageId), k])).values()];
     let written = 0;
     for (let pass = 0; pass < TURN_PASSES && pending.length > 0; pass++) {
       const inputs = (await turnEmbeddingInputs(this.store, pending, withContext)).filter((x) => x.text !== '');
