@@ -20,8 +20,8 @@
  * `bench/run.sh` started, with a database and topics of its own, writes sent to the gateway and
  * reads to the read API; `--base URL` measures a running memstream (read and write on one address).
  * Extra flags: `--methods keyword,vector,hybrid,rrf`, `--env KEY=VALUE` (repeatable, embedded only),
- * `--samples N` (first N conversations), `--scale N`, `--levers` (the contextual-text lever measured
- * after the run, see lib/contextual-lever.ts: recall and CPU per turn beside a control).
+ * `--samples N` (first N conversations), `--scale N`, `--levers` (the levers measured after the run,
+ * see lib/embedding-levers.ts: recall and CPU per turn beside a control).
  */
 import { readFile, mkdtemp } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -29,8 +29,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { embeddingSettings, loadConfig } from '@memstream/config';
-import { z } from 'zod';
+import { loadConfig } from '@memstream/config';
 import { allInOneEnv } from '@memstream/all-in-one';
 import { createLogger } from '@memstream/logging';
 import { Lifecycle } from '@memstream/runtime';
@@ -40,8 +39,7 @@ import { locomoToGroupChat, type GroupChatDocument } from '@memstream/cli';
 import { HYBRID_RANKING, intentOf, rankFeatures, weightedFusion, type RankingParams } from '@memstream/search';
 import { embeddedPostgresUrl } from '@memstream/embedded-postgres';
 import { candidatesOf, hitOf, turnsOf, type ApiHit } from './lib/locomo-turns.js';
-import { exactVectorList, turnTexts } from './lib/contextual-lever.js';
-import { createLocalEmbedder, LOCAL_MODELS, resolveModelDir } from '@memstream/embedding';
+import { measureEmbeddingLevers } from './lib/embedding-levers.js';
 import { crossValidate, fit, recallAt, type Fold, type Scored } from './lib/cross-validate.js';
 import { addFiller } from './lib/filler.js';
 import { createDatabase } from './lib/database.js';
@@ -63,11 +61,24 @@ const { values } = parseArgs({
     distributed: { type: 'boolean', default: false },
     scale: { type: 'string', default: '100000' },
     levers: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
-if (!values.data) {
-  console.error('usage: npm run bench:retrieval -- --data PATH [--base URL] [--methods keyword,vector,hybrid,rrf]');
-  process.exit(2);
+if (!values.data || values.help) {
+  console.error(
+    [
+      'usage: npm run bench:retrieval -- --data PATH [flags]',
+      '  --methods keyword,vector,hybrid,rrf   the methods measured as served',
+      '  --env KEY=VALUE                       a setting of the embedded server (repeatable), e.g.',
+      '                                        EMBEDDING_LOCAL_MODEL=e5-small-v2, EMBEDDING_TURN_CONTEXT=previous',
+      '  --samples N                           the first N conversations only',
+      '  --scale N                             filler messages for the second latency pass (0 skips; 100000)',
+      '  --levers                              measure the levers after the run (bench/lib/embedding-levers.ts)',
+      '  --distributed                         every service a process of its own (Kafka, PostgreSQL, Redis)',
+      '  --base URL                            measure a running memstream',
+    ].join('\n'),
+  );
+  process.exit(values.help ? 0 : 2);
 }
 
 interface Question {
@@ -245,7 +256,16 @@ console.log(
   ),
 );
 
-if (values.levers) await measureLevers();
+if (values.levers)
+  await measureEmbeddingLevers({
+    documents,
+    groupOf,
+    questions,
+    lists,
+    ks: KS,
+    env: envOf(values.env ?? []),
+    byCategory,
+  });
 
 /**
  * What the goal counts: the served hybrid's ranking cross-validated (held-out) R@10, overall and
@@ -356,97 +376,6 @@ for (const cleanup of cleanups) await cleanup();
 process.exit(0);
 
 // ---- helpers ----
-
-/**
- * The contextual-text lever (bench/lib/contextual-lever.ts): recall cross-validated with each
- * turn embedded alone and after the turn before it, and what the embedding costs per turn.
- * Measured in this process after the run, on the served model; the index is not changed.
- */
-async function measureLevers(): Promise<void> {
-  const log = createLogger({ service: 'bench-retrieval-levers', level: 'warn' });
-  // The served local model: the one the run's --env flags chose (EMBEDDING_LOCAL_MODEL), int8.
-  const served = loadConfig(
-    z.object({
-      EMBEDDING_LOCAL_MODEL: embeddingSettings.EMBEDDING_LOCAL_MODEL,
-      MEMSTREAM_MODEL_DIR: embeddingSettings.MEMSTREAM_MODEL_DIR,
-    }),
-    envOf(values.env ?? []),
-  );
-  const model = LOCAL_MODELS[served.EMBEDDING_LOCAL_MODEL];
-  const embedder = await createLocalEmbedder(
-    { model, modelDir: resolveModelDir(served.MEMSTREAM_MODEL_DIR, model), threads: 1, batchSize: 4, weights: 'int8' },
-    log,
-  );
-  console.log(`\nlevers measured with the local model ${embedder.model}`);
-  await embedder.embed(["load the model first, so its cost is not counted as a turn's"], 'document');
-  const texts = turnTexts(documents, groupOf);
-  const timedEmbed = async (all: readonly string[]) => {
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    const vectors = await embedder.embed(all, 'document');
-    const cpu = process.cpuUsage(cpu0);
-    return {
-      vectors,
-      cpuMs: (cpu.user + cpu.system) / 1000 / all.length,
-      wallMs: (performance.now() - t0) / all.length,
-    };
-  };
-  const alone = await timedEmbed(texts.map((t) => t.alone));
-  const withPrevious = await timedEmbed(texts.map((t) => t.withPrevious));
-  const queries = await embedder.embed(
-    questions.map((q) => q.question),
-    'query',
-  );
-  await embedder.close();
-  const crossValidated = (vectors: readonly Float32Array[]) => {
-    const rescored: Scored[] = questions.map((q, i) => {
-      const vector = exactVectorList(q.sampleId, queries[i]!, texts, vectors, lists[i]!.vector, 100);
-      const { messages, memories, participants } = candidatesOf(lists[i]!.keyword, vector, turnsByKey);
-      return {
-        conversation: q.sampleId,
-        evidence: q.evidence,
-        features: rankFeatures(intentOf(q.question, participants, Date.now()), messages, memories),
-      };
-    });
-    const byQuestion = new Map(
-      crossValidate(rescored, KS).flatMap((f) => f.recalls.map((r) => [r.q, r.recall] as const)),
-    );
-    return rescored.map((q) => byQuestion.get(q)!);
-  };
-  console.log(section('lever: a turn embedded after the turn before it (exact vector lists, cross-validated)'));
-  console.log(
-    table(
-      ['vector list / category', 'questions', 'recall@5', 'recall@10', 'recall@25'],
-      [
-        ...byCategory(crossValidated(alone.vectors), 'turn alone (control)'),
-        ...byCategory(crossValidated(withPrevious.vectors), 'turn after the one before'),
-      ],
-    ),
-  );
-  const chars = (xs: readonly string[]) => Math.round(mean(xs.map((x) => x.length)));
-  console.log(
-    table(
-      ['embedded text', 'mean chars', 'CPU ms per turn', 'wall ms per turn'],
-      [
-        [
-          'turn alone (as indexed today)',
-          chars(texts.map((t) => t.alone)),
-          round(alone.cpuMs, 2),
-          round(alone.wallMs, 2),
-        ],
-        [
-          'turn after the one before',
-          chars(texts.map((t) => t.withPrevious)),
-          round(withPrevious.cpuMs, 2),
-          round(withPrevious.wallMs, 2),
-        ],
-      ],
-    ),
-  );
-  console.log(
-    'query latency, memory and install size do not change with this lever: the same model embeds the same query.',
-  );
-}
 
 /** `--env KEY=VALUE` flags as an object. */
 function envOf(flags: readonly string[]): Record<string, string> {

@@ -17,7 +17,11 @@ export interface TurnText {
   readonly alone: string;
   /** The turn before it in the same session, then the turn (the turn alone when it opens its session). */
   readonly withPrevious: string;
+  /** The day the turn was said, as a line to put in front ("8 May 2023"). */
+  readonly day: string;
 }
+
+const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 export function turnTexts(
   documents: readonly GroupChatDocument[],
@@ -33,6 +37,7 @@ export function turnTexts(
       group,
       alone: said(i),
       withPrevious: i > 0 && session(i - 1) === session(i) ? `${said(i - 1)}\n${said(i)}` : said(i),
+      day: DAY.format(new Date(m.create_time)),
     }));
   });
 }

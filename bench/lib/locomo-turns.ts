@@ -69,6 +69,8 @@ export function candidatesOf(
   keyword: readonly ApiHit[],
   vector: readonly ApiHit[],
   turns: ReadonlyMap<string, Turn>,
+  /** A lever the read API does not pull: the source turns of the memories among each list's first N join the candidates. */
+  options: { memorySources?: number } = {},
 ): { messages: MessageCandidate[]; memories: MemoryCandidate[]; participants: Set<string> } {
   const messages = new Map<string, { keyword?: number; vector?: number }>();
   const memories = new Map<string, { hit: SearchHit; keyword?: number; vector?: number }>();
@@ -97,6 +99,19 @@ export function candidatesOf(
     const t = turns.get(key)!;
     participants.add(t.sender);
     out.push({ key, hit: t.hit, sender: t.sender });
+  }
+  if (options.memorySources) {
+    const have = new Set(out.map((m) => m.key));
+    const top = [...keyword.slice(0, options.memorySources), ...vector.slice(0, options.memorySources)];
+    for (const h of top.filter((x) => x.memory_type !== 'message'))
+      for (const id of h.message_ids) {
+        const key = messageKey(h.group_id, id);
+        const t = turns.get(key);
+        if (!t || have.has(key)) continue;
+        have.add(key);
+        participants.add(t.sender);
+        out.push({ key, hit: t.hit, sender: t.sender, prev: t.prev, next: t.next });
+      }
   }
   const sources = (h: SearchHit) => h.message_ids.map((id) => messageKey(h.conversation_id, id));
   return {

@@ -66,6 +66,14 @@ export const embeddingSettings = {
    * mixing vectors.
    */
   EMBEDDING_LOCAL_WEIGHTS: z.enum(['int8', 'float32']).default('int8'),
+  /**
+   * `previous`: a message is embedded after the turn before it in its conversation (the nearest
+   * earlier message within 4 hours that its readers may also read), so a reply ("Yes, last
+   * Tuesday!") carries what it answers; forgetting a message re-embeds the turn after it.
+   * `none`: each message alone. Any provider; the vectors' model id says which, so switching
+   * re-embeds in the background. See docs/search.md.
+   */
+  EMBEDDING_TURN_CONTEXT: z.enum(['none', 'previous']).default('none'),
   /** Where `npm ci` put the local model (unset: `<repo>/.cache/models/<its name>`, e.g. `all-MiniLM-L6-v2`). */
   MEMSTREAM_MODEL_DIR: env.optionalString(),
 };

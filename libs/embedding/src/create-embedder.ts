@@ -7,6 +7,7 @@ import { createLocalEmbedder } from './local/local-embedder.js';
 import { LOCAL_MODELS } from './local/local-models.js';
 import { resolveModelDir } from './local/model-files.js';
 import { createOpenAiEmbedder } from './openai-embedder.js';
+import { withTurnContext } from './turn-context.js';
 
 /**
  * Texts sent to the inference thread at a time. A search's query waits for the batch already
@@ -18,6 +19,11 @@ const LOCAL_BATCH = { int8: 4, float32: 16 } as const;
 
 /** The embedder the settings ask for, ready to use (a local model loaded, an openai server probed). */
 export async function createEmbedder(settings: EmbeddingSettings, log: Logger): Promise<Embedder> {
+  const embedder = await providerEmbedder(settings, log);
+  return settings.EMBEDDING_TURN_CONTEXT === 'previous' ? withTurnContext(embedder) : embedder;
+}
+
+async function providerEmbedder(settings: EmbeddingSettings, log: Logger): Promise<Embedder> {
   switch (settings.EMBEDDING_PROVIDER) {
     case 'hash':
       return createHashEmbedder({ dimension: settings.EMBEDDING_DIMENSIONS ?? 256 });

@@ -97,6 +97,7 @@ export {
 } from './repositories/episodic-memories.js';
 export {
   indexMessages,
+  writeMessageVectors,
   indexMemories,
   staleVectors,
   unembeddedItems,
@@ -107,7 +108,9 @@ export {
   type SearchKind,
   type MessageToIndex,
   type MemoryToIndex,
+  type SearchItemToEmbed,
 } from './repositories/search-items.js';
+export { turnEmbeddingInputs, type TurnEmbeddingInput } from './repositories/turn-embedding-inputs.js';
 export { messageSearchText, memorySearchText } from './repositories/message-search-text.js';
 export { turnContext, type TurnContext, type NeighbourHit } from './repositories/search-context.js';
 export { EXACT_SCAN_MAX_ITEMS, vectorSearch, type SearchFilters, type SearchHit } from './repositories/search.js';

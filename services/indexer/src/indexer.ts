@@ -3,14 +3,15 @@ import type { Logger } from '@memstream/logging';
 import type { CanonicalMessage, EpisodicMemory } from '@memstream/schemas';
 import {
   indexMemories,
-  indexMessages,
-  messageSearchText,
   replaceVectors,
   staleVectors,
+  turnEmbeddingInputs,
   unembeddedItems,
   unindexedMemories,
-  type SearchKind,
+  writeMessageVectors,
+  type SearchItemToEmbed,
   type Store,
+  type TurnEmbeddingInput,
 } from '@memstream/store';
 import { memoryText } from './document-text.js';
 
@@ -21,6 +22,9 @@ import { memoryText } from './document-text.js';
  * re-indexes the same rows. `sweep` repairs what events did not bring (a memory
  * whose event was lost) and re-embeds, in the background, what another model embedded.
  */
+/** Passes over turns whose context a concurrent deletion changed (each pass loses only to a deletion). */
+const TURN_PASSES = 5;
+
 export class Indexer {
   /**
    * Rows of other models exist only from before a model change (every write uses the current
@@ -36,22 +40,43 @@ export class Indexer {
   ) {}
 
   async indexMessages(messages: readonly CanonicalMessage[]): Promise<number> {
-    const items = messages.map((m) => ({ m, text: messageSearchText(m) })).filter((x) => x.text !== '');
-    if (items.length === 0) return 0;
-    const vectors = await this.embedder.embed(
-      items.map((x) => x.text),
-      'document',
-    );
-    return indexMessages(
-      this.store,
-      this.embedder.model,
-      items.map((x, i) => ({
-        conversationId: x.m.conversation_id,
-        messageId: x.m.message_id,
-        text: x.text,
-        embedding: vectors[i]!,
-      })),
-    );
+    return this.embedTurns(messages.map((m) => ({ conversationId: m.conversation_id, messageId: m.message_id })));
+  }
+
+  /**
+   * Embeds stored messages by their keys, each after the turn before it when the embedder asks
+   * for that. A turn whose context turn was forgotten between reading and writing is refused by
+   * the write (writeMessageVectors) and read again; a message forgotten meanwhile is gone from the
+   * inputs and dropped. Each pass writes all but what a deletion raced, so few passes are needed;
+   * a turn still refused after the last is left unembedded, and said so.
+   */
+  private async embedTurns(keys: ReadonlyArray<{ conversationId: string; messageId: string }>): Promise<number> {
+    const withContext = this.embedder.context === 'turn-before';
+    // one row per key: an upsert may not touch a row twice in one statement
+    let pending = [...new Map(keys.map((k) => [keyOf(k.conversationId, k.messageId), k])).values()];
+    let written = 0;
+    for (let pass = 0; pass < TURN_PASSES && pending.length > 0; pass++) {
+      const inputs = (await turnEmbeddingInputs(this.store, pending, withContext)).filter((x) => x.text !== '');
+      if (inputs.length === 0) return written;
+      const vectors = await this.embedder.embed(inputs.map(turnText), 'document');
+      const done = await writeMessageVectors(
+        this.store,
+        this.embedder.model,
+        inputs.map((x, i) => ({
+          conversationId: x.conversationId,
+          messageId: x.messageId,
+          text: x.text,
+          embedding: vectors[i]!,
+          contextItemId: x.contextItemId,
+        })),
+      );
+      written += done.length;
+      const doneKeys = new Set(done.map((k) => keyOf(k.conversationId, k.messageId)));
+      pending = inputs.filter((x) => !doneKeys.has(keyOf(x.conversationId, x.messageId)));
+    }
+    if (pending.length > 0)
+      this.log.warn({ messages: pending.length }, 'turns left unembedded: their context kept changing');
+    return written;
   }
 
   async indexMemories(memories: readonly EpisodicMemory[]): Promise<number> {
@@ -80,15 +105,30 @@ export class Indexer {
     return missing.length + imported.length + stale.length;
   }
 
-  private async embedItems(items: ReadonlyArray<{ kind: SearchKind; item_id: string; content: string }>) {
+  /** Messages are embedded again from their rows' keys (their context is rebuilt), memories from their text. */
+  private async embedItems(items: readonly SearchItemToEmbed[]) {
+    const memories = items.filter((s) => s.kind !== 'message');
+    await this.embedTurns(
+      items
+        .filter((s) => s.kind === 'message')
+        .map((s) => ({ conversationId: s.conversation_id, messageId: s.message_ids[0]! })),
+    );
+    if (memories.length === 0) return;
     const vectors = await this.embedder.embed(
-      items.map((s) => s.content),
+      memories.map((s) => s.content),
       'document',
     );
     await replaceVectors(
       this.store,
       this.embedder.model,
-      items.map((s, i) => ({ kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })),
+      memories.map((s, i) => ({ kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })),
     );
   }
 }
+
+/** What a turn is embedded as: its own text, after the turn before it when there is one. */
+export function turnText(x: TurnEmbeddingInput): string {
+  return x.contextText === '' ? x.text : `${x.contextText}\n${x.text}`;
+}
+
+const keyOf = (conversationId: string, messageId: string) => `${conversationId}\u0000${messageId}`;

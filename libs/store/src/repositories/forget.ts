@@ -1,6 +1,7 @@
 import type { Queryable, Store } from '../store.js';
 import { arrayLiteral, lockEpisodes } from './episodes.js';
 import { visibleTo } from './conversation-access.js';
+import { UNEMBEDDED_MODEL } from './import-writer.js';
 
 export interface ForgetFilter {
   /** An episode's id, or a memory's id meaning its episode: that episode's messages. */
@@ -89,9 +90,18 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
       deletedMessageSearchRows: 0,
       deletedMemorySearchRows: 0,
     };
+  const deletedItemIds = deleted.rows.map((r) => String(r.id));
   const messageRows = await tx.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [
-    deleted.rows.map((r) => String(r.id)),
+    deletedItemIds,
   ]);
+  // A turn embedded after a deleted one carries its words in its vector: the vector goes now, and
+  // the row is left for the indexer's sweep (as an imported row is) to embed again after the turn
+  // now before it. Until then the turn ranks as one whose vector has not arrived.
+  await tx.query(
+    `UPDATE search_items SET embedding = NULL, embedding_model = $2, context_item_id = NULL
+      WHERE context_item_id = ANY($1::text[]) AND kind = 'message'`,
+    [deletedItemIds, UNEMBEDDED_MODEL],
+  );
 
   // The episodes holding any deleted message, with what they keep, locked before their memories
   // are looked for: an extraction storing an episode's memories holds its row, so this waits for it

@@ -22,7 +22,7 @@ export interface NeighbourHit {
  * the first turn of a new session days later answers nothing of the last one (the extractor's
  * silence split, EPISODE_SILENCE_MS, uses the same 4 hours by default).
  */
-const CONTEXT_GAP = "interval '4 hours'";
+export const CONTEXT_GAP = "interval '4 hours'";
 
 /**
  * For message search rows (item ids), their sender and nearest neighbours among the messages that

@@ -25,6 +25,11 @@ export interface MessageToIndex {
   readonly messageId: string;
   readonly text: string;
   readonly embedding: ArrayLike<number>;
+  /**
+   * The search item id of the turn whose words the vector carries besides the message's own
+   * (turnEmbeddingInputs); null or unset: the message's words only.
+   */
+  readonly contextItemId?: string | null;
 }
 
 /**
@@ -35,27 +40,49 @@ export interface MessageToIndex {
  * meanwhile is not resurrected: the row is locked while it is read (FOR KEY SHARE), because a
  * deletion committing between this statement's snapshot and its insert would otherwise leave the
  * insert a free key, and a search row holding the words of a message that is gone (an erasure's
- * test caught it).
+ * test caught it). A vector made with the turn before it is written only if that turn still exists
+ * once locked the same way: a deletion that committed after the vector was made (and cleared the
+ * vectors naming the turn before this one was written) leaves the item out, for the caller to
+ * embed again from the turn's new context. Returns the keys written.
  */
-export async function indexMessages(q: Queryable, model: string, items: readonly MessageToIndex[]): Promise<number> {
-  if (items.length === 0) return 0;
-  const { rowCount } = await q.query(
-    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model, audience)
+export async function writeMessageVectors(
+  q: Queryable,
+  model: string,
+  items: readonly MessageToIndex[],
+): Promise<Array<{ conversationId: string; messageId: string }>> {
+  if (items.length === 0) return [];
+  const contexts = [...new Set(items.flatMap((i) => (i.contextItemId ? [i.contextItemId] : [])))];
+  const { rows } = await q.query<{ conversation_id: string; message_id: string }>(
+    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding,
+                               embedding_model, audience, context_item_id)
+     WITH held AS MATERIALIZED (
+       SELECT id::text AS id FROM messages WHERE id = ANY($7::int8[]) ORDER BY id FOR KEY SHARE
+     )
      SELECT 'message', m.id::text, m.conversation_id, m.sender_id, t.body, m.created_at, ARRAY[m.message_id],
-            to_tsvector('english', t.body), t.vec::vector, $5, m.audience
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(c, mid, body, vec)
+            to_tsvector('english', t.body), t.vec::vector, $5, m.audience, t.ctx
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS t(c, mid, body, vec, ctx)
      JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
+     WHERE t.ctx IS NULL OR t.ctx IN (SELECT id FROM held)
      FOR KEY SHARE OF m
-     ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
+     ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
+       context_item_id = EXCLUDED.context_item_id, indexed_at = now()
+     RETURNING conversation_id, message_ids[1] AS message_id`,
     [
       items.map((i) => i.conversationId),
       items.map((i) => i.messageId),
       items.map((i) => i.text),
       items.map((i) => vectorLiteral(i.embedding)),
       model,
+      items.map((i) => i.contextItemId ?? null),
+      contexts.map(Number),
     ],
   );
-  return rowCount;
+  return rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id }));
+}
+
+/** writeMessageVectors, counting the rows written. */
+export async function indexMessages(q: Queryable, model: string, items: readonly MessageToIndex[]): Promise<number> {
+  return (await writeMessageVectors(q, model, items)).length;
 }
 
 export interface MemoryToIndex {
@@ -81,18 +108,24 @@ export async function indexMemories(q: Queryable, model: string, items: readonly
   return rowCount;
 }
 
+/** A search row the sweep embeds: a message's by its key (with its context), a memory's by its content. */
+export interface SearchItemToEmbed {
+  readonly kind: SearchKind;
+  readonly item_id: string;
+  readonly content: string;
+  readonly conversation_id: string;
+  /** A message's row: [its message id]. */
+  readonly message_ids: string[];
+}
+
 /**
  * Items whose vector was made by another model: the re-embedding backlog. A message's row without
  * a vector yet is left to its stored event, which the indexer is about to (or already does) embed:
  * taken here as well, a backlog of new messages would be embedded twice.
  */
-export async function staleVectors(
-  q: Queryable,
-  model: string,
-  limit: number,
-): Promise<Array<{ kind: SearchKind; item_id: string; content: string }>> {
-  const { rows } = await q.query<{ kind: SearchKind; item_id: string; content: string }>(
-    `SELECT kind, item_id, content FROM search_items
+export async function staleVectors(q: Queryable, model: string, limit: number): Promise<SearchItemToEmbed[]> {
+  const { rows } = await q.query<SearchItemToEmbed>(
+    `SELECT kind, item_id, content, conversation_id, message_ids FROM search_items
      WHERE embedding_model <> $1 ORDER BY indexed_at LIMIT $2`,
     [model, limit],
   );
@@ -100,15 +133,14 @@ export async function staleVectors(
 }
 
 /**
- * Rows an import wrote without a vector (marked with UNEMBEDDED_MODEL): no stored event will come
- * for them, so the sweep embeds them. The model index finds them without a scan.
+ * Rows without a vector that no stored event will bring one for, marked with UNEMBEDDED_MODEL:
+ * what an import wrote, and turns whose context turn was forgotten (forgetMessagesIn). The sweep
+ * embeds them. The model index finds them without a scan.
  */
-export async function unembeddedItems(
-  q: Queryable,
-  limit: number,
-): Promise<Array<{ kind: SearchKind; item_id: string; content: string }>> {
-  const { rows } = await q.query<{ kind: SearchKind; item_id: string; content: string }>(
-    `SELECT kind, item_id, content FROM search_items WHERE embedding_model = '' ORDER BY indexed_at LIMIT $1`,
+export async function unembeddedItems(q: Queryable, limit: number): Promise<SearchItemToEmbed[]> {
+  const { rows } = await q.query<SearchItemToEmbed>(
+    `SELECT kind, item_id, content, conversation_id, message_ids FROM search_items
+     WHERE embedding_model = '' ORDER BY indexed_at LIMIT $1`,
     [limit],
   );
   return rows;

@@ -1,0 +1,65 @@
+import type { Queryable } from '../store.js';
+import { messageSearchText } from './message-search-text.js';
+import { CONTEXT_GAP } from './search-context.js';
+
+/** A stored message as the indexer embeds it: its own search text and, when asked for, the turn before it. */
+export interface TurnEmbeddingInput {
+  readonly conversationId: string;
+  readonly messageId: string;
+  /** What the message's search row holds ('' for a message with nothing to search). */
+  readonly text: string;
+  /** The search item id (messages.id) of the turn before it, or null: none, or not asked for. */
+  readonly contextItemId: string | null;
+  /** That turn's search text ('' with no turn before). */
+  readonly contextText: string;
+}
+
+/**
+ * The messages named by `keys` that still exist, each with the turn before it when `withContext`:
+ * the nearest earlier message (by seq) of its conversation said within CONTEXT_GAP before it (the
+ * neighbour hybrid lends rank from at query time), with something to search, and readable by
+ * everyone who can read the turn itself (no audience, or the same one): a vector must not carry
+ * words its readers may not see. Which turn that is never changes while it exists (later messages
+ * come after, and nothing is inserted before), so forgetting it is the only event that changes a
+ * turn's context (forgetMessagesIn clears the vectors that name it).
+ */
+export async function turnEmbeddingInputs(
+  q: Queryable,
+  keys: ReadonlyArray<{ conversationId: string; messageId: string }>,
+  withContext: boolean,
+): Promise<TurnEmbeddingInput[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await q.query<{
+    conversation_id: string;
+    message_id: string;
+    sender_id: string;
+    sender_name: string;
+    content: string;
+    ctx_id: string | null;
+    ctx_sender_id: string | null;
+    ctx_sender_name: string | null;
+    ctx_content: string | null;
+  }>(
+    `SELECT m.conversation_id, m.message_id, m.sender_id, m.sender_name, m.content,
+            p.id::text AS ctx_id, p.sender_id AS ctx_sender_id, p.sender_name AS ctx_sender_name, p.content AS ctx_content
+       FROM unnest($1::text[], $2::text[]) AS t(c, mid)
+       JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
+       LEFT JOIN LATERAL (
+         SELECT x.id, x.sender_id, x.sender_name, x.content FROM messages x
+          WHERE $3::boolean AND x.conversation_id = m.conversation_id AND x.seq < m.seq
+            AND x.created_at >= m.created_at - ${CONTEXT_GAP}
+            AND (x.audience IS NULL OR x.audience = m.audience) AND btrim(x.content) <> ''
+          ORDER BY x.seq DESC LIMIT 1) p ON true`,
+    [keys.map((k) => k.conversationId), keys.map((k) => k.messageId), withContext],
+  );
+  return rows.map((r) => ({
+    conversationId: r.conversation_id,
+    messageId: r.message_id,
+    text: messageSearchText(r),
+    contextItemId: r.ctx_id,
+    contextText:
+      r.ctx_id === null
+        ? ''
+        : messageSearchText({ sender_id: r.ctx_sender_id!, sender_name: r.ctx_sender_name!, content: r.ctx_content! }),
+  }));
+}
