@@ -39,6 +39,7 @@ export {
   MemoriesFlushRequested,
   ArkMessagesReceived,
   ArkSessionCompleted,
+  ArkStreamPurged,
   ArkStreamChunksReceived,
   ArkInput,
   MessageStored,
