@@ -64,14 +64,14 @@ export class Ark {
   completeSession(
     sessionId: string,
     options?: CallOptions,
-  ): Promise<{ status: 'completed' | 'already_completed'; session: string }> {
+  ): Promise<{ status: 'completed' | 'already_completed'; session: string; query: string }> {
     return this.http.call(R.completeSession, { params: { session_id: sessionId } }, options, true);
   }
 
   completeStream(
     sessionId: string,
     options?: CallOptions,
-  ): Promise<{ status: 'completed' | 'already_completed'; session: string }> {
+  ): Promise<{ status: 'completed' | 'already_completed'; session: string; query: string }> {
     return this.http.call(R.completeStream, { params: { session_id: sessionId } }, options, true);
   }
 

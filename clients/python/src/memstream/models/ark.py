@@ -114,6 +114,7 @@ class ArkRelaying(Answer):
 class ArkCompleted(Answer):
     status: Literal["completed", "already_completed"]
     session: str
+    query: Optional[str] = None  # the same id, as ARK's reference service names it
 
 
 class ArkCompleting(Answer):
@@ -121,6 +122,7 @@ class ArkCompleting(Answer):
 
     status: Literal["accepted"]
     session: str
+    query: Optional[str] = None
     request_id: str
 
 
