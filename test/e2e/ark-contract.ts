@@ -178,8 +178,12 @@ export async function checkArkContract(apis: readonly string[], prefix: string):
   assert.deepEqual(contents(again), [...contents(replaying).slice(0, 68), 'tok1', 'tok2']);
 
   // Completion reaches every open stream on every replica, in the spec's order, and closes it.
-  const done = await call<{ status: string; session: string }>(api, 'POST', `/session/${session}/complete`);
-  assert.deepEqual(done.body, { status: 'completed', session });
+  const done = await call<{ status: string; session: string; query: string }>(
+    api,
+    'POST',
+    `/session/${session}/complete`,
+  );
+  assert.deepEqual(done.body, { status: 'completed', session, query: session });
   for (const reader of [replaying, live, again, ...crowd]) {
     await Promise.race([
       reader.ended,

@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import type { ArkListQuery, ArkMessageBatch, ArkPurgeQuery, ArkStreamQuery } from '@memstream/schemas';
+import type {
+  ArkListQuery,
+  ArkMessageBatch,
+  ArkPurgeQuery,
+  ArkStreamQuery,
+  ArkStreamStatistics,
+} from '@memstream/schemas';
 import { MemstreamError } from './errors.js';
 import type { CallOptions, Http } from './http.js';
 import type { ArkPage, ArkStored } from './responses.js';
@@ -64,15 +70,25 @@ export class Ark {
   completeSession(
     sessionId: string,
     options?: CallOptions,
-  ): Promise<{ status: 'completed' | 'already_completed'; session: string }> {
+  ): Promise<{ status: 'completed' | 'already_completed'; session: string; query: string }> {
     return this.http.call(R.completeSession, { params: { session_id: sessionId } }, options, true);
   }
 
   completeStream(
     sessionId: string,
     options?: CallOptions,
-  ): Promise<{ status: 'completed' | 'already_completed'; session: string }> {
+  ): Promise<{ status: 'completed' | 'already_completed'; session: string; query: string }> {
     return this.http.call(R.completeStream, { params: { session_id: sessionId } }, options, true);
+  }
+
+  /** Chunk counts and completion of every relayed stream the caller may read, keyed by session (query) id. */
+  streamStatistics(options?: CallOptions): Promise<ArkStreamStatistics> {
+    return this.http.call(R.streamStatistics, {}, options);
+  }
+
+  /** Forgets the relayed chunks and completion of every stream the caller manages (ARK's stream purge). */
+  purgeStreams(options?: CallOptions): Promise<{ status: 'success'; message: string; sessions: string[] }> {
+    return this.http.call(R.purgeStreams, {}, options);
   }
 
   /**

@@ -176,6 +176,8 @@ const ark = {
     path: '/stream/{session_id}/complete',
     params: ArkSessionParams,
   }),
+  streamStatistics: route({ family: 'ark', method: 'GET', path: '/stream-statistics' }),
+  purgeStreams: route({ family: 'ark', method: 'DELETE', path: '/stream' }),
 };
 
 /** What both memory-service layouts serve alike, under their own base path. */

@@ -56,8 +56,43 @@ export const ArkRelaying = ArkRelayed.extend({
   request_id: z.string().optional(),
 });
 
-export const ArkCompleted = z.object({ status: z.enum(['completed', 'already_completed']), session: z.string() });
-export const ArkCompleting = z.object({ status: z.enum(['accepted']), session: z.string(), request_id: z.string() });
+export const ArkCompleted = z.object({
+  status: z.enum(['completed', 'already_completed']),
+  session: z.string(),
+  query: z.string().meta({ description: "The same id, under the name ARK's reference service answers with" }),
+});
+export const ArkCompleting = z.object({
+  status: z.enum(['accepted']),
+  session: z.string(),
+  query: z.string(),
+  request_id: z.string(),
+});
+
+/** DELETE /stream: ARK's reference answer, and the sessions whose streams were purged. */
+export const ArkStreamsPurged = z.object({
+  status: z.enum(['success']),
+  message: z.enum(['Stream data purged']),
+  sessions: z.array(z.string()).meta({ description: 'The sessions whose relayed streams were purged' }),
+});
+export const ArkStreamsPurging = z.object({ status: z.enum(['accepted']), request_ids: z.array(z.string()) });
+
+const ArkStreamStats = z.object({
+  total_chunks: Count.meta({ description: "Chunks kept, and the [DONE] a completion adds, as ARK's service counts" }),
+  completed: z.boolean(),
+  has_done_marker: z.boolean(),
+  chunk_types: z.object({
+    content: Count,
+    tool_calls: Count,
+    finish_reason: Count,
+    unknown: Count,
+  }),
+});
+/** GET /stream-statistics: per relayed stream the caller may read, keyed by its session (query) id. */
+export const ArkStreamStatistics = z.object({
+  total_queries: Count,
+  queries: z.record(z.string(), ArkStreamStats),
+});
+export type ArkStreamStatistics = z.infer<typeof ArkStreamStatistics>;
 
 /**
  * The data of one event of an ARK stream, as JSON: a chat.completion.chunk (a stored message, the

@@ -68,11 +68,19 @@ export const ArkStreamChunksReceived = envelopeOf(
 );
 export type ArkStreamChunksReceived = z.infer<typeof ArkStreamChunksReceived>;
 
-/** What `ingest.ark-messages.v1` carries: message batches, relayed chunks and completions, keyed by session. */
+/**
+ * One session's relayed stream forgotten (`DELETE /stream`): its chunks and its completion, so the
+ * id may be streamed afresh. On the session's partition, after the chunks relayed before it.
+ */
+export const ArkStreamPurged = envelopeOf('ark.stream.purged', z.object({ session_id: ArkSessionId }).strict());
+export type ArkStreamPurged = z.infer<typeof ArkStreamPurged>;
+
+/** What `ingest.ark-messages.v1` carries: message batches, relayed chunks, completions and stream purges, keyed by session. */
 export const ArkInput = z.discriminatedUnion('type', [
   ArkMessagesReceived,
   ArkStreamChunksReceived,
   ArkSessionCompleted,
+  ArkStreamPurged,
 ]);
 export type ArkInput = z.infer<typeof ArkInput>;
 

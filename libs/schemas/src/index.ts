@@ -40,6 +40,7 @@ export {
   MemoriesFlushRequested,
   ArkMessagesReceived,
   ArkSessionCompleted,
+  ArkStreamPurged,
   ArkStreamChunksReceived,
   ArkInput,
   MessageStored,

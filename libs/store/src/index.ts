@@ -67,6 +67,12 @@ export {
   type ArkSessionState,
 } from './repositories/ark.js';
 export {
+  arkStreamStatistics,
+  listArkStreams,
+  purgeArkStream,
+  type ArkStreamStatistics,
+} from './repositories/ark-streams.js';
+export {
   withEpisodeLock,
   lockEpisodes,
   openSpan,

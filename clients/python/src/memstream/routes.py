@@ -79,6 +79,8 @@ class ArkRoutes:
     relay_chunks = _ark("POST", "/stream/{session_id}", params=a.ArkSessionParams, body=a.ArkChunk, body_form="ndjson")
     complete_session = _ark("POST", "/session/{session_id}/complete", params=a.ArkSessionParams)
     complete_stream = _ark("POST", "/stream/{session_id}/complete", params=a.ArkSessionParams)
+    stream_statistics = _ark("GET", "/stream-statistics")
+    purge_streams = _ark("DELETE", "/stream")
 
 
 def _ms(method: str, path: str, **parts: object) -> Route:

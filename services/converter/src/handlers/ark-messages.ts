@@ -6,6 +6,7 @@ import {
   type ArkMessagesReceived,
   type ArkSessionCompleted,
   type ArkStreamChunksReceived,
+  type ArkStreamPurged,
   type MessageStored,
   type RequestOutcome,
 } from '@memstream/schemas';
@@ -17,25 +18,46 @@ import type { ConverterDeps } from './converter-deps.js';
 import { gateByActor } from '../access-gate.js';
 import { handleArkCompletions } from './ark-completion.js';
 import { handleArkChunks } from './ark-chunks.js';
+import { handleArkStreamPurges } from './ark-stream-purge.js';
 
 /**
  * Consecutive events of the ARK input topic: message batches first, then relayed chunks, then
  * completions, so a session's completion never overtakes what was sent before it (they share the
  * partition, and a completion that arrives with later messages of the same flush still ends the
  * streams after them). Messages and chunks keep their own orders; between the two, a flush puts
- * messages first, as readers replaying from the beginning see them.
+ * messages first, as readers replaying from the beginning see them. A stream purge is a barrier:
+ * what came before it is applied first, then the purge, then what came after (chunks relayed
+ * after a purge survive it).
  */
 export function handleArkBatch(deps: ConverterDeps) {
   const messages = handleArkMessages(deps);
   const chunks = handleArkChunks(deps);
   const completions = handleArkCompletions(deps);
-  return async (batch: readonly ArkInput[], ctx: HandlerContext): Promise<void> => {
-    const received = batch.filter((e): e is ArkMessagesReceived => e.type === 'ark.messages.received');
-    const relayed = batch.filter((e): e is ArkStreamChunksReceived => e.type === 'ark.stream.chunks');
-    const completed = batch.filter((e): e is ArkSessionCompleted => e.type === 'ark.session.completed');
+  const purges = handleArkStreamPurges(deps);
+  const applyRun = async (run: readonly ArkInput[], ctx: HandlerContext): Promise<void> => {
+    const received = run.filter((e): e is ArkMessagesReceived => e.type === 'ark.messages.received');
+    const relayed = run.filter((e): e is ArkStreamChunksReceived => e.type === 'ark.stream.chunks');
+    const completed = run.filter((e): e is ArkSessionCompleted => e.type === 'ark.session.completed');
     if (received.length > 0) await messages(received, ctx);
     if (relayed.length > 0) await chunks(relayed, ctx);
     if (completed.length > 0) await completions(completed, ctx);
+  };
+  return async (batch: readonly ArkInput[], ctx: HandlerContext): Promise<void> => {
+    let run: ArkInput[] = [];
+    let purging: ArkStreamPurged[] = [];
+    for (const event of batch) {
+      if (event.type === 'ark.stream.purged') {
+        if (run.length > 0) await applyRun(run, ctx);
+        run = [];
+        purging.push(event);
+        continue;
+      }
+      if (purging.length > 0) await purges(purging, ctx);
+      purging = [];
+      run.push(event);
+    }
+    if (run.length > 0) await applyRun(run, ctx);
+    if (purging.length > 0) await purges(purging, ctx);
   };
 }
 

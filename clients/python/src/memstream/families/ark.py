@@ -66,6 +66,16 @@ class Ark(Family[M]):
     def complete_stream(self, session_id: str) -> Call[Union[a.ArkCompleted, a.ArkCompleting]]:
         return Call(params=_session(session_id), idempotent=True)
 
+    @operation(R.stream_statistics)
+    def stream_statistics(self) -> Call[a.ArkStreamStatistics]:
+        """Chunk counts and completion of every relayed stream the caller may read."""
+        return Call()
+
+    @operation(R.purge_streams)
+    def purge_streams(self) -> Call[Union[a.ArkStreamsPurged, a.ArkStreamsPurging]]:
+        """Forgets the relayed chunks and completion of every stream the caller manages."""
+        return Call()
+
     @stream_operation(R.stream)
     def stream(self, session_id: str, *, from_beginning: bool = False, wait_for_session: Optional[str] = None) -> Stream[a.ArkStreamEvent]:
         """The session's events as they come; the iterator ends when the session is completed, and

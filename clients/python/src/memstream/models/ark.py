@@ -44,6 +44,38 @@ class ArkPurging(Answer):
     request_ids: List[str]
 
 
+class ArkStreamsPurged(Answer):
+    status: Literal["success"]
+    message: Literal["Stream data purged"]
+    sessions: List[str]
+
+
+class ArkStreamsPurging(Answer):
+    """202: purging outlasted the server's wait; Kafka has the purges."""
+
+    status: Literal["accepted"]
+    request_ids: List[str]
+
+
+class ArkChunkKinds(Answer):
+    content: int
+    tool_calls: int
+    finish_reason: int
+    unknown: int
+
+
+class ArkStreamStats(Answer):
+    total_chunks: int
+    completed: bool
+    has_done_marker: bool
+    chunk_types: ArkChunkKinds
+
+
+class ArkStreamStatistics(Answer):
+    total_queries: int
+    queries: Dict[str, ArkStreamStats]
+
+
 class ArkSessionParams(Request):
     session_id: str
 
@@ -114,6 +146,7 @@ class ArkRelaying(Answer):
 class ArkCompleted(Answer):
     status: Literal["completed", "already_completed"]
     session: str
+    query: str  # the same id, as ARK's reference service names it
 
 
 class ArkCompleting(Answer):
@@ -121,6 +154,7 @@ class ArkCompleting(Answer):
 
     status: Literal["accepted"]
     session: str
+    query: str
     request_id: str
 
 

@@ -5,6 +5,8 @@ import { registerArkMessages } from './messages.js';
 import { registerSessionWrites } from './session-complete.js';
 import { registerStream } from './stream.js';
 import { registerArkPurge } from './purge.js';
+import { registerArkStreamPurge } from './stream-purge.js';
+import { registerArkStreamStatistics } from './stream-statistics.js';
 
 /**
  * ARK's Memory API. Writes: a batch of messages, a session's completion, relayed stream chunks.
@@ -25,5 +27,7 @@ export const ark: ApiFamilyPlugin = {
       });
     if (on.writes) registerSessionWrites(on.writes, deps);
     if (on.writes) registerArkPurge(on.writes, deps);
+    if (on.writes) registerArkStreamPurge(on.writes, deps);
+    if (on.reads) registerArkStreamStatistics(on.reads, deps);
   },
 };

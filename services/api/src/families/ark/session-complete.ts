@@ -47,9 +47,11 @@ export function registerSessionWrites(app: ZodApp, deps: { store: Store; write: 
       { type: 'ark.session.completed', data: { session_id: sessionId }, source: 'ark-api' },
       true,
     );
-    return answerWrite(reply, written, { session: sessionId }, (outcome) => ({
+    // ARK's reference service names the id `query`; ours said `session` first: both are sent.
+    return answerWrite(reply, written, { session: sessionId, query: sessionId }, (outcome) => ({
       status: String(outcome.result?.['status'] ?? 'completed'),
       session: sessionId,
+      query: sessionId,
     }));
   };
   const completeDocs = (summary: string) =>
