@@ -195,7 +195,7 @@ async function writeKaos(
   );
 }
 
-type Family = 'EverMemOS' | 'ARK' | 'memory-service' | 'KAOS' | 'default';
+type Family = 'EverMemOS' | 'ARK' | 'memory-service' | 'KAOS' | 'default' | 'unclaimed';
 
 /** Each family's error body, told apart from the others. */
 const SHAPED: Record<Family, (b: any) => boolean> = {
@@ -206,6 +206,8 @@ const SHAPED: Record<Family, (b: any) => boolean> = {
   'memory-service': (b) => typeof b?.error === 'string' && /^[a-z_]+$/.test(b.code),
   KAOS: (b) => typeof b?.detail === 'string' && typeof b.code === 'string',
   default: (b) => typeof b?.error?.code === 'string' && typeof b.error.message === 'string',
+  // a path of no family: ARK's text, which its reference tests compare, beside our code and message
+  unclaimed: (b) => b?.error === 'Not found' && typeof b.code === 'string' && typeof b.message === 'string',
 };
 
 interface Probe {
@@ -423,7 +425,7 @@ export function probes(): Probe[] {
       path: '/api/v1/summaries/nothing-here',
       status: 404,
     },
-    { what: 'an unknown route of no family', family: 'default', method: 'GET', path: '/nothing-here', status: 404 },
+    { what: 'an unknown route of no family', family: 'unclaimed', method: 'GET', path: '/nothing-here', status: 404 },
     {
       what: 'bad percent-encoding, ARK',
       family: 'ARK',
