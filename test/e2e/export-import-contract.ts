@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
 import { uniqueName } from '../helpers/infra.js';
 import { TEST_JWT_SECRET } from '../../harness/credentials.js';
@@ -234,6 +235,25 @@ export async function exportOf(base: string, who: Headers, path: string): Promis
   assert.equal(res.status, 200, text);
   assert.match(res.headers.get('content-type') ?? '', /^application\/x-ndjson/);
   return text;
+}
+
+/**
+ * The source's answers and an export of the same state. `settled` cannot tell that the summarizer
+ * has rolled its window to the last message, so the answers are taken on both sides of the export,
+ * and again until nothing moved between them: the export then holds what the answers describe.
+ */
+export async function answersAndExport(
+  base: string,
+  who: Record<string, Headers>,
+  w: World,
+  path: string,
+): Promise<{ before: Record<string, unknown>; exported: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const before = await answers(base, who, w);
+    const exported = await exportOf(base, who.admin!, path);
+    if (isDeepStrictEqual(await answers(base, who, w), before)) return { before, exported };
+    assert.ok(attempt < 20, 'the source kept changing around its export');
+  }
 }
 
 export const recordsOf = (ndjson: string) =>

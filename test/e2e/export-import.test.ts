@@ -12,6 +12,7 @@ import { REPO_ROOT, runCaptured } from '../../harness/processes.js';
 import {
   AGENT_KEY,
   answers,
+  answersAndExport,
   call,
   ENV,
   exportOf,
@@ -55,9 +56,12 @@ test('an export imported onto a fresh server answers every family the same, and 
   };
   const world = await writeEverywhere(source.base, who);
   await waitFor('memories, summaries and vectors made', () => settled(source.db, world.group), 120_000);
-  const before = await answers(source.base, who, world);
-
-  const exported = await exportOf(source.base, who.admin, '/v1/admin/exports?justification=move%20server');
+  const { before, exported } = await answersAndExport(
+    source.base,
+    who,
+    world,
+    '/v1/admin/exports?justification=move%20server',
+  );
   const records = recordsOf(exported);
   assert.equal(records[0]!.kind, 'header');
   assert.equal(records[0]!['format'], 'memstream-export');
@@ -386,8 +390,7 @@ test('distributed mode: an export imported through the edge and the gateway answ
   };
   const world = await writeEverywhere(source.base, who);
   await waitFor('memories, summaries and vectors made', () => settled(source.db, world.group), 120_000);
-  const before = await answers(source.base, who, world);
-  const exported = await exportOf(source.base, who.admin, '/v1/admin/exports');
+  const { before, exported } = await answersAndExport(source.base, who, world, '/v1/admin/exports');
 
   const imported = await importInto(edge, who.admin, exported);
   assert.equal(imported.status, 200, JSON.stringify(imported.body));

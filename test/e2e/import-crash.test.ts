@@ -7,9 +7,9 @@ import { freshDatabase, uniqueName, waitFor } from '../helpers/infra.js';
 import { bearer, userToken } from '../../harness/credentials.js';
 import {
   answers,
+  answersAndExport,
   AGENT_KEY,
   ENV,
-  exportOf,
   importInto,
   rowCounts,
   settled,
@@ -103,8 +103,7 @@ test('an import cut by SIGKILL of the embedded process group leaves nothing of i
   const bulk = await importInto(source, who.admin, bulkExport());
   assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
   await waitFor('memories, summaries and vectors made', () => settled(sourceDb, world.group), 120_000);
-  const before = await answers(source, who, world);
-  const exported = await exportOf(source, who.admin, '/v1/admin/exports');
+  const { before, exported } = await answersAndExport(source, who, world, '/v1/admin/exports');
   const lines = exported.trim().split('\n');
   const firstMessage = lines.findIndex((l) => l.includes('"kind":"message"'));
   const lastMessage = lines.findLastIndex((l) => l.includes('"kind":"message"'));
