@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { completeEpisode, forgetMessagesIn, type Episode } from '@memstream/store';
 import { seedGroup } from './eviction-fixtures.js';
-import { migratedStore, waitForLockedStatement } from './search-fixtures.js';
+import { heldTransaction, migratedStore, waitForLockedStatement } from './search-fixtures.js';
 
 /**
  * The extractor stores an episode's memories while a deletion (an erasure, EverMemOS's DELETE)
@@ -17,15 +17,7 @@ test('a message forgotten while its episode is being stored leaves no memory mad
   const { rows } = await store.query<Episode>(`SELECT * FROM episodes WHERE conversation_id = 'g1'`);
   const episode = rows[0]!;
 
-  let commitExtraction!: () => void;
-  const extractionMayCommit = new Promise<void>((resolve) => {
-    commitExtraction = resolve;
-  });
-  let stored!: () => void;
-  const memoriesStored = new Promise<void>((resolve) => {
-    stored = resolve;
-  });
-  const extraction = store.transaction(async (tx) => {
+  const held = heldTransaction(store, async (tx) => {
     const memories = await completeEpisode(
       tx,
       episode,
@@ -33,14 +25,12 @@ test('a message forgotten while its episode is being stored leaves no memory mad
       { extractor: 'test', participants: ['u1'] },
     );
     assert.equal(memories?.length, 1);
-    stored();
-    await extractionMayCommit;
   });
-  await memoriesStored;
+  await held.ready;
   const forgetting = store.transaction((tx) => forgetMessagesIn(tx, { conversationId: 'g1', senderId: 'u1' }));
   await waitForLockedStatement(store, 'the deletion waiting on the extraction', '');
-  commitExtraction();
-  await extraction;
+  held.commit();
+  await held.done;
   await forgetting;
 
   const left = await store.query<{ n: string }>(

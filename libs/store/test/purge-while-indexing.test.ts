@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { indexMemories, purgeConversationGroups } from '@memstream/store';
 import { seedGroup } from './eviction-fixtures.js';
-import { migratedStore, waitForLockedStatement } from './search-fixtures.js';
+import { heldTransaction, migratedStore, waitForLockedStatement } from './search-fixtures.js';
 
 /**
  * The indexer writes a memory's search row while a purge (an erasure, an eviction, a retention
@@ -15,27 +15,17 @@ test('a conversation purged while the indexer writes one of its memories leaves 
   await store.transaction((tx) => seedGroup(tx, { group: 'g1', marker: 'quokkaword', deletedAt: null }));
   await store.query(`DELETE FROM search_items WHERE kind = 'episodic_memory'`);
 
-  let commitIndexer!: () => void;
-  const indexerMayCommit = new Promise<void>((resolve) => {
-    commitIndexer = resolve;
-  });
-  let written!: () => void;
-  const rowWritten = new Promise<void>((resolve) => {
-    written = resolve;
-  });
-  const indexing = store.transaction(async (tx) => {
+  const held = heldTransaction(store, async (tx) => {
     const n = await indexMemories(tx, 'test-model', [
       { memoryId: 'mem-g1', text: 'memory of quokkaword', embedding: [0.1, 0.2, 0.3] },
     ]);
     assert.equal(n, 1);
-    written();
-    await indexerMayCommit;
   });
-  await rowWritten;
+  await held.ready;
   const purging = store.transaction((tx) => purgeConversationGroups(tx, ['g1']));
   await waitForLockedStatement(store, 'the purge waiting on the indexer', 'DELETE FROM');
-  commitIndexer();
-  await indexing;
+  held.commit();
+  await held.done;
   await purging;
 
   const { rows } = await store.query<{ n: string }>(

@@ -1,6 +1,6 @@
 import type { TestContext } from 'node:test';
 import { createLogger } from '@memstream/logging';
-import { migrate, PgStore, openPglite, type Store } from '@memstream/store';
+import { migrate, PgStore, openPglite, type Queryable, type Store } from '@memstream/store';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 
 export const log = createLogger({ service: 'test', level: 'silent' });
@@ -93,4 +93,28 @@ export async function waitForLockedStatement(store: Store, what: string, stateme
     );
     return Number(rows[0]!.n) > 0;
   });
+}
+
+/**
+ * A consumer held mid-write, as the race tests need it: `work` runs in a transaction that stays
+ * open until `commit()`; `ready` settles once `work` has done its writes, `done` once it committed.
+ */
+export function heldTransaction(
+  store: Store,
+  work: (tx: Queryable) => Promise<void>,
+): { ready: Promise<void>; commit: () => void; done: Promise<void> } {
+  let commit!: () => void;
+  const mayCommit = new Promise<void>((resolve) => {
+    commit = resolve;
+  });
+  let wrote!: () => void;
+  const ready = new Promise<void>((resolve) => {
+    wrote = resolve;
+  });
+  const done = store.transaction(async (tx) => {
+    await work(tx);
+    wrote();
+    await mayCommit;
+  });
+  return { ready, commit, done };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { completeEpisode, indexMemories, type Episode } from '@memstream/store';
 import { seedGroup } from './eviction-fixtures.js';
-import { migratedStore } from './search-fixtures.js';
+import { heldTransaction, migratedStore } from './search-fixtures.js';
 
 /**
  * An episode is extracted again (its messages changed) while the indexer writes the search row of
@@ -22,23 +22,13 @@ test("an episode's memory superseded while the indexer writes its search row lea
   );
   const episode = rows[0]!;
 
-  let commitIndexer!: () => void;
-  const indexerMayCommit = new Promise<void>((resolve) => {
-    commitIndexer = resolve;
-  });
-  let written!: () => void;
-  const rowWritten = new Promise<void>((resolve) => {
-    written = resolve;
-  });
-  const indexing = store.transaction(async (tx) => {
+  const held = heldTransaction(store, async (tx) => {
     const n = await indexMemories(tx, 'test-model', [
       { memoryId: 'mem-g1', text: 'memory of quokkaword', embedding: [0.1, 0.2, 0.3] },
     ]);
     assert.equal(n, 1);
-    written();
-    await indexerMayCommit;
   });
-  await rowWritten;
+  await held.ready;
 
   let done = false;
   const extracting = store
@@ -60,8 +50,8 @@ test("an episode's memory superseded while the indexer writes its search row lea
     if (done || Number(waiting[0]!.n) > 0) break;
     await sleep(20);
   }
-  commitIndexer();
-  await indexing;
+  held.commit();
+  await held.done;
   const stored = await extracting;
   assert.equal(stored?.length, 1);
 
