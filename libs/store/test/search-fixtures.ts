@@ -1,7 +1,9 @@
 import type { TestContext } from 'node:test';
 import { createLogger } from '@memstream/logging';
-import { migrate, PgStore, openPglite, type Queryable, type Store } from '@memstream/store';
+import { PgStore, openPglite, type Queryable, type Store } from '@memstream/store';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
+
+export { migratedStore } from '../../../test/helpers/migrated-store.js';
 
 export const log = createLogger({ service: 'test', level: 'silent' });
 
@@ -68,19 +70,6 @@ export async function countsDiffer(store: Store): Promise<unknown[]> {
       WHERE s.tsv IS DISTINCT FROM k.tsv OR s.conversation_id IS DISTINCT FROM k.conversation_id OR s.occurred_at IS DISTINCT FROM k.occurred_at`,
   );
   return [...lexemes, ...totals, ...copies];
-}
-
-/** A native PostgreSQL store on a fresh database, migrated, closed when the test ends. */
-export async function migratedStore(t: TestContext): Promise<PgStore> {
-  const store = new PgStore({
-    connectionString: await freshDatabase(t),
-    maxConnections: 4,
-    statementTimeoutMs: 60_000,
-    log,
-  });
-  t.after(() => store.close());
-  await migrate(store, log);
-  return store;
 }
 
 /** Waits until a statement starting with `statement` is blocked on a lock: the race a test sets up is under way. */

@@ -1,14 +1,19 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ResponseStreams } from '@memstream/fanout';
 import { startPeriodicJob } from '@memstream/runtime';
 import {
+  evictionProgress,
   runEvictionJob,
   sweepEvictionJobs,
   type EvictionRunnerOptions,
   type RunnerLog,
   type Store,
 } from '@memstream/store';
+
+/** How often a request looks again at its job while another runner holds it. */
+const WAIT_POLL_MS = 200;
 
 /** How eviction runs in this process (EVICTION_* settings). */
 export interface EvictionSettings {
@@ -50,7 +55,16 @@ export function createEvictor(
   );
   const background = new Set<Promise<unknown>>();
   return {
-    run: (jobId, onProgress) => runEvictionJob(options, jobId, onProgress),
+    async run(jobId, onProgress) {
+      // The sweep (here or in another replica) may take the job between its creation and this
+      // claim; the caller still waits for its end, taking the job over if that holder dies.
+      for (;;) {
+        const job = await runEvictionJob(options, jobId, onProgress);
+        if (job === undefined || job.status === 'completed' || job.status === 'failed') return job;
+        onProgress?.(evictionProgress(job));
+        await delay(WAIT_POLL_MS);
+      }
+    },
     start(jobId) {
       const running = runEvictionJob(options, jobId)
         .catch((err: unknown) => deps.log.error({ err, evictionJobId: jobId }, 'eviction job failed'))
