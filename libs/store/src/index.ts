@@ -83,6 +83,7 @@ export {
   episodeOfMessage,
   listEpisodesByIds,
   spanThrough,
+  type SpanCaps,
   episodesHolding,
   arrayLiteral,
   type Episode,
