@@ -117,18 +117,17 @@ const SPAN_SQL = `SELECT seq, message_id, created_at, length(content) AS chars F
          AND (end_seq < $2 - 1 OR end_seq = $2 - 1 AND close_reason IN ('flush', 'idle', 'topic'))), -1)
      ORDER BY seq LIMIT $3`;
 
-// The token estimate is estimateTokens' (a token per four characters, at least one).
+// The token estimate is estimateTokens' (a token per four characters, at least one). The gate is a
+// scalar subquery so it runs once: joined, the planner ran its aggregate again for every row.
 const CLOSABLE_SPAN_SQL = `WITH span AS MATERIALIZED (${SPAN_SQL}),
      gaps AS (
        SELECT chars, extract(epoch FROM created_at - max(created_at)
                 OVER (ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)) * 1000 AS gap_ms
        FROM span
-     ),
-     gate AS (
-       SELECT count(*) >= $4 OR sum(greatest(1, ceil(chars / 4.0))) >= $5 OR COALESCE(bool_or(gap_ms > $6), false) AS may_close
-       FROM gaps
      )
-     SELECT span.* FROM span, gate WHERE gate.may_close ORDER BY seq`;
+     SELECT * FROM span
+     WHERE (SELECT count(*) >= $4 OR sum(greatest(1, (chars + 3) / 4)) >= $5 OR COALESCE(bool_or(gap_ms > $6), false) FROM gaps)
+     ORDER BY seq`;
 
 /** The episodes of a conversation that hold any of the given message numbers. */
 export async function episodesHolding(
