@@ -8,8 +8,10 @@
  * Each round writes `--writes` messages into `--concurrency` fresh groups, one writer per group
  * sending its next message as soon as the last is answered (so `--concurrency` requests are in
  * flight), a minute apart in message time, so the server's episode rules close an episode now and
- * then (every EPISODE_MAX_MESSAGES-th write of a group); those writes are reported apart, as they
- * are the ones that may wait for the extractor. `--pid label=PID` samples that server's process
+ * then (every EPISODE_MAX_MESSAGES-th write of a group, `--episode-messages`, 50 by default);
+ * those writes are reported apart, as they are the ones that may wait for the extractor. With
+ * `--phases spread` (the default) each group also starts with a silence at its own place, so the
+ * groups end episodes at different times; `--phases together` keeps them in lockstep. `--pid label=PID` samples that server's process
  * tree and reports its peak PSS.
  */
 import { randomUUID } from 'node:crypto';
@@ -29,6 +31,8 @@ const { values } = parseArgs({
     writes: { type: 'string', default: '100' },
     concurrency: { type: 'string', default: '1' },
     warmup: { type: 'string', default: '0' },
+    phases: { type: 'string', default: 'spread' },
+    'episode-messages': { type: 'string', default: '50' },
   },
 });
 const labelled = (flag: string) => {
@@ -42,6 +46,11 @@ const rounds = positiveInt('rounds', values.rounds);
 const writes = positiveInt('writes', values.writes);
 const concurrency = positiveInt('concurrency', values.concurrency);
 const warmup = positiveInt('warmup', values.warmup, 0);
+if (values.phases !== 'spread' && values.phases !== 'together') throw new Error('--phases is spread or together');
+const spread = values.phases === 'spread';
+const episodeMessages = positiveInt('episode-messages', values['episode-messages']);
+/** Past the server's EPISODE_SILENCE_MS (4 hours by default): a gap this long closes an episode. */
+const SILENCE_MS = 5 * 3_600_000;
 
 interface Pass {
   readonly ms: number[];
@@ -64,6 +73,10 @@ async function pass(label: string, total: number): Promise<Pass> {
   const closingMs: number[] = [];
   const writer = async (w: number) => {
     const group = `bench-${randomUUID()}`;
+    // Where this group's first episode ends. Fresh groups written at one pace would all reach the
+    // message cap on the same round trip and wait for their memories together, a lockstep real
+    // groups are not in; with `--phases spread` each group starts with a silence at its own place.
+    const gapAt = spread ? 1 + Math.floor((w * (episodeMessages - 1)) / concurrency) : Number.POSITIVE_INFINITY;
     for (let i = 0; w + i * concurrency < total; i++) {
       const started = performance.now();
       const res = await pool.request({
@@ -73,7 +86,7 @@ async function pass(label: string, total: number): Promise<Pass> {
         body: JSON.stringify({
           group_id: group,
           message_id: `m${i}`,
-          create_time: new Date(t0 + i * 60_000).toISOString(),
+          create_time: new Date(t0 + i * 60_000 + (i >= gapAt ? SILENCE_MS : 0)).toISOString(),
           sender: i % 2 === 0 ? 'ana' : 'ben',
           content: `Note ${i} about the quarterly plan: the review of item ${i % 7} moves to next week.`,
         }),

@@ -68,3 +68,21 @@ test('a write that ends an episode answers with the memories made of it; the oth
   const again = await say(base, group, 'm3', '2026-02-02T09:03:00Z');
   assert.deepEqual([again.status_info, again.count], ['accumulated', 0]);
 });
+
+// The extractor's consumer lingers up to BACKGROUND_LINGER_MS to batch its work; here that linger
+// (10 s) outlasts the write's own wait (4 s). The closing write still answers with its memories
+// because it asks the extractor to close the episode at once; without that it would say `extracting`.
+test('a closing write does not wait for the extractor to linger to its next batch', async (t: TestContext) => {
+  const base = await embeddedMemstream(t, {
+    EPISODE_MAX_MESSAGES: '2',
+    BACKGROUND_LINGER_MS: '10000',
+    REQUEST_SYNC_TIMEOUT_MS: '4000',
+    EXTRACTION_SWEEP_INTERVAL_MS: '60000',
+  });
+  const group = uniqueName('hinted');
+  assert.equal((await say(base, group, 'm1', '2026-02-02T09:01:00Z')).status_info, 'accumulated');
+  const second = await say(base, group, 'm2', '2026-02-02T09:02:00Z');
+  assert.equal(second.status_info, 'extracted', JSON.stringify(second));
+  assert.ok(second.saved_memories.length > 0);
+  for (const m of second.saved_memories) assert.deepEqual(m.message_ids, ['m1', 'm2']);
+});

@@ -1,6 +1,8 @@
 import type { Fanout } from '@memstream/fanout';
 import { EPISODES_EXTRACTED_CHANNEL, EpisodesExtracted } from '@memstream/schemas';
 import { episodesHolding, listEpisodesByIds, type Episode, type Queryable } from '@memstream/store';
+import { hintClosing } from './closing-hints.js';
+import { safeJson } from './safe-json.js';
 
 /** The time a wait reads and the timers it sets; injected so a test moves time by hand. */
 export interface WaitClock {
@@ -37,7 +39,10 @@ export class ExtractionWaiter {
   private readonly clock: WaitClock;
   private stopped = false;
 
-  private constructor(options: ExtractionWaiterOptions) {
+  private constructor(
+    private readonly fanout: Fanout,
+    options: ExtractionWaiterOptions,
+  ) {
     this.recheckMs = options.recheckMs ?? 1_000;
     this.clock = options.clock ?? REAL_CLOCK;
   }
@@ -47,7 +52,7 @@ export class ExtractionWaiter {
     fanout: Fanout,
     options: ExtractionWaiterOptions = {},
   ): Promise<{ waiter: ExtractionWaiter; stop: () => Promise<void> }> {
-    const waiter = new ExtractionWaiter(options);
+    const waiter = new ExtractionWaiter(fanout, options);
     const unsubscribe = await fanout.subscribe(EPISODES_EXTRACTED_CHANNEL, (message) => waiter.receive(message));
     return {
       waiter,
@@ -57,6 +62,14 @@ export class ExtractionWaiter {
         await unsubscribe();
       },
     };
+  }
+
+  /**
+   * Asks the extractor to close this conversation's due episodes now, for a write about to wait
+   * for them (see EpisodeClosing). Best effort: unheard, the extractor closes them at its next batch.
+   */
+  askToClose(conversationId: string): Promise<void> {
+    return hintClosing(this.fanout, conversationId).catch(() => undefined);
   }
 
   /** The episodes of `ids`, read when every one is extracted or after `timeoutMs` at the latest. */
@@ -141,14 +154,6 @@ const ANY = 0;
 
 function allExtracted(episodes: readonly Episode[]): boolean {
   return episodes.every((e) => e.status === 'extracted');
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 const REAL_CLOCK: WaitClock = {

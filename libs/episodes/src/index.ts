@@ -7,3 +7,4 @@ export {
   type WaitClock,
 } from './extraction-waiter.js';
 export { closedBy } from './closed-by.js';
+export { hintClosing, listenForClosingHints } from './closing-hints.js';

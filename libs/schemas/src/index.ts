@@ -55,6 +55,7 @@ export { CONSUMERS, TOPICS, allTopics, RETENTION_MS, SEGMENT_MS, type TopicDef, 
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';
 export { ACCESS_CHANGED_CHANNEL, AccessChanged } from './access-notice.js';
 export { EPISODES_EXTRACTED_CHANNEL, EpisodesExtracted } from './episodes-extracted.js';
+export { EPISODE_CLOSING_CHANNEL, EpisodeClosing } from './episode-closing.js';
 export {
   AccessLevel,
   GrantableLevel,

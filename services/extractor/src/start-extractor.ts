@@ -7,7 +7,7 @@ import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
 import { type CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
 
-import { announceExtracted } from '@memstream/episodes';
+import { announceExtracted, listenForClosingHints } from '@memstream/episodes';
 import type { Fanout } from '@memstream/fanout';
 import { EpisodeWorker } from './episode-worker.js';
 import { offlineExtractor } from './extractors/offline.js';
@@ -99,7 +99,9 @@ export async function runExtractor(
     },
   };
   const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);
+  const hints = deps.fanout ? await closeOnHints(deps.fanout, worker, log) : undefined;
   deps.lifecycle.defer('extractor', async () => {
+    await hints?.stop();
     await Promise.all(subscriptions.map((sub) => sub.stop()));
     await worker.stop();
   });
@@ -120,4 +122,26 @@ export async function runExtractor(
     'extractor started',
   );
   return worker;
+}
+
+/**
+ * A held write that closes an episode asks for it at once (EpisodeClosing): closed here and now
+ * rather than after the consumer's linger. The consumer will look at the same conversation again;
+ * closing takes the conversation's lock and reads the store, so the second look closes nothing twice.
+ */
+async function closeOnHints(fanout: Fanout, worker: EpisodeWorker, log: Logger): Promise<{ stop(): Promise<void> }> {
+  const running = new Set<Promise<void>>();
+  const unsubscribe = await listenForClosingHints(fanout, (conversationId) => {
+    const run = worker
+      .advance([conversationId])
+      .catch((err: unknown) => log.warn({ err }, 'closing on a hint failed; the consumer closes it with its batch'))
+      .finally(() => running.delete(run));
+    running.add(run);
+  });
+  return {
+    async stop() {
+      await unsubscribe();
+      await Promise.allSettled([...running]);
+    },
+  };
 }

@@ -17,7 +17,8 @@ const ACCUMULATED: Formation = { status: 'accumulated', memories: [] };
  * (its boundary detection runs inside the call). Here boundaries and extraction run behind the
  * store, in the extractor, so the answer tells from the stored span whether this message closed
  * an episode by the rules the extractor applies (one read of at most an episode's messages), and
- * only then waits, up to `timeoutMs`, for the extractor to close and extract it. A message that
+ * only then asks the extractor to close it now (it would otherwise wait for its consumer's next
+ * batch) and waits, up to `timeoutMs`, for its memories. A message that
  * closes nothing, the common case, answers at once. A concurrent deletion or flush can make the
  * guess wrong; then the wait runs out and the answer says `extracting`, never a wrong memory.
  */
@@ -37,6 +38,7 @@ export async function formationOf(
   if (closing.length === 0) return ACCUMULATED;
   const ends = closing.map((e) => e.endSeq);
   const waiter = timeoutMs > 0 ? await notices() : undefined;
+  await waiter?.askToClose(conversationId);
   const episodes = waiter
     ? await waiter.untilHeldAndExtracted(deps.store, conversationId, ends, timeoutMs)
     : await episodesHolding(deps.store, conversationId, ends);
