@@ -83,7 +83,6 @@ export {
   episodeOfMessage,
   listEpisodesByIds,
   spanThrough,
-  type SpanCaps,
   episodesHolding,
   arrayLiteral,
   type Episode,

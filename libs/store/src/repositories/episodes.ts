@@ -76,58 +76,28 @@ export async function openSpan(q: Queryable, conversationId: string, limit: numb
   return rows;
 }
 
-/** The caps of the boundary rules (see closeEpisodes in @memstream/episodes). */
-export interface SpanCaps {
-  readonly maxMessages: number;
-  readonly maxTokens: number;
-  readonly silenceMs: number;
-}
-
 /**
  * The messages boundary detection saw when message `seq` arrived: from the end of the last episode
  * that message could not have closed, through `seq` (at most `limit`). An episode the rules closed
  * at `seq - 1` or later may be that message's doing, so it does not bound the span; one closed by
  * a flush, idleness or a topic end at `seq - 1` does (the message started after it).
- *
- * With `caps`, a span in which the rules can close nothing (fewer messages and tokens than the
- * caps, no silence) comes back empty: that is nearly every held write, and the check costs the
- * server a scan of rows it reads anyway, while sending them cost the client a parse of each row.
- * The check only has to let through every span that may close: a gap is tested a millisecond
- * short (PostgreSQL keeps microseconds, the rules see milliseconds), tokens as the rules count them.
  */
 export async function spanThrough(
   q: Queryable,
   conversationId: string,
   seq: number,
   limit: number,
-  caps?: SpanCaps,
 ): Promise<OpenMessage[]> {
-  const { rows } = await q.query<OpenMessage>(caps ? CLOSABLE_SPAN_SQL : SPAN_SQL, [
-    conversationId,
-    seq,
-    limit,
-    ...(caps ? [caps.maxMessages, caps.maxTokens, caps.silenceMs - 1] : []),
-  ]);
-  return rows;
-}
-
-const SPAN_SQL = `SELECT seq, message_id, created_at, length(content) AS chars FROM messages
+  const { rows } = await q.query<OpenMessage>(
+    `SELECT seq, message_id, created_at, length(content) AS chars FROM messages
      WHERE conversation_id = $1 AND audience IS NULL AND seq <= $2
        AND seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1
          AND (end_seq < $2 - 1 OR end_seq = $2 - 1 AND close_reason IN ('flush', 'idle', 'topic'))), -1)
-     ORDER BY seq LIMIT $3`;
-
-// The token estimate is estimateTokens' (a token per four characters, at least one). The gate is a
-// scalar subquery so it runs once: joined, the planner ran its aggregate again for every row.
-const CLOSABLE_SPAN_SQL = `WITH span AS MATERIALIZED (${SPAN_SQL}),
-     gaps AS (
-       SELECT chars, extract(epoch FROM created_at - max(created_at)
-                OVER (ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)) * 1000 AS gap_ms
-       FROM span
-     )
-     SELECT * FROM span
-     WHERE (SELECT count(*) >= $4 OR sum(greatest(1, (chars + 3) / 4)) >= $5 OR COALESCE(bool_or(gap_ms > $6), false) FROM gaps)
-     ORDER BY seq`;
+     ORDER BY seq LIMIT $3`,
+    [conversationId, seq, limit],
+  );
+  return rows;
+}
 
 /** The episodes of a conversation that hold any of the given message numbers. */
 export async function episodesHolding(

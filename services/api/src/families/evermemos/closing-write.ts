@@ -30,7 +30,7 @@ export async function formationOf(
   timeoutMs: number,
 ): Promise<Formation> {
   const limit = 2 * deps.episodeRules.maxMessages + 2;
-  const span = await spanThrough(deps.store, conversationId, seq, limit, deps.episodeRules);
+  const span = await spanThrough(deps.store, conversationId, seq, limit);
   // A span this long means the extractor is far behind (or the message is not episode material):
   // the guess would be a guess, so the write answers as one that closed nothing.
   if (span.length >= limit) return ACCUMULATED;
