@@ -8,3 +8,4 @@ export {
 } from './extraction-waiter.js';
 export { closedBy } from './closed-by.js';
 export { hintClosing, listenForClosingHints } from './closing-hints.js';
+export { OpenSpanTracker, type TrackedMessage } from './open-span-tracker.js';

@@ -5,6 +5,7 @@ import { everMemOsDocs } from './docs.js';
 import { everMemOsErrorShape } from './error-shape.js';
 import { answerWrite } from './answer-write.js';
 import type { Writer } from '@memstream/ingest';
+import type { OpenSpanTracker } from '@memstream/episodes';
 import {
   AcceptedReply,
   DeleteMemoriesAnswer,
@@ -28,7 +29,11 @@ import { requireAccess } from '../../shared/access.js';
  * the group's partition, applied by the converter; the call waits for the outcome like any write
  * (202 with the request id past the sync wait).
  */
-export function registerDeleteMemories(app: ZodApp, deps: { store: Store; write: Writer }): void {
+export function registerDeleteMemories(
+  app: ZodApp,
+  deps: { store: Store; write: Writer },
+  spans: OpenSpanTracker,
+): void {
   const docs = everMemOsDocs.route({
     summary:
       'Forget messages (by event_id, message_id, group_id, user_id, ANDed), their vectors and the memories made from them',
@@ -81,6 +86,7 @@ export function registerDeleteMemories(app: ZodApp, deps: { store: Store; write:
       { type: 'group_chat.memories.deleted', data, source: 'evermemos-api' },
       sync,
     );
+    spans.clear(); // spans lose messages: what this server knew of them is wrong now
     return answerWrite(reply, written, (outcome) => {
       const r = outcome.result as {
         deleted_messages: number;

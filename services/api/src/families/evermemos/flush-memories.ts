@@ -8,6 +8,7 @@ import type { ExtractionNotices } from './extraction-notices.js';
 import { lastSequence, listEpisodesByIds, type Episode, type Store } from '@memstream/store';
 import { AcceptedReply, FlushAnswer, FlushMemoriesRequest as Body, TOPICS } from '@memstream/schemas';
 import { requireAccess } from '../../shared/access.js';
+import type { OpenSpanTracker } from '@memstream/episodes';
 
 /**
  * POST /api/v1/memories/flush: closes the group's open episode now (what is stored by then;
@@ -21,6 +22,7 @@ export function registerFlushMemories(
   app: ZodApp,
   deps: { store: Store; write: Writer; syncTimeoutMs: number },
   waiter: ExtractionNotices,
+  spans: OpenSpanTracker,
 ): void {
   const docs = everMemOsDocs.route({
     summary: "Close a group's open episode now and wait for its memories",
@@ -42,6 +44,7 @@ export function registerFlushMemories(
       { type: 'group_chat.memories.flush_requested', data: { group_id: body.group_id }, source: 'evermemos-api' },
       true,
     );
+    spans.clear(); // the group's open span is closed: what this server knew of it is wrong now
     return answerWrite(reply, written, async (outcome) => {
       const ids = (outcome.result?.['episode_ids'] as number[] | undefined) ?? [];
       const waiting = body.sync_mode && ids.length > 0 ? await waiter() : undefined;

@@ -8,6 +8,7 @@ import { registerSearchMemories } from './search-memories.js';
 import { registerDeleteMemories } from './delete-memories.js';
 import { registerFlushMemories } from './flush-memories.js';
 import { extractionNotices } from './extraction-notices.js';
+import { OpenSpanTracker } from '@memstream/episodes';
 import { registerGetMemoryStats } from './get-memory-stats.js';
 import { registerGetConversationMeta } from './get-conversation-meta.js';
 import { registerGetRequestStatus } from './get-request-status.js';
@@ -23,12 +24,14 @@ export const everMemOs: ApiFamilyPlugin = {
   errorShape: everMemOsErrorShape,
   register({ writes, reads }, deps) {
     const notices = writes && extractionNotices(writes, deps.fanout);
-    if (writes && notices) registerPostMemory(writes, deps, notices);
+    // what this server's own writes tell of each group's open episode (see OpenSpanTracker)
+    const spans = new OpenSpanTracker(deps.episodeRules);
+    if (writes && notices) registerPostMemory(writes, deps, notices, spans);
     if (writes) registerConversationMeta(writes, deps.write);
     if (reads) registerGetMemories(reads, deps);
     if (reads) registerSearchMemories(reads, deps);
-    if (writes) registerDeleteMemories(writes, deps);
-    if (writes && notices) registerFlushMemories(writes, deps, notices);
+    if (writes) registerDeleteMemories(writes, deps, spans);
+    if (writes && notices) registerFlushMemories(writes, deps, notices, spans);
     if (reads) registerGetMemoryStats(reads, deps);
     if (reads) registerGetConversationMeta(reads, deps);
     if (reads) registerGetRequestStatus(reads, deps);

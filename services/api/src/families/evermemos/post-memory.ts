@@ -7,13 +7,14 @@ import {
   TOPICS,
   WriteMemoryAnswer,
   conversationIdOf,
+  parseCreateTime,
   senderRefusal,
 } from '@memstream/schemas';
 import { AppError, isUnavailable } from '@memstream/errors';
 import { actorOf, type Writer } from '@memstream/ingest';
 import { AcceptedReply } from './accepted-reply.js';
 import { answerWrite } from './answer-write.js';
-import type { BoundaryRules } from '@memstream/episodes';
+import type { BoundaryRules, OpenSpanTracker } from '@memstream/episodes';
 import type { Store } from '@memstream/store';
 import { formationOf, type Formation } from './closing-write.js';
 import type { ExtractionNotices } from './extraction-notices.js';
@@ -28,6 +29,7 @@ export function registerPostMemory(
   app: ZodApp,
   deps: { store: Store; write: Writer; syncTimeoutMs: number; episodeRules: BoundaryRules },
   notices: ExtractionNotices,
+  spans: OpenSpanTracker,
 ): void {
   const docs = everMemOsDocs.route({
     summary: 'Store one group-chat message',
@@ -65,8 +67,14 @@ export function registerPostMemory(
           : await formationOf(
               deps,
               notices,
+              spans,
               groupId,
-              sequence,
+              // as the store measures it: the time in ms, the length in characters (code points)
+              {
+                seq: sequence,
+                createdAt: parseCreateTime(message.create_time)!.getTime(),
+                chars: [...message.content].length,
+              },
               deps.syncTimeoutMs - (performance.now() - started),
             ).catch((err: unknown) => {
               // The message is stored; only the look at what it closed failed. An outage
