@@ -2,8 +2,8 @@ import type { Fanout } from '@memstream/fanout';
 import { EPISODE_CLOSING_CHANNEL, EpisodeClosing } from '@memstream/schemas';
 import { safeJson } from './safe-json.js';
 
-/** The API's side: this conversation has an episode to close now (see EpisodeClosing). */
-export function hintClosing(fanout: Fanout, conversationId: string): Promise<void> {
+/** The API's side: this conversation has an episode to close now (see EpisodeClosing); how many extractors heard it. */
+export function hintClosing(fanout: Fanout, conversationId: string): Promise<number> {
   const hint: EpisodeClosing = { conversation_id: conversationId };
   return fanout.publish(EPISODE_CLOSING_CHANNEL, JSON.stringify(hint));
 }

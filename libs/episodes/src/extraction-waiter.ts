@@ -24,7 +24,7 @@ export interface ExtractionWaiterOptions {
 export function announceExtracted(fanout: Fanout, episodeIds: readonly number[]): Promise<void> {
   if (episodeIds.length === 0) return Promise.resolve();
   const notice: EpisodesExtracted = { episode_ids: [...episodeIds] };
-  return fanout.publish(EPISODES_EXTRACTED_CHANNEL, JSON.stringify(notice));
+  return fanout.publish(EPISODES_EXTRACTED_CHANNEL, JSON.stringify(notice)).then(() => undefined);
 }
 
 /**
@@ -66,10 +66,15 @@ export class ExtractionWaiter {
 
   /**
    * Asks the extractor to close this conversation's due episodes now, for a write about to wait
-   * for them (see EpisodeClosing). Best effort: unheard, the extractor closes them at its next batch.
+   * for them (see EpisodeClosing). False when no extractor is subscribed to hear it (none runs, or
+   * all are restarting): nothing would make the memories in time, so the write need not wait.
+   * A failed publish is not that: the fan-out is down, not the extractor, and the wait stands.
    */
-  askToClose(conversationId: string): Promise<void> {
-    return hintClosing(this.fanout, conversationId).catch(() => undefined);
+  async askToClose(conversationId: string): Promise<boolean> {
+    return hintClosing(this.fanout, conversationId).then(
+      (heard) => heard > 0,
+      () => true,
+    );
   }
 
   /** The episodes of `ids`, read when every one is extracted or after `timeoutMs` at the latest. */

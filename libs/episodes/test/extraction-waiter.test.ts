@@ -1,9 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { announceExtracted, ExtractionWaiter, type WaitClock } from '@memstream/episodes';
+import { announceExtracted, ExtractionWaiter, listenForClosingHints, type WaitClock } from '@memstream/episodes';
 import { MemoryFanout } from '@memstream/fanout';
 import { createLogger } from '@memstream/logging';
-import { EPISODES_EXTRACTED_CHANNEL } from '@memstream/schemas';
+import { EPISODE_CLOSING_CHANNEL, EPISODES_EXTRACTED_CHANNEL } from '@memstream/schemas';
 import {
   appendMessages,
   claimEpisodes,
@@ -214,4 +214,20 @@ test('a wait for an episode not closed yet is answered once an extracted episode
     (await wait.result).map((e) => [e.id, e.status]),
     [[second!.id, 'extracted']],
   );
+});
+
+test('asking to close says whether an extractor heard it, which hears the conversation named', async () => {
+  const fanout = new MemoryFanout();
+  const { waiter, stop } = await ExtractionWaiter.listen(fanout, { recheckMs: HOUR, clock: manualClock() });
+  assert.equal(await waiter.askToClose('g-1'), false, 'no extractor listens: a write need not wait');
+  const asked: string[] = [];
+  const unsubscribe = await listenForClosingHints(fanout, (id) => asked.push(id));
+  assert.equal(await waiter.askToClose('g-1'), true);
+  assert.deepEqual(asked, ['g-1']);
+  // anything else on the channel is not a hint
+  await fanout.publish(EPISODE_CLOSING_CHANNEL, 'not json');
+  await fanout.publish(EPISODE_CLOSING_CHANNEL, JSON.stringify({ conversation_id: '' }));
+  assert.deepEqual(asked, ['g-1']);
+  await unsubscribe();
+  await stop();
 });

@@ -4,7 +4,8 @@
  * the store; fan-out only tells them when to look.
  */
 export interface Fanout {
-  publish(channel: string, message: string): Promise<void>;
+  /** How many subscribers heard it: Redis counts the connections subscribed, in process the listeners; 0 is nobody. */
+  publish(channel: string, message: string): Promise<number>;
   /** Resolves once the subscription is active; the returned function unsubscribes. */
   subscribe(channel: string, listener: (message: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;

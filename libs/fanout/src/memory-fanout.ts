@@ -4,8 +4,10 @@ import type { Fanout } from './fanout.js';
 export class MemoryFanout implements Fanout {
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
 
-  async publish(channel: string, message: string): Promise<void> {
-    for (const listener of this.listeners.get(channel) ?? []) listener(message);
+  async publish(channel: string, message: string): Promise<number> {
+    const listeners = this.listeners.get(channel) ?? new Set();
+    for (const listener of listeners) listener(message);
+    return listeners.size;
   }
 
   async subscribe(channel: string, listener: (message: string) => void): Promise<() => Promise<void>> {

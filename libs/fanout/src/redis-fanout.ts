@@ -56,8 +56,8 @@ export class RedisFanout implements Fanout {
     });
   }
 
-  async publish(channel: string, message: string): Promise<void> {
-    await this.pub.publish(channel, message);
+  async publish(channel: string, message: string): Promise<number> {
+    return this.pub.publish(channel, message);
   }
 
   async subscribe(channel: string, listener: (message: string) => void): Promise<() => Promise<void>> {

@@ -45,6 +45,20 @@ for (const [name, make] of implementations) {
     assert.deepEqual(heard, ['one', 'two']);
     assert.deepEqual(other, []);
   });
+
+  test(`${name} fan-out: a publish says whether anyone heard it`, async (t) => {
+    const { a, b } = make();
+    t.after(async () => {
+      await a.close();
+      if (b !== a) await b.close();
+    });
+    const channel = uniqueName('count');
+    assert.equal(await a.publish(channel, 'unheard'), 0);
+    const unsubscribe = await b.subscribe(channel, () => undefined);
+    assert.equal(await a.publish(channel, 'heard'), 1);
+    await unsubscribe();
+    assert.equal(await a.publish(channel, 'unheard again'), 0);
+  });
 }
 
 // redis/ioredis#2037: a SUBSCRIBE sent while the connection is still being set up was lost on

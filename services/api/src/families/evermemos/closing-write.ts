@@ -42,8 +42,9 @@ export async function formationOf(
   const closing = closedBy(span, seq, deps.episodeRules);
   if (closing.length === 0) return ACCUMULATED;
   const ends = closing.map((e) => e.endSeq);
-  const waiter = timeoutMs > 0 ? await notices() : undefined;
-  await waiter?.askToClose(conversationId);
+  const listening = timeoutMs > 0 ? await notices() : undefined;
+  // no extractor to hear the hint (none deployed, or restarting): answer with what is there now
+  const waiter = listening && (await listening.askToClose(conversationId)) ? listening : undefined;
   const episodes = waiter
     ? await waiter.untilHeldAndExtracted(deps.store, conversationId, ends, timeoutMs)
     : await episodesHolding(deps.store, conversationId, ends);
