@@ -242,6 +242,8 @@ class KafkaSubscription implements Subscription {
   private readonly pending = new Map<number, string>();
   /** Per partition: the records taken from kafkajs, handled beside its next fetch (see PartitionLane). */
   private readonly lanes = new Map<number, PartitionLane>();
+  /** Per partition: the high watermark of its latest fetch, for the lag a gathered handling reports. */
+  private readonly highWatermarks = new Map<number, string>();
   private commits: PeriodicJob | undefined;
   /** Partitions this member reports lag for; a rebalance drops the ones it no longer owns. */
   private readonly lagPartitions = new Set<number>();
@@ -326,6 +328,8 @@ class KafkaSubscription implements Subscription {
     const { consumer, options, wireTopic } = this;
     const { signal } = this.abort;
     const heartbeatMs = Math.min(3_000, Math.floor((this.busOptions.sessionTimeoutMs ?? 30_000) / 3));
+    // how many records a lane may hold gathered before a fetch waits for it (0: never gather)
+    const gatherUpTo = options.batchHandler ? (options.maxBatchSize ?? 500) : 0;
     await consumer.connect();
     await consumer.subscribe({ topic: wireTopic, fromBeginning: true });
     await consumer.run({
@@ -337,9 +341,11 @@ class KafkaSubscription implements Subscription {
         if (!last) return;
         const { partition } = batch;
         const lane = this.laneOf(partition);
-        // The partition's previous batch first (order), heartbeating meanwhile: a heartbeat that
-        // finds a rebalance throws, and kafkajs rejoins without waiting for the handler.
-        while (!(await settlesWithin(lane.idle, heartbeatMs, signal))) {
+        // A batch handler takes records gathered from several fetches while the lane is busy, up
+        // to a handler call's worth (see PartitionLane.gather); past that, or for a handler of one
+        // record at a time, the partition's previous batches go first, heartbeating meanwhile: a
+        // heartbeat that finds a rebalance throws, and kafkajs rejoins without waiting for the handler.
+        while (lane.waiting >= gatherUpTo && !(await settlesWithin(lane.idle, heartbeatMs, signal))) {
           if (signal.aborted) break;
           await heartbeat();
         }
@@ -361,7 +367,10 @@ class KafkaSubscription implements Subscription {
         resolveOffset(last.offset);
         if (records.length === 0) return;
         this.reportLag(partition, BigInt(batch.highWatermark) - BigInt(records[0]!.offset));
-        lane.take(last.offset, () => this.handleInLane(lane, records, batch.highWatermark));
+        this.highWatermarks.set(partition, batch.highWatermark);
+        lane.gather(last.offset, records, (gathered) =>
+          this.handleInLane(lane, gathered, this.highWatermarks.get(partition) ?? batch.highWatermark),
+        );
       },
     });
   }

@@ -13,6 +13,9 @@ export class PartitionLane {
   private next: bigint | undefined;
   private busy: Promise<void>;
   private revoked = false;
+  /** Records gathered for the handling queued behind the lane's current work (see `gather`). */
+  private gathered: unknown[] = [];
+  private gatheredHandled = false;
 
   /** `after`: the work of the lane this one replaces, which must end first (see `successor`). */
   constructor(after: Promise<void> = Promise.resolve()) {
@@ -38,6 +41,32 @@ export class PartitionLane {
   take(lastOffset: string, work: () => Promise<void>): void {
     this.next = BigInt(lastOffset) + 1n;
     this.busy = this.busy.then(work);
+  }
+
+  /**
+   * Takes `records` (`lastOffset` the last of them) to be handled after what the lane holds,
+   * together with any others gathered before that handling starts: while one batch is being
+   * stored, the fetches kafkajs makes meanwhile gather here and reach `handle` (which must not
+   * reject) as one, in the order taken. Without it each fetch, made the moment the lane took the
+   * batch before, came back with the few records that had arrived by then, and the store got many
+   * small batches instead of a few larger ones (half the size under held writes).
+   */
+  gather<R>(lastOffset: string, records: readonly R[], handle: (records: R[]) => Promise<void>): void {
+    this.next = BigInt(lastOffset) + 1n;
+    this.gathered.push(...records);
+    if (this.gatheredHandled) return;
+    this.gatheredHandled = true;
+    this.busy = this.busy.then(() => {
+      const taken = this.gathered as R[];
+      this.gathered = [];
+      this.gatheredHandled = false;
+      return handle(taken);
+    });
+  }
+
+  /** Records gathered and not handed to a handler yet. */
+  get waiting(): number {
+    return this.gathered.length;
   }
 
   /**

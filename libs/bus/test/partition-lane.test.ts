@@ -50,3 +50,34 @@ test("a partition's new lane starts after the lost one's work ends, and the lost
   await next.idle;
   assert.deepEqual(log, ['old lane current: false', 'new lane']);
 });
+
+test('records gathered while the lane is busy reach the next handling together, in order, and are not taken again', async () => {
+  const lane = new PartitionLane();
+  const first = gate();
+  const handled: number[][] = [];
+  const handle = async (records: number[]) => {
+    handled.push(records);
+    if (handled.length === 1) await first.opened;
+  };
+  lane.gather('1', [0, 1], handle);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(handled, [[0, 1]], 'the first batch is being handled');
+  lane.gather('3', [2, 3], handle);
+  lane.gather('4', [4], handle);
+  assert.equal(lane.waiting, 3);
+  assert.deepEqual(lane.unseen(messages(3, 4, 5)), messages(5));
+  first.open();
+  await lane.idle;
+  assert.deepEqual(
+    handled,
+    [
+      [0, 1],
+      [2, 3, 4],
+    ],
+    'one handling for what was gathered meanwhile',
+  );
+  assert.equal(lane.waiting, 0);
+  lane.gather('5', [5], handle);
+  await lane.idle;
+  assert.deepEqual(handled.at(-1), [5], 'a lane at rest hands the next batch on at once');
+});
