@@ -1,6 +1,6 @@
 import type { HandlerContext } from '@memstream/bus';
 import { arkSessionState, completeArkSession, type Queryable } from '@memstream/store';
-import { commandRefusal } from '../access-gate.js';
+import { commandDone, commandRefusalOutcome } from './command-outcomes.js';
 import { applyOnce } from './apply-once.js';
 import { liveChannelOf, type ArkSessionCompleted, type LiveEvent, type RequestOutcome } from '@memstream/schemas';
 import { announce } from './announce.js';
@@ -38,42 +38,17 @@ export function handleArkCompletions(deps: ConverterDeps) {
 /** An unknown session, or one the person may not write to, is not found (as the read API says it). */
 async function refusal(q: Queryable, event: ArkSessionCompleted): Promise<RequestOutcome | undefined> {
   const sessionId = event.data.session_id;
-  const notFound = outcomeOf(event, 'failed', null, 'RESOURCE_NOT_FOUND', `session not found: ${sessionId}`);
-  if (!(await arkSessionState(q, sessionId)).exists) return notFound;
-  const refused = await commandRefusal(q, sessionId, event.actor, 'writer');
-  if (refused?.code === 'RESOURCE_NOT_FOUND') return notFound;
-  return (
-    refused &&
-    outcomeOf(
-      event,
-      'failed',
-      null,
-      'FORBIDDEN',
-      `Your access to session ${sessionId} is ${refused.level}: completing needs writer or more`,
-    )
-  );
+  return commandRefusalOutcome(q, {
+    requestId: event.id,
+    conversationId: sessionId,
+    actor: event.actor,
+    level: 'writer',
+    exists: (await arkSessionState(q, sessionId)).exists,
+    notFound: `session not found: ${sessionId}`,
+    forbidden: (level) => `Your access to session ${sessionId} is ${level}: completing needs writer or more`,
+  });
 }
 
 function completed(event: ArkSessionCompleted, first: boolean): RequestOutcome {
-  return outcomeOf(event, 'stored', { status: first ? 'completed' : 'already_completed' }, null, null);
-}
-
-function outcomeOf(
-  event: ArkSessionCompleted,
-  status: 'stored' | 'failed',
-  result: Record<string, unknown> | null,
-  code: string | null,
-  message: string | null,
-): RequestOutcome {
-  return {
-    request_id: event.id,
-    kind: 'conversation',
-    status,
-    group_id: event.data.session_id,
-    message_id: null,
-    duplicate: false,
-    result,
-    error_code: code,
-    error_message: message,
-  };
+  return commandDone(event.id, event.data.session_id, { status: first ? 'completed' : 'already_completed' });
 }

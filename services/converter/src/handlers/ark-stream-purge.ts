@@ -1,7 +1,7 @@
 import type { HandlerContext } from '@memstream/bus';
 import { purgeArkStream, type Queryable } from '@memstream/store';
 import type { ArkStreamPurged, RequestOutcome } from '@memstream/schemas';
-import { commandRefusal } from '../access-gate.js';
+import { commandDone, commandRefusalOutcome } from './command-outcomes.js';
 import { applyOnce } from './apply-once.js';
 import { announce } from './announce.js';
 import type { ConverterDeps } from './converter-deps.js';
@@ -17,50 +17,25 @@ export function handleArkStreamPurges(deps: ConverterDeps) {
     const outcomes = await applyOnce(deps.store, events, async (tx, event) => {
       const refused = await refusal(tx, event);
       if (refused) return refused;
-      return outcomeOf(
-        event,
-        'stored',
-        { deleted_chunks: await purgeArkStream(tx, event.data.session_id) },
-        null,
-        null,
-      );
+      return commandDone(event.id, event.data.session_id, {
+        deleted_chunks: await purgeArkStream(tx, event.data.session_id),
+      });
     });
     await announce(deps.fanout, outcomes, ctx.log);
     ctx.log.info({ purges: events.length, correlationIds: ctx.correlationIds }, 'ark streams purged');
   };
 }
 
+/** A person purges only streams of sessions they manage; a stranger's is not found. */
 async function refusal(q: Queryable, event: ArkStreamPurged): Promise<RequestOutcome | undefined> {
   const sessionId = event.data.session_id;
-  const refused = await commandRefusal(q, sessionId, event.actor, 'manager');
-  if (refused === undefined) return undefined;
-  if (refused.code === 'RESOURCE_NOT_FOUND')
-    return outcomeOf(event, 'failed', null, 'RESOURCE_NOT_FOUND', `stream not found: ${sessionId}`);
-  return outcomeOf(
-    event,
-    'failed',
-    null,
-    'FORBIDDEN',
-    `Your access to session ${sessionId} is ${refused.level}: purging its stream needs manager or more`,
-  );
-}
-
-function outcomeOf(
-  event: ArkStreamPurged,
-  status: 'stored' | 'failed',
-  result: Record<string, unknown> | null,
-  code: string | null,
-  message: string | null,
-): RequestOutcome {
-  return {
-    request_id: event.id,
-    kind: 'conversation',
-    status,
-    group_id: event.data.session_id,
-    message_id: null,
-    duplicate: false,
-    result,
-    error_code: code,
-    error_message: message,
-  };
+  return commandRefusalOutcome(q, {
+    requestId: event.id,
+    conversationId: sessionId,
+    actor: event.actor,
+    level: 'manager',
+    exists: true, // no existence check: a session without streams simply has nothing to purge
+    notFound: `stream not found: ${sessionId}`,
+    forbidden: (level) => `Your access to session ${sessionId} is ${level}: purging its stream needs manager or more`,
+  });
 }

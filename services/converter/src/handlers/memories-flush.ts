@@ -1,7 +1,7 @@
 import type { HandlerContext } from '@memstream/bus';
 import { closeSpanIn } from '@memstream/episodes';
 import { lastSequence, type Queryable } from '@memstream/store';
-import { commandRefusal } from '../access-gate.js';
+import { commandDone, commandRefusalOutcome } from './command-outcomes.js';
 import { applyOnce } from './apply-once.js';
 import type { MemoriesFlushRequested, RequestOutcome } from '@memstream/schemas';
 import { announce } from './announce.js';
@@ -19,7 +19,7 @@ export function handleFlushes(deps: ConverterDeps) {
       const refused = await refusal(tx, event);
       if (refused) return refused;
       const { closed } = await closeSpanIn(tx, event.data.group_id, deps.rules, 'flush');
-      return outcomeOf(event, 'stored', { episode_ids: closed.map((e) => e.id) }, null, null);
+      return commandDone(event.id, event.data.group_id, { episode_ids: closed.map((e) => e.id) });
     });
     await announce(deps.fanout, outcomes, ctx.log);
     ctx.log.info({ flushes: events.length, correlationIds: ctx.correlationIds }, 'groups flushed');
@@ -29,38 +29,13 @@ export function handleFlushes(deps: ConverterDeps) {
 /** An unknown group, or one the person is not a writer of, as the read API answers them. */
 async function refusal(q: Queryable, event: MemoriesFlushRequested): Promise<RequestOutcome | undefined> {
   const group = event.data.group_id;
-  const notFound = outcomeOf(event, 'failed', null, 'RESOURCE_NOT_FOUND', `Group not found: ${group}`);
-  if ((await lastSequence(q, group)) === undefined) return notFound;
-  const refused = await commandRefusal(q, group, event.actor, 'writer');
-  if (refused?.code === 'RESOURCE_NOT_FOUND') return notFound;
-  return (
-    refused &&
-    outcomeOf(
-      event,
-      'failed',
-      null,
-      'FORBIDDEN',
-      `Your access to ${group} is ${refused.level}: this needs writer or more`,
-    )
-  );
-}
-
-function outcomeOf(
-  event: MemoriesFlushRequested,
-  status: 'stored' | 'failed',
-  result: Record<string, unknown> | null,
-  code: string | null,
-  message: string | null,
-): RequestOutcome {
-  return {
-    request_id: event.id,
-    kind: 'conversation',
-    status,
-    group_id: event.data.group_id,
-    message_id: null,
-    duplicate: false,
-    result,
-    error_code: code,
-    error_message: message,
-  };
+  return commandRefusalOutcome(q, {
+    requestId: event.id,
+    conversationId: group,
+    actor: event.actor,
+    level: 'writer',
+    exists: (await lastSequence(q, group)) !== undefined,
+    notFound: `Group not found: ${group}`,
+    forbidden: (level) => `Your access to ${group} is ${level}: this needs writer or more`,
+  });
 }

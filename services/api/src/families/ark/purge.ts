@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
-import { outcomeError, type Writer } from '@memstream/ingest';
+import { unstorableError, unstorablePath } from '@memstream/http';
+import type { Writer } from '@memstream/ingest';
 import { ArkPurged, ArkPurgeQuery, ArkPurging, TOPICS } from '@memstream/schemas';
 import { lastSequence, listArkSessions, type Store } from '@memstream/store';
-import { mayAccess, personOf, requireAccess } from '../../shared/access.js';
+import { personOf, requireAccess } from '../../shared/access.js';
+import { purgeEachManaged } from './purge-each-managed.js';
 import { arkDocs } from './docs.js';
 
 /**
@@ -45,28 +46,18 @@ export function registerArkPurge(app: FastifyInstance, deps: { store: Store; wri
     }
     const candidates =
       sessionId !== undefined ? [sessionId] : await listArkSessions(deps.store, { visibleTo: personOf(request) });
-    const sessions: string[] = [];
-    for (const s of candidates) if (await mayAccess(deps.store, request, s, 'manager')) sessions.push(s);
-    const origin = writeOriginOf(request);
-    const written = await Promise.all(
-      sessions.map((s) =>
-        deps.write(
-          origin,
-          TOPICS.groupChatInput,
-          { type: 'group_chat.memories.deleted', data: { group_id: s }, source: 'ark-api' },
-          true,
-        ),
+    const purged = await purgeEachManaged(deps.store, request, candidates, (origin, s) =>
+      deps.write(
+        origin,
+        TOPICS.groupChatInput,
+        { type: 'group_chat.memories.deleted', data: { group_id: s }, source: 'ark-api' },
+        true,
       ),
     );
-    if (written.some((w) => w.kind === 'accepted'))
-      return reply.status(202).send({ status: 'accepted', request_ids: written.map((w) => w.requestId) });
-    let deleted = 0;
-    for (const w of written) {
-      if (w.kind !== 'done') continue;
-      // A session with nothing stored left is purged already: the deletion's "nothing matched" is no error here.
-      if (w.outcome.status === 'failed' && w.outcome.error_code !== 'RESOURCE_NOT_FOUND') throw outcomeError(w.outcome);
-      deleted += Number(w.outcome.result?.['deleted_messages'] ?? 0);
-    }
-    return { message: 'Memory purged', sessions, deleted_messages: deleted };
+    if (purged.kind === 'accepted')
+      return reply.status(202).send({ status: 'accepted', request_ids: purged.requestIds });
+    // a session with nothing stored left counts nothing: its deletion's "nothing matched" carries no count
+    const deleted = purged.outcomes.reduce((n, o) => n + Number(o.result?.['deleted_messages'] ?? 0), 0);
+    return { message: 'Memory purged', sessions: purged.sessions, deleted_messages: deleted };
   });
 }

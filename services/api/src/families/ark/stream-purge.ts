@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { writeOriginOf } from '@memstream/http';
-import { outcomeError, type Writer } from '@memstream/ingest';
+import type { Writer } from '@memstream/ingest';
 import { ArkStreamsPurged, ArkStreamsPurging, TOPICS } from '@memstream/schemas';
 import { listArkStreams, type Store } from '@memstream/store';
-import { mayAccess, personOf } from '../../shared/access.js';
+import { personOf } from '../../shared/access.js';
+import { purgeEachManaged } from './purge-each-managed.js';
 import { arkDocs } from './docs.js';
 
 /**
@@ -24,26 +24,16 @@ export function registerArkStreamPurge(app: FastifyInstance, deps: { store: Stor
   });
   app.delete('/stream', docs, async (request, reply) => {
     const candidates = await listArkStreams(deps.store, { visibleTo: personOf(request) });
-    const sessions: string[] = [];
-    for (const s of candidates) if (await mayAccess(deps.store, request, s, 'manager')) sessions.push(s);
-    const origin = writeOriginOf(request);
-    const written = await Promise.all(
-      sessions.map((s) =>
-        deps.write(
-          origin,
-          TOPICS.arkMessages,
-          { type: 'ark.stream.purged', data: { session_id: s }, source: 'ark-api' },
-          true,
-        ),
+    const purged = await purgeEachManaged(deps.store, request, candidates, (origin, s) =>
+      deps.write(
+        origin,
+        TOPICS.arkMessages,
+        { type: 'ark.stream.purged', data: { session_id: s }, source: 'ark-api' },
+        true,
       ),
     );
-    if (written.some((w) => w.kind === 'accepted'))
-      return reply.status(202).send({ status: 'accepted', request_ids: written.map((w) => w.requestId) });
-    for (const w of written) {
-      // Purged meanwhile by someone else, or access withdrawn since the listing: nothing of it to forget for this caller.
-      if (w.kind === 'done' && w.outcome.status === 'failed' && w.outcome.error_code !== 'RESOURCE_NOT_FOUND')
-        throw outcomeError(w.outcome);
-    }
-    return { status: 'success', message: 'Stream data purged', sessions };
+    if (purged.kind === 'accepted')
+      return reply.status(202).send({ status: 'accepted', request_ids: purged.requestIds });
+    return { status: 'success', message: 'Stream data purged', sessions: purged.sessions };
   });
 }
