@@ -1,6 +1,14 @@
 import type { ConversationMetaPatch, ConversationMetaUpsert } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
-import { findConversationMeta, patchAssignments, type StoredConversationMeta } from './conversation-meta.js';
+import {
+  findConversationMeta,
+  META_REPLACED,
+  META_VALUE_COLUMNS,
+  metaValuePlaceholders,
+  metaValues,
+  patchAssignments,
+  type StoredConversationMeta,
+} from './conversation-meta.js';
 
 /** The default conversation metadata: the fields of a group's, under no group. */
 export type StoredDefaultConversationMeta = Omit<StoredConversationMeta, 'group_id'> & { readonly group_id: null };
@@ -15,27 +23,11 @@ export async function upsertDefaultConversationMeta(
   createdAt: Date,
 ): Promise<StoredDefaultConversationMeta> {
   const { rows } = await q.query<StoredDefaultConversationMeta>(
-    `INSERT INTO conversation_meta_default (version, scene, scene_desc, name, description,
-       conversation_created_at, default_timezone, user_details, tags)
-     VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8::jsonb, $9::jsonb)
-     ON CONFLICT (singleton) DO UPDATE SET
-       version = EXCLUDED.version, scene = EXCLUDED.scene, scene_desc = EXCLUDED.scene_desc,
-       name = EXCLUDED.name, description = EXCLUDED.description,
-       conversation_created_at = EXCLUDED.conversation_created_at,
-       default_timezone = EXCLUDED.default_timezone, user_details = EXCLUDED.user_details,
-       tags = EXCLUDED.tags, updated_at = now()
+    `INSERT INTO conversation_meta_default (${META_VALUE_COLUMNS})
+     VALUES (${metaValuePlaceholders(1)})
+     ON CONFLICT (singleton) DO UPDATE SET ${META_REPLACED}
      RETURNING ${COLUMNS}`,
-    [
-      meta.version ?? null,
-      meta.scene,
-      JSON.stringify(meta.scene_desc),
-      meta.name,
-      meta.description,
-      createdAt.toISOString(),
-      meta.default_timezone,
-      JSON.stringify(meta.user_details),
-      JSON.stringify(meta.tags ?? []),
-    ],
+    metaValues(meta, meta.version ?? null, createdAt),
   );
   return rows[0]!;
 }

@@ -32,31 +32,50 @@ export async function upsertConversationMeta(
   createdAt: Date,
 ): Promise<StoredConversationMeta> {
   const { rows } = await q.query<StoredConversationMeta>(
-    `INSERT INTO conversation_meta (group_id, version, scene, scene_desc, name, description,
-       conversation_created_at, default_timezone, user_details, tags)
-     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9::jsonb, $10::jsonb)
-     ON CONFLICT (group_id) DO UPDATE SET
-       version = EXCLUDED.version, scene = EXCLUDED.scene, scene_desc = EXCLUDED.scene_desc,
-       name = EXCLUDED.name, description = EXCLUDED.description,
-       conversation_created_at = EXCLUDED.conversation_created_at,
-       default_timezone = EXCLUDED.default_timezone, user_details = EXCLUDED.user_details,
-       tags = EXCLUDED.tags, updated_at = now()
+    `INSERT INTO conversation_meta (group_id, ${META_VALUE_COLUMNS})
+     VALUES ($1, ${metaValuePlaceholders(2)})
+     ON CONFLICT (group_id) DO UPDATE SET ${META_REPLACED}
      RETURNING ${COLUMNS}`,
-    [
-      meta.group_id,
-      // the column predates optional versions; '' (which no writer can give) stands for none
-      meta.version ?? '',
-      meta.scene,
-      JSON.stringify(meta.scene_desc),
-      meta.name,
-      meta.description,
-      createdAt.toISOString(),
-      meta.default_timezone,
-      JSON.stringify(meta.user_details),
-      JSON.stringify(meta.tags ?? []),
-    ],
+    // the version column predates optional versions; '' (which no writer can give) stands for none
+    [meta.group_id, ...metaValues(meta, meta.version ?? '', createdAt)],
   );
   return rows[0]!;
+}
+
+/** The columns a metadata row is written with, beside its key (a group's id, or the default's singleton). */
+export const META_VALUE_COLUMNS = `version, scene, scene_desc, name, description, conversation_created_at,
+  default_timezone, user_details, tags`;
+
+/** Placeholders for META_VALUE_COLUMNS' values from `$first` on, JSON columns cast. */
+export function metaValuePlaceholders(first: number): string {
+  const casts = ['', '', '::jsonb', '', '', '', '', '::jsonb', '::jsonb'];
+  return casts.map((cast, i) => `$${first + i}${cast}`).join(', ');
+}
+
+/** An upsert replaces every value column (the row's id and creation time stay). */
+export const META_REPLACED = `version = EXCLUDED.version, scene = EXCLUDED.scene, scene_desc = EXCLUDED.scene_desc,
+  name = EXCLUDED.name, description = EXCLUDED.description,
+  conversation_created_at = EXCLUDED.conversation_created_at,
+  default_timezone = EXCLUDED.default_timezone, user_details = EXCLUDED.user_details,
+  tags = EXCLUDED.tags, updated_at = now()`;
+
+/** META_VALUE_COLUMNS' values, in order. */
+export function metaValues(
+  meta: Omit<ConversationMeta, 'group_id' | 'version'>,
+  version: string | null,
+  createdAt: Date,
+): unknown[] {
+  return [
+    version,
+    meta.scene,
+    JSON.stringify(meta.scene_desc),
+    meta.name,
+    meta.description,
+    createdAt.toISOString(),
+    meta.default_timezone,
+    JSON.stringify(meta.user_details),
+    JSON.stringify(meta.tags ?? []),
+  ];
 }
 
 const PATCH_COLUMNS = {
