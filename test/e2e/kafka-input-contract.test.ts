@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
-import { DLQ_HEADERS, KafkaBus } from '@memstream/bus';
+import { DLQ_HEADERS } from '@memstream/bus';
 import { RedisFanout } from '@memstream/fanout';
 import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
 import { TOPICS, allTopics } from '@memstream/schemas';
 import { PgStore, noErasureCounts, findRequestOutcome, listMessages, migrate } from '@memstream/store';
 import { createEraser, startConverter } from '@memstream/converter';
-import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
+import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
+import { testKafkaBus } from '../helpers/kafka-bus.js';
 
 // A Kafka producer that is not our gateway writes the public input topic directly: valid events
 // are stored in order, invalid records go to the dead-letter topic with their reason and do not
@@ -23,19 +23,7 @@ test('direct producers: valid events land in order, poison records are dead-lett
   });
   t.after(() => store.close());
   await migrate(store, log);
-  const prefix = kafkaTopicPrefix(t, 'contract');
-  const bus = new KafkaBus({
-    brokers: infra().kafkaBrokers,
-    clientId: 'contract-test',
-    topicPrefix: prefix,
-    log,
-    defaultPartitions: 2,
-    replicationFactor: 1,
-    requestTimeoutMs: 30_000,
-    commitIntervalMs: 50,
-    metrics: new Metrics(),
-  });
-  t.after(() => bus.close());
+  const { bus, prefix } = testKafkaBus(t, 'contract', log);
   await bus.ensureTopics(allTopics());
   const fanout = new RedisFanout(infra().redisUrl, log);
   t.after(() => fanout.close());

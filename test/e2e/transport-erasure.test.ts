@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import kafkajs, { Kafka, logLevel } from 'kafkajs';
 import {
   COPIED_FROM_HEADER,
-  KafkaBus,
   MemoryBus,
   eraseTransportCopies,
   type Bus,
@@ -19,8 +18,9 @@ import { Metrics } from '@memstream/metrics';
 import { RETENTION_MS, SEGMENT_MS, TOPICS, allTopics } from '@memstream/schemas';
 import { PgStore, listMessages, migrate, storeBusJournal } from '@memstream/store';
 import { createEraser, startConverter, transportEraser } from '@memstream/converter';
-import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
+import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
 import { carries, readBusFromZero, readKafkaFromZero, where } from '../helpers/read-from-zero.js';
+import { testKafkaBus } from '../helpers/kafka-bus.js';
 
 // After a person is erased, a reader that starts every topic (and the embedded journal) at offset 0
 // finds nothing of theirs: not what they wrote through the API or straight onto an input topic,
@@ -45,19 +45,7 @@ interface World {
 }
 
 test('kafka: an erased person is on no topic read from offset 0; others keep their dead letters', async (t) => {
-  const prefix = kafkaTopicPrefix(t, 'erasure');
-  const bus = new KafkaBus({
-    brokers: infra().kafkaBrokers,
-    clientId: 'erasure-test',
-    topicPrefix: prefix,
-    log,
-    defaultPartitions: 2,
-    replicationFactor: 1,
-    requestTimeoutMs: 30_000,
-    commitIntervalMs: 50,
-    metrics: new Metrics(),
-  });
-  t.after(() => bus.close());
+  const { bus, prefix } = testKafkaBus(t, 'erasure', log);
   const kafka = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING });
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();

@@ -2,15 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { KafkaBus, publishEvents } from '@memstream/bus';
+import { publishEvents } from '@memstream/bus';
 import { RedisFanout } from '@memstream/fanout';
 import { createLogger } from '@memstream/logging';
-import { Metrics } from '@memstream/metrics';
 import { TOPICS, allTopics, type GroupChatMessageReceived } from '@memstream/schemas';
 import { PgStore, noErasureCounts, listMessages, migrate } from '@memstream/store';
 import { createEraser, startConverter } from '@memstream/converter';
-import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../../../test/helpers/infra.js';
+import { freshDatabase, infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
 import { captureLogger } from '../../../test/helpers/logger.js';
+import { testKafkaBus } from '../../../test/helpers/kafka-bus.js';
 
 test('a message redelivered by Kafka leaves one row', async (t) => {
   const silent = createLogger({ service: 'test', level: 'silent' });
@@ -22,20 +22,8 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
   });
   t.after(() => store.close());
   await migrate(store, silent);
-  const prefix = kafkaTopicPrefix(t, 'redeliver');
   const { log, lines } = captureLogger();
-  const bus = new KafkaBus({
-    brokers: infra().kafkaBrokers,
-    clientId: 'redelivery-test',
-    topicPrefix: prefix,
-    log,
-    defaultPartitions: 2,
-    replicationFactor: 1,
-    requestTimeoutMs: 30_000,
-    commitIntervalMs: 50,
-    metrics: new Metrics(),
-  });
-  t.after(() => bus.close());
+  const { bus, prefix } = testKafkaBus(t, 'redeliver', log);
   await bus.ensureTopics(allTopics());
   const fanout = new RedisFanout(infra().redisUrl, silent);
   t.after(() => fanout.close());
