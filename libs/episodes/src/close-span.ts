@@ -3,6 +3,7 @@ import {
   lockEpisodes,
   openSpan,
   type CloseReason,
+  type OpenMessage,
   type Episode,
   type Queryable,
   type Store,
@@ -14,6 +15,11 @@ export interface SpanOutcome {
   readonly closed: Episode[];
   /** Messages still open after it. */
   readonly open: number;
+  /**
+   * The last open span it read, from an episode's start (before the episodes it closed were
+   * taken out): what OpenSpanTracker learns from. Empty when it read none to the end.
+   */
+  readonly span: readonly OpenMessage[];
 }
 
 /**
@@ -36,7 +42,8 @@ export async function closeSpan(
     // closes meanwhile is closed under the lock, as below.
     const chunk = chunkOf(rules);
     const span = await openSpan(store, conversationId, chunk);
-    if (span.length < chunk && closeEpisodes(span, rules).closed.length === 0) return { closed: [], open: span.length };
+    if (span.length < chunk && closeEpisodes(span, rules).closed.length === 0)
+      return { closed: [], open: span.length, span };
   }
   return store.transaction((tx) => closeSpanIn(tx, conversationId, rules, closeRest));
 }
@@ -61,6 +68,7 @@ export async function closeSpanIn(
     const full = span.length === chunk;
     if (closeRest !== undefined && !full && open.length > 0) spans.push(episodeOf(open, closeRest));
     closed.push(...(await insertEpisodes(tx, conversationId, spans)));
-    if (!full || spans.length === 0) return { closed, open: closeRest !== undefined && !full ? 0 : open.length };
+    if (!full || spans.length === 0)
+      return { closed, open: closeRest !== undefined && !full ? 0 : open.length, span: full ? [] : span };
   }
 }

@@ -62,6 +62,18 @@ export class OpenSpanTracker {
     return true;
   }
 
+  /**
+   * True when message `seq`, the one after the last known here, is one no episode holds (an
+   * agent-only message: migration 0012), so it only moves the count on; undefined as closesNothing.
+   */
+  passesOver(conversationId: string, seq: number): true | undefined {
+    const known = this.spans.get(conversationId);
+    this.spans.delete(conversationId);
+    if (known === undefined || known.seq !== seq - 1) return undefined;
+    this.remember(conversationId, { ...known, seq });
+    return true;
+  }
+
   /** Learns the state after `seq` from the open span the store gave (from an episode's start through `seq`). */
   learn(conversationId: string, seq: number, span: readonly OpenMessage[]): void {
     const upTo = span.filter((m) => m.seq <= seq);
@@ -78,6 +90,11 @@ export class OpenSpanTracker {
   /** Forgets every conversation: after a flush or a deletion made here. */
   clear(): void {
     this.spans.clear();
+  }
+
+  /** Forgets one conversation: an episode of it was closed here by other means than its messages. */
+  forget(conversationId: string): void {
+    this.spans.delete(conversationId);
   }
 
   private remember(conversationId: string, state: SpanState): void {

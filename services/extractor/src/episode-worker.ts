@@ -1,8 +1,8 @@
 import { backoffDelayMs } from '@memstream/retry';
-import { closeSpan, episodeOf, type BoundaryRules } from '@memstream/episodes';
+import { closeSpan, episodeOf, OpenSpanTracker, type BoundaryRules } from '@memstream/episodes';
 import type { ChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
-import type { EpisodicMemory } from '@memstream/schemas';
+import { audienceOfMessage, type CanonicalMessage, type EpisodicMemory } from '@memstream/schemas';
 import {
   claimEpisodes,
   completeEpisode,
@@ -50,6 +50,8 @@ export class EpisodeWorker {
   private readonly abort = new AbortController();
   /** The open span's last seq each conversation was judged at: a judgement per growth, not per call. */
   private readonly judgedAt = new Map<string, number>();
+  /** What the stored messages this worker saw tell of each conversation's open episode. */
+  private readonly spans: OpenSpanTracker;
 
   constructor(
     private readonly store: Store,
@@ -61,20 +63,71 @@ export class EpisodeWorker {
     private readonly metrics: ExtractionMetrics,
     /** Tells waiting calls (a flush in sync mode) that these episodes have their memories; best effort. */
     private readonly announce: (episodeIds: number[]) => Promise<void> = async () => undefined,
-  ) {}
+  ) {
+    this.spans = new OpenSpanTracker(settings.rules);
+  }
+
+  /**
+   * After these messages were stored (a consumer's batch, in each conversation's order): as
+   * advance, but a conversation whose new messages plainly close nothing is not read. Nearly every
+   * batch closes nothing, and the span read per conversation and batch was the extractor's most
+   * frequent statement. OpenSpanTracker tells from the messages themselves, once a read gave it the
+   * state they follow on from; a conversation it cannot tell about (first seen here, a gap in the
+   * numbers, a message that may close an episode) is read as before. With a topic model every
+   * conversation is read, as the judgement needs the span's length.
+   */
+  async advanceMessages(messages: readonly CanonicalMessage[]): Promise<void> {
+    const byConversation = new Map<string, CanonicalMessage[]>();
+    for (const m of messages) {
+      const list = byConversation.get(m.conversation_id);
+      if (list) list.push(m);
+      else byConversation.set(m.conversation_id, [m]);
+    }
+    const toRead: Array<[string, number]> = [];
+    for (const [conversationId, list] of byConversation) {
+      list.sort((a, b) => a.seq - b.seq);
+      const last = list[list.length - 1]!.seq;
+      if (this.topicModel || !list.every((m) => this.steps(conversationId, m))) toRead.push([conversationId, last]);
+    }
+    for (const [conversationId, last] of toRead) {
+      const { span } = await this.advanceOne(conversationId);
+      this.spans.learn(conversationId, last, span);
+    }
+  }
 
   /** After messages of these conversations were stored: close what the rules close, extract it. */
   async advance(conversationIds: Iterable<string>): Promise<void> {
     for (const conversationId of conversationIds) {
-      const { closed, open } = await closeSpan(this.store, conversationId, this.settings.rules);
-      this.closed(closed);
-      if (closed.length > 0)
-        this.log.debug(
-          { conversationId, episodes: closed.map((e) => [e.start_seq, e.end_seq, e.close_reason]) },
-          'episodes closed',
-        );
-      if (this.topicModel && open >= this.settings.topicMinMessages) this.enqueue({ kind: 'judge', conversationId });
+      // called off the message stream (a closing hint): what it closes is not a message's doing
+      this.spans.forget(conversationId);
+      await this.advanceOne(conversationId);
     }
+  }
+
+  private async advanceOne(conversationId: string) {
+    const outcome = await closeSpan(this.store, conversationId, this.settings.rules);
+    const { closed, open } = outcome;
+    this.closed(closed);
+    if (closed.length > 0)
+      this.log.debug(
+        { conversationId, episodes: closed.map((e) => [e.start_seq, e.end_seq, e.close_reason]) },
+        'episodes closed',
+      );
+    if (this.topicModel && open >= this.settings.topicMinMessages) this.enqueue({ kind: 'judge', conversationId });
+    return outcome;
+  }
+
+  /** Steps the tracker over one stored message; false when the store must be read. */
+  private steps(conversationId: string, m: CanonicalMessage): boolean {
+    if (audienceOfMessage(m.metadata) !== null) return this.spans.passesOver(conversationId, m.seq) === true;
+    return (
+      this.spans.closesNothing(conversationId, {
+        seq: m.seq,
+        createdAt: Date.parse(m.created_at),
+        // UTF-16 units: never fewer than the characters the store counts, so tokens are never underestimated
+        chars: m.content.length,
+      }) === true
+    );
   }
 
   /** Closes idle conversations' open spans and takes due episodes; run on a timer. */
@@ -82,6 +135,7 @@ export class EpisodeWorker {
     if (this.abort.signal.aborted) return;
     if (this.settings.idleCloseMs > 0) {
       for (const conversationId of await idleConversations(this.store, this.settings.idleCloseMs, 100)) {
+        this.spans.forget(conversationId);
         this.closed((await closeSpan(this.store, conversationId, this.settings.rules, 'idle')).closed);
       }
     }

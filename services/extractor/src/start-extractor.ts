@@ -5,7 +5,7 @@ import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
-import { type CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
+import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 
 import { announceExtracted, listenForClosingHints } from '@memstream/episodes';
 import type { Fanout } from '@memstream/fanout';
@@ -86,7 +86,6 @@ export async function runExtractor(
       if (deps.fanout) await announceExtracted(deps.fanout, episodeIds);
     },
   );
-  const conversationsOf = (events: readonly MessageStored[]) => new Set(events.map((e) => e.data.conversation_id));
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'extractor'> = {
     messagesStored: {
       groupId: config.EXTRACTOR_GROUP_ID,
@@ -94,8 +93,8 @@ export async function runExtractor(
       partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
       maxBatchSize: 500,
       lingerMs: config.BACKGROUND_LINGER_MS,
-      batchHandler: (events) => worker.advance(conversationsOf(events)),
-      handler: (event) => worker.advance([event.data.conversation_id]),
+      batchHandler: (events) => worker.advanceMessages(events.map((e) => e.data)),
+      handler: (event) => worker.advanceMessages([event.data]),
     },
   };
   const subscriptions = await subscribeWiring(deps.bus, TOPICS, wiring);

@@ -3,6 +3,7 @@ import type { Logger } from '@memstream/logging';
 import type { CanonicalMessage, EpisodicMemory } from '@memstream/schemas';
 import {
   indexMemories,
+  messageSearchText,
   replaceVectors,
   staleVectors,
   turnEmbeddingInputs,
@@ -40,7 +41,24 @@ export class Indexer {
   ) {}
 
   async indexMessages(messages: readonly CanonicalMessage[]): Promise<number> {
-    return this.embedTurns(messages.map((m) => ({ conversationId: m.conversation_id, messageId: m.message_id })));
+    const keys = messages.map((m) => ({ conversationId: m.conversation_id, messageId: m.message_id }));
+    if (this.embedder.context === 'turn-before') return this.embedTurns(keys);
+    // Without the turn before, the stored events carry all a vector is made of, so the messages are
+    // not read first (a statement per batch saved); the write skips any deleted meanwhile.
+    const inputs = [...new Map(messages.map((m) => [keyOf(m.conversation_id, m.message_id), m])).values()]
+      .map((m) => ({ conversationId: m.conversation_id, messageId: m.message_id, text: messageSearchText(m) }))
+      .filter((x) => x.text !== '');
+    if (inputs.length === 0) return 0;
+    const vectors = await this.embedder.embed(
+      inputs.map((x) => x.text),
+      'document',
+    );
+    const written = await writeMessageVectors(
+      this.store,
+      this.embedder.model,
+      inputs.map((x, i) => ({ ...x, embedding: vectors[i]!, contextItemId: null })),
+    );
+    return written.length;
   }
 
   /**
