@@ -171,8 +171,7 @@ async function measure(mode: string) {
   const importMs = performance.now() - seedStarted;
   await until(
     'every seeded search row embedded',
-    async () =>
-      (await count(db, `SELECT count(*) AS n FROM search_items WHERE embedding_model = ''`)) === 0 ? true : undefined,
+    async () => ((await count(db, `SELECT count(*) AS n FROM search_unembedded`)) === 0 ? true : undefined),
     500,
   );
   const seedMs = performance.now() - seedStarted;
@@ -181,7 +180,7 @@ async function measure(mode: string) {
   const totals = {
     messages: await count(db, 'SELECT count(*) AS n FROM messages'),
     memories: await count(db, 'SELECT count(*) AS n FROM episodic_memories'),
-    searchRows: await count(db, 'SELECT count(*) AS n FROM search_items WHERE embedding IS NOT NULL'),
+    searchRows: await count(db, 'SELECT count(*) AS n FROM search_vectors'),
   };
   progress(
     `${mode}: seeded in ${round(seedMs / 1000, 1)} s (import ${round(importMs / 1000, 1)} s): ${JSON.stringify(totals)}`,

@@ -120,7 +120,7 @@ try {
   const raw = async (query: string) => {
     await rawKeyword(query);
     await client.query(
-      `SELECT item_id FROM search_items s WHERE s.kind = 'message' AND s.embedding_model = $3
+      `SELECT item_id FROM search_vectors s WHERE s.kind = 'message' AND s.embedding_model = $3
           AND s.conversation_id IN (SELECT group_id FROM conversation_memberships WHERE user_id = $1)
         ORDER BY s.embedding <=> $2::vector LIMIT 100`,
       [PERSON, await queryVector(query), MODEL],
@@ -131,7 +131,7 @@ try {
     await client.query('BEGIN');
     await client.query('SET LOCAL hnsw.ef_search = 200');
     await client.query(
-      `SELECT item_id FROM search_items s WHERE s.kind = 'message' AND s.embedding_model = '${MODEL}'
+      `SELECT item_id FROM search_vectors s WHERE s.kind = 'message' AND s.embedding_model = '${MODEL}'
           AND s.conversation_id IN (SELECT group_id FROM conversation_memberships WHERE user_id = $1)
         ORDER BY s.embedding::vector(${DIMENSION}) <=> $2::vector(${DIMENSION}) LIMIT 100`,
       [PERSON, await queryVector(query)],
@@ -214,8 +214,13 @@ async function generate(client: Awaited<ReturnType<typeof connect>>): Promise<vo
     TEXT === 'zipf' ? [CONVERSATIONS, PER_CONVERSATION, PERSON] : [CONVERSATIONS, PER_CONVERSATION, PERSON, WORDS],
   );
   await client.query(
-    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model)
-     SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.content, m.created_at, ARRAY[m.message_id], to_tsvector('english', m.content),
+    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
+     SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.content, m.created_at, ARRAY[m.message_id], to_tsvector('english', m.content)
+     FROM messages m`,
+  );
+  await client.query(
+    `INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
+     SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.created_at,
             (SELECT array_agg(random() - 0.5 + 0 * g + 0 * m.seq) FROM generate_series(1, ${DIMENSION}) g)::vector, $1
      FROM messages m`,
     [MODEL],

@@ -15,7 +15,7 @@ export async function addFiller(url: string, messages: number): Promise<void> {
   await client.connect();
   try {
     const { rows } = await client.query<{ model: string; dims: number }>(
-      `SELECT embedding_model AS model, vector_dims(embedding) AS dims FROM search_items WHERE kind = 'message' AND embedding IS NOT NULL LIMIT 1`,
+      `SELECT embedding_model AS model, vector_dims(embedding) AS dims FROM search_vectors WHERE kind = 'message' LIMIT 1`,
     );
     const { model, dims: dimension } = rows[0]!;
     await client.query('SET statement_timeout = 0');
@@ -47,9 +47,14 @@ export async function addFiller(url: string, messages: number): Promise<void> {
       [groups, perGroup, WORDS, messages],
     );
     await client.query(
-      `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model)
+      `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
        SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.sender_name || ': ' || m.content, m.created_at, ARRAY[m.message_id],
-              to_tsvector('english', m.sender_name || ': ' || m.content),
+              to_tsvector('english', m.sender_name || ': ' || m.content)
+       FROM messages m WHERE m.conversation_id LIKE 'filler-%'`,
+    );
+    await client.query(
+      `INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
+       SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.created_at,
               (SELECT array_agg(random() - 0.5 + 0 * g + 0 * m.seq) FROM generate_series(1, ${dimension}) g)::vector, $1
        FROM messages m WHERE m.conversation_id LIKE 'filler-%'`,
       [model],

@@ -257,7 +257,13 @@ export async function checkErasure(base: string, backstage: Backstage): Promise<
       async () =>
         (await rowsHolding(db, 'episodic_memories', 'content', mp)) > 0 &&
         (await rowsHolding(db, 'memory', 'memory_text', mp)) > 0 &&
-        (await rowsHolding(db, 'search_items', 'content', mp, 'AND embedding IS NOT NULL')) > 0 &&
+        (await rowsHolding(
+          db,
+          'search_items',
+          'content',
+          mp,
+          'AND EXISTS (SELECT 1 FROM search_vectors v WHERE v.kind = search_items.kind AND v.item_id = search_items.item_id)',
+        )) > 0 &&
         (await rowsHolding(db, 'search_items', 'content', mq, "AND kind = 'episodic_memory'")) > 0,
       120_000,
     );

@@ -148,7 +148,8 @@ export async function settled(db: pg.Client, group: string): Promise<boolean> {
             (SELECT count(*) FROM memory WHERE conversation_id = $1 AND status = 'completed')::int AS summaries,
             (SELECT count(*) FROM memory WHERE status <> 'completed')::int AS unfinished,
             (SELECT count(*) FROM episodes WHERE status <> 'extracted')::int AS pending,
-            (SELECT count(*) FROM search_items WHERE embedding IS NULL)::int AS unembedded,
+            (SELECT count(*) FROM search_items s
+              WHERE NOT EXISTS (SELECT 1 FROM search_vectors v WHERE v.kind = s.kind AND v.item_id = s.item_id))::int AS unembedded,
             (SELECT count(*) FROM episodic_memories m WHERE superseded_at IS NULL
               AND NOT EXISTS (SELECT 1 FROM search_items s WHERE s.kind = 'episodic_memory' AND s.item_id = m.id))::int AS unindexed`,
     [group],

@@ -122,9 +122,7 @@ test('two replicas of each consumer: one of each is killed, the other takes over
   await send(0, half);
   await waitFor(
     'the first half stored and indexed',
-    async () =>
-      (await count(`SELECT count(*) AS n FROM search_items WHERE kind = 'message' AND embedding IS NOT NULL`)) ===
-      GROUPS * half,
+    async () => (await count(`SELECT count(*) AS n FROM search_vectors WHERE kind = 'message'`)) === GROUPS * half,
     120_000,
   );
 
@@ -153,9 +151,7 @@ test('two replicas of each consumer: one of each is killed, the other takes over
   await waitFor(
     'everything stored, indexed, extracted and summarized',
     async () => {
-      const indexed = await count(
-        `SELECT count(*) AS n FROM search_items WHERE kind = 'message' AND embedding IS NOT NULL`,
-      );
+      const indexed = await count(`SELECT count(*) AS n FROM search_vectors WHERE kind = 'message'`);
       const extracted = await count(`SELECT count(*) AS n FROM episodes WHERE status = 'extracted'`);
       const summarized = await count(
         `SELECT count(DISTINCT conversation_id) AS n FROM memory WHERE status = 'completed' AND end_sequence = ${PER_GROUP - 1}`,

@@ -115,11 +115,7 @@ for (const fault of FAULTS) {
         const stored = new Set((await storedOf()).map((r) => r.k));
         if ([...ackedKeys].some((k) => !stored.has(k))) return undefined;
         const indexed = Number(
-          (
-            await db.query<{ n: string }>(
-              `SELECT count(*) AS n FROM search_items WHERE kind = 'message' AND embedding IS NOT NULL`,
-            )
-          ).rows[0]!.n,
+          (await db.query<{ n: string }>(`SELECT count(*) AS n FROM search_vectors WHERE kind = 'message'`)).rows[0]!.n,
         );
         if (indexed !== stored.size) return undefined;
         return (await consumerLag(infra.kafkaBrokers, prefix)) === 0 ? true : undefined;

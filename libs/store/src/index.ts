@@ -268,7 +268,7 @@ export {
   type ErasureRunnerOptions,
 } from './erasure-runner.js';
 export { exportRecords, type ExportScope } from './repositories/export-reader.js';
-export { importRecords, advanceSequences, UNEMBEDDED_MODEL } from './repositories/import-writer.js';
+export { importRecords, advanceSequences } from './repositories/import-writer.js';
 export { cutoffOf } from './retention-cutoff.js';
 export {
   runRetention,

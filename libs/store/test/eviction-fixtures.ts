@@ -26,10 +26,15 @@ export async function seedGroup(
     [group, fork, `words of ${marker}`, at],
   );
   await q.query(
-    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model)
-     SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.content, m.created_at, ARRAY[m.message_id],
-            to_tsvector('english', m.content), '[0.1,0.2,0.3]'::vector, 'test-model'
-     FROM messages m WHERE m.conversation_id IN ($1, $2)`,
+    `WITH items AS (
+       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
+       SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.content, m.created_at, ARRAY[m.message_id],
+              to_tsvector('english', m.content), m.audience
+       FROM messages m WHERE m.conversation_id IN ($1, $2)
+       RETURNING kind, item_id, conversation_id, user_id, occurred_at, audience
+     )
+     INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, audience, embedding, embedding_model)
+     SELECT kind, item_id, conversation_id, user_id, occurred_at, audience, '[0.1,0.2,0.3]'::vector, 'test-model' FROM items`,
     [group, fork],
   );
   const episode = await q.query<{ id: string }>(

@@ -43,7 +43,7 @@ test('a message deleted while the indexer embeds it leaves no search row behind'
   const indexing = indexMessages(store, 'test-model', [
     { conversationId: 'c1', messageId: 'm1', text: message.content, embedding: [0.1, 0.2, 0.3] },
   ]);
-  await waitForLockedStatement(store, 'the indexer waiting on the deletion', 'INSERT INTO search_items');
+  await waitForLockedStatement(store, 'the indexer waiting on the deletion', 'WITH held AS');
   commit();
   await deletion;
   await indexing;

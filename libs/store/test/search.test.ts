@@ -21,10 +21,16 @@ async function insertItems(
   rows: Array<{ id: string; conversation: string; text: string; vector?: number[] }>,
 ): Promise<void> {
   await store.query(
-    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model)
-     SELECT 'message', t.id, t.c, 'u', t.body, timestamptz '2025-01-01' + t.n * interval '1 minute', ARRAY[t.id], to_tsvector('english', t.body),
-            t.vec::vector, CASE WHEN t.vec IS NULL THEN NULL ELSE $5 END
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, c, body, vec, n)`,
+    `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, c, body, vec, n)),
+     items AS (
+       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
+       SELECT 'message', t.id, t.c, 'u', t.body, timestamptz '2025-01-01' + t.n * interval '1 minute', ARRAY[t.id], to_tsvector('english', t.body)
+         FROM input t
+       RETURNING kind, item_id, conversation_id, user_id, occurred_at
+     )
+     INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
+     SELECT i.kind, i.item_id, i.conversation_id, i.user_id, i.occurred_at, t.vec::vector, $5
+       FROM items i JOIN input t ON t.id = i.item_id WHERE t.vec IS NOT NULL`,
     [
       rows.map((r) => r.id),
       rows.map((r) => r.conversation),
@@ -146,7 +152,7 @@ test('native PostgreSQL: vector search over conversations said to hold more than
     const hits = await vectorSearch(store, query, MODEL, { kinds: ['message'], visibleTo: person }, 50);
     // the reference: every vector of the scope compared (the untyped column matches no index)
     const { rows: exact } = await store.query<{ item_id: string }>(
-      `SELECT item_id FROM search_items WHERE conversation_id IN (SELECT group_id FROM conversation_memberships WHERE user_id = $1)
+      `SELECT item_id FROM search_vectors WHERE conversation_id IN (SELECT group_id FROM conversation_memberships WHERE user_id = $1)
         ORDER BY embedding <=> $2::vector LIMIT 50`,
       [person, `[${query.join(',')}]`],
     );

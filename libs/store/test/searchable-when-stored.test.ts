@@ -44,7 +44,8 @@ const rows = async (store: Store) =>
       user_id: string;
       has_vector: boolean;
     }>(
-      `SELECT m.conversation_id, m.message_id, s.content, s.audience, m.audience AS message_audience, s.user_id, s.embedding IS NOT NULL AS has_vector
+      `SELECT m.conversation_id, m.message_id, s.content, s.audience, m.audience AS message_audience, s.user_id,
+              EXISTS (SELECT 1 FROM search_vectors v WHERE v.kind = s.kind AND v.item_id = s.item_id) AS has_vector
          FROM search_items s JOIN messages m ON m.id::text = s.item_id WHERE s.kind = 'message' ORDER BY m.message_id`,
     )
   ).rows;
@@ -96,6 +97,10 @@ for (const [name, open] of backends) {
         (await store.query('SELECT * FROM search_keyword_totals ORDER BY 1, 2')).rows,
       );
     const before = await counts();
+    // each search row's version: an UPDATE would write a new one (migration 0025 keeps vectors apart)
+    const versions = async () =>
+      (await store.query('SELECT item_id, xmin::text AS v FROM search_items ORDER BY item_id')).rows;
+    const written = await versions();
     const toIndex = stored.map((r, i) => ({
       conversationId: r.conversation_id,
       messageId: r.message_id,
@@ -112,10 +117,21 @@ for (const [name, open] of backends) {
     );
     assert.deepEqual(await counts(), before, 'adding vectors counts no word twice');
     assert.deepEqual(await countsDiffer(store), []);
+    assert.deepEqual(await versions(), written, 'a vector is its own row: the search rows are not rewritten');
 
-    // a deletion takes the rows and their counts
+    // a deletion takes the rows, their vectors and their counts
     await forgetMessages(store, { conversationId: 'c1', messageId: 'm5' });
     assert.deepEqual(await found('zephyr'), ['m0']);
+    assert.deepEqual(
+      (
+        await store.query(
+          'SELECT v.item_id FROM search_vectors v WHERE v.item_id NOT IN (SELECT item_id FROM search_items)',
+        )
+      ).rows,
+      [],
+      'no vector outlives its row',
+    );
+    assert.equal((await rows(store)).length, 4);
     assert.deepEqual(await countsDiffer(store), []);
   });
 }

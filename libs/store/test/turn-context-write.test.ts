@@ -26,7 +26,9 @@ const turn = (id: string, minute: number, content: string): NewMessage => ({
 
 async function vectorOf(store: Store, messageId: string): Promise<string | null> {
   const { rows } = await store.query<{ v: string | null }>(
-    `SELECT embedding::text AS v FROM search_items WHERE kind = 'message' AND message_ids[1] = $1`,
+    `SELECT v.embedding::text AS v FROM search_items s
+       LEFT JOIN search_vectors v ON v.kind = s.kind AND v.item_id = s.item_id
+      WHERE s.kind = 'message' AND s.message_ids[1] = $1`,
     [messageId],
   );
   return rows[0]!.v;
@@ -73,7 +75,7 @@ test('a vector made after a turn whose forgetting is under way waits for it, the
   });
   await forgottenYet;
   const writing = write();
-  await waitForLockedStatement(store, 'the vector write waiting on the deletion', 'INSERT INTO search_items');
+  await waitForLockedStatement(store, 'the vector write waiting on the deletion', 'WITH held AS');
   commit();
   await deletion;
   assert.deepEqual(await writing, []);

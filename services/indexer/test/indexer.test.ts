@@ -41,7 +41,7 @@ async function stored(t: TestContext, count: number): Promise<{ store: Store; me
 const rows = async (store: Store) =>
   (
     await store.query<{ item_id: string; embedding_model: string; dims: number }>(
-      `SELECT item_id, embedding_model, vector_dims(embedding) AS dims FROM search_items WHERE kind = 'message' ORDER BY item_id`,
+      `SELECT item_id, embedding_model, vector_dims(embedding) AS dims FROM search_vectors WHERE kind = 'message' ORDER BY item_id`,
     )
   ).rows;
 

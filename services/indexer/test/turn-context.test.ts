@@ -57,8 +57,9 @@ interface Row {
 
 async function rowOf(store: Store, messageId: string): Promise<Row> {
   const { rows } = await store.query<Row>(
-    `SELECT message_ids[1] AS message_id, item_id, embedding::text AS embedding, embedding_model, context_item_id
-       FROM search_items WHERE kind = 'message' AND message_ids[1] = $1`,
+    `SELECT s.message_ids[1] AS message_id, s.item_id, v.embedding::text AS embedding, v.embedding_model, v.context_item_id
+       FROM search_items s LEFT JOIN search_vectors v ON v.kind = s.kind AND v.item_id = s.item_id
+      WHERE s.kind = 'message' AND s.message_ids[1] = $1`,
     [messageId],
   );
   assert.equal(rows.length, 1, `one search row for ${messageId}`);

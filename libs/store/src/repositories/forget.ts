@@ -1,7 +1,6 @@
 import type { Queryable, Store } from '../store.js';
 import { arrayLiteral, lockEpisodes } from './episodes.js';
 import { visibleTo } from './conversation-access.js';
-import { UNEMBEDDED_MODEL } from './import-writer.js';
 
 export interface ForgetFilter {
   /** An episode's id, or a memory's id meaning its episode: that episode's messages. */
@@ -98,9 +97,11 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
   // the row is left for the indexer's sweep (as an imported row is) to embed again after the turn
   // now before it. Until then the turn ranks as one whose vector has not arrived.
   await tx.query(
-    `UPDATE search_items SET embedding = NULL, embedding_model = $2, context_item_id = NULL
-      WHERE context_item_id = ANY($1::text[]) AND kind = 'message'`,
-    [deletedItemIds, UNEMBEDDED_MODEL],
+    `WITH cleared AS (
+       DELETE FROM search_vectors WHERE context_item_id = ANY($1::text[]) AND kind = 'message' RETURNING kind, item_id
+     )
+     INSERT INTO search_unembedded (kind, item_id) SELECT kind, item_id FROM cleared ON CONFLICT DO NOTHING`,
+    [deletedItemIds],
   );
 
   // The episodes holding any deleted message, with what they keep, locked before their memories

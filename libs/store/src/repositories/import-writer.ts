@@ -4,10 +4,10 @@ import type { Queryable } from '../store.js';
 import { memorySearchText, messageSearchText } from './message-search-text.js';
 
 /**
- * Marks a search row an import wrote without its vector: no event will bring one (the import goes
- * straight to the store), so the indexer's sweep embeds these (see unembeddedItems).
+ * Queues the search rows an import wrote (`searchable`) for the indexer's sweep: no event will
+ * bring their vectors (the import goes straight to the store). See unembeddedItems.
  */
-export const UNEMBEDDED_MODEL = '';
+const UNEMBEDDED = 'unembedded AS (INSERT INTO search_unembedded (kind, item_id) SELECT kind, item_id FROM searchable)';
 
 type Of<K extends ExportDataKind> = Extract<ExportDataRecord, { kind: K }>;
 type Writer<K extends ExportDataKind> = (q: Queryable, records: Array<Of<K>>) => Promise<number>;
@@ -101,13 +101,14 @@ const MESSAGES = insertSql(
     extra: '"searchText" text',
     returning: 'id, conversation_id, message_id, sender_id, created_at, audience',
     after: `searchable AS (
-       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv,
-                                 embedding_model, audience)
+       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
        SELECT 'message', i.id::text, i.conversation_id, i.sender_id, n."searchText", i.created_at, ARRAY[i.message_id],
-              to_tsvector('english', n."searchText"), $2, i.audience
+              to_tsvector('english', n."searchText"), i.audience
        FROM ins i JOIN input n ON n.id = i.id
        WHERE n."searchText" <> ''
-       ON CONFLICT (kind, item_id) DO NOTHING)`,
+       ON CONFLICT (kind, item_id) DO NOTHING
+       RETURNING kind, item_id),
+     ${UNEMBEDDED}`,
   },
 );
 
@@ -128,12 +129,14 @@ const EPISODIC_MEMORIES = insertSql(
     extra: '"searchText" text',
     returning: 'id, conversation_id, user_id, occurred_at, message_ids, superseded_at',
     after: `searchable AS (
-       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding_model)
+       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
        SELECT 'episodic_memory', i.id, i.conversation_id, i.user_id, n."searchText", i.occurred_at, i.message_ids,
-              to_tsvector('english', n."searchText"), $2
+              to_tsvector('english', n."searchText")
        FROM ins i JOIN input n ON n.id = i.id
        WHERE i.superseded_at IS NULL
-       ON CONFLICT (kind, item_id) DO NOTHING)`,
+       ON CONFLICT (kind, item_id) DO NOTHING
+       RETURNING kind, item_id),
+     ${UNEMBEDDED}`,
   },
 );
 
@@ -220,7 +223,6 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
         ...r,
         searchText: messageSearchText({ ...r, sender_name: r.senderName, sender_id: r.senderId }),
       })),
-      [UNEMBEDDED_MODEL],
     );
   },
   episode: async (q, records) => {
@@ -238,7 +240,6 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
       q,
       EPISODIC_MEMORIES,
       records.map((r) => ({ ...r, searchText: memorySearchText(r) })),
-      [UNEMBEDDED_MODEL],
     ),
   summary: async (q, records) => {
     await refuseTakenIds(

@@ -22,8 +22,8 @@ export async function memoryStats(q: Queryable, conversationId: string, model: s
   const { rows } = await q.query<MemoryStats>(
     `SELECT
        (SELECT count(*) FROM messages WHERE conversation_id = $1)::int8 AS messages,
-       (SELECT count(*) FROM search_items WHERE conversation_id = $1 AND kind = 'message' AND embedding IS NOT NULL)::int8 AS indexed_messages,
-       (SELECT count(*) FROM search_items WHERE conversation_id = $1 AND embedding_model = $2)::int8 AS current_vectors,
+       (SELECT count(*) FROM search_vectors WHERE conversation_id = $1 AND kind = 'message')::int8 AS indexed_messages,
+       (SELECT count(*) FROM search_vectors WHERE conversation_id = $1 AND embedding_model = $2)::int8 AS current_vectors,
        (SELECT count(*) FROM search_items WHERE conversation_id = $1)::int8 AS search_items,
        (SELECT count(*) FROM episodes WHERE conversation_id = $1)::int8 AS episodes,
        (SELECT count(*) FROM episodes WHERE conversation_id = $1 AND status = 'extracted')::int8 AS episodes_extracted,

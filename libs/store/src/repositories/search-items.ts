@@ -33,17 +33,18 @@ export interface MessageToIndex {
 }
 
 /**
- * Gives stored messages their vectors. The keyword side of a message's row was written with the
- * message (appendMessages), so only the vector is set here, and a redelivery or a re-embedding sets
- * it again and nothing else; a row that is missing (a message stored before search rows came with
- * messages) is written whole. Reads the rest from the message row itself, so a message deleted
- * meanwhile is not resurrected: the row is locked while it is read (FOR KEY SHARE), because a
- * deletion committing between this statement's snapshot and its insert would otherwise leave the
- * insert a free key, and a search row holding the words of a message that is gone (an erasure's
- * test caught it). A vector made with the turn before it is written only if that turn still exists
- * once locked the same way: a deletion that committed after the vector was made (and cleared the
- * vectors naming the turn before this one was written) leaves the item out, for the caller to
- * embed again from the turn's new context. Returns the keys written.
+ * Gives stored messages their vectors: one search_vectors row each (migration 0025), inserted once
+ * and replaced by a redelivery or a re-embedding. The keyword side of a message's search row was
+ * written with the message (appendMessages); a row that is missing (a message stored before search
+ * rows came with messages) is written whole first. Reads the rest from the message row itself, so
+ * a message deleted meanwhile is not resurrected: the row is locked while it is read (FOR KEY
+ * SHARE), because a deletion committing between this statement's snapshot and its insert would
+ * otherwise leave the insert a free key, and a search row holding the words of a message that is
+ * gone (an erasure's test caught it). The search row is locked the same way, and one deleted
+ * meanwhile is skipped. A vector made with the turn before it is written only if that turn still
+ * exists once locked the same way: a deletion that committed after the vector was made (and
+ * cleared the vectors naming the turn before this one was written) leaves the item out, for the
+ * caller to embed again from the turn's new context. Returns the keys written.
  */
 export async function writeMessageVectors(
   q: Queryable,
@@ -53,20 +54,44 @@ export async function writeMessageVectors(
   if (items.length === 0) return [];
   const contexts = [...new Set(items.flatMap((i) => (i.contextItemId ? [i.contextItemId] : [])))];
   const { rows } = await q.query<{ conversation_id: string; message_id: string }>(
-    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding,
-                               embedding_model, audience, context_item_id)
-     WITH held AS MATERIALIZED (
+    `WITH held AS MATERIALIZED (
        SELECT id::text AS id FROM messages WHERE id = ANY($7::int8[]) ORDER BY id FOR KEY SHARE
+     ),
+     source AS MATERIALIZED (
+       SELECT m.id::text AS item_id, m.conversation_id, m.message_id, m.sender_id, m.created_at, m.audience,
+              t.body, t.vec, t.ctx
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS t(c, mid, body, vec, ctx)
+       JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
+       WHERE t.ctx IS NULL OR t.ctx IN (SELECT id FROM held)
+       FOR KEY SHARE OF m
+     ),
+     filled AS (  -- only rows from before search rows came with messages
+       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
+       SELECT 'message', item_id, conversation_id, sender_id, body, created_at, ARRAY[message_id],
+              to_tsvector('english', body), audience
+       FROM source
+       ON CONFLICT (kind, item_id) DO NOTHING
+       RETURNING item_id
+     ),
+     locked AS (  -- a search row deleted meanwhile is skipped, and none is deleted until this commits
+       SELECT s.item_id FROM search_items s
+       WHERE s.kind = 'message' AND s.item_id IN (SELECT item_id FROM source)
+       FOR KEY SHARE
+     ),
+     present AS (SELECT item_id FROM locked UNION ALL SELECT item_id FROM filled),
+     written AS (
+       INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, audience, embedding,
+                                   embedding_model, context_item_id)
+       SELECT 'message', s.item_id, s.conversation_id, s.sender_id, s.created_at, s.audience, s.vec::vector, $5, s.ctx
+       FROM source s JOIN present p ON p.item_id = s.item_id
+       ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
+         context_item_id = EXCLUDED.context_item_id, indexed_at = now()
+       RETURNING item_id
+     ),
+     dequeued AS (  -- an imported turn, or one whose context was forgotten, is embedded now
+       DELETE FROM search_unembedded u USING written w WHERE u.kind = 'message' AND u.item_id = w.item_id
      )
-     SELECT 'message', m.id::text, m.conversation_id, m.sender_id, t.body, m.created_at, ARRAY[m.message_id],
-            to_tsvector('english', t.body), t.vec::vector, $5, m.audience, t.ctx
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS t(c, mid, body, vec, ctx)
-     JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
-     WHERE t.ctx IS NULL OR t.ctx IN (SELECT id FROM held)
-     FOR KEY SHARE OF m
-     ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
-       context_item_id = EXCLUDED.context_item_id, indexed_at = now()
-     RETURNING conversation_id, message_ids[1] AS message_id`,
+     SELECT s.conversation_id, s.message_id FROM written w JOIN source s ON s.item_id = w.item_id`,
     [
       items.map((i) => i.conversationId),
       items.map((i) => i.messageId),
@@ -91,18 +116,31 @@ export interface MemoryToIndex {
   readonly embedding: ArrayLike<number>;
 }
 
-/** Indexes episodic memories; a memory superseded or deleted meanwhile is skipped (locked as messages are above). */
+/**
+ * Indexes episodic memories, the keyword row and the vector row of each in one statement; a memory
+ * superseded or deleted meanwhile is skipped (locked as messages are above).
+ */
 export async function indexMemories(q: Queryable, model: string, items: readonly MemoryToIndex[]): Promise<number> {
   if (items.length === 0) return 0;
   const { rowCount } = await q.query(
-    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, embedding, embedding_model)
-     SELECT 'episodic_memory', m.id, m.conversation_id, m.user_id, t.body, m.occurred_at, m.message_ids,
-            to_tsvector('english', t.body), t.vec::vector, $4
-     FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, body, vec)
-     JOIN episodic_memories m ON m.id = t.id AND m.superseded_at IS NULL
-     FOR KEY SHARE OF m
-     ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv,
-       embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
+    `WITH source AS MATERIALIZED (
+       SELECT m.id, m.conversation_id, m.user_id, m.occurred_at, m.message_ids, t.body, t.vec
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, body, vec)
+       JOIN episodic_memories m ON m.id = t.id AND m.superseded_at IS NULL
+       FOR KEY SHARE OF m
+     ),
+     items AS (  -- updated on conflict (a redelivery) so that the row is returned, and locked
+       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
+       SELECT 'episodic_memory', id, conversation_id, user_id, body, occurred_at, message_ids, to_tsvector('english', body)
+       FROM source
+       ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv
+       RETURNING item_id
+     )
+     INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
+     SELECT 'episodic_memory', s.id, s.conversation_id, s.user_id, s.occurred_at, s.vec::vector, $4
+     FROM source s JOIN items i ON i.item_id = s.id
+     ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
+       indexed_at = now()`,
     [items.map((i) => i.memoryId), items.map((i) => i.text), items.map((i) => vectorLiteral(i.embedding)), model],
   );
   return rowCount;
@@ -119,34 +157,36 @@ export interface SearchItemToEmbed {
 }
 
 /**
- * Items whose vector was made by another model: the re-embedding backlog. A message's row without
- * a vector yet is left to its stored event, which the indexer is about to (or already does) embed:
- * taken here as well, a backlog of new messages would be embedded twice.
+ * Items whose vector was made by another model: the re-embedding backlog. An item without a
+ * vector yet is left to its stored event (or to unembeddedItems), which the indexer is about to
+ * (or already does) embed: taken here as well, a backlog of new messages would be embedded twice.
  */
 export async function staleVectors(q: Queryable, model: string, limit: number): Promise<SearchItemToEmbed[]> {
   const { rows } = await q.query<SearchItemToEmbed>(
-    `SELECT kind, item_id, content, conversation_id, message_ids FROM search_items
-     WHERE embedding_model <> $1 ORDER BY indexed_at LIMIT $2`,
+    `SELECT s.kind, s.item_id, s.content, s.conversation_id, s.message_ids
+     FROM search_vectors v JOIN search_items s ON s.kind = v.kind AND s.item_id = v.item_id
+     WHERE v.embedding_model <> $1 ORDER BY v.indexed_at LIMIT $2`,
     [model, limit],
   );
   return rows;
 }
 
 /**
- * Rows without a vector that no stored event will bring one for, marked with UNEMBEDDED_MODEL:
+ * Items without a vector that no stored event will bring one for, queued in search_unembedded:
  * what an import wrote, and turns whose context turn was forgotten (forgetMessagesIn). The sweep
- * embeds them. The model index finds them without a scan.
+ * embeds them (the vector's write takes them off the queue, embeddedNow).
  */
 export async function unembeddedItems(q: Queryable, limit: number): Promise<SearchItemToEmbed[]> {
   const { rows } = await q.query<SearchItemToEmbed>(
-    `SELECT kind, item_id, content, conversation_id, message_ids FROM search_items
-     WHERE embedding_model = '' ORDER BY indexed_at LIMIT $1`,
+    `SELECT s.kind, s.item_id, s.content, s.conversation_id, s.message_ids
+     FROM search_unembedded u JOIN search_items s ON s.kind = u.kind AND s.item_id = u.item_id
+     LIMIT $1`,
     [limit],
   );
   return rows;
 }
 
-/** Replaces vectors (the re-embedding of the backlog). */
+/** Replaces the vectors of items (the re-embedding of the backlog, and memories the sweep embeds). */
 export async function replaceVectors(
   q: Queryable,
   model: string,
@@ -154,9 +194,17 @@ export async function replaceVectors(
 ): Promise<void> {
   if (items.length === 0) return;
   await q.query(
-    `UPDATE search_items s SET embedding = t.vec::vector, embedding_model = $4, indexed_at = now()
-     FROM unnest($1::text[], $2::text[], $3::text[]) AS t(kind, id, vec)
-     WHERE s.kind = t.kind AND s.item_id = t.id`,
+    `WITH written AS (
+       INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, audience, embedding, embedding_model)
+       SELECT s.kind, s.item_id, s.conversation_id, s.user_id, s.occurred_at, s.audience, t.vec::vector, $4
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS t(kind, id, vec)
+       JOIN search_items s ON s.kind = t.kind AND s.item_id = t.id
+       FOR KEY SHARE OF s
+       ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
+         context_item_id = NULL, indexed_at = now()
+       RETURNING kind, item_id
+     )
+     DELETE FROM search_unembedded u USING written w WHERE u.kind = w.kind AND u.item_id = w.item_id`,
     [items.map((i) => i.kind), items.map((i) => i.itemId), items.map((i) => vectorLiteral(i.embedding)), model],
   );
 }
@@ -169,7 +217,7 @@ export async function replaceVectors(
 export async function ensureVectorIndex(store: Store, model: string, dimension: number): Promise<string> {
   const name = vectorIndexName(model, dimension);
   await store.exec(
-    `CREATE INDEX IF NOT EXISTS ${name} ON search_items
+    `CREATE INDEX IF NOT EXISTS ${name} ON search_vectors
      USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops)
      WHERE embedding_model = ${sqlString(model)}`,
   );
@@ -177,7 +225,7 @@ export async function ensureVectorIndex(store: Store, model: string, dimension: 
 }
 
 export function vectorIndexName(model: string, dimension: number): string {
-  return `search_items_hnsw_${createHash('sha256').update(`${model}\u0000${dimension}`).digest('hex').slice(0, 16)}`;
+  return `search_vectors_hnsw_${createHash('sha256').update(`${model}\u0000${dimension}`).digest('hex').slice(0, 16)}`;
 }
 
 /** A string as an SQL literal (standard_conforming_strings is on in every Postgres we run). */

@@ -33,7 +33,8 @@ const HIT_COLUMNS = 'kind, item_id, conversation_id, user_id, content, occurred_
 
 /**
  * The SQL condition of a search's filters, its values appended to params, over `table`:
- * search_items (the default), search_keywords (its narrow keyword twin, which has no audience
+ * search_items (the default) or search_vectors (which carries the same filter columns),
+ * search_keywords (the narrow keyword twin of search_items, which has no audience
  * column: restricted rows are few, so they are found in search_items' partial index), or the
  * per-conversation totals (conversation and kind only: a scope's statistics count every item,
  * agent-only ones too, which moves a score a little and shows no content).
@@ -105,8 +106,14 @@ export async function vectorSearch(
   };
   const exact = `embedding <=> $1::vector`;
   const walked = `embedding::vector(${vector.length}) <=> $1::vector(${vector.length})`;
-  const select = (distance: string, where: string) =>
-    `SELECT ${HIT_COLUMNS}, GREATEST(0, 1 - (${distance})) AS score FROM search_items WHERE ${where}`;
+  // The vectors' own table holds every column a filter reads (migration 0025): the walk or scan
+  // runs there alone, and only the hits it keeps are joined to their text.
+  const select = (distance: string, where: string, order: string) =>
+    `SELECT ${HIT_COLUMNS.split(', ')
+      .map((c) => `s.${c}`)
+      .join(', ')}, GREATEST(0, 1 - v.distance) AS score
+     FROM (SELECT kind, item_id, ${distance} AS distance FROM search_vectors WHERE ${where} ${order}) v
+     JOIN search_items s ON s.kind = v.kind AND s.item_id = v.item_id`;
   const walk = (efSearch: number) =>
     store.transaction(async (tx) => {
       const { where, params } = statement(true);
@@ -116,13 +123,16 @@ export async function vectorSearch(
       ]);
       // The index yields rows by distance alone: a second sort key in the same ORDER BY makes the
       // planner scan and sort instead, so ties are broken outside.
-      const sql = `SELECT * FROM (${select(walked, where)} ORDER BY ${walked} LIMIT $${params.length}) w ORDER BY score DESC, item_id`;
+      const sql = `${select(walked, where, `ORDER BY ${walked} LIMIT $${params.length}`)} ORDER BY score DESC, s.item_id`;
       return (await tx.query<SearchHit>(sql, params)).rows;
     });
   const scanExactly = async () => {
     const { where, params } = statement(false);
     return (
-      await store.query<SearchHit>(`${select(exact, where)} ORDER BY ${exact}, item_id LIMIT $${params.length}`, params)
+      await store.query<SearchHit>(
+        `${select(exact, where, `ORDER BY ${exact}, item_id LIMIT $${params.length}`)} ORDER BY v.distance, s.item_id`,
+        params,
+      )
     ).rows;
   };
   const scores = (rows: SearchHit[]) => rows.map((r) => ({ ...r, score: Number(r.score) }));
@@ -145,7 +155,7 @@ async function scopeSize(q: Queryable, filters: SearchFilters): Promise<{ inScop
   if (filters.visibleTo !== undefined) where.push(visibleTo('id', params, filters.visibleTo));
   const { rows } = await q.query<{ in_scope: string | null; total: number }>(
     `SELECT (SELECT sum(next_seq) FROM conversations WHERE ${where.join(' AND ')}) AS in_scope,
-            (SELECT reltuples FROM pg_class WHERE oid = 'search_items'::regclass) AS total`,
+            (SELECT reltuples FROM pg_class WHERE oid = 'search_vectors'::regclass) AS total`,
     params,
   );
   return { inScope: Number(rows[0]?.in_scope ?? 0), total: Number(rows[0]?.total ?? 0) };
