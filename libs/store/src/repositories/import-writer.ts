@@ -54,8 +54,8 @@ function insertSql(
 /** A JSON array of strings as the text[] it is stored as. */
 const textArray = (field: string) => `ARRAY(SELECT jsonb_array_elements_text(${field}))`;
 
-async function inserted(q: Queryable, sql: string, records: readonly object[], more: unknown[] = []): Promise<number> {
-  const { rows: result } = await q.query<{ n: number }>(sql, [JSON.stringify(records), ...more]);
+async function inserted(q: Queryable, sql: string, records: readonly object[]): Promise<number> {
+  const { rows: result } = await q.query<{ n: number }>(sql, [JSON.stringify(records)]);
   return Number(result[0]?.n ?? 0);
 }
 
