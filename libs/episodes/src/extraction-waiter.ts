@@ -20,10 +20,17 @@ export interface ExtractionWaiterOptions {
   readonly clock?: WaitClock;
 }
 
-/** Tells every waiter that these episodes have their memories; the extractor's side. */
-export function announceExtracted(fanout: Fanout, episodeIds: readonly number[]): Promise<void> {
+/** Tells every waiter that these episodes, all of one conversation, have their memories; the extractor's side. */
+export function announceExtracted(
+  fanout: Fanout,
+  episodeIds: readonly number[],
+  conversationId?: string,
+): Promise<void> {
   if (episodeIds.length === 0) return Promise.resolve();
-  const notice: EpisodesExtracted = { episode_ids: [...episodeIds] };
+  const notice: EpisodesExtracted = {
+    episode_ids: [...episodeIds],
+    ...(conversationId ? { conversation_id: conversationId } : {}),
+  };
   return fanout.publish(EPISODES_EXTRACTED_CHANNEL, JSON.stringify(notice)).then(() => undefined);
 }
 
@@ -34,7 +41,8 @@ export function announceExtracted(fanout: Fanout, episodeIds: readonly number[])
  * its time is up, or when the waiter stops. One subscription per process serves every wait.
  */
 export class ExtractionWaiter {
-  private readonly waiting = new Map<number, Set<() => void>>();
+  /** Wakes by episode id, and by conversation (conversationKey) for episodes whose ids are not known yet. */
+  private readonly waiting = new Map<number | string, Set<() => void>>();
   private readonly recheckMs: number;
   private readonly clock: WaitClock;
   private stopped = false;
@@ -85,7 +93,8 @@ export class ExtractionWaiter {
   /**
    * The episodes holding messages `seqs` of a conversation, read when an extracted episode holds
    * each one, or after `timeoutMs` at the latest. For episodes that may not exist yet (a write that
-   * closes one answers before the extractor has stored it), so any notice wakes this wait.
+   * closes one answers before the extractor has stored it), so any notice of the conversation wakes
+   * this wait (and any notice that names no conversation).
    */
   untilHeldAndExtracted(
     store: Queryable,
@@ -95,11 +104,16 @@ export class ExtractionWaiter {
   ): Promise<Episode[]> {
     const done = (episodes: readonly Episode[]) =>
       allExtracted(episodes) && seqs.every((s) => episodes.some((e) => e.start_seq <= s && s <= e.end_seq));
-    return this.until('any', () => episodesHolding(store, conversationId, seqs), done, timeoutMs);
+    return this.until(
+      [conversationKey(conversationId)],
+      () => episodesHolding(store, conversationId, seqs),
+      done,
+      timeoutMs,
+    );
   }
 
   private async until(
-    ids: readonly number[] | 'any',
+    keys: ReadonlyArray<number | string>,
     read: () => Promise<Episode[]>,
     done: (episodes: readonly Episode[]) => boolean,
     timeoutMs: number,
@@ -111,7 +125,6 @@ export class ExtractionWaiter {
       noticed = true;
       wake?.();
     };
-    const keys = ids === 'any' ? [ANY] : ids;
     // Listening before the first read: a notice between that read and the wait is not missed.
     for (const id of keys) {
       const wakes = this.waiting.get(id) ?? new Set();
@@ -150,12 +163,18 @@ export class ExtractionWaiter {
     if (this.waiting.size === 0) return;
     const notice = EpisodesExtracted.safeParse(safeJson(message));
     if (!notice.success) return;
-    for (const id of [...notice.data.episode_ids, ANY]) for (const wake of this.waiting.get(id) ?? []) wake();
+    const { episode_ids: ids, conversation_id: conversationId } = notice.data;
+    const keys: Array<number | string> = [...ids];
+    if (conversationId !== undefined) keys.push(conversationKey(conversationId));
+    else for (const key of this.waiting.keys()) if (typeof key === 'string') keys.push(key);
+    for (const key of keys) for (const wake of this.waiting.get(key) ?? []) wake();
   }
 }
 
-/** The key of waits for episodes whose ids are not known yet: every notice wakes them. */
-const ANY = 0;
+/** The key of waits for a conversation's episodes whose ids are not known yet. */
+function conversationKey(conversationId: string): string {
+  return `c:${conversationId}`;
+}
 
 function allExtracted(episodes: readonly Episode[]): boolean {
   return episodes.every((e) => e.status === 'extracted');

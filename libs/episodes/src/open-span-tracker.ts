@@ -74,6 +74,15 @@ export class OpenSpanTracker {
     return true;
   }
 
+  /**
+   * True when message `seq` is already in what is known here: the state was read, or stepped on,
+   * through it or past it. Such a message adds nothing to the span, so it closes nothing new.
+   */
+  covers(conversationId: string, seq: number): boolean {
+    const known = this.spans.get(conversationId);
+    return known !== undefined && seq <= known.seq;
+  }
+
   /** Learns the state after `seq` from the open span the store gave (from an episode's start through `seq`). */
   learn(conversationId: string, seq: number, span: readonly OpenMessage[]): void {
     const upTo = span.filter((m) => m.seq <= seq);

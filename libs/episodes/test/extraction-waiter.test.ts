@@ -12,6 +12,7 @@ import {
   migrate,
   openPglite,
   type Episode,
+  type Queryable,
   type Store,
 } from '@memstream/store';
 import { waitFor } from '../../../test/helpers/infra.js';
@@ -213,6 +214,56 @@ test('a wait for an episode not closed yet is answered once an extracted episode
   assert.deepEqual(
     (await wait.result).map((e) => [e.id, e.status]),
     [[second!.id, 'extracted']],
+  );
+});
+
+test("a closing write's wait reads again for its own conversation's notices only, or for a notice that names none", async (t) => {
+  const fanout = new MemoryFanout();
+  const clock = manualClock();
+  const { waiter, stop } = await ExtractionWaiter.listen(fanout, { recheckMs: HOUR, clock });
+  t.after(stop);
+  const group = 'g-own-notices';
+  const at = new Date('2025-01-15T02:00:00Z');
+  const [message] = await appendMessages(store, [
+    {
+      message: {
+        conversation_id: group,
+        message_id: 'm1',
+        sender_id: 'u1',
+        sender_name: 'User One',
+        role: 'user' as const,
+        content: 'the launch moves to March',
+        created_at: at,
+        refer_list: [],
+        metadata: {},
+        source_api: 'evermemos' as const,
+      },
+    },
+  ]);
+  let reads = 0;
+  const counted: Queryable = {
+    query: ((sql: string, params?: unknown[]) => (reads++, store.query(sql, params))) as Queryable['query'],
+    exec: (sql) => store.exec(sql),
+  };
+  const wait = watch(waiter.untilHeldAndExtracted(counted, group, [message!.message.seq], HOUR));
+  await waitFor('the wait to sleep on its timer', async () => clock.timers() === 1);
+  assert.equal(reads, 1);
+  // Another group's episodes were extracted: nothing of this one can have changed.
+  await announceExtracted(fanout, [1_000_000], 'g-someone-else');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(reads, 1, "another conversation's notice is not read for");
+  // A notice from an extractor that names no conversation may be this one's.
+  await announceExtracted(fanout, [1_000_001]);
+  await waitFor('a read for the unnamed notice', async () => reads === 2 && clock.timers() === 1);
+  const [episode] = await insertEpisodes(store, group, [
+    { startSeq: 0, endSeq: 0, messageIds: ['m1'], startTime: at, endTime: at, reason: 'message_cap' },
+  ]);
+  await extract(episode!);
+  await announceExtracted(fanout, [episode!.id], group);
+  await waitFor('the wait to answer', async () => wait.answered());
+  assert.deepEqual(
+    (await wait.result).map((e) => [e.id, e.status]),
+    [[episode!.id, 'extracted']],
   );
 });
 

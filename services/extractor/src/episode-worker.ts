@@ -1,5 +1,5 @@
 import { backoffDelayMs } from '@memstream/retry';
-import { closeSpan, episodeOf, OpenSpanTracker, type BoundaryRules } from '@memstream/episodes';
+import { closeSpan, closeSpanIn, episodeOf, OpenSpanTracker, type BoundaryRules } from '@memstream/episodes';
 import type { ChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
 import { audienceOfMessage, type CanonicalMessage, type EpisodicMemory } from '@memstream/schemas';
@@ -62,7 +62,7 @@ export class EpisodeWorker {
     private readonly log: Logger,
     private readonly metrics: ExtractionMetrics,
     /** Tells waiting calls (a flush in sync mode) that these episodes have their memories; best effort. */
-    private readonly announce: (episodeIds: number[]) => Promise<void> = async () => undefined,
+    private readonly announce: (episodeIds: number[], conversationId: string) => Promise<void> = async () => undefined,
   ) {
     this.spans = new OpenSpanTracker(settings.rules);
   }
@@ -95,17 +95,28 @@ export class EpisodeWorker {
     }
   }
 
-  /** After messages of these conversations were stored: close what the rules close, extract it. */
+  /**
+   * Closes what the rules close in these conversations now, off the message stream: a closing hint
+   * (a held write waits for the episode its message closed). The hint says an episode is due, so
+   * the span is read under the lock at once, without closeSpan's unlocked look first. That read is
+   * what the tracker knows next: the consumer's batch that brings the same messages later steps
+   * over them instead of reading the span again.
+   */
   async advance(conversationIds: Iterable<string>): Promise<void> {
     for (const conversationId of conversationIds) {
-      // called off the message stream (a closing hint): what it closes is not a message's doing
       this.spans.forget(conversationId);
-      await this.advanceOne(conversationId);
+      const { span } = await this.advanceOne(conversationId, 'locked');
+      const last = span.at(-1)?.seq;
+      if (last !== undefined) this.spans.learn(conversationId, last, span);
     }
   }
 
-  private async advanceOne(conversationId: string) {
-    const outcome = await closeSpan(this.store, conversationId, this.settings.rules);
+  private async advanceOne(conversationId: string, read: 'unlocked first' | 'locked' = 'unlocked first') {
+    const rules = this.settings.rules;
+    const outcome =
+      read === 'locked'
+        ? await this.store.transaction((tx) => closeSpanIn(tx, conversationId, rules))
+        : await closeSpan(this.store, conversationId, rules);
     const { closed, open } = outcome;
     this.closed(closed);
     if (closed.length > 0)
@@ -119,6 +130,9 @@ export class EpisodeWorker {
 
   /** Steps the tracker over one stored message; false when the store must be read. */
   private steps(conversationId: string, m: CanonicalMessage): boolean {
+    // Already in a read made after it was stored (a closing hint's, or a redelivered batch):
+    // whatever it closed is closed.
+    if (this.spans.covers(conversationId, m.seq)) return true;
     if (audienceOfMessage(m.metadata) !== null) return this.spans.passesOver(conversationId, m.seq) === true;
     return (
       this.spans.closesNothing(conversationId, {
@@ -232,7 +246,7 @@ export class EpisodeWorker {
         { memories: stored.length, ms: Math.round(performance.now() - started), extractor: this.extractor.name },
         'episode extracted',
       );
-      await this.announce([episode.id]).catch((err: unknown) =>
+      await this.announce([episode.id], episode.conversation_id).catch((err: unknown) =>
         log.warn({ err }, 'announcing the extraction failed; a waiting flush sees it at its next re-check'),
       );
       await this.publish(stored).catch((err: unknown) =>

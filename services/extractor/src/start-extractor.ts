@@ -82,8 +82,8 @@ export async function runExtractor(
       ),
     log,
     extractionMetricsOf(deps.metrics),
-    async (episodeIds) => {
-      if (deps.fanout) await announceExtracted(deps.fanout, episodeIds);
+    async (episodeIds, conversationId) => {
+      if (deps.fanout) await announceExtracted(deps.fanout, episodeIds, conversationId);
     },
   );
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'extractor'> = {

@@ -154,8 +154,8 @@ test('an extraction that fails is parked with a time to try again, and the sweep
   assert.equal(published.length, items.length);
 });
 
-test('a stored batch that closes no episode is decided without the episode lock; one that closes takes it', async (t) => {
-  const real = await storeWith(t, 'g3', 2);
+test('a stored batch that closes no episode is decided without the episode lock; one that closes takes it, as does a closing hint', async (t) => {
+  const real = await storeWith(t, 'g3', 0);
   // The real store, counting the transactions (each takes the conversation's episode lock).
   let transactions = 0;
   const store: Store = Object.assign(Object.create(real) as Store, {
@@ -165,29 +165,35 @@ test('a stored batch that closes no episode is decided without the episode lock;
     },
   });
   const w = worker(t, store, offlineExtractor, []);
-  await w.advance(['g3']);
+  const line = (i: number) => ({
+    message: {
+      conversation_id: 'g3',
+      message_id: `m${i}`,
+      sender_id: 'alice',
+      sender_name: 'alice',
+      role: 'user' as const,
+      content: `Line ${i}.`,
+      created_at: new Date(Date.UTC(2025, 0, 15, 10, i)),
+      refer_list: [],
+      metadata: {},
+      source_api: 'evermemos' as const,
+    },
+  });
+  const stored = async (...at: number[]) => (await appendMessages(real, at.map(line))).map((r) => r.message);
+  await w.advanceMessages(await stored(0, 1));
   assert.equal(transactions, 0, 'two of three messages: nothing closes, no transaction');
   assert.deepEqual(await episodesOf(real, 'g3'), []);
-  await appendMessages(real, [
-    {
-      message: {
-        conversation_id: 'g3',
-        message_id: 'm2',
-        sender_id: 'alice',
-        sender_name: 'alice',
-        role: 'user',
-        content: 'Line 2.',
-        created_at: new Date(Date.UTC(2025, 0, 15, 10, 2)),
-        refer_list: [],
-        metadata: {},
-        source_api: 'evermemos',
-      },
-    },
-  ]);
-  await w.advance(['g3']);
+  await w.advanceMessages(await stored(2));
   assert.equal(transactions, 1, 'the third message closes an episode, under the lock');
   assert.deepEqual(
     (await episodesOf(real, 'g3')).map((e) => [e.start_seq, e.end_seq, e.close_reason]),
     [[0, 2, 'message_cap']],
   );
+  // A hint comes from a write whose message closes an episode: it reads under the lock at once.
+  await waitFor('the episode extracted', async () => (await episodesOf(real, 'g3'))[0]?.status === 'extracted');
+  const before = transactions;
+  await stored(3);
+  await w.advance(['g3']);
+  assert.equal(transactions, before + 1, 'a hint takes the lock without looking first');
+  assert.equal((await episodesOf(real, 'g3')).length, 1);
 });
