@@ -23,8 +23,19 @@ import { mib, TreeMemoryPeak } from './lib/process-memory.js';
 import { round, summarizeLatencies } from './lib/stats.js';
 import { section, table } from './lib/table.js';
 
+const HELP = `usage: npm run bench:held-writes -- --target LABEL=URL [--target LABEL=URL ...] [options]
+  --target LABEL=URL     a running server to write to (repeat to compare; rounds alternate)
+  --pid LABEL=PID        sample that server's process tree for its peak PSS
+  --rounds R             alternated rounds (default 6)
+  --writes W             writes per server and round (default 100)
+  --concurrency C        writes in flight, one group each (default 1)
+  --warmup W             writes per server before measuring, not counted (default 0)
+  --phases spread|together  where each group's episodes end (default spread)
+  --episode-messages N   the servers' EPISODE_MAX_MESSAGES (default 50)`;
+
 const { values } = parseArgs({
   options: {
+    help: { type: 'boolean', default: false },
     target: { type: 'string', multiple: true },
     pid: { type: 'string', multiple: true, default: [] },
     rounds: { type: 'string', default: '6' },
@@ -35,6 +46,10 @@ const { values } = parseArgs({
     'episode-messages': { type: 'string', default: '50' },
   },
 });
+if (values.help) {
+  console.log(HELP);
+  process.exit(0);
+}
 const labelled = (flag: string) => {
   const at = flag.indexOf('=');
   return { label: flag.slice(0, at), value: flag.slice(at + 1) };
