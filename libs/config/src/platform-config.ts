@@ -33,7 +33,11 @@ export const platformEnv = z.object({
   EMBEDDED_POSTGRES_OS_USER: env.string('memstream'),
   /** Where `npm ci` put the PostgreSQL binaries (default <repo>/.cache/postgres/pgserver-<version>). */
   MEMSTREAM_POSTGRES_DIR: env.optionalString(),
-  DATABASE_POOL_MAX: env.int(10, 1, 500),
+  /**
+   * Connections the process's pool may open. Unset: 10 to a PostgreSQL at DATABASE_URL, 6 to the
+   * embedded one (poolSizeOf), whose server shares the machine with this process.
+   */
+  DATABASE_POOL_MAX: env.optionalInt(1, 500),
   DATABASE_STATEMENT_TIMEOUT_MS: env.int(30_000, 100),
   REDIS_URL: env.optionalString(),
   SHUTDOWN_TIMEOUT_MS: env.int(15_000, 100),

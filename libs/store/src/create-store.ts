@@ -7,7 +7,8 @@ import { openPglite } from './open-pglite.js';
 
 export interface StoreSettings {
   readonly DATABASE_URL: string | undefined;
-  readonly DATABASE_POOL_MAX: number;
+  /** Unset: see poolSizeOf. */
+  readonly DATABASE_POOL_MAX?: number | undefined;
   readonly DATABASE_STATEMENT_TIMEOUT_MS: number;
   readonly DATA_DIR: string;
   /** The embedded store's settings (see platformEnv); a process that requires DATABASE_URL leaves them out. */
@@ -39,9 +40,21 @@ export async function openStore(settings: StoreSettings, log: Logger, embedded?:
   return store;
 }
 
+/**
+ * The pool's size: DATABASE_POOL_MAX, or by default 10 connections to a server of its own
+ * (DATABASE_URL) and 6 to the embedded one. The embedded server runs on the same cores as this one
+ * process, which never has more than a few statements worth running at once, and each connection
+ * is a server process: held EverMemOS writes (16 in flight) ran at least as fast with 5 or 6 as
+ * with 10, with four or five fewer processes (docs/performance.md). The embedded mode's background
+ * pool comes on top (@memstream/embedded-postgres).
+ */
+export function poolSizeOf(settings: Pick<StoreSettings, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>): number {
+  return settings.DATABASE_POOL_MAX ?? (settings.DATABASE_URL ? 10 : 6);
+}
+
 async function connect(settings: StoreSettings, log: Logger, embedded: OpenEmbeddedServer | undefined): Promise<Store> {
   const pool: PoolOptions = {
-    maxConnections: settings.DATABASE_POOL_MAX,
+    maxConnections: poolSizeOf(settings),
     statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
     log,
   };

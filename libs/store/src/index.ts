@@ -2,7 +2,13 @@ export type { Store, Queryable, QueryResult } from './store.js';
 export { PgStore, type PgStoreOptions } from './pg-store.js';
 export { openPglite } from './open-pglite.js';
 export { migrate, loadMigrations, type Migration } from './migrate.js';
-export { openStore, type StoreSettings, type PoolOptions, type OpenEmbeddedServer } from './create-store.js';
+export {
+  openStore,
+  poolSizeOf,
+  type StoreSettings,
+  type PoolOptions,
+  type OpenEmbeddedServer,
+} from './create-store.js';
 export {
   appendMessage,
   appendMessages,
