@@ -19,10 +19,16 @@ const RECENT_WINDOW = 500;
  * messages yet.
  */
 export async function listConversations(client: MemstreamClient, limit: number): Promise<ConversationSummary[]> {
-  const [recent, titled] = await Promise.all([
+  // Both asked at once, but a failure is reported in a fixed order: with Promise.all the refusal
+  // that happened to arrive first was the one told (EverMemOS's UNAUTHENTICATED one time,
+  // memory-service's unauthorized the next), and a tool's answer must not depend on a race.
+  const [recentAnswer, titledAnswer] = await Promise.allSettled([
     client.evermemos.list({ limit: RECENT_WINDOW }),
     client.memoryService.conversations.list({ limit: 200 }),
   ]);
+  if (recentAnswer.status === 'rejected') throw recentAnswer.reason;
+  if (titledAnswer.status === 'rejected') throw titledAnswer.reason;
+  const [recent, titled] = [recentAnswer.value, titledAnswer.value];
   const byId = new Map<string, { title: string | null; last: string | null; count: number }>();
   for (const m of recent.result.memories as MessageMemory[]) {
     const seen = byId.get(m.group_id) ?? { title: m.group_name ?? null, last: m.timestamp, count: 0 };
