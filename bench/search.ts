@@ -106,11 +106,11 @@ try {
   // The same scope (the person's conversations) and the same two rankings, without fusion, BM25
   // or the visibility checks: what PostgreSQL does at the least for this search, with the vector
   // side as an exact scan of the scope and as a walk of the HNSW index filtered to the scope. The
-  // keyword side matches in search_keywords, the table that holds the tsvector's GIN index.
+  // keyword side matches in search_items, through its tsvector's GIN index.
   const rawKeyword = (query: string) =>
     client.query(
       `WITH scope AS (SELECT group_id AS id FROM conversation_memberships WHERE user_id = $1)
-       SELECT item_id FROM search_keywords s JOIN scope ON s.conversation_id = scope.id
+       SELECT item_id FROM search_items s JOIN scope ON s.conversation_id = scope.id
         WHERE s.kind = 'message' AND s.tsv @@ plainto_tsquery('english', $2)
         ORDER BY ts_rank(s.tsv, plainto_tsquery('english', $2)) DESC LIMIT 100`,
       [PERSON, query],

@@ -52,6 +52,6 @@ test('a message deleted while the indexer embeds it leaves no search row behind'
     `SELECT count(*) AS n FROM search_items WHERE content LIKE '%wombatword%'`,
   );
   assert.equal(Number(rows[0]!.n), 0);
-  const keywords = await store.query<{ n: string }>(`SELECT count(*) AS n FROM search_keywords`);
-  assert.equal(Number(keywords.rows[0]!.n), 0);
+  const pending = await store.query<{ n: string }>(`SELECT count(*) AS n FROM search_keyword_pending`);
+  assert.equal(Number(pending.rows[0]!.n), 0);
 });

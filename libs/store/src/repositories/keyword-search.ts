@@ -164,7 +164,7 @@ async function scoreCandidates(
 ): Promise<ScoredHit[]> {
   if (candidates.tsquery === '') return [];
   const params: unknown[] = [lexemes, stats.items, stats.lexemes, stats.df, candidates.tsquery];
-  const where = whereOf(filters, params, 'search_keywords');
+  const where = whereOf(filters, params);
   params.push(limit);
   const all = lexemes.map((_, i) => i + 1);
   // a term no item of the scope holds adds 0 to every score: only `most` counts it
@@ -180,7 +180,7 @@ async function scoreCandidates(
        SELECT s.kind, s.item_id, s.occurred_at, (${bm25Of(held, (i) => `tf${i}`)}) AS bm25, (${list(all, (i) => `w${i}`, ' + ')}) * ${K1 + 1} AS most
          FROM (SELECT kind, item_id, occurred_at, dl, ${list(held, (i) => `${tfOf(`r${i}`)} AS tf${i}`)}
                  FROM (SELECT kind, item_id, occurred_at, length(tsv)::float8 AS dl, ${list(held, (i) => `ts_rank(tsv, ${termQuery(i)}, 0) AS r${i}`)}
-                         FROM search_keywords WHERE ${where} AND tsv @@ $5::tsquery OFFSET 0) ranked) s, idf
+                         FROM search_items WHERE ${where} AND tsv @@ $5::tsquery OFFSET 0) ranked) s, idf
         ORDER BY bm25 DESC, s.occurred_at DESC, s.item_id
         LIMIT $${params.length}
      )
@@ -202,7 +202,7 @@ async function searchInOnePass(
   limit: number,
 ): Promise<ScoredHit[]> {
   const params: unknown[] = [lexemes];
-  const where = whereOf(filters, params, 'search_keywords');
+  const where = whereOf(filters, params);
   params.push(limit);
   const all = lexemes.map((_, i) => i + 1);
   const list = (f: (i: number) => string, sep = ', ') => all.map(f).join(sep);
@@ -211,7 +211,7 @@ async function searchInOnePass(
        SELECT kind, item_id, occurred_at, length(tsv)::float8 AS dl,
               CASE WHEN tsv @@ (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) FROM unnest($1::text[]) l)
                    THEN ARRAY[${list((i) => tfOf(`ts_rank(tsv, ${termQuery(i)}, 0)`))}]::float8[] END AS tf
-         FROM search_keywords WHERE ${where}
+         FROM search_items WHERE ${where}
      ),
      st AS MATERIALIZED (
        SELECT count(*)::float8 AS n, GREATEST(avg(dl), 1)::float8 AS avgdl,

@@ -1,7 +1,7 @@
 import type { Queryable } from '../store.js';
 import { lockEpisodes } from './episodes.js';
 
-/** What a purge removed, per table (search_keywords and its statistics follow search_items by trigger). */
+/** What a purge removed, per table (the keyword statistics follow search_items by trigger). */
 export interface PurgeCounts {
   readonly groups: number;
   readonly conversations: number;

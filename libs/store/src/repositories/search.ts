@@ -33,16 +33,14 @@ const HIT_COLUMNS = 'kind, item_id, conversation_id, user_id, content, occurred_
 
 /**
  * The SQL condition of a search's filters, its values appended to params, over `table`:
- * search_items (the default) or search_vectors (which carries the same filter columns),
- * search_keywords (the narrow keyword twin of search_items, which has no audience
- * column: restricted rows are few, so they are found in search_items' partial index), or the
+ * search_items (the default) or search_vectors (which carries the same filter columns), or the
  * per-conversation totals (conversation and kind only: a scope's statistics count every item,
  * agent-only ones too, which moves a score a little and shows no content).
  */
 export function whereOf(
   f: SearchFilters,
   params: unknown[],
-  table: 'search_items' | 'search_keywords' | 'totals' = 'search_items',
+  table: 'search_items' | 'totals' = 'search_items',
 ): string {
   const where: string[] = [];
   const add = (sql: (n: number) => string, value: unknown) => {
@@ -58,12 +56,6 @@ export function whereOf(
   if (f.to !== undefined) add((n) => `occurred_at <= $${n}`, f.to.toISOString());
   if (f.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, f.visibleTo));
   if (f.audiences !== undefined && table === 'search_items') where.push(audienceIn('audience', params, f.audiences));
-  if (f.audiences !== undefined && table === 'search_keywords') {
-    where.push(
-      `NOT EXISTS (SELECT 1 FROM search_items r WHERE r.audience IS NOT NULL AND r.kind = search_keywords.kind AND r.item_id = search_keywords.item_id
-                     AND NOT ${audienceIn('r.audience', params, f.audiences)})`,
-    );
-  }
   return where.join(' AND ');
 }
 
