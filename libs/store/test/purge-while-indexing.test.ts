@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { indexMemories, purgeConversationGroups } from '@memstream/store';
+import { appendMessages, indexMemories, purgeConversationGroups } from '@memstream/store';
 import { seedGroup } from './eviction-fixtures.js';
 import { heldTransaction, migratedStore, waitForLockedStatement } from './search-fixtures.js';
 
@@ -32,4 +32,56 @@ test('a conversation purged while the indexer writes one of its memories leaves 
     `SELECT count(*) AS n FROM search_items WHERE content LIKE '%quokkaword%'`,
   );
   assert.equal(Number(rows[0]!.n), 0);
+});
+
+/**
+ * Messages have no foreign key to their conversation (migration 0027): the append statement upserts
+ * the conversation row it numbers them from, under that row's lock. A purge holding the lock when
+ * an append arrives must still leave every stored message with its conversation, numbered afresh.
+ */
+test('an append that waits on a purge of its conversation stores its messages under a new conversation row', async (t) => {
+  const store = await migratedStore(t);
+  await store.transaction((tx) => seedGroup(tx, { group: 'g1', marker: 'quokkaword', deletedAt: null }));
+  const message = (i: number) => ({
+    conversation_id: 'g1',
+    message_id: `after-${i}`,
+    sender_id: 'u1',
+    sender_name: 'Ann',
+    role: 'user' as const,
+    content: `written after the purge ${i}`,
+    created_at: new Date(Date.UTC(2025, 0, 2, 0, 0, i)),
+    refer_list: [],
+    metadata: {},
+    source_api: 'evermemos' as const,
+  });
+
+  const held = heldTransaction(store, async (tx) => {
+    const { counts } = await purgeConversationGroups(tx, ['g1']);
+    assert.ok(counts.messages > 0, 'the seeded group had messages to purge');
+  });
+  await held.ready;
+  const appending = appendMessages(
+    store,
+    [0, 1, 2].map((i) => ({ message: message(i) })),
+  );
+  // the statement's text starts on a new line
+  await waitForLockedStatement(store, 'the append waiting on the purge', '\nWITH input');
+  held.commit();
+  await held.done;
+  const results = await appending;
+
+  assert.deepEqual(
+    results.map((r) => [r.duplicate, r.message.seq]),
+    [
+      [false, 0],
+      [false, 1],
+      [false, 2],
+    ],
+  );
+  const { rows } = await store.query<{ messages: string; orphans: string; conversations: string }>(
+    `SELECT (SELECT count(*) FROM messages WHERE conversation_id = 'g1') AS messages,
+            (SELECT count(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id)) AS orphans,
+            (SELECT count(*) FROM conversations WHERE id = 'g1' AND next_seq = 3) AS conversations`,
+  );
+  assert.deepEqual(rows[0], { messages: 3, orphans: 0, conversations: 1 });
 });
