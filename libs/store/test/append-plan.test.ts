@@ -1,21 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendMessages, type AppendItem, type Store } from '@memstream/store';
+import { appendMessages, type AppendItem } from '@memstream/store';
 import { APPEND_SQL, appendParameters } from '../src/repositories/messages.js';
 import { migratedStore } from './search-fixtures.js';
-
-interface PlanNode {
-  'Index Name'?: string;
-  'Node Type'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
-
-function* nodesOf(node: PlanNode): Generator<PlanNode> {
-  yield node;
-  for (const child of node.Plans ?? []) yield* nodesOf(child);
-}
+import { explainRolledBack, nodesOf } from './explain.js';
 
 const items = (from: number, count: number, conversations: number): AppendItem[] =>
   Array.from({ length: count }, (_, k) => {
@@ -37,27 +25,6 @@ const items = (from: number, count: number, conversations: number): AppendItem[]
     };
   });
 
-interface Explained {
-  Plan: PlanNode;
-  Triggers?: Array<{ 'Trigger Name': string; Calls: number }>;
-}
-
-/** The append statement's plan as it ran on `batch`, rolled back. */
-async function explained(store: Store, batch: readonly AppendItem[]): Promise<Explained> {
-  return store
-    .transaction(async (tx) => {
-      const { rows } = await tx.query<{ 'QUERY PLAN': Explained[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${APPEND_SQL}`,
-        appendParameters(batch),
-      );
-      throw Object.assign(new Error('rolled back on purpose'), { explained: rows[0]!['QUERY PLAN'][0]! });
-    })
-    .catch((err: { explained?: Explained }) => {
-      if (!err.explained) throw err;
-      return err.explained;
-    });
-}
-
 // A backlog is stored in batches of a thousand into a table that keeps growing: the check for
 // messages stored before must cost each batch its own size, not the size of the table.
 test('storing a batch looks up each of its messages, and reads nothing else of the messages index', async (t) => {
@@ -68,7 +35,7 @@ test('storing a batch looks up each of its messages, and reads nothing else of t
   await store.query('VACUUM ANALYZE messages');
 
   const batch = items(10_000, 1_000, 64);
-  const nodes = [...nodesOf((await explained(store, batch)).Plan)];
+  const nodes = [...nodesOf((await explainRolledBack(store, APPEND_SQL, appendParameters(batch))).Plan)];
 
   const reads = nodes.filter((n) => n['Index Name'] === 'messages_conversation_id_message_id_key');
   assert.ok(reads.length > 0, 'the statement looks the batch up in the (conversation, message) index');
@@ -84,7 +51,7 @@ test('storing a batch fires no trigger once per message', async (t) => {
   const store = await migratedStore(t);
   await appendMessages(store, items(0, 200, 8));
   const batch = items(200, 500, 8);
-  const { Triggers: triggers = [] } = await explained(store, batch);
+  const { Triggers: triggers = [] } = await explainRolledBack(store, APPEND_SQL, appendParameters(batch));
   const perRow = triggers.filter((tr) => tr.Calls >= batch.length);
   assert.deepEqual(
     perRow.map((tr) => `${tr['Trigger Name']} (${tr.Calls} calls)`),
