@@ -100,6 +100,17 @@ test('an export imported onto a fresh server answers every family the same, and 
   assert.equal((bad.body['details'] as { line: number }).line, 5);
   assert.match(String(bad.body['error']), /^line 5/);
   assert.equal(Number((await target.db.query('SELECT count(*) AS n FROM messages')).rows[0].n), 0);
+  // A message whose conversation is neither on the target nor earlier in the body is refused by
+  // its line, as the foreign key did before messages lost it (migration 0027).
+  const message = lines.find((l) => (JSON.parse(l) as { kind: string }).kind === 'message')!;
+  const orphan = await importInto(
+    target.base,
+    who.admin,
+    [lines[0], message, JSON.stringify({ kind: 'end', counts: { message: 1 } })].join('\n'),
+  );
+  assert.equal(orphan.status, 400, JSON.stringify(orphan.body));
+  assert.match(String(orphan.body['error']), /^lines 2-3: a message record names a conversation not stored before it/);
+  assert.equal(Number((await target.db.query('SELECT count(*) AS n FROM messages')).rows[0].n), 0);
 
   const first = await importInto(target.base, who.admin, exported, '?justification=move%20server');
   assert.equal(first.status, 200, JSON.stringify(first.body));
@@ -167,7 +178,7 @@ test('an export imported onto a fresh server answers every family the same, and 
   );
   const imports = await call(target.base, who.admin, 'GET', '/v1/admin/audit?action=import');
   const statuses = (imports.body['data'] as Array<Record<string, unknown>>).map((e) => e['status']);
-  assert.deepEqual(statuses, [400, 400, 200, 200]);
+  assert.deepEqual(statuses, [400, 400, 400, 200, 200]);
   for (const log of [audit.text, imports.text])
     for (const mark of Object.values(world.marks)) assert.ok(!log.includes(mark), 'no content in the audit log');
 });

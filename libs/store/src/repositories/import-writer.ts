@@ -68,6 +68,27 @@ async function refuseTakenIds(q: Queryable, sql: string, records: readonly objec
     });
 }
 
+/**
+ * Refuses messages whose conversation is not stored (earlier in the import, or before it). Messages
+ * have no foreign key to their conversation (migration 0027: the append statement upserts the
+ * conversation it numbers from); an import inserts rows as they come, so it checks here what the
+ * key checked, and holds the conversations as the key did (FOR KEY SHARE, until the import's
+ * transaction ends) so that a purge cannot remove one under the messages being imported.
+ */
+async function refuseUnknownConversations(q: Queryable, records: ReadonlyArray<{ conversationId: string }>) {
+  const { rows: missing } = await q.query<{ id: string }>(
+    `WITH wanted AS (SELECT DISTINCT r."conversationId" AS id FROM ${rows('"conversationId" text')}),
+          held AS (SELECT c.id FROM conversations c WHERE c.id IN (SELECT id FROM wanted) FOR KEY SHARE)
+     SELECT id FROM wanted WHERE id NOT IN (SELECT id FROM held) LIMIT 1`,
+    [JSON.stringify(records.map((r) => ({ conversationId: r.conversationId })))],
+  );
+  if (missing.length > 0)
+    throw new AppError(
+      'INVALID_PARAMETER',
+      'a message record names a conversation not stored before it (a record must follow what it refers to)',
+    );
+}
+
 const CONVERSATIONS = insertSql(
   'conversations',
   `id text, source_api text, group_id text, next_seq bigint, title text, metadata jsonb, created_at timestamptz,
@@ -209,6 +230,7 @@ const WRITERS: { [K in ExportDataKind]: Writer<K> } = {
   membership: (q, records) => inserted(q, MEMBERSHIPS, records),
   ownership_transfer: (q, records) => inserted(q, OWNERSHIP_TRANSFERS, records),
   message: async (q, records) => {
+    await refuseUnknownConversations(q, records);
     await refuseTakenIds(
       q,
       `SELECT m.id FROM ${rows(`id bigint, "conversationId" text, seq bigint`)}
