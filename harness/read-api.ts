@@ -8,7 +8,7 @@ import type { Logger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { registerApi } from '@memstream/api';
 import { Lifecycle } from '@memstream/runtime';
-import type { Store } from '@memstream/store';
+import { findRequestOutcome, type Store } from '@memstream/store';
 
 export interface InProcessReadApi {
   readonly base: string;
@@ -41,6 +41,7 @@ export async function startInProcessReadApi(options: {
     bus,
     fanout,
     ledger,
+    lookup: (requestId) => findRequestOutcome(store, requestId),
     settings: { syncTimeoutMs: 1000, maxInFlight: 100, maxEventBytes: 1_000_000 },
     log,
   });

@@ -16,7 +16,7 @@ import { startWriter } from '@memstream/ingest';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { RETENTION_MS, SEGMENT_MS, TOPICS, allTopics } from '@memstream/schemas';
-import { PgStore, listMessages, migrate, storeBusJournal } from '@memstream/store';
+import { PgStore, findRequestOutcome, listMessages, migrate, storeBusJournal } from '@memstream/store';
 import { createEraser, startConverter, transportEraser } from '@memstream/converter';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
 import { carries, readBusFromZero, readKafkaFromZero, where } from '../helpers/read-from-zero.js';
@@ -179,6 +179,7 @@ async function eraseOneOfTwo(t: TestContext, world: World): Promise<void> {
     bus,
     fanout,
     ledger,
+    lookup: (requestId) => findRequestOutcome(store, requestId),
     settings: { syncTimeoutMs: 15_000, maxInFlight: 100, maxEventBytes: 1_000_000 },
     log: { warn: () => undefined },
   });

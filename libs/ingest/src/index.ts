@@ -4,6 +4,7 @@ export {
   startWriter,
   outcomeError,
   writeSettingsOf,
+  type OutcomeLookup,
   type Writer,
   type WriteDeps,
   type WriteOrigin,

@@ -13,10 +13,15 @@ export interface WriteSettings {
   readonly maxEventBytes: number;
 }
 
+/** The outcome the converter recorded for a request (its row in the store), if any yet. */
+export type OutcomeLookup = (requestId: string) => Promise<RequestOutcome | undefined>;
+
 export interface WriteDeps {
   readonly bus: Bus;
   readonly ledger: RequestLedger;
   readonly waiter: OutcomeWaiter;
+  /** Read once when a held call's wait ends without a notice (see lastLook). */
+  readonly lookup: OutcomeLookup;
   readonly settings: WriteSettings;
 }
 
@@ -49,7 +54,8 @@ type Envelope = {
 /**
  * The one path every write takes: admit (or refuse with 503 when too many are open), publish the
  * event to the input topic with a fresh request id as its event id, remember it as accepted,
- * then, in sync mode, hold the call until the converter announces the outcome or the wait ends.
+ * then, in sync mode, hold the call until the converter announces the outcome or the wait ends
+ * (then the outcome row is read once: see lastLook).
  * The request id is both what the client polls and the idempotency key of the event.
  */
 export function createWriter(deps: WriteDeps) {
@@ -99,7 +105,10 @@ export function createWriter(deps: WriteDeps) {
       const marked = deps.ledger
         .markAccepted(requestId)
         .catch((err: unknown) => origin.log.warn({ err }, 'could not mark request accepted'));
-      const [, outcome] = await Promise.all([marked, pending?.result]);
+      const [, heard] = await Promise.all([marked, pending?.result]);
+      // A zero wait (REQUEST_SYNC_TIMEOUT_MS=0) asks for no waiting: answered 202 without a look.
+      const look = pending !== undefined && deps.settings.syncTimeoutMs > 0;
+      const outcome = heard ?? (look ? await lastLook(deps.lookup, requestId, origin) : undefined);
       return outcome ? { kind: 'done', requestId, outcome } : { kind: 'accepted', requestId };
     } finally {
       inFlight--;
@@ -108,6 +117,39 @@ export function createWriter(deps: WriteDeps) {
 }
 
 export type Writer = ReturnType<typeof createWriter>;
+
+/**
+ * A held call whose wait ended without the converter's notice reads the outcome row before it
+ * answers 202: the row is written in the transaction that stores the message, so when it is
+ * there the write is done, and the client is told so rather than sent to poll. The notice can
+ * be late (a converter transaction that committed just as the wait ended, a loaded machine) or
+ * lost (the fan-out is fire-and-forget). One read, and only on a timeout; a failed read answers
+ * 202 as before.
+ */
+async function lastLook(
+  lookup: OutcomeLookup,
+  requestId: string,
+  origin: WriteOrigin,
+): Promise<RequestOutcome | undefined> {
+  try {
+    const stored = await lookup(requestId);
+    if (!stored) return undefined;
+    return {
+      request_id: stored.request_id,
+      kind: stored.kind,
+      status: stored.status,
+      group_id: stored.group_id,
+      message_id: stored.message_id,
+      duplicate: stored.duplicate,
+      result: stored.result,
+      error_code: stored.error_code,
+      error_message: stored.error_message,
+    };
+  } catch (err) {
+    origin.log.warn({ err }, 'could not read the request outcome after the wait; answering 202');
+    return undefined;
+  }
+}
 
 /**
  * The 400 for an event its topic would refuse. The routes check what the client sent in the
@@ -182,9 +224,13 @@ export async function startWriter(deps: {
   bus: Bus;
   fanout: Fanout;
   ledger: RequestLedger;
+  lookup: OutcomeLookup;
   settings: WriteSettings;
   log: { warn(msg: string): void };
 }): Promise<{ write: Writer; stop: () => Promise<void> }> {
   const { waiter, stop } = await OutcomeWaiter.listen(deps.fanout, deps.log);
-  return { write: createWriter({ bus: deps.bus, ledger: deps.ledger, waiter, settings: deps.settings }), stop };
+  return {
+    write: createWriter({ bus: deps.bus, ledger: deps.ledger, waiter, lookup: deps.lookup, settings: deps.settings }),
+    stop,
+  };
 }

@@ -2,7 +2,7 @@ import type { AllInOneConfig } from './config.js';
 import { createBus } from '@memstream/bus';
 import type { ProcessContext } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
-import { openStore, storeBusJournal } from '@memstream/store';
+import { findRequestOutcome, openStore, storeBusJournal } from '@memstream/store';
 import { backgroundStoreOf, embeddedPostgresOf } from '@memstream/embedded-postgres';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { openApiDeps, runApi } from '@memstream/api';
@@ -54,7 +54,15 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
 
   const writer = await lifecycle.own(
     'write path',
-    () => startWriter({ bus, fanout, ledger, settings: writeSettingsOf(config), log }),
+    () =>
+      startWriter({
+        bus,
+        fanout,
+        ledger,
+        lookup: (requestId) => findRequestOutcome(store, requestId),
+        settings: writeSettingsOf(config),
+        log,
+      }),
     (w) => w.stop(),
   );
   // Every family's writes and reads on one server: the same entry point as the API processes.

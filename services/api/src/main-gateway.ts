@@ -4,7 +4,7 @@ import { createBus } from '@memstream/bus';
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
-import { openStore } from '@memstream/store';
+import { findRequestOutcome, openStore } from '@memstream/store';
 import { runApi } from './run-api.js';
 
 /**
@@ -27,7 +27,15 @@ await runProcess('ingest-gateway', apiEnv, process.env, async (ctx) => {
   const api = await openApiDeps(ctx, store);
   const writer = await lifecycle.own(
     'write path',
-    () => startWriter({ bus, fanout: api.fanout, ledger: api.ledger, settings: writeSettingsOf(config), log }),
+    () =>
+      startWriter({
+        bus,
+        fanout: api.fanout,
+        ledger: api.ledger,
+        lookup: (requestId) => findRequestOutcome(store, requestId),
+        settings: writeSettingsOf(config),
+        log,
+      }),
     (w) => w.stop(),
   );
 

@@ -10,6 +10,7 @@ import { Metrics } from '@memstream/metrics';
 import { TOPICS } from '@memstream/schemas';
 import { startWriter } from '@memstream/ingest';
 import { registerApi } from '@memstream/api';
+import { findRequestOutcome, migrate, openPglite, recordRequestOutcomes, type Store } from '@memstream/store';
 import { waitFor } from '../../../test/helpers/infra.js';
 
 // The gateway alone, on the in-process bus with no converter behind it: what it refuses never
@@ -18,7 +19,7 @@ const log = createLogger({ service: 'test', level: 'silent' });
 
 async function gateway(
   t: TestContext,
-  settings: { syncTimeoutMs?: number; maxInFlight?: number; maxEventBytes?: number } = {},
+  settings: { syncTimeoutMs?: number; maxInFlight?: number; maxEventBytes?: number; store?: Store } = {},
 ) {
   const metrics = new Metrics();
   const bus = new MemoryBus(log, 1, metrics);
@@ -44,6 +45,8 @@ async function gateway(
     bus,
     fanout,
     ledger,
+    // Without a store, no outcome is ever recorded: what a gateway with no converter behind it sees.
+    lookup: async (requestId) => (settings.store ? findRequestOutcome(settings.store, requestId) : undefined),
     settings: {
       syncTimeoutMs: settings.syncTimeoutMs ?? 50,
       maxInFlight: settings.maxInFlight ?? 100,
@@ -59,7 +62,7 @@ async function gateway(
       EXTRACTOR_GROUP_ID: 'memstream-extractor',
       SUMMARIZER_GROUP_ID: 'memstream-summarizer',
     },
-    store: {} as never,
+    store: settings.store ?? ({} as never),
     ledger,
     fanout,
     write: writer.write,
@@ -231,6 +234,58 @@ test('with nothing storing it, a sync write answers 202 with its request id when
   assert.equal(res.statusCode, 202);
   assert.deepEqual(Object.keys(res.json() as object).sort(), ['message', 'request_id', 'status']);
   assert.equal((res.json() as { message: string }).message, 'Request accepted, processing in background');
+});
+
+test('a held write whose outcome is stored but never announced answers 200, not 202', async (t) => {
+  // A converter that stored the message and whose notice was lost (the fan-out is fire-and-forget)
+  // or came after the wait: the writer reads the outcome row before it tells the client to poll.
+  const store = await openPglite();
+  t.after(() => store.close());
+  await migrate(store, log);
+  const { server, published } = await gateway(t, { syncTimeoutMs: 1000, store });
+  const held = server.inject({ method: 'POST', url: '/api/v1/memories', payload: valid });
+  await waitFor('the held request published', async () => published.length === 1);
+  const requestId = (JSON.parse(published[0]!.value.toString()) as { id: string }).id;
+  await recordRequestOutcomes(store, [
+    {
+      request_id: requestId,
+      kind: 'message',
+      status: 'stored',
+      group_id: 'g',
+      message_id: 'm1',
+      duplicate: false,
+      result: { sequence: 0 },
+      error_code: null,
+      error_message: null,
+    },
+  ]);
+  const res = await held;
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal((res.json() as { status: string }).status, 'ok', res.body);
+});
+
+test('a held write whose outcome row says it failed answers with that error, not 202', async (t) => {
+  const store = await openPglite();
+  t.after(() => store.close());
+  await migrate(store, log);
+  const { server, published } = await gateway(t, { syncTimeoutMs: 1000, store });
+  const held = server.inject({ method: 'POST', url: '/api/v1/memories', payload: valid });
+  await waitFor('the held request published', async () => published.length === 1);
+  const requestId = (JSON.parse(published[0]!.value.toString()) as { id: string }).id;
+  await recordRequestOutcomes(store, [
+    {
+      request_id: requestId,
+      kind: 'message',
+      status: 'failed',
+      group_id: 'g',
+      message_id: 'm1',
+      duplicate: false,
+      result: null,
+      error_code: 'FORBIDDEN',
+      error_message: 'not a member of group g',
+    },
+  ]);
+  assertEnvelope(await held, 403, 'FORBIDDEN', /not a member/, '/api/v1/memories', 'failed outcome');
 });
 
 test('a closed broker connection answers 503 with Retry-After and no internals', async (t) => {
