@@ -7,7 +7,7 @@ import { createAuthenticator } from '@memstream/auth';
 import { Lifecycle } from '@memstream/runtime';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
-import { TOPICS } from '@memstream/schemas';
+import { TOPICS, type RequestOutcome } from '@memstream/schemas';
 import { startWriter } from '@memstream/ingest';
 import { registerApi } from '@memstream/api';
 import { findRequestOutcome, migrate, openPglite, recordRequestOutcomes, type Store } from '@memstream/store';
@@ -236,9 +236,11 @@ test('with nothing storing it, a sync write answers 202 with its request id when
   assert.equal((res.json() as { message: string }).message, 'Request accepted, processing in background');
 });
 
-test('a held write whose outcome is stored but never announced answers 200, not 202', async (t) => {
-  // A converter that stored the message and whose notice was lost (the fan-out is fire-and-forget)
-  // or came after the wait: the writer reads the outcome row before it tells the client to poll.
+/**
+ * A held write whose outcome a converter records in the store without announcing it: a notice
+ * lost (the fan-out is fire-and-forget) or later than the wait. Resolves with the answer.
+ */
+async function heldWriteOutcomeUnannounced(t: TestContext, outcome: Partial<RequestOutcome>) {
   const store = await openPglite();
   t.after(() => store.close());
   await migrate(store, log);
@@ -246,46 +248,34 @@ test('a held write whose outcome is stored but never announced answers 200, not 
   const held = server.inject({ method: 'POST', url: '/api/v1/memories', payload: valid });
   await waitFor('the held request published', async () => published.length === 1);
   const requestId = (JSON.parse(published[0]!.value.toString()) as { id: string }).id;
+  const base = { kind: 'message', group_id: 'g', message_id: 'm1', duplicate: false } as const;
   await recordRequestOutcomes(store, [
     {
-      request_id: requestId,
-      kind: 'message',
+      ...base,
       status: 'stored',
-      group_id: 'g',
-      message_id: 'm1',
-      duplicate: false,
-      result: { sequence: 0 },
+      result: null,
       error_code: null,
       error_message: null,
+      ...outcome,
+      request_id: requestId,
     },
   ]);
-  const res = await held;
+  return held;
+}
+
+test('a held write whose outcome is stored but never announced answers 200, not 202', async (t) => {
+  const res = await heldWriteOutcomeUnannounced(t, { status: 'stored', result: { sequence: 0 } });
   assert.equal(res.statusCode, 200, res.body);
   assert.equal((res.json() as { status: string }).status, 'ok', res.body);
 });
 
 test('a held write whose outcome row says it failed answers with that error, not 202', async (t) => {
-  const store = await openPglite();
-  t.after(() => store.close());
-  await migrate(store, log);
-  const { server, published } = await gateway(t, { syncTimeoutMs: 1000, store });
-  const held = server.inject({ method: 'POST', url: '/api/v1/memories', payload: valid });
-  await waitFor('the held request published', async () => published.length === 1);
-  const requestId = (JSON.parse(published[0]!.value.toString()) as { id: string }).id;
-  await recordRequestOutcomes(store, [
-    {
-      request_id: requestId,
-      kind: 'message',
-      status: 'failed',
-      group_id: 'g',
-      message_id: 'm1',
-      duplicate: false,
-      result: null,
-      error_code: 'FORBIDDEN',
-      error_message: 'not a member of group g',
-    },
-  ]);
-  assertEnvelope(await held, 403, 'FORBIDDEN', /not a member/, '/api/v1/memories', 'failed outcome');
+  const res = await heldWriteOutcomeUnannounced(t, {
+    status: 'failed',
+    error_code: 'FORBIDDEN',
+    error_message: 'not a member of group g',
+  });
+  assertEnvelope(res, 403, 'FORBIDDEN', /not a member/, '/api/v1/memories', 'failed outcome');
 });
 
 test('a closed broker connection answers 503 with Retry-After and no internals', async (t) => {
