@@ -168,4 +168,30 @@ test('the conversations of every family in one list: a person sees only their ow
       );
     },
   );
+
+  // Last: it makes erin a member, which the auditor's test above counts on her not being.
+  await t.test(
+    'filtering by person tells a reader no more of the members than the API does: who is a member is for managers',
+    async () => {
+      const circle = await sharedConversation(alice, 'carol', 'Alice, Carol and Erin');
+      await alice.memoryService.user.share(circle, 'erin', 'reader');
+      assert.equal(
+        (await refusal(carol.memoryService.user.memberships(circle))).status,
+        403,
+        'a reader may not list the members',
+      );
+      assert.deepEqual(await idsOf(alice, { person: 'erin' }), [circle], 'the owner finds a member');
+      assert.deepEqual(await idsOf(carol, { person: 'erin' }), [], 'a reader does not learn who else is a member');
+      assert.deepEqual(
+        await idsOf(carol, { person: 'alice' }),
+        [circle, shared].sort(),
+        'the owner is shown on the row anyway',
+      );
+      assert.deepEqual(
+        await idsOf(carol, { person: 'carol' }),
+        [circle, shared].sort(),
+        'nor is her own membership hidden',
+      );
+    },
+  );
 });

@@ -285,6 +285,47 @@ test("embedded mode: agent summaries set the title, stay out of the history peop
   );
 });
 
+test('embedded mode: a conversation an agent starts on its memory channel is not titled by that memory, so neither its owner nor another agent reads it in any listing', async (t: TestContext) => {
+  const base = await embeddedMemstream(t, AUTH_ENV);
+  const alice = bearer(await userToken('alice'));
+  const agent = { 'x-api-key': AGENT_KEY };
+  const otherAgent = { 'x-api-key': OTHER_AGENT_KEY };
+  const call = async (who: Record<string, string>, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...who, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, text: await res.text() };
+  };
+  const id = uniqueName('memory-first');
+  const started = await call(agent, 'POST', `/v1/conversations/${id}/messages`, {
+    channel: 'memory',
+    userId: 'alice',
+    content: [{ type: 'text', text: 'meadow: alice dislikes her manager' }],
+  });
+  assert.equal(started.status, 201, started.text);
+  // The conversation is alice's (the agent named her), and the memory stays the agent's.
+  const reads: Array<[string, Record<string, string>, string]> = [
+    ['the owner gets the conversation', alice, `/v1/conversations/${id}`],
+    ['the owner lists her conversations', alice, '/v1/conversations'],
+    ["the owner's document layout", alice, `/v1/user/conversations/${id}`],
+    ['the console lists the owner her conversations', alice, '/v1/console/conversations'],
+    ['the owner exports her data', alice, '/v1/me/export'],
+    ['another agent gets the conversation', otherAgent, `/v1/conversations/${id}`],
+    ['another agent lists the forks', otherAgent, `/v1/conversations/${id}/forks`],
+    ['the console lists another agent every conversation', otherAgent, '/v1/console/conversations'],
+  ];
+  for (const [what, who, path] of reads) {
+    const res = await call(who, 'GET', path);
+    assert.equal(res.status, 200, `${what}: ${res.text}`);
+    assert.ok(res.text.includes(id), `${what}: the conversation is there`);
+    assert.ok(!res.text.includes('meadow'), `${what}: the agent's memory let through: ${res.text}`);
+  }
+  const own = await call(agent, 'GET', `/v1/conversations/${id}/messages?channel=memory`);
+  assert.ok(own.text.includes('meadow'), 'the agent still reads its own memory');
+});
+
 /** Records tokens, reads the response stream, cancels: the resumer's contract against one or two addresses. */
 async function checkResumer(
   recordAt: string,

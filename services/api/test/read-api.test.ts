@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { SignJWT } from 'jose';
 import { createHashEmbedder } from '@memstream/embedding';
 import { createLogger } from '@memstream/logging';
-import { PgStore, appendMessages, indexMessages, migrate, type Store } from '@memstream/store';
+import { PgStore, appendMessages, claimConversation, indexMessages, migrate, type Store } from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
 import { startInProcessReadApi } from '../../../harness/read-api.js';
 
@@ -154,4 +154,41 @@ test("a NUL in an ARK list filter is refused as a 400 in ARK's shape, not a 500 
   assert.equal(refused.status, 400);
   assert.equal(refused.body['code'], 'INVALID_PARAMETER');
   assert.match(String(refused.body['error']), /query_id/);
+});
+
+test('memory stats count for a member only what a member may read: an agent-only message is not counted', async (t) => {
+  const { store, base } = await seeded(t);
+  await appendMessages(store, [
+    {
+      message: {
+        conversation_id: 'g_read',
+        message_id: 'm_agents',
+        sender_id: 'planner',
+        sender_name: 'Planner',
+        role: 'assistant' as const,
+        content: 'Notes for the agents alone.',
+        created_at: new Date(Date.UTC(2025, 0, 15, 11, 0)),
+        refer_list: [],
+        // memory-service's `visibility: agent`: the store labels it for agents (migration 0012)
+        metadata: { ms: { visibility: 'agent', channel: 'history' } },
+        source_api: 'memory-service' as const,
+      },
+    },
+  ]);
+  await claimConversation(store, 'g_read', 'carol');
+  const carol = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('carol')
+    .setExpirationTime('5m')
+    .sign(new TextEncoder().encode(SECRET));
+  const counts = async (headers: Record<string, string>) => {
+    const res = await get(`${base}/api/v1/stats/memory?group_id=g_read`, headers);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const r = res.body['result'];
+    return [r.messages, r.search_items, r.open_messages];
+  };
+  const listed = await get(`${base}/api/v1/memories?group_id=g_read&limit=100`, { authorization: `Bearer ${carol}` });
+  assert.equal(listed.body['result'].total_count, 4, 'carol lists the four messages everyone may read');
+  assert.deepEqual(await counts({ authorization: `Bearer ${carol}` }), [4, 4, 4], 'and no count tells her of a fifth');
+  assert.deepEqual(await counts(asAgent), [5, 5, 5], 'an agent counts the message for agents');
 });

@@ -70,8 +70,15 @@ export async function listConversationsAcrossFamilies(
   if (query.person !== undefined) {
     const p = params.push(query.person);
     const shown = query.audiences === undefined ? '' : `AND ${audienceIn('m.audience', params, query.audiences)}`;
+    // Who the members are is for a conversation's managers (memory-service lists them to nobody
+    // else): below that, a membership matches only when it is the owner's, which the row shows,
+    // or the viewer's own, or a filter by name would tell a reader who else is a member.
+    const known =
+      query.viewer === undefined
+        ? ''
+        : `AND (o.access_level = 'owner' OR o.user_id = $${params.push(query.viewer)} OR ${visibleTo('c.id', params, query.viewer, 'manager')})`;
     where.push(`(k.user_id = $${p}
-      OR EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id) AND o.user_id = $${p})
+      OR EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id) AND o.user_id = $${p} ${known})
       OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.sender_id = $${p} ${shown}))`);
   }
   if (query.from !== undefined) where.push(`c.updated_at >= $${params.push(query.from)}`);

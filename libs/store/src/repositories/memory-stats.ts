@@ -1,4 +1,5 @@
 import type { Queryable } from '../store.js';
+import { audienceIn } from './conversation-access.js';
 
 export interface MemoryStats {
   readonly messages: number;
@@ -17,20 +18,32 @@ export interface MemoryStats {
   readonly open_messages: number;
 }
 
-/** Where a group stands in memory formation: stored, indexed, episodes and memories. */
-export async function memoryStats(q: Queryable, conversationId: string, model: string): Promise<MemoryStats> {
+/**
+ * Where a group stands in memory formation: stored, indexed, episodes and memories. With
+ * `audiences` (see audienceIn), messages and search rows the reader may not see are not counted:
+ * a count is enough to tell a member that agent-only messages exist and how many. Episodes and
+ * memories are made only from what every member may read, so they are counted whole.
+ */
+export async function memoryStats(
+  q: Queryable,
+  conversationId: string,
+  model: string,
+  audiences?: readonly string[] | undefined,
+): Promise<MemoryStats> {
+  const params: unknown[] = [conversationId, model];
+  const shown = audiences === undefined ? '' : `AND ${audienceIn('audience', params, audiences)}`;
   const { rows } = await q.query<MemoryStats>(
     `SELECT
-       (SELECT count(*) FROM messages WHERE conversation_id = $1)::int8 AS messages,
-       (SELECT count(*) FROM search_vectors WHERE conversation_id = $1 AND kind = 'message')::int8 AS indexed_messages,
-       (SELECT count(*) FROM search_vectors WHERE conversation_id = $1 AND embedding_model = $2)::int8 AS current_vectors,
-       (SELECT count(*) FROM search_items WHERE conversation_id = $1)::int8 AS search_items,
+       (SELECT count(*) FROM messages WHERE conversation_id = $1 ${shown})::int8 AS messages,
+       (SELECT count(*) FROM search_vectors WHERE conversation_id = $1 AND kind = 'message' ${shown})::int8 AS indexed_messages,
+       (SELECT count(*) FROM search_vectors WHERE conversation_id = $1 AND embedding_model = $2 ${shown})::int8 AS current_vectors,
+       (SELECT count(*) FROM search_items WHERE conversation_id = $1 ${shown})::int8 AS search_items,
        (SELECT count(*) FROM episodes WHERE conversation_id = $1)::int8 AS episodes,
        (SELECT count(*) FROM episodes WHERE conversation_id = $1 AND status = 'extracted')::int8 AS episodes_extracted,
        (SELECT count(*) FROM episodic_memories WHERE conversation_id = $1 AND superseded_at IS NULL)::int8 AS episodic_memories,
-       (SELECT count(*) FROM messages WHERE conversation_id = $1
+       (SELECT count(*) FROM messages WHERE conversation_id = $1 ${shown}
           AND seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1))::int8 AS open_messages`,
-    [conversationId, model],
+    params,
   );
   return rows[0]!;
 }

@@ -4,7 +4,7 @@ import { AppError } from '@memstream/errors';
 import { everMemOsDocs } from './docs.js';
 import { lastSequence, memoryStats, type Store } from '@memstream/store';
 import type { QueryEmbedder } from '@memstream/search';
-import { requireAccess } from '../../shared/access.js';
+import { audiencesFor, requireAccess } from '../../shared/access.js';
 
 /**
  * GET /api/v1/stats/memory?group_id=: how far memory formation has got for a group (messages
@@ -22,7 +22,7 @@ export function registerGetMemoryStats(app: ZodApp, deps: { store: Store; embedd
     const notFound = () => new AppError('RESOURCE_NOT_FOUND', `Group not found: ${groupId}`);
     await requireAccess(deps.store, request, groupId, 'reader', notFound);
     if ((await lastSequence(deps.store, groupId)) === undefined) throw notFound();
-    const stats = await memoryStats(deps.store, groupId, deps.embedder.model);
+    const stats = await memoryStats(deps.store, groupId, deps.embedder.model, audiencesFor(request));
     return {
       status: 'ok' as const,
       message: 'Memory formation status',

@@ -78,9 +78,12 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         user_id: agent ? (body.userId ?? null) : principal.userId,
         client_id: agent ? principal.clientId : principal.kind === 'local' ? 'local' : null,
       });
+      // A title is shown to the owner, the members and every agent: memory-channel text is its
+      // agent's alone, so a conversation that begins with it starts untitled.
+      const titled = text !== undefined && message.channel !== 'memory';
       const out = await h.append(request, conversationId, [message], {
         owner: h.ops.ownerFor(request, body.userId),
-        title: text === undefined ? null : titleOf(text),
+        title: titled ? titleOf(text) : null,
       });
       return send(reply, out.stored ? { status: 201, body: codeMessageView(out.stored[0]!) } : out);
     },
