@@ -24,7 +24,8 @@ export const ConsoleConversationsQuery = z.object({
     description: 'Part of a conversation id, a KAOS session id or a title (any case)',
   }),
   person: Text.optional().meta({
-    description: 'A person who is a member, the KAOS session’s user, or a sender of a message you may read',
+    description:
+      'A person who is a member (below manager, only the owner or yourself match as members), the KAOS session’s user, or a sender of a message you may read',
   }),
   from: Instant.optional().meta({ description: 'Last active at or after this instant' }),
   to: Instant.optional().meta({ description: 'Last active before this instant' }),

@@ -52,7 +52,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
     `${base}/:conversationId/messages`,
     docs.route({
       summary:
-        "Append a message; a missing conversation is created, owned by the caller and titled by the message's first 40 characters. A person's message needs a text block with some text",
+        "Append a message; a missing conversation is created, owned by the caller and titled by the message's first 40 characters (untitled when it is on the memory channel). A person's message needs a text block with some text",
       params: ConversationIdParams,
       body: CreateMessageRequest,
       responses: { 201: CodeMessageBody, 202: MsAcceptedBody },
