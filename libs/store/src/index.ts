@@ -123,7 +123,11 @@ export {
   type SearchItemToEmbed,
 } from './repositories/search-items.js';
 export { turnEmbeddingInputs, type TurnEmbeddingInput } from './repositories/turn-embedding-inputs.js';
-export { messageSearchText, memorySearchText } from './repositories/message-search-text.js';
+export {
+  KEYWORD_TEXT_MAX_CHARS,
+  messageSearchText,
+  memorySearchText,
+} from './repositories/message-search-text.js';
 export { turnContext, type TurnContext, type NeighbourHit } from './repositories/search-context.js';
 export { EXACT_SCAN_MAX_ITEMS, vectorSearch, type SearchFilters, type SearchHit } from './repositories/search.js';
 export { MAX_QUERY_TERMS, keywordSearch } from './repositories/keyword-search.js';

@@ -116,3 +116,21 @@ test('concurrent creations never leave more sessions than the limit, and the eve
     left.length,
   );
 });
+
+test('an append redelivered after its session was started over stays in the life it was applied to', async (t) => {
+  const { apply, count } = await conversationHarness(t);
+  await apply(created('s'));
+  const first = appended('s', [event('user_message', 'first life')]);
+  const restart = created('s');
+  await apply(first, restart);
+  // The converter died before committing past both: Kafka hands them over again, in order.
+  await apply(first, restart);
+  assert.equal(await count('SELECT count(*) AS n FROM kaos_events'), 0, 'the new life has no event');
+  assert.equal(
+    await count(
+      `SELECT count(*) AS n FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.deleted_at IS NULL`,
+    ),
+    0,
+    'and no message',
+  );
+});

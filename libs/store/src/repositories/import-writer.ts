@@ -1,7 +1,7 @@
 import { AppError } from '@memstream/errors';
 import type { ExportDataKind, ExportDataRecord } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
-import { memorySearchText, messageSearchText } from './message-search-text.js';
+import { keywordVectorSql, memorySearchText, messageSearchText } from './message-search-text.js';
 
 /**
  * Queues the search rows an import wrote (`searchable`) for the indexer's sweep: no event will
@@ -124,7 +124,7 @@ const MESSAGES = insertSql(
     after: `searchable AS (
        INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
        SELECT 'message', i.id::text, i.conversation_id, i.sender_id, n."searchText", i.created_at, ARRAY[i.message_id],
-              to_tsvector('english', n."searchText"), i.audience
+              ${keywordVectorSql('n."searchText"')}, i.audience
        FROM ins i JOIN input n ON n.id = i.id
        WHERE n."searchText" <> ''
        ON CONFLICT (kind, item_id) DO NOTHING
@@ -152,7 +152,7 @@ const EPISODIC_MEMORIES = insertSql(
     after: `searchable AS (
        INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
        SELECT 'episodic_memory', i.id, i.conversation_id, i.user_id, n."searchText", i.occurred_at, i.message_ids,
-              to_tsvector('english', n."searchText")
+              ${keywordVectorSql('n."searchText"')}
        FROM ins i JOIN input n ON n.id = i.id
        WHERE i.superseded_at IS NULL
        ON CONFLICT (kind, item_id) DO NOTHING

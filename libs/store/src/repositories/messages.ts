@@ -3,7 +3,7 @@ import type { Queryable, Store } from '../store.js';
 import { audienceIn, visibleTo } from './conversation-access.js';
 import { AppError, isAppError } from '@memstream/errors';
 import { retryOnError } from '@memstream/retry';
-import { messageSearchText } from './message-search-text.js';
+import { keywordVectorSql, messageSearchText } from './message-search-text.js';
 
 /**
  * The loser of a race to store the same message runs again at once, and finds the row: the
@@ -202,7 +202,7 @@ inserted AS (
 searchable AS (  -- keyword side only (migration 0010's triggers count its words); no vector yet
   INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
   SELECT 'message', i.id::text, i.conversation_id, i.sender_id, n.body, i.created_at, ARRAY[i.message_id],
-         to_tsvector('english', n.body), i.audience
+         ${keywordVectorSql('n.body')}, i.audience
   FROM inserted i JOIN numbered n ON n.c = i.conversation_id AND n.mid = i.message_id
   WHERE n.body IS NOT NULL
   ON CONFLICT (kind, item_id) DO NOTHING

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queryable, Store } from '../store.js';
+import { keywordVectorSql } from './message-search-text.js';
 
 export type SearchKind = 'message' | 'episodic_memory';
 
@@ -70,7 +71,7 @@ export async function writeMessageVectors(
        -- and its key tried, to be refused; 20 of 207 µs of server CPU a vector, batches of 16)
        INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
        SELECT 'message', item_id, conversation_id, sender_id, body, created_at, ARRAY[message_id],
-              to_tsvector('english', body), audience
+              ${keywordVectorSql('body')}, audience
        FROM source
        WHERE NOT EXISTS (SELECT 1 FROM search_items s WHERE s.kind = 'message' AND s.item_id = source.item_id)
        ON CONFLICT (kind, item_id) DO NOTHING
@@ -134,7 +135,7 @@ export async function indexMemories(q: Queryable, model: string, items: readonly
      ),
      items AS (  -- updated on conflict (a redelivery) so that the row is returned, and locked
        INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
-       SELECT 'episodic_memory', id, conversation_id, user_id, body, occurred_at, message_ids, to_tsvector('english', body)
+       SELECT 'episodic_memory', id, conversation_id, user_id, body, occurred_at, message_ids, ${keywordVectorSql('body')}
        FROM source
        ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv
        RETURNING item_id

@@ -75,7 +75,7 @@ export function handleConversationBatch(deps: ConverterDeps) {
         outcomes.push(earlier);
         continue;
       }
-      const applied = await deps.store.transaction((tx) => apply(tx, event));
+      const applied = await deps.store.transaction((tx) => apply(tx, event, earlier !== undefined));
       if (applied.outcome?.status === 'stored' && mayTakeAccess(event)) accessChanged.add(event.data.group_id);
       outcomes.push(earlier ?? applied.outcome ?? (await findRequestOutcomes(deps.store, [event.id])).get(event.id)!);
       for (const r of applied.stored) stored.push(storedEvent(r.message, event.correlation_id));
@@ -129,7 +129,8 @@ async function announceAccessChanges(fanout: Fanout, groupIds: readonly string[]
   }
 }
 
-async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> {
+/** `replay`: the event was applied before (its outcome stands), and is applied again only to publish what it stored. */
+async function apply(tx: Queryable, event: ConversationInput, replay: boolean): Promise<Applied> {
   const done = async (result: Record<string, unknown>): Promise<Applied> => ({
     outcome: await record(tx, event, { result }),
     stored: [],
@@ -139,7 +140,7 @@ async function apply(tx: Queryable, event: ConversationInput): Promise<Applied> 
     stored: [],
   });
   if (isKaosInput(event)) {
-    const kaos = await applyKaos(tx, event);
+    const kaos = await applyKaos(tx, event, replay);
     return { outcome: await record(tx, event, kaos), stored: kaos.stored };
   }
   const data = event.data;

@@ -7,13 +7,14 @@ import {
   findKaosSession,
   insertKaosSession,
   lockKaosAgent,
+  messagesByIds,
   staleKaosSessions,
   standingOf,
   type AppendResult,
   type KaosSessionRow,
   type Queryable,
 } from '@memstream/store';
-import { levelRefusal, type Actor, type KaosInput, type Refusal } from '@memstream/schemas';
+import { levelRefusal, type Actor, type KaosEvent, type KaosInput, type Refusal } from '@memstream/schemas';
 import { fromKaosEvent } from '../mappers/kaos.js';
 
 export interface KaosApplied {
@@ -29,7 +30,7 @@ export interface KaosApplied {
  * holds is "in use", so nothing about it leaks. Agents and writes without an actor reach every
  * session of the agent, as a KAOS pod reaches its own memory.
  */
-export async function applyKaos(tx: Queryable, event: KaosInput): Promise<KaosApplied> {
+export async function applyKaos(tx: Queryable, event: KaosInput, replay = false): Promise<KaosApplied> {
   const done = (result: Record<string, unknown>, stored: AppendResult[] = []): KaosApplied => ({ result, stored });
   const refuse = (refusal: Refusal): KaosApplied => ({ refusal, stored: [] });
 
@@ -68,6 +69,7 @@ export async function applyKaos(tx: Queryable, event: KaosInput): Promise<KaosAp
       const session = await findKaosSession(tx, d.agent, d.session_id, { forUpdate: true });
       if (!session || (await refusedFor(tx, event.actor, session, 'writer')))
         return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Session not found: ${d.session_id}` });
+      if (replay) return { stored: await storedBefore(tx, session, d.events) };
       const fresh = new Set(
         (await appendKaosEvents(tx, session, d.events, d.max_session_events)).map((e) => e.event_id),
       );
@@ -97,6 +99,21 @@ export async function applyKaos(tx: Queryable, event: KaosInput): Promise<KaosAp
       return done({ cleaned: await deleteKaosSessions(tx, stale) });
     }
   }
+}
+
+/**
+ * What an append stored the first time, read back for a redelivery to publish again. Never written
+ * again: the session may have been started over since (a create with its id, in a later record of
+ * the same partition), and its new life must not receive the old one's events.
+ */
+async function storedBefore(tx: Queryable, session: KaosSessionRow, events: readonly KaosEvent[]) {
+  const ids = events.filter((e) => e.event_type === 'user_message' || e.event_type === 'agent_response');
+  const found = await messagesByIds(
+    tx,
+    session.conversation_id,
+    ids.map((e) => e.event_id),
+  );
+  return found.map((message): AppendResult => ({ duplicate: true, message, outcomeRecorded: false }));
 }
 
 /** True when a person's standing in the session's conversation is below `needed`. */

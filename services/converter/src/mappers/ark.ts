@@ -1,5 +1,5 @@
 import type { NewMessage } from '@memstream/store';
-import { textOf, type ArkMessagesReceived, type Role } from '@memstream/schemas';
+import { SAFE_ID_MAX_CHARS, textOf, type ArkMessagesReceived, type Role } from '@memstream/schemas';
 
 const ROLES: Record<string, Role> = {
   user: 'user',
@@ -19,7 +19,7 @@ const ROLES: Record<string, Role> = {
 export function fromArkMessages(event: ArkMessagesReceived): NewMessage[] {
   const createdAt = new Date(event.occurred_at);
   return event.data.messages.map((message, i) => {
-    const name = typeof message['name'] === 'string' ? message['name'] : undefined;
+    const name = senderNameOf(message['name']);
     return {
       conversation_id: event.data.session_id,
       message_id: `${event.id}:${i}`,
@@ -33,4 +33,14 @@ export function fromArkMessages(event: ArkMessagesReceived): NewMessage[] {
       source_api: 'ark',
     };
   });
+}
+
+/**
+ * An OpenAI message's `name` as the sender, when it can be one. ARK takes any string there, and the
+ * sender is a key of the store's indexes, where PostgreSQL refuses an entry over about 2.7 KB: a
+ * longer name failed the batch's statement on every try (a 500, and the batch dead-lettered). So a
+ * name longer than an id is kept only in the message itself, and the role speaks for it.
+ */
+function senderNameOf(name: unknown): string | undefined {
+  return typeof name === 'string' && name.length <= SAFE_ID_MAX_CHARS ? name : undefined;
 }
