@@ -1,0 +1,58 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendMessages, foldKeywordCounts, keywordSearch, migrate, type NewMessage } from '@memstream/store';
+import { backends, log, random } from './search-fixtures.js';
+
+/**
+ * A word PostgreSQL keeps as one lexeme (up to 2,047 bytes) beside a conversation id near its
+ * limit makes a key of search_keyword_frequencies over the B-tree's ~2.7 KB: the fold that counts
+ * it used to fail, every time, and leave its whole window pending.
+ */
+// Random, so that neither compresses: an index entry is measured after PostgreSQL compresses it.
+const next = random(7);
+const conversation = Array.from({ length: 255 }, () =>
+  String.fromCodePoint(0x20000 + Math.floor(next() * 40_000)),
+).join(''); // 1,020 bytes, the id rule's limit
+const longWord = Array.from({ length: 2_040 }, () => 'bcdfghjklmnpqrstvwxz'[Math.floor(next() * 20)]).join('');
+
+const message = (id: string, content: string): NewMessage => ({
+  conversation_id: conversation,
+  message_id: id,
+  sender_id: 'u1',
+  sender_name: 'User One',
+  role: 'user',
+  content,
+  created_at: new Date(Date.UTC(2025, 0, 15, 10)),
+  refer_list: [],
+  metadata: {},
+  source_api: 'evermemos',
+});
+
+for (const [name, open] of backends) {
+  test(`${name}: a message holding a 2 KB word is folded into the keyword counts with the messages around it`, async (t) => {
+    const store = await open(t);
+    t.after(() => store.close());
+    await migrate(store, log);
+    await appendMessages(store, [
+      { message: message('m0', 'the quokka naps') },
+      { message: message('m1', `the quokka ${longWord} swims`) },
+      { message: message('m2', 'the wombat digs') },
+    ]);
+
+    assert.equal(await foldKeywordCounts(store, 100), 3, 'the fold takes all three');
+    const pending = await store.query<{ n: string }>('SELECT count(*) AS n FROM search_keyword_pending');
+    assert.equal(Number(pending.rows[0]!.n), 0, 'nothing is left pending');
+    const counted = await store.query<{ items: number }>(
+      `SELECT items FROM search_keyword_frequencies WHERE conversation_id = $1 AND lexeme = 'quokka'`,
+      [conversation],
+    );
+    assert.deepEqual(
+      counted.rows.map((r) => Number(r.items)),
+      [2],
+      'the words beside it are counted',
+    );
+    const found = async (q: string) =>
+      (await keywordSearch(store, q, { kinds: ['message'] }, 10)).map((h) => h.message_ids[0]).sort();
+    assert.deepEqual(await found('quokka'), ['m0', 'm1'], 'and searched');
+  });
+}
