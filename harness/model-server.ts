@@ -25,6 +25,11 @@ export interface ModelServer {
   replyWith(reply: ((messages: Array<{ role: string; content: string }>) => string) | undefined): void;
   /** Every embeddings request answered (failed ones are not), in arrival order. */
   readonly embeddingCalls: Array<{ input: string[]; dimensions: number | undefined }>;
+  /**
+   * From now on, an embeddings request holding an input of more than `tokens` (countTokens) is
+   * refused with 400, as OpenAI refuses one past a model's context (unset: no limit).
+   */
+  limitEmbeddingInput(tokens: number | undefined): void;
   hold(): void;
   /** Embeddings requests being held now (so a test knows its consumer is stalled in one). */
   heldEmbeddings(): number;
@@ -49,6 +54,7 @@ export async function startModelServer(): Promise<ModelServer> {
   let held: Array<() => void> | undefined;
   let heldEmbeddings = 0;
   let replier: ((messages: Array<{ role: string; content: string }>) => string) | undefined;
+  let inputLimit: number | undefined;
 
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -77,6 +83,22 @@ export async function startModelServer(): Promise<ModelServer> {
         });
         res.end(JSON.stringify({ error: { message: 'induced failure', type: 'server_error' } }));
         return;
+      }
+      if (route === 'embeddings' && inputLimit !== undefined) {
+        const { input } = body as unknown as EmbeddingsRequest;
+        const longest = Math.max(...(typeof input === 'string' ? [input] : input).map(countTokens));
+        if (longest > inputLimit) {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({
+              error: {
+                message: `This model's maximum context length is ${inputLimit} tokens, however you requested ${longest} tokens.`,
+                type: 'invalid_request_error',
+              },
+            }),
+          );
+          return;
+        }
       }
       if (route === 'embeddings') {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -117,6 +139,7 @@ export async function startModelServer(): Promise<ModelServer> {
     failNext: (count, status = 500, when) => void (failures = { count, status, when }),
     failed,
     replyWith: (reply) => void (replier = reply),
+    limitEmbeddingInput: (tokens) => void (inputLimit = tokens),
     hold: () => void (held ??= []),
     heldEmbeddings: () => heldEmbeddings,
     release: () => {

@@ -48,7 +48,7 @@ export async function createOpenAiEmbedder(settings: OpenAiEmbedderSettings, log
         ...(settings.dimensions !== undefined ? { dimensions: settings.dimensions } : {}),
       });
     } catch (err) {
-      throw upstreamError(err, 'embedding model');
+      throw new RequestFailed(err);
     }
     // Servers answer with an index per input; OpenAI keeps them in order, but nothing promises it.
     const vectors: Array<Float32Array | undefined> = new Array(input.length);
@@ -64,7 +64,42 @@ export async function createOpenAiEmbedder(settings: OpenAiEmbedderSettings, log
     });
   };
 
-  const dimension = settings.dimensions ?? (await request(['dimension probe'], undefined))[0]!.length;
+  /**
+   * One request, or, when the server refuses its input and some text in it is long, each text
+   * alone, a refused long one cut in half until the model takes it: a model reads a bounded number
+   * of tokens (OpenAI's 8,191), refuses a longer input (400), and would refuse it on every retry, so
+   * the message would never get a vector. The local model embeds such a text from its first tokens;
+   * this does the same, in halves, since only the server knows its tokenizer.
+   */
+  const embedBatch = async (batch: string[], expected: number | undefined): Promise<Float32Array[]> => {
+    try {
+      return await request(batch, expected);
+    } catch (err) {
+      if (!refusedInput(err) || batch.every((text) => text.length <= SHORTEST_CUT)) throw mapped(err);
+    }
+    const out: Float32Array[] = [];
+    for (const text of batch) {
+      let kept = text;
+      for (;;) {
+        try {
+          out.push((await request([kept], expected))[0]!);
+          break;
+        } catch (err) {
+          if (!refusedInput(err) || kept.length <= SHORTEST_CUT) throw mapped(err);
+          kept = firstHalf(kept);
+        }
+      }
+      if (kept.length < text.length) {
+        log.warn(
+          { model: settings.model, chars: text.length, keptChars: kept.length },
+          'a text past the embedding model input limit was embedded from its beginning',
+        );
+      }
+    }
+    return out;
+  };
+
+  const dimension = settings.dimensions ?? (await embedBatch(['dimension probe'], undefined))[0]!.length;
   log.info(
     { model: settings.model, dimension, baseUrl: settings.baseUrl ?? 'https://api.openai.com/v1' },
     'openai-compatible embedder ready',
@@ -76,9 +111,37 @@ export async function createOpenAiEmbedder(settings: OpenAiEmbedderSettings, log
     dimension,
     async embed(texts) {
       const out: Float32Array[] = [];
-      for (const batch of batches(texts, settings.batchSize)) out.push(...(await request(batch, dimension)));
+      for (const batch of batches(texts, settings.batchSize)) out.push(...(await embedBatch(batch, dimension)));
       return out;
     },
     close: async () => {},
   };
+}
+
+/** Texts this short are never cut: a refusal of one is about something else than its length. */
+const SHORTEST_CUT = 256;
+
+/** A failed request, with the client's error as it came (mapped to the caller's by `mapped`). */
+class RequestFailed extends Error {
+  constructor(readonly original: unknown) {
+    super('embedding request failed');
+  }
+}
+
+/** The server refused what was sent (not a rate limit, a conflict or its own trouble). */
+function refusedInput(err: unknown): boolean {
+  const status = err instanceof RequestFailed ? (err.original as { status?: unknown }).status : undefined;
+  return status === 400 || status === 413 || status === 422;
+}
+
+function mapped(err: unknown): unknown {
+  return err instanceof RequestFailed ? upstreamError(err.original, 'embedding model') : err;
+}
+
+/** The first half of a text, never splitting a surrogate pair. */
+function firstHalf(text: string): string {
+  let end = Math.floor(text.length / 2);
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return text.slice(0, end);
 }

@@ -96,3 +96,35 @@ test('a server error says whether retrying later can help', async (t) => {
   server.failNext(1, 400);
   await assert.rejects(embedder.embed(['x'], 'document'), (err: { retriable?: boolean }) => err.retriable === false);
 });
+
+test('a text past the model input limit is embedded from its beginning; the texts beside it as they are', async (t) => {
+  const server = await serve(t);
+  const capture = captureLogger();
+  const embedder = await createOpenAiEmbedder(settings(server, { dimensions: FAKE_EMBEDDING_DIMENSIONS }), capture.log);
+  server.limitEmbeddingInput(100);
+  const long = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+  const texts = ['a short one before', long, 'a short one after'];
+  const vectors = await embedder.embed(texts, 'document');
+
+  assertClose(vectors[0]!, unit(fakeEmbedding(texts[0]!)));
+  assertClose(vectors[2]!, unit(fakeEmbedding(texts[2]!)));
+  const taken = server.embeddingCalls.flatMap((c) => c.input).find((input) => input !== long && long.startsWith(input));
+  assert.ok(taken !== undefined, 'a beginning of the long text was embedded');
+  assert.ok(taken.split(' ').length <= 100 && taken.split(' ').length > 50, 'the longest half the model takes');
+  assertClose(vectors[1]!, unit(fakeEmbedding(taken)));
+  const warned = capture.lines().find((l) => String(l['msg']).includes('input limit'));
+  assert.deepEqual([warned?.['chars'], warned?.['keptChars']], [long.length, taken.length]);
+  assert.ok(!JSON.stringify(capture.lines()).includes('word1 '), 'no text reaches the log');
+});
+
+test('a refusal of short texts fails the call at once, without cutting or splitting them', async (t) => {
+  const server = await serve(t);
+  const embedder = await createOpenAiEmbedder(settings(server, { dimensions: FAKE_EMBEDDING_DIMENSIONS }), log);
+  server.failNext(1, 400);
+  await assert.rejects(
+    embedder.embed(['one', 'two'], 'document'),
+    (err: { retriable?: boolean }) => err.retriable === false,
+  );
+  assert.equal(server.failed.count, 1, 'one request, refused');
+  assert.equal(server.embeddingCalls.length, 0, 'and nothing sent after it');
+});
