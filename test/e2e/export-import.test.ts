@@ -17,6 +17,7 @@ import {
   ENV,
   exportOf,
   importInto,
+  KAOS,
   ok,
   recordsOf,
   rowCounts,
@@ -222,6 +223,23 @@ test("a person's export holds their own data and none of another person's", asyn
   const carol = await exportOf(source.base, who.carol, '/v1/me/export');
   assert.ok(carol.includes(world.marks.carol));
   for (const mark of [world.marks.bob, world.marks.dave]) assert.ok(!carol.includes(mark));
+
+  // An agent's session that names no person has `user` as its KAOS user_id and no owner: a person
+  // whose id is `user` may not read it, so their export does not hold it either.
+  const nobodys = (await ok(source.base, who.agent, 'POST', '/memory/sessions', { app_name: 'solo' }, KAOS))
+    .session_id as string;
+  await ok(
+    source.base,
+    who.agent,
+    'POST',
+    `/memory/sessions/${nobodys}/events`,
+    [{ event_type: 'user_message', content: 'the agent alone knows quincewhistle' }],
+    KAOS,
+  );
+  const user = bearer(await userToken('user'));
+  assert.equal((await call(source.base, user, 'GET', `/memory/sessions/${nobodys}`, undefined, KAOS)).status, 404);
+  const users = await exportOf(source.base, user, '/v1/me/export');
+  assert.ok(!users.includes('quincewhistle'), "the agent's session is not in the export of a person named user");
 
   // an agent has no data of its own; a person may not export someone else's
   assert.equal((await call(source.base, who.agent, 'GET', '/v1/me/export')).status, 403);

@@ -65,15 +65,22 @@ function recordsOf(row: Record<string, unknown>): Record<string, unknown>[] {
 }
 
 async function personSets(q: Queryable, userId: string, asPerson: boolean): Promise<PersonSets> {
+  // A KAOS session's user_id is a field its agent fills in (`user` when it names nobody): data
+  // about that person, which an administrator's export of them includes. A person's own export
+  // holds what they may read, their memberships, as every read does: a session made for them is
+  // theirs by the owner membership made with it, and one they gave away or left is not.
+  const kaosUser = asPerson
+    ? 'false'
+    : 'EXISTS (SELECT 1 FROM kaos_sessions k WHERE k.conversation_id = c.id AND k.user_id = $1)';
   const { rows } = await q.query<{ id: string; owned: boolean }>(
     `SELECT c.id,
             COALESCE(c.group_id, c.id) IN (SELECT group_id FROM conversation_memberships WHERE user_id = $1 AND access_level = 'owner')
             OR COALESCE(c.group_id, c.id) = 'private:' || $1
-            OR EXISTS (SELECT 1 FROM kaos_sessions k WHERE k.conversation_id = c.id AND k.user_id = $1) AS owned
+            OR ${kaosUser} AS owned
      FROM conversations c
      WHERE (COALESCE(c.group_id, c.id) IN (SELECT group_id FROM conversation_memberships WHERE user_id = $1)
             OR COALESCE(c.group_id, c.id) = 'private:' || $1
-            OR EXISTS (SELECT 1 FROM kaos_sessions k WHERE k.conversation_id = c.id AND k.user_id = $1))
+            OR ${kaosUser})
        ${asPerson ? 'AND c.deleted_at IS NULL' : ''}`,
     [userId],
   );
