@@ -330,6 +330,46 @@ test('an import larger than the JSON body limit is read as it arrives; a JSON ar
   assert.match(String(asArray.body['error']), /version 1, not memstream-export version 2/);
 });
 
+test('an import whose id is too large for the database to index is refused by its line, not answered 500', async (t) => {
+  const target = await server(t);
+  const admin = bearer(await userToken('alice', { claims: { roles: ['admin'] } }));
+  const at = '2025-01-01T00:00:00.000000Z';
+  // 1,000 characters (the format's bound) outside the BMP are 4 KB: random, so PostgreSQL cannot
+  // compress the key under a B-tree entry's 2,704 bytes
+  const id = Array.from({ length: 1000 }, () =>
+    String.fromCodePoint(0x20000 + Math.floor(Math.random() * 40_000)),
+  ).join('');
+  const body = [
+    {
+      kind: 'header',
+      format: 'memstream-export',
+      version: 1,
+      server: 'test',
+      exportedAt: at,
+      scope: { kind: 'server' },
+    },
+    {
+      kind: 'conversation',
+      id,
+      sourceApi: 'memory-service',
+      groupId: null,
+      nextSeq: 0,
+      title: null,
+      metadata: {},
+      createdAt: at,
+      updatedAt: at,
+      deletedAt: null,
+    },
+    { kind: 'end', counts: { conversation: 1 } },
+  ];
+  const refused = await importInto(target.base, admin, body.map((r) => JSON.stringify(r)).join('\n'));
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.equal(refused.body['code'], 'bad_request');
+  assert.match(String(refused.body['error']), /^lines 2-3: a conversation record holds a value too large/);
+  assert.equal((refused.body['details'] as { line: number }).line, 2);
+  assert.ok(!String(refused.body['error']).includes(id.slice(0, 10)), 'the value is not repeated');
+});
+
 test("mem0's get_all memories become the memories of their person, once however often imported", async (t) => {
   const target = await server(t);
   const admin = await userToken('alice', { claims: { roles: ['admin'] } });

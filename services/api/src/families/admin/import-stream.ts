@@ -108,20 +108,24 @@ function parseRecord(text: string, n: number): ExportRecord {
 
 /**
  * What a failed batch tells the importer. PostgreSQL refusing the data (a reference to what is not
- * there, a value out of its range) is the body's fault: 400 with the lines, and the constraint's
- * name, never the values (they may be content). A conflict with the target's own rows stays 409.
+ * there, a value out of its range, a key too large for its index) is the body's fault: 400 with
+ * the lines, and the constraint's name, never the values (they may be content). A conflict with
+ * the target's own rows stays 409.
  */
 function refusalOf(err: unknown, first: number, last: number, kind: string): unknown {
   const lines = first === last ? `line ${first}` : `lines ${first}-${last}`;
   if (err instanceof AppError)
     return new AppError(err.code, `${lines}: ${err.message}`, { details: { ...err.details, line: first } });
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'))) {
+  // 54000: an id of 1,000 characters outside the BMP is 4 KB, past a B-tree entry's 2,704 bytes
+  if (typeof code === 'string' && (code.startsWith('22') || code.startsWith('23') || code === '54000')) {
     const constraint = (err as { constraint?: unknown }).constraint;
     const why =
       code === '23503'
         ? 'refers to a record not stored before it (a record must follow what it refers to)'
-        : `was refused by the database (${typeof constraint === 'string' ? constraint : code})`;
+        : code === '54000'
+          ? 'holds a value too large for the database to index (54000)'
+          : `was refused by the database (${typeof constraint === 'string' ? constraint : code})`;
     return new AppError('INVALID_PARAMETER', `${lines}: a ${kind} record ${why}`, { details: { line: first } });
   }
   return err;
