@@ -141,11 +141,14 @@ export const DeleteMemoriesFilter = z
   );
 export type DeleteMemoriesFilter = z.infer<typeof DeleteMemoriesFilter>;
 
+/** The longest value of each delete filter: an event id is an episode's or a memory's, at most 200 (DeleteMemoriesFilter). */
+const FILTER_MAX = { event_id: 200, message_id: 500, group_id: 500, user_id: 500 } as const;
+
 /** How EverMemOS's clients leave a delete filter out: absent, null, '' or "__all__". */
-const deleteFilterValue = (description: string) =>
+const deleteFilterValue = (description: string, max: number) =>
   z
     .string()
-    .max(500)
+    .max(max)
     .nullable()
     .optional()
     .transform((v) => (v === null || v === undefined || v === '' || v === MAGIC_ALL ? undefined : v))
@@ -158,21 +161,22 @@ const deleteFilterValue = (description: string) =>
  */
 export const DeleteMemoriesRequest = z
   .object({
-    event_id: deleteFilterValue("An episode id (a memory's memcell_event_id_list) or a memory id"),
-    message_id: deleteFilterValue('A message id'),
-    group_id: deleteFilterValue('A group id'),
-    user_id: deleteFilterValue("A sender's id"),
+    event_id: deleteFilterValue("An episode id (a memory's memcell_event_id_list) or a memory id", FILTER_MAX.event_id),
+    message_id: deleteFilterValue('A message id', FILTER_MAX.message_id),
+    group_id: deleteFilterValue('A group id', FILTER_MAX.group_id),
+    user_id: deleteFilterValue("A sender's id", FILTER_MAX.user_id),
     sync_mode: SyncModeQuery.shape.sync_mode,
   })
   .strict();
 
 /** A filter value that names something: not absent, null, "" or "__all__". */
-const namingFilter = z
-  .string()
-  .min(1)
-  .max(500)
-  .refine((v) => v !== MAGIC_ALL)
-  .meta({ not: { enum: [MAGIC_ALL] } });
+const namingFilter = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((v) => v !== MAGIC_ALL)
+    .meta({ not: { enum: [MAGIC_ALL] } });
 
 const DELETE_FILTERS = ['event_id', 'message_id', 'group_id', 'user_id'] as const;
 
@@ -186,7 +190,7 @@ export const DeleteMemoriesBody = z
   .union(
     DELETE_FILTERS.map((named) =>
       DeleteMemoriesRequest.extend({
-        [named]: namingFilter.meta({ description: DeleteMemoriesRequest.shape[named].description }),
+        [named]: namingFilter(FILTER_MAX[named]).meta({ description: DeleteMemoriesRequest.shape[named].description }),
       }),
     ) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
   )
