@@ -125,3 +125,29 @@ test('a conversation whose metadata asks for a shorter period loses what is olde
   assert.equal(run?.byKind.messages.messages, 4);
   assert.deepEqual(await messageIds(store), ['g1/new', 'g2/new']);
 });
+
+test('message retention takes the KAOS events that became expired messages and leaves tool events, which are no messages', async (t) => {
+  const store = await storeWithOldMessages(t, 0);
+  await store.query(`INSERT INTO conversations (id, source_api, next_seq) VALUES ('kaos_s', 'kaos', 1)`);
+  await store.query(
+    `INSERT INTO kaos_sessions (agent, session_id, conversation_id, app_name, user_id) VALUES ('a', 's', 'kaos_s', 'app', 'u')`,
+  );
+  const old = "now() - interval '40 days'";
+  await store.query(
+    `INSERT INTO kaos_events (conversation_id, seq, event_id, occurred_at, event_type, content, metadata)
+     VALUES ('kaos_s', 0, 'e0', ${old}, 'user_message', '"said long ago"', '{}'),
+            ('kaos_s', 1, 'e1', ${old}, 'tool_call', '{"name": "lookup"}', '{}')`,
+  );
+  await store.query(
+    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
+     VALUES ('kaos_s', 0, 'e0', 'u', 'u', 'user', 'said long ago', ${old}, 'kaos')`,
+  );
+  await runRetention(options(store, 'r1'));
+  assert.deepEqual(await messageIds(store), [], 'the old message is gone');
+  const { rows } = await store.query<{ event_id: string }>('SELECT event_id FROM kaos_events ORDER BY seq');
+  assert.deepEqual(
+    rows.map((r) => r.event_id),
+    ['e1'],
+    'its event went with it; the tool call stays until RETENTION_KAOS_EVENTS, which is unset',
+  );
+});

@@ -16,13 +16,21 @@ export interface ErasureBatch {
   readonly conversationIds: readonly string[];
 }
 
-/** The conversation groups that are the person's whole: owned, their private chat, their KAOS sessions. */
+/**
+ * The conversation groups that are the person's whole: owned, their private chat, their KAOS
+ * sessions. A KAOS session's user id stays what its agent named when the session changes hands: a
+ * session someone else owns now (an ownership transfer) is that owner's, and only the person's
+ * turns in it go (step `sent-messages`). One nobody owns (a direct producer's, or made with
+ * authentication off) is taken by its user id.
+ */
 function ownedGroupsSql(limit: string): string {
   return `SELECT g.group_id, (SELECT c.source_api FROM conversations c WHERE c.id = g.group_id) AS source_api FROM (
       SELECT group_id FROM conversation_memberships WHERE user_id = $1 AND access_level = 'owner'
       UNION SELECT COALESCE(group_id, id) FROM conversations WHERE id = 'private:' || $1 OR group_id = 'private:' || $1
       UNION SELECT COALESCE(c.group_id, c.id) FROM kaos_sessions k JOIN conversations c ON c.id = k.conversation_id
              WHERE k.user_id = $1
+               AND NOT EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id)
+                                 AND o.access_level = 'owner' AND o.user_id <> $1)
     ) g ORDER BY g.group_id LIMIT ${limit}`;
 }
 
@@ -75,6 +83,14 @@ export async function eraseSentMessages(tx: Queryable, userId: string, batchSize
   const counts = noErasureCounts();
   for (const { conversation_id: conversationId, source_api } of rows) {
     const family = familyOf(source_api);
+    // In a KAOS session the person's turn is an event too, the message's id its event id: one thing
+    // said, two rows (a session someone else owns now still has the person's turns).
+    const events = await tx.query(
+      `DELETE FROM kaos_events e WHERE e.conversation_id = $1
+         AND e.event_id IN (SELECT message_id FROM messages WHERE conversation_id = $1 AND sender_id = $2)`,
+      [conversationId, userId],
+    );
+    addCount(counts, family, 'postgres', 'kaosEvents', events.rowCount ?? 0);
     const forgotten = await forgetMessagesIn(tx, { conversationId, senderId: userId });
     addCount(counts, family, 'postgres', 'messageSearchRows', forgotten.deletedMessageSearchRows);
     addCount(counts, family, 'postgres', 'memorySearchRows', forgotten.deletedMemorySearchRows);

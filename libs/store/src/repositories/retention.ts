@@ -99,11 +99,14 @@ export async function expireMessages(
   // time) index: a batch costs what it finds, not a scan of every old message still to go.
   const params: unknown[] = [o.cutoff, o.batchSize, o.after ?? ''];
   const kaos = o.kaosOnly ? 'AND c.id IN (SELECT conversation_id FROM kaos_sessions)' : '';
+  // Message retention takes the events that became messages; tool and delegation events are no
+  // messages and go only with RETENTION_KAOS_EVENTS.
+  const events = o.kaosOnly ? '' : `AND e.event_type IN ('user_message', 'agent_response')`;
   const { rows } = await tx.query<{ conversation_id: string }>(
     `SELECT c.id AS conversation_id FROM conversations c
      WHERE c.id > $3 ${kaos} AND ${inScope('c.id', params, o.scope)}
        AND (EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.created_at < $1)
-            OR EXISTS (SELECT 1 FROM kaos_events e WHERE e.conversation_id = c.id AND e.occurred_at < $1))
+            OR EXISTS (SELECT 1 FROM kaos_events e WHERE e.conversation_id = c.id AND e.occurred_at < $1 ${events}))
      ORDER BY c.id LIMIT $2`,
     params,
   );
@@ -115,11 +118,11 @@ export async function expireMessages(
     counts.episodicMemories += forgotten.deletedMemories;
     counts.episodesRebuilt += forgotten.episodesReopened;
     counts.episodes += forgotten.episodesDeleted;
-    const events = await tx.query('DELETE FROM kaos_events WHERE conversation_id = $1 AND occurred_at < $2', [
-      conversationId,
-      o.cutoff,
-    ]);
-    counts.kaosEvents += events.rowCount ?? 0;
+    const gone = await tx.query(
+      `DELETE FROM kaos_events e WHERE e.conversation_id = $1 AND e.occurred_at < $2 ${events}`,
+      [conversationId, o.cutoff],
+    );
+    counts.kaosEvents += gone.rowCount ?? 0;
     if (forgotten.deletedMessages > 0) {
       // one statement for the whole version chain: its self-reference is checked at the statement's end
       const summaries = await tx.query(`DELETE FROM memory WHERE conversation_id = $1 AND status <> 'processing'`, [
