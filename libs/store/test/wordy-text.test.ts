@@ -18,9 +18,10 @@ import { backends, log } from './search-fixtures.js';
  */
 function wordy(chars: number): string {
   const letter = (i: number) => String.fromCodePoint(0x20000 + i);
-  let text = '';
-  for (let i = 0; [...text].length < chars; i += 2) text += `${letter(i)}-${letter(i + 1)} `;
-  return text;
+  // each pair is four characters (two letters, a hyphen, a space)
+  const parts: string[] = [];
+  for (let i = 0; parts.length * 4 < chars; i += 2) parts.push(`${letter(i)}-${letter(i + 1)} `);
+  return parts.join('');
 }
 
 const message = (id: string, content: string): NewMessage => ({
