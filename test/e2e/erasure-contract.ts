@@ -423,6 +423,9 @@ async function checkSelfErasure(base: string, as: Record<'quin' | 'agent', Heade
     'ren writes',
   );
   assertMsError(await http(base, 'POST', '/v1/me/erasure', as.agent, {}), 403, 'forbidden', 'an agent has no self');
+  // a role's name is also the sender of turns that name nobody: not a self-service
+  const roleNamed = bearer(await userToken('user'));
+  assertMsError(await http(base, 'POST', '/v1/me/erasure', roleNamed, {}), 403, 'forbidden', 'a person named user');
   const mine = ok(
     await http(base, 'POST', '/v1/me/erasure', renAuth, { justification: 'leaving' }),
     202,

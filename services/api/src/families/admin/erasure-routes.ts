@@ -18,6 +18,7 @@ import {
   ErasureReceipt,
   ErasureRequest,
   MyErasureRequest,
+  Role,
   TOPICS,
 } from '@memstream/schemas';
 import type { Writer } from '@memstream/ingest';
@@ -91,13 +92,23 @@ export function registerErasureRoutes({ writes, reads }: Halves, deps: { store: 
     docs.route({
       summary: 'Erase yourself from every family (the caller, as their token names them)',
       description:
-        'The same job as POST /v1/admin/erasures, for the calling person; with authentication off, the local user. An agent key names no person and is refused.',
+        'The same job as POST /v1/admin/erasures, for the calling person; with authentication off, the local user. An agent key names no person and is refused, and so is a person whose id is a role name (user, assistant, system, tool: also the sender of messages that name nobody).',
       body: MyErasureRequest,
       emptyBody: {},
       responses: { 202: ErasureAccepted },
     }),
     async (request, reply) => {
       const person = personOrRefuse(request, 'eraseMyself');
+      // A role's name is also the sender that messages naming nobody are kept under (ARK turns
+      // without a `name`, KAOS sessions without a user), which their owner could not even read:
+      // erasing it would take those along, so it is an administrator's decision, not a self-service.
+      if ((Role.options as readonly string[]).includes(person)) {
+        throw new AppError(
+          'FORBIDDEN',
+          `The id ${person} is also the sender of messages that name nobody (ARK turns without a name, KAOS sessions without a user); an administrator erases it (POST /v1/admin/erasures)`,
+          { details: { message: 'A role name is erased by an administrator' } },
+        );
+      }
       const body = request.body;
       auditMore(request, { justification: body.justification });
       const job = await accept(request, deps, { userId: person, justification: body.justification, self: true });
