@@ -143,10 +143,14 @@ export async function writeEverywhere(
 
 /** Everything made from the writes is there: memories, summaries, every search row with its vector. */
 export async function settled(db: pg.Client, group: string): Promise<boolean> {
-  const { rows } = await db.query<Record<string, number>>(
+  const { rows } = await db.query<Record<string, number> & { summarized: boolean | null }>(
     `SELECT (SELECT count(*) FROM episodic_memories WHERE conversation_id = $1)::int AS memories,
             (SELECT count(*) FROM memory WHERE conversation_id = $1 AND status = 'completed')::int AS summaries,
             (SELECT count(*) FROM memory WHERE status <> 'completed')::int AS unfinished,
+            -- the rolling summary reaches the group's last message: a summary of the messages before
+            -- it, with none running, is a moment between two windows, not the end
+            ((SELECT max(end_sequence) FROM memory WHERE conversation_id = $1 AND status = 'completed')
+              = (SELECT max(seq) FROM messages WHERE conversation_id = $1)) AS summarized,
             (SELECT count(*) FROM episodes WHERE status <> 'extracted')::int AS pending,
             (SELECT count(*) FROM search_items s
               WHERE NOT EXISTS (SELECT 1 FROM search_vectors v WHERE v.kind = s.kind AND v.item_id = s.item_id))::int AS unembedded,
@@ -159,6 +163,7 @@ export async function settled(db: pg.Client, group: string): Promise<boolean> {
     r.memories! > 0 &&
     r.summaries! > 0 &&
     r.unfinished === 0 &&
+    r.summarized === true &&
     r.pending === 0 &&
     r.unembedded === 0 &&
     r.unindexed === 0
