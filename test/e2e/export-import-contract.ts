@@ -276,3 +276,15 @@ export async function importInto(base: string, who: Headers, body: string, query
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
+
+/** The first line of a server export made at `at`, for tests that write an import by hand. */
+export function exportHeader(at: string): Record<string, unknown> {
+  return {
+    kind: 'header',
+    format: 'memstream-export',
+    version: 1,
+    server: 'test',
+    exportedAt: at,
+    scope: { kind: 'server' },
+  };
+}

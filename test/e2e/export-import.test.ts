@@ -15,6 +15,7 @@ import {
   answersAndExport,
   call,
   ENV,
+  exportHeader,
   exportOf,
   importInto,
   KAOS,
@@ -259,14 +260,7 @@ test('an import larger than the JSON body limit is read as it arrives; a JSON ar
   const filler = 'lorem ipsum dolor sit amet '.repeat(120);
   async function* body() {
     const line = (r: unknown) => new TextEncoder().encode(`${JSON.stringify(r)}\n`);
-    yield line({
-      kind: 'header',
-      format: 'memstream-export',
-      version: 1,
-      server: 'test',
-      exportedAt: at,
-      scope: { kind: 'server' },
-    });
+    yield line(exportHeader(at));
     yield line({
       kind: 'conversation',
       id,
@@ -340,14 +334,7 @@ test('an import whose id is too large for the database to index is refused by it
     String.fromCodePoint(0x20000 + Math.floor(Math.random() * 40_000)),
   ).join('');
   const body = [
-    {
-      kind: 'header',
-      format: 'memstream-export',
-      version: 1,
-      server: 'test',
-      exportedAt: at,
-      scope: { kind: 'server' },
-    },
+    exportHeader(at),
     {
       kind: 'conversation',
       id,

@@ -10,6 +10,7 @@ import {
   answersAndExport,
   AGENT_KEY,
   ENV,
+  exportHeader,
   importInto,
   rowCounts,
   settled,
@@ -25,14 +26,7 @@ function bulkExport(): string {
   const id = uniqueName('bulk');
   const at = '2025-02-01T09:00:00.000000Z';
   const records: unknown[] = [
-    {
-      kind: 'header',
-      format: 'memstream-export',
-      version: 1,
-      server: 'test',
-      exportedAt: at,
-      scope: { kind: 'server' },
-    },
+    exportHeader(at),
     {
       kind: 'conversation',
       id,

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendMessages, foldKeywordCounts, keywordSearch, migrate, type NewMessage } from '@memstream/store';
-import { backends, log, random } from './search-fixtures.js';
+import { appendMessages, foldKeywordCounts, keywordSearch, migrate } from '@memstream/store';
+import { backends, log, random, chatMessage } from './search-fixtures.js';
 
 /**
  * A word PostgreSQL keeps as one lexeme (up to 2,047 bytes) beside a conversation id near its
@@ -15,18 +15,7 @@ const conversation = Array.from({ length: 255 }, () =>
 ).join(''); // 1,020 bytes, the id rule's limit
 const longWord = Array.from({ length: 2_040 }, () => 'bcdfghjklmnpqrstvwxz'[Math.floor(next() * 20)]).join('');
 
-const message = (id: string, content: string): NewMessage => ({
-  conversation_id: conversation,
-  message_id: id,
-  sender_id: 'u1',
-  sender_name: 'User One',
-  role: 'user',
-  content,
-  created_at: new Date(Date.UTC(2025, 0, 15, 10)),
-  refer_list: [],
-  metadata: {},
-  source_api: 'evermemos',
-});
+const message = (id: string, content: string) => chatMessage(conversation, id, content);
 
 for (const [name, open] of backends) {
   test(`${name}: a message holding a 2 KB word is folded into the keyword counts with the messages around it`, async (t) => {

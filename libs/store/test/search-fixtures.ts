@@ -1,6 +1,6 @@
 import type { TestContext } from 'node:test';
 import { createLogger } from '@memstream/logging';
-import { PgStore, openPglite, type Queryable, type Store } from '@memstream/store';
+import { PgStore, openPglite, type NewMessage, type Queryable, type Store } from '@memstream/store';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 
 export { migratedStore } from '../../../test/helpers/migrated-store.js';
@@ -102,4 +102,20 @@ export function heldTransaction(
     await mayCommit;
   });
   return { ready, commit, done };
+}
+
+/** A user's chat message of `conversation`, as the store tests append them. */
+export function chatMessage(conversation: string, id: string, content: string): NewMessage {
+  return {
+    conversation_id: conversation,
+    message_id: id,
+    sender_id: 'u1',
+    sender_name: 'User One',
+    role: 'user',
+    content,
+    created_at: new Date(Date.UTC(2025, 0, 15, 10)),
+    refer_list: [],
+    metadata: {},
+    source_api: 'evermemos',
+  };
 }

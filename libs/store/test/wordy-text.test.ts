@@ -1,15 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  KEYWORD_TEXT_MAX_CHARS,
-  appendMessages,
-  indexMemories,
-  keywordSearch,
-  migrate,
-  type NewMessage,
-} from '@memstream/store';
+import { KEYWORD_TEXT_MAX_CHARS, appendMessages, indexMemories, keywordSearch, migrate } from '@memstream/store';
 import { seedGroup } from './eviction-fixtures.js';
-import { backends, log } from './search-fixtures.js';
+import { backends, log, chatMessage } from './search-fixtures.js';
 
 /**
  * Text whose tsvector is past PostgreSQL's 1 MiB: distinct hyphenated pairs of astral letters, each
@@ -24,18 +17,7 @@ function wordy(chars: number): string {
   return parts.join('');
 }
 
-const message = (id: string, content: string): NewMessage => ({
-  conversation_id: 'g1',
-  message_id: id,
-  sender_id: 'u1',
-  sender_name: 'User One',
-  role: 'user',
-  content,
-  created_at: new Date(Date.UTC(2025, 0, 15, 10)),
-  refer_list: [],
-  metadata: {},
-  source_api: 'evermemos',
-});
+const message = (id: string, content: string) => chatMessage('g1', id, content);
 
 for (const [name, open] of backends) {
   test(`${name}: a message with more words than a tsvector holds is stored whole, with the batch around it, and found by its opening words`, async (t) => {
