@@ -112,7 +112,6 @@ export {
   writeMessageVectors,
   indexMemories,
   staleVectors,
-  unembeddedItems,
   replaceVectors,
   ensureVectorIndex,
   vectorIndexName,
@@ -122,6 +121,13 @@ export {
   type MemoryToIndex,
   type SearchItemToEmbed,
 } from './repositories/search-items.js';
+export {
+  unembeddedItems,
+  postponeUnembedded,
+  queueMessagesToEmbed,
+  queueMessagesWithoutVectors,
+  type UnembeddedBackoff,
+} from './repositories/unembedded-queue.js';
 export { turnEmbeddingInputs, type TurnEmbeddingInput } from './repositories/turn-embedding-inputs.js';
 export {
   KEYWORD_TEXT_MAX_CHARS,

@@ -6,6 +6,17 @@ export const indexerSettings = {
   /** Items re-embedded per round when the model changed; and the sweep that finds them. */
   INDEXER_REEMBED_BATCH: env.int(64, 1, 10_000),
   INDEXER_SWEEP_INTERVAL_MS: env.int(5_000, 50),
+  /**
+   * The longest a queued item the sweep could not embed waits before it is tried again (the wait
+   * starts at INDEXER_SWEEP_INTERVAL_MS and doubles with each failure).
+   */
+  INDEXER_RETRY_MAX_DELAY_MS: env.int(900_000, 1),
+  /**
+   * A message stored this long ago with no vector is queued for the sweep: its event's indexing
+   * was lost (dead-lettered, with the listener that queues such messages failing too). Long enough
+   * that the consumer, even behind, has handled the event; shorter only costs embedding twice.
+   */
+  INDEXER_MISSING_VECTOR_AFTER_MS: env.int(600_000, 0),
   ...embeddingSettings,
 };
 

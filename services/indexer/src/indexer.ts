@@ -1,9 +1,12 @@
 import type { Embedder } from '@memstream/embedding';
+import { isUnavailable } from '@memstream/errors';
 import type { Logger } from '@memstream/logging';
 import type { CanonicalMessage, EpisodicMemory } from '@memstream/schemas';
 import {
   indexMemories,
   messageSearchText,
+  postponeUnembedded,
+  queueMessagesWithoutVectors,
   replaceVectors,
   staleVectors,
   turnEmbeddingInputs,
@@ -13,6 +16,7 @@ import {
   type SearchItemToEmbed,
   type Store,
   type TurnEmbeddingInput,
+  type UnembeddedBackoff,
 } from '@memstream/store';
 import { memoryText } from './document-text.js';
 
@@ -21,10 +25,24 @@ import { memoryText } from './document-text.js';
  * keyword entry was written with the message, by the converter), and every current episodic
  * memory its keyword entry and vector. Writes are upserts keyed by the item, so redelivery
  * re-indexes the same rows. `sweep` repairs what events did not bring (a memory
- * whose event was lost) and re-embeds, in the background, what another model embedded.
+ * whose event was lost, a message whose indexing was dead-lettered) and re-embeds, in the
+ * background, what another model embedded.
  */
 /** Passes over turns whose context a concurrent deletion changed (each pass loses only to a deletion). */
 const TURN_PASSES = 5;
+
+/** Messages the walk for missing vectors looks at per sweep: a bounded index range, whatever the store's size. */
+const MISSING_VECTOR_WINDOW = 5_000;
+
+/** How the sweep repairs. */
+export interface SweepRepair {
+  /** How long a queued item that was not embedded waits before it is tried again. */
+  readonly backoff: UnembeddedBackoff;
+  /** Messages stored this long ago with no vector are queued (unset: the store is not walked). */
+  readonly missingVectorAfterMs?: number;
+}
+
+const NO_WALK: SweepRepair = { backoff: { firstMs: 5_000, maxMs: 900_000 } };
 
 export class Indexer {
   /**
@@ -32,12 +50,18 @@ export class Indexer {
    * model), so the search for them runs until one round comes back short, not on every sweep.
    */
   private reembedding = true;
+  /**
+   * How far this process's walk over the stored messages got (a messages.id). Kept in memory: a
+   * restart walks the store once more, a step a sweep, which also finds what went missing before.
+   */
+  private walkedTo = '0';
 
   constructor(
     private readonly store: Store,
     private readonly embedder: Embedder,
     private readonly reembedBatch: number,
     private readonly log: Logger,
+    private readonly repair: SweepRepair = NO_WALK,
   ) {}
 
   async indexMessages(messages: readonly CanonicalMessage[]): Promise<number> {
@@ -112,15 +136,55 @@ export class Indexer {
   async sweep(): Promise<number> {
     const missing = await unindexedMemories(this.store, this.reembedBatch);
     if (missing.length > 0) await this.indexMemories(missing);
-    const imported = await unembeddedItems(this.store, this.reembedBatch);
-    if (imported.length > 0) await this.embedItems(imported);
+    await this.queueMissingVectors();
+    const queued = await unembeddedItems(this.store, this.reembedBatch);
+    if (queued.length > 0) await this.embedQueued(queued);
     const stale = this.reembedding ? await staleVectors(this.store, this.embedder.model, this.reembedBatch) : [];
     if (stale.length < this.reembedBatch) this.reembedding = false;
     if (stale.length > 0) {
       await this.embedItems(stale);
       this.log.info({ items: stale.length, model: this.embedder.model }, 're-embedded items of another model');
     }
-    return missing.length + imported.length + stale.length;
+    return missing.length + queued.length + stale.length;
+  }
+
+  /**
+   * The messages stored since the walk's last step, once settled, that have no vector go on the
+   * queue. The dead-letter listener (start-indexer) queues a message whose indexing failed for good
+   * at once; this catches what that missed (the listener failed too, or the loss came before it).
+   */
+  private async queueMissingVectors(): Promise<void> {
+    const settledMs = this.repair.missingVectorAfterMs;
+    if (settledMs === undefined) return;
+    const step = await queueMessagesWithoutVectors(this.store, this.walkedTo, MISSING_VECTOR_WINDOW, settledMs);
+    this.walkedTo = step.next;
+    if (step.queued > 0) this.log.warn({ messages: step.queued }, 'messages without a vector queued for the sweep');
+  }
+
+  /**
+   * Embeds queued items together, and when that fails, one by one, so that an item that fails
+   * every time holds back no other. Whatever is still queued afterwards waits longer before it is
+   * tried again (postponeUnembedded), so such an item costs a try per backoff, not per sweep.
+   * When the model or the database is down, every item would fail alike: they all wait instead.
+   */
+  private async embedQueued(items: readonly SearchItemToEmbed[]): Promise<void> {
+    try {
+      await this.embedItems(items);
+    } catch (err) {
+      if (isUnavailable(err)) this.log.warn({ err, items: items.length }, 'queued items not embedded; tried later');
+      else {
+        this.log.warn({ err, items: items.length }, 'queued items not embedded together; trying them one by one');
+        for (const item of items) {
+          await this.embedItems([item]).catch((itemErr: unknown) =>
+            this.log.warn(
+              { err: itemErr, kind: item.kind, itemId: item.item_id },
+              'queued item not embedded; tried later',
+            ),
+          );
+        }
+      }
+    }
+    await postponeUnembedded(this.store, items, this.repair.backoff);
   }
 
   /** Messages are embedded again from their rows' keys (their context is rebuilt), memories from their text. */

@@ -6,6 +6,7 @@ import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 import { ensureVectorIndex, type Store } from '@memstream/store';
 import { Indexer } from './indexer.js';
+import { queueDeadLettered } from './dead-lettered.js';
 
 /** Records handed to one index call: the embedder splits them into its own inference batches. */
 const INDEX_BATCH = 128;
@@ -22,7 +23,10 @@ export async function runIndexer(
 ): Promise<Indexer> {
   const log = deps.log.child({ component: 'indexer', model: deps.embedder.model });
   const index = await ensureVectorIndex(deps.store, deps.embedder.model, deps.embedder.dimension);
-  const indexer = new Indexer(deps.store, deps.embedder, config.INDEXER_REEMBED_BATCH, log);
+  const indexer = new Indexer(deps.store, deps.embedder, config.INDEXER_REEMBED_BATCH, log, {
+    backoff: { firstMs: config.INDEXER_SWEEP_INTERVAL_MS, maxMs: config.INDEXER_RETRY_MAX_DELAY_MS },
+    missingVectorAfterMs: config.INDEXER_MISSING_VECTOR_AFTER_MS,
+  });
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'indexer'> = {
     messagesStored: {
       groupId: config.INDEXER_GROUP_ID,
@@ -32,6 +36,7 @@ export async function runIndexer(
       lingerMs: config.BACKGROUND_LINGER_MS,
       batchHandler: async (events) => void (await indexer.indexMessages(events.map((e) => e.data))),
       handler: async (event) => void (await indexer.indexMessages([event.data])),
+      onDeadLetter: queueDeadLettered(deps.store, log),
     },
     memoriesExtracted: {
       groupId: `${config.INDEXER_GROUP_ID}.memories`,

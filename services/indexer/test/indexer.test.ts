@@ -3,40 +3,16 @@ import assert from 'node:assert/strict';
 import { createHashEmbedder } from '@memstream/embedding';
 import { Indexer } from '@memstream/indexer';
 import { createLogger } from '@memstream/logging';
-import type { CanonicalMessage } from '@memstream/schemas';
-import { PgStore, appendMessages, forgetMessages, migrate, type Store } from '@memstream/store';
-import { freshDatabase } from '../../../test/helpers/infra.js';
+import { forgetMessages, type Store } from '@memstream/store';
+import { storedMessages } from './stored-messages.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 
-async function stored(t: TestContext, count: number): Promise<{ store: Store; messages: CanonicalMessage[] }> {
-  const store = new PgStore({
-    connectionString: await freshDatabase(t),
-    maxConnections: 4,
-    statementTimeoutMs: 10_000,
-    log,
-  });
-  t.after(() => store.close());
-  await migrate(store, log);
-  const results = await appendMessages(
-    store,
-    Array.from({ length: count }, (_, i) => ({
-      message: {
-        conversation_id: 'g',
-        message_id: `m${i}`,
-        sender_id: 'u1',
-        sender_name: 'Alice',
-        role: 'user' as const,
-        content: `Message ${i} about the lake cabin.`,
-        created_at: new Date(Date.UTC(2025, 0, 15, 10, i)),
-        refer_list: [],
-        metadata: {},
-        source_api: 'evermemos' as const,
-      },
-    })),
+const stored = (t: TestContext, count: number) =>
+  storedMessages(
+    t,
+    Array.from({ length: count }, (_, i) => `Message ${i} about the lake cabin.`),
   );
-  return { store, messages: results.map((r) => r.message) };
-}
 
 const rows = async (store: Store) =>
   (

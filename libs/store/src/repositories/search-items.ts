@@ -175,21 +175,6 @@ export async function staleVectors(q: Queryable, model: string, limit: number): 
   return rows;
 }
 
-/**
- * Items without a vector that no stored event will bring one for, queued in search_unembedded:
- * what an import wrote, and turns whose context turn was forgotten (forgetMessagesIn). The sweep
- * embeds them (the vector's write takes them off the queue, embeddedNow).
- */
-export async function unembeddedItems(q: Queryable, limit: number): Promise<SearchItemToEmbed[]> {
-  const { rows } = await q.query<SearchItemToEmbed>(
-    `SELECT s.kind, s.item_id, s.content, s.conversation_id, s.message_ids
-     FROM search_unembedded u JOIN search_items s ON s.kind = u.kind AND s.item_id = u.item_id
-     LIMIT $1`,
-    [limit],
-  );
-  return rows;
-}
-
 /** Replaces the vectors of items (the re-embedding of the backlog, and memories the sweep embeds). */
 export async function replaceVectors(
   q: Queryable,

@@ -1,0 +1,113 @@
+import type { Queryable } from '../store.js';
+import type { SearchItemToEmbed } from './search-items.js';
+
+/**
+ * search_unembedded: search rows no stored event will bring a vector for, which the indexer's sweep
+ * embeds. What an import wrote, turns whose context turn was forgotten (forgetMessagesIn), and
+ * messages whose indexing was dead-lettered or whose vector never came. A vector's write takes its
+ * row off the queue (writeMessageVectors, replaceVectors); a row the sweep could not embed waits
+ * longer each time (postponeUnembedded, migration 0029).
+ */
+
+/** Queued items that are due, the longest waiting first (search_unembedded_due_idx). */
+export async function unembeddedItems(q: Queryable, limit: number): Promise<SearchItemToEmbed[]> {
+  const { rows } = await q.query<SearchItemToEmbed>(
+    `SELECT s.kind, s.item_id, s.content, s.conversation_id, s.message_ids
+     FROM (SELECT kind, item_id, not_before FROM search_unembedded WHERE not_before <= now() ORDER BY not_before LIMIT $1) u
+     JOIN search_items s ON s.kind = u.kind AND s.item_id = u.item_id
+     ORDER BY u.not_before`,
+    [limit],
+  );
+  return rows;
+}
+
+/** How long a queued item that was not embedded waits: `firstMs`, doubled each failure, at most `maxMs`. */
+export interface UnembeddedBackoff {
+  readonly firstMs: number;
+  readonly maxMs: number;
+}
+
+/**
+ * Pushes out the items still queued after a try: those whose vector was written are gone from the
+ * queue already, so only the ones that failed, or were not written (a context that kept changing),
+ * wait longer. The exponent is bounded before the cap applies, so the arithmetic cannot overflow.
+ */
+export async function postponeUnembedded(
+  q: Queryable,
+  items: ReadonlyArray<Pick<SearchItemToEmbed, 'kind' | 'item_id'>>,
+  backoff: UnembeddedBackoff,
+): Promise<number> {
+  if (items.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `UPDATE search_unembedded u
+     SET attempts = u.attempts + 1,
+         not_before = now() + least($4::float8, $3::float8 * power(2, least(u.attempts, 40))) * interval '1 millisecond'
+     FROM unnest($1::text[], $2::text[]) AS t(kind, item_id)
+     WHERE u.kind = t.kind AND u.item_id = t.item_id`,
+    [items.map((i) => i.kind), items.map((i) => i.item_id), backoff.firstMs, backoff.maxMs],
+  );
+  return rowCount;
+}
+
+/**
+ * Queues stored messages, by their keys, that have a search row and no vector (a dead-lettered
+ * indexing: nothing else would embed them). A message deleted meanwhile has no search row and is
+ * left out; one already queued keeps its place and its backoff.
+ */
+export async function queueMessagesToEmbed(
+  q: Queryable,
+  keys: ReadonlyArray<{ conversationId: string; messageId: string }>,
+): Promise<number> {
+  if (keys.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `INSERT INTO search_unembedded (kind, item_id)
+     SELECT 'message', s.item_id
+     FROM unnest($1::text[], $2::text[]) AS t(c, mid)
+     JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
+     JOIN search_items s ON s.kind = 'message' AND s.item_id = m.id::text
+     WHERE NOT EXISTS (SELECT 1 FROM search_vectors v WHERE v.kind = 'message' AND v.item_id = s.item_id)
+     ON CONFLICT (kind, item_id) DO NOTHING`,
+    [keys.map((k) => k.conversationId), keys.map((k) => k.messageId)],
+  );
+  return rowCount;
+}
+
+/**
+ * One step of a walk over the stored messages in storage order (messages_id_idx): the next `window`
+ * messages after `after` (a messages.id), of those stored at least `settledMs` ago, the ones with a
+ * search row and no vector are queued. Returns where the walk got to: the last message looked at
+ * that is settled; the walk stops at the first message too recent, whose event the indexer may
+ * still be handling, and takes it up again on a later step. Each step reads at most `window` index
+ * entries and probes search_items and search_vectors by key for each, whatever the table's size.
+ */
+export async function queueMessagesWithoutVectors(
+  q: Queryable,
+  after: string,
+  window: number,
+  settledMs: number,
+): Promise<{ next: string; queued: number }> {
+  const { rows } = await q.query<{ next: string | null; queued: number }>(
+    `WITH scanned AS MATERIALIZED (
+       SELECT id, stored_at FROM messages WHERE id > $1::int8 ORDER BY id LIMIT $2
+     ),
+     settled AS MATERIALIZED (
+       SELECT id FROM scanned
+       WHERE id < coalesce((SELECT min(id) FROM scanned WHERE stored_at > now() - $3::float8 * interval '1 millisecond'),
+                           9223372036854775807)
+     ),
+     queued AS (
+       INSERT INTO search_unembedded (kind, item_id)
+       SELECT 'message', m.item_id
+       FROM (SELECT id::text AS item_id FROM settled) m
+       -- probes by key, each (OFFSET 0 keeps them subplans): joined, the planner hashed all of search_items
+       WHERE NOT EXISTS (SELECT 1 FROM search_vectors v WHERE v.kind = 'message' AND v.item_id = m.item_id OFFSET 0)
+         AND EXISTS (SELECT 1 FROM search_items s WHERE s.kind = 'message' AND s.item_id = m.item_id OFFSET 0)
+       ON CONFLICT (kind, item_id) DO NOTHING
+       RETURNING 1
+     )
+     SELECT (SELECT max(id)::text FROM settled) AS next, (SELECT count(*)::int FROM queued) AS queued`,
+    [after, window, settledMs],
+  );
+  const row = rows[0]!;
+  return { next: row.next ?? after, queued: Number(row.queued) };
+}
