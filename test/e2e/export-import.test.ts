@@ -357,6 +357,32 @@ test('an import whose id is too large for the database to index is refused by it
   assert.ok(!String(refused.body['error']).includes(id.slice(0, 10)), 'the value is not repeated');
 });
 
+test("an import line with a __proto__ key or a number past a double's range is refused by its line, and nothing is stored", async (t) => {
+  const target = await server(t);
+  const admin = bearer(await userToken('alice', { claims: { roles: ['admin'] } }));
+  const at = '2025-01-01T00:00:00.000000Z';
+  const before = await rowCounts(target.db);
+  const conversation = (metadata: string) =>
+    `{"kind": "conversation", "id": "c-kept", "sourceApi": "memory-service", "groupId": null, "nextSeq": 0, "title": null, "metadata": ${metadata}, "createdAt": "${at}", "updatedAt": "${at}", "deletedAt": null}`;
+  // JSON.stringify cannot write either: the lines are written by hand. Without the refusal the
+  // schema dropped __proto__ (metadata {}) and 1e400 was read as Infinity, stored as null.
+  for (const [metadata, field] of [
+    ['{"__proto__": {"admin": true}}', 'metadata.__proto__'],
+    ['{"score": 1e400}', 'metadata.score'],
+  ] as const) {
+    const body = [
+      JSON.stringify(exportHeader(at)),
+      conversation(metadata),
+      JSON.stringify({ kind: 'end', counts: { conversation: 1 } }),
+    ].join('\n');
+    const refused = await importInto(target.base, admin, body);
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.match(String(refused.body['error']), new RegExp(`^line 2: .*invalid field ${field.replace('.', '\\.')}`));
+    assert.equal((refused.body['details'] as { line: number }).line, 2);
+  }
+  assert.deepEqual(await rowCounts(target.db), before, 'nothing stored');
+});
+
 test("mem0's get_all memories become the memories of their person, once however often imported", async (t) => {
   const target = await server(t);
   const admin = await userToken('alice', { claims: { roles: ['admin'] } });

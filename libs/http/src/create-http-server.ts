@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@memstream/errors';
-import { MAX_JSON_DEPTH, tooDeepPath, unstorableError, unstorablePath } from './storable-json.js';
+import { jsonValueError } from './json-value-check.js';
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
@@ -87,15 +87,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     else
       parseJson(request, text, (err, value) => {
         if (err) return done(prototypeKeyError(text) ?? err, undefined);
-        // Text the store cannot hold is refused here, once for every route, as a 400 in the
-        // route's own error shape: otherwise it fails deep in a write as a 500.
-        if (tooDeepPath(value))
-          return done(
-            new AppError('INVALID_PARAMETER', `Data format error: the body nests deeper than ${MAX_JSON_DEPTH} levels`),
-            undefined,
-          );
-        const bad = unstorablePath(value);
-        done(bad ? unstorableError(bad) : null, bad ? undefined : value);
+        // What the store cannot hold, or would hold changed (1e400 read as Infinity is written as
+        // null), is refused here, once for every route, as a 400 in the route's own error shape:
+        // otherwise it fails deep in a write as a 500, or is stored other than as sent.
+        const refused = jsonValueError(value);
+        done(refused ?? null, refused ? undefined : value);
       });
   });
   app.addHook('onSend', async (request, reply) => {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import { prototypeKeyError } from './prototype-keys.js';
+import { jsonValueError } from './json-value-check.js';
 
 /**
  * The JSON object a GET carries in its body, or undefined when it has none. fastify never reads
@@ -29,9 +29,9 @@ export async function readGetJsonBody(request: FastifyRequest): Promise<Record<s
   } catch {
     throw new AppError('INVALID_PARAMETER', 'Data format error: the request body must be a JSON object');
   }
-  // the same refusal fastify's parser makes of other bodies
-  const prototypeKey = prototypeKeyError(text);
-  if (prototypeKey) throw prototypeKey;
+  // the same refusals the JSON parser makes of other bodies
+  const refused = jsonValueError(parsed);
+  if (refused) throw refused;
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new AppError('INVALID_PARAMETER', 'Data format error: the request body must be a JSON object');
   return parsed as Record<string, unknown>;

@@ -11,6 +11,7 @@ export { jsonSchemaOf, requestSchemaOf } from './openapi/json-schema.js';
 export type { ApiDocsOptions } from './openapi/api-docs.js';
 export { principalOf, assertAuthenticated, writeOriginOf } from './authentication.js';
 export { unstorablePath, unstorableError, tooDeepPath, MAX_JSON_DEPTH } from './storable-json.js';
+export { jsonValueError, jsonProblem, type JsonProblem } from './json-value-check.js';
 export { serveStatic, type StaticSiteOptions } from './serve-static.js';
 export {
   zodSerializerCompiler,

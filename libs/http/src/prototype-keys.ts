@@ -17,14 +17,25 @@ export function prototypeKeyError(text: string): AppError | undefined {
     return undefined;
   }
   const path = prototypeKeyPath(value);
-  if (!path) return undefined;
+  return path ? prototypeKeyErrorAt(path) : undefined;
+}
+
+/** Why a prototype key is refused. */
+export const PROTOTYPE_KEYS_REFUSED = 'the keys __proto__ and constructor.prototype are not accepted';
+
+/** The 400 for a prototype key at `path`, naming it. */
+export function prototypeKeyErrorAt(path: ReadonlyArray<string | number>): AppError {
   const field = path.join('.');
-  return new AppError(
-    'INVALID_PARAMETER',
-    `Data format error: invalid field ${field}: the keys __proto__ and constructor.prototype are not accepted`,
-    {
-      details: { field },
-    },
+  return new AppError('INVALID_PARAMETER', `Data format error: invalid field ${field}: ${PROTOTYPE_KEYS_REFUSED}`, {
+    details: { field },
+  });
+}
+
+/** Whether `key`, holding `item`, is one JavaScript reads as a prototype when copied by assignment. */
+export function isPrototypeKey(key: string, item: unknown): boolean {
+  return (
+    key === '__proto__' ||
+    (key === 'constructor' && item !== null && typeof item === 'object' && Object.hasOwn(item, 'prototype'))
   );
 }
 
@@ -35,9 +46,7 @@ function prototypeKeyPath(value: unknown): Array<string | number> | undefined {
     if (v === null || typeof v !== 'object') continue;
     for (const [key, item] of Object.entries(v)) {
       const at = [...path, Array.isArray(v) ? Number(key) : key];
-      if (key === '__proto__') return at;
-      if (key === 'constructor' && item !== null && typeof item === 'object' && Object.hasOwn(item, 'prototype'))
-        return [...at, 'prototype'];
+      if (isPrototypeKey(key, item)) return key === '__proto__' ? at : [...at, 'prototype'];
       stack.push({ value: item, path: at });
     }
   }

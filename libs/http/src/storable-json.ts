@@ -28,20 +28,20 @@ export function unstorablePath(value: unknown): Array<string | number> | undefin
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function storable(s: string): boolean {
+/** Whether PostgreSQL's text and jsonb can hold `s`. */
+export function storable(s: string): boolean {
   return !s.includes('\u0000') && !UNPAIRED_SURROGATE.test(s);
 }
+
+/** Why a value unstorablePath found is refused. */
+export const UNSTORABLE_TEXT = 'NUL (\\u0000) and unpaired surrogates (\\uD800-\\uDFFF) cannot be stored';
 
 /** The 400 for a value unstorablePath found, naming the field. */
 export function unstorableError(path: ReadonlyArray<string | number>, what = 'request body'): AppError {
   const field = path.join('.') || what;
-  return new AppError(
-    'INVALID_PARAMETER',
-    `Data format error: invalid field ${field}: NUL (\\u0000) and unpaired surrogates (\\uD800-\\uDFFF) cannot be stored`,
-    {
-      details: { field },
-    },
-  );
+  return new AppError('INVALID_PARAMETER', `Data format error: invalid field ${field}: ${UNSTORABLE_TEXT}`, {
+    details: { field },
+  });
 }
 
 /**

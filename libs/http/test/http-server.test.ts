@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { envelopeDocs, envelopeErrorShape } from './test-families.js';
-import { createHttpServer, errorHandlerFor, type ZodTypeProvider } from '@memstream/http';
+import { createHttpServer, errorHandlerFor, queryWithGetBody, type ZodTypeProvider } from '@memstream/http';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { Lifecycle } from '@memstream/runtime';
@@ -71,6 +71,10 @@ async function server(t: TestContext, log = createLogger({ service: 'test', leve
         throw new Error('a bug that names a secret');
       },
     );
+    // parameters in a GET's body, as EverMemOS's clients send them
+    family.get('/lookup', envelopeDocs.route({ summary: 'Look up' }), async (request) => ({
+      got: await queryWithGetBody(request),
+    }));
     family.get<{ Params: { id: string } }>(
       '/things/:id',
       envelopeDocs.route({ summary: 'One thing' }),
@@ -96,6 +100,38 @@ test('fastify validates a route with its zod schemas: bad input gets the family 
   const good = await app.inject({ method: 'POST', url: '/things', payload: { name: 'x', extra: 1 } });
   assert.equal(good.statusCode, 201);
   assert.deepEqual(good.json(), { name: 'x', verbose: 'false' });
+});
+
+test("a number past a double's range or a prototype key is refused with 400 naming it, in a body and in a GET's body", async (t) => {
+  const { app } = await server(t);
+  // JSON.parse reads 1e400 as Infinity, which JSON.stringify (every write) turns into null
+  const cases: Array<[string, string, string, RegExp]> = [
+    ['POST', '/things', '{"name": "x", "size": 1e400}', /invalid field size: the number is past the range/],
+    ['POST', '/things', '{"name": "x", "extra": {"at": [-1e400]}}', /invalid field extra\.at\.0: the number/],
+    ['GET', '/lookup', '{"limit": 1e400}', /invalid field limit: the number/],
+    ['GET', '/lookup', '{"filter": {"__proto__": {"admin": true}}}', /invalid field filter\.__proto__: the keys/],
+    ['GET', '/lookup', '{"a": "x\\u0000y"}', /invalid field a: NUL/],
+  ];
+  for (const [method, url, payload, message] of cases) {
+    const res = await app.inject({
+      method: method as 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
+    assert.equal(res.statusCode, 400, `${method} ${payload}: ${res.body}`);
+    assert.equal(res.json().status, 'failed');
+    assert.match(res.json().message, message);
+  }
+  // the largest double, and numbers that only lose digits, are read as before
+  const fine = await app.inject({
+    method: 'GET',
+    url: '/lookup',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"max": 1.7976931348623157e308, "tiny": 5e-324}',
+  });
+  assert.equal(fine.statusCode, 200, fine.body);
+  assert.deepEqual(fine.json().got, { max: Number.MAX_VALUE, tiny: 5e-324 });
 });
 
 test('an answer goes out through its response schema: undeclared fields are not sent, a wrong answer is a 500 without internals', async (t) => {
@@ -141,7 +177,14 @@ test('/docs/json documents each route from its zod schemas, with the family tag 
   assert.equal(res.statusCode, 200);
   const doc = res.json();
   assert.equal(doc.openapi, '3.1.0');
-  assert.deepEqual(Object.keys(doc.paths).sort(), ['/answer', '/either', '/fails', '/things', '/things/{id}']);
+  assert.deepEqual(Object.keys(doc.paths).sort(), [
+    '/answer',
+    '/either',
+    '/fails',
+    '/lookup',
+    '/things',
+    '/things/{id}',
+  ]);
   const post = doc.paths['/things'].post;
   assert.deepEqual(post.tags, ['Envelope']);
   assert.equal(post.summary, 'Make a thing');

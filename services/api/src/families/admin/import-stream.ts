@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '@memstream/errors';
-import { MAX_JSON_DEPTH, parseOrThrow, tooDeepPath } from '@memstream/http';
+import { jsonValueError, parseOrThrow } from '@memstream/http';
 import { EXPORT_FORMAT, EXPORT_VERSION, ExportRecord, type ExportDataRecord } from '@memstream/schemas';
 import { advanceSequences, importRecords, type Store } from '@memstream/store';
 
@@ -81,10 +81,11 @@ function parseRecord(text: string, n: number): ExportRecord {
   } catch {
     throw new AppError('INVALID_PARAMETER', `line ${n} is not JSON`, { details: { line: n } });
   }
-  if (value !== null && typeof value === 'object' && tooDeepPath(value))
-    throw new AppError('INVALID_PARAMETER', `line ${n} nests deeper than ${MAX_JSON_DEPTH} levels`, {
-      details: { line: n },
-    });
+  // What the JSON parser of every other body refuses (a __proto__ key the schema would drop, 1e400
+  // read as Infinity and stored as null), refused here too: an import restores what was exported.
+  const refused = jsonValueError(value, { what: 'the line' });
+  if (refused)
+    throw new AppError(refused.code, `line ${n}: ${refused.message}`, { details: { ...refused.details, line: n } });
   const kind = (value as { kind?: unknown } | null)?.kind;
   if (n === 1 && kind === 'header') {
     const { format, version } = value as { format?: unknown; version?: unknown };
