@@ -170,6 +170,16 @@ export async function settled(db: pg.Client, group: string): Promise<boolean> {
   );
 }
 
+/**
+ * The planner's statistics as autovacuum leaves them once it has run. Taken before each side's
+ * answers, so that how a search is planned does not hang on whether autovacuum has analysed the
+ * rows just written (the source's vector search once walked its HNSW index after the autovacuum,
+ * and lost the nearest turns the target's exact scan found).
+ */
+export async function analyzed(db: pg.Client): Promise<void> {
+  await db.query('ANALYZE');
+}
+
 /** The answers of every family's read and search endpoints, as each caller gets them. */
 export async function answers(base: string, who: Record<string, Headers>, w: World): Promise<Record<string, unknown>> {
   const reads: Array<[string, Headers, string, string, unknown?, Headers?]> = [

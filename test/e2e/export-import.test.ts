@@ -11,6 +11,7 @@ import { bearer, userToken } from '../../harness/credentials.js';
 import { REPO_ROOT, runCaptured } from '../../harness/processes.js';
 import {
   AGENT_KEY,
+  analyzed,
   answers,
   answersAndExport,
   call,
@@ -58,6 +59,7 @@ test('an export imported onto a fresh server answers every family the same, and 
   };
   const world = await writeEverywhere(source.base, who);
   await waitFor('memories, summaries and vectors made', () => settled(source.db, world.group), 120_000);
+  await analyzed(source.db);
   const { before, exported } = await answersAndExport(
     source.base,
     who,
@@ -122,6 +124,7 @@ test('an export imported onto a fresh server answers every family the same, and 
   );
   // the import wrote the search rows' keyword side; their vectors come from the target's indexer
   await waitFor('the imported search rows embedded', () => settled(target.db, world.group), 120_000);
+  await analyzed(target.db);
   assert.deepEqual(await answers(target.base, who, world), before);
 
   // The second import goes through the CLI: an export to a file, the file sent to the target.
@@ -472,11 +475,13 @@ test('distributed mode: an export imported through the edge and the gateway answ
   };
   const world = await writeEverywhere(source.base, who);
   await waitFor('memories, summaries and vectors made', () => settled(source.db, world.group), 120_000);
+  await analyzed(source.db);
   const { before, exported } = await answersAndExport(source.base, who, world, '/v1/admin/exports');
 
   const imported = await importInto(edge, who.admin, exported);
   assert.equal(imported.status, 200, JSON.stringify(imported.body));
   await waitFor('the imported search rows embedded by the indexer', () => settled(db, world.group), 120_000);
+  await analyzed(db);
   assert.deepEqual(await answers(edge, who, world), before);
   const back = await exportOf(edge, who.admin, '/v1/admin/exports');
   assert.deepEqual(back.split('\n').slice(1), exported.split('\n').slice(1));

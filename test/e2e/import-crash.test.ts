@@ -6,6 +6,7 @@ import { embeddedDataDir } from '../helpers/embedded-data-dir.js';
 import { freshDatabase, uniqueName, waitFor } from '../helpers/infra.js';
 import { bearer, userToken } from '../../harness/credentials.js';
 import {
+  analyzed,
   answers,
   answersAndExport,
   AGENT_KEY,
@@ -97,6 +98,7 @@ test('an import cut by SIGKILL of the embedded process group leaves nothing of i
   const bulk = await importInto(source, who.admin, bulkExport());
   assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
   await waitFor('memories, summaries and vectors made', () => settled(sourceDb, world.group), 120_000);
+  await analyzed(sourceDb);
   const { before, exported } = await answersAndExport(source, who, world, '/v1/admin/exports');
   const lines = exported.trim().split('\n');
   const firstMessage = lines.findIndex((l) => l.includes('"kind":"message"'));
@@ -141,6 +143,7 @@ test('an import cut by SIGKILL of the embedded process group leaves nothing of i
   const again = await importInto(target.base, who.admin, exported);
   assert.equal(again.status, 200, JSON.stringify(again.body));
   await waitFor('the imported search rows embedded', () => settled(db, world.group), 120_000);
+  await analyzed(db);
   assert.deepEqual(await answers(target.base, who, world), before);
   const messages = async (q: pg.Client) => Number((await q.query('SELECT count(*) AS n FROM messages')).rows[0].n);
   assert.equal(await messages(db), await messages(sourceDb), 'every message once');

@@ -70,10 +70,14 @@ export const EXACT_SCAN_MAX_ITEMS = 20_000;
  * Vector search by cosine similarity over one model's vectors; the score is the similarity,
  * floored at 0. Within one conversation or user the search is exact: a few thousand distances
  * cost less than a graph walk, and an approximate index filtered afterwards would lose hits. A
- * person's conversations (or a list of them) are searched exactly too, unless they hold more than
- * EXACT_SCAN_MAX_ITEMS messages: then the model's HNSW index is walked far enough that the scope's
- * share of it should yield `limit` hits, and only if it does not is the scope scanned exactly.
- * Across everything it walks the index, with a candidate list sized to the request.
+ * person's conversations (or a list of them), and every conversation, are searched exactly too
+ * while they hold at most EXACT_SCAN_MAX_ITEMS messages. Past that the model's HNSW index is
+ * walked: for a scope, far enough that its share of the index should yield `limit` hits (if it
+ * does not, the scope is scanned exactly); across everything, with a candidate list sized to the
+ * request. A walk is approximate, and what it misses depends on how its graph was built: beside
+ * 3,000 turns that differ by one word, it lost the nearest of the other turns in a quarter to two
+ * thirds of the builds (by insertion order), so two servers holding the same rows, a source and
+ * its import, ranked them differently. Under the limit the answer depends on the rows alone.
  */
 export async function vectorSearch(
   store: Store,
@@ -130,15 +134,18 @@ export async function vectorSearch(
   const scores = (rows: SearchHit[]) => rows.map((r) => ({ ...r, score: Number(r.score) }));
 
   if (filters.conversationId !== undefined || filters.userId !== undefined) return scores(await scanExactly());
-  if (filters.visibleTo === undefined && filters.conversationIds === undefined) return scores(await walk(limit * 2));
   const { inScope, total } = await scopeSize(store, filters);
   if (inScope <= EXACT_SCAN_MAX_ITEMS) return scores(await scanExactly());
+  if (filters.visibleTo === undefined && filters.conversationIds === undefined) return scores(await walk(limit * 2));
   // Walk far enough that the scope's share of the candidates is the limit, with a margin.
   const walkedRows = await walk((limit * 1.5 * Math.max(total, inScope)) / inScope);
   return scores(walkedRows.length >= limit ? walkedRows : await scanExactly());
 }
 
-/** How many messages a person's (or a list of) conversations hold, and how many items there are in all; both from counters, not scans. */
+/**
+ * How many messages a person's (or a list of, or every) conversations hold, and how many items
+ * there are in all; both from counters, not scans of the items.
+ */
 async function scopeSize(q: Queryable, filters: SearchFilters): Promise<{ inScope: number; total: number }> {
   const params: unknown[] = [];
   const where: string[] = [];
@@ -146,7 +153,7 @@ async function scopeSize(q: Queryable, filters: SearchFilters): Promise<{ inScop
     where.push(`id = ANY($${params.push([...filters.conversationIds])}::text[])`);
   if (filters.visibleTo !== undefined) where.push(visibleTo('id', params, filters.visibleTo));
   const { rows } = await q.query<{ in_scope: string | null; total: number }>(
-    `SELECT (SELECT sum(next_seq) FROM conversations WHERE ${where.join(' AND ')}) AS in_scope,
+    `SELECT (SELECT sum(next_seq) FROM conversations WHERE ${where.length > 0 ? where.join(' AND ') : 'true'}) AS in_scope,
             (SELECT reltuples FROM pg_class WHERE oid = 'search_vectors'::regclass) AS total`,
     params,
   );
