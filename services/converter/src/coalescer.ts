@@ -33,6 +33,15 @@ export interface CoalesceLimits {
  * are converted or its stored events are published, and Postgres uses more than one core. Light
  * load never queues more than one flush takes, so it still goes as one flush at a time.
  *
+ * Unless a backlog is queued, a flush does not start while the last flush's tail (its publish) is
+ * open: it waits for that tail and one more event-loop turn. A partition hands over its next batch
+ * only once its last one resolved, which is when that batch's tail settles: a flush started
+ * before then took only the partitions that were not in the last one, and the others came in a
+ * flush of their own after it, so under steady HTTP load the flushes alternated between two halves
+ * of the partitions, each paying a statement, a produce request and a notification for half the
+ * messages (measured in the distributed held-write pass: 16 messages a flush; 26 with the wait,
+ * and 1.19 times the held writes a second).
+ *
  * Order holds: the bus never hands over a partition's next batch before the previous one resolved,
  * so no two flushes ever hold batches of the same partition (order across partitions never
  * mattered). A failed flush fails every batch in it; the bus then retries each batch or takes it
@@ -46,6 +55,8 @@ export function coalesce<T>(
   const queue: Submitted[] = [];
   let queuedItems = 0;
   let running = 0;
+  /** The last flush's tail, until it settles (see above). */
+  let openTail: Promise<void> | undefined;
 
   /** Whole batches from the head of the queue, up to maxItems (always at least one). */
   const take = (): Submitted[] => {
@@ -65,6 +76,10 @@ export function coalesce<T>(
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       while (queue.length > 0) {
+        if (openTail && queuedItems < limits.maxItems) {
+          await openTail;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
         const taken = take();
         // What this flush left behind is more than another flush takes: start one beside it.
         if (queuedItems > 0 && running < limits.parallel) void run();
@@ -73,9 +88,18 @@ export function coalesce<T>(
             taken.flatMap((t) => t.items),
             merged(taken.map((t) => t.ctx)),
           );
-          // The batches are done when the tail is; the next flush does not wait for it. Tails
-          // settle in order for one partition because they are queued in flush order (the bus).
-          void (tail?.pending ?? Promise.resolve()).then(
+          // The batches are done when the tail is. Tails settle in order for one partition
+          // because they are queued in flush order (the bus).
+          const pending = tail?.pending ?? Promise.resolve();
+          const settled = pending.then(
+            () => undefined,
+            () => undefined, // its failure is its own batches' (below)
+          );
+          openTail = settled;
+          void settled.then(() => {
+            if (openTail === settled) openTail = undefined;
+          });
+          void pending.then(
             () => taken.forEach((t) => t.resolve()),
             (err: unknown) => taken.forEach((t) => t.reject(err)),
           );

@@ -72,6 +72,43 @@ test('light load, never more queued than one flush takes, goes as one flush at a
   assert.equal(gated.mostAtOnce(), 1);
 });
 
+test("the next flush waits for the last one's tail, so the partitions it releases go in it too", async () => {
+  const flushes: number[][] = [];
+  const tails: Array<() => void> = [];
+  // the statement returns at once; the tail (the stored events' publish) stays open until released
+  const handle = coalesce<number>(
+    async (items) => {
+      flushes.push([...items]);
+      return { pending: new Promise<void>((resolve) => tails.push(resolve)) };
+    },
+    { parallel: 3, maxItems: 100 },
+  );
+  // a partition hands over its next batch once its last one is done, as both buses do
+  const partition = async (first: number, next: number) => {
+    await handle([first], ctx);
+    await handle([next], ctx);
+  };
+  const a = partition(1, 4);
+  const b = partition(2, 5);
+  await settle();
+  assert.deepEqual(flushes, [[1, 2]]);
+  const c = handle([3], ctx); // another partition's batch, while the first flush's tail is open
+  await settle();
+  assert.deepEqual(flushes, [[1, 2]], 'the next flush waits for the tail');
+  tails.splice(0).forEach((release) => release());
+  await settle();
+  assert.deepEqual(
+    flushes,
+    [
+      [1, 2],
+      [3, 4, 5],
+    ],
+    'the released partitions join the waiting batch',
+  );
+  tails.splice(0).forEach((release) => release());
+  await Promise.all([a, b, c]);
+});
+
 test('a failed flush fails only the batches it took', async () => {
   const handle = coalesce<number>(
     async (items) => {
