@@ -130,3 +130,4 @@ export {
   type JsonProblem,
   type JsonProblemOptions,
 } from './json-value-problem.js';
+export { firstText, titleOf, historyTitle } from './memory-service-title.js';
