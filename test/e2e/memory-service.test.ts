@@ -369,6 +369,18 @@ test('embedded mode: an untitled conversation takes its title from the first his
   assert.equal(bare.status, 201, bare.text);
   await say(alice, bare.body.id!, 'history', 'Quarterly numbers');
   assert.equal(await titleOf(bare.body.id!), 'Quarterly numbers');
+  // A member's words never title it (the title would outlive their erasure); the owner's do.
+  const shared = await call(alice, 'POST', '/v1/conversations', {});
+  assert.equal(shared.status, 201, shared.text);
+  const added = await call(alice, 'POST', `/v1/conversations/${shared.body.id}/memberships`, {
+    userId: 'bob',
+    accessLevel: 'writer',
+  });
+  assert.equal(added.status, 201, added.text);
+  await say(bearer(await userToken('bob')), shared.body.id!, 'history', 'Bob asks about his salary');
+  assert.equal(await titleOf(shared.body.id!), null, "a member's message gives no title");
+  await say(alice, shared.body.id!, 'history', 'Team plans');
+  assert.equal(await titleOf(shared.body.id!), 'Team plans');
   // A title given at creation is kept.
   const named = await call(alice, 'POST', '/v1/conversations', { title: 'Budget' });
   await say(alice, named.body.id!, 'history', 'Quarterly numbers');

@@ -16,13 +16,22 @@ export function titleOf(text: string): string {
 
 /**
  * The title an untitled conversation takes from messages appended to it: that of the first
- * history message people see that has some text, or undefined. A title is shown to the owner,
- * the members and every agent, so a memory-channel message (its agent's alone), a summary (which
- * names the conversation itself) and an agent-only history message never give one.
+ * history message people see that has some text and that erasing a person would take with the
+ * title, or undefined. A title is shown to the owner, the members and every agent, so a
+ * memory-channel message (its agent's alone), a summary (which names the conversation itself) and
+ * an agent-only history message never give one. Erasing a person takes the conversations they
+ * own whole, title included, but from others' conversations only their messages: so a message
+ * titles a conversation when it is its owner's (from them, or an answer to them) or nobody's (an
+ * agent's, naming no person), never when it is another person's, whose words would outlive their
+ * erasure in the title.
  */
-export function historyTitle(messages: ReadonlyArray<Pick<MsMessage, 'channel' | 'visibility' | 'content'>>) {
+export function historyTitle(
+  messages: ReadonlyArray<Pick<MsMessage, 'channel' | 'visibility' | 'content' | 'user_id'>>,
+  ownerUserId: string | null,
+) {
   for (const m of messages) {
     if (m.channel !== 'history' || m.visibility === 'agent') continue;
+    if (m.user_id !== null && m.user_id !== ownerUserId) continue;
     const text = firstText(m.content);
     if (text !== undefined) return titleOf(text);
   }

@@ -191,6 +191,7 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
       const found = await findConversation(tx, data.conversation_id);
       let exists = found !== undefined;
       let untitled = found?.title === null;
+      let owner = found?.owner_user_id ?? null;
       // Only an id nobody uses in any family is created: one an ARK session or a group holds keeps its members.
       if (!exists && event.data.create_if_missing && !(await conversationInUse(tx, data.conversation_id))) {
         const title = event.data.created_title ?? null;
@@ -202,6 +203,7 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
           fork: null,
         });
         untitled = exists && title === null;
+        owner = event.data.owner_user_id ?? null;
         if (exists && event.data.owner_user_id)
           await claimConversation(tx, data.conversation_id, event.data.owner_user_id);
       }
@@ -219,8 +221,9 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
       if (event.data.title) await setConversationTitle(tx, data.conversation_id, event.data.title);
       else if (untitled) {
         // As the memory-service does: an untitled conversation (begun on the memory channel, or
-        // created without a title) takes its title from the first history message appended to it.
-        const title = historyTitle(event.data.messages);
+        // created without a title) takes its title from the first history message appended to it,
+        // here only from its owner's (see historyTitle).
+        const title = historyTitle(event.data.messages, owner);
         if (title !== undefined) await titleUntitledConversation(tx, data.conversation_id, title);
       }
       // appendMessages recorded the outcome with the first message (or found the earlier one)

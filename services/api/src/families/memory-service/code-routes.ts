@@ -81,9 +81,10 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
       });
       // A conversation that begins on the memory channel starts untitled (historyTitle says why),
       // and takes its title from the first history message appended to it later.
+      const owner = h.ops.ownerFor(request, body.userId);
       const out = await h.append(request, conversationId, [message], {
-        owner: h.ops.ownerFor(request, body.userId),
-        title: historyTitle([message]) ?? null,
+        owner,
+        title: historyTitle([message], owner ?? null) ?? null,
       });
       return send(reply, out.stored ? { status: 201, body: codeMessageView(out.stored[0]!) } : out);
     },
