@@ -386,6 +386,103 @@ test("an import line with a __proto__ key or a number past a double's range is r
   assert.deepEqual(await rowCounts(target.db), before, 'nothing stored');
 });
 
+test('an imported memory whose id is longer than an episode number is forgotten by that id (event_id up to the id bound)', async (t) => {
+  const target = await server(t);
+  const admin = bearer(await userToken('alice', { claims: { roles: ['admin'] } }));
+  const agent = { 'x-api-key': AGENT_KEY };
+  const at = '2025-01-01T00:00:00.000000Z';
+  const group = uniqueName('long-mem');
+  // 300 characters: past the 200 the DELETE filter once allowed, within the 1,000 an import keeps
+  const memoryId = `imported-${'m'.repeat(291)}`;
+  const message = (seq: number) => ({
+    kind: 'message',
+    conversationId: group,
+    seq,
+    id: seq + 1,
+    messageId: `m${seq}`,
+    senderId: 'ann',
+    senderName: 'Ann',
+    role: 'user',
+    content: `line ${seq} about the harbour`,
+    createdAt: at,
+    storedAt: at,
+    referList: [],
+    metadata: {},
+    sourceApi: 'evermemos',
+  });
+  const records = [
+    exportHeader(at),
+    {
+      kind: 'conversation',
+      id: group,
+      sourceApi: 'evermemos',
+      groupId: null,
+      nextSeq: 3,
+      title: null,
+      metadata: {},
+      createdAt: at,
+      updatedAt: at,
+      deletedAt: null,
+    },
+    message(0),
+    message(1),
+    message(2),
+    {
+      kind: 'episode',
+      id: 1,
+      conversationId: group,
+      startSeq: 0,
+      endSeq: 1,
+      messageIds: ['m0', 'm1'],
+      startTime: at,
+      endTime: at,
+      closeReason: 'flush',
+      status: 'extracted',
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    },
+    {
+      kind: 'episodic_memory',
+      id: memoryId,
+      episodeId: 1,
+      conversationId: group,
+      version: 1,
+      userId: null,
+      title: 'Ann: the harbour',
+      content: 'Ann talked about the harbour.',
+      occurredAt: at,
+      endedAt: at,
+      messageIds: ['m0', 'm1'],
+      participants: ['ann'],
+      extractor: 'offline-extractive',
+      supersededAt: null,
+      createdAt: at,
+    },
+    { kind: 'end', counts: { conversation: 1, message: 3, episode: 1, episodic_memory: 1 } },
+  ];
+  const imported = await importInto(target.base, admin, records.map((r) => JSON.stringify(r)).join('\n'));
+  assert.equal(imported.status, 200, JSON.stringify(imported.body));
+
+  const deleted = await call(target.base, agent, 'DELETE', '/api/v1/memories?sync_mode=true', { event_id: memoryId });
+  assert.equal(deleted.status, 200, deleted.text);
+  const result = deleted.body['result'] as Record<string, unknown>;
+  assert.deepEqual(result['filters'], ['event_id']);
+  assert.equal(result['deleted_messages'], 2);
+  assert.equal(result['deleted_memories'], 1);
+  const memories = await target.db.query('SELECT id FROM episodic_memories WHERE conversation_id = $1', [group]);
+  assert.deepEqual(memories.rows, [], 'the memory is gone');
+  const kept = await target.db.query<{ message_id: string }>(
+    'SELECT message_id FROM messages WHERE conversation_id = $1 ORDER BY seq',
+    [group],
+  );
+  assert.deepEqual(
+    kept.rows.map((r) => r.message_id),
+    ['m2'],
+    "only the memory's episode's messages went",
+  );
+});
+
 test("mem0's get_all memories become the memories of their person, once however often imported", async (t) => {
   const target = await server(t);
   const admin = await userToken('alice', { claims: { roles: ['admin'] } });

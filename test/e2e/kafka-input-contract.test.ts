@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
 import { DLQ_HEADERS } from '@memstream/bus';
@@ -10,10 +10,8 @@ import { createEraser, startConverter } from '@memstream/converter';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
 import { testKafkaBus } from '../helpers/kafka-bus.js';
 
-// A Kafka producer that is not our gateway writes the public input topic directly: valid events
-// are stored in order, invalid records go to the dead-letter topic with their reason and do not
-// stop the ones behind them, and events with an id get an outcome either way.
-test('direct producers: valid events land in order, poison records are dead-lettered with a reason', async (t) => {
+/** A converter on a fresh database and topics of its own, and a producer that is not our gateway. */
+async function directProducer(t: TestContext) {
   const log = createLogger({ service: 'test', level: 'silent' });
   const store = new PgStore({
     connectionString: await freshDatabase(t),
@@ -47,7 +45,34 @@ test('direct producers: valid events land in order, poison records are dead-lett
     eraser,
   });
   t.after(() => Promise.all(subs.map((s) => s.stop())));
+  const kafka = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  t.after(() => producer.disconnect());
 
+  /** Every record that reaches the dead-letter topic `dlq`, collected as it arrives. */
+  const deadLetters = async (dlq: string) => {
+    const dead: Array<{ value: string; headers: Record<string, string> }> = [];
+    const consumer = kafka.consumer({ groupId: uniqueName('dlq-reader') });
+    await consumer.connect();
+    t.after(() => consumer.disconnect());
+    await consumer.subscribe({ topic: `${prefix}${dlq}`, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message: m }) => {
+        const headers = Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k, String(v)]));
+        dead.push({ value: m.value?.toString() ?? '', headers });
+      },
+    });
+    return dead;
+  };
+  return { store, producer, prefix, deadLetters };
+}
+
+// A Kafka producer that is not our gateway writes the public input topic directly: valid events
+// are stored in order, invalid records go to the dead-letter topic with their reason and do not
+// stop the ones behind them, and events with an id get an outcome either way.
+test('direct producers: valid events land in order, poison records are dead-lettered with a reason', async (t) => {
+  const { store, producer, prefix, deadLetters } = await directProducer(t);
   const group = 'contract-group';
   const at = new Date().toISOString();
   const message = (id: string, messageId: string, sender: string, content: string) =>
@@ -58,10 +83,6 @@ test('direct producers: valid events land in order, poison records are dead-lett
       source: 'third-party',
       data: { group_id: group, message_id: messageId, create_time: '2025-03-01T09:00:00Z', sender, content },
     });
-  const kafka = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING });
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  await producer.connect();
-  t.after(() => producer.disconnect());
   await producer.send({
     topic: `${prefix}${TOPICS.groupChatInput.name}`,
     messages: [
@@ -122,17 +143,7 @@ test('direct producers: valid events land in order, poison records are dead-lett
   assert.equal(bad.error_code, 'INVALID_EVENT');
   assert.match(bad.error_message ?? '', /sender/);
 
-  const dead: Array<{ value: string; headers: Record<string, string> }> = [];
-  const consumer = kafka.consumer({ groupId: uniqueName('dlq-reader') });
-  await consumer.connect();
-  t.after(() => consumer.disconnect());
-  await consumer.subscribe({ topic: `${prefix}${TOPICS.groupChatInput.dlq}`, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message: m }) => {
-      const headers = Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k, String(v)]));
-      dead.push({ value: m.value?.toString() ?? '', headers });
-    },
-  });
+  const dead = await deadLetters(TOPICS.groupChatInput.dlq);
   await waitFor('two dead letters', async () => dead.length >= 2);
   assert.equal(dead.length, 2);
   assert.equal(dead[0]!.value, '{not json');
@@ -140,4 +151,87 @@ test('direct producers: valid events land in order, poison records are dead-lett
   assert.equal(dead[1]!.headers[DLQ_HEADERS.code], 'INVALID_EVENT');
   assert.match(dead[1]!.headers[DLQ_HEADERS.reason]!, /sender/);
   assert.equal(dead[1]!.headers[DLQ_HEADERS.topic], TOPICS.groupChatInput.name);
+});
+
+// JSON.parse reads a `__proto__` key as data, which the schema's records then drop, and 1e400 as
+// Infinity, which is stored as null: a direct producer's record holding either would be stored
+// other than as written. The HTTP API refuses both with a 400; the topic dead-letters them.
+test("direct producers: a record with a __proto__ key or a number past a double's range is dead-lettered with the field named, and nothing of it is stored", async (t) => {
+  const { store, producer, prefix, deadLetters } = await directProducer(t);
+  const at = new Date().toISOString();
+  // JSON.stringify writes neither: each record is written with a marker, then the marker replaced
+  const appended = (id: string, conversation: string, marker: { metadata?: string; part?: string }) =>
+    JSON.stringify({
+      id,
+      type: 'conversation.messages.appended',
+      occurred_at: at,
+      data: {
+        conversation_id: conversation,
+        group_id: conversation,
+        messages: [
+          {
+            message_id: `${conversation}-1`,
+            role: 'user',
+            visibility: 'user',
+            channel: 'history',
+            client_id: null,
+            user_id: 'ann',
+            epoch: null,
+            content: [{ type: 'text', text: 'The harbour opens at nine.', ...(marker.part ? { score: 'PART' } : {}) }],
+            metadata: marker.metadata ? { METADATA: 1 } : { source: 'direct' },
+            parent_message_id: null,
+            created_at: at,
+          },
+        ],
+        create_if_missing: true,
+        owner_user_id: 'ann',
+      },
+    })
+      .replace('"METADATA":1', marker.metadata ?? '')
+      .replace('"PART"', marker.part ?? '');
+  const records = [
+    appended('ev-proto', 'c-proto', { metadata: '"__proto__":{"admin":true}' }),
+    appended('ev-huge', 'c-huge', { part: '1e400' }),
+    appended('ev-clean', 'c-clean', {}),
+  ];
+  assert.match(records[0]!, /"metadata":\{"__proto__":\{"admin":true\}\}/);
+  assert.match(records[1]!, /"score":1e400\}/);
+  await producer.send({
+    topic: `${prefix}${TOPICS.conversationInput.name}`,
+    messages: records.map((value, i) => ({ key: ['c-proto', 'c-huge', 'c-clean'][i]!, value })),
+  });
+
+  const dead = await deadLetters(TOPICS.conversationInput.dlq);
+  await waitFor('two dead letters', async () => dead.length >= 2);
+  const reasons = Object.fromEntries(dead.map((d) => [JSON.parse(d.value).id as string, d.headers]));
+  assert.deepEqual(Object.keys(reasons).sort(), ['ev-huge', 'ev-proto']);
+  for (const headers of Object.values(reasons)) {
+    assert.equal(headers[DLQ_HEADERS.code], 'INVALID_EVENT');
+    assert.equal(headers[DLQ_HEADERS.topic], TOPICS.conversationInput.name);
+  }
+  assert.match(
+    reasons['ev-proto']![DLQ_HEADERS.reason]!,
+    /invalid field data\.messages\.0\.metadata\.__proto__: the keys __proto__ and constructor\.prototype are not accepted/,
+  );
+  assert.match(
+    reasons['ev-huge']![DLQ_HEADERS.reason]!,
+    /invalid field data\.messages\.0\.content\.0\.score: the number is past the range/,
+  );
+
+  const stored = await waitFor('the clean record is stored', async () => {
+    const { rows } = await store.query<{ conversation_id: string; metadata: unknown }>(
+      'SELECT conversation_id, metadata FROM messages ORDER BY conversation_id',
+    );
+    return rows.length > 0 ? rows : undefined;
+  });
+  assert.deepEqual(
+    stored.map((r) => r.conversation_id),
+    ['c-clean'],
+  );
+  const conversations = await store.query<{ id: string }>('SELECT id FROM conversations ORDER BY id');
+  assert.deepEqual(
+    conversations.rows.map((r) => r.id),
+    ['c-clean'],
+    'neither dead-lettered record made its conversation',
+  );
 });

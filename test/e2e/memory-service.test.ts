@@ -9,6 +9,9 @@ import { checkConversationScenario, checkDocumentLayout, type People } from './m
 import { checkAuthorizationMatrix, USERS, type Credentials } from './memory-service-matrix.js';
 import { checkStreamRevocation, checkTransferEndings } from './access-over-time-contract.js';
 import { checkOwnershipOffers } from './ownership-offer-contract.js';
+import { call as jsonCall } from './export-import-contract.js';
+
+type Conversation = { id?: string; title?: string | null };
 
 const AGENT_KEY = 'agent-key-0123456789abcdef';
 const OTHER_AGENT_KEY = 'other-agent-key-0123456789';
@@ -324,6 +327,67 @@ test('embedded mode: a conversation an agent starts on its memory channel is not
   }
   const own = await call(agent, 'GET', `/v1/conversations/${id}/messages?channel=memory`);
   assert.ok(own.text.includes('meadow'), 'the agent still reads its own memory');
+});
+
+test('embedded mode: an untitled conversation takes its title from the first history message appended to it, never from a memory', async (t: TestContext) => {
+  const base = await embeddedMemstream(t, AUTH_ENV);
+  const alice = bearer(await userToken('alice'));
+  const agent = { 'x-api-key': AGENT_KEY };
+  const call = (who: Record<string, string>, method: string, path: string, body?: unknown) =>
+    jsonCall(base, who, method, path, body) as Promise<{ status: number; text: string; body: Conversation }>;
+  const titleOf = async (id: string) => {
+    const got = await call(alice, 'GET', `/v1/conversations/${id}`);
+    assert.equal(got.status, 200, got.text);
+    return got.body.title ?? null;
+  };
+  const say = async (who: Record<string, string>, id: string, channel: string, text: string) => {
+    const res = await call(who, 'POST', `/v1/conversations/${id}/messages`, {
+      channel,
+      ...(who === agent ? { userId: 'alice' } : {}),
+      content: [{ type: 'text', text }],
+    });
+    assert.equal(res.status, 201, res.text);
+  };
+
+  // Begun on the agent's memory channel: untitled, and a second memory leaves it so.
+  const id = uniqueName('memory-then-history');
+  await say(agent, id, 'memory', 'meadow: alice dislikes her manager');
+  await say(agent, id, 'memory', 'meadow: alice is looking for a new job');
+  assert.equal(await titleOf(id), null, 'no title from a memory');
+  // An empty history block gives no title; the first history text does, by the first-message rule.
+  const empty = await call(agent, 'POST', `/v1/conversations/${id}/messages`, { content: [{ type: 'image' }] });
+  assert.equal(empty.status, 201, empty.text);
+  assert.equal(await titleOf(id), null);
+  await say(alice, id, 'history', '  Plan   the Lisbon offsite for the whole team in May, flights first ');
+  assert.equal(await titleOf(id), 'Plan the Lisbon offsite for the whole te');
+  await say(alice, id, 'history', 'Book the hotel too');
+  await say(agent, id, 'memory', 'meadow: alice prefers window seats');
+  assert.equal(await titleOf(id), 'Plan the Lisbon offsite for the whole te', 'a title once given stays');
+
+  // Created without a title, as the memory-service does: titled by its first history message.
+  const bare = await call(alice, 'POST', '/v1/conversations', {});
+  assert.equal(bare.status, 201, bare.text);
+  await say(alice, bare.body.id!, 'history', 'Quarterly numbers');
+  assert.equal(await titleOf(bare.body.id!), 'Quarterly numbers');
+  // A member's words never title it (the title would outlive their erasure); the owner's do.
+  const shared = await call(alice, 'POST', '/v1/conversations', {});
+  assert.equal(shared.status, 201, shared.text);
+  const added = await call(alice, 'POST', `/v1/conversations/${shared.body.id}/memberships`, {
+    userId: 'bob',
+    accessLevel: 'writer',
+  });
+  assert.equal(added.status, 201, added.text);
+  await say(bearer(await userToken('bob')), shared.body.id!, 'history', 'Bob asks about his salary');
+  assert.equal(await titleOf(shared.body.id!), null, "a member's message gives no title");
+  await say(alice, shared.body.id!, 'history', 'Team plans');
+  assert.equal(await titleOf(shared.body.id!), 'Team plans');
+  // A title given at creation is kept.
+  const named = await call(alice, 'POST', '/v1/conversations', { title: 'Budget' });
+  await say(alice, named.body.id!, 'history', 'Quarterly numbers');
+  assert.equal(await titleOf(named.body.id!), 'Budget');
+
+  const listed = await call(alice, 'GET', '/v1/conversations');
+  assert.ok(!listed.text.includes('meadow'), `a memory became a title: ${listed.text}`);
 });
 
 /** Records tokens, reads the response stream, cancels: the resumer's contract against one or two addresses. */

@@ -1,4 +1,5 @@
 import { AppError } from '@memstream/errors';
+import { describeJsonProblem, jsonProblem } from '@memstream/schemas';
 import {
   CORRELATION_HEADER,
   type Bus,
@@ -18,6 +19,8 @@ export interface TypedTopic<E> {
     safeParse(value: unknown): { success: true; data: E } | { success: false; error: { message: string } };
   };
   readonly keyOf: (event: E) => string;
+  /** Written by producers other than ours: each record's JSON is checked before the schema (see decodeRecord). */
+  readonly publicInput?: boolean;
 }
 
 /** Publishes events of one topic, keyed as the topic says, with the correlation id as a header. */
@@ -56,6 +59,36 @@ function withHeaderCorrelation<E>(event: E, record: BusRecord): E {
 }
 
 /**
+ * A record's event, or the non-retriable error that dead-letters it: not JSON, a public input's
+ * JSON that would not be kept as written, or not the topic's schema. On a public input topic,
+ * JSON.parse would hand the schema a `__proto__` key it drops (zod's records copy by assignment)
+ * and a number past a double's range as Infinity, which is stored as null: the HTTP API refuses
+ * both with a 400, so a direct producer's record gets the same rule, as a dead letter with the
+ * field named. Depth is left alone here: an event wraps a body a few levels down, and the topic
+ * contract never bounded it.
+ */
+function decodeRecord<E>(topic: TypedTopic<E>, record: BusRecord): E {
+  let json: unknown;
+  try {
+    json = JSON.parse(record.value.toString('utf8'));
+  } catch {
+    throw new AppError('INVALID_EVENT', 'record value is not JSON');
+  }
+  if (topic.publicInput) {
+    const problem = jsonProblem(json, { maxDepth: Number.POSITIVE_INFINITY });
+    if (problem)
+      throw new AppError(
+        'INVALID_EVENT',
+        `event on ${topic.name} would not be kept as written: ${describeJsonProblem(problem, { what: 'the record' }).message}`,
+      );
+  }
+  const parsed = topic.schema.safeParse(json);
+  if (!parsed.success)
+    throw new AppError('INVALID_EVENT', `event does not match ${topic.name}: ${parsed.error.message}`);
+  return withHeaderCorrelation(parsed.data, record);
+}
+
+/**
  * Decodes and validates each record before the handler sees it. A record that is not JSON or
  * does not match the topic's schema is a poison event: it fails with a non-retriable error and
  * goes to the dead-letter topic with the validation message as its reason. With a batch handler,
@@ -76,18 +109,7 @@ export function subscribeEvents<E>(
     onDeadLetter?: DeadLetterListener;
   },
 ): Promise<Subscription> {
-  const decode = (record: BusRecord): E => {
-    let json: unknown;
-    try {
-      json = JSON.parse(record.value.toString('utf8'));
-    } catch {
-      throw new AppError('INVALID_EVENT', 'record value is not JSON');
-    }
-    const parsed = topic.schema.safeParse(json);
-    if (!parsed.success)
-      throw new AppError('INVALID_EVENT', `event does not match ${topic.name}: ${parsed.error.message}`);
-    return withHeaderCorrelation(parsed.data, record);
-  };
+  const decode = (record: BusRecord): E => decodeRecord(topic, record);
   const { batchHandler } = options;
   return bus.subscribe({
     groupId: options.groupId,

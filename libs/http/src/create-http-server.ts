@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@memstream/errors';
-import { jsonValueError } from './json-value-check.js';
+import { jsonValueError, prototypeKeyError } from './json-value-check.js';
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
@@ -15,7 +15,7 @@ import {
   frameworkErrorsInFamilyShape,
   shapeByPath,
 } from './edge-errors.js';
-import { prototypeKeyError } from './prototype-keys.js';
+
 import { registerHttpMetrics } from './http-metrics.js';
 import { registerApiDocs, type ApiDocsOptions } from './openapi/api-docs.js';
 

@@ -10,8 +10,8 @@ export { serverSentEvent } from './openapi/server-sent-event.js';
 export { jsonSchemaOf, requestSchemaOf } from './openapi/json-schema.js';
 export type { ApiDocsOptions } from './openapi/api-docs.js';
 export { principalOf, assertAuthenticated, writeOriginOf } from './authentication.js';
-export { unstorablePath, unstorableError, tooDeepPath, MAX_JSON_DEPTH } from './storable-json.js';
-export { jsonValueError, jsonProblem, type JsonProblem } from './json-value-check.js';
+export { unstorablePath, unstorableError } from './storable-json.js';
+export { jsonValueError } from './json-value-check.js';
 export { serveStatic, type StaticSiteOptions } from './serve-static.js';
 export {
   zodSerializerCompiler,

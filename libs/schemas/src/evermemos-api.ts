@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IsoInstant } from './iso-instant.js';
 import { MAGIC_ALL, everMemOsScopeRule } from './evermemos-scope.js';
+import { EXPORT_ID_MAX } from './export-format.js';
 
 /**
  * The EverMemOS family's HTTP requests beyond the message and the metadata themselves: the
@@ -121,6 +122,14 @@ export const SearchMemoriesQueryDocument = SearchMemoriesRequest.omit({ group_id
 });
 
 /**
+ * The longest value of each delete filter. An event id is an episode's number or a memory's id,
+ * and a memory's id is as long as the export format lets one be (an imported memory keeps its
+ * id): a shorter bound would leave such a memory undeletable by its own id. EverMemOS itself
+ * bounds it not at all, and answers an id it cannot use with 404.
+ */
+const FILTER_MAX = { event_id: EXPORT_ID_MAX, message_id: 500, group_id: 500, user_id: 500 } as const;
+
+/**
  * The filters of a deletion as the converter applies them, all ANDed: the matching messages (and
  * what was made from them) go. `event_id` names an episode (EverMemOS's MemCell, listed in each
  * memory's `memcell_event_id_list`) or one memory (its `id`), meaning that memory's episode.
@@ -128,7 +137,7 @@ export const SearchMemoriesQueryDocument = SearchMemoriesRequest.omit({ group_id
  */
 export const DeleteMemoriesFilter = z
   .object({
-    event_id: z.string().min(1).max(200).optional(),
+    event_id: z.string().min(1).max(FILTER_MAX.event_id).optional(),
     message_id: z.string().min(1).optional(),
     group_id: z.string().min(1).optional(),
     user_id: z.string().min(1).optional(),
@@ -140,9 +149,6 @@ export const DeleteMemoriesFilter = z
     { message: 'give at least one of event_id, message_id, group_id, user_id' },
   );
 export type DeleteMemoriesFilter = z.infer<typeof DeleteMemoriesFilter>;
-
-/** The longest value of each delete filter: an event id is an episode's or a memory's, at most 200 (DeleteMemoriesFilter). */
-const FILTER_MAX = { event_id: 200, message_id: 500, group_id: 500, user_id: 500 } as const;
 
 /** How EverMemOS's clients leave a delete filter out: absent, null, '' or "__all__". */
 const deleteFilterValue = (description: string, max: number) =>

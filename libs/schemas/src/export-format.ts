@@ -17,7 +17,9 @@ export const EXPORT_VERSION = 1;
 /** PostgreSQL's timestamps to the microsecond, in UTC (`2025-01-01T10:00:00.123456Z`). */
 const Time = z.iso.datetime({ offset: true });
 const Text = z.string().max(1_000_000);
-const Id = z.string().min(1).max(1000);
+/** The longest id the export format carries (a conversation's, a message's, a memory's). */
+export const EXPORT_ID_MAX = 1000;
+const Id = z.string().min(1).max(EXPORT_ID_MAX);
 const Seq = z.number().int().min(0);
 const JsonObject = z.record(z.string(), z.unknown());
 

@@ -119,3 +119,15 @@ export * from './erasure-api.js';
 export * from './console-api.js';
 export { IsoInstant, ISO_INSTANT_PATTERN } from './iso-instant.js';
 export { TimeZone, TIME_ZONES } from './time-zones.js';
+export {
+  MAX_JSON_DEPTH,
+  storable,
+  UNSTORABLE_TEXT,
+  PROTOTYPE_KEYS_REFUSED,
+  isPrototypeKey,
+  jsonProblem,
+  describeJsonProblem,
+  type JsonProblem,
+  type JsonProblemOptions,
+} from './json-value-problem.js';
+export { firstText, titleOf, historyTitle } from './memory-service-title.js';

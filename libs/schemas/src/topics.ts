@@ -14,11 +14,23 @@ export interface TopicDef<S extends z.ZodType> {
   readonly schema: S;
   /** The Kafka key: events with one key share a partition, so their order holds. */
   readonly keyOf: (event: z.infer<S>) => string;
+  /**
+   * Part of the public input contract: producers other than ours write it, so each record's
+   * JSON is held to what the HTTP API holds bodies to (jsonProblem) before its schema is applied.
+   */
+  readonly publicInput: boolean;
 }
 
-function topic<S extends z.ZodType>(name: string, schema: S, keyOf: (event: z.infer<S>) => string): TopicDef<S> {
-  return { name, dlq: `${name}.dlq`, schema, keyOf };
+function topic<S extends z.ZodType>(
+  name: string,
+  schema: S,
+  keyOf: (event: z.infer<S>) => string,
+  { publicInput = false }: { publicInput?: boolean } = {},
+): TopicDef<S> {
+  return { name, dlq: `${name}.dlq`, schema, keyOf, publicInput };
 }
+
+const PUBLIC_INPUT = { publicInput: true } as const;
 
 /** The Kafka key of the default conversation metadata (any key would do; this one says what it is). */
 const DEFAULT_META_KEY = 'conversation-meta:default';
@@ -28,32 +40,37 @@ export const TOPICS = {
    * Public input contract: EverMemOS messages and conversation metadata, from the gateway or
    * straight from Kafka producers. Keyed by the group (a private chat by `private:<sender>`).
    */
-  groupChatInput: topic('ingest.group-chat.v1', GroupChatInput, (e) => {
-    if (e.type === 'group_chat.message.received') return conversationIdOf(e.data);
-    // a deletion across groups orders with the sender's private chat, or with nothing in particular
-    if (e.type === 'group_chat.memories.deleted')
-      return (
-        e.data.group_id ??
-        (e.data.user_id !== undefined
-          ? `private:${e.data.user_id}`
-          : e.data.message_id !== undefined
-            ? `message:${e.data.message_id}`
-            : `event:${e.data.event_id}`)
-      );
-    // the default config is no group's: its changes order among themselves
-    return e.data.group_id ?? DEFAULT_META_KEY;
-  }),
+  groupChatInput: topic(
+    'ingest.group-chat.v1',
+    GroupChatInput,
+    (e) => {
+      if (e.type === 'group_chat.message.received') return conversationIdOf(e.data);
+      // a deletion across groups orders with the sender's private chat, or with nothing in particular
+      if (e.type === 'group_chat.memories.deleted')
+        return (
+          e.data.group_id ??
+          (e.data.user_id !== undefined
+            ? `private:${e.data.user_id}`
+            : e.data.message_id !== undefined
+              ? `message:${e.data.message_id}`
+              : `event:${e.data.event_id}`)
+        );
+      // the default config is no group's: its changes order among themselves
+      return e.data.group_id ?? DEFAULT_META_KEY;
+    },
+    PUBLIC_INPUT,
+  ),
   /**
    * ARK message batches (one event is one batch, stored whole and in order) and session
    * completions, keyed by session.
    */
-  arkMessages: topic('ingest.ark-messages.v1', ArkInput, (e) => e.data.session_id),
+  arkMessages: topic('ingest.ark-messages.v1', ArkInput, (e) => e.data.session_id, PUBLIC_INPUT),
   /**
    * Public input contract of the memory-service family (conversations, messages, forks,
    * memberships and ownership transfers, keyed by the conversation group) and of KAOS agent
    * memory (sessions and their events, keyed by the session within its agent).
    */
-  conversationInput: topic('ingest.conversations.v1', ConversationInput, (e) => e.data.group_id),
+  conversationInput: topic('ingest.conversations.v1', ConversationInput, (e) => e.data.group_id, PUBLIC_INPUT),
   /** Canonical messages after they are stored, for the memory, embedding and summary consumers. */
   messagesStored: topic('conversation.message-stored.v1', MessageStored, (e) => e.data.conversation_id),
   /** Episodic memories as extraction stores them, for the indexer. Keyed by conversation. */

@@ -157,6 +157,7 @@ export {
   listGroupConversations,
   deleteConversationGroup,
   setConversationTitle,
+  titleUntitledConversation,
   type ConversationRecord,
   type NewConversation,
   type ListConversationsQuery,

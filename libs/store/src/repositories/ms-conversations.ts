@@ -147,3 +147,11 @@ export async function deleteConversationGroup(q: Queryable, groupId: string): Pr
 export async function setConversationTitle(q: Queryable, id: string, title: string): Promise<void> {
   await q.query('UPDATE conversations SET title = $2, updated_at = now() WHERE id = $1', [id, title]);
 }
+
+/**
+ * Titles a conversation that has none (null: never set, or created without one); a title it has
+ * is kept. Only for a conversation read as untitled, so an append to a titled one costs nothing.
+ */
+export async function titleUntitledConversation(q: Queryable, id: string, title: string): Promise<void> {
+  await q.query('UPDATE conversations SET title = $2 WHERE id = $1 AND title IS NULL', [id, title]);
+}

@@ -4,6 +4,7 @@ import type { Logger } from '@memstream/logging';
 import {
   appendMessages,
   setConversationTitle,
+  titleUntitledConversation,
   claimConversation,
   conversationInUse,
   deleteConversationGroup,
@@ -40,6 +41,7 @@ import {
   withdrawRefusal,
   type ConversationInput,
   isKaosInput,
+  historyTitle,
   type MessageStored,
   type Refusal,
   type RequestOutcome,
@@ -186,16 +188,22 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
     }
 
     case 'conversation.messages.appended': {
-      let exists = (await findConversation(tx, data.conversation_id)) !== undefined;
+      const found = await findConversation(tx, data.conversation_id);
+      let exists = found !== undefined;
+      let untitled = found?.title === null;
+      let owner = found?.owner_user_id ?? null;
       // Only an id nobody uses in any family is created: one an ARK session or a group holds keeps its members.
       if (!exists && event.data.create_if_missing && !(await conversationInUse(tx, data.conversation_id))) {
+        const title = event.data.created_title ?? null;
         exists = await insertConversation(tx, {
           id: data.conversation_id,
           groupId: data.group_id,
-          title: event.data.created_title ?? null,
+          title,
           metadata: {},
           fork: null,
         });
+        untitled = exists && title === null;
+        owner = event.data.owner_user_id ?? null;
         if (exists && event.data.owner_user_id)
           await claimConversation(tx, data.conversation_id, event.data.owner_user_id);
       }
@@ -211,6 +219,13 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
         })),
       );
       if (event.data.title) await setConversationTitle(tx, data.conversation_id, event.data.title);
+      else if (untitled) {
+        // As the memory-service does: an untitled conversation (begun on the memory channel, or
+        // created without a title) takes its title from the first history message appended to it,
+        // here only from its owner's (see historyTitle).
+        const title = historyTitle(event.data.messages, owner);
+        if (title !== undefined) await titleUntitledConversation(tx, data.conversation_id, title);
+      }
       // appendMessages recorded the outcome with the first message (or found the earlier one)
       return { outcome: undefined, stored: results };
     }

@@ -14,11 +14,12 @@ import {
   MessageIdParams,
   MsAcceptedBody,
   ShareRequest,
+  firstText,
+  historyTitle,
 } from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
 import { registerSharedRoutes } from './shared-routes.js';
-import { firstText, titleOf } from './first-text.js';
 import { codeMessageView, forkView } from './views.js';
 import type { Halves } from '../../shared/halves.js';
 
@@ -78,12 +79,12 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         user_id: agent ? (body.userId ?? null) : principal.userId,
         client_id: agent ? principal.clientId : principal.kind === 'local' ? 'local' : null,
       });
-      // A title is shown to the owner, the members and every agent: memory-channel text is its
-      // agent's alone, so a conversation that begins with it starts untitled.
-      const titled = text !== undefined && message.channel !== 'memory';
+      // A conversation that begins on the memory channel starts untitled (historyTitle says why),
+      // and takes its title from the first history message appended to it later.
+      const owner = h.ops.ownerFor(request, body.userId);
       const out = await h.append(request, conversationId, [message], {
-        owner: h.ops.ownerFor(request, body.userId),
-        title: titled ? titleOf(text) : null,
+        owner,
+        title: historyTitle([message], owner ?? null) ?? null,
       });
       return send(reply, out.stored ? { status: 201, body: codeMessageView(out.stored[0]!) } : out);
     },
