@@ -8,6 +8,22 @@ import { call } from '../helpers/evermemos-client.js';
 import { startApi, startServices } from '../helpers/distributed.js';
 import { checkArkContract } from './ark-contract.js';
 import { contents, openSse } from '../../harness/sse-client.js';
+import { appendMessages, PgStore } from '@memstream/store';
+import { createLogger } from '@memstream/logging';
+
+const log = createLogger({ service: 'ark-api-test', level: 'silent' });
+
+/** Writes one EverMemOS message of `group` (sender ann, one fixed time), held until stored. */
+function groupWriter(base: string, group: string) {
+  return (id: string, content: string) =>
+    call(base, 'POST', '/api/v1/memories', {
+      group_id: group,
+      message_id: id,
+      create_time: '2025-01-15T10:00:00Z',
+      sender: 'ann',
+      content,
+    });
+}
 
 test('embedded mode: ARK memory API, streams and completion; ARK sessions get summaries', async (t: TestContext) => {
   const base = await embeddedMemstream(t, { SUMMARY_SWEEP_INTERVAL_MS: '200' });
@@ -34,14 +50,7 @@ test("embedded mode: a group's EverMemOS message reaches an ARK stream of the gr
   // A heartbeat of a minute: only the live event can bring the message within the wait below.
   const base = await embeddedMemstream(t, { SSE_HEARTBEAT_MS: '60000' });
   const group = uniqueName('live-group');
-  const evermemos = (id: string, content: string) =>
-    call(base, 'POST', '/api/v1/memories', {
-      group_id: group,
-      message_id: id,
-      create_time: '2025-01-15T10:00:00Z',
-      sender: 'ann',
-      content,
-    });
+  const evermemos = groupWriter(base, group);
   assert.equal((await evermemos('m1', 'before the stream')).status, 200);
   const stream = await openSse(`${base}/stream/${group}`);
   t.after(() => stream.close());
@@ -55,6 +64,40 @@ test("embedded mode: a group's EverMemOS message reaches an ARK stream of the gr
   );
   t.diagnostic(`EverMemOS write to ARK stream frame: ${Date.now() - sent} ms`);
   assert.deepEqual(contents(stream), ['while it is open']);
+});
+
+test('embedded mode: a live message after one the live channel lost makes the stream read the store first, so nothing is skipped', async (t: TestContext) => {
+  // A heartbeat of a minute: only the live event of the third message can bring the second.
+  const databaseUrl = await freshDatabase(t);
+  const base = await embeddedMemstream(t, { SSE_HEARTBEAT_MS: '60000', DATABASE_URL: databaseUrl });
+  const group = uniqueName('lost-live');
+  const evermemos = groupWriter(base, group);
+  assert.equal((await evermemos('m1', 'before the stream')).status, 200);
+  const stream = await openSse(`${base}/stream/${group}`);
+  t.after(() => stream.close());
+  assert.equal(stream.status, 200);
+  // The second is stored with no live event, as when Redis was down while it was published.
+  const store = new PgStore({ connectionString: databaseUrl, maxConnections: 1, statementTimeoutMs: 10_000, log });
+  t.after(() => store.close());
+  await appendMessages(store, [
+    {
+      message: {
+        conversation_id: group,
+        message_id: 'm2',
+        sender_id: 'ann',
+        sender_name: 'ann',
+        role: 'user',
+        content: 'second, never announced',
+        created_at: new Date('2025-01-15T10:00:01Z'),
+        refer_list: [],
+        metadata: {},
+        source_api: 'evermemos',
+      },
+    },
+  ]);
+  assert.equal((await evermemos('m3', 'third')).status, 200);
+  await waitFor('the third message streamed', async () => (contents(stream).includes('third') ? true : undefined));
+  assert.deepEqual(contents(stream), ['second, never announced', 'third']);
 });
 
 test("distributed mode: with the live notices lost, a stream's catch-up delivers what follows a gap a deletion left in the numbering", async (t: TestContext) => {
@@ -91,14 +134,7 @@ test("distributed mode: with the live notices lost, a stream's catch-up delivers
   );
 
   const session = uniqueName('gap');
-  const evermemos = (id: string, content: string) =>
-    call(gateway, 'POST', '/api/v1/memories', {
-      group_id: session,
-      message_id: id,
-      create_time: '2025-01-15T10:00:00Z',
-      sender: 'ann',
-      content,
-    });
+  const evermemos = groupWriter(gateway, session);
   for (const [id, content] of [
     ['m1', 'first'],
     ['m2', 'second'],

@@ -160,9 +160,7 @@ export function registerStream(app: ZodApp, deps: StreamDeps): void {
     let catchUp: (() => Promise<void>) | undefined;
     const heartbeat = setInterval(() => {
       sse.heartbeat();
-      void catchUp?.().catch((err: unknown) =>
-        request.log.warn({ err }, 'stream catch-up failed; the next heartbeat tries again'),
-      );
+      void catchUp?.(); // never rejects: inOrder logs a failure
     }, deps.heartbeatMs);
     let finished = false;
     let stopWatching: (() => void) | undefined;
@@ -240,13 +238,9 @@ export function registerStream(app: ZodApp, deps: StreamDeps): void {
         }
       };
       if (state.completed) return deliver({ type: 'complete' });
-      for (const event of buffered.splice(0)) deliver(event);
-      onLive = deliver;
-      // The live channel can lose events: Redis restarting, a notice its publisher could not send.
-      // Each heartbeat reads what was stored after the last event sent, so a gap lasts one
-      // heartbeat at most; deliver() drops what the channel already brought.
-      catchUp = async () => {
-        if (finished) return;
+      // What was stored after the last message sent, read from the store (deliver() drops what the
+      // live channel brought already). What the reader may not see is passed over for good.
+      const readStoredMessages = async () => {
         const now = await arkSessionState(deps.store, sessionId);
         if (now.lastSeq > lastSeq) {
           const records = await arkRecordsAfter(deps.store, sessionId, lastSeq, audiences);
@@ -259,13 +253,43 @@ export function registerStream(app: ZodApp, deps: StreamDeps): void {
               message: r.message,
             })),
           });
-          // What the reader may not see is passed over for good, not read again at every beat.
           lastSeq = Math.max(lastSeq, now.lastSeq);
         }
-        for (const c of await listStreamChunks(deps.store, sessionId, lastChunk))
-          deliver({ type: 'chunk', chunk_seq: c.chunk_seq, chunk: c.chunk });
-        if (now.completed) deliver({ type: 'complete' });
+        return now;
       };
+      // Live events and the heartbeat's reads are handled one at a time, in arrival order: a live
+      // message sent while a read was under way would otherwise move lastSeq past what the read
+      // had still to deliver.
+      let handled: Promise<void> = Promise.resolve();
+      const inOrder = (work: () => Promise<void> | void) => {
+        handled = handled.then(work).catch((err: unknown) => {
+          request.log.warn({ err }, 'stream catch-up failed; the next heartbeat tries again');
+        });
+        return handled;
+      };
+      // The live channel can lose events: Redis restarting, a notice its publisher could not send.
+      // A live message numbered past the next one may follow a lost one, so the store is read from
+      // the last one sent first (a gap a deletion left reads nothing); and each heartbeat reads
+      // what was stored since, so a loss at the end of a burst lasts one heartbeat at most.
+      const onLiveEvent = (event: LiveEvent) =>
+        void inOrder(async () => {
+          if (finished) return;
+          if (event.type === 'messages') {
+            const next = event.messages.find((m) => m.seq > lastSeq);
+            if (next !== undefined && next.seq > lastSeq + 1) await readStoredMessages();
+          }
+          deliver(event);
+        });
+      for (const event of buffered.splice(0)) onLiveEvent(event);
+      onLive = onLiveEvent;
+      catchUp = () =>
+        inOrder(async () => {
+          if (finished) return;
+          const now = await readStoredMessages();
+          for (const c of await listStreamChunks(deps.store, sessionId, lastChunk))
+            deliver({ type: 'chunk', chunk_seq: c.chunk_seq, chunk: c.chunk });
+          if (now.completed) deliver({ type: 'complete' });
+        });
     } catch (err) {
       request.log.error({ err }, 'stream failed');
       frames.error('failed', 'stream failed');
