@@ -17,7 +17,7 @@ export { MemoryBus, type MemoryBusOptions } from './memory-bus.js';
 export type { BusJournal, GroupPosition, TrimPoint, JournalContents } from './bus-journal.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka-bus.js';
 export { createBus, retryPolicyOf, type BusSettings, type CreateBusOptions, type RetrySettings } from './create-bus.js';
-export { publishEvents, serializeEvent, subscribeEvents, type TypedTopic } from './typed.js';
+export { decodeRecord, publishEvents, serializeEvent, subscribeEvents, type TypedTopic } from './typed.js';
 export { subscribeWiring, type Binding, type TopicsOf, type Wiring } from './wiring.js';
 export type { PartitionCut, PartitionRange, RetainedRecords } from './retained-records.js';
 export { latestRecords, type LatestRecords } from './latest-records.js';

@@ -67,7 +67,7 @@ function withHeaderCorrelation<E>(event: E, record: BusRecord): E {
  * field named. Depth is left alone here: an event wraps a body a few levels down, and the topic
  * contract never bounded it.
  */
-function decodeRecord<E>(topic: TypedTopic<E>, record: BusRecord): E {
+export function decodeRecord<E>(topic: TypedTopic<E>, record: BusRecord): E {
   let json: unknown;
   try {
     json = JSON.parse(record.value.toString('utf8'));

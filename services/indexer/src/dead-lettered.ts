@@ -1,6 +1,6 @@
-import type { BusRecord, DeadLetterListener } from '@memstream/bus';
+import { decodeRecord, type BusRecord, type DeadLetterListener } from '@memstream/bus';
 import type { Logger } from '@memstream/logging';
-import { TOPICS } from '@memstream/schemas';
+import { TOPICS, type MessageStored } from '@memstream/schemas';
 import { queueMessagesToEmbed, type Store } from '@memstream/store';
 
 /**
@@ -26,13 +26,11 @@ export function queueDeadLettered(store: Store, log: Logger): DeadLetterListener
 }
 
 function storedMessageKey(record: BusRecord): { conversationId: string; messageId: string } | undefined {
-  let json: unknown;
+  let event: MessageStored;
   try {
-    json = JSON.parse(record.value.toString('utf8'));
+    event = decodeRecord(TOPICS.messagesStored, record);
   } catch {
-    return undefined;
+    return undefined; // not JSON, or not the topic's schema: the reason it was dead-lettered
   }
-  const parsed = TOPICS.messagesStored.schema.safeParse(json);
-  if (!parsed.success) return undefined;
-  return { conversationId: parsed.data.data.conversation_id, messageId: parsed.data.data.message_id };
+  return { conversationId: event.data.conversation_id, messageId: event.data.message_id };
 }
