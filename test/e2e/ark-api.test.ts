@@ -8,7 +8,7 @@ import { call } from '../helpers/evermemos-client.js';
 import { startApi, startServices } from '../helpers/distributed.js';
 import { checkArkContract } from './ark-contract.js';
 import { contents, openSse } from '../../harness/sse-client.js';
-import { appendMessages, PgStore } from '@memstream/store';
+import { appendMessages, appendStreamChunks, PgStore } from '@memstream/store';
 import { createLogger } from '@memstream/logging';
 
 const log = createLogger({ service: 'ark-api-test', level: 'silent' });
@@ -98,6 +98,40 @@ test('embedded mode: a live message after one the live channel lost makes the st
   assert.equal((await evermemos('m3', 'third')).status, 200);
   await waitFor('the third message streamed', async () => (contents(stream).includes('third') ? true : undefined));
   assert.deepEqual(contents(stream), ['second, never announced', 'third']);
+});
+
+test('embedded mode: a live chunk after one the live channel lost makes the stream read the kept chunks first', async (t: TestContext) => {
+  // A heartbeat of a minute: only the live event of the third chunk can bring the second.
+  const databaseUrl = await freshDatabase(t);
+  const base = await embeddedMemstream(t, { SSE_HEARTBEAT_MS: '60000', DATABASE_URL: databaseUrl });
+  const session = uniqueName('lost-chunk');
+  const chunk = (token: string) => ({
+    id: session,
+    object: 'chat.completion.chunk',
+    model: 'agent',
+    choices: [{ index: 0, delta: { content: token } }],
+  });
+  const relay = async (token: string) =>
+    (
+      await fetch(`${base}/stream/${session}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: JSON.stringify(chunk(token)),
+      })
+    ).status;
+  assert.equal(await relay('tok1'), 200);
+  const stream = await openSse(`${base}/stream/${session}`);
+  t.after(() => stream.close());
+  assert.equal(stream.status, 200);
+  // Kept with no live event, as when Redis was down while it was published. Another session's
+  // chunk comes between, so the numbers alone would show no gap.
+  const store = new PgStore({ connectionString: databaseUrl, maxConnections: 1, statementTimeoutMs: 10_000, log });
+  t.after(() => store.close());
+  await appendStreamChunks(store, session, [chunk('tok2')]);
+  await appendStreamChunks(store, `${session}-other`, [chunk('elsewhere')]);
+  assert.equal(await relay('tok3'), 200);
+  await waitFor('the third chunk streamed', async () => (contents(stream).includes('tok3') ? true : undefined));
+  assert.deepEqual(contents(stream), ['tok2', 'tok3']);
 });
 
 test("distributed mode: with the live notices lost, a stream's catch-up delivers what follows a gap a deletion left in the numbering", async (t: TestContext) => {

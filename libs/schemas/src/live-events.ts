@@ -19,7 +19,17 @@ export const LiveEvent = z.discriminatedUnion('type', [
       }),
     ),
   }),
-  z.object({ type: z.literal('chunk'), chunk_seq: z.number().int(), chunk: z.record(z.string(), z.unknown()) }),
+  z.object({
+    type: z.literal('chunk'),
+    chunk_seq: z.number().int(),
+    /**
+     * The number of the session's chunk kept just before this one (null: none). Chunks are numbered
+     * across all sessions, so only this tells a reader that a chunk of its session came between the
+     * last one it sent and this one, which the live channel lost. Absent from older publishers.
+     */
+    prev_chunk_seq: z.number().int().nullable().optional(),
+    chunk: z.record(z.string(), z.unknown()),
+  }),
   z.object({ type: z.literal('complete') }),
 ]);
 export type LiveEvent = z.infer<typeof LiveEvent>;

@@ -67,6 +67,7 @@ export {
   arkSessionState,
   completeArkSession,
   appendStreamChunks,
+  streamChunkBefore,
   listStreamChunks,
   type ArkListedRecord,
   type ArkRecord,

@@ -22,7 +22,13 @@ const relay = (session: string, chunks: Record<string, unknown>[], actor?: Actor
 test('relayed chunks are kept once, numbered in order and sent live; a redelivered relay is sent again with the same numbers', async (t) => {
   const { store, fanout, handle, outcomeOf } = await converter(t);
   const heard: number[] = [];
-  await fanout.subscribe(liveChannelOf('s1'), (m) => heard.push((JSON.parse(m) as { chunk_seq: number }).chunk_seq));
+  const previous: Array<number | null> = [];
+  await fanout.subscribe(liveChannelOf('s1'), (m) => {
+    const event = JSON.parse(m) as { chunk_seq: number; prev_chunk_seq: number | null };
+    heard.push(event.chunk_seq);
+    previous.push(event.prev_chunk_seq);
+  });
+  await handle([relay('s0', [{ delta: 'elsewhere' }])], ctx); // another session's number comes first
   const first = relay('s1', [{ delta: 'to' }, { delta: 'ken' }]);
   await handle([first, relay('s1', [{ delta: 's' }])], ctx);
   const kept = await listStreamChunks(store, 's1');
@@ -32,10 +38,12 @@ test('relayed chunks are kept once, numbered in order and sent live; a redeliver
   );
   const seqs = kept.map((c) => c.chunk_seq);
   assert.deepEqual(heard, seqs);
+  assert.deepEqual(previous, [null, seqs[0], seqs[1]], "each names the session's chunk before it");
 
   await handle([first], ctx); // redelivered
   assert.equal((await listStreamChunks(store, 's1')).length, 3, 'kept once');
   assert.deepEqual(heard.slice(3), seqs.slice(0, 2), 'the same numbers again, which streams drop');
+  assert.deepEqual(previous.slice(3), [null, seqs[0]], 'and the same chunks before them');
   assert.deepEqual((await outcomeOf(first))?.result, { chunk_seqs: seqs.slice(0, 2) });
 });
 

@@ -151,6 +151,18 @@ export async function appendStreamChunks(
   return rows.map((r) => r.chunk_seq).sort((a, b) => a - b);
 }
 
+/**
+ * The number of the session's chunk kept just before chunk `seq` (undefined: none): what a live
+ * chunk names so that a reader can tell it missed one (see LiveEvent). One probe of the key.
+ */
+export async function streamChunkBefore(q: Queryable, sessionId: string, seq: number): Promise<number | undefined> {
+  const { rows } = await q.query<{ chunk_seq: number | null }>(
+    'SELECT max(chunk_seq) AS chunk_seq FROM stream_chunks WHERE session_id = $1 AND chunk_seq < $2',
+    [sessionId, seq],
+  );
+  return rows[0]?.chunk_seq ?? undefined;
+}
+
 export async function listStreamChunks(
   q: Queryable,
   sessionId: string,

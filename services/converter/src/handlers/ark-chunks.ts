@@ -1,5 +1,5 @@
 import type { HandlerContext } from '@memstream/bus';
-import { appendStreamChunks, recordRequestOutcomes } from '@memstream/store';
+import { appendStreamChunks, recordRequestOutcomes, streamChunkBefore } from '@memstream/store';
 import { liveChannelOf, type ArkStreamChunksReceived, type LiveEvent, type RequestOutcome } from '@memstream/schemas';
 import { gateByActor } from '../access-gate.js';
 import { applyOnce } from './apply-once.js';
@@ -25,8 +25,13 @@ export function handleArkChunks(deps: ConverterDeps) {
     for (const [i, outcome] of outcomes.entries()) {
       const event = admitted[i]!;
       const seqs = (outcome.result?.['chunk_seqs'] as number[] | undefined) ?? [];
+      if (seqs.length === 0) continue;
+      // Each chunk names the one before it in its session, so a reader can tell it missed one.
+      // Read after the commit, also for a redelivered relay (its outcome keeps only its numbers).
+      let prev = (await streamChunkBefore(deps.store, event.data.session_id, seqs[0]!)) ?? null;
       for (const [j, chunk] of event.data.chunks.entries()) {
-        const live: LiveEvent = { type: 'chunk', chunk_seq: seqs[j]!, chunk };
+        const live: LiveEvent = { type: 'chunk', chunk_seq: seqs[j]!, prev_chunk_seq: prev, chunk };
+        prev = seqs[j]!;
         await deps.fanout.publish(liveChannelOf(event.data.session_id), JSON.stringify(live)).catch((err: unknown) => {
           ctx.log.warn(
             { err, session: event.data.session_id },

@@ -271,12 +271,20 @@ export function registerStream(app: ZodApp, deps: StreamDeps): void {
       // A live message numbered past the next one may follow a lost one, so the store is read from
       // the last one sent first (a gap a deletion left reads nothing); and each heartbeat reads
       // what was stored since, so a loss at the end of a burst lasts one heartbeat at most.
+      // Chunks are numbered across sessions, so a gap shows only in the number of the session's
+      // chunk before this one, which each live chunk names: past the last one sent, one was lost.
+      const readStoredChunks = async () => {
+        for (const c of await listStreamChunks(deps.store, sessionId, lastChunk))
+          deliver({ type: 'chunk', chunk_seq: c.chunk_seq, chunk: c.chunk });
+      };
       const onLiveEvent = (event: LiveEvent) =>
         void inOrder(async () => {
           if (finished) return;
           if (event.type === 'messages') {
             const next = event.messages.find((m) => m.seq > lastSeq);
             if (next !== undefined && next.seq > lastSeq + 1) await readStoredMessages();
+          } else if (event.type === 'chunk' && event.prev_chunk_seq != null && event.prev_chunk_seq > lastChunk) {
+            await readStoredChunks();
           }
           deliver(event);
         });
@@ -286,8 +294,7 @@ export function registerStream(app: ZodApp, deps: StreamDeps): void {
         inOrder(async () => {
           if (finished) return;
           const now = await readStoredMessages();
-          for (const c of await listStreamChunks(deps.store, sessionId, lastChunk))
-            deliver({ type: 'chunk', chunk_seq: c.chunk_seq, chunk: c.chunk });
+          await readStoredChunks();
           if (now.completed) deliver({ type: 'complete' });
         });
     } catch (err) {
