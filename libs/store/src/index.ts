@@ -112,6 +112,7 @@ export {
   indexMessages,
   writeMessageVectors,
   indexMemories,
+  queueMemoriesToEmbed,
   staleVectors,
   replaceVectors,
   ensureVectorIndex,
@@ -126,6 +127,7 @@ export {
   unembeddedItems,
   postponeUnembedded,
   queueMessagesToEmbed,
+  queueItemsToEmbed,
   queueMessagesWithoutVectors,
   type UnembeddedBackoff,
 } from './repositories/unembedded-queue.js';

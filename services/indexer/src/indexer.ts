@@ -6,6 +6,8 @@ import {
   indexMemories,
   messageSearchText,
   postponeUnembedded,
+  queueItemsToEmbed,
+  queueMemoriesToEmbed,
   queueMessagesWithoutVectors,
   replaceVectors,
   staleVectors,
@@ -134,18 +136,67 @@ export class Indexer {
 
   /** One round of repair and re-embedding; returns how much it did (0: nothing left). */
   async sweep(): Promise<number> {
+    // Memories and the re-embedding backlog are read oldest first: one that fails every time would
+    // head its list on every sweep, and, failing the sweep, hold back the steps after it. Such an
+    // item goes on the queue instead, where it waits longer after each failure.
     const missing = await unindexedMemories(this.store, this.reembedBatch);
-    if (missing.length > 0) await this.indexMemories(missing);
+    const failedMemories = await this.eachAloneOnFailure(missing, (batch) => this.indexMemories(batch), 'memory');
+    await queueMemoriesToEmbed(
+      this.store,
+      failedMemories.map((m) => ({ memoryId: m.id, text: memoryText(m) })),
+    );
+    await this.postponeQueued(failedMemories.map((m) => ({ kind: 'episodic_memory' as const, item_id: m.id })));
     await this.queueMissingVectors();
     const queued = await unembeddedItems(this.store, this.reembedBatch);
     if (queued.length > 0) await this.embedQueued(queued);
     const stale = this.reembedding ? await staleVectors(this.store, this.embedder.model, this.reembedBatch) : [];
     if (stale.length < this.reembedBatch) this.reembedding = false;
     if (stale.length > 0) {
-      await this.embedItems(stale);
-      this.log.info({ items: stale.length, model: this.embedder.model }, 're-embedded items of another model');
+      const failed = await this.eachAloneOnFailure(stale, (batch) => this.embedItems(batch), 'stale vector');
+      await queueItemsToEmbed(this.store, failed);
+      await this.postponeQueued(failed);
+      this.log.info(
+        { items: stale.length - failed.length, queued: failed.length, model: this.embedder.model },
+        're-embedded items of another model',
+      );
     }
     return missing.length + queued.length + stale.length;
+  }
+
+  /**
+   * Runs `work` on the items together and, when that fails for a reason of the items rather than
+   * of a dependency that is down (then it throws: every item would fail alike), on each alone.
+   * Returns the items that failed alone, so that one that fails every time holds back no other.
+   */
+  private async eachAloneOnFailure<T extends { readonly id: string } | SearchItemToEmbed>(
+    items: readonly T[],
+    work: (batch: readonly T[]) => Promise<unknown>,
+    what: string,
+  ): Promise<T[]> {
+    if (items.length === 0) return [];
+    try {
+      await work(items);
+      return [];
+    } catch (err) {
+      if (isUnavailable(err)) throw err;
+      this.log.warn({ err, items: items.length }, `${what} batch failed; trying each alone`);
+    }
+    const failed: T[] = [];
+    for (const item of items) {
+      try {
+        await work([item]);
+      } catch (err) {
+        if (isUnavailable(err)) throw err;
+        failed.push(item);
+        this.log.warn({ err, itemId: 'item_id' in item ? item.item_id : item.id }, `${what} failed; queued for later`);
+      }
+    }
+    return failed;
+  }
+
+  /** Queued items not embedded this time wait longer before the next try (postponeUnembedded). */
+  private async postponeQueued(items: ReadonlyArray<Pick<SearchItemToEmbed, 'kind' | 'item_id'>>): Promise<void> {
+    await postponeUnembedded(this.store, items, this.repair.backoff);
   }
 
   /**
@@ -169,22 +220,12 @@ export class Indexer {
    */
   private async embedQueued(items: readonly SearchItemToEmbed[]): Promise<void> {
     try {
-      await this.embedItems(items);
+      await this.eachAloneOnFailure(items, (batch) => this.embedItems(batch), 'queued item');
     } catch (err) {
-      if (isUnavailable(err)) this.log.warn({ err, items: items.length }, 'queued items not embedded; tried later');
-      else {
-        this.log.warn({ err, items: items.length }, 'queued items not embedded together; trying them one by one');
-        for (const item of items) {
-          await this.embedItems([item]).catch((itemErr: unknown) =>
-            this.log.warn(
-              { err: itemErr, kind: item.kind, itemId: item.item_id },
-              'queued item not embedded; tried later',
-            ),
-          );
-        }
-      }
+      if (!isUnavailable(err)) throw err;
+      this.log.warn({ err, items: items.length }, 'queued items not embedded; tried later');
     }
-    await postponeUnembedded(this.store, items, this.repair.backoff);
+    await this.postponeQueued(items);
   }
 
   /** Messages are embedded again from their rows' keys (their context is rebuilt), memories from their text. */

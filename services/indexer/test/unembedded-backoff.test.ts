@@ -1,32 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHashEmbedder, type Embedder } from '@memstream/embedding';
-import { AppError } from '@memstream/errors';
+import { createHashEmbedder } from '@memstream/embedding';
 import { Indexer } from '@memstream/indexer';
 import { createLogger } from '@memstream/logging';
 import { queueMessagesToEmbed, type Store } from '@memstream/store';
+import { refusing } from './refusing-embedder.js';
 import { storedMessages } from './stored-messages.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const MINUTE = 60_000;
-
-/** The hash embedder, refusing (as a model server refuses a request, for good) any batch holding `poison`. */
-function refusing(poison: string): Embedder & { texts: string[] } {
-  const inner = createHashEmbedder({ dimension: 16 });
-  const texts: string[] = [];
-  return {
-    model: inner.model,
-    dimension: inner.dimension,
-    texts,
-    async embed(batch, purpose) {
-      texts.push(...batch);
-      if (batch.some((x) => x.includes(poison)))
-        throw new AppError('SYSTEM_ERROR', 'embedding model request rejected (400)');
-      return inner.embed(batch, purpose);
-    },
-    close: () => inner.close(),
-  };
-}
 
 const vectorsOf = async (store: Store) =>
   (

@@ -121,15 +121,14 @@ export interface MemoryToIndex {
 }
 
 /**
- * Indexes episodic memories, the keyword row and the vector row of each in one statement; a memory
- * superseded or deleted meanwhile is skipped (locked as messages are above).
+ * The current memories among `ids` (locked against a concurrent supersede or delete, as messages
+ * are above) with their text, and their keyword rows written or rewritten: the start of both
+ * statements below. `vectors` adds the column `vec` from a third array.
  */
-export async function indexMemories(q: Queryable, model: string, items: readonly MemoryToIndex[]): Promise<number> {
-  if (items.length === 0) return 0;
-  const { rowCount } = await q.query(
-    `WITH source AS MATERIALIZED (
-       SELECT m.id, m.conversation_id, m.user_id, m.occurred_at, m.message_ids, t.body, t.vec
-       FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, body, vec)
+function memoryKeywordRowsSql(vectors: boolean): string {
+  return `source AS MATERIALIZED (
+       SELECT m.id, m.conversation_id, m.user_id, m.occurred_at, m.message_ids, t.body${vectors ? ', t.vec' : ''}
+       FROM unnest($1::text[], $2::text[]${vectors ? ', $3::text[]) AS t(id, body, vec)' : ') AS t(id, body)'}
        JOIN episodic_memories m ON m.id = t.id AND m.superseded_at IS NULL
        FOR KEY SHARE OF m
      ),
@@ -139,13 +138,42 @@ export async function indexMemories(q: Queryable, model: string, items: readonly
        FROM source
        ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv
        RETURNING item_id
-     )
+     )`;
+}
+
+/**
+ * Indexes episodic memories, the keyword row and the vector row of each in one statement; a memory
+ * superseded or deleted meanwhile is skipped.
+ */
+export async function indexMemories(q: Queryable, model: string, items: readonly MemoryToIndex[]): Promise<number> {
+  if (items.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `WITH ${memoryKeywordRowsSql(true)}
      INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
      SELECT 'episodic_memory', s.id, s.conversation_id, s.user_id, s.occurred_at, s.vec::vector, $4
      FROM source s JOIN items i ON i.item_id = s.id
      ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
        indexed_at = now()`,
     [items.map((i) => i.memoryId), items.map((i) => i.text), items.map((i) => vectorLiteral(i.embedding)), model],
+  );
+  return rowCount;
+}
+
+/**
+ * The keyword rows of memories whose vectors could not be made, and their places on the queue
+ * (search_unembedded): they are found by their words at once, and the sweep tries their vectors
+ * again with a backoff. Returns how many were queued.
+ */
+export async function queueMemoriesToEmbed(
+  q: Queryable,
+  items: ReadonlyArray<Omit<MemoryToIndex, 'embedding'>>,
+): Promise<number> {
+  if (items.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `WITH ${memoryKeywordRowsSql(false)}
+     INSERT INTO search_unembedded (kind, item_id) SELECT 'episodic_memory', item_id FROM items
+     ON CONFLICT (kind, item_id) DO NOTHING`,
+    [items.map((i) => i.memoryId), items.map((i) => i.text)],
   );
   return rowCount;
 }
@@ -164,12 +192,17 @@ export interface SearchItemToEmbed {
  * Items whose vector was made by another model: the re-embedding backlog. An item without a
  * vector yet is left to its stored event (or to unembeddedItems), which the indexer is about to
  * (or already does) embed: taken here as well, a backlog of new messages would be embedded twice.
+ * Items on the queue are left to it too: the backlog is read oldest first, so an item that fails
+ * every time would otherwise head it for good.
  */
 export async function staleVectors(q: Queryable, model: string, limit: number): Promise<SearchItemToEmbed[]> {
   const { rows } = await q.query<SearchItemToEmbed>(
     `SELECT s.kind, s.item_id, s.content, s.conversation_id, s.message_ids
      FROM search_vectors v JOIN search_items s ON s.kind = v.kind AND s.item_id = v.item_id
-     WHERE v.embedding_model <> $1 ORDER BY v.indexed_at LIMIT $2`,
+     WHERE v.embedding_model <> $1
+       -- one the sweep could not embed waits on the queue, with its backoff (queueItemsToEmbed)
+       AND NOT EXISTS (SELECT 1 FROM search_unembedded u WHERE u.kind = v.kind AND u.item_id = v.item_id)
+     ORDER BY v.indexed_at LIMIT $2`,
     [model, limit],
   );
   return rows;

@@ -50,6 +50,27 @@ export async function postponeUnembedded(
 }
 
 /**
+ * Queues search rows the sweep could not embed (a memory's, or a vector of another model): they
+ * wait there with a backoff instead of being tried on every sweep. A row deleted meanwhile is left
+ * out; one already queued keeps its place and its backoff.
+ */
+export async function queueItemsToEmbed(
+  q: Queryable,
+  items: ReadonlyArray<Pick<SearchItemToEmbed, 'kind' | 'item_id'>>,
+): Promise<number> {
+  if (items.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `INSERT INTO search_unembedded (kind, item_id)
+     SELECT s.kind, s.item_id
+     FROM unnest($1::text[], $2::text[]) AS t(kind, item_id)
+     JOIN search_items s ON s.kind = t.kind AND s.item_id = t.item_id
+     ON CONFLICT (kind, item_id) DO NOTHING`,
+    [items.map((i) => i.kind), items.map((i) => i.item_id)],
+  );
+  return rowCount;
+}
+
+/**
  * Queues stored messages, by their keys, that have a search row and no vector (a dead-lettered
  * indexing: nothing else would embed them). A message deleted meanwhile has no search row and is
  * left out; one already queued keeps its place and its backoff.
