@@ -12,6 +12,8 @@ export interface PgStoreOptions {
    * priority of its background connections this way). Failures are logged, not fatal.
    */
   readonly onConnect?: (backendPid: number) => void;
+  /** How long a connection that plans generically serves (see GENERIC_PLAN); 5 s unless set. */
+  readonly genericPlanLifetimeMs?: number;
 }
 
 // int8 comes back as a string by default (it may exceed 2^53); our counters and sequence numbers
@@ -25,6 +27,27 @@ const types = {
 };
 
 /**
+ * A statement whose text opens with this comment runs with a generic plan: planned once per
+ * connection, then only bound and executed. Every other statement is planned for its parameters
+ * at each run (see the pool's options below), which the batch statements need: a plan made for
+ * no particular batch size was several times slower for a batch of thousands. But planning the
+ * append statement costs about a millisecond, which for a batch of a few messages (a held write
+ * under light load) was most of PostgreSQL's time per message (server CPU a message, planned each
+ * time against planned once: 577 against 294 µs in batches of 4, 312 against 195 in batches of 8,
+ * 200 against 150 in batches of 26, the same at 128). So a statement whose plan does not depend on its size, or that is only ever run small, says so
+ * with this comment, and runs on connections of a second, small pool that plan generically.
+ * Inside a transaction the comment changes nothing: the statement runs on the transaction's
+ * connection, planned as the others are.
+ */
+export const GENERIC_PLAN = '/* generic plan */';
+
+/** Connections of the generic-plan pool (see GENERIC_PLAN): its statements are few and short. */
+const GENERIC_PLAN_CONNECTIONS = 2;
+
+/** How long a connection of the generic-plan pool serves (see the constructor): a reconnection costs a few ms. */
+const GENERIC_PLAN_LIFETIME_MS = 5_000;
+
+/**
  * Distinct statements that get a name. Every statement memstream runs is a constant string, so the
  * set is small; the cap only keeps a caller that builds SQL from data from filling each
  * connection's cache of prepared statements.
@@ -34,30 +57,50 @@ const MAX_NAMED_STATEMENTS = 500;
 export class PgStore implements Store {
   readonly kind = 'pg' as const;
   private readonly pool: pg.Pool;
+  /** Connections that plan generically (see GENERIC_PLAN). */
+  private readonly genericPool: pg.Pool;
   /** SQL text -> statement name (see `statement`). */
   private readonly names = new Map<string, string>();
   private readonly log: PgStoreOptions['log'];
 
   constructor(options: PgStoreOptions) {
     this.log = options.log;
-    this.pool = new pg.Pool({
+    // Named statements (see `statement`) would switch to a generic plan after five runs; for the
+    // unnest-based batch statements that plan was 7x slower (the converter's insert: 7.4 ms
+    // instead of 1.8 ms for four messages). Planning each run keeps the saving of the parse.
+    this.pool = this.openPool(options, options.maxConnections, '-c plan_cache_mode=force_custom_plan');
+    // A generic plan is kept for the connection's life, and PostgreSQL makes it again only when
+    // the tables' statistics change (an ANALYZE), not as they grow. Made while the tables are
+    // nearly empty (a first start, a new database), every index looks as cheap as the key's, and
+    // a fresh database's small appends looked messages up through (conversation, created_at),
+    // reading the whole conversation, until autovacuum analysed the table. So sequential scans
+    // are priced out, and each connection lives GENERIC_PLAN_LIFETIME_MS: its successor plans
+    // for the tables as they are by then (from 1,000 messages on, by the key, analysed or not).
+    this.genericPool = this.openPool(
+      options,
+      Math.min(GENERIC_PLAN_CONNECTIONS, options.maxConnections),
+      '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off',
+      options.genericPlanLifetimeMs ?? GENERIC_PLAN_LIFETIME_MS,
+    );
+  }
+
+  private openPool(options: PgStoreOptions, max: number, settings: string, lifetimeMs?: number): pg.Pool {
+    const pool = new pg.Pool({
       connectionString: options.connectionString,
-      max: options.maxConnections,
+      max,
+      ...(lifetimeMs === undefined ? {} : { maxLifetimeSeconds: lifetimeMs / 1000 }),
       statement_timeout: options.statementTimeoutMs,
-      // Named statements (see `statement`) would switch to a generic plan after five runs; for the
-      // unnest-based batch statements that plan was 7x slower (the converter's insert: 7.4 ms
-      // instead of 1.8 ms for four messages). Planning each run keeps the saving of the parse.
-      options: '-c plan_cache_mode=force_custom_plan',
+      options: settings,
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
       types,
     });
     // An idle client losing its connection emits here; without a listener the process would crash.
-    this.pool.on('error', (err) => options.log.error({ err }, 'idle postgres connection failed'));
+    pool.on('error', (err) => options.log.error({ err }, 'idle postgres connection failed'));
     const onConnect = options.onConnect;
     if (onConnect) {
       // pg's client learns its server process id from the connection handshake (BackendKeyData).
-      this.pool.on('connect', (client) => {
+      pool.on('connect', (client) => {
         try {
           onConnect((client as unknown as { processID: number }).processID);
         } catch (err) {
@@ -65,10 +108,12 @@ export class PgStore implements Store {
         }
       });
     }
+    return pool;
   }
 
   async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    const result = await this.pool.query(this.statement(sql, params));
+    const pool = sql.startsWith(GENERIC_PLAN) ? this.genericPool : this.pool;
+    const result = await pool.query(this.statement(sql, params));
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   }
 
@@ -130,6 +175,6 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.genericPool.end()]);
   }
 }

@@ -1,9 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendMessages, type AppendItem } from '@memstream/store';
-import { APPEND_SQL, appendParameters } from '../src/repositories/messages.js';
-import { migratedStore } from './search-fixtures.js';
-import { explainRolledBack, nodesOf } from './explain.js';
+import { appendMessages, GENERIC_PLAN, PgStore, type AppendItem, type Store } from '@memstream/store';
+import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
+import {
+  APPEND_SQL,
+  appendParameters,
+  GENERIC_PLAN_MAX_ITEMS,
+  SMALL_APPEND_SQL,
+} from '../src/repositories/messages.js';
+import { log, migratedStore } from './search-fixtures.js';
+import { explainRolledBack, nodesOf, type PlanNode } from './explain.js';
 
 const items = (from: number, count: number, conversations: number): AppendItem[] =>
   Array.from({ length: count }, (_, k) => {
@@ -60,4 +66,78 @@ test('storing a batch fires no trigger once per message', async (t) => {
   );
   // the statement-level trigger that counts keywords still fires, once
   assert.ok(triggers.some((tr) => tr['Trigger Name'] === 'search_keywords_insert' && tr.Calls === 1));
+});
+
+test('a connection that plans generically is replaced after its lifetime, so its plans are made again', async (t) => {
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 2,
+    statementTimeoutMs: 10_000,
+    log,
+    genericPlanLifetimeMs: 100,
+  });
+  t.after(() => store.close());
+  const pid = async () =>
+    (await store.query<{ pid: number }>(`${GENERIC_PLAN} SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
+  const first = await pid();
+  await waitFor('another connection', async () => ((await pid()) !== first ? true : undefined));
+});
+
+test('a statement marked for a generic plan runs on a connection that plans generically; the others are planned for their parameters', async (t) => {
+  const store = await migratedStore(t);
+  const mode = async (sql: string) => (await store.query<{ mode: string }>(sql)).rows[0]!.mode;
+  assert.equal(await mode(`SELECT current_setting('plan_cache_mode') AS mode`), 'force_custom_plan');
+  assert.equal(await mode(`${GENERIC_PLAN} SELECT current_setting('plan_cache_mode') AS mode`), 'force_generic_plan');
+  // inside a transaction, the transaction's connection
+  assert.equal(
+    await store.transaction(
+      async (tx) =>
+        (await tx.query<{ mode: string }>(`${GENERIC_PLAN} SELECT current_setting('plan_cache_mode') AS mode`)).rows[0]!
+          .mode,
+    ),
+    'force_custom_plan',
+  );
+});
+
+// A small batch's statement is planned once, for no batch in particular: whatever it is given and
+// however large the tables grow, that plan must look each message up by its key, never read a
+// table or an index whole.
+/** Nodes of the plan that read a table, or an index, whole: none may be in a small batch's plan. */
+async function wholeReadsOfGenericPlan(store: Store): Promise<string[]> {
+  const plan = await store.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+    // on a connection of the generic-plan pool, as the statement runs
+    `${GENERIC_PLAN} EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${SMALL_APPEND_SQL}`,
+    Array(12).fill(null), // bound to nothing: the plan is made for no values
+  );
+  const nodes = [...nodesOf(plan.rows[0]!['QUERY PLAN'][0]!.Plan)];
+  const probes = nodes.filter((n) => n['Index Name'] === 'messages_conversation_id_message_id_key');
+  assert.ok(probes.length > 0 && probes.every((n) => n['Index Cond']), 'messages are looked up by their key');
+  return nodes
+    .filter(
+      (n) => /Seq Scan|Bitmap/.test(n['Node Type'] ?? '') || (n['Node Type'] === 'Index Only Scan' && !n['Index Cond']),
+    )
+    .map((n) => `${n['Node Type']} on ${n['Relation Name'] ?? n['Index Name']}`);
+}
+
+test('the generic plan of a small batch reads no table and no index whole', async (t) => {
+  const store = await migratedStore(t);
+  // Near-empty tables make every index look alike (see PgStore): each connection lives a few
+  // seconds, so the plan kept is one made for the tables as they have grown, analysed or not.
+  for (let from = 0; from < 2_000; from += 1_000) await appendMessages(store, items(from, 1_000, 64));
+  assert.deepEqual(await wholeReadsOfGenericPlan(store), [], 'planned on 2,000 messages never analysed');
+  for (let from = 2_000; from < 10_000; from += 1_000) await appendMessages(store, items(from, 1_000, 64));
+  await store.query('VACUUM ANALYZE');
+  assert.deepEqual(await wholeReadsOfGenericPlan(store), [], 'planned on 10,000 messages');
+
+  // and the statement does what the other does
+  const stored = await appendMessages(store, items(10_000, GENERIC_PLAN_MAX_ITEMS, 8));
+  assert.deepEqual(
+    stored.map((r) => r.duplicate),
+    Array(GENERIC_PLAN_MAX_ITEMS).fill(false),
+  );
+  const again = await appendMessages(store, items(10_000, 3, 8));
+  assert.deepEqual(
+    again.map((r) => [r.duplicate, r.message.seq]),
+    stored.slice(0, 3).map((r) => [true, r.message.seq]),
+  );
 });

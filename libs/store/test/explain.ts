@@ -5,6 +5,7 @@ export interface PlanNode {
   'Node Type'?: string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
   'Conflicting Tuples'?: number;
