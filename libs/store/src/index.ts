@@ -67,7 +67,7 @@ export {
   arkSessionState,
   completeArkSession,
   appendStreamChunks,
-  streamChunkBefore,
+  streamChunksBefore,
   listStreamChunks,
   type ArkListedRecord,
   type ArkRecord,

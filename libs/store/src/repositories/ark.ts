@@ -152,15 +152,21 @@ export async function appendStreamChunks(
 }
 
 /**
- * The number of the session's chunk kept just before chunk `seq` (undefined: none): what a live
- * chunk names so that a reader can tell it missed one (see LiveEvent). One probe of the key.
+ * For each (session, chunk number), the number of the session's chunk kept just before it
+ * (undefined: none): what a live chunk names so that a reader can tell it missed one (see
+ * LiveEvent). One statement for a batch of relays, a probe of the key each.
  */
-export async function streamChunkBefore(q: Queryable, sessionId: string, seq: number): Promise<number | undefined> {
-  const { rows } = await q.query<{ chunk_seq: number | null }>(
-    'SELECT max(chunk_seq) AS chunk_seq FROM stream_chunks WHERE session_id = $1 AND chunk_seq < $2',
-    [sessionId, seq],
+export async function streamChunksBefore(
+  q: Queryable,
+  chunks: ReadonlyArray<{ readonly sessionId: string; readonly seq: number }>,
+): Promise<Array<number | undefined>> {
+  if (chunks.length === 0) return [];
+  const { rows } = await q.query<{ before: number | null }>(
+    `SELECT (SELECT max(c.chunk_seq) FROM stream_chunks c WHERE c.session_id = t.session_id AND c.chunk_seq < t.seq) AS before
+     FROM unnest($1::text[], $2::int8[]) WITH ORDINALITY AS t(session_id, seq, ord) ORDER BY t.ord`,
+    [chunks.map((c) => c.sessionId), chunks.map((c) => c.seq)],
   );
-  return rows[0]?.chunk_seq ?? undefined;
+  return rows.map((r) => r.before ?? undefined);
 }
 
 export async function listStreamChunks(

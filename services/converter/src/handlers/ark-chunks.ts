@@ -1,5 +1,5 @@
 import type { HandlerContext } from '@memstream/bus';
-import { appendStreamChunks, recordRequestOutcomes, streamChunkBefore } from '@memstream/store';
+import { appendStreamChunks, recordRequestOutcomes, streamChunksBefore } from '@memstream/store';
 import { liveChannelOf, type ArkStreamChunksReceived, type LiveEvent, type RequestOutcome } from '@memstream/schemas';
 import { gateByActor } from '../access-gate.js';
 import { applyOnce } from './apply-once.js';
@@ -22,13 +22,16 @@ export function handleArkChunks(deps: ConverterDeps) {
       status: 'stored' as const,
       result: { chunk_seqs: await appendStreamChunks(tx, event.data.session_id, event.data.chunks) },
     }));
-    for (const [i, outcome] of outcomes.entries()) {
-      const event = admitted[i]!;
-      const seqs = (outcome.result?.['chunk_seqs'] as number[] | undefined) ?? [];
-      if (seqs.length === 0) continue;
-      // Each chunk names the one before it in its session, so a reader can tell it missed one.
-      // Read after the commit, also for a redelivered relay (its outcome keeps only its numbers).
-      let prev = (await streamChunkBefore(deps.store, event.data.session_id, seqs[0]!)) ?? null;
+    const seqsOf = outcomes.map((outcome) => (outcome.result?.['chunk_seqs'] as number[] | undefined) ?? []);
+    // Each chunk names the one before it in its session, so a reader can tell it missed one. Read
+    // after the commits, for the batch at once, also for a redelivered relay (its outcome keeps
+    // only its numbers).
+    const relayed = seqsOf.flatMap((seqs, i) =>
+      seqs.length > 0 ? [{ event: admitted[i]!, seqs, sessionId: admitted[i]!.data.session_id, seq: seqs[0]! }] : [],
+    );
+    const before = await streamChunksBefore(deps.store, relayed);
+    for (const [i, { event, seqs }] of relayed.entries()) {
+      let prev = before[i] ?? null;
       for (const [j, chunk] of event.data.chunks.entries()) {
         const live: LiveEvent = { type: 'chunk', chunk_seq: seqs[j]!, prev_chunk_seq: prev, chunk };
         prev = seqs[j]!;
