@@ -34,10 +34,11 @@ const types = {
  * append statement costs about a millisecond, which for a batch of a few messages (a held write
  * under light load) was most of PostgreSQL's time per message (server CPU a message, planned each
  * time against planned once: 577 against 294 µs in batches of 4, 312 against 195 in batches of 8,
- * 200 against 150 in batches of 26, the same at 128). So a statement whose plan does not depend on its size, or that is only ever run small, says so
- * with this comment, and runs on connections of a second, small pool that plan generically.
- * Inside a transaction the comment changes nothing: the statement runs on the transaction's
- * connection, planned as the others are.
+ * 200 against 150 in batches of 26, the same at 128). So a statement whose plan does not depend
+ * on its size, or that is only ever run small, says so with this comment, and runs on connections
+ * of a second, small pool that plan generically. Such a statement must find its rows by key: that
+ * pool prices sequential scans out (see the constructor). Inside a transaction the comment changes
+ * nothing: the statement runs on the transaction's connection, planned as the others are.
  */
 export const GENERIC_PLAN = '/* generic plan */';
 
