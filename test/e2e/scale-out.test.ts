@@ -18,6 +18,14 @@ function lastAssignment(p: RunningProcess, topic: string): number[] | undefined 
   return lines.length > 0 ? (lines[lines.length - 1]!['partitions'] as number[]) : undefined;
 }
 
+/** A process's last log lines and stderr, for a failure message. */
+function lastWords(p: RunningProcess): string {
+  const lines = p.lines
+    .slice(-5)
+    .map((l) => `${String(l['msg'] ?? '')}${l['err'] ? ` (${JSON.stringify(l['err'])})` : ''}`);
+  return `${lines.join('; ')}${p.stderr() ? `; stderr: ${p.stderr().slice(-500)}` : ''}`;
+}
+
 // Two processes of every consumer service share each topic's partitions; one of each is killed
 // (SIGKILL: no goodbye, no commit) halfway through. The survivors must take over its partitions
 // and the end state must be exactly what one healthy pipeline would have produced.
@@ -65,7 +73,19 @@ test('two replicas of each consumer: one of each is killed, the other takes over
     'every process healthy',
     async () => (await healthy(gateway)) && (await Promise.all(all.map((r) => healthy(r.base)))).every(Boolean),
     300_000,
-  );
+  ).catch(async (err: unknown) => {
+    // Once in CI this wait ran out with nothing said of which process was not ready, or why.
+    const unhealthy = await Promise.all(
+      [...replicas.entries()].flatMap(([service, pair]) =>
+        pair.map(async (r) => ((await healthy(r.base)) ? [] : [`${service} ${r.base}: ${lastWords(r.process)}`])),
+      ),
+    );
+    throw new Error(
+      `${(err as Error).message}; gateway ${(await healthy(gateway)) ? 'healthy' : 'not healthy'}; not healthy: ${
+        unhealthy.flat().join(' | ') || 'none'
+      }`,
+    );
+  });
 
   const topicOf: Record<(typeof CONSUMERS)[number], string> = {
     converter: 'ingest.group-chat.v1',
