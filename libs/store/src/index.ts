@@ -1,5 +1,5 @@
-export type { Store, Queryable, QueryResult } from './store.js';
-export { GENERIC_PLAN, PgStore, type PgStoreOptions } from './pg-store.js';
+export { GENERIC_PLAN, type Store, type Queryable, type QueryResult } from './store.js';
+export { PgStore, type PgStoreOptions } from './pg-store.js';
 export { openPglite } from './open-pglite.js';
 export { migrate, loadMigrations, type Migration } from './migrate.js';
 export {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '@memstream/logging';
-import type { Queryable, QueryResult, Store } from './store.js';
+import { GENERIC_PLAN, type Queryable, type QueryResult, type Store } from './store.js';
 
 export interface PgStoreOptions {
   readonly connectionString: string;
@@ -25,22 +25,6 @@ const types = {
       ? (v: string) => Number(v)
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
-
-/**
- * A statement whose text opens with this comment runs with a generic plan: planned once per
- * connection, then only bound and executed. Every other statement is planned for its parameters
- * at each run (see the pool's options below), which the batch statements need: a plan made for
- * no particular batch size was several times slower for a batch of thousands. But planning the
- * append statement costs about a millisecond, which for a batch of a few messages (a held write
- * under light load) was most of PostgreSQL's time per message (server CPU a message, planned each
- * time against planned once: 577 against 294 µs in batches of 4, 312 against 195 in batches of 8,
- * 200 against 150 in batches of 26, the same at 128). So a statement whose plan does not depend
- * on its size, or that is only ever run small, says so with this comment, and runs on connections
- * of a second, small pool that plan generically. Such a statement must find its rows by key: that
- * pool prices sequential scans out (see the constructor). Inside a transaction the comment changes
- * nothing: the statement runs on the transaction's connection, planned as the others are.
- */
-export const GENERIC_PLAN = '/* generic plan */';
 
 /** Connections of the generic-plan pool (see GENERIC_PLAN): its statements are few and short. */
 const GENERIC_PLAN_CONNECTIONS = 2;

@@ -1,6 +1,5 @@
 import type { CanonicalMessage, SourceApi, Role } from '@memstream/schemas';
-import type { Queryable, Store } from '../store.js';
-import { GENERIC_PLAN } from '../pg-store.js';
+import { GENERIC_PLAN, type Queryable, type Store } from '../store.js';
 import { audienceIn, visibleTo } from './conversation-access.js';
 import { AppError, isAppError } from '@memstream/errors';
 import { retryOnError } from '@memstream/retry';
