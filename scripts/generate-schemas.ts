@@ -1,6 +1,13 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { EXPORT_FORMAT, EXPORT_RECORDS, EXPORT_VERSION, TOPICS } from '@memstream/schemas';
+import {
+  EXPORT_FORMAT,
+  EXPORT_RECORDS,
+  EXPORT_VERSION,
+  storableJsonSchema,
+  TOPICS,
+  withStorableText,
+} from '@memstream/schemas';
 import { writeOrCheck } from './generated-files.js';
 
 /**
@@ -10,10 +17,26 @@ import { writeOrCheck } from './generated-files.js';
  */
 const OUT_DIR = resolve(import.meta.dirname, '../schemas');
 
+/** Where a topic's schema keeps the schema of any storable JSON value. */
+const STORABLE_JSON_DEF = '#/$defs/StorableJson';
+
+/** The schema with the rules of jsonProblem added at every depth (see storable-json-schema.ts). */
+function storableEverywhere(schema: Record<string, unknown>): Record<string, unknown> {
+  const held = withStorableText(schema, true, STORABLE_JSON_DEF);
+  held['$defs'] = { ...(held['$defs'] as object | undefined), StorableJson: storableJsonSchema(STORABLE_JSON_DEF) };
+  return held;
+}
+
 export function renderTopicSchemas(): Map<string, string> {
   const files = new Map<string, string>();
   for (const topic of Object.values(TOPICS)) {
-    const schema = z.toJSONSchema(topic.schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+    let schema: Record<string, unknown> = z.toJSONSchema(topic.schema, {
+      io: 'input',
+      unrepresentable: 'any',
+      target: 'draft-2020-12',
+    });
+    // A public input's records are held to the rules of an HTTP body (decodeRecord), so its schema says them.
+    if (topic.publicInput) schema = storableEverywhere(schema);
     const doc = {
       $id: `https://memstream.dev/schemas/${topic.name}.schema.json`,
       title: `Events on ${topic.name}`,
@@ -23,7 +46,10 @@ export function renderTopicSchemas(): Map<string, string> {
     files.set(`${topic.name}.schema.json`, `${JSON.stringify(doc, null, 2)}\n`);
   }
   for (const [kind, record] of Object.entries(EXPORT_RECORDS)) {
-    const schema = z.toJSONSchema(record, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+    // An import holds each line to the same rules (jsonValueError), so the record's schema says them.
+    const schema = storableEverywhere(
+      z.toJSONSchema(record, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }),
+    );
     const doc = {
       $id: `https://memstream.dev/schemas/export.${kind}.schema.json`,
       title: `The ${kind} record of ${EXPORT_FORMAT} version ${EXPORT_VERSION}`,

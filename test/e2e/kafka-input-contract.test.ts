@@ -155,8 +155,10 @@ test('direct producers: valid events land in order, poison records are dead-lett
 
 // JSON.parse reads a `__proto__` key as data, which the schema's records then drop, and 1e400 as
 // Infinity, which is stored as null: a direct producer's record holding either would be stored
-// other than as written. The HTTP API refuses both with a 400; the topic dead-letters them.
-test("direct producers: a record with a __proto__ key or a number past a double's range is dead-lettered with the field named, and nothing of it is stored", async (t) => {
+// other than as written. The HTTP API refuses both with a 400; the topic dead-letters them. A
+// record nested thousands of levels deep fails wherever the stack runs out on its way, so records
+// are bounded (MAX_RECORD_DEPTH) and refused once, with that reason.
+test("direct producers: a record with a __proto__ key, a number past a double's range or nesting past the records' limit is dead-lettered with the reason, and nothing of it is stored", async (t) => {
   const { store, producer, prefix, deadLetters } = await directProducer(t);
   const at = new Date().toISOString();
   // JSON.stringify writes neither: each record is written with a marker, then the marker replaced
@@ -192,19 +194,21 @@ test("direct producers: a record with a __proto__ key or a number past a double'
   const records = [
     appended('ev-proto', 'c-proto', { metadata: '"__proto__":{"admin":true}' }),
     appended('ev-huge', 'c-huge', { part: '1e400' }),
+    // deeper than JSON.stringify and PostgreSQL's jsonb parser take
+    appended('ev-deep', 'c-deep', { metadata: `"deep":${'['.repeat(5000)}1${']'.repeat(5000)}` }),
     appended('ev-clean', 'c-clean', {}),
   ];
   assert.match(records[0]!, /"metadata":\{"__proto__":\{"admin":true\}\}/);
   assert.match(records[1]!, /"score":1e400\}/);
   await producer.send({
     topic: `${prefix}${TOPICS.conversationInput.name}`,
-    messages: records.map((value, i) => ({ key: ['c-proto', 'c-huge', 'c-clean'][i]!, value })),
+    messages: records.map((value, i) => ({ key: ['c-proto', 'c-huge', 'c-deep', 'c-clean'][i]!, value })),
   });
 
   const dead = await deadLetters(TOPICS.conversationInput.dlq);
-  await waitFor('two dead letters', async () => dead.length >= 2);
+  await waitFor('three dead letters', async () => dead.length >= 3);
   const reasons = Object.fromEntries(dead.map((d) => [JSON.parse(d.value).id as string, d.headers]));
-  assert.deepEqual(Object.keys(reasons).sort(), ['ev-huge', 'ev-proto']);
+  assert.deepEqual(Object.keys(reasons).sort(), ['ev-deep', 'ev-huge', 'ev-proto']);
   for (const headers of Object.values(reasons)) {
     assert.equal(headers[DLQ_HEADERS.code], 'INVALID_EVENT');
     assert.equal(headers[DLQ_HEADERS.topic], TOPICS.conversationInput.name);
@@ -217,6 +221,7 @@ test("direct producers: a record with a __proto__ key or a number past a double'
     reasons['ev-huge']![DLQ_HEADERS.reason]!,
     /invalid field data\.messages\.0\.content\.0\.score: the number is past the range/,
   );
+  assert.match(reasons['ev-deep']![DLQ_HEADERS.reason]!, /the record nests deeper than 200 levels/);
 
   const stored = await waitFor('the clean record is stored', async () => {
     const { rows } = await store.query<{ conversation_id: string; metadata: unknown }>(
@@ -232,6 +237,6 @@ test("direct producers: a record with a __proto__ key or a number past a double'
   assert.deepEqual(
     conversations.rows.map((r) => r.id),
     ['c-clean'],
-    'neither dead-lettered record made its conversation',
+    'no dead-lettered record made its conversation',
   );
 });

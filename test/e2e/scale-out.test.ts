@@ -93,17 +93,31 @@ test('two replicas of each consumer: one of each is killed, the other takes over
     extractor: 'conversation.message-stored.v1',
     indexer: 'conversation.message-stored.v1',
   };
-  // Both replicas of each service own part of the topic, together all of it.
+  // Both replicas of each service own part of the topic, together all of it. A member slow to
+  // rejoin holds a rebalance up to the rebalance timeout (60 s) before it is left out and joins
+  // again, so on a loaded machine the split may take two of those.
   for (const service of CONSUMERS) {
     const topic = topicOf[service];
+    const pair = replicas.get(service)!;
     const split = await waitFor(
       `${service} replicas split ${topic}`,
       async () => {
-        const parts = replicas.get(service)!.map((r) => lastAssignment(r.process, topic) ?? []);
+        const parts = pair.map((r) => lastAssignment(r.process, topic) ?? []);
         return parts.every((p) => p.length > 0) && parts.flat().length === PARTITIONS ? parts : undefined;
       },
-      60_000,
-    );
+      180_000,
+    ).catch((err: unknown) => {
+      // Once in CI this wait ran out with nothing said of what each replica had been assigned.
+      const history = pair.map(
+        (r, i) =>
+          `replica ${i}: assignments ${JSON.stringify(
+            r.process.lines
+              .filter((l) => l['msg'] === 'partitions assigned' && l['topic'] === topic)
+              .map((l) => [l['time'], l['partitions']]),
+          )}; last words: ${lastWords(r.process)}`,
+      );
+      throw new Error(`${(err as Error).message}; ${history.join(' | ')}`);
+    });
     assert.deepEqual(
       split.flat().sort((a, b) => a - b),
       [...Array(PARTITIONS).keys()],

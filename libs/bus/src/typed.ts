@@ -1,5 +1,5 @@
 import { AppError } from '@memstream/errors';
-import { describeJsonProblem, jsonProblem } from '@memstream/schemas';
+import { describeJsonProblem, jsonProblem, MAX_RECORD_DEPTH } from '@memstream/schemas';
 import {
   CORRELATION_HEADER,
   type Bus,
@@ -64,8 +64,7 @@ function withHeaderCorrelation<E>(event: E, record: BusRecord): E {
  * JSON.parse would hand the schema a `__proto__` key it drops (zod's records copy by assignment)
  * and a number past a double's range as Infinity, which is stored as null: the HTTP API refuses
  * both with a 400, so a direct producer's record gets the same rule, as a dead letter with the
- * field named. Depth is left alone here: an event wraps a body a few levels down, and the topic
- * contract never bounded it.
+ * field named. Nesting is bounded too, at MAX_RECORD_DEPTH (deeper than any body the API takes).
  */
 export function decodeRecord<E>(topic: TypedTopic<E>, record: BusRecord): E {
   let json: unknown;
@@ -75,11 +74,11 @@ export function decodeRecord<E>(topic: TypedTopic<E>, record: BusRecord): E {
     throw new AppError('INVALID_EVENT', 'record value is not JSON');
   }
   if (topic.publicInput) {
-    const problem = jsonProblem(json, { maxDepth: Number.POSITIVE_INFINITY });
+    const problem = jsonProblem(json, { maxDepth: MAX_RECORD_DEPTH });
     if (problem)
       throw new AppError(
         'INVALID_EVENT',
-        `event on ${topic.name} would not be kept as written: ${describeJsonProblem(problem, { what: 'the record' }).message}`,
+        `event on ${topic.name} would not be kept as written: ${describeJsonProblem(problem, { what: 'the record', maxDepth: MAX_RECORD_DEPTH }).message}`,
       );
   }
   const parsed = topic.schema.safeParse(json);

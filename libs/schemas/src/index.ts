@@ -121,6 +121,7 @@ export { IsoInstant, ISO_INSTANT_PATTERN } from './iso-instant.js';
 export { TimeZone, TIME_ZONES } from './time-zones.js';
 export {
   MAX_JSON_DEPTH,
+  MAX_RECORD_DEPTH,
   storable,
   UNSTORABLE_TEXT,
   PROTOTYPE_KEYS_REFUSED,
@@ -130,4 +131,11 @@ export {
   type JsonProblem,
   type JsonProblemOptions,
 } from './json-value-problem.js';
+export {
+  STORABLE_TEXT,
+  STORABLE_JSON,
+  STORABLE_JSON_REF,
+  storableJsonSchema,
+  withStorableText,
+} from './storable-json-schema.js';
 export { firstText, titleOf, historyTitle } from './memory-service-title.js';

@@ -10,6 +10,16 @@
  */
 export const MAX_JSON_DEPTH = 100;
 
+/**
+ * Nesting a record on a public input topic may reach. A body the HTTP API takes becomes a record a
+ * few levels deeper (the envelope, its `data`, a message list), so twice the body's limit refuses
+ * nothing the API writes. Without a bound, what a direct producer's deeper record met depended on
+ * the stack at hand: JSON.stringify gives out at some thousands of levels (fewer the deeper the
+ * call), and PostgreSQL's jsonb parser at its stack limit, so such a record could be stored and
+ * then fail on its way on, instead of being refused once with a reason.
+ */
+export const MAX_RECORD_DEPTH = 2 * MAX_JSON_DEPTH;
+
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

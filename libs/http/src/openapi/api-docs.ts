@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { ApiFamily } from './api-family.js';
 import type { ErrorShape } from '../error-shapes/error-shape.js';
-import { STORABLE_JSON } from './storable-schema.js';
+import { STORABLE_JSON } from '@memstream/schemas';
 
 export interface ApiDocsOptions {
   readonly title: string;

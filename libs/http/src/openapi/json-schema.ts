@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { withStorableText } from './storable-schema.js';
+import { withStorableText } from '@memstream/schemas';
 
 /**
  * A zod schema as the JSON Schema an OpenAPI 3.1 document embeds. Requests are described as
