@@ -13,10 +13,10 @@ export const MAX_JSON_DEPTH = 100;
 /**
  * Nesting a record on a public input topic may reach. A body the HTTP API takes becomes a record a
  * few levels deeper (the envelope, its `data`, a message list), so twice the body's limit refuses
- * nothing the API writes. Without a bound, what a direct producer's deeper record met depended on
- * the stack at hand: JSON.stringify gives out at some thousands of levels (fewer the deeper the
- * call), and PostgreSQL's jsonb parser at its stack limit, so such a record could be stored and
- * then fail on its way on, instead of being refused once with a reason.
+ * nothing the API writes. Without a bound, a direct producer's deeper record failed wherever a
+ * stack ran out first (JSON.stringify gives out at some thousands of levels, fewer the deeper the
+ * call; PostgreSQL's jsonb parser at its own limit) and was dead-lettered as a handler error
+ * saying "Maximum call stack size exceeded"; now it is refused before any work, with the reason.
  */
 export const MAX_RECORD_DEPTH = 2 * MAX_JSON_DEPTH;
 
