@@ -1,5 +1,6 @@
 import { Kafka, logLevel, type Consumer, type Producer, type LogEntry } from 'kafkajs';
 import type { Logger } from '@memstream/logging';
+import { inCauseChain } from '@memstream/errors';
 import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
@@ -482,11 +483,8 @@ function topicConfig(t: TopicSpec): Array<{ name: string; value: string }> {
 }
 
 /** Errors after which an idempotent producer cannot go on: the broker lost or fenced its sequence. */
-function producerStateLost(err: unknown, depth = 0): boolean {
-  if (err === null || typeof err !== 'object' || depth > 5) return false;
-  const e = err as { type?: unknown; cause?: unknown; originalError?: unknown };
-  if (typeof e.type === 'string' && LOST_PRODUCER_STATE.has(e.type)) return true;
-  return producerStateLost(e.cause, depth + 1) || producerStateLost(e.originalError, depth + 1);
+function producerStateLost(err: unknown): boolean {
+  return inCauseChain(err, (e) => typeof e.type === 'string' && LOST_PRODUCER_STATE.has(e.type));
 }
 
 const LOST_PRODUCER_STATE = new Set([

@@ -71,20 +71,9 @@ export function isRetriable(err: unknown): boolean {
   if (isUnavailable(err)) return true;
   if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false;
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') {
-    if (TRANSIENT_SYSTEM_CODES.has(code)) return true;
-    // Postgres SQLSTATE classes: 08 connection, 40 serialization/deadlock, 53 resources, 57 operator intervention
-    if (/^(08|40|53|57)[0-9A-Z]{3}$/.test(code)) return true;
-  }
+  // Postgres SQLSTATE classes: 08 connection, 40 serialization/deadlock, 53 resources, 57 operator
+  // intervention (network failures are isUnavailable's, above)
+  if (typeof code === 'string' && /^(08|40|53|57)[0-9A-Z]{3}$/.test(code)) return true;
   const retriable = (err as { retriable?: unknown } | null)?.retriable;
   return retriable === true;
 }
-
-const TRANSIENT_SYSTEM_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-]);

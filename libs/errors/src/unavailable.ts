@@ -1,3 +1,5 @@
+import { inCauseChain } from './cause-chain.js';
+
 /**
  * True when a failure says a dependency (PostgreSQL, Kafka, Redis, a model server) could not be
  * reached or went away, rather than that this work is wrong. Such work must never be given up
@@ -5,21 +7,15 @@
  * failure of the work itself is retried a few times and then dead-lettered. Looks through `cause`
  * chains, since drivers and our own AppError wrap what the network said.
  */
-export function isUnavailable(err: unknown, depth = 0): boolean {
-  if (err === null || typeof err !== 'object' || depth > 8) return false;
-  const e = err as {
-    name?: unknown;
-    code?: unknown;
-    message?: unknown;
-    cause?: unknown;
-    originalError?: unknown;
-    retriable?: unknown;
-  };
-  if (e.code === 'DEPENDENCY_UNAVAILABLE') return true;
-  if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || POSTGRES_GONE.test(e.code))) return true;
-  if (typeof e.name === 'string' && KAFKA_UNREACHABLE.has(e.name)) return true;
-  if (typeof e.message === 'string' && DRIVER_MESSAGES.test(e.message)) return true;
-  return isUnavailable(e.cause, depth + 1) || isUnavailable(e.originalError, depth + 1);
+export function isUnavailable(err: unknown): boolean {
+  return inCauseChain(
+    err,
+    (e) =>
+      e.code === 'DEPENDENCY_UNAVAILABLE' ||
+      (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || POSTGRES_GONE.test(e.code))) ||
+      (typeof e.name === 'string' && KAFKA_UNREACHABLE.has(e.name)) ||
+      (typeof e.message === 'string' && DRIVER_MESSAGES.test(e.message)),
+  );
 }
 
 const NETWORK_CODES = new Set([

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AppError, isRetriable, isUnavailable } from '@memstream/errors';
+import { AppError, inCauseChain, isRetriable, isUnavailable } from '@memstream/errors';
 
 test('a dependency that went away is unavailable however deep the driver wrapped it', () => {
   const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
@@ -28,4 +28,17 @@ test('failures of the work itself are not unavailability', () => {
     'retried, but a few times only',
   );
   assert.equal(isUnavailable(null), false);
+});
+
+test("the cause chain is walked through kafkajs's originalError too, and a chain that loops ends", () => {
+  const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+  const retries = Object.assign(new Error('gave up'), { name: 'KafkaJSNonRetriableError', originalError: reset });
+  assert.equal(isUnavailable(new AppError('HANDLER_ERROR', 'failed', { cause: retries })), true);
+  const looping: { cause?: unknown } & Error = new Error('wraps itself');
+  looping.cause = looping;
+  assert.equal(isUnavailable(looping), false);
+  assert.equal(
+    inCauseChain(looping, (e) => e.message === 'never'),
+    false,
+  );
 });
