@@ -30,13 +30,9 @@ function storableEverywhere(schema: Record<string, unknown>): Record<string, unk
 export function renderTopicSchemas(): Map<string, string> {
   const files = new Map<string, string>();
   for (const topic of Object.values(TOPICS)) {
-    let schema: Record<string, unknown> = z.toJSONSchema(topic.schema, {
-      io: 'input',
-      unrepresentable: 'any',
-      target: 'draft-2020-12',
-    });
+    const generated = z.toJSONSchema(topic.schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
     // A public input's records are held to the rules of an HTTP body (decodeRecord), so its schema says them.
-    if (topic.publicInput) schema = storableEverywhere(schema);
+    const schema = topic.publicInput ? storableEverywhere(generated) : generated;
     const doc = {
       $id: `https://memstream.dev/schemas/${topic.name}.schema.json`,
       title: `Events on ${topic.name}`,

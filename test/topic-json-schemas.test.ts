@@ -13,7 +13,6 @@ import { renderTopicSchemas } from '../scripts/generate-schemas.js';
 const validator = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
 const schemas = renderTopicSchemas();
 
-const compiled = new Map<string, ReturnType<typeof validator.compile>>();
 /** A public input topic: its name, and its consumer's decoder of a record's text. */
 interface Topic {
   readonly name: string;
@@ -35,6 +34,7 @@ function consumerOf<E>(topic: TypedTopic<E>): Topic {
   };
 }
 
+const compiled = new Map<string, ReturnType<typeof validator.compile>>();
 function publishedSchemaOf(topic: Topic) {
   const text = schemas.get(`${topic.name}.schema.json`);
   assert.ok(text, `no schema written for ${topic.name}`);
@@ -114,8 +114,8 @@ test('the published schema of each public input topic refuses what its consumer 
 test('a record nests at most MAX_RECORD_DEPTH levels, more than any body the HTTP API takes, and deeper is refused with the reason', () => {
   assert.ok(MAX_RECORD_DEPTH >= MAX_JSON_DEPTH + 10, 'room for the envelope around the deepest body');
   const [topic, sample] = SAMPLES[0]!;
-  const decode = (text: string) => topic.decode(text);
-  // the slot is an object two levels down (the envelope, its data): n more levels of arrays
+  const decode = topic.decode;
+  // the slot's value starts two levels down (the envelope, its data): n - 2 arrays make n levels
   const nested = (n: number) => withField(sample, `"deep":${'['.repeat(n - 2)}1${']'.repeat(n - 2)}`);
   assert.doesNotThrow(() => decode(nested(MAX_RECORD_DEPTH)));
   assert.throws(() => decode(nested(MAX_RECORD_DEPTH + 1)), {
