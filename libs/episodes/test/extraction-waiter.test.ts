@@ -2,22 +2,19 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { announceExtracted, ExtractionWaiter, listenForClosingHints, type WaitClock } from '@memstream/episodes';
 import { MemoryFanout } from '@memstream/fanout';
-import { createLogger } from '@memstream/logging';
 import { EPISODE_CLOSING_CHANNEL, EPISODES_EXTRACTED_CHANNEL } from '@memstream/schemas';
 import {
   appendMessages,
   claimEpisodes,
   completeEpisode,
   insertEpisodes,
-  migrate,
-  openPglite,
   type Episode,
   type Queryable,
   type Store,
 } from '@memstream/store';
 import { waitFor } from '../../../test/helpers/infra.js';
+import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 
-const log = createLogger({ service: 'test', level: 'silent' });
 const HOUR = 3_600_000;
 
 /** Time that moves only when the test says so: a wait ends by a notice unless the test advances it. */
@@ -44,11 +41,10 @@ function manualClock(): WaitClock & { advance(ms: number): void; timers(): numbe
   };
 }
 
-// One database for the file (migrating one takes seconds); each test closes episodes of its own group.
+// One database for the file; each test closes episodes of its own group.
 let store: Store;
 before(async () => {
-  store = await openPglite();
-  await migrate(store, log);
+  store = await migratedPglite();
 });
 after(() => store.close());
 

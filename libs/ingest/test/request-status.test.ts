@@ -2,26 +2,22 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryRequestLedger } from '@memstream/fanout';
 import { readRequestStatus } from '@memstream/ingest';
-import { createLogger } from '@memstream/logging';
 import {
   appendMessages,
   claimEpisodes,
   completeEpisode,
   insertEpisodes,
-  migrate,
-  openPglite,
   recordRequestOutcomes,
   type Store,
 } from '@memstream/store';
+import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 
-const log = createLogger({ service: 'test', level: 'silent' });
 const everyone = async () => true;
 
-// One database for the file (migrating one takes seconds); each test has its own request and message ids.
+// One database for the file; each test has its own request and message ids.
 let deps: { store: Store; ledger: MemoryRequestLedger };
 before(async () => {
-  const store = await openPglite();
-  await migrate(store, log);
+  const store = await migratedPglite();
   deps = { store, ledger: new MemoryRequestLedger(60) };
 });
 after(() => deps.store.close());

@@ -12,11 +12,15 @@ export class PgliteStore implements Store {
 
   private constructor(private readonly db: PGlite) {}
 
-  /** `dataDir` undefined keeps the database in memory (tests). */
-  static async open(dataDir: string | undefined): Promise<PgliteStore> {
+  /**
+   * `dataDir` undefined keeps the database in memory (tests). `image`, a tarball `dump()` made,
+   * starts it as a copy of that database instead of an empty cluster.
+   */
+  static async open(dataDir: string | undefined, image?: Blob): Promise<PgliteStore> {
     if (dataDir) await mkdir(dataDir, { recursive: true });
     const db = await PGlite.create({
       ...(dataDir ? { dataDir } : {}),
+      ...(image ? { loadDataDir: image } : {}),
       extensions: { vector },
       parsers: { [types.INT8]: (v: string) => Number(v) },
     });
@@ -48,6 +52,11 @@ export class PgliteStore implements Store {
         },
       }),
     );
+  }
+
+  /** The whole data directory as a gzipped tarball, for `open` to start copies from. */
+  async dump(): Promise<Blob> {
+    return this.db.dumpDataDir('gzip');
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger } from '@memstream/logging';
 import { audienceOfMessage } from '@memstream/schemas';
-import { appendMessage, listMessages, migrate, openPglite } from '@memstream/store';
-
-const log = createLogger({ service: 'test', level: 'silent' });
+import { appendMessage, listMessages } from '@memstream/store';
+import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 
 // What memory-service writes under metadata.ms, and what other families write (no ms at all).
 const CASES: Array<[string, Record<string, unknown>, string | null]> = [
@@ -22,9 +20,8 @@ const CASES: Array<[string, Record<string, unknown>, string | null]> = [
 ];
 
 test("a message's audience is the same in the store's generated column and in the live events' label", async () => {
-  const store = await openPglite();
+  const store = await migratedPglite();
   try {
-    await migrate(store, log);
     for (const [i, [what, metadata, expected]] of CASES.entries()) {
       await appendMessage(store, {
         conversation_id: 'audience',

@@ -1,9 +1,10 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RequestOutcome } from '@memstream/schemas';
-import { migrate, openPglite, recordRequestOutcomes } from '@memstream/store';
+import { recordRequestOutcomes } from '@memstream/store';
 import { waitFor } from '../../../test/helpers/infra.js';
-import { gateway, log } from './gateway-alone.js';
+import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
+import { gateway } from './gateway-alone.js';
 
 const valid = { group_id: 'g', message_id: 'm1', create_time: '2025-01-15T10:00:00', sender: 'u', content: 'hi' };
 const meta = {
@@ -163,9 +164,8 @@ test('with nothing storing it, a sync write answers 202 with its request id when
  * lost (the fan-out is fire-and-forget) or later than the wait. Resolves with the answer.
  */
 async function heldWriteOutcomeUnannounced(t: TestContext, outcome: Partial<RequestOutcome>) {
-  const store = await openPglite();
+  const store = await migratedPglite();
   t.after(() => store.close());
-  await migrate(store, log);
   const { server, published } = await gateway(t, { syncTimeoutMs: 1000, store });
   const held = server.inject({ method: 'POST', url: '/api/v1/memories', payload: valid });
   await waitFor('the held request published', async () => published.length === 1);

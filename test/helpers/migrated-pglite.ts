@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLogger } from '@memstream/logging';
+import { loadMigrations, migrate, openPglite, type Store } from '@memstream/store';
+import { REPO_ROOT } from '../../harness/processes.js';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+
+let image: Promise<Blob> | undefined;
+
+/**
+ * A PGlite store in memory with every migration applied; the caller closes it. It opens as a copy
+ * of a migrated data directory kept as a tarball under .cache/pglite-images/, named by a hash of
+ * the migrations and of PGlite's version, so a changed migration makes a new one. Opening a copy
+ * took about 0.9 s here, against 2.6 s to create an empty cluster and migrate it, and PGlite tests
+ * spent most of their time there. Every call is a fresh copy: tests share no rows.
+ */
+export async function migratedPglite(): Promise<Store> {
+  image ??= imageOfMigratedDatabase();
+  return openPglite(undefined, await image);
+}
+
+async function imageOfMigratedDatabase(): Promise<Blob> {
+  const migrations = await loadMigrations();
+  const version = JSON.parse(
+    readFileSync(join(REPO_ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+  ) as { version: string };
+  const hash = createHash('sha256').update(version.version);
+  for (const m of migrations) hash.update(`\0${m.version}\0${m.sql}`);
+  const dir = join(REPO_ROOT, '.cache/pglite-images');
+  const path = join(dir, `${hash.digest('hex').slice(0, 16)}.tar.gz`);
+  if (existsSync(path)) return new Blob([readFileSync(path)]);
+  const template = await openPglite();
+  try {
+    await migrate(template, log, migrations);
+    const blob = await template.dump();
+    // written whole under another name first: a process running beside this one reads no half file
+    mkdirSync(dir, { recursive: true });
+    const partial = `${path}.${process.pid}`;
+    writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
+    renameSync(partial, path);
+    return blob;
+  } finally {
+    await template.close();
+  }
+}
