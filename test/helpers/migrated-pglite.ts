@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '@memstream/logging';
 import { loadMigrations, migrate, openPglite, type Store } from '@memstream/store';
@@ -43,6 +43,8 @@ async function imageOfMigratedDatabase(): Promise<Blob> {
     const partial = `${path}.${process.pid}`;
     writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
     renameSync(partial, path);
+    // images of older migrations are of no further use
+    for (const old of readdirSync(dir)) if (old.endsWith('.tar.gz') && join(dir, old) !== path) rmSync(join(dir, old));
     return blob;
   } finally {
     await template.close();
