@@ -17,7 +17,7 @@
  * process is printed whole, the first live and the others once those before them end.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { infrastructureOf, testFiles } from './test-files.js';
@@ -44,22 +44,21 @@ if (isolated) {
 
 async function inProcesses(): Promise<number> {
   const timingsPath = resolve(root, '.cache/unit-timings.json');
+  mkdirSync(dirname(timingsPath), { recursive: true });
   const timings = readTimings(timingsPath);
   const n = Math.max(1, Math.min(availableParallelism(), files.length));
   const groups = deal(files, (f) => timings[f] ?? 1000, n);
-  // the spec reporter names each file's suite with its time, which is where the timings come from
   const reporter = runnerArgs.some((a) => a.startsWith('--test-reporter')) ? [] : ['--test-reporter=spec'];
-  const runs = groups.map((group) => {
+  const runs = groups.map((group, i) => {
+    const timingsOut = resolve(root, `.cache/unit-timings.${process.pid}.${i}.json`);
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', ...reporter, ...runnerArgs, resolve(root, 'scripts/tests/unit-process.ts'), ...group],
-      { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: root, env: { ...env, MEMSTREAM_UNIT_TIMINGS: timingsOut }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    const text: string[] = [];
     const held: Buffer[] = [];
     let live = false;
     const take = (chunk: Buffer) => {
-      text.push(chunk.toString('utf8'));
       if (live) process.stdout.write(chunk);
       else held.push(chunk);
     };
@@ -70,18 +69,16 @@ async function inProcesses(): Promise<number> {
       process.stdout.write(Buffer.concat(held));
       live = true;
     };
-    return { size: group.length, text, goLive, exit };
+    return { size: group.length, timingsOut, goLive, exit };
   });
   let code = 0;
   for (const [i, run] of runs.entries()) {
     process.stdout.write(`\n── unit tests, process ${i + 1} of ${runs.length}: ${run.size} files ──\n`);
     run.goLive();
     code ||= await run.exit;
-    for (const [, file, ms] of run.text.join('').matchAll(/^[✔✖] (\S+\.test\.ts) \(([\d.]+)ms\)$/gm)) {
-      timings[file!] = Math.round(Number(ms));
-    }
+    Object.assign(timings, readTimings(run.timingsOut));
+    rmSync(run.timingsOut, { force: true });
   }
-  mkdirSync(dirname(timingsPath), { recursive: true });
   const current = Object.fromEntries(files.filter((f) => f in timings).map((f) => [f, timings[f]]));
   writeFileSync(timingsPath, `${JSON.stringify(current, null, 1)}\n`);
   return code;

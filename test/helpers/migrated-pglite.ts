@@ -7,23 +7,26 @@ import { REPO_ROOT } from '../../harness/processes.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 
-let image: Promise<Blob> | undefined;
+const images = new Map<string, Promise<Blob>>();
 
 /**
- * A PGlite store in memory with every migration applied; the caller closes it. It opens as a copy
+ * A PGlite store in memory with every migration applied (with `before`, those numbered below it);
+ * the caller closes it. It opens as a copy
  * of a migrated data directory kept as a tarball under .cache/pglite-images/, named by a hash of
  * the migrations, of the code that applies them and of PGlite's version, so a change to any of
  * them makes a new one. Opening a copy
  * took about 0.9 s here, against 2.6 s to create an empty cluster and migrate it, and PGlite tests
  * spent most of their time there. Every call is a fresh copy: tests share no rows.
  */
-export async function migratedPglite(): Promise<Store> {
-  image ??= imageOfMigratedDatabase();
+export async function migratedPglite(options: { before?: number } = {}): Promise<Store> {
+  const label = options.before === undefined ? 'all' : `before-${options.before}`;
+  let image = images.get(label);
+  if (!image) images.set(label, (image = imageOfMigratedDatabase(label, options.before ?? Number.POSITIVE_INFINITY)));
   return openPglite(undefined, await image);
 }
 
-async function imageOfMigratedDatabase(): Promise<Blob> {
-  const migrations = await loadMigrations();
+async function imageOfMigratedDatabase(label: string, before: number): Promise<Blob> {
+  const migrations = (await loadMigrations()).filter((m) => m.version < before);
   const version = JSON.parse(
     readFileSync(join(REPO_ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
   ) as { version: string };
@@ -32,7 +35,7 @@ async function imageOfMigratedDatabase(): Promise<Blob> {
     .update(readFileSync(join(REPO_ROOT, 'libs/store/src/migrate.ts')));
   for (const m of migrations) hash.update(`\0${m.version}\0${m.sql}`);
   const dir = join(REPO_ROOT, '.cache/pglite-images');
-  const path = join(dir, `${hash.digest('hex').slice(0, 16)}.tar.gz`);
+  const path = join(dir, `${label}-${hash.digest('hex').slice(0, 16)}.tar.gz`);
   if (existsSync(path)) return new Blob([readFileSync(path)]);
   const template = await openPglite();
   try {
@@ -43,8 +46,10 @@ async function imageOfMigratedDatabase(): Promise<Blob> {
     const partial = `${path}.${process.pid}`;
     writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
     renameSync(partial, path);
-    // images of older migrations are of no further use
-    for (const old of readdirSync(dir)) if (old.endsWith('.tar.gz') && join(dir, old) !== path) rmSync(join(dir, old));
+    // this set's images of older migrations are of no further use
+    for (const old of readdirSync(dir)) {
+      if (old.startsWith(`${label}-`) && old.endsWith('.tar.gz') && join(dir, old) !== path) rmSync(join(dir, old));
+    }
     return blob;
   } finally {
     await template.close();

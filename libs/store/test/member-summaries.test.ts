@@ -1,19 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
-import { appendMessage, loadMigrations, migrate, openPglite } from '@memstream/store';
+import { appendMessage, loadMigrations, migrate } from '@memstream/store';
+import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 
 test('migration 0014 opens the summaries stored as agent-only to the members, in the messages and in search; other agent-only content stays', async () => {
-  const store = await openPglite();
+  const store = await migratedPglite({ before: 14 });
   try {
     const all = await loadMigrations();
-    await migrate(
-      store,
-      log,
-      all.filter((m) => m.version < 14),
-    );
     const ms = (channel: string, visibility: string) => ({
       ms: { channel, visibility, client_id: 'bot', content: [], epoch: null, user_id: null },
     });
