@@ -11,12 +11,11 @@ const images = new Map<string, Promise<Blob>>();
 
 /**
  * A PGlite store in memory with every migration applied (with `before`, those numbered below it);
- * the caller closes it. It opens as a copy
- * of a migrated data directory kept as a tarball under .cache/pglite-images/, named by a hash of
- * the migrations, of the code that applies them and of PGlite's version, so a change to any of
- * them makes a new one. Opening a copy
- * took about 0.9 s here, against 2.6 s to create an empty cluster and migrate it, and PGlite tests
- * spent most of their time there. Every call is a fresh copy: tests share no rows.
+ * the caller closes it. It opens as a copy of a migrated data directory kept as a tarball under
+ * .cache/pglite-images/, named by a hash of the migrations, of the code that applies them and of
+ * PGlite's version, so a change to any of them makes a new one. Opening a copy took about 0.9 s
+ * here, against 2.6 s to create an empty cluster and migrate it, and PGlite tests spent most of
+ * their time there. Every call is a fresh copy: tests share no rows.
  */
 export async function migratedPglite(options: { before?: number } = {}): Promise<Store> {
   const label = options.before === undefined ? 'all' : `before-${options.before}`;
