@@ -26,18 +26,20 @@ async function upsert(
 }
 
 /**
- * BM25 the slow, obvious way over a person's conversations: every item's lexemes unpacked and
- * their positions counted, the statistics counted over the scope as it is now.
+ * BM25 the slow, obvious way over a person's conversations (every conversation when `person` is
+ * undefined): every item's lexemes unpacked and their positions counted, the statistics counted
+ * over the scope as it is now.
  */
 async function referenceRanking(
   store: Store,
   query: string,
-  person: string,
+  person: string | undefined,
 ): Promise<Array<{ item_id: string; bm25: number }>> {
   const { rows } = await store.query<{ item_id: string; bm25: number }>(
     `WITH terms AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $1))),
           scope AS (SELECT item_id, occurred_at, tsv FROM search_items
-                     WHERE kind = 'message' AND conversation_id IN (SELECT group_id FROM conversation_memberships WHERE user_id = $2)),
+                     WHERE kind = 'message'
+                       AND ($2::text IS NULL OR conversation_id IN (SELECT group_id FROM conversation_memberships WHERE user_id = $2))),
           st AS (SELECT count(*)::float8 AS n, GREATEST(avg(length(tsv)), 1)::float8 AS avgdl FROM scope),
           idf AS (SELECT t.lexeme, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS w FROM terms t, st,
                     LATERAL (SELECT count(*)::float8 AS df FROM scope s, unnest(s.tsv) u WHERE u.lexeme = t.lexeme) d)
@@ -45,7 +47,7 @@ async function referenceRanking(
        FROM scope s CROSS JOIN st CROSS JOIN LATERAL unnest(s.tsv) u JOIN idf i ON i.lexeme = u.lexeme
       GROUP BY s.item_id, s.occurred_at
       ORDER BY bm25 DESC, s.occurred_at DESC, s.item_id`,
-    [query, person],
+    [query, person ?? null],
   );
   return rows.map((r) => ({ item_id: r.item_id, bm25: Number(r.bm25) }));
 }
@@ -103,7 +105,7 @@ for (const [name, open] of backends) {
     );
   });
 
-  test(`${name}: keyword search over a person's conversations returns exactly the best items by BM25 over them, for any limit, and follows sharing and revoking at once`, async (t) => {
+  test(`${name}: keyword search over a person's conversations, and over every conversation, returns exactly the best items by BM25 over them, for any limit, and follows sharing and revoking at once`, async (t) => {
     const store = await open(t);
     t.after(() => store.close());
     await migrate(store, log);
@@ -131,24 +133,28 @@ for (const [name, open] of backends) {
         'quartz',
         'museum marathon kitchen doctor flight invoice',
       ]) {
-        const reference = await referenceRanking(store, query, 'alice');
-        for (const limit of [1, 5, 20, 500]) {
-          const hits = await keywordSearch(store, query, { kinds: ['message'], visibleTo: 'alice' }, limit);
-          const want = reference.slice(0, limit);
-          const byId = new Map(reference.map((r) => [r.item_id, r.bm25]));
-          assert.equal(hits.length, want.length, `${label}, "${query}", limit ${limit}: as many hits as the reference`);
-          // equal scores may be ordered either way by two ways of summing: compare the scores, position by position
-          for (const [i, h] of hits.entries()) {
-            const bm25 = byId.get(h.item_id);
-            assert.ok(bm25 !== undefined, `${label}, "${query}": ${h.item_id} is outside the scope or matches nothing`);
-            assert.ok(
-              Math.abs(bm25 - want[i]!.bm25) <= 1e-9 * want[i]!.bm25,
-              `${label}, "${query}", limit ${limit}: hit ${i} scores ${bm25}, the reference's ${want[i]!.bm25}`,
-            );
-            assert.ok(
-              Math.abs(h.score / hits[0]!.score - bm25 / want[0]!.bm25) < 1e-9,
-              `${label}, "${query}": ${h.item_id}'s score`,
-            );
+        for (const person of ['alice', undefined]) {
+          const reference = await referenceRanking(store, query, person);
+          const scope = person === undefined ? 'every conversation' : person;
+          for (const limit of [1, 5, 20, 500]) {
+            const hits = await keywordSearch(store, query, { kinds: ['message'], visibleTo: person }, limit);
+            const want = reference.slice(0, limit);
+            const byId = new Map(reference.map((r) => [r.item_id, r.bm25]));
+            const what = `${label}, ${scope}, "${query}"`;
+            assert.equal(hits.length, want.length, `${what}, limit ${limit}: as many hits as the reference`);
+            // equal scores may be ordered either way by two ways of summing: compare the scores, position by position
+            for (const [i, h] of hits.entries()) {
+              const bm25 = byId.get(h.item_id);
+              assert.ok(bm25 !== undefined, `${what}: ${h.item_id} is outside the scope or matches nothing`);
+              assert.ok(
+                Math.abs(bm25 - want[i]!.bm25) <= 1e-9 * want[i]!.bm25,
+                `${what}, limit ${limit}: hit ${i} scores ${bm25}, the reference's ${want[i]!.bm25}`,
+              );
+              assert.ok(
+                Math.abs(h.score / hits[0]!.score - bm25 / want[0]!.bm25) < 1e-9,
+                `${what}: ${h.item_id}'s score`,
+              );
+            }
           }
         }
       }

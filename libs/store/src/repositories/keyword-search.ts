@@ -83,6 +83,11 @@ interface ScopeStatistics {
  * 0011 is used) and joined to the scope, rather than looked up per conversation. Messages whose
  * counts are not folded in yet (migration 0021) are counted from their pending rows, so the
  * statistics are exact whenever the search runs.
+ *
+ * A scope of every conversation (a caller who may read them all, with no conversation named) is
+ * summed without listing it: at 1,000,000 conversations, listing the scope and joining the
+ * frequencies to it made a search take 0.7-1.9 s, summing directly 0.2-0.4 s, with the same
+ * statistics. What is left is the sum over every conversation's totals (docs/search.md).
  */
 async function parseQuery(
   q: Queryable,
@@ -92,6 +97,17 @@ async function parseQuery(
 ): Promise<{ lexemes: string[]; plain: boolean; stats: ScopeStatistics | undefined }> {
   const params: unknown[] = [query];
   const where = withStatistics ? whereOf(filters, params, 'totals') : 'false';
+  const everything =
+    filters.conversationId === undefined && filters.conversationIds === undefined && filters.visibleTo === undefined;
+  const scope = everything
+    ? `SELECT COALESCE(sum(items), 0) AS items, COALESCE(sum(lexemes), 0) AS lexemes FROM search_keyword_totals WHERE ${where}`
+    : `SELECT conversation_id, kind, items, lexemes FROM search_keyword_totals WHERE ${where}`;
+  const counted = everything
+    ? `SELECT f.lexeme, f.items AS n FROM search_keyword_frequencies f
+        WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms)) AND ${where}`
+    : `SELECT f.lexeme, f.items AS n FROM search_keyword_frequencies f
+         JOIN scope s ON s.conversation_id = f.conversation_id AND s.kind = f.kind
+        WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))`;
   const { rows } = await q.query<{
     lexemes: string[] | null;
     plain: boolean | null;
@@ -104,15 +120,13 @@ async function parseQuery(
          FROM (SELECT lexeme, min(p) AS first FROM unnest(to_tsvector('english', $1)) u, unnest(u.positions) p GROUP BY lexeme) t
         ORDER BY first LIMIT ${MAX_QUERY_TERMS}
      ),
-     scope AS MATERIALIZED (SELECT conversation_id, kind, items, lexemes FROM search_keyword_totals WHERE ${where}),
+     scope AS MATERIALIZED (${scope}),
      pending AS MATERIALIZED (SELECT tsv FROM search_keyword_pending WHERE ${where})
      SELECT (SELECT array_agg(lexeme ORDER BY first) FROM terms) AS lexemes, (SELECT bool_and(plain) FROM terms) AS plain,
             (SELECT COALESCE(sum(items), 0) FROM scope) + (SELECT count(*) FROM pending) AS items,
             (SELECT COALESCE(sum(lexemes), 0) FROM scope) + (SELECT COALESCE(sum(length(tsv)), 0) FROM pending) AS total_length,
             (SELECT json_object_agg(lexeme, n) FROM (SELECT lexeme, sum(n) AS n FROM (
-                SELECT f.lexeme, f.items AS n FROM search_keyword_frequencies f
-                  JOIN scope s ON s.conversation_id = f.conversation_id AND s.kind = f.kind
-                 WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))
+                ${counted}
                 UNION ALL
                 SELECT l.lexeme, 1 FROM pending p, unnest(p.tsv) l WHERE l.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))
               ) c GROUP BY lexeme) d) AS df`,
