@@ -39,17 +39,18 @@ export type GroupChatMessage = z.infer<typeof GroupChatMessage>;
  * than a write that fails in the converter after the client was told it was accepted.
  */
 export function rejectNul(value: unknown, ctx: z.RefinementCtx): void {
-  const path = findNul(value, []);
+  const path = findNul(value);
   if (path) ctx.addIssue({ code: 'custom', path, message: 'must not contain the NUL character (U+0000)' });
 }
 
-function findNul(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+/** The path to the first NUL, built on the way back: every message passes here, and almost none has one. */
+function findNul(value: unknown): PropertyKey[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? [] : undefined;
   if (value === null || typeof value !== 'object') return undefined;
-  for (const [k, v] of Object.entries(value)) {
-    if (k.includes('\u0000')) return [...path, k];
-    const found = findNul(v, [...path, k]);
-    if (found) return found;
+  for (const k of Object.keys(value)) {
+    if (k.includes('\u0000')) return [k];
+    const found = findNul((value as Record<string, unknown>)[k]);
+    if (found) return [k, ...found];
   }
   return undefined;
 }

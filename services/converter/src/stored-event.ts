@@ -8,11 +8,16 @@ import { EVENT_ID_MAX_CHARS, type CanonicalMessage, type MessageStored } from '@
  * one is replaced by its digest: otherwise the event fails the topic's schema in every consumer
  * and the message, stored and listed, would never be searchable, summarized or in an episode.
  */
-export function storedEvent(message: CanonicalMessage, correlationId: string | undefined): MessageStored {
+export function storedEvent(
+  message: CanonicalMessage,
+  correlationId: string | undefined,
+  // A batch passes one time for all its events: a date's toISOString cost 1.5 µs a message.
+  occurredAt: string = new Date().toISOString(),
+): MessageStored {
   return {
     id: storedEventId(message.conversation_id, message.seq),
     type: 'conversation.message.stored',
-    occurred_at: new Date().toISOString(),
+    occurred_at: occurredAt,
     ...(correlationId === undefined ? {} : { correlation_id: correlationId }),
     source: 'converter',
     data: message,

@@ -82,6 +82,8 @@ export interface AppendItem {
 export async function appendMessages(q: Queryable, items: readonly AppendItem[]): Promise<AppendResult[]> {
   if (items.length === 0) return [];
   const msgs = items.map((i) => i.message);
+  // Once each: the statement's parameter and the stored message's field (toISOString took 1.5 µs here).
+  const createdAt = msgs.map((m) => m.created_at.toISOString());
   let rows: Array<{
     kind: 'm' | 'o';
     conversation_id: string;
@@ -92,7 +94,7 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
   try {
     ({ rows } = await q.query(
       items.length <= GENERIC_PLAN_MAX_ITEMS ? SMALL_APPEND_SQL : APPEND_SQL,
-      appendParameters(items),
+      appendParameters(items, createdAt),
     ));
   } catch (err) {
     if (
@@ -123,23 +125,49 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
   }
 
   const firstSeen = new Set<string>();
-  return items.map(({ message: m, requestId }) => {
+  const storedAt = isoStrings();
+  return items.map(({ message: m, requestId }, i) => {
     const key = keyOf(m.conversation_id, m.message_id);
     const fresh = inserted.get(key);
     const isFirst = fresh !== undefined && !firstSeen.has(key);
     firstSeen.add(key);
-    const message = isFirst
-      ? toCanonical({
-          ...m,
+    // Field by field: an object spread of the input cost 5 µs a message on the ingest path.
+    const message: CanonicalMessage | undefined = isFirst
+      ? {
+          conversation_id: m.conversation_id,
           seq: fresh.seq,
-          stored_at: fresh.stored_at,
+          message_id: m.message_id,
+          sender_id: m.sender_id,
+          sender_name: m.sender_name,
+          role: m.role,
+          content: m.content,
+          created_at: createdAt[i]!,
+          stored_at: storedAt(fresh.stored_at),
           refer_list: [...m.refer_list],
           metadata: { ...m.metadata },
-        })
+          source_api: m.source_api,
+        }
       : stored.get(key);
     if (!message) throw new Error(`message ${m.message_id} of ${m.conversation_id} neither stored nor found`);
     return { duplicate: !isFirst, message, outcomeRecorded: requestId !== undefined && outcomeRecorded.has(requestId) };
   });
+}
+
+/**
+ * toISOString with the last answer kept: every row of one statement has the same `stored_at` (the
+ * transaction's `now()`), so a batch of 800 converts one date instead of 800.
+ */
+function isoStrings(): (d: Date) => string {
+  let lastTime = Number.NaN;
+  let last = '';
+  return (d) => {
+    const t = d.getTime();
+    if (t !== lastTime) {
+      lastTime = t;
+      last = d.toISOString();
+    }
+    return last;
+  };
 }
 
 /**
@@ -152,7 +180,10 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
 export const GENERIC_PLAN_MAX_ITEMS = 64;
 
 /** The append statement's parameters for `items` (see APPEND_SQL). */
-export function appendParameters(items: readonly AppendItem[]): unknown[] {
+export function appendParameters(
+  items: readonly AppendItem[],
+  createdAt: readonly string[] = items.map((i) => i.message.created_at.toISOString()),
+): unknown[] {
   const msgs = items.map((i) => i.message);
   const col = <T>(f: (m: NewMessage) => T) => msgs.map(f);
   return [
@@ -162,7 +193,7 @@ export function appendParameters(items: readonly AppendItem[]): unknown[] {
     col((m) => m.sender_name),
     col((m) => m.role),
     col((m) => m.content),
-    col((m) => m.created_at.toISOString()),
+    createdAt,
     col((m) => JSON.stringify(m.refer_list)),
     col((m) => JSON.stringify(m.metadata)),
     col((m) => m.source_api),

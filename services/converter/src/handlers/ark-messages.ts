@@ -113,9 +113,10 @@ function handleArkMessages(deps: ConverterDeps) {
       ctx.log,
     );
 
+    const now = new Date().toISOString();
     const storedEvents: MessageStored[] = byEvent.flatMap((stored, e) => {
       const correlationId = events[e]!.correlation_id;
-      return stored.map(({ message }) => storedEvent(message, correlationId));
+      return stored.map(({ message }) => storedEvent(message, correlationId, now));
     });
     await Promise.all([
       publishEvents(deps.bus, TOPICS.messagesStored, storedEvents),

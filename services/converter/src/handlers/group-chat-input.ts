@@ -101,7 +101,8 @@ function handleWrites(deps: ConverterDeps) {
       throw err;
     }
     const outcomes = await withEarlierOutcomes(deps.store, applied);
-    const storedEvents = applied.stored.map(({ event, message }) => storedEvent(message, event.correlation_id));
+    const now = new Date().toISOString();
+    const storedEvents = applied.stored.map(({ event, message }) => storedEvent(message, event.correlation_id, now));
     // The held HTTP calls need only the commit, so they are told at once, not after the publish.
     // Both must happen before the offsets are committed: a crash in between redelivers the batch,
     // which finds its rows and publishes and announces again. The publish is the flush's tail: the
