@@ -128,7 +128,7 @@ async function parseQuery(
             (SELECT json_object_agg(lexeme, n) FROM (SELECT lexeme, sum(n) AS n FROM (
                 ${counted}
                 UNION ALL
-                SELECT l.lexeme, 1 FROM pending p, unnest(p.tsv) l WHERE l.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))
+                SELECT l.lexeme, 1 FROM pending p, unnest(tsvector_to_array(p.tsv)) AS l(lexeme) WHERE l.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))
               ) c GROUP BY lexeme) d) AS df`,
     params,
   );
