@@ -244,3 +244,18 @@ for (const [name, open] of backends) {
     );
   });
 }
+
+test('native PostgreSQL: indexer replicas that start together each ensure the same vector index, and all of them start', async (t) => {
+  const store = await migratedStore(t); // four connections: four replicas at once
+  for (const dimension of [8, 16, 24]) {
+    const names = await Promise.all(
+      [1, 2, 3, 4].map(() => ensureVectorIndex(store, `replicas/${dimension}`, dimension)),
+    );
+    assert.equal(new Set(names).size, 1);
+    const { rows } = await store.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = $1',
+      [names[0]],
+    );
+    assert.equal(rows[0]!.n, 1);
+  }
+});

@@ -235,14 +235,22 @@ export async function replaceVectors(
  * The HNSW index of one model's vectors: partial (its rows only) over the vectors cast to the
  * model's dimension, because an index needs one dimension and the column holds any. Created
  * once per model; searches that order by the same expression under the same predicate use it.
+ *
+ * Every indexer replica calls this as it starts, and replicas start together. IF NOT EXISTS is no
+ * guard between them: both look, neither finds it, and the second to insert the catalog row fails
+ * (duplicate key in pg_class), which stopped that replica's start in the scale-out test. So
+ * creators take turns under a lock named after the index, and the second finds the first's.
  */
 export async function ensureVectorIndex(store: Store, model: string, dimension: number): Promise<string> {
   const name = vectorIndexName(model, dimension);
-  await store.exec(
-    `CREATE INDEX IF NOT EXISTS ${name} ON search_vectors
-     USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops)
-     WHERE embedding_model = ${sqlString(model)}`,
-  );
+  await store.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`vector-index:${name}`]);
+    await tx.query(
+      `CREATE INDEX IF NOT EXISTS ${name} ON search_vectors
+       USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops)
+       WHERE embedding_model = ${sqlString(model)}`,
+    );
+  });
   return name;
 }
 
