@@ -11,7 +11,7 @@ import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
 import { testKafkaBus } from '../helpers/kafka-bus.js';
 
 /** A converter on a fresh database and topics of its own, and a producer that is not our gateway. */
-async function directProducer(t: TestContext) {
+async function directProducer(t: TestContext, options: { groupId?: string } = {}) {
   const log = createLogger({ service: 'test', level: 'silent' });
   const store = new PgStore({
     connectionString: await freshDatabase(t),
@@ -36,7 +36,7 @@ async function directProducer(t: TestContext) {
     store,
     fanout,
     log,
-    groupId: uniqueName('converter'),
+    groupId: options.groupId ?? uniqueName('converter'),
     retry: { maxAttempts: 2, initialDelayMs: 10, maxDelayMs: 50 },
     partitionsConcurrently: 2,
     maxBatchSize: 100,
@@ -52,7 +52,7 @@ async function directProducer(t: TestContext) {
 
   /** Every record that reaches the dead-letter topic `dlq`, collected as it arrives. */
   const deadLetters = async (dlq: string) => {
-    const dead: Array<{ value: string; headers: Record<string, string> }> = [];
+    const dead: Array<{ value: string; key: Buffer | null; raw: Buffer | null; headers: Record<string, string> }> = [];
     const consumer = kafka.consumer({ groupId: uniqueName('dlq-reader') });
     await consumer.connect();
     t.after(() => consumer.disconnect());
@@ -60,12 +60,12 @@ async function directProducer(t: TestContext) {
     await consumer.run({
       eachMessage: async ({ message: m }) => {
         const headers = Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k, String(v)]));
-        dead.push({ value: m.value?.toString() ?? '', headers });
+        dead.push({ value: m.value?.toString() ?? '', key: m.key, raw: m.value, headers });
       },
     });
     return dead;
   };
-  return { store, producer, prefix, deadLetters };
+  return { store, producer, prefix, deadLetters, groupId: options.groupId };
 }
 
 // A Kafka producer that is not our gateway writes the public input topic directly: valid events
@@ -150,7 +150,8 @@ test('direct producers: valid events land in order, poison records are dead-lett
   assert.equal(dead[0]!.headers[DLQ_HEADERS.reason], 'record value is not JSON');
   assert.equal(dead[1]!.headers[DLQ_HEADERS.code], 'INVALID_EVENT');
   assert.match(dead[1]!.headers[DLQ_HEADERS.reason]!, /sender/);
-  assert.equal(dead[1]!.headers[DLQ_HEADERS.topic], TOPICS.groupChatInput.name);
+  // the names on the wire: a replay tool writes back to the topic the records came from
+  assert.equal(dead[1]!.headers[DLQ_HEADERS.topic], `${prefix}${TOPICS.groupChatInput.name}`);
 });
 
 // JSON.parse reads a `__proto__` key as data, which the schema's records then drop, and 1e400 as
@@ -211,7 +212,7 @@ test("direct producers: a record with a __proto__ key, a number past a double's 
   assert.deepEqual(Object.keys(reasons).sort(), ['ev-deep', 'ev-huge', 'ev-proto']);
   for (const headers of Object.values(reasons)) {
     assert.equal(headers[DLQ_HEADERS.code], 'INVALID_EVENT');
-    assert.equal(headers[DLQ_HEADERS.topic], TOPICS.conversationInput.name);
+    assert.equal(headers[DLQ_HEADERS.topic], `${prefix}${TOPICS.conversationInput.name}`);
   }
   assert.match(
     reasons['ev-proto']![DLQ_HEADERS.reason]!,
@@ -239,4 +240,112 @@ test("direct producers: a record with a __proto__ key, a number past a double's 
     ['c-clean'],
     'no dead-lettered record made its conversation',
   );
+});
+
+// What librdkafka and Java producers met (issue 50): bytes of another encoding, a NUL in a key
+// name, a correlation header longer than the envelope's field, a tombstone without a key. Each is
+// refused with a reason a header and a status can hold, and its dead letter is a faithful copy.
+test('direct producers: Latin-1 bytes, a NUL in a key name, a long correlation header and a tombstone are dead-lettered with a printable reason and a failed status; a BOM is skipped', async (t) => {
+  const groupId = uniqueName('converter');
+  const { store, producer, prefix, deadLetters } = await directProducer(t, { groupId });
+  const group = uniqueName('bytes');
+  const event = (id: string, messageId: string, content: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      id,
+      type: 'group_chat.message.received',
+      occurred_at: new Date().toISOString(),
+      data: {
+        group_id: group,
+        message_id: messageId,
+        create_time: '2025-03-01T09:00:00Z',
+        sender: 'ann',
+        content,
+        ...extra,
+      },
+    });
+  const latin1 = Buffer.from(event('ev-latin1', 'm-latin1', 'caf\u00e9'), 'latin1');
+  assert.equal(latin1.includes(Buffer.from([0xe9])), true, 'the e-acute is one Latin-1 byte');
+  await producer.send({
+    topic: `${prefix}${TOPICS.groupChatInput.name}`,
+    messages: [
+      { key: group, value: latin1 },
+      { key: group, value: event('ev-nul', 'm-nul', 'hello', { 'note\u0000x': 1 }) },
+      { key: group, value: event('ev-corr', 'm-corr', 'hello'), headers: { 'x-correlation-id': 'c'.repeat(301) } },
+      { key: null, value: null },
+      {
+        key: group,
+        value: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(event('ev-bom', 'm-bom', 'bom'))]),
+      },
+      { key: group, value: event('ev-ok', 'm-ok', 'caf\u00e9', {}) },
+    ],
+  });
+
+  const stored = await waitFor('the two good records are stored', async () => {
+    const page = await listMessages(store, { conversationId: group, limit: 10, offset: 0, order: 'oldest-first' });
+    return page.total >= 2 ? page.items : undefined;
+  });
+  assert.deepEqual(
+    stored.map((m) => [m.message_id, m.content]),
+    [
+      ['m-bom', 'bom'],
+      ['m-ok', 'caf\u00e9'],
+    ],
+  );
+  for (const [id, reason] of [
+    ['ev-latin1', /not valid UTF-8/],
+    ['ev-nul', /\\u0000/],
+    ['ev-corr', /x-correlation-id has 301 characters; at most 200/],
+  ] as const) {
+    const outcome = await waitFor(`${id} has an outcome`, () => findRequestOutcome(store, id));
+    assert.equal(outcome.status, 'failed', id);
+    assert.match(outcome.error_message ?? '', reason, id);
+  }
+
+  const dead = await deadLetters(TOPICS.groupChatInput.dlq);
+  await waitFor('four dead letters', async () => dead.length >= 4);
+  assert.equal(dead.length, 4);
+  for (const d of dead) {
+    assert.equal(d.headers[DLQ_HEADERS.topic], `${prefix}${TOPICS.groupChatInput.name}`);
+    assert.equal(d.headers[DLQ_HEADERS.groupId], `${prefix}${groupId}`);
+    assert.doesNotMatch(d.headers[DLQ_HEADERS.reason]!, /\u0000/, 'no NUL in a header');
+  }
+  assert.deepEqual(dead[0]!.raw, latin1, 'the dead letter holds the bytes as written');
+  const tombstone = dead[3]!;
+  assert.equal(tombstone.key, null, 'a null key stays null');
+  assert.equal(tombstone.raw, null, 'a null value stays null');
+  assert.match(tombstone.headers[DLQ_HEADERS.reason]!, /tombstone/);
+});
+
+// Two deployments sharing a cluster, each with its own topic prefix and the same (default)
+// consumer group id: the prefix names the groups too, so neither joins the other's group.
+test('two deployments with their own prefixes and one consumer group id each store every record of their own', async (t) => {
+  const groupId = uniqueName('converter');
+  const deployments = [await directProducer(t, { groupId }), await directProducer(t, { groupId })];
+  const group = uniqueName('shared-cluster');
+  for (const [d, deployment] of deployments.entries()) {
+    await deployment.producer.send({
+      topic: `${deployment.prefix}${TOPICS.groupChatInput.name}`,
+      messages: Array.from({ length: 12 }, (_, i) => ({
+        key: `${group}-${i % 4}`,
+        value: JSON.stringify({
+          id: `ev-${d}-${i}`,
+          type: 'group_chat.message.received',
+          occurred_at: new Date().toISOString(),
+          data: {
+            group_id: `${group}-${i % 4}`,
+            message_id: `m-${i}`,
+            create_time: '2025-03-01T09:00:00Z',
+            sender: 'ann',
+            content: `n${i}`,
+          },
+        }),
+      })),
+    });
+  }
+  for (const deployment of deployments) {
+    await waitFor('all 12 records stored', async () => {
+      const { rows } = await deployment.store.query<{ n: string }>('SELECT count(*) AS n FROM messages');
+      return Number(rows[0]!.n) === 12;
+    });
+  }
 });

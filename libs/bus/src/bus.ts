@@ -5,9 +5,13 @@ import type { RetainedRecords } from './retained-records.js';
 export type { BusRecord } from './bus-record.js';
 
 export interface OutgoingRecord {
-  /** Records with the same key land on the same partition and keep their order. */
-  readonly key: string;
-  readonly value: string | Buffer;
+  /**
+   * Records with the same key land on the same partition and keep their order. Null only where a
+   * record is passed on as it came (a dead letter of a record that had none).
+   */
+  readonly key: string | null;
+  /** Null only for a dead letter of a tombstone, kept as it came. */
+  readonly value: string | Buffer | null;
   readonly headers?: Readonly<Record<string, string>>;
 }
 

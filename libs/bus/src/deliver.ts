@@ -19,6 +19,23 @@ export interface DeliveryDeps {
   readonly publish: (topic: string, records: readonly OutgoingRecord[]) => Promise<void>;
   readonly signal: AbortSignal;
   readonly metrics: BusMetrics;
+  /**
+   * Names as the broker knows them (the bus's prefix prepended), for the dead-letter headers: a
+   * replay tool reads them to write back to the topic the record came from. Unset: as given.
+   */
+  readonly wire?: { readonly topic: (name: string) => string; readonly group: (id: string) => string };
+}
+
+/**
+ * A reason as a header and a stored status can carry it: control characters other than tab and
+ * newline are written as `\uXXXX` escapes. A validation message quotes the input it refuses, and a
+ * NUL in it could not be stored as PostgreSQL text (the status would never read `failed`).
+ */
+export function printableReason(message: string): string {
+  return message.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Distinct correlation ids of the records, in order of first appearance. */
@@ -77,21 +94,22 @@ export async function deliver(
     if (tries.waiting) throw new StopRequested(); // only the stop signal ends a wait
     const { attempt } = tries;
     const retriable = isRetriable(err);
-    const message = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+    const message = printableReason((err instanceof Error ? err.message : String(err)).slice(0, 2000));
     const code: ErrorCode = isAppError(err) ? err.code : retriable ? 'RETRIES_EXHAUSTED' : 'HANDLER_ERROR';
     await deps.publish(options.dlqTopic, [
       {
-        key: record.key ?? '',
-        value: record.value,
+        // a null key or value (a tombstone) stays null, so a replay partitions it as the original
+        key: record.key,
+        value: record.tombstone ? null : record.value,
         headers: {
           ...record.headers,
           [DLQ_HEADERS.reason]: message,
           [DLQ_HEADERS.code]: code,
           [DLQ_HEADERS.attempts]: String(attempt),
-          [DLQ_HEADERS.topic]: record.topic,
+          [DLQ_HEADERS.topic]: deps.wire?.topic(record.topic) ?? record.topic,
           [DLQ_HEADERS.partition]: String(record.partition),
           [DLQ_HEADERS.offset]: record.offset,
-          [DLQ_HEADERS.groupId]: options.groupId,
+          [DLQ_HEADERS.groupId]: deps.wire?.group(options.groupId) ?? options.groupId,
         },
       },
     ]);

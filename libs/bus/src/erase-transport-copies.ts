@@ -146,8 +146,8 @@ async function rewriteDeadLetters(
     if (!others.has(origin)) others.set(origin, r);
   }
   const copies: OutgoingRecord[] = [...others].map(([origin, r]) => ({
-    key: r.key ?? '',
-    value: r.value,
+    key: r.key,
+    value: r.tombstone ? null : r.value,
     headers: { ...r.headers, [COPIED_FROM_HEADER]: origin },
   }));
   if (copies.length > 0) await erasure.bus.publish(topic, copies);

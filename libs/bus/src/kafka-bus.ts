@@ -73,6 +73,7 @@ export class KafkaBus implements Bus {
       kafka: this.kafka,
       clientId: options.clientId,
       wire: (t) => this.wire(t),
+      wireGroup: (g) => this.wireGroup(g),
       timeoutMs: Math.max(60_000, options.requestTimeoutMs),
     });
   }
@@ -182,7 +183,7 @@ export class KafkaBus implements Bus {
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     const consumer = this.kafka.consumer({
-      groupId: options.groupId,
+      groupId: this.wireGroup(options.groupId),
       sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
       heartbeatInterval: Math.min(3_000, Math.floor((this.options.sessionTimeoutMs ?? 30_000) / 3)),
       rebalanceTimeout: 60_000,
@@ -195,6 +196,7 @@ export class KafkaBus implements Bus {
       log: this.options.log.child({ groupId: options.groupId }),
       publish: (t: string, r: readonly OutgoingRecord[]) => this.publish(t, r),
       metrics: this.metrics,
+      wire: { topic: (t: string) => this.wire(t), group: (g: string) => this.wireGroup(g) },
     };
     const sub = new KafkaSubscription(consumer, options, this.wire(options.topic), this.options, deps, () => {
       this.subscriptions.delete(sub);
@@ -215,6 +217,15 @@ export class KafkaBus implements Bus {
 
   private wire(topic: string): string {
     return `${this.options.topicPrefix ?? ''}${topic}`;
+  }
+
+  /**
+   * A consumer group's id on the wire: the prefix names groups as it names topics, so two
+   * deployments sharing a cluster with their own prefixes never join each other's groups (with
+   * one group id between them, each member was assigned partitions of topics it does not read).
+   */
+  private wireGroup(groupId: string): string {
+    return `${this.options.topicPrefix ?? ''}${groupId}`;
   }
 
   private connectProducer(): Promise<Producer> {
@@ -362,6 +373,7 @@ class KafkaSubscription implements Subscription {
           key: message.key?.toString() ?? null,
           value: message.value ?? Buffer.alloc(0),
           headers: decodeHeaders(message.headers),
+          ...(message.value === null ? { tombstone: true as const } : {}),
         }));
         // Resolved as taken, not as handled: it only moves kafkajs's next fetch past these
         // records. What is committed is what the lane has handled (this.pending).

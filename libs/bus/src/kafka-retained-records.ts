@@ -10,6 +10,8 @@ export interface KafkaRetainedOptions {
   readonly clientId: string;
   /** The topic's name on the wire (the bus's prefix prepended). */
   readonly wire: (topic: string) => string;
+  /** A consumer group's id on the wire (the same prefix). */
+  readonly wireGroup: (groupId: string) => string;
   /** How long one scan may take before it gives up. */
   readonly timeoutMs: number;
 }
@@ -58,7 +60,10 @@ export function kafkaRetainedRecords(options: KafkaRetainedOptions): RetainedRec
       ),
     committed: (topic, groupId) =>
       withSharedAdmin(async (admin) => {
-        const [offsets] = await admin.fetchOffsets({ groupId, topics: [options.wire(topic)] });
+        const [offsets] = await admin.fetchOffsets({
+          groupId: options.wireGroup(groupId),
+          topics: [options.wire(topic)],
+        });
         const out = new Map<number, number>();
         for (const p of offsets?.partitions ?? []) if (Number(p.offset) >= 0) out.set(p.partition, Number(p.offset));
         return out;
@@ -117,6 +122,7 @@ async function scanRanges(
               key: m.key?.toString() ?? null,
               value: m.value ?? Buffer.alloc(0),
               headers: decodeHeaders(m.headers),
+              ...(m.value === null ? { tombstone: true as const } : {}),
             });
           }
           if (offset >= range.end - 1) remaining.delete(batch.partition);

@@ -122,7 +122,8 @@ export class MemoryBus implements Bus {
     for (const { topic: name, records } of batch) {
       const topic = this.topic(name);
       for (const r of records) {
-        const p = partitionFor(r.key, topic.partitions.length);
+        // A null key only comes back as a dead letter of a direct producer's record, never in this mode.
+        const p = partitionFor(r.key ?? '', topic.partitions.length);
         const part = topic.partitions[p]!;
         const n = ahead.get(part) ?? 0;
         ahead.set(part, n + 1);
@@ -133,8 +134,9 @@ export class MemoryBus implements Bus {
             partition: p,
             offset: String(part.base + part.records.length + n),
             key: r.key,
-            value: typeof r.value === 'string' ? Buffer.from(r.value) : r.value,
+            value: typeof r.value === 'string' ? Buffer.from(r.value) : (r.value ?? Buffer.alloc(0)),
             headers: { ...r.headers },
+            ...(r.value === null ? { tombstone: true as const } : {}),
           },
         });
       }

@@ -91,7 +91,8 @@ function mergeByTopic(pending: readonly Pending[]): TopicRecords[] {
 }
 
 function sizeOf(r: OutgoingRecord): number {
-  let n = Buffer.byteLength(r.key) + (typeof r.value === 'string' ? Buffer.byteLength(r.value) : r.value.length) + 64;
+  const value = r.value ?? '';
+  let n = Buffer.byteLength(r.key ?? '') + (typeof value === 'string' ? Buffer.byteLength(value) : value.length) + 64;
   for (const [k, v] of Object.entries(r.headers ?? {})) n += k.length + v.length;
   return n;
 }

@@ -1,5 +1,6 @@
+import { isUtf8 } from 'node:buffer';
 import { AppError } from '@memstream/errors';
-import { describeJsonProblem, jsonProblem, MAX_RECORD_DEPTH } from '@memstream/schemas';
+import { CORRELATION_ID_MAX_CHARS, describeJsonProblem, jsonProblem, MAX_RECORD_DEPTH } from '@memstream/schemas';
 import {
   CORRELATION_HEADER,
   type Bus,
@@ -55,6 +56,13 @@ function correlationHeaders(id: string | undefined): Record<string, string> {
 function withHeaderCorrelation<E>(event: E, record: BusRecord): E {
   const header = record.headers[CORRELATION_HEADER];
   if (!header || event === null || typeof event !== 'object' || 'correlation_id' in event) return event;
+  // Held to the envelope field's limit, which it fills: downstream events carry it, and their
+  // schemas would refuse a longer one after this record was stored.
+  if (header.length > CORRELATION_ID_MAX_CHARS)
+    throw new AppError(
+      'INVALID_EVENT',
+      `header ${CORRELATION_HEADER} has ${header.length} characters; at most ${CORRELATION_ID_MAX_CHARS}, as correlation_id`,
+    );
   return { ...event, correlation_id: header };
 }
 
@@ -69,8 +77,9 @@ function withHeaderCorrelation<E>(event: E, record: BusRecord): E {
 export function decodeRecord<E>(topic: TypedTopic<E>, record: BusRecord): E {
   let json: unknown;
   try {
-    json = JSON.parse(record.value.toString('utf8'));
-  } catch {
+    json = JSON.parse(textOf(record));
+  } catch (err) {
+    if (err instanceof AppError) throw err;
     throw new AppError('INVALID_EVENT', 'record value is not JSON');
   }
   if (topic.publicInput) {
@@ -85,6 +94,29 @@ export function decodeRecord<E>(topic: TypedTopic<E>, record: BusRecord): E {
   if (!parsed.success)
     throw new AppError('INVALID_EVENT', `event does not match ${topic.name}: ${parsed.error.message}`);
   return withHeaderCorrelation(parsed.data, record);
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * A record's value as JSON text. Bytes that are not UTF-8 are refused: decoding would put U+FFFD
+ * in their place, and the stored text would differ from what the producer wrote. A UTF-8 byte
+ * order mark, which some producers' serializers write, is not part of the value and is skipped
+ * (RFC 8259 lets a parser ignore it). A record framed by a schema registry (a zero byte, then a
+ * four-byte schema id) is named as such, since its producer's serializer is the thing to change.
+ */
+function textOf(record: BusRecord): string {
+  const value = record.value;
+  if (record.tombstone)
+    throw new AppError('INVALID_EVENT', 'record value is null (a tombstone): an event is a JSON object');
+  if (value.length >= 5 && value[0] === 0 && value[5] === 0x7b)
+    throw new AppError(
+      'INVALID_EVENT',
+      `record value starts with a schema registry frame (magic byte 0, schema id ${value.readUInt32BE(1)}): send the JSON text alone, without a registry serializer`,
+    );
+  if (!isUtf8(value)) throw new AppError('INVALID_EVENT', 'record value is not valid UTF-8: JSON text must be UTF-8');
+  const start = value.subarray(0, 3).equals(BOM) ? 3 : 0;
+  return value.toString('utf8', start);
 }
 
 /**

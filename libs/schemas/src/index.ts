@@ -1,4 +1,4 @@
-export { envelopeOf, Actor, EVENT_ID_MAX_CHARS } from './envelope.js';
+export { envelopeOf, Actor, EVENT_ID_MAX_CHARS, CORRELATION_ID_MAX_CHARS } from './envelope.js';
 export {
   SafeId,
   SAFE_ID_MAX_CHARS,

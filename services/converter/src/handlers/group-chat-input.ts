@@ -338,9 +338,11 @@ function peek(
 ): { id: string; type: string; groupId: string | null; messageId: string | null } | undefined {
   try {
     const json = JSON.parse(value.toString('utf8')) as { id?: unknown; type?: unknown; data?: Record<string, unknown> };
-    if (typeof json.id !== 'string' || json.id === '' || json.id.length > 200) return undefined;
+    // PostgreSQL text holds no NUL: an outcome naming one could never be written
+    const storable = (v: unknown): v is string => typeof v === 'string' && !v.includes('\u0000');
+    if (!storable(json.id) || json.id === '' || json.id.length > 200) return undefined;
     const data = json.data ?? {};
-    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    const str = (v: unknown) => (storable(v) ? v : null);
     return {
       id: json.id,
       type: str(json.type) ?? '',
