@@ -124,13 +124,15 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
     for (const r of existing.rows) stored.set(keyOf(r.conversation_id, r.message_id), toCanonical(r));
   }
 
-  const firstSeen = new Set<string>();
+  // A message and its retry in one batch (a producer resending at once): the statement inserts the
+  // first, and the retry is its duplicate, answered with the message as the first stored it.
+  const firstSeen = new Map<string, CanonicalMessage>();
   const storedAt = isoStrings();
   return items.map(({ message: m, requestId }, i) => {
     const key = keyOf(m.conversation_id, m.message_id);
     const fresh = inserted.get(key);
-    const isFirst = fresh !== undefined && !firstSeen.has(key);
-    firstSeen.add(key);
+    const earlier = firstSeen.get(key);
+    const isFirst = fresh !== undefined && earlier === undefined;
     // Field by field: an object spread of the input cost 5 µs a message on the ingest path.
     const message: CanonicalMessage | undefined = isFirst
       ? {
@@ -147,8 +149,9 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
           metadata: { ...m.metadata },
           source_api: m.source_api,
         }
-      : stored.get(key);
+      : (earlier ?? stored.get(key));
     if (!message) throw new Error(`message ${m.message_id} of ${m.conversation_id} neither stored nor found`);
+    if (isFirst) firstSeen.set(key, message);
     return { duplicate: !isFirst, message, outcomeRecorded: requestId !== undefined && outcomeRecorded.has(requestId) };
   });
 }
