@@ -35,11 +35,39 @@ export class ProduceQueue {
 
   enqueue(topic: string, records: readonly OutgoingRecord[]): Promise<void> {
     if (records.length === 0) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const bytes = records.reduce((n, r) => n + sizeOf(r), 0);
-      this.queue.push({ topic, records, bytes, resolve, reject });
-      void this.pump();
-    });
+    const parts = this.split(records);
+    const sent = parts.map(
+      ({ records: part, bytes }) =>
+        new Promise<void>((resolve, reject) => {
+          this.queue.push({ topic, records: part, bytes, resolve, reject });
+        }),
+    );
+    void this.pump();
+    return parts.length === 1 ? sent[0]! : Promise.all(sent).then(() => undefined);
+  }
+
+  /**
+   * A call's records in consecutive parts, each within the request limits (a record larger than
+   * the byte limit alone). One request carried a whole call before: a flush's stored events with
+   * two 680 KB messages among them went past the broker's 1 MB record-batch limit, failed as a
+   * whole, and the flush was delivered again one record at a time. The parts go in order, one
+   * request in flight, so order on the wire still follows the call.
+   */
+  private split(records: readonly OutgoingRecord[]): Array<{ records: OutgoingRecord[]; bytes: number }> {
+    const parts: Array<{ records: OutgoingRecord[]; bytes: number }> = [];
+    let current = { records: [] as OutgoingRecord[], bytes: 0 };
+    for (const r of records) {
+      const size = sizeOf(r);
+      const full = current.records.length >= this.limits.maxRecords || current.bytes + size > this.limits.maxBytes;
+      if (current.records.length > 0 && full) {
+        parts.push(current);
+        current = { records: [], bytes: 0 };
+      }
+      current.records.push(r);
+      current.bytes += size;
+    }
+    parts.push(current);
+    return parts;
   }
 
   private async pump(): Promise<void> {
@@ -64,7 +92,7 @@ export class ProduceQueue {
     }
   }
 
-  /** Takes whole calls only (a call's records stay in one request); always at least one. */
+  /** Takes whole parts of calls only (see split); always at least one. */
   private take(): Pending[] {
     const taken: Pending[] = [this.queue.shift()!];
     let records = taken[0]!.records.length;
