@@ -1,6 +1,7 @@
 import type { Logger } from '@memstream/logging';
 import type { BusRecord } from './bus-record.js';
 import type { RetainedRecords } from './retained-records.js';
+import type { TopicFinding } from './topic-settings.js';
 
 export type { BusRecord } from './bus-record.js';
 
@@ -97,6 +98,11 @@ export interface TopicSpec {
 export interface Bus extends RetainedRecords {
   readonly kind: 'kafka' | 'memory';
   ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
+  /**
+   * Kafka only: holds topics that already existed to the settings given, fixing what is safe,
+   * and says what it found (the setup job's check). The in-process bus has nothing to check.
+   */
+  reconcileTopics?(topics: readonly TopicSpec[]): Promise<TopicFinding[]>;
   /** Resolves once the broker acknowledged every record (acks=all on Kafka). */
   publish(topic: string, records: readonly OutgoingRecord[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;

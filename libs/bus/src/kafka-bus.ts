@@ -4,6 +4,7 @@ import { inCauseChain } from '@memstream/errors';
 import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
+import { reconcileTopics, type TopicFinding } from './topic-settings.js';
 import { backoffDelayMs } from '@memstream/retry';
 import { startPeriodicJob, type PeriodicJob } from '@memstream/runtime';
 import { StopRequested, waitOrStop } from './wait-or-stop.js';
@@ -138,6 +139,29 @@ export class KafkaBus implements Bus {
         if (Date.now() > deadline) throw new Error(`topics have no leaders after ${this.options.requestTimeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 200));
       }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /**
+   * Holds topics that already existed to the catalogue's settings, fixing what is safe to fix,
+   * and reports what it found (see reconcileTopics). The setup job runs it; services do not, so
+   * an operator's own topic settings change only when they run setup.
+   */
+  async reconcileTopics(topics: readonly TopicSpec[]): Promise<TopicFinding[]> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      return await reconcileTopics(
+        admin,
+        topics.map((t) => ({
+          ...t,
+          name: this.wire(t.name),
+          partitionsPlanned: t.partitions ?? this.options.defaultPartitions,
+        })),
+        this.options.topicPrefix ?? '',
+      );
     } finally {
       await admin.disconnect();
     }

@@ -11,8 +11,9 @@ import { openStore } from '@memstream/store';
 const TOPIC_RETRY = { attempts: 6, backoff: { initialDelayMs: 500, maxDelayMs: 8_000 } };
 
 /**
- * The one-shot setup job of a deployment: creates every topic and its dead-letter twin with the
- * configured partition count and replication factor, applies the migrations, and exits. It runs
+ * The one-shot setup job of a deployment (`npm run start:setup`): creates every topic and its
+ * dead-letter twin with the configured partition count and replication factor, checks the ones
+ * that existed before (see reconcileTopics), applies the migrations, and exits. It runs
  * before the services so the topics exist with the planned partitions before any consumer joins
  * (a topic's partition count is fixed when it is created). Every service repeats both steps at
  * start-up, idempotently, so running this twice, or late, does no harm.
@@ -26,6 +27,12 @@ await runProcess('setup', setupEnv, process.env, async ({ config, log, metrics }
       onRetry: ({ err, attempt, delayMs }) =>
         log.warn({ err, attempt, delayMs }, 'creating topics failed, trying again'),
     });
+    // Topics made before setup (a producer's first write, with the broker's defaults) or since
+    // changed: what is safe to fix is fixed, and every finding is said.
+    for (const f of (await bus.reconcileTopics?.(topics)) ?? []) {
+      if (f.fixed) log.info(f, 'topic setting fixed');
+      else log.warn(f, 'topic setting left as it is');
+    }
   } finally {
     await bus.close();
   }
