@@ -45,7 +45,12 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       summary: 'Create a session (create_session), or with get_or_create the existing one (get_or_create_session)',
       body: KaosCreateSessionRequest,
       emptyBody: {},
-      responses: { 201: KaosCreatedSession, 200: KaosCreatedSession, 202: KaosSessionAccepted },
+      responses: {
+        201: KaosCreatedSession,
+        200: KaosCreatedSession,
+        202: KaosSessionAccepted,
+        403: "A person's token named another user_id, or sent X-KAOS-Max-Sessions or X-KAOS-Max-Session-Events (an agent's)",
+      },
     }),
     async (request, reply) => {
       const body = request.body;
@@ -136,12 +141,15 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         responses: {
           201: KaosAddedEvents,
           202: KaosEventsAccepted,
+          403: "A person's token sent X-KAOS-Max-Sessions or X-KAOS-Max-Session-Events (an agent's), or a member below manager would take the session past its event limit, which drops its oldest events",
           413: 'An event whose content is past 1 MiB of JSON, or that does not fit one Kafka record (KAFKA_MAX_MESSAGE_BYTES)',
         },
       }),
       preParsing: keepRawBody,
     },
     async (request, reply) => {
+      // A limit the caller may not set is refused before the body is read.
+      const limits = ops.limits(request);
       const sessionId = sessionIdOf(request);
       const given = Array.isArray(request.body)
         ? parseOrThrow(EventList, { events: request.body }).events
@@ -177,7 +185,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         agent,
         session_id: sessionId,
         events,
-        ...ops.limits(request),
+        ...limits,
       });
       return answerWrite(reply, result, 201, { event_ids: events.map((e) => e.event_id) });
     },
