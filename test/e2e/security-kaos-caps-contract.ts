@@ -22,6 +22,7 @@ export const checkKaosCaps: SecurityCheck = async (base, who, prefix) => {
   await checkSessionShares(base, who, prefix);
   await checkWriterAppends(base, who, prefix);
   await checkAgentLimitsBounded(base, who, prefix);
+  await checkOtherRemovals(base, who, prefix);
 };
 
 /** Who may send KAOS's limits: a person's token never (403, nothing evicted or trimmed), an agent's key may. */
@@ -86,17 +87,21 @@ async function checkSessionShares(base: string, who: SecurityCallers, prefix: st
   assert.ok(!hers.includes('mallory-0') && hers.includes(`mallory-${KAOS_CAPS.sessions}`), hers.join());
 }
 
+/** The owner shares a session's conversation with bob as a writer (memory-service memberships). */
+async function shareWithBob(owner: ReturnType<typeof kaosClient>, session: string): Promise<void> {
+  const listed = await owner.ok('GET', `/v1/console/conversations?family=kaos&group=${encodeURIComponent(session)}`);
+  const conversation = (listed.data as Array<{ id: string; session: { sessionId: string } }>).find(
+    (c) => c.session.sessionId === session,
+  )!.id;
+  await owner.ok('POST', `/v1/conversations/${conversation}/memberships`, { userId: 'bob', accessLevel: 'writer' });
+}
+
 /** A writer of a shared session cannot make its event cap drop the owner's events. */
 async function checkWriterAppends(base: string, who: SecurityCallers, prefix: string): Promise<void> {
   const alice = kaosClient(base, who.alice);
   const session = await alice.create({ session_id: `${prefix}-shared` });
   await alice.add(session, [tool('first'), tool('second'), tool('third')]);
-  // alice shares the session's conversation with bob as a writer (memory-service memberships).
-  const listed = await alice.ok('GET', `/v1/console/conversations?family=kaos&group=${encodeURIComponent(session)}`);
-  const conversation = (listed.data as Array<{ id: string; session: { sessionId: string } }>).find(
-    (c) => c.session.sessionId === session,
-  )!.id;
-  await alice.ok('POST', `/v1/conversations/${conversation}/memberships`, { userId: 'bob', accessLevel: 'writer' });
+  await shareWithBob(alice, session);
 
   const bob = kaosClient(base, who.bob);
   const capped = await kaosClient(base, { ...who.bob, ...LIMITS_OF_ONE }).call(
@@ -140,5 +145,30 @@ async function checkAgentLimitsBounded(base: string, who: SecurityCallers, prefi
     (await agent.events('s1')).length,
     KAOS_CAPS.events,
     "MEMORY_MAX_SESSION_EVENTS bounds an agent's limit",
+  );
+}
+
+/**
+ * KAOS's other routes that remove or start over sessions, from a writer of a shared session and a
+ * stranger: cleanup, delete and create with the id in use leave the owner's session as it was.
+ */
+async function checkOtherRemovals(base: string, who: SecurityCallers, prefix: string): Promise<void> {
+  const agent = `${prefix}-removals`;
+  const alice = kaosClient(base, who.alice, agent);
+  const session = await alice.create({ session_id: 'kept' });
+  await alice.add(session, tool('kept'));
+  await shareWithBob(alice, session);
+  for (const [name, k] of [
+    ['bob, a writer', kaosClient(base, who.bob, agent)],
+    ['mallory, a stranger', kaosClient(base, who.mallory, agent)],
+  ] as const) {
+    assert.deepEqual(await k.ok('POST', '/memory/cleanup', { max_age_hours: 0 }, 200), { cleaned: 0 }, name);
+    assert.deepEqual(await k.ok('DELETE', `/memory/sessions/${session}`), { deleted: false }, name);
+    const again = await k.call('POST', '/memory/sessions', { session_id: session });
+    assert.equal(again.status, 409, `${name} creating the id in use: ${JSON.stringify(again.body)}`);
+  }
+  assert.deepEqual(
+    (await alice.events(session)).map((e) => e.content),
+    ['kept'],
   );
 }
