@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { conversationHarness } from './conversation-harness.js';
-import { kaosSessionKey, type Actor, type ConversationInput, type KaosEvent } from '@memstream/schemas';
+import { kaosAgentKey, kaosSessionKey, type Actor, type ConversationInput, type KaosEvent } from '@memstream/schemas';
 import { findRequestOutcome, listKaosSessions } from '@memstream/store';
 
 // KAOS's caps act only on what the caller could delete itself (issue 49): a person's create
@@ -101,4 +101,25 @@ test('an append that would drop events of a session the caller does not manage i
   await apply(appended('shared', ['bob as manager'], person('bob')));
   await apply(appended('shared', ['alice'], person('alice')));
   assert.deepEqual(await contents(), ['bob fits', 'bob as manager', 'alice']);
+});
+
+test("a person's cleanup removes only sessions they manage, whatever its event names", async (t) => {
+  const { apply, store } = await conversationHarness(t);
+  await apply(created('alice-1', 'alice', person('alice')));
+  await apply(created('bob-1', 'bob', person('bob')));
+  const cleanup = (actor: Actor | undefined) =>
+    envelope(
+      'kaos.sessions.cleaned',
+      {
+        group_id: kaosAgentKey('a'),
+        agent: 'a',
+        updated_before: new Date(Date.now() + 60_000).toISOString(),
+        visible_to: null,
+      },
+      actor,
+    );
+  await apply(cleanup(person('bob')));
+  assert.deepEqual(await listKaosSessions(store, 'a', {}), ['alice-1']);
+  await apply(cleanup(undefined));
+  assert.deepEqual(await listKaosSessions(store, 'a', {}), []);
 });

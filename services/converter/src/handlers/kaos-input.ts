@@ -104,7 +104,9 @@ export async function applyKaos(tx: Queryable, event: KaosInput, replay = false)
     case 'kaos.sessions.cleaned': {
       const d = event.data;
       await lockKaosAgent(tx, d.agent);
-      const stale = await staleKaosSessions(tx, d.agent, d.updated_before, { userId: d.visible_to ?? undefined });
+      // A person's cleanup reaches what they manage, whatever the event names (the eviction's rule).
+      const viewer = event.actor?.kind === 'user' ? managerOf(event.actor) : { userId: d.visible_to ?? undefined };
+      const stale = await staleKaosSessions(tx, d.agent, d.updated_before, viewer);
       return done({ cleaned: await deleteKaosSessions(tx, stale) });
     }
   }
