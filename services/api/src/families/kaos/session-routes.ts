@@ -45,12 +45,9 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       summary: 'Create a session (create_session), or with get_or_create the existing one (get_or_create_session)',
       body: KaosCreateSessionRequest,
       emptyBody: {},
-      responses: {
-        201: KaosCreatedSession,
-        200: KaosCreatedSession,
-        202: KaosSessionAccepted,
-        403: "A person's token named another user_id, or sent X-KAOS-Max-Sessions or X-KAOS-Max-Session-Events (an agent's)",
-      },
+      description:
+        "403 when a person's token names another user_id or sends X-KAOS-Max-Sessions or X-KAOS-Max-Session-Events (an agent's). Past the session limit, a person's create evicts only sessions they manage.",
+      responses: { 201: KaosCreatedSession, 200: KaosCreatedSession, 202: KaosSessionAccepted },
     }),
     async (request, reply) => {
       const body = request.body;
@@ -134,6 +131,8 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       ...docs.route({
         headers: KaosHeaders,
         summary: 'Add one event or a list (add_event); 404 when the session does not exist',
+        description:
+          "403 when a person's token sends X-KAOS-Max-Sessions or X-KAOS-Max-Session-Events (an agent's), or when a member below manager would take the session past its event limit, which drops its oldest events (nothing is stored).",
         params: KaosSessionParams,
         body: KaosAddEventsRequest,
         // a list is parsed as `events`, so a problem is named by its position (events.3.event_type)
@@ -141,7 +140,6 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         responses: {
           201: KaosAddedEvents,
           202: KaosEventsAccepted,
-          403: "A person's token sent X-KAOS-Max-Sessions or X-KAOS-Max-Session-Events (an agent's), or a member below manager would take the session past its event limit, which drops its oldest events",
           413: 'An event whose content is past 1 MiB of JSON, or that does not fit one Kafka record (KAFKA_MAX_MESSAGE_BYTES)',
         },
       }),
