@@ -26,13 +26,20 @@ const LimitHeader = z.string().regex(/^[1-9][0-9]{0,8}$/, 'must be a whole numbe
 
 /**
  * The agent whose memory a call reaches (without it, the server's KAOS_AGENT_NAME), and the limits
- * its memory was built with (LocalMemory's max_sessions, max_events_per_session; without them,
- * the server's MEMORY_MAX_SESSIONS and MEMORY_MAX_SESSION_EVENTS).
+ * its memory was built with (LocalMemory's max_sessions, max_events_per_session). The limits are
+ * the server's (MEMORY_MAX_SESSIONS, MEMORY_MAX_SESSION_EVENTS); an agent's key (or the local user
+ * of a server without authentication) may send lower ones, and a person's token none (403).
  */
 export const KaosHeaders = z.object({
   'x-kaos-agent': SafeHeaderId.optional(),
-  'x-kaos-max-sessions': LimitHeader.optional(),
-  'x-kaos-max-session-events': LimitHeader.optional(),
+  'x-kaos-max-sessions': LimitHeader.optional().meta({
+    description:
+      "LocalMemory's max_sessions, from an agent's key only (a person's token: 403). At most the server's MEMORY_MAX_SESSIONS, which applies without it and to anything above it",
+  }),
+  'x-kaos-max-session-events': LimitHeader.optional().meta({
+    description:
+      "LocalMemory's max_events_per_session, from an agent's key only (a person's token: 403). At most the server's MEMORY_MAX_SESSION_EVENTS, which applies without it and to anything above it",
+  }),
 });
 
 /** The headers of a call that builds nothing: only the agent (the limits count where sessions and events are added). */

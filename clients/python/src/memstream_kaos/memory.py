@@ -26,8 +26,9 @@ class MemstreamMemory:
 
     ``max_sessions`` and ``max_events_per_session`` are LocalMemory's own arguments (KAOS's server
     builds its memory with them): given, they travel with every call and the server keeps the
-    agent's sessions and events within them; not given, the server's MEMORY_MAX_SESSIONS and
-    MEMORY_MAX_SESSION_EVENTS apply.
+    agent's sessions and events within them, never beyond its own MEMORY_MAX_SESSIONS and
+    MEMORY_MAX_SESSION_EVENTS, which apply when they are not given. They are an agent's: with a
+    person's ``token`` and no ``api_key`` the server refuses them (403), so leave them out.
     """
 
     def __init__(

@@ -122,14 +122,24 @@ export async function deleteKaosSessions(tx: Queryable, conversationIds: readonl
 
 /**
  * Makes room for one more session as KAOS does: at `maxSessions` or more, the least recently
- * updated tenth (at least one) goes. The caller holds the agent's lock.
+ * updated tenth (at least one) goes. Both the count and the choice are of the sessions `creator`
+ * manages: a person's share of the agent is the sessions they could delete themselves, so their
+ * creates never evict anyone else's; an agent or the local user (creator {}) manages them all, as
+ * a KAOS pod its own memory. The caller holds the agent's lock.
  */
-export async function evictKaosSessions(tx: Queryable, agent: string, maxSessions: number): Promise<number> {
-  const { rows } = await tx.query<{ n: string }>(`SELECT count(*) AS n FROM kaos_sessions WHERE agent = $1`, [agent]);
+export async function evictKaosSessions(
+  tx: Queryable,
+  agent: string,
+  maxSessions: number,
+  creator: KaosViewer = {},
+): Promise<number> {
+  const params: unknown[] = [];
+  const where = scope(params, agent, creator, 'manager');
+  const { rows } = await tx.query<{ n: string }>(`SELECT count(*) AS n FROM kaos_sessions s WHERE ${where}`, params);
   if (Number(rows[0]!.n) < maxSessions) return 0;
   const oldest = await tx.query<{ conversation_id: string }>(
-    `SELECT conversation_id FROM kaos_sessions WHERE agent = $1 ORDER BY updated_at, ord LIMIT $2 FOR UPDATE`,
-    [agent, Math.max(1, Math.floor(maxSessions / 10))],
+    `SELECT s.conversation_id FROM kaos_sessions s WHERE ${where} ORDER BY s.updated_at, s.ord LIMIT $${params.push(Math.max(1, Math.floor(maxSessions / 10)))} FOR UPDATE OF s`,
+    params,
   );
   return deleteKaosSessions(
     tx,
@@ -155,23 +165,34 @@ export async function staleKaosSessions(
 
 /**
  * Appends events to a locked session: an event id already in the session (a resend, a
- * redelivery) is stored once; then only the latest `maxEvents` are kept, as KAOS's bounded deque
- * keeps them. Returns the events stored now, in order.
+ * redelivery) is stored once; then only the latest `cap.maxEvents` are kept, as KAOS's bounded
+ * deque keeps them. Returns the events stored now, in order; or undefined, storing nothing, when
+ * keeping within the cap would drop events and `cap.mayDrop` is false (the caller could not
+ * delete them itself: a writer of someone else's session).
  */
 export async function appendKaosEvents(
   tx: Queryable,
   session: KaosSessionRow,
   events: readonly KaosEvent[],
-  maxEvents: number,
-): Promise<KaosEvent[]> {
+  cap: { readonly maxEvents: number; readonly mayDrop: boolean },
+): Promise<KaosEvent[] | undefined> {
   const { rows: existing } = await tx.query<{ event_id: string }>(
     `SELECT event_id FROM kaos_events WHERE conversation_id = $1 AND event_id = ANY($2::text[])`,
     [session.conversation_id, events.map((e) => e.event_id)],
   );
   const seen = new Set(existing.map((r) => r.event_id));
   const fresh = events.filter((e) => !seen.has(e.event_id) && (seen.add(e.event_id), true));
+  const next = Number(session.next_event);
+  // Events numbered below this one are past the cap once the fresh ones are in.
+  const keepFrom = next + fresh.length - cap.maxEvents;
+  if (fresh.length > 0 && !cap.mayDrop) {
+    const { rows } = await tx.query<{ drops: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM kaos_events WHERE conversation_id = $1 AND seq < $2) AS drops`,
+      [session.conversation_id, keepFrom],
+    );
+    if (rows[0]!.drops) return undefined;
+  }
   if (fresh.length > 0) {
-    const next = Number(session.next_event);
     await tx.query(
       `INSERT INTO kaos_events (conversation_id, seq, event_id, occurred_at, event_type, content, metadata)
        SELECT $1, $2::int8 + t.i - 1, t.id, t.ts, t.type, t.content::json, t.metadata::json
@@ -188,7 +209,7 @@ export async function appendKaosEvents(
     );
     await tx.query(`DELETE FROM kaos_events WHERE conversation_id = $1 AND seq < $2`, [
       session.conversation_id,
-      next + fresh.length - maxEvents,
+      keepFrom,
     ]);
   }
   // Every append counts as activity, as KAOS's add_event sets updated_at.

@@ -12,6 +12,7 @@ import {
   standingOf,
   type AppendResult,
   type KaosSessionRow,
+  type KaosViewer,
   type Queryable,
 } from '@memstream/store';
 import { levelRefusal, type Actor, type KaosEvent, type KaosInput, type Refusal } from '@memstream/schemas';
@@ -46,7 +47,8 @@ export async function applyKaos(tx: Queryable, event: KaosInput, replay = false)
           return refuse({ code: 'CONFLICT', message: `Session id in use: ${d.session_id}` });
         if (d.get_or_create) return done({ session_id: d.session_id, created: false });
       }
-      await evictKaosSessions(tx, d.agent, d.max_sessions);
+      // A person's creates evict only within the sessions they manage (their share of the agent).
+      await evictKaosSessions(tx, d.agent, d.max_sessions, managerOf(event.actor));
       // KAOS's create_session with an id in use starts that session over, empty (unless eviction already took it).
       existing = await findKaosSession(tx, d.agent, d.session_id, { forUpdate: true });
       if (existing) await deleteKaosSessions(tx, [existing.conversation_id]);
@@ -70,9 +72,16 @@ export async function applyKaos(tx: Queryable, event: KaosInput, replay = false)
       if (!session || (await refusedFor(tx, event.actor, session, 'writer')))
         return refuse({ code: 'RESOURCE_NOT_FOUND', message: `Session not found: ${d.session_id}` });
       if (replay) return { stored: await storedBefore(tx, session, d.events) };
-      const fresh = new Set(
-        (await appendKaosEvents(tx, session, d.events, d.max_session_events)).map((e) => e.event_id),
-      );
+      // Keeping the session within its cap drops its oldest events: only a caller who could
+      // delete the session may cause that; a writer's append past the cap is refused whole.
+      const mayDrop = !(await refusedFor(tx, event.actor, session, 'manager'));
+      const added = await appendKaosEvents(tx, session, d.events, { maxEvents: d.max_session_events, mayDrop });
+      if (!added)
+        return refuse({
+          code: 'FORBIDDEN',
+          message: `Session ${d.session_id} holds its limit of ${d.max_session_events} events: adding more drops the oldest, which needs manager access`,
+        });
+      const fresh = new Set(added.map((e) => e.event_id));
       // Every message event is appended (a resend finds its message), so a redelivery publishes it again.
       const messages = d.events
         .filter((e) => e.event_type === 'user_message' || e.event_type === 'agent_response')
@@ -95,7 +104,9 @@ export async function applyKaos(tx: Queryable, event: KaosInput, replay = false)
     case 'kaos.sessions.cleaned': {
       const d = event.data;
       await lockKaosAgent(tx, d.agent);
-      const stale = await staleKaosSessions(tx, d.agent, d.updated_before, { userId: d.visible_to ?? undefined });
+      // A person's cleanup reaches what they manage, whatever the event names (the eviction's rule).
+      const viewer = event.actor?.kind === 'user' ? managerOf(event.actor) : { userId: d.visible_to ?? undefined };
+      const stale = await staleKaosSessions(tx, d.agent, d.updated_before, viewer);
       return done({ cleaned: await deleteKaosSessions(tx, stale) });
     }
   }
@@ -114,6 +125,11 @@ async function storedBefore(tx: Queryable, session: KaosSessionRow, events: read
     ids.map((e) => e.event_id),
   );
   return found.map((message): AppendResult => ({ duplicate: true, message, outcomeRecorded: false }));
+}
+
+/** The sessions a caller's eviction may choose from: a person's those they manage; otherwise all. */
+function managerOf(actor: Actor | undefined): KaosViewer {
+  return actor?.kind === 'user' ? { userId: actor.id } : {};
 }
 
 /** True when a person's standing in the session's conversation is below `needed`. */

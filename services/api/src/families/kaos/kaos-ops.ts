@@ -92,7 +92,11 @@ export function kaosOps(deps: KaosDeps) {
       );
       return outcomeOf(written);
     },
-    /** The limits each write carries: the client's (see KaosHeaders), else this process's configuration. */
+    /**
+     * The limits each write carries: the server's (MEMORY_MAX_SESSIONS, MEMORY_MAX_SESSION_EVENTS),
+     * or lower ones an agent's key or the local user sends (KaosHeaders), as KAOS's LocalMemory is
+     * built with them. A person's token may not set them (403): a person's caps are the server's.
+     */
     limits: (request: FastifyRequest) => {
       const header = (name: string) => {
         const value = request.headers[name];
@@ -106,9 +110,18 @@ export function kaosOps(deps: KaosDeps) {
         },
         'header',
       );
+      const sessions = given['x-kaos-max-sessions'];
+      const events = given['x-kaos-max-session-events'];
+      if ((sessions !== undefined || events !== undefined) && principalOf(request).kind === 'user')
+        throw new AppError(
+          'FORBIDDEN',
+          "X-KAOS-Max-Sessions and X-KAOS-Max-Session-Events are an agent's: with a person's token the server's limits apply",
+          { details: { field: sessions !== undefined ? 'X-KAOS-Max-Sessions' : 'X-KAOS-Max-Session-Events' } },
+        );
+      const { maxSessions, maxSessionEvents } = deps.settings;
       return {
-        max_sessions: Number(given['x-kaos-max-sessions'] ?? deps.settings.maxSessions),
-        max_session_events: Number(given['x-kaos-max-session-events'] ?? deps.settings.maxSessionEvents),
+        max_sessions: Math.min(Number(sessions ?? maxSessions), maxSessions),
+        max_session_events: Math.min(Number(events ?? maxSessionEvents), maxSessionEvents),
       };
     },
   };

@@ -45,6 +45,8 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       summary: 'Create a session (create_session), or with get_or_create the existing one (get_or_create_session)',
       body: KaosCreateSessionRequest,
       emptyBody: {},
+      description:
+        "403 when a person's token names another user_id or sends X-KAOS-Max-Sessions or X-KAOS-Max-Session-Events (an agent's). Past the session limit, a person's create evicts only sessions they manage.",
       responses: { 201: KaosCreatedSession, 200: KaosCreatedSession, 202: KaosSessionAccepted },
     }),
     async (request, reply) => {
@@ -129,6 +131,8 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       ...docs.route({
         headers: KaosHeaders,
         summary: 'Add one event or a list (add_event); 404 when the session does not exist',
+        description:
+          "403 when a person's token sends X-KAOS-Max-Sessions or X-KAOS-Max-Session-Events (an agent's), or when a member below manager would take the session past its event limit, which drops its oldest events (nothing is stored).",
         params: KaosSessionParams,
         body: KaosAddEventsRequest,
         // a list is parsed as `events`, so a problem is named by its position (events.3.event_type)
@@ -142,6 +146,8 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       preParsing: keepRawBody,
     },
     async (request, reply) => {
+      // A limit the caller may not set is refused before the body is read.
+      const limits = ops.limits(request);
       const sessionId = sessionIdOf(request);
       const given = Array.isArray(request.body)
         ? parseOrThrow(EventList, { events: request.body }).events
@@ -177,7 +183,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         agent,
         session_id: sessionId,
         events,
-        ...ops.limits(request),
+        ...limits,
       });
       return answerWrite(reply, result, 201, { event_ids: events.map((e) => e.event_id) });
     },
