@@ -63,7 +63,7 @@ export const ErasureReceipt = z.object({
   error: z.string().nullable(),
   reason: z.string().nullable().meta({
     description:
-      "Why the job has not finished yet, or why it failed: what the last pass found of the person's own data (their conversations, messages or memories, stored while it ran), or the step a try stopped in. Never content",
+      "Why the last pass or try fell short (so why a job has not finished yet, why it failed, or why a completed one took more than one pass): what the pass found of the person's own data (their conversations, messages or memories, stored while it ran), or the step a try stopped in. Never content",
   }),
   counts: z.object({
     evermemos: FamilyCounts,

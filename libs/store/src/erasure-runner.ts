@@ -158,7 +158,7 @@ export async function runErasureJob(
       log.error({ err }, 'erasure job failed for good');
       await failErasureJob(o.store, { jobId: job.id, owner: o.owner, error: reason });
     } else {
-      await noteErasureReason(o.store, { jobId: job.id, reason }).catch((e: unknown) =>
+      await noteErasureReason(o.store, { jobId: job.id, owner: o.owner, reason }).catch((e: unknown) =>
         log.warn({ err: e }, 'erasure reason not kept'),
       );
       // the lease runs out and a sweep takes the job again where it stopped

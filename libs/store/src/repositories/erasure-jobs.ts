@@ -191,8 +191,15 @@ export async function finishErasurePass(
 }
 
 /** Keeps why a try of a job fell short (its runner gave up; the job is taken again, or failed). */
-export async function noteErasureReason(q: Queryable, o: { jobId: string; reason: string }): Promise<void> {
-  await q.query('UPDATE erasure_jobs SET reason = $2 WHERE id = $1::uuid', [o.jobId, o.reason]);
+export async function noteErasureReason(
+  q: Queryable,
+  o: { jobId: string; owner: string; reason: string },
+): Promise<void> {
+  await q.query('UPDATE erasure_jobs SET reason = $3 WHERE id = $1::uuid AND lease_owner = $2', [
+    o.jobId,
+    o.owner,
+    o.reason,
+  ]);
 }
 
 /**
