@@ -5,6 +5,7 @@ import { pipelineEnv, startApi, startServices } from '../helpers/distributed.js'
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import type { SecurityCallers, SecurityCheck } from './security-callers.js';
 import { checkKaosCaps, KAOS_CAPS_ENV } from './security-kaos-caps-contract.js';
+import { erasureFloodCheck } from './security-erasure-contract.js';
 
 // Issue 49's attacks, each a check of its own (test/e2e/security-*-contract.ts), run against one
 // server of each mode with authentication on. Every check names its conversations with `prefix`,
@@ -21,6 +22,7 @@ const AUTH_ENV = {
 
 const CHECKS: ReadonlyArray<readonly [string, SecurityCheck]> = [
   ["KAOS caps are the server's and stay within what the caller manages", checkKaosCaps],
+  ["another person's flood of shares cannot hold back an erasure", erasureFloodCheck],
 ];
 
 async function callers(): Promise<SecurityCallers> {

@@ -21,6 +21,16 @@ export interface Refusal {
 
 const notFound: Refusal = { code: 'RESOURCE_NOT_FOUND', message: 'Conversation not found' };
 
+/**
+ * Access or ownership offered to a person whose erasure is open: refused until it ends, so nobody
+ * else adds to what is being erased (docs/your-users-data.md). It names no one: a recorded outcome
+ * naming the person would be one more row about them.
+ */
+export const UNDER_ERASURE: Refusal = {
+  code: 'CONFLICT',
+  message: 'That person is being erased: no access or ownership can be given to them until the erasure ends',
+};
+
 /** Undefined when the standing allows what `needed` allows. */
 export function levelRefusal(standing: Standing, needed: AccessLevel, action: string): Refusal | undefined {
   if (standing === 'unrestricted') return undefined;

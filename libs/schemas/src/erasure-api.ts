@@ -61,6 +61,10 @@ export const ErasureReceipt = z.object({
   }),
   passes: z.number().int(),
   error: z.string().nullable(),
+  reason: z.string().nullable().meta({
+    description:
+      "Why the last pass or try fell short (so why a job has not finished yet, why it failed, or why a completed one took more than one pass): what the pass found of the person's own data (their conversations, messages or memories, stored while it ran), or the step a try stopped in. Never content",
+  }),
   counts: z.object({
     evermemos: FamilyCounts,
     'memory-service': FamilyCounts,

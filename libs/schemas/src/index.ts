@@ -86,6 +86,7 @@ export {
   revokeRefusal,
   transferRefusal,
   withdrawRefusal,
+  UNDER_ERASURE,
   type Standing,
   type Refusal,
 } from './conversation-rules.js';

@@ -4,8 +4,9 @@ import {
   eraseKeyedRecords,
   eraseOwnedConversations,
   eraseSentMessages,
-  personRemains,
+  ownDataRemaining,
 } from './repositories/erase-person.js';
+import { eraseWrittenAbout } from './repositories/erase-about-person.js';
 import type { ErasureBatch } from './repositories/erase-person.js';
 import { addCount, addErasureCounts, noErasureCounts, type ErasureCounts } from './repositories/erasure-counts.js';
 import {
@@ -14,6 +15,7 @@ import {
   failErasureJob,
   findErasureJob,
   finishErasurePass,
+  noteErasureReason,
   renewErasureLease,
   runErasureBatch,
   type ErasureJob,
@@ -54,7 +56,10 @@ export interface ErasureRunnerOptions {
   readonly eraseTransport?: (userId: string) => Promise<ErasureCounts>;
   /** After a job fails this many tries, it is marked failed instead of being taken again. */
   readonly maxAttempts: number;
-  /** Passes after which a person who keeps being written about fails the job instead of holding it forever. */
+  /**
+   * Passes after which a try gives up when the person's own data keeps being stored (their own
+   * writes, or an agent's for them) instead of holding the job forever; the reason says so.
+   */
   readonly maxPasses?: number;
   /** Once aborted, the job stops before its next batch (its lease runs out and it is taken over). */
   readonly signal?: AbortSignal;
@@ -112,7 +117,7 @@ export async function runErasureJob(
       const held = { jobId: job.id, owner: o.owner, leaseMs: o.leaseMs };
       if (job.step === FINAL_STEP || at < 0) {
         const ended = await unlessDeadlocked(() =>
-          finishErasurePass(o.store, { ...held, firstStep: steps[0]!.name }, personRemains),
+          finishErasurePass(o.store, { ...held, firstStep: steps[0]!.name }, ownDataRemaining, eraseWrittenAbout),
         );
         if (ended === 'deadlock') continue;
         if (!ended) return lost();
@@ -120,7 +125,10 @@ export async function runErasureJob(
           log.info({ counts: ended.counts, passes: ended.passes, attempts: ended.attempts }, 'erasure job completed');
           return ended;
         }
-        if (ended.passes >= (o.maxPasses ?? 20)) throw new Error('the person kept being written about');
+        if (ended.passes >= (o.maxPasses ?? 20))
+          throw new ErasureFellShort(
+            `${ended.passes} passes each found the person's own data stored while they ran (last: ${ended.reason})`,
+          );
         job = ended;
         continue;
       }
@@ -145,15 +153,29 @@ export async function runErasureJob(
       job = moved;
     }
   } catch (err) {
+    const reason = reasonOf(err, job.step);
     if (job.attempts >= o.maxAttempts) {
       log.error({ err }, 'erasure job failed for good');
-      await failErasureJob(o.store, { jobId: job.id, owner: o.owner, error: 'erasure failed; see the server log' });
+      await failErasureJob(o.store, { jobId: job.id, owner: o.owner, error: reason });
     } else {
+      await noteErasureReason(o.store, { jobId: job.id, owner: o.owner, reason }).catch((e: unknown) =>
+        log.warn({ err: e }, 'erasure reason not kept'),
+      );
       // the lease runs out and a sweep takes the job again where it stopped
       log.error({ err, attempts: job.attempts }, 'erasure job failed; it will be tried again');
     }
     throw err;
   }
+}
+
+/** A try that stopped for a reason the receipt may show as it is (it names kinds and counts, never content). */
+class ErasureFellShort extends Error {}
+
+/** What the receipt says of a try that stopped: its own words for a known cause, else the step and the error's code. */
+function reasonOf(err: unknown, step: string): string {
+  if (err instanceof ErasureFellShort) return err.message;
+  const code = (err as { code?: unknown }).code;
+  return `step ${step} failed${typeof code === 'string' ? ` (${code})` : ''}; see the server log`;
 }
 
 /**

@@ -264,6 +264,7 @@ export {
   findErasureJob,
   listErasureJobs,
   claimErasureJob,
+  erasureInProgress,
   type ErasureJob,
   type ErasureStatus,
   type NewErasureJob,

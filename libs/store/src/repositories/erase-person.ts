@@ -1,7 +1,15 @@
 import type { Queryable } from '../store.js';
 import { forgetMessagesIn } from './forget.js';
 import { purgeConversationGroups, type PurgeCounts } from './purge-conversations.js';
-import { addCount, familyOf, noErasureCounts, type ErasureCounts, type ErasureFamily } from './erasure-counts.js';
+import {
+  addCount,
+  addErasureCounts,
+  familyOf,
+  noErasureCounts,
+  type ErasureCounts,
+  type ErasureFamily,
+} from './erasure-counts.js';
+import { eraseWrittenAbout } from './erase-about-person.js';
 
 /**
  * The database side of erasing a person, as batches the erasure job runs one transaction at a
@@ -117,9 +125,8 @@ export async function eraseSentMessages(tx: Queryable, userId: string, batchSize
 
 /**
  * Step `keyed-records`: what names the person outside messages: the memories kept for them
- * (episodic_memories.user_id) with their search rows, their entry in EverMemOS group metadata
- * (user_details, rewritten without it), their memberships in other people's conversations, the
- * ownership transfers they are party to.
+ * (episodic_memories.user_id) with their search rows, and the rows others wrote about them
+ * (eraseWrittenAbout: memberships, removals, transfers, request outcomes, group metadata entries).
  */
 export async function eraseKeyedRecords(tx: Queryable, userId: string): Promise<ErasureBatch> {
   const counts = noErasureCounts();
@@ -134,61 +141,27 @@ export async function eraseKeyedRecords(tx: Queryable, userId: string): Promise<
     [memories.rows.map((m) => m.id)],
   );
   addCount(counts, 'evermemos', 'postgres', 'memorySearchRows', memoryRows.rowCount ?? 0);
-  const metas = await tx.query(
-    `UPDATE conversation_meta SET user_details = user_details - $1, updated_at = now() WHERE user_details ? $1`,
-    [userId],
-  );
-  // the default config's participants too (what groups without metadata fall back to)
-  const defaults = await tx.query(
-    `UPDATE conversation_meta_default SET user_details = user_details - $1, updated_at = now() WHERE user_details ? $1`,
-    [userId],
-  );
-  addCount(counts, 'evermemos', 'postgres', 'groupMetadataRewritten', (metas.rowCount ?? 0) + (defaults.rowCount ?? 0));
-  const memberships = await tx.query<{ source_api: string | null }>(
-    `DELETE FROM conversation_memberships m WHERE m.user_id = $1
-     RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = m.group_id) AS source_api`,
-    [userId],
-  );
-  for (const m of memberships.rows) addCount(counts, familyOf(m.source_api), 'postgres', 'memberships', 1);
-  // the record of memberships they once had and lost (who had which level until when) names them too
-  const removals = await tx.query<{ source_api: string | null }>(
-    `DELETE FROM conversation_membership_removals r WHERE r.user_id = $1
-     RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = r.group_id) AS source_api`,
-    [userId],
-  );
-  for (const r of removals.rows) addCount(counts, familyOf(r.source_api), 'postgres', 'membershipRemovals', 1);
-  // A request's recorded answer (kept for status lookups until the purge) may name them: their
-  // private chat as its group, or their id in the answer. JSON text quotes the id as to_json does.
-  const outcomes = await tx.query<{ kind: string }>(
-    `DELETE FROM request_outcomes
-     WHERE group_id = 'private:' || $1 OR strpos(result::text, to_json($1::text)::text) > 0
-     RETURNING kind`,
-    [userId],
-  );
-  for (const o of outcomes.rows)
-    addCount(counts, o.kind === 'conversation' ? 'memory-service' : 'evermemos', 'postgres', 'requestOutcomes', 1);
-  const transfers = await tx.query(
-    'DELETE FROM conversation_ownership_transfers WHERE from_user_id = $1 OR to_user_id = $1',
-    [userId],
-  );
-  addCount(counts, 'memory-service', 'postgres', 'transfers', transfers.rowCount ?? 0);
-  return { counts, finished: true, conversationIds: [] };
+  return { counts: addErasureCounts(counts, await eraseWrittenAbout(tx, userId)), finished: true, conversationIds: [] };
 }
 
-/** Whether anything of the person is still stored (what the three steps above remove). */
-export async function personRemains(q: Queryable, userId: string): Promise<boolean> {
-  const { rows } = await q.query<{ remains: boolean }>(
-    `SELECT EXISTS (${ownedGroupsSql('1')})
-         OR EXISTS (SELECT 1 FROM messages WHERE sender_id = $1)
-         OR EXISTS (SELECT 1 FROM episodic_memories WHERE user_id = $1)
-         OR EXISTS (SELECT 1 FROM conversation_meta WHERE user_details ? $1)
-         OR EXISTS (SELECT 1 FROM conversation_meta_default WHERE user_details ? $1)
-         OR EXISTS (SELECT 1 FROM conversation_memberships WHERE user_id = $1)
-         OR EXISTS (SELECT 1 FROM conversation_membership_removals WHERE user_id = $1)
-         OR EXISTS (SELECT 1 FROM request_outcomes
-                    WHERE group_id = 'private:' || $1 OR strpos(result::text, to_json($1::text)::text) > 0)
-         OR EXISTS (SELECT 1 FROM conversation_ownership_transfers WHERE from_user_id = $1 OR to_user_id = $1) AS remains`,
+/** What of the person's own data a final check may find, as the receipt's reason names it. */
+export type OwnDataKind = 'conversations' | 'messages' | 'memories';
+
+/**
+ * What the person wrote or owns that is still stored (empty once the steps above removed it all):
+ * the conversations that are theirs whole, the messages they sent, the memories kept for them. Only
+ * these hold back an erasure's completion, and only the person's own writes (or an agent writing for
+ * them) make them: no other person can add to them (a person writes only as themself, and may not
+ * make anyone an owner). The rows others write about the person are removed by the final check
+ * itself (eraseWrittenAbout), never counted against it.
+ */
+export async function ownDataRemaining(q: Queryable, userId: string): Promise<OwnDataKind[]> {
+  const { rows } = await q.query<{ conversations: boolean; messages: boolean; memories: boolean }>(
+    `SELECT EXISTS (${ownedGroupsSql('1')}) AS conversations,
+            EXISTS (SELECT 1 FROM messages WHERE sender_id = $1) AS messages,
+            EXISTS (SELECT 1 FROM episodic_memories WHERE user_id = $1) AS memories`,
     [userId],
   );
-  return rows[0]!.remains;
+  const found = rows[0]!;
+  return (['conversations', 'messages', 'memories'] as const).filter((kind) => found[kind]);
 }

@@ -20,13 +20,15 @@ export interface ErasureJob {
   readonly attempts: number;
   readonly lease_owner: string | null;
   readonly error: string | null;
+  /** Why the job has not finished yet, or why it failed: the last pass or try that fell short (never content). */
+  readonly reason: string | null;
   readonly requested_at: Date;
   readonly started_at: Date | null;
   readonly completed_at: Date | null;
 }
 
 const COLUMNS = `id::text AS id, user_id, status, requested_by, self, justification, step, passes, counts,
-  streams_to_discard, attempts, lease_owner, error, requested_at, started_at, completed_at`;
+  streams_to_discard, attempts, lease_owner, error, reason, requested_at, started_at, completed_at`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -145,14 +147,18 @@ const heldJob = (tx: Queryable, o: { jobId: string; owner: string }) =>
 
 /**
  * The last step, in one transaction that holds back every new write of messages, memberships and
- * KAOS sessions (SHARE locks, for the few milliseconds it takes): if nothing of the person is
- * left, the job completes, so whatever was stored before `completed_at` is gone; if a write about
- * them landed while the job ran, the job goes back to `firstStep` for another pass.
+ * KAOS sessions (SHARE locks, for the few milliseconds it takes). Only the person's own data counts
+ * (`remains`: what they wrote or own): if any is left (written while the job ran), the job goes back
+ * to `firstStep` for another pass, with the kinds found as its `reason`. Otherwise the rows others
+ * wrote about them meanwhile (`about`) are removed here, under the same locks, and the job
+ * completes, so whatever was stored before `completed_at` is gone and nobody else's writes can
+ * send it round again.
  */
 export async function finishErasurePass(
   store: Store,
   o: { jobId: string; owner: string; firstStep: string },
-  remains: (tx: Queryable, userId: string) => Promise<boolean>,
+  remains: (tx: Queryable, userId: string) => Promise<readonly string[]>,
+  about: (tx: Queryable, userId: string) => Promise<ErasureCounts>,
 ): Promise<ErasureJob | undefined> {
   return store.transaction(async (tx) => {
     // in the order the write path takes them (conversation row, then messages), so no cycle
@@ -161,13 +167,18 @@ export async function finishErasurePass(
     );
     const job = await heldJob(tx, o);
     if (!job) return undefined;
-    if (await remains(tx, job.user_id)) {
+    const left = await remains(tx, job.user_id);
+    if (left.length > 0) {
+      const reason = `pass ${job.passes + 1} found the person's own ${left.join(', ')} stored while it ran; another pass takes them`;
       const { rows } = await tx.query<ErasureJob>(
-        `UPDATE erasure_jobs SET step = $3, passes = passes + 1 WHERE id = $1::uuid AND lease_owner = $2 RETURNING ${COLUMNS}`,
-        [job.id, o.owner, o.firstStep],
+        `UPDATE erasure_jobs SET step = $3, passes = passes + 1, reason = $4
+         WHERE id = $1::uuid AND lease_owner = $2 RETURNING ${COLUMNS}`,
+        [job.id, o.owner, o.firstStep, reason],
       );
       return rows[0];
     }
+    const counts = addErasureCounts(job.counts, await about(tx, job.user_id));
+    await tx.query('UPDATE erasure_jobs SET counts = $2::jsonb WHERE id = $1::uuid', [job.id, JSON.stringify(counts)]);
     const ended = await endHeldJob<ErasureJob>(tx, 'erasure_jobs', {
       columns: COLUMNS,
       jobId: job.id,
@@ -177,6 +188,31 @@ export async function finishErasurePass(
     if (ended) await auditErasure(tx, ended);
     return ended;
   });
+}
+
+/** Keeps why a try of a job fell short (its runner gave up; the job is taken again, or failed). */
+export async function noteErasureReason(
+  q: Queryable,
+  o: { jobId: string; owner: string; reason: string },
+): Promise<void> {
+  await q.query('UPDATE erasure_jobs SET reason = $3 WHERE id = $1::uuid AND lease_owner = $2', [
+    o.jobId,
+    o.owner,
+    o.reason,
+  ]);
+}
+
+/**
+ * Whether an erasure of the person was asked for and has not ended: new writes that name them
+ * (access granted to them, ownership offered to them) are refused meanwhile, so that nobody else
+ * adds to what is being erased.
+ */
+export async function erasureInProgress(q: Queryable, userId: string): Promise<boolean> {
+  const { rows } = await q.query<{ open: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM erasure_jobs WHERE user_id = $1 AND status IN ('pending', 'running')) AS open`,
+    [userId],
+  );
+  return rows[0]!.open;
 }
 
 /**
@@ -218,12 +254,12 @@ export async function advanceErasureJob(
   return rows[0];
 }
 
-/** Ends a held job as failed, with a reason (never content). */
+/** Ends a held job as failed, with a reason (never content), kept as its `error` and its `reason`. */
 export async function failErasureJob(
   q: Queryable,
   o: { jobId: string; owner: string; error: string },
 ): Promise<ErasureJob | undefined> {
-  const ended = await endHeldJob<ErasureJob>(q, 'erasure_jobs', { ...o, columns: COLUMNS });
+  const ended = await endHeldJob<ErasureJob>(q, 'erasure_jobs', { ...o, columns: COLUMNS, set: 'reason = $4' });
   if (ended) await auditErasure(q, ended);
   return ended;
 }

@@ -8,6 +8,7 @@ import {
   claimConversation,
   conversationInUse,
   deleteConversationGroup,
+  erasureInProgress,
   findConversation,
   findInView,
   findMembership,
@@ -45,6 +46,7 @@ import {
   type MessageStored,
   type Refusal,
   type RequestOutcome,
+  UNDER_ERASURE,
 } from '@memstream/schemas';
 import { fromMsMessage } from '../mappers/memory-service.js';
 import { storedEvent } from '../stored-event.js';
@@ -261,6 +263,9 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
             ? updateRefusal(standing, level!, target)
             : revokeRefusal(standing, target, event.actor?.kind === 'user' && event.actor.id === event.data.user_id);
       if (refused) return refuse(refused);
+      // A revoke only takes access away, so it stays allowed (and the erasure removes its record).
+      if (event.data.change !== 'revoke' && (await erasureInProgress(tx, event.data.user_id)))
+        return refuse(UNDER_ERASURE);
       if (event.data.change === 'revoke') {
         await removeMembership(tx, data.group_id, event.data.user_id);
         return done({ revoked: true });
@@ -282,6 +287,7 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
           event.data.recipients ?? 'members',
         );
         if (refused) return refuse(refused);
+        if (await erasureInProgress(tx, newOwner)) return refuse(UNDER_ERASURE);
         if (owner === null)
           return refuse({ code: 'CONFLICT', message: 'The conversation has no owner to transfer from' });
         const pending = await pendingTransfer(tx, data.group_id);

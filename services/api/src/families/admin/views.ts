@@ -77,6 +77,7 @@ export function erasureReceiptView(job: ErasureJob) {
     step: job.step,
     passes: job.passes,
     error: job.error,
+    reason: job.reason,
     counts: addErasureCounts(job.counts, {}),
   };
 }

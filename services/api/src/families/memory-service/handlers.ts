@@ -6,6 +6,7 @@ import { audiencesOf } from '@memstream/auth';
 import { principalOf } from '@memstream/http';
 import {
   conversationInUse,
+  erasureInProgress,
   findTransfer,
   listConversations,
   listGroupConversations,
@@ -19,6 +20,7 @@ import {
   transferRefusal,
   updateRefusal,
   withdrawRefusal,
+  UNDER_ERASURE,
   type CreateConversationRequest,
   type ForkRequest,
   type ListConversationsQuery,
@@ -232,6 +234,8 @@ export function memoryServiceHandlers(deps: OpsDeps) {
             : revokeRefusal(held, target, self);
       if (refused) throw refusalError(refused, refused.message.startsWith('Membership') ? userId : id);
       await ops.require(request, id, self && change === 'revoke' ? 'reader' : 'manager', 'Changing access');
+      // answered here at once; the converter checks again, where it counts
+      if (change !== 'revoke' && (await erasureInProgress(deps.store, userId))) throw refusalError(UNDER_ERASURE, id);
       const sent = await ops.send(request, 'conversation.membership.changed', {
         conversation_id: id,
         group_id: groupId,
@@ -254,6 +258,7 @@ export function memoryServiceHandlers(deps: OpsDeps) {
       const recipientLevel = (await ops.membershipOf(conversation.group_id, newOwner))?.access_level;
       const refused = transferRefusal(standing, newOwner, conversation.owner_user_id, recipientLevel, recipients);
       if (refused) throw refusalError(refused, id);
+      if (await erasureInProgress(deps.store, newOwner)) throw refusalError(UNDER_ERASURE, id);
       const pending = await pendingTransfer(deps.store, conversation.group_id);
       if (pending) throw pendingConflict(pending.id);
       const transferId = randomUUID();
