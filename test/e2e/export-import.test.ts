@@ -152,6 +152,21 @@ test('an export imported onto a fresh server answers every family the same, and 
   );
   assert.deepEqual(await rowCounts(target.db), counts);
   assert.deepEqual(await answers(target.base, who, world), before);
+  // A file that would add a member to a conversation the target holds: the CLI says so (exit 2).
+  const grant = join(dir, 'grant.ndjson');
+  const at = '2025-01-01T10:00:00.000000Z';
+  const membership = { kind: 'membership', groupId: world.ms, userId: 'eve', accessLevel: 'manager', createdAt: at };
+  await writeFile(
+    grant,
+    [exportHeader(at), membership, { kind: 'end', counts: { membership: 1 } }].map((r) => JSON.stringify(r)).join('\n'),
+  );
+  const granted = await memstreamWithEnv(
+    { MEMSTREAM_TOKEN: adminToken },
+    ...['import', '--format', 'memstream', '--input', grant, '--api-url', target.base],
+  );
+  assert.equal(granted.code, 2, granted.stderr);
+  assert.match(granted.stderr, /1 conversation\(s\) refused/);
+  assert.deepEqual(await rowCounts(target.db), counts);
 
   // The imported server goes on numbering after what it imported.
   const next = await ok(target.base, who.agent, 'POST', '/api/v1/memories', {
@@ -183,7 +198,7 @@ test('an export imported onto a fresh server answers every family the same, and 
   );
   const imports = await call(target.base, who.admin, 'GET', '/v1/admin/audit?action=import');
   const statuses = (imports.body['data'] as Array<Record<string, unknown>>).map((e) => e['status']);
-  assert.deepEqual(statuses, [400, 400, 400, 200, 200]);
+  assert.deepEqual(statuses, [400, 400, 400, 200, 200, 200]);
   for (const log of [audit.text, imports.text])
     for (const mark of Object.values(world.marks)) assert.ok(!log.includes(mark), 'no content in the audit log');
 });

@@ -196,6 +196,8 @@ export const AuditLogPage = z.object({
 /** `GET /v1/admin/exports`: one person's data with userId, the whole server without. */
 export const ExportQuery = z.object({ userId: Id.optional(), justification: Justification.optional() });
 export const ImportQuery = z.object({ justification: Justification.optional() });
+/** The refused conversations an import's answer names one by one; past these, it counts them. */
+export const IMPORT_REFUSALS_LISTED = 1000;
 /** An import's body as JSON (NDJSON is the same records, one a line): its records in an array, or one record. */
 export const ImportRequest = z.union([ExportRecord, z.array(ExportRecord)]);
 export const ImportResult = z.object({
@@ -204,4 +206,24 @@ export const ImportResult = z.object({
   alreadyPresent: z
     .record(z.string(), z.number().int())
     .meta({ description: 'Records whose key the server already held (left as they were), per kind' }),
+  refused: z.record(z.string(), z.number().int()).meta({
+    description:
+      'Records not stored because they belong to a conversation this import did not create (one the server already holds, or one without its conversation record earlier in the file), per kind',
+  }),
+  refusedConversations: z
+    .array(
+      z.object({
+        error: z.string(),
+        code: z.enum(['conflict']),
+        details: z.object({
+          resource: z.enum(['conversation']),
+          id: z.string(),
+          records: z.record(z.string(), z.number().int()).meta({ description: 'Its records refused, per kind' }),
+        }),
+      }),
+    )
+    .meta({
+      description: `Each conversation whose records were refused, in the admin API's error shape (the first ${IMPORT_REFUSALS_LISTED}; refusedConversationCount says how many in all)`,
+    }),
+  refusedConversationCount: z.number().int(),
 });

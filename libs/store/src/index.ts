@@ -289,7 +289,8 @@ export {
   type ErasureRunnerOptions,
 } from './erasure-runner.js';
 export { exportRecords, type ExportScope } from './repositories/export-reader.js';
-export { importRecords, advanceSequences } from './repositories/import-writer.js';
+export { importRecords, advanceSequences, type BatchOutcome } from './repositories/import-writer.js';
+export { beginImportScope, finishImportScope, type ImportTouched } from './repositories/import-scope.js';
 export { cutoffOf } from './retention-cutoff.js';
 export {
   runRetention,

@@ -1,5 +1,14 @@
 import type { Queryable } from '../store.js';
 
+/** A value of an audit row's params: ids, flags and limits, or lists and records of them. */
+export type AuditValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly AuditValue[]
+  | { readonly [key: string]: AuditValue };
+
 /** What an audit row says. Never content: `params` holds ids, flags and limits, `counts` numbers. */
 export interface AuditEntry {
   readonly actorKind: 'user' | 'agent' | 'local' | 'system';
@@ -11,7 +20,7 @@ export interface AuditEntry {
   readonly justification?: string | null | undefined;
   /** The HTTP status the caller was answered with. */
   readonly status: number;
-  readonly params?: Readonly<Record<string, string | number | boolean | null>> | undefined;
+  readonly params?: Readonly<Record<string, AuditValue>> | undefined;
   readonly counts?: Readonly<Record<string, number>> | undefined;
 }
 

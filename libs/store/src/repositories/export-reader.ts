@@ -149,6 +149,16 @@ function kindQueries(scope: ExportScope, sets: PersonSets | undefined): KindQuer
       keyOf: one('id'),
     },
     {
+      // Right after the conversations: an ARK stream alone (no messages) has no conversation
+      // record, and this one creates it on import, before its memberships.
+      select: `SELECT 'ark_session' AS kind, session_id AS "sessionId", ${iso('created_at')} AS "createdAt",
+                      ${iso('completed_at')} AS "completedAt"
+               FROM ark_sessions WHERE ${within('session_id', owned, arkSessionsParams)}`,
+      params: arkSessionsParams,
+      keys: ['session_id'],
+      keyOf: one('sessionId'),
+    },
+    {
       select: `SELECT 'conversation_meta' AS kind, group_id AS "groupId", id, version, scene, scene_desc AS "sceneDesc",
                       name, description, ${iso('conversation_created_at')} AS "conversationCreatedAt",
                       default_timezone AS "defaultTimezone", user_details AS "userDetails", tags,
@@ -233,14 +243,6 @@ function kindQueries(scope: ExportScope, sets: PersonSets | undefined): KindQuer
       params: kaosEventsParams,
       keys: ['conversation_id', 'seq'],
       keyOf: two('conversationId', 'seq'),
-    },
-    {
-      select: `SELECT 'ark_session' AS kind, session_id AS "sessionId", ${iso('created_at')} AS "createdAt",
-                      ${iso('completed_at')} AS "completedAt"
-               FROM ark_sessions WHERE ${within('session_id', owned, arkSessionsParams)}`,
-      params: arkSessionsParams,
-      keys: ['session_id'],
-      keyOf: one('sessionId'),
     },
     {
       select: `SELECT 'ark_chunk' AS kind, session_id AS "sessionId", chunk_seq AS seq, chunk,

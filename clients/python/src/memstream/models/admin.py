@@ -255,10 +255,27 @@ class ExportRecord(Answer):
     """One record of an export (docs/export-import.md), kept as given: its ``kind`` says which."""
 
 
+class ImportRefusalDetails(Answer):
+    resource: Literal["conversation"]
+    id: str
+    records: Dict[str, int]
+
+
+class ImportRefusal(Answer):
+    """A conversation whose records an import refused (it did not create it), in the admin API's error shape."""
+
+    error: str
+    code: Literal["conflict"]
+    details: ImportRefusalDetails
+
+
 class ImportResult(CamelAnswer):
     lines: int
     imported: Dict[str, int]
     already_present: Dict[str, int]
+    refused: Dict[str, int]
+    refused_conversations: List[ImportRefusal]
+    refused_conversation_count: int
 
 
 DeadLetterTopic = Literal[

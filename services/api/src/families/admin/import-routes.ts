@@ -24,7 +24,7 @@ export function registerImportRoutes({ writes }: Halves, store: Store): void {
     docs.route({
       summary: 'Import an export (NDJSON), keeping its ids, sequences and times (admin)',
       description:
-        'Each line one record, as GET /v1/admin/exports writes them (the header first, the end record last); or, as application/json, the same records in one array. All or nothing: a bad line refuses the whole import with 400 naming it (details.line), and nothing is stored. A record whose key the server already holds is left as it is, so importing the same export twice stores it once. Search rows are written at once (keyword); their vectors follow from the indexer.',
+        'Each line one record, as GET /v1/admin/exports writes them (the header first, the end record last); or, as application/json, the same records in one array. All or nothing: a bad line refuses the whole import with 400 naming it (details.line), and nothing is stored. A record whose key the server already holds is left as it is, so importing the same export twice stores it once. Records are stored only into conversations the import creates (their conversation record new to this server, earlier in the file): the records of a conversation the server already holds, or of one the file does not create, are refused, and the answer names each such conversation (refusedConversations). Search rows are written at once (keyword); their vectors follow from the indexer.',
       querystring: ImportQuery,
       body: ImportRequest,
       // Read line by line as it arrives (an export can be far larger than memory): each line is
@@ -42,14 +42,23 @@ export function registerImportRoutes({ writes }: Halves, store: Store): void {
         body.resume(); // the rest of the body is drained, so the refusal reaches the sender
         throw err;
       });
+      const { answer, touched } = outcome;
+      // Each conversation created and each membership granted, by id: an import is the one write
+      // that grants access past the access checks, so the log says to whom, not only how many.
       auditMore(request, {
+        params: {
+          conversations: touched.conversations,
+          memberships: touched.memberships,
+          refusedConversations: answer.refusedConversations.map((r) => r.details.id),
+        },
         counts: {
-          lines: outcome.lines,
-          ...prefixed('imported.', outcome.imported),
-          ...prefixed('present.', outcome.alreadyPresent),
+          lines: answer.lines,
+          ...prefixed('imported.', answer.imported),
+          ...prefixed('present.', answer.alreadyPresent),
+          ...prefixed('refused.', answer.refused),
         },
       });
-      return outcome;
+      return answer;
     },
   );
 }

@@ -1,42 +1,89 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '@memstream/errors';
 import { jsonValueError, parseOrThrow } from '@memstream/http';
-import { EXPORT_FORMAT, EXPORT_VERSION, ExportRecord, type ExportDataRecord } from '@memstream/schemas';
-import { advanceSequences, importRecords, type Store } from '@memstream/store';
+import {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  ExportRecord,
+  IMPORT_REFUSALS_LISTED,
+  type ExportDataRecord,
+} from '@memstream/schemas';
+import {
+  advanceSequences,
+  beginImportScope,
+  finishImportScope,
+  importRecords,
+  type ImportTouched,
+  type Store,
+} from '@memstream/store';
 
 /** A record longer than this is not one of ours (a message is at most a megabyte of text). */
 export const MAX_IMPORT_LINE_BYTES = 8_000_000;
 /** Records of one kind stored in one statement. */
 const BATCH = 500;
 
-export interface ImportOutcome {
+export interface ImportAnswer {
   lines: number;
   imported: Record<string, number>;
   alreadyPresent: Record<string, number>;
+  refused: Record<string, number>;
+  refusedConversations: Array<{
+    error: string;
+    code: 'conflict';
+    details: { resource: 'conversation'; id: string; records: Record<string, number> };
+  }>;
+  refusedConversationCount: number;
 }
 
+/** The answer, and what the import created and granted (for its audit row, not the answer). */
+export interface ImportOutcome {
+  answer: ImportAnswer;
+  touched: ImportTouched;
+}
+
+const refusalText = (id: string) =>
+  `conversation ${id}: its records were not imported. An import adds records only to the conversations it creates (their conversation record new to this server, earlier in the same file), never to one the server already holds`;
+
 /**
- * Restores an export as it arrives, in one transaction: all or nothing. A bad line (not JSON,
+ * Restores an export as it arrives, in one transaction. Only into conversations the import
+ * creates: records of any other are refused one conversation at a time, named in the answer (see
+ * import-scope). Otherwise all or nothing. A bad line (not JSON,
  * not a record, out of order, a reference to what was not stored before it) refuses the whole
  * import with 400 naming the line, and nothing is kept; so does a body cut short (no end record,
  * or one whose counts differ from the records read). Records of one kind are stored a batch at
  * a time, a batch when the kind changes, so each lands after what it refers to.
  */
 export async function importStream(store: Store, body: Readable): Promise<ImportOutcome> {
-  const outcome: ImportOutcome = { lines: 0, imported: {}, alreadyPresent: {} };
+  const outcome: ImportAnswer = {
+    lines: 0,
+    imported: {},
+    alreadyPresent: {},
+    refused: {},
+    refusedConversations: [],
+    refusedConversationCount: 0,
+  };
   const read: Record<string, number> = {};
-  await store.transaction(async (tx) => {
+  const listed = new Map<string, Record<string, number>>();
+  const refusedIds = new Set<string>();
+  const touched = await store.transaction(async (tx) => {
+    await beginImportScope(tx);
     let batch: ExportDataRecord[] = [];
     let batchFirstLine = 0;
     let ended: { counts: Record<string, number>; line: number } | undefined;
     const flush = async () => {
       if (batch.length === 0) return;
       const kind = batch[0]!.kind;
-      const stored = await importRecords(tx, kind, batch as never).catch((err: unknown) => {
+      const done = await importRecords(tx, kind, batch as never).catch((err: unknown) => {
         throw refusalOf(err, batchFirstLine, outcome.lines, kind);
       });
-      outcome.imported[kind] = (outcome.imported[kind] ?? 0) + stored;
-      outcome.alreadyPresent[kind] = (outcome.alreadyPresent[kind] ?? 0) + batch.length - stored;
+      outcome.imported[kind] = (outcome.imported[kind] ?? 0) + done.stored;
+      outcome.alreadyPresent[kind] = (outcome.alreadyPresent[kind] ?? 0) + done.present;
+      for (const [id, n] of done.refused) {
+        outcome.refused[kind] = (outcome.refused[kind] ?? 0) + n;
+        refusedIds.add(id);
+        const records = listed.get(id) ?? (listed.size < IMPORT_REFUSALS_LISTED ? {} : undefined);
+        if (records) listed.set(id, { ...records, [kind]: (records[kind] ?? 0) + n });
+      }
       batch = [];
     };
     for await (const { text, n } of lines(body)) {
@@ -70,8 +117,15 @@ export async function importStream(store: Store, body: Readable): Promise<Import
         );
     await flush();
     await advanceSequences(tx);
+    return finishImportScope(tx);
   });
-  return outcome;
+  outcome.refusedConversationCount = refusedIds.size;
+  outcome.refusedConversations = [...listed].map(([id, records]) => ({
+    error: refusalText(id),
+    code: 'conflict' as const,
+    details: { resource: 'conversation' as const, id, records },
+  }));
+  return { answer: outcome, touched };
 }
 
 function parseRecord(text: string, n: number): ExportRecord {

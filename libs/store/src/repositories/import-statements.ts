@@ -1,0 +1,241 @@
+import { AppError } from '@memstream/errors';
+import type { Queryable } from '../store.js';
+import { CREATED, groupCreated, groupInUse, idInUse } from './import-scope.js';
+import { keywordVectorSql } from './message-search-text.js';
+
+/**
+ * Queues the search rows an import wrote (`searchable`) for the indexer's sweep: no event will
+ * bring their vectors (the import goes straight to the store). See unembeddedItems.
+ */
+const UNEMBEDDED = 'unembedded AS (INSERT INTO search_unembedded (kind, item_id) SELECT kind, item_id FROM searchable)';
+
+/** The rows of a batch, as one jsonb parameter unpacked by jsonb_to_recordset. */
+export const rows = (columns: string) => `jsonb_to_recordset($1::jsonb) AS r(${columns})`;
+
+/**
+ * The statement that stores a batch into `table`: `columns` lists each column with its SQL type as
+ * a table definition does, and each takes the record's field of its name in camelCase (`group_id`
+ * from `groupId`) unless `fields` names another; `select` turns a field into the column's value,
+ * `values` gives a value no field carries, `where` keeps only the rows it holds for. A row
+ * whose key is already stored is skipped. The batch is `input` (aliased `r` in the insert) for
+ * `after`, more statements on what the insert `returning` gave (as `ins`); `extra` declares fields
+ * no column takes, for them. `owner` is the column naming the conversation (or group) a row
+ * belongs to: the statement answers how many it stored of each (`owner`, `n`).
+ */
+function insertSql(
+  table: string,
+  columns: string,
+  owner: string,
+  o: {
+    fields?: Record<string, string>;
+    select?: Record<string, (field: string) => string>;
+    values?: Record<string, string>;
+    extra?: string;
+    returning?: string;
+    where?: string;
+    order?: string;
+    after?: string;
+  } = {},
+): string {
+  const typed = columns.split(',').map((c) => c.trim().split(/\s+/) as [string, string]);
+  const fieldOf = (column: string) =>
+    o.fields?.[column] ?? column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  const declared = typed.map(([column, type]) => `"${fieldOf(column)}" ${type}`);
+  const selected = typed.map(([column]) => o.select?.[column]?.(`r."${fieldOf(column)}"`) ?? `r."${fieldOf(column)}"`);
+  const names = [...typed.map(([column]) => column), ...Object.keys(o.values ?? {})];
+  return `WITH input AS (SELECT * FROM ${rows([...declared, ...(o.extra ? [o.extra] : [])].join(', '))}),
+     ins AS (
+       INSERT INTO ${table} (${names.join(', ')})
+       SELECT ${[...selected, ...Object.values(o.values ?? {})].join(', ')} FROM input r ${o.where ? `WHERE ${o.where}` : ''} ${o.order ? `ORDER BY ${o.order}` : ''}
+       ON CONFLICT DO NOTHING RETURNING ${owner} AS import_owner${o.returning ? `, ${o.returning}` : ''})${o.after ? `,\n     ${o.after}` : ''}
+     SELECT import_owner AS owner, count(*)::int AS n FROM ins GROUP BY import_owner`;
+}
+
+/** A JSON array of strings as the text[] it is stored as. */
+const textArray = (field: string) => `ARRAY(SELECT jsonb_array_elements_text(${field}))`;
+
+/** How many records a statement stored, per conversation (or group) they belong to. */
+export type StoredPer = Map<string, number>;
+
+export async function inserted(q: Queryable, sql: string, records: readonly object[]): Promise<StoredPer> {
+  const { rows: result } = await q.query<{ owner: string; n: number }>(sql, [JSON.stringify(records)]);
+  return new Map(result.map((r) => [r.owner, Number(r.n)]));
+}
+
+/** Refuses a batch whose server-made id the target already uses for another row: an import into a server that has data of its own. */
+export async function refuseTakenIds(
+  q: Queryable,
+  sql: string,
+  records: readonly object[],
+  what: string,
+): Promise<void> {
+  const { rows: taken } = await q.query<{ id: string }>(sql, [JSON.stringify(records)]);
+  if (taken.length > 0)
+    throw new AppError('CONFLICT', `${what} id ${taken[0]!.id} is already another ${what} on this server`, {
+      details: { resource: what, id: String(taken[0]!.id) },
+    });
+}
+
+/**
+ * Refuses messages whose conversation is not stored (earlier in the import, or before it). Messages
+ * have no foreign key to their conversation (migration 0027: the append statement upserts the
+ * conversation it numbers from); an import inserts rows as they come, so it checks here what the
+ * key checked, and holds the conversations as the key did (FOR KEY SHARE, until the import's
+ * transaction ends) so that a purge cannot remove one under the messages being imported.
+ */
+export async function refuseUnknownConversations(q: Queryable, records: ReadonlyArray<{ conversationId: string }>) {
+  const { rows: missing } = await q.query<{ id: string }>(
+    `WITH wanted AS (SELECT DISTINCT r."conversationId" AS id FROM ${rows('"conversationId" text')}),
+          held AS (SELECT c.id FROM conversations c WHERE c.id IN (SELECT id FROM wanted) FOR KEY SHARE)
+     SELECT id FROM wanted WHERE id NOT IN (SELECT id FROM held) LIMIT 1`,
+    [JSON.stringify(records.map((r) => ({ conversationId: r.conversationId })))],
+  );
+  if (missing.length > 0)
+    throw new AppError(
+      'INVALID_PARAMETER',
+      'a message record names a conversation not stored before it (a record must follow what it refers to)',
+    );
+}
+
+const GROUP = 'COALESCE(r."groupId", r.id)';
+
+/**
+ * A conversation is created only when nothing is stored under its id, and its group is new too
+ * (created earlier in this import, or unknown here): a new conversation in someone's group would
+ * be read by its members, and read what they hold. What it creates is noted (see import-scope).
+ */
+export const CONVERSATIONS = insertSql(
+  'conversations',
+  `id text, source_api text, group_id text, next_seq bigint, title text, metadata jsonb, created_at timestamptz,
+   updated_at timestamptz, deleted_at timestamptz`,
+  'id',
+  {
+    where: `NOT ${idInUse('r.id')} AND (${groupCreated(GROUP)} OR NOT ${groupInUse(GROUP)})`,
+    returning: 'group_id',
+    after: `noted AS (INSERT INTO ${CREATED} (id, group_id) SELECT import_owner, COALESCE(group_id, import_owner) FROM ins)`,
+  },
+);
+
+export const CONVERSATION_META = insertSql(
+  'conversation_meta',
+  `group_id text, id text, version text, scene text, scene_desc jsonb, name text, description text,
+   conversation_created_at timestamptz, default_timezone text, user_details jsonb, tags jsonb, created_at timestamptz,
+   updated_at timestamptz`,
+  'group_id',
+);
+
+export const MEMBERSHIPS = insertSql(
+  'conversation_memberships',
+  'group_id text, user_id text, access_level text, created_at timestamptz',
+  'group_id',
+);
+
+export const OWNERSHIP_TRANSFERS = insertSql(
+  'conversation_ownership_transfers',
+  `id text, group_id text, conversation_id text, from_user_id text, to_user_id text, status text,
+   created_at timestamptz, decided_at timestamptz`,
+  'conversation_id',
+);
+
+// The keyword side of each search row comes with the message, as the converter writes it.
+export const MESSAGES = insertSql(
+  'messages',
+  `id bigint, conversation_id text, seq bigint, message_id text, sender_id text, sender_name text, role text,
+   content text, created_at timestamptz, stored_at timestamptz, refer_list jsonb, metadata jsonb, source_api text`,
+  'conversation_id',
+  {
+    extra: '"searchText" text',
+    returning: 'id, conversation_id, message_id, sender_id, created_at, audience',
+    after: `searchable AS (
+       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
+       SELECT 'message', i.id::text, i.conversation_id, i.sender_id, n."searchText", i.created_at, ARRAY[i.message_id],
+              ${keywordVectorSql('n."searchText"')}, i.audience
+       FROM ins i JOIN input n ON n.id = i.id
+       WHERE n."searchText" <> ''
+       ON CONFLICT (kind, item_id) DO NOTHING
+       RETURNING kind, item_id),
+     ${UNEMBEDDED}`,
+  },
+);
+
+export const EPISODES = insertSql(
+  'episodes',
+  `id bigint, conversation_id text, start_seq bigint, end_seq bigint, message_ids jsonb, start_time timestamptz,
+   end_time timestamptz, close_reason text, status text, version int, created_at timestamptz, updated_at timestamptz`,
+  'conversation_id',
+  { select: { message_ids: textArray } },
+);
+
+export const EPISODIC_MEMORIES = insertSql(
+  'episodic_memories',
+  `id text, episode_id bigint, conversation_id text, version int, user_id text, title text, content text,
+   occurred_at timestamptz, ended_at timestamptz, message_ids jsonb, participants jsonb, extractor text,
+   superseded_at timestamptz, created_at timestamptz`,
+  'conversation_id',
+  {
+    select: { message_ids: textArray, participants: textArray },
+    extra: '"searchText" text',
+    returning: 'id, conversation_id, user_id, occurred_at, message_ids, superseded_at',
+    after: `searchable AS (
+       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
+       SELECT 'episodic_memory', i.id, i.conversation_id, i.user_id, n."searchText", i.occurred_at, i.message_ids,
+              ${keywordVectorSql('n."searchText"')}
+       FROM ins i JOIN input n ON n.id = i.id
+       WHERE i.superseded_at IS NULL
+       ON CONFLICT (kind, item_id) DO NOTHING
+       RETURNING kind, item_id),
+     ${UNEMBEDDED}`,
+  },
+);
+
+// A summary built on one the export left out (it was not finished) stands on its own.
+export const SUMMARIES = insertSql(
+  'memory',
+  `memory_id bigint, conversation_id text, memory_text text, start_sequence int, end_sequence int,
+   base_memory_id bigint, created_at timestamptz, updated_at timestamptz, generation_time_ms int`,
+  'conversation_id',
+  {
+    fields: { memory_id: 'id', memory_text: 'text', base_memory_id: 'baseId' },
+    select: {
+      base_memory_id: (base) =>
+        `CASE WHEN EXISTS (SELECT 1 FROM memory b WHERE b.memory_id = ${base}) OR ${base} IN (SELECT x.id FROM input x)
+         THEN ${base} END`,
+    },
+    values: { status: `'completed'` },
+    order: 'r."id"',
+  },
+);
+
+export const KAOS_SESSIONS = insertSql(
+  'kaos_sessions',
+  `agent text, session_id text, conversation_id text, app_name text, user_id text, ord bigint, next_event bigint,
+   created_at timestamptz, updated_at timestamptz`,
+  'conversation_id',
+);
+
+export const KAOS_EVENTS = insertSql(
+  'kaos_events',
+  'conversation_id text, seq bigint, event_id text, occurred_at timestamptz, event_type text, content text, metadata text',
+  'conversation_id',
+  { select: { content: (f) => `${f}::json`, metadata: (f) => `${f}::json` } },
+);
+
+/** An ARK session of a conversation this import created, or a stream alone under an id nothing uses (noted as created). */
+export const ARK_SESSIONS = insertSql(
+  'ark_sessions',
+  'session_id text, created_at timestamptz, completed_at timestamptz',
+  'session_id',
+  {
+    where: `(EXISTS (SELECT 1 FROM ${CREATED} n WHERE n.id = r."sessionId") OR NOT ${idInUse('r."sessionId"')})`,
+    after: `noted AS (INSERT INTO ${CREATED} (id, group_id) SELECT import_owner, import_owner FROM ins ON CONFLICT DO NOTHING)`,
+  },
+);
+
+export const ARK_CHUNKS = insertSql(
+  'stream_chunks',
+  'session_id text, chunk_seq bigint, chunk jsonb, created_at timestamptz',
+  'session_id',
+  {
+    fields: { chunk_seq: 'seq' },
+  },
+);

@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  advanceSequences,
+  appendMessage,
+  beginImportScope,
+  finishImportScope,
+  importRecords,
+  migrate,
+  type Store,
+} from '@memstream/store';
+import type { ExportDataRecord } from '@memstream/schemas';
+import { backends, chatMessage, log, migratedStore } from './search-fixtures.js';
+
+const AT = '2025-01-01T10:00:00.000000Z';
+
+const conversation = (id: string, nextSeq = 1) =>
+  ({
+    kind: 'conversation',
+    id,
+    sourceApi: 'evermemos',
+    groupId: null,
+    nextSeq,
+    title: null,
+    metadata: {},
+    createdAt: AT,
+    updatedAt: AT,
+    deletedAt: null,
+  }) as ExportDataRecord;
+const membership = (groupId: string, userId: string) =>
+  ({ kind: 'membership', groupId, userId, accessLevel: 'manager', createdAt: AT }) as ExportDataRecord;
+const message = (conversationId: string, seq: number, id: number) =>
+  ({
+    kind: 'message',
+    conversationId,
+    seq,
+    id,
+    messageId: `imported-${seq}`,
+    senderId: 'ann',
+    senderName: 'Ann',
+    role: 'user',
+    content: 'imported words',
+    createdAt: AT,
+    storedAt: AT,
+    referList: [],
+    metadata: {},
+    sourceApi: 'evermemos',
+  }) as ExportDataRecord;
+
+/** Runs the records through the store as importStream does, a kind at a time, in one transaction. */
+async function importAll(store: Store, records: ExportDataRecord[]) {
+  return store.transaction(async (tx) => {
+    await beginImportScope(tx);
+    const outcomes = [];
+    for (const r of records) outcomes.push(await importRecords(tx, r.kind, [r] as never));
+    await advanceSequences(tx);
+    return { outcomes, touched: await finishImportScope(tx) };
+  });
+}
+
+const seqs = async (store: Store, id: string) =>
+  (
+    await store.query<{ seq: string }>('SELECT seq FROM messages WHERE conversation_id = $1 ORDER BY seq', [id])
+  ).rows.map((r) => Number(r.seq));
+
+// On both stores: the import's note of what it creates is a temporary table, its probes savepoints.
+for (const [name, open] of backends) {
+  test(`${name}: an import stores nothing into a conversation the server holds, and names what it created and granted`, async (t) => {
+    const store = await open(t);
+    t.after(() => store.close());
+    await migrate(store, log);
+    await appendMessage(store, chatMessage('alice-group', 'a1', 'alice writes first'));
+    await store.query(
+      `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('alice-group', 'alice', 'owner')`,
+    );
+
+    const { outcomes, touched } = await importAll(store, [
+      conversation('alice-group'),
+      membership('alice-group', 'root'),
+      message('alice-group', 50, 9_000),
+      conversation('moved', 0),
+      membership('moved', 'ann'),
+      message('moved', 7, 9_001),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => [o.stored, o.present, Object.fromEntries(o.refused)]),
+      [
+        [0, 1, {}], // alice's conversation record: hers, left as it is
+        [0, 0, { 'alice-group': 1 }],
+        [0, 0, { 'alice-group': 1 }],
+        [1, 0, {}],
+        [1, 0, {}],
+        [1, 0, {}],
+      ],
+    );
+    const members = await store.query<{ user_id: string }>(
+      `SELECT user_id FROM conversation_memberships WHERE group_id = 'alice-group'`,
+    );
+    assert.deepEqual(
+      members.rows.map((r) => r.user_id),
+      ['alice'],
+    );
+    assert.deepEqual(await seqs(store, 'alice-group'), [0]);
+    assert.deepEqual(touched, {
+      conversations: ['moved'],
+      memberships: [{ groupId: 'moved', userId: 'ann', accessLevel: 'manager' }],
+    });
+    // the imported conversation numbers on past the message the file gave it (its record said 0)
+    await appendMessage(store, chatMessage('moved', 'after', 'written after the import'));
+    assert.deepEqual(await seqs(store, 'moved'), [7, 8]);
+
+    // The same file again: what is there is present, alice's group still refused, nothing created.
+    const again = await importAll(store, [
+      conversation('moved', 0),
+      membership('moved', 'ann'),
+      message('moved', 7, 9_001),
+    ]);
+    assert.deepEqual(
+      again.outcomes.map((o) => [o.stored, o.present, o.refused.size]),
+      [
+        [0, 1, 0],
+        [0, 1, 0],
+        [0, 1, 0],
+      ],
+    );
+    assert.deepEqual(again.touched, { conversations: [], memberships: [] });
+  });
+}
+
+test('a write numbers past a seq already taken, whatever next_seq says', async (t) => {
+  const store = await migratedStore(t);
+  await appendMessage(store, chatMessage('g', 'm0', 'first'));
+  // a message numbered inside the conversation's sequence, as imports stored them before
+  await store.query(
+    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, stored_at,
+                           refer_list, metadata, source_api)
+     VALUES ('g', 3, 'planted', 'x', 'X', 'user', 'planted', now(), now(), '[]', '{}', 'evermemos')`,
+  );
+  for (let i = 1; i <= 5; i++) await appendMessage(store, chatMessage('g', `m${i}`, `write ${i}`));
+  assert.deepEqual(await seqs(store, 'g'), [0, 3, 4, 5, 6, 7, 8]);
+});
