@@ -6,9 +6,11 @@ import {
   beginImportScope,
   finishImportScope,
   importRecords,
+  loadMigrations,
   migrate,
   type Store,
 } from '@memstream/store';
+import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 import type { ExportDataRecord } from '@memstream/schemas';
 import { backends, chatMessage, log, migratedStore } from './search-fixtures.js';
 
@@ -127,15 +129,23 @@ for (const [name, open] of backends) {
   });
 }
 
-test('a write numbers past a seq already taken, whatever next_seq says', async (t) => {
-  const store = await migratedStore(t);
-  await appendMessage(store, chatMessage('g', 'm0', 'first'));
-  // a message numbered inside the conversation's sequence, as imports stored them before
-  await store.query(
-    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, stored_at,
-                           refer_list, metadata, source_api)
-     VALUES ('g', 3, 'planted', 'x', 'X', 'user', 'planted', now(), now(), '[]', '{}', 'evermemos')`,
-  );
-  for (let i = 1; i <= 5; i++) await appendMessage(store, chatMessage('g', `m${i}`, `write ${i}`));
-  assert.deepEqual(await seqs(store, 'g'), [0, 3, 4, 5, 6, 7, 8]);
+// Imports before issue 49 stored messages without moving next_seq: the first write to reach a
+// number taken failed on the key from then on. Imports now move it; migration 0031 repairs what
+// the old ones left, once, instead of a probe of the highest seq on every append.
+test('migration 0031 moves next_seq past every stored seq, so later writes number on', async () => {
+  const store = await migratedPglite({ before: 31 });
+  try {
+    await appendMessage(store, chatMessage('g', 'm0', 'first'));
+    // a message numbered inside the conversation's sequence, as imports stored them before
+    await store.query(
+      `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, stored_at,
+                             refer_list, metadata, source_api)
+       VALUES ('g', 3, 'planted', 'x', 'X', 'user', 'planted', now(), now(), '[]', '{}', 'evermemos')`,
+    );
+    await migrate(store, log, await loadMigrations());
+    for (let i = 1; i <= 5; i++) await appendMessage(store, chatMessage('g', `m${i}`, `write ${i}`));
+    assert.deepEqual(await seqs(store, 'g'), [0, 3, 4, 5, 6, 7, 8]);
+  } finally {
+    await store.close();
+  }
 });

@@ -230,15 +230,9 @@ counts AS (  -- a join, not a count per conversation over all of fresh: that was
   LEFT JOIN (SELECT c, count(*) AS n FROM fresh GROUP BY c) f ON f.c = i.c
 ),
 bumped AS (  -- locks each conversation (id order) and reserves n numbers
-  -- Numbered past the highest stored seq even were next_seq behind it (an import of old, before
-  -- imports moved it): a number taken would fail every later write of the conversation on the
-  -- key. One probe of the key's last entry per conversation.
   INSERT INTO conversations AS cv (id, source_api, next_seq)
   SELECT c, src, n FROM counts ORDER BY c
-  ON CONFLICT (id) DO UPDATE
-    SET next_seq = GREATEST(cv.next_seq, (SELECT max(m.seq) + 1 FROM messages m WHERE m.conversation_id = cv.id))
-                   + EXCLUDED.next_seq,
-        updated_at = now()
+  ON CONFLICT (id) DO UPDATE SET next_seq = cv.next_seq + EXCLUDED.next_seq, updated_at = now()
   RETURNING cv.id, cv.next_seq
 ),
 numbered AS (
