@@ -23,8 +23,14 @@ const say = (content: string) => ({ role: 'user', content });
 /**
  * ARK's memory API through HTTP: `apis` are read API replicas (one address in the embedded mode,
  * two processes in the distributed one); writes go to the first, streams are read on all.
+ * `speaker` is the `name` of the batch's named message: an agent's (a relay names anyone), or the
+ * person's own id when the contract runs with their token (they speak only as themselves).
  */
-export async function checkArkContract(apis: readonly string[], prefix: string): Promise<void> {
+export async function checkArkContract(
+  apis: readonly string[],
+  prefix: string,
+  speaker = 'vision-agent',
+): Promise<void> {
   const [api, other = apis[0]!] = apis as [string, string | undefined];
   const session = `${prefix}-s1`;
 
@@ -71,7 +77,7 @@ export async function checkArkContract(apis: readonly string[], prefix: string):
       tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'look', arguments: '{}' } }],
     },
     { role: 'tool', tool_call_id: 'call_1', content: 'a cat' },
-    { role: 'assistant', content: 'A cat.', name: 'vision-agent' },
+    { role: 'assistant', content: 'A cat.', name: speaker },
   ];
   const posted = await call<{ status: string }>(api, 'POST', '/messages', {
     session_id: session,

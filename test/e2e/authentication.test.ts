@@ -42,7 +42,7 @@ async function crossFamilyCallers(): Promise<CrossFamilyCallers> {
 test('embedded mode with authentication: the ARK contract passes for a person with a token; EverMemOS, ARK and Memory Agent for an agent key', async (t: TestContext) => {
   const base = await embeddedMemstream(t, { ...AUTH_ENV, SUMMARY_SWEEP_INTERVAL_MS: '200' });
   useCredentials(base, bearer(await userToken('carol')));
-  await checkArkContract([base], uniqueName('auth-ark'));
+  await checkArkContract([base], uniqueName('auth-ark'), 'carol');
   useCredentials(base, { 'x-api-key': AGENT_KEY });
   await checkWriteContract(base, base, uniqueName('auth-evm-agent'));
   await checkArkContract([base], uniqueName('auth-ark-agent'));

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { msCall } from '../helpers/memory-service-client.js';
 import { waitFor } from '../helpers/infra.js';
 
@@ -229,6 +230,48 @@ export const ROWS: readonly Row[] = [
         messages: [{ role: 'assistant', content: 'noted', visibility: 'agent' }],
       }),
     expect: { owner: 403, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 201 },
+  },
+  // Shared-session writes in the other families that name a sender (the sender rule): a person
+  // speaks only as themselves, an agent for anyone. Appending leaves every other row's answer as
+  // it was, so these share the fixture.
+  {
+    name: 'POST ARK /messages naming the owner',
+    call: (b, f, h) =>
+      raw(b, 'POST', '/messages', h, {
+        session_id: f.id,
+        messages: [{ role: 'user', name: USERS.owner, content: 'hi' }],
+      }),
+    expect: { owner: 200, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 200 },
+  },
+  {
+    name: 'POST ARK /messages, a role-only turn (stored as its writer)',
+    call: (b, f, h) =>
+      raw(b, 'POST', '/messages', h, { session_id: f.id, messages: [{ role: 'user', content: 'hi' }] }),
+    expect: { owner: 200, manager: 200, writer: 200, reader: 403, stranger: 403, agent: 200 },
+  },
+  {
+    name: 'POST EverMemOS /api/v1/memories with the owner as sender',
+    call: (b, f, h) =>
+      raw(b, 'POST', '/api/v1/memories', h, {
+        group_id: f.id,
+        message_id: randomUUID(),
+        create_time: '2026-01-15T10:00:00Z',
+        sender: USERS.owner,
+        content: 'hi',
+      }),
+    expect: { owner: 200, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 200 },
+  },
+  {
+    name: "POST message with the owner's userId",
+    call: (b, f, h) =>
+      status(
+        msCall(b, 'appendConversationMessage', {
+          params: { conversationId: f.id },
+          body: { content: text('hi'), userId: USERS.owner },
+          headers: h,
+        }),
+      ),
+    expect: { owner: 201, manager: 403, writer: 403, reader: 403, stranger: 403, agent: 201 },
   },
   {
     name: 'POST fork',

@@ -7,6 +7,7 @@ import type { SecurityCallers, SecurityCheck } from './security-callers.js';
 import { checkKaosCaps, KAOS_CAPS_ENV } from './security-kaos-caps-contract.js';
 import { erasureFloodCheck } from './security-erasure-contract.js';
 import { importsKeepTheTargetWhole } from './security-imports-contract.js';
+import { checkSenderIsTheActor } from './security-sender-contract.js';
 
 // Issue 49's attacks, each a check of its own (test/e2e/security-*-contract.ts), run against one
 // server of each mode with authentication on. Every check names its conversations with `prefix`,
@@ -25,6 +26,7 @@ const CHECKS: ReadonlyArray<readonly [string, SecurityCheck]> = [
   ["KAOS caps are the server's and stay within what the caller manages", checkKaosCaps],
   ["another person's flood of shares cannot hold back an erasure", erasureFloodCheck],
   ['an import changes no conversation the server holds, and no later write fails', importsKeepTheTargetWhole],
+  ['a person speaks only as themselves, in every family (sender)', checkSenderIsTheActor],
 ];
 
 async function callers(): Promise<SecurityCallers> {

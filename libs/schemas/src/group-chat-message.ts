@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Actor } from './envelope.js';
 import { SafeId } from './ids.js';
 import { IsoInstant } from './iso-instant.js';
 
@@ -81,17 +80,6 @@ export const PRIVATE_CHAT_PREFIX = 'private:';
 /** True when the id names some other person's private chat. */
 export function isOthersPrivateChat(conversationId: string, userId: string): boolean {
   return conversationId.startsWith(PRIVATE_CHAT_PREFIX) && conversationId !== `${PRIVATE_CHAT_PREFIX}${userId}`;
-}
-
-/**
- * Why a person may not post this message, or undefined when they may. A person speaks as
- * themselves: `sender` is their own id, so nobody can put words in another's mouth (or, with no
- * group, into another's private chat). Agents write for anyone: a chat backend relays everyone's
- * messages. Applied at the edge and again by the converter, where it counts.
- */
-export function senderRefusal(actor: Actor | undefined, message: Pick<GroupChatMessage, 'sender'>): string | undefined {
-  if (actor?.kind !== 'user' || message.sender === actor.id) return undefined;
-  return `sender must be your own id (${actor.id}) when you post with a person's token; an agent key may post for others`;
 }
 
 export function referencedIds(message: Pick<GroupChatMessage, 'refer_list'>): string[] {

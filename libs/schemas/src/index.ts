@@ -18,8 +18,8 @@ export {
   referencedIds,
   PRIVATE_CHAT_PREFIX,
   isOthersPrivateChat,
-  senderRefusal,
 } from './group-chat-message.js';
+export { senderRefusal, speakingPerson } from './sender-rule.js';
 export {
   ConversationMeta,
   ConversationMetaUpsert,

@@ -28,12 +28,19 @@ const message = (text: string): MsMessage => ({
   created_at: new Date().toISOString(),
 });
 
+/** A person's append: their messages are theirs (the sender rule), as the API writes them. */
 const append = (id: string, actor: string | undefined, messages: MsMessage[]): ConversationInput => ({
   id: randomUUID(),
   type: 'conversation.messages.appended',
   occurred_at: new Date().toISOString(),
   ...(actor ? { actor: { kind: 'user' as const, id: actor } } : {}),
-  data: { conversation_id: id, group_id: id, messages, create_if_missing: true, owner_user_id: actor ?? null },
+  data: {
+    conversation_id: id,
+    group_id: id,
+    messages: messages.map((m) => ({ ...m, user_id: actor ?? m.user_id })),
+    create_if_missing: true,
+    owner_user_id: actor ?? null,
+  },
 });
 
 test('an append that would create a conversation does not take an id another family holds, nor its members', async (t) => {

@@ -2,6 +2,7 @@ import { publishEvents, type HandlerContext } from '@memstream/bus';
 import { appendMessages, findRequestOutcomes, recordRequestOutcomes, type AppendResult } from '@memstream/store';
 import {
   TOPICS,
+  senderRefusal,
   type ArkInput,
   type ArkMessagesReceived,
   type ArkSessionCompleted,
@@ -69,7 +70,13 @@ export function handleArkBatch(deps: ConverterDeps) {
  */
 function handleArkMessages(deps: ConverterDeps) {
   return async (batch: readonly ArkMessagesReceived[], ctx: HandlerContext): Promise<void> => {
-    const { admitted: events, refused } = await gateByActor(deps.store, batch, (e) => e.data.session_id, refusalOf);
+    const { admitted: events, refused } = await gateByActor(
+      deps.store,
+      batch,
+      (e) => e.data.session_id,
+      refusalOf,
+      ownRefusal,
+    );
     if (refused.length > 0) await recordRequestOutcomes(deps.store, refused);
     const perEvent = events.map(fromArkMessages);
     const results = await appendMessages(
@@ -133,6 +140,15 @@ function handleArkMessages(deps: ConverterDeps) {
       'ark batch stored',
     );
   };
+}
+
+/** A person's batch naming someone else as a message's sender (see senderRefusal). */
+function ownRefusal(event: ArkMessagesReceived): string | undefined {
+  for (const [i, message] of event.data.messages.entries()) {
+    const refused = senderRefusal(event.actor, message['name'], `messages[${i}].name`);
+    if (refused !== undefined) return refused;
+  }
+  return undefined;
 }
 
 function refusalOf(event: ArkMessagesReceived, code: string, message: string): RequestOutcome {

@@ -36,6 +36,7 @@ import {
   type AccessChanged,
   type KaosInput,
   revokeRefusal,
+  senderRefusal,
   shareRefusal,
   transferRefusal,
   updateRefusal,
@@ -190,6 +191,10 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
     }
 
     case 'conversation.messages.appended': {
+      const impersonating = event.data.messages
+        .map((m) => senderRefusal(event.actor, m.user_id, 'userId'))
+        .find((r) => r !== undefined);
+      if (impersonating) return refuse({ code: 'FORBIDDEN', message: impersonating });
       const found = await findConversation(tx, data.conversation_id);
       let exists = found !== undefined;
       let untitled = found?.title === null;

@@ -311,7 +311,7 @@ function groupOf(event: GroupChatWrite): string | null {
  * config, which shapes every group without metadata, theirs or not (agents set it).
  */
 function ownRefusal(event: GroupChatWrite): string | undefined {
-  if (event.type === 'group_chat.message.received') return senderRefusal(event.actor, event.data);
+  if (event.type === 'group_chat.message.received') return senderRefusal(event.actor, event.data.sender, 'sender');
   return groupOf(event) === null && event.actor?.kind === 'user'
     ? 'The default conversation metadata applies to every group without its own: only an agent may change it'
     : undefined;

@@ -85,7 +85,7 @@ export async function applyKaos(tx: Queryable, event: KaosInput, replay = false)
       // Every message event is appended (a resend finds its message), so a redelivery publishes it again.
       const messages = d.events
         .filter((e) => e.event_type === 'user_message' || e.event_type === 'agent_response')
-        .map((e) => fromKaosEvent(session, e));
+        .map((e) => fromKaosEvent(session, e, event.actor));
       const stored = await appendMessages(
         tx,
         messages.map((message) => ({ message })),

@@ -1,5 +1,5 @@
 import type { NewMessage } from '@memstream/store';
-import { SAFE_ID_MAX_CHARS, textOf, type ArkMessagesReceived, type Role } from '@memstream/schemas';
+import { SAFE_ID_MAX_CHARS, speakingPerson, textOf, type ArkMessagesReceived, type Role } from '@memstream/schemas';
 
 const ROLES: Record<string, Role> = {
   user: 'user',
@@ -14,12 +14,15 @@ const ROLES: Record<string, Role> = {
  * An ARK batch -> canonical messages of the session, in order. The OpenAI message is kept whole
  * in metadata (ARK reads it back exactly); its text is the canonical content, for search and
  * summaries. ARK messages carry no ids, so each gets `<event id>:<index>`: a redelivered event
- * finds its rows, while a client that posts the same batch again posts new messages.
+ * finds its rows, while a client that posts the same batch again posts new messages. A person's
+ * turns are theirs (senderRefusal refused any other name), role-only ones too, so their export and
+ * erasure reach them; an agent's are stored under the name it relays, else the role.
  */
 export function fromArkMessages(event: ArkMessagesReceived): NewMessage[] {
   const createdAt = new Date(event.occurred_at);
+  const person = speakingPerson(event.actor);
   return event.data.messages.map((message, i) => {
-    const name = senderNameOf(message['name']);
+    const name = person ?? senderNameOf(message['name']);
     return {
       conversation_id: event.data.session_id,
       message_id: `${event.id}:${i}`,

@@ -15,6 +15,7 @@ import {
 } from '@memstream/schemas';
 import { audiencesFor, personOf } from '../../shared/access.js';
 import type { Halves } from '../../shared/halves.js';
+import { requireOwnSender } from '../../shared/sender.js';
 
 /**
  * ARK's message API. A batch goes through Kafka like every write and the call returns 200 once
@@ -33,6 +34,8 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
   });
   writes?.post('/messages', postDocs, async (request, reply) => {
     const batch = parseBatch(request.body);
+    // A person's role-only turn is stored under their id by the converter; a name must be theirs.
+    batch.messages.forEach((m, i) => requireOwnSender(request, m['name'], `messages[${i}].name`));
     const written = await deps.write(
       writeOriginOf(request),
       TOPICS.arkMessages,

@@ -8,10 +8,10 @@ import {
   WriteMemoryAnswer,
   conversationIdOf,
   parseCreateTime,
-  senderRefusal,
 } from '@memstream/schemas';
-import { AppError, isUnavailable } from '@memstream/errors';
-import { actorOf, type Writer } from '@memstream/ingest';
+import { isUnavailable } from '@memstream/errors';
+import type { Writer } from '@memstream/ingest';
+import { requireOwnSender } from '../../shared/sender.js';
 import { AcceptedReply } from './accepted-reply.js';
 import { answerWrite } from './answer-write.js';
 import type { BoundaryRules, OpenSpanTracker } from '@memstream/episodes';
@@ -49,9 +49,7 @@ export function registerPostMemory(
     const sync = request.query.sync_mode;
     const message = request.body;
     const origin = writeOriginOf(request);
-    // Refused here to answer at once; the converter holds to the same rule where it counts.
-    const impersonating = senderRefusal(actorOf(origin.principal), message);
-    if (impersonating !== undefined) throw new AppError('FORBIDDEN', impersonating);
+    requireOwnSender(request, message.sender, 'sender');
     const written = await deps.write(
       origin,
       TOPICS.groupChatInput,

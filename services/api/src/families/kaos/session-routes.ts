@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { AppError } from '@memstream/errors';
 import { parseOrThrow, principalOf } from '@memstream/http';
 import { kaosDocs as docs } from './docs.js';
 import { kaosSessionEvents, type Store } from '@memstream/store';
@@ -28,6 +27,7 @@ import {
 import { contextOf, eventTypesOf, kaosId, ownerOf, sessionIdOf, type KaosOps } from './kaos-ops.js';
 import { answerWrite } from './answer-write.js';
 import type { Halves } from '../../shared/halves.js';
+import { requireOwnSender } from '../../shared/sender.js';
 import { checkContentSize, keepRawBody, rawEventTexts, sendWithEvents } from './event-json.js';
 
 // The session id of a path is parsed by sessionIdOf, not by fastify: KAOS answers 404, not 400,
@@ -52,9 +52,8 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
     async (request, reply) => {
       const body = request.body;
       const principal = principalOf(request);
-      if (principal.kind === 'user' && body.user_id !== undefined && body.user_id !== principal.userId) {
-        throw new AppError('FORBIDDEN', 'user_id must be your own: a person creates sessions for themselves');
-      }
+      // a person creates sessions for themselves (the sender rule: user_id is who speaks in it)
+      requireOwnSender(request, body.user_id, 'user_id');
       const agent = ops.agent(request);
       const sessionId = body.session_id || kaosId('session', 12);
       const result = await ops.send(request, 'kaos.session.created', {

@@ -22,6 +22,7 @@ import { send, type MemoryServiceHandlers } from './handlers.js';
 import { registerSharedRoutes } from './shared-routes.js';
 import { codeMessageView, forkView } from './views.js';
 import type { Halves } from '../../shared/halves.js';
+import { requireOwnSender } from '../../shared/sender.js';
 
 /**
  * The layout of the memory-service's code (January 2026), which its generated clients call:
@@ -64,8 +65,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
       const principal = principalOf(request);
       if (body.channel === 'memory' && principal.kind === 'user')
         throw new AppError('FORBIDDEN', "The memory channel is an agent's: it needs an API key");
-      if (principal.kind === 'user' && body.userId && body.userId !== principal.userId)
-        throw new AppError('FORBIDDEN', 'userId must be your own');
+      requireOwnSender(request, body.userId, 'userId');
       const text = firstText(body.content);
       if (principal.kind === 'user' && text === undefined)
         throw new AppError('INVALID_PARAMETER', 'content: a message needs a text block with some text');
