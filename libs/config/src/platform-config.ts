@@ -19,6 +19,12 @@ export const platformEnv = z.object({
   KAFKA_TOPIC_PARTITIONS: env.int(8, 1, 1024),
   KAFKA_REPLICATION_FACTOR: env.int(1, 1, 7),
   KAFKA_REQUEST_TIMEOUT_MS: env.int(30_000, 100),
+  /**
+   * The broker's record size limit (message.max.bytes). The input topics take records 64 KiB
+   * below it (INPUT_HEADROOM_BYTES), so what a message becomes downstream fits; a bigger write is
+   * refused with 413.
+   */
+  KAFKA_MAX_MESSAGE_BYTES: env.int(1_000_000, 256 * 1024),
   /** A consumer silent this long is taken out of its group and its partitions go to the others. */
   KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 6_000, 300_000),
   DATABASE_URL: env.optionalString(),

@@ -7,8 +7,6 @@ export const writerSettings = {
   REQUEST_SYNC_TIMEOUT_MS: env.int(5_000, 0, 120_000),
   /** Requests held open at once; past it the gateway answers 503 with Retry-After. */
   GATEWAY_MAX_IN_FLIGHT: env.int(20_000, 1),
-  /** The broker's record size limit (message.max.bytes); a bigger event is refused with 413. */
-  KAFKA_MAX_MESSAGE_BYTES: env.int(1_000_000, 1024),
 };
 
 export const modelSettings = {

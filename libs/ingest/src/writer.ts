@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { serializeEvent, type Bus, type TypedTopic } from '@memstream/bus';
 import { AppError } from '@memstream/errors';
 import type { Fanout, RequestLedger } from '@memstream/fanout';
-import type { Actor, RequestOutcome } from '@memstream/schemas';
+import { inputRecordMaxBytes, type Actor, type RequestOutcome } from '@memstream/schemas';
 import type { Principal } from '@memstream/auth';
 import { OutcomeWaiter } from './outcome-waiter.js';
 import { actorOf } from './actor.js';
@@ -212,7 +212,8 @@ export function writeSettingsOf(config: {
   return {
     syncTimeoutMs: config.REQUEST_SYNC_TIMEOUT_MS,
     maxInFlight: config.GATEWAY_MAX_IN_FLIGHT,
-    maxEventBytes: config.KAFKA_MAX_MESSAGE_BYTES,
+    // every write goes to an input topic, which takes records below the broker's limit
+    maxEventBytes: inputRecordMaxBytes(config.KAFKA_MAX_MESSAGE_BYTES),
   };
 }
 

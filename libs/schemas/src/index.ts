@@ -51,7 +51,17 @@ export { ErasureRequested, ErasureInput } from './erasure-events.js';
 export { EpisodicMemory } from './episodic-memory.js';
 export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
 export { consumerGroupsByTopic, type PipelineGroupIds } from './consumer-groups.js';
-export { CONSUMERS, TOPICS, allTopics, RETENTION_MS, SEGMENT_MS, type TopicDef, type TopicName } from './topics.js';
+export {
+  CONSUMERS,
+  TOPICS,
+  allTopics,
+  INPUT_HEADROOM_BYTES,
+  inputRecordMaxBytes,
+  RETENTION_MS,
+  SEGMENT_MS,
+  type TopicDef,
+  type TopicName,
+} from './topics.js';
 export { LIVE_CHANNEL_PREFIX, liveChannelOf, LiveEvent } from './live-events.js';
 export { ACCESS_CHANGED_CHANNEL, AccessChanged } from './access-notice.js';
 export { EPISODES_EXTRACTED_CHANNEL, EpisodesExtracted } from './episodes-extracted.js';

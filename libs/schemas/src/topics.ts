@@ -112,10 +112,37 @@ export const RETENTION_MS = { consumed: 7 * DAY_MS, deadLetters: 14 * DAY_MS } a
  */
 export const SEGMENT_MS = DAY_MS;
 
-/** Every topic of the catalogue and its dead-letter twin, in the shape `bus.ensureTopics` takes. */
-export function allTopics(): { name: string; retentionMs: number; segmentMs: number }[] {
+/**
+ * What a message gains between its input record and its `conversation.message-stored.v1` event
+ * (sequence, times, names, the conversation's metadata), with room to spare. The input topics take
+ * records this much below the broker's limit, so a record the broker accepted always becomes an
+ * event the broker accepts: before, one just under the limit was stored and then dead-lettered,
+ * since its stored event could not be published.
+ */
+export const INPUT_HEADROOM_BYTES = 64 * 1024;
+
+/** The largest record an input topic takes, given the broker's limit (KAFKA_MAX_MESSAGE_BYTES). */
+export function inputRecordMaxBytes(brokerMaxBytes: number): number {
+  return brokerMaxBytes - INPUT_HEADROOM_BYTES;
+}
+
+/**
+ * Every topic of the catalogue and its dead-letter twin, in the shape `bus.ensureTopics` takes;
+ * the input topics with their record limit (`max.message.bytes`, see INPUT_HEADROOM_BYTES).
+ */
+export function allTopics({ maxMessageBytes = 1_000_000 }: { maxMessageBytes?: number } = {}): {
+  name: string;
+  retentionMs: number;
+  segmentMs: number;
+  maxMessageBytes?: number;
+}[] {
   return Object.values(TOPICS).flatMap((t) => [
-    { name: t.name, retentionMs: RETENTION_MS.consumed, segmentMs: SEGMENT_MS },
+    {
+      name: t.name,
+      retentionMs: RETENTION_MS.consumed,
+      segmentMs: SEGMENT_MS,
+      ...(t.publicInput ? { maxMessageBytes: inputRecordMaxBytes(maxMessageBytes) } : {}),
+    },
     { name: t.dlq, retentionMs: RETENTION_MS.deadLetters, segmentMs: SEGMENT_MS },
   ]);
 }

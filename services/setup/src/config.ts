@@ -14,6 +14,7 @@ export const setupEnv = platformEnv
     KAFKA_TOPIC_PARTITIONS: true,
     KAFKA_REPLICATION_FACTOR: true,
     KAFKA_REQUEST_TIMEOUT_MS: true,
+    KAFKA_MAX_MESSAGE_BYTES: true,
     KAFKA_SESSION_TIMEOUT_MS: true,
     DATABASE_POOL_MAX: true,
     DATABASE_STATEMENT_TIMEOUT_MS: true,
