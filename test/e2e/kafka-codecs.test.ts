@@ -18,8 +18,12 @@ const PARKED = 'a record batch cannot be decoded: its partition is parked until 
 /** A converter on Kafka with a database, topics and group of its own, which the test may stop and start again. */
 async function converterOnKafka(t: TestContext) {
   const { log, lines } = captureLogger('converter');
-  if (process.env.CODECS_DEBUG) t.after(() => { for (const l of lines()) if (l.level !== 'debug') console.error(JSON.stringify(l).slice(0, 400)); });
-  const store = new PgStore({ connectionString: await freshDatabase(t), maxConnections: 4, statementTimeoutMs: 10_000, log });
+  const store = new PgStore({
+    connectionString: await freshDatabase(t),
+    maxConnections: 4,
+    statementTimeoutMs: 10_000,
+    log,
+  });
   t.after(() => store.close());
   await migrate(store, log);
   const prefix = kafkaTopicPrefix(t, 'codecs');
@@ -175,7 +179,9 @@ test('a batch that cannot be decoded parks its partition with an alert while the
     }),
     ['on the other partition'],
   );
-  const alert = await waitFor('the parked partition logged', async () => converter.lines().find((l) => l.msg === PARKED));
+  const alert = await waitFor('the parked partition logged', async () =>
+    converter.lines().find((l) => l.msg === PARKED),
+  );
   assert.equal(alert.level, 50, 'logged as an error');
   assert.equal(alert.topic, TOPICS.groupChatInput.name);
   assert.equal(alert.partition, 0);

@@ -50,7 +50,14 @@ export async function produceWith(
     const brokers = infra().kafkaBrokers.join(',');
     const run =
       client === 'java'
-        ? await runCaptured('java', ['-cp', `${await kafkaJars()}/*`, join(PRODUCERS, 'CompressedProducer.java'), brokers, topic, file])
+        ? await runCaptured('java', [
+            '-cp',
+            `${await kafkaJars()}/*`,
+            join(PRODUCERS, 'CompressedProducer.java'),
+            brokers,
+            topic,
+            file,
+          ])
         : await runCaptured(await python(), [join(PRODUCERS, 'compressed_producer.py'), brokers, topic, file]);
     if (run.code !== 0) throw new Error(`the ${client} producer failed (${run.code}): ${run.stderr.slice(-3000)}`);
     return run.stdout
@@ -69,12 +76,23 @@ export async function produceWith(
 async function kafkaJars(): Promise<string> {
   const cache =
     process.env.MEMSTREAM_CACHE_DIR ??
-    (process.getuid?.() === 0 ? '/var/cache/memstream' : join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'memstream'));
+    (process.getuid?.() === 0
+      ? '/var/cache/memstream'
+      : join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'memstream'));
   const jars = join(cache, 'kafka-3.9.1', 'jars');
   if (existsSync(join(jars, '.complete'))) return jars;
   const pom = resolve(REPO_ROOT, 'scripts/infra/kafka/pom.xml');
-  const run = await runCaptured('mvn', ['-q', '-B', '-f', pom, 'dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${jars}`]);
-  if (run.code !== 0) throw new Error(`resolving Kafka's jars failed: ${run.stdout.slice(-2000)}${run.stderr.slice(-2000)}`);
+  const run = await runCaptured('mvn', [
+    '-q',
+    '-B',
+    '-f',
+    pom,
+    'dependency:copy-dependencies',
+    '-DincludeScope=runtime',
+    `-DoutputDirectory=${jars}`,
+  ]);
+  if (run.code !== 0)
+    throw new Error(`resolving Kafka's jars failed: ${run.stdout.slice(-2000)}${run.stderr.slice(-2000)}`);
   writeFileSync(join(jars, '.complete'), '');
   return jars;
 }
