@@ -28,6 +28,11 @@ export function busMetricsOf(metrics: Metrics) {
       help: "Records on a partition after the consumer's position (high watermark minus next offset): on Kafka as of its last fetch, in process kept current as records arrive",
       labelNames: ['topic', 'partition', 'group'],
     }),
+    parkedPartitions: metrics.gauge({
+      name: 'memstream_consumer_parked_partitions',
+      help: 'Kafka: 1 while a partition is parked at a record batch the consumer cannot decode (corrupt, or compressed with a codec it cannot read); nothing after it is read until an operator skips the batch',
+      labelNames: ['topic', 'partition', 'group'],
+    }),
     handlerDuration: metrics.histogram({
       name: 'memstream_consumer_handler_duration_seconds',
       help: 'One call of a handler: a record, or a batch of consecutive records of one partition',

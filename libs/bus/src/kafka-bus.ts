@@ -14,6 +14,8 @@ import { busMetricsOf, measuredPublish, type BusMetrics } from './bus-metrics.js
 import { decodeHeaders } from './kafka-headers.js';
 import { kafkaRetainedRecords } from './kafka-retained-records.js';
 import type { PartitionCut, PartitionRange } from './retained-records.js';
+import { registerKafkaCodecs } from './kafka-codecs.js';
+import { undecodableBatchOf, type UndecodableBatch } from './undecodable-batch.js';
 
 /** How a consumer kafkajs gave up on is started again. */
 const CONSUMER_RESTART = { initialDelayMs: 1000, maxDelayMs: 30_000 };
@@ -55,6 +57,7 @@ export class KafkaBus implements Bus {
 
   constructor(private readonly options: KafkaBusOptions) {
     this.metrics = busMetricsOf(options.metrics);
+    registerKafkaCodecs();
     const log = options.log.child({ component: 'kafkajs' });
     this.kafka = new Kafka({
       clientId: options.clientId,
@@ -283,6 +286,8 @@ class KafkaSubscription implements Subscription {
   private commits: PeriodicJob | undefined;
   /** Partitions this member reports lag for; a rebalance drops the ones it no longer owns. */
   private readonly lagPartitions = new Set<number>();
+  /** Partitions paused at a batch that cannot be decoded, until an operator skips it (see park). */
+  private readonly parked = new Map<number, UndecodableBatch>();
 
   constructor(
     private readonly consumer: Consumer,
@@ -318,6 +323,7 @@ class KafkaSubscription implements Subscription {
       const assigned = new Set(payload.memberAssignment[wireTopic] ?? []);
       this.keepLanesOf(assigned);
       this.keepLagOf(assigned);
+      this.keepParkedOf(assigned);
     });
     // kafkajs restarts a crashed consumer only after errors it calls retriable; after others (a
     // broker that went away in the middle of a commit, say) the consumer stays stopped for good
@@ -390,7 +396,20 @@ class KafkaSubscription implements Subscription {
           return;
         }
         if (!isRunning() || isStale() || !lane.current) return;
-        const records: BusRecord[] = lane.unseen(batch.messages).map((message) => ({
+        if (this.parked.has(partition)) {
+          pause(); // a batch fetched before the pause took hold: past the parked one, so not taken
+          return;
+        }
+        let taken = lane.unseen(batch.messages);
+        let lastTaken = last;
+        const stop = taken.findIndex((m) => undecodableBatchOf(m.value));
+        if (stop >= 0) {
+          this.park(partition, undecodableBatchOf(taken[stop]!.value)!, BigInt(batch.highWatermark), pause);
+          taken = taken.slice(0, stop);
+          if (taken.length === 0) return;
+          lastTaken = taken[taken.length - 1]!;
+        }
+        const records: BusRecord[] = taken.map((message) => ({
           topic: options.topic,
           partition,
           offset: message.offset,
@@ -401,11 +420,11 @@ class KafkaSubscription implements Subscription {
         }));
         // Resolved as taken, not as handled: it only moves kafkajs's next fetch past these
         // records. What is committed is what the lane has handled (this.pending).
-        resolveOffset(last.offset);
+        resolveOffset(lastTaken.offset);
         if (records.length === 0) return;
-        this.reportLag(partition, BigInt(batch.highWatermark) - BigInt(records[0]!.offset));
+        if (stop < 0) this.reportLag(partition, BigInt(batch.highWatermark) - BigInt(records[0]!.offset));
         this.highWatermarks.set(partition, batch.highWatermark);
-        lane.gather(last.offset, records, (gathered) =>
+        lane.gather(lastTaken.offset, records, (gathered) =>
           this.handleInLane(lane, gathered, this.highWatermarks.get(partition) ?? batch.highWatermark),
         );
       },
@@ -461,6 +480,49 @@ class KafkaSubscription implements Subscription {
     }
   }
 
+  /**
+   * Stops fetching a partition at a batch that cannot be decoded: nothing of it or after it is
+   * handled or committed, so no record is lost or taken out of order, while the other partitions
+   * go on. Said once in the log and held in a gauge; the operator skips the batch by moving the
+   * group's offset past `lastOffset` (docs/kafka-topics.md). A restart or a rebalance that
+   * brings the partition back fetches the batch again, and parks it again.
+   */
+  private park(partition: number, batch: UndecodableBatch, highWatermark: bigint, pause: () => unknown): void {
+    pause();
+    if (this.parked.has(partition)) return;
+    this.parked.set(partition, batch);
+    const { topic, groupId } = this.options;
+    this.deps.metrics.parkedPartitions.set({ topic, partition: String(partition), group: groupId }, 1);
+    this.reportLag(partition, highWatermark - BigInt(batch.firstOffset));
+    this.deps.log.error(
+      {
+        topic,
+        partition,
+        ...batch,
+        skipTo: (BigInt(batch.lastOffset) + 1n).toString(),
+        // the names kafka-consumer-groups wants: the prefix is part of both on the broker
+        brokerTopic: this.wireTopic,
+        brokerGroup: this.deps.wire?.group(groupId) ?? groupId,
+      },
+      'a record batch cannot be decoded: its partition is parked until an operator skips the batch',
+    );
+  }
+
+  /** After a rebalance: a parked partition another member owns now is resumed here, so it is fetched should it come back. */
+  private keepParkedOf(assigned: ReadonlySet<number>): void {
+    for (const partition of this.parked.keys()) {
+      if (assigned.has(partition)) continue;
+      this.consumer.resume([{ topic: this.wireTopic, partitions: [partition] }]);
+      this.unpark(partition);
+    }
+  }
+
+  private unpark(partition: number): void {
+    this.parked.delete(partition);
+    const { topic, groupId } = this.options;
+    this.deps.metrics.parkedPartitions.remove({ topic, partition: String(partition), group: groupId });
+  }
+
   private reportLag(partition: number, lag: bigint): void {
     this.lagPartitions.add(partition);
     this.deps.metrics.consumerLag.set(this.lagLabels(partition), Number(lag > 0n ? lag : 0n));
@@ -505,6 +567,7 @@ class KafkaSubscription implements Subscription {
       ).catch(() => undefined); // not fatal: those records are redelivered, and handlers are idempotent
       await this.consumer.disconnect();
       this.keepLagOf(new Set());
+      for (const partition of this.parked.keys()) this.unpark(partition);
       this.onStopped();
     })();
     return this.stopping;

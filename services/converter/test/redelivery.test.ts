@@ -69,7 +69,12 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
   // Rewind the group, as a consumer that crashed before committing would be rewound.
   const admin = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
-  await admin.resetOffsets({ groupId, topic: `${prefix}${TOPICS.groupChatInput.name}`, earliest: true });
+  // the group's id on the broker carries the prefix, as the topic's does
+  await admin.resetOffsets({
+    groupId: `${prefix}${groupId}`,
+    topic: `${prefix}${TOPICS.groupChatInput.name}`,
+    earliest: true,
+  });
   await admin.disconnect();
 
   subs = await startConverter({
