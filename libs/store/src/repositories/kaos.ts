@@ -221,11 +221,16 @@ export async function kaosSessionEvents(
   q: Queryable,
   conversationId: string,
   types?: readonly string[],
+  latest?: number,
 ): Promise<KaosEventRow[]> {
   const params: unknown[] = [conversationId];
   const typed = types ? ` AND e.event_type = ANY($${params.push([...types])}::text[])` : '';
+  // only the last `latest` are read (the context): a session's events may be hundreds of MiB
+  const last = latest === undefined ? '' : ` ORDER BY e.seq DESC LIMIT $${params.push(latest)}`;
   const { rows } = await q.query<KaosEventRow>(
-    `SELECT ${EVENT} FROM kaos_events e WHERE e.conversation_id = $1${typed} ORDER BY e.seq`,
+    latest === undefined
+      ? `SELECT ${EVENT} FROM kaos_events e WHERE e.conversation_id = $1${typed} ORDER BY e.seq`
+      : `SELECT ${EVENT} FROM (SELECT * FROM kaos_events e WHERE e.conversation_id = $1${typed}${last}) e ORDER BY e.seq`,
     params,
   );
   return rows;

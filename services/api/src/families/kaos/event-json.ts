@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import type { KaosEventRow } from '@memstream/store';
 import { KAOS_MAX_CONTENT_BYTES } from '@memstream/schemas';
-import { member, parseRaw, textOf, type RawValue } from './raw-json.js';
+import { eventRanges, type EventRanges } from './event-ranges.js';
 
 /**
  * Events keep the JSON text their client wrote for content and metadata, from the request body to
@@ -11,9 +11,9 @@ import { member, parseRaw, textOf, type RawValue } from './raw-json.js';
  * integers past 2^53 and drop the sign of -0.0.
  */
 const RAW_BODY = Symbol('raw body');
-type WithRawBody = FastifyRequest & { [RAW_BODY]?: string };
+type WithRawBody = FastifyRequest & { [RAW_BODY]?: Buffer };
 
-/** A preParsing hook: the body is parsed as usual, and its text is kept beside it. */
+/** A preParsing hook: the body is parsed as usual, and its bytes are kept beside it. */
 export async function keepRawBody(
   request: FastifyRequest,
   _reply: FastifyReply,
@@ -25,37 +25,36 @@ export async function keepRawBody(
     parts.push(part);
     copy.receivedEncodedLength = payload.receivedEncodedLength;
   });
-  payload.on('end', () => ((request as WithRawBody)[RAW_BODY] = Buffer.concat(parts).toString('utf8')));
+  payload.on('end', () => ((request as WithRawBody)[RAW_BODY] = Buffer.concat(parts)));
   payload.on('error', (err) => copy.destroy(err));
   payload.pipe(copy);
   return copy;
 }
 
-/** The content and metadata texts of each event of the body (one event or a list), in order. */
+/**
+ * The content and metadata texts of each event of the body (one event or a list), in order.
+ * Content past the limit is refused on its byte range, before any text is decoded (see eventRanges).
+ */
 export function rawEventTexts(request: FastifyRequest): Array<{ content: string; metadata?: string }> | undefined {
   const raw = (request as WithRawBody)[RAW_BODY];
-  const root = raw === undefined ? undefined : parseRaw(raw);
-  if (raw === undefined || root === undefined) return undefined;
-  const of = (event: RawValue) => {
-    const content = member(event, 'content');
-    const metadata = member(event, 'metadata');
-    return {
-      content: content ? textOf(raw, content) : 'null',
-      ...(metadata && metadata.kind === 'object' ? { metadata: textOf(raw, metadata) } : {}),
-    };
-  };
-  return root.kind === 'array' ? root.items.map(of) : [of(root)];
+  const ranges = raw === undefined ? undefined : eventRanges(raw);
+  if (raw === undefined || ranges === undefined) return undefined;
+  checkContentSize(ranges);
+  return ranges.map(({ content, metadata }) => ({
+    content: content ? raw.toString('utf8', content.start, content.end) : 'null',
+    ...(metadata ? { metadata: raw.toString('utf8', metadata.start, metadata.end) } : {}),
+  }));
 }
 
 /** Refuses content past one Kafka record's worth, naming the event and the limit. */
-export function checkContentSize(texts: ReadonlyArray<{ content: string }>): void {
-  for (const [i, t] of texts.entries()) {
-    const bytes = Buffer.byteLength(t.content);
+function checkContentSize(events: readonly EventRanges[]): void {
+  for (const [i, { content }] of events.entries()) {
+    const bytes = content ? content.end - content.start : 0;
     if (bytes > KAOS_MAX_CONTENT_BYTES)
       throw new AppError(
         'PAYLOAD_TOO_LARGE',
         `Data format error: content of event ${i} is ${bytes} bytes of JSON; an event holds at most ${KAOS_MAX_CONTENT_BYTES} (one Kafka record)`,
-        { details: { field: texts.length > 1 ? `events.${i}.content` : 'content' } },
+        { details: { field: events.length > 1 ? `events.${i}.content` : 'content' } },
       );
   }
 }

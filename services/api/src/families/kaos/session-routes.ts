@@ -28,7 +28,8 @@ import {
 import { contextOf, eventTypesOf, kaosId, ownerOf, sessionIdOf, type KaosOps } from './kaos-ops.js';
 import { answerWrite } from './answer-write.js';
 import type { Halves } from '../../shared/halves.js';
-import { checkContentSize, keepRawBody, rawEventTexts, sendWithEvents } from './event-json.js';
+import { keepRawBody, rawEventTexts, sendWithEvents } from './event-json.js';
+import { sessionWritable } from './append-gate.js';
 
 // The session id of a path is parsed by sessionIdOf, not by fastify: KAOS answers 404, not 400,
 // for the ids a path resolves away ('', '.', '..'), and delete_session answers False for them.
@@ -139,16 +140,16 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
           413: 'An event whose content is past 1 MiB of JSON, or that does not fit one Kafka record (KAFKA_MAX_MESSAGE_BYTES)',
         },
       }),
-      preParsing: keepRawBody,
+      // who may write first, then sizes on the raw bytes, then the schema (see append-gate.ts)
+      preParsing: [sessionWritable(ops, store), keepRawBody],
     },
     async (request, reply) => {
       const sessionId = sessionIdOf(request);
+      // Content and metadata travel and are stored as the client wrote them (see event-json.ts).
+      const texts = rawEventTexts(request);
       const given = Array.isArray(request.body)
         ? parseOrThrow(EventList, { events: request.body }).events
         : [parseOrThrow(KaosNewEvent, request.body)];
-      // Content and metadata travel and are stored as the client wrote them (see event-json.ts).
-      const texts = rawEventTexts(request);
-      if (texts) checkContentSize(texts);
       const now = new Date().toISOString();
       // KAOS's generated ids have 32 bits: in a list of 1000 two may meet, and a list may not name one event twice.
       const taken = new Set(given.map((e) => e.event_id));
@@ -220,7 +221,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       const sessionId = sessionIdOf(request);
       const { max_events } = request.query;
       const s = await ops.session(request, sessionId);
-      const messages = await kaosSessionEvents(store, s.conversation_id, ['user_message', 'agent_response']);
+      const messages = await kaosSessionEvents(store, s.conversation_id, ['user_message', 'agent_response'], max_events);
       return { session_id: s.session_id, context: contextOf(messages, max_events) };
     },
   );
