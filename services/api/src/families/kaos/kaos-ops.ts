@@ -146,7 +146,7 @@ export function contextOf(
 }
 
 /** What a context text may hold: stored content re-rendered as Python prints it is bounded too. */
-export const KAOS_CONTEXT_MAX_CHARS = 16 * 1024 * 1024;
+export const KAOS_CONTEXT_MAX_CHARS = 8 * 1024 * 1024;
 
 /** `event_types` as given: comma-separated, repeated, or both. */
 export function eventTypesOf(value: string | string[] | undefined): string[] | undefined {

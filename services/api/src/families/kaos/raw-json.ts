@@ -110,8 +110,9 @@ export function parseRaw(text: string): RawValue | undefined {
       const s = string();
       if (s === undefined) return undefined;
       value = { kind: 'string', start, end: at, value: s };
-    } else if (text.startsWith('true', at) || text.startsWith('null', at) || text.startsWith('false', at)) {
+    } else if (c === 0x74 || c === 0x6e || c === 0x66) {
       const word = c === 0x74 ? 'true' : c === 0x6e ? 'null' : 'false';
+      if (!text.startsWith(word, at)) return undefined;
       at += word.length;
       value = { kind: 'literal', start, end: at, value: word === 'true' ? true : word === 'false' ? false : null };
     } else if (number()) value = { kind: 'number', start, end: at, text: text.slice(start, at) };

@@ -221,7 +221,12 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       const sessionId = sessionIdOf(request);
       const { max_events } = request.query;
       const s = await ops.session(request, sessionId);
-      const messages = await kaosSessionEvents(store, s.conversation_id, ['user_message', 'agent_response'], max_events);
+      const messages = await kaosSessionEvents(
+        store,
+        s.conversation_id,
+        ['user_message', 'agent_response'],
+        max_events,
+      );
       return { session_id: s.session_id, context: contextOf(messages, max_events) };
     },
   );
