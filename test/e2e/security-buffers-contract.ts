@@ -91,6 +91,11 @@ async function answerBeforeBody(
 ): Promise<{ status: number; text: string }> {
   const url = new URL(base);
   const socket = connect(Number(url.port), url.hostname);
+  // Not a time limit on the answer: a server that refuses first answers at once, whatever the load.
+  // One that waits for the body never answers; this ends that wait as a failure instead of a hang.
+  socket.setTimeout(60_000, () =>
+    socket.destroy(new Error('no answer with the body unsent: the server reads the body before refusing')),
+  );
   try {
     const head = [
       `POST ${path} HTTP/1.1`,

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import {
   bytesOf,
   inProgressLimitOf,
@@ -11,6 +12,8 @@ import {
 } from './response-streams.js';
 
 const ends = (e: ResponseEvent) => e.type !== 'token';
+/** The default budget is this fraction of the heap limit: the rest of the process (every family, the pipeline) keeps the most. */
+const HEAP_SHARE = 8;
 
 interface Held {
   readonly events: ResponseEvent[];
@@ -31,10 +34,16 @@ export class MemoryResponseStreams implements ResponseStreams {
   private readonly inProgress = new Map<string, Set<string>>();
   private cost = 0;
 
+  private readonly limits: ResponseLimits;
+
   constructor(
     private readonly retentionS: number,
-    private readonly limits: ResponseLimits,
-  ) {}
+    limits: ResponseLimits,
+  ) {
+    // 0: a share of the heap this process was given, so a smaller heap holds proportionally less
+    const budget = limits.memoryBudgetBytes || Math.floor(getHeapStatistics().heap_size_limit / HEAP_SHARE);
+    this.limits = { ...limits, memoryBudgetBytes: budget };
+  }
 
   async record(
     conversationId: string,

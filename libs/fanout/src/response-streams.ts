@@ -30,8 +30,9 @@ export interface ResponseLimits {
   readonly idleS: number;
   /**
    * In the in-process resumer only: what every held response (ended ones in their retention
-   * included) may cost this process in all, its text plus TOKEN_COST per token. Redis bounds its
-   * own memory (maxmemory); there each response's keys expire instead.
+   * included) may cost this process in all, its text plus TOKEN_COST per token; 0 is an eighth of
+   * the process's heap limit. Redis bounds its own memory (maxmemory); there each response's keys
+   * expire instead.
    */
   readonly memoryBudgetBytes: number;
 }
@@ -43,7 +44,7 @@ export const DEFAULT_RESPONSE_LIMITS: ResponseLimits = {
   maxInProgressPerPerson: 8,
   maxInProgressPerAgent: 1_000,
   idleS: 300,
-  memoryBudgetBytes: 256 * 1024 * 1024,
+  memoryBudgetBytes: 0,
 };
 
 /** What one held token costs besides its text, counted against memoryBudgetBytes (an object, an array slot). */

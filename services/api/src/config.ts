@@ -44,8 +44,8 @@ export const apiSettings = {
   RESPONSE_MAX_IN_PROGRESS_PER_AGENT: env.int(1_000, 1, 1_000_000),
   /** An unfinished response nobody recorded to for this long is forgotten (Redis: its keys expire). */
   RESPONSE_IDLE_S: env.int(300, 1, 86_400),
-  /** In-process resumer (embedded mode): what all held responses may cost in all (429 past it). */
-  RESPONSE_MEMORY_BUDGET_BYTES: env.int(256 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+  /** In-process resumer (embedded mode): what all held responses may cost in all (429 past it); 0: an eighth of the heap limit. */
+  RESPONSE_MEMORY_BUDGET_BYTES: env.int(0, 0, 64 * 1024 * 1024 * 1024),
   /** KAOS agent memory: the agent a session belongs to when a call names none (X-KAOS-Agent). */
   KAOS_AGENT_NAME: env.string('agent'),
   /** KAOS's switch: false gives its NullMemory (every call succeeds, nothing is stored). */
