@@ -215,7 +215,10 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       params: KaosSessionParams,
       parsedByHandler: ['params'],
       querystring: KaosContextQuery,
-      responses: { 200: KaosContextResponse },
+      responses: {
+        200: KaosContextResponse,
+        413: 'The context text would pass 8 Mi characters: ask for fewer (max_events)',
+      },
     }),
     async (request) => {
       const sessionId = sessionIdOf(request);

@@ -45,9 +45,12 @@ export function registerResponseResumer(
       summary: 'Record tokens of the response in progress (writers)',
       params: ConversationIdParams,
       body: RecordResponseRequest,
-      responses: { 200: ResponseStateBody },
-      description:
-        '409 once the response was cancelled. 413 when the response would pass RESPONSE_MAX_BYTES or RESPONSE_MAX_TOKENS; 429 when the caller already has its most responses in progress, or the server holds all it may (nothing of a refused call is kept).',
+      responses: {
+        200: ResponseStateBody,
+        413: 'The response would pass its bytes or tokens (RESPONSE_MAX_BYTES, RESPONSE_MAX_TOKENS); nothing of the call is kept',
+        429: 'The caller has as many responses in progress as it may, or the server holds as many as it may; nothing of the call is kept',
+      },
+      description: '409 once the response was cancelled.',
     }),
     async (request) => {
       const responses = resumer();
