@@ -1,7 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
-import type { KaosEventRow } from '@memstream/store';
+import { kaosEventBytes, type KaosEventRow, type Store } from '@memstream/store';
 import { KAOS_MAX_CONTENT_BYTES } from '@memstream/schemas';
 import { eventRanges, type EventRanges } from './event-ranges.js';
 
@@ -78,4 +78,23 @@ export function sendWithEvents(
     () => `[${events.map(eventJson).join(',')}]`,
   );
   return reply.type('application/json; charset=utf-8').send(text);
+}
+
+/** What one read of a session's events may send: they are held whole in memory, once as rows and once as the answer. */
+export const KAOS_READ_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Refuses a read of a session's events past KAOS_READ_MAX_BYTES before any of them is read. */
+export async function refuseLargeRead(
+  store: Store,
+  conversationId: string,
+  types?: readonly string[],
+  maxBytes = KAOS_READ_MAX_BYTES,
+): Promise<void> {
+  const bytes = await kaosEventBytes(store, conversationId, types);
+  if (bytes > maxBytes)
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `The session's events are ${bytes} bytes of JSON; a read sends at most ${maxBytes}: ask for some types (event_types)`,
+      { details: { field: 'event_types' } },
+    );
 }

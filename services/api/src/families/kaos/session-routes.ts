@@ -28,7 +28,7 @@ import {
 import { contextOf, eventTypesOf, kaosId, ownerOf, sessionIdOf, type KaosOps } from './kaos-ops.js';
 import { answerWrite } from './answer-write.js';
 import type { Halves } from '../../shared/halves.js';
-import { keepRawBody, rawEventTexts, sendWithEvents } from './event-json.js';
+import { keepRawBody, rawEventTexts, refuseLargeRead, sendWithEvents } from './event-json.js';
 import { sessionWritable } from './append-gate.js';
 
 // The session id of a path is parsed by sessionIdOf, not by fastify: KAOS answers 404, not 400,
@@ -77,11 +77,12 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       summary: 'A session with its events (get_session)',
       params: KaosSessionParams,
       parsedByHandler: ['params'],
-      responses: { 200: KaosSessionBody },
+      responses: { 200: KaosSessionBody, 413: "The session's events are past 64 MiB of JSON" },
     }),
     async (request, reply) => {
       const sessionId = sessionIdOf(request);
       const s = await ops.session(request, sessionId);
+      await refuseLargeRead(store, s.conversation_id);
       const events = await kaosSessionEvents(store, s.conversation_id);
       return sendWithEvents(
         reply,
@@ -192,12 +193,16 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       params: KaosSessionParams,
       parsedByHandler: ['params'],
       querystring: KaosSessionEventsQuery,
-      responses: { 200: KaosSessionEventsResponse },
+      responses: {
+        200: KaosSessionEventsResponse,
+        413: 'The events asked for are past 64 MiB of JSON: ask for some types (event_types)',
+      },
     }),
     async (request, reply) => {
       const sessionId = sessionIdOf(request);
       const types = eventTypesOf(request.query.event_types);
       const s = await ops.session(request, sessionId);
+      await refuseLargeRead(store, s.conversation_id, types);
       const events = await kaosSessionEvents(store, s.conversation_id, types);
       return sendWithEvents(
         reply,
