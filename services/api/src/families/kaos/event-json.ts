@@ -11,35 +11,58 @@ import { eventRanges, type EventRanges } from './event-ranges.js';
  * integers past 2^53 and drop the sign of -0.0.
  */
 const RAW_BODY = Symbol('raw body');
-type WithRawBody = FastifyRequest & { [RAW_BODY]?: Buffer };
+const RANGES = Symbol('event ranges');
+type WithRawBody = FastifyRequest & { [RAW_BODY]?: Buffer; [RANGES]?: EventRanges[] | undefined };
 
-/** A preParsing hook: the body is parsed as usual, and its bytes are kept beside it. */
+/**
+ * A preParsing hook: the body is read whole here and kept beside the parse, and content past the
+ * limit is refused on its byte range before the JSON parser sees any of it, so an oversized body
+ * costs one pass over its bytes, not a value per number (issue 49: 9.8 MB of small numbers).
+ */
 export async function keepRawBody(
   request: FastifyRequest,
   _reply: FastifyReply,
   payload: Readable & { receivedEncodedLength?: number },
 ): Promise<Readable> {
+  const limit = request.routeOptions.bodyLimit ?? Number.POSITIVE_INFINITY;
   const parts: Buffer[] = [];
+  let size = 0;
+  let refused = false;
   const copy = new PassThrough() as PassThrough & { receivedEncodedLength?: number };
+  const refuse = (err: Error) => {
+    refused = true;
+    parts.length = 0;
+    copy.destroy(err);
+  };
   payload.on('data', (part: Buffer) => {
-    parts.push(part);
-    copy.receivedEncodedLength = payload.receivedEncodedLength;
+    if (refused) return;
+    size += part.length;
+    // held here, not streamed on: the limit fastify applies as it reads is applied here instead
+    if (size > limit) refuse(new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`));
+    else parts.push(part);
   });
-  payload.on('end', () => ((request as WithRawBody)[RAW_BODY] = Buffer.concat(parts)));
+  payload.on('end', () => {
+    if (refused) return;
+    const raw = Buffer.concat(parts);
+    const r = request as WithRawBody;
+    try {
+      r[RANGES] = eventRanges(raw);
+      if (r[RANGES]) checkContentSize(r[RANGES]);
+    } catch (err) {
+      return refuse(err as Error);
+    }
+    r[RAW_BODY] = raw;
+    copy.receivedEncodedLength = payload.receivedEncodedLength;
+    copy.end(raw);
+  });
   payload.on('error', (err) => copy.destroy(err));
-  payload.pipe(copy);
   return copy;
 }
 
-/**
- * The content and metadata texts of each event of the body (one event or a list), in order.
- * Content past the limit is refused on its byte range, before any text is decoded (see eventRanges).
- */
+/** The content and metadata texts of each event of the body (one event or a list), in order. */
 export function rawEventTexts(request: FastifyRequest): Array<{ content: string; metadata?: string }> | undefined {
-  const raw = (request as WithRawBody)[RAW_BODY];
-  const ranges = raw === undefined ? undefined : eventRanges(raw);
+  const { [RAW_BODY]: raw, [RANGES]: ranges } = request as WithRawBody;
   if (raw === undefined || ranges === undefined) return undefined;
-  checkContentSize(ranges);
   return ranges.map(({ content, metadata }) => ({
     content: content ? raw.toString('utf8', content.start, content.end) : 'null',
     ...(metadata ? { metadata: raw.toString('utf8', metadata.start, metadata.end) } : {}),

@@ -5,9 +5,10 @@
  * byte at a time and with a depth count instead of a stack. So sizes are checked on these ranges
  * before anything is decoded, and a body of any shape costs one pass.
  *
- * The body is one JSON.parse already accepted: this reads structure, it does not validate it.
- * UTF-8 never uses an ASCII byte inside a multi-byte character, so the structural bytes are the
- * characters they look like.
+ * This reads structure, it does not validate it: it runs before the JSON parser, and on a body
+ * that is not JSON it still ends (every step moves on), at worst answering 413 where the parser
+ * would have answered 400. UTF-8 never uses an ASCII byte inside a multi-byte character, so the
+ * structural bytes are the characters they look like.
  */
 export interface ByteRange {
   readonly start: number;
