@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from '@memstream/logging';
 import {
@@ -14,8 +15,12 @@ import { RECORD_SCRIPT, STOP_SCRIPT } from './redis-response-scripts.js';
 const keyOf = (conversationId: string) => `memstream:response:${conversationId}`;
 /** The response's sizes and recorder, beside its stream (a hash: bytes, tokens, recorder). */
 const sizesKeyOf = (conversationId: string) => `memstream:response-sizes:${conversationId}`;
-/** One recorder's responses in progress: a sorted set of conversations scored by when each falls silent. */
-const recorderKeyOf = (recorder: string) => `memstream:response-recorder:${recorder}`;
+/**
+ * One recorder's responses in progress: a sorted set of conversations scored by when each falls
+ * silent. Named by a digest of the caller, so no person's id is a Redis key an erasure must find.
+ */
+const recorderOf = (recorder: ResponseRecorder) => createHash('sha256').update(recorder.key).digest('hex').slice(0, 32);
+const recorderKeyOf = (digest: string) => `memstream:response-recorder:${digest}`;
 /** How long a follower's blocking read waits before it looks at its abort signal again. */
 const BLOCK_MS = 2_000;
 
@@ -45,14 +50,15 @@ export class RedisResponseStreams implements ResponseStreams {
     done: boolean,
     recorder: ResponseRecorder,
   ): Promise<RecordResult> {
+    const digest = recorderOf(recorder);
     const reply = (await this.redis.eval(
       RECORD_SCRIPT,
       3,
       keyOf(conversationId),
       sizesKeyOf(conversationId),
-      recorderKeyOf(recorder.key),
+      recorderKeyOf(digest),
       conversationId,
-      recorder.key,
+      digest,
       Date.now(),
       this.limits.idleS,
       this.retentionS,
