@@ -8,6 +8,7 @@ import { checkKaosCaps, KAOS_CAPS_ENV } from './security-kaos-caps-contract.js';
 import { erasureFloodCheck } from './security-erasure-contract.js';
 import { importsKeepTheTargetWhole } from './security-imports-contract.js';
 import { checkSenderIsTheActor } from './security-sender-contract.js';
+import { checkBuffers } from './security-buffers-contract.js';
 
 // Issue 49's attacks, each a check of its own (test/e2e/security-*-contract.ts), run against one
 // server of each mode with authentication on. Every check names its conversations with `prefix`,
@@ -27,6 +28,7 @@ const CHECKS: ReadonlyArray<readonly [string, SecurityCheck]> = [
   ["another person's flood of shares cannot hold back an erasure", erasureFloodCheck],
   ['an import changes no conversation the server holds, and no later write fails', importsKeepTheTargetWhole],
   ['a person speaks only as themselves, in every family (sender)', checkSenderIsTheActor],
+  ['buffers: resumer bounds and KAOS bodies refused unread', checkBuffers],
 ];
 
 async function callers(): Promise<SecurityCallers> {

@@ -11,7 +11,7 @@ export interface EmbeddedDataDir {
   readonly folder: string;
   readonly dataDir: string;
   /** The embedded mode on this DATA_DIR, healthy: `env` is added to the one given for every start. */
-  start(env?: Record<string, string>): Promise<EmbeddedProcess>;
+  start(env?: Record<string, string>, nodeArgs?: readonly string[]): Promise<EmbeddedProcess>;
   /** A connected client of the PostgreSQL server of whichever process runs now. */
   database(): Promise<pg.Client>;
 }
@@ -37,8 +37,8 @@ export async function embeddedDataDir(
   return {
     folder,
     dataDir,
-    start: async (env = {}) =>
-      (await startHealthy({ dataDir, env: { ...o.env, ...env } }, (proc) => started.push(proc))).proc,
+    start: async (env = {}, nodeArgs = []) =>
+      (await startHealthy({ dataDir, env: { ...o.env, ...env }, nodeArgs }, (proc) => started.push(proc))).proc,
     async database() {
       const db = new pg.Client({ connectionString: embeddedPostgresUrl(join(dataDir, 'postgres')) });
       db.on('error', () => undefined); // its server dies with the process group

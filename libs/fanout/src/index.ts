@@ -18,13 +18,22 @@ export {
   type RequestLedger,
 } from './request-ledger.js';
 export {
-  MemoryResponseStreams,
-  type ResponseStreams,
+  bytesOf,
+  DEFAULT_RESPONSE_LIMITS,
+  inProgressLimitOf,
+  TOKEN_COST,
+  type RecordResult,
   type ResponseEvent,
+  type ResponseLimits,
+  type ResponseRecorder,
+  type ResponseRefusal,
   type ResponseState,
+  type ResponseStreams,
 } from './response-streams.js';
+export { MemoryResponseStreams } from './memory-response-streams.js';
 export { RedisResponseStreams } from './redis-response-streams.js';
-import { MemoryResponseStreams, type ResponseStreams } from './response-streams.js';
+import type { ResponseLimits, ResponseStreams } from './response-streams.js';
+import { MemoryResponseStreams } from './memory-response-streams.js';
 import { RedisResponseStreams } from './redis-response-streams.js';
 
 /** The resumer the settings ask for: Redis when REDIS_URL is set, in-process otherwise; none when disabled. */
@@ -32,10 +41,11 @@ export function createResponseStreams(
   mode: 'auto' | 'none',
   redisUrl: string | undefined,
   retentionS: number,
+  limits: ResponseLimits,
   log: Logger,
 ): ResponseStreams | undefined {
   if (mode === 'none') return undefined;
   return redisUrl
-    ? new RedisResponseStreams(redisUrl, retentionS, log.child({ component: 'response-streams' }))
-    : new MemoryResponseStreams(retentionS);
+    ? new RedisResponseStreams(redisUrl, retentionS, limits, log.child({ component: 'response-streams' }))
+    : new MemoryResponseStreams(retentionS, limits);
 }

@@ -1,14 +1,34 @@
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from '@memstream/logging';
-import type { ResponseEvent, ResponseState, ResponseStreams } from './response-streams.js';
+import {
+  inProgressLimitOf,
+  type RecordResult,
+  type ResponseEvent,
+  type ResponseLimits,
+  type ResponseRecorder,
+  type ResponseState,
+  type ResponseStreams,
+} from './response-streams.js';
+import { RECORD_SCRIPT, STOP_SCRIPT } from './redis-response-scripts.js';
 
 const keyOf = (conversationId: string) => `memstream:response:${conversationId}`;
+/** The response's sizes and recorder, beside its stream (a hash: bytes, tokens, recorder). */
+const sizesKeyOf = (conversationId: string) => `memstream:response-sizes:${conversationId}`;
+/**
+ * One recorder's responses in progress: a sorted set of conversations scored by when each falls
+ * silent. Named by a digest of the caller, so no person's id is a Redis key an erasure must find.
+ */
+const recorderOf = (recorder: ResponseRecorder) => createHash('sha256').update(recorder.key).digest('hex').slice(0, 32);
+const recorderKeyOf = (digest: string) => `memstream:response-recorder:${digest}`;
 /** How long a follower's blocking read waits before it looks at its abort signal again. */
 const BLOCK_MS = 2_000;
 
 /**
- * Across replicas: one Redis stream per conversation's response. Recording is XADD; an ended
- * response expires `retentionS` after its end. A follower reads the stream from its first entry
+ * Across replicas: one Redis stream per conversation's response. Recording is XADD, with its
+ * bounds checked in the same script, so two replicas recording at once cannot pass one together.
+ * An unfinished response's keys expire after `idleS` of silence, an ended one's `retentionS` after
+ * its end: nothing a recorder sends outlives them. A follower reads the stream from its first entry
  * and then blocks for new ones on a connection of its own (a blocking read holds its connection).
  */
 export class RedisResponseStreams implements ResponseStreams {
@@ -17,33 +37,53 @@ export class RedisResponseStreams implements ResponseStreams {
   constructor(
     url: string,
     private readonly retentionS: number,
+    private readonly limits: ResponseLimits,
     private readonly log: Logger,
   ) {
     this.redis = new Redis(url, { maxRetriesPerRequest: 3, connectTimeout: 10_000, commandTimeout: 5_000 });
     this.redis.on('error', (err) => log.warn({ err }, 'redis connection error (response streams)'));
   }
 
-  async record(conversationId: string, tokens: readonly string[], done: boolean): Promise<'recorded' | 'cancelled'> {
-    const key = keyOf(conversationId);
-    const state = await this.state(conversationId);
-    if (state === 'cancelled') return 'cancelled';
-    const tx = this.redis.multi();
-    if (state === 'done') tx.del(key); // a new response replaces the ended one
-    for (const text of tokens) tx.xadd(key, '*', 'type', 'token', 'text', text);
-    if (done) tx.xadd(key, '*', 'type', 'done').expire(key, this.retentionS);
-    else tx.persist(key);
-    await tx.exec();
-    return 'recorded';
+  async record(
+    conversationId: string,
+    tokens: readonly string[],
+    done: boolean,
+    recorder: ResponseRecorder,
+  ): Promise<RecordResult> {
+    const digest = recorderOf(recorder);
+    const reply = (await this.redis.eval(
+      RECORD_SCRIPT,
+      3,
+      keyOf(conversationId),
+      sizesKeyOf(conversationId),
+      recorderKeyOf(digest),
+      conversationId,
+      digest,
+      Date.now(),
+      this.limits.idleS,
+      this.retentionS,
+      this.limits.maxBytes,
+      this.limits.maxTokens,
+      inProgressLimitOf(this.limits, recorder),
+      done ? 1 : 0,
+      ...tokens,
+    )) as [string, string?, number?];
+    if (reply[0] === 'refused')
+      return { refused: reply[1] as 'bytes' | 'tokens' | 'in_progress', limit: Number(reply[2]) };
+    return reply[0] === 'cancelled' ? 'cancelled' : 'recorded';
   }
 
   async cancel(conversationId: string): Promise<boolean> {
-    if ((await this.state(conversationId)) !== 'in_progress') return false;
-    await this.redis
-      .multi()
-      .xadd(keyOf(conversationId), '*', 'type', 'cancelled')
-      .expire(keyOf(conversationId), this.retentionS)
-      .exec();
-    return true;
+    const stopped = await this.redis.eval(
+      STOP_SCRIPT,
+      2,
+      keyOf(conversationId),
+      sizesKeyOf(conversationId),
+      'cancel',
+      this.retentionS,
+      conversationId,
+    );
+    return stopped === 1;
   }
 
   async state(conversationId: string): Promise<ResponseState> {
@@ -82,6 +122,7 @@ export class RedisResponseStreams implements ResponseStreams {
           onEvent(event);
           if (event.type !== 'token') return;
         }
+        // An expired response (silent too long, or its retention over) ends its followers too.
         if (reply === null && (await this.state(conversationId)) === 'none') return;
       }
     } catch (err) {
@@ -93,7 +134,8 @@ export class RedisResponseStreams implements ResponseStreams {
   }
 
   async discard(conversationIds: readonly string[]): Promise<void> {
-    if (conversationIds.length > 0) await this.redis.del(...conversationIds.map(keyOf));
+    for (const id of conversationIds)
+      await this.redis.eval(STOP_SCRIPT, 2, keyOf(id), sizesKeyOf(id), 'discard', this.retentionS, id);
   }
 
   async close(): Promise<void> {

@@ -204,6 +204,7 @@ export {
   appendKaosEvents,
   listKaosSessions,
   kaosSessionEvents,
+  kaosEventBytes,
   type KaosEventRow,
   latestKaosEvents,
   kaosStats,

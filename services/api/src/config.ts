@@ -10,6 +10,7 @@ import {
   requireRedisWithKafka,
   writerSettings,
 } from '@memstream/config';
+import type { ResponseLimits } from '@memstream/fanout';
 import type { ApiDeps } from './register-api.js';
 
 /**
@@ -35,6 +36,16 @@ export const apiSettings = {
   RESPONSE_RESUMER: z.enum(['auto', 'none']).default('auto'),
   /** How long an ended response stays replayable. */
   RESPONSE_RETENTION_S: env.int(600, 1, 86_400),
+  /** A response's bounds: UTF-8 bytes of its tokens' text, and its tokens (413 past either). */
+  RESPONSE_MAX_BYTES: env.int(1024 * 1024, 1, 1024 * 1024 * 1024),
+  RESPONSE_MAX_TOKENS: env.int(100_000, 1, 10_000_000),
+  /** Responses one caller may have in progress at once (429 past it): a person (or the local user), an agent key. */
+  RESPONSE_MAX_IN_PROGRESS_PER_PERSON: env.int(8, 1, 1_000_000),
+  RESPONSE_MAX_IN_PROGRESS_PER_AGENT: env.int(1_000, 1, 1_000_000),
+  /** An unfinished response nobody recorded to for this long is forgotten (Redis: its keys expire). */
+  RESPONSE_IDLE_S: env.int(300, 1, 86_400),
+  /** In-process resumer (embedded mode): what all held responses may cost in all (429 past it); 0: an eighth of the heap limit. */
+  RESPONSE_MEMORY_BUDGET_BYTES: env.int(0, 0, 64 * 1024 * 1024 * 1024),
   /** KAOS agent memory: the agent a session belongs to when a call names none (X-KAOS-Agent). */
   KAOS_AGENT_NAME: env.string('agent'),
   /** KAOS's switch: false gives its NullMemory (every call succeeds, nothing is stored). */
@@ -58,6 +69,18 @@ export const apiEnv = platformEnv
   .superRefine(requireRedisWithKafka)
   .superRefine(requireAuthOffLoopback);
 export type ApiConfig = z.infer<typeof apiEnv>;
+
+/** The response resumer's bounds (see ResponseLimits). */
+export function responseLimitsOf(config: ApiConfig): ResponseLimits {
+  return {
+    maxBytes: config.RESPONSE_MAX_BYTES,
+    maxTokens: config.RESPONSE_MAX_TOKENS,
+    maxInProgressPerPerson: config.RESPONSE_MAX_IN_PROGRESS_PER_PERSON,
+    maxInProgressPerAgent: config.RESPONSE_MAX_IN_PROGRESS_PER_AGENT,
+    idleS: config.RESPONSE_IDLE_S,
+    memoryBudgetBytes: config.RESPONSE_MEMORY_BUDGET_BYTES,
+  };
+}
 
 /** The families' settings from a configuration (an API process's own, or the all-in-one's). */
 export function apiSettingsOf(

@@ -1,7 +1,7 @@
 import { createFanout, createRequestLedger, createResponseStreams } from '@memstream/fanout';
 import type { ProcessContext } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
-import { apiSettingsOf, type ApiConfig } from './config.js';
+import { apiSettingsOf, responseLimitsOf, type ApiConfig } from './config.js';
 
 /**
  * What every API process opens beside its store, the same way in the gateway, the read API and
@@ -21,7 +21,13 @@ export async function openApiDeps(ctx: ProcessContext<ApiConfig>, store: Store) 
     () => createRequestLedger(config.REDIS_URL, config.REQUEST_STATUS_TTL_SECONDS, log),
     (l) => l.close(),
   );
-  const responses = createResponseStreams(config.RESPONSE_RESUMER, config.REDIS_URL, config.RESPONSE_RETENTION_S, log);
+  const responses = createResponseStreams(
+    config.RESPONSE_RESUMER,
+    config.REDIS_URL,
+    config.RESPONSE_RETENTION_S,
+    responseLimitsOf(config),
+    log,
+  );
   if (responses) lifecycle.defer('response streams', () => responses.close());
   return { store, fanout, ledger, responses, ...apiSettingsOf(config) };
 }

@@ -1,6 +1,6 @@
 import { converterEnv } from './config.js';
 import { createBus } from '@memstream/bus';
-import { createFanout, createResponseStreams } from '@memstream/fanout';
+import { createFanout, createResponseStreams, DEFAULT_RESPONSE_LIMITS } from '@memstream/fanout';
 import { serveProbes } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
@@ -30,7 +30,7 @@ await runProcess('converter', converterEnv, process.env, async (ctx) => {
   // Only to discard what an erasure removed: the API processes record and read the streams.
   const responses = await lifecycle.own(
     'response streams',
-    () => createResponseStreams('auto', config.REDIS_URL, 1, log),
+    () => createResponseStreams('auto', config.REDIS_URL, 1, DEFAULT_RESPONSE_LIMITS, log),
     async (r) => r?.close(),
   );
   const discardStreams = async (ids: readonly string[]) => void (await responses?.discard(ids));

@@ -237,16 +237,33 @@ export async function listKaosSessions(
   return rows.map((r) => r.session_id);
 }
 
+/** The bytes of JSON a read of a session's events would send (content and metadata as stored), none of it read. */
+export async function kaosEventBytes(q: Queryable, conversationId: string, types?: readonly string[]): Promise<number> {
+  const params: unknown[] = [conversationId];
+  const typed = types ? ` AND e.event_type = ANY($${params.push([...types])}::text[])` : '';
+  const { rows } = await q.query<{ bytes: string }>(
+    `SELECT coalesce(sum(octet_length(e.content::text) + octet_length(e.metadata::text)), 0)::int8::text AS bytes
+       FROM kaos_events e WHERE e.conversation_id = $1${typed}`,
+    params,
+  );
+  return Number(rows[0]?.bytes ?? 0);
+}
+
 /** A session's events, oldest first, optionally of some types only. */
 export async function kaosSessionEvents(
   q: Queryable,
   conversationId: string,
   types?: readonly string[],
+  latest?: number,
 ): Promise<KaosEventRow[]> {
   const params: unknown[] = [conversationId];
   const typed = types ? ` AND e.event_type = ANY($${params.push([...types])}::text[])` : '';
+  // only the last `latest` are read (the context): a session's events may be hundreds of MiB
+  const last = latest === undefined ? '' : ` ORDER BY e.seq DESC LIMIT $${params.push(latest)}`;
   const { rows } = await q.query<KaosEventRow>(
-    `SELECT ${EVENT} FROM kaos_events e WHERE e.conversation_id = $1${typed} ORDER BY e.seq`,
+    latest === undefined
+      ? `SELECT ${EVENT} FROM kaos_events e WHERE e.conversation_id = $1${typed} ORDER BY e.seq`
+      : `SELECT ${EVENT} FROM (SELECT * FROM kaos_events e WHERE e.conversation_id = $1${typed}${last}) e ORDER BY e.seq`,
     params,
   );
   return rows;

@@ -16,7 +16,7 @@ import {
   TOPICS,
 } from '@memstream/schemas';
 import type { Store } from '@memstream/store';
-import { requireAccess } from '../../shared/access.js';
+import { personOf, requireAccess } from '../../shared/access.js';
 
 /**
  * DELETE /api/v1/memories: forgets the messages matching every filter given (query string and
@@ -86,7 +86,13 @@ export function registerDeleteMemories(
       { type: 'group_chat.memories.deleted', data, source: 'evermemos-api' },
       sync,
     );
-    spans.clear(); // spans lose messages: what this server knew of them is wrong now
+    // Spans of the groups it reaches lose messages: what this server guessed of them is wrong now.
+    // A person's deletion forgets only the group it names, never the whole server's guesses (issue
+    // 49); across groups it forgets none: the guesses are this replica's alone, which deletions made
+    // through other replicas never reach either, and a stale one costs an answer's `extracting`,
+    // never a wrong memory (closing-write.ts).
+    if (filter.group_id !== undefined) spans.forget(filter.group_id);
+    else if (personOf(request) === undefined) spans.clear();
     return answerWrite(reply, written, (outcome) => {
       const r = outcome.result as {
         deleted_messages: number;

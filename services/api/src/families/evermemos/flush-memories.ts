@@ -44,7 +44,7 @@ export function registerFlushMemories(
       { type: 'group_chat.memories.flush_requested', data: { group_id: body.group_id }, source: 'evermemos-api' },
       true,
     );
-    spans.clear(); // the group's open span is closed: what this server knew of it is wrong now
+    spans.forget(body.group_id); // its open span is closed: what this server guessed of it is wrong now
     return answerWrite(reply, written, async (outcome) => {
       const ids = (outcome.result?.['episode_ids'] as number[] | undefined) ?? [];
       const waiting = body.sync_mode && ids.length > 0 ? await waiter() : undefined;

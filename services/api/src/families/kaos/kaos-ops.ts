@@ -8,7 +8,7 @@ import { findKaosSession, type KaosSessionRow, type KaosViewer, type Store } fro
 import { KaosHeaders, KaosSessionParams, SAFE_ID_RULE, TOPICS, type KaosInput } from '@memstream/schemas';
 import { personOf } from '../../shared/access.js';
 import { parseRaw } from './raw-json.js';
-import { pythonStr } from './python-text.js';
+import { pythonStr, TextTooLong } from './python-text.js';
 
 export interface KaosSettings {
   /** The agent a call belongs to when it sends no X-KAOS-Agent header. */
@@ -136,15 +136,30 @@ export type KaosOps = ReturnType<typeof kaosOps>;
 export function contextOf(
   events: ReadonlyArray<{ event_type: string; content_json: string }>,
   maxEvents: number,
+  maxChars = KAOS_CONTEXT_MAX_CHARS,
 ): string {
-  return events
-    .slice(-maxEvents)
-    .map((e) => {
-      const content = parseRaw(e.content_json);
-      return `${e.event_type === 'user_message' ? 'User' : 'Assistant'}: ${content ? pythonStr(content) : e.content_json}`;
-    })
-    .join('\n');
+  let left = maxChars;
+  const lines = events.slice(-maxEvents).map((e) => {
+    const content = parseRaw(e.content_json);
+    const who = e.event_type === 'user_message' ? 'User: ' : 'Assistant: ';
+    try {
+      const line = who + (content ? pythonStr(content, left) : e.content_json);
+      if ((left -= line.length + 1) < 0) throw new TextTooLong();
+      return line;
+    } catch (err) {
+      if (!(err instanceof TextTooLong)) throw err;
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `The context of the last ${maxEvents} messages is past ${maxChars} characters: ask for fewer (max_events)`,
+        { details: { field: 'max_events' } },
+      );
+    }
+  });
+  return lines.join('\n');
 }
+
+/** What a context text may hold: stored content re-rendered as Python prints it is bounded too. */
+export const KAOS_CONTEXT_MAX_CHARS = 8 * 1024 * 1024;
 
 /** `event_types` as given: comma-separated, repeated, or both. */
 export function eventTypesOf(value: string | string[] | undefined): string[] | undefined {

@@ -6,27 +6,63 @@ import type { RawValue } from './raw-json.js';
  * it (`{'tool': 'calc', 'ok': True}`), and an agent reading its context sees what it would see
  * with its own memory. Numbers come from their JSON text: a `.`, `e` or `E` makes a float.
  */
-export function pythonStr(v: RawValue): string {
-  return v.kind === 'string' ? v.value : pythonRepr(v);
+export function pythonStr(v: RawValue, maxChars = Number.POSITIVE_INFINITY): string {
+  return v.kind === 'string' ? v.value : pythonRepr(v, maxChars);
 }
 
-function pythonRepr(v: RawValue): string {
-  switch (v.kind) {
-    case 'string':
-      return reprString(v.value);
-    case 'literal':
-      return v.value === null ? 'None' : v.value ? 'True' : 'False';
-    case 'number':
-      return /[.eE]/.test(v.text) ? reprFloat(Number(v.text)) : BigInt(v.text).toString();
-    case 'array':
-      return `[${v.items.map(pythonRepr).join(', ')}]`;
-    case 'object': {
-      // A repeated key keeps its first place and its last value, as a dict built by json.loads does.
-      const entries = new Map<string, RawValue>();
-      for (const [k, item] of v.entries) entries.set(k, item);
-      return `{${[...entries].map(([k, item]) => `${reprString(k)}: ${pythonRepr(item)}`).join(', ')}}`;
+/** Past `maxChars` of text: what a read re-renders is bounded, whatever was stored. */
+export class TextTooLong extends Error {}
+
+/**
+ * repr() of a value, written with a work list of its own instead of recursion (stored content may
+ * nest as deep as JSON.parse took), stopping with TextTooLong once the text passes `maxChars`.
+ */
+function pythonRepr(root: RawValue, maxChars: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  const emit = (text: string) => {
+    length += text.length;
+    if (length > maxChars) throw new TextTooLong(`past ${maxChars} characters`);
+    parts.push(text);
+  };
+  // Work to do, last first: a value to write, or text to emit.
+  const work: Array<RawValue | string> = [root];
+  while (work.length > 0) {
+    const v = work.pop()!;
+    if (typeof v === 'string') {
+      emit(v);
+      continue;
+    }
+    switch (v.kind) {
+      case 'string':
+        emit(reprString(v.value));
+        break;
+      case 'literal':
+        emit(v.value === null ? 'None' : v.value ? 'True' : 'False');
+        break;
+      case 'number':
+        // an integer's JSON text is Python's str of it, -0 aside (no leading zeros, no plus)
+        emit(/[.eE]/.test(v.text) ? reprFloat(Number(v.text)) : v.text === '-0' ? '0' : v.text);
+        break;
+      case 'array':
+        work.push(']');
+        for (let i = v.items.length - 1; i >= 0; i--) work.push(v.items[i]!, i > 0 ? ', ' : '');
+        emit('[');
+        break;
+      case 'object': {
+        // A repeated key keeps its first place and its last value, as a dict built by json.loads does.
+        const entries = [...new Map(v.entries.map(([k, item]) => [k, item] as const))];
+        work.push('}');
+        for (let i = entries.length - 1; i >= 0; i--) {
+          const [k, item] = entries[i]!;
+          work.push(item, `${i > 0 ? ', ' : ''}${reprString(k)}: `);
+        }
+        emit('{');
+        break;
+      }
     }
   }
+  return parts.join('');
 }
 
 /** repr(float): the shortest digits that read back, positional between 1e-4 and 1e16, else with an exponent. */

@@ -28,7 +28,8 @@ import { contextOf, eventTypesOf, kaosId, ownerOf, sessionIdOf, type KaosOps } f
 import { answerWrite } from './answer-write.js';
 import type { Halves } from '../../shared/halves.js';
 import { requireOwnSender } from '../../shared/sender.js';
-import { checkContentSize, keepRawBody, rawEventTexts, sendWithEvents } from './event-json.js';
+import { keepRawBody, rawEventTexts, refuseLargeRead, sendWithEvents } from './event-json.js';
+import { sessionWritable } from './append-gate.js';
 
 // The session id of a path is parsed by sessionIdOf, not by fastify: KAOS answers 404, not 400,
 // for the ids a path resolves away ('', '.', '..'), and delete_session answers False for them.
@@ -77,11 +78,12 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       summary: 'A session with its events (get_session)',
       params: KaosSessionParams,
       parsedByHandler: ['params'],
-      responses: { 200: KaosSessionBody },
+      responses: { 200: KaosSessionBody, 413: "The session's events are past 64 MiB of JSON" },
     }),
     async (request, reply) => {
       const sessionId = sessionIdOf(request);
       const s = await ops.session(request, sessionId);
+      await refuseLargeRead(store, s.conversation_id);
       const events = await kaosSessionEvents(store, s.conversation_id);
       return sendWithEvents(
         reply,
@@ -142,18 +144,18 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
           413: 'An event whose content is past 1 MiB of JSON, or that does not fit one Kafka record (KAFKA_MAX_MESSAGE_BYTES)',
         },
       }),
-      preParsing: keepRawBody,
+      // who may write first, then sizes on the raw bytes, then the schema (see append-gate.ts)
+      preParsing: [sessionWritable(ops, store), keepRawBody],
     },
     async (request, reply) => {
       // A limit the caller may not set is refused before the body is read.
       const limits = ops.limits(request);
       const sessionId = sessionIdOf(request);
+      // Content and metadata travel and are stored as the client wrote them (see event-json.ts).
+      const texts = rawEventTexts(request);
       const given = Array.isArray(request.body)
         ? parseOrThrow(EventList, { events: request.body }).events
         : [parseOrThrow(KaosNewEvent, request.body)];
-      // Content and metadata travel and are stored as the client wrote them (see event-json.ts).
-      const texts = rawEventTexts(request);
-      if (texts) checkContentSize(texts);
       const now = new Date().toISOString();
       // KAOS's generated ids have 32 bits: in a list of 1000 two may meet, and a list may not name one event twice.
       const taken = new Set(given.map((e) => e.event_id));
@@ -196,12 +198,16 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       params: KaosSessionParams,
       parsedByHandler: ['params'],
       querystring: KaosSessionEventsQuery,
-      responses: { 200: KaosSessionEventsResponse },
+      responses: {
+        200: KaosSessionEventsResponse,
+        413: 'The events asked for are past 64 MiB of JSON: ask for some types (event_types)',
+      },
     }),
     async (request, reply) => {
       const sessionId = sessionIdOf(request);
       const types = eventTypesOf(request.query.event_types);
       const s = await ops.session(request, sessionId);
+      await refuseLargeRead(store, s.conversation_id, types);
       const events = await kaosSessionEvents(store, s.conversation_id, types);
       return sendWithEvents(
         reply,
@@ -219,13 +225,21 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       params: KaosSessionParams,
       parsedByHandler: ['params'],
       querystring: KaosContextQuery,
-      responses: { 200: KaosContextResponse },
+      responses: {
+        200: KaosContextResponse,
+        413: 'The context text would pass 8 Mi characters: ask for fewer (max_events)',
+      },
     }),
     async (request) => {
       const sessionId = sessionIdOf(request);
       const { max_events } = request.query;
       const s = await ops.session(request, sessionId);
-      const messages = await kaosSessionEvents(store, s.conversation_id, ['user_message', 'agent_response']);
+      const messages = await kaosSessionEvents(
+        store,
+        s.conversation_id,
+        ['user_message', 'agent_response'],
+        max_events,
+      );
       return { session_id: s.session_id, context: contextOf(messages, max_events) };
     },
   );

@@ -1,6 +1,7 @@
 import { AppError } from '@memstream/errors';
-import type { ResponseStreams } from '@memstream/fanout';
-import { serverSentEvent } from '@memstream/http';
+import type { ResponseRecorder, ResponseRefusal, ResponseStreams } from '@memstream/fanout';
+import { principalOf, serverSentEvent } from '@memstream/http';
+import type { FastifyRequest } from 'fastify';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
   CancelledBody,
@@ -44,7 +45,11 @@ export function registerResponseResumer(
       summary: 'Record tokens of the response in progress (writers)',
       params: ConversationIdParams,
       body: RecordResponseRequest,
-      responses: { 200: ResponseStateBody },
+      responses: {
+        200: ResponseStateBody,
+        413: 'The response would pass its bytes or tokens (RESPONSE_MAX_BYTES, RESPONSE_MAX_TOKENS); nothing of the call is kept',
+        429: 'The caller has as many responses in progress as it may, or the server holds as many as it may; nothing of the call is kept',
+      },
       description: '409 once the response was cancelled.',
     }),
     async (request) => {
@@ -52,8 +57,9 @@ export function registerResponseResumer(
       const id = idOf(request);
       const body = request.body;
       await h.ops.require(request, id, 'writer', 'Recording a response');
-      if ((await responses.record(id, body.tokens, body.done)) === 'cancelled')
-        throw new AppError('CONFLICT', 'The response was cancelled');
+      const recorded = await responses.record(id, body.tokens, body.done, recorderOf(request));
+      if (recorded === 'cancelled') throw new AppError('CONFLICT', 'The response was cancelled');
+      if (recorded !== 'recorded') throw refusalError(recorded);
       return { state: await responses.state(id) };
     },
   );
@@ -135,4 +141,31 @@ export function registerResponseResumer(
       }
     },
   );
+}
+
+/** Whose responses in progress a record call counts against: the same caller on every replica. */
+function recorderOf(request: FastifyRequest): ResponseRecorder {
+  const principal = principalOf(request);
+  if (principal.kind === 'agent') return { key: `agent:${principal.clientId}`, agent: true };
+  return { key: principal.kind === 'user' ? `person:${principal.userId}` : 'local', agent: false };
+}
+
+function refusalError(r: ResponseRefusal): AppError {
+  const details = { bound: r.refused, limit: r.limit };
+  switch (r.refused) {
+    case 'bytes':
+      return new AppError('PAYLOAD_TOO_LARGE', `A response holds at most ${r.limit} bytes of tokens`, { details });
+    case 'tokens':
+      return new AppError('PAYLOAD_TOO_LARGE', `A response holds at most ${r.limit} tokens`, { details });
+    case 'in_progress':
+      return new AppError(
+        'TOO_MANY_REQUESTS',
+        `You have ${r.limit} responses in progress: end or cancel one before starting another`,
+        { details },
+      );
+    case 'busy':
+      return new AppError('TOO_MANY_REQUESTS', 'The server holds as many responses as it may: try again later', {
+        details,
+      });
+  }
 }
