@@ -4,6 +4,7 @@ import { embeddedMemstream } from '../helpers/embedded.js';
 import { pipelineEnv, startApi, startServices } from '../helpers/distributed.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import type { SecurityCallers, SecurityCheck } from './security-callers.js';
+import { keywordStatisticsPerAudience } from './security-keyword-contract.js';
 
 // Issue 49's attacks, each a check of its own (test/e2e/security-*-contract.ts), run against one
 // server of each mode with authentication on. Every check names its conversations with `prefix`,
@@ -17,7 +18,9 @@ const AUTH_ENV = {
   SUMMARY_SWEEP_INTERVAL_MS: '200',
 };
 
-const CHECKS: ReadonlyArray<readonly [string, SecurityCheck]> = [];
+const CHECKS: ReadonlyArray<readonly [string, SecurityCheck]> = [
+  ["a person's keyword scores do not move with an agent's private notes", keywordStatisticsPerAudience],
+];
 
 async function callers(): Promise<SecurityCallers> {
   const person = async (sub: string) => bearer(await userToken(sub));
