@@ -140,3 +140,35 @@ test("migration 0032 moves the counts of agent-only rows, folded and pending, ou
     await store.close();
   }
 });
+
+test("an agent's memory under a client id of 1,500 bytes is folded into its own audience's counts", async () => {
+  const store = await migratedPglite();
+  try {
+    // random code points, so that no index entry compresses; a conversation id at the id rule's limit
+    let s = 11;
+    const next = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    const conversation = Array.from({ length: 255 }, () =>
+      String.fromCodePoint(0x20000 + Math.floor(next() * 40_000)),
+    ).join('');
+    const client = Array.from({ length: 375 }, () => String.fromCodePoint(0x20000 + Math.floor(next() * 40_000))).join(
+      '',
+    );
+    const word = Array.from({ length: 990 }, () => 'bcdfghjklmnpqrstvwxz'[Math.floor(next() * 20)]).join('');
+    await appendMessages(store, [
+      { message: { ...chatMessage(conversation, 'n1', 'the quokka naps'), sender_id: 'dora' } },
+      { message: { ...agentNote('n2', `quokka ${word}`, client, 'memory'), conversation_id: conversation } },
+    ]);
+    assert.equal(await foldKeywordCounts(store, 100), 2, 'the fold takes both');
+    assert.deepEqual(await countsDiffer(store), []);
+    const agent = {
+      kinds: ['message'] as const,
+      audiences: ['agents', `agent:${client}`],
+      conversationId: conversation,
+    };
+    const counted = await scores(store, agent);
+    assert.equal(Object.keys(counted).length, 2, 'the agent finds its note');
+    assert.deepEqual(counted, await scores(store, { ...agent, from: new Date(0) }), 'scored as over its rows');
+  } finally {
+    await store.close();
+  }
+});
