@@ -1,6 +1,15 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendMessages, foldKeywordCounts, keywordSearch, migrate, type Store } from '@memstream/store';
+import {
+  appendMessages,
+  foldKeywordCounts,
+  keywordSearch,
+  loadMigrations,
+  migrate,
+  PgStore,
+  type Store,
+} from '@memstream/store';
+import { freshDatabase } from '../../../test/helpers/infra.js';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 import { chatMessage, countsDiffer, log } from './search-fixtures.js';
 
@@ -114,32 +123,56 @@ for (const state of ['pending', 'folded'] as const) {
   });
 }
 
-test("migration 0032 moves the counts of agent-only rows, folded and pending, out of everyone's", async () => {
-  const store = await migratedPglite({ before: 32 });
-  try {
-    await store.query(
-      `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, 'dora', 'owner')`,
-      [CHAT],
-    );
-    await appendMessages(
-      store,
-      [...doras, ...agentNotes.slice(0, 10)].map((message) => ({ message })),
-    );
-    await foldKeywordCounts(store, 1_000);
-    await appendMessages(
-      store,
-      agentNotes.slice(10).map((message) => ({ message })),
-    );
-    await migrate(store, log);
-    assert.deepEqual(await countsDiffer(store), []);
-    await checkEveryCaller(store, 'migrated');
-    await foldKeywordCounts(store, 1_000);
-    assert.deepEqual(await countsDiffer(store), [], 'after the fold');
-    await checkEveryCaller(store, 'migrated, folded');
-  } finally {
-    await store.close();
-  }
-});
+/** A store migrated up to 0031, on each backend. */
+const beforeMigration: Array<[string, (t: TestContext) => Promise<Store>]> = [
+  ['PGlite', async () => migratedPglite({ before: 32 })],
+  [
+    'native PostgreSQL',
+    async (t) => {
+      const store = new PgStore({
+        connectionString: await freshDatabase(t),
+        maxConnections: 4,
+        statementTimeoutMs: 60_000,
+        log,
+      });
+      await migrate(
+        store,
+        log,
+        (await loadMigrations()).filter((m) => m.version < 32),
+      );
+      return store;
+    },
+  ],
+];
+
+for (const [name, open] of beforeMigration) {
+  test(`${name}: migration 0032 moves the counts of agent-only rows, folded and pending, out of everyone's`, async (t) => {
+    const store = await open(t);
+    try {
+      await store.query(
+        `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, 'dora', 'owner')`,
+        [CHAT],
+      );
+      await appendMessages(
+        store,
+        [...doras, ...agentNotes.slice(0, 10)].map((message) => ({ message })),
+      );
+      await foldKeywordCounts(store, 1_000);
+      await appendMessages(
+        store,
+        agentNotes.slice(10).map((message) => ({ message })),
+      );
+      await migrate(store, log);
+      assert.deepEqual(await countsDiffer(store), []);
+      await checkEveryCaller(store, 'migrated');
+      await foldKeywordCounts(store, 1_000);
+      assert.deepEqual(await countsDiffer(store), [], 'after the fold');
+      await checkEveryCaller(store, 'migrated, folded');
+    } finally {
+      await store.close();
+    }
+  });
+}
 
 test("an agent's memory under a client id of 1,500 bytes is folded into its own audience's counts", async () => {
   const store = await migratedPglite();
