@@ -9,6 +9,7 @@ import { erasureFloodCheck } from './security-erasure-contract.js';
 import { importsKeepTheTargetWhole } from './security-imports-contract.js';
 import { checkSenderIsTheActor } from './security-sender-contract.js';
 import { checkBuffers } from './security-buffers-contract.js';
+import { keywordStatisticsPerAudience } from './security-keyword-contract.js';
 
 // Issue 49's attacks, each a check of its own (test/e2e/security-*-contract.ts), run against one
 // server of each mode with authentication on. Every check names its conversations with `prefix`,
@@ -29,6 +30,7 @@ const CHECKS: ReadonlyArray<readonly [string, SecurityCheck]> = [
   ['an import changes no conversation the server holds, and no later write fails', importsKeepTheTargetWhole],
   ['a person speaks only as themselves, in every family (sender)', checkSenderIsTheActor],
   ['buffers: resumer bounds and KAOS bodies refused unread', checkBuffers],
+  ["a person's keyword scores do not move with an agent's private notes", keywordStatisticsPerAudience],
 ];
 
 async function callers(): Promise<SecurityCallers> {

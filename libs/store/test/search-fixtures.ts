@@ -43,26 +43,29 @@ export function random(seed: number): () => number {
 }
 
 /**
- * What the kept counts must equal: the same statistics counted from search_items itself. Kept means
- * counted plus still pending (migration 0021), which is what a search adds up, at any moment.
+ * What the kept counts must equal: the same statistics counted from search_items itself, per
+ * conversation, kind and audience (migration 0032). Kept means counted plus still pending
+ * (migration 0021), which is what a search adds up, at any moment.
  */
 export async function countsDiffer(store: Store): Promise<unknown[]> {
   const { rows: lexemes } = await store.query(
-    `SELECT * FROM (SELECT s.conversation_id, s.kind, l.lexeme, count(*) AS n FROM search_items s, unnest(s.tsv) l GROUP BY 1, 2, 3) a
-       FULL JOIN (SELECT conversation_id, kind, lexeme, sum(n) AS items FROM (
-                    SELECT conversation_id, kind, lexeme, items AS n FROM search_keyword_frequencies
+    `SELECT * FROM (SELECT s.conversation_id, s.kind, search_keyword_audience(s.audience) AS audience, l.lexeme, count(*) AS n
+                      FROM search_items s, unnest(s.tsv) l GROUP BY 1, 2, 3, 4) a
+       FULL JOIN (SELECT conversation_id, kind, audience, lexeme, sum(n) AS items FROM (
+                    SELECT conversation_id, kind, audience, lexeme, items AS n FROM search_keyword_frequencies
                     UNION ALL
-                    SELECT p.conversation_id, p.kind, l.lexeme, 1 FROM search_keyword_pending p, unnest(p.tsv) l) k
-                   GROUP BY 1, 2, 3) f USING (conversation_id, kind, lexeme)
+                    SELECT p.conversation_id, p.kind, p.audience, l.lexeme, 1 FROM search_keyword_pending p, unnest(p.tsv) l) k
+                   GROUP BY 1, 2, 3, 4) f USING (conversation_id, kind, audience, lexeme)
       WHERE a.n IS DISTINCT FROM f.items`,
   );
   const { rows: totals } = await store.query(
-    `SELECT * FROM (SELECT conversation_id, kind, count(*) AS n, sum(length(tsv)) AS l FROM search_items GROUP BY 1, 2) a
-       FULL JOIN (SELECT conversation_id, kind, sum(items) AS items, sum(lexemes) AS lexemes FROM (
-                    SELECT conversation_id, kind, items, lexemes FROM search_keyword_totals
+    `SELECT * FROM (SELECT conversation_id, kind, search_keyword_audience(audience) AS audience, count(*) AS n, sum(length(tsv)) AS l
+                      FROM search_items GROUP BY 1, 2, 3) a
+       FULL JOIN (SELECT conversation_id, kind, audience, sum(items) AS items, sum(lexemes) AS lexemes FROM (
+                    SELECT conversation_id, kind, audience, items, lexemes FROM search_keyword_totals
                     UNION ALL
-                    SELECT conversation_id, kind, 1, length(tsv) FROM search_keyword_pending) k
-                   GROUP BY 1, 2) t USING (conversation_id, kind)
+                    SELECT conversation_id, kind, audience, 1, length(tsv) FROM search_keyword_pending) k
+                   GROUP BY 1, 2, 3) t USING (conversation_id, kind, audience)
       WHERE (COALESCE(a.n, 0), COALESCE(a.l, 0)) IS DISTINCT FROM (t.items, t.lexemes)`,
   );
   return [...lexemes, ...totals];

@@ -46,11 +46,12 @@ type ScoredHit = SearchHit & { bm25: number };
  * The score is BM25 divided by the most any item could score for this query (every term, with
  * unbounded frequency), so it lies in [0, 1] and means "share of the query's weight matched".
  *
- * The scope's statistics (size, mean length, document frequencies) are sums of per-conversation
- * counts the database keeps (migration 0010), and only items that can still make the first
- * `limit` are scored (keyword-bounds.ts). A scope those counts cannot describe (a time range, a
- * user) and the rare query term that the simple parser splits (a hyphenated word, a URL) take
- * one pass over the scope instead, which gives the same scores.
+ * The scope's statistics (size, mean length, document frequencies) are sums of the counts the
+ * database keeps per conversation, kind and audience (migrations 0010, 0032), over the audiences
+ * the caller may read: what a caller may not see moves none of its scores. Only items that can
+ * still make the first `limit` are scored (keyword-bounds.ts). A scope those counts cannot
+ * describe (a time range, a user) and the rare query term that the simple parser splits (a
+ * hyphenated word, a URL) take one pass over the scope instead, which gives the same scores.
  */
 export async function keywordSearch(
   q: Queryable,
@@ -101,12 +102,12 @@ async function parseQuery(
     filters.conversationId === undefined && filters.conversationIds === undefined && filters.visibleTo === undefined;
   const scope = everything
     ? `SELECT COALESCE(sum(items), 0) AS items, COALESCE(sum(lexemes), 0) AS lexemes FROM search_keyword_totals WHERE ${where}`
-    : `SELECT conversation_id, kind, items, lexemes FROM search_keyword_totals WHERE ${where}`;
+    : `SELECT conversation_id, kind, audience, items, lexemes FROM search_keyword_totals WHERE ${where}`;
   const counted = everything
     ? `SELECT f.lexeme, f.items AS n FROM search_keyword_frequencies f
         WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms)) AND ${where}`
     : `SELECT f.lexeme, f.items AS n FROM search_keyword_frequencies f
-         JOIN scope s ON s.conversation_id = f.conversation_id AND s.kind = f.kind
+         JOIN scope s ON s.conversation_id = f.conversation_id AND s.kind = f.kind AND s.audience = f.audience
         WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))`;
   const { rows } = await q.query<{
     lexemes: string[] | null;

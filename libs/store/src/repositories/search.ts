@@ -34,8 +34,9 @@ const HIT_COLUMNS = 'kind, item_id, conversation_id, user_id, content, occurred_
 /**
  * The SQL condition of a search's filters, its values appended to params, over `table`:
  * search_items (the default) or search_vectors (which carries the same filter columns), or the
- * per-conversation totals (conversation and kind only: a scope's statistics count every item,
- * agent-only ones too, which moves a score a little and shows no content).
+ * kept keyword counts (conversation, kind and audience only; migration 0032). The counts keep the
+ * audiences apart so that a scope's statistics, like its hits, hold only what the reader may
+ * read: counted with agent-only rows, a person's scores moved with the words of an agent's memory.
  */
 export function whereOf(
   f: SearchFilters,
@@ -55,8 +56,21 @@ export function whereOf(
   if (f.from !== undefined) add((n) => `occurred_at >= $${n}`, f.from.toISOString());
   if (f.to !== undefined) add((n) => `occurred_at <= $${n}`, f.to.toISOString());
   if (f.visibleTo !== undefined) where.push(visibleTo('conversation_id', params, f.visibleTo));
-  if (f.audiences !== undefined && table === 'search_items') where.push(audienceIn('audience', params, f.audiences));
+  if (f.audiences !== undefined)
+    where.push(
+      table === 'search_items' ? audienceIn('audience', params, f.audiences) : countedAudienceIn(params, f.audiences),
+    );
   return where.join(' AND ');
+}
+
+/**
+ * audienceIn over the kept counts, whose audience is '' for everyone and a long one's digest
+ * (search_keyword_audience, migration 0032).
+ */
+function countedAudienceIn(params: unknown[], audiences: readonly string[]): string {
+  if (audiences.length === 0) return `audience = ''`;
+  const n = params.push([...audiences]);
+  return `audience = ANY (ARRAY(SELECT search_keyword_audience(a) FROM unnest($${n}::text[]) a) || ''::text)`;
 }
 
 /**
