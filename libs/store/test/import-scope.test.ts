@@ -12,7 +12,7 @@ import {
 } from '@memstream/store';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 import type { ExportDataRecord } from '@memstream/schemas';
-import { backends, chatMessage, log, migratedStore } from './search-fixtures.js';
+import { backends, chatMessage, log } from './search-fixtures.js';
 
 const AT = '2025-01-01T10:00:00.000000Z';
 
