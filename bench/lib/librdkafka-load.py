@@ -37,7 +37,7 @@ def main() -> None:
             "acks": "all",
             "compression.type": codec,
             "partitioner": "murmur2_random",
-            # librdkafka's default (1,000,000 bytes) is past the input topics' limit uncompressed
+            # as the figures in docs/performance.md were measured
             "batch.size": 512 * 1024,
         }
     )

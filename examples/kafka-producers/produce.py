@@ -75,9 +75,6 @@ def main() -> None:
             # default (consistent_random) would send this group to another partition than the
             # gateway's writes for it, and the two would lose their order.
             "partitioner": "murmur2_random",
-            # The input topics take batches of at most 934,464 bytes; librdkafka's default
-            # batch.size (1,000,000) gets whole uncompressed batches refused under load.
-            "batch.size": 512 * 1024,
         }
     )
     where: dict[str, str] = {}

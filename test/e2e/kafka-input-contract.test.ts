@@ -245,7 +245,7 @@ test("direct producers: a record with a __proto__ key, a number past a double's 
 // What librdkafka and Java producers met (issue 50): bytes of another encoding, a NUL in a key
 // name, a correlation header longer than the envelope's field, a tombstone without a key. Each is
 // refused with a reason a header and a status can hold, and its dead letter is a faithful copy.
-test('direct producers: Latin-1 bytes, a NUL in a key name, a long correlation header and a tombstone are dead-lettered with a printable reason and a failed status; a BOM is skipped', async (t) => {
+test('direct producers: Latin-1 bytes, a NUL in a key name, a long correlation header, a tombstone and a record whose stored event would not fit are dead-lettered with a printable reason and a failed status; a BOM is skipped', async (t) => {
   const groupId = uniqueName('converter');
   const { store, producer, prefix, deadLetters } = await directProducer(t, { groupId });
   const group = uniqueName('bytes');
@@ -279,6 +279,12 @@ test('direct producers: Latin-1 bytes, a NUL in a key name, a long correlation h
       { key: group, value: event('ev-ok', 'm-ok', 'caf\u00e9', {}) },
     ],
   });
+  // Under the broker's limit, but its stored event would not be: refused before it is stored
+  // (a batch of its own: with the others it would pass the broker's limit on the batch).
+  await producer.send({
+    topic: `${prefix}${TOPICS.groupChatInput.name}`,
+    messages: [{ key: group, value: event('ev-big', 'm-big', 'z'.repeat(990_000)) }],
+  });
 
   const stored = await waitFor('the two good records are stored', async () => {
     const page = await listMessages(store, { conversationId: group, limit: 10, offset: 0, order: 'oldest-first' });
@@ -295,6 +301,7 @@ test('direct producers: Latin-1 bytes, a NUL in a key name, a long correlation h
     ['ev-latin1', /not valid UTF-8/],
     ['ev-nul', /\\u0000/],
     ['ev-corr', /x-correlation-id has 301 characters; at most 200/],
+    ['ev-big', /takes at most 934464, so that the events made from it fit/],
   ] as const) {
     const outcome = await waitFor(`${id} has an outcome`, () => findRequestOutcome(store, id));
     assert.equal(outcome.status, 'failed', id);
@@ -302,8 +309,8 @@ test('direct producers: Latin-1 bytes, a NUL in a key name, a long correlation h
   }
 
   const dead = await deadLetters(TOPICS.groupChatInput.dlq);
-  await waitFor('four dead letters', async () => dead.length >= 4);
-  assert.equal(dead.length, 4);
+  await waitFor('five dead letters', async () => dead.length >= 5);
+  assert.equal(dead.length, 5);
   for (const d of dead) {
     assert.equal(d.headers[DLQ_HEADERS.topic], `${prefix}${TOPICS.groupChatInput.name}`);
     assert.equal(d.headers[DLQ_HEADERS.groupId], `${prefix}${groupId}`);

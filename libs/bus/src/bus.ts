@@ -89,8 +89,6 @@ export interface TopicSpec {
    * its whole segment file, so this bounds how long they outlive an erasure's cut.
    */
   readonly segmentMs?: number;
-  /** Kafka's `max.message.bytes` of the topic, when it differs from the broker's. */
-  readonly maxMessageBytes?: number;
 }
 
 /**

@@ -578,7 +578,6 @@ function topicConfig(t: TopicSpec): Array<{ name: string; value: string }> {
   const entries: Array<{ name: string; value: string }> = [];
   if (t.retentionMs !== undefined) entries.push({ name: 'retention.ms', value: String(t.retentionMs) });
   if (t.segmentMs !== undefined) entries.push({ name: 'segment.ms', value: String(t.segmentMs) });
-  if (t.maxMessageBytes !== undefined) entries.push({ name: 'max.message.bytes', value: String(t.maxMessageBytes) });
   return entries;
 }
 

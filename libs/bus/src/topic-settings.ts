@@ -4,7 +4,7 @@ import type { TopicSpec } from './bus.js';
 /** What the setup job found on one topic that already existed, and whether it set it right. */
 export interface TopicFinding {
   readonly topic: string;
-  readonly setting: 'retention.ms' | 'segment.ms' | 'max.message.bytes' | 'partitions' | 'unknown topic';
+  readonly setting: 'retention.ms' | 'segment.ms' | 'partitions' | 'unknown topic';
   readonly found: string;
   readonly wanted: string;
   readonly fixed: boolean;
@@ -74,19 +74,6 @@ export async function reconcileTopics(
         finding(spec.name, 'segment.ms', segment, spec.segmentMs, 'an erased record would stay on disk longer'),
       );
     }
-    const maxBytes = Number(value('max.message.bytes'));
-    if (spec.maxMessageBytes !== undefined && maxBytes > spec.maxMessageBytes) {
-      changes.push({ name: 'max.message.bytes', value: String(spec.maxMessageBytes) });
-      findings.push(
-        finding(
-          spec.name,
-          'max.message.bytes',
-          maxBytes,
-          spec.maxMessageBytes,
-          "its stored events would not fit the broker's limit",
-        ),
-      );
-    }
     const partitions = partitionsOf.get(spec.name) ?? 0;
     if (partitions < spec.partitionsPlanned)
       findings.push({
@@ -112,7 +99,7 @@ export async function reconcileTopics(
 
 function finding(
   topic: string,
-  setting: 'retention.ms' | 'segment.ms' | 'max.message.bytes',
+  setting: 'retention.ms' | 'segment.ms',
   found: number,
   wanted: number,
   why: string,

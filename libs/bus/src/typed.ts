@@ -74,7 +74,12 @@ function withHeaderCorrelation<E>(event: E, record: BusRecord): E {
  * both with a 400, so a direct producer's record gets the same rule, as a dead letter with the
  * field named. Nesting is bounded too, at MAX_RECORD_DEPTH (deeper than any body the API takes).
  */
-export function decodeRecord<E>(topic: TypedTopic<E>, record: BusRecord): E {
+export function decodeRecord<E>(topic: TypedTopic<E>, record: BusRecord, maxRecordBytes = Number.POSITIVE_INFINITY): E {
+  if (record.value.length > maxRecordBytes)
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `record value is ${record.value.length} bytes; ${topic.name} takes at most ${maxRecordBytes}, so that the events made from it fit the broker's limit`,
+    );
   let json: unknown;
   try {
     json = JSON.parse(textOf(record));
@@ -138,9 +143,15 @@ export function subscribeEvents<E>(
     maxBatchSize?: number;
     lingerMs?: number;
     onDeadLetter?: DeadLetterListener;
+    /**
+     * Records larger than this are refused before the handler sees them (see
+     * inputRecordMaxBytes): the input topics' consumer sets it, so that what a record becomes
+     * downstream still fits the broker.
+     */
+    maxRecordBytes?: number;
   },
 ): Promise<Subscription> {
-  const decode = (record: BusRecord): E => decodeRecord(topic, record);
+  const decode = (record: BusRecord): E => decodeRecord(topic, record, options.maxRecordBytes);
   const { batchHandler } = options;
   return bus.subscribe({
     groupId: options.groupId,

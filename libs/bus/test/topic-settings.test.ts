@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
 import { createLogger } from '@memstream/logging';
-import { allTopics, inputRecordMaxBytes, TOPICS } from '@memstream/schemas';
+import { allTopics, TOPICS } from '@memstream/schemas';
 import { infra, waitFor } from '../../../test/helpers/infra.js';
 import { testKafkaBus } from '../../../test/helpers/kafka-bus.js';
 
@@ -39,7 +39,6 @@ test('setup holds a topic made before it to the catalogue: shorter segments and 
   assert.deepEqual(
     findings.map((f) => [f.topic, f.setting, f.found, f.wanted, f.fixed]).sort(),
     [
-      [input, 'max.message.bytes', '1048588', String(spec.maxMessageBytes), true],
       [input, 'partitions', '1', '2', false],
       [input, 'retention.ms', '3600000', String(spec.retentionMs), true],
       [input, 'segment.ms', String(7 * 86_400_000), String(spec.segmentMs), true],
@@ -58,27 +57,9 @@ test('setup holds a topic made before it to the catalogue: shorter segments and 
   assert.equal(value('segment.ms'), String(spec.segmentMs));
   assert.equal(value('retention.ms'), String(spec.retentionMs));
   assert.equal(value('cleanup.policy'), 'delete', "the topic's other overrides are kept");
-  assert.equal(value('max.message.bytes'), String(spec.maxMessageBytes));
   assert.deepEqual(
     await bus.reconcileTopics(topics).then((f) => f.filter((x) => x.fixed)),
     [],
     'a second run finds nothing to fix',
   );
-});
-
-// A record just under the broker's limit was stored, then dead-lettered: its stored event, a few
-// hundred bytes larger, did not fit. The input topics now take records 64 KiB below the limit.
-test('an input topic refuses a record whose stored event would not fit the broker, and takes one that would', async (t) => {
-  const log = createLogger({ service: 'test', level: 'silent' });
-  const { bus, prefix } = testKafkaBus(t, 'input-limit', log);
-  await bus.ensureTopics(allTopics());
-  const kafka = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING });
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  await producer.connect();
-  t.after(() => producer.disconnect());
-  const send = (topic: string, bytes: number) =>
-    producer.send({ topic: `${prefix}${topic}`, messages: [{ key: 'g', value: 'x'.repeat(bytes) }] });
-  await assert.rejects(send(TOPICS.groupChatInput.name, 990_000), /larger than the max message size/);
-  await send(TOPICS.groupChatInput.name, inputRecordMaxBytes(1_000_000) - 1_000);
-  await send(TOPICS.messagesStored.name, 990_000); // the stored topic keeps the broker's limit
 });

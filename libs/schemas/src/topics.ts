@@ -114,35 +114,23 @@ export const SEGMENT_MS = DAY_MS;
 
 /**
  * What a message gains between its input record and its `conversation.message-stored.v1` event
- * (sequence, times, names, the conversation's metadata), with room to spare. The input topics take
- * records this much below the broker's limit, so a record the broker accepted always becomes an
- * event the broker accepts: before, one just under the limit was stored and then dead-lettered,
- * since its stored event could not be published.
+ * (sequence, times, names, the conversation's metadata), with room to spare. A record of an input
+ * topic larger than the broker's limit less this is refused before anything of it is stored: one
+ * just under the limit was stored and then dead-lettered, as its stored event could not be
+ * published. The topics themselves keep the broker's limit, which applies to a whole batch: a
+ * lower one refused librdkafka's full uncompressed batches (its batch.size is 1,000,000).
  */
 export const INPUT_HEADROOM_BYTES = 64 * 1024;
 
-/** The largest record an input topic takes, given the broker's limit (KAFKA_MAX_MESSAGE_BYTES). */
+/** The largest record of an input topic the converter takes, given the broker's limit (KAFKA_MAX_MESSAGE_BYTES). */
 export function inputRecordMaxBytes(brokerMaxBytes: number): number {
   return brokerMaxBytes - INPUT_HEADROOM_BYTES;
 }
 
-/**
- * Every topic of the catalogue and its dead-letter twin, in the shape `bus.ensureTopics` takes;
- * the input topics with their record limit (`max.message.bytes`, see INPUT_HEADROOM_BYTES).
- */
-export function allTopics({ maxMessageBytes = 1_000_000 }: { maxMessageBytes?: number } = {}): {
-  name: string;
-  retentionMs: number;
-  segmentMs: number;
-  maxMessageBytes?: number;
-}[] {
+/** Every topic of the catalogue and its dead-letter twin, in the shape `bus.ensureTopics` takes. */
+export function allTopics(): { name: string; retentionMs: number; segmentMs: number }[] {
   return Object.values(TOPICS).flatMap((t) => [
-    {
-      name: t.name,
-      retentionMs: RETENTION_MS.consumed,
-      segmentMs: SEGMENT_MS,
-      ...(t.publicInput ? { maxMessageBytes: inputRecordMaxBytes(maxMessageBytes) } : {}),
-    },
+    { name: t.name, retentionMs: RETENTION_MS.consumed, segmentMs: SEGMENT_MS },
     { name: t.dlq, retentionMs: RETENTION_MS.deadLetters, segmentMs: SEGMENT_MS },
   ]);
 }

@@ -41,7 +41,7 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
     () => createBus(config, log, metrics, { journal: storeBusJournal(store) }),
     (b) => b.close(),
   );
-  await bus.ensureTopics(allTopics({ maxMessageBytes: config.KAFKA_MAX_MESSAGE_BYTES }));
+  await bus.ensureTopics(allTopics());
 
   // The converter's erasures discard the response streams of what they removed.
   const discardStreams = async (ids: readonly string[]) => void (await api.responses?.discard(ids));

@@ -18,7 +18,7 @@ await runProcess('ingest-gateway', apiEnv, process.env, async (ctx) => {
     () => createBus(config, log, metrics),
     (b) => b.close(),
   );
-  await bus.ensureTopics(allTopics({ maxMessageBytes: config.KAFKA_MAX_MESSAGE_BYTES }));
+  await bus.ensureTopics(allTopics());
   const store = await lifecycle.own(
     'store',
     () => openStore(config, log),

@@ -25,7 +25,7 @@ await runProcess('converter', converterEnv, process.env, async (ctx) => {
     () => createBus(config, log, metrics),
     (b) => b.close(),
   );
-  await bus.ensureTopics(allTopics({ maxMessageBytes: config.KAFKA_MAX_MESSAGE_BYTES }));
+  await bus.ensureTopics(allTopics());
 
   // Only to discard what an erasure removed: the API processes record and read the streams.
   const responses = await lifecycle.own(

@@ -11,7 +11,7 @@ import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
 import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import { foldKeywordCounts, purgeRequestOutcomes, type Store } from '@memstream/store';
-import { type CONSUMERS, TOPICS } from '@memstream/schemas';
+import { type CONSUMERS, inputRecordMaxBytes, TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
 import { handleArkBatch } from './handlers/ark-messages.js';
 import { handleConversationBatch } from './handlers/conversation-input.js';
@@ -43,6 +43,11 @@ export interface ConverterOptions {
   readonly rules: BoundaryRules;
   /** Runs the erasure jobs the erasure topic names. */
   readonly eraser: Eraser;
+  /**
+   * The broker's record limit (KAFKA_MAX_MESSAGE_BYTES; unset: 1,000,000): input records larger
+   * than it less INPUT_HEADROOM_BYTES are refused before anything of them is stored.
+   */
+  readonly brokerMaxBytes?: number;
 }
 
 /** Subscribes the converter's handlers; the caller stops the returned subscriptions on shutdown. */
@@ -54,9 +59,11 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
     metas: new MetaCache(options.metaCacheMs),
     rules: options.rules,
   };
+  const maxRecordBytes = inputRecordMaxBytes(options.brokerMaxBytes ?? 1_000_000);
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'converter'> = {
     groupChatInput: {
       groupId: options.groupId,
+      maxRecordBytes,
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
       maxBatchSize: options.maxBatchSize,
@@ -69,6 +76,7 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       // A group's members must subscribe to the same topics (kafkajs's assigner hands every
       // member partitions of every topic), so each input topic has its own group.
       groupId: `${options.groupId}.ark`,
+      maxRecordBytes,
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
       maxBatchSize: options.maxBatchSize,
@@ -78,6 +86,7 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
     },
     conversationInput: {
       groupId: `${options.groupId}.conversations`,
+      maxRecordBytes,
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
       maxBatchSize: options.maxBatchSize,
@@ -138,6 +147,7 @@ export async function runConverter(
     retry: retryPolicyOf(config),
     partitionsConcurrently: config.CONVERTER_PARTITIONS_CONCURRENTLY,
     maxBatchSize: config.CONVERTER_MAX_BATCH_SIZE,
+    brokerMaxBytes: config.KAFKA_MAX_MESSAGE_BYTES,
     flushes: { parallel: config.CONVERTER_FLUSHES_IN_FLIGHT, maxItems: config.CONVERTER_MAX_FLUSH_MESSAGES },
     metaCacheMs: config.CONVERTER_META_CACHE_MS,
     eraser,

@@ -20,7 +20,7 @@ await runProcess('extractor', extractorEnv, process.env, async (ctx) => {
     () => createBus(config, log, metrics),
     (b) => b.close(),
   );
-  await bus.ensureTopics(allTopics({ maxMessageBytes: config.KAFKA_MAX_MESSAGE_BYTES }));
+  await bus.ensureTopics(allTopics());
   const fanout = await lifecycle.own(
     'fanout',
     () => createFanout(config.REDIS_URL, log),

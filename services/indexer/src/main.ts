@@ -25,7 +25,7 @@ await runProcess('indexer', indexerEnv, process.env, async (ctx) => {
     () => createBus(config, log, metrics),
     (b) => b.close(),
   );
-  await bus.ensureTopics(allTopics({ maxMessageBytes: config.KAFKA_MAX_MESSAGE_BYTES }));
+  await bus.ensureTopics(allTopics());
 
   await runIndexer(config, { bus, store, embedder, log, lifecycle });
   await serveProbes(ctx, [() => store.ping()]);

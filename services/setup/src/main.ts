@@ -19,7 +19,7 @@ const TOPIC_RETRY = { attempts: 6, backoff: { initialDelayMs: 500, maxDelayMs: 8
  * start-up, idempotently, so running this twice, or late, does no harm.
  */
 await runProcess('setup', setupEnv, process.env, async ({ config, log, metrics }) => {
-  const topics = allTopics({ maxMessageBytes: config.KAFKA_MAX_MESSAGE_BYTES });
+  const topics = allTopics();
   const bus = createBus(config, log, metrics);
   try {
     await retryOnError(() => bus.ensureTopics(topics), {

@@ -19,7 +19,7 @@ await runProcess('summarizer', summarizerEnv, process.env, async (ctx) => {
     () => createBus(config, log, metrics),
     (b) => b.close(),
   );
-  await bus.ensureTopics(allTopics({ maxMessageBytes: config.KAFKA_MAX_MESSAGE_BYTES }));
+  await bus.ensureTopics(allTopics());
 
   await runSummarizer(config, { bus, store, log, lifecycle, metrics });
   await serveProbes(ctx, [() => store.ping()]);
