@@ -36,6 +36,8 @@ export const CATALOGUE = {
   /** The request's header block is larger than the server reads (Node's limit, 16 KiB by default). */
   HEADERS_TOO_LARGE: { statusCode: 431, retriable: false },
   RESOURCE_NOT_FOUND: { statusCode: 404, retriable: false },
+  /** One caller holds as many connections or streams as the server gives one caller. */
+  TOO_MANY_REQUESTS: { statusCode: 429, retriable: true },
   CONFLICT: { statusCode: 409, retriable: false },
   /** The event on a topic does not match its schema: a poison message, never retried. */
   INVALID_EVENT: { statusCode: 400, retriable: false },

@@ -4,6 +4,7 @@ import {
   consumerGroupSettings,
   embeddingSettings,
   env,
+  httpEdgeSettings,
   episodeRuleSettings,
   platformEnv,
   requireAuthOffLoopback,
@@ -19,6 +20,7 @@ import type { ApiDeps } from './register-api.js';
  */
 export const apiSettings = {
   ...authSettings,
+  ...httpEdgeSettings,
   ...writerSettings,
   ...embeddingSettings,
   ...episodeRuleSettings,

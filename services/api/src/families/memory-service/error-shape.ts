@@ -11,6 +11,7 @@ const CODES: Record<string, string> = {
   FORBIDDEN: 'forbidden',
   RESOURCE_NOT_FOUND: 'not_found',
   CONFLICT: 'conflict',
+  TOO_MANY_REQUESTS: 'too_many_requests',
   DEPENDENCY_UNAVAILABLE: 'service_unavailable',
   OVERLOADED: 'service_unavailable',
   TIMEOUT: 'timeout',
@@ -36,7 +37,7 @@ export const MemoryServiceErrorBody = z.object({
   error: z.string().meta({ description: 'What was wrong' }),
   code: z.string().meta({
     description:
-      'bad_request, unauthorized, forbidden, not_found, conflict, TRANSFER_ALREADY_PENDING (a second ownership offer), payload_too_large, uri_too_long, headers_too_large, service_unavailable, timeout, internal_error',
+      'bad_request, unauthorized, forbidden, not_found, conflict, TRANSFER_ALREADY_PENDING (a second ownership offer), payload_too_large, uri_too_long, headers_too_large, too_many_requests, service_unavailable, timeout, internal_error',
   }),
   details: z.record(z.string(), z.unknown()).optional().meta({
     description:

@@ -1,6 +1,6 @@
 import { AppError } from '@memstream/errors';
 import type { ResponseStreams } from '@memstream/fanout';
-import { serverSentEvent } from '@memstream/http';
+import { holdStream, serverSentEvent } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
   CancelledBody,
@@ -102,6 +102,7 @@ export function registerResponseResumer(
       await h.ops.require(request, id, 'reader', 'Reading');
       if ((await responses.state(id)) === 'none')
         throw new AppError('RESOURCE_NOT_FOUND', `No response: ${id}`, { details: { resource: 'response', id } });
+      holdStream(request, reply);
       // Allowed when it opened; a person's stream ends, with an error event, when they lose access.
       const person = personOf(request);
       const stop = new AbortController();
