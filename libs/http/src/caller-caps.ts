@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { describePrincipal } from '@memstream/auth';
 import { toPublicError } from './error-handler.js';
