@@ -4,6 +4,7 @@ import { embeddedMemstream } from '../helpers/embedded.js';
 import { pipelineEnv, startApi, startServices } from '../helpers/distributed.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import type { SecurityCallers, SecurityCheck } from './security-callers.js';
+import { edgeContract, SECURITY_PUBLIC_HOST } from './security-edge-contract.js';
 
 // Issue 49's attacks, each a check of its own (test/e2e/security-*-contract.ts), run against one
 // server of each mode with authentication on. Every check names its conversations with `prefix`,
@@ -15,9 +16,12 @@ const AUTH_ENV = {
   AUTH_JWT_SECRET: TEST_JWT_SECRET,
   AUTH_API_KEYS: `chat-backend:${AGENT_KEY}`,
   SUMMARY_SWEEP_INTERVAL_MS: '200',
+  PUBLIC_HOSTS: SECURITY_PUBLIC_HOST,
 };
 
-const CHECKS: ReadonlyArray<readonly [string, SecurityCheck]> = [];
+const CHECKS: ReadonlyArray<readonly [string, SecurityCheck]> = [
+  ['a foreign origin or Host, a write without its media type, a body never read', edgeContract],
+];
 
 async function callers(): Promise<SecurityCallers> {
   const person = async (sub: string) => bearer(await userToken(sub));
