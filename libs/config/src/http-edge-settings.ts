@@ -18,8 +18,11 @@ export const httpEdgeSettings = {
   HTTP_BODY_TIMEOUT_MS: env.int(60_000, 50, 3_600_000),
   /** The idle timeout of a long-lived body instead (ARK's NDJSON relay, which has no total bound). */
   HTTP_STREAM_BODY_IDLE_TIMEOUT_MS: env.int(300_000, 50, 86_400_000),
-  /** Open connections from one address; past it a new one is answered 429 and closed. 0: no cap. */
-  HTTP_MAX_CONNECTIONS_PER_IP: env.int(512, 0, 1_000_000),
-  /** Server-Sent Event streams one caller (a person, an agent, the local user by address) holds open; past it 429. */
-  SSE_MAX_STREAMS_PER_CALLER: env.int(64, 1, 1_000_000),
+  /**
+   * Open connections from one address; past it a new one is answered 429 and closed. 0: no cap.
+   * Unset: 512 without authentication, none with it (behind a proxy every client has its address).
+   */
+  HTTP_MAX_CONNECTIONS_PER_IP: env.optionalInt(0, 1_000_000),
+  /** Server-Sent Event streams one person (the local user: one address) holds open; past it 429. Agents' keys are not counted. */
+  SSE_MAX_STREAMS_PER_CALLER: env.int(256, 1, 1_000_000),
 };

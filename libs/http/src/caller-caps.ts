@@ -65,9 +65,14 @@ export function capConnectionsPerAddress(server: Server, max: number): void {
   });
 }
 
-/** The caller a stream counts against: a person or an agent; the local user by its address. */
-function callerKeyOf(request: FastifyRequest): string {
+/**
+ * The caller a stream counts against: a person, or the local user by its address. An agent's key
+ * is not counted: one key may front every reader of a product (ark-api relays its users' streams
+ * under its own key), and keys are the operator's to hand out.
+ */
+function callerKeyOf(request: FastifyRequest): string | undefined {
   const principal = request.principal;
+  if (principal?.kind === 'agent') return undefined;
   return principal && principal.kind !== 'local' ? describePrincipal(principal) : `address:${request.ip}`;
 }
 
@@ -77,7 +82,9 @@ function callerKeyOf(request: FastifyRequest): string {
  */
 export function holdStream(request: FastifyRequest, reply: FastifyReply): void {
   const caps = request.server.streamsPerCaller;
-  const release = caps.take(callerKeyOf(request));
+  const key = callerKeyOf(request);
+  if (key === undefined) return;
+  const release = caps.take(key);
   if (!release)
     throw new AppError(
       'TOO_MANY_REQUESTS',

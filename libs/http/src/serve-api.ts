@@ -16,7 +16,7 @@ type ApiProcessConfig = Parameters<typeof authSettingsOf>[0] & {
   readonly HTTP_BODY_IDLE_TIMEOUT_MS: number;
   readonly HTTP_BODY_TIMEOUT_MS: number;
   readonly HTTP_STREAM_BODY_IDLE_TIMEOUT_MS: number;
-  readonly HTTP_MAX_CONNECTIONS_PER_IP: number;
+  readonly HTTP_MAX_CONNECTIONS_PER_IP?: number | undefined;
   readonly SSE_MAX_STREAMS_PER_CALLER: number;
 };
 
@@ -48,7 +48,7 @@ export async function serveApi(
       bodyIdleTimeoutMs: config.HTTP_BODY_IDLE_TIMEOUT_MS,
       bodyTimeoutMs: config.HTTP_BODY_TIMEOUT_MS,
       streamBodyIdleTimeoutMs: config.HTTP_STREAM_BODY_IDLE_TIMEOUT_MS,
-      maxConnectionsPerAddress: config.HTTP_MAX_CONNECTIONS_PER_IP,
+      maxConnectionsPerAddress: config.HTTP_MAX_CONNECTIONS_PER_IP ?? (authenticator.enabled ? 0 : 512),
       maxStreamsPerCaller: config.SSE_MAX_STREAMS_PER_CALLER,
     },
     ...(options.readinessChecks ? { readinessChecks: options.readinessChecks } : {}),
