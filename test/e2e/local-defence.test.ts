@@ -15,6 +15,7 @@ import { launchBrowser } from '../../harness/browser.js';
 const EDGE_ENV = {
   HTTP_BODY_IDLE_TIMEOUT_MS: '600',
   HTTP_BODY_TIMEOUT_MS: '2500',
+  HTTP_STREAM_BODY_IDLE_TIMEOUT_MS: '1500',
   SSE_MAX_STREAMS_PER_CALLER: '3',
 };
 
@@ -157,6 +158,48 @@ test('a credential-less server defends itself against pages, foreign hosts and s
         clearInterval(trickle);
         assert.ok(sent < 1000000, `closed after ${sent} bytes, one every ${everyMs} ms`);
       }
+    },
+  );
+
+  await t.test(
+    "ARK's relay body outlives the total deadline while chunks come, and is closed once silent",
+    { timeout: 60_000 },
+    async () => {
+      const relay = async (chunks: number, thenSilent: boolean) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        await once(socket, 'connect');
+        let answer = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (c: string) => (answer += c));
+        socket.on('error', () => undefined);
+        const session = uniqueName('relay');
+        socket.write(
+          `POST /stream/${session} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        );
+        let sent = 0;
+        const started = Date.now();
+        const pace = setInterval(() => {
+          if (sent === chunks) {
+            clearInterval(pace);
+            if (!thenSilent) socket.write('0\r\n\r\n');
+            return;
+          }
+          sent += 1;
+          const line = `${JSON.stringify({ id: session, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: `t${sent}` } }] })}\n`;
+          socket.write(`${Buffer.byteLength(line).toString(16)}\r\n${line}\r\n`);
+        }, 250);
+        await once(socket, 'close');
+        clearInterval(pace);
+        return { answer, elapsedMs: Date.now() - started };
+      };
+      // 16 chunks a quarter of a second apart: longer than the 2.5 s any other body may take
+      const whole = await relay(16, false);
+      assert.ok(whole.elapsedMs > 2500, `${whole.elapsedMs} ms`);
+      assert.match(whole.answer, /^HTTP\/1\.1 200/);
+      assert.match(whole.answer, /"chunks":16/);
+      // a relay that stops sending is closed after its own idle timeout, unanswered
+      const silent = await relay(2, true);
+      assert.equal(silent.answer, '');
     },
   );
 
