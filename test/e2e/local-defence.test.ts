@@ -162,6 +162,21 @@ test('a credential-less server defends itself against pages, foreign hosts and s
   );
 
   await t.test(
+    'a connection that sends nothing, or stops inside its headers, is closed',
+    { timeout: 60_000 },
+    async () => {
+      for (const start of ['', `GET /api/v1/memories HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`]) {
+        const socket = connect(Number(port), '127.0.0.1');
+        await once(socket, 'connect');
+        socket.on('error', () => undefined);
+        socket.resume();
+        if (start) socket.write(start);
+        await once(socket, 'close');
+      }
+    },
+  );
+
+  await t.test(
     "ARK's relay body outlives the total deadline while chunks come, and is closed once silent",
     { timeout: 60_000 },
     async () => {

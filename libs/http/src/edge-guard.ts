@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 
@@ -35,6 +36,11 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
  */
 export function guardEdge(app: FastifyInstance, options: EdgeGuardOptions): void {
   const hosts = new Set(options.publicHosts.map((h) => h.toLowerCase()));
+  // fastify leaves Node's headersTimeout at 0 (its requestTimeout is 0): a socket that never
+  // finished its headers, or sent nothing, was kept for ever. The idle timer closes a silent one
+  // at once; Node's own check (every 30 s) bounds headers that trickle.
+  app.server.headersTimeout = options.bodyTimeoutMs;
+  app.server.on('connection', (socket: Socket) => socket.setTimeout(options.bodyIdleTimeoutMs));
   app.addHook('onRequest', async (request, reply) => {
     reply.raw.setHeader('x-content-type-options', 'nosniff');
     startBodyClock(request, options);
@@ -104,8 +110,12 @@ function stripDefaultPort(host: string): string {
 function startBodyClock(request: FastifyRequest, options: EdgeGuardOptions): void {
   const raw = request.raw;
   const hasBody = raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
-  if (!hasBody || raw.complete) return;
   const socket = raw.socket;
+  if (typeof socket?.setTimeout !== 'function') return; // an injected request (tests) has no socket
+  if (!hasBody || raw.complete) {
+    socket.setTimeout(0); // the request is whole: the handler may take its time (a held write, a stream)
+    return;
+  }
   const longLived = request.routeOptions.config?.longLivedBody === true;
   socket.setTimeout(longLived ? options.streamBodyIdleTimeoutMs : options.bodyIdleTimeoutMs);
   const deadline = longLived ? undefined : setTimeout(() => socket.destroy(), options.bodyTimeoutMs);
