@@ -10,6 +10,7 @@ import { importsKeepTheTargetWhole } from './security-imports-contract.js';
 import { checkSenderIsTheActor } from './security-sender-contract.js';
 import { checkBuffers } from './security-buffers-contract.js';
 import { keywordStatisticsPerAudience } from './security-keyword-contract.js';
+import { edgeContract, SECURITY_PUBLIC_HOST } from './security-edge-contract.js';
 
 // Issue 49's attacks, each a check of its own (test/e2e/security-*-contract.ts), run against one
 // server of each mode with authentication on. Every check names its conversations with `prefix`,
@@ -22,6 +23,7 @@ const AUTH_ENV = {
   AUTH_API_KEYS: `chat-backend:${AGENT_KEY}`,
   SUMMARY_SWEEP_INTERVAL_MS: '200',
   ...KAOS_CAPS_ENV,
+  PUBLIC_HOSTS: SECURITY_PUBLIC_HOST,
 };
 
 const CHECKS: ReadonlyArray<readonly [string, SecurityCheck]> = [
@@ -31,6 +33,7 @@ const CHECKS: ReadonlyArray<readonly [string, SecurityCheck]> = [
   ['a person speaks only as themselves, in every family (sender)', checkSenderIsTheActor],
   ['buffers: resumer bounds and KAOS bodies refused unread', checkBuffers],
   ["a person's keyword scores do not move with an agent's private notes", keywordStatisticsPerAudience],
+  ['a foreign origin or Host, a write without its media type, a body never read', edgeContract],
 ];
 
 async function callers(): Promise<SecurityCallers> {

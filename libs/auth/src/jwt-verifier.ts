@@ -30,6 +30,11 @@ export type JwtVerifier = (token: string) => Promise<VerifiedToken>;
 const ASYMMETRIC = ['RS256', 'ES256'] as const;
 /** Clocks of the token's issuer and ours differ a little; more than this and the token is refused. */
 const CLOCK_TOLERANCE_S = 5;
+/**
+ * The furthest ahead a token may expire. A token valid for centuries (exp 1e20) is a credential
+ * nobody can take back short of rotating the secret; identity providers issue hours, a day or two.
+ */
+const MAX_LIFETIME_S = 366 * 24 * 3600;
 /** The longest user id a write can carry (the event envelope's actor id). */
 const MAX_SUBJECT_CHARS = 255;
 
@@ -58,6 +63,7 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier | undefine
         clockTolerance: CLOCK_TOLERANCE_S,
         requiredClaims: ['exp', 'sub'],
       });
+      refuseOddTimes(payload.exp, payload.iat);
       if (typeof payload.sub !== 'string' || payload.sub.length === 0)
         throw new AppError('UNAUTHENTICATED', 'The token names no user (claim "sub")');
       // Every write carries the caller's id (at most 255 characters, as every id): a longer one could not be applied.
@@ -71,6 +77,18 @@ export function createJwtVerifier(settings: JwtSettings): JwtVerifier | undefine
       throw toAuthError(err);
     }
   };
+}
+
+/**
+ * jose checks that `exp` has not passed and `iat` is a number, not that either is plausible: a
+ * token issued in the future was signed on a wrong clock or made to outlive its rotation.
+ */
+function refuseOddTimes(exp: number | undefined, iat: number | undefined): void {
+  const now = Date.now() / 1000;
+  if (exp !== undefined && exp > now + MAX_LIFETIME_S)
+    throw new AppError('UNAUTHENTICATED', 'The token expires too far ahead (claim "exp" more than a year away)');
+  if (iat !== undefined && iat > now + CLOCK_TOLERANCE_S)
+    throw new AppError('UNAUTHENTICATED', 'The token was issued in the future (claim "iat")');
 }
 
 function toAuthError(err: unknown): AppError {

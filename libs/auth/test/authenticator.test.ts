@@ -199,3 +199,28 @@ test('with nothing configured, authentication is off and every caller is the loc
   assert.equal(authenticator().enabled, true);
   assert.equal(createAuthenticator({ apiKeys: KEYS }).enabled, true);
 });
+
+test('a token that expires absurdly far ahead (exp 1e20, or two years away) is refused', async () => {
+  const auth = authenticator();
+  await refusedWith('UNAUTHENTICATED', auth.authenticate(bearer(await hs256({ sub: 'alice', exp: 1e20 }))));
+  const twoYears = now() + 2 * 366 * 24 * 3600;
+  await refusedWith('UNAUTHENTICATED', auth.authenticate(bearer(await hs256({ sub: 'alice', exp: twoYears }))));
+  // a month is within what identity providers issue
+  const month = await hs256({ sub: 'alice', iat: now(), exp: now() + 30 * 24 * 3600 });
+  assert.deepEqual(await auth.authenticate(bearer(month)), { kind: 'user', userId: 'alice' });
+});
+
+test('a token issued in the future (iat past the clock tolerance) is refused; within it, accepted', async () => {
+  const auth = authenticator();
+  const yearAhead = now() + 365 * 24 * 3600;
+  await refusedWith(
+    'UNAUTHENTICATED',
+    auth.authenticate(bearer(await hs256({ sub: 'alice', iat: yearAhead, exp: yearAhead + 600 }))),
+  );
+  await refusedWith(
+    'UNAUTHENTICATED',
+    auth.authenticate(bearer(await hs256({ sub: 'alice', iat: now() + 60, exp: now() + 600 }))),
+  );
+  const skewed = await hs256({ sub: 'alice', iat: now() + 2, exp: now() + 600 });
+  assert.deepEqual(await auth.authenticate(bearer(skewed)), { kind: 'user', userId: 'alice' });
+});

@@ -15,3 +15,4 @@ export {
   type LocalEmbeddingModel,
 } from './embedding-settings.js';
 export { authSettings, authConfigured, listenHostOf, requireAuthOffLoopback } from './auth-settings.js';
+export { httpEdgeSettings } from './http-edge-settings.js';

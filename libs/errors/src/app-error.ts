@@ -35,7 +35,10 @@ export const CATALOGUE = {
   URI_TOO_LONG: { statusCode: 414, retriable: false },
   /** The request's header block is larger than the server reads (Node's limit, 16 KiB by default). */
   HEADERS_TOO_LARGE: { statusCode: 431, retriable: false },
-  /** The caller holds as much of a bounded resource as it may (responses in progress...); later, or after ending one. */
+  /**
+   * The caller holds as much of a bounded resource as one caller may (connections, streams,
+   * responses in progress): later, or after ending one.
+   */
   TOO_MANY_REQUESTS: { statusCode: 429, retriable: true },
   RESOURCE_NOT_FOUND: { statusCode: 404, retriable: false },
   CONFLICT: { statusCode: 409, retriable: false },

@@ -16,6 +16,8 @@ import {
   shapeByPath,
 } from './edge-errors.js';
 
+import { guardEdge, type EdgeGuardOptions } from './edge-guard.js';
+import { CallerCounts, capConnectionsPerAddress } from './caller-caps.js';
 import { registerHttpMetrics } from './http-metrics.js';
 import { registerApiDocs, type ApiDocsOptions } from './openapi/api-docs.js';
 
@@ -33,6 +35,11 @@ export interface HttpServerOptions {
   readonly openapi?: ApiDocsOptions;
   /** Who may call (API processes): every route but health, metrics and docs requires credentials. */
   readonly authenticator?: Authenticator;
+  /** API processes: the Host, Origin and media-type checks, body deadlines and per-caller caps. */
+  readonly edge?: EdgeGuardOptions & {
+    readonly maxConnectionsPerAddress: number;
+    readonly maxStreamsPerCaller: number;
+  };
 }
 
 /** Request headers whose value becomes the request id, which is also the correlation id. */
@@ -72,6 +79,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     shapeFor,
     shapeByPath(options.openapi?.families ?? [], options.openapi?.unclaimedNotFound),
   );
+  // A text/plain body is what a cross-site form or no-cors fetch may send without a preflight; no
+  // route takes it but ARK's relay, which says so in its own scope.
+  app.removeContentTypeParser('text/plain');
   // A request that declares JSON but sends nothing (clients do, on DELETE) has no body, not a bad
   // one; anything else goes to fastify's own parser, prototype-poisoning checks included.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -97,6 +107,12 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // Before credentials: a foreign page or Host is refused whoever it claims to be.
+  if (options.edge) {
+    guardEdge(app, options.edge);
+    capConnectionsPerAddress(app.server, options.edge.maxConnectionsPerAddress);
+  }
+  app.decorate('streamsPerCaller', new CallerCounts(options.edge?.maxStreamsPerCaller ?? 0));
   if (options.authenticator) requireCredentials(app, options.authenticator, options.log);
   registerHttpMetrics(app, options.metrics);
   if (options.openapi) registerApiDocs(app, options.openapi, options.authenticator?.enabled === true);

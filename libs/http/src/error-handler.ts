@@ -41,7 +41,7 @@ export function errorHandlerFor(shape: ErrorShape) {
     const pub = toPublicError(err);
     if (pub.statusCode >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: pub.code, reason: pub.message }, 'request rejected');
-    if (pub.statusCode === 503) void reply.header('Retry-After', '5');
+    if (pub.statusCode === 503 || pub.statusCode === 429) void reply.header('Retry-After', '5');
     return reply.status(pub.statusCode).send(shape(pub, request));
   };
 }

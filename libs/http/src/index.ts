@@ -19,3 +19,4 @@ export {
   type ZodApp,
   type ZodTypeProvider,
 } from './openapi/zod-provider.js';
+export { holdStream } from './caller-caps.js';

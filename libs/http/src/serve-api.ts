@@ -12,6 +12,12 @@ type ApiProcessConfig = Parameters<typeof authSettingsOf>[0] & {
   readonly PORT: number;
   readonly HOST?: string | undefined;
   readonly HTTP_BODY_LIMIT_BYTES: number;
+  readonly PUBLIC_HOSTS: readonly string[];
+  readonly HTTP_BODY_IDLE_TIMEOUT_MS: number;
+  readonly HTTP_BODY_TIMEOUT_MS: number;
+  readonly HTTP_STREAM_BODY_IDLE_TIMEOUT_MS: number;
+  readonly HTTP_MAX_CONNECTIONS_PER_IP?: number | undefined;
+  readonly SSE_MAX_STREAMS_PER_CALLER: number;
 };
 
 /**
@@ -28,12 +34,23 @@ export async function serveApi(
   },
 ): Promise<number> {
   const { config, log, lifecycle, metrics } = process;
+  const authenticator = createAuthenticator(authSettingsOf(config));
   const http = createHttpServer({
     log,
     lifecycle,
     metrics,
     bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
-    authenticator: createAuthenticator(authSettingsOf(config)),
+    authenticator,
+    edge: {
+      publicHosts: config.PUBLIC_HOSTS,
+      // Behind a proxy or a Kubernetes service the Host is theirs to choose unless the operator names it.
+      enforceHost: !authenticator.enabled || config.PUBLIC_HOSTS.length > 0,
+      bodyIdleTimeoutMs: config.HTTP_BODY_IDLE_TIMEOUT_MS,
+      bodyTimeoutMs: config.HTTP_BODY_TIMEOUT_MS,
+      streamBodyIdleTimeoutMs: config.HTTP_STREAM_BODY_IDLE_TIMEOUT_MS,
+      maxConnectionsPerAddress: config.HTTP_MAX_CONNECTIONS_PER_IP ?? (authenticator.enabled ? 0 : 512),
+      maxStreamsPerCaller: config.SSE_MAX_STREAMS_PER_CALLER,
+    },
     ...(options.readinessChecks ? { readinessChecks: options.readinessChecks } : {}),
     openapi: options.openapi,
   });

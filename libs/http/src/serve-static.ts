@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
-import { extname, resolve, sep } from 'node:path';
+import { lstat, realpath, stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export interface StaticSiteOptions {
@@ -59,7 +59,8 @@ export async function serveStatic(app: FastifyInstance, options: StaticSiteOptio
   app.get(`${prefix}/*`, route, async (request: FastifyRequest<{ Params: { '*': string } }>, reply) => {
     common(reply);
     const wanted = request.params['*'];
-    const file = (await inside(root, wanted)) ?? (hasNoExtension(wanted) ? await inside(root, fallback) : undefined);
+    const file =
+      (await inside(root, wanted)) ?? ((await isPageRoute(root, wanted)) ? await inside(root, fallback) : undefined);
     if (!file) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
     const tag = `W/"${file.size.toString(16)}-${Math.floor(file.mtimeMs).toString(16)}"`;
     void reply
@@ -73,9 +74,20 @@ export async function serveStatic(app: FastifyInstance, options: StaticSiteOptio
   });
 }
 
-/** A route of the page names no file: no dot in its last segment (so no dotfile either). */
-function hasNoExtension(path: string): boolean {
-  return !(path.split('/').at(-1) ?? '').includes('.');
+/**
+ * A route of the page names no file: no dot in its last segment (so no dotfile either), or a
+ * path under a folder the site does not have, whose last segment is an id that may hold a dot
+ * (`conversations/my-app.default.svc`). A missing file in one of the site's folders stays 404.
+ */
+async function isPageRoute(root: string, path: string): Promise<boolean> {
+  const segments = path.split('/').filter((s) => s !== '');
+  if (!(segments.at(-1) ?? '').includes('.')) return true;
+  if (segments.length < 2 || segments.some((s) => s.startsWith('.') || s.includes('\\') || s.includes('\0')))
+    return false;
+  return lstat(join(root, segments[0]!)).then(
+    () => false,
+    () => true,
+  );
 }
 
 /** The regular file `path` names inside `root`, or undefined when there is none or it would leave `root`. */

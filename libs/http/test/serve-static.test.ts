@@ -76,13 +76,21 @@ test('hashed files are cached for a year, the page and unhashed files are revali
 
 test("the page's own routes get index.html; a missing file with an extension is 404", async (t) => {
   const app = await site(t);
-  for (const url of ['/console/conversations', '/console/conversations/team%2Falpha', '/console/search?q=x']) {
+  for (const url of [
+    '/console/conversations',
+    '/console/conversations/team%2Falpha',
+    '/console/search?q=x',
+    // an id with dots, as the docs' own example, loaded directly
+    '/console/conversations/my-app.default.svc',
+    '/console/conversations/my-app.default.svc/memories',
+  ]) {
     const res = await app.inject({ url });
     assert.equal(res.statusCode, 200, url);
     assert.match(res.body, /<title>console/, url);
     assert.equal(res.headers['cache-control'], 'no-cache', url);
   }
   assert.equal((await app.inject({ url: '/console/assets/missing.js' })).statusCode, 404);
+  assert.equal((await app.inject({ url: '/console/favicon.ico' })).statusCode, 404);
   const bare = await app.inject({ url: '/console?x=1' });
   assert.equal(bare.statusCode, 308);
   assert.equal(bare.headers.location, '/console/?x=1');

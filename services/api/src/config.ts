@@ -4,6 +4,7 @@ import {
   consumerGroupSettings,
   embeddingSettings,
   env,
+  httpEdgeSettings,
   episodeRuleSettings,
   platformEnv,
   requireAuthOffLoopback,
@@ -20,6 +21,7 @@ import type { ApiDeps } from './register-api.js';
  */
 export const apiSettings = {
   ...authSettings,
+  ...httpEdgeSettings,
   ...writerSettings,
   ...embeddingSettings,
   ...episodeRuleSettings,

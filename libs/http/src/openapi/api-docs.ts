@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { ApiFamily } from './api-family.js';
 import type { ErrorShape } from '../error-shapes/error-shape.js';
+import { markOptionalBodies } from './optional-body.js';
 import { STORABLE_JSON } from '@memstream/schemas';
 
 export interface ApiDocsOptions {
@@ -53,6 +54,8 @@ export function registerApiDocs(app: FastifyInstance, options: ApiDocsOptions, a
       },
       ...(authenticated ? { security: [{ bearerAuth: [] }, { apiKey: [] }] } : {}),
     },
+    transformObject: (document) =>
+      'openapiObject' in document ? markOptionalBodies(document.openapiObject) : document.swaggerObject,
   });
   void app.register(swaggerUi, { routePrefix: '/docs', validatorUrl: false });
 }

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { jsonSchemaOf, requestSchemaOf } from './json-schema.js';
 import type { ErrorShape } from '../error-shapes/error-shape.js';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-provider.js';
+import { OPTIONAL_BODY } from './optional-body.js';
 
 /** The request parts fastify validates with a route's zod schemas. */
 type RequestPart = 'querystring' | 'params' | 'body';
@@ -154,7 +155,14 @@ export function apiFamily(
               ...(docs.querystring ? { querystring: requestSchemaOf(docs.querystring, 'querystring') } : {}),
               ...(docs.params ? { params: requestSchemaOf(docs.params, 'params') } : {}),
               ...(docs.headers ? { headers: requestSchemaOf(docs.headers, 'headers') } : {}),
-              ...(docs.body ? { body: requestSchemaOf(docs.body, 'body') } : {}),
+              ...(docs.body
+                ? {
+                    body: {
+                      ...(requestSchemaOf(docs.body, 'body') as object),
+                      ...('emptyBody' in docs ? { [OPTIONAL_BODY]: true } : {}),
+                    },
+                  }
+                : {}),
               ...(docs.consumes ? { consumes: docs.consumes } : {}),
               response: {
                 ...responsesOf(docs.responses ?? { 200: 'OK' }),

@@ -97,7 +97,9 @@ export function registerSessionWrites(app: ZodApp, deps: { store: Store; write: 
       202: ArkRelaying.meta({ description: 'Keeping them outlasted REQUEST_SYNC_TIMEOUT_MS; Kafka has them' }),
     },
   });
-  app.post<{ Params: { session_id: string } }>('/stream/:session_id', relayDocs, async (request, reply) => {
+  // A relay stays open for a whole query: it has an idle timeout of its own and no total deadline.
+  const relayRoute = { ...relayDocs, config: { ...relayDocs.config, longLivedBody: true } };
+  app.post<{ Params: { session_id: string } }>('/stream/:session_id', relayRoute, async (request, reply) => {
     const sessionId = parseSessionId(request.params.session_id);
     // A relay is a write: the converter keeps the chunks, numbers them and sends them to the
     // readers, after what was sent to the session before; a person claims a new session there.

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { serverSentEvent, type ZodApp } from '@memstream/http';
+import { holdStream, serverSentEvent, type ZodApp } from '@memstream/http';
 import { mayReadAudience } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import type { Fanout } from '@memstream/fanout';
@@ -146,14 +146,15 @@ export function registerStream(app: ZodApp, deps: StreamDeps): void {
       chunks: await listStreamChunks(deps.store, sessionId),
     });
     let start: Awaited<ReturnType<typeof readStart>> | undefined;
+    let sse: SseWriter;
     try {
       if (initial.exists) start = await readStart();
+      sse = startSse(reply);
     } catch (err) {
       await unsubscribe().catch(() => undefined);
       throw err;
     }
 
-    const sse = startSse(reply);
     open.add(sse);
     const frames = framesOf(dialect, sse);
     // Set once the stream is live: reads what was stored past the last event sent (see below).
@@ -319,6 +320,7 @@ export function parseSessionId(value: string): string {
 }
 
 function startSse(reply: FastifyReply): SseWriter {
+  holdStream(reply.request, reply); // before the first byte, so a refusal is a 429 in ARK's shape
   reply.hijack(); // the response is ours from here: fastify neither serializes nor ends it
   void reply.header('x-request-id', reply.request.id);
   for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as string);

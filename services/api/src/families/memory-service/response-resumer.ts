@@ -1,6 +1,6 @@
 import { AppError } from '@memstream/errors';
 import type { ResponseRecorder, ResponseRefusal, ResponseStreams } from '@memstream/fanout';
-import { principalOf, serverSentEvent } from '@memstream/http';
+import { holdStream, principalOf, serverSentEvent } from '@memstream/http';
 import type { FastifyRequest } from 'fastify';
 import { memoryServiceDocs as docs } from './docs.js';
 import {
@@ -108,6 +108,7 @@ export function registerResponseResumer(
       await h.ops.require(request, id, 'reader', 'Reading');
       if ((await responses.state(id)) === 'none')
         throw new AppError('RESOURCE_NOT_FOUND', `No response: ${id}`, { details: { resource: 'response', id } });
+      holdStream(request, reply);
       // Allowed when it opened; a person's stream ends, with an error event, when they lose access.
       const person = personOf(request);
       const stop = new AbortController();
