@@ -278,13 +278,29 @@ export async function latestKaosEvents(
   q: Queryable,
   agent: string,
   viewer: KaosViewer,
-  slice: { latest: number } | { skip: number },
+  slice: ({ latest: number } | { skip: number }) & { maxBytes?: number },
   sessionId?: string,
-): Promise<KaosEventRow[]> {
+): Promise<KaosEventRow[] | { tooLarge: number }> {
   const params: unknown[] = [];
   let where = scope(params, agent, viewer);
   if (sessionId !== undefined) where += ` AND s.session_id = $${params.push(sessionId)}`;
   const from = `FROM kaos_sessions s JOIN kaos_events e ON e.conversation_id = s.conversation_id WHERE ${where}`;
+  if (slice.maxBytes !== undefined) {
+    // The slice's size first, from the stored lengths: an agent's events across its sessions may
+    // be gigabytes, and an answer is built whole.
+    const sized = [...params];
+    const size = `octet_length(e.content::text) + octet_length(e.metadata::text)`;
+    const { rows: measured } = await q.query<{ bytes: string }>(
+      'latest' in slice
+        ? `SELECT coalesce(sum(b), 0)::int8::text AS bytes FROM (
+             SELECT ${size} AS b ${from} ORDER BY s.ord DESC, e.seq DESC LIMIT $${sized.push(slice.latest)}) t`
+        : `SELECT coalesce(sum(b), 0)::int8::text AS bytes FROM (
+             SELECT ${size} AS b ${from} ORDER BY s.ord, e.seq OFFSET $${sized.push(slice.skip)}) t`,
+      sized,
+    );
+    const bytes = Number(measured[0]?.bytes ?? 0);
+    if (bytes > slice.maxBytes) return { tooLarge: bytes };
+  }
   const { rows } = await q.query<KaosEventRow>(
     'latest' in slice
       ? `SELECT event_id, timestamp, event_type, content_json, metadata_json FROM (

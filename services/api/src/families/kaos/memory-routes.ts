@@ -1,3 +1,4 @@
+import { AppError } from '@memstream/errors';
 import { parseOrThrow } from '@memstream/http';
 import { kaosDocs as docs } from './docs.js';
 import { kaosStats, latestKaosEvents, listKaosSessions, type Store } from '@memstream/store';
@@ -17,7 +18,7 @@ import {
 import { viewerOf, type KaosOps } from './kaos-ops.js';
 import { answerWrite } from './answer-write.js';
 import type { Halves } from '../../shared/halves.js';
-import { sendWithEvents } from './event-json.js';
+import { KAOS_READ_MAX_BYTES, sendWithEvents } from './event-json.js';
 
 /** KAOS's answers at most this many events however many are asked for (it caps, it does not refuse). */
 const MAX_EVENTS = 1000;
@@ -55,6 +56,7 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
       parsedByHandler: ['querystring'],
       responses: {
         200: KaosEventsResponse,
+        413: 'The events asked for are past 64 MiB of JSON: ask for fewer (limit) or one session (session_id)',
         422: 'limit is not an integer: {"detail": [{"type": "int_parsing", "loc": ["query", "limit"], "msg", "input"}]}, as FastAPI answers',
       },
     }),
@@ -70,9 +72,15 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
         agent,
         viewerOf(request),
         // events[-limit:] of KAOS: a limit of 0 or below slices from the front
-        limit > 0 ? { latest: limit } : { skip: -limit },
+        { ...(limit > 0 ? { latest: limit } : { skip: -limit }), maxBytes: KAOS_READ_MAX_BYTES },
         query.session_id || undefined,
       );
+      if (!Array.isArray(events))
+        throw new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `These events are ${events.tooLarge} bytes of JSON; a read sends at most ${KAOS_READ_MAX_BYTES}: ask for fewer (limit) or one session (session_id)`,
+          { details: { field: 'limit' } },
+        );
       return sendWithEvents(reply, { agent, events: [], total: events.length }, events);
     },
   );
