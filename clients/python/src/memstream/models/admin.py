@@ -212,6 +212,8 @@ class ErasureReceipt(CamelAnswer):
     step: str
     passes: int
     error: Optional[str]
+    # why the job has not finished yet, or why it failed (what a pass found, or the step it stopped in)
+    reason: Optional[str]
     counts: ErasureCounts
 
 
