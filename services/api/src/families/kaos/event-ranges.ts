@@ -1,3 +1,5 @@
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-chars.js';
+
 /**
  * Where each event of an append's body holds its content and metadata, as byte offsets into the
  * body as received, found without building a single value: a body is one event or a list of
@@ -20,15 +22,6 @@ export interface EventRanges {
   /** Present only when the event's metadata is an object. */
   readonly metadata?: ByteRange;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 
 /** One entry per event of the body (one event, or each item of a list), in order; undefined if it is not JSON. */
 export function eventRanges(body: Uint8Array): EventRanges[] | undefined {

@@ -1,3 +1,5 @@
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-chars.js';
+
 /**
  * JSON read without losing what JSON.parse loses: every value keeps its place in the text, and
  * numbers keep their digits. KAOS agents are Python: `8.0` is a float and stays `8.0`, an integer
@@ -20,14 +22,6 @@ type Open =
   | { kind: 'object'; start: number; entries: Array<[string, RawValue]>; key: string }
   | { kind: 'array'; start: number; items: RawValue[] };
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
 /** Parses text JSON.parse accepted; undefined if it is not JSON after all. */
