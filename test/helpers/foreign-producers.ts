@@ -73,3 +73,36 @@ export async function produceWith(
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** A record as a producer writes it: bytes or text, and null where the producer sends none. */
+export interface RawRecord {
+  readonly key: Buffer | string | null;
+  readonly value: Buffer | string | null;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Writes `records` to `topic` with librdkafka, byte for byte and in order (null keys and values,
+ * bytes that are not UTF-8, headers), as a producer outside memstream may.
+ */
+export async function produceRawWithLibrdkafka(topic: string, records: readonly RawRecord[]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'raw-producer-'));
+  try {
+    const file = join(dir, 'records.json');
+    const b64 = (v: Buffer | string | null) => (v === null ? null : Buffer.from(v).toString('base64'));
+    writeFileSync(
+      file,
+      JSON.stringify(records.map((r) => ({ key: b64(r.key), value: b64(r.value), headers: r.headers ?? {} }))),
+    );
+    const brokers = infra().kafkaBrokers.join(',');
+    const run = await runCaptured(await confluentKafkaPython(), [
+      join(PRODUCERS, 'raw_producer.py'),
+      brokers,
+      topic,
+      file,
+    ]);
+    if (run.code !== 0) throw new Error(`the librdkafka producer failed (${run.code}): ${run.stderr.slice(-3000)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
