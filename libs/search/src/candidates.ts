@@ -5,11 +5,13 @@ import { messageKey, type MemoryCandidate, type MessageCandidate } from './rank.
  * The contextual ranking's candidates from the two methods' lists (over messages and memories
  * alike) and the searched turns' context: each message once, with the score each method gave it;
  * the neighbours no method returned, with none; each memory with the keys of its source turns.
+ * `waiting`: the message rows with no vector yet (messagesWithoutVectors).
  */
 export function contextualCandidates(
   keyword: readonly SearchHit[],
   vector: readonly SearchHit[],
   context: { turns: readonly TurnContext[]; neighbours: readonly NeighbourHit[] },
+  waiting: ReadonlySet<string> = new Set(),
 ): { messages: MessageCandidate[]; memories: MemoryCandidate[]; participants: Set<string> } {
   const turns = new Map(context.turns.map((t) => [t.itemId, t]));
   const messages = new Map<string, { hit: SearchHit; keyword?: number; vector?: number }>();
@@ -35,6 +37,7 @@ export function contextualCandidates(
       hit: m.hit,
       keyword: m.keyword,
       vector: m.vector,
+      awaitsVector: m.vector === undefined && waiting.has(itemId),
       sender: t.senderName,
       prev: t.prevMessageId === null ? undefined : messageKey(t.conversationId, t.prevMessageId),
       next: t.nextMessageId === null ? undefined : messageKey(t.conversationId, t.nextMessageId),

@@ -13,6 +13,8 @@ export interface MessageCandidate {
   readonly hit: SearchHit;
   readonly keyword?: number | undefined;
   readonly vector?: number | undefined;
+  /** Stored, and found by its words, but not embedded yet: its vector side is taken to match as well as its keyword side. */
+  readonly awaitsVector?: boolean | undefined;
   readonly sender: string;
   readonly prev?: string | undefined;
   readonly next?: string | undefined;
@@ -77,7 +79,7 @@ function rescale<T>(items: readonly T[], score: (t: T) => number | undefined): M
   return new Map(present.map((t, i) => [t, max > min ? (scores[i]! - min) / (max - min) : 1]));
 }
 
-/** Each method's rescaled score of one item (0 where the method did not return it). */
+/** Each method's rescaled score of one item (0 where the method did not return it; a message awaiting its vector has its keyword score on both sides). */
 type Pair = readonly [keyword: number, vector: number];
 
 /**
@@ -98,12 +100,17 @@ export interface RankFeatures {
   readonly memories: ReadonlyArray<{ readonly hit: SearchHit; readonly pair: Pair; readonly date: number }>;
 }
 
-function pairs<T extends { keyword?: number | undefined; vector?: number | undefined }>(
-  items: readonly T[],
-): Map<T, Pair> {
+function pairs<
+  T extends { keyword?: number | undefined; vector?: number | undefined; awaitsVector?: boolean | undefined },
+>(items: readonly T[]): Map<T, Pair> {
   const k = rescale(items, (t) => t.keyword);
   const v = rescale(items, (t) => t.vector);
-  return new Map(items.map((t) => [t, [k.get(t) ?? 0, v.get(t) ?? 0] as const]));
+  return new Map(
+    items.map((t) => {
+      const keyword = k.get(t) ?? 0;
+      return [t, [keyword, v.get(t) ?? (t.awaitsVector ? keyword : 0)] as const];
+    }),
+  );
 }
 
 export function rankFeatures(

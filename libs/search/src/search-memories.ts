@@ -1,5 +1,6 @@
 import {
   keywordSearch,
+  messagesWithoutVectors,
   turnContext,
   vectorSearch,
   type SearchFilters,
@@ -80,15 +81,18 @@ export async function searchMemories(
   // Memories are searched even when only messages are asked for: a memory that matches lends
   // rank to the turns it was made from.
   const searched: SearchFilters = ranking.memory > 0 ? { ...filters, kinds: ['message', 'episodic_memory'] } : filters;
-  const [keyword, vector] = await Promise.all([
-    keywordSearch(store, query, searched, pool),
-    queryVector().then((v) => vectorSearch(store, v, embedder.model, searched, pool)),
-  ]);
+  const [keyword, embedded] = await Promise.all([keywordSearch(store, query, searched, pool), queryVector()]);
+  // Which keyword hits have no vector yet is read before the vector search, never after it (see
+  // messagesWithoutVectors): a stored message the indexer has not reached counts as matching by
+  // vector as well as by words, or it would fall below older turns that match by vector alone.
+  const keywordMessages = keyword.filter((h) => h.kind === 'message').map((h) => h.item_id);
+  const waiting = await messagesWithoutVectors(store, embedder.model, keywordMessages);
+  const vector = await vectorSearch(store, embedded, embedder.model, searched, pool);
   const messageIds = [...new Set([...keyword, ...vector].filter((h) => h.kind === 'message').map((h) => h.item_id))];
   const context = filters.kinds.includes('message')
     ? await turnContext(store, messageIds, filters, { neighbours: ranking.context > 0 })
     : { turns: [], neighbours: [] };
-  const { messages, memories, participants } = contextualCandidates(keyword, vector, context);
+  const { messages, memories, participants } = contextualCandidates(keyword, vector, context, waiting);
   const intent = intentOf(query, participants, Date.now());
   const features = rankFeatures(intent, filters.kinds.includes('message') ? messages : [], memories);
   const ranked = rankByFeatures(features, ranking, filters.kinds.includes('episodic_memory'), explain);

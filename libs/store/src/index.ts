@@ -138,7 +138,13 @@ export {
   memorySearchText,
 } from './repositories/message-search-text.js';
 export { turnContext, type TurnContext, type NeighbourHit } from './repositories/search-context.js';
-export { EXACT_SCAN_MAX_ITEMS, vectorSearch, type SearchFilters, type SearchHit } from './repositories/search.js';
+export {
+  EXACT_SCAN_MAX_ITEMS,
+  messagesWithoutVectors,
+  vectorSearch,
+  type SearchFilters,
+  type SearchHit,
+} from './repositories/search.js';
 export { MAX_QUERY_TERMS, keywordSearch } from './repositories/keyword-search.js';
 export { forgetMessages, forgetMessagesIn, type ForgetFilter, type ForgetResult } from './repositories/forget.js';
 export { memoryStats, type MemoryStats } from './repositories/memory-stats.js';

@@ -157,6 +157,29 @@ export async function vectorSearch(
 }
 
 /**
+ * Of the messages `itemIds`, those with no vector of `model` yet: stored (their keyword row is
+ * written with them) but not embedded by the indexer, or embedded by an older model only. Hybrid
+ * reads this before its vector search: vectors only arrive, so a message this call calls waiting
+ * either still waits when the vector search runs or is found by it with its own score. Read after
+ * the vector search, a vector written between the two reads was in neither, and its message
+ * counted as a poor vector match (docs/search.md).
+ */
+export async function messagesWithoutVectors(
+  q: Queryable,
+  model: string,
+  itemIds: readonly string[],
+): Promise<Set<string>> {
+  if (itemIds.length === 0) return new Set();
+  const { rows } = await q.query<{ item_id: string }>(
+    `SELECT i.item_id FROM unnest($1::text[]) AS i(item_id)
+      WHERE NOT EXISTS (SELECT 1 FROM search_vectors v
+                         WHERE v.kind = 'message' AND v.item_id = i.item_id AND v.embedding_model = $2)`,
+    [[...itemIds], model],
+  );
+  return new Set(rows.map((r) => r.item_id));
+}
+
+/**
  * How many messages a person's (or a list of, or every) conversations hold, and how many items
  * there are in all; both from counters, not scans of the items.
  */
