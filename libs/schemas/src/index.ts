@@ -75,10 +75,10 @@ export {
   type AccessDecision,
 } from './access-level.js';
 export {
-  MsRole,
-  MsVisibility,
-  MsChannel,
-  MsMessage,
+  MemoryServiceRole,
+  MemoryServiceVisibility,
+  MemoryServiceChannel,
+  MemoryServiceMessage,
   ConversationCreated,
   ConversationMessagesAppended,
   ConversationDeleted,

@@ -13,7 +13,7 @@ import {
   standingOf,
   viewSegments,
   type ConversationRecord,
-  type MsStoredMessage,
+  type MemoryServiceStoredMessage,
   type Store,
   type ViewFilter,
 } from '@memstream/store';
@@ -22,7 +22,7 @@ import {
   levelRefusal,
   type AccessLevel,
   type MemoryServiceInput,
-  type MsMessage,
+  type MemoryServiceMessage,
   type Refusal,
   type RequestOutcome,
   type Standing,
@@ -111,7 +111,7 @@ export function conversationOps(deps: OpsDeps) {
       filter: ViewFilter,
       after: string | undefined,
       limit: number,
-    ): Promise<{ items: MsStoredMessage[]; nextCursor: string | null }> {
+    ): Promise<{ items: MemoryServiceStoredMessage[]; nextCursor: string | null }> {
       const segments = await viewSegments(deps.store, conversationId);
       let position: ViewPosition | undefined;
       if (after !== undefined) {
@@ -142,7 +142,9 @@ export function refusalError(refusal: Refusal, id: string): AppError {
 }
 
 /** A new message as the family stores it. */
-export function newMessage(fields: Partial<MsMessage> & Pick<MsMessage, 'role' | 'content'>): MsMessage {
+export function newMessage(
+  fields: Partial<MemoryServiceMessage> & Pick<MemoryServiceMessage, 'role' | 'content'>,
+): MemoryServiceMessage {
   return {
     message_id: randomUUID(),
     visibility: 'user',
