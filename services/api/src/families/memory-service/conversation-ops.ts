@@ -27,7 +27,7 @@ import {
   type RequestOutcome,
   type Standing,
 } from '@memstream/schemas';
-import { answerWrite, type StillApplying } from './answer-write.js';
+import { outcomeOrStillApplying, type StillApplying } from './outcome-or-still-applying.js';
 
 export interface OpsDeps {
   readonly store: Store;
@@ -85,7 +85,7 @@ export function conversationOps(deps: OpsDeps) {
       { type, data, source: 'memory-service' } as never,
       true,
     );
-    return answerWrite(written, data.conversation_id);
+    return outcomeOrStillApplying(written, data.conversation_id);
   };
 
   return {

@@ -30,7 +30,7 @@ import {
   type TransferRecipients,
 } from '@memstream/schemas';
 import { conversationOps, newMessage, refusalError, type OpsDeps } from './conversation-ops.js';
-import { StillApplying } from './answer-write.js';
+import { StillApplying } from './outcome-or-still-applying.js';
 import { conversationView, membershipView, transferView } from './views.js';
 import type { MemoryServiceStoredMessage } from '@memstream/store';
 
