@@ -1,3 +1,4 @@
+import { consumerGroupIdsOf } from '@memstream/config';
 import { createAuthenticator } from '@memstream/auth';
 import { MemoryBus } from '@memstream/bus';
 import { createHashEmbedder } from '@memstream/embedding';
@@ -54,12 +55,7 @@ export async function startInProcessReadApi(options: {
   let received = 0;
   http.addHook('onRequest', async () => void received++);
   await registerApi(http, 'all', {
-    consumerGroups: {
-      CONVERTER_GROUP_ID: 'memstream-converter',
-      INDEXER_GROUP_ID: 'memstream-indexer',
-      EXTRACTOR_GROUP_ID: 'memstream-extractor',
-      SUMMARIZER_GROUP_ID: 'memstream-summarizer',
-    },
+    consumerGroups: consumerGroupIdsOf({}),
     store,
     ledger,
     fanout,

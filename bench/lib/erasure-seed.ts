@@ -170,7 +170,7 @@ export async function* seedExport(plan: SeedPlan): AsyncGenerator<string> {
         createdAt,
         storedAt: createdAt,
         referList: [],
-        metadata: c.family === 'memory-service' ? msMetadata(sender.id, messageId, content, createdAt) : {},
+        metadata: c.family === 'memory-service' ? memoryServiceMetadata(sender.id, messageId, content, createdAt) : {},
         sourceApi: c.family,
       });
     }
@@ -281,7 +281,12 @@ export async function* seedExport(plan: SeedPlan): AsyncGenerator<string> {
 }
 
 /** The `ms` metadata memory-service keeps with a message it stored (what its reads answer from). */
-function msMetadata(userId: string, messageId: string, text: string, createdAt: string): Record<string, unknown> {
+function memoryServiceMetadata(
+  userId: string,
+  messageId: string,
+  text: string,
+  createdAt: string,
+): Record<string, unknown> {
   return {
     ms: {
       role: 'user',

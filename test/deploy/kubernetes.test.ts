@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { parseAllDocuments } from 'yaml';
-import { allTopics } from '@memstream/schemas';
+import { TOPICS, allTopics, consumerGroupsOf, type PipelineGroupIds } from '@memstream/schemas';
 import {
   API_CREDENTIALS,
   AUTH_SETTINGS,
@@ -296,10 +296,18 @@ for (const dir of KUSTOMIZATIONS) {
         const config = configOf(own);
         const brokers = (config['KAFKA_BROKERS'] as string[]).join(',');
         const topics = new Set(allTopics().map((t) => `${String(config['KAFKA_TOPIC_PREFIX'])}${t.name}`));
-        const groups = Object.entries(config)
-          .filter(([key]) => key.endsWith('_GROUP_ID'))
-          .map(([, value]) => String(value));
-        assert.ok(groups.length > 0, `${own.service} has no *_GROUP_ID setting`);
+        const groupIds = Object.fromEntries(
+          Object.entries(config)
+            .filter(([key]) => key.endsWith('_GROUP_ID'))
+            .map(([key, value]) => [key, String(value)]),
+        ) as Partial<PipelineGroupIds>;
+        assert.ok(Object.keys(groupIds).length > 0, `${own.service} has no *_GROUP_ID setting`);
+        const topicKeyOf = new Map(
+          (Object.keys(TOPICS) as (keyof typeof TOPICS)[]).map((k) => [
+            `${String(config['KAFKA_TOPIC_PREFIX'])}${TOPICS[k].name}`,
+            k,
+          ]),
+        );
         for (const trigger of so.spec.triggers) {
           const meta = trigger.metadata as Record<string, string>;
           assert.equal(meta['bootstrapServers'], brokers, `${name}: bootstrapServers is not KAFKA_BROKERS`);
@@ -309,12 +317,12 @@ for (const dir of KUSTOMIZATIONS) {
               assert.match(broker, /^[^:]+\.[^:]+:\d+$/, `${name}: ${broker} is not namespace-qualified`);
           }
           assert.ok(topics.has(meta['topic'] ?? ''), `${name}: ${meta['topic']} is not a memstream topic`);
-          // a service may join several groups named after its setting (the converter's `<group>.ark`)
+          // the groups its services subscribe in on that topic, as consumerGroup names them
+          const key = topicKeyOf.get(meta['topic'] ?? '');
+          assert.ok(key, `${name}: ${meta['topic']} is no topic consumers read`);
+          const groups = consumerGroupsOf(key, groupIds);
           const group = meta['consumerGroup'] ?? '';
-          assert.ok(
-            groups.some((g) => group === g || group.startsWith(`${g}.`)),
-            `${name}: group ${group} is none of ${groups.join(', ')}`,
-          );
+          assert.ok(groups.includes(group), `${name}: group ${group} is none of ${groups.join(', ')}`);
         }
       }
     });

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { embeddedMemstream, healthy } from '../helpers/embedded.js';
 import { freshDatabase, waitFor } from '../helpers/infra.js';
 import { pipelineEnv, startApi, startServices } from '../helpers/distributed.js';
-import { adminCall, msCall } from '../helpers/memory-service-client.js';
+import { adminCall, memoryServiceCall } from '../helpers/memory-service-client.js';
 import { freePort, startProcess } from '../../harness/processes.js';
 import { bearer, userToken } from '../../harness/credentials.js';
 import { mainOf } from '../../scripts/processes.js';
@@ -35,7 +35,10 @@ test("distributed mode: an admin's delete and restore are published and applied 
   const [api] = await startApi(t, env);
   const bob = bearer(await userToken('bob'));
   const admin = bearer(await userToken('alice', { claims: { roles: ['admin'] } }));
-  const created = await msCall<{ id: string }>(api!, 'createConversation', { headers: bob, body: { title: 'held' } });
+  const created = await memoryServiceCall<{ id: string }>(api!, 'createConversation', {
+    headers: bob,
+    body: { title: 'held' },
+  });
   assert.equal(created.status, 201);
   const id = created.body.id;
   const deletedAt = async () => {

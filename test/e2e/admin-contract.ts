@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { MemstreamClient } from '@memstream/client';
 import { uniqueName, waitFor } from '../helpers/infra.js';
-import { adminCall, msCall } from '../helpers/memory-service-client.js';
+import { adminCall, memoryServiceCall } from '../helpers/memory-service-client.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 
 export const KEYS = {
@@ -53,20 +53,23 @@ export async function checkAdminApi(base: string): Promise<void> {
   const marker = uniqueName('zanzibarword');
 
   // bob's conversation, with a message carrying the marker; alice's own conversation
-  const created = await msCall<{ id: string }>(base, 'createConversation', {
+  const created = await memoryServiceCall<{ id: string }>(base, 'createConversation', {
     headers: as.person,
     body: { title: "Bob's Conversation" },
   });
   assert.equal(created.status, 201);
   const bobs = created.body.id;
-  const appended = await msCall(base, 'appendConversationMessage', {
+  const appended = await memoryServiceCall(base, 'appendConversationMessage', {
     headers: as.person,
     params: { conversationId: bobs },
     body: { content: [{ type: 'text', text: `Searchable content ${marker}` }] },
   });
   assert.equal(appended.status, 201, JSON.stringify(appended.body));
   const alices = (
-    await msCall<{ id: string }>(base, 'createConversation', { headers: as.admin, body: { title: "Alice's" } })
+    await memoryServiceCall<{ id: string }>(base, 'createConversation', {
+      headers: as.admin,
+      body: { title: "Alice's" },
+    })
   ).body.id;
 
   // every read: the five who hold a role get 200, a plain person and a plain agent 403
@@ -162,7 +165,7 @@ export async function checkAdminApi(base: string): Promise<void> {
   assert.ok(withDeleted.body.data.some((c) => c.id === bobs) && withDeleted.body.data.some((c) => c.id === alices));
   // bob no longer reaches his deleted conversation through the family's own routes
   assert.notEqual(
-    (await msCall(base, 'getConversation', { headers: as.person, params: { conversationId: bobs } })).status,
+    (await memoryServiceCall(base, 'getConversation', { headers: as.person, params: { conversationId: bobs } })).status,
     200,
   );
 

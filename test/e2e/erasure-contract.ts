@@ -54,7 +54,7 @@ function ok(reply: Reply, status: number, what: string): any {
 }
 
 /** memory-service's error body: {error, code, details}. */
-function assertMsError(reply: Reply, status: number, code: string, what: string): void {
+function assertMemoryServiceError(reply: Reply, status: number, code: string, what: string): void {
   assert.equal(reply.status, status, `${what}: ${JSON.stringify(reply.body)}`);
   assert.equal(reply.body?.code, code, what);
   assert.equal(typeof reply.body?.error, 'string', what);
@@ -273,9 +273,19 @@ export async function checkErasure(base: string, backstage: Backstage): Promise<
 
     // Who may erase: not a person, not an auditor; the request is checked.
     const request = { userId: pia, justification: 'GDPR article 17 request #1' };
-    assertMsError(await http(base, 'POST', '/v1/admin/erasures', as.quin, request), 403, 'forbidden', 'a person');
-    assertMsError(await http(base, 'POST', '/v1/admin/erasures', as.auditor, request), 403, 'forbidden', 'an auditor');
-    assertMsError(
+    assertMemoryServiceError(
+      await http(base, 'POST', '/v1/admin/erasures', as.quin, request),
+      403,
+      'forbidden',
+      'a person',
+    );
+    assertMemoryServiceError(
+      await http(base, 'POST', '/v1/admin/erasures', as.auditor, request),
+      403,
+      'forbidden',
+      'an auditor',
+    );
+    assertMemoryServiceError(
       await http(base, 'POST', '/v1/admin/erasures', as.admin, { userId: pia }),
       400,
       'bad_request',
@@ -358,7 +368,7 @@ export async function checkErasure(base: string, backstage: Backstage): Promise<
       Object.values<number>(done.counts[family].kafka).reduce((a, b) => a + b, 0);
     assert.ok(removedFromTopics('evermemos') > 0, 'the group chat topic was cut');
     assert.ok(removedFromTopics('memory-agent') > 0, 'the internal topics were cut');
-    assertMsError(await receipt(as.pia), 403, 'forbidden', 'a person reads no admin receipt');
+    assertMemoryServiceError(await receipt(as.pia), 403, 'forbidden', 'a person reads no admin receipt');
 
     // No search hit, memory or summary through the APIs; Quin's words unchanged and still found.
     for (const word of [mp, late]) {
@@ -422,10 +432,20 @@ async function checkSelfErasure(base: string, as: Record<'quin' | 'agent', Heade
     201,
     'ren writes',
   );
-  assertMsError(await http(base, 'POST', '/v1/me/erasure', as.agent, {}), 403, 'forbidden', 'an agent has no self');
+  assertMemoryServiceError(
+    await http(base, 'POST', '/v1/me/erasure', as.agent, {}),
+    403,
+    'forbidden',
+    'an agent has no self',
+  );
   // a role's name is also the sender of turns that name nobody: not a self-service
   const roleNamed = bearer(await userToken('user'));
-  assertMsError(await http(base, 'POST', '/v1/me/erasure', roleNamed, {}), 403, 'forbidden', 'a person named user');
+  assertMemoryServiceError(
+    await http(base, 'POST', '/v1/me/erasure', roleNamed, {}),
+    403,
+    'forbidden',
+    'a person named user',
+  );
   const mine = ok(
     await http(base, 'POST', '/v1/me/erasure', renAuth, { justification: 'leaving' }),
     202,
@@ -441,8 +461,18 @@ async function checkSelfErasure(base: string, as: Record<'quin' | 'agent', Heade
   );
   assert.equal(done.self, true);
   assert.equal(done.counts['memory-service'].postgres.messages, 1);
-  assertMsError(await http(base, 'GET', `/v1/me/erasures/${mine.id}`, as.quin), 404, 'not_found', "another's receipt");
-  assertMsError(await http(base, 'GET', '/v1/me/erasures/not-a-uuid', renAuth), 400, 'bad_request', 'a bad id');
+  assertMemoryServiceError(
+    await http(base, 'GET', `/v1/me/erasures/${mine.id}`, as.quin),
+    404,
+    'not_found',
+    "another's receipt",
+  );
+  assertMemoryServiceError(
+    await http(base, 'GET', '/v1/me/erasures/not-a-uuid', renAuth),
+    400,
+    'bad_request',
+    'a bad id',
+  );
   assert.equal((await http(base, 'GET', `/v1/conversations/${id}`, renAuth)).status, 404);
 }
 

@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { embeddedDataDir } from '../helpers/embedded-data-dir.js';
 import { uniqueName, waitFor } from '../helpers/infra.js';
-import { adminCall, msCall } from '../helpers/memory-service-client.js';
+import { adminCall, memoryServiceCall } from '../helpers/memory-service-client.js';
 import { residueOf } from '../helpers/residue.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 
@@ -31,15 +31,17 @@ test('an eviction cut by SIGKILL of the embedded process group completes after r
 
   let proc = await server.start();
   for (let i = 0; i < CONVERSATIONS; i++) {
-    const id = (await msCall<{ id: string }>(proc.base, 'createConversation', { headers: person, body: {} })).body.id;
-    const appended = await msCall(proc.base, 'appendConversationMessage', {
+    const id = (await memoryServiceCall<{ id: string }>(proc.base, 'createConversation', { headers: person, body: {} }))
+      .body.id;
+    const appended = await memoryServiceCall(proc.base, 'appendConversationMessage', {
       headers: person,
       params: { conversationId: id },
       body: { content: [{ type: 'text', text: `${marker} ${i}` }] },
     });
     assert.equal(appended.status, 201);
     assert.equal(
-      (await msCall(proc.base, 'deleteConversation', { headers: person, params: { conversationId: id } })).status,
+      (await memoryServiceCall(proc.base, 'deleteConversation', { headers: person, params: { conversationId: id } }))
+        .status,
       204,
     );
   }

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { sseFrames } from '@memstream/client';
 import { embeddedMemstream } from '../helpers/embedded.js';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
-import { adminCall, msCall } from '../helpers/memory-service-client.js';
+import { adminCall, memoryServiceCall } from '../helpers/memory-service-client.js';
 import { residueOf, tableCount } from '../helpers/residue.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 
@@ -40,34 +40,34 @@ async function writeAndDeleteInEveryFamily(
 ): Promise<{ ids: string[]; markers: string[] }> {
   const m = (family: string) => `${family}${tag}`;
   // memory-service: a conversation with a message, a fork, a share and a response stream in progress
-  const created = await msCall<{ id: string }>(base, 'createConversation', {
+  const created = await memoryServiceCall<{ id: string }>(base, 'createConversation', {
     headers: who.person.headers,
     body: { title: `plans ${m('msword')}` },
   });
   const ms = created.body.id;
-  const first = await msCall<{ id: string }>(base, 'appendConversationMessage', {
+  const first = await memoryServiceCall<{ id: string }>(base, 'appendConversationMessage', {
     headers: who.person.headers,
     params: { conversationId: ms },
     body: { content: [{ type: 'text', text: `the ${m('msword')} plan` }] },
   });
   assert.equal(first.status, 201);
-  await msCall(base, 'appendConversationMessage', {
+  await memoryServiceCall(base, 'appendConversationMessage', {
     headers: who.person.headers,
     params: { conversationId: ms },
     body: { content: [{ type: 'text', text: `and the second ${m('msword')} step` }] },
   });
-  const fork = await msCall<{ id: string }>(base, 'forkConversationAtMessage', {
+  const fork = await memoryServiceCall<{ id: string }>(base, 'forkConversationAtMessage', {
     headers: who.person.headers,
     params: { conversationId: ms, messageId: first.body.id },
     body: {},
   });
   assert.equal(fork.status, 201, JSON.stringify(fork.body));
-  await msCall(base, 'appendConversationMessage', {
+  await memoryServiceCall(base, 'appendConversationMessage', {
     headers: who.person.headers,
     params: { conversationId: fork.body.id },
     body: { content: [{ type: 'text', text: `forked ${m('msword')}` }] },
   });
-  await msCall(base, 'shareConversation', {
+  await memoryServiceCall(base, 'shareConversation', {
     headers: who.person.headers,
     params: { conversationId: ms },
     body: { userId: 'dave', accessLevel: 'reader' },
@@ -132,7 +132,12 @@ async function writeAndDeleteInEveryFamily(
 
   // memory-service and KAOS delete softly; EverMemOS and ARK have no soft delete: the admin API's
   assert.equal(
-    (await msCall(base, 'deleteConversation', { headers: who.person.headers, params: { conversationId: ms } })).status,
+    (
+      await memoryServiceCall(base, 'deleteConversation', {
+        headers: who.person.headers,
+        params: { conversationId: ms },
+      })
+    ).status,
     204,
   );
   await send(base, who.agent, 'DELETE', `/memory/sessions/${kaosSession}`, undefined, kaos);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { useCredentials } from '../../harness/credentials.js';
-import { msCall } from '../helpers/memory-service-client.js';
+import { memoryServiceCall } from '../helpers/memory-service-client.js';
 
 type Conversation = {
   id: string;
@@ -31,7 +31,7 @@ export async function checkConversationScenario(base: string, people: People): P
   const as = (who: Record<string, string>) => useCredentials(base, who);
 
   as(people.alice);
-  const created = await msCall<Conversation>(base, 'createConversation', {
+  const created = await memoryServiceCall<Conversation>(base, 'createConversation', {
     body: { title: 'Trip', metadata: { source: 'test' } },
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -42,7 +42,7 @@ export async function checkConversationScenario(base: string, people: People): P
     ['alice', 'owner', ['accessLevel', 'createdAt', 'id', 'ownerUserId', 'title', 'updatedAt']],
   );
 
-  const m1 = await msCall<Message>(base, 'appendConversationMessage', {
+  const m1 = await memoryServiceCall<Message>(base, 'appendConversationMessage', {
     params: { conversationId: id },
     body: { content: text('plan a trip to Lisbon') },
   });
@@ -52,27 +52,29 @@ export async function checkConversationScenario(base: string, people: People): P
     ['alice', 'history', text('plan a trip to Lisbon')],
   );
   as(people.agent);
-  const m2 = await msCall<Message>(base, 'appendConversationMessage', {
+  const m2 = await memoryServiceCall<Message>(base, 'appendConversationMessage', {
     params: { conversationId: id },
     body: { userId: 'alice', content: text('Lisbon in May is mild') },
   });
   assert.equal(m2.status, 201);
   as(people.alice);
-  const m3 = await msCall<Message>(base, 'appendConversationMessage', {
+  const m3 = await memoryServiceCall<Message>(base, 'appendConversationMessage', {
     params: { conversationId: id },
     body: { content: text('what about Porto?') },
   });
-  const history = await msCall<Page<Message>>(base, 'listConversationMessages', { params: { conversationId: id } });
+  const history = await memoryServiceCall<Page<Message>>(base, 'listConversationMessages', {
+    params: { conversationId: id },
+  });
   assert.deepEqual(
     history.body.data.map((m) => m.id),
     [m1.body.id, m2.body.id, m3.body.id],
   );
-  const paged = await msCall<Page<Message>>(base, 'listConversationMessages', {
+  const paged = await memoryServiceCall<Page<Message>>(base, 'listConversationMessages', {
     params: { conversationId: id },
     query: { limit: '2' },
   });
   assert.deepEqual([paged.body.data.length, paged.body.nextCursor], [2, m2.body.id]);
-  const rest = await msCall<Page<Message>>(base, 'listConversationMessages', {
+  const rest = await memoryServiceCall<Page<Message>>(base, 'listConversationMessages', {
     params: { conversationId: id },
     query: { after: m2.body.id },
   });
@@ -82,7 +84,7 @@ export async function checkConversationScenario(base: string, people: People): P
   );
 
   // A fork at the third message shows the two before it, then its own; the original is unchanged.
-  const fork = await msCall<Conversation>(base, 'forkConversationAtMessage', {
+  const fork = await memoryServiceCall<Conversation>(base, 'forkConversationAtMessage', {
     params: { conversationId: id, messageId: m3.body.id },
     body: { title: 'Porto instead' },
   });
@@ -91,17 +93,17 @@ export async function checkConversationScenario(base: string, people: People): P
     [fork.body.forkedAtConversationId, fork.body.forkedAtMessageId, fork.body.title],
     [id, m2.body.id, 'Porto instead'],
   );
-  const notAUserMessage = await msCall(base, 'forkConversationAtMessage', {
+  const notAUserMessage = await memoryServiceCall(base, 'forkConversationAtMessage', {
     params: { conversationId: id, messageId: m2.body.id },
     body: {},
   });
   assert.equal(notAUserMessage.status, 400);
-  const m4 = await msCall<Message>(base, 'appendConversationMessage', {
+  const m4 = await memoryServiceCall<Message>(base, 'appendConversationMessage', {
     params: { conversationId: fork.body.id },
     body: { content: text('Porto in June then') },
   });
   assert.equal(m4.status, 201);
-  const forkView = await msCall<Page<Message>>(base, 'listConversationMessages', {
+  const forkView = await memoryServiceCall<Page<Message>>(base, 'listConversationMessages', {
     params: { conversationId: fork.body.id },
   });
   assert.deepEqual(
@@ -109,11 +111,11 @@ export async function checkConversationScenario(base: string, people: People): P
     [m1.body.id, m2.body.id, m4.body.id],
   );
   assert.equal(
-    (await msCall<Page<Message>>(base, 'listConversationMessages', { params: { conversationId: id } })).body.data
-      .length,
+    (await memoryServiceCall<Page<Message>>(base, 'listConversationMessages', { params: { conversationId: id } })).body
+      .data.length,
     3,
   );
-  const forks = await msCall<{ data: Array<{ conversationId: string; forkedAtMessageId: string }> }>(
+  const forks = await memoryServiceCall<{ data: Array<{ conversationId: string; forkedAtMessageId: string }> }>(
     base,
     'listConversationForks',
     { params: { conversationId: id } },
@@ -128,14 +130,14 @@ export async function checkConversationScenario(base: string, people: People): P
   );
 
   // Sharing: a reader reads the whole tree and writes nothing; a writer writes.
-  const shared = await msCall<{ userId: string; accessLevel: string }>(base, 'shareConversation', {
+  const shared = await memoryServiceCall<{ userId: string; accessLevel: string }>(base, 'shareConversation', {
     params: { conversationId: id },
     body: { userId: 'bob', accessLevel: 'reader' },
   });
   assert.equal(shared.status, 201, JSON.stringify(shared.body));
   assert.equal(
     (
-      await msCall(base, 'shareConversation', {
+      await memoryServiceCall(base, 'shareConversation', {
         params: { conversationId: id },
         body: { userId: 'bob', accessLevel: 'reader' },
       })
@@ -144,7 +146,7 @@ export async function checkConversationScenario(base: string, people: People): P
   );
   assert.equal(
     (
-      await msCall(base, 'shareConversation', {
+      await memoryServiceCall(base, 'shareConversation', {
         params: { conversationId: id },
         body: { userId: 'carol', accessLevel: 'owner' },
       })
@@ -152,11 +154,13 @@ export async function checkConversationScenario(base: string, people: People): P
     400,
   );
   as(people.bob);
-  const bobReads = await msCall<Conversation>(base, 'getConversation', { params: { conversationId: fork.body.id } });
+  const bobReads = await memoryServiceCall<Conversation>(base, 'getConversation', {
+    params: { conversationId: fork.body.id },
+  });
   assert.deepEqual([bobReads.status, bobReads.body.accessLevel], [200, 'reader']);
   assert.equal(
     (
-      await msCall(base, 'appendConversationMessage', {
+      await memoryServiceCall(base, 'appendConversationMessage', {
         params: { conversationId: id },
         body: { content: text('bob') },
       })
@@ -165,22 +169,22 @@ export async function checkConversationScenario(base: string, people: People): P
   );
   assert.equal(
     (
-      await msCall(base, 'shareConversation', {
+      await memoryServiceCall(base, 'shareConversation', {
         params: { conversationId: id },
         body: { userId: 'carol', accessLevel: 'reader' },
       })
     ).status,
     403,
   );
-  const bobsList = await msCall<Page<Conversation>>(base, 'listConversations');
+  const bobsList = await memoryServiceCall<Page<Conversation>>(base, 'listConversations');
   assert.deepEqual(new Set(bobsList.body.data.map((c) => c.id)), new Set([id, fork.body.id]));
-  const roots = await msCall<Page<Conversation>>(base, 'listConversations', { query: { mode: 'roots' } });
+  const roots = await memoryServiceCall<Page<Conversation>>(base, 'listConversations', { query: { mode: 'roots' } });
   assert.deepEqual(
     roots.body.data.map((c) => c.id),
     [id],
   );
   as(people.alice);
-  const promoted = await msCall<{ accessLevel: string }>(base, 'updateConversationMembership', {
+  const promoted = await memoryServiceCall<{ accessLevel: string }>(base, 'updateConversationMembership', {
     params: { conversationId: id, userId: 'bob' },
     body: { accessLevel: 'manager' },
   });
@@ -188,7 +192,7 @@ export async function checkConversationScenario(base: string, people: People): P
   as(people.bob);
   assert.equal(
     (
-      await msCall(base, 'appendConversationMessage', {
+      await memoryServiceCall(base, 'appendConversationMessage', {
         params: { conversationId: id },
         body: { content: text('bob writes') },
       })
@@ -198,7 +202,7 @@ export async function checkConversationScenario(base: string, people: People): P
   // A manager shares up to manager, never past it, and never touches the owner.
   assert.equal(
     (
-      await msCall(base, 'shareConversation', {
+      await memoryServiceCall(base, 'shareConversation', {
         params: { conversationId: id },
         body: { userId: 'carol', accessLevel: 'writer' },
       })
@@ -207,7 +211,7 @@ export async function checkConversationScenario(base: string, people: People): P
   );
   assert.equal(
     (
-      await msCall(base, 'updateConversationMembership', {
+      await memoryServiceCall(base, 'updateConversationMembership', {
         params: { conversationId: id, userId: 'alice' },
         body: { accessLevel: 'reader' },
       })
@@ -215,19 +219,20 @@ export async function checkConversationScenario(base: string, people: People): P
     403,
   );
   assert.equal(
-    (await msCall(base, 'deleteConversationMembership', { params: { conversationId: id, userId: 'alice' } })).status,
+    (await memoryServiceCall(base, 'deleteConversationMembership', { params: { conversationId: id, userId: 'alice' } }))
+      .status,
     403,
   );
   assert.equal(
     (
-      await msCall(base, 'transferConversationOwnership', {
+      await memoryServiceCall(base, 'transferConversationOwnership', {
         params: { conversationId: id },
         body: { newOwnerUserId: 'bob' },
       })
     ).status,
     403,
   );
-  const members = await msCall<{ data: Array<{ userId: string; accessLevel: string }> }>(
+  const members = await memoryServiceCall<{ data: Array<{ userId: string; accessLevel: string }> }>(
     base,
     'listConversationMemberships',
     { params: { conversationId: id } },
@@ -242,49 +247,61 @@ export async function checkConversationScenario(base: string, people: People): P
   );
   as(people.carol);
   assert.equal(
-    (await msCall(base, 'deleteConversationMembership', { params: { conversationId: id, userId: 'carol' } })).status,
+    (await memoryServiceCall(base, 'deleteConversationMembership', { params: { conversationId: id, userId: 'carol' } }))
+      .status,
     204,
     'a member may leave',
   );
   // no longer a member: 403 with a message, as the memory-service answers a stranger
-  const gone = await msCall<{ error: string; code: string; details: { message: string } }>(base, 'getConversation', {
-    params: { conversationId: id },
-  });
+  const gone = await memoryServiceCall<{ error: string; code: string; details: { message: string } }>(
+    base,
+    'getConversation',
+    {
+      params: { conversationId: id },
+    },
+  );
   assert.deepEqual([gone.status, gone.body.code, typeof gone.body.details.message], [403, 'forbidden', 'string']);
 
   // Ownership moves only when its recipient accepts.
   as(people.alice);
-  const offered = await msCall<{ status: string; toUserId: string }>(base, 'transferConversationOwnership', {
+  const offered = await memoryServiceCall<{ status: string; toUserId: string }>(base, 'transferConversationOwnership', {
     params: { conversationId: id },
     body: { newOwnerUserId: 'bob' },
   });
   assert.deepEqual([offered.status, offered.body.status, offered.body.toUserId], [202, 'pending', 'bob']);
   assert.equal(
-    (await msCall<Conversation>(base, 'getConversation', { params: { conversationId: id } })).body.ownerUserId,
+    (await memoryServiceCall<Conversation>(base, 'getConversation', { params: { conversationId: id } })).body
+      .ownerUserId,
     'alice',
   );
   as(people.bob);
   const accepted = await fetchJson(base, 'POST', `/v1/conversations/${id}/transfer-ownership/accept`);
   assert.deepEqual([accepted.status, accepted.body['status']], [200, 'accepted']);
-  const afterTransfer = await msCall<Conversation>(base, 'getConversation', { params: { conversationId: id } });
+  const afterTransfer = await memoryServiceCall<Conversation>(base, 'getConversation', {
+    params: { conversationId: id },
+  });
   assert.deepEqual([afterTransfer.body.ownerUserId, afterTransfer.body.accessLevel], ['bob', 'owner']);
   as(people.alice);
   assert.equal(
-    (await msCall<Conversation>(base, 'getConversation', { params: { conversationId: id } })).body.accessLevel,
+    (await memoryServiceCall<Conversation>(base, 'getConversation', { params: { conversationId: id } })).body
+      .accessLevel,
     'manager',
   );
 
   // No credentials: 401 in the family's shape.
   as({});
-  const anonymous = await msCall<{ code: string }>(base, 'listConversations');
+  const anonymous = await memoryServiceCall<{ code: string }>(base, 'listConversations');
   assert.deepEqual([anonymous.status, anonymous.body.code], [401, 'unauthorized']);
 
   // Deleting removes the whole tree, for everyone.
   as(people.alice);
-  assert.equal((await msCall(base, 'deleteConversation', { params: { conversationId: id } })).status, 204);
+  assert.equal((await memoryServiceCall(base, 'deleteConversation', { params: { conversationId: id } })).status, 204);
   as(people.bob);
-  assert.equal((await msCall(base, 'getConversation', { params: { conversationId: fork.body.id } })).status, 404);
-  assert.equal((await msCall<Page<Conversation>>(base, 'listConversations')).body.data.length, 0);
+  assert.equal(
+    (await memoryServiceCall(base, 'getConversation', { params: { conversationId: fork.body.id } })).status,
+    404,
+  );
+  assert.equal((await memoryServiceCall<Page<Conversation>>(base, 'listConversations')).body.data.length, 0);
   useCredentials(base, {});
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { msCall } from '../helpers/memory-service-client.js';
+import { memoryServiceCall } from '../helpers/memory-service-client.js';
 import { waitFor } from '../helpers/infra.js';
 
 /** Every kind of caller the rules tell apart. */
@@ -152,7 +152,8 @@ const CODE_READ = { ...READ, stranger: 403 };
 export const ROWS: readonly Row[] = [
   {
     name: 'GET conversation',
-    call: (b, f, h) => status(msCall(b, 'getConversation', { params: { conversationId: f.id }, headers: h })),
+    call: (b, f, h) =>
+      status(memoryServiceCall(b, 'getConversation', { params: { conversationId: f.id }, headers: h })),
     expect: CODE_READ,
   },
   {
@@ -162,12 +163,13 @@ export const ROWS: readonly Row[] = [
   },
   {
     name: 'GET conversations',
-    call: (b, _f, h) => status(msCall(b, 'listConversations', { headers: h })),
+    call: (b, _f, h) => status(memoryServiceCall(b, 'listConversations', { headers: h })),
     expect: { ...READ, stranger: 200 },
   },
   {
     name: 'GET messages',
-    call: (b, f, h) => status(msCall(b, 'listConversationMessages', { params: { conversationId: f.id }, headers: h })),
+    call: (b, f, h) =>
+      status(memoryServiceCall(b, 'listConversationMessages', { params: { conversationId: f.id }, headers: h })),
     expect: CODE_READ,
   },
   {
@@ -179,7 +181,7 @@ export const ROWS: readonly Row[] = [
     name: 'GET messages of the memory channel',
     call: (b, f, h) =>
       status(
-        msCall(b, 'listConversationMessages', {
+        memoryServiceCall(b, 'listConversationMessages', {
           params: { conversationId: f.id },
           query: { channel: 'memory' },
           headers: h,
@@ -189,7 +191,8 @@ export const ROWS: readonly Row[] = [
   },
   {
     name: 'GET forks',
-    call: (b, f, h) => status(msCall(b, 'listConversationForks', { params: { conversationId: f.id }, headers: h })),
+    call: (b, f, h) =>
+      status(memoryServiceCall(b, 'listConversationForks', { params: { conversationId: f.id }, headers: h })),
     expect: CODE_READ,
   },
   {
@@ -200,7 +203,7 @@ export const ROWS: readonly Row[] = [
   {
     name: 'GET memberships',
     call: (b, f, h) =>
-      status(msCall(b, 'listConversationMemberships', { params: { conversationId: f.id }, headers: h })),
+      status(memoryServiceCall(b, 'listConversationMemberships', { params: { conversationId: f.id }, headers: h })),
     expect: { owner: 200, manager: 200, writer: 403, reader: 403, stranger: 403, agent: 200 },
   },
   {
@@ -208,7 +211,7 @@ export const ROWS: readonly Row[] = [
     mutates: true,
     call: (b, f, h) =>
       status(
-        msCall(b, 'appendConversationMessage', {
+        memoryServiceCall(b, 'appendConversationMessage', {
           params: { conversationId: f.id },
           body: { content: text('hi') },
           headers: h,
@@ -265,7 +268,7 @@ export const ROWS: readonly Row[] = [
     name: "POST message with the owner's userId",
     call: (b, f, h) =>
       status(
-        msCall(b, 'appendConversationMessage', {
+        memoryServiceCall(b, 'appendConversationMessage', {
           params: { conversationId: f.id },
           body: { content: text('hi'), userId: USERS.owner },
           headers: h,
@@ -278,7 +281,7 @@ export const ROWS: readonly Row[] = [
     mutates: true,
     call: (b, f, h) =>
       status(
-        msCall(b, 'forkConversationAtMessage', {
+        memoryServiceCall(b, 'forkConversationAtMessage', {
           params: { conversationId: f.id, messageId: f.firstMessage },
           body: {},
           headers: h,
@@ -298,7 +301,7 @@ export const ROWS: readonly Row[] = [
     mutates: true,
     call: (b, f, h) =>
       status(
-        msCall(b, 'shareConversation', {
+        memoryServiceCall(b, 'shareConversation', {
           params: { conversationId: f.id },
           body: { userId: 'newbie', accessLevel: 'writer' },
           headers: h,
@@ -311,7 +314,7 @@ export const ROWS: readonly Row[] = [
     mutates: true,
     call: (b, f, h) =>
       status(
-        msCall(b, 'updateConversationMembership', {
+        memoryServiceCall(b, 'updateConversationMembership', {
           params: { conversationId: f.id, userId: USERS.writer },
           body: { accessLevel: 'reader' },
           headers: h,
@@ -324,7 +327,7 @@ export const ROWS: readonly Row[] = [
     mutates: true,
     call: (b, f, h) =>
       status(
-        msCall(b, 'deleteConversationMembership', {
+        memoryServiceCall(b, 'deleteConversationMembership', {
           params: { conversationId: f.id, userId: USERS.writer },
           headers: h,
         }),
@@ -336,7 +339,7 @@ export const ROWS: readonly Row[] = [
     mutates: true,
     call: (b, f, h) =>
       status(
-        msCall(b, 'deleteConversationMembership', {
+        memoryServiceCall(b, 'deleteConversationMembership', {
           params: { conversationId: f.id, userId: USERS.owner },
           headers: h,
         }),
@@ -348,7 +351,7 @@ export const ROWS: readonly Row[] = [
     mutates: true,
     call: (b, f, h) =>
       status(
-        msCall(b, 'transferConversationOwnership', {
+        memoryServiceCall(b, 'transferConversationOwnership', {
           params: { conversationId: f.id },
           body: { newOwnerUserId: USERS.manager },
           headers: h,
@@ -362,7 +365,7 @@ export const ROWS: readonly Row[] = [
     prepare: async (b, f, owner) => {
       assert.equal(
         await status(
-          msCall(b, 'transferConversationOwnership', {
+          memoryServiceCall(b, 'transferConversationOwnership', {
             params: { conversationId: f.id },
             body: { newOwnerUserId: USERS.reader },
             headers: owner,
@@ -381,7 +384,7 @@ export const ROWS: readonly Row[] = [
     prepare: async (b, f, owner) => {
       assert.equal(
         await status(
-          msCall(b, 'transferConversationOwnership', {
+          memoryServiceCall(b, 'transferConversationOwnership', {
             params: { conversationId: f.id },
             body: { newOwnerUserId: USERS.reader },
             headers: owner,
@@ -397,7 +400,7 @@ export const ROWS: readonly Row[] = [
     name: 'DELETE ownership-transfers/{id} (offered to the reader): the owner withdraws, the reader declines',
     mutates: true,
     prepare: async (b, f, owner) => {
-      const offered = await msCall<{ id: string }>(b, 'transferConversationOwnership', {
+      const offered = await memoryServiceCall<{ id: string }>(b, 'transferConversationOwnership', {
         params: { conversationId: f.id },
         body: { newOwnerUserId: USERS.reader },
         headers: owner,
@@ -527,7 +530,8 @@ export const ROWS: readonly Row[] = [
   {
     name: 'DELETE conversation',
     mutates: true,
-    call: (b, f, h) => status(msCall(b, 'deleteConversation', { params: { conversationId: f.id }, headers: h })),
+    call: (b, f, h) =>
+      status(memoryServiceCall(b, 'deleteConversation', { params: { conversationId: f.id }, headers: h })),
     expect: { owner: 204, manager: 204, writer: 403, reader: 403, stranger: 403, agent: 204 },
   },
 ];
@@ -538,14 +542,14 @@ const uniqueWord = () =>
 
 /** A conversation of the owner's with one member of each level and one user message. */
 async function fixture(base: string, creds: Credentials): Promise<Fixture> {
-  const created = await msCall<{ id: string }>(base, 'createConversation', {
+  const created = await memoryServiceCall<{ id: string }>(base, 'createConversation', {
     body: { title: 'matrix' },
     headers: creds.owner,
   });
   assert.equal(created.status, 201);
   const id = created.body.id;
   const word = uniqueWord();
-  const first = await msCall<{ id: string }>(base, 'appendConversationMessage', {
+  const first = await memoryServiceCall<{ id: string }>(base, 'appendConversationMessage', {
     params: { conversationId: id },
     body: { content: text(`first ${word}`) },
     headers: creds.owner,

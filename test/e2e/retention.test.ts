@@ -142,15 +142,22 @@ async function expireAndKeep(base: string, db: pg.Client, metricsBase: string): 
       201,
       'message',
     );
-  const msOld = await conversation('old');
-  const msNew = await conversation('new');
-  const msShort = await conversation('short', { retention: 'P1D' });
-  const msPlain = await conversation('plain');
-  const msDeletedLongAgo = await conversation('deleted long ago');
-  const msDeletedNow = await conversation('deleted now');
-  for (const id of [msOld, msNew, msShort, msPlain, msDeletedLongAgo, msDeletedNow])
+  const memoryServiceOld = await conversation('old');
+  const memoryServiceNew = await conversation('new');
+  const memoryServiceShort = await conversation('short', { retention: 'P1D' });
+  const memoryServicePlain = await conversation('plain');
+  const memoryServiceDeletedLongAgo = await conversation('deleted long ago');
+  const memoryServiceDeletedNow = await conversation('deleted now');
+  for (const id of [
+    memoryServiceOld,
+    memoryServiceNew,
+    memoryServiceShort,
+    memoryServicePlain,
+    memoryServiceDeletedLongAgo,
+    memoryServiceDeletedNow,
+  ])
     for (let i = 0; i < 3; i++) await say(id, `note ${i} on the lighthouse`);
-  for (const id of [msDeletedLongAgo, msDeletedNow])
+  for (const id of [memoryServiceDeletedLongAgo, memoryServiceDeletedNow])
     assert.equal((await http(base, 'DELETE', `/v1/conversations/${id}`, as.rosa)).status, 204, 'deleted');
 
   // KAOS: an old session and a new one.
@@ -209,12 +216,12 @@ async function expireAndKeep(base: string, db: pg.Client, metricsBase: string): 
       (await count(SUMMARY_KEYS, [newGroup])) > 0 &&
       (await count(MEMORY_KEYS, [madeGroup])) > 0 &&
       (await count(SUMMARY_KEYS, [madeGroup])) > 0 &&
-      (await searchable([oldGroup, newGroup, msOld, msNew, kaosOld, kaosNew, arkOld, arkNew])),
+      (await searchable([oldGroup, newGroup, memoryServiceOld, memoryServiceNew, kaosOld, kaosNew, arkOld, arkNew])),
     120_000,
   );
 
-  const kept = [newGroup, msNew, msPlain, msDeletedNow, kaosNew, arkNew, midGroup];
-  const expired = [oldGroup, msOld, kaosOld, arkOld, kaosMid];
+  const kept = [newGroup, memoryServiceNew, memoryServicePlain, memoryServiceDeletedNow, kaosNew, arkNew, midGroup];
+  const expired = [oldGroup, memoryServiceOld, kaosOld, arkOld, kaosMid];
   const keptBefore: string[][] = [];
   for (const sql of ALL_KEYS) keptBefore.push(await keys(db, sql, kept));
   for (const [i, sql] of [MESSAGE_KEYS, EVENT_KEYS, SEARCH_KEYS].entries())
@@ -232,7 +239,7 @@ async function expireAndKeep(base: string, db: pg.Client, metricsBase: string): 
   );
   assert.ok(secondEpisode.length > 0, 'the new episode has memories');
 
-  await age(db, [oldGroup, msOld, kaosOld, arkOld], 60);
+  await age(db, [oldGroup, memoryServiceOld, kaosOld, arkOld], 60);
   await age(db, [kaosMid, midGroup], 20);
   await db.query(
     `UPDATE episodic_memories SET created_at = created_at - make_interval(days => 60) WHERE conversation_id = $1`,
@@ -241,15 +248,15 @@ async function expireAndKeep(base: string, db: pg.Client, metricsBase: string): 
   await db.query(`UPDATE memory SET created_at = created_at - make_interval(days => 60) WHERE conversation_id = $1`, [
     madeGroup,
   ]);
-  await age(db, [msShort, msPlain], 2);
+  await age(db, [memoryServiceShort, memoryServicePlain], 2);
   await db.query(
     `UPDATE messages SET created_at = created_at - make_interval(days => 60) WHERE conversation_id = $1 AND message_id IN ('m0','m1','m2','m3')`,
     [mixedGroup],
   );
   // deleted 60 days ago, and written to before that (a message stored after a deletion keeps it)
-  await age(db, [msDeletedLongAgo], 60);
+  await age(db, [memoryServiceDeletedLongAgo], 60);
   await db.query(`UPDATE conversations SET deleted_at = deleted_at - make_interval(days => 60) WHERE id = $1`, [
-    msDeletedLongAgo,
+    memoryServiceDeletedLongAgo,
   ]);
 
   // Everything older goes, in every family, with what was made of it.
@@ -266,8 +273,8 @@ async function expireAndKeep(base: string, db: pg.Client, metricsBase: string): 
       madeGroup,
     ]),
     oldSummaries: await count(`${SUMMARY_KEYS} AND created_at < now() - interval '30 days'`, [...expired, madeGroup]),
-    shortened: await count(MESSAGE_KEYS, [msShort]),
-    deletedLongAgo: await count(CONVERSATION_KEYS, [msDeletedLongAgo]),
+    shortened: await count(MESSAGE_KEYS, [memoryServiceShort]),
+    deletedLongAgo: await count(CONVERSATION_KEYS, [memoryServiceDeletedLongAgo]),
     arkConversation: await count(CONVERSATION_KEYS, [arkOld]),
   });
   let left = await olderLeft();
@@ -310,9 +317,17 @@ async function expireAndKeep(base: string, db: pg.Client, metricsBase: string): 
     assert.deepEqual(missing, [], `rows kept (${ALL_KEYS[i]})`);
   }
   // and what is read back through the families agrees
-  const msMessages = ok(await http(base, 'GET', `/v1/conversations/${msNew}/messages`, as.rosa), 200, 'ms read');
-  assert.equal(msMessages.data.length, 3, 'the new memory-service conversation keeps its messages');
-  const oldRead = ok(await http(base, 'GET', `/v1/conversations/${msOld}/messages`, as.rosa), 200, 'ms read old');
+  const memoryServiceMessages = ok(
+    await http(base, 'GET', `/v1/conversations/${memoryServiceNew}/messages`, as.rosa),
+    200,
+    'ms read',
+  );
+  assert.equal(memoryServiceMessages.data.length, 3, 'the new memory-service conversation keeps its messages');
+  const oldRead = ok(
+    await http(base, 'GET', `/v1/conversations/${memoryServiceOld}/messages`, as.rosa),
+    200,
+    'ms read old',
+  );
   assert.equal(oldRead.data.length, 0, 'the old one has none left');
 
   // The run is in the audit log with counts (never content) and in the metrics.

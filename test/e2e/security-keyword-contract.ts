@@ -22,7 +22,7 @@ async function call<T>(base: string, who: Record<string, string>, method: string
 }
 
 type Memories = { result: { memories: Array<{ id: string; content: string; score: number }> } };
-type MsHits = { data: Array<{ message: { id: string }; score: number }> };
+type MemoryServiceHits = { data: Array<{ message: { id: string }; score: number }> };
 
 /** The keyword scores of `who`'s hits in the conversation, by message id. */
 async function keywordScores(base: string, who: Record<string, string>, conversation: string) {
@@ -39,7 +39,7 @@ async function keywordScores(base: string, who: Record<string, string>, conversa
 
 /** The memory-service search's scores of `who`'s hits in the conversation, by message id. */
 async function memoryServiceScores(base: string, who: Record<string, string>, conversation: string) {
-  const res = await call<MsHits>(base, who, 'POST', '/v1/user/search/messages', {
+  const res = await call<MemoryServiceHits>(base, who, 'POST', '/v1/user/search/messages', {
     query: QUERY,
     topK: 50,
     conversationIds: [conversation],

@@ -15,7 +15,7 @@ import { LOCAL_PRINCIPAL } from '@memstream/auth';
 import { startWriter } from '@memstream/ingest';
 import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
-import { RETENTION_MS, SEGMENT_MS, TOPICS, allTopics } from '@memstream/schemas';
+import { RETENTION_MS, SEGMENT_MS, TOPICS, allTopics, consumerGroup } from '@memstream/schemas';
 import { PgStore, findRequestOutcome, listMessages, migrate, storeBusJournal } from '@memstream/store';
 import { createEraser, startConverter, transportEraser } from '@memstream/converter';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
@@ -131,7 +131,7 @@ async function eraseOneOfTwo(t: TestContext, world: World): Promise<void> {
   const converterGroup = uniqueName('converter');
   // The consumers of the derived topics, as far as their positions go: the erasure waits for them.
   const downstream = { stored: uniqueName('downstream'), memories: '' };
-  downstream.memories = `${downstream.stored}.memories`;
+  downstream.memories = consumerGroup('memoriesExtracted', 'indexer', downstream.stored);
   const eraser = createEraser(
     {
       store,
@@ -254,9 +254,12 @@ async function eraseOneOfTwo(t: TestContext, world: World): Promise<void> {
     bus,
     userId: 'alice',
     consumed: [
-      { topic: TOPICS.groupChatInput.name, groupIds: [converterGroup] },
-      { topic: TOPICS.arkMessages.name, groupIds: [`${converterGroup}.ark`] },
-      { topic: TOPICS.conversationInput.name, groupIds: [`${converterGroup}.conversations`] },
+      { topic: TOPICS.groupChatInput.name, groupIds: [consumerGroup('groupChatInput', 'converter', converterGroup)] },
+      { topic: TOPICS.arkMessages.name, groupIds: [consumerGroup('arkMessages', 'converter', converterGroup)] },
+      {
+        topic: TOPICS.conversationInput.name,
+        groupIds: [consumerGroup('conversationInput', 'converter', converterGroup)],
+      },
       { topic: TOPICS.messagesStored.name, groupIds: [downstream.stored] },
       { topic: TOPICS.memoriesExtracted.name, groupIds: [downstream.memories] },
     ],

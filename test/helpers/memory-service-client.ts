@@ -77,7 +77,7 @@ function validatorFor(spec: SpecFile, operationId: string, status: number): Vali
   return spec.validators.get(key);
 }
 
-export interface MsReply<T> {
+export interface MemoryServiceReply<T> {
   readonly status: number;
   readonly body: T;
 }
@@ -90,11 +90,11 @@ export interface CallOptions {
 }
 
 /** Calls an operation of the main file; path parameters fill its template, `query` its query string. */
-export async function msCall<T = Record<string, unknown>>(
+export async function memoryServiceCall<T = Record<string, unknown>>(
   base: string,
   operationId: string,
   options: CallOptions = {},
-): Promise<MsReply<T>> {
+): Promise<MemoryServiceReply<T>> {
   return callIn(MAIN, base, operationId, options);
 }
 
@@ -103,11 +103,16 @@ export async function adminCall<T = Record<string, unknown>>(
   base: string,
   operationId: string,
   options: CallOptions = {},
-): Promise<MsReply<T>> {
+): Promise<MemoryServiceReply<T>> {
   return callIn(ADMIN, base, operationId, options);
 }
 
-async function callIn<T>(spec: SpecFile, base: string, operationId: string, options: CallOptions): Promise<MsReply<T>> {
+async function callIn<T>(
+  spec: SpecFile,
+  base: string,
+  operationId: string,
+  options: CallOptions,
+): Promise<MemoryServiceReply<T>> {
   const op = spec.operations.get(operationId);
   assert.ok(op, `no operation ${operationId} in the OpenAPI file`);
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(options.params?.[name] ?? ''));

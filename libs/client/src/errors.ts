@@ -1,8 +1,10 @@
+import type { SourceApi } from '@memstream/schemas';
+
 /**
  * The API families the server speaks; each answers errors in its own envelope. `platform` is
  * what every process serves beside them (`/metrics`), in the platform's default shape.
  */
-export type Family = 'evermemos' | 'ark' | 'memory-agent' | 'memory-service' | 'kaos' | 'platform';
+export type Family = SourceApi | 'platform';
 
 /**
  * The one error the client throws. `code` is the family's own code as the server sent it

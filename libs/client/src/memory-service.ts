@@ -19,7 +19,7 @@ import type { CallOptions, Http } from './http.js';
 import type {
   Conversation,
   Membership,
-  MsMessage,
+  MemoryServiceMessage,
   OwnershipOffer,
   OwnershipOfferPage,
   Page,
@@ -123,7 +123,7 @@ export class UserConversations extends Conversations<typeof ROUTES.memoryService
     conversationId: string,
     query: { after?: string; limit?: number } = {},
     options?: CallOptions,
-  ): Promise<Page<MsMessage>> {
+  ): Promise<Page<MemoryServiceMessage>> {
     return this.http.call(this.routes.listMessages, { params: { conversationId }, query }, options);
   }
 
@@ -131,7 +131,7 @@ export class UserConversations extends Conversations<typeof ROUTES.memoryService
     conversationId: string,
     message: z.input<typeof CreateUserMessageRequest>,
     options?: CallOptions,
-  ): Promise<MsMessage> {
+  ): Promise<MemoryServiceMessage> {
     return this.http.call(this.routes.appendMessage, { params: { conversationId }, body: message }, options);
   }
 
@@ -148,7 +148,7 @@ export class UserConversations extends Conversations<typeof ROUTES.memoryService
   search(
     request: z.input<typeof SearchMessagesRequest>,
     options?: CallOptions,
-  ): Promise<Page<{ message: MsMessage; score: number }>> {
+  ): Promise<Page<{ message: MemoryServiceMessage; score: number }>> {
     return this.http.call(this.routes.search, { body: request }, options, true);
   }
 }
@@ -165,7 +165,7 @@ export class CodeConversations extends Conversations<typeof ROUTES.memoryService
     conversationId: string,
     query: z.input<typeof ListMessagesQuery> = {},
     options?: CallOptions,
-  ): Promise<Page<MsMessage>> {
+  ): Promise<Page<MemoryServiceMessage>> {
     return this.http.call(this.routes.listMessages, { params: { conversationId }, query }, options);
   }
 
@@ -173,7 +173,7 @@ export class CodeConversations extends Conversations<typeof ROUTES.memoryService
     conversationId: string,
     message: z.input<typeof CreateMessageRequest>,
     options?: CallOptions,
-  ): Promise<MsMessage> {
+  ): Promise<MemoryServiceMessage> {
     return this.http.call(this.routes.appendMessage, { params: { conversationId }, body: message }, options);
   }
 
@@ -200,7 +200,7 @@ export class CodeConversations extends Conversations<typeof ROUTES.memoryService
     conversationId: string,
     summary: z.input<typeof CreateSummaryRequest>,
     options?: CallOptions,
-  ): Promise<MsMessage> {
+  ): Promise<MemoryServiceMessage> {
     return this.http.call(this.routes.createSummary, { params: { conversationId }, body: summary }, options);
   }
 
@@ -213,7 +213,7 @@ export class CodeConversations extends Conversations<typeof ROUTES.memoryService
     conversationId: string,
     request: z.input<typeof SyncMessagesRequest>,
     options?: CallOptions,
-  ): Promise<{ epoch: number; noOp: boolean; epochIncremented: boolean; messages: MsMessage[] }> {
+  ): Promise<{ epoch: number; noOp: boolean; epochIncremented: boolean; messages: MemoryServiceMessage[] }> {
     return this.http.call(this.routes.syncMemory, { params: { conversationId }, body: request }, options, true);
   }
 
@@ -282,7 +282,7 @@ export class AgentConversations {
     conversationId: string,
     request: z.input<typeof CreateAgentMessagesRequest>,
     options?: CallOptions,
-  ): Promise<Page<MsMessage>> {
+  ): Promise<Page<MemoryServiceMessage>> {
     return this.http.call(A.appendMessages, { params: { conversationId }, body: request }, options);
   }
 
@@ -290,7 +290,7 @@ export class AgentConversations {
     conversationId: string,
     summary: z.input<typeof CreateSummaryRequest>,
     options?: CallOptions,
-  ): Promise<MsMessage> {
+  ): Promise<MemoryServiceMessage> {
     return this.http.call(A.createSummary, { params: { conversationId }, body: summary }, options);
   }
 
@@ -299,7 +299,7 @@ export class AgentConversations {
     conversationId: string,
     query: z.input<typeof ContextQuery> = {},
     options?: CallOptions,
-  ): Promise<{ conversationId: string; messages: MsMessage[]; nextAfterMessageId: string | null }> {
+  ): Promise<{ conversationId: string; messages: MemoryServiceMessage[]; nextAfterMessageId: string | null }> {
     return this.http.call(A.context, { params: { conversationId }, query }, options);
   }
 }

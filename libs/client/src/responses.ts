@@ -213,7 +213,7 @@ export interface AgentContext {
 }
 
 /** A memory-service message: the code layout's fields, and the document layout's beside them. */
-export interface MsMessage {
+export interface MemoryServiceMessage {
   readonly id: string;
   readonly conversationId: string;
   /** Left out by the code layout when the message has none (an agent's), as the memory-service does. */
@@ -226,6 +226,9 @@ export interface MsMessage {
   readonly epoch?: number | null;
   readonly [field: string]: unknown;
 }
+
+/** @deprecated the old name of {@link MemoryServiceMessage}, kept for code written against 0.1.0. */
+export type MsMessage = MemoryServiceMessage;
 
 export interface Page<T> {
   readonly data: T[];

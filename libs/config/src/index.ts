@@ -1,6 +1,7 @@
 export { loadConfig, ConfigError, env } from './load-config.js';
 export { platformEnv, type PlatformConfig } from './platform-config.js';
 export {
+  consumerGroupIdsOf,
   consumerGroupSettings,
   episodeRuleSettings,
   modelSettings,

@@ -1,5 +1,5 @@
-import type { z } from 'zod';
-import { env } from './load-config.js';
+import { z } from 'zod';
+import { env, loadConfig } from './load-config.js';
 
 /** What every process that accepts writes reads: the ingest gateway, the read API, the embedded mode. */
 export const writerSettings = {
@@ -25,6 +25,13 @@ export const consumerGroupSettings = {
   EXTRACTOR_GROUP_ID: env.string('memstream-extractor'),
   SUMMARIZER_GROUP_ID: env.string('memstream-summarizer'),
 };
+
+/** The pipeline's consumer group ids an environment sets, the defaults for those it leaves unset. */
+export function consumerGroupIdsOf(
+  vars: Record<string, string | undefined>,
+): z.infer<z.ZodObject<typeof consumerGroupSettings>> {
+  return loadConfig(z.object(consumerGroupSettings), vars);
+}
 
 /** Where episodes end: the extractor applies them as messages arrive, the read API on a flush. */
 export const episodeRuleSettings = {

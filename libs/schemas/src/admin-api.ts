@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AccessLevel } from './access-level.js';
-import { MsChannel } from './conversation-events.js';
+import { MemoryServiceChannel } from './conversation-events.js';
 import { ExportRecord } from './export-format.js';
 
 /**
@@ -53,7 +53,7 @@ export const AdminMessagesQuery = z.object({
       'history, memory or summary',
     )
     .transform((v) => v.toLowerCase())
-    .pipe(MsChannel)
+    .pipe(MemoryServiceChannel)
     .optional(),
   includeDeleted: QueryBool,
   justification: Justification.optional(),
@@ -146,7 +146,7 @@ const MessageBody = z.object({
   id: z.string(),
   conversationId: z.string(),
   userId: z.string().optional(),
-  channel: MsChannel,
+  channel: MemoryServiceChannel,
   epoch: z.number().int().optional(),
   content: z.array(z.unknown()),
   createdAt: z.string(),

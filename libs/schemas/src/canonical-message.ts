@@ -4,7 +4,11 @@ import { z } from 'zod';
  * The one message model every API family maps into. The converter is the only place that builds
  * it; everything downstream (memories, embeddings, summaries, read APIs) reads only this.
  */
-export const SourceApi = z.enum(['evermemos', 'ark', 'memory-service', 'kaos', 'memory-agent']);
+/**
+ * The one list of the API families that write conversations, in the order everything listing
+ * them follows (the API's registration and document, erasure counts, the client's families).
+ */
+export const SourceApi = z.enum(['evermemos', 'memory-agent', 'ark', 'memory-service', 'kaos']);
 export type SourceApi = z.infer<typeof SourceApi>;
 
 export const Role = z.enum(['user', 'assistant', 'system', 'tool']);

@@ -10,20 +10,20 @@ import { KaosEventsAppended, KaosSessionCreated, KaosSessionDeleted, KaosSession
  */
 const Id = z.string().min(1).max(255);
 
-export const MsRole = z.enum(['user', 'assistant', 'system', 'tool', 'agent']);
-export type MsRole = z.infer<typeof MsRole>;
-export const MsVisibility = z.enum(['user', 'agent', 'system']);
-export type MsVisibility = z.infer<typeof MsVisibility>;
+export const MemoryServiceRole = z.enum(['user', 'assistant', 'system', 'tool', 'agent']);
+export type MemoryServiceRole = z.infer<typeof MemoryServiceRole>;
+export const MemoryServiceVisibility = z.enum(['user', 'agent', 'system']);
+export type MemoryServiceVisibility = z.infer<typeof MemoryServiceVisibility>;
 /** history: the conversation people see; memory: an agent's own working memory; summary: agent-written summaries. */
-export const MsChannel = z.enum(['history', 'memory', 'summary']);
-export type MsChannel = z.infer<typeof MsChannel>;
+export const MemoryServiceChannel = z.enum(['history', 'memory', 'summary']);
+export type MemoryServiceChannel = z.infer<typeof MemoryServiceChannel>;
 
 /** One message as memory-service clients write it: opaque content blocks, kept as given. */
-export const MsMessage = z.object({
+export const MemoryServiceMessage = z.object({
   message_id: Id,
-  role: MsRole,
-  visibility: MsVisibility,
-  channel: MsChannel,
+  role: MemoryServiceRole,
+  visibility: MemoryServiceVisibility,
+  channel: MemoryServiceChannel,
   /** The agent (API key client id) that wrote it; memory-channel messages belong to it. */
   client_id: Id.nullable(),
   /** The person the message is from, or the person an agent answered. */
@@ -34,7 +34,7 @@ export const MsMessage = z.object({
   parent_message_id: Id.nullable(),
   created_at: z.iso.datetime({ offset: true }),
 });
-export type MsMessage = z.infer<typeof MsMessage>;
+export type MemoryServiceMessage = z.infer<typeof MemoryServiceMessage>;
 
 const Scope = { conversation_id: Id, group_id: Id };
 
@@ -56,7 +56,7 @@ export const ConversationMessagesAppended = envelopeOf(
   'conversation.messages.appended',
   z.object({
     ...Scope,
-    messages: z.array(MsMessage).min(1).max(1000),
+    messages: z.array(MemoryServiceMessage).min(1).max(1000),
     /** The code layout creates a missing conversation on its first append, owned by `owner_user_id`. */
     create_if_missing: z.boolean(),
     owner_user_id: Id.nullable(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SourceApi } from './canonical-message.js';
 
 /** The erasure API's payloads (memstream's own, beside memory-service's admin contract). */
 const PersonId = z
@@ -65,13 +66,12 @@ export const ErasureReceipt = z.object({
     description:
       "Why the last pass or try fell short (so why a job has not finished yet, why it failed, or why a completed one took more than one pass): what the pass found of the person's own data (their conversations, messages or memories, stored while it ran), or the step a try stopped in. Never content",
   }),
-  counts: z.object({
-    evermemos: FamilyCounts,
-    'memory-service': FamilyCounts,
-    kaos: FamilyCounts,
-    'memory-agent': FamilyCounts,
-    ark: FamilyCounts,
-  }),
+  counts: z.object(
+    Object.fromEntries(SourceApi.options.map((family) => [family, FamilyCounts])) as Record<
+      SourceApi,
+      typeof FamilyCounts
+    >,
+  ),
 });
 
 /** The latest erasures, newest first, each as its receipt. */

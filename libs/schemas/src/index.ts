@@ -50,7 +50,14 @@ export {
 export { ErasureRequested, ErasureInput } from './erasure-events.js';
 export { EpisodicMemory } from './episodic-memory.js';
 export { RequestOutcome, REQUEST_OUTCOME_CHANNEL } from './request-outcome.js';
-export { consumerGroupsByTopic, type PipelineGroupIds } from './consumer-groups.js';
+export {
+  consumerGroup,
+  consumerGroupsByTopic,
+  consumerGroupsOf,
+  type ConsumerOf,
+  type ConsumerService,
+  type PipelineGroupIds,
+} from './consumer-groups.js';
 export {
   CONSUMERS,
   TOPICS,
@@ -75,10 +82,10 @@ export {
   type AccessDecision,
 } from './access-level.js';
 export {
-  MsRole,
-  MsVisibility,
-  MsChannel,
-  MsMessage,
+  MemoryServiceRole,
+  MemoryServiceVisibility,
+  MemoryServiceChannel,
+  MemoryServiceMessage,
   ConversationCreated,
   ConversationMessagesAppended,
   ConversationDeleted,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MsChannel, MsRole, MsVisibility } from './conversation-events.js';
+import { MemoryServiceChannel, MemoryServiceRole, MemoryServiceVisibility } from './conversation-events.js';
 import { ConversationBody, MembershipBody, TransferBody } from './memory-service-api.js';
 
 /**
@@ -18,7 +18,7 @@ export const CodeMessageBody = z.object({
   id: z.string(),
   conversationId: z.string(),
   userId: z.string().optional(),
-  channel: MsChannel,
+  channel: MemoryServiceChannel,
   epoch: z.number().int().optional(),
   content: ContentBlocks,
   createdAt: z.string(),
@@ -29,9 +29,9 @@ export const DocumentMessageBody = z.object({
   id: z.string(),
   conversationId: z.string(),
   userId: z.string().nullable(),
-  role: MsRole,
-  visibility: MsVisibility,
-  channel: MsChannel,
+  role: MemoryServiceRole,
+  visibility: MemoryServiceVisibility,
+  channel: MemoryServiceChannel,
   content: z.string().meta({ description: 'The text of the content blocks' }),
   contentBlocks: ContentBlocks,
   metadata: z.record(z.string(), z.unknown()),
@@ -80,13 +80,15 @@ export const DocumentForkList = z.object({
 });
 
 /** A write Kafka has that was not applied when the wait ended: `id` is what it made or changed. */
-export const MsAcceptedBody = z.object({ status: z.enum(['accepted']), id: z.string(), requestId: z.string() }).meta({
-  description:
-    'Kafka has the write; applying it outlasted REQUEST_SYNC_TIMEOUT_MS and it will be applied (memstream addition)',
-});
+export const MemoryServiceAcceptedBody = z
+  .object({ status: z.enum(['accepted']), id: z.string(), requestId: z.string() })
+  .meta({
+    description:
+      'Kafka has the write; applying it outlasted REQUEST_SYNC_TIMEOUT_MS and it will be applied (memstream addition)',
+  });
 
 /** An ownership offer's 202: the pending transfer once applied, or the accepted write while it is being applied. */
-export const TransferOfferAnswer = z.union([TransferBody, MsAcceptedBody]);
+export const TransferOfferAnswer = z.union([TransferBody, MemoryServiceAcceptedBody]);
 
 export const SyncResultBody = z.object({
   epoch: z.number().int(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AccessLevel, GrantableLevel } from './access-level.js';
 import { caseInsensitiveEnum } from './case-insensitive-enum.js';
-import { MsRole, MsVisibility } from './conversation-events.js';
+import { MemoryServiceRole, MemoryServiceVisibility } from './conversation-events.js';
 import { SafeId } from './ids.js';
 
 /**
@@ -52,8 +52,8 @@ export const CreateAgentMessagesRequest = z.object({
   messages: z
     .array(
       z.object({
-        role: MsRole,
-        visibility: MsVisibility.default('user'),
+        role: MemoryServiceRole,
+        visibility: MemoryServiceVisibility.default('user'),
         /** Plain text, or content blocks kept as given. */
         content: z.union([z.string().min(1), z.array(z.unknown()).min(1).max(10_000)]),
         metadata: Metadata.optional(),

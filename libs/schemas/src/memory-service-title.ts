@@ -1,4 +1,4 @@
-import type { MsMessage } from './conversation-events.js';
+import type { MemoryServiceMessage } from './conversation-events.js';
 
 /** The text of the first content block that has some, as the memory-service reads a message's content. */
 export function firstText(content: readonly unknown[]): string | undefined {
@@ -26,7 +26,7 @@ export function titleOf(text: string): string {
  * erasure in the title.
  */
 export function historyTitle(
-  messages: ReadonlyArray<Pick<MsMessage, 'channel' | 'visibility' | 'content' | 'user_id'>>,
+  messages: ReadonlyArray<Pick<MemoryServiceMessage, 'channel' | 'visibility' | 'content' | 'user_id'>>,
   ownerUserId: string | null,
 ) {
   for (const m of messages) {

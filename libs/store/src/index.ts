@@ -170,18 +170,18 @@ export {
   type ConversationRecord,
   type NewConversation,
   type ListConversationsQuery,
-} from './repositories/ms-conversations.js';
+} from './repositories/memory-service-conversations.js';
 export {
   viewSegments,
   findInView,
   messageBefore,
   listView,
-  msMessagesByKeys,
+  memoryServiceMessagesByKeys,
   type ViewSegment,
   type ViewFilter,
   type ViewPosition,
-  type MsStoredMessage,
-} from './repositories/ms-messages.js';
+  type MemoryServiceStoredMessage,
+} from './repositories/memory-service-messages.js';
 export {
   listMemberships,
   findMembership,
@@ -193,13 +193,13 @@ export {
   settleTransfer,
   type MembershipRecord,
   type TransferRecord,
-} from './repositories/ms-memberships.js';
+} from './repositories/memory-service-memberships.js';
 export {
   findTransferOffer,
   listTransferOffers,
   type TransferOffer,
   type TransferOfferQuery,
-} from './repositories/ms-transfer-offers.js';
+} from './repositories/memory-service-transfer-offers.js';
 export {
   lockKaosAgent,
   findKaosSession,

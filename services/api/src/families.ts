@@ -1,3 +1,4 @@
+import { SourceApi } from '@memstream/schemas';
 import type { ApiFamilyPlugin } from './api-deps.js';
 import { admin } from './families/admin/index.js';
 import { ark } from './families/ark/index.js';
@@ -7,18 +8,24 @@ import { kaos } from './families/kaos/index.js';
 import { memoryAgent } from './families/memory-agent/index.js';
 import { memoryService } from './families/memory-service/index.js';
 
-/** Every API family memstream speaks, in the order their routes are registered (and listed in the document). */
-export const FAMILIES: readonly ApiFamilyPlugin[] = [
-  everMemOs,
-  memoryAgent,
+/** The plugin speaking each family of SourceApi: one added there without a plugin here fails the type check. */
+const PLUGIN_OF: Readonly<Record<SourceApi, ApiFamilyPlugin>> = {
+  evermemos: everMemOs,
   ark,
-  memoryService,
+  'memory-service': memoryService,
   kaos,
+  'memory-agent': memoryAgent,
+};
+
+/**
+ * Every API family memstream speaks, in the order their routes are registered and the document
+ * lists their tags: SourceApi's families in its order, then memstream's own (admin, console).
+ */
+export const FAMILIES: readonly ApiFamilyPlugin[] = [
+  ...SourceApi.options.map((name) => PLUGIN_OF[name]),
   admin,
   consoleFamily,
 ];
 
-/** Each family's documentation (its tag, its error envelope, the path prefixes it owns), in the order the document lists their tags. */
-export const API_FAMILIES = [everMemOs, ark, memoryAgent, memoryService, admin, kaos, consoleFamily].map(
-  (family) => family.docs,
-);
+/** Each family's documentation (its tag, its error envelope, the path prefixes it owns). */
+export const API_FAMILIES = FAMILIES.map((family) => family.docs);

@@ -1,4 +1,5 @@
 import type { TestContext } from 'node:test';
+import { consumerGroupIdsOf } from '@memstream/config';
 import { MemoryBus, type BusRecord } from '@memstream/bus';
 import { MemoryFanout, MemoryRequestLedger } from '@memstream/fanout';
 import { createHttpServer } from '@memstream/http';
@@ -63,12 +64,7 @@ export async function gateway(
   });
   // The store answers other families' access pre-checks; EverMemOS's message and metadata writes never ask it.
   await registerApi(server, 'gateway', {
-    consumerGroups: {
-      CONVERTER_GROUP_ID: 'memstream-converter',
-      INDEXER_GROUP_ID: 'memstream-indexer',
-      EXTRACTOR_GROUP_ID: 'memstream-extractor',
-      SUMMARIZER_GROUP_ID: 'memstream-summarizer',
-    },
+    consumerGroups: consumerGroupIdsOf({}),
     store: settings.store ?? ({} as never),
     ledger,
     fanout,

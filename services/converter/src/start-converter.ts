@@ -11,7 +11,7 @@ import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
 import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import { foldKeywordCounts, purgeRequestOutcomes, type Store } from '@memstream/store';
-import { type CONSUMERS, inputRecordMaxBytes, TOPICS } from '@memstream/schemas';
+import { type CONSUMERS, consumerGroup, inputRecordMaxBytes, TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
 import { handleArkBatch } from './handlers/ark-messages.js';
 import { handleConversationBatch } from './handlers/conversation-input.js';
@@ -62,7 +62,7 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
   const maxRecordBytes = inputRecordMaxBytes(options.brokerMaxBytes ?? 1_000_000);
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'converter'> = {
     groupChatInput: {
-      groupId: options.groupId,
+      groupId: consumerGroup('groupChatInput', 'converter', options.groupId),
       maxRecordBytes,
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
@@ -73,9 +73,7 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       onDeadLetter: recordDeadLetter(deps, options.log),
     },
     arkMessages: {
-      // A group's members must subscribe to the same topics (kafkajs's assigner hands every
-      // member partitions of every topic), so each input topic has its own group.
-      groupId: `${options.groupId}.ark`,
+      groupId: consumerGroup('arkMessages', 'converter', options.groupId),
       maxRecordBytes,
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
@@ -85,7 +83,7 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
       onDeadLetter: recordDeadLetter(deps, options.log),
     },
     conversationInput: {
-      groupId: `${options.groupId}.conversations`,
+      groupId: consumerGroup('conversationInput', 'converter', options.groupId),
       maxRecordBytes,
       retry: options.retry,
       partitionsConcurrently: options.partitionsConcurrently,
@@ -96,7 +94,7 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
     },
     erasures: {
       // one job at a time per partition: a job is long, and its lease keeps it to one worker anyway
-      groupId: `${options.groupId}.erasures`,
+      groupId: consumerGroup('erasures', 'converter', options.groupId),
       retry: options.retry,
       handler: options.eraser.handle,
     },

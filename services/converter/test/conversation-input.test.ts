@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { conversationHarness } from './conversation-harness.js';
-import type { ConversationInput, MsMessage } from '@memstream/schemas';
+import type { ConversationInput, MemoryServiceMessage } from '@memstream/schemas';
 import {
   appendStreamChunks,
   claimConversation,
@@ -14,7 +14,7 @@ import {
   listView,
 } from '@memstream/store';
 
-const message = (text: string): MsMessage => ({
+const message = (text: string): MemoryServiceMessage => ({
   message_id: randomUUID(),
   role: 'user',
   visibility: 'user',
@@ -29,7 +29,7 @@ const message = (text: string): MsMessage => ({
 });
 
 /** A person's append: their messages are theirs (the sender rule), as the API writes them. */
-const append = (id: string, actor: string | undefined, messages: MsMessage[]): ConversationInput => ({
+const append = (id: string, actor: string | undefined, messages: MemoryServiceMessage[]): ConversationInput => ({
   id: randomUUID(),
   type: 'conversation.messages.appended',
   occurred_at: new Date().toISOString(),

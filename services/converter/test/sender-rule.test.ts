@@ -7,7 +7,7 @@ import {
   type ArkMessagesReceived,
   type ConversationInput,
   type KaosEvent,
-  type MsMessage,
+  type MemoryServiceMessage,
 } from '@memstream/schemas';
 import { claimConversation, findRequestOutcome, setMembership } from '@memstream/store';
 import { handleArkBatch } from '../src/handlers/ark-messages.js';
@@ -102,7 +102,7 @@ test("a person's ARK batch naming someone else is refused whole; a role-only tur
 
 test("a person's memory-service message naming another userId is refused, whatever their level", async (t) => {
   const { store, apply } = await conversationHarness(t);
-  const message = (userId: string): MsMessage => ({
+  const message = (userId: string): MemoryServiceMessage => ({
     message_id: randomUUID(),
     role: 'user',
     visibility: 'user',

@@ -5,7 +5,7 @@ import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
-import { type CONSUMERS, TOPICS } from '@memstream/schemas';
+import { type CONSUMERS, consumerGroup, TOPICS } from '@memstream/schemas';
 
 import { announceExtracted, listenForClosingHints } from '@memstream/episodes';
 import type { Fanout } from '@memstream/fanout';
@@ -88,7 +88,7 @@ export async function runExtractor(
   );
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'extractor'> = {
     messagesStored: {
-      groupId: config.EXTRACTOR_GROUP_ID,
+      groupId: consumerGroup('messagesStored', 'extractor', config.EXTRACTOR_GROUP_ID),
       retry: retryPolicyOf(config),
       partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
       maxBatchSize: 500,

@@ -3,7 +3,7 @@ import type { IndexerConfig } from './config.js';
 import type { Embedder } from '@memstream/embedding';
 import type { Logger } from '@memstream/logging';
 import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
-import { type CONSUMERS, TOPICS } from '@memstream/schemas';
+import { type CONSUMERS, consumerGroup, TOPICS } from '@memstream/schemas';
 import { ensureVectorIndex, type Store } from '@memstream/store';
 import { Indexer } from './indexer.js';
 import { queueDeadLettered } from './dead-lettered.js';
@@ -29,7 +29,7 @@ export async function runIndexer(
   });
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'indexer'> = {
     messagesStored: {
-      groupId: config.INDEXER_GROUP_ID,
+      groupId: consumerGroup('messagesStored', 'indexer', config.INDEXER_GROUP_ID),
       retry: retryPolicyOf(config),
       partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
       maxBatchSize: INDEX_BATCH,
@@ -39,7 +39,7 @@ export async function runIndexer(
       onDeadLetter: queueDeadLettered(deps.store, log),
     },
     memoriesExtracted: {
-      groupId: `${config.INDEXER_GROUP_ID}.memories`,
+      groupId: consumerGroup('memoriesExtracted', 'indexer', config.INDEXER_GROUP_ID),
       retry: retryPolicyOf(config),
       partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
       maxBatchSize: INDEX_BATCH,

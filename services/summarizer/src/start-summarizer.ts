@@ -5,7 +5,7 @@ import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import type { Store } from '@memstream/store';
-import { type CONSUMERS, TOPICS, type MessageStored } from '@memstream/schemas';
+import { type CONSUMERS, consumerGroup, TOPICS, type MessageStored } from '@memstream/schemas';
 import { offlineSummarizer } from './summarizers/offline.js';
 import { modelSummarizer } from './summarizers/model.js';
 import type { Summarizer } from './summarizers/summarizer.js';
@@ -63,7 +63,7 @@ export async function runSummarizer(
   };
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'summarizer'> = {
     messagesStored: {
-      groupId: config.SUMMARIZER_GROUP_ID,
+      groupId: consumerGroup('messagesStored', 'summarizer', config.SUMMARIZER_GROUP_ID),
       retry: retryPolicyOf(config),
       partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
       maxBatchSize: 500,

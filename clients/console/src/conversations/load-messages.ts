@@ -1,4 +1,4 @@
-import type { EpisodicMemoryView, MemstreamClient, MessageMemory, MsMessage } from '@memstream/client';
+import type { EpisodicMemoryView, MemstreamClient, MessageMemory, MemoryServiceMessage } from '@memstream/client';
 import { MemstreamError } from '@memstream/client';
 import { episodeOfMessage, episodesOf } from '../memories/episodes.js';
 
@@ -27,7 +27,7 @@ export interface Messages {
 /** The latest messages shown, at most the EverMemOS list's page. */
 export const MESSAGE_WINDOW = 500;
 /** memory-service pages read for roles and channels (200 messages each). */
-const MS_PAGES = 5;
+const MEMORY_SERVICE_PAGES = 5;
 
 /**
  * A conversation's latest messages, oldest first, from two views of the same rows: the
@@ -67,11 +67,15 @@ export async function loadMessages(client: MemstreamClient, id: string, signal: 
   return { rows, total: page.result.total_count, memories: episodic };
 }
 
-async function rolesOf(client: MemstreamClient, id: string, signal: AbortSignal): Promise<Map<string, MsMessage>> {
-  const byId = new Map<string, MsMessage>();
+async function rolesOf(
+  client: MemstreamClient,
+  id: string,
+  signal: AbortSignal,
+): Promise<Map<string, MemoryServiceMessage>> {
+  const byId = new Map<string, MemoryServiceMessage>();
   let after: string | undefined;
   try {
-    for (let i = 0; i < MS_PAGES; i++) {
+    for (let i = 0; i < MEMORY_SERVICE_PAGES; i++) {
       const page = await client.memoryService.user.listMessages(
         id,
         { limit: 200, ...(after ? { after } : {}) },

@@ -1,10 +1,12 @@
+import { SourceApi } from '@memstream/schemas';
+
 /**
  * What an erasure removed or rewrote, per API family and per store: `counts[family][store][kind]`.
  * A conversation belongs to the family that wrote it (its source_api); the rolling summaries
  * (the `memory` table) are the Memory Agent's, whichever family's conversation they summarized.
  */
-export const ERASURE_FAMILIES = ['evermemos', 'memory-service', 'kaos', 'memory-agent', 'ark'] as const;
-export type ErasureFamily = (typeof ERASURE_FAMILIES)[number];
+export const ERASURE_FAMILIES: readonly SourceApi[] = SourceApi.options;
+export type ErasureFamily = SourceApi;
 /**
  * `kafka` is the transport (Kafka's log, or the embedded bus and its journal): records removed per
  * topic, the kind being the topic's name.

@@ -1,7 +1,7 @@
 import type { KaosEvent } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 import { visibleTo } from './conversation-access.js';
-import { cancelPendingTransfers } from './ms-memberships.js';
+import { cancelPendingTransfers } from './memory-service-memberships.js';
 
 /** A KAOS session as stored; times are already in KAOS's text form (see ISO). */
 export interface KaosSessionRow {

@@ -49,7 +49,7 @@ import {
   type RequestOutcome,
   UNDER_ERASURE,
 } from '@memstream/schemas';
-import { fromMsMessage } from '../mappers/memory-service.js';
+import { fromMemoryServiceMessage } from '../mappers/memory-service.js';
 import { storedEvent } from '../stored-event.js';
 import { publishLiveMessages } from '../live-messages.js';
 import { announce } from './announce.js';
@@ -221,7 +221,7 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
       const results = await appendMessages(
         tx,
         event.data.messages.map((m, i) => ({
-          message: fromMsMessage(data.conversation_id, m),
+          message: fromMemoryServiceMessage(data.conversation_id, m),
           ...(i === 0 ? { requestId: event.id } : {}),
         })),
       );

@@ -1,12 +1,12 @@
 import type { NewMessage } from '@memstream/store';
-import type { MsMessage, Role } from '@memstream/schemas';
+import type { MemoryServiceMessage, Role } from '@memstream/schemas';
 
 /**
  * A memory-service message as a canonical one. Its content blocks are opaque to us, so the text
  * the memory consumers read (search, episodes, summaries) is what the text blocks say, and the
  * message as written is kept whole under `metadata.ms` for the family's own reads.
  */
-export function fromMsMessage(conversationId: string, m: MsMessage): NewMessage {
+export function fromMemoryServiceMessage(conversationId: string, m: MemoryServiceMessage): NewMessage {
   const sender = m.user_id ?? m.client_id ?? m.role;
   return {
     conversation_id: conversationId,
@@ -22,7 +22,7 @@ export function fromMsMessage(conversationId: string, m: MsMessage): NewMessage 
   };
 }
 
-function canonicalRole(role: MsMessage['role']): Role {
+function canonicalRole(role: MemoryServiceMessage['role']): Role {
   return role === 'agent' ? 'assistant' : role;
 }
 

@@ -13,7 +13,7 @@ import {
   type Store,
 } from '@memstream/store';
 import { TOPICS } from '@memstream/schemas';
-import { answerWrite, StillApplying } from '../memory-service/answer-write.js';
+import { outcomeOrStillApplying, StillApplying } from '../memory-service/outcome-or-still-applying.js';
 import { adminDocs as docs } from './docs.js';
 import { auditMore, justificationOf, requireRole } from './audit.js';
 import {
@@ -54,7 +54,7 @@ async function adminChange(
     } as never,
     true,
   );
-  const outcome = answerWrite(written, found.id);
+  const outcome = outcomeOrStillApplying(written, found.id);
   if (outcome instanceof StillApplying) return outcome;
   return Number((outcome.result as { conversations?: number } | null)?.conversations ?? 0);
 }

@@ -1,6 +1,6 @@
 import type { Halves } from '../../shared/halves.js';
 import { AppError } from '@memstream/errors';
-import { conversationsOwnedBy, msMessagesByKeys, type Store } from '@memstream/store';
+import { conversationsOwnedBy, memoryServiceMessagesByKeys, type Store } from '@memstream/store';
 import { OWN_WORDS_RANKING, searchMemories, type QueryEmbedder } from '@memstream/search';
 import { adminDocs as docs } from './docs.js';
 import { auditMore, justificationOf, requireRole } from './audit.js';
@@ -55,7 +55,7 @@ export function registerAdminSearch({ reads }: Halves, deps: { store: Store; emb
         },
         OWN_WORDS_RANKING,
       );
-      const found = await msMessagesByKeys(
+      const found = await memoryServiceMessagesByKeys(
         deps.store,
         hits.map((h) => ({ conversationId: h.conversation_id, messageId: h.message_ids[0]! })),
         body.includeDeleted,

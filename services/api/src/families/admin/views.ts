@@ -1,4 +1,10 @@
-import type { AdminConversationRecord, AuditRecord, ErasureJob, EvictionJob, MsStoredMessage } from '@memstream/store';
+import type {
+  AdminConversationRecord,
+  AuditRecord,
+  ErasureJob,
+  EvictionJob,
+  MemoryServiceStoredMessage,
+} from '@memstream/store';
 import { addErasureCounts, evictionProgress } from '@memstream/store';
 
 /** memory-service leaves a field out rather than sending null where its contract has no null. */
@@ -23,7 +29,7 @@ export function adminConversationDetail(c: AdminConversationRecord) {
 }
 
 /** The code layout's message: every channel, agents' memory included (admins see everything). */
-export function adminMessageView(m: MsStoredMessage) {
+export function adminMessageView(m: MemoryServiceStoredMessage) {
   return {
     id: m.message_id,
     conversationId: m.conversation_id,

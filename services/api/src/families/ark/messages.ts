@@ -2,7 +2,7 @@ import { AppError } from '@memstream/errors';
 import { unstorableError, unstorablePath, writeOriginOf } from '@memstream/http';
 import { arkDocs } from './docs.js';
 import type { Writer } from '@memstream/ingest';
-import { answerWrite } from './answer-write.js';
+import { replyOutcomeOrAcceptedSubject } from './reply-outcome-or-accepted-subject.js';
 import { listArkRecords, listArkSessions, type Store } from '@memstream/store';
 import {
   ArkListQuery as ListQuery,
@@ -43,7 +43,7 @@ export function registerArkMessages({ writes, reads }: Halves, deps: { store: St
       true,
     );
     const subject = { session_id: batch.session_id, count: batch.messages.length };
-    return answerWrite(reply, written, subject, (_, requestId) => ({
+    return replyOutcomeOrAcceptedSubject(reply, written, subject, (_, requestId) => ({
       status: 'ok' as const,
       ...subject,
       request_id: requestId,

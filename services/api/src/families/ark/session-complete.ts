@@ -16,7 +16,7 @@ import {
 import { SessionParams, parseSessionId } from './stream.js';
 import { requireAccess } from '../../shared/access.js';
 import { OpenRelays, relayLines } from './ndjson-relay.js';
-import { answerWrite } from './answer-write.js';
+import { replyOutcomeOrAcceptedSubject } from './reply-outcome-or-accepted-subject.js';
 
 /** How long a completion of a stream not (yet) stored waits for it: it may be on its way from another replica. */
 const COMPLETION_WAIT_MS = 3_000;
@@ -48,7 +48,7 @@ export function registerSessionWrites(app: ZodApp, deps: { store: Store; write: 
       true,
     );
     // ARK's reference service names the id `query`; ours said `session` first: both are sent.
-    return answerWrite(reply, written, { session: sessionId, query: sessionId }, (outcome) => ({
+    return replyOutcomeOrAcceptedSubject(reply, written, { session: sessionId, query: sessionId }, (outcome) => ({
       status: String(outcome.result?.['status'] ?? 'completed'),
       session: sessionId,
       query: sessionId,
@@ -130,7 +130,10 @@ export function registerSessionWrites(app: ZodApp, deps: { store: Store; write: 
     }
     const chunks = parseChunks(request.body);
     const subject = { session: sessionId, chunks: chunks.length };
-    return answerWrite(reply, stored(await send(chunks)), subject, () => ({ status: 'ok', ...subject }));
+    return replyOutcomeOrAcceptedSubject(reply, stored(await send(chunks)), subject, () => ({
+      status: 'ok',
+      ...subject,
+    }));
   });
 }
 

@@ -15,7 +15,7 @@ import {
 } from '@memstream/schemas';
 import type { Writer } from '@memstream/ingest';
 import { AcceptedReply } from './accepted-reply.js';
-import { answerWrite } from './answer-write.js';
+import { replyOutcomeOrRequestId } from './reply-outcome-or-request-id.js';
 import { personOf } from '../../shared/access.js';
 import { refuseDefaultToPerson } from './default-meta-access.js';
 
@@ -47,7 +47,7 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
       { type: 'group_chat.conversation_meta.upserted', data: meta, source: 'evermemos-api' },
       sync,
     );
-    return answerWrite(reply, written, (outcome) => {
+    return replyOutcomeOrRequestId(reply, written, (outcome) => {
       const row = outcome.result ?? {};
       return {
         status: 'ok',
@@ -96,7 +96,7 @@ export function registerConversationMeta(app: ZodApp, write: Writer): void {
       { type: 'group_chat.conversation_meta.patched', data: patch, source: 'evermemos-api' },
       sync,
     );
-    return answerWrite(reply, written, (outcome) => {
+    return replyOutcomeOrRequestId(reply, written, (outcome) => {
       const row = outcome.result ?? {};
       return {
         status: 'ok',

@@ -3,7 +3,7 @@ import { AppError } from '@memstream/errors';
 import { parseOrThrow, writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import { everMemOsErrorShape } from './error-shape.js';
-import { answerWrite } from './answer-write.js';
+import { replyOutcomeOrRequestId } from './reply-outcome-or-request-id.js';
 import type { Writer } from '@memstream/ingest';
 import type { OpenSpanTracker } from '@memstream/episodes';
 import {
@@ -93,7 +93,7 @@ export function registerDeleteMemories(
     // never a wrong memory (closing-write.ts).
     if (filter.group_id !== undefined) spans.forget(filter.group_id);
     else if (personOf(request) === undefined) spans.clear();
-    return answerWrite(reply, written, (outcome) => {
+    return replyOutcomeOrRequestId(reply, written, (outcome) => {
       const r = outcome.result as {
         deleted_messages: number;
         deleted_memories: number;

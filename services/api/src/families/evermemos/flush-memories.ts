@@ -3,7 +3,7 @@ import { AppError } from '@memstream/errors';
 import { writeOriginOf } from '@memstream/http';
 import { everMemOsDocs } from './docs.js';
 import type { Writer } from '@memstream/ingest';
-import { answerWrite } from './answer-write.js';
+import { replyOutcomeOrRequestId } from './reply-outcome-or-request-id.js';
 import type { ExtractionNotices } from './extraction-notices.js';
 import { lastSequence, listEpisodesByIds, type Episode, type Store } from '@memstream/store';
 import { AcceptedReply, FlushAnswer, FlushMemoriesRequest as Body, TOPICS } from '@memstream/schemas';
@@ -45,7 +45,7 @@ export function registerFlushMemories(
       true,
     );
     spans.forget(body.group_id); // its open span is closed: what this server guessed of it is wrong now
-    return answerWrite(reply, written, async (outcome) => {
+    return replyOutcomeOrRequestId(reply, written, async (outcome) => {
       const ids = (outcome.result?.['episode_ids'] as number[] | undefined) ?? [];
       const waiting = body.sync_mode && ids.length > 0 ? await waiter() : undefined;
       const episodes: Episode[] = waiting

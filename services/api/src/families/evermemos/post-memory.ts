@@ -13,7 +13,7 @@ import { isUnavailable } from '@memstream/errors';
 import type { Writer } from '@memstream/ingest';
 import { requireOwnSender } from '../../shared/sender.js';
 import { AcceptedReply } from './accepted-reply.js';
-import { answerWrite } from './answer-write.js';
+import { replyOutcomeOrRequestId } from './reply-outcome-or-request-id.js';
 import type { BoundaryRules, OpenSpanTracker } from '@memstream/episodes';
 import type { Store } from '@memstream/store';
 import { formationOf, type Formation } from './closing-write.js';
@@ -56,7 +56,7 @@ export function registerPostMemory(
       { type: 'group_chat.message.received', data: message, source: 'evermemos-api' },
       sync,
     );
-    return answerWrite(reply, written, async (outcome) => {
+    return replyOutcomeOrRequestId(reply, written, async (outcome) => {
       const groupId = conversationIdOf(message);
       const sequence = outcome.result?.['sequence'];
       const formation =

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '@memstream/errors';
 import { parseOrThrow, principalOf, writeOriginOf } from '@memstream/http';
 import type { Writer } from '@memstream/ingest';
-import { outcomeOf } from './answer-write.js';
+import { outcomeOf } from './reply-result-or-accepted.js';
 import { findKaosSession, type KaosSessionRow, type KaosViewer, type Store } from '@memstream/store';
 import { KaosHeaders, KaosSessionParams, SAFE_ID_RULE, TOPICS, type KaosInput } from '@memstream/schemas';
 import { personOf } from '../../shared/access.js';

@@ -16,7 +16,7 @@ import {
   kaosAgentKey,
 } from '@memstream/schemas';
 import { viewerOf, type KaosOps } from './kaos-ops.js';
-import { answerWrite } from './answer-write.js';
+import { replyResultOrAccepted } from './reply-result-or-accepted.js';
 import type { Halves } from '../../shared/halves.js';
 import { KAOS_READ_MAX_BYTES, sendWithEvents } from './event-json.js';
 
@@ -119,7 +119,7 @@ export function registerKaosMemoryRoutes({ writes, reads }: Halves, ops: KaosOps
         updated_before: new Date(Date.now() - max_age_hours * 3_600_000).toISOString(),
         visible_to: viewerOf(request).userId ?? null,
       });
-      return answerWrite(reply, result);
+      return replyResultOrAccepted(reply, result);
     },
   );
 

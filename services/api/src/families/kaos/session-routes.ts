@@ -25,7 +25,7 @@ import {
   type KaosEvent,
 } from '@memstream/schemas';
 import { contextOf, eventTypesOf, kaosId, ownerOf, sessionIdOf, type KaosOps } from './kaos-ops.js';
-import { answerWrite } from './answer-write.js';
+import { replyResultOrAccepted } from './reply-result-or-accepted.js';
 import type { Halves } from '../../shared/halves.js';
 import { requireOwnSender } from '../../shared/sender.js';
 import { keepRawBody, rawEventTexts, refuseLargeRead, sendWithEvents } from './event-json.js';
@@ -67,7 +67,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         owner_user_id: ownerOf(request, body.user_id),
         ...ops.limits(request),
       });
-      return answerWrite(reply, result, result?.['created'] === false ? 200 : 201, { session_id: sessionId });
+      return replyResultOrAccepted(reply, result, result?.['created'] === false ? 200 : 201, { session_id: sessionId });
     },
   );
 
@@ -115,7 +115,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
       if (raw === '' || raw === '.' || raw === '..') return { deleted: false };
       const sessionId = sessionIdOf(request);
       const agent = ops.agent(request);
-      return answerWrite(
+      return replyResultOrAccepted(
         reply,
         await ops.send(request, 'kaos.session.deleted', {
           group_id: kaosSessionKey(agent, sessionId),
@@ -186,7 +186,7 @@ export function registerKaosSessionRoutes({ writes, reads }: Halves, ops: KaosOp
         events,
         ...limits,
       });
-      return answerWrite(reply, result, 201, { event_ids: events.map((e) => e.event_id) });
+      return replyResultOrAccepted(reply, result, 201, { event_ids: events.map((e) => e.event_id) });
     },
   );
 

@@ -7,7 +7,7 @@ import {
   latestCompletedSummary,
   listView,
   viewSegments,
-  type MsStoredMessage,
+  type MemoryServiceStoredMessage,
   type Store,
   type ViewPosition,
 } from '@memstream/store';
@@ -17,7 +17,7 @@ import {
   ContextQuery,
   ConversationIdParams,
   CreateSummaryRequest,
-  MsAcceptedBody,
+  MemoryServiceAcceptedBody,
 } from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
@@ -50,7 +50,7 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
         summary: "Store an agent's summary of the conversation so far; it sets the title",
         params: ConversationIdParams,
         body: CreateSummaryRequest,
-        responses: { 201: CodeMessageBody, 202: MsAcceptedBody },
+        responses: { 201: CodeMessageBody, 202: MemoryServiceAcceptedBody },
       }),
       async (request, reply) => {
         const clientId = requireAgent(request);
@@ -149,8 +149,8 @@ export function registerAgentContext({ writes, reads }: Halves, h: MemoryService
 async function newestAgentSummary(
   store: Store,
   segments: Parameters<typeof listView>[1],
-): Promise<{ message: MsStoredMessage; covers: ViewPosition } | undefined> {
-  let newest: MsStoredMessage | undefined;
+): Promise<{ message: MemoryServiceStoredMessage; covers: ViewPosition } | undefined> {
+  let newest: MemoryServiceStoredMessage | undefined;
   let after: ViewPosition | undefined;
   for (;;) {
     const page = await listView(store, segments, { channel: 'summary', hideAgentOnly: false }, { after, limit: 500 });

@@ -12,7 +12,7 @@ import {
   ListMessagesQuery,
   MembershipBody,
   MessageIdParams,
-  MsAcceptedBody,
+  MemoryServiceAcceptedBody,
   ShareRequest,
   firstText,
   historyTitle,
@@ -57,7 +57,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         "Append a message; a missing conversation is created, owned by the caller and titled by the message's first 40 characters (untitled when it is on the memory channel). A person's message needs a text block with some text",
       params: ConversationIdParams,
       body: CreateMessageRequest,
-      responses: { 201: CodeMessageBody, 202: MsAcceptedBody },
+      responses: { 201: CodeMessageBody, 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;
@@ -97,7 +97,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
       params: MessageIdParams,
       body: ForkRequest.pick({ title: true }),
       emptyBody: {},
-      responses: { 201: ConversationBody, 202: MsAcceptedBody },
+      responses: { 201: ConversationBody, 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId, messageId } = request.params;
@@ -128,7 +128,7 @@ export function registerCodeRoutes({ writes, reads }: Halves, h: MemoryServiceHa
         summary: 'Share with a user, at most at your own level and never as owner',
         params: ConversationIdParams,
         body: ShareRequest,
-        responses: { 201: MembershipBody, 202: MsAcceptedBody },
+        responses: { 201: MembershipBody, 202: MemoryServiceAcceptedBody },
       }),
       async (request, reply) => {
         const { conversationId } = request.params;

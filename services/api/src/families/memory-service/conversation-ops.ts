@@ -13,7 +13,7 @@ import {
   standingOf,
   viewSegments,
   type ConversationRecord,
-  type MsStoredMessage,
+  type MemoryServiceStoredMessage,
   type Store,
   type ViewFilter,
 } from '@memstream/store';
@@ -22,12 +22,12 @@ import {
   levelRefusal,
   type AccessLevel,
   type MemoryServiceInput,
-  type MsMessage,
+  type MemoryServiceMessage,
   type Refusal,
   type RequestOutcome,
   type Standing,
 } from '@memstream/schemas';
-import { answerWrite, type StillApplying } from './answer-write.js';
+import { outcomeOrStillApplying, type StillApplying } from './outcome-or-still-applying.js';
 
 export interface OpsDeps {
   readonly store: Store;
@@ -85,7 +85,7 @@ export function conversationOps(deps: OpsDeps) {
       { type, data, source: 'memory-service' } as never,
       true,
     );
-    return answerWrite(written, data.conversation_id);
+    return outcomeOrStillApplying(written, data.conversation_id);
   };
 
   return {
@@ -111,7 +111,7 @@ export function conversationOps(deps: OpsDeps) {
       filter: ViewFilter,
       after: string | undefined,
       limit: number,
-    ): Promise<{ items: MsStoredMessage[]; nextCursor: string | null }> {
+    ): Promise<{ items: MemoryServiceStoredMessage[]; nextCursor: string | null }> {
       const segments = await viewSegments(deps.store, conversationId);
       let position: ViewPosition | undefined;
       if (after !== undefined) {
@@ -142,7 +142,9 @@ export function refusalError(refusal: Refusal, id: string): AppError {
 }
 
 /** A new message as the family stores it. */
-export function newMessage(fields: Partial<MsMessage> & Pick<MsMessage, 'role' | 'content'>): MsMessage {
+export function newMessage(
+  fields: Partial<MemoryServiceMessage> & Pick<MemoryServiceMessage, 'role' | 'content'>,
+): MemoryServiceMessage {
   return {
     message_id: randomUUID(),
     visibility: 'user',

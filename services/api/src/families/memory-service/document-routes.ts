@@ -14,7 +14,7 @@ import {
   ListMessagesQuery,
   MembershipBody,
   MessageIdParams,
-  MsAcceptedBody,
+  MemoryServiceAcceptedBody,
   ShareRequest,
 } from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';
@@ -54,7 +54,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       summary: 'Append a message from the caller (role user, visible to people)',
       params: ConversationIdParams,
       body: CreateUserMessageRequest,
-      responses: { 201: DocumentMessageBody, 202: MsAcceptedBody },
+      responses: { 201: DocumentMessageBody, 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;
@@ -79,7 +79,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       params: MessageIdParams,
       body: ForkRequest,
       emptyBody: {},
-      responses: { 201: ConversationBody, 202: MsAcceptedBody },
+      responses: { 201: ConversationBody, 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId, messageId } = request.params;
@@ -117,7 +117,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       summary: 'Share with a user, at most at your own level and never as owner',
       params: ConversationIdParams,
       body: ShareRequest,
-      responses: { 201: MembershipBody, 202: MsAcceptedBody },
+      responses: { 201: MembershipBody, 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;
@@ -132,7 +132,7 @@ export function registerDocumentRoutes({ writes, reads }: Halves, h: MemoryServi
       summary: 'Append messages in bulk, any role and visibility (agents)',
       params: ConversationIdParams,
       body: CreateAgentMessagesRequest,
-      responses: { 201: DocumentMessageList, 202: MsAcceptedBody },
+      responses: { 201: DocumentMessageList, 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId } = request.params;

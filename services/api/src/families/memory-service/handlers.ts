@@ -25,14 +25,14 @@ import {
   type ForkRequest,
   type ListConversationsQuery,
   type ListMessagesQuery,
-  type MsMessage,
+  type MemoryServiceMessage,
   type RequestOutcome,
   type TransferRecipients,
 } from '@memstream/schemas';
 import { conversationOps, newMessage, refusalError, type OpsDeps } from './conversation-ops.js';
-import { StillApplying } from './answer-write.js';
+import { StillApplying } from './outcome-or-still-applying.js';
 import { conversationView, membershipView, transferView } from './views.js';
-import type { MsStoredMessage } from '@memstream/store';
+import type { MemoryServiceStoredMessage } from '@memstream/store';
 
 type Out<T> = { status: number; body: T };
 
@@ -52,14 +52,14 @@ export function send(reply: FastifyReply, out: Out<unknown>) {
 export function memoryServiceHandlers(deps: OpsDeps) {
   const ops = conversationOps(deps);
 
-  const readBack = async (conversationId: string, ids: readonly string[]): Promise<MsStoredMessage[]> =>
+  const readBack = async (conversationId: string, ids: readonly string[]): Promise<MemoryServiceStoredMessage[]> =>
     (await messagesByIds(deps.store, conversationId, ids)).map((m) => ({
       conversation_id: m.conversation_id,
       seq: m.seq,
       message_id: m.message_id,
       content_text: m.content,
       created_at: new Date(m.created_at),
-      ms: m.metadata['ms'] as MsMessage,
+      ms: m.metadata['ms'] as MemoryServiceMessage,
     }));
 
   const view = async (request: FastifyRequest, id: string, status = 200) => {
@@ -143,10 +143,10 @@ export function memoryServiceHandlers(deps: OpsDeps) {
     async append(
       request: FastifyRequest,
       id: string,
-      messages: MsMessage[],
+      messages: MemoryServiceMessage[],
       create: { owner: string | null; title?: string | null } | undefined,
       title?: string,
-    ): Promise<Out<unknown> & { stored?: MsStoredMessage[] }> {
+    ): Promise<Out<unknown> & { stored?: MemoryServiceStoredMessage[] }> {
       // Writing to an unused id creates the conversation (code layout); anything that exists needs writer.
       if (!create || (await conversationInUse(deps.store, id))) await ops.require(request, id, 'writer', 'Appending');
       const sent = await ops.send(request, 'conversation.messages.appended', {

@@ -7,16 +7,16 @@ import {
   findInView,
   listView,
   viewSegments,
-  type MsStoredMessage,
+  type MemoryServiceStoredMessage,
   type Store,
   type ViewPosition,
 } from '@memstream/store';
 import {
   ConversationIdParams,
-  MsAcceptedBody,
+  MemoryServiceAcceptedBody,
   SyncMessagesRequest,
   SyncResultBody,
-  type MsMessage,
+  type MemoryServiceMessage,
 } from '@memstream/schemas';
 import { newMessage } from './conversation-ops.js';
 import { send, type MemoryServiceHandlers } from './handlers.js';
@@ -44,7 +44,7 @@ export function registerMemorySync(app: ZodApp, h: MemoryServiceHandlers, store:
         "Sync an agent's memory: unchanged is a no-op, an extension is appended within the epoch, anything else starts a new epoch",
       params: ConversationIdParams,
       body: SyncMessagesRequest,
-      responses: { 200: SyncResultBody, 202: MsAcceptedBody },
+      responses: { 200: SyncResultBody, 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => {
       const clientId = agentClient(request);
@@ -58,7 +58,7 @@ export function registerMemorySync(app: ZodApp, h: MemoryServiceHandlers, store:
       const epoch = extends_ ? current.epoch! : (current.epoch ?? 0) + 1;
       if (extends_ && stored.length === wanted.length)
         return { epoch, noOp: true, epochIncremented: false, messages: [] };
-      const messages: MsMessage[] = body.messages.slice(extends_ ? stored.length : 0).map((m) =>
+      const messages: MemoryServiceMessage[] = body.messages.slice(extends_ ? stored.length : 0).map((m) =>
         newMessage({
           role: 'assistant',
           visibility: 'agent',
@@ -86,9 +86,9 @@ async function latestEpoch(
   store: Store,
   conversationId: string,
   clientId: string,
-): Promise<{ epoch: number | null; messages: MsStoredMessage[] }> {
+): Promise<{ epoch: number | null; messages: MemoryServiceStoredMessage[] }> {
   const segments = await viewSegments(store, conversationId);
-  const messages: MsStoredMessage[] = [];
+  const messages: MemoryServiceStoredMessage[] = [];
   let after: ViewPosition | undefined;
   for (;;) {
     const page = await listView(

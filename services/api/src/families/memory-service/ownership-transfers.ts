@@ -5,7 +5,7 @@ import { findTransferOffer, listTransferOffers, type Store, type TransferOffer }
 import {
   CreateOwnershipTransferRequest,
   ListOwnershipTransfersQuery,
-  MsAcceptedBody,
+  MemoryServiceAcceptedBody,
   OwnershipTransferBody,
   OwnershipTransferPage,
   TransferIdParams,
@@ -61,7 +61,7 @@ export function registerOwnershipTransferRoutes({ writes, reads }: Halves, h: Me
     docs.route({
       summary: 'Offer ownership to a member of the conversation (owner only); 409 while an offer is pending',
       body: CreateOwnershipTransferRequest,
-      responses: { 201: OwnershipTransferBody, 202: MsAcceptedBody },
+      responses: { 201: OwnershipTransferBody, 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId, newOwnerUserId } = request.body;
@@ -100,7 +100,7 @@ export function registerOwnershipTransferRoutes({ writes, reads }: Halves, h: Me
     docs.route({
       summary: 'Accept the ownership offered to you: you become the owner, the former owner a manager',
       params: TransferIdParams,
-      responses: { 204: 'Accepted: ownership has moved', 202: MsAcceptedBody },
+      responses: { 204: 'Accepted: ownership has moved', 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => {
       const { transferId } = request.params;
@@ -117,7 +117,7 @@ export function registerOwnershipTransferRoutes({ writes, reads }: Halves, h: Me
     docs.route({
       summary: 'End a pending ownership transfer: the owner withdraws it, its recipient declines it',
       params: TransferIdParams,
-      responses: { 204: 'Ended', 202: MsAcceptedBody },
+      responses: { 204: 'Ended', 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => send(reply, await h.withdraw(request, request.params.transferId)),
   );

@@ -3,7 +3,7 @@ import { audiencesOf, type Principal } from '@memstream/auth';
 import { AppError } from '@memstream/errors';
 import { principalOf } from '@memstream/http';
 import { memoryServiceDocs as docs } from './docs.js';
-import { msMessagesByKeys, visibleTo, type Store } from '@memstream/store';
+import { memoryServiceMessagesByKeys, visibleTo, type Store } from '@memstream/store';
 import { SearchMessagesRequest, SearchResultsBody } from '@memstream/schemas';
 import { OWN_WORDS_RANKING, searchMemories, type QueryEmbedder } from '@memstream/search';
 import { codeMessageView } from './views.js';
@@ -49,7 +49,7 @@ export function registerSearch(app: ZodApp, deps: { store: Store; embedder: Quer
       OWN_WORDS_RANKING,
     );
     const matches = containsQueryWord(body.query);
-    const found = await msMessagesByKeys(
+    const found = await memoryServiceMessagesByKeys(
       deps.store,
       hits.map((h) => ({ conversationId: h.conversation_id, messageId: h.message_ids[0]! })),
     );

@@ -8,7 +8,7 @@ import {
   MemberParams,
   MembershipBody,
   MembershipList,
-  MsAcceptedBody,
+  MemoryServiceAcceptedBody,
   TransferBody,
   TransferOfferAnswer,
   TransferOwnershipRequest,
@@ -34,7 +34,7 @@ export function registerSharedRoutes(
       summary: 'Create a conversation owned by the caller',
       body: CreateConversationRequest,
       emptyBody: {},
-      responses: { 201: ConversationBody, 202: MsAcceptedBody },
+      responses: { 201: ConversationBody, 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => send(reply, await h.create(request, request.body)),
   );
@@ -57,7 +57,7 @@ export function registerSharedRoutes(
     docs.route({
       summary: 'Delete the conversation and every fork of its tree (owner or manager)',
       params: ConversationIdParams,
-      responses: { 202: MsAcceptedBody, 204: 'Deleted' },
+      responses: { 202: MemoryServiceAcceptedBody, 204: 'Deleted' },
     }),
     async (request, reply) => send(reply, await h.remove(request, request.params.conversationId)),
   );
@@ -77,7 +77,7 @@ export function registerSharedRoutes(
       summary: "Change a member's level",
       params: MemberParams,
       body: UpdateMembershipRequest,
-      responses: { 200: MembershipBody, 202: MsAcceptedBody },
+      responses: { 200: MembershipBody, 202: MemoryServiceAcceptedBody },
     }),
     async (request, reply) => {
       const { conversationId, userId } = request.params;
@@ -89,7 +89,7 @@ export function registerSharedRoutes(
     docs.route({
       summary: 'Revoke a member (not the owner); members may leave',
       params: MemberParams,
-      responses: { 202: MsAcceptedBody, 204: 'Revoked' },
+      responses: { 202: MemoryServiceAcceptedBody, 204: 'Revoked' },
     }),
     async (request, reply) => {
       const { conversationId, userId } = request.params;
@@ -132,7 +132,7 @@ export function registerSharedRoutes(
       docs.route({
         summary: `${accept ? 'Accept' : 'Decline'} the ownership offered to you`,
         params: ConversationIdParams,
-        responses: { 200: TransferBody, 202: MsAcceptedBody },
+        responses: { 200: TransferBody, 202: MemoryServiceAcceptedBody },
       }),
       async (request, reply) => send(reply, await h.settle(request, request.params.conversationId, accept)),
     );

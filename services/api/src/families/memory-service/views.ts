@@ -1,4 +1,9 @@
-import type { ConversationRecord, MembershipRecord, MsStoredMessage, TransferRecord } from '@memstream/store';
+import type {
+  ConversationRecord,
+  MembershipRecord,
+  MemoryServiceStoredMessage,
+  TransferRecord,
+} from '@memstream/store';
 import type { Standing } from '@memstream/schemas';
 
 /**
@@ -33,7 +38,7 @@ export function forkView(c: ConversationRecord) {
 }
 
 /** The code layout's message: opaque content blocks on a channel; no `userId` or `epoch` when it has none. */
-export function codeMessageView(m: MsStoredMessage) {
+export function codeMessageView(m: MemoryServiceStoredMessage) {
   return withoutNulls({
     id: m.message_id,
     conversationId: m.conversation_id,
@@ -57,7 +62,7 @@ function withoutNulls<T extends Record<string, unknown>>(fields: T): NonNullFiel
 }
 
 /** The document layout's message: role, visibility, text content and its place in the conversation. */
-export function documentMessageView(m: MsStoredMessage) {
+export function documentMessageView(m: MemoryServiceStoredMessage) {
   return {
     id: m.message_id,
     conversationId: m.conversation_id,

@@ -13,7 +13,7 @@ export function outcomeOf(written: WriteResult): Record<string, unknown> | undef
 }
 
 /** How every KAOS write answers: its result with `status`, or 202 `{...pending, status: "accepted"}` while it is still being applied. */
-export function answerWrite(
+export function replyResultOrAccepted(
   reply: FastifyReply,
   result: Record<string, unknown> | undefined,
   status = 200,

@@ -8,7 +8,7 @@ import { acceptedReply } from './accepted-reply.js';
  * the wait ended before the store did (or `sync_mode=false`); the converter's refusal as an error
  * in the family's envelope; else 200 with what `answered` makes of the stored outcome.
  */
-export async function answerWrite(
+export async function replyOutcomeOrRequestId(
   reply: FastifyReply,
   written: WriteResult,
   answered: (outcome: RequestOutcome, requestId: string) => unknown,

@@ -13,7 +13,7 @@ export class StillApplying {
  * converter's refusal as an error in the family's shape, a missing conversation named as the
  * memory-service names it; else the applied outcome, which the handler shapes in its layout.
  */
-export function answerWrite(written: WriteResult, conversationId: string): RequestOutcome | StillApplying {
+export function outcomeOrStillApplying(written: WriteResult, conversationId: string): RequestOutcome | StillApplying {
   if (written.kind === 'accepted') return new StillApplying(written.requestId);
   if (written.outcome.status === 'failed') {
     const err = outcomeError(written.outcome);

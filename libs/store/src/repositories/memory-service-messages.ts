@@ -1,4 +1,4 @@
-import type { MsChannel, MsMessage } from '@memstream/schemas';
+import type { MemoryServiceChannel, MemoryServiceMessage } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 import { audienceIn } from './conversation-access.js';
 
@@ -57,18 +57,18 @@ function truncate(segments: ViewSegment[], conversationId: string | null, seq: n
 }
 
 /** A stored memory-service message with its place in the conversation. */
-export interface MsStoredMessage {
+export interface MemoryServiceStoredMessage {
   readonly conversation_id: string;
   readonly seq: number;
   readonly message_id: string;
   readonly content_text: string;
   readonly created_at: Date;
-  readonly ms: MsMessage;
+  readonly ms: MemoryServiceMessage;
 }
 
 export interface ViewFilter {
   /** Unset: every channel (the admin API's view). */
-  readonly channel?: MsChannel | undefined;
+  readonly channel?: MemoryServiceChannel | undefined;
   /** The people's view: messages only agents may see are left out. */
   readonly hideAgentOnly: boolean;
   /** Memory-channel messages belong to one agent client. */
@@ -90,10 +90,10 @@ export async function findInView(
   q: Queryable,
   segments: readonly ViewSegment[],
   messageId: string,
-): Promise<(ViewPosition & MsStoredMessage) | undefined> {
+): Promise<(ViewPosition & MemoryServiceStoredMessage) | undefined> {
   const params: unknown[] = [messageId];
-  const { rows } = await q.query<MsRow>(
-    `SELECT ${MS_COLUMNS}, ${positionSql(segments, params)} AS segment FROM messages WHERE message_id = $1 AND ${inViewSql(segments, params)}`,
+  const { rows } = await q.query<MemoryServiceRow>(
+    `SELECT ${MEMORY_SERVICE_COLUMNS}, ${positionSql(segments, params)} AS segment FROM messages WHERE message_id = $1 AND ${inViewSql(segments, params)}`,
     params,
   );
   const row = rows[0];
@@ -105,11 +105,11 @@ export async function messageBefore(
   q: Queryable,
   segments: readonly ViewSegment[],
   at: ViewPosition,
-): Promise<MsStoredMessage | undefined> {
+): Promise<MemoryServiceStoredMessage | undefined> {
   const params: unknown[] = [];
   const position = positionSql(segments, params);
-  const { rows } = await q.query<MsRow>(
-    `SELECT ${MS_COLUMNS} FROM messages WHERE ${inViewSql(segments, params)} AND (${position}, seq) < ($${params.push(at.segment)}::int, $${params.push(at.seq)}::int8)
+  const { rows } = await q.query<MemoryServiceRow>(
+    `SELECT ${MEMORY_SERVICE_COLUMNS} FROM messages WHERE ${inViewSql(segments, params)} AND (${position}, seq) < ($${params.push(at.segment)}::int, $${params.push(at.seq)}::int8)
      ORDER BY ${position} DESC, seq DESC LIMIT 1`,
     params,
   );
@@ -122,7 +122,7 @@ export async function listView(
   segments: readonly ViewSegment[],
   filter: ViewFilter,
   page: { after?: ViewPosition | undefined; limit: number },
-): Promise<{ items: MsStoredMessage[]; more: boolean }> {
+): Promise<{ items: MemoryServiceStoredMessage[]; more: boolean }> {
   if (segments.length === 0) return { items: [], more: false };
   const params: unknown[] = [];
   const position = positionSql(segments, params);
@@ -143,8 +143,8 @@ export async function listView(
     where.push(
       `(${position}, seq) > ($${params.push(page.after.segment)}::int, $${params.push(page.after.seq)}::int8)`,
     );
-  const { rows } = await q.query<MsRow>(
-    `SELECT ${MS_COLUMNS} FROM messages WHERE ${where.join(' AND ')} ORDER BY ${position}, seq LIMIT $${params.push(page.limit + 1)}`,
+  const { rows } = await q.query<MemoryServiceRow>(
+    `SELECT ${MEMORY_SERVICE_COLUMNS} FROM messages WHERE ${where.join(' AND ')} ORDER BY ${position}, seq LIMIT $${params.push(page.limit + 1)}`,
     params,
   );
   return { items: rows.slice(0, page.limit).map(toMs), more: rows.length > page.limit };
@@ -168,21 +168,21 @@ function positionSql(segments: readonly ViewSegment[], params: unknown[]): strin
  * Messages by conversation and id, in no particular order; those not found, or of a deleted
  * conversation (unless `includeDeleted`: the admin API), are left out.
  */
-export async function msMessagesByKeys(
+export async function memoryServiceMessagesByKeys(
   q: Queryable,
   keys: ReadonlyArray<{ conversationId: string; messageId: string }>,
   includeDeleted = false,
-): Promise<MsStoredMessage[]> {
+): Promise<MemoryServiceStoredMessage[]> {
   if (keys.length === 0) return [];
-  const { rows } = await q.query<MsRow>(
-    `SELECT ${MS_COLUMNS} FROM messages m JOIN unnest($1::text[], $2::text[]) AS k(c, id) ON m.conversation_id = k.c AND m.message_id = k.id
+  const { rows } = await q.query<MemoryServiceRow>(
+    `SELECT ${MEMORY_SERVICE_COLUMNS} FROM messages m JOIN unnest($1::text[], $2::text[]) AS k(c, id) ON m.conversation_id = k.c AND m.message_id = k.id
      ${includeDeleted ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM conversations d WHERE d.id = m.conversation_id AND d.deleted_at IS NOT NULL)'}`,
     [keys.map((k) => k.conversationId), keys.map((k) => k.messageId)],
   );
   return rows.map(toMs);
 }
 
-interface MsRow {
+interface MemoryServiceRow {
   conversation_id: string;
   seq: number | string;
   message_id: string;
@@ -192,21 +192,21 @@ interface MsRow {
   segment: number;
 }
 
-const MS_COLUMNS = 'conversation_id, seq, message_id, content, created_at, metadata';
+const MEMORY_SERVICE_COLUMNS = 'conversation_id, seq, message_id, content, created_at, metadata';
 
-function toMs(row: MsRow): MsStoredMessage {
+function toMs(row: MemoryServiceRow): MemoryServiceStoredMessage {
   return {
     conversation_id: row.conversation_id,
     seq: Number(row.seq),
     message_id: row.message_id,
     content_text: row.content,
     created_at: row.created_at,
-    ms: (row.metadata['ms'] ?? legacyMs(row)) as MsMessage,
+    ms: (row.metadata['ms'] ?? legacyMs(row)) as MemoryServiceMessage,
   };
 }
 
 /** A message written through another family, as memory-service clients see it: one text block. */
-function legacyMs(row: MsRow): MsMessage {
+function legacyMs(row: MemoryServiceRow): MemoryServiceMessage {
   return {
     message_id: row.message_id,
     role: 'user',

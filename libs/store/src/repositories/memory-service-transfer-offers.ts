@@ -1,5 +1,5 @@
 import type { Queryable } from '../store.js';
-import type { TransferRecord } from './ms-memberships.js';
+import type { TransferRecord } from './memory-service-memberships.js';
 
 /**
  * An ownership transfer as a party to it is shown one: the record and its conversation's title,

@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
  * request_id}` when the wait ended before the store did (Kafka has it); the converter's refusal as
  * an error in ARK's shape; else 200 with what `answered` makes of the stored outcome.
  */
-export async function answerWrite(
+export async function replyOutcomeOrAcceptedSubject(
   reply: FastifyReply,
   written: WriteResult,
   subject: Readonly<Record<string, unknown>>,

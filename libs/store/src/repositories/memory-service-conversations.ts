@@ -1,7 +1,7 @@
 import type { AccessLevel } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 import { visibleTo } from './conversation-access.js';
-import { cancelPendingTransfers } from './ms-memberships.js';
+import { cancelPendingTransfers } from './memory-service-memberships.js';
 
 /** A memory-service conversation as stored, with its owner and, for a person, their level. */
 export interface ConversationRecord {
