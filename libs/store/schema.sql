@@ -138,6 +138,7 @@ CREATE TABLE conversations (
   fork_source_conversation_id text,
   fork_source_seq bigint,
   deleted_at timestamp with time zone,
+  group_key text NOT NULL,
   CONSTRAINT conversations_pkey PRIMARY KEY (id)
 );
 
@@ -317,6 +318,7 @@ CASE
     WHEN (((metadata -> 'ms'::text) ->> 'visibility'::text) = 'agent'::text) THEN 'agents'::text
     ELSE NULL::text
 END) STORED,
+  group_key text NOT NULL,
   CONSTRAINT messages_pkey PRIMARY KEY (conversation_id, seq),
   CONSTRAINT messages_conversation_id_message_id_key UNIQUE (conversation_id, message_id)
 );

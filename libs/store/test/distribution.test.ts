@@ -14,7 +14,7 @@ const BLOCKERS: Readonly<Record<string, readonly string[]>> = {
   conversation_membership_removals: ['key conversation_membership_removals_pkey lacks group_id'],
   conversation_meta: ['key conversation_meta_id_key lacks group_id'],
   conversation_ownership_transfers: ['key conversation_ownership_transfers_pkey lacks group_id'],
-  conversations: ['no column group_key', 'key conversations_pkey lacks group_key'],
+  conversations: ['key conversations_pkey lacks group_key'],
   episodes: [
     'no column group_key',
     'key episodes_conversation_id_start_seq_key lacks group_key',
@@ -37,11 +37,7 @@ const BLOCKERS: Readonly<Record<string, readonly string[]>> = {
     'foreign key memory_base_memory_id_fkey leaves the shard',
     'foreign key memory_conversation_id_fkey leaves the shard',
   ],
-  messages: [
-    'no column group_key',
-    'key messages_conversation_id_message_id_key lacks group_key',
-    'key messages_pkey lacks group_key',
-  ],
+  messages: ['key messages_conversation_id_message_id_key lacks group_key', 'key messages_pkey lacks group_key'],
   request_outcomes: ['no column group_key', 'key request_outcomes_pkey lacks group_key'],
   search_items: [
     'no column group_key',
