@@ -194,7 +194,7 @@ try {
 async function generate(client: Awaited<ReturnType<typeof connect>>): Promise<void> {
   await client.query(`SET statement_timeout = 0`);
   await client.query(
-    `INSERT INTO conversations (id, source_api, next_seq, title) SELECT 'c' || g, 'memory-service', $2, 'conversation ' || g FROM generate_series(1, $1) g`,
+    `INSERT INTO conversations (id, source_api, next_seq, title, group_key) SELECT 'c' || g, 'memory-service', $2, 'conversation ' || g, 'c' || g FROM generate_series(1, $1) g`,
     [CONVERSATIONS, PER_CONVERSATION],
   );
   await client.query(
@@ -202,8 +202,8 @@ async function generate(client: Awaited<ReturnType<typeof connect>>): Promise<vo
     [CONVERSATIONS, PERSON],
   );
   await client.query(
-    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, metadata, source_api)
-     SELECT 'c' || c, s, 'm' || c || '-' || s, $3::text, $3::text, 'user', t.text, now() - ((c * $2::int + s) * interval '1 minute'),
+    `INSERT INTO messages (conversation_id, group_key, seq, message_id, sender_id, sender_name, role, content, created_at, metadata, source_api)
+     SELECT 'c' || c, 'c' || c, s, 'm' || c || '-' || s, $3::text, $3::text, 'user', t.text, now() - ((c * $2::int + s) * interval '1 minute'),
             jsonb_build_object('ms', jsonb_build_object('message_id', 'm' || c || '-' || s, 'role', 'user', 'visibility', 'user', 'channel', 'history',
               'client_id', NULL, 'user_id', $3::text, 'epoch', NULL, 'content', jsonb_build_array(jsonb_build_object('type', 'text', 'text', t.text)),
               'metadata', '{}'::jsonb, 'parent_message_id', NULL, 'created_at', now())), 'memory-service'

@@ -11,6 +11,7 @@ npm run --silent typecheck
 npm run --silent lint
 node --import tsx scripts/generate-schemas.ts --check
 node --import tsx scripts/generate-openapi.ts --check
+node --import tsx scripts/generate-store-schema.ts --check
 
 envfile=$(bash scripts/infra/up.sh)
 # shellcheck disable=SC1090

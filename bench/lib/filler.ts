@@ -32,13 +32,13 @@ export async function addFiller(url: string, messages: number): Promise<void> {
     // Idle for long (updated long ago): the summarizer's and extractor's sweeps look at recent
     // conversations only, so the filler adds rows to search, not background work to the run.
     await client.query(
-      `INSERT INTO conversations (id, source_api, next_seq, created_at, updated_at)
-       SELECT 'filler-' || g, 'evermemos', LEAST($2, $3 - (g - 1) * $2), timestamptz '2023-01-01', timestamptz '2023-01-01' FROM generate_series(1, $1) g`,
+      `INSERT INTO conversations (id, group_key, source_api, next_seq, created_at, updated_at)
+       SELECT 'filler-' || g, 'filler-' || g, 'evermemos', LEAST($2, $3 - (g - 1) * $2), timestamptz '2023-01-01', timestamptz '2023-01-01' FROM generate_series(1, $1) g`,
       [groups, perGroup, messages],
     );
     await client.query(
-      `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
-       SELECT 'filler-' || c, s, 'f' || c || '-' || s, 'p' || (s % 2), 'Person ' || (s % 2), 'user', t.text,
+      `INSERT INTO messages (conversation_id, group_key, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
+       SELECT 'filler-' || c, 'filler-' || c, s, 'f' || c || '-' || s, 'p' || (s % 2), 'Person ' || (s % 2), 'user', t.text,
               timestamptz '2023-01-01' + ((c * 100 + s) * interval '7 minutes'), 'evermemos'
        FROM generate_series(1, $1::int) c, generate_series(0, $2::int - 1) s,
             LATERAL (SELECT string_agg(($3::text[])[1 + floor(random() * array_length($3::text[], 1))::int], ' ') AS text

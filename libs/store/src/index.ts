@@ -299,6 +299,7 @@ export { exportRecords, type ExportScope } from './repositories/export-reader.js
 export { importRecords, advanceSequences, type BatchOutcome } from './repositories/import-writer.js';
 export { beginImportScope, finishImportScope, type ImportTouched } from './repositories/import-scope.js';
 export { cutoffOf } from './retention-cutoff.js';
+export { type DistributionKind, readDistribution, type TableDistribution } from './distribution.js';
 export {
   runRetention,
   type RetentionPeriods,

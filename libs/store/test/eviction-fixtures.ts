@@ -14,15 +14,15 @@ export async function seedGroup(
   const fork = `${group}-fork`;
   const at = new Date(Date.UTC(2025, 0, 1));
   await q.query(
-    `INSERT INTO conversations (id, source_api, group_id, title, deleted_at, next_seq) VALUES
-       ($1, 'memory-service', NULL, $3, $4, 2), ($2, 'memory-service', $1, $3, $4, 1)`,
+    `INSERT INTO conversations (id, source_api, group_id, title, deleted_at, next_seq, group_key) VALUES
+       ($1, 'memory-service', NULL, $3, $4, 2, $1), ($2, 'memory-service', $1, $3, $4, 1, $1)`,
     [group, fork, `title ${marker}`, o.deletedAt],
   );
   await q.query(
-    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, stored_at, source_api, metadata) VALUES
-       ($1, 0, 'm0', 'u1', 'User One', 'user', $3, $4, $4, 'memory-service', '{}'),
-       ($1, 1, 'm1', 'agent', 'Agent', 'assistant', $3, $4, $4, 'memory-service', jsonb_build_object('ms', jsonb_build_object('channel', 'memory', 'visibility', 'agent', 'client_id', 'bot', 'note', $3::text))),
-       ($2, 0, 'f0', 'u1', 'User One', 'user', $3, $4, $4, 'memory-service', '{}')`,
+    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, stored_at, source_api, metadata, group_key) VALUES
+       ($1, 0, 'm0', 'u1', 'User One', 'user', $3, $4, $4, 'memory-service', '{}', $1),
+       ($1, 1, 'm1', 'agent', 'Agent', 'assistant', $3, $4, $4, 'memory-service', jsonb_build_object('ms', jsonb_build_object('channel', 'memory', 'visibility', 'agent', 'client_id', 'bot', 'note', $3::text)), $1),
+       ($2, 0, 'f0', 'u1', 'User One', 'user', $3, $4, $4, 'memory-service', '{}', $1)`,
     [group, fork, `words of ${marker}`, at],
   );
   await q.query(

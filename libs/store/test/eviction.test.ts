@@ -147,8 +147,8 @@ test('a group restored after the job was made, deleted after its cutoff, or writ
   await store.query(`UPDATE conversations SET deleted_at = now() WHERE id = 'late-fork'`);
   // a family without soft deletion of its own (EverMemOS) stores what is sent to a deleted group
   await store.query(
-    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
-     VALUES ('again-fork', 5, 'new', 'u1', 'U', 'user', 'sent after the deletion', now(), 'evermemos')`,
+    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, group_key)
+     VALUES ('again-fork', 5, 'new', 'u1', 'U', 'user', 'sent after the deletion', now(), 'evermemos', 'again')`,
   );
   const ended = await runEvictionJob(runner(store), created.id);
   assert.equal(ended?.counts.groups, 1, 'only the group nobody touched since');

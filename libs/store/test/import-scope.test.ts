@@ -135,12 +135,18 @@ for (const [name, open] of backends) {
 test('migration 0031 moves next_seq past every stored seq, so later writes number on', async () => {
   const store = await migratedPglite({ before: 31 });
   try {
+    // today's writers write group_key: its migration (0037) goes ahead of the one under test
+    await migrate(
+      store,
+      log,
+      (await loadMigrations()).filter((m) => m.version === 37),
+    );
     await appendMessage(store, chatMessage('g', 'm0', 'first'));
     // a message numbered inside the conversation's sequence, as imports stored them before
     await store.query(
       `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, stored_at,
-                             refer_list, metadata, source_api)
-       VALUES ('g', 3, 'planted', 'x', 'X', 'user', 'planted', now(), now(), '[]', '{}', 'evermemos')`,
+                             refer_list, metadata, source_api, group_key)
+       VALUES ('g', 3, 'planted', 'x', 'X', 'user', 'planted', now(), now(), '[]', '{}', 'evermemos', 'g')`,
     );
     await migrate(store, log, await loadMigrations());
     for (let i = 1; i <= 5; i++) await appendMessage(store, chatMessage('g', `m${i}`, `write ${i}`));

@@ -16,12 +16,15 @@ async function storeWithOldMessages(t: TestContext, conversations: number): Prom
   t.after(() => store.close());
   await migrate(store, log);
   for (let c = 0; c < conversations; c++) {
-    await store.query(`INSERT INTO conversations (id, source_api, next_seq) VALUES ($1, 'evermemos', 2)`, [`g${c}`]);
+    await store.query(
+      `INSERT INTO conversations (id, source_api, next_seq, group_key) VALUES ($1, 'evermemos', 2, $1)`,
+      [`g${c}`],
+    );
     // one message 40 days old, one of today
     await store.query(
-      `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
-       VALUES ($1, 0, 'old', 'u', 'u', 'user', 'said long ago', now() - interval '40 days', 'evermemos'),
-              ($1, 1, 'new', 'u', 'u', 'user', 'said today', now(), 'evermemos')`,
+      `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, group_key)
+       VALUES ($1, 0, 'old', 'u', 'u', 'user', 'said long ago', now() - interval '40 days', 'evermemos', $1),
+              ($1, 1, 'new', 'u', 'u', 'user', 'said today', now(), 'evermemos', $1)`,
       [`g${c}`],
     );
   }
@@ -128,7 +131,9 @@ test('a conversation whose metadata asks for a shorter period loses what is olde
 
 test('message retention takes the KAOS events that became expired messages and leaves tool events, which are no messages', async (t) => {
   const store = await storeWithOldMessages(t, 0);
-  await store.query(`INSERT INTO conversations (id, source_api, next_seq) VALUES ('kaos_s', 'kaos', 1)`);
+  await store.query(
+    `INSERT INTO conversations (id, source_api, next_seq, group_key) VALUES ('kaos_s', 'kaos', 1, 'kaos_s')`,
+  );
   await store.query(
     `INSERT INTO kaos_sessions (agent, session_id, conversation_id, app_name, user_id) VALUES ('a', 's', 'kaos_s', 'app', 'u')`,
   );
@@ -139,8 +144,8 @@ test('message retention takes the KAOS events that became expired messages and l
             ('kaos_s', 1, 'e1', ${old}, 'tool_call', '{"name": "lookup"}', '{}')`,
   );
   await store.query(
-    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
-     VALUES ('kaos_s', 0, 'e0', 'u', 'u', 'user', 'said long ago', ${old}, 'kaos')`,
+    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, group_key)
+     VALUES ('kaos_s', 0, 'e0', 'u', 'u', 'user', 'said long ago', ${old}, 'kaos', 'kaos_s')`,
   );
   await runRetention(options(store, 'r1'));
   assert.deepEqual(await messageIds(store), [], 'the old message is gone');

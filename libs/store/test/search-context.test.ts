@@ -21,12 +21,13 @@ test("a turn's context is read from the messages that exist: a deleted turn is n
     ['t2', 'ann', 'Ann', 'Lovely, send a photo.', '2023-05-08T13:58:00Z'],
     ['t3', 'bob', 'Bob', 'Good morning!', '2023-05-09T09:00:00Z'],
   ] as const;
-  await store.query(`INSERT INTO conversations (id, source_api, next_seq) VALUES ('g', 'evermemos', $1)`, [
-    lines.length,
-  ]);
   await store.query(
-    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
-     SELECT 'g', n - 1, mid, sid, sname, 'user', body, at::timestamptz, 'evermemos' FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS t(mid, sid, sname, body, at, n)`,
+    `INSERT INTO conversations (id, source_api, next_seq, group_key) VALUES ('g', 'evermemos', $1, 'g')`,
+    [lines.length],
+  );
+  await store.query(
+    `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, group_key)
+     SELECT 'g', n - 1, mid, sid, sname, 'user', body, at::timestamptz, 'evermemos', 'g' FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS t(mid, sid, sname, body, at, n)`,
     [0, 1, 2, 3, 4].map((c) => lines.map((l) => l[c])),
   );
   await indexMessages(

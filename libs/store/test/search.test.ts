@@ -122,7 +122,7 @@ test('native PostgreSQL: vector search over conversations said to hold more than
   }));
   await insertItems(store, rows);
   await store.query(
-    `INSERT INTO conversations (id, source_api, next_seq) SELECT 'conv' || g, 'memory-service', $1 FROM generate_series(0, 9) g`,
+    `INSERT INTO conversations (id, source_api, next_seq, group_key) SELECT 'conv' || g, 'memory-service', $1, 'conv' || g FROM generate_series(0, 9) g`,
     [
       // the counters say each conversation is large, so neither scope is scanned exactly by size alone
       EXACT_SCAN_MAX_ITEMS + 1,
@@ -193,7 +193,7 @@ test('native PostgreSQL: vector search across every conversation, under the exac
     vector: bagOfWords([asked[i % 3]!, word(), word(), word()], dimension),
   }));
   await store.query(
-    `INSERT INTO conversations (id, source_api, next_seq) VALUES ('bulk', 'evermemos', 3000), ('world', 'evermemos', 20)`,
+    `INSERT INTO conversations (id, source_api, next_seq, group_key) VALUES ('bulk', 'evermemos', 3000, 'bulk'), ('world', 'evermemos', 20, 'world')`,
   );
   const query = bagOfWords(asked, dimension);
   for (let build = 0; build < 5; build++) {

@@ -110,6 +110,7 @@ export const CONVERSATIONS = insertSql(
    updated_at timestamptz, deleted_at timestamptz`,
   'id',
   {
+    values: { group_key: GROUP },
     where: `NOT ${idInUse('r.id')} AND (${groupCreated(GROUP)} OR NOT ${groupInUse(GROUP)})`,
     returning: 'group_id',
     after: `noted AS (INSERT INTO ${CREATED} (id, group_id) SELECT import_owner, COALESCE(group_id, import_owner) FROM ins)`,
@@ -144,6 +145,8 @@ export const MESSAGES = insertSql(
    content text, created_at timestamptz, stored_at timestamptz, refer_list jsonb, metadata jsonb, source_api text`,
   'conversation_id',
   {
+    // refuseUnknownConversations ran first: the conversation is stored
+    values: { group_key: '(SELECT c.group_key FROM conversations c WHERE c.id = r."conversationId")' },
     extra: '"searchText" text',
     returning: 'id, conversation_id, message_id, sender_id, created_at, audience',
     after: `searchable AS (

@@ -90,7 +90,7 @@ export async function insertKaosSession(
     ord?: string | undefined;
   },
 ): Promise<void> {
-  await tx.query(`INSERT INTO conversations (id, source_api, metadata) VALUES ($1, 'kaos', $2::jsonb)`, [
+  await tx.query(`INSERT INTO conversations (id, source_api, metadata, group_key) VALUES ($1, 'kaos', $2::jsonb, $1)`, [
     s.conversationId,
     JSON.stringify({ kaos: { agent: s.agent, session_id: s.sessionId, app_name: s.appName } }),
   ]);

@@ -36,8 +36,8 @@ export interface NewConversation {
 export async function insertConversation(q: Queryable, c: NewConversation): Promise<boolean> {
   const { rowCount } = await q.query(
     `INSERT INTO conversations (id, source_api, group_id, title, metadata, forked_at_conversation_id, forked_at_message_id,
-                                fork_source_conversation_id, fork_source_seq)
-     VALUES ($1, 'memory-service', $2, $3, $4::jsonb, $5, $6, $7, $8)
+                                fork_source_conversation_id, fork_source_seq, group_key)
+     VALUES ($1, 'memory-service', $2, $3, $4::jsonb, $5, $6, $7, $8, COALESCE($2, $1))
      ON CONFLICT (id) DO NOTHING`,
     [
       c.id,

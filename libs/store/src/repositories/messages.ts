@@ -229,20 +229,20 @@ counts AS (  -- a join, not a count per conversation over all of fresh: that was
   FROM (SELECT c, min(src) AS src FROM input GROUP BY c) i
   LEFT JOIN (SELECT c, count(*) AS n FROM fresh GROUP BY c) f ON f.c = i.c
 ),
-bumped AS (  -- locks each conversation (id order) and reserves n numbers
-  INSERT INTO conversations AS cv (id, source_api, next_seq)
-  SELECT c, src, n FROM counts ORDER BY c
+bumped AS (  -- locks each conversation (id order) and reserves n numbers; a new one is its own group
+  INSERT INTO conversations AS cv (id, source_api, next_seq, group_key)
+  SELECT c, src, n, c FROM counts ORDER BY c
   ON CONFLICT (id) DO UPDATE SET next_seq = cv.next_seq + EXCLUDED.next_seq, updated_at = now()
-  RETURNING cv.id, cv.next_seq
+  RETURNING cv.id, cv.next_seq, cv.group_key
 ),
 numbered AS (
-  SELECT f.*, b.next_seq - k.n + row_number() OVER (PARTITION BY f.c ORDER BY f.ord) - 1 AS seq
+  SELECT f.*, b.group_key AS g, b.next_seq - k.n + row_number() OVER (PARTITION BY f.c ORDER BY f.ord) - 1 AS seq
   FROM fresh f JOIN bumped b ON b.id = f.c JOIN counts k ON k.c = f.c
 ),
 inserted AS (
   INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content,
-                        created_at, stored_at, refer_list, metadata, source_api)
-  SELECT c, seq, mid, sid, sname, role, content, created, now(), refs::jsonb, meta::jsonb, src FROM numbered
+                        created_at, stored_at, refer_list, metadata, source_api, group_key)
+  SELECT c, seq, mid, sid, sname, role, content, created, now(), refs::jsonb, meta::jsonb, src, g FROM numbered
   RETURNING id, conversation_id, message_id, seq, stored_at, sender_id, created_at, audience
 ),
 searchable AS (  -- keyword side only (migration 0010's triggers count its words); no vector yet
