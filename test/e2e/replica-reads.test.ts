@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { pipelineEnv, startServices } from '../helpers/distributed.js';
-import { ReplicatedPostgres } from '../helpers/replicated-postgres.js';
+import { ReplicatedPostgres } from '../../harness/replicated-postgres.js';
 import { AUTH_ENV } from './client/callers.js';
 import { checkReplicaReads } from './replica-reads-contract.js';
 

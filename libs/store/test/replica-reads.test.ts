@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createLogger } from '@memstream/logging';
 import { PgStore, ReplicaReads, type ReadOutcome } from '@memstream/store';
-import { ReplicatedPostgres } from '../../../test/helpers/replicated-postgres.js';
+import { ReplicatedPostgres } from '../../../harness/replicated-postgres.js';
 import { waitFor } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });

@@ -1,14 +1,14 @@
 import { rm } from 'node:fs/promises';
 import type { TestContext } from 'node:test';
 import pg from 'pg';
-import { runCaptured } from '../../harness/processes.js';
-import { uniqueName } from './infra.js';
+import { randomUUID } from 'node:crypto';
+import { runCaptured } from './processes.js';
 
 /**
  * A PostgreSQL primary with streaming replicas of its own, started by the infrastructure scripts
  * (postgres.sh, postgres-replica.sh) on other ports and in another state folder than the shared
  * server's: a base backup of the shared server would copy every other test's databases, and a
- * test stops replicas, which it must never do to what others share.
+ * test stops replicas, which it must never do to what others share. For tests and benchmarks.
  */
 export class ReplicatedPostgres {
   private readonly env: NodeJS.ProcessEnv;
@@ -37,7 +37,7 @@ export class ReplicatedPostgres {
 
   /** A new database on the primary (the replicas get it by replication); its URL on the primary. */
   async freshDatabase(): Promise<string> {
-    const name = uniqueName('r');
+    const name = `r_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
     const client = new pg.Client({ connectionString: this.url(this.primaryPort, 'postgres') });
     await client.connect();
     await client.query(`CREATE DATABASE ${name}`);
