@@ -5,9 +5,10 @@
  * `--conversations` EverMemOS groups of `--messages` messages; `--concurrency` closed-loop clients
  * alternate a group's listing and a keyword search in it, while `--write-rate` small commits a
  * second keep the primary's WAL moving as a live deployment's writes do (so every replica read
- * waits for replay, as it would then). The passes run 0, 1, 2, then 0 again: the ratio is to the
- * mean of both 0 passes, so a machine that slows during the run shows as the two disagreeing.
- * Also printed: where the reads ran (the read API's own counters) and its resident memory.
+ * waits for replay, as it would then). Three read APIs (0, 1 and 2 replicas) take turns for
+ * `--seconds` each, `--cycles` times; printed per configuration: the rate over all its passes, its
+ * ratio to 0, the median and range of the per-cycle ratios, where the reads ran (the read API's
+ * own counters) and the read API's resident memory.
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -29,8 +30,8 @@ const { values: flags } = parseArgs({
     conversations: { type: 'string', default: '200' },
     messages: { type: 'string', default: '100' },
     concurrency: { type: 'string', default: '16' },
-    seconds: { type: 'string', default: '15' },
-    'warmup-seconds': { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '4' },
+    cycles: { type: 'string', default: '5' },
     'write-rate': { type: 'string', default: '50' },
   },
 });
@@ -38,8 +39,9 @@ const CONVERSATIONS = positiveInt('conversations', flags.conversations);
 const MESSAGES = positiveInt('messages', flags.messages);
 const CONCURRENCY = positiveInt('concurrency', flags.concurrency);
 const SECONDS = positiveInt('seconds', flags.seconds);
-const WARMUP_SECONDS = positiveInt('warmup-seconds', flags['warmup-seconds'], 0);
+const CYCLES = positiveInt('cycles', flags.cycles);
 const WRITE_RATE = positiveInt('write-rate', flags['write-rate'], 0);
+const CONFIGS = [0, 1, 2] as const;
 
 const teardowns = new Teardowns();
 const postgres = new ReplicatedPostgres(37432, [37433, 37434], '/tmp/memstream-bench-replicas');
@@ -57,26 +59,85 @@ try {
   const stopWrites = WRITE_RATE > 0 ? writeTicks(database) : async () => undefined;
   teardowns.push(['writes', stopWrites]);
 
-  const passes = [];
-  for (const n of [0, 1, 2, 0]) passes.push(await pass(database, replicas.slice(0, n)));
-  const base = (passes[0]!.readsPerSecond + passes[3]!.readsPerSecond) / 2;
-  const rows = passes.map((p) => ({ ...p, ratio: round(p.readsPerSecond / base, 2) }));
+  // One read API per configuration, all started before any load: each pass is a short slice, and
+  // the configurations take turns (in a rotating order) cycle after cycle, so a machine whose
+  // other load comes and goes weighs on each alike, and a cycle's ratio compares passes seconds apart.
+  const apis = await Promise.all(CONFIGS.map((n) => startReadApi(database, replicas.slice(0, n))));
+  for (const api of apis) teardowns.push(['read-api', () => api.process.stop()]);
+  for (const api of apis) await load(api.origin, 1); // warm-up: connections, plans, JIT
+  const totals = CONFIGS.map(() => ({ ok: 0, failed: 0, latencies: [] as number[] }));
+  const cycleRatios: number[][] = [];
+  for (let cycle = 0; cycle < CYCLES; cycle++) {
+    const rates: number[] = [];
+    for (let k = 0; k < CONFIGS.length; k++) {
+      const i = (cycle + k) % CONFIGS.length;
+      const measured = await load(apis[i]!.origin, SECONDS);
+      totals[i]!.ok += measured.ok;
+      totals[i]!.failed += measured.failed;
+      totals[i]!.latencies.push(...measured.latencies);
+      rates[i] = measured.ok / SECONDS;
+    }
+    cycleRatios.push(rates.map((r) => r / rates[0]!));
+  }
+  const rows = [];
+  for (const [i, n] of CONFIGS.entries()) {
+    const metrics = await (await fetch(`${apis[i]!.origin}/metrics`)).text();
+    const reads = (outcome: RegExp) =>
+      [...metrics.matchAll(/^memstream_replica_reads_total\{([^}]*)\} (\d+)/gm)]
+        .filter((m) => outcome.test(m[1]!))
+        .reduce((sum, m) => sum + Number(m[2]), 0);
+    const latency = summarizeLatencies(Float64Array.from(totals[i]!.latencies));
+    const ratios = cycleRatios.map((c) => c[i]!).sort((a, b) => a - b);
+    rows.push({
+      replicas: n,
+      readsPerSecond: Math.round(totals[i]!.ok / (SECONDS * CYCLES)),
+      failed: totals[i]!.failed,
+      ratio: round(totals[i]!.ok / totals[0]!.ok, 2),
+      cycleRatioMedian: round(ratios[Math.floor(ratios.length / 2)]!, 2),
+      cycleRatioRange: [round(ratios[0]!, 2), round(ratios.at(-1)!, 2)],
+      p50: latency.p50,
+      p95: latency.p95,
+      onReplica: reads(/outcome="replica"/),
+      toPrimary: reads(/outcome="primary_/),
+      rssMiB: round(treeMemory(apis[i]!.process.pid).rssKiB / 1024, 1),
+    });
+  }
   for (const r of rows) console.log(JSON.stringify(r));
   console.log(
     table(
-      ['replicas', 'reads/s', 'ratio to 0', 'p50 ms', 'p95 ms', 'on a replica', 'to primary', 'read API RSS MiB'],
-      rows.map((r) => [r.replicas, r.readsPerSecond, r.ratio, r.p50, r.p95, r.onReplica, r.toPrimary, r.rssMiB]),
+      [
+        'replicas',
+        'reads/s',
+        'ratio to 0',
+        'cycle median',
+        'p50 ms',
+        'p95 ms',
+        'on a replica',
+        'to primary',
+        'RSS MiB',
+      ],
+      rows.map((r) => [
+        r.replicas,
+        r.readsPerSecond,
+        r.ratio,
+        r.cycleRatioMedian,
+        r.p50,
+        r.p95,
+        r.onReplica,
+        r.toPrimary,
+        r.rssMiB,
+      ]),
     ),
   );
 } finally {
   await teardowns.run();
 }
 
-/** One read API on `replicas`, loaded for SECONDS after a warm-up; its figures. */
-async function pass(database: string, replicas: string[]) {
+/** A read API on `replicas` (none: every read on the primary), once healthy. */
+async function startReadApi(database: string, replicas: string[]) {
   const port = await freePort();
-  const api = startService({
-    name: 'read-api',
+  const service = startService({
+    name: `read-api-${replicas.length}`,
     entry: 'services/api/src/main-read-api.ts',
     env: {
       DATABASE_URL: database,
@@ -86,30 +147,8 @@ async function pass(database: string, replicas: string[]) {
       LOG_LEVEL: 'warn',
     },
   });
-  try {
-    await waitHealthy(api);
-    const origin = `http://127.0.0.1:${port}`;
-    if (WARMUP_SECONDS > 0) await load(origin, WARMUP_SECONDS);
-    const measured = await load(origin, SECONDS);
-    const metrics = await (await fetch(`${origin}/metrics`)).text();
-    const reads = (outcome: RegExp) =>
-      [...metrics.matchAll(/^memstream_replica_reads_total\{([^}]*)\} (\d+)/gm)]
-        .filter((m) => outcome.test(m[1]!))
-        .reduce((n, m) => n + Number(m[2]), 0);
-    const latency = summarizeLatencies(measured.latencies);
-    return {
-      replicas: replicas.length,
-      readsPerSecond: Math.round(measured.ok / SECONDS),
-      failed: measured.failed,
-      p50: latency.p50,
-      p95: latency.p95,
-      onReplica: reads(/outcome="replica"/),
-      toPrimary: reads(/outcome="primary_/),
-      rssMiB: round(treeMemory(api.pid).rssKiB / 1024, 1),
-    };
-  } finally {
-    await api.stop();
-  }
+  await waitHealthy(service, 180_000);
+  return { process: service, origin: `http://127.0.0.1:${port}` };
 }
 
 /** Closed loop for `seconds`: each client lists a group, then searches it, and so on. */

@@ -30,7 +30,7 @@ export class ReplicatedPostgres {
 
   /** Stops the primary and the replicas and removes their folder. */
   async stop(): Promise<void> {
-    await this.run('postgres-replica.sh', 'down', ...this.replicaPorts.map(String)).catch(() => undefined);
+    await this.removeReplicas().catch(() => undefined);
     await this.run('postgres.sh', 'down').catch(() => undefined);
     await rm(this.stateDir, { recursive: true, force: true });
   }
@@ -49,6 +49,16 @@ export class ReplicatedPostgres {
   replicaUrls(primaryUrl: string): string[] {
     const name = new URL(primaryUrl).pathname.slice(1);
     return this.replicaPorts.map((port) => this.url(port, name));
+  }
+
+  /** Makes the replicas of a primary someone else started (postgres.sh up finds it running). */
+  async addReplicas(): Promise<void> {
+    await this.start();
+  }
+
+  /** Stops the replicas and removes their data, leaving the primary as it is. */
+  async removeReplicas(): Promise<void> {
+    await this.run('postgres-replica.sh', 'down', ...this.replicaPorts.map(String));
   }
 
   /** Stops a replica, keeping its data: a replica that went away. */
