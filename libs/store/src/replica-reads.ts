@@ -65,9 +65,9 @@ export class ReplicaReads implements Store {
 
   async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
     if (!isReadOnly(sql)) return this.primary.query<R>(sql, params);
-    const position = await this.primaryPosition.get();
     const replica = this.pick();
     if (!replica) return this.onPrimary('primary_unavailable', undefined, sql, params);
+    const position = await this.primaryPosition.get();
     try {
       if (!(await replica.replayed(position, Date.now() + this.options.waitMs))) {
         replica.lagged();
