@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
@@ -8,7 +9,11 @@ import { sentinelOptionsOf } from '../src/redis-connection.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 // A master, its replica and a sentinel of this file's own (scripts/infra/redis-sentinel.sh).
-const env = { ...process.env, MEMSTREAM_INFRA_DIR: '/tmp/memstream-redis-sentinel', MEMSTREAM_SENTINEL_BASE_PORT: '36479' };
+const env = {
+  ...process.env,
+  MEMSTREAM_INFRA_DIR: '/tmp/memstream-redis-sentinel',
+  MEMSTREAM_SENTINEL_BASE_PORT: '36479',
+};
 const SENTINEL_URL = 'redis+sentinel://127.0.0.1:36481/memstream';
 
 async function sentinel(action: 'up' | 'down' | 'kill-master'): Promise<void> {
@@ -33,7 +38,10 @@ test('REDIS_URL names a Sentinel deployment: its master name, sentinels, credent
 });
 
 test('with Sentinel, live fan-out and the request ledger carry on on the promoted replica after the master is killed', async (t) => {
-  t.after(() => sentinel('down'));
+  t.after(async () => {
+    await sentinel('down');
+    await rm(env.MEMSTREAM_INFRA_DIR, { recursive: true, force: true });
+  });
   await sentinel('up');
   const publisher = new RedisFanout(SENTINEL_URL, log);
   const subscriber = new RedisFanout(SENTINEL_URL, log);
