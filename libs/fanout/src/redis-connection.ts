@@ -15,10 +15,12 @@ export function connectRedis(url: string, options: RedisOptions): Redis {
 
 /** The ioredis options of a `redis+sentinel://` URL; undefined for any other URL. */
 export function sentinelOptionsOf(url: string): RedisOptions | undefined {
-  const match = /^redis\+sentinel:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/]+)\/([^/?#]+)(?:\/(\d+))?\/?$/.exec(url);
   if (!url.startsWith('redis+sentinel://')) return undefined;
+  const match = /^redis\+sentinel:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/]+)\/([^/?#]+)(?:\/(\d+))?\/?$/.exec(url);
   if (!match) {
-    throw new Error('REDIS_URL: a Sentinel URL is redis+sentinel://[user:password@]host:port[,host:port...]/<master name>[/db]');
+    throw new Error(
+      'REDIS_URL: a Sentinel URL is redis+sentinel://[user:password@]host:port[,host:port...]/<master name>[/db]',
+    );
   }
   const [, user, password, hosts, name, db] = match;
   return {
