@@ -29,3 +29,23 @@ test("the Pipeline view's lag is the bus's, summed over topics, and a group only
     ],
   );
 });
+
+test('the Pipeline view lists each read replica with its lag and where its reads went, and nothing without replicas', () => {
+  const replicaMetrics = parsePrometheusText(
+    [
+      'memstream_replica_up{replica="db-1:5432"} 1',
+      'memstream_replica_up{replica="db-2:5432"} 0',
+      'memstream_replica_lag_bytes{replica="db-1:5432"} 4096',
+      'memstream_replica_lag_seconds{replica="db-1:5432"} 0.25',
+      'memstream_replica_reads_total{replica="db-1:5432",outcome="replica"} 90',
+      'memstream_replica_reads_total{replica="db-1:5432",outcome="primary_lagging"} 3',
+      'memstream_replica_reads_total{replica="db-2:5432",outcome="primary_unavailable"} 7',
+      'memstream_replica_reads_total{replica="",outcome="primary_unavailable"} 2',
+    ].join('\n'),
+  );
+  assert.deepEqual(figuresOf(replicaMetrics, 0).replicas, [
+    { replica: 'db-1:5432', up: true, lagBytes: 4096, lagSeconds: 0.25, reads: 90, toPrimary: 3 },
+    { replica: 'db-2:5432', up: false, lagBytes: null, lagSeconds: null, reads: 0, toPrimary: 7 },
+  ]);
+  assert.deepEqual(figuresOf(metrics, 0).replicas, []);
+});

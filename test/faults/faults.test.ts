@@ -8,17 +8,25 @@ import { consumerLag, consumerLagByGroup } from '../helpers/consumer-lag.js';
 import { SteadyLoad, type WriteRecord } from './steady-load.js';
 import { ArkWatcher } from './ark-watcher.js';
 import { faultReport, reportTable, type FaultReport } from './fault-report.js';
+import { ReplicatedPostgres } from '../../harness/replicated-postgres.js';
+import { ReadLoad } from './read-load.js';
 
 const infra = new PrivateInfra();
 const reports: FaultReport[] = [];
 const SYNC_TIMEOUT_MS = 3000;
 const OUTAGE_MS = Number(process.env['FAULT_OUTAGE_MS'] ?? 20_000);
 
+// A streaming replica of the private PostgreSQL, for the read API of the replica fault.
+const REPLICA_PORT = infra.ports.postgres + 1;
+const replicas = new ReplicatedPostgres(infra.ports.postgres, [REPLICA_PORT], '/tmp/memstream-faults-infra');
+
 before(async () => {
   await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.up(p)));
+  await replicas.addReplicas();
 });
 after(async () => {
   process.stdout.write(`\n${reportTable(reports)}\n`);
+  await replicas.removeReplicas().catch(() => undefined);
   await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.down(p).catch(() => undefined)));
 });
 
@@ -26,6 +34,8 @@ interface Fault {
   readonly name: string;
   /** Breaks something and repairs it; resolves once the repair is done (the recovery clock starts). */
   inject(pipeline: Pipeline): Promise<void>;
+  /** Settings of the fault's own for every process, given the test's database. */
+  readonly env?: (databaseUrl: string) => Record<string, string>;
 }
 
 const outage = (part: 'kafka' | 'postgres' | 'redis'): Fault => ({
@@ -55,7 +65,35 @@ const FAULTS: Fault[] = [
       await Promise.all((['extractor', 'indexer', 'summarizer'] as const).map((s) => pipeline.restart(s)));
     },
   },
+  {
+    name: `one read replica stopped ${OUTAGE_MS / 1000} s while reads go on`,
+    env: (databaseUrl) => ({ DATABASE_REPLICA_URLS: replicas.replicaUrls(databaseUrl).join(',') }),
+    async inject(pipeline) {
+      const reads = new ReadLoad(pipeline.base('read-api'), 6, SYNC_TIMEOUT_MS + 12_000);
+      reads.start();
+      await waitFor('reads answered from the replica', async () => (await replicaReads(pipeline)) > 0);
+      await replicas.stopReplica(REPLICA_PORT);
+      await new Promise((r) => setTimeout(r, OUTAGE_MS));
+      await replicas.startReplica(REPLICA_PORT);
+      const onReplica = await replicaReads(pipeline);
+      await waitFor('reads answered from the replica again', async () => (await replicaReads(pipeline)) > onReplica);
+      const figures = await reads.stop();
+      process.stdout.write(`${JSON.stringify({ fault: this.name, reads: figures })}\n`);
+      assert.deepEqual(figures.bad, [], 'every read answered, or refused with 503 and Retry-After');
+      assert.equal(figures.hung, 0, 'no read hung');
+      assert.ok(figures.ok > 0 && figures.longestGapMs < 10_000, `reads kept answering: ${JSON.stringify(figures)}`);
+    },
+  },
 ];
+
+/** Reads the read API answered from a replica so far (its own counter). */
+async function replicaReads(pipeline: Pipeline): Promise<number> {
+  const metrics = await (await fetch(`${pipeline.base('read-api')}/metrics`)).text();
+  return [...metrics.matchAll(/^memstream_replica_reads_total\{[^}]*outcome="replica"[^}]*\} (\d+)/gm)].reduce(
+    (n, m) => n + Number(m[1]),
+    0,
+  );
+}
 
 for (const fault of FAULTS) {
   test(`under steady load, ${fault.name}: every acknowledged write is stored once, gap-free, indexed, and no consumer is stuck`, async (t: TestContext) => {
@@ -75,6 +113,7 @@ for (const fault of FAULTS) {
       // live streams read what the live channel lost once per heartbeat
       SSE_HEARTBEAT_MS: '1000',
       EXTRACTION_SWEEP_INTERVAL_MS: '1000',
+      ...fault.env?.(databaseUrl),
     });
     await pipeline.start();
     const load = new SteadyLoad({

@@ -42,14 +42,18 @@ export async function pipelineEnv(
   });
 }
 
-/** Starts each service's entry point on a free port; resolves with their base URLs once all are healthy. */
+/**
+ * Starts each service's entry point on a free port; resolves with their base URLs once all are
+ * healthy. `own[i]`, when given, adds settings of the i-th service's own.
+ */
 export async function startServices(
   t: TestContext,
   env: Record<string, string>,
   services: string[],
+  own: readonly Record<string, string>[] = [],
 ): Promise<string[]> {
   const ports = await Promise.all(services.map(() => freePort()));
-  services.forEach((service, i) => startProcess(t, mainOf(service), { ...env, PORT: String(ports[i]) }));
+  services.forEach((service, i) => startProcess(t, mainOf(service), { ...env, ...own[i], PORT: String(ports[i]) }));
   const bases = ports.map((p) => `http://127.0.0.1:${p}`);
   await waitFor(
     `${services.join(', ')} healthy`,

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis } from './redis-connection.js';
 import type { Logger } from '@memstream/logging';
 import type { Fanout } from './fanout.js';
 
@@ -28,8 +29,8 @@ export class RedisFanout implements Fanout {
       lazyConnect: false,
       enableAutoPipelining: true,
     };
-    this.pub = new Redis(url, options);
-    this.sub = new Redis(url, {
+    this.pub = connectRedis(url, options);
+    this.sub = connectRedis(url, {
       ...options,
       commandTimeout: undefined,
       enableAutoPipelining: false,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis } from './redis-connection.js';
 import type { Logger } from '@memstream/logging';
 import {
   inProgressLimitOf,
@@ -40,7 +41,7 @@ export class RedisResponseStreams implements ResponseStreams {
     private readonly limits: ResponseLimits,
     private readonly log: Logger,
   ) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 3, connectTimeout: 10_000, commandTimeout: 5_000 });
+    this.redis = connectRedis(url, { maxRetriesPerRequest: 3, connectTimeout: 10_000, commandTimeout: 5_000 });
     this.redis.on('error', (err) => log.warn({ err }, 'redis connection error (response streams)'));
   }
 

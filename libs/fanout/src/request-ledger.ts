@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis } from './redis-connection.js';
 import type { Logger } from '@memstream/logging';
 
 /**
@@ -32,7 +33,7 @@ export class RedisRequestLedger implements RequestLedger {
     private readonly ttlSeconds: number,
     log: Logger,
   ) {
-    this.redis = new Redis(url, {
+    this.redis = connectRedis(url, {
       maxRetriesPerRequest: 3,
       connectTimeout: 10_000,
       commandTimeout: 5_000,

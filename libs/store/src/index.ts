@@ -9,6 +9,8 @@ export {
   type PoolOptions,
   type OpenEmbeddedServer,
 } from './create-store.js';
+export { openReadStore, replicaName, type ReplicaSettings } from './open-replica-reads.js';
+export { ReplicaReads, type ReplicaReadsOptions, type ReadOutcome, type ReplicaLag } from './replica-reads.js';
 export {
   appendMessage,
   appendMessages,

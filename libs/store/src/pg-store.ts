@@ -14,6 +14,8 @@ export interface PgStoreOptions {
   readonly onConnect?: (backendPid: number) => void;
   /** How long a connection that plans generically serves (see GENERIC_PLAN); 5 s unless set. */
   readonly genericPlanLifetimeMs?: number;
+  /** How long opening a connection may take; 10 s unless set (a replica's is shorter: the primary can answer instead). */
+  readonly connectTimeoutMs?: number;
 }
 
 // int8 comes back as a string by default (it may exceed 2^53); our counters and sequence numbers
@@ -76,7 +78,7 @@ export class PgStore implements Store {
       ...(lifetimeMs === undefined ? {} : { maxLifetimeSeconds: lifetimeMs / 1000 }),
       statement_timeout: options.statementTimeoutMs,
       options: settings,
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       idleTimeoutMillis: 30_000,
       types,
     });

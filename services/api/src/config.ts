@@ -56,6 +56,16 @@ export const apiSettings = {
   MEMORY_MAX_SESSIONS: env.int(1000, 1, 10_000_000),
   /** ...and a session keeps only its latest events. */
   MEMORY_MAX_SESSION_EVENTS: env.int(500, 1, 1_000_000),
+  /**
+   * The read API's streaming replicas of DATABASE_URL (comma separated). A read runs on one once
+   * it has replayed the primary's position at the read's arrival, else on the primary, so every
+   * write answered before a read is in what it reads (ReplicaReads). Empty: every read on DATABASE_URL.
+   */
+  DATABASE_REPLICA_URLS: env.list(),
+  /** How long a read waits for a replica to replay that position before it reads the primary. */
+  DATABASE_REPLICA_WAIT_MS: env.int(250, 0, 60_000),
+  /** A replica that failed or lagged past the wait is left out this long, its reads going to the primary. */
+  DATABASE_REPLICA_RETRY_MS: env.int(5_000, 100, 3_600_000),
   /** Eviction (POST /v1/admin/evict): conversation groups hard-deleted per transaction. */
   EVICTION_BATCH_SIZE: env.int(100, 1, 10_000),
   /** How long a job stays one process's without progress; a dead process's job is taken over after it. */

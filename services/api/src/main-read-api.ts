@@ -2,18 +2,21 @@ import { apiEnv } from './config.js';
 import { openApiDeps } from './open-api-deps.js';
 import { createBus } from '@memstream/bus';
 import { runProcess } from '@memstream/runtime';
-import { openStore } from '@memstream/store';
+import { openReadStore, ReplicaReads } from '@memstream/store';
 import { createEmbedder } from '@memstream/embedding';
+import { replicaMetrics } from './replica-metrics.js';
 import { runApi } from './run-api.js';
 
 /** The read API: every family's reads, from the store, the live fan-out and (dead letters) Kafka. It never publishes. */
 await runProcess('read-api', apiEnv, process.env, async (ctx) => {
   const { config, log, lifecycle } = ctx;
+  const replicas = config.DATABASE_REPLICA_URLS.length > 0 ? replicaMetrics(ctx.metrics) : undefined;
   const store = await lifecycle.own(
     'store',
-    () => openStore(config, log),
+    () => openReadStore(config, log, replicas?.onRead),
     (s) => s.close(),
   );
+  if (replicas && store instanceof ReplicaReads) replicas.watch(() => store.lag());
   const api = await openApiDeps(ctx, store);
   // Queries are embedded here, with the model the indexer embeds documents with.
   const embedder = await lifecycle.own(

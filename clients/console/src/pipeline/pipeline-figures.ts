@@ -29,6 +29,20 @@ export interface Figures {
   }[];
   readonly tokens: readonly { model: string; operation: string; prompt: number; completion: number }[];
   readonly modelErrors: readonly { model: string; operation: string; reason: string; count: number }[];
+  /** The read API's streaming replicas (DATABASE_REPLICA_URLS), empty without them. */
+  readonly replicas: readonly ReplicaFigures[];
+}
+
+export interface ReplicaFigures {
+  /** host:port */
+  readonly replica: string;
+  readonly up: boolean;
+  /** WAL bytes behind the primary, and seconds since its last replayed transaction while behind; null when down. */
+  readonly lagBytes: number | null;
+  readonly lagSeconds: number | null;
+  /** Reads it answered, and reads handed to the primary because it lagged or failed. */
+  readonly reads: number;
+  readonly toPrimary: number;
 }
 
 const label = (s: MetricSample, name: string) => s.labels[name] ?? '';
@@ -48,8 +62,33 @@ export function figuresOf(samples: readonly MetricSample[], at: number, previous
   const calls = new Map<string, { model: string; operation: string; outcome: string; calls: number; sum: number }>();
   const tokens = new Map<string, { model: string; operation: string; prompt: number; completion: number }>();
   const modelErrors: Figures['modelErrors'][number][] = [];
+  const replicas = new Map<
+    string,
+    { up: boolean; lagBytes: number | null; lagSeconds: number | null; reads: number; toPrimary: number }
+  >();
+  const replicaOf = (s: MetricSample) => {
+    const name = label(s, 'replica');
+    let r = replicas.get(name);
+    if (!r) replicas.set(name, (r = { up: false, lagBytes: null, lagSeconds: null, reads: 0, toPrimary: 0 }));
+    return r;
+  };
   for (const s of samples) {
     switch (s.name) {
+      case 'memstream_replica_up':
+        replicaOf(s).up = s.value === 1;
+        break;
+      case 'memstream_replica_lag_bytes':
+        replicaOf(s).lagBytes = s.value;
+        break;
+      case 'memstream_replica_lag_seconds':
+        replicaOf(s).lagSeconds = s.value;
+        break;
+      case 'memstream_replica_reads_total':
+        // Reads with no replica to try (all down) carry an empty label: they have no row.
+        if (label(s, 'replica') === '') break;
+        if (label(s, 'outcome') === 'replica') replicaOf(s).reads += s.value;
+        else replicaOf(s).toPrimary += s.value;
+        break;
       case 'memstream_consumer_lag_records': {
         const g = groupOf(label(s, 'group'));
         g.topics.add(label(s, 'topic'));
@@ -135,6 +174,9 @@ export function figuresOf(samples: readonly MetricSample[], at: number, previous
     modelCalls: [...calls.values()].map((c) => ({ ...c, meanSeconds: c.calls > 0 ? c.sum / c.calls : 0 })),
     tokens: [...tokens.values()],
     modelErrors: modelErrors.filter((e) => e.count > 0),
+    replicas: [...replicas.entries()]
+      .map(([replica, r]) => ({ replica, ...r }))
+      .sort((a, b) => a.replica.localeCompare(b.replica)),
   };
 }
 

@@ -91,6 +91,26 @@ export function PipelinePage({ session }: { session: Session }) {
               </tr>
             ))}
           </Table>
+          {figures.replicas.length > 0 && (
+            <Table
+              caption="Database replicas the reads go to, and how far each is behind the primary"
+              data-testid="replicas"
+              head={['Replica', 'State', ...numeric('Lag (bytes)', 'Lag (s)', 'Reads', 'Reads sent to the primary')]}
+            >
+              {figures.replicas.map((r) => (
+                <tr data-replica={r.replica}>
+                  <th scope="row">{r.replica}</th>
+                  <td>{r.up ? 'streaming' : 'not answering'}</td>
+                  <td class="num" data-testid="replica-lag">
+                    {r.lagBytes ?? '—'}
+                  </td>
+                  <td class="num">{r.lagSeconds === null ? '—' : r.lagSeconds.toFixed(3)}</td>
+                  <td class="num">{r.reads}</td>
+                  <td class="num">{r.toPrimary}</td>
+                </tr>
+              ))}
+            </Table>
+          )}
           <h2>Dead letters</h2>
           {figures.deadLetters.length === 0 ? (
             <Empty>No record was dead-lettered since the process started.</Empty>
