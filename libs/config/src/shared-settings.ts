@@ -24,6 +24,7 @@ export const consumerGroupSettings = {
   INDEXER_GROUP_ID: env.string('memstream-indexer'),
   EXTRACTOR_GROUP_ID: env.string('memstream-extractor'),
   SUMMARIZER_GROUP_ID: env.string('memstream-summarizer'),
+  GOVERNANCE_GROUP_ID: env.string('memstream-governance'),
 };
 
 /** Where episodes end: the extractor applies them as messages arrive, the read API on a flush. */

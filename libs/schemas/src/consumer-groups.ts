@@ -6,11 +6,12 @@ export interface PipelineGroupIds {
   readonly INDEXER_GROUP_ID: string;
   readonly EXTRACTOR_GROUP_ID: string;
   readonly SUMMARIZER_GROUP_ID: string;
+  readonly GOVERNANCE_GROUP_ID: string;
 }
 
 /**
  * The consumer groups that read each topic, as each service subscribes them (start-converter.ts,
- * start-indexer.ts, start-extractor.ts, start-summarizer.ts): a service reading a second topic
+ * start-indexer.ts, start-extractor.ts, start-summarizer.ts, run-governance.ts): a service reading a second topic
  * does so in a group of its own, named after its main one. Typed by the catalogue, so a new topic
  * fails the type check until it is listed here; the erasure job and the pipeline view both read it.
  */
@@ -21,6 +22,6 @@ export function consumerGroupsByTopic(g: PipelineGroupIds): { readonly [K in key
     conversationInput: [`${g.CONVERTER_GROUP_ID}.conversations`],
     messagesStored: [g.INDEXER_GROUP_ID, g.EXTRACTOR_GROUP_ID, g.SUMMARIZER_GROUP_ID],
     memoriesExtracted: [`${g.INDEXER_GROUP_ID}.memories`],
-    erasures: [`${g.CONVERTER_GROUP_ID}.erasures`],
+    erasures: [g.GOVERNANCE_GROUP_ID],
   };
 }

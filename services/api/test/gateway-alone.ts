@@ -68,6 +68,7 @@ export async function gateway(
       INDEXER_GROUP_ID: 'memstream-indexer',
       EXTRACTOR_GROUP_ID: 'memstream-extractor',
       SUMMARIZER_GROUP_ID: 'memstream-summarizer',
+      GOVERNANCE_GROUP_ID: 'memstream-governance',
     },
     store: settings.store ?? ({} as never),
     ledger,
@@ -79,7 +80,6 @@ export async function gateway(
     streamAccessRecheckMs: 5000,
     responses: undefined,
     kaos: { enabled: true, defaultAgent: 'agent', maxSessions: 1000, maxSessionEvents: 500 },
-    eviction: { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 3_600_000, maxAttempts: 5 },
   });
   lifecycle.markReady();
   t.after(async () => {
