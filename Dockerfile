@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for every memstream process. The first argument (or SERVICE) names the folder under
-# services/ to run: ingest-gateway, converter, summarizer, read-api, setup (the one-shot topic and
+# services/ to run: ingest-gateway, converter, governance, summarizer, read-api, setup (the one-shot topic and
 # migration job), all-in-one (the default: the embedded mode), cli (memstream import ...).
 #   docker run memstream:0.1.0 converter
 # The TypeScript is compiled once, at image build time (npm ci's postinstall ends with

@@ -105,6 +105,7 @@ async function distributed(): Promise<Server> {
     CONVERTER_GROUP_ID: `bench_${runId}_converter`,
     INDEXER_GROUP_ID: `bench_${runId}_indexer`,
     EXTRACTOR_GROUP_ID: `bench_${runId}_extractor`,
+    GOVERNANCE_GROUP_ID: `bench_${runId}_governance`,
   };
   const start = async (name: string) => {
     const svc = startService({ name, entry: mainOf(name), env: { ...env, PORT: String(await freePort()) } });
@@ -115,7 +116,7 @@ async function distributed(): Promise<Server> {
   // the converter first: it runs the migrations
   await start('converter');
   const [gateway, readApi] = await Promise.all([start('ingest-gateway'), start('read-api')]);
-  await Promise.all([start('indexer'), start('extractor')]);
+  await Promise.all([start('governance'), start('indexer'), start('extractor')]);
   return {
     writes: `http://127.0.0.1:${gateway.port}`,
     reads: `http://127.0.0.1:${readApi.port}`,

@@ -67,7 +67,6 @@ export async function startInProcessReadApi(options: {
     episodeRules: { maxMessages: 50, maxTokens: 8_192, silenceMs: 4 * 3_600_000 },
     responses: undefined,
     kaos: { enabled: options.kaosEnabled ?? true, defaultAgent: 'agent', maxSessions: 1000, maxSessionEvents: 500 },
-    eviction: { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 10_000, maxAttempts: 5 },
   });
   await http.listen({ port: 0, host: '127.0.0.1' });
   const address = http.server.address();

@@ -11,5 +11,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'arrow lint: packages imported by name only; services import only libs; libs import no service and no cycle; no unused dependency',
+  'arrow lint: packages imported by name only; services import only libs; libs import no service and no cycle; no unused dependency; jobs run only in governance',
 );

@@ -47,6 +47,13 @@ function tree(t: TestContext, extra: Record<string, string>): string {
 
 test('the arrow lint finds nothing in a tree that keeps its rules, nor in this repository', (t) => {
   assert.deepEqual(findProblems(tree(t, {})), []);
+  // the governance worker runs the jobs, and a service may still make a job row and read it
+  const jobs = {
+    'services/governance/package.json': JSON.stringify({ name: '@memstream/governance', dependencies: {} }),
+    'services/governance/src/main.ts': `import { claimEvictionJob, purgeRequestOutcomes } from '@memstream/store';\nexport { claimEvictionJob, purgeRequestOutcomes };\n`,
+    'services/one/src/evict.ts': `import { createEvictionJob, findEvictionJob } from '@memstream/store';\nexport { createEvictionJob, findEvictionJob };\n`,
+  };
+  assert.deepEqual(findProblems(tree(t, jobs)), []);
   assert.deepEqual(findProblems(join(import.meta.dirname, '..')), []);
 });
 
@@ -128,6 +135,25 @@ const violations: Array<[string, Record<string, string>, RegExp]> = [
       }),
     },
     /^libs\/b\/package\.json: declares ioredis, which none of its files imports$/,
+  ],
+  [
+    'a service other than governance taking a job (the converter purging request outcomes)',
+    {
+      'services/one/src/purge.ts': `import { purgeRequestOutcomes, type Store } from '@memstream/store';\nexport const purge = (s: Store) => purgeRequestOutcomes(s, new Date());\n`,
+    },
+    /^services\/one\/src\/purge\.ts: runs a background job \(purgeRequestOutcomes from @memstream\/store\); jobs run in services\/governance$/,
+  ],
+  [
+    'an API process claiming an eviction job under another name, or re-exporting a lease statement',
+    {
+      'services/two/src/evict.ts': `import { claimEvictionJob as take } from '@memstream/store';\nexport { claimJobLease } from '@memstream/store';\nexport { take };\n`,
+    },
+    /^services\/two\/src\/evict\.ts: runs a background job \(claimEvictionJob, claimJobLease from @memstream\/store\)/,
+  ],
+  [
+    'a namespace import of the store in a service, which takes its job statements too',
+    { 'services/one/src/all.ts': `import * as store from '@memstream/store';\nexport { store };\n` },
+    /^services\/one\/src\/all\.ts: runs a background job \(\* from @memstream\/store\)/,
   ],
 ];
 

@@ -16,7 +16,10 @@
  * - `import()` takes a string literal: a template literal or a computed name cannot be checked;
  * - a package declares no dependency that none of its files imports;
  * - what runs in browsers too (BROWSER_SAFE: the client and what it ships with) imports no Node
- *   built-in and no other package of ours.
+ *   built-in and no other package of ours;
+ * - background jobs run in one process role: only services/governance (and what the composition
+ *   root takes from it) imports the store's statements that take, run or end a job (JOB_STATEMENTS),
+ *   so the converter only applies input events and the API processes run no jobs.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -47,6 +50,62 @@ const FRAMEWORKS: Readonly<Record<string, readonly string[]>> = {
   openai: ['llm', 'embedding'],
 };
 const SCOPE = '@memstream/';
+
+/** The one service that runs background jobs (erasure, eviction, retention, purges). */
+const JOB_RUNNER = 'governance';
+/** The store's statements that claim, run, renew or end a job; the API only makes job rows and reads them. */
+const JOB_STATEMENTS: ReadonlySet<string> = new Set([
+  'claimErasureJob',
+  'runErasureBatch',
+  'finishErasurePass',
+  'advanceErasureJob',
+  'failErasureJob',
+  'noteErasureReason',
+  'renewErasureLease',
+  'eraseOwnedConversations',
+  'eraseSentMessages',
+  'eraseKeyedRecords',
+  'eraseWrittenAbout',
+  'claimEvictionJob',
+  'evictBatch',
+  'finishEvictionJob',
+  'settleDiscards',
+  'claimJobLease',
+  'renewJobLease',
+  'releaseJobLease',
+  'expireMessages',
+  'expireMemories',
+  'expireSummaries',
+  'expireArkSessions',
+  'purgeRequestOutcomes',
+  // the runners that lived in the store before the worker had them
+  'runErasureJob',
+  'startErasureSweep',
+  'runEvictionJob',
+  'sweepEvictionJobs',
+  'runRetention',
+]);
+
+/**
+ * The names a source imports (or re-exports) from `spec`, by their exported name; `*` for a
+ * namespace import or `export *`, which takes every name.
+ */
+export function namesImported(source: string, spec: string, fileName = 'module.ts'): string[] {
+  const names: string[] = [];
+  const from = (node: ts.Node | undefined) => node !== undefined && ts.isStringLiteral(node) && node.text === spec;
+  for (const statement of ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, false).statements) {
+    if (ts.isImportDeclaration(statement) && from(statement.moduleSpecifier)) {
+      const bindings = statement.importClause?.namedBindings;
+      if (bindings && ts.isNamespaceImport(bindings)) names.push('*');
+      else if (bindings) for (const e of bindings.elements) names.push((e.propertyName ?? e.name).text);
+    } else if (ts.isExportDeclaration(statement) && from(statement.moduleSpecifier)) {
+      const clause = statement.exportClause;
+      if (clause === undefined || ts.isNamespaceExport(clause)) names.push('*');
+      else for (const e of clause.elements) names.push((e.propertyName ?? e.name).text);
+    }
+  }
+  return names;
+}
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -181,6 +240,14 @@ export function findProblems(root: string): string[] {
         ) {
           problems.push(`${rel}: service ${unit.name} imports service ${into} (${spec})`);
         }
+      }
+      if (unit.kind === 'services' && unit.name !== JOB_RUNNER && relative(unit.dir, file).startsWith('src/')) {
+        const text = readFileSync(file, 'utf8');
+        const jobs = namesImported(text, `${SCOPE}store`, file).filter((n) => n === '*' || JOB_STATEMENTS.has(n));
+        if (jobs.length > 0)
+          problems.push(
+            `${rel}: runs a background job (${jobs.join(', ')} from @memstream/store); jobs run in services/${JOB_RUNNER}`,
+          );
       }
       if (unit.kind === 'libs' && unit.name === 'schemas') {
         for (const spec of specs)

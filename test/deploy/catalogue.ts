@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { authConfigured, authSettings, listenHostOf, loadConfig } from '@memstream/config';
 import { allInOneEnv } from '@memstream/all-in-one';
 import { converterEnv } from '@memstream/converter';
+import { governanceEnv } from '@memstream/governance';
 import { extractorEnv } from '@memstream/extractor';
 import { indexerEnv } from '@memstream/indexer';
 import { apiEnv } from '@memstream/api';
@@ -24,6 +25,7 @@ type EnvSchema = z.ZodObject<Record<string, z.ZodType>>;
 export const SERVICE_ENVS: Record<string, EnvSchema> = {
   'ingest-gateway': apiEnv,
   converter: converterEnv,
+  governance: governanceEnv,
   'read-api': apiEnv,
   summarizer: summarizerEnv,
   extractor: extractorEnv,

@@ -17,7 +17,7 @@ test('embedded mode with authentication: admins and auditors (by token role, lis
 
 test('distributed mode: the same admin API and audit log through the edge (reads on the read API, deletes, restores and evictions on the gateway), writes through Kafka and the converter', async (t: TestContext) => {
   const env = await pipelineEnv(t, 'admin', ADMIN_AUTH_ENV);
-  await startServices(t, env, ['converter', 'indexer']);
+  await startServices(t, env, ['converter', 'governance', 'indexer']);
   const [api] = await startApi(t, env);
   await checkAdminApi(api!);
 });

@@ -26,7 +26,7 @@ test('distributed mode: the same erasure through Kafka and the converter, Redis 
     ...ERASURE_ENV,
     SUMMARIZER_GROUP_ID: `summarizer-${Date.now()}`,
   });
-  await startServices(t, env, ['converter', 'indexer', 'extractor', 'summarizer']);
+  await startServices(t, env, ['converter', 'governance', 'indexer', 'extractor', 'summarizer']);
   const [api] = await startApi(t, env);
   const kafka = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING });
   const topics = allTopics().map((topic) => topic.name);

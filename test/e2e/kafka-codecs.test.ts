@@ -7,8 +7,8 @@ import { KafkaBus, type Subscription } from '@memstream/bus';
 import { RedisFanout } from '@memstream/fanout';
 import { Metrics } from '@memstream/metrics';
 import { TOPICS, allTopics } from '@memstream/schemas';
-import { PgStore, noErasureCounts, listMessages, migrate } from '@memstream/store';
-import { createEraser, startConverter } from '@memstream/converter';
+import { PgStore, listMessages, migrate } from '@memstream/store';
+import { startConverter } from '@memstream/converter';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
 import { captureLogger } from '../helpers/logger.js';
 import { CODECS, FOREIGN_CLIENTS, produceWith, type ForeignRecord } from '../helpers/foreign-producers.js';
@@ -43,11 +43,6 @@ async function converterOnKafka(t: TestContext) {
   await bus.ensureTopics(allTopics());
   const fanout = new RedisFanout(infra().redisUrl, log);
   t.after(() => fanout.close());
-  const eraser = createEraser(
-    { store, discard: async () => undefined, eraseTransport: async () => noErasureCounts(), log },
-    { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 60_000, maxAttempts: 5 },
-  );
-  t.after(() => eraser.close());
   const groupId = uniqueName('converter');
   let subs: Subscription[] = [];
   const start = async () => {
@@ -62,7 +57,6 @@ async function converterOnKafka(t: TestContext) {
       maxBatchSize: 100,
       metaCacheMs: 10_000,
       rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
-      eraser,
     });
   };
   const stop = () => Promise.all(subs.map((s) => s.stop()));

@@ -5,8 +5,8 @@ import { DLQ_HEADERS } from '@memstream/bus';
 import { RedisFanout } from '@memstream/fanout';
 import { createLogger } from '@memstream/logging';
 import { TOPICS, allTopics } from '@memstream/schemas';
-import { PgStore, noErasureCounts, findRequestOutcome, listMessages, migrate } from '@memstream/store';
-import { createEraser, startConverter } from '@memstream/converter';
+import { PgStore, findRequestOutcome, listMessages, migrate } from '@memstream/store';
+import { startConverter } from '@memstream/converter';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
 import { testKafkaBus } from '../helpers/kafka-bus.js';
 import { produceRawWithLibrdkafka } from '../helpers/foreign-producers.js';
@@ -26,12 +26,6 @@ async function directProducer(t: TestContext, options: { groupId?: string } = {}
   await bus.ensureTopics(allTopics());
   const fanout = new RedisFanout(infra().redisUrl, log);
   t.after(() => fanout.close());
-  const eraser = createEraser(
-    // no erasure runs here: nothing to take from the transport
-    { store, discard: async () => undefined, eraseTransport: async () => noErasureCounts(), log },
-    { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 60_000, maxAttempts: 5 },
-  );
-  t.after(() => eraser.close());
   const subs = await startConverter({
     bus,
     store,
@@ -43,7 +37,6 @@ async function directProducer(t: TestContext, options: { groupId?: string } = {}
     maxBatchSize: 100,
     metaCacheMs: 10_000,
     rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
-    eraser,
   });
   t.after(() => Promise.all(subs.map((s) => s.stop())));
   const kafka = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING });

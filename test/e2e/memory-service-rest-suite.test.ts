@@ -102,7 +102,7 @@ test("distributed mode with authentication: the memory-service's own REST scenar
     EMBEDDING_PROVIDER: 'hash',
     INDEXER_GROUP_ID: uniqueName('indexer'),
   });
-  await startServices(t, env, ['converter', 'indexer']);
+  await startServices(t, env, ['converter', 'governance', 'indexer']);
   const [api] = await startApi(t, env);
   await replay(t, api!, env['DATABASE_URL']!);
 });

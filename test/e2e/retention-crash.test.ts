@@ -23,7 +23,7 @@ const ENV = {
   RETENTION_INTERVAL_MS: '300',
   // two groups per transaction: twenty batches for the backlog, ten of them before the held group
   RETENTION_BATCH_SIZE: '2',
-  // the dead converter's run may be taken over this soon after its last batch
+  // the dead worker's run may be taken over this soon after its last batch
   RETENTION_LEASE_MS: '3000',
 };
 
@@ -151,11 +151,11 @@ async function rows(db: pg.Client, old: boolean): Promise<Rows> {
 
 const count = async (db: pg.Client, sql: string) => Number((await db.query<{ n: string }>(sql)).rows[0]!.n);
 
-test('distributed mode: a retention run cut by SIGKILL of the converter is taken over once its lease runs out, removes exactly what is older, touches nothing newer, and is audited', async (t: TestContext) => {
+test('distributed mode: a retention run cut by SIGKILL of the governance worker is taken over once its lease runs out, removes exactly what is older, touches nothing newer, and is audited', async (t: TestContext) => {
   const env = await distributedEnv(t, 'retention-crash', ENV);
-  const [gatewayPort, converterPort] = await Promise.all([freePort(), freePort()]);
+  const [gatewayPort, workerPort] = await Promise.all([freePort(), freePort()]);
   const gateway = `http://127.0.0.1:${gatewayPort}`;
-  const converterBase = `http://127.0.0.1:${converterPort}`;
+  const workerBase = `http://127.0.0.1:${workerPort}`;
   startProcess(t, mainOf('ingest-gateway'), { ...env, PORT: String(gatewayPort), LOG_LEVEL: 'warn' });
   await waitFor('the gateway healthy', () => healthy(gateway), 90_000);
   const db = new pg.Client({ connectionString: env['DATABASE_URL'] });
@@ -184,9 +184,9 @@ test('distributed mode: a retention run cut by SIGKILL of the converter is taken
   await holder.query('BEGIN');
   await holder.query(`SELECT pg_advisory_xact_lock(hashtext('episodes:' || $1))`, [HELD]);
 
-  const startConverter = () =>
-    startProcess(t, mainOf('converter'), { ...env, PORT: String(converterPort), LOG_LEVEL: 'warn' });
-  let converter: RunningProcess = startConverter();
+  const startWorker = () =>
+    startProcess(t, mainOf('governance'), { ...env, PORT: String(workerPort), LOG_LEVEL: 'warn' });
+  let worker: RunningProcess = startWorker();
   await waitFor(
     'the run held up at the held group, the groups before it done',
     async () =>
@@ -207,7 +207,7 @@ test('distributed mode: a retention run cut by SIGKILL of the converter is taken
     )
   ).rows[0]!;
   assert.ok(lease.owner, 'the dead run holds the lease');
-  await converter.crash();
+  await worker.crash();
   await holder.query('ROLLBACK');
   const leftAtKill = await rows(db, true);
   assert.equal(leftAtKill.messages.length, (GROUPS - 20) * OLD_MESSAGES, 'half the backlog is left');
@@ -217,8 +217,8 @@ test('distributed mode: a retention run cut by SIGKILL of the converter is taken
     'the cut run wrote no entry',
   );
 
-  converter = startConverter();
-  await waitFor('the converter back', () => healthy(converterBase), 90_000);
+  worker = startWorker();
+  await waitFor('the worker back', () => healthy(workerBase), 90_000);
   const entry = await waitFor(
     'a completed run that removed the rest',
     async () =>
@@ -234,7 +234,7 @@ test('distributed mode: a retention run cut by SIGKILL of the converter is taken
   // Exactly what was older is gone; every newer row is still there.
   assert.deepEqual(await rows(db, true), { messages: [], memories: [], episodes: [], searchRows: [] });
   assert.deepEqual(await rows(db, false), newer);
-  // The run that completed is the restarted converter's, started once the dead one's lease ran out.
+  // The run that completed is the restarted worker's, started once the dead one's lease ran out.
   assert.equal(entry.status, 200);
   assert.equal(entry.params['completed'], true);
   assert.ok(

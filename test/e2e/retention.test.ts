@@ -86,11 +86,11 @@ test('embedded mode: a 30-day retention removes, in every family, exactly what i
   await withDatabase(databaseUrl, (db) => expireAndKeep(base, db, base));
 });
 
-test('distributed mode: the converter process runs the same retention, counted on its own /metrics', async (t: TestContext) => {
+test('distributed mode: the governance process runs the same retention, counted on its own /metrics', async (t: TestContext) => {
   const env = await pipelineEnv(t, 'retention', { ...RETENTION_ENV, SUMMARIZER_GROUP_ID: uniqueName('summarizer') });
-  const [converter] = await startServices(t, env, ['converter', 'indexer', 'extractor', 'summarizer']);
+  const [, governance] = await startServices(t, env, ['converter', 'governance', 'indexer', 'extractor', 'summarizer']);
   const [api] = await startApi(t, env);
-  await withDatabase(env['DATABASE_URL']!, (db) => expireAndKeep(api!, db, converter!));
+  await withDatabase(env['DATABASE_URL']!, (db) => expireAndKeep(api!, db, governance!));
 });
 
 async function withDatabase(url: string, work: (db: pg.Client) => Promise<void>): Promise<void> {

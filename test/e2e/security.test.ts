@@ -62,7 +62,7 @@ test('embedded mode with authentication: no caller deletes, rewrites, speaks for
 
 test('distributed mode with authentication: the same attacks fail across gateway, converter and read API', async (t) => {
   const env = await pipelineEnv(t, 'security', { ...AUTH_ENV, SUMMARIZER_GROUP_ID: uniqueName('summarizer') });
-  await startServices(t, env, ['converter', 'indexer', 'extractor', 'summarizer']);
+  await startServices(t, env, ['converter', 'governance', 'indexer', 'extractor', 'summarizer']);
   const [base] = (await startApi(t, env)) as [string];
   await runChecks(t, base, 'dist');
 });

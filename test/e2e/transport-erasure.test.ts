@@ -17,7 +17,7 @@ import { createLogger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { RETENTION_MS, SEGMENT_MS, TOPICS, allTopics, consumerGroup } from '@memstream/schemas';
 import { PgStore, findRequestOutcome, listMessages, migrate, storeBusJournal } from '@memstream/store';
-import { createEraser, startConverter, transportEraser } from '@memstream/converter';
+import { startConverter } from '@memstream/converter';
 import { freshDatabase, infra, uniqueName, waitFor } from '../helpers/infra.js';
 import { carries, readBusFromZero, readKafkaFromZero, where } from '../helpers/read-from-zero.js';
 import { testKafkaBus } from '../helpers/kafka-bus.js';
@@ -132,21 +132,6 @@ async function eraseOneOfTwo(t: TestContext, world: World): Promise<void> {
   // The consumers of the derived topics, as far as their positions go: the erasure waits for them.
   const downstream = { stored: uniqueName('downstream'), memories: '' };
   downstream.memories = consumerGroup('memoriesExtracted', 'indexer', downstream.stored);
-  const eraser = createEraser(
-    {
-      store,
-      discard: async () => undefined,
-      eraseTransport: transportEraser(bus, {
-        CONVERTER_GROUP_ID: converterGroup,
-        INDEXER_GROUP_ID: downstream.stored,
-        EXTRACTOR_GROUP_ID: uniqueName('extractor'),
-        SUMMARIZER_GROUP_ID: uniqueName('summarizer'),
-      }),
-      log,
-    },
-    { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 60_000, maxAttempts: 5 },
-  );
-  t.after(() => eraser.close());
   const subscriptions: Subscription[] = await startConverter({
     bus,
     store,
@@ -158,7 +143,6 @@ async function eraseOneOfTwo(t: TestContext, world: World): Promise<void> {
     maxBatchSize: 100,
     metaCacheMs: 10_000,
     rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
-    eraser,
   });
   for (const [topic, groupId] of [
     [TOPICS.messagesStored, downstream.stored],

@@ -7,7 +7,7 @@ import { mainOf } from '../../scripts/processes.js';
 
 /**
  * The settings every process of one distributed-mode test shares: the test's own topics, database
- * and converter group on the real Kafka, PostgreSQL and Redis, plus `extra`.
+ * and consumer groups on the real Kafka, PostgreSQL and Redis, plus `extra`.
  */
 export async function distributedEnv(
   t: TestContext,
@@ -20,6 +20,7 @@ export async function distributedEnv(
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),
+    GOVERNANCE_GROUP_ID: uniqueName('governance'),
     ...extra,
   };
 }

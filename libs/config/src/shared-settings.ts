@@ -24,6 +24,7 @@ export const consumerGroupSettings = {
   INDEXER_GROUP_ID: env.string('memstream-indexer'),
   EXTRACTOR_GROUP_ID: env.string('memstream-extractor'),
   SUMMARIZER_GROUP_ID: env.string('memstream-summarizer'),
+  GOVERNANCE_GROUP_ID: env.string('memstream-governance'),
 };
 
 /** The pipeline's consumer group ids an environment sets, the defaults for those it leaves unset. */

@@ -22,7 +22,7 @@ const GROUP_SUFFIX = {
   conversationInput: { converter: '.conversations' },
   messagesStored: { indexer: '', extractor: '', summarizer: '' },
   memoriesExtracted: { indexer: '.memories' },
-  erasures: { converter: '.erasures' },
+  erasures: { governance: '' },
 } as const satisfies { readonly [K in TopicKey]: { readonly [S in ConsumerOf<K>]: string } };
 
 /**

@@ -92,7 +92,7 @@ export const CONSUMERS = {
   conversationInput: ['converter'],
   messagesStored: ['indexer', 'extractor', 'summarizer'],
   memoriesExtracted: ['indexer'],
-  erasures: ['converter'],
+  erasures: ['governance'],
 } as const satisfies { readonly [K in keyof typeof TOPICS]: readonly string[] };
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -250,12 +250,6 @@ export {
   type NewEvictionJob,
 } from './repositories/eviction-jobs.js';
 export {
-  runEvictionJob,
-  sweepEvictionJobs,
-  type EvictionRunnerOptions,
-  type RunnerLog,
-} from './eviction-runner.js';
-export {
   adminListConversations,
   adminFindConversation,
   restoreConversationGroup,
@@ -274,6 +268,13 @@ export {
   listErasureJobs,
   claimErasureJob,
   erasureInProgress,
+  runErasureBatch,
+  finishErasurePass,
+  noteErasureReason,
+  advanceErasureJob,
+  failErasureJob,
+  renewErasureLease,
+  FIRST_ERASURE_STEP,
   type ErasureJob,
   type ErasureStatus,
   type NewErasureJob,
@@ -282,35 +283,38 @@ export {
   ERASURE_FAMILIES,
   ERASURE_STORES,
   noErasureCounts,
+  addCount,
   addErasureCounts,
   type ErasureCounts,
   type ErasureFamily,
   type ErasureStore,
 } from './repositories/erasure-counts.js';
-export type { ErasureBatch } from './repositories/erase-person.js';
 export {
-  runErasureJob,
-  startErasureSweep,
-  erasureSteps,
-  FIRST_ERASURE_STEP,
-  type ErasureStep,
-  type OutsideWork,
-  type ErasureRunnerOptions,
-} from './erasure-runner.js';
+  eraseKeyedRecords,
+  eraseOwnedConversations,
+  eraseSentMessages,
+  ownDataRemaining,
+  type ErasureBatch,
+} from './repositories/erase-person.js';
+export { eraseWrittenAbout } from './repositories/erase-about-person.js';
+export { claimJobLease, releaseJobLease, renewJobLease } from './repositories/job-leases.js';
 export { exportRecords, type ExportScope } from './repositories/export-reader.js';
 export { importRecords, advanceSequences, type BatchOutcome } from './repositories/import-writer.js';
 export { beginImportScope, finishImportScope, type ImportTouched } from './repositories/import-scope.js';
 export { cutoffOf } from './retention-cutoff.js';
 export { type DistributionKind, readDistribution, type TableDistribution } from './distribution.js';
 export {
-  runRetention,
-  type RetentionPeriods,
-  type RetentionRun,
-  type RetentionRunnerOptions,
-} from './retention-runner.js';
-export {
   RETENTION_KINDS,
   RETENTION_METADATA_KEY,
+  addRetentionCounts,
+  expireArkSessions,
+  expireMemories,
+  expireMessages,
+  expireSummaries,
+  noRetentionCounts,
+  retentionOverrides,
+  type RetentionBatch,
   type RetentionKind,
   type RetentionCounts,
+  type RetentionScope,
 } from './repositories/retention.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendMessages, GENERIC_PLAN, indexMemories, purgeConversationGroups } from '@memstream/store';
-import { seedGroup } from './eviction-fixtures.js';
+import { seedGroup } from '../../../test/helpers/eviction-fixtures.js';
 import { heldTransaction, migratedStore, waitForLockedStatement } from './search-fixtures.js';
 
 /**

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { completeEpisode, indexMemories, type Episode } from '@memstream/store';
-import { seedGroup } from './eviction-fixtures.js';
+import { seedGroup } from '../../../test/helpers/eviction-fixtures.js';
 import { heldTransaction, migratedStore } from './search-fixtures.js';
 
 /**

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KEYWORD_TEXT_MAX_CHARS, appendMessages, indexMemories, keywordSearch, migrate } from '@memstream/store';
-import { seedGroup } from './eviction-fixtures.js';
+import { seedGroup } from '../../../test/helpers/eviction-fixtures.js';
 import { backends, log, chatMessage } from './search-fixtures.js';
 
 /**

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { platformEnv, requireAuthOffLoopback } from '@memstream/config';
 import { converterSettings } from '@memstream/converter';
+import { governanceSettings } from '@memstream/governance';
 import { extractorSettings } from '@memstream/extractor';
 import { indexerSettings } from '@memstream/indexer';
 import { apiSettings } from '@memstream/api';
@@ -11,6 +12,7 @@ export const allInOneEnv = platformEnv
   .extend({
     ...apiSettings,
     ...converterSettings,
+    ...governanceSettings,
     ...summarizerSettings,
     ...extractorSettings,
     ...indexerSettings,

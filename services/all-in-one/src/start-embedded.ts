@@ -7,6 +7,7 @@ import { backgroundStoreOf, embeddedPostgresOf } from '@memstream/embedded-postg
 import { startWriter, writeSettingsOf } from '@memstream/ingest';
 import { openApiDeps, runApi } from '@memstream/api';
 import { runConverter } from '@memstream/converter';
+import { runGovernance } from '@memstream/governance';
 import { runSummarizer } from '@memstream/summarizer';
 import { runExtractor } from '@memstream/extractor';
 import { runIndexer } from '@memstream/indexer';
@@ -43,9 +44,10 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
   );
   await bus.ensureTopics(allTopics());
 
-  // The converter's erasures discard the response streams of what they removed.
+  await runConverter(config, { bus, store, fanout, log, lifecycle });
+  // Erasure, eviction and retention discard the response streams of what they removed.
   const discardStreams = async (ids: readonly string[]) => void (await api.responses?.discard(ids));
-  await runConverter(config, { bus, store, fanout, log, lifecycle, metrics, discardStreams });
+  const governance = await runGovernance(config, { bus, store, log, lifecycle, metrics, discardStreams });
   // Memory formation yields the CPU to the write path and the reads (see backgroundStoreOf).
   const background = backgroundStoreOf(store);
   await runSummarizer(config, { bus, store: background, log, lifecycle, metrics });
@@ -66,7 +68,13 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
     (w) => w.stop(),
   );
   // Every family's writes and reads on one server: the same entry point as the API processes.
-  const port = await runApi(ctx, 'all', { ...api, write: writer.write, embedder, transport: bus });
+  const port = await runApi(ctx, 'all', {
+    ...api,
+    write: writer.write,
+    embedder,
+    transport: bus,
+    wakeEviction: () => governance.wake('eviction'),
+  });
   log.info({ port, bus: bus.kind, store: store.kind }, 'memstream listening');
   return port;
 }

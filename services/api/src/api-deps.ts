@@ -8,7 +8,6 @@ import type { Store } from '@memstream/store';
 import type { BoundaryRules } from '@memstream/episodes';
 import type { Halves } from './shared/halves.js';
 import type { StreamAccess } from './shared/stream-access.js';
-import type { EvictionSettings } from './families/admin/eviction.js';
 
 /** KAOS agent memory: its default agent and limits; disabled gives KAOS's NullMemory. */
 export interface KaosDeps {
@@ -40,8 +39,11 @@ export interface FamilyDeps {
   /** The memory-service response resumer; undefined when it is disabled. */
   readonly responses: ResponseStreams | undefined;
   readonly kaos: KaosDeps;
-  /** How eviction runs (POST /v1/admin/evict and the sweep for jobs a dead process left). */
-  readonly eviction: EvictionSettings;
+  /**
+   * Starts the governance worker's eviction sweep at once, where it runs in this process (the
+   * embedded mode); elsewhere the worker's own sweep takes a new job (EVICTION_SWEEP_INTERVAL_MS).
+   */
+  readonly wakeEviction?: (() => void) | undefined;
   /**
    * What the bus still holds (Kafka, or the embedded mode's journal), for reading dead-lettered
    * records; undefined in a process without a bus, where that read answers 503.

@@ -66,14 +66,6 @@ export const apiSettings = {
   DATABASE_REPLICA_WAIT_MS: env.int(250, 0, 60_000),
   /** A replica that failed or lagged past the wait is left out this long, its reads going to the primary. */
   DATABASE_REPLICA_RETRY_MS: env.int(5_000, 100, 3_600_000),
-  /** Eviction (POST /v1/admin/evict): conversation groups hard-deleted per transaction. */
-  EVICTION_BATCH_SIZE: env.int(100, 1, 10_000),
-  /** How long a job stays one process's without progress; a dead process's job is taken over after it. */
-  EVICTION_LEASE_MS: env.int(30_000, 100, 3_600_000),
-  /** How often each replica looks for jobs nobody holds (a dead process's, a failed try's). */
-  EVICTION_SWEEP_INTERVAL_MS: env.int(10_000, 50, 3_600_000),
-  /** Tries of a job before it is marked failed. */
-  EVICTION_MAX_ATTEMPTS: env.int(5, 1, 100),
 };
 
 export const apiEnv = platformEnv
@@ -99,7 +91,7 @@ export function apiSettingsOf(
   config: ApiConfig,
 ): Pick<
   ApiDeps<'all'>,
-  'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'episodeRules' | 'kaos' | 'eviction' | 'consumerGroups'
+  'sseHeartbeatMs' | 'streamAccessRecheckMs' | 'syncTimeoutMs' | 'episodeRules' | 'kaos' | 'consumerGroups'
 > {
   return {
     consumerGroups: {
@@ -107,12 +99,7 @@ export function apiSettingsOf(
       INDEXER_GROUP_ID: config.INDEXER_GROUP_ID,
       EXTRACTOR_GROUP_ID: config.EXTRACTOR_GROUP_ID,
       SUMMARIZER_GROUP_ID: config.SUMMARIZER_GROUP_ID,
-    },
-    eviction: {
-      batchSize: config.EVICTION_BATCH_SIZE,
-      leaseMs: config.EVICTION_LEASE_MS,
-      sweepIntervalMs: config.EVICTION_SWEEP_INTERVAL_MS,
-      maxAttempts: config.EVICTION_MAX_ATTEMPTS,
+      GOVERNANCE_GROUP_ID: config.GOVERNANCE_GROUP_ID,
     },
     kaos: {
       enabled: config.MEMORY_ENABLED,

@@ -75,7 +75,6 @@ export async function gateway(
     streamAccessRecheckMs: 5000,
     responses: undefined,
     kaos: { enabled: true, defaultAgent: 'agent', maxSessions: 1000, maxSessionEvents: 500 },
-    eviction: { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 3_600_000, maxAttempts: 5 },
   });
   lifecycle.markReady();
   t.after(async () => {

@@ -3,5 +3,3 @@ export { handleGroupChatBatch, handleGroupChatEvent } from './handlers/group-cha
 export { fromGroupChatMessage } from './mappers/evermemos.js';
 export { handleConversationBatch } from './handlers/conversation-input.js';
 export { converterEnv, converterSettings, type ConverterConfig } from './config.js';
-export { createEraser, type Eraser, type ErasureSettings } from './handlers/erasure.js';
-export { consumedTopics, transportEraser } from './transport-erasure.js';

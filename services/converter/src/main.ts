@@ -1,6 +1,6 @@
 import { converterEnv } from './config.js';
 import { createBus } from '@memstream/bus';
-import { createFanout, createResponseStreams, DEFAULT_RESPONSE_LIMITS } from '@memstream/fanout';
+import { createFanout } from '@memstream/fanout';
 import { serveProbes } from '@memstream/http';
 import { runProcess } from '@memstream/runtime';
 import { allTopics } from '@memstream/schemas';
@@ -27,13 +27,6 @@ await runProcess('converter', converterEnv, process.env, async (ctx) => {
   );
   await bus.ensureTopics(allTopics());
 
-  // Only to discard what an erasure removed: the API processes record and read the streams.
-  const responses = await lifecycle.own(
-    'response streams',
-    () => createResponseStreams('auto', config.REDIS_URL, 1, DEFAULT_RESPONSE_LIMITS, log),
-    async (r) => r?.close(),
-  );
-  const discardStreams = async (ids: readonly string[]) => void (await responses?.discard(ids));
-  await runConverter(config, { bus, store, fanout, log, lifecycle, metrics, discardStreams });
+  await runConverter(config, { bus, store, fanout, log, lifecycle });
   await serveProbes(ctx, [() => store.ping()]);
 });

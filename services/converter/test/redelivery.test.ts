@@ -6,8 +6,8 @@ import { publishEvents } from '@memstream/bus';
 import { RedisFanout } from '@memstream/fanout';
 import { createLogger } from '@memstream/logging';
 import { TOPICS, allTopics, type GroupChatMessageReceived } from '@memstream/schemas';
-import { PgStore, noErasureCounts, listMessages, migrate } from '@memstream/store';
-import { createEraser, startConverter } from '@memstream/converter';
+import { PgStore, listMessages, migrate } from '@memstream/store';
+import { startConverter } from '@memstream/converter';
 import { freshDatabase, infra, uniqueName, waitFor } from '../../../test/helpers/infra.js';
 import { captureLogger } from '../../../test/helpers/logger.js';
 import { testKafkaBus } from '../../../test/helpers/kafka-bus.js';
@@ -42,12 +42,6 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
       content: 'hello',
     },
   };
-  const eraser = createEraser(
-    // no erasure runs here: nothing to take from the transport
-    { store, discard: async () => undefined, eraseTransport: async () => noErasureCounts(), log },
-    { batchSize: 100, leaseMs: 30_000, sweepIntervalMs: 60_000, maxAttempts: 5 },
-  );
-  t.after(() => eraser.close());
   let subs = await startConverter({
     bus,
     store,
@@ -59,7 +53,6 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
     maxBatchSize: 100,
     metaCacheMs: 10_000,
     rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
-    eraser,
   });
   await publishEvents(bus, TOPICS.groupChatInput, [event]);
   const batches = () => lines().filter((l) => l['msg'] === 'group-chat batch stored');
@@ -88,7 +81,6 @@ test('a message redelivered by Kafka leaves one row', async (t) => {
     maxBatchSize: 100,
     metaCacheMs: 10_000,
     rules: { maxMessages: 50, maxTokens: 8192, silenceMs: 3_600_000 },
-    eraser,
   });
   await waitFor('the redelivery', async () => batches().some((l) => l['duplicates'] === 1));
   await Promise.all(subs.map((s) => s.stop()));

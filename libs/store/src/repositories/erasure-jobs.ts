@@ -4,6 +4,12 @@ import type { ErasureBatch } from './erase-person.js';
 import { recordAudit } from './audit-log.js';
 import { endHeldJob, leaseFrom, leaseJob, lockHeldJob, lockOpenJob } from './job-row-leases.js';
 
+/**
+ * The step every erasure job starts at, and every further pass (the governance worker's first):
+ * here because the API writes it on the row it makes, and the API runs no erasure.
+ */
+export const FIRST_ERASURE_STEP = 'owned-conversations';
+
 export type ErasureStatus = 'pending' | 'running' | 'completed' | 'failed';
 
 export interface ErasureJob {

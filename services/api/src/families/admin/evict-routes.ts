@@ -4,19 +4,22 @@ import { principalOf, serverSentEvent } from '@memstream/http';
 import { createEvictionJob, findEvictionJob, type Store } from '@memstream/store';
 import { adminDocs as docs } from './docs.js';
 import { actorOf, auditMore, requireRole, writeAudit } from './audit.js';
-import type { Evictor } from './eviction.js';
+import { awaitEviction } from './eviction-wait.js';
 import { EvictionJobBody, EvictionJobParams, EvictionStreamData, EvictQuery, EvictRequest } from '@memstream/schemas';
 import { cutoffOf } from './retention-cutoff.js';
 import { evictionJobView } from './views.js';
 
 /**
  * `POST /v1/admin/evict`: hard-deletes the conversation groups soft-deleted longer ago than the
- * retention period, with everything made from them in every family. The job is a row first, so
- * it completes even if this process dies (another replica, or this one restarted, takes it over).
+ * retention period, with everything made from them in every family. The job is a row, which the
+ * governance worker runs (the API runs no jobs); this process only waits on it.
  * Answers 204 when done, an SSE stream of `{"progress": N}` with `Accept: text/event-stream`, or
  * 202 with the job at once with `?async=true`.
  */
-export function registerEvictRoutes({ writes, reads }: Halves, deps: { store: Store; evictor: () => Evictor }): void {
+export function registerEvictRoutes(
+  { writes, reads }: Halves,
+  deps: { store: Store; wakeEviction?: (() => void) | undefined },
+): void {
   writes?.post(
     '/v1/admin/evict',
     docs.route({
@@ -56,11 +59,11 @@ export function registerEvictRoutes({ writes, reads }: Halves, deps: { store: St
         },
       });
       if (query.async) {
-        deps.evictor().start(job.id);
+        deps.wakeEviction?.();
         return reply.code(202).send(evictionJobView(job));
       }
       if (!String(request.headers.accept ?? '').includes('text/event-stream')) {
-        const ended = await deps.evictor().run(job.id);
+        const ended = await awaitEviction(deps.store, job.id, { wake: deps.wakeEviction });
         if (ended?.status !== 'completed')
           throw new AppError('SYSTEM_ERROR', 'The eviction did not complete; it will be retried');
         auditMore(request, { counts: { ...ended.counts } });
@@ -77,10 +80,13 @@ export function registerEvictRoutes({ writes, reads }: Halves, deps: { store: St
       let last = -1;
       try {
         // The job goes on if the client leaves: it is a row, and it completes either way.
-        const ended = await deps.evictor().run(job.id, (progress) => {
-          if (progress === last) return;
-          last = progress;
-          send(`data: ${JSON.stringify({ progress })}\n\n`);
+        const ended = await awaitEviction(deps.store, job.id, {
+          wake: deps.wakeEviction,
+          onProgress: (progress) => {
+            if (progress === last) return;
+            last = progress;
+            send(`data: ${JSON.stringify({ progress })}\n\n`);
+          },
         });
         if (ended?.status !== 'completed') throw new Error('not completed');
         auditMore(request, { counts: { ...ended.counts } });

@@ -1,25 +1,28 @@
-import type { Queryable, Store } from './store.js';
-import type { RunnerLog } from './eviction-runner.js';
 import {
+  addCount,
+  addErasureCounts,
+  advanceErasureJob,
+  claimErasureJob,
   eraseKeyedRecords,
   eraseOwnedConversations,
   eraseSentMessages,
-  ownDataRemaining,
-} from './repositories/erase-person.js';
-import { eraseWrittenAbout } from './repositories/erase-about-person.js';
-import type { ErasureBatch } from './repositories/erase-person.js';
-import { addCount, addErasureCounts, noErasureCounts, type ErasureCounts } from './repositories/erasure-counts.js';
-import {
-  advanceErasureJob,
-  claimErasureJob,
+  eraseWrittenAbout,
   failErasureJob,
   findErasureJob,
   finishErasurePass,
+  FIRST_ERASURE_STEP,
+  noErasureCounts,
   noteErasureReason,
+  ownDataRemaining,
   renewErasureLease,
   runErasureBatch,
+  type ErasureBatch,
+  type ErasureCounts,
   type ErasureJob,
-} from './repositories/erasure-jobs.js';
+  type Queryable,
+  type Store,
+} from '@memstream/store';
+import { keepingLease, settleFailedTry, type RunnerLog } from './lease-sweep.js';
 
 /**
  * One step of an erasure: batches in the database, each committed with the job's counts and
@@ -74,7 +77,7 @@ export interface ErasureRunnerOptions {
  */
 export function erasureSteps(o: Pick<ErasureRunnerOptions, 'discard' | 'eraseTransport'>): readonly ErasureStep[] {
   return [
-    { name: 'owned-conversations', batch: (tx, job, n) => eraseOwnedConversations(tx, job.user_id, n) },
+    { name: FIRST_ERASURE_STEP, batch: (tx, job, n) => eraseOwnedConversations(tx, job.user_id, n) },
     { name: 'sent-messages', batch: (tx, job, n) => eraseSentMessages(tx, job.user_id, n) },
     { name: 'keyed-records', batch: (tx, job) => eraseKeyedRecords(tx, job.user_id) },
     { name: 'response-streams', outside: (job) => discardStreams(o, job) },
@@ -85,8 +88,6 @@ export function erasureSteps(o: Pick<ErasureRunnerOptions, 'discard' | 'eraseTra
   ];
 }
 
-/** The step every job starts at, and every further pass. */
-export const FIRST_ERASURE_STEP = 'owned-conversations';
 const FINAL_STEP = 'final-check';
 const DEADLOCK = '40P01';
 
@@ -142,7 +143,12 @@ export async function runErasureJob(
         if (batched === 'deadlock') continue;
         moved = batched;
       } else {
-        const done = await keepingLease(o, held, log, () => step.outside(job));
+        const done = await keepingLease(
+          () => renewErasureLease(o.store, held),
+          o.leaseMs,
+          log,
+          () => step.outside(job),
+        );
         moved = await advanceErasureJob(
           o.store,
           { ...held, next },
@@ -154,17 +160,15 @@ export async function runErasureJob(
     }
   } catch (err) {
     const reason = reasonOf(err, job.step);
-    if (job.attempts >= o.maxAttempts) {
-      log.error({ err }, 'erasure job failed for good');
-      await failErasureJob(o.store, { jobId: job.id, owner: o.owner, error: reason });
-    } else {
-      await noteErasureReason(o.store, { jobId: job.id, owner: o.owner, reason }).catch((e: unknown) =>
-        log.warn({ err: e }, 'erasure reason not kept'),
-      );
-      // the lease runs out and a sweep takes the job again where it stopped
-      log.error({ err, attempts: job.attempts }, 'erasure job failed; it will be tried again');
-    }
-    throw err;
+    return settleFailedTry({
+      what: 'erasure',
+      err,
+      attempts: job.attempts,
+      maxAttempts: o.maxAttempts,
+      log,
+      failForGood: () => failErasureJob(o.store, { jobId: job.id, owner: o.owner, error: reason }),
+      noteRetry: () => noteErasureReason(o.store, { jobId: job.id, owner: o.owner, reason }),
+    });
   }
 }
 
@@ -176,31 +180,6 @@ function reasonOf(err: unknown, step: string): string {
   if (err instanceof ErasureFellShort) return err.message;
   const code = (err as { code?: unknown }).code;
   return `step ${step} failed${typeof code === 'string' ? ` (${code})` : ''}; see the server log`;
-}
-
-/**
- * Runs a step outside the database while renewing the job's lease, so that a step that waits (the
- * transport's, for consumer groups to pass a topic) is not taken over by another worker meanwhile.
- * The lease still runs out if this process dies.
- */
-async function keepingLease<T>(
-  o: Pick<ErasureRunnerOptions, 'store' | 'leaseMs'>,
-  held: { jobId: string; owner: string; leaseMs: number },
-  log: Pick<RunnerLog, 'warn'>,
-  work: () => Promise<T>,
-): Promise<T> {
-  const timer = setInterval(
-    () => {
-      renewErasureLease(o.store, held).catch((err: unknown) => log.warn({ err }, 'erasure lease not renewed'));
-    },
-    Math.max(50, Math.floor(o.leaseMs / 3)),
-  );
-  timer.unref();
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 /**
@@ -230,29 +209,10 @@ async function discardStreams(o: Pick<ErasureRunnerOptions, 'discard'>, job: Era
 }
 
 /**
- * Takes over, every `intervalMs`, the open jobs nobody holds: those whose event no consumer has
- * reached yet, those of a process that died (their lease ran out) and those whose runner gave up a
- * try. Returns the function that stops it.
+ * One turn of the sweep: takes over the oldest open job nobody holds (one whose event no worker
+ * has reached yet, one of a process that died, one whose runner gave up a try) and runs it; false
+ * when there was none.
  */
-export function startErasureSweep(o: ErasureRunnerOptions & { readonly intervalMs: number }): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const sweep = async () => {
-    while (!stopped && !o.signal?.aborted) {
-      const job = await runErasureJob(o).catch(() => 'failed' as const);
-      if (job === undefined || job === 'failed') return;
-    }
-  };
-  const timer = setInterval(() => {
-    if (running || stopped) return;
-    running = sweep().finally(() => {
-      running = undefined;
-    });
-  }, o.intervalMs);
-  timer.unref();
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
-  };
+export async function takeOneErasure(o: ErasureRunnerOptions): Promise<boolean> {
+  return (await runErasureJob(o)) !== undefined;
 }

@@ -1,9 +1,3 @@
-import type { Logger } from '@memstream/logging';
-
-type LogLines = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-/** What the runner logs through: a pino logger, or a fastify instance's. */
-export type RunnerLog = LogLines & { child(bindings: Record<string, unknown>): LogLines };
-import type { Store } from './store.js';
 import {
   claimEvictionJob,
   evictBatch,
@@ -12,7 +6,9 @@ import {
   finishEvictionJob,
   settleDiscards,
   type EvictionJob,
-} from './repositories/eviction-jobs.js';
+  type Store,
+} from '@memstream/store';
+import { settleFailedTry, type RunnerLog } from './lease-sweep.js';
 
 export interface EvictionRunnerOptions {
   readonly store: Store;
@@ -67,14 +63,15 @@ export async function runEvictionJob(
     onProgress(100);
     return finished ?? findEvictionJob(o.store, job.id);
   } catch (err) {
-    if (job.attempts >= o.maxAttempts) {
-      log.error({ err }, 'eviction job failed for good');
-      await finishEvictionJob(o.store, { jobId: job.id, owner: o.owner, error: 'eviction failed; see the server log' });
-    } else {
-      // the lease runs out and the sweep takes the job again where it stopped
-      log.error({ err, attempts: job.attempts }, 'eviction job failed; it will be tried again');
-    }
-    throw err;
+    return settleFailedTry({
+      what: 'eviction',
+      err,
+      attempts: job.attempts,
+      maxAttempts: o.maxAttempts,
+      log,
+      failForGood: () =>
+        finishEvictionJob(o.store, { jobId: job.id, owner: o.owner, error: 'eviction failed; see the server log' }),
+    });
   }
 }
 
@@ -85,16 +82,17 @@ async function discardFor(o: EvictionRunnerOptions, jobId: string, ids: readonly
 }
 
 /**
- * Runs the open jobs nobody holds until none is left: those of a process that died (its lease ran
- * out) and those whose runner gave up a try. One pass; the API's eviction worker schedules it
- * (startPeriodicJob). Stops between jobs once `signal` is aborted. How many jobs it ran.
+ * One turn of the sweep: takes over the oldest open job nobody holds (one an admin's request
+ * made, one of a process that died, one whose runner gave up a try) and runs it; false when there
+ * was none.
  */
+export async function takeOneEviction(o: EvictionRunnerOptions): Promise<boolean> {
+  return (await runEvictionJob(o)) !== undefined;
+}
+
+/** Runs the open jobs nobody holds until none is left (the store's tests; the worker sweeps with takeOneEviction). */
 export async function sweepEvictionJobs(o: EvictionRunnerOptions, signal?: AbortSignal): Promise<number> {
   let ran = 0;
-  while (!signal?.aborted) {
-    const job = await runEvictionJob(o);
-    if (job === undefined) break;
-    ran += 1;
-  }
+  while (!signal?.aborted && (await takeOneEviction(o))) ran += 1;
   return ran;
 }

@@ -7,7 +7,6 @@ import {
   claimConversation,
   createErasureJob,
   erasureInProgress,
-  erasureSteps,
   findErasureJob,
   insertConversation,
   migrate,
@@ -15,12 +14,11 @@ import {
   recordRequestOutcomes,
   removeMembership,
   requestTransfer,
-  runErasureJob,
   setMembership,
   type ErasureJob,
-  type ErasureStep,
   type Store,
 } from '@memstream/store';
+import { erasureSteps, runErasureJob, type ErasureStep } from '@memstream/governance';
 import { freshDatabase } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });

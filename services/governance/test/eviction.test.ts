@@ -12,16 +12,14 @@ import {
   purgeConversationGroups,
   removeMembership,
   restoreConversationGroup,
-  runEvictionJob,
   setMembership,
   standingOf,
-  sweepEvictionJobs,
-  type EvictionRunnerOptions,
   type Store,
 } from '@memstream/store';
+import { runEvictionJob, sweepEvictionJobs, type EvictionRunnerOptions } from '@memstream/governance';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 import { residueOf, tableCount } from '../../../test/helpers/residue.js';
-import { seedGroup } from './eviction-fixtures.js';
+import { seedGroup } from '../../../test/helpers/eviction-fixtures.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const DAY_MS = 86_400_000;

@@ -1,25 +1,27 @@
 import { RETENTION_PERIOD_PATTERN } from '@memstream/schemas';
-import type { Store } from './store.js';
-import type { RunnerLog } from './eviction-runner.js';
-import { runEvictionJob } from './eviction-runner.js';
-import { cutoffOf } from './retention-cutoff.js';
-import { recordAudit } from './repositories/audit-log.js';
-import { createEvictionJob } from './repositories/eviction-jobs.js';
-import { claimJobLease, releaseJobLease, renewJobLease } from './repositories/job-leases.js';
 import {
   addRetentionCounts,
+  claimJobLease,
+  createEvictionJob,
+  cutoffOf,
   expireArkSessions,
   expireMemories,
   expireMessages,
   expireSummaries,
   noRetentionCounts,
+  recordAudit,
+  releaseJobLease,
+  renewJobLease,
   retentionOverrides,
+  type Queryable,
   type RetentionBatch,
   type RetentionCounts,
   type RetentionKind,
   type RetentionScope,
-} from './repositories/retention.js';
-import type { Queryable } from './store.js';
+  type Store,
+} from '@memstream/store';
+import type { RunnerLog } from './lease-sweep.js';
+import { runEvictionJob } from './eviction-runner.js';
 
 /** How long each kind lives, as ISO 8601 periods; a kind left out is kept forever. */
 export type RetentionPeriods = Partial<Record<RetentionKind, string>>;

@@ -1,13 +1,13 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
-import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
-import { RETENTION_KINDS, runRetention, type RetentionPeriods, type Store } from '@memstream/store';
-import type { ConverterConfig } from './config.js';
+import { RETENTION_KINDS, type Store } from '@memstream/store';
+import type { GovernanceConfig } from './config.js';
+import { runRetention, type RetentionPeriods } from './retention-runner.js';
+import type { SweptWork } from './lease-sweep.js';
+import { leaseOwner } from './erasure-worker.js';
 
 /** The periods set in the configuration; a kind left unset is kept forever. */
-export function retentionPeriodsOf(config: ConverterConfig): RetentionPeriods {
+export function retentionPeriodsOf(config: GovernanceConfig): RetentionPeriods {
   const periods: RetentionPeriods = {
     messages: config.RETENTION_MESSAGES,
     memories: config.RETENTION_MEMORIES,
@@ -20,22 +20,19 @@ export function retentionPeriodsOf(config: ConverterConfig): RetentionPeriods {
 }
 
 /**
- * The retention job, in the converter because the converter already removes data with this
- * cascade (erasures) and runs in both modes with the response streams it must discard. Every
- * replica schedules it; the lease keeps it to one at a time, and a run completed lately is not
- * repeated by the next replica to wake up. A metadata override is looked for even with no period
- * set, so the job always runs.
+ * The retention run, once per RETENTION_INTERVAL_MS. Every replica sweeps it; the named lease keeps
+ * it to one at a time, and a run completed lately is not repeated by the next replica to wake up.
+ * A metadata override is looked for even with no period set, so the work is always swept.
  */
-export function startRetentionJob(
-  config: ConverterConfig,
+export function retentionWork(
+  config: GovernanceConfig,
   deps: {
     store: Store;
     log: Logger;
-    lifecycle: Lifecycle;
     metrics?: Metrics | undefined;
     discardStreams: (conversationIds: readonly string[]) => Promise<void>;
   },
-): void {
+): SweptWork {
   const removed = deps.metrics?.counter({
     name: 'memstream_retention_removed_total',
     help: 'Rows the retention job removed (or, for episodesRebuilt, reopened), by kind of setting and by what',
@@ -46,11 +43,12 @@ export function startRetentionJob(
     help: 'When the last retention run this process made started (Unix time)',
   });
   const periods = retentionPeriodsOf(config);
-  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const owner = leaseOwner();
   const log = deps.log.child({ job: 'retention' });
-  startPeriodicJob(
-    { name: 'retention', everyMs: config.RETENTION_INTERVAL_MS, log: deps.log, lifecycle: deps.lifecycle },
-    async (signal) => {
+  return {
+    name: 'retention',
+    everyMs: config.RETENTION_INTERVAL_MS,
+    async takeOne(signal) {
       const run = await runRetention({
         store: deps.store,
         periods,
@@ -62,10 +60,13 @@ export function startRetentionJob(
         log,
         signal,
       });
-      if (!run) return;
-      lastRun?.set(run.startedAt.getTime() / 1000);
-      for (const kind of RETENTION_KINDS)
-        for (const [what, n] of Object.entries(run.byKind[kind])) if (n > 0) removed?.inc({ kind, what }, n);
+      if (run) {
+        lastRun?.set(run.startedAt.getTime() / 1000);
+        for (const kind of RETENTION_KINDS)
+          for (const [what, n] of Object.entries(run.byKind[kind])) if (n > 0) removed?.inc({ kind, what }, n);
+      }
+      // one run per period: the lease and minGapMs decide whether this replica's was the one
+      return false;
     },
-  );
+  };
 }

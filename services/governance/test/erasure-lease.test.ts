@@ -7,10 +7,9 @@ import {
   createErasureJob,
   migrate,
   noErasureCounts,
-  runErasureJob,
   type ErasureJob,
-  type ErasureStep,
 } from '@memstream/store';
+import { runErasureJob, type ErasureStep } from '@memstream/governance';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });

@@ -9,8 +9,8 @@ type GroupIds = { readonly [K in keyof typeof consumerGroupSettings]: string };
 type ContentTopic = Exclude<keyof typeof TOPICS, 'erasures'>;
 
 /**
- * The groups that read each content topic (consumerGroupsByTopic). The converter's erasure group
- * is none of them: the job runs in it, and waiting for it would wait for itself.
+ * The groups that read each content topic (consumerGroupsByTopic). The governance worker's erasure
+ * group is none of them: the job runs in it, and waiting for it would wait for itself.
  */
 export function consumedTopics(groups: GroupIds): ConsumedTopic[] {
   const byTopic = consumerGroupsByTopic(groups);

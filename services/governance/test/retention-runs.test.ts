@@ -1,7 +1,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
-import { PgStore, migrate, runRetention, type RetentionRunnerOptions, type Store } from '@memstream/store';
+import { PgStore, migrate, type Store } from '@memstream/store';
+import { runRetention, type RetentionRunnerOptions } from '@memstream/governance';
 import { freshDatabase } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
