@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isUnavailable } from '@memstream/errors';
 import type { Logger } from '@memstream/logging';
 import { GENERIC_PLAN, type Queryable, type QueryResult, type Store } from './store.js';
 
@@ -152,6 +153,10 @@ export class PgStore implements Store {
       return value;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined); // the original error is what matters
+      // A connection that says its server is unavailable (a read-only standby after a failover,
+      // a server shutting down) is not pooled again: through a multi-host string, PgBouncer or a
+      // DNS name, a kept connection would still reach the demoted node on every retry.
+      if (broken === undefined && isUnavailable(err)) broken = err as Error;
       throw err;
     } finally {
       client.removeListener('error', onError);
