@@ -41,6 +41,7 @@ const KAFKA_UNREACHABLE = new Set([
   'KafkaJSLockTimeout',
   'KafkaJSNumberOfRetriesExceeded',
 ]);
-// What pg and ioredis say, without a code, when the server goes away under a query.
+// What pg and ioredis say, without a code, when the server goes away under a query (pg's
+// "Query read timeout": no answer within its query_timeout, see PgStore).
 const DRIVER_MESSAGES =
-  /Connection terminated|terminating connection|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|MaxRetriesPerRequest/;
+  /Connection terminated|terminating connection|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|MaxRetriesPerRequest|Query read timeout/;
