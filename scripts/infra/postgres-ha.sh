@@ -164,7 +164,7 @@ up() {
   wait_for 90 "synchronous standby" sync_standby || { tail -n 30 "$STATE"/pg*/patroni.log >&2; exit 1; }
   if ! pid_alive "$STATE/haproxy.pid"; then
     write_haproxy_config
-    haproxy -D -f "$STATE/haproxy.cfg" -p "$STATE/haproxy.pid"
+    haproxy -D -f "$STATE/haproxy.cfg" -p "$STATE/haproxy.pid" < /dev/null > /dev/null 2>> "$STATE/haproxy.log"
   fi
   wait_for 30 "route to the primary" "$BIN/psql" -h 127.0.0.1 -p "$BASE" -U postgres -tAc 'SELECT 1'
   "$BIN/psql" -h 127.0.0.1 -p "$BASE" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='memstream'" | grep -q 1 ||
@@ -209,9 +209,12 @@ rss() {
   for f in "$STATE"/pg*/data/postmaster.pid; do
     [ -f "$f" ] || continue
     pid=$(head -n 1 "$f")
-    # the postmaster, then each child by its title with the cluster name cut off
-    ps -o rss=,args= --pid "$pid" --ppid "$pid" | awk -v n="$(basename "$(dirname "$(dirname "$f")")")" \
-      '{ r = $1; t = ($2 ~ /^postgres:/) ? $4 " " $5 : "postmaster"; printf "%s/%s %.1f\n", n, t, r / 1024 }'
+    # the postmaster and each background process by its title; client backends summed
+    ps -o rss=,args= --pid "$pid" --ppid "$pid" | awk -v n="$(basename "$(dirname "$(dirname "$f")")")" '
+      { t = ($2 !~ /^postgres:/) ? "postmaster" : ($4 == "postgres") ? "backends" : $4 " " $5; sub(/ +$/, "", t)
+        if (!(t in rss)) order[++k] = t
+        rss[t] += $1; count[t]++ }
+      END { for (i = 1; i <= k; i++) printf "%s/%s%s %.1f\n", n, order[i], (count[order[i]] > 1 ? " x" count[order[i]] : ""), rss[order[i]] / 1024 }'
   done
 }
 

@@ -8,6 +8,7 @@ import { consumerLag, consumerLagByGroup } from '../helpers/consumer-lag.js';
 import { SteadyLoad, type WriteRecord } from './steady-load.js';
 import { ArkWatcher } from './ark-watcher.js';
 import { faultReport, reportTable, type FaultReport } from './fault-report.js';
+import { primaryKilled } from './primary-killed.js';
 
 const infra = new PrivateInfra();
 const reports: FaultReport[] = [];
@@ -15,17 +16,23 @@ const SYNC_TIMEOUT_MS = 3000;
 const OUTAGE_MS = Number(process.env['FAULT_OUTAGE_MS'] ?? 20_000);
 
 before(async () => {
-  await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.up(p)));
+  await Promise.all((['kafka', 'postgres', 'redis', 'postgres-ha'] as const).map((p) => infra.up(p)));
 });
 after(async () => {
   process.stdout.write(`\n${reportTable(reports)}\n`);
-  await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.down(p).catch(() => undefined)));
+  await Promise.all(
+    (['kafka', 'postgres', 'redis', 'postgres-ha'] as const).map((p) => infra.down(p).catch(() => undefined)),
+  );
 });
 
 interface Fault {
   readonly name: string;
+  /** The pipeline's database: the private single server, or the HA cluster behind its HAProxy. */
+  readonly database?: 'postgres' | 'postgres-ha';
   /** Breaks something and repairs it; resolves once the repair is done (the recovery clock starts). */
   inject(pipeline: Pipeline): Promise<void>;
+  /** What the fault must have left behind besides the data, checked once the pipeline converged. */
+  check?(records: readonly WriteRecord[], faultAt: number, t: TestContext): Promise<void>;
 }
 
 const outage = (part: 'kafka' | 'postgres' | 'redis'): Fault => ({
@@ -39,7 +46,7 @@ const outage = (part: 'kafka' | 'postgres' | 'redis'): Fault => ({
 
 const FAULTS: Fault[] = [
   outage('kafka'),
-  outage('postgres'),
+  primaryKilled(infra),
   outage('redis'),
   {
     name: 'ingest gateway SIGKILLed with calls in flight',
@@ -60,7 +67,7 @@ const FAULTS: Fault[] = [
 for (const fault of FAULTS) {
   test(`under steady load, ${fault.name}: every acknowledged write is stored once, gap-free, indexed, and no consumer is stuck`, async (t: TestContext) => {
     const prefix = `${uniqueName('faults')}.`;
-    const databaseUrl = await infra.freshDatabase(uniqueName('faults'));
+    const databaseUrl = await infra.freshDatabase(uniqueName('faults'), fault.database);
     const pipeline = new Pipeline(t, {
       KAFKA_BROKERS: infra.kafkaBrokers,
       KAFKA_TOPIC_PREFIX: prefix,
@@ -205,6 +212,7 @@ for (const fault of FAULTS) {
       'every refusal a 503 with Retry-After in the EverMemOS envelope',
     );
     assert.ok(report.acknowledged > 0);
+    await fault.check?.(load.records, faultAt, t);
   });
 }
 
