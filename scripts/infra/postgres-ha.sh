@@ -5,11 +5,12 @@
 # node-postgres connects to one host, so the address must follow the primary, not the client.
 # synchronous_mode: a commit is acknowledged once a standby has it, and only a synchronous
 # standby may be promoted, so an acknowledged write survives the loss of the primary.
-# usage: postgres-ha.sh up|down|destroy|kill-primary|start-node N|primary|rss
+# usage: postgres-ha.sh install|up|down|destroy|kill-primary|kill-node N|start-node N|primary|rss
 source "$(dirname "$0")/common.sh"
 
 NODES="${MEMSTREAM_PG_HA_NODES:-2}"
-BASE="${MEMSTREAM_PG_HA_PORT:-15440}" # HAProxy; node n: postgres BASE+n, REST BASE+10+n; etcd BASE+20/21
+# HAProxy: the primary on BASE, the standbys on BASE+30; node n: postgres BASE+n, REST BASE+10+n; etcd BASE+20/21
+BASE="${MEMSTREAM_PG_HA_PORT:-15440}"
 ETCD_PORT=$((BASE + 20))
 STATE="$INFRA_DIR/postgres-ha"
 SCOPE="memstream-$BASE" # the etcd key prefix, so two clusters never share a leader lock
@@ -22,8 +23,9 @@ install() {
   [ "$(id -u)" = 0 ] || { log "run 'apt-get install patroni etcd-server haproxy' as root"; exit 1; }
   log "installing patroni, etcd-server and haproxy from Debian"
   local pkgs=(patroni etcd-server haproxy)
-  (apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null 2>&1) ||
-    { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null; }
+  # dpkg takes one install at a time: wait for another's lock rather than fail
+  local apt=(apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${pkgs[@]}")
+  ("${apt[@]}" >/dev/null 2>&1) || { apt-get update -qq && "${apt[@]}" >/dev/null; }
 }
 
 # run_patroni CONFIG: becomes Patroni (exec, no fork: the recorded pid is Patroni's own) as the
@@ -47,7 +49,10 @@ restapi:
 etcd3:
   hosts: 127.0.0.1:$ETCD_PORT
 log:
-  level: WARNING
+  level: INFO # says when it promotes, demotes and rewinds
+  dir: $dir
+  file_size: 10000000
+  file_num: 2
 bootstrap:
   dcs:
     # a dead primary's lock expires after ttl s; loop_wait + 2 x retry_timeout must fit in it
@@ -99,9 +104,22 @@ defaults
   timeout check 2s
 listen primary
   bind 127.0.0.1:$BASE
-  option httpchk GET /primary
+  # OPTIONS: the status alone; a GET answered with a body the check never reads fills Patroni's log with resets
+  option httpchk OPTIONS /primary
   http-check expect status 200
   # a node that stops being primary loses its sessions at once: a client must not keep writing to a standby
+  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
+CFG
+    for ((n = 1; n <= NODES; n++)); do
+      echo "  server pg$n 127.0.0.1:$(pg_port "$n") check port $(rest_port "$n")"
+    done
+    # the streaming standbys, for reads that may lag (what CloudNativePG calls the -ro Service)
+    cat <<CFG
+listen replicas
+  bind 127.0.0.1:$((BASE + 30))
+  balance roundrobin
+  option httpchk OPTIONS /replica
+  http-check expect status 200
   default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
 CFG
     for ((n = 1; n <= NODES; n++)); do
@@ -127,7 +145,8 @@ start_node() {
   mkdir -p "$dir"
   write_patroni_config "$n"
   [ "$(id -u)" = 0 ] && chown -R "$PG_USER_OS" "$dir"
-  run_patroni "$dir/patroni.yml" >> "$dir/patroni.log" 2>&1 < /dev/null &
+  # Patroni logs to patroni.log itself (rotated); what is left on stderr is PostgreSQL's server log
+  run_patroni "$dir/patroni.yml" >> "$dir/postgres.log" 2>&1 < /dev/null &
   echo $! > "$dir/patroni.pid"
 }
 
@@ -153,6 +172,11 @@ sync_standby() {
   return 1
 }
 
+# HAProxy reaches a node that is not in recovery (until its first checks, it may count any node up).
+routed_to_primary() {
+  [ "$("$BIN/psql" -h 127.0.0.1 -p "$BASE" -U postgres -tAc 'SELECT pg_is_in_recovery()' 2>/dev/null)" = f ]
+}
+
 up() {
   install
   BIN="$(bash "$SCRIPTS_DIR/postgres.sh" bin)"
@@ -160,16 +184,16 @@ up() {
   local started=$SECONDS
   start_etcd
   for ((n = 1; n <= NODES; n++)); do start_node "$n"; done
-  wait_for 90 primary primary || { tail -n 30 "$STATE"/pg*/patroni.log >&2; exit 1; }
-  wait_for 90 "synchronous standby" sync_standby || { tail -n 30 "$STATE"/pg*/patroni.log >&2; exit 1; }
+  wait_for 90 primary primary || { tail -n 30 "$STATE"/pg*/*.log >&2; exit 1; }
+  wait_for 90 "synchronous standby" sync_standby || { tail -n 30 "$STATE"/pg*/*.log >&2; exit 1; }
   if ! pid_alive "$STATE/haproxy.pid"; then
     write_haproxy_config
     haproxy -D -f "$STATE/haproxy.cfg" -p "$STATE/haproxy.pid" < /dev/null > /dev/null 2>> "$STATE/haproxy.log"
   fi
-  wait_for 30 "route to the primary" "$BIN/psql" -h 127.0.0.1 -p "$BASE" -U postgres -tAc 'SELECT 1'
+  wait_for 30 "route to the primary" routed_to_primary
   "$BIN/psql" -h 127.0.0.1 -p "$BASE" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='memstream'" | grep -q 1 ||
     "$BIN/createdb" -h 127.0.0.1 -p "$BASE" -U postgres memstream
-  log "postgres-ha: $(primary) primary of $NODES, haproxy on 127.0.0.1:$BASE, up in $((SECONDS - started)) s"
+  log "postgres-ha: $(primary) primary of $NODES; primary on 127.0.0.1:$BASE, standbys on $((BASE + 30)); up in $((SECONDS - started)) s"
 }
 
 # kill_node N: SIGKILL the node's Patroni and its PostgreSQL at once, as the loss of its machine would.
@@ -219,6 +243,7 @@ rss() {
 }
 
 case "${1:-}" in
+  install) install ;;
   up) up ;;
   down) down ;;
   destroy) down && rm -rf "$STATE" ;;
@@ -227,5 +252,5 @@ case "${1:-}" in
   kill-node) kill_node "$2" ;;
   start-node) BIN="$(bash "$SCRIPTS_DIR/postgres.sh" bin)" && start_node "$2" ;;
   rss) rss ;;
-  *) echo "usage: $0 up|down|destroy|primary|kill-primary|kill-node N|start-node N|rss" >&2; exit 2 ;;
+  *) echo "usage: $0 install|up|down|destroy|primary|kill-primary|kill-node N|start-node N|rss" >&2; exit 2 ;;
 esac

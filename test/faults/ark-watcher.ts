@@ -18,8 +18,12 @@ export class ArkWatcher {
   ) {}
 
   async start(): Promise<void> {
-    await this.post(); // the session exists before the reader opens it
-    this.reader = await openSse(`${this.readApi}/stream/${this.sessionId}?from-beginning=true`);
+    await this.post();
+    // The first write may answer 202 (stored later) on a loaded machine: a reader opened before
+    // the session is stored would get a 404 and follow nothing, so it waits for the session.
+    this.reader = await openSse(
+      `${this.readApi}/stream/${this.sessionId}?from-beginning=true&wait-for-session=true&timeout=5m`,
+    );
     this.running = true;
     this.loop = (async () => {
       while (this.running) {
