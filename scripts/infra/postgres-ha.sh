@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# PostgreSQL with failover on loopback: PG_HA_NODES PostgreSQL nodes (the pgvector binaries of
-# postgres.sh) each managed by Patroni, one etcd holding the leader lock, and HAProxy sending one
-# fixed port to whichever node Patroni's REST API calls primary. Clients keep one DATABASE_URL:
+# PostgreSQL with failover on loopback: MEMSTREAM_PG_HA_NODES PostgreSQL nodes (the pgvector
+# binaries of postgres.sh) each managed by Patroni, one etcd holding the leader lock, and HAProxy
+# sending one fixed port to whichever node Patroni's REST API calls primary. Clients keep one DATABASE_URL:
 # node-postgres connects to one host, so the address must follow the primary, not the client.
 # synchronous_mode: a commit is acknowledged once a standby has it, and only a synchronous
 # standby may be promoted, so an acknowledged write survives the loss of the primary.
