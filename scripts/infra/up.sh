@@ -8,6 +8,8 @@ here="$(dirname "$0")"
 # The edge's nginx is only installed: each distributed-mode test starts its own (harness/edge.ts).
 # Before the parallel starts, as redis.sh may run apt-get too and dpkg takes one at a time.
 bash "$here/nginx.sh" install
+# Patroni, etcd and HAProxy for the fault suite's PostgreSQL with failover (postgres-ha.sh), likewise
+bash "$here/postgres-ha.sh" install
 
 pids=()
 [ -n "${KAFKA_BROKERS:-}" ] || { bash "$here/kafka.sh" up & pids+=($!); }

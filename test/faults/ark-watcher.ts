@@ -1,4 +1,5 @@
 import { openSse, type SseReader } from '../../harness/sse-client.js';
+import { waitFor } from '../helpers/infra.js';
 
 /**
  * An ARK session written to steadily through the gateway while a reader follows it live over
@@ -18,7 +19,10 @@ export class ArkWatcher {
   ) {}
 
   async start(): Promise<void> {
-    await this.post(); // the session exists before the reader opens it
+    // The session exists before the reader opens it: on a loaded machine the first writes answer
+    // 202 (stored later), and a reader opened then would get a 404, or wait for the session
+    // through the fault, and follow nothing. A 200 says the write is stored.
+    await waitFor('the ARK session stored', async () => ((await this.post()) === 200 ? true : undefined), 120_000);
     this.reader = await openSse(`${this.readApi}/stream/${this.sessionId}?from-beginning=true`);
     this.running = true;
     this.loop = (async () => {
@@ -45,7 +49,7 @@ export class ArkWatcher {
     this.reader?.close();
   }
 
-  private async post(): Promise<void> {
+  private async post(): Promise<number> {
     const n = this.n++;
     const res = await fetch(`${this.gateway}/messages`, {
       method: 'POST',
@@ -58,5 +62,6 @@ export class ArkWatcher {
       signal: AbortSignal.timeout(20_000),
     });
     await res.arrayBuffer();
+    return res.status;
   }
 }

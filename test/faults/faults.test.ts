@@ -10,6 +10,7 @@ import { ArkWatcher } from './ark-watcher.js';
 import { faultReport, reportTable, type FaultReport } from './fault-report.js';
 import { ReplicatedPostgres } from '../../harness/replicated-postgres.js';
 import { ReadLoad } from './read-load.js';
+import { primaryKilled } from './primary-killed.js';
 
 const infra = new PrivateInfra();
 const reports: FaultReport[] = [];
@@ -28,14 +29,25 @@ after(async () => {
   process.stdout.write(`\n${reportTable(reports)}\n`);
   await replicas.removeReplicas().catch(() => undefined);
   await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.down(p).catch(() => undefined)));
+  await Promise.all((['kafka', 'postgres', 'redis', 'postgres-ha'] as const).map((p) => infra.up(p)));
+});
+after(async () => {
+  process.stdout.write(`\n${reportTable(reports)}\n`);
+  await Promise.all(
+    (['kafka', 'postgres', 'redis', 'postgres-ha'] as const).map((p) => infra.down(p).catch(() => undefined)),
+  );
 });
 
 interface Fault {
   readonly name: string;
+  /** The pipeline's database: the private single server, or the HA cluster behind its HAProxy. */
+  readonly database?: 'postgres' | 'postgres-ha';
   /** Breaks something and repairs it; resolves once the repair is done (the recovery clock starts). */
   inject(pipeline: Pipeline): Promise<void>;
   /** Settings of the fault's own for every process, given the test's database. */
   readonly env?: (databaseUrl: string) => Record<string, string>;
+  /** What the fault must have left behind besides the data, checked once the pipeline converged. */
+  check?(records: readonly WriteRecord[], faultAt: number, t: TestContext): Promise<void>;
 }
 
 const outage = (part: 'kafka' | 'postgres' | 'redis'): Fault => ({
@@ -49,7 +61,7 @@ const outage = (part: 'kafka' | 'postgres' | 'redis'): Fault => ({
 
 const FAULTS: Fault[] = [
   outage('kafka'),
-  outage('postgres'),
+  primaryKilled(infra),
   outage('redis'),
   {
     name: 'ingest gateway SIGKILLed with calls in flight',
@@ -98,7 +110,7 @@ async function replicaReads(pipeline: Pipeline): Promise<number> {
 for (const fault of FAULTS) {
   test(`under steady load, ${fault.name}: every acknowledged write is stored once, gap-free, indexed, and no consumer is stuck`, async (t: TestContext) => {
     const prefix = `${uniqueName('faults')}.`;
-    const databaseUrl = await infra.freshDatabase(uniqueName('faults'));
+    const databaseUrl = await infra.freshDatabase(uniqueName('faults'), fault.database);
     const pipeline = new Pipeline(t, {
       KAFKA_BROKERS: infra.kafkaBrokers,
       KAFKA_TOPIC_PREFIX: prefix,
@@ -244,6 +256,7 @@ for (const fault of FAULTS) {
       'every refusal a 503 with Retry-After in the EverMemOS envelope',
     );
     assert.ok(report.acknowledged > 0);
+    await fault.check?.(load.records, faultAt, t);
   });
 }
 

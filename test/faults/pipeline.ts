@@ -4,7 +4,15 @@ import { waitFor } from '../helpers/infra.js';
 import { freePort, groupGone, signalGroup, startProcess, type RunningProcess } from '../../harness/processes.js';
 import { mainOf } from '../../scripts/processes.js';
 
-export const SERVICES = ['ingest-gateway', 'converter', 'read-api', 'extractor', 'indexer', 'summarizer'] as const;
+export const SERVICES = [
+  'ingest-gateway',
+  'converter',
+  'read-api',
+  'extractor',
+  'indexer',
+  'summarizer',
+  'governance',
+] as const;
 export type Service = (typeof SERVICES)[number];
 
 /**

@@ -2,7 +2,7 @@ import type { TestContext } from 'node:test';
 import pg from 'pg';
 import { runCaptured } from '../../harness/processes.js';
 
-export type InfraPart = 'kafka' | 'postgres' | 'redis';
+export type InfraPart = 'kafka' | 'postgres' | 'redis' | 'postgres-ha';
 
 /**
  * A Kafka broker, a PostgreSQL and a Redis of the fault suite's own, started by the project's
@@ -11,7 +11,7 @@ export type InfraPart = 'kafka' | 'postgres' | 'redis';
  */
 export class PrivateInfra {
   private readonly env: NodeJS.ProcessEnv;
-  readonly ports = { kafka: 29092, kafkaController: 29093, postgres: 25432, redis: 26379 };
+  readonly ports = { kafka: 29092, kafkaController: 29093, postgres: 25432, redis: 26379, postgresHa: 25440 };
 
   constructor(stateDir = '/tmp/memstream-faults-infra') {
     this.env = {
@@ -21,6 +21,7 @@ export class PrivateInfra {
       MEMSTREAM_KAFKA_CONTROLLER_PORT: String(this.ports.kafkaController),
       MEMSTREAM_PG_PORT: String(this.ports.postgres),
       MEMSTREAM_REDIS_PORT: String(this.ports.redis),
+      MEMSTREAM_PG_HA_PORT: String(this.ports.postgresHa),
     };
   }
 
@@ -50,18 +51,55 @@ export class PrivateInfra {
     await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => this.up(p)));
   }
 
-  /** A new database on the private server. */
-  async freshDatabase(name: string): Promise<string> {
-    const client = new pg.Client({ connectionString: this.databaseUrl() });
+  /** A new database on the private server, or on the HA cluster through its HAProxy. */
+  async freshDatabase(name: string, on: 'postgres' | 'postgres-ha' = 'postgres'): Promise<string> {
+    const url = on === 'postgres' ? this.databaseUrl.bind(this) : this.haDatabaseUrl.bind(this);
+    const client = new pg.Client({ connectionString: url('memstream') });
     await client.connect();
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await client.query(`CREATE DATABASE ${name}`);
     await client.end();
-    return this.databaseUrl(name);
+    return url(name);
   }
 
-  private async run(part: InfraPart, action: 'up' | 'down'): Promise<void> {
-    const run = await runCaptured('bash', [`scripts/infra/${part}.sh`, action], { env: this.env });
-    if (run.code !== 0) throw new Error(`${part} ${action} failed (${run.code}): ${run.stderr.slice(-2000)}`);
+  /** The HA cluster's one address: HAProxy, which follows the primary. */
+  haDatabaseUrl(name = 'memstream'): string {
+    return `postgres://postgres@127.0.0.1:${this.ports.postgresHa}/${name}`;
+  }
+
+  /** SIGKILLs the HA primary's Patroni and PostgreSQL together (its machine lost); returns the node's name. */
+  async killHaPrimary(): Promise<string> {
+    return (await this.run('postgres-ha', 'kill-primary')).trim();
+  }
+
+  /** Starts a node's Patroni again, as its machine coming back would. */
+  async startHaNode(node: string): Promise<void> {
+    await this.run('postgres-ha', 'start-node', node.replace(/^pg/, ''));
+  }
+
+  /** Each node's role as Patroni reports it: leader, sync_standby, replica. */
+  async haRoles(): Promise<Record<string, string>> {
+    const roles: Record<string, string> = {};
+    for (const node of [1, 2]) {
+      const res = await fetch(`http://127.0.0.1:${this.ports.postgresHa + 10 + node}/cluster`, {
+        signal: AbortSignal.timeout(2000),
+      }).catch(() => undefined);
+      if (!res?.ok) continue;
+      const { members } = (await res.json()) as { members: { name: string; role: string; state: string }[] };
+      for (const m of members) if (m.state === 'running') roles[m.name] = m.role;
+      return roles;
+    }
+    return roles;
+  }
+
+  /** Resident memory of each process of the HA cluster, as postgres-ha.sh rss prints it. */
+  async haRss(): Promise<string> {
+    return this.run('postgres-ha', 'rss');
+  }
+
+  private async run(part: InfraPart, ...args: string[]): Promise<string> {
+    const run = await runCaptured('bash', [`scripts/infra/${part}.sh`, ...args], { env: this.env });
+    if (run.code !== 0) throw new Error(`${part} ${args[0]} failed (${run.code}): ${run.stderr.slice(-2000)}`);
+    return run.stdout;
   }
 }

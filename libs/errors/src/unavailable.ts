@@ -29,7 +29,10 @@ const NETWORK_CODES = new Set([
   'ENETUNREACH',
 ]);
 // SQLSTATE 08: connection exceptions; 57P01-57P03: the server is shutting down, crashed, or not yet accepting; 53300: too many connections.
-const POSTGRES_GONE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
+// 25006 (read-only transaction) on a write: the server reached is a standby, because a failover
+// demoted the node this connection (or the proxy in front) still points at. The primary is
+// elsewhere by the next try, so the write waits like any outage instead of failing for good.
+const POSTGRES_GONE = /^(08[0-9A-Z]{3}|57P0[123]|53300|25006)$/;
 const KAFKA_UNREACHABLE = new Set([
   'KafkaJSConnectionError',
   'KafkaJSConnectionClosedError',
@@ -38,6 +41,7 @@ const KAFKA_UNREACHABLE = new Set([
   'KafkaJSLockTimeout',
   'KafkaJSNumberOfRetriesExceeded',
 ]);
-// What pg and ioredis say, without a code, when the server goes away under a query.
+// What pg and ioredis say, without a code, when the server goes away under a query (pg's
+// "Query read timeout": no answer within its query_timeout, see PgStore).
 const DRIVER_MESSAGES =
-  /Connection terminated|terminating connection|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|MaxRetriesPerRequest/;
+  /Connection terminated|terminating connection|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|MaxRetriesPerRequest|Query read timeout/;

@@ -17,6 +17,13 @@ test('a dependency that went away is unavailable however deep the driver wrapped
   assert.equal(isRetriable(wrapped), true, 'an unavailable dependency is always worth another try');
 });
 
+test('a write that reached a demoted primary (a standby now) waits for the failover, like an outage', () => {
+  const readOnly = Object.assign(new Error('cannot execute INSERT in a read-only transaction'), { code: '25006' });
+  assert.equal(isUnavailable(readOnly), true);
+  assert.equal(isUnavailable(new AppError('HANDLER_ERROR', 'store failed', { cause: readOnly })), true);
+  assert.equal(isRetriable(readOnly), true);
+});
+
 test('failures of the work itself are not unavailability', () => {
   assert.equal(isUnavailable(new AppError('INVALID_EVENT', 'bad')), false);
   assert.equal(isUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' })), false);

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isUnavailable } from '@memstream/errors';
 import type { Logger } from '@memstream/logging';
 import { GENERIC_PLAN, type Queryable, type QueryResult, type Store } from './store.js';
 
@@ -33,6 +34,14 @@ const GENERIC_PLAN_CONNECTIONS = 2;
 
 /** How long a connection of the generic-plan pool serves (see the constructor): a reconnection costs a few ms. */
 const GENERIC_PLAN_LIFETIME_MS = 5_000;
+
+/**
+ * How much longer than the server's statement_timeout the client waits for an answer. The server
+ * cancels first whenever it can; the client's own limit is for a server that cannot answer at all
+ * (its machine lost or cut off behind a failover, where no TCP reset ever comes), which would
+ * otherwise hold the call, and the consumer lane behind it, until the kernel gives up (~15 min).
+ */
+const CLIENT_TIMEOUT_MARGIN_MS = 5_000;
 
 /**
  * Distinct statements that get a name. Every statement memstream runs is a constant string, so the
@@ -77,6 +86,9 @@ export class PgStore implements Store {
       max,
       ...(lifetimeMs === undefined ? {} : { maxLifetimeSeconds: lifetimeMs / 1000 }),
       statement_timeout: options.statementTimeoutMs,
+      query_timeout: options.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+      // an idle pooled connection to a vanished server is found out, not handed to the next caller
+      keepAlive: true,
       options: settings,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       idleTimeoutMillis: 30_000,
@@ -153,7 +165,13 @@ export class PgStore implements Store {
       await client.query('COMMIT');
       return value;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined); // the original error is what matters
+      // A connection that says its server is unavailable (a read-only standby after a failover,
+      // a server shutting down or not answering) is not pooled again: through a multi-host
+      // string, PgBouncer or a DNS name, a kept connection would still reach the demoted node on
+      // every retry. Closing it rolls back; a ROLLBACK sent to a server that does not answer
+      // would only wait out a second timeout.
+      if (broken === undefined && isUnavailable(err)) broken = err as Error;
+      if (broken === undefined) await client.query('ROLLBACK').catch(() => undefined); // the original error is what matters
       throw err;
     } finally {
       client.removeListener('error', onError);
