@@ -12,7 +12,9 @@ test('the consumer groups keep the names running deployments committed offsets u
     conversationInput: ['memstream-converter.conversations'],
     messagesStored: ['memstream-indexer', 'memstream-extractor', 'memstream-summarizer'],
     memoriesExtracted: ['memstream-indexer.memories'],
-    erasures: ['memstream-converter.erasures'],
+    // Moved from the converter's 'memstream-converter.erasures' with the governance worker: the new
+    // group reads the topic from its start once, and each event names a job whose row says it is done.
+    erasures: ['memstream-governance'],
   });
 });
 
