@@ -11,6 +11,7 @@
  * (local) embedder costs per message on a sample, since the run itself embeds with the hash one.
  */
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -24,7 +25,7 @@ import { deleteTopicsWithPrefix } from './lib/kafka-load.js';
 import { ProcMonitor } from './lib/proc-monitor.js';
 import { checkInvariants, growTo, prepareLoad } from './lib/scale-load.js';
 import { sizes } from './lib/scale-measure.js';
-import { heldWrites, producerPath, rawPipeline, searches, type StepContext } from './lib/scale-step.js';
+import { heldWrites, producerComparison, searches, type StepContext } from './lib/scale-step.js';
 import { loadTurns, type Turns } from './lib/scale-workload.js';
 import { startService, waitHealthy, type ServiceProcess } from './lib/services.js';
 import { round } from './lib/stats.js';
@@ -40,6 +41,7 @@ const HELP = `usage: npm run bench:scale -- [options]
   --producer-messages M        records per producer pass (default 20000)
   --producer-groups G          fresh conversations a producer pass writes (default 200)
   --kafka-chunk K              records per producer send (default 1000)
+  --rounds R                   alternated producer-path and raw-pipeline rounds per step (default 2)
   --queries Q                  searches per scope and step (default 30)
   --dimension D                the hash embedder's dimension (default 384, the local model's)
   --embedding-sample S         turns embedded by the real local model first (default 200; 0: skip)
@@ -58,6 +60,7 @@ const { values: flags } = parseArgs({
     'producer-messages': { type: 'string', default: '20000' },
     'producer-groups': { type: 'string', default: '200' },
     'kafka-chunk': { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '2' },
     queries: { type: 'string', default: '30' },
     dimension: { type: 'string', default: '384' },
     'embedding-sample': { type: 'string', default: '200' },
@@ -81,6 +84,7 @@ const maxMinutes = positiveInt('max-minutes', flags['max-minutes']);
 const dimension = positiveInt('dimension', flags.dimension);
 const embeddingSample = positiveInt('embedding-sample', flags['embedding-sample'], 0);
 const loadChunk = positiveInt('load-chunk', flags['load-chunk']);
+const rounds = positiveInt('rounds', flags.rounds);
 const settings = {
   heldWrites: positiveInt('held-writes', flags['held-writes']),
   concurrency: positiveInt('concurrency', flags.concurrency),
@@ -189,6 +193,7 @@ async function main(): Promise<void> {
     brokers,
     topicPrefix,
     monitor,
+    watched: new Map([['bench', process.pid], ...Object.values(services).map((s) => [s.name, s.pid] as const)]),
     gatewayOrigin: `http://127.0.0.1:${services['gateway']!.port}`,
     readOrigin: `http://127.0.0.1:${services['read-api']!.port}`,
     turns,
@@ -203,6 +208,7 @@ async function main(): Promise<void> {
   for (const [index, target] of steps.entries()) {
     if (index >= maxSteps || (performance.now() - began) / 60_000 > maxMinutes) break;
     const stepStarted = performance.now();
+    const loadAtStart = os.loadavg()[0]!;
     const adding = Math.max(0, Math.floor((target - stored) / perConversation) * perConversation);
     progress(`step ${target}: loading ${adding} messages onto ${stored}`);
     const load = await growTo(
@@ -216,10 +222,8 @@ async function main(): Promise<void> {
     progress(`step ${target}: loaded at ${load.messages_per_s}/s; held writes`);
     const held = await heldWrites(ctx, target, conversations);
     progress(`step ${target}: held ${held.per_s}/s (raw ${held.raw_insert_per_s}/s); producer path`);
-    const producer = await producerPath(ctx, target);
-    progress(`step ${target}: producer path ${producer.stored_per_s}/s; raw pipeline`);
-    const raw = await rawPipeline(ctx, target);
-    progress(`step ${target}: raw pipeline ${raw.stored_per_s}/s; searches`);
+    const { producer_path, raw_pipeline } = await producerComparison(ctx, target, rounds);
+    progress(`step ${target}: producer path ${producer_path.of_raw_pipeline} of the raw pipeline; searches`);
     const search = await searches(ctx, conversations);
     const after = await checkInvariants(client);
     stored = after.messages;
@@ -233,18 +237,16 @@ async function main(): Promise<void> {
         text: turns.source,
         load,
         held_writes: held,
-        producer_path: {
-          ...producer,
-          of_raw_pipeline: raw.stored_per_s > 0 ? round(producer.stored_per_s / raw.stored_per_s, 3) : 0,
-          of_raw_producer:
-            producer.raw_producer_per_s > 0 ? round(producer.stored_per_s / producer.raw_producer_per_s, 3) : 0,
-        },
-        raw_pipeline: raw,
+        producer_path,
+        raw_pipeline,
         search_ms: search,
         sizes_mib: await sizes(client),
         invariants: { after_load: before, after_step: after },
         memory_mib: monitor.peaksMiB(),
         step_s: round((performance.now() - stepStarted) / 1000, 1),
+        // On a shared machine the figures carry everyone else's load: the 1-minute load average
+        // when the step began and when it ended.
+        load_avg_1m: [round(loadAtStart, 1), round(os.loadavg()[0]!, 1)],
       }),
     );
   }

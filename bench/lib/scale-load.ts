@@ -90,9 +90,18 @@ export async function growTo(
     progress(`loaded ${hi.toLocaleString('en-US')} of ${to.toLocaleString('en-US')} messages`);
   }
   // What the statements left queued for the keyword statistics, folded as the converter's loop does.
-  const fold = () => client.query<{ n: number }>('SELECT search_keyword_fold(20000) AS n');
+  // The converter's own fold loop runs beside this one; the function gives up on a row the other
+  // holds (lock_timeout 200 ms) and is simply called again.
+  const fold = async () => {
+    try {
+      return (await client.query<{ n: number }>('SELECT search_keyword_fold(20000) AS n')).rows[0]!.n ?? 0;
+    } catch (err) {
+      if ((err as { code?: string }).code === '55P03') return -1;
+      throw err;
+    }
+  };
   await timed('keyword_fold', async () => {
-    while (((await fold()).rows[0]!.n ?? 0) > 0);
+    while ((await fold()) !== 0);
   });
   await timed('vector_index', async () => {
     await client.query(`SET maintenance_work_mem = '${MAINTENANCE_WORK_MEM}'`);

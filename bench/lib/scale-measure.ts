@@ -6,24 +6,31 @@
  */
 import type pg from 'pg';
 import { Pool } from 'undici';
+import { backendOwners } from './backend-owners.js';
 import type { CpuSnapshot, ProcMonitor } from './proc-monitor.js';
 import { summarizeLatencies, round } from './stats.js';
 
-/** The run's backends now: every connection to its database (pools, the bench's own clients). */
-export async function backendPids(client: pg.Client, database: string): Promise<number[]> {
-  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
-    database,
-  ]);
-  return rows.map((r) => r.pid);
-}
-
 export interface CpuWindow {
   readonly from: CpuSnapshot;
-  readonly backends: readonly number[];
+  readonly watched: ReadonlyMap<string, number>;
+  readonly backends: ReadonlyMap<number, string>;
 }
 
-export async function openWindow(monitor: ProcMonitor, client: pg.Client, database: string): Promise<CpuWindow> {
-  return { from: monitor.cpu(), backends: await backendPids(client, database) };
+/** `watched`: label -> pid of the processes whose CPU (and whose backends' CPU) is reported. */
+export async function openWindow(
+  monitor: ProcMonitor,
+  client: pg.Client,
+  database: string,
+  watched: ReadonlyMap<string, number>,
+): Promise<CpuWindow> {
+  return { from: monitor.cpu(), watched, backends: await backendOwners(client, database, watched) };
+}
+
+export interface CpuPerMessage {
+  /** µs per message of each watched process, and of PostgreSQL (every backend of the run's database). */
+  readonly [label: string]: number | Record<string, number>;
+  /** PostgreSQL's µs per message split by the client each backend serves. */
+  readonly postgres_by_client: Record<string, number>;
 }
 
 /**
@@ -38,20 +45,23 @@ export async function closeWindow(
   database: string,
   labels: readonly string[],
   messages: number,
-): Promise<Record<string, number>> {
-  const pids = new Set([...window.backends, ...(await backendPids(client, database))]);
+): Promise<CpuPerMessage> {
+  const backends = new Map([...window.backends, ...(await backendOwners(client, database, window.watched))]);
   const to = monitor.cpu();
   const used = (pid: number) => {
     const end = to.perPid.get(pid)?.[1];
     if (end === undefined) return 0;
     return end - (window.from.perPid.get(pid)?.[1] ?? 0);
   };
-  const seconds: Record<string, number> = {};
-  for (const [pid, [label]] of to.perPid)
-    if (labels.includes(label)) seconds[label] = (seconds[label] ?? 0) + used(pid);
-  seconds['postgres'] = [...pids].reduce((s, pid) => s + used(pid), 0);
   const perMessage = (s: number) => (messages > 0 ? round((s * 1e6) / messages, 1) : 0);
-  return Object.fromEntries([...labels, 'postgres'].map((l) => [l, perMessage(seconds[l] ?? 0)]));
+  const byClient: Record<string, number> = {};
+  for (const [pid, owner] of backends) byClient[owner] = (byClient[owner] ?? 0) + used(pid);
+  const total = Object.values(byClient).reduce((a, b) => a + b, 0);
+  return {
+    ...Object.fromEntries(labels.map((l) => [l, perMessage(window.watched.has(l) ? used(window.watched.get(l)!) : 0)])),
+    postgres: perMessage(total),
+    postgres_by_client: Object.fromEntries(Object.entries(byClient).map(([o, sec]) => [o, perMessage(sec)])),
+  };
 }
 
 /** Messages stored so far in the given conversations (their counters move in the storing transaction). */

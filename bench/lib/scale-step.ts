@@ -30,6 +30,8 @@ export interface StepContext {
   readonly brokers: readonly string[];
   readonly topicPrefix: string;
   readonly monitor: ProcMonitor;
+  /** label -> pid of the services and the bench itself. */
+  readonly watched: ReadonlyMap<string, number>;
   readonly gatewayOrigin: string;
   readonly readOrigin: string;
   readonly turns: Turns;
@@ -55,7 +57,7 @@ export async function heldWrites(ctx: StepContext, step: number, conversations: 
     conversations,
     perConversation: settings.perConversation,
   });
-  const window = await openWindow(monitor, client, database);
+  const window = await openWindow(monitor, client, database, ctx.watched);
   const load = await runHttpLoad({
     origin: ctx.gatewayOrigin,
     path: '/api/v1/memories',
@@ -88,12 +90,12 @@ export async function heldWrites(ctx: StepContext, step: number, conversations: 
   };
 }
 
-export async function producerPath(ctx: StepContext, step: number) {
+async function producerPath(ctx: StepContext, tag: string) {
   const { client, database, monitor, settings } = ctx;
   const total = settings.producerMessages;
-  const workload = new PassWorkload(`p${step}`, settings.producerGroups, ctx.turns);
+  const workload = new PassWorkload(`p${tag}`, settings.producerGroups, ctx.turns);
   const groups = workload.groupIds(total);
-  const window = await openWindow(monitor, client, database);
+  const window = await openWindow(monitor, client, database, ctx.watched);
   const produced = await produceRecords({
     brokers: ctx.brokers,
     topic: `${ctx.topicPrefix}${TOPICS.groupChatInput.name}`,
@@ -121,29 +123,21 @@ export async function producerPath(ctx: StepContext, step: number) {
 }
 
 /** The same number of records through a plain producer and the raw consumer pipeline. */
-export async function rawPipeline(ctx: StepContext, step: number) {
+async function rawPipeline(ctx: StepContext, tag: string) {
   const { client, database, monitor, settings } = ctx;
   const total = settings.producerMessages;
-  const topic = `${ctx.topicPrefix}scale.raw.s${step}`;
-  const admin = new Kafka({ clientId: 'bench-scale', brokers: [...ctx.brokers], logLevel: logLevel.ERROR }).admin();
-  await admin.connect();
-  try {
-    const [input] = (await admin.fetchTopicMetadata({ topics: [`${ctx.topicPrefix}${TOPICS.groupChatInput.name}`] }))
-      .topics;
-    await admin.createTopics({ topics: [{ topic, numPartitions: input!.partitions.length }], waitForLeaders: true });
-  } finally {
-    await admin.disconnect();
-  }
+  const topic = `${ctx.topicPrefix}scale.raw.${tag}`;
+  await createTopicLike(ctx, topic);
   const consumer = await startRawConsumer({
     brokers: ctx.brokers,
     topic,
-    groupId: `${ctx.topicPrefix}raw-s${step}`,
+    groupId: `${ctx.topicPrefix}raw-${tag}`,
     url: ctx.url,
     total,
   });
   try {
-    const workload = new PassWorkload(`r${step}`, settings.producerGroups, ctx.turns);
-    const window = await openWindow(monitor, client, database);
+    const workload = new PassWorkload(`r${tag}`, settings.producerGroups, ctx.turns);
+    const window = await openWindow(monitor, client, database, ctx.watched);
     const produced = await produceRecords({
       brokers: ctx.brokers,
       topic,
@@ -162,11 +156,88 @@ export async function rawPipeline(ctx: StepContext, step: number) {
     return {
       stored_per_s: ratePerSecond(done.stored, done.endedAt - produced.startedAt),
       raw_producer_per_s: ratePerSecond(produced.acked, produced.endedAt - produced.startedAt),
-      cpu_us_per_message: { bench_producer_and_consumer: cpu['bench']!, postgres: cpu['postgres']! },
+      cpu_us_per_message: { bench_producer_and_consumer: cpu['bench'], postgres: cpu['postgres'] },
     };
   } finally {
     await consumer.stop();
   }
+}
+
+/**
+ * A topic of as many partitions as the input topic. A loaded broker has answered a new topic's
+ * metadata with "does not host this topic-partition" for a while: that is retried.
+ */
+async function createTopicLike(ctx: StepContext, topic: string): Promise<void> {
+  const admin = new Kafka({ clientId: 'bench-scale', brokers: [...ctx.brokers], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const input = `${ctx.topicPrefix}${TOPICS.groupChatInput.name}`;
+    const [meta] = (await admin.fetchTopicMetadata({ topics: [input] })).topics;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.createTopics({ topics: [{ topic, numPartitions: meta!.partitions.length }], waitForLeaders: true });
+        await admin.fetchTopicMetadata({ topics: [topic] });
+        return;
+      } catch (err) {
+        if (attempt >= 10) throw err;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return round(s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2, 3);
+};
+
+/**
+ * The producer path and the raw consumer pipeline in alternated rounds (P R, R P, ...), so both
+ * see the same machine: on a shared machine one pass of each, minutes apart, compared others'
+ * load more than ours. Each producer pass waits for its vectors before the next pass starts, so
+ * no pass pays for the indexer's backlog of the one before. The first producer round's CPU
+ * figures are reported; the ratio is the median of the rounds' ratios.
+ */
+export async function producerComparison(ctx: StepContext, step: number, rounds: number) {
+  const paths: Awaited<ReturnType<typeof producerPath>>[] = [];
+  const raws: Awaited<ReturnType<typeof rawPipeline>>[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const tag = `s${step}r${r}`;
+    if (r % 2 === 0) {
+      paths.push(await producerPath(ctx, tag));
+      raws.push(await rawPipeline(ctx, tag));
+    } else {
+      raws.push(await rawPipeline(ctx, tag));
+      paths.push(await producerPath(ctx, tag));
+    }
+    ctx.progress(
+      `round ${r + 1}: producer path ${paths.at(-1)!.stored_per_s}/s, raw pipeline ${raws.at(-1)!.stored_per_s}/s`,
+    );
+  }
+  const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 3) : 0);
+  return {
+    producer_path: {
+      ...paths[0]!,
+      stored_per_s: median(paths.map((p) => p.stored_per_s)),
+      raw_producer_per_s: median(paths.map((p) => p.raw_producer_per_s)),
+      indexing_lag_s: median(paths.map((p) => p.indexing_lag_s)),
+      of_raw_pipeline: median(paths.map((p, i) => ratio(p.stored_per_s, raws[i]!.stored_per_s))),
+      of_raw_producer: median(paths.map((p) => ratio(p.stored_per_s, p.raw_producer_per_s))),
+      rounds: paths.map((p, i) => ({
+        stored_per_s: p.stored_per_s,
+        raw_pipeline_per_s: raws[i]!.stored_per_s,
+        raw_producer_per_s: p.raw_producer_per_s,
+        indexing_lag_s: p.indexing_lag_s,
+      })),
+    },
+    raw_pipeline: {
+      ...raws[0]!,
+      stored_per_s: median(raws.map((r) => r.stored_per_s)),
+      raw_producer_per_s: median(raws.map((r) => r.raw_producer_per_s)),
+    },
+  };
 }
 
 /** Hybrid search p50/p95 in a group, over a person's conversations, and over everything. */
