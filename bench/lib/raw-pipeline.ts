@@ -16,7 +16,7 @@ import pg from 'pg';
 import { RAW_TABLE } from './scale-load.js';
 import type { PassWorkload } from './scale-workload.js';
 
-const COLUMNS = '(conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)';
+const COLUMNS = '(conversation_id, group_key, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)';
 
 export interface RawFigure {
   readonly rows: number;
@@ -42,7 +42,7 @@ export async function rawHeldInserts(
         for (let i = next++; i < total; i = next++) {
           const m = workload.message(i);
           await c.query(
-            `INSERT INTO ${RAW_TABLE} ${COLUMNS} VALUES ($1, $2, $3, $4, $4, 'user', $5, $6, 'evermemos')`,
+            `INSERT INTO ${RAW_TABLE} ${COLUMNS} VALUES ($1, $1, $2, $3, $4, $4, 'user', $5, $6, 'evermemos')`,
             [m.group_id, i, m.message_id, m.sender, m.content, m.create_time],
           );
         }
@@ -108,7 +108,7 @@ export async function startRawConsumer(options: {
       try {
         const { rowCount } = await db.query(
           `INSERT INTO ${RAW_TABLE} ${COLUMNS}
-           SELECT c, s, m, u, u, 'user', t, a, 'evermemos'
+           SELECT c, c, s, m, u, u, 'user', t, a, 'evermemos'
              FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS x(c, s, m, u, t, a)
            ON CONFLICT DO NOTHING`,
           cols,

@@ -26,7 +26,7 @@ import type { Turns } from './scale-workload.js';
 export const RAW_TABLE = 'bench_scale_raw';
 const TURNS_TABLE = 'bench_scale_turns';
 const MESSAGE_COLUMNS =
-  'id, conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, stored_at, refer_list, metadata, source_api';
+  'id, conversation_id, group_key, seq, message_id, sender_id, sender_name, role, content, created_at, stored_at, refer_list, metadata, source_api';
 
 export interface LoadFigures {
   readonly messages: number;
@@ -142,8 +142,8 @@ async function loadChunk(
   // In id order, as the append statement locks them; `next_seq` moves by what this chunk adds.
   await timed('messages', () =>
     client.query(
-      `INSERT INTO conversations AS cv (id, source_api, next_seq, created_at, updated_at)
-     SELECT 'scale-g' || (i / $3), 'evermemos', count(*), now(), now()
+      `INSERT INTO conversations AS cv (id, group_key, source_api, next_seq, created_at, updated_at)
+     SELECT 'scale-g' || (i / $3), 'scale-g' || (i / $3), 'evermemos', count(*), now(), now()
        FROM generate_series($1::bigint, $2::bigint) i GROUP BY i / $3 ORDER BY 1
      ON CONFLICT (id) DO UPDATE SET next_seq = cv.next_seq + EXCLUDED.next_seq, updated_at = now()`,
       params,
@@ -154,8 +154,8 @@ async function loadChunk(
   const { rows } = await timed('messages', () =>
     client.query<{ lo: string; hi: string }>(
       `WITH inserted AS (
-       INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
-       SELECT 'scale-g' || (i / $3), i % $3, 'm' || i, s.sender, s.sender, 'user', t.body,
+       INSERT INTO messages (conversation_id, group_key, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
+       SELECT 'scale-g' || (i / $3), 'scale-g' || (i / $3), i % $3, 'm' || i, s.sender, s.sender, 'user', t.body,
               timestamptz '2025-01-01' + (i / $3) * interval '1 hour' + (i % $3) * interval '1 minute', 'evermemos'
          FROM generate_series($1::bigint, $2::bigint) i
          JOIN ${TURNS_TABLE} t ON t.idx = (hashint8(i) & 2147483647) % $4
