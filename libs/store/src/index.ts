@@ -311,3 +311,5 @@ export {
   type RetentionKind,
   type RetentionCounts,
 } from './repositories/retention.js';
+export { PARTICIPANTS } from './lifecycle/registry.js';
+export type { LifecycleParticipant } from './lifecycle/participant.js';

@@ -1,0 +1,37 @@
+import { iso, keyTwo, type LifecycleParticipant } from '../participant.js';
+
+/** KAOS sessions; one made for the person that someone else owns now is the owner's. */
+export const kaosSessions: LifecycleParticipant = {
+  table: 'kaos_sessions',
+  within: { conversation: 'conversation_id' },
+  export: {
+    kind: 'kaos_session',
+    columns: () => `agent, session_id AS "sessionId", conversation_id AS "conversationId",
+      app_name AS "appName", user_id AS "userId", ord, next_event AS "nextEvent",
+      ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt"`,
+    keys: ['agent', 'session_id'],
+    keyOf: keyTwo('agent', 'sessionId'),
+  },
+};
+
+/**
+ * A KAOS session's events. The person's turn is an event and a message at once (the message's id
+ * its event id): in a session not theirs, those events are theirs with the messages, and the
+ * session is exported with them, as their import needs it.
+ */
+export const kaosEvents: LifecycleParticipant = {
+  table: 'kaos_events',
+  within: { conversation: 'conversation_id' },
+  named: (person) =>
+    `kaos_events.event_id IN (SELECT sent.message_id FROM messages sent
+       WHERE sent.conversation_id = kaos_events.conversation_id AND sent.sender_id = ${person})`,
+  needs: { table: 'kaos_sessions', column: 'conversation_id', by: 'conversation_id' },
+  export: {
+    kind: 'kaos_event',
+    columns: () => `conversation_id AS "conversationId", seq, event_id AS "eventId",
+      ${iso('occurred_at')} AS "occurredAt", event_type AS "eventType",
+      content::text AS content, metadata::text AS metadata`,
+    keys: ['conversation_id', 'seq'],
+    keyOf: keyTwo('conversationId', 'seq'),
+  },
+};
