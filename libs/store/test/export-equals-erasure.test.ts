@@ -23,6 +23,7 @@ const KINDS: Record<string, { table: string; columns: string[]; fields: string[]
   ark_session: { table: 'ark_sessions', columns: ['session_id'], fields: ['sessionId'] },
   conversation_meta: { table: 'conversation_meta', columns: ['group_id'], fields: ['groupId'] },
   membership: { table: 'conversation_memberships', columns: ['group_id', 'user_id'], fields: ['groupId', 'userId'] },
+  membership_removal: { table: 'conversation_membership_removals', columns: ['id'], fields: ['id'] },
   ownership_transfer: { table: 'conversation_ownership_transfers', columns: ['id'], fields: ['id'] },
   message: { table: 'messages', columns: ['conversation_id', 'seq'], fields: ['conversationId', 'seq'] },
   episode: { table: 'episodes', columns: ['id'], fields: ['id'] },
@@ -91,6 +92,9 @@ test("a person's export holds exactly the rows erasing them removes or de-identi
   const exported: ExportDataRecord[] = [];
   for await (const batch of exportRecords(store, { kind: 'person', userId: PERSON, asPerson: false }, 3))
     exported.push(...batch);
+  const own: ExportDataRecord[] = [];
+  for await (const batch of exportRecords(store, { kind: 'person', userId: PERSON, asPerson: true }))
+    own.push(...batch);
   const changed = await erasureChanges(store);
 
   // What the erasure drops because it was made from the person's words among others' (an episode
@@ -125,6 +129,20 @@ test("a person's export holds exactly the rows erasing them removes or de-identi
   const tables = new Set(PARTICIPANTS.map((p) => p.table));
   const unknown = [...changed.keys()].filter((table) => !tables.has(table));
   assert.deepEqual(unknown, [], 'every table says what exporting and erasing a person do with it');
+
+  // Their own export is the same less what they may not read; their turn in bob's group is in it.
+  const recordKey = (r: ExportDataRecord) =>
+    `${r.kind} ${keyOf(r as never, KINDS[r.kind]?.fields ?? ['conversationId'])}`;
+  const all = new Set(exported.map(recordKey));
+  assert.deepEqual(
+    own.map(recordKey).filter((k) => !all.has(k)),
+    [],
+    "their own export is within an administrator's",
+  );
+  assert.ok(
+    own.some((r) => r.kind === 'message' && r.conversationId === 'ev-bob' && r.senderId === PERSON),
+    "their turn in bob's group, which they are not in, is in their own export",
+  );
 });
 
 /**

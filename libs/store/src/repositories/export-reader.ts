@@ -71,7 +71,7 @@ function kindQueries(scope: ExportScope): KindQuery[] {
     if (scope.kind === 'person') {
       params = [scope.userId];
       whole = wholeSql(p, personGroupsSql('$1', { readable: scope.asPerson }));
-      conditions.push(`(${whole} OR ${namedSql(p, '$1')} OR ${neededSql(p, '$1')})`);
+      conditions.push(`(${whole} OR ${namedSql(p, '$1')} OR ${neededSql(p, '$1', scope.asPerson)})`);
       if (scope.asPerson) conditions.push(...readableSql(p, readable));
     }
     const where = conditions.length > 0 ? conditions.join(' AND ') : 'true';
@@ -91,12 +91,13 @@ function kindQueries(scope: ExportScope): KindQuery[] {
  * The rows of `p` that other tables' named rows need on import: a conversation is named for every
  * row in it (or in its group), a parent row for the rows that refer to it.
  */
-function neededSql(p: LifecycleParticipant, person: string): string {
+function neededSql(p: LifecycleParticipant, person: string, asPerson: boolean): string {
   const needed: string[] = [];
   for (const child of PARTICIPANTS) {
     if (!child.named || !child.export) continue;
+    const readable = asPerson ? readableSql(child, child.export.readable) : [];
     const rows = (column: string) =>
-      `SELECT ${child.table}.${column} FROM ${child.table} WHERE ${namedSql(child, person)}`;
+      `SELECT ${child.table}.${column} FROM ${child.table} WHERE ${[namedSql(child, person), ...readable].join(' AND ')}`;
     if (child.needs?.table === p.table) needed.push(`${p.table}.${child.needs.column} IN (${rows(child.needs.by)})`);
     if (!p.root || child.within === 'nowhere') continue;
     if ('group' in child.within)

@@ -1,4 +1,4 @@
-import { iso, keyTwo, type LifecycleParticipant } from '../participant.js';
+import { iso, keyOne, keyTwo, type LifecycleParticipant } from '../participant.js';
 import { addCount, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
 
 /**
@@ -38,7 +38,13 @@ export const membershipRemovals: LifecycleParticipant = {
   table: 'conversation_membership_removals',
   within: { group: 'group_id' },
   named: (person) => `conversation_membership_removals.user_id = ${person}`,
-  notExported: 'the export format has no record for ended memberships yet (issue 48, follow-up)',
+  export: {
+    kind: 'membership_removal',
+    columns: () => `id, group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel",
+      ${iso('created_at')} AS "createdAt", ${iso('removed_at')} AS "removedAt"`,
+    keys: ['id'],
+    keyOf: keyOne('id'),
+  },
   erase: {
     writtenByOthers: true,
     named: async (tx, userId) => {

@@ -1,4 +1,5 @@
 import { iso, keyTwo, type LifecycleParticipant } from '../participant.js';
+import { notAgentsOnly } from './kaos.js';
 
 /**
  * Every family's messages. Outside the person's groups, the ones they sent are theirs wherever
@@ -16,8 +17,8 @@ export const messages: LifecycleParticipant = {
       sender_id AS "senderId", sender_name AS "senderName", role, content,
       ${iso('created_at')} AS "createdAt", ${iso('stored_at')} AS "storedAt",
       refer_list AS "referList", metadata, source_api AS "sourceApi"`,
-    // a message kept for agents only is not the person's to read
-    readable: 'messages.audience IS NULL',
+    // a message kept for agents only is not the person's to read, nor a session only an agent reads
+    readable: `messages.audience IS NULL AND ${notAgentsOnly('messages.conversation_id')}`,
     keys: ['conversation_id', 'seq'],
     keyOf: keyTwo('conversationId', 'seq'),
   },
