@@ -68,8 +68,9 @@ export interface TableErase {
 /**
  * The conversation groups that are a person's whole: the groups they own, their private chat, and
  * the KAOS sessions made for them that nobody else owns. A session's user id stays what its agent
- * named when it changes hands: one someone else owns now is that owner's, and only the person's
- * turns in it are theirs. `readable`: only what the person may read themself (a session nobody
+ * named when it changes hands: one someone else owns now (an ownership transfer) is that owner's,
+ * and only the person's turns in it are theirs; one nobody owns (a direct producer's, or made with
+ * authentication off) is taken by its user id. `readable`: only what the person may read themself (a session nobody
  * owns is read by its agent only), for their own export.
  */
 export function personGroupsSql(person: string, o: { readable?: boolean } = {}): string {
