@@ -86,6 +86,17 @@ export const ExportMembership = z.object({
   createdAt: Time,
 });
 
+/** A membership that ended (revoked, or left): who had which level of a group, until when. */
+export const ExportMembershipRemoval = z.object({
+  kind: z.enum(['membership_removal']),
+  id: z.number().int().min(1).meta({ description: "The server's row number" }),
+  groupId: Id,
+  userId: Id,
+  accessLevel: AccessLevel,
+  createdAt: Time,
+  removedAt: Time,
+});
+
 export const ExportOwnershipTransfer = z.object({
   kind: z.enum(['ownership_transfer']),
   id: Id,
@@ -216,6 +227,7 @@ export const ExportRecord = z.discriminatedUnion('kind', [
   ExportFork,
   ExportConversationMeta,
   ExportMembership,
+  ExportMembershipRemoval,
   ExportOwnershipTransfer,
   ExportMessage,
   ExportEpisode,

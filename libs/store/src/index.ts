@@ -318,3 +318,5 @@ export {
   type RetentionCounts,
   type RetentionScope,
 } from './repositories/retention.js';
+export { PARTICIPANTS } from './lifecycle/registry.js';
+export type { LifecycleParticipant } from './lifecycle/participant.js';

@@ -9,7 +9,8 @@ import {
   type ErasureCounts,
   type ErasureFamily,
 } from './erasure-counts.js';
-import { eraseWrittenAbout } from './erase-about-person.js';
+import { namedSql, personGroupsSql } from '../lifecycle/participant.js';
+import { PARTICIPANTS, participant } from '../lifecycle/registry.js';
 
 /**
  * The database side of erasing a person, as batches the erasure job runs one transaction at a
@@ -24,22 +25,10 @@ export interface ErasureBatch {
   readonly conversationIds: readonly string[];
 }
 
-/**
- * The conversation groups that are the person's whole: owned, their private chat, their KAOS
- * sessions. A KAOS session's user id stays what its agent named when the session changes hands: a
- * session someone else owns now (an ownership transfer) is that owner's, and only the person's
- * turns in it go (step `sent-messages`). One nobody owns (a direct producer's, or made with
- * authentication off) is taken by its user id.
- */
+/** The groups that are the person's whole (personGroupsSql, which the export reads too), with their family. */
 function ownedGroupsSql(limit: string): string {
-  return `SELECT g.group_id, (SELECT c.source_api FROM conversations c WHERE c.id = g.group_id) AS source_api FROM (
-      SELECT group_id FROM conversation_memberships WHERE user_id = $1 AND access_level = 'owner'
-      UNION SELECT COALESCE(group_id, id) FROM conversations WHERE id = 'private:' || $1 OR group_id = 'private:' || $1
-      UNION SELECT COALESCE(c.group_id, c.id) FROM kaos_sessions k JOIN conversations c ON c.id = k.conversation_id
-             WHERE k.user_id = $1
-               AND NOT EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id)
-                                 AND o.access_level = 'owner' AND o.user_id <> $1)
-    ) g ORDER BY g.group_id LIMIT ${limit}`;
+  return `SELECT g.group_id, (SELECT c.source_api FROM conversations c WHERE c.id = g.group_id) AS source_api
+    FROM (${personGroupsSql('$1')}) g ORDER BY g.group_id LIMIT ${limit}`;
 }
 
 /**
@@ -83,9 +72,10 @@ function addPurgeCounts(counts: ErasureCounts, family: ErasureFamily, purged: Pu
  * summary channel, drew on the person's words and are removed (the next message summarizes anew).
  */
 export async function eraseSentMessages(tx: Queryable, userId: string, batchSize: number): Promise<ErasureBatch> {
+  const sent = participant('messages');
   const { rows } = await tx.query<{ conversation_id: string; source_api: string }>(
-    `SELECT DISTINCT m.conversation_id, c.source_api FROM messages m JOIN conversations c ON c.id = m.conversation_id
-     WHERE m.sender_id = $1 ORDER BY m.conversation_id LIMIT $2`,
+    `SELECT DISTINCT messages.conversation_id, c.source_api FROM messages JOIN conversations c ON c.id = messages.conversation_id
+     WHERE ${namedSql(sent, '$1')} ORDER BY messages.conversation_id LIMIT $2`,
     [userId, batchSize],
   );
   const counts = noErasureCounts();
@@ -94,12 +84,11 @@ export async function eraseSentMessages(tx: Queryable, userId: string, batchSize
     // In a KAOS session the person's turn is an event too, the message's id its event id: one thing
     // said, two rows (a session someone else owns now still has the person's turns).
     const events = await tx.query(
-      `DELETE FROM kaos_events e WHERE e.conversation_id = $1
-         AND e.event_id IN (SELECT message_id FROM messages WHERE conversation_id = $1 AND sender_id = $2)`,
+      `DELETE FROM kaos_events WHERE kaos_events.conversation_id = $1 AND ${namedSql(participant('kaos_events'), '$2')}`,
       [conversationId, userId],
     );
     addCount(counts, family, 'postgres', 'kaosEvents', events.rowCount ?? 0);
-    const forgotten = await forgetMessagesIn(tx, { conversationId, senderId: userId });
+    const forgotten = await forgetMessagesIn(tx, { conversationId, matching: { sql: sent.named!, value: userId } });
     addCount(counts, family, 'postgres', 'messageSearchRows', forgotten.deletedMessageSearchRows);
     addCount(counts, family, 'postgres', 'memorySearchRows', forgotten.deletedMemorySearchRows);
     addCount(counts, family, 'postgres', 'messages', forgotten.deletedMessages);
@@ -124,24 +113,15 @@ export async function eraseSentMessages(tx: Queryable, userId: string, batchSize
 }
 
 /**
- * Step `keyed-records`: what names the person outside messages: the memories kept for them
+ * Step `keyed-records`: what names the person outside messages and their own groups, each table's
+ * named rows as its lifecycle participant removes or de-identifies them: the memories kept for them
  * (episodic_memories.user_id) with their search rows, and the rows others wrote about them
- * (eraseWrittenAbout: memberships, removals, transfers, request outcomes, group metadata entries).
+ * (memberships, removals, transfers, request outcomes, group metadata entries).
  */
 export async function eraseKeyedRecords(tx: Queryable, userId: string): Promise<ErasureBatch> {
-  const counts = noErasureCounts();
-  const memories = await tx.query<{ id: string; source_api: string | null }>(
-    `DELETE FROM episodic_memories em WHERE em.user_id = $1
-     RETURNING em.id, (SELECT c.source_api FROM conversations c WHERE c.id = em.conversation_id) AS source_api`,
-    [userId],
-  );
-  for (const m of memories.rows) addCount(counts, familyOf(m.source_api), 'postgres', 'episodicMemories', 1);
-  const memoryRows = await tx.query(
-    `DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`,
-    [memories.rows.map((m) => m.id)],
-  );
-  addCount(counts, 'evermemos', 'postgres', 'memorySearchRows', memoryRows.rowCount ?? 0);
-  return { counts: addErasureCounts(counts, await eraseWrittenAbout(tx, userId)), finished: true, conversationIds: [] };
+  let counts = noErasureCounts();
+  for (const p of PARTICIPANTS) if (p.erase?.named) counts = addErasureCounts(counts, await p.erase.named(tx, userId));
+  return { counts, finished: true, conversationIds: [] };
 }
 
 /** What of the person's own data a final check may find, as the receipt's reason names it. */
@@ -156,10 +136,10 @@ export type OwnDataKind = 'conversations' | 'messages' | 'memories';
  * itself (eraseWrittenAbout), never counted against it.
  */
 export async function ownDataRemaining(q: Queryable, userId: string): Promise<OwnDataKind[]> {
-  const { rows } = await q.query<{ conversations: boolean; messages: boolean; memories: boolean }>(
-    `SELECT EXISTS (${ownedGroupsSql('1')}) AS conversations,
-            EXISTS (SELECT 1 FROM messages WHERE sender_id = $1) AS messages,
-            EXISTS (SELECT 1 FROM episodic_memories WHERE user_id = $1) AS memories`,
+  const own = PARTICIPANTS.filter((p) => p.erase?.ownData);
+  const { rows } = await q.query<Record<string, boolean>>(
+    `SELECT EXISTS (${ownedGroupsSql('1')}) AS conversations
+            ${own.map((p) => `, EXISTS (SELECT 1 FROM ${p.table} WHERE ${namedSql(p, '$1')}) AS ${p.erase!.ownData}`).join('')}`,
     [userId],
   );
   const found = rows[0]!;

@@ -8,6 +8,8 @@ export interface ForgetFilter {
   readonly messageId?: string | undefined;
   readonly conversationId?: string | undefined;
   readonly senderId?: string | undefined;
+  /** A condition on the messages with one parameter (`sql` given its placeholder): a table's definition of whose they are. */
+  readonly matching?: { readonly sql: (param: string) => string; readonly value: unknown } | undefined;
   /** A person's id: only conversations they manage or own are touched. */
   readonly managedBy?: string | undefined;
   /** Only messages whose time (created_at) is before this one: what a retention period expired. */
@@ -66,6 +68,7 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
     where.push(`${column} = $${params.length}`);
   }
   if (filter.eventId !== undefined) where.push(episodeMessages(params, filter.eventId));
+  if (filter.matching !== undefined) where.push(`(${filter.matching.sql(`$${params.push(filter.matching.value)}`)})`);
   if (filter.before !== undefined) where.push(`created_at < $${params.push(filter.before)}`);
   if (where.length === 0) throw new Error('forgetMessages needs at least one filter');
   if (filter.managedBy !== undefined) where.push(visibleTo('conversation_id', params, filter.managedBy, 'manager'));

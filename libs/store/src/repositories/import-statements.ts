@@ -131,6 +131,12 @@ export const MEMBERSHIPS = insertSql(
   'group_id',
 );
 
+export const MEMBERSHIP_REMOVALS = insertSql(
+  'conversation_membership_removals',
+  'id bigint, group_id text, user_id text, access_level text, created_at timestamptz, removed_at timestamptz',
+  'group_id',
+);
+
 export const OWNERSHIP_TRANSFERS = insertSql(
   'conversation_ownership_transfers',
   `id text, group_id text, conversation_id text, from_user_id text, to_user_id text, status text,

@@ -11,6 +11,7 @@ import {
   KAOS_EVENTS,
   KAOS_SESSIONS,
   MEMBERSHIPS,
+  MEMBERSHIP_REMOVALS,
   MESSAGES,
   OWNERSHIP_TRANSFERS,
   SUMMARIES,
@@ -74,6 +75,18 @@ const WRITERS: { [K in ExportDataKind]: KindWriter<K> } = {
       ),
   },
   membership: { needs: inGroup, write: (q, records) => inserted(q, MEMBERSHIPS, records) },
+  membership_removal: {
+    needs: inGroup,
+    check: (q, records) =>
+      refuseTakenIds(
+        q,
+        `SELECT x.id FROM ${rows(`id bigint, "groupId" text, "userId" text`)}
+         JOIN conversation_membership_removals x ON x.id = r.id WHERE NOT (x.group_id = r."groupId" AND x.user_id = r."userId") LIMIT 1`,
+        records,
+        'membership removal',
+      ),
+    write: (q, records) => inserted(q, MEMBERSHIP_REMOVALS, records),
+  },
   ownership_transfer: {
     needs: (r) => ({ owner: r.conversationId, conversations: [r.conversationId], groups: [r.groupId] }),
     write: (q, records) => inserted(q, OWNERSHIP_TRANSFERS, records),
@@ -238,6 +251,7 @@ export const UNNUMBERED_FROM = 2 ** 52;
 export async function advanceSequences(q: Queryable): Promise<void> {
   for (const [table, column] of [
     ['messages', 'id'],
+    ['conversation_membership_removals', 'id'],
     ['episodes', 'id'],
     ['memory', 'memory_id'],
     ['kaos_sessions', 'ord'],

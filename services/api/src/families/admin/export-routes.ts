@@ -9,7 +9,7 @@ import { actorOf, auditMore, justificationOf, requireRole, writeAudit } from './
 
 const NDJSON_ANSWER = {
   description:
-    'Newline-delimited JSON, one record a line (the schema is one line): a header record, the records (conversation, fork, conversation_meta, membership, ownership_transfer, message, episode, episodic_memory, summary, kaos_session, kaos_event, ark_session, ark_chunk), an end record with the counts. See docs/export-import.md and schemas/export.*.schema.json',
+    'Newline-delimited JSON, one record a line (the schema is one line): a header record, the records (conversation, fork, conversation_meta, membership, membership_removal, ownership_transfer, message, episode, episodic_memory, summary, kaos_session, kaos_event, ark_session, ark_chunk), an end record with the counts. See docs/export-import.md and schemas/export.*.schema.json',
   content: { 'application/x-ndjson': ExportRecord },
 };
 

@@ -1,0 +1,106 @@
+import type { ExportDataKind } from '@memstream/schemas';
+import type { Queryable } from '../store.js';
+import type { ErasureCounts } from '../repositories/erasure-counts.js';
+
+/**
+ * A table's part in the lifecycles that cross every table. Today: exporting a person and erasing
+ * one, which must agree row for row (a person's export holds exactly what erasing them removes
+ * or de-identifies), so the rows that are a person's are said once, here, and both read it.
+ *
+ * A person's rows in a table are of two sorts:
+ * - `whole`: the rows inside the conversation groups that are the person's whole (personGroupsSql),
+ *   found through the column `within` names. The erasure purges those groups; the export holds them.
+ * - `named`: the rows outside those groups that are the person's or name them (`named`). The
+ *   erasure removes or de-identifies them (`eraseNamed`); the export holds them (`exportNamed`
+ *   may show only the person's part of a row, as the erasure keeps the rest).
+ *
+ * SQL conditions are written against the table's own name (no alias), with `person` the
+ * placeholder of the person's id, so the exporter and the eraser put them in their statements as
+ * they are.
+ */
+export interface LifecycleParticipant {
+  readonly table: string;
+  /** Where a row sits: its conversation, its conversation group, or its ARK session (a conversation or a group id). */
+  readonly within:
+    | { readonly conversation: string }
+    | { readonly group: string }
+    | { readonly session: string }
+    | 'nowhere';
+  /** The table every other row sits in (through `within`): one holding a person's named rows is named in their export. */
+  readonly root?: boolean;
+  /** The person's rows outside their own groups, as a condition; unset: there are none. */
+  readonly named?: (person: string) => string;
+  /**
+   * The row of another table each named row needs on import (its parent, by a foreign key): the
+   * export holds it with them, as the conversation of a named row is named.
+   */
+  readonly needs?: { readonly table: string; readonly column: string; readonly by: string };
+  readonly export?: TableExport;
+  /** Why the table has no export kind: what the erasure does with it is then not the person's data. */
+  readonly notExported?: string;
+  readonly erase?: TableErase;
+}
+
+export interface TableExport {
+  readonly kind: ExportDataKind;
+  /** The select list (after the kind); `whole` is a condition true for the rows in the person's groups (`true` for the server). */
+  readonly columns: (o: { whole: string; person: string | undefined }) => string;
+  /** Extra condition for every row exported (a kind that exports only some states). */
+  readonly only?: string;
+  /** Extra condition for a person's own export: what they may read. */
+  readonly readable?: string;
+  readonly keys: readonly string[];
+  readonly keyOf: (row: Record<string, unknown>) => unknown[];
+}
+
+export interface TableErase {
+  /**
+   * Removes or de-identifies the named rows (keyed-records step). `writtenByOthers`: others may
+   * write such rows at will, so the final check removes them again instead of counting them as
+   * the person's data still stored.
+   */
+  readonly named?: (tx: Queryable, userId: string) => Promise<ErasureCounts>;
+  readonly writtenByOthers?: boolean;
+  /** The kind of the person's own data the final check looks for in the named rows (holds back completion). */
+  readonly ownData?: 'messages' | 'memories';
+}
+
+/**
+ * The conversation groups that are a person's whole: the groups they own, their private chat, and
+ * the KAOS sessions made for them that nobody else owns. A session's user id stays what its agent
+ * named when it changes hands: one someone else owns now (an ownership transfer) is that owner's,
+ * and only the person's turns in it are theirs; one nobody owns (a direct producer's, or made with
+ * authentication off) is taken by its user id. `readable`: only what the person may read themself (a session nobody
+ * owns is read by its agent only), for their own export.
+ */
+export function personGroupsSql(person: string, o: { readable?: boolean } = {}): string {
+  const kaos = o.readable
+    ? ''
+    : `UNION SELECT COALESCE(c.group_id, c.id) FROM kaos_sessions k JOIN conversations c ON c.id = k.conversation_id
+       WHERE k.user_id = ${person}
+         AND NOT EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id)
+                           AND o.access_level = 'owner' AND o.user_id <> ${person})`;
+  return `SELECT group_id FROM conversation_memberships WHERE user_id = ${person} AND access_level = 'owner'
+    UNION SELECT COALESCE(group_id, id) FROM conversations WHERE id = 'private:' || ${person} OR group_id = 'private:' || ${person}
+    ${kaos}`;
+}
+
+/** True (SQL) for a row of `p` inside the person's groups. */
+export function wholeSql(p: LifecycleParticipant, groups: string): string {
+  const w = p.within;
+  if (w === 'nowhere') return 'false';
+  if ('group' in w) return `${p.table}.${w.group} IN (${groups})`;
+  const conversations = `SELECT wc.id FROM conversations wc WHERE COALESCE(wc.group_id, wc.id) IN (${groups})`;
+  if ('conversation' in w) return `${p.table}.${w.conversation} IN (${conversations})`;
+  // an ARK session's id is its conversation's, and its group's when it has no conversation yet
+  return `(${p.table}.${w.session} IN (${conversations}) OR ${p.table}.${w.session} IN (${groups}))`;
+}
+
+/** The named condition of `p`, or false. */
+export const namedSql = (p: LifecycleParticipant, person: string) => (p.named ? `(${p.named(person)})` : 'false');
+
+/** ISO timestamps to PostgreSQL's microsecond, which a JavaScript Date would round to milliseconds. */
+export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+export const keyOne = (key: string) => (row: Record<string, unknown>) => [row[key]];
+export const keyTwo = (a: string, b: string) => (row: Record<string, unknown>) => [row[a], row[b]];

@@ -1,0 +1,43 @@
+import type { LifecycleParticipant } from './participant.js';
+import { conversations } from './tables/conversations.js';
+import { arkChunks, arkSessions } from './tables/ark-sessions.js';
+import { conversationMeta, conversationMetaDefault } from './tables/conversation-meta.js';
+import { memberships, membershipRemovals } from './tables/memberships.js';
+import { ownershipTransfers } from './tables/ownership-transfers.js';
+import { messages } from './tables/messages.js';
+import { episodes, episodicMemories, summaries } from './tables/episodes.js';
+import { kaosEvents, kaosSessions } from './tables/kaos.js';
+import { requestOutcomes } from './tables/request-outcomes.js';
+import { operational, searchIndex } from './tables/unexported.js';
+
+/**
+ * Every table of the store, each with its part in exporting and erasing a person. The order is
+ * the export's: a kind after the kinds its import refers to (a conversation before its messages,
+ * an episode before its memories, a session before its events). A table missing here fails the
+ * symmetry test (libs/store/test/export-equals-erasure.test.ts).
+ */
+export const PARTICIPANTS: readonly LifecycleParticipant[] = [
+  conversations,
+  arkSessions,
+  conversationMeta,
+  memberships,
+  membershipRemovals,
+  ownershipTransfers,
+  messages,
+  episodes,
+  episodicMemories,
+  summaries,
+  kaosSessions,
+  kaosEvents,
+  arkChunks,
+  conversationMetaDefault,
+  requestOutcomes,
+  ...searchIndex,
+  ...operational,
+];
+
+export const participant = (table: string): LifecycleParticipant => {
+  const found = PARTICIPANTS.find((p) => p.table === table);
+  if (!found) throw new Error(`no lifecycle participant for table ${table}`);
+  return found;
+};

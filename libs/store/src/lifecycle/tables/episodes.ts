@@ -1,0 +1,79 @@
+import { iso, keyOne, type LifecycleParticipant } from '../participant.js';
+import { addCount, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
+
+/**
+ * Episodes: stretches of a conversation cut for extraction. One in another person's conversation
+ * that holds the person's messages is not theirs: the erasure extracts it again from what is
+ * left (step `sent-messages`).
+ */
+export const episodes: LifecycleParticipant = {
+  table: 'episodes',
+  within: { conversation: 'conversation_id' },
+  export: {
+    kind: 'episode',
+    columns: () => `id, conversation_id AS "conversationId", start_seq AS "startSeq",
+      end_seq AS "endSeq", message_ids AS "messageIds", ${iso('start_time')} AS "startTime",
+      ${iso('end_time')} AS "endTime", close_reason AS "closeReason", status, version,
+      ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt"`,
+    keys: ['id'],
+    keyOf: keyOne('id'),
+  },
+};
+
+/**
+ * The memories extracted from episodes. One kept for the person (its user_id) in a conversation
+ * not theirs is theirs, exported with its episode (which its import needs).
+ */
+export const episodicMemories: LifecycleParticipant = {
+  table: 'episodic_memories',
+  within: { conversation: 'conversation_id' },
+  named: (person) => `episodic_memories.user_id = ${person}`,
+  needs: { table: 'episodes', column: 'id', by: 'episode_id' },
+  export: {
+    kind: 'episodic_memory',
+    columns: () => `id, episode_id AS "episodeId", conversation_id AS "conversationId",
+      version, user_id AS "userId", title, content, ${iso('occurred_at')} AS "occurredAt",
+      ${iso('ended_at')} AS "endedAt", message_ids AS "messageIds", participants, extractor,
+      ${iso('superseded_at')} AS "supersededAt", ${iso('created_at')} AS "createdAt"`,
+    keys: ['id'],
+    keyOf: keyOne('id'),
+  },
+  erase: {
+    ownData: 'memories',
+    named: async (tx, userId) => {
+      const counts = noErasureCounts();
+      const memories = await tx.query<{ id: string; source_api: string | null }>(
+        `DELETE FROM episodic_memories WHERE ${episodicMemories.named!('$1')}
+         RETURNING id, (SELECT c.source_api FROM conversations c WHERE c.id = episodic_memories.conversation_id) AS source_api`,
+        [userId],
+      );
+      for (const m of memories.rows) addCount(counts, familyOf(m.source_api), 'postgres', 'episodicMemories', 1);
+      const searchRows = await tx.query(
+        `DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`,
+        [memories.rows.map((m) => m.id)],
+      );
+      addCount(counts, 'evermemos', 'postgres', 'memorySearchRows', searchRows.rowCount ?? 0);
+      return counts;
+    },
+  },
+};
+
+/**
+ * The Memory Agent's rolling summaries. Only finished ones are exported: one being made, or failed,
+ * is the target's summarizer's to make again. In another person's conversation they drew on the
+ * person's words with everyone else's: the erasure drops them to be made anew, they are not theirs.
+ */
+export const summaries: LifecycleParticipant = {
+  table: 'memory',
+  within: { conversation: 'conversation_id' },
+  export: {
+    kind: 'summary',
+    columns: () => `memory_id AS id, conversation_id AS "conversationId", memory_text AS text,
+      start_sequence AS "startSequence", end_sequence AS "endSequence", base_memory_id AS "baseId",
+      ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt",
+      generation_time_ms AS "generationTimeMs"`,
+    only: `memory.status = 'completed'`,
+    keys: ['memory_id'],
+    keyOf: keyOne('id'),
+  },
+};

@@ -1,0 +1,61 @@
+import { iso, keyOne, keyTwo, type LifecycleParticipant } from '../participant.js';
+import { addCount, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
+
+/**
+ * Who may read or write a group. Outside the person's groups, their own memberships (a share)
+ * are theirs: others grant them at will, so the final check of an erasure removes them again. An
+ * owner's membership is never among them: a group the person owns is theirs whole.
+ */
+export const memberships: LifecycleParticipant = {
+  table: 'conversation_memberships',
+  within: { group: 'group_id' },
+  named: (person) =>
+    `conversation_memberships.user_id = ${person} AND conversation_memberships.access_level <> 'owner'`,
+  export: {
+    kind: 'membership',
+    columns: () => `group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel",
+      ${iso('created_at')} AS "createdAt"`,
+    keys: ['group_id', 'user_id'],
+    keyOf: keyTwo('groupId', 'userId'),
+  },
+  erase: {
+    writtenByOthers: true,
+    named: async (tx, userId) => {
+      const counts = noErasureCounts();
+      const { rows } = await tx.query<{ source_api: string | null }>(
+        `DELETE FROM conversation_memberships WHERE ${memberships.named!('$1')}
+         RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = conversation_memberships.group_id) AS source_api`,
+        [userId],
+      );
+      for (const m of rows) addCount(counts, familyOf(m.source_api), 'postgres', 'memberships', 1);
+      return counts;
+    },
+  },
+};
+
+/** The record of memberships that ended (who had which level until when): a lost one names the person. */
+export const membershipRemovals: LifecycleParticipant = {
+  table: 'conversation_membership_removals',
+  within: { group: 'group_id' },
+  named: (person) => `conversation_membership_removals.user_id = ${person}`,
+  export: {
+    kind: 'membership_removal',
+    columns: () => `id, group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel",
+      ${iso('created_at')} AS "createdAt", ${iso('removed_at')} AS "removedAt"`,
+    keys: ['id'],
+    keyOf: keyOne('id'),
+  },
+  erase: {
+    writtenByOthers: true,
+    named: async (tx, userId) => {
+      const counts = noErasureCounts();
+      const { rows } = await tx.query<{ source_api: string | null }>(
+        `DELETE FROM conversation_membership_removals WHERE ${membershipRemovals.named!('$1')}
+         RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = conversation_membership_removals.group_id) AS source_api`,
+        [userId],
+      );
+      for (const r of rows) addCount(counts, familyOf(r.source_api), 'postgres', 'membershipRemovals', 1);
+      return counts;
+    },
+  },
+};
