@@ -21,4 +21,5 @@ export const operational: readonly LifecycleParticipant[] = [
   ['bus_journal', "the embedded bus's copies in transit; the erasure's transport step removes the person's"],
   ['bus_journal_positions', "the embedded bus's read positions"],
   ['schema_migrations', 'the migrations applied'],
+  ['store_distribution', 'how each table is distributed (docs/store.md)'],
 ].map(([table, why]) => ({ table: table!, within: 'nowhere' as const, notExported: why! }));

@@ -2,16 +2,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
 import type { ExportDataRecord } from '@memstream/schemas';
-import {
-  PARTICIPANTS,
-  PgStore,
-  createErasureJob,
-  erasureSteps,
-  exportRecords,
-  migrate,
-  runErasureJob,
-  type Store,
-} from '@memstream/store';
+import { erasureSteps, runErasureJob } from '@memstream/governance';
+import { PARTICIPANTS, PgStore, createErasureJob, exportRecords, migrate, type Store } from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
 import { PERSON, writeWorld } from './symmetry-world.js';
 
