@@ -8,6 +8,7 @@ import { consumerLag, consumerLagByGroup } from '../helpers/consumer-lag.js';
 import { SteadyLoad, type WriteRecord } from './steady-load.js';
 import { ArkWatcher } from './ark-watcher.js';
 import { faultReport, reportTable, type FaultReport } from './fault-report.js';
+import { kafkaFaults } from './kafka-faults.js';
 
 const infra = new PrivateInfra();
 const reports: FaultReport[] = [];
@@ -18,17 +19,17 @@ before(async () => {
   await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.up(p)));
 });
 after(async () => {
-  process.stdout.write(`\n${reportTable(reports)}\n`);
+  process.stdout.write(`\n${reportTable(reports)}\nKafka brokers' RSS: ${await infra.kafkaRss()}\n`);
   await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.down(p).catch(() => undefined)));
 });
 
 interface Fault {
   readonly name: string;
   /** Breaks something and repairs it; resolves once the repair is done (the recovery clock starts). */
-  inject(pipeline: Pipeline): Promise<void>;
+  inject(pipeline: Pipeline, load: SteadyLoad): Promise<void>;
 }
 
-const outage = (part: 'kafka' | 'postgres' | 'redis'): Fault => ({
+const outage = (part: 'postgres' | 'redis'): Fault => ({
   name: `${part} stopped ${OUTAGE_MS / 1000} s`,
   async inject() {
     await infra.down(part);
@@ -38,7 +39,7 @@ const outage = (part: 'kafka' | 'postgres' | 'redis'): Fault => ({
 });
 
 const FAULTS: Fault[] = [
-  outage('kafka'),
+  ...kafkaFaults(infra),
   outage('postgres'),
   outage('redis'),
   {
@@ -91,7 +92,7 @@ for (const fault of FAULTS) {
     t.after(() => ark.close());
     await new Promise((r) => setTimeout(r, 8000));
     const faultAt = Date.now();
-    await fault.inject(pipeline);
+    await fault.inject(pipeline, load);
     const repairedAt = Date.now();
     await new Promise((r) => setTimeout(r, 10_000));
     await Promise.all([load.stop(), ark.stop()]);
@@ -196,6 +197,7 @@ for (const fault of FAULTS) {
     assert.equal(overlapping.rowCount, 0, 'no message in two episodes');
     assert.equal(report.serverErrors, 0, `no 5xx but 503: ${JSON.stringify(unexpected(load.records))}`);
     assert.equal(report.hung, 0, 'no call hung past its timeout');
+    assert.ok(report.recoveryS >= 0 && report.recoveryS <= 30, 'writes acknowledged again within 30 s of the repair');
     const refusedBadly = load.records.filter(
       (r) => r.outcome === 'refused' && !(r.status === 503 && r.retryAfter && r.errorShaped),
     );
