@@ -202,7 +202,15 @@ export class KafkaBus implements Bus {
     try {
       await this.sendOnce(batch);
     } catch (err) {
-      if (!producerStateLost(err)) throw err;
+      if (!producerStateLost(err)) {
+        // kafkajs takes back the sequence numbers of a failed send, though the broker may have
+        // appended it (a timeout while followers were away): the next send would reuse them, and
+        // a broker that sees the same numbers and count again answers "duplicate" without writing
+        // the new records. A new producer (a new id) numbers afresh; the failed send's callers
+        // send again (consumers take a record twice without harm, never zero times).
+        await this.resetProducer();
+        throw err;
+      }
       // The broker no longer knows this producer's sequence (it restarted, or expired the
       // producer id): kafkajs cannot recover the same producer, so a new one (a new id) sends
       // again. Consumers take a record twice without harm; losing it is what must not happen.
