@@ -1,4 +1,5 @@
 import { openSse, type SseReader } from '../../harness/sse-client.js';
+import { waitFor } from '../helpers/infra.js';
 
 /**
  * An ARK session written to steadily through the gateway while a reader follows it live over
@@ -18,8 +19,19 @@ export class ArkWatcher {
   ) {}
 
   async start(): Promise<void> {
-    await this.post(); // the session exists before the reader opens it
-    this.reader = await openSse(`${this.readApi}/stream/${this.sessionId}?from-beginning=true`);
+    await this.post();
+    // The session exists once the converter stored that write, which a loaded machine delays: a
+    // reader opened before then is refused (no such session) and would see nothing at all.
+    this.reader = await waitFor(
+      'the ARK session to exist',
+      async () => {
+        const reader = await openSse(`${this.readApi}/stream/${this.sessionId}?from-beginning=true`);
+        if (reader.status === 200) return reader;
+        reader.close();
+        return undefined;
+      },
+      60_000,
+    );
     this.running = true;
     this.loop = (async () => {
       while (this.running) {
