@@ -33,6 +33,7 @@ export function kafkaFaults(infra: PrivateInfra): LoadFault[] {
             60_000,
           );
           await infra.upBroker(victim);
+          await inSync(admin);
         });
       },
     },
@@ -47,6 +48,7 @@ export function kafkaFaults(infra: PrivateInfra): LoadFault[] {
         // Refused for a while, both kinds of HTTP write: what a client sees while the cluster cannot hold a copy.
         await waitFor('writes refused with 503', async () => (refusalsAfterKill() >= 10 ? true : undefined), 60_000);
         await Promise.all([infra.upBroker(2), infra.upBroker(3)]);
+        await withAdmin(infra, inSync);
       },
     },
   ];
@@ -64,6 +66,22 @@ async function withAdmin<T>(infra: PrivateInfra, work: (admin: Admin) => Promise
   } finally {
     await admin.disconnect();
   }
+}
+
+/**
+ * Restarted means back in sync: every partition, the group coordinator's too, has all its replicas
+ * in sync again. The next row's services join their groups only then (a coordinator whose
+ * partition has fewer than min.insync.replicas in sync cannot store a group).
+ */
+async function inSync(admin: Admin): Promise<void> {
+  await waitFor(
+    'every replica back in sync',
+    async () => {
+      const { topics } = await admin.fetchTopicMetadata({ topics: await admin.listTopics() });
+      return topics.every((t) => t.partitions.every((p) => p.isr.length === p.replicas.length)) ? true : undefined;
+    },
+    120_000,
+  );
 }
 
 async function topicsOf(admin: Admin, prefix: string): Promise<string[]> {
