@@ -20,7 +20,7 @@ for p in "${pids[@]}"; do wait "$p" || status=1; done
 [ "$status" = 0 ] || { log "infrastructure failed to start"; exit 1; }
 
 cat > "$INFRA_DIR/env" <<ENV
-export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:$KAFKA_PORT}"
+export KAFKA_BROKERS="${KAFKA_BROKERS:-$(bash "$here/kafka.sh" brokers)}"
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:$PG_PORT/memstream}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:$REDIS_PORT}"
 ENV

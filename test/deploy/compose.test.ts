@@ -179,6 +179,42 @@ test('the addresses memstream containers are given are services of this file', (
   }
 });
 
+test('Kafka is three KRaft nodes of one quorum, every topic on all three with min.insync.replicas=2, and memstream knows them all', () => {
+  const kafka = services.filter(([, s]) => (s.image ?? '').startsWith('apache/kafka:'));
+  assert.equal(kafka.length, 3, 'three brokers');
+  const envs = kafka.map(([, s]) => environmentOf(s));
+  const voters = (envs[0]!['KAFKA_CONTROLLER_QUORUM_VOTERS'] ?? '').split(',');
+  assert.deepEqual(
+    voters.sort(),
+    kafka.map(([name], i) => `${envs[i]!['KAFKA_NODE_ID']}@${name}:9093`).sort(),
+    'each node a voter, by its own id and address',
+  );
+  for (const [i, env] of envs.entries()) {
+    const name = kafka[i]![0];
+    assert.equal(env['KAFKA_CONTROLLER_QUORUM_VOTERS'], envs[0]!['KAFKA_CONTROLLER_QUORUM_VOTERS'], name);
+    assert.equal(env['CLUSTER_ID'], envs[0]!['CLUSTER_ID'], `${name} formats as the same cluster`);
+    assert.equal(env['KAFKA_ADVERTISED_LISTENERS'], `PLAINTEXT://${name}:9092`, name);
+    for (const key of [
+      'KAFKA_DEFAULT_REPLICATION_FACTOR',
+      'KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR',
+      'KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR',
+    ])
+      assert.equal(env[key], '3', `${name} ${key}`);
+    for (const key of ['KAFKA_MIN_INSYNC_REPLICAS', 'KAFKA_TRANSACTION_STATE_LOG_MIN_ISR'])
+      assert.equal(env[key], '2', `${name} ${key}`);
+    assert.equal(new Set(kafka.map(([, s]) => String(s.volumes?.[0]))).size, 3, 'a volume each');
+  }
+  for (const [name, service] of memstreamContainers) {
+    const config = effectiveConfig(memstreamServiceOf(service), environmentOf(service));
+    assert.deepEqual(
+      [...(config['KAFKA_BROKERS'] as string[])].sort(),
+      kafka.map(([broker]) => `${broker}:9092`).sort(),
+      `${name} bootstraps from every broker`,
+    );
+    assert.equal(config['KAFKA_REPLICATION_FACTOR'] ?? 3, 3, `${name} creates topics on all three`);
+  }
+});
+
 test('memstream containers get longer than SHUTDOWN_TIMEOUT_MS to stop', () => {
   for (const [name, service] of memstreamContainers) {
     const deadlineMs = Number(

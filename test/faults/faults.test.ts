@@ -11,6 +11,7 @@ import { faultReport, reportTable, type FaultReport } from './fault-report.js';
 import { ReplicatedPostgres } from '../../harness/replicated-postgres.js';
 import { ReadLoad } from './read-load.js';
 import { primaryKilled } from './primary-killed.js';
+import { kafkaFaults } from './kafka-faults.js';
 
 const infra = new PrivateInfra();
 const reports: FaultReport[] = [];
@@ -22,17 +23,12 @@ const REPLICA_PORT = infra.ports.postgres + 1;
 const replicas = new ReplicatedPostgres(infra.ports.postgres, [REPLICA_PORT], '/tmp/memstream-faults-infra');
 
 before(async () => {
-  await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.up(p)));
+  await Promise.all((['kafka', 'postgres', 'redis', 'postgres-ha'] as const).map((p) => infra.up(p)));
   await replicas.addReplicas();
 });
 after(async () => {
-  process.stdout.write(`\n${reportTable(reports)}\n`);
+  process.stdout.write(`\n${reportTable(reports)}\nKafka brokers' RSS: ${await infra.kafkaRss()}\n`);
   await replicas.removeReplicas().catch(() => undefined);
-  await Promise.all((['kafka', 'postgres', 'redis'] as const).map((p) => infra.down(p).catch(() => undefined)));
-  await Promise.all((['kafka', 'postgres', 'redis', 'postgres-ha'] as const).map((p) => infra.up(p)));
-});
-after(async () => {
-  process.stdout.write(`\n${reportTable(reports)}\n`);
   await Promise.all(
     (['kafka', 'postgres', 'redis', 'postgres-ha'] as const).map((p) => infra.down(p).catch(() => undefined)),
   );
@@ -43,14 +39,14 @@ interface Fault {
   /** The pipeline's database: the private single server, or the HA cluster behind its HAProxy. */
   readonly database?: 'postgres' | 'postgres-ha';
   /** Breaks something and repairs it; resolves once the repair is done (the recovery clock starts). */
-  inject(pipeline: Pipeline): Promise<void>;
+  inject(pipeline: Pipeline, load: SteadyLoad): Promise<void>;
   /** Settings of the fault's own for every process, given the test's database. */
   readonly env?: (databaseUrl: string) => Record<string, string>;
   /** What the fault must have left behind besides the data, checked once the pipeline converged. */
   check?(records: readonly WriteRecord[], faultAt: number, t: TestContext): Promise<void>;
 }
 
-const outage = (part: 'kafka' | 'postgres' | 'redis'): Fault => ({
+const outage = (part: 'postgres' | 'redis'): Fault => ({
   name: `${part} stopped ${OUTAGE_MS / 1000} s`,
   async inject() {
     await infra.down(part);
@@ -60,7 +56,7 @@ const outage = (part: 'kafka' | 'postgres' | 'redis'): Fault => ({
 });
 
 const FAULTS: Fault[] = [
-  outage('kafka'),
+  ...kafkaFaults(infra),
   primaryKilled(infra),
   outage('redis'),
   {
@@ -142,7 +138,7 @@ for (const fault of FAULTS) {
     t.after(() => ark.close());
     await new Promise((r) => setTimeout(r, 8000));
     const faultAt = Date.now();
-    await fault.inject(pipeline);
+    await fault.inject(pipeline, load);
     const repairedAt = Date.now();
     await new Promise((r) => setTimeout(r, 10_000));
     await Promise.all([load.stop(), ark.stop()]);
@@ -247,6 +243,7 @@ for (const fault of FAULTS) {
     assert.equal(overlapping.rowCount, 0, 'no message in two episodes');
     assert.equal(report.serverErrors, 0, `no 5xx but 503: ${JSON.stringify(unexpected(load.records))}`);
     assert.equal(report.hung, 0, 'no call hung past its timeout');
+    assert.ok(report.recoveryS >= 0 && report.recoveryS <= 30, 'writes acknowledged again within 30 s of the repair');
     const refusedBadly = load.records.filter(
       (r) => r.outcome === 'refused' && !(r.status === 503 && r.retryAfter && r.errorShaped),
     );

@@ -4,8 +4,11 @@ import { runCaptured } from '../../harness/processes.js';
 
 export type InfraPart = 'kafka' | 'postgres' | 'redis' | 'postgres-ha';
 
+/** Brokers of the suite's Kafka: a 3-voter KRaft quorum, topics replicated 3 times, min.insync.replicas=2. */
+export const KAFKA_NODES = 3;
+
 /**
- * A Kafka broker, a PostgreSQL and a Redis of the fault suite's own, started by the project's
+ * Three Kafka brokers, a PostgreSQL and a Redis of the fault suite's own, started by the project's
  * infrastructure scripts on other ports and in another state folder: the suite stops and starts
  * them, which it must never do to the instances the rest of the suite shares.
  */
@@ -19,14 +22,16 @@ export class PrivateInfra {
       MEMSTREAM_INFRA_DIR: stateDir,
       MEMSTREAM_KAFKA_PORT: String(this.ports.kafka),
       MEMSTREAM_KAFKA_CONTROLLER_PORT: String(this.ports.kafkaController),
+      MEMSTREAM_KAFKA_NODES: String(KAFKA_NODES),
       MEMSTREAM_PG_PORT: String(this.ports.postgres),
       MEMSTREAM_REDIS_PORT: String(this.ports.redis),
       MEMSTREAM_PG_HA_PORT: String(this.ports.postgresHa),
     };
   }
 
+  /** Every broker, comma-separated (kafka.sh puts node i on the base port + 2(i-1)). */
   get kafkaBrokers(): string {
-    return `127.0.0.1:${this.ports.kafka}`;
+    return Array.from({ length: KAFKA_NODES }, (_, i) => `127.0.0.1:${this.ports.kafka + 2 * i}`).join(',');
   }
   get redisUrl(): string {
     return `redis://127.0.0.1:${this.ports.redis}`;
@@ -41,6 +46,21 @@ export class PrivateInfra {
 
   async down(part: InfraPart): Promise<void> {
     await this.run(part, 'down');
+  }
+
+  /** SIGKILL of one broker (1..KAFKA_NODES): a machine lost, nothing flushed or handed over. */
+  async killBroker(node: number): Promise<void> {
+    await this.run('kafka', 'kill', String(node));
+  }
+
+  async upBroker(node: number): Promise<void> {
+    await this.run('kafka', 'up', String(node));
+  }
+
+  /** Resident memory of each broker, as kafka.sh reports it. */
+  async kafkaRss(): Promise<string> {
+    const run = await runCaptured('bash', ['scripts/infra/kafka.sh', 'rss'], { env: this.env });
+    return run.stdout.trim().replaceAll('\n', ', ');
   }
 
   /** All three, stopped again when the test ends. */
@@ -99,7 +119,7 @@ export class PrivateInfra {
 
   private async run(part: InfraPart, ...args: string[]): Promise<string> {
     const run = await runCaptured('bash', [`scripts/infra/${part}.sh`, ...args], { env: this.env });
-    if (run.code !== 0) throw new Error(`${part} ${args[0]} failed (${run.code}): ${run.stderr.slice(-2000)}`);
+    if (run.code !== 0) throw new Error(`${part} ${args.join(' ')} failed (${run.code}): ${run.stderr.slice(-2000)}`);
     return run.stdout;
   }
 }

@@ -19,6 +19,7 @@ export interface WriteRecord {
 
 export interface LoadSettings {
   readonly gateway: string;
+  /** Comma-separated, as KAFKA_BROKERS. */
   readonly brokers: string;
   readonly topic: string;
   readonly groups: number;
@@ -47,7 +48,7 @@ export class SteadyLoad {
 
   async start(): Promise<void> {
     const kafka = new Kafka({
-      brokers: [this.settings.brokers],
+      brokers: this.settings.brokers.split(','),
       clientId: 'fault-load',
       logLevel: logLevel.NOTHING,
       retry: { retries: 3, initialRetryTime: 200 },

@@ -7,7 +7,7 @@ export async function consumerLag(brokers: string, topicPrefix: string): Promise
 
 /** The lag of each group and topic (`group topic`), for a report of what is stuck. */
 export async function consumerLagByGroup(brokers: string, topicPrefix: string): Promise<Record<string, number>> {
-  const admin = new Kafka({ brokers: [brokers], clientId: 'test-lag', logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka({ brokers: brokers.split(','), clientId: 'test-lag', logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
     const lag: Record<string, number> = {};

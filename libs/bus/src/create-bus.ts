@@ -10,7 +10,7 @@ export interface BusSettings {
   readonly KAFKA_CLIENT_ID: string;
   readonly KAFKA_TOPIC_PREFIX: string;
   readonly KAFKA_TOPIC_PARTITIONS: number;
-  readonly KAFKA_REPLICATION_FACTOR: number;
+  readonly KAFKA_REPLICATION_FACTOR?: number | undefined;
   readonly KAFKA_REQUEST_TIMEOUT_MS: number;
   readonly KAFKA_SESSION_TIMEOUT_MS: number;
 }
@@ -33,7 +33,9 @@ export function createBus(settings: BusSettings, log: Logger, metrics: Metrics, 
     topicPrefix: settings.KAFKA_TOPIC_PREFIX,
     log: log.child({ component: 'bus' }),
     defaultPartitions: settings.KAFKA_TOPIC_PARTITIONS,
-    replicationFactor: settings.KAFKA_REPLICATION_FACTOR,
+    ...(settings.KAFKA_REPLICATION_FACTOR === undefined
+      ? {}
+      : { replicationFactor: settings.KAFKA_REPLICATION_FACTOR }),
     requestTimeoutMs: settings.KAFKA_REQUEST_TIMEOUT_MS,
     sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS,
     metrics,

@@ -1,6 +1,6 @@
-import { Kafka, logLevel, type Consumer, type Producer, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type Consumer, type Producer, type LogEntry, type TopicMessages } from 'kafkajs';
 import type { Logger } from '@memstream/logging';
-import { inCauseChain } from '@memstream/errors';
+import { AppError, inCauseChain } from '@memstream/errors';
 import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
@@ -15,7 +15,11 @@ import { decodeHeaders } from './kafka-headers.js';
 import { kafkaRetainedRecords } from './kafka-retained-records.js';
 import type { PartitionCut, PartitionRange } from './retained-records.js';
 import { registerKafkaCodecs } from './kafka-codecs.js';
+import { PartitionWitness } from './unanswered-partitions.js';
 import { undecodableBatchOf, type UndecodableBatch } from './undecodable-batch.js';
+
+/** Sends of records kafkajs skipped before a publish fails (a broker that keeps moving leaders). */
+const UNANSWERED_ROUNDS = 5;
 
 /** How a consumer kafkajs gave up on is started again. */
 const CONSUMER_RESTART = { initialDelayMs: 1000, maxDelayMs: 30_000 };
@@ -27,7 +31,8 @@ export interface KafkaBusOptions {
   readonly topicPrefix?: string;
   readonly log: Logger;
   readonly defaultPartitions: number;
-  readonly replicationFactor: number;
+  /** Unset: the cluster's, up to 3 (see replicationOf). */
+  readonly replicationFactor?: number;
   readonly requestTimeoutMs: number;
   /** Unset: 30 s. A dead consumer's partitions move to the rest of its group after this. */
   readonly sessionTimeoutMs?: number;
@@ -53,6 +58,7 @@ export class KafkaBus implements Bus {
     maxBytes: 900_000,
   });
   private readonly metrics: BusMetrics;
+  private readonly witness = new PartitionWitness();
   private readonly retained: ReturnType<typeof kafkaRetainedRecords>;
 
   constructor(private readonly options: KafkaBusOptions) {
@@ -112,6 +118,7 @@ export class KafkaBus implements Bus {
       const existing = new Set(await admin.listTopics());
       const missing = wanted.filter((t) => !existing.has(t.name));
       if (missing.length > 0) {
+        const replication = await this.replicationOf(admin);
         await admin
           .createTopics({
             // Our own wait below: kafkajs's gives up with UNKNOWN_TOPIC_OR_PARTITION when the
@@ -120,8 +127,8 @@ export class KafkaBus implements Bus {
             topics: missing.map((t) => ({
               topic: t.name,
               numPartitions: t.partitions ?? this.options.defaultPartitions,
-              replicationFactor: this.options.replicationFactor,
-              configEntries: topicConfig(t),
+              replicationFactor: replication.factor,
+              configEntries: [...topicConfig(t), ...replication.configEntries],
             })),
           })
           .catch((err: unknown) => {
@@ -164,10 +171,25 @@ export class KafkaBus implements Bus {
           partitionsPlanned: t.partitions ?? this.options.defaultPartitions,
         })),
         this.options.topicPrefix ?? '',
+        (await this.replicationOf(admin)).factor,
       );
     } finally {
       await admin.disconnect();
     }
+  }
+
+  /**
+   * The replication of the topics this bus creates: the configured factor, or unset, one copy per
+   * live broker up to 3, so one setting is right on a laptop's single broker and on a production
+   * cluster, where a default of 1 would lose acknowledged records with one disk. From 3 copies on,
+   * a write is acknowledged only once 2 hold it (min.insync.replicas), so losing one broker loses
+   * nothing acknowledged and a second loss refuses writes instead of keeping them on one disk.
+   */
+  private async replicationOf(
+    admin: Admin,
+  ): Promise<{ factor: number; configEntries: Array<{ name: string; value: string }> }> {
+    const factor = this.options.replicationFactor ?? Math.min(3, (await admin.describeCluster()).brokers.length);
+    return { factor, configEntries: factor >= 3 ? [{ name: 'min.insync.replicas', value: '2' }] : [] };
   }
 
   /** Calls made while a request is in flight share the next one (see ProduceQueue). */
@@ -180,7 +202,15 @@ export class KafkaBus implements Bus {
     try {
       await this.sendOnce(batch);
     } catch (err) {
-      if (!producerStateLost(err)) throw err;
+      if (!producerStateLost(err)) {
+        // kafkajs takes back the sequence numbers of a failed send, though the broker may have
+        // appended it (a timeout while followers were away): the next send would reuse them, and
+        // a broker that sees the same numbers and count again answers "duplicate" without writing
+        // the new records. A new producer (a new id) numbers afresh; the failed send's callers
+        // send again (consumers take a record twice without harm, never zero times).
+        await this.resetProducer();
+        throw err;
+      }
       // The broker no longer knows this producer's sequence (it restarted, or expired the
       // producer id): kafkajs cannot recover the same producer, so a new one (a new id) sends
       // again. Consumers take a record twice without harm; losing it is what must not happen.
@@ -198,14 +228,21 @@ export class KafkaBus implements Bus {
 
   private async sendOnce(batch: readonly TopicRecords[]): Promise<void> {
     const producer = await this.connectProducer();
-    await producer.sendBatch({
-      acks: -1,
-      timeout: this.options.requestTimeoutMs,
-      topicMessages: batch.map((t) => ({
-        topic: this.wire(t.topic),
-        messages: t.records.map((r) => ({ key: r.key, value: r.value, headers: { ...r.headers } })),
-      })),
-    });
+    let topicMessages: TopicMessages[] = batch.map((t) => ({
+      topic: this.wire(t.topic),
+      messages: t.records.map((r) => ({ key: r.key, value: r.value, headers: { ...r.headers } })),
+    }));
+    // Records kafkajs skipped while partitions changed leaders (see PartitionWitness) go again,
+    // alone: their partitions' order holds, as nothing else of those partitions was written.
+    for (let round = 1; ; round++) {
+      const answered = await producer.sendBatch({ acks: -1, timeout: this.options.requestTimeoutMs, topicMessages });
+      topicMessages = this.witness.unanswered(topicMessages, answered);
+      if (topicMessages.length === 0) return;
+      const records = topicMessages.reduce((n, t) => n + t.messages.length, 0);
+      if (round >= UNANSWERED_ROUNDS)
+        throw new AppError('DEPENDENCY_UNAVAILABLE', `${records} records not written after ${round} sends`);
+      this.options.log.warn({ records, round }, 'the broker never took some records of a send; sending them again');
+    }
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -258,6 +295,7 @@ export class KafkaBus implements Bus {
   private connectProducer(): Promise<Producer> {
     if (!this.producerReady) {
       const producer = this.kafka.producer({
+        createPartitioner: this.witness.createPartitioner,
         idempotent: true,
         maxInFlightRequests: 1,
         allowAutoTopicCreation: true,

@@ -4,7 +4,13 @@ import type { TopicSpec } from './bus.js';
 /** What the setup job found on one topic that already existed, and whether it set it right. */
 export interface TopicFinding {
   readonly topic: string;
-  readonly setting: 'retention.ms' | 'segment.ms' | 'partitions' | 'unknown topic';
+  readonly setting:
+    | 'retention.ms'
+    | 'segment.ms'
+    | 'partitions'
+    | 'replication factor'
+    | 'min.insync.replicas'
+    | 'unknown topic';
   readonly found: string;
   readonly wanted: string;
   readonly fixed: boolean;
@@ -25,13 +31,17 @@ const OUR_DOMAINS = ['ingest.', 'conversation.', 'memory.', 'governance.'];
  * direction: segments made no longer, retention made no shorter (longer is an operator's choice,
  * and an erasure cuts consumed records anyway). A partition count below the plan is reported, not
  * raised: more partitions move keys to other partitions, which breaks a conversation's order while
- * records of it are still unread. Topics under the prefix in our domains that the catalogue does
- * not name are reported too: nothing reads them.
+ * records of it are still unread. Fewer replicas than planned are reported too (adding some is a
+ * reassignment that copies whole logs, an operator's move); a topic of 3 or more replicas that
+ * acknowledges a write held by fewer than 2 gets min.insync.replicas=2, the durable direction.
+ * Topics under the prefix in our domains that the catalogue does not name are reported too:
+ * nothing reads them.
  */
 export async function reconcileTopics(
   admin: Admin,
   wanted: readonly (TopicSpec & { readonly partitionsPlanned: number })[],
   prefix: string,
+  replicationPlanned = 1,
 ): Promise<TopicFinding[]> {
   const findings: TopicFinding[] = [];
   const names = new Set(wanted.map((t) => t.name));
@@ -53,6 +63,9 @@ export async function reconcileTopics(
   if (present.length === 0) return findings;
   const metadata = await admin.fetchTopicMetadata({ topics: present.map((t) => t.name) });
   const partitionsOf = new Map(metadata.topics.map((t) => [t.name, t.partitions.length]));
+  const replicasOf = new Map(
+    metadata.topics.map((t) => [t.name, Math.min(...t.partitions.map((p) => p.replicas.length))]),
+  );
   const described = await admin.describeConfigs({
     includeSynonyms: false,
     resources: present.map((t) => ({ type: TOPIC_RESOURCE, name: t.name })),
@@ -84,6 +97,28 @@ export async function reconcileTopics(
         fixed: false,
         why: 'not raised: more partitions move keys and break order while records are unread; raise it with kafka-topics --alter once consumers have caught up',
       });
+    const replicas = replicasOf.get(spec.name) ?? 0;
+    if (replicas < replicationPlanned)
+      findings.push({
+        topic: spec.name,
+        setting: 'replication factor',
+        found: String(replicas),
+        wanted: String(replicationPlanned),
+        fixed: false,
+        why: 'not raised: more replicas copy whole logs between brokers; add them with kafka-reassign-partitions',
+      });
+    const minInsync = Number(value('min.insync.replicas') ?? 1);
+    if (replicas >= 3 && minInsync < 2) {
+      changes.push({ name: 'min.insync.replicas', value: '2' });
+      findings.push({
+        topic: spec.name,
+        setting: 'min.insync.replicas',
+        found: String(minInsync),
+        wanted: '2',
+        fixed: true,
+        why: 'a write held by one broker was acknowledged: that broker lost, the write is lost',
+      });
+    }
     if (changes.length === 0) continue;
     // alterConfigs replaces a topic's whole set of overrides: the ones it has are sent along.
     const kept = resource.configEntries

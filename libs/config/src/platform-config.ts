@@ -17,7 +17,8 @@ export const platformEnv = z.object({
   /** Prepended to every topic name: several deployments (or test runs) can share one cluster. */
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   KAFKA_TOPIC_PARTITIONS: env.int(8, 1, 1024),
-  KAFKA_REPLICATION_FACTOR: env.int(1, 1, 7),
+  /** Unset: one copy per live broker up to 3, and min.insync.replicas=2 from 3 copies on. */
+  KAFKA_REPLICATION_FACTOR: env.optionalInt(1, 7),
   KAFKA_REQUEST_TIMEOUT_MS: env.int(30_000, 100),
   /**
    * The broker's record size limit (message.max.bytes). The input topics take records 64 KiB
