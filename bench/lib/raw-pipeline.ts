@@ -16,7 +16,8 @@ import pg from 'pg';
 import { RAW_TABLE } from './scale-load.js';
 import type { PassWorkload } from './scale-workload.js';
 
-const COLUMNS = '(conversation_id, group_key, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)';
+const COLUMNS =
+  '(conversation_id, group_key, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)';
 
 export interface RawFigure {
   readonly rows: number;
