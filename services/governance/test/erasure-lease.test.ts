@@ -1,16 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
-import {
-  PgStore,
-  claimErasureJob,
-  createErasureJob,
-  migrate,
-  noErasureCounts,
-  type ErasureJob,
-} from '@memstream/store';
+import { claimErasureJob, createErasureJob, noErasureCounts, type ErasureJob } from '@memstream/store';
 import { runErasureJob, type ErasureStep } from '@memstream/governance';
-import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
+import { waitFor } from '../../../test/helpers/infra.js';
+import { migratedStore } from '../../../test/helpers/migrated-store.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const LEASE_MS = 300;
@@ -18,14 +12,7 @@ const LEASE_MS = 300;
 // The transport step waits for consumer groups, which may take longer than a lease: another
 // worker's sweep must not take the job over meanwhile (it would cut and count the topics again).
 test('a step outside the database keeps its job leased while it runs', async (t) => {
-  const store = new PgStore({
-    connectionString: await freshDatabase(t),
-    maxConnections: 4,
-    statementTimeoutMs: 10_000,
-    log,
-  });
-  t.after(() => store.close());
-  await migrate(store, log);
+  const store = await migratedStore(t);
   const job = await createErasureJob(store, {
     userId: 'pia',
     requestedBy: 'admin',

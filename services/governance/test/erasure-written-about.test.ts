@@ -3,13 +3,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@memstream/logging';
 import {
-  PgStore,
   claimConversation,
   createErasureJob,
   erasureInProgress,
   findErasureJob,
   insertConversation,
-  migrate,
   noErasureCounts,
   recordRequestOutcomes,
   removeMembership,
@@ -19,21 +17,13 @@ import {
   type Store,
 } from '@memstream/store';
 import { erasureSteps, runErasureJob, type ErasureStep } from '@memstream/governance';
-import { freshDatabase } from '../../../test/helpers/infra.js';
+import { migratedStore } from '../../../test/helpers/migrated-store.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const PERSON = 'alice6';
 
 async function storeFor(t: TestContext): Promise<Store> {
-  const store = new PgStore({
-    connectionString: await freshDatabase(t),
-    maxConnections: 4,
-    statementTimeoutMs: 10_000,
-    log,
-  });
-  t.after(() => store.close());
-  await migrate(store, log);
-  return store;
+  return migratedStore(t);
 }
 
 /** A conversation of `owner`'s, as memory-service makes one. */

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
 import type { ExportDataRecord } from '@memstream/schemas';
 import { erasureSteps, runErasureJob } from '@memstream/governance';
-import { PARTICIPANTS, PgStore, createErasureJob, exportRecords, migrate, type Store } from '@memstream/store';
-import { freshDatabase } from '../../../test/helpers/infra.js';
+import { PARTICIPANTS, createErasureJob, exportRecords, type Store } from '@memstream/store';
+import { migratedStore } from '../../../test/helpers/migrated-store.js';
 import { PERSON, writeWorld } from './symmetry-world.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
@@ -28,15 +28,7 @@ const KINDS: Record<string, { table: string; columns: string[]; fields: string[]
 const keyOf = (row: Record<string, unknown>, names: string[]) => JSON.stringify(names.map((n) => String(row[n])));
 
 async function storeFor(t: TestContext): Promise<Store> {
-  const store = new PgStore({
-    connectionString: await freshDatabase(t),
-    maxConnections: 4,
-    statementTimeoutMs: 10_000,
-    log,
-  });
-  t.after(() => store.close());
-  await migrate(store, log);
-  return store;
+  return migratedStore(t);
 }
 
 /** Every row of every table, as its text, per table. */

@@ -1,21 +1,14 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
-import { PgStore, migrate, type Store } from '@memstream/store';
+import type { PgStore, Store } from '@memstream/store';
 import { runRetention, type RetentionRunnerOptions } from '@memstream/governance';
-import { freshDatabase } from '../../../test/helpers/infra.js';
+import { migratedStore } from '../../../test/helpers/migrated-store.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 
 async function storeWithOldMessages(t: TestContext, conversations: number): Promise<PgStore> {
-  const store = new PgStore({
-    connectionString: await freshDatabase(t),
-    maxConnections: 4,
-    statementTimeoutMs: 10_000,
-    log,
-  });
-  t.after(() => store.close());
-  await migrate(store, log);
+  const store = await migratedStore(t);
   for (let c = 0; c < conversations; c++) {
     await store.query(
       `INSERT INTO conversations (id, source_api, next_seq, group_key) VALUES ($1, 'evermemos', 2, $1)`,
