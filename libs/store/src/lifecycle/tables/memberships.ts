@@ -1,5 +1,6 @@
+import type { Queryable } from '../../store.js';
 import { iso, keyOne, keyTwo, type LifecycleParticipant } from '../participant.js';
-import { addCount, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
+import { addCount, type ErasureCounts, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
 
 /**
  * Who may read or write a group. Outside the person's groups, their own memberships (a share)
@@ -20,16 +21,7 @@ export const memberships: LifecycleParticipant = {
   },
   erase: {
     writtenByOthers: true,
-    named: async (tx, userId) => {
-      const counts = noErasureCounts();
-      const { rows } = await tx.query<{ source_api: string | null }>(
-        `DELETE FROM conversation_memberships WHERE ${memberships.named!('$1')}
-         RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = conversation_memberships.group_id) AS source_api`,
-        [userId],
-      );
-      for (const m of rows) addCount(counts, familyOf(m.source_api), 'postgres', 'memberships', 1);
-      return counts;
-    },
+    named: (tx, userId) => deleteNamed(tx, userId, memberships, 'memberships'),
   },
 };
 
@@ -47,15 +39,23 @@ export const membershipRemovals: LifecycleParticipant = {
   },
   erase: {
     writtenByOthers: true,
-    named: async (tx, userId) => {
-      const counts = noErasureCounts();
-      const { rows } = await tx.query<{ source_api: string | null }>(
-        `DELETE FROM conversation_membership_removals WHERE ${membershipRemovals.named!('$1')}
-         RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = conversation_membership_removals.group_id) AS source_api`,
-        [userId],
-      );
-      for (const r of rows) addCount(counts, familyOf(r.source_api), 'postgres', 'membershipRemovals', 1);
-      return counts;
-    },
+    named: (tx, userId) => deleteNamed(tx, userId, membershipRemovals, 'membershipRemovals'),
   },
 };
+
+/** Removes a group table's rows naming the person, each counted under its group's family. */
+async function deleteNamed(
+  tx: Queryable,
+  userId: string,
+  table: LifecycleParticipant,
+  kind: 'memberships' | 'membershipRemovals',
+): Promise<ErasureCounts> {
+  const counts = noErasureCounts();
+  const { rows } = await tx.query<{ source_api: string | null }>(
+    `DELETE FROM ${table.table} WHERE ${table.named!('$1')}
+     RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = ${table.table}.group_id) AS source_api`,
+    [userId],
+  );
+  for (const r of rows) addCount(counts, familyOf(r.source_api), 'postgres', kind, 1);
+  return counts;
+}
