@@ -13,8 +13,10 @@ JARS="$CACHE_DIR/kafka-$KAFKA_VERSION/jars"
 STATE="$INFRA_DIR/kafka"
 NODES="${MEMSTREAM_KAFKA_NODES:-1}"
 [[ "$NODES" =~ ^[1-9]$ ]] || { log "MEMSTREAM_KAFKA_NODES must be 1-9, not '$NODES'"; exit 2; }
-# Three brokers share two cores with everything else: a small heap each is plenty on loopback.
-if [ "$NODES" = 1 ]; then HEAP="${MEMSTREAM_KAFKA_HEAP:-768m}"; else HEAP="${MEMSTREAM_KAFKA_HEAP:-256m}"; fi
+# Each node of three hosts a replica of every partition and catches all of them up after a
+# restart: 256m ran out there (threads died of OutOfMemoryError while the JVM lived on, and
+# topic creation timed out), 512m does not. A node out of heap exits rather than limp along.
+if [ "$NODES" = 1 ]; then HEAP="${MEMSTREAM_KAFKA_HEAP:-768m}"; else HEAP="${MEMSTREAM_KAFKA_HEAP:-512m}"; fi
 
 broker_port() { echo $((KAFKA_PORT + 2 * ($1 - 1))); }
 controller_port() { echo $((KAFKA_CONTROLLER_PORT + 2 * ($1 - 1))); }
@@ -85,7 +87,7 @@ start_node() {
   format "$i"
   log "starting kafka $KAFKA_VERSION node $i/$NODES on 127.0.0.1:$(broker_port "$i")"
   # setsid: the broker must outlive the shell that started it (npm test, CI step)
-  setsid java "-Xms${MEMSTREAM_KAFKA_HEAP_MIN:-64m}" "-Xmx$HEAP" -XX:+UseG1GC -Djava.awt.headless=true \
+  setsid java "-Xms${MEMSTREAM_KAFKA_HEAP_MIN:-64m}" "-Xmx$HEAP" -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
     -Dlog4j.configuration="file:$SCRIPTS_DIR/kafka/log4j.properties" \
     -cp "$JARS/*" kafka.Kafka "$dir/server.properties" > "$dir/kafka.log" 2>&1 < /dev/null &
   echo $! > "$(pidfile "$i")"

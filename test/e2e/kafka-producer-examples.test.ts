@@ -7,7 +7,7 @@ import { TOPICS } from '@memstream/schemas';
 import { confluentKafkaPython, kafkaJars } from '../../harness/foreign-clients.js';
 import { REPO_ROOT, runCaptured } from '../../harness/processes.js';
 import { distributedEnv, startServices } from '../helpers/distributed.js';
-import { infra } from '../helpers/infra.js';
+import { infra, waitFor } from '../helpers/infra.js';
 
 const EXAMPLES = resolve(REPO_ROOT, 'examples/kafka-producers');
 const COUNT = 5;
@@ -55,7 +55,14 @@ test("the producer guide's Python (librdkafka) and Java examples store each mess
   const admin = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   t.after(() => admin.disconnect());
-  const ends = async () => new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
+  // Just after the services created the topic, a broker may not yet lead a partition it was given.
+  const ends = async () =>
+    new Map(
+      (await waitFor(`${topic}'s offsets`, () => admin.fetchTopicOffsets(topic))).map((p) => [
+        p.partition,
+        BigInt(p.high),
+      ]),
+    );
 
   // One message of each group through the gateway first; its partition is where the gateway's
   // kafkajs producer put it.

@@ -1,6 +1,6 @@
 import type { TestContext } from 'node:test';
 import { healthy } from '../helpers/embedded.js';
-import { waitFor } from '../helpers/infra.js';
+import { deleteTopics, waitFor } from '../helpers/infra.js';
 import { freePort, groupGone, signalGroup, startProcess, type RunningProcess } from '../../harness/processes.js';
 import { mainOf } from '../../scripts/processes.js';
 
@@ -23,10 +23,22 @@ export class Pipeline {
   private readonly processes = new Map<Service, RunningProcess>();
   private readonly ports = new Map<Service, number>();
 
+  /**
+   * Ends with the test: its services killed, then the topics of its prefix deleted, so each row
+   * (and the next run) finds the brokers no fuller than the first did; a broker's heap grows
+   * with every partition it hosts.
+   */
   constructor(
     private readonly t: TestContext,
     readonly env: Record<string, string>,
-  ) {}
+  ) {
+    // The first hook registered runs first, before those of the processes spawned later.
+    t.after(async () => {
+      await Promise.all([...this.processes.values()].map((p) => p.crash()));
+      const prefix = env['KAFKA_TOPIC_PREFIX'];
+      if (prefix) await deleteTopics((name) => name.startsWith(prefix), env['KAFKA_BROKERS']!.split(','));
+    });
+  }
 
   /** The warnings and errors each service logged, latest last. */
   complaints(limit = 5): Record<string, string[]> {
@@ -50,7 +62,27 @@ export class Pipeline {
       'every service healthy',
       async () => (await Promise.all(SERVICES.map((s) => healthy(this.base(s))))).every(Boolean),
       120_000,
-    );
+    ).catch(async (err: unknown) => {
+      throw new Error(`${String(err)}: ${JSON.stringify(await this.unhealthy(), null, 1)}`);
+    });
+  }
+
+  /** For a start that timed out: each service not ready, with what it answered and its last lines. */
+  private async unhealthy(): Promise<Record<string, { answer: string; stderr: string; lines: string[] }>> {
+    const out: Record<string, { answer: string; stderr: string; lines: string[] }> = {};
+    for (const service of SERVICES) {
+      if (await healthy(this.base(service))) continue;
+      const answer = await fetch(`${this.base(service)}/health/ready`).then(
+        async (r) => `${r.status} ${await r.text()}`,
+        (e: unknown) => String(e),
+      );
+      const p = this.processes.get(service);
+      const lines = (p?.lines ?? [])
+        .filter((l) => Number(l['level']) >= 50)
+        .map((l) => `${String(l['msg'])}: ${JSON.stringify(l['err'] ?? '').slice(0, 3000)}`);
+      out[service] = { answer, stderr: p?.stderr().slice(-1500) ?? '', lines };
+    }
+    return out;
   }
 
   /** SIGKILL: no drain, no commit, whatever it was doing is cut off. */

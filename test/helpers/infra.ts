@@ -72,9 +72,15 @@ export function kafkaTopicPrefix(t: TestContext, label: string): string {
   return prefix;
 }
 
-/** Deletes the test broker's topics that match; best effort (a test's result does not depend on it). */
-export async function deleteTopics(match: (name: string) => boolean): Promise<void> {
-  const admin = new Kafka({ brokers: infra().kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+/**
+ * Deletes the topics that match, on the test broker or the `brokers` given; best effort (a test's
+ * result does not depend on it).
+ */
+export async function deleteTopics(
+  match: (name: string) => boolean,
+  brokers: string[] = infra().kafkaBrokers,
+): Promise<void> {
+  const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
   try {
     await admin.connect();
     const topics = (await admin.listTopics()).filter(match);

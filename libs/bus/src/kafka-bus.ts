@@ -1,6 +1,6 @@
 import { Kafka, logLevel, type Admin, type Consumer, type Producer, type LogEntry, type TopicMessages } from 'kafkajs';
 import type { Logger } from '@memstream/logging';
-import { AppError, inCauseChain } from '@memstream/errors';
+import { AppError, inCauseChain, isUnavailable } from '@memstream/errors';
 import type { Metrics } from '@memstream/metrics';
 import type { Bus, BusRecord, OutgoingRecord, SubscribeOptions, Subscription, TopicSpec } from './bus.js';
 import { deliverBatch, type DeliveryDeps } from './deliver.js';
@@ -115,31 +115,25 @@ export class KafkaBus implements Bus {
     await admin.connect();
     try {
       const wanted = topics.map((t) => ({ ...t, name: this.wire(t.name) }));
-      const existing = new Set(await admin.listTopics());
-      const missing = wanted.filter((t) => !existing.has(t.name));
-      if (missing.length > 0) {
-        const replication = await this.replicationOf(admin);
-        await admin
-          .createTopics({
-            // Our own wait below: kafkajs's gives up with UNKNOWN_TOPIC_OR_PARTITION when the
-            // broker's metadata lags the creation (a freshly started KRaft broker does).
-            waitForLeaders: false,
-            topics: missing.map((t) => ({
-              topic: t.name,
-              numPartitions: t.partitions ?? this.options.defaultPartitions,
-              replicationFactor: replication.factor,
-              configEntries: [...topicConfig(t), ...replication.configEntries],
-            })),
-          })
-          .catch((err: unknown) => {
-            // another replica created some of them first: fine, the wait below covers them
-            if (
-              !/already exists|TOPIC_ALREADY_EXISTS|Topic creation errors/i.test(String((err as Error).message ?? err))
-            )
-              throw err;
-          });
-      }
+      // One deadline for creating and for the leaders: a controller that is being elected, or a
+      // broker catching up after a restart, times a creation out or does not yet know the topic,
+      // and the next try (of what is still missing) is the answer, not a failed start-up.
       const deadline = Date.now() + this.options.requestTimeoutMs;
+      for (;;) {
+        const existing = new Set(await admin.listTopics());
+        const missing = wanted.filter((t) => !existing.has(t.name));
+        if (missing.length === 0) break;
+        const created = await this.createTopics(admin, missing).then(
+          () => true,
+          (err: unknown) => {
+            if (!isTransient(err) || Date.now() > deadline) throw err;
+            this.options.log.warn({ err }, 'topic creation to be tried again');
+            return false;
+          },
+        );
+        if (created) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
       for (;;) {
         const metadata = await admin.fetchTopicMetadata({ topics: wanted.map((t) => t.name) }).catch(() => undefined);
         const ready = metadata?.topics.every(
@@ -152,6 +146,27 @@ export class KafkaBus implements Bus {
     } finally {
       await admin.disconnect();
     }
+  }
+
+  private async createTopics(admin: Admin, missing: readonly (TopicSpec & { name: string })[]): Promise<void> {
+    const replication = await this.replicationOf(admin);
+    await admin
+      .createTopics({
+        // Our own wait (ensureTopics): kafkajs's gives up with UNKNOWN_TOPIC_OR_PARTITION when the
+        // broker's metadata lags the creation (a freshly started KRaft broker does).
+        waitForLeaders: false,
+        topics: missing.map((t) => ({
+          topic: t.name,
+          numPartitions: t.partitions ?? this.options.defaultPartitions,
+          replicationFactor: replication.factor,
+          configEntries: [...topicConfig(t), ...replication.configEntries],
+        })),
+      })
+      .catch((err: unknown) => {
+        // another replica created some of them first: fine, the wait for leaders covers them
+        if (!/already exists|TOPIC_ALREADY_EXISTS|Topic creation errors/i.test(String((err as Error).message ?? err)))
+          throw err;
+      });
   }
 
   /**
@@ -630,3 +645,11 @@ const LOST_PRODUCER_STATE = new Set([
   'INVALID_PRODUCER_EPOCH',
   'INVALID_PRODUCER_ID_MAPPING',
 ]);
+
+/**
+ * A broker out of reach, or one that says to ask again (kafkajs marks such protocol errors
+ * retriable: NOT_CONTROLLER while a controller is elected, a request that timed out).
+ */
+function isTransient(err: unknown): boolean {
+  return isUnavailable(err) || inCauseChain(err, (e) => (e as { retriable?: unknown }).retriable === true);
+}
