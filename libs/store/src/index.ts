@@ -318,5 +318,5 @@ export {
   type RetentionCounts,
   type RetentionScope,
 } from './repositories/retention.js';
-export { PARTICIPANTS } from './lifecycle/registry.js';
-export type { LifecycleParticipant } from './lifecycle/participant.js';
+export { PARTICIPANTS, PURGE_ORDER } from './lifecycle/registry.js';
+export { PURGE_STAGES, type LifecycleParticipant, type TablePurge } from './lifecycle/participant.js';

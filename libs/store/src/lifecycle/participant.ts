@@ -1,11 +1,13 @@
 import type { ExportDataKind } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 import type { ErasureCounts } from '../repositories/erasure-counts.js';
+import type { PurgeCount } from '../repositories/purge-counts.js';
 
 /**
- * A table's part in the lifecycles that cross every table. Today: exporting a person and erasing
- * one, which must agree row for row (a person's export holds exactly what erasing them removes
- * or de-identifies), so the rows that are a person's are said once, here, and both read it.
+ * A table's part in the lifecycles that cross every table. Today: purging conversation groups
+ * (`purge`), and exporting a person and erasing one, which must agree row for row (a person's
+ * export holds exactly what erasing them removes or de-identifies), so the rows that are a
+ * person's are said once, here, and both read it.
  *
  * A person's rows in a table are of two sorts:
  * - `whole`: the rows inside the conversation groups that are the person's whole (personGroupsSql),
@@ -39,6 +41,53 @@ export interface LifecycleParticipant {
   /** Why the table has no export kind: what the erasure does with it is then not the person's data. */
   readonly notExported?: string;
   readonly erase?: TableErase;
+  readonly purge?: TablePurge;
+  /** Why purging a group deletes nothing here: another table's delete takes the rows, or none sit in a group. */
+  readonly notPurged?: string;
+}
+
+/**
+ * The stages of purging conversation groups, in the order they run: each stage's tables after
+ * every table of the stages before. Within a stage the order carries no meaning, as no table of a
+ * stage refers to another of it (the registry test checks this against the schema's foreign keys).
+ */
+export const PURGE_STAGES = {
+  /**
+   * What the indexer holds (FOR KEY SHARE) while it writes a search row: once the messages and
+   * memories are gone, the search rows deleted next cannot come back. (Memories deleted after
+   * the search rows let an indexer that took one in between leave its row, with the memory's
+   * words, behind: the erasure test caught one under load.)
+   */
+  indexed: 1,
+  /** The search rows, after what they index. */
+  index: 2,
+  /** search_items' delete trigger counts the keyword statistics down to zero and keeps those rows: they go after it. */
+  statistics: 3,
+  /** Rows no other purged table refers to. */
+  leaves: 4,
+  /** Rows others refer to, after those: a cascade would take them uncounted, and a plain key would refuse. */
+  parents: 5,
+  /** The conversations, which the purge locked before anything else: every other table hangs off them. */
+  root: 6,
+} as const;
+export type PurgeStage = keyof typeof PURGE_STAGES;
+
+/** What purging conversation groups deletes from the table: `DELETE … WHERE column = ANY(ids)`. */
+export interface TablePurge {
+  /**
+   * The ids the rows are found by: the purged conversations, their groups, or both at once (an
+   * ARK session's id is its conversation's, or its group's before it has one).
+   */
+  readonly by: 'conversations' | 'groups' | 'both';
+  readonly column: string;
+  /** The count the deleted rows go into; unset: not counted. */
+  readonly counts?: PurgeCount;
+  readonly stage: PurgeStage;
+  /**
+   * The column of the time a row was stored, for a table keyed by conversation: a row stored after
+   * its conversation was deleted (written to again) keeps the group from a purge that requires deletion.
+   */
+  readonly storedAt?: string;
 }
 
 export interface TableExport {

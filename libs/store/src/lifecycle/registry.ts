@@ -1,4 +1,4 @@
-import type { LifecycleParticipant } from './participant.js';
+import { type LifecycleParticipant, PURGE_STAGES, type TablePurge } from './participant.js';
 import { conversations } from './tables/conversations.js';
 import { arkChunks, arkSessions } from './tables/ark-sessions.js';
 import { conversationMeta, conversationMetaDefault } from './tables/conversation-meta.js';
@@ -8,13 +8,15 @@ import { messages } from './tables/messages.js';
 import { episodes, episodicMemories, summaries } from './tables/episodes.js';
 import { kaosEvents, kaosSessions } from './tables/kaos.js';
 import { requestOutcomes } from './tables/request-outcomes.js';
-import { operational, searchIndex } from './tables/unexported.js';
+import { searchIndex } from './tables/search-index.js';
+import { operational } from './tables/unexported.js';
 
 /**
- * Every table of the store, each with its part in exporting and erasing a person. The order is
- * the export's: a kind after the kinds its import refers to (a conversation before its messages,
- * an episode before its memories, a session before its events). A table missing here fails the
- * symmetry test (libs/store/test/export-equals-erasure.test.ts).
+ * Every table of the store, each with its part in exporting and erasing a person and in purging
+ * conversation groups. The order is the export's: a kind after the kinds its import refers to (a
+ * conversation before its messages, an episode before its memories, a session before its events);
+ * the purge keeps its own, by stage (PURGE_ORDER). A table missing here fails the symmetry test
+ * (services/governance/test/export-equals-erasure.test.ts) and libs/store/test/purge-registry.test.ts.
  */
 export const PARTICIPANTS: readonly LifecycleParticipant[] = [
   conversations,
@@ -41,3 +43,8 @@ export const participant = (table: string): LifecycleParticipant => {
   if (!found) throw new Error(`no lifecycle participant for table ${table}`);
   return found;
 };
+
+/** The tables a purge of conversation groups deletes from, in the order it deletes them (by stage). */
+export const PURGE_ORDER: readonly (LifecycleParticipant & { readonly purge: TablePurge })[] = PARTICIPANTS.filter(
+  (p): p is LifecycleParticipant & { purge: TablePurge } => p.purge !== undefined,
+).sort((a, b) => PURGE_STAGES[a.purge.stage] - PURGE_STAGES[b.purge.stage]);

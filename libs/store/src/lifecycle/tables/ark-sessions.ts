@@ -7,6 +7,8 @@ import { iso, keyOne, keyTwo, type LifecycleParticipant } from '../participant.j
 export const arkSessions: LifecycleParticipant = {
   table: 'ark_sessions',
   within: { session: 'session_id' },
+  // after its chunks, as it goes before them on import
+  purge: { by: 'both', column: 'session_id', counts: 'arkSessions', stage: 'parents' },
   export: {
     kind: 'ark_session',
     columns: () => `session_id AS "sessionId", ${iso('created_at')} AS "createdAt",
@@ -20,6 +22,7 @@ export const arkSessions: LifecycleParticipant = {
 export const arkChunks: LifecycleParticipant = {
   table: 'stream_chunks',
   within: { session: 'session_id' },
+  purge: { by: 'both', column: 'session_id', counts: 'streamChunks', stage: 'leaves' },
   export: {
     kind: 'ark_chunk',
     columns: () => `session_id AS "sessionId", chunk_seq AS seq, chunk,

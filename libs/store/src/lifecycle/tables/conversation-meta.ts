@@ -18,6 +18,7 @@ export const conversationMeta: LifecycleParticipant = {
   table: 'conversation_meta',
   within: { group: 'group_id' },
   named: (person) => `conversation_meta.user_details ? ${person}`,
+  purge: { by: 'both', column: 'group_id', counts: 'conversationMeta', stage: 'leaves' },
   export: {
     kind: 'conversation_meta',
     columns: ({ whole, person }) =>
@@ -49,6 +50,7 @@ export const conversationMetaDefault: LifecycleParticipant = {
   table: 'conversation_meta_default',
   within: 'nowhere',
   named: (person) => `conversation_meta_default.user_details ? ${person}`,
+  notPurged: 'server configuration, in no group',
   notExported:
     'server configuration the export format has no record for; the person entry it holds is de-identified on erasure',
   erase: {

@@ -9,6 +9,7 @@ export const conversations: LifecycleParticipant = {
   table: 'conversations',
   within: { conversation: 'id' },
   root: true,
+  purge: { by: 'conversations', column: 'id', counts: 'conversations', stage: 'root' },
   export: {
     kind: 'conversation',
     columns: ({ whole }) => `id, source_api AS "sourceApi", group_id AS "groupId",

@@ -9,6 +9,7 @@ import { addCount, familyOf, noErasureCounts } from '../../repositories/erasure-
 export const episodes: LifecycleParticipant = {
   table: 'episodes',
   within: { conversation: 'conversation_id' },
+  purge: { by: 'conversations', column: 'conversation_id', counts: 'episodes', stage: 'parents' },
   export: {
     kind: 'episode',
     columns: () => `id, conversation_id AS "conversationId", start_seq AS "startSeq",
@@ -29,6 +30,7 @@ export const episodicMemories: LifecycleParticipant = {
   within: { conversation: 'conversation_id' },
   named: (person) => `episodic_memories.user_id = ${person}`,
   needs: { table: 'episodes', column: 'id', by: 'episode_id' },
+  purge: { by: 'conversations', column: 'conversation_id', counts: 'episodicMemories', stage: 'indexed' },
   export: {
     kind: 'episodic_memory',
     columns: () => `id, episode_id AS "episodeId", conversation_id AS "conversationId",
@@ -66,6 +68,8 @@ export const episodicMemories: LifecycleParticipant = {
 export const summaries: LifecycleParticipant = {
   table: 'memory',
   within: { conversation: 'conversation_id' },
+  // one statement for the whole version chain: its self-reference is checked at the statement's end
+  purge: { by: 'conversations', column: 'conversation_id', counts: 'summaries', stage: 'leaves' },
   export: {
     kind: 'summary',
     columns: () => `memory_id AS id, conversation_id AS "conversationId", memory_text AS text,

@@ -14,6 +14,7 @@ export const notAgentsOnly = (conversation: string) =>
 export const kaosSessions: LifecycleParticipant = {
   table: 'kaos_sessions',
   within: { conversation: 'conversation_id' },
+  purge: { by: 'conversations', column: 'conversation_id', counts: 'kaosSessions', stage: 'parents' },
   export: {
     kind: 'kaos_session',
     columns: () => `agent, session_id AS "sessionId", conversation_id AS "conversationId",
@@ -38,6 +39,7 @@ export const kaosEvents: LifecycleParticipant = {
     `(kaos_events.conversation_id, kaos_events.event_id) IN
        (SELECT sent.conversation_id, sent.message_id FROM messages sent WHERE sent.sender_id = ${person})`,
   needs: { table: 'kaos_sessions', column: 'conversation_id', by: 'conversation_id' },
+  purge: { by: 'conversations', column: 'conversation_id', counts: 'kaosEvents', stage: 'leaves' },
   export: {
     kind: 'kaos_event',
     columns: () => `conversation_id AS "conversationId", seq, event_id AS "eventId",

@@ -12,6 +12,7 @@ export const memberships: LifecycleParticipant = {
   within: { group: 'group_id' },
   named: (person) =>
     `conversation_memberships.user_id = ${person} AND conversation_memberships.access_level <> 'owner'`,
+  purge: { by: 'groups', column: 'group_id', counts: 'memberships', stage: 'leaves' },
   export: {
     kind: 'membership',
     columns: () => `group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel",
@@ -30,6 +31,7 @@ export const membershipRemovals: LifecycleParticipant = {
   table: 'conversation_membership_removals',
   within: { group: 'group_id' },
   named: (person) => `conversation_membership_removals.user_id = ${person}`,
+  purge: { by: 'groups', column: 'group_id', counts: 'membershipRemovals', stage: 'leaves' },
   export: {
     kind: 'membership_removal',
     columns: () => `id, group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel",

@@ -11,6 +11,13 @@ export const messages: LifecycleParticipant = {
   table: 'messages',
   within: { conversation: 'conversation_id' },
   named: (person) => `messages.sender_id = ${person}`,
+  purge: {
+    by: 'conversations',
+    column: 'conversation_id',
+    counts: 'messages',
+    stage: 'indexed',
+    storedAt: 'stored_at',
+  },
   export: {
     kind: 'message',
     columns: () => `conversation_id AS "conversationId", seq, id, message_id AS "messageId",

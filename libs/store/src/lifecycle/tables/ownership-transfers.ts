@@ -10,6 +10,7 @@ export const ownershipTransfers: LifecycleParticipant = {
   within: { group: 'group_id' },
   named: (person) =>
     `conversation_ownership_transfers.from_user_id = ${person} OR conversation_ownership_transfers.to_user_id = ${person}`,
+  purge: { by: 'groups', column: 'group_id', counts: 'transfers', stage: 'leaves' },
   export: {
     kind: 'ownership_transfer',
     columns: () => `id, group_id AS "groupId", conversation_id AS "conversationId",

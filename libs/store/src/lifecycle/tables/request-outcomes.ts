@@ -11,6 +11,8 @@ export const requestOutcomes: LifecycleParticipant = {
   within: { group: 'group_id' },
   named: (person) =>
     `request_outcomes.group_id = 'private:' || ${person} OR strpos(request_outcomes.result::text, to_json(${person}::text)::text) > 0`,
+  // a stored message's outcome names its conversation (a fork's too) as its group
+  purge: { by: 'both', column: 'group_id', counts: 'requestOutcomes', stage: 'leaves' },
   notExported: 'an answer kept for status lookups for hours, made again by nothing: ids and statuses, no words',
   erase: {
     writtenByOthers: true,

@@ -1,16 +1,6 @@
 import type { LifecycleParticipant } from '../participant.js';
 
-const INDEX = 'an index made from messages and memories, which the import builds again from them';
-
-/** The search index: its rows go with the messages and memories they index, whoever erases them. */
-export const searchIndex: readonly LifecycleParticipant[] = [
-  'search_items',
-  'search_vectors',
-  'search_unembedded',
-  'search_keyword_totals',
-  'search_keyword_frequencies',
-  'search_keyword_pending',
-].map((table) => ({ table, within: 'nowhere' as const, notExported: INDEX }));
+const NO_GROUP = 'about no conversation group';
 
 /** Tables of the server's own running, about no conversation. */
 export const operational: readonly LifecycleParticipant[] = [
@@ -22,4 +12,4 @@ export const operational: readonly LifecycleParticipant[] = [
   ['bus_journal_positions', "the embedded bus's read positions"],
   ['schema_migrations', 'the migrations applied'],
   ['store_distribution', 'how each table is distributed (docs/store.md)'],
-].map(([table, why]) => ({ table: table!, within: 'nowhere' as const, notExported: why! }));
+].map(([table, why]) => ({ table: table!, within: 'nowhere' as const, notExported: why!, notPurged: NO_GROUP }));
