@@ -330,9 +330,9 @@ async function expireAndKeep(base: string, db: pg.Client, metricsBase: string): 
   );
   assert.equal(oldRead.data.length, 0, 'the old one has none left');
 
-  // The run is in the audit log with counts (never content) and in the metrics.
-  const counts = await audited(db);
-  for (const key of [
+  // The run is in the audit log with counts (never content) and in the metrics. The run writes
+  // its audit entry once all its passes are done, which may be after the rows above are gone.
+  const AUDITED = [
     'messages.messages',
     'messages.episodicMemories',
     'kaosEvents.kaosEvents',
@@ -340,9 +340,19 @@ async function expireAndKeep(base: string, db: pg.Client, metricsBase: string): 
     'summaries.summaries',
     'arkSessions.arkSessions',
     'deleted.conversationGroups',
-  ])
-    assert.ok((counts[key] ?? 0) > 0, `audited ${key}: ${JSON.stringify(counts)}`);
-  const metrics = await (await fetch(`${metricsBase}/metrics`)).text();
-  assert.match(metrics, /memstream_retention_removed_total\{kind="messages",what="messages"\} [1-9]/);
-  assert.match(metrics, /memstream_retention_last_run_timestamp_seconds [1-9]/);
+  ];
+  const counts = await waitFor('the run audited', async () => {
+    const sum = await audited(db);
+    return AUDITED.every((key) => (sum[key] ?? 0) > 0) ? sum : undefined;
+  }).catch(() => audited(db));
+  for (const key of AUDITED) assert.ok((counts[key] ?? 0) > 0, `audited ${key}: ${JSON.stringify(counts)}`);
+  // counted right after the run returns, a moment after its audit entry
+  const REMOVED = /memstream_retention_removed_total\{kind="messages",what="messages"\} [1-9]/;
+  const LAST_RUN = /memstream_retention_last_run_timestamp_seconds [1-9]/;
+  const metrics = await waitFor('the run counted', async () => {
+    const text = await (await fetch(`${metricsBase}/metrics`)).text();
+    return REMOVED.test(text) && LAST_RUN.test(text) ? text : undefined;
+  }).catch(async () => (await fetch(`${metricsBase}/metrics`)).text());
+  assert.match(metrics, REMOVED);
+  assert.match(metrics, LAST_RUN);
 }
