@@ -107,7 +107,7 @@ async function wholeReadsOfGenericPlan(store: Store): Promise<string[]> {
   const plan = await store.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
     // on a connection of the generic-plan pool, as the statement runs
     `${GENERIC_PLAN} EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${SMALL_APPEND_SQL}`,
-    Array(12).fill(null), // bound to nothing: the plan is made for no values
+    appendParameters([]).map(() => null), // bound to nothing: the plan is made for no values
   );
   const nodes = [...nodesOf(plan.rows[0]!['QUERY PLAN'][0]!.Plan)];
   const probes = nodes.filter((n) => n['Index Name'] === 'messages_conversation_id_message_id_key');

@@ -75,10 +75,11 @@ export async function adminFindConversation(
  * Brings a soft-deleted group back (the conversation and its forks), as it was: its memberships
  * and messages were never removed. The number of conversations restored (0: none was deleted).
  */
-export async function restoreConversationGroup(q: Queryable, groupId: string): Promise<number> {
+export async function restoreConversationGroup(q: Queryable, groupId: string, at = new Date()): Promise<number> {
   const { rowCount } = await q.query(
-    `UPDATE conversations SET deleted_at = NULL, updated_at = now() WHERE COALESCE(group_id, id) = $1 AND deleted_at IS NOT NULL`,
-    [groupId],
+    `UPDATE conversations SET deleted_at = NULL, updated_at = $2::timestamptz
+     WHERE COALESCE(group_id, id) = $1 AND deleted_at IS NOT NULL`,
+    [groupId, at],
   );
   return rowCount ?? 0;
 }

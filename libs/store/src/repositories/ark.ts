@@ -125,12 +125,12 @@ export async function arkSessionState(q: Queryable, sessionId: string): Promise<
 }
 
 /** Marks the session's stream complete; false when it already was. */
-export async function completeArkSession(q: Queryable, sessionId: string): Promise<boolean> {
+export async function completeArkSession(q: Queryable, sessionId: string, at = new Date()): Promise<boolean> {
   const { rows } = await q.query(
-    `INSERT INTO ark_sessions (session_id, completed_at) VALUES ($1, now())
-     ON CONFLICT (session_id) DO UPDATE SET completed_at = now() WHERE ark_sessions.completed_at IS NULL
+    `INSERT INTO ark_sessions (session_id, completed_at) VALUES ($1, $2::timestamptz)
+     ON CONFLICT (session_id) DO UPDATE SET completed_at = EXCLUDED.completed_at WHERE ark_sessions.completed_at IS NULL
      RETURNING session_id`,
-    [sessionId],
+    [sessionId, at],
   );
   return rows.length > 0;
 }

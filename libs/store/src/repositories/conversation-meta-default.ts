@@ -2,8 +2,9 @@ import type { ConversationMetaPatch, ConversationMetaUpsert } from '@memstream/s
 import type { Queryable } from '../store.js';
 import {
   findConversationMeta,
-  META_REPLACED,
   META_VALUE_COLUMNS,
+  META_VALUE_COUNT,
+  metaReplaced,
   metaValuePlaceholders,
   metaValues,
   patchAssignments,
@@ -21,13 +22,14 @@ export async function upsertDefaultConversationMeta(
   q: Queryable,
   meta: ConversationMetaUpsert,
   createdAt: Date,
+  at = new Date(),
 ): Promise<StoredDefaultConversationMeta> {
   const { rows } = await q.query<StoredDefaultConversationMeta>(
     `INSERT INTO conversation_meta_default (${META_VALUE_COLUMNS})
      VALUES (${metaValuePlaceholders(1)})
-     ON CONFLICT (singleton) DO UPDATE SET ${META_REPLACED}
+     ON CONFLICT (singleton) DO UPDATE SET ${metaReplaced(`$${1 + META_VALUE_COUNT}`)}
      RETURNING ${COLUMNS}`,
-    metaValues(meta, meta.version ?? null, createdAt),
+    [...metaValues(meta, meta.version ?? null, createdAt), at],
   );
   return rows[0]!;
 }
@@ -36,9 +38,10 @@ export async function upsertDefaultConversationMeta(
 export async function patchDefaultConversationMeta(
   q: Queryable,
   patch: ConversationMetaPatch,
+  at = new Date(),
 ): Promise<StoredDefaultConversationMeta | undefined> {
   const params: unknown[] = [];
-  const sets = patchAssignments(patch, params);
+  const sets = patchAssignments(patch, params, at);
   const { rows } = await q.query<StoredDefaultConversationMeta>(
     `UPDATE conversation_meta_default SET ${sets} RETURNING ${COLUMNS}`,
     params,

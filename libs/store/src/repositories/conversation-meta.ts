@@ -30,14 +30,15 @@ export async function upsertConversationMeta(
   q: Queryable,
   meta: ConversationMeta,
   createdAt: Date,
+  at = new Date(),
 ): Promise<StoredConversationMeta> {
   const { rows } = await q.query<StoredConversationMeta>(
     `INSERT INTO conversation_meta (group_id, ${META_VALUE_COLUMNS})
      VALUES ($1, ${metaValuePlaceholders(2)})
-     ON CONFLICT (group_id) DO UPDATE SET ${META_REPLACED}
+     ON CONFLICT (group_id) DO UPDATE SET ${metaReplaced(`$${2 + META_VALUE_COUNT}`)}
      RETURNING ${COLUMNS}`,
     // the version column predates optional versions; '' (which no writer can give) stands for none
-    [meta.group_id, ...metaValues(meta, meta.version ?? '', createdAt)],
+    [meta.group_id, ...metaValues(meta, meta.version ?? '', createdAt), at],
   );
   return rows[0]!;
 }
@@ -46,18 +47,22 @@ export async function upsertConversationMeta(
 export const META_VALUE_COLUMNS = `version, scene, scene_desc, name, description, conversation_created_at,
   default_timezone, user_details, tags`;
 
+const CASTS = ['', '', '::jsonb', '', '', '', '', '::jsonb', '::jsonb'];
+
+/** How many values META_VALUE_COLUMNS takes. */
+export const META_VALUE_COUNT = CASTS.length;
+
 /** Placeholders for META_VALUE_COLUMNS' values from `$first` on, JSON columns cast. */
 export function metaValuePlaceholders(first: number): string {
-  const casts = ['', '', '::jsonb', '', '', '', '', '::jsonb', '::jsonb'];
-  return casts.map((cast, i) => `$${first + i}${cast}`).join(', ');
+  return CASTS.map((cast, i) => `$${first + i}${cast}`).join(', ');
 }
 
-/** An upsert replaces every value column (the row's id and creation time stay). */
-export const META_REPLACED = `version = EXCLUDED.version, scene = EXCLUDED.scene, scene_desc = EXCLUDED.scene_desc,
-  name = EXCLUDED.name, description = EXCLUDED.description,
+/** An upsert replaces every value column (the row's id and creation time stay), at the time in parameter `at`. */
+export const metaReplaced = (at: string) => `version = EXCLUDED.version, scene = EXCLUDED.scene,
+  scene_desc = EXCLUDED.scene_desc, name = EXCLUDED.name, description = EXCLUDED.description,
   conversation_created_at = EXCLUDED.conversation_created_at,
   default_timezone = EXCLUDED.default_timezone, user_details = EXCLUDED.user_details,
-  tags = EXCLUDED.tags, updated_at = now()`;
+  tags = EXCLUDED.tags, updated_at = ${at}::timestamptz`;
 
 /** META_VALUE_COLUMNS' values, in order. */
 export function metaValues(
@@ -92,9 +97,10 @@ export async function patchConversationMeta(
   q: Queryable,
   groupId: string,
   patch: ConversationMetaPatch,
+  at = new Date(),
 ): Promise<StoredConversationMeta | undefined> {
   const params: unknown[] = [groupId];
-  const sets = patchAssignments(patch, params);
+  const sets = patchAssignments(patch, params, at);
   const { rows } = await q.query<StoredConversationMeta>(
     `UPDATE conversation_meta SET ${sets} WHERE group_id = $1 RETURNING ${COLUMNS}`,
     params,
@@ -102,9 +108,9 @@ export async function patchConversationMeta(
   return rows[0];
 }
 
-/** The SET list of a patch, its values appended to `params`. */
-export function patchAssignments(patch: ConversationMetaPatch, params: unknown[]): string {
-  const sets: string[] = ['updated_at = now()'];
+/** The SET list of a patch made at `at`, its values appended to `params`. */
+export function patchAssignments(patch: ConversationMetaPatch, params: unknown[], at: Date): string {
+  const sets: string[] = [`updated_at = $${params.push(at)}::timestamptz`];
   for (const [field, { column, json }] of Object.entries(PATCH_COLUMNS)) {
     const value = patch[field as keyof typeof PATCH_COLUMNS];
     if (value === undefined) continue;

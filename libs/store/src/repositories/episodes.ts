@@ -1,3 +1,4 @@
+import { databaseNow } from '../database-clock.js';
 import type { Queryable, Store } from '../store.js';
 
 export type CloseReason = 'message_cap' | 'token_cap' | 'silence' | 'idle' | 'flush' | 'topic';
@@ -143,32 +144,40 @@ export async function insertEpisodes(
 
 /**
  * Takes episodes for extraction: the given ids, or (ids undefined) up to `limit` due ones. A taken
- * episode is leased for `leaseMs`; a worker that dies loses it when the lease runs out.
+ * episode is leased for `leaseMs`; a worker that dies loses it when the lease runs out. Leases and
+ * due times are on the database's clock, which every extractor replica shares.
  */
 export async function claimEpisodes(
   q: Queryable,
   options: { ids?: readonly number[]; limit: number; leaseMs: number },
 ): Promise<Episode[]> {
   const { rows } = await q.query<Episode>(
-    `UPDATE episodes SET claimed_until = now() + make_interval(secs => $3::float8 / 1000), attempts = attempts + 1, updated_at = now()
+    `UPDATE episodes SET claimed_until = $4::timestamptz + make_interval(secs => $3::float8 / 1000), attempts = attempts + 1,
+       updated_at = $4::timestamptz
      WHERE id IN (
        SELECT id FROM episodes
-       WHERE status <> 'extracted' AND (claimed_until IS NULL OR claimed_until < now())
-         AND ($1::int8[] IS NOT NULL AND id = ANY($1::int8[]) OR $1::int8[] IS NULL AND next_attempt_at <= now())
+       WHERE status <> 'extracted' AND (claimed_until IS NULL OR claimed_until < $4::timestamptz)
+         AND ($1::int8[] IS NOT NULL AND id = ANY($1::int8[]) OR $1::int8[] IS NULL AND next_attempt_at <= $4::timestamptz)
        ORDER BY next_attempt_at, id LIMIT $2
        FOR UPDATE SKIP LOCKED)
      RETURNING ${COLUMNS}`,
-    [options.ids ? [...options.ids] : null, options.limit, options.leaseMs],
+    [options.ids ? [...options.ids] : null, options.limit, options.leaseMs, await databaseNow(q)],
   );
   return rows;
 }
 
 /** Marks a claimed episode failed and when to try again; a no-op when it changed meanwhile. */
-export async function failEpisode(q: Queryable, episode: Episode, error: string, retryAt: Date): Promise<void> {
+export async function failEpisode(
+  q: Queryable,
+  episode: Episode,
+  error: string,
+  retryAt: Date,
+  at: Date = new Date(),
+): Promise<void> {
   await q.query(
-    `UPDATE episodes SET status = 'failed', error = $3, next_attempt_at = $4, claimed_until = NULL, updated_at = now()
+    `UPDATE episodes SET status = 'failed', error = $3, next_attempt_at = $4, claimed_until = NULL, updated_at = $5::timestamptz
      WHERE id = $1 AND version = $2`,
-    [episode.id, episode.version, error.slice(0, 2000), retryAt.toISOString()],
+    [episode.id, episode.version, error.slice(0, 2000), retryAt.toISOString(), at.toISOString()],
   );
 }
 

@@ -41,11 +41,12 @@ export async function completeEpisode(
   episode: Episode,
   memories: readonly ExtractedMemory[],
   details: { extractor: string; participants: readonly string[] },
+  at: Date = new Date(),
 ): Promise<EpisodicMemory[] | undefined> {
   const done = await tx.query(
-    `UPDATE episodes SET status = 'extracted', error = NULL, claimed_until = NULL, updated_at = now()
+    `UPDATE episodes SET status = 'extracted', error = NULL, claimed_until = NULL, updated_at = $3::timestamptz
      WHERE id = $1 AND version = $2`,
-    [episode.id, episode.version],
+    [episode.id, episode.version, at.toISOString()],
   );
   if (done.rowCount === 0) return undefined;
   // FOR UPDATE, not the UPDATE's own lock: marking a row superseded changes no key, so it would not
@@ -56,8 +57,8 @@ export async function completeEpisode(
     `WITH older AS (
        SELECT id FROM episodic_memories
        WHERE episode_id = $1 AND version < $2 AND superseded_at IS NULL ORDER BY id FOR UPDATE)
-     UPDATE episodic_memories m SET superseded_at = now() FROM older WHERE m.id = older.id RETURNING m.id`,
-    [episode.id, episode.version],
+     UPDATE episodic_memories m SET superseded_at = $3::timestamptz FROM older WHERE m.id = older.id RETURNING m.id`,
+    [episode.id, episode.version, at.toISOString()],
   );
   if (old.rows.length > 0) {
     await tx.query(`DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`, [

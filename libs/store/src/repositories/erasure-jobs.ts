@@ -1,3 +1,4 @@
+import { databaseNow } from '../database-clock.js';
 import type { Queryable, Store } from '../store.js';
 import { addErasureCounts, noErasureCounts, type ErasureCounts } from './erasure-counts.js';
 import type { ErasureBatch } from './erase-person.js';
@@ -134,7 +135,7 @@ export async function runErasureBatch(
     const { rows } = await tx.query<ErasureJob>(
       `UPDATE erasure_jobs SET counts = $2::jsonb, step = $3,
          streams_to_discard = ARRAY(SELECT DISTINCT unnest(streams_to_discard || $4::text[])),
-         leased_until = ${leaseFrom('$5')}
+         leased_until = ${leaseFrom('$6', '$5')}
        WHERE id = $1::uuid RETURNING ${COLUMNS}`,
       [
         job.id,
@@ -142,6 +143,7 @@ export async function runErasureBatch(
         done.finished ? o.next : job.step,
         done.conversationIds,
         o.leaseMs,
+        await databaseNow(tx),
       ],
     );
     return rows[0];
@@ -252,10 +254,10 @@ export async function advanceErasureJob(
   done: { total: ErasureCounts; discarded: readonly string[] },
 ): Promise<ErasureJob | undefined> {
   const { rows } = await q.query<ErasureJob>(
-    `UPDATE erasure_jobs SET step = $3, leased_until = ${leaseFrom('$4')},
+    `UPDATE erasure_jobs SET step = $3, leased_until = ${leaseFrom('$7', '$4')},
        counts = $5::jsonb, streams_to_discard = ARRAY(SELECT unnest(streams_to_discard) EXCEPT SELECT unnest($6::text[]))
      WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' RETURNING ${COLUMNS}`,
-    [o.jobId, o.owner, o.next, o.leaseMs, JSON.stringify(done.total), [...done.discarded]],
+    [o.jobId, o.owner, o.next, o.leaseMs, JSON.stringify(done.total), [...done.discarded], await databaseNow(q)],
   );
   return rows[0];
 }
@@ -276,9 +278,9 @@ export async function renewErasureLease(
   o: { jobId: string; owner: string; leaseMs: number },
 ): Promise<boolean> {
   const { rowCount } = await q.query(
-    `UPDATE erasure_jobs SET leased_until = ${leaseFrom('$3')}
+    `UPDATE erasure_jobs SET leased_until = ${leaseFrom('$4', '$3')}
      WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running'`,
-    [o.jobId, o.owner, o.leaseMs],
+    [o.jobId, o.owner, o.leaseMs, await databaseNow(q)],
   );
   return (rowCount ?? 0) > 0;
 }

@@ -1,3 +1,4 @@
+import { databaseNow } from '../database-clock.js';
 import type { Queryable, Store } from '../store.js';
 import { addPurgeCounts, NO_PURGE, purgeConversationGroups, type PurgeCounts } from './purge-conversations.js';
 import { endHeldJob, leaseFrom, leaseJob, lockHeldJob, lockOpenJob } from './job-row-leases.js';
@@ -171,9 +172,16 @@ export async function evictBatch(
     await tx.query(
       `UPDATE eviction_jobs SET done = done + $2, counts = $3::jsonb,
          streams_to_discard = ARRAY(SELECT DISTINCT unnest(streams_to_discard || $4::text[])),
-         leased_until = ${leaseFrom('$5')}
+         leased_until = ${leaseFrom('$6', '$5')}
        WHERE id = $1::uuid`,
-      [job.id, purged.counts.groups + removals, JSON.stringify(counts), purged.conversationIds, o.leaseMs],
+      [
+        job.id,
+        purged.counts.groups + removals,
+        JSON.stringify(counts),
+        purged.conversationIds,
+        o.leaseMs,
+        await databaseNow(tx),
+      ],
     );
     return {
       held: true,

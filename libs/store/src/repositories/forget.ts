@@ -1,3 +1,4 @@
+import { databaseNow } from '../database-clock.js';
 import type { Queryable, Store } from '../store.js';
 import { arrayLiteral, lockEpisodes } from './episodes.js';
 import { visibleTo } from './conversation-access.js';
@@ -140,13 +141,15 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
   const kept = affected.rows.filter((r) => r.remaining !== null);
   if (emptied.length > 0) await tx.query('DELETE FROM episodes WHERE id = ANY($1::int8[])', [emptied]);
   if (kept.length > 0) {
+    // due at once by the clock the extractors claim by (claimEpisodes), not by this process's
+    const now = await databaseNow(tx);
     await tx.query(
       `UPDATE episodes e SET message_ids = k.ids::text[], version = e.version + 1, status = 'pending', attempts = 0,
-         next_attempt_at = now(), claimed_until = NULL, error = NULL, updated_at = now(),
+         next_attempt_at = $3::timestamptz, claimed_until = NULL, error = NULL, updated_at = $3::timestamptz,
          start_time = (SELECT min(created_at) FROM messages m WHERE m.conversation_id = e.conversation_id AND m.message_id = ANY(k.ids::text[])),
          end_time = (SELECT max(created_at) FROM messages m WHERE m.conversation_id = e.conversation_id AND m.message_id = ANY(k.ids::text[]))
        FROM unnest($1::int8[], $2::text[]) AS k(id, ids) WHERE e.id = k.id`,
-      [kept.map((r) => r.id), kept.map((r) => arrayLiteral(r.remaining!))],
+      [kept.map((r) => r.id), kept.map((r) => arrayLiteral(r.remaining!)), now],
     );
   }
   return {

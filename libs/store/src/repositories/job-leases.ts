@@ -1,3 +1,4 @@
+import { databaseNow } from '../database-clock.js';
 import type { Queryable, Store } from '../store.js';
 import { leaseFrom } from './job-row-leases.js';
 
@@ -12,12 +13,12 @@ export async function claimJobLease(
 ): Promise<boolean> {
   const { rows } = await store.query<{ name: string }>(
     `INSERT INTO job_leases AS l (name, owner, leased_until)
-     VALUES ($1, $2, ${leaseFrom('$3')})
+     VALUES ($1, $2, ${leaseFrom('$5', '$3')})
      ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, leased_until = EXCLUDED.leased_until
-     WHERE (l.leased_until IS NULL OR l.leased_until < clock_timestamp())
-       AND (l.last_completed_at IS NULL OR l.last_completed_at < clock_timestamp() - make_interval(secs => $4::float8 / 1000))
+     WHERE (l.leased_until IS NULL OR l.leased_until < $5::timestamptz)
+       AND (l.last_completed_at IS NULL OR l.last_completed_at < $5::timestamptz - make_interval(secs => $4::float8 / 1000))
      RETURNING l.name`,
-    [o.name, o.owner, o.leaseMs, o.minGapMs],
+    [o.name, o.owner, o.leaseMs, o.minGapMs, await databaseNow(store)],
   );
   return rows.length > 0;
 }
@@ -28,9 +29,9 @@ export async function renewJobLease(
   o: { name: string; owner: string; leaseMs: number },
 ): Promise<boolean> {
   const { rowCount } = await q.query(
-    `UPDATE job_leases SET leased_until = ${leaseFrom('$3')}
+    `UPDATE job_leases SET leased_until = ${leaseFrom('$4', '$3')}
      WHERE name = $1 AND owner = $2`,
-    [o.name, o.owner, o.leaseMs],
+    [o.name, o.owner, o.leaseMs, await databaseNow(q)],
   );
   return (rowCount ?? 0) > 0;
 }
@@ -42,8 +43,8 @@ export async function releaseJobLease(
 ): Promise<void> {
   await q.query(
     `UPDATE job_leases SET owner = NULL, leased_until = NULL,
-       last_completed_at = CASE WHEN $3 THEN clock_timestamp() ELSE last_completed_at END
+       last_completed_at = CASE WHEN $3 THEN $4::timestamptz ELSE last_completed_at END
      WHERE name = $1 AND owner = $2`,
-    [o.name, o.owner, o.completed],
+    [o.name, o.owner, o.completed, o.completed ? await databaseNow(q) : null],
   );
 }

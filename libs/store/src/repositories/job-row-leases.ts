@@ -1,3 +1,4 @@
+import { databaseNow } from '../database-clock.js';
 import type { Queryable } from '../store.js';
 
 /**
@@ -8,8 +9,12 @@ import type { Queryable } from '../store.js';
  */
 export type JobTable = 'erasure_jobs' | 'eviction_jobs';
 
-/** A lease of the milliseconds in the SQL parameter `ms`, from now (the database's clock, so replicas agree). */
-export const leaseFrom = (ms: string) => `clock_timestamp() + make_interval(secs => ${ms}::float8 / 1000)`;
+/**
+ * A lease of the milliseconds in the SQL parameter `ms` from the SQL parameter `now`, which holds
+ * the database's clock (databaseNow), so that replicas agree on when it runs out.
+ */
+export const leaseFrom = (now: string, ms: string) =>
+  `${now}::timestamptz + make_interval(secs => ${ms}::float8 / 1000)`;
 
 /**
  * The given job, or else the oldest open one, if nobody holds it: locked for the caller's
@@ -40,11 +45,13 @@ export async function leaseJob<J>(
   table: JobTable,
   o: { columns: string; jobId: string; owner: string; leaseMs: number; set?: string; params?: unknown[] },
 ): Promise<J | undefined> {
+  const params = [o.jobId, o.owner, o.leaseMs, ...(o.params ?? [])];
+  const now = `$${params.push(await databaseNow(tx))}`;
   const { rows } = await tx.query<J & object>(
-    `UPDATE ${table} SET status = 'running', lease_owner = $2, attempts = attempts + 1, leased_until = ${leaseFrom('$3')},
-       started_at = COALESCE(started_at, clock_timestamp())${o.set ? `, ${o.set}` : ''}
+    `UPDATE ${table} SET status = 'running', lease_owner = $2, attempts = attempts + 1, leased_until = ${leaseFrom(now, '$3')},
+       started_at = COALESCE(started_at, ${now}::timestamptz)${o.set ? `, ${o.set}` : ''}
      WHERE id = $1::uuid RETURNING ${o.columns}`,
-    [o.jobId, o.owner, o.leaseMs, ...(o.params ?? [])],
+    params,
   );
   return rows[0];
 }
@@ -72,9 +79,9 @@ export async function endHeldJob<J>(
   o: { columns: string; jobId: string; owner: string; error?: string | undefined; set?: string },
 ): Promise<J | undefined> {
   const { rows } = await q.query<J & object>(
-    `UPDATE ${table} SET status = $3, error = $4, completed_at = clock_timestamp(), leased_until = NULL${o.set ? `, ${o.set}` : ''}
+    `UPDATE ${table} SET status = $3, error = $4, completed_at = $5::timestamptz, leased_until = NULL${o.set ? `, ${o.set}` : ''}
      WHERE id = $1::uuid AND lease_owner = $2 AND status = 'running' RETURNING ${o.columns}`,
-    [o.jobId, o.owner, o.error === undefined ? 'completed' : 'failed', o.error ?? null],
+    [o.jobId, o.owner, o.error === undefined ? 'completed' : 'failed', o.error ?? null, await databaseNow(q)],
   );
   return rows[0];
 }

@@ -1,4 +1,5 @@
 import type { KaosEvent } from '@memstream/schemas';
+import { databaseNow } from '../database-clock.js';
 import type { Queryable } from '../store.js';
 import { visibleTo } from './conversation-access.js';
 import { cancelPendingTransfers } from './memory-service-memberships.js';
@@ -111,12 +112,15 @@ export async function deleteKaosSessions(tx: Queryable, conversationIds: readonl
   const { rowCount } = await tx.query(`DELETE FROM kaos_sessions WHERE conversation_id = ANY($1::text[])`, [
     [...conversationIds],
   ]);
+  // the database's clock: messages stored after the deletion are told apart by it (see deleteConversationGroup)
+  const now = await databaseNow(tx);
   await tx.query(
-    `UPDATE conversations SET deleted_at = now(), updated_at = now() WHERE id = ANY($1::text[]) AND deleted_at IS NULL`,
-    [[...conversationIds]],
+    `UPDATE conversations SET deleted_at = $2::timestamptz, updated_at = $2::timestamptz
+     WHERE id = ANY($1::text[]) AND deleted_at IS NULL`,
+    [[...conversationIds], now],
   );
   // A session is its own group: an ownership offer made on it through the memory-service ends with it.
-  await cancelPendingTransfers(tx, conversationIds);
+  await cancelPendingTransfers(tx, conversationIds, undefined, now);
   return rowCount ?? 0;
 }
 
@@ -212,10 +216,11 @@ export async function appendKaosEvents(
       keepFrom,
     ]);
   }
-  // Every append counts as activity, as KAOS's add_event sets updated_at.
+  // Every append counts as activity, as KAOS's add_event sets updated_at. On the database's clock,
+  // as created_at is: sessions are evicted in updated_at order, and clients see both to the microsecond.
   await tx.query(
-    `UPDATE kaos_sessions SET next_event = next_event + $2, updated_at = clock_timestamp() WHERE conversation_id = $1`,
-    [session.conversation_id, fresh.length],
+    `UPDATE kaos_sessions SET next_event = next_event + $2, updated_at = $3::timestamptz WHERE conversation_id = $1`,
+    [session.conversation_id, fresh.length, await databaseNow(tx)],
   );
   return fresh;
 }

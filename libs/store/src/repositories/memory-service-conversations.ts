@@ -1,4 +1,5 @@
 import type { AccessLevel } from '@memstream/schemas';
+import { databaseNow } from '../database-clock.js';
 import type { Queryable } from '../store.js';
 import { visibleTo } from './conversation-access.js';
 import { cancelPendingTransfers } from './memory-service-memberships.js';
@@ -133,19 +134,25 @@ export async function listGroupConversations(q: Queryable, groupId: string): Pro
   return rows;
 }
 
-/** Soft-deletes every conversation of the group; the number deleted now. */
+/**
+ * Soft-deletes every conversation of the group; the number deleted now. The time is the
+ * database's: eviction keeps a group that stored a message after its deletion, comparing the
+ * messages' stored_at (the database's clock) with deleted_at, so both must be on one clock.
+ */
 export async function deleteConversationGroup(q: Queryable, groupId: string): Promise<number> {
+  const now = await databaseNow(q);
   const { rowCount } = await q.query(
-    `UPDATE conversations SET deleted_at = now(), updated_at = now() WHERE COALESCE(group_id, id) = $1 AND deleted_at IS NULL`,
-    [groupId],
+    `UPDATE conversations SET deleted_at = $2::timestamptz, updated_at = $2::timestamptz
+     WHERE COALESCE(group_id, id) = $1 AND deleted_at IS NULL`,
+    [groupId, now],
   );
-  await cancelPendingTransfers(q, [groupId]);
+  await cancelPendingTransfers(q, [groupId], undefined, now);
   return rowCount ?? 0;
 }
 
 /** Sets the title (an agent's summary names the conversation). */
-export async function setConversationTitle(q: Queryable, id: string, title: string): Promise<void> {
-  await q.query('UPDATE conversations SET title = $2, updated_at = now() WHERE id = $1', [id, title]);
+export async function setConversationTitle(q: Queryable, id: string, title: string, at = new Date()): Promise<void> {
+  await q.query('UPDATE conversations SET title = $2, updated_at = $3::timestamptz WHERE id = $1', [id, title, at]);
 }
 
 /**

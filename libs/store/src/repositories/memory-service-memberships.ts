@@ -111,17 +111,19 @@ export async function pendingTransfer(q: Queryable, groupId: string): Promise<Tr
 /**
  * Ends the pending transfers of these groups (only those offered to `toUserId`, when given) as
  * cancelled: the group was deleted, or the recipient is no longer a member. Called in the
- * transaction of that change, so no moment exists in which the offer could still be accepted.
+ * transaction of that change, so no moment exists in which the offer could still be accepted;
+ * `at` is that change's time, when it has one.
  */
 export async function cancelPendingTransfers(
   q: Queryable,
   groupIds: readonly string[],
   toUserId?: string,
+  at: Date | string = new Date(),
 ): Promise<number> {
   const { rowCount } = await q.query(
-    `UPDATE conversation_ownership_transfers SET status = 'cancelled', decided_at = now()
+    `UPDATE conversation_ownership_transfers SET status = 'cancelled', decided_at = $3::timestamptz
      WHERE group_id = ANY($1::text[]) AND status = 'pending' AND ($2::text IS NULL OR to_user_id = $2)`,
-    [[...groupIds], toUserId ?? null],
+    [[...groupIds], toUserId ?? null, at],
   );
   return rowCount ?? 0;
 }
@@ -135,6 +137,7 @@ export async function settleTransfer(
   q: Queryable,
   transfer: TransferRecord,
   outcome: 'accepted' | 'declined' | 'withdrawn',
+  at: Date = new Date(),
 ): Promise<TransferRecord> {
   if (outcome === 'accepted') {
     await q.query(
@@ -144,8 +147,8 @@ export async function settleTransfer(
     await setMembership(q, transfer.group_id, transfer.to_user_id, 'owner');
   }
   const { rows } = await q.query<TransferRecord>(
-    `UPDATE conversation_ownership_transfers SET status = $2, decided_at = now() WHERE id = $1 RETURNING ${TRANSFER}`,
-    [transfer.id, outcome],
+    `UPDATE conversation_ownership_transfers SET status = $2, decided_at = $3::timestamptz WHERE id = $1 RETURNING ${TRANSFER}`,
+    [transfer.id, outcome, at],
   );
   return rows[0]!;
 }

@@ -182,10 +182,11 @@ function isoStrings(): (d: Date) => string {
  */
 export const GENERIC_PLAN_MAX_ITEMS = 64;
 
-/** The append statement's parameters for `items` (see APPEND_SQL). */
+/** The append statement's parameters for `items`, appended at `at` (see APPEND_SQL). */
 export function appendParameters(
   items: readonly AppendItem[],
   createdAt: readonly string[] = items.map((i) => i.message.created_at.toISOString()),
+  at: Date = new Date(),
 ): unknown[] {
   const msgs = items.map((i) => i.message);
   const col = <T>(f: (m: NewMessage) => T) => msgs.map(f);
@@ -202,11 +203,13 @@ export function appendParameters(
     col((m) => m.source_api),
     items.map((i) => i.requestId ?? null),
     msgs.map((m) => messageSearchText(m) || null),
+    at,
   ];
 }
 
 // $1..$10: the messages, column by column, in arrival order; $11: request ids (null: none);
-// $12: the text each is searched by (null: nothing to search). Exported for the test of its plan.
+// $12: the text each is searched by (null: nothing to search); $13: when this converter appended
+// them, a conversation's updated_at. Exported for the test of its plan.
 export const APPEND_SQL = `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
@@ -232,7 +235,7 @@ counts AS (  -- a join, not a count per conversation over all of fresh: that was
 bumped AS (  -- locks each conversation (id order) and reserves n numbers; a new one is its own group
   INSERT INTO conversations AS cv (id, source_api, next_seq, group_key)
   SELECT c, src, n, c FROM counts ORDER BY c
-  ON CONFLICT (id) DO UPDATE SET next_seq = cv.next_seq + EXCLUDED.next_seq, updated_at = now()
+  ON CONFLICT (id) DO UPDATE SET next_seq = cv.next_seq + EXCLUDED.next_seq, updated_at = $13::timestamptz
   RETURNING cv.id, cv.next_seq, cv.group_key
 ),
 numbered AS (

@@ -45,12 +45,14 @@ export interface MessageToIndex {
  * meanwhile is skipped. A vector made with the turn before it is written only if that turn still
  * exists once locked the same way: a deletion that committed after the vector was made (and
  * cleared the vectors naming the turn before this one was written) leaves the item out, for the
- * caller to embed again from the turn's new context. Returns the keys written.
+ * caller to embed again from the turn's new context. Returns the keys written. A vector replaced
+ * is stamped `at`, this indexer's time: indexed_at only orders the re-embedding backlog.
  */
 export async function writeMessageVectors(
   q: Queryable,
   model: string,
   items: readonly MessageToIndex[],
+  at = new Date(),
 ): Promise<Array<{ conversationId: string; messageId: string }>> {
   if (items.length === 0) return [];
   const contexts = [...new Set(items.flatMap((i) => (i.contextItemId ? [i.contextItemId] : [])))];
@@ -89,7 +91,7 @@ export async function writeMessageVectors(
        SELECT 'message', s.item_id, s.conversation_id, s.sender_id, s.created_at, s.audience, s.vec::vector, $5, s.ctx
        FROM source s JOIN present p ON p.item_id = s.item_id
        ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
-         context_item_id = EXCLUDED.context_item_id, indexed_at = now()
+         context_item_id = EXCLUDED.context_item_id, indexed_at = $8::timestamptz
        RETURNING item_id
      ),
      dequeued AS (  -- an imported turn, or one whose context was forgotten, is embedded now
@@ -104,6 +106,7 @@ export async function writeMessageVectors(
       model,
       items.map((i) => i.contextItemId ?? null),
       contexts.map(Number),
+      at,
     ],
   );
   return rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id }));
@@ -145,7 +148,12 @@ function memoryKeywordRowsSql(vectors: boolean): string {
  * Indexes episodic memories, the keyword row and the vector row of each in one statement; a memory
  * superseded or deleted meanwhile is skipped.
  */
-export async function indexMemories(q: Queryable, model: string, items: readonly MemoryToIndex[]): Promise<number> {
+export async function indexMemories(
+  q: Queryable,
+  model: string,
+  items: readonly MemoryToIndex[],
+  at = new Date(),
+): Promise<number> {
   if (items.length === 0) return 0;
   const { rowCount } = await q.query(
     `WITH ${memoryKeywordRowsSql(true)}
@@ -153,8 +161,8 @@ export async function indexMemories(q: Queryable, model: string, items: readonly
      SELECT 'episodic_memory', s.id, s.conversation_id, s.user_id, s.occurred_at, s.vec::vector, $4
      FROM source s JOIN items i ON i.item_id = s.id
      ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
-       indexed_at = now()`,
-    [items.map((i) => i.memoryId), items.map((i) => i.text), items.map((i) => vectorLiteral(i.embedding)), model],
+       indexed_at = $5::timestamptz`,
+    [items.map((i) => i.memoryId), items.map((i) => i.text), items.map((i) => vectorLiteral(i.embedding)), model, at],
   );
   return rowCount;
 }
@@ -213,6 +221,7 @@ export async function replaceVectors(
   q: Queryable,
   model: string,
   items: ReadonlyArray<{ kind: SearchKind; itemId: string; embedding: ArrayLike<number> }>,
+  at = new Date(),
 ): Promise<void> {
   if (items.length === 0) return;
   await q.query(
@@ -223,11 +232,11 @@ export async function replaceVectors(
        JOIN search_items s ON s.kind = t.kind AND s.item_id = t.id
        FOR KEY SHARE OF s
        ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
-         context_item_id = NULL, indexed_at = now()
+         context_item_id = NULL, indexed_at = $5::timestamptz
        RETURNING kind, item_id
      )
      DELETE FROM search_unembedded u USING written w WHERE u.kind = w.kind AND u.item_id = w.item_id`,
-    [items.map((i) => i.kind), items.map((i) => i.itemId), items.map((i) => vectorLiteral(i.embedding)), model],
+    [items.map((i) => i.kind), items.map((i) => i.itemId), items.map((i) => vectorLiteral(i.embedding)), model, at],
   );
 }
 

@@ -1,3 +1,4 @@
+import { databaseNow } from '../database-clock.js';
 import type { Queryable } from '../store.js';
 
 export type SummaryStatus = 'processing' | 'completed' | 'failed';
@@ -66,10 +67,11 @@ export async function startSummary(q: Queryable, memoryId: number): Promise<Summ
        WHERE conversation_id = (SELECT conversation_id FROM me) AND status = 'completed'
        ORDER BY end_sequence DESC, memory_id DESC LIMIT 1
      )
-     UPDATE memory SET base_memory_id = (SELECT memory_id FROM base), updated_at = now()
+     UPDATE memory SET base_memory_id = (SELECT memory_id FROM base), updated_at = $2::timestamptz
      WHERE memory_id = $1 AND status = 'processing'
      RETURNING ${COLUMNS}, (SELECT end_sequence FROM base) AS base_end`,
-    [memoryId],
+    // the database's clock, as the claim's: a processing row's updated_at is how long it has run (failStuckSummaries)
+    [memoryId, await databaseNow(q)],
   );
   const row = rows[0];
   if (!row) return undefined;
@@ -87,20 +89,28 @@ export async function completeSummary(
   memoryId: number,
   text: string,
   generationTimeMs: number,
+  at = new Date(),
 ): Promise<boolean> {
   const { rowCount } = await q.query(
-    `UPDATE memory SET status = 'completed', memory_text = $2, generation_time_ms = $3, updated_at = now(), error = NULL
+    `UPDATE memory SET status = 'completed', memory_text = $2, generation_time_ms = $3, updated_at = $4::timestamptz,
+       error = NULL
      WHERE memory_id = $1 AND status = 'processing'`,
-    [memoryId, text, generationTimeMs],
+    [memoryId, text, generationTimeMs, at.toISOString()],
   );
   return rowCount > 0;
 }
 
-export async function failSummary(q: Queryable, memoryId: number, error: string, retryAt: Date): Promise<void> {
+export async function failSummary(
+  q: Queryable,
+  memoryId: number,
+  error: string,
+  retryAt: Date,
+  at = new Date(),
+): Promise<void> {
   await q.query(
-    `UPDATE memory SET status = 'failed', error = $2, next_attempt_at = $3, updated_at = now()
+    `UPDATE memory SET status = 'failed', error = $2, next_attempt_at = $3, updated_at = $4::timestamptz
      WHERE memory_id = $1 AND status = 'processing'`,
-    [memoryId, error.slice(0, 2000), retryAt.toISOString()],
+    [memoryId, error.slice(0, 2000), retryAt.toISOString(), at.toISOString()],
   );
 }
 
@@ -109,11 +119,13 @@ export async function failStuckSummaries(
   q: Queryable,
   olderThan: Date,
 ): Promise<Array<{ memory_id: number; conversation_id: string }>> {
+  // due at once by the clock the claims compare next_attempt_at with (claimSummary's now())
   const { rows } = await q.query<{ memory_id: number; conversation_id: string }>(
-    `UPDATE memory SET status = 'failed', error = 'processing timed out', next_attempt_at = now(), updated_at = now()
+    `UPDATE memory SET status = 'failed', error = 'processing timed out', next_attempt_at = $2::timestamptz,
+       updated_at = $2::timestamptz
      WHERE status = 'processing' AND updated_at < $1
      RETURNING memory_id, conversation_id`,
-    [olderThan.toISOString()],
+    [olderThan.toISOString(), await databaseNow(q)],
   );
   return rows;
 }

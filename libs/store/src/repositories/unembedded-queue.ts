@@ -1,3 +1,4 @@
+import { databaseNow } from '../database-clock.js';
 import type { Queryable } from '../store.js';
 import type { SearchItemToEmbed } from './search-items.js';
 
@@ -38,13 +39,15 @@ export async function postponeUnembedded(
   backoff: UnembeddedBackoff,
 ): Promise<number> {
   if (items.length === 0) return 0;
+  // from the database's clock, which every indexer's sweep compares not_before with (unembeddedItems)
   const { rowCount } = await q.query(
     `UPDATE search_unembedded u
      SET attempts = u.attempts + 1,
-         not_before = now() + least($4::float8, $3::float8 * power(2, least(u.attempts, 40))) * interval '1 millisecond'
+         not_before = $5::timestamptz
+           + least($4::float8, $3::float8 * power(2, least(u.attempts, 40))) * interval '1 millisecond'
      FROM unnest($1::text[], $2::text[]) AS t(kind, item_id)
      WHERE u.kind = t.kind AND u.item_id = t.item_id`,
-    [items.map((i) => i.kind), items.map((i) => i.item_id), backoff.firstMs, backoff.maxMs],
+    [items.map((i) => i.kind), items.map((i) => i.item_id), backoff.firstMs, backoff.maxMs, await databaseNow(q)],
   );
   return rowCount;
 }

@@ -36,8 +36,8 @@ export const conversationMeta: LifecycleParticipant = {
     named: async (tx, userId) => {
       const counts = noErasureCounts();
       const { rowCount } = await tx.query(
-        `UPDATE conversation_meta SET user_details = user_details - $1, updated_at = now() WHERE ${conversationMeta.named!('$1')}`,
-        [userId],
+        `UPDATE conversation_meta SET user_details = user_details - $1, updated_at = $2 WHERE ${conversationMeta.named!('$1')}`,
+        [userId, new Date()],
       );
       addCount(counts, 'evermemos', 'postgres', 'groupMetadataRewritten', rowCount ?? 0);
       return counts;
@@ -58,9 +58,9 @@ export const conversationMetaDefault: LifecycleParticipant = {
     named: async (tx, userId) => {
       const counts = noErasureCounts();
       const { rowCount } = await tx.query(
-        `UPDATE conversation_meta_default SET user_details = user_details - $1, updated_at = now()
+        `UPDATE conversation_meta_default SET user_details = user_details - $1, updated_at = $2
          WHERE ${conversationMetaDefault.named!('$1')}`,
-        [userId],
+        [userId, new Date()],
       );
       addCount(counts, 'evermemos', 'postgres', 'groupMetadataRewritten', rowCount ?? 0);
       return counts;
