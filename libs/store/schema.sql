@@ -57,7 +57,7 @@ CREATE TABLE conversation_membership_removals (
   access_level text NOT NULL,
   created_at timestamp with time zone NOT NULL,
   removed_at timestamp with time zone DEFAULT now() NOT NULL,
-  CONSTRAINT conversation_membership_removals_pkey PRIMARY KEY (id)
+  CONSTRAINT conversation_membership_removals_pkey PRIMARY KEY (group_id, id)
 );
 
 -- distributed by group_id
@@ -85,8 +85,7 @@ CREATE TABLE conversation_meta (
   tags jsonb DEFAULT '[]'::jsonb NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
-  CONSTRAINT conversation_meta_pkey PRIMARY KEY (group_id),
-  CONSTRAINT conversation_meta_id_key UNIQUE (id)
+  CONSTRAINT conversation_meta_pkey PRIMARY KEY (group_id)
 );
 
 -- reference
@@ -120,7 +119,7 @@ CREATE TABLE conversation_ownership_transfers (
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   decided_at timestamp with time zone,
   CONSTRAINT conversation_ownership_transfers_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'accepted'::text, 'declined'::text, 'superseded'::text, 'withdrawn'::text, 'cancelled'::text]))),
-  CONSTRAINT conversation_ownership_transfers_pkey PRIMARY KEY (id)
+  CONSTRAINT conversation_ownership_transfers_pkey PRIMARY KEY (group_id, id)
 );
 
 -- distributed by group_key
@@ -335,9 +334,10 @@ CREATE TABLE request_outcomes (
   error_code text,
   error_message text,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
+  group_key text NOT NULL,
   CONSTRAINT request_outcomes_kind_check CHECK ((kind = ANY (ARRAY['message'::text, 'conversation_meta'::text, 'conversation'::text]))),
   CONSTRAINT request_outcomes_status_check CHECK ((status = ANY (ARRAY['stored'::text, 'failed'::text]))),
-  CONSTRAINT request_outcomes_pkey PRIMARY KEY (request_id)
+  CONSTRAINT request_outcomes_pkey PRIMARY KEY (group_key, request_id)
 );
 
 -- local
@@ -448,6 +448,7 @@ CREATE INDEX conversation_membership_removals_removed_idx ON public.conversation
 CREATE UNIQUE INDEX conversation_memberships_one_owner ON public.conversation_memberships USING btree (group_id) WHERE (access_level = 'owner'::text);
 CREATE INDEX conversation_memberships_user_idx ON public.conversation_memberships USING btree (user_id, group_id);
 CREATE INDEX conversation_ownership_transfers_from_idx ON public.conversation_ownership_transfers USING btree (from_user_id);
+CREATE INDEX conversation_ownership_transfers_id_idx ON public.conversation_ownership_transfers USING btree (id);
 CREATE UNIQUE INDEX conversation_ownership_transfers_pending ON public.conversation_ownership_transfers USING btree (group_id) WHERE (status = 'pending'::text);
 CREATE INDEX conversation_ownership_transfers_to_idx ON public.conversation_ownership_transfers USING btree (to_user_id) WHERE (status = 'pending'::text);
 CREATE INDEX conversations_deleted_idx ON public.conversations USING btree (deleted_at) WHERE (deleted_at IS NOT NULL);
@@ -470,6 +471,7 @@ CREATE INDEX messages_created_at_idx ON public.messages USING btree (conversatio
 CREATE INDEX messages_id_idx ON public.messages USING btree (id);
 CREATE INDEX messages_sender_idx ON public.messages USING btree (sender_id);
 CREATE INDEX request_outcomes_created_at_idx ON public.request_outcomes USING btree (created_at);
+CREATE INDEX request_outcomes_request_idx ON public.request_outcomes USING btree (request_id);
 CREATE INDEX search_items_scope_idx ON public.search_items USING btree (conversation_id, kind, occurred_at);
 CREATE INDEX search_items_tsv_idx ON public.search_items USING gin (tsv);
 CREATE INDEX search_items_user_idx ON public.search_items USING btree (user_id, kind, occurred_at);

@@ -89,8 +89,8 @@ export async function seedGroup(
     [group, `meta ${marker}`, at],
   );
   await q.query(
-    `INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, result)
-     VALUES ($1, 'message', 'stored', $2, 'm0', jsonb_build_object('content', $3::text))`,
+    `INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, result, group_key)
+     VALUES ($1, 'message', 'stored', $2, 'm0', jsonb_build_object('content', $3::text), $2)`,
     [`r-${group}`, group, marker],
   );
 }

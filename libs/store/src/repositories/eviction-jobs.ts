@@ -127,8 +127,8 @@ async function countEvictable(q: Queryable, job: EvictionJob): Promise<number> {
 /** Hard-deletes up to `limit` memberships removed before the cutoff; how many. */
 async function evictMembershipRemovals(q: Queryable, cutoff: Date, limit: number): Promise<number> {
   const { rowCount } = await q.query(
-    `DELETE FROM conversation_membership_removals WHERE id IN (
-       SELECT id FROM conversation_membership_removals WHERE removed_at < $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    `DELETE FROM conversation_membership_removals WHERE (group_id, id) IN (
+       SELECT group_id, id FROM conversation_membership_removals WHERE removed_at < $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
     [cutoff, limit],
   );
   return rowCount ?? 0;

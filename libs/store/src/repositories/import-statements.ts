@@ -100,6 +100,12 @@ export async function refuseUnknownConversations(q: Queryable, records: Readonly
 const GROUP = 'COALESCE(r."groupId", r.id)';
 
 /**
+ * Skips a row whose id is stored in another group. The key is (group_id, id) since migration 0035
+ * (a key Citus can hold), so ON CONFLICT no longer catches an id taken elsewhere, as it did.
+ */
+const storedIdSkipped = (table: string) => `NOT EXISTS (SELECT 1 FROM ${table} x WHERE x.id = r.id)`;
+
+/**
  * A conversation is created only when nothing is stored under its id, and its group is new too
  * (created earlier in this import, or unknown here): a new conversation in someone's group would
  * be read by its members, and read what they hold. What it creates is noted (see import-scope).
@@ -123,6 +129,7 @@ export const CONVERSATION_META = insertSql(
    conversation_created_at timestamptz, default_timezone text, user_details jsonb, tags jsonb, created_at timestamptz,
    updated_at timestamptz`,
   'group_id',
+  { where: storedIdSkipped('conversation_meta') },
 );
 
 export const MEMBERSHIPS = insertSql(
@@ -142,6 +149,7 @@ export const OWNERSHIP_TRANSFERS = insertSql(
   `id text, group_id text, conversation_id text, from_user_id text, to_user_id text, status text,
    created_at timestamptz, decided_at timestamptz`,
   'conversation_id',
+  { where: storedIdSkipped('conversation_ownership_transfers') },
 );
 
 // The keyword side of each search row comes with the message, as the converter writes it.

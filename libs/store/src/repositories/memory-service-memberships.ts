@@ -82,7 +82,7 @@ export async function requestTransfer(
   q: Queryable,
   t: { id: string; groupId: string; conversationId: string; from: string; to: string },
 ): Promise<TransferRecord> {
-  const existing = await findTransfer(q, t.id);
+  const existing = await findTransfer(q, t.id, t.groupId);
   if (existing) return existing;
   const { rows } = await q.query<TransferRecord>(
     `INSERT INTO conversation_ownership_transfers (id, group_id, conversation_id, from_user_id, to_user_id, status)
@@ -92,10 +92,11 @@ export async function requestTransfer(
   return rows[0]!;
 }
 
-export async function findTransfer(q: Queryable, id: string): Promise<TransferRecord | undefined> {
+/** With `groupId`, a lookup by the whole key (one shard); without, by the id alone (the API has only it). */
+export async function findTransfer(q: Queryable, id: string, groupId?: string): Promise<TransferRecord | undefined> {
   const { rows } = await q.query<TransferRecord>(
-    `SELECT ${TRANSFER} FROM conversation_ownership_transfers WHERE id = $1`,
-    [id],
+    `SELECT ${TRANSFER} FROM conversation_ownership_transfers WHERE id = $1${groupId === undefined ? '' : ' AND group_id = $2'}`,
+    groupId === undefined ? [id] : [id, groupId],
   );
   return rows[0];
 }

@@ -257,17 +257,18 @@ searchable AS (  -- keyword side only (migration 0010's triggers count its words
   ON CONFLICT (kind, item_id) DO NOTHING
 ),
 outcomes AS (
-  INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, duplicate, result)
+  INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, duplicate, result, group_key)
   -- A stored duplicate's number is looked up by its key, and only for duplicates (COALESCE stops at
   -- the first value): joined, the planner hashed the whole messages table for every batch.
   SELECT i.rid, 'message', 'stored', i.c, i.mid, n.ord IS NULL,
          jsonb_build_object('sequence', COALESCE(n.seq, first.seq,
-           (SELECT m.seq FROM messages m WHERE m.conversation_id = i.c AND m.message_id = i.mid)))
+           (SELECT m.seq FROM messages m WHERE m.conversation_id = i.c AND m.message_id = i.mid))), b.group_key
   FROM input i
+  JOIN bumped b ON b.id = i.c  -- every conversation of the batch is there
   LEFT JOIN numbered n ON n.ord = i.ord
   LEFT JOIN numbered first ON first.c = i.c AND first.mid = i.mid
   WHERE i.rid IS NOT NULL
-  ON CONFLICT (request_id) DO NOTHING
+  ON CONFLICT (group_key, request_id) DO NOTHING
   RETURNING request_id
 )
 SELECT 'm' AS kind, conversation_id, message_id, seq, stored_at FROM inserted

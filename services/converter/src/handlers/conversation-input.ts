@@ -308,8 +308,8 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
         return done(transferResult(t));
       }
       if (event.data.action === 'withdraw') {
-        const transfer = await findTransfer(tx, event.data.transfer_id!);
-        if (transfer?.status !== 'pending' || transfer.group_id !== data.group_id)
+        const transfer = await findTransfer(tx, event.data.transfer_id!, data.group_id);
+        if (transfer?.status !== 'pending')
           return refuse({ code: 'RESOURCE_NOT_FOUND', message: 'No pending ownership transfer' });
         const isRecipient = event.actor?.kind === 'user' && event.actor.id === transfer.to_user_id;
         const refused = withdrawRefusal(await standingOf(tx, event.actor, data.conversation_id), isRecipient);
