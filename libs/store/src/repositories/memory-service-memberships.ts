@@ -148,8 +148,9 @@ export async function settleTransfer(
     await setMembership(q, transfer.group_id, transfer.to_user_id, 'owner');
   }
   const { rows } = await q.query<TransferRecord>(
-    `UPDATE conversation_ownership_transfers SET status = $2, decided_at = $3::timestamptz WHERE id = $1 RETURNING ${TRANSFER}`,
-    [transfer.id, outcome, at],
+    `UPDATE conversation_ownership_transfers SET status = $2, decided_at = $3::timestamptz
+     WHERE group_id = $4 AND id = $1 RETURNING ${TRANSFER}`,
+    [transfer.id, outcome, at, transfer.group_id],
   );
   return rows[0]!;
 }
