@@ -185,12 +185,12 @@ async function seed(url: string): Promise<void> {
   await client.connect();
   try {
     await client.query(
-      `INSERT INTO conversations (id, source_api, next_seq) SELECT 'bench-' || g, 'evermemos', $2 FROM generate_series(0, $1 - 1) g`,
+      `INSERT INTO conversations (id, group_key, source_api, next_seq) SELECT 'bench-' || g, 'bench-' || g, 'evermemos', $2 FROM generate_series(0, $1 - 1) g`,
       [CONVERSATIONS, MESSAGES],
     );
     await client.query(
-      `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
-       SELECT 'bench-' || c, s, 'b' || c || '-' || s, 'p' || (s % 2), 'Person ' || (s % 2), 'user',
+      `INSERT INTO messages (conversation_id, group_key, seq, message_id, sender_id, sender_name, role, content, created_at, source_api)
+       SELECT 'bench-' || c, 'bench-' || c, s, 'b' || c || '-' || s, 'p' || (s % 2), 'Person ' || (s % 2), 'user',
               (SELECT string_agg(($3::text[])[1 + floor(random() * array_length($3::text[], 1))::int], ' ')
                FROM generate_series(1, 14 + 0 * s + 0 * c)),
               now() - ((c * $2 + s) * interval '1 minute'), 'evermemos'

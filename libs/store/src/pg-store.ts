@@ -57,6 +57,8 @@ export class PgStore implements Store {
   private readonly genericPool: pg.Pool;
   /** SQL text -> statement name (see `statement`). */
   private readonly names = new Map<string, string>();
+  /** Each pooled connection's Queryable, one for its life (see onConnection). */
+  private readonly connections = new WeakMap<pg.PoolClient, Queryable>();
   private readonly log: PgStoreOptions['log'];
 
   constructor(options: PgStoreOptions) {
@@ -139,20 +141,67 @@ export class PgStore implements Store {
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.checkedOut('a transaction', async (client, broken) => {
+      try {
+        await client.query('BEGIN');
+        const value = await fn(this.on(client));
+        await client.query('COMMIT');
+        return value;
+      } catch (err) {
+        // Closing a broken connection rolls back; a ROLLBACK sent to a server that does not
+        // answer would only wait out a second timeout.
+        if (!broken() && !isUnavailable(err)) await client.query('ROLLBACK').catch(() => undefined); // the original error is what matters
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Runs fn's statements on one connection of the pool, each committing on its own: for a
+   * statement that must reach the very server an earlier one reached, whatever the address
+   * (ReplicaReads's fence behind a load balancer). fn gets the same Queryable each time it gets
+   * the same connection, so a caller may remember facts of the server behind it. As in a
+   * transaction, a GENERIC_PLAN statement is planned like the others here.
+   */
+  onConnection<T>(fn: (connection: Queryable) => Promise<T>): Promise<T> {
+    return this.checkedOut('a statement', (client) => fn(this.on(client)));
+  }
+
+  /**
+   * Lends fn a connection of the pool. A checked-out client has lost the pool's error listener: a
+   * server that ends the connection while fn waits between two statements (a restart, a
+   * failover) would emit an 'error' nobody handles and kill the process. Heard here, the next
+   * statement fails with it instead, like any unavailable dependency, and the broken connection
+   * is not pooled again. Nor is one that says its server is unavailable (a read-only standby
+   * after a failover, a server shutting down or not answering): through a multi-host string,
+   * PgBouncer or a DNS name, a kept connection would still reach the demoted node on every retry.
+   */
+  private async checkedOut<T>(
+    during: string,
+    fn: (client: pg.PoolClient, broken: () => boolean) => Promise<T>,
+  ): Promise<T> {
     const client = await this.pool.connect();
-    // A checked-out client has lost the pool's error listener: a server that ends the connection
-    // while the transaction waits between two statements (a restart, a failover) would emit an
-    // 'error' nobody handles and kill the process. Heard here, the next statement fails with it
-    // instead, like any unavailable dependency, and the broken connection is not pooled again.
     let broken: Error | undefined;
     const onError = (err: Error) => {
       broken = err;
-      this.log.warn({ err }, 'postgres connection failed during a transaction');
+      this.log.warn({ err }, `postgres connection failed during ${during}`);
     };
     client.on('error', onError);
     try {
-      await client.query('BEGIN');
-      const tx: Queryable = {
+      return await fn(client, () => broken !== undefined);
+    } catch (err) {
+      if (broken === undefined && isUnavailable(err)) broken = err as Error;
+      throw err;
+    } finally {
+      client.removeListener('error', onError);
+      client.release(broken);
+    }
+  }
+
+  private on(client: pg.PoolClient): Queryable {
+    let connection = this.connections.get(client);
+    if (connection === undefined) {
+      connection = {
         query: async <R>(sql: string, params: readonly unknown[] = []) => {
           const result = await client.query(this.statement(sql, params));
           return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
@@ -161,22 +210,9 @@ export class PgStore implements Store {
           await client.query(sql);
         },
       };
-      const value = await fn(tx);
-      await client.query('COMMIT');
-      return value;
-    } catch (err) {
-      // A connection that says its server is unavailable (a read-only standby after a failover,
-      // a server shutting down or not answering) is not pooled again: through a multi-host
-      // string, PgBouncer or a DNS name, a kept connection would still reach the demoted node on
-      // every retry. Closing it rolls back; a ROLLBACK sent to a server that does not answer
-      // would only wait out a second timeout.
-      if (broken === undefined && isUnavailable(err)) broken = err as Error;
-      if (broken === undefined) await client.query('ROLLBACK').catch(() => undefined); // the original error is what matters
-      throw err;
-    } finally {
-      client.removeListener('error', onError);
-      client.release(broken);
+      this.connections.set(client, connection);
     }
+    return connection;
   }
 
   async close(): Promise<void> {

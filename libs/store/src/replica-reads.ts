@@ -2,12 +2,16 @@ import { isUnavailable } from '@memstream/errors';
 import type { Logger } from '@memstream/logging';
 import { FreshRead } from './fresh-read.js';
 import { fromLsn, isReadOnly } from './read-only-sql.js';
-import type { Queryable, QueryResult, Store } from './store.js';
+import type { OneConnection, Queryable, QueryResult, Store } from './store.js';
 
 export interface ReplicaReadsOptions {
   readonly primary: Store;
-  /** Streaming replicas of the primary (hot standbys), each named for logs and metrics by its host:port. */
-  readonly replicas: readonly { readonly name: string; readonly store: Store }[];
+  /**
+   * Streaming replicas of the primary (hot standbys), each named for logs and metrics by its
+   * host:port. An address may spread its connections over several replicas (a Kubernetes
+   * read-only Service, a load balancer): a read's fence and statement share one connection.
+   */
+  readonly replicas: readonly { readonly name: string; readonly store: Store & OneConnection }[];
   /** How long a read waits for a replica to replay the primary's position before it reads the primary instead. */
   readonly waitMs: number;
   /** How long a replica that failed is left out before a read tries it again. */
@@ -30,6 +34,7 @@ export interface ReplicaLag {
 }
 
 const PRIMARY_POSITION = 'SELECT pg_current_wal_flush_lsn()::text AS lsn';
+const REPLAYED = 'SELECT pg_last_wal_replay_lsn()::text AS lsn';
 const REPLAY_POSITION = `SELECT pg_last_wal_replay_lsn()::text AS lsn,
   extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp())::float8 AS seconds`;
 
@@ -42,6 +47,11 @@ const REPLAY_POSITION = `SELECT pg_last_wal_replay_lsn()::text AS lsn,
  * there; a replica that does not get there within `waitMs`, or fails, hands the read to the
  * primary, so no read is answered from an older state than the primary's at its arrival, access
  * decisions included. The position is one tiny query per batch of concurrent reads (FreshRead).
+ * The replay is asked on the connection that then runs the statement: through an address that
+ * spreads connections over several servers, a replay read on one connection says nothing of the
+ * server behind the next (a read could miss a revocation that way). A connection stays on its
+ * server, whose replay only moves forward, so what a connection last read is remembered, and a
+ * read whose position it already covers (no write since) skips the question.
  * Everything else (writes, transactions, a statement that locks or changes anything) runs on the
  * primary; a replica refusing a statement as a write sends it there too.
  */
@@ -51,6 +61,8 @@ export class ReplicaReads implements Store {
   private readonly replicas: Replica[];
   private readonly primaryPosition: FreshRead<bigint>;
   private readonly lagReading: FreshRead<ReplicaLag[]>;
+  /** Where the server behind each replica connection had replayed to, as last read on it. */
+  private readonly replayedOn = new WeakMap<Queryable, bigint>();
   private next = 0;
 
   constructor(private readonly options: ReplicaReadsOptions) {
@@ -68,22 +80,50 @@ export class ReplicaReads implements Store {
     const replica = this.pick();
     if (!replica) return this.onPrimary('primary_unavailable', undefined, sql, params);
     const position = await this.primaryPosition.get();
+    const deadline = Date.now() + this.options.waitMs;
+    let result: QueryResult<R> | undefined;
     try {
-      if (!(await replica.replayed(position, Date.now() + this.options.waitMs))) {
-        replica.lagged();
-        return this.onPrimary('primary_lagging', replica.name, sql, params);
-      }
-      const result = await replica.store.query<R>(sql, params);
-      this.options.onRead?.('replica', replica.name);
-      return result;
+      result = await replica.store.onConnection(async (connection) =>
+        (await this.replayed(connection, replica.name, position, deadline))
+          ? connection.query<R>(sql, params)
+          : undefined,
+      );
     } catch (err) {
       if (ownError(err)) throw err;
       replica.failed(err);
       return this.onPrimary('primary_unavailable', replica.name, sql, params);
     }
+    if (result === undefined) {
+      replica.lagged();
+      return this.onPrimary('primary_lagging', replica.name, sql, params);
+    }
+    this.options.onRead?.('replica', replica.name);
+    return result;
   }
 
-  /** Each replica's distance behind the primary, read now (for /metrics; concurrent callers share one reading). */
+  /**
+   * Resolves true once the server behind `connection` has replayed `position`, false at
+   * `deadline`. Replay on a healthy replica trails by milliseconds, so it is asked again after 1,
+   * 2, 4... up to 16 ms.
+   */
+  private async replayed(connection: Queryable, name: string, position: bigint, deadline: number): Promise<boolean> {
+    if ((this.replayedOn.get(connection) ?? -1n) >= position) return true;
+    let pauseMs = 1;
+    for (;;) {
+      const { rows } = await connection.query<{ lsn: string | null }>(REPLAYED);
+      const lsn = fromLsn(replayLsn(name, rows[0]?.lsn));
+      this.replayedOn.set(connection, lsn);
+      if (lsn >= position) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(pauseMs, deadline - Date.now()))));
+      pauseMs = Math.min(pauseMs * 2, 16);
+    }
+  }
+
+  /**
+   * Each replica's distance behind the primary, read now (for /metrics; concurrent callers share
+   * one reading). Per address: behind one that spreads connections, it is whichever server answered.
+   */
   lag(): Promise<ReplicaLag[]> {
     return this.lagReading.join();
   }
@@ -143,6 +183,12 @@ export class ReplicaReads implements Store {
   }
 }
 
+/** NULL: the server is not in recovery, so not a replica of anything (promoted, or misnamed). */
+function replayLsn(name: string, lsn: string | null | undefined): string {
+  if (!lsn) throw Object.assign(new Error(`${name} is not a streaming replica`), { code: 'NOT_REPLICA' });
+  return lsn;
+}
+
 /** The statement's own failure (bad input, a timeout), which the primary would give too. */
 function ownError(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
@@ -150,25 +196,20 @@ function ownError(err: unknown): boolean {
   return /^(22|23|42|54)/.test(code) || code === '57014';
 }
 
-/** A replica: where it has replayed to, as last read, and whether it failed lately. */
+/** A replica address: whether it failed or lagged lately, and its replay as last read for /metrics. */
 class Replica {
-  private position = -1n;
   private downUntil = 0;
   private readonly reading: FreshRead<{ lsn: bigint; seconds: number | null }>;
 
   constructor(
     readonly name: string,
-    readonly store: Store,
+    readonly store: Store & OneConnection,
     private readonly retryMs: number,
     private readonly log: Logger,
   ) {
     this.reading = new FreshRead(async () => {
       const { rows } = await this.store.query<{ lsn: string | null; seconds: number | null }>(REPLAY_POSITION);
-      // NULL: the server is not in recovery, so not a replica of anything (promoted, or misnamed).
-      if (!rows[0]?.lsn) throw Object.assign(new Error(`${name} is not a streaming replica`), { code: 'NOT_REPLICA' });
-      const lsn = fromLsn(rows[0].lsn);
-      if (lsn > this.position) this.position = lsn;
-      return { lsn, seconds: rows[0].seconds };
+      return { lsn: fromLsn(replayLsn(name, rows[0]?.lsn)), seconds: rows[0]!.seconds };
     });
   }
 
@@ -178,22 +219,6 @@ class Replica {
 
   read(): Promise<{ lsn: bigint; seconds: number | null }> {
     return this.reading.join();
-  }
-
-  /**
-   * Resolves true once this replica has replayed `position` (at once if it was last seen there),
-   * false at `deadline`. Replay on a healthy replica trails by milliseconds, so it is asked again
-   * after 1, 2, 4... up to 16 ms; concurrent reads share each question.
-   */
-  async replayed(position: bigint, deadline: number): Promise<boolean> {
-    let pauseMs = 1;
-    while (this.position < position) {
-      if (Date.now() >= deadline) return false;
-      if ((await this.read()).lsn >= position) return true;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(pauseMs, deadline - Date.now()))));
-      pauseMs = Math.min(pauseMs * 2, 16);
-    }
-    return true;
   }
 
   /**

@@ -24,6 +24,12 @@ export interface Store extends Queryable {
   close(): Promise<void>;
 }
 
+/** A store whose statements can share one connection outside a transaction (PgStore; see ReplicaReads). */
+export interface OneConnection {
+  /** fn's statements all run on one connection; the same connection is lent as the same Queryable. */
+  onConnection<T>(fn: (connection: Queryable) => Promise<T>): Promise<T>;
+}
+
 /**
  * A statement whose text opens with this comment runs with a generic plan: planned once per
  * connection, then only bound and executed. Every other statement is planned for its parameters

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { createLogger } from '@memstream/logging';
 import { PgStore, ReplicaReads, type ReadOutcome } from '@memstream/store';
 import { ReplicatedPostgres } from '../../../harness/replicated-postgres.js';
+import { startRoundRobinProxy } from '../../../harness/round-robin-proxy.js';
 import { waitFor } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
@@ -17,12 +18,12 @@ before(async () => {
 });
 after(() => postgres.stop());
 
-function open(t: TestContext, waitMs: number) {
+function open(t: TestContext, waitMs: number, replicaUrls = postgres.replicaUrls(database)) {
   const pool = { maxConnections: 4, statementTimeoutMs: 10_000, log };
   const outcomes: ReadOutcome[] = [];
   const store = new ReplicaReads({
     primary: new PgStore({ connectionString: database, ...pool }),
-    replicas: postgres.replicaUrls(database).map((url) => ({
+    replicas: replicaUrls.map((url) => ({
       name: new URL(url).port,
       store: new PgStore({ connectionString: url, ...pool, connectTimeoutMs: 2000 }),
     })),
@@ -35,10 +36,10 @@ function open(t: TestContext, waitMs: number) {
   return { store, outcomes };
 }
 
-/** Pauses WAL replay on every replica until the returned function resumes it. */
-async function pauseReplay(t: TestContext): Promise<() => Promise<void>> {
+/** Pauses WAL replay on the replicas of `urls` (all unless given) until the returned function resumes it. */
+async function pauseReplay(t: TestContext, urls = postgres.replicaUrls(database)): Promise<() => Promise<void>> {
   const clients = await Promise.all(
-    postgres.replicaUrls(database).map(async (url) => {
+    urls.map(async (url) => {
       const c = new pg.Client({ connectionString: url });
       await c.connect();
       await c.query('SELECT pg_wal_replay_pause()');
@@ -106,3 +107,51 @@ test('a stopped replica: every read is still answered, from the other replica or
     [true, false],
   );
 });
+
+test('one address over a replica that replays and one that is paused: no read misses a revocation', async (t) => {
+  const replicaUrls = postgres.replicaUrls(database);
+  // The replica that keeps replaying takes the proxy's first connection, the paused one the second, and so on.
+  const port = await startRoundRobinProxy(t, postgres.replicaPorts);
+  const proxied = new URL(database);
+  proxied.port = String(port);
+  const { store, outcomes } = open(t, 200, [proxied.href]);
+  await store.exec('CREATE TABLE access (who text PRIMARY KEY)');
+  await store.query("INSERT INTO access VALUES ('bob')");
+  const [position] = await ask(database, 'SELECT pg_current_wal_flush_lsn()::text AS v');
+  await waitFor('both replicas have the grant', async () => {
+    for (const url of replicaUrls) {
+      const [replayed] = await ask(url, 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS v', [position]);
+      if (!replayed) return false;
+    }
+    return true;
+  });
+
+  const resume = await pauseReplay(t, replicaUrls.slice(1));
+  await store.query("DELETE FROM access WHERE who = 'bob'");
+  const read = () => store.query<{ who: string }>('SELECT who FROM access');
+  outcomes.length = 0;
+  // 40 at once spread over the pool's connections, then 10 rounds of 4 (the paused replica gets
+  // its turns), then 10 one after another.
+  const reads = await Promise.all(Array.from({ length: 40 }, read));
+  for (let round = 0; round < 10; round++) reads.push(...(await Promise.all(Array.from({ length: 4 }, read))));
+  for (let i = 0; i < 10; i++) reads.push(await read());
+  assert.equal(
+    reads.filter((r) => r.rows.length > 0).length,
+    0,
+    `reads that still saw the revoked grant (of ${reads.length})`,
+  );
+  assert.ok(outcomes.includes('replica'), 'the replica that replays served reads');
+  assert.ok(outcomes.includes('primary_lagging'), "the paused replica's reads went to the primary");
+  await resume();
+});
+
+/** The first column of each row `sql` returns on the server of `url`, asked directly. */
+async function ask(url: string, sql: string, params: unknown[] = []): Promise<unknown[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ v: unknown }>(sql, params)).rows.map((r) => r.v);
+  } finally {
+    await client.end();
+  }
+}
