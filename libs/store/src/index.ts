@@ -307,16 +307,20 @@ export {
   RETENTION_KINDS,
   RETENTION_METADATA_KEY,
   addRetentionCounts,
-  expireArkSessions,
-  expireMemories,
-  expireMessages,
-  expireSummaries,
   noRetentionCounts,
   retentionOverrides,
+  retentionPasses,
   type RetentionBatch,
   type RetentionKind,
   type RetentionCounts,
+  type RetentionPass,
   type RetentionScope,
 } from './repositories/retention.js';
-export { PARTICIPANTS, PURGE_ORDER } from './lifecycle/registry.js';
-export { PURGE_STAGES, type LifecycleParticipant, type TablePurge } from './lifecycle/participant.js';
+export { PARTICIPANTS, PURGE_ORDER, RETAIN_ORDER } from './lifecycle/registry.js';
+export {
+  PURGE_STAGES,
+  RETAIN_STAGES,
+  type LifecycleParticipant,
+  type TablePurge,
+  type TableRetain,
+} from './lifecycle/participant.js';

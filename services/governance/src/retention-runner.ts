@@ -4,20 +4,16 @@ import {
   claimJobLease,
   createEvictionJob,
   cutoffOf,
-  expireArkSessions,
-  expireMemories,
-  expireMessages,
-  expireSummaries,
   noRetentionCounts,
   recordAudit,
   releaseJobLease,
   renewJobLease,
   retentionOverrides,
+  retentionPasses,
   type Queryable,
   type RetentionBatch,
   type RetentionCounts,
   type RetentionKind,
-  type RetentionScope,
   type Store,
 } from '@memstream/store';
 import type { RunnerLog } from './lease-sweep.js';
@@ -25,9 +21,6 @@ import { runEvictionJob } from './eviction-runner.js';
 
 /** How long each kind lives, as ISO 8601 periods; a kind left out is kept forever. */
 export type RetentionPeriods = Partial<Record<RetentionKind, string>>;
-
-/** The kinds a conversation's metadata override shortens (ARK sessions have no metadata; soft deletion is the admin's). */
-const OVERRIDDEN: readonly RetentionKind[] = ['messages', 'kaosEvents', 'memories', 'summaries'];
 
 export interface RetentionRunnerOptions {
   readonly store: Store;
@@ -78,21 +71,9 @@ export async function runRetention(o: RetentionRunnerOptions): Promise<Retention
   let completed = false;
   let failure: unknown;
   try {
-    for (const kind of ['messages', 'kaosEvents', 'memories', 'summaries', 'arkSessions'] as const) {
-      const setting = o.periods[kind];
-      const global = setting === undefined ? undefined : cutoffOf(setting, startedAt);
-      const passes: { cutoff: Date; scope: RetentionScope }[] = global ? [{ cutoff: global, scope: {} }] : [];
-      // an override only shortens: one no shorter than the setting adds nothing to its pass
-      if (OVERRIDDEN.includes(kind))
-        for (const override of overrides) {
-          const cutoff = cutoffOf(override, startedAt);
-          if (global === undefined || cutoff > global) passes.push({ cutoff, scope: { override } });
-        }
-      for (const pass of passes) {
-        const batch = batchOf(kind, pass, o.batchSize);
-        byKind[kind] = addRetentionCounts(byKind[kind], await untilDone(o, held, batch));
-      }
-    }
+    // each table's retain part, in the order of their kinds (RETAIN_STAGES); soft deletion, the admin's, after them
+    for (const pass of retentionPasses({ periods: o.periods, overrides, now: startedAt, batchSize: o.batchSize }))
+      byKind[pass.kind] = addRetentionCounts(byKind[pass.kind], await untilDone(o, held, pass.batch));
     if (o.periods.deleted !== undefined && !o.signal?.aborted) byKind.deleted = await evictDeleted(o, startedAt);
     completed = !o.signal?.aborted;
   } catch (err) {
@@ -114,26 +95,6 @@ export async function runRetention(o: RetentionRunnerOptions): Promise<Retention
   if (failure !== undefined) throw failure;
   o.log.info({ counts: total, completed }, 'retention run ended');
   return { byKind, total, startedAt };
-}
-
-function batchOf(
-  kind: Exclude<RetentionKind, 'deleted'>,
-  pass: { cutoff: Date; scope: RetentionScope },
-  batchSize: number,
-): (tx: Queryable, after: string | undefined) => Promise<RetentionBatch> {
-  const o = { ...pass, batchSize };
-  switch (kind) {
-    case 'messages':
-      return (tx, after) => expireMessages(tx, { ...o, after });
-    case 'kaosEvents':
-      return (tx, after) => expireMessages(tx, { ...o, kaosOnly: true, after });
-    case 'memories':
-      return (tx) => expireMemories(tx, o);
-    case 'summaries':
-      return (tx) => expireSummaries(tx, o);
-    case 'arkSessions':
-      return (tx) => expireArkSessions(tx, o);
-  }
 }
 
 /** Runs batches until one says it is finished, each in its own transaction with the lease renewed. */

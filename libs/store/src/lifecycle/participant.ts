@@ -2,10 +2,11 @@ import type { ExportDataKind } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 import type { ErasureCounts } from '../repositories/erasure-counts.js';
 import type { PurgeCount } from '../repositories/purge-counts.js';
+import type { RetentionBatch, RetentionCounts, RetentionScope } from '../repositories/retention-counts.js';
 
 /**
  * A table's part in the lifecycles that cross every table. Today: purging conversation groups
- * (`purge`), and exporting a person and erasing one, which must agree row for row (a person's
+ * (`purge`), removing what is past its retention period (`retain`), and exporting a person and erasing one, which must agree row for row (a person's
  * export holds exactly what erasing them removes or de-identifies), so the rows that are a
  * person's are said once, here, and both read it.
  *
@@ -44,6 +45,68 @@ export interface LifecycleParticipant {
   readonly purge?: TablePurge;
   /** Why purging a group deletes nothing here: another table's delete takes the rows, or none sit in a group. */
   readonly notPurged?: string;
+  readonly retain?: TableRetain;
+  /** Why no retention period removes the table's rows by their age: what removes them instead. */
+  readonly notRetained?: string;
+}
+
+/**
+ * The order of retention's passes, by the setting (RETENTION_*) each applies; the eviction of
+ * soft-deleted data (RETENTION_DELETED) runs after them all. A row is counted under the first
+ * pass that takes it, so the order is part of what a run reports (the audit entry, the metrics).
+ */
+export const RETAIN_STAGES = {
+  /**
+   * What was said goes first, with what was made of it (its search rows, the episodes cut from it
+   * extracted again, their memories, the conversation's summaries): the memory and summary passes
+   * then take only what outlived the words it was made of.
+   */
+  messages: 1,
+  /**
+   * A KAOS event and the message it became are one thing said: the message pass took those events
+   * with their messages; this one takes the rest (tool calls, delegations) and the session's messages.
+   */
+  kaosEvents: 2,
+  memories: 3,
+  summaries: 4,
+  /**
+   * ARK sessions go whole, last: a group purge (its conversations locked first, see
+   * purgeConversationGroups) counts under arkSessions only what the passes by row left.
+   */
+  arkSessions: 5,
+} as const;
+export type RetainedKind = keyof typeof RETAIN_STAGES;
+
+/** One batch of a retention pass: rows older than the cutoff, in the scope, at most `batchSize` of what it walks. */
+export interface RetainPass {
+  readonly cutoff: Date;
+  readonly scope: RetentionScope;
+  readonly batchSize: number;
+  /** Where a pass that walks conversations in id order goes on from. */
+  readonly after?: string | undefined;
+}
+
+/** How retention removes the table's rows once they are older than their kind's period. */
+export interface TableRetain {
+  readonly kind: RetainedKind;
+  /** The columns a row's age is measured by: it is due once each is before the cutoff. */
+  readonly agedBy: readonly string[];
+  /** Whether a conversation's metadata (RETENTION_METADATA_KEY) may shorten the period. */
+  readonly overridable: boolean;
+  readonly goes: RetainRows | RetainGroups;
+}
+
+/** Removed by a helper the table owns, with what goes with them (`takes`, counted under this kind). */
+export interface RetainRows {
+  readonly takes: readonly string[];
+  readonly rows: (tx: Queryable, pass: RetainPass) => Promise<RetentionBatch>;
+}
+
+/** Removed whole with their conversation groups: the groups due (at most batchSize), which retention purges. */
+export interface RetainGroups {
+  readonly groups: (tx: Queryable, pass: RetainPass) => Promise<readonly string[]>;
+  /** The count the groups found go into. */
+  readonly counts: keyof RetentionCounts;
 }
 
 /**

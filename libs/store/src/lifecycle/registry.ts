@@ -1,4 +1,10 @@
-import { type LifecycleParticipant, PURGE_STAGES, type TablePurge } from './participant.js';
+import {
+  type LifecycleParticipant,
+  PURGE_STAGES,
+  RETAIN_STAGES,
+  type TablePurge,
+  type TableRetain,
+} from './participant.js';
 import { conversations } from './tables/conversations.js';
 import { arkChunks, arkSessions } from './tables/ark-sessions.js';
 import { conversationMeta, conversationMetaDefault } from './tables/conversation-meta.js';
@@ -12,11 +18,12 @@ import { searchIndex } from './tables/search-index.js';
 import { operational } from './tables/unexported.js';
 
 /**
- * Every table of the store, each with its part in exporting and erasing a person and in purging
- * conversation groups. The order is the export's: a kind after the kinds its import refers to (a
+ * Every table of the store, each with its part in exporting and erasing a person, in purging
+ * conversation groups and in retention. The order is the export's: a kind after the kinds its import refers to (a
  * conversation before its messages, an episode before its memories, a session before its events);
- * the purge keeps its own, by stage (PURGE_ORDER). A table missing here fails the symmetry test
- * (services/governance/test/export-equals-erasure.test.ts) and libs/store/test/purge-registry.test.ts.
+ * the purge and retention keep their own, by stage (PURGE_ORDER, RETAIN_ORDER). A table missing
+ * here fails the symmetry test (services/governance/test/export-equals-erasure.test.ts),
+ * libs/store/test/purge-registry.test.ts and libs/store/test/retain-registry.test.ts.
  */
 export const PARTICIPANTS: readonly LifecycleParticipant[] = [
   conversations,
@@ -48,3 +55,8 @@ export const participant = (table: string): LifecycleParticipant => {
 export const PURGE_ORDER: readonly (LifecycleParticipant & { readonly purge: TablePurge })[] = PARTICIPANTS.filter(
   (p): p is LifecycleParticipant & { purge: TablePurge } => p.purge !== undefined,
 ).sort((a, b) => PURGE_STAGES[a.purge.stage] - PURGE_STAGES[b.purge.stage]);
+
+/** The tables retention removes by age, in the order its passes run (by the stage of their kind). */
+export const RETAIN_ORDER: readonly (LifecycleParticipant & { readonly retain: TableRetain })[] = PARTICIPANTS.filter(
+  (p): p is LifecycleParticipant & { retain: TableRetain } => p.retain !== undefined,
+).sort((a, b) => RETAIN_STAGES[a.retain.kind] - RETAIN_STAGES[b.retain.kind]);

@@ -1,4 +1,5 @@
-import { iso, keyOne, keyTwo, type LifecycleParticipant } from '../participant.js';
+import type { Queryable } from '../../store.js';
+import { iso, keyOne, keyTwo, type LifecycleParticipant, type RetainPass } from '../participant.js';
 
 /**
  * An ARK session's record, exported right after the conversations: a stream alone (no messages)
@@ -9,6 +10,13 @@ export const arkSessions: LifecycleParticipant = {
   within: { session: 'session_id' },
   // after its chunks, as it goes before them on import
   purge: { by: 'both', column: 'session_id', counts: 'arkSessions', stage: 'parents' },
+  // no metadata of its own to shorten the period by
+  retain: {
+    kind: 'arkSessions',
+    agedBy: ['created_at', 'completed_at'],
+    overridable: false,
+    goes: { groups: (tx, pass) => idleArkSessions(tx, pass), counts: 'arkSessions' },
+  },
   export: {
     kind: 'ark_session',
     columns: () => `session_id AS "sessionId", ${iso('created_at')} AS "createdAt",
@@ -23,6 +31,7 @@ export const arkChunks: LifecycleParticipant = {
   table: 'stream_chunks',
   within: { session: 'session_id' },
   purge: { by: 'both', column: 'session_id', counts: 'streamChunks', stage: 'leaves' },
+  notRetained: 'goes with its ARK session, whose activity its created_at counts in (ark_sessions)',
   export: {
     kind: 'ark_chunk',
     columns: () => `session_id AS "sessionId", chunk_seq AS seq, chunk,
@@ -31,3 +40,25 @@ export const arkChunks: LifecycleParticipant = {
     keyOf: keyTwo('sessionId', 'seq'),
   },
 };
+
+/**
+ * ARK sessions (their ids, which are their groups') with no activity since the cutoff: no message
+ * said, no chunk relayed, not created or completed. Retention removes them whole, with everything
+ * made from them (purgeConversationGroups).
+ */
+async function idleArkSessions(tx: Queryable, o: RetainPass): Promise<string[]> {
+  const { rows } = await tx.query<{ session_id: string }>(
+    `SELECT s.session_id FROM (
+       SELECT id AS session_id FROM conversations WHERE source_api = 'ark' AND group_id IS NULL
+       UNION SELECT session_id FROM ark_sessions) s
+     WHERE NOT EXISTS (SELECT 1 FROM conversations c WHERE COALESCE(c.group_id, c.id) = s.session_id
+                        AND (c.created_at >= $1 OR c.source_api <> 'ark'
+                             OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.created_at >= $1)))
+       AND NOT EXISTS (SELECT 1 FROM ark_sessions a WHERE a.session_id = s.session_id
+                        AND (a.created_at >= $1 OR a.completed_at >= $1))
+       AND NOT EXISTS (SELECT 1 FROM stream_chunks k WHERE k.session_id = s.session_id AND k.created_at >= $1)
+     ORDER BY 1 LIMIT $2`,
+    [o.cutoff, o.batchSize],
+  );
+  return rows.map((r) => r.session_id);
+}

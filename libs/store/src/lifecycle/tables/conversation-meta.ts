@@ -19,6 +19,7 @@ export const conversationMeta: LifecycleParticipant = {
   within: { group: 'group_id' },
   named: (person) => `conversation_meta.user_details ? ${person}`,
   purge: { by: 'both', column: 'group_id', counts: 'conversationMeta', stage: 'leaves' },
+  notRetained: "a group's description, kept while the group is: it goes with it",
   export: {
     kind: 'conversation_meta',
     columns: ({ whole, person }) =>
@@ -51,6 +52,7 @@ export const conversationMetaDefault: LifecycleParticipant = {
   within: 'nowhere',
   named: (person) => `conversation_meta_default.user_details ? ${person}`,
   notPurged: 'server configuration, in no group',
+  notRetained: 'server configuration, in no group',
   notExported:
     'server configuration the export format has no record for; the person entry it holds is de-identified on erasure',
   erase: {

@@ -1,3 +1,5 @@
+import type { Queryable } from '../../store.js';
+import type { RetentionScope } from '../../repositories/retention-counts.js';
 import { iso, keyOne, type LifecycleParticipant } from '../participant.js';
 
 /**
@@ -10,6 +12,8 @@ export const conversations: LifecycleParticipant = {
   within: { conversation: 'id' },
   root: true,
   purge: { by: 'conversations', column: 'id', counts: 'conversations', stage: 'root' },
+  notRetained:
+    'removed only whole: with its ARK session (ark_sessions), or once soft-deleted past RETENTION_DELETED (eviction)',
   export: {
     kind: 'conversation',
     columns: ({ whole }) => `id, source_api AS "sourceApi", group_id AS "groupId",
@@ -26,3 +30,27 @@ export const conversations: LifecycleParticipant = {
     keyOf: keyOne('id'),
   },
 };
+
+/** The metadata key of a conversation's own retention period, which may shorten the setting's. */
+export const RETENTION_METADATA_KEY = 'retention';
+
+/**
+ * True (SQL) for a row of a conversation in the scope: every one, or those whose metadata (their
+ * own, or their group's root, so forks follow the conversation they came from) has the override.
+ */
+export function retentionScopeSql(column: string, params: unknown[], scope: RetentionScope): string {
+  if (scope.override === undefined) return 'TRUE';
+  const n = params.push(scope.override);
+  return `${column} IN (SELECT c.id FROM conversations c LEFT JOIN conversations r ON r.id = c.group_id
+    WHERE c.metadata->>'${RETENTION_METADATA_KEY}' = $${n} OR r.metadata->>'${RETENTION_METADATA_KEY}' = $${n})`;
+}
+
+/** The distinct overrides stored in conversations' metadata (valid or not: the caller checks them). */
+export async function retentionOverrides(q: Queryable): Promise<string[]> {
+  const { rows } = await q.query<{ v: string }>(
+    `SELECT DISTINCT metadata->>'${RETENTION_METADATA_KEY}' AS v FROM conversations
+     WHERE metadata ? '${RETENTION_METADATA_KEY}' AND jsonb_typeof(metadata->'${RETENTION_METADATA_KEY}') = 'string'
+     ORDER BY 1`,
+  );
+  return rows.map((r) => r.v);
+}

@@ -1,5 +1,8 @@
-import { iso, keyOne, type LifecycleParticipant } from '../participant.js';
+import type { Queryable } from '../../store.js';
+import { iso, keyOne, type LifecycleParticipant, type RetainPass } from '../participant.js';
 import { addCount, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
+import type { RetentionBatch } from '../../repositories/retention-counts.js';
+import { retentionScopeSql } from './conversations.js';
 
 /**
  * Episodes: stretches of a conversation cut for extraction. One in another person's conversation
@@ -10,6 +13,7 @@ export const episodes: LifecycleParticipant = {
   table: 'episodes',
   within: { conversation: 'conversation_id' },
   purge: { by: 'conversations', column: 'conversation_id', counts: 'episodes', stage: 'parents' },
+  notRetained: 'extracted again from what is left, or removed, with the messages they were cut from (messages)',
   export: {
     kind: 'episode',
     columns: () => `id, conversation_id AS "conversationId", start_seq AS "startSeq",
@@ -31,6 +35,12 @@ export const episodicMemories: LifecycleParticipant = {
   named: (person) => `episodic_memories.user_id = ${person}`,
   needs: { table: 'episodes', column: 'id', by: 'episode_id' },
   purge: { by: 'conversations', column: 'conversation_id', counts: 'episodicMemories', stage: 'indexed' },
+  retain: {
+    kind: 'memories',
+    agedBy: ['created_at'],
+    overridable: true,
+    goes: { takes: ['search_items'], rows: (tx, pass) => expireMemories(tx, pass) },
+  },
   export: {
     kind: 'episodic_memory',
     columns: () => `id, episode_id AS "episodeId", conversation_id AS "conversationId",
@@ -70,6 +80,12 @@ export const summaries: LifecycleParticipant = {
   within: { conversation: 'conversation_id' },
   // one statement for the whole version chain: its self-reference is checked at the statement's end
   purge: { by: 'conversations', column: 'conversation_id', counts: 'summaries', stage: 'leaves' },
+  retain: {
+    kind: 'summaries',
+    agedBy: ['created_at'],
+    overridable: true,
+    goes: { takes: [], rows: (tx, pass) => expireSummaries(tx, pass) },
+  },
   export: {
     kind: 'summary',
     columns: () => `memory_id AS id, conversation_id AS "conversationId", memory_text AS text,
@@ -81,3 +97,57 @@ export const summaries: LifecycleParticipant = {
     keyOf: keyOne('id'),
   },
 };
+
+/** Episodic memories made before the cutoff (every version), with their search rows and vectors. */
+async function expireMemories(tx: Queryable, o: RetainPass): Promise<RetentionBatch> {
+  const params: unknown[] = [o.cutoff, o.batchSize];
+  const { rows } = await tx.query<{ id: string; current: boolean }>(
+    `DELETE FROM episodic_memories WHERE id IN (
+       SELECT id FROM episodic_memories WHERE created_at < $1 AND ${retentionScopeSql('conversation_id', params, o.scope)}
+       ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
+     RETURNING id, superseded_at IS NULL AS current`,
+    params,
+  );
+  const searchRows = await tx.query(
+    `DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`,
+    [rows.map((r) => r.id)],
+  );
+  return {
+    counts: { episodicMemories: rows.length, searchRows: searchRows.rowCount ?? 0 },
+    finished: rows.length < o.batchSize,
+    conversationIds: [],
+  };
+}
+
+/**
+ * Rolling summaries made before the cutoff (a summary being made is left to finish). A newer
+ * summary built on a removed one keeps its text and loses only the link: its chain starts there.
+ */
+async function expireSummaries(tx: Queryable, o: RetainPass): Promise<RetentionBatch> {
+  const params: unknown[] = [o.cutoff, o.batchSize];
+  const { rows } = await tx.query<{ memory_id: string }>(
+    `SELECT memory_id FROM memory
+     WHERE created_at < $1 AND status <> 'processing' AND ${retentionScopeSql('conversation_id', params, o.scope)}
+     ORDER BY memory_id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    params,
+  );
+  const ids = rows.map((r) => r.memory_id);
+  await tx.query(
+    'UPDATE memory SET base_memory_id = NULL WHERE base_memory_id = ANY($1::int8[]) AND NOT (memory_id = ANY($1::int8[]))',
+    [ids],
+  );
+  const gone = await tx.query('DELETE FROM memory WHERE memory_id = ANY($1::int8[])', [ids]);
+  return { counts: { summaries: gone.rowCount ?? 0 }, finished: rows.length < o.batchSize, conversationIds: [] };
+}
+
+/**
+ * Drops a conversation's finished summaries, which drew on words now gone (the next message
+ * summarizes anew); one being made is left to finish. Returns how many went.
+ */
+export async function dropSummariesOf(tx: Queryable, conversationId: string): Promise<number> {
+  // one statement for the whole version chain: its self-reference is checked at the statement's end
+  const { rowCount } = await tx.query(`DELETE FROM memory WHERE conversation_id = $1 AND status <> 'processing'`, [
+    conversationId,
+  ]);
+  return rowCount ?? 0;
+}

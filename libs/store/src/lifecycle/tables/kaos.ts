@@ -1,4 +1,5 @@
 import { iso, keyTwo, type LifecycleParticipant } from '../participant.js';
+import { expireSaid } from './said.js';
 
 /**
  * True (SQL) unless the conversation is a KAOS session no person owns: only its agent reads that
@@ -15,6 +16,7 @@ export const kaosSessions: LifecycleParticipant = {
   table: 'kaos_sessions',
   within: { conversation: 'conversation_id' },
   purge: { by: 'conversations', column: 'conversation_id', counts: 'kaosSessions', stage: 'parents' },
+  notRetained: 'kept while its conversation is: its events and messages age out (kaos_events), it goes with its group',
   export: {
     kind: 'kaos_session',
     columns: () => `agent, session_id AS "sessionId", conversation_id AS "conversationId",
@@ -40,6 +42,16 @@ export const kaosEvents: LifecycleParticipant = {
        (SELECT sent.conversation_id, sent.message_id FROM messages sent WHERE sent.sender_id = ${person})`,
   needs: { table: 'kaos_sessions', column: 'conversation_id', by: 'conversation_id' },
   purge: { by: 'conversations', column: 'conversation_id', counts: 'kaosEvents', stage: 'leaves' },
+  retain: {
+    kind: 'kaosEvents',
+    agedBy: ['occurred_at'],
+    overridable: true,
+    goes: {
+      // the session's messages with them (one thing said), and what was made of those
+      takes: ['messages', 'search_items', 'episodes', 'episodic_memories', 'memory'],
+      rows: (tx, pass) => expireSaid(tx, { ...pass, kaosOnly: true }),
+    },
+  },
   export: {
     kind: 'kaos_event',
     columns: () => `conversation_id AS "conversationId", seq, event_id AS "eventId",

@@ -13,6 +13,7 @@ export const memberships: LifecycleParticipant = {
   named: (person) =>
     `conversation_memberships.user_id = ${person} AND conversation_memberships.access_level <> 'owner'`,
   purge: { by: 'groups', column: 'group_id', counts: 'memberships', stage: 'leaves' },
+  notRetained: 'access, kept while it is granted: it goes with its group, or when revoked (the record below)',
   export: {
     kind: 'membership',
     columns: () => `group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel",
@@ -32,6 +33,7 @@ export const membershipRemovals: LifecycleParticipant = {
   within: { group: 'group_id' },
   named: (person) => `conversation_membership_removals.user_id = ${person}`,
   purge: { by: 'groups', column: 'group_id', counts: 'membershipRemovals', stage: 'leaves' },
+  notRetained: 'removed past RETENTION_DELETED by the eviction of soft-deleted data, not by a pass of its own',
   export: {
     kind: 'membership_removal',
     columns: () => `id, group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel",

@@ -1,5 +1,6 @@
 import { iso, keyTwo, type LifecycleParticipant } from '../participant.js';
 import { notAgentsOnly } from './kaos.js';
+import { expireSaid } from './said.js';
 
 /**
  * Every family's messages. Outside the person's groups, the ones they sent are theirs wherever
@@ -30,4 +31,14 @@ export const messages: LifecycleParticipant = {
     keyOf: keyTwo('conversationId', 'seq'),
   },
   erase: { ownData: 'messages' },
+  retain: {
+    kind: 'messages',
+    agedBy: ['created_at'],
+    overridable: true,
+    goes: {
+      // the events that became the messages, and what was made of them (forgetMessagesIn, expireSaid)
+      takes: ['kaos_events', 'search_items', 'episodes', 'episodic_memories', 'memory'],
+      rows: (tx, pass) => expireSaid(tx, { ...pass, kaosOnly: false }),
+    },
+  },
 };

@@ -11,6 +11,7 @@ export const ownershipTransfers: LifecycleParticipant = {
   named: (person) =>
     `conversation_ownership_transfers.from_user_id = ${person} OR conversation_ownership_transfers.to_user_id = ${person}`,
   purge: { by: 'groups', column: 'group_id', counts: 'transfers', stage: 'leaves' },
+  notRetained: "a group's ownership offers, kept while the group is: they go with it",
   export: {
     kind: 'ownership_transfer',
     columns: () => `id, group_id AS "groupId", conversation_id AS "conversationId",

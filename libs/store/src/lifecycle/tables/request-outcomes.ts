@@ -13,6 +13,7 @@ export const requestOutcomes: LifecycleParticipant = {
     `request_outcomes.group_id = 'private:' || ${person} OR strpos(request_outcomes.result::text, to_json(${person}::text)::text) > 0`,
   // a stored message's outcome names its conversation (a fork's too) as its group
   purge: { by: 'both', column: 'group_id', counts: 'requestOutcomes', stage: 'leaves' },
+  notRetained: 'kept for hours, removed by the request-outcome purge rather than a retention period',
   notExported: 'an answer kept for status lookups for hours, made again by nothing: ids and statuses, no words',
   erase: {
     writtenByOthers: true,

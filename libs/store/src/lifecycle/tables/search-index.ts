@@ -1,6 +1,7 @@
 import type { LifecycleParticipant } from '../participant.js';
 
 const INDEX = 'an index made from messages and memories, which the import builds again from them';
+const INDEXED = 'goes with the message or memory it indexes (their retain parts take it)';
 
 /**
  * The search index. Its rows go with the messages and memories they index, whoever removes
@@ -11,6 +12,7 @@ const indexTable = (table: string, part: Pick<LifecycleParticipant, 'purge' | 'n
   table,
   within: 'nowhere',
   notExported: INDEX,
+  notRetained: INDEXED,
   ...part,
 });
 

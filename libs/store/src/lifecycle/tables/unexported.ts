@@ -12,4 +12,10 @@ export const operational: readonly LifecycleParticipant[] = [
   ['bus_journal_positions', "the embedded bus's read positions"],
   ['schema_migrations', 'the migrations applied'],
   ['store_distribution', 'how each table is distributed (docs/store.md)'],
-].map(([table, why]) => ({ table: table!, within: 'nowhere' as const, notExported: why!, notPurged: NO_GROUP }));
+].map(([table, why]) => ({
+  table: table!,
+  within: 'nowhere' as const,
+  notExported: why!,
+  notPurged: NO_GROUP,
+  notRetained: NO_GROUP,
+}));
