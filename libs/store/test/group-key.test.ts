@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { ExportDataRecord } from '@memstream/schemas';
 import {
   appendMessage,
+  beginImportScope,
   claimEpisodes,
   claimSummary,
   completeEpisode,
   completeSummary,
+  finishImportScope,
+  importRecords,
   insertConversation,
   insertEpisodes,
   loadMigrations,
@@ -188,6 +192,84 @@ test('migration 0036 gives every stored episode, episodic memory and summary its
       assert.deepEqual(after[table]!['fork'], ['root'], table);
       assert.deepEqual(after[table]!['fresh'], ['fresh'], table);
     }
+  } finally {
+    await store.close();
+  }
+});
+
+test("an import stores a fork's episodes, memories and summaries in its root's group", async () => {
+  const store = await migratedPglite();
+  try {
+    const at = '2026-01-02T03:04:05.000000Z';
+    const conversation = (id: string, groupId: string | null) => ({
+      kind: 'conversation',
+      id,
+      sourceApi: 'memory-service',
+      groupId,
+      nextSeq: 0,
+      title: null,
+      metadata: {},
+      createdAt: at,
+      updatedAt: at,
+      deletedAt: null,
+    });
+    const times = { createdAt: at, updatedAt: at };
+    const records = [
+      conversation('iroot', 'iroot'),
+      conversation('ifork', 'iroot'),
+      conversation('ichat', null),
+      ...(['ifork', 'ichat'] as const).flatMap((c, i) => [
+        {
+          kind: 'episode',
+          id: 10 + i,
+          conversationId: c,
+          startSeq: 0,
+          endSeq: 0,
+          messageIds: ['m0'],
+          startTime: at,
+          endTime: at,
+          closeReason: 'flush',
+          status: 'extracted',
+          version: 1,
+          ...times,
+        },
+        {
+          kind: 'episodic_memory',
+          id: `mem-${c}`,
+          episodeId: 10 + i,
+          conversationId: c,
+          version: 1,
+          userId: 'u1',
+          title: '',
+          content: 'words',
+          occurredAt: at,
+          endedAt: at,
+          messageIds: ['m0'],
+          participants: ['u1'],
+          extractor: 'test',
+          supersededAt: null,
+          createdAt: at,
+        },
+        {
+          kind: 'summary',
+          id: 20 + i,
+          conversationId: c,
+          text: 'summary',
+          startSequence: 0,
+          endSequence: 0,
+          baseId: null,
+          generationTimeMs: 1,
+          ...times,
+        },
+      ]),
+    ] as ExportDataRecord[];
+    await store.transaction(async (tx) => {
+      await beginImportScope(tx);
+      for (const r of records) assert.equal((await importRecords(tx, r.kind, [r] as never)).stored, 1, r.kind);
+      await finishImportScope(tx);
+    });
+    const own = { ichat: ['ichat'], ifork: ['iroot'] };
+    assert.deepEqual(await extractedGroups(store), { episodes: own, episodic_memories: own, memory: own });
   } finally {
     await store.close();
   }
