@@ -159,6 +159,7 @@ CREATE TABLE episodes (
   error text,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  group_key text NOT NULL,
   CONSTRAINT episodes_check CHECK ((end_seq >= start_seq)),
   CONSTRAINT episodes_close_reason_check CHECK ((close_reason = ANY (ARRAY['message_cap'::text, 'token_cap'::text, 'silence'::text, 'idle'::text, 'flush'::text, 'topic'::text]))),
   CONSTRAINT episodes_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'extracted'::text, 'failed'::text]))),
@@ -183,6 +184,7 @@ CREATE TABLE episodic_memories (
   extractor text NOT NULL,
   superseded_at timestamp with time zone,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
+  group_key text NOT NULL,
   CONSTRAINT episodic_memories_episode_id_fkey FOREIGN KEY (episode_id) REFERENCES episodes(id) ON DELETE CASCADE,
   CONSTRAINT episodic_memories_pkey PRIMARY KEY (id)
 );
@@ -289,6 +291,7 @@ CREATE TABLE memory (
   attempts integer DEFAULT 1 NOT NULL,
   next_attempt_at timestamp with time zone,
   error text,
+  group_key text NOT NULL,
   CONSTRAINT memory_check CHECK (((start_sequence >= 0) AND (end_sequence >= start_sequence))),
   CONSTRAINT memory_status_check CHECK ((status = ANY (ARRAY['processing'::text, 'completed'::text, 'failed'::text]))),
   CONSTRAINT memory_base_memory_id_fkey FOREIGN KEY (base_memory_id) REFERENCES memory(memory_id),

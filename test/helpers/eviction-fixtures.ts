@@ -38,13 +38,13 @@ export async function seedGroup(
     [group, fork],
   );
   const episode = await q.query<{ id: string }>(
-    `INSERT INTO episodes (conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason)
-     VALUES ($1, 0, 1, ARRAY['m0', 'm1'], $2, $2, 'flush') RETURNING id`,
+    `INSERT INTO episodes (conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason, group_key)
+     VALUES ($1, 0, 1, ARRAY['m0', 'm1'], $2, $2, 'flush', $1) RETURNING id`,
     [group, at],
   );
   await q.query(
-    `INSERT INTO episodic_memories (id, episode_id, conversation_id, version, content, occurred_at, ended_at, message_ids, extractor)
-     VALUES ($1, $2, $3, 1, $4, $5, $5, ARRAY['m0'], 'test')`,
+    `INSERT INTO episodic_memories (id, episode_id, conversation_id, version, content, occurred_at, ended_at, message_ids, extractor, group_key)
+     VALUES ($1, $2, $3, 1, $4, $5, $5, ARRAY['m0'], 'test', $3)`,
     [`mem-${group}`, episode.rows[0]!.id, group, `memory of ${marker}`, at],
   );
   await q.query(
@@ -53,11 +53,11 @@ export async function seedGroup(
     [`mem-${group}`, group, `memory of ${marker}`, at],
   );
   const first = await q.query<{ memory_id: string }>(
-    `INSERT INTO memory (conversation_id, memory_text, start_sequence, end_sequence) VALUES ($1, $2, 0, 0) RETURNING memory_id`,
+    `INSERT INTO memory (conversation_id, memory_text, start_sequence, end_sequence, group_key) VALUES ($1, $2, 0, 0, $1) RETURNING memory_id`,
     [group, `summary of ${marker}`],
   );
   await q.query(
-    `INSERT INTO memory (conversation_id, memory_text, start_sequence, end_sequence, base_memory_id) VALUES ($1, $2, 0, 1, $3)`,
+    `INSERT INTO memory (conversation_id, memory_text, start_sequence, end_sequence, base_memory_id, group_key) VALUES ($1, $2, 0, 1, $3, $1)`,
     [group, `newer summary of ${marker}`, first.rows[0]!.memory_id],
   );
   await q.query(

@@ -13,13 +13,11 @@ import { blockersOf } from './distribution-blockers.js';
 const BLOCKERS: Readonly<Record<string, readonly string[]>> = {
   conversations: ['key conversations_pkey lacks group_key'],
   episodes: [
-    'no column group_key',
     'key episodes_conversation_id_start_seq_key lacks group_key',
     'key episodes_pkey lacks group_key',
     'foreign key episodes_conversation_id_fkey leaves the shard',
   ],
   episodic_memories: [
-    'no column group_key',
     'key episodic_memories_pkey lacks group_key',
     'foreign key episodic_memories_episode_id_fkey leaves the shard',
   ],
@@ -28,7 +26,6 @@ const BLOCKERS: Readonly<Record<string, readonly string[]>> = {
     'foreign key kaos_sessions_conversation_id_fkey leaves the shard',
   ],
   memory: [
-    'no column group_key',
     'key memory_one_processing_per_conversation lacks group_key',
     'key memory_pkey lacks group_key',
     'foreign key memory_base_memory_id_fkey leaves the shard',

@@ -175,12 +175,19 @@ export const MESSAGES = insertSql(
   },
 );
 
+/**
+ * The group of the record's conversation. One not stored is its own group, as migration 0036 has
+ * it: the insert then fails on the conversation's foreign key, as before, or (an episodic memory,
+ * keyed to its episode only) is stored as before.
+ */
+const CONVERSATION_GROUP = `COALESCE((SELECT c.group_key FROM conversations c WHERE c.id = r."conversationId"), r."conversationId")`;
+
 export const EPISODES = insertSql(
   'episodes',
   `id bigint, conversation_id text, start_seq bigint, end_seq bigint, message_ids jsonb, start_time timestamptz,
    end_time timestamptz, close_reason text, status text, version int, created_at timestamptz, updated_at timestamptz`,
   'conversation_id',
-  { select: { message_ids: textArray } },
+  { select: { message_ids: textArray }, values: { group_key: CONVERSATION_GROUP } },
 );
 
 export const EPISODIC_MEMORIES = insertSql(
@@ -191,6 +198,7 @@ export const EPISODIC_MEMORIES = insertSql(
   'conversation_id',
   {
     select: { message_ids: textArray, participants: textArray },
+    values: { group_key: CONVERSATION_GROUP },
     extra: '"searchText" text',
     returning: 'id, conversation_id, user_id, occurred_at, message_ids, superseded_at',
     after: `searchable AS (
@@ -218,7 +226,7 @@ export const SUMMARIES = insertSql(
         `CASE WHEN EXISTS (SELECT 1 FROM memory b WHERE b.memory_id = ${base}) OR ${base} IN (SELECT x.id FROM input x)
          THEN ${base} END`,
     },
-    values: { status: `'completed'` },
+    values: { status: `'completed'`, group_key: CONVERSATION_GROUP },
     order: 'r."id"',
   },
 );

@@ -40,9 +40,10 @@ export async function claimSummary(
      ), last AS (
        SELECT status, attempts FROM memory WHERE conversation_id = $1 ORDER BY memory_id DESC LIMIT 1
      )
-     INSERT INTO memory (conversation_id, start_sequence, end_sequence, base_memory_id, status, attempts)
+     INSERT INTO memory (conversation_id, start_sequence, end_sequence, base_memory_id, status, attempts, group_key)
      SELECT $1, $2, $3, (SELECT memory_id FROM base), 'processing',
-            COALESCE((SELECT attempts + 1 FROM last WHERE status = 'failed'), 1)
+            COALESCE((SELECT attempts + 1 FROM last WHERE status = 'failed'), 1),
+            (SELECT c.group_key FROM conversations c WHERE c.id = $1)
      WHERE NOT EXISTS (SELECT 1 FROM base WHERE end_sequence >= $3)
        AND NOT EXISTS (SELECT 1 FROM memory WHERE conversation_id = $1 AND status = 'failed' AND next_attempt_at > now())
      ON CONFLICT (conversation_id) WHERE status = 'processing' DO NOTHING
