@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { NO_PURGE, PARTICIPANTS, PURGE_ORDER, PURGE_STAGES, readDistribution } from '@memstream/store';
+import { NO_PURGE, PARTICIPANTS, PURGE_ORDER, PURGE_STAGES } from '@memstream/store';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 import { tableFacts } from './catalog.js';
+import { partCoverage } from './lifecycle-coverage.js';
 
 /**
  * purgeConversationGroups deletes from the tables the registry gives it, in their stages' order,
@@ -17,18 +18,12 @@ const stageOf = (table: string) => {
 };
 
 test('every table of conversation data says what purging a group deletes there, or why nothing', async (t) => {
-  const store = await migratedPglite();
-  t.after(() => store.close());
-  const [registry, tables] = await Promise.all([readDistribution(store), tableFacts(store)]);
-  const problems: string[] = [];
-  for (const { tableName, kind } of registry.values()) {
-    const p = PARTICIPANTS.find((x) => x.table === tableName);
-    if (!p) problems.push(`${tableName}: no lifecycle participant`);
-    else if (kind === 'distributed' && !p.purge && !p.notPurged)
-      problems.push(`${tableName}: no purge part, no reason`);
-  }
+  const { problems, tables } = await partCoverage(t, {
+    name: 'purge',
+    has: (p) => p.purge !== undefined,
+    excused: (p) => p.notPurged !== undefined,
+  });
   for (const p of PARTICIPANTS) {
-    if (p.purge && p.notPurged) problems.push(`${p.table}: a purge part and a reason not to purge`);
     const columns = tables.get(p.table)?.columns;
     for (const column of [p.purge?.column, p.purge?.storedAt])
       if (column !== undefined && !columns?.has(column)) problems.push(`${p.table}: no column ${column}`);

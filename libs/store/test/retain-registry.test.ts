@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PARTICIPANTS, RETAIN_ORDER, RETAIN_STAGES, RETENTION_KINDS, readDistribution } from '@memstream/store';
-import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
-import { tableFacts } from './catalog.js';
+import { PARTICIPANTS, RETAIN_ORDER, RETAIN_STAGES, RETENTION_KINDS } from '@memstream/store';
+import { partCoverage } from './lifecycle-coverage.js';
 
 /**
  * Retention runs the retain parts the registry gives it, in their kinds' order, so a table's rows
@@ -17,18 +16,12 @@ const stageOf = (table: string) => {
 };
 
 test('every table of conversation data says how retention removes its rows, or why not', async (t) => {
-  const store = await migratedPglite();
-  t.after(() => store.close());
-  const [registry, tables] = await Promise.all([readDistribution(store), tableFacts(store)]);
-  const problems: string[] = [];
-  for (const { tableName, kind } of registry.values()) {
-    const p = PARTICIPANTS.find((x) => x.table === tableName);
-    if (!p) problems.push(`${tableName}: no lifecycle participant`);
-    else if (kind === 'distributed' && !p.retain && !p.notRetained)
-      problems.push(`${tableName}: no retain part, no reason`);
-  }
+  const { problems, tables } = await partCoverage(t, {
+    name: 'retain',
+    has: (p) => p.retain !== undefined,
+    excused: (p) => p.notRetained !== undefined,
+  });
   for (const p of PARTICIPANTS) {
-    if (p.retain && p.notRetained) problems.push(`${p.table}: a retain part and a reason not to retain`);
     const columns = tables.get(p.table)?.columns;
     for (const column of p.retain?.agedBy ?? [])
       if (!columns?.has(column)) problems.push(`${p.table}: no column ${column}`);
