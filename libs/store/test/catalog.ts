@@ -69,3 +69,23 @@ export async function functionBodies(q: Queryable): Promise<Map<string, string>>
   );
   return new Map(rows.map((r) => [r.name, r.body]));
 }
+
+/**
+ * Every row of each table, whole but for `without`, in the order given per table: what a
+ * migration test compares before and after, the column the migration adds left out.
+ */
+export async function rowsWithout(
+  q: Queryable,
+  orderByTable: Readonly<Record<string, string>>,
+  without: string,
+): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const [table, order] of Object.entries(orderByTable)) {
+    const { rows } = await q.query<{ r: unknown }>(
+      `SELECT to_jsonb(t) - $1::text AS r FROM ${table} t ORDER BY ${order}`,
+      [without],
+    );
+    out[table] = rows.map((row) => row.r);
+  }
+  return out;
+}

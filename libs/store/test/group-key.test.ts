@@ -19,6 +19,7 @@ import {
   type Store,
 } from '@memstream/store';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
+import { rowsWithout } from './catalog.js';
 import { chatMessage, log } from './search-fixtures.js';
 
 const groupKeys = async (q: Queryable, table: 'conversations' | 'messages') => {
@@ -79,16 +80,7 @@ const EXTRACTED = {
   memory: 'conversation_id, memory_id',
 } as const;
 
-async function extractedRows(q: Queryable): Promise<Record<string, unknown[]>> {
-  const out: Record<string, unknown[]> = {};
-  for (const [table, order] of Object.entries(EXTRACTED)) {
-    const { rows } = await q.query<{ r: unknown }>(
-      `SELECT to_jsonb(t) - 'group_key' AS r FROM ${table} t ORDER BY ${order}`,
-    );
-    out[table] = rows.map((row) => row.r);
-  }
-  return out;
-}
+const extractedRows = (q: Queryable) => rowsWithout(q, EXTRACTED, 'group_key');
 
 /** Per table, each conversation's groups as its rows hold them. */
 async function extractedGroups(q: Queryable): Promise<Record<string, Record<string, string[]>>> {

@@ -16,6 +16,7 @@ import {
 } from '@memstream/store';
 import type { ConversationMeta, ExportDataRecord } from '@memstream/schemas';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
+import { rowsWithout } from './catalog.js';
 import { log } from './search-fixtures.js';
 
 const TABLES = {
@@ -26,16 +27,7 @@ const TABLES = {
 } as const;
 
 /** Every row of the four tables, whole, in key order; group_key left out (0035 adds it). */
-async function rowsOf(q: Queryable): Promise<Record<string, unknown[]>> {
-  const out: Record<string, unknown[]> = {};
-  for (const [table, order] of Object.entries(TABLES)) {
-    const { rows } = await q.query<{ r: Record<string, unknown> }>(
-      `SELECT to_jsonb(t) - 'group_key' AS r FROM ${table} t ORDER BY ${order}`,
-    );
-    out[table] = rows.map((row) => row.r);
-  }
-  return out;
-}
+const rowsOf = (q: Queryable) => rowsWithout(q, TABLES, 'group_key');
 
 async function keysOf(q: Queryable): Promise<Record<string, string>> {
   const { rows } = await q.query<{ name: string; def: string }>(
