@@ -316,11 +316,12 @@ export {
   type RetentionPass,
   type RetentionScope,
 } from './repositories/retention.js';
-export { PARTICIPANTS, PURGE_ORDER, RETAIN_ORDER } from './lifecycle/registry.js';
+export { EVICT_ORDER, PARTICIPANTS, PURGE_ORDER, RETAIN_ORDER } from './lifecycle/registry.js';
 export {
   PURGE_STAGES,
   RETAIN_STAGES,
   type LifecycleParticipant,
+  type TableEvict,
   type TablePurge,
   type TableRetain,
 } from './lifecycle/participant.js';

@@ -6,7 +6,8 @@ import type { RetentionBatch, RetentionCounts, RetentionScope } from '../reposit
 
 /**
  * A table's part in the lifecycles that cross every table. Today: purging conversation groups
- * (`purge`), removing what is past its retention period (`retain`), and exporting a person and erasing one, which must agree row for row (a person's
+ * (`purge`), removing what is past its retention period (`retain`), evicting soft-deleted data
+ * (`evict`), and exporting a person and erasing one, which must agree row for row (a person's
  * export holds exactly what erasing them removes or de-identifies), so the rows that are a
  * person's are said once, here, and both read it.
  *
@@ -48,7 +49,13 @@ export interface LifecycleParticipant {
   readonly retain?: TableRetain;
   /** Why no retention period removes the table's rows by their age: what removes them instead. */
   readonly notRetained?: string;
+  readonly evict?: TableEvict;
+  /** Why the eviction of soft-deleted data takes nothing here by itself: what removes the rows instead. */
+  readonly notEvicted?: string;
 }
+
+/** Why most tables have no evict part: their rows go with the group the eviction purges. */
+export const EVICTED_WITH_GROUP = 'goes with its conversation group when the eviction purges it (conversations)';
 
 /**
  * The order of retention's passes, by the setting (RETENTION_*) each applies; the eviction of
@@ -151,6 +158,44 @@ export interface TablePurge {
    * its conversation was deleted (written to again) keeps the group from a purge that requires deletion.
    */
   readonly storedAt?: string;
+}
+
+/**
+ * memory-service's eviction resource types, in the order a batch of an eviction job takes them:
+ * whole groups first, then, in the room they leave, rows of their own.
+ */
+export const EVICTABLE_RESOURCES = ['conversation_groups', 'conversation_memberships'] as const;
+export type EvictableResource = (typeof EVICTABLE_RESOURCES)[number];
+
+/** How the eviction of soft-deleted data (RETENTION_DELETED, an eviction job's cutoff) takes the table's rows. */
+export interface TableEvict {
+  /** The resource type of an eviction job that asks for it. */
+  readonly resource: EvictableResource;
+  readonly goes: EvictGroups | EvictRows;
+}
+
+/** The conversation groups soft-deleted before the cutoff, which the eviction purges whole. */
+export interface EvictGroups {
+  /**
+   * SQL selecting them as `group_id`: at most `limit` in group order when it is set. A group
+   * written to since its deletion (`writtenSince`, true for a conversation stored in after its
+   * deleted_at; the registry's purge parts say where, by their storedAt) is in use again and not due.
+   */
+  readonly groups: (o: {
+    cutoff: string;
+    limit?: string | undefined;
+    writtenSince: (conversation: string, deletedAt: string) => string;
+  }) => string;
+}
+
+/** Rows of the table's own due by one column's age, deleted by key a batch at a time, each counted. */
+export interface EvictRows {
+  /** The column a row's age is measured by: it is due once it is before the cutoff. */
+  readonly agedBy: string;
+  /** The columns a row is found and locked by (the shard column first), and the batch's order. */
+  readonly key: readonly string[];
+  readonly orderBy: string;
+  readonly counts: PurgeCount;
 }
 
 export interface TableExport {

@@ -1,7 +1,9 @@
 import {
+  EVICTABLE_RESOURCES,
   type LifecycleParticipant,
   PURGE_STAGES,
   RETAIN_STAGES,
+  type TableEvict,
   type TablePurge,
   type TableRetain,
 } from './participant.js';
@@ -19,11 +21,11 @@ import { operational } from './tables/unexported.js';
 
 /**
  * Every table of the store, each with its part in exporting and erasing a person, in purging
- * conversation groups and in retention. The order is the export's: a kind after the kinds its import refers to (a
+ * conversation groups, in retention and in eviction. The order is the export's: a kind after the kinds its import refers to (a
  * conversation before its messages, an episode before its memories, a session before its events);
  * the purge and retention keep their own, by stage (PURGE_ORDER, RETAIN_ORDER). A table missing
  * here fails the symmetry test (services/governance/test/export-equals-erasure.test.ts),
- * libs/store/test/purge-registry.test.ts and libs/store/test/retain-registry.test.ts.
+ * libs/store/test/purge-registry.test.ts, retain-registry.test.ts and evict-registry.test.ts.
  */
 export const PARTICIPANTS: readonly LifecycleParticipant[] = [
   conversations,
@@ -60,3 +62,8 @@ export const PURGE_ORDER: readonly (LifecycleParticipant & { readonly purge: Tab
 export const RETAIN_ORDER: readonly (LifecycleParticipant & { readonly retain: TableRetain })[] = PARTICIPANTS.filter(
   (p): p is LifecycleParticipant & { retain: TableRetain } => p.retain !== undefined,
 ).sort((a, b) => RETAIN_STAGES[a.retain.kind] - RETAIN_STAGES[b.retain.kind]);
+
+/** The tables the eviction of soft-deleted data takes rows from, in the order of their resource types. */
+export const EVICT_ORDER: readonly (LifecycleParticipant & { readonly evict: TableEvict })[] = PARTICIPANTS.filter(
+  (p): p is LifecycleParticipant & { evict: TableEvict } => p.evict !== undefined,
+).sort((a, b) => EVICTABLE_RESOURCES.indexOf(a.evict.resource) - EVICTABLE_RESOURCES.indexOf(b.evict.resource));

@@ -1,11 +1,16 @@
 import { databaseNow } from '../database-clock.js';
 import type { Queryable, Store } from '../store.js';
+import type { EvictableResource, EvictGroups, EvictRows } from '../lifecycle/participant.js';
+import { EVICT_ORDER, PURGE_ORDER } from '../lifecycle/registry.js';
 import { addPurgeCounts, NO_PURGE, purgeConversationGroups, type PurgeCounts } from './purge-conversations.js';
 import { endHeldJob, leaseFrom, leaseJob, lockHeldJob, lockOpenJob } from './job-row-leases.js';
 
-/** memory-service's resource types: groups soft-deleted, and memberships removed, before the cutoff. */
-export const EVICTABLE_RESOURCES = ['conversation_groups', 'conversation_memberships'] as const;
-export type EvictableResource = (typeof EVICTABLE_RESOURCES)[number];
+/**
+ * The eviction of soft-deleted data as jobs (memory-service's eviction API): what each resource
+ * type takes, and how, is the tables' own (the evict part of each lifecycle participant); this file
+ * keeps the job queue and runs the parts, in EVICT_ORDER.
+ */
+export { EVICTABLE_RESOURCES, type EvictableResource } from '../lifecycle/participant.js';
 export type EvictionStatus = 'pending' | 'running' | 'completed' | 'failed';
 
 export interface EvictionJob {
@@ -90,45 +95,46 @@ export async function claimEvictionJob(
   });
 }
 
+/** The parts of the eviction a job asks for, in the order a batch takes them. */
+const partsOf = (job: EvictionJob) => EVICT_ORDER.filter((p) => job.resource_types.includes(p.evict.resource));
+
 /**
- * Groups whose every conversation was soft-deleted before the cutoff and has taken no message
- * since (a family without soft deletion of its own, EverMemOS or ARK, keeps storing what is sent
- * to a group an admin deleted: such a group is in use again and is not evicted).
+ * True (SQL) for a deleted conversation that stored a row after its deletion: in any table whose
+ * purge part keys its rows by conversation and says when each was stored.
  */
-function evictableGroupsSql(cutoff: string, limit?: string): string {
-  return `SELECT DISTINCT COALESCE(c.group_id, c.id) AS group_id FROM conversations c
-    WHERE c.deleted_at < ${cutoff}
-      AND NOT EXISTS (SELECT 1 FROM conversations o
-                       WHERE (o.id = COALESCE(c.group_id, c.id) OR o.group_id = COALESCE(c.group_id, c.id))
-                         AND (o.deleted_at IS NULL OR o.deleted_at >= ${cutoff}
-                              OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = o.id AND m.stored_at > o.deleted_at)))
-    ${limit === undefined ? '' : `ORDER BY 1 LIMIT ${limit}`}`;
+function writtenSince(conversation: string, deletedAt: string): string {
+  const checks = PURGE_ORDER.flatMap(({ table, purge }) =>
+    purge.storedAt === undefined
+      ? []
+      : [
+          `EXISTS (SELECT 1 FROM ${table} w WHERE w.${purge.column} = ${conversation} AND w.${purge.storedAt} > ${deletedAt})`,
+        ],
+  );
+  return checks.length === 0 ? 'false' : `(${checks.join(' OR ')})`;
 }
 
-/** What the job has to evict when it starts, for its progress: groups and removed memberships, one each. */
+const groupsSql = (goes: EvictGroups, cutoff: string, limit?: string) => goes.groups({ cutoff, limit, writtenSince });
+
+/** What the job has to evict when it starts, for its progress: each group and each row, one. */
 async function countEvictable(q: Queryable, job: EvictionJob): Promise<number> {
   let total = 0;
-  if (job.resource_types.includes('conversation_groups')) {
-    const { rows } = await q.query<{ n: string }>(`SELECT count(*) AS n FROM (${evictableGroupsSql('$1')}) g`, [
-      job.cutoff,
-    ]);
-    total += Number(rows[0]!.n);
-  }
-  if (job.resource_types.includes('conversation_memberships')) {
-    const { rows } = await q.query<{ n: string }>(
-      'SELECT count(*) AS n FROM conversation_membership_removals WHERE removed_at < $1',
-      [job.cutoff],
-    );
+  for (const { table, evict } of partsOf(job)) {
+    const sql =
+      'groups' in evict.goes
+        ? `SELECT count(*) AS n FROM (${groupsSql(evict.goes, '$1')}) g`
+        : `SELECT count(*) AS n FROM ${table} WHERE ${evict.goes.agedBy} < $1`;
+    const { rows } = await q.query<{ n: string }>(sql, [job.cutoff]);
     total += Number(rows[0]!.n);
   }
   return total;
 }
 
-/** Hard-deletes up to `limit` memberships removed before the cutoff; how many. */
-async function evictMembershipRemovals(q: Queryable, cutoff: Date, limit: number): Promise<number> {
+/** Hard-deletes up to `limit` of the table's rows due before the cutoff; how many. */
+async function evictRows(q: Queryable, table: string, goes: EvictRows, cutoff: Date, limit: number): Promise<number> {
+  const key = goes.key.join(', ');
   const { rowCount } = await q.query(
-    `DELETE FROM conversation_membership_removals WHERE (group_id, id) IN (
-       SELECT group_id, id FROM conversation_membership_removals WHERE removed_at < $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    `DELETE FROM ${table} WHERE (${key}) IN (
+       SELECT ${key} FROM ${table} WHERE ${goes.agedBy} < $1 ORDER BY ${goes.orderBy} LIMIT $2 FOR UPDATE SKIP LOCKED)`,
     [cutoff, limit],
   );
   return rowCount ?? 0;
@@ -156,39 +162,39 @@ export async function evictBatch(
   return store.transaction(async (tx) => {
     const job = await lockHeldJob<EvictionJob>(tx, 'eviction_jobs', { ...o, columns: COLUMNS });
     if (!job) return { held: false, found: 0, purged: 0, conversationIds: [] };
-    let groups: string[] = [];
-    if (job.resource_types.includes('conversation_groups')) {
-      const found = await tx.query<{ group_id: string }>(evictableGroupsSql('$1', '$2'), [job.cutoff, o.batchSize]);
-      groups = found.rows.map((r) => r.group_id);
+    // each part in order, in the room the parts before it left in the batch: groups, then rows
+    let counts = addPurgeCounts(job.counts, {});
+    let room = o.batchSize;
+    let found = 0;
+    let purged = 0;
+    let conversationIds: readonly string[] = [];
+    for (const { table, evict } of partsOf(job)) {
+      if (room <= 0) break;
+      if ('groups' in evict.goes) {
+        const due = await tx.query<{ group_id: string }>(groupsSql(evict.goes, '$1', '$2'), [job.cutoff, room]);
+        const groups = due.rows.map((r) => r.group_id);
+        const result = await purgeConversationGroups(tx, groups, { deletedBefore: job.cutoff });
+        counts = addPurgeCounts(counts, result.counts);
+        conversationIds = [...conversationIds, ...result.conversationIds];
+        found += groups.length;
+        purged += result.counts.groups;
+        room -= groups.length;
+      } else {
+        const n = await evictRows(tx, table, evict.goes, job.cutoff, room);
+        counts = addPurgeCounts(counts, { [evict.goes.counts]: n });
+        found += n;
+        purged += n;
+        room -= n;
+      }
     }
-    const purged = await purgeConversationGroups(tx, groups, { deletedBefore: job.cutoff });
-    // the batch's room left by groups goes to removed memberships: groups first, then those
-    const room = o.batchSize - groups.length;
-    const removals =
-      room > 0 && job.resource_types.includes('conversation_memberships')
-        ? await evictMembershipRemovals(tx, job.cutoff, room)
-        : 0;
-    const counts = addPurgeCounts(addPurgeCounts(job.counts, purged.counts), { membershipRemovals: removals });
     await tx.query(
       `UPDATE eviction_jobs SET done = done + $2, counts = $3::jsonb,
          streams_to_discard = ARRAY(SELECT DISTINCT unnest(streams_to_discard || $4::text[])),
          leased_until = ${leaseFrom('$6', '$5')}
        WHERE id = $1::uuid`,
-      [
-        job.id,
-        purged.counts.groups + removals,
-        JSON.stringify(counts),
-        purged.conversationIds,
-        o.leaseMs,
-        await databaseNow(tx),
-      ],
+      [job.id, purged, JSON.stringify(counts), conversationIds, o.leaseMs, await databaseNow(tx)],
     );
-    return {
-      held: true,
-      found: groups.length + removals,
-      purged: purged.counts.groups + removals,
-      conversationIds: purged.conversationIds,
-    };
+    return { held: true, found, purged, conversationIds };
   });
 }
 

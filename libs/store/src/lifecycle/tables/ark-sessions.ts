@@ -1,5 +1,5 @@
 import type { Queryable } from '../../store.js';
-import { iso, keyOne, keyTwo, type LifecycleParticipant, type RetainPass } from '../participant.js';
+import { iso, keyOne, keyTwo, EVICTED_WITH_GROUP, type LifecycleParticipant, type RetainPass } from '../participant.js';
 
 /**
  * An ARK session's record, exported right after the conversations: a stream alone (no messages)
@@ -11,6 +11,7 @@ export const arkSessions: LifecycleParticipant = {
   // after its chunks, as it goes before them on import
   purge: { by: 'both', column: 'session_id', counts: 'arkSessions', stage: 'parents' },
   // no metadata of its own to shorten the period by
+  notEvicted: EVICTED_WITH_GROUP,
   retain: {
     kind: 'arkSessions',
     agedBy: ['created_at', 'completed_at'],
@@ -32,6 +33,7 @@ export const arkChunks: LifecycleParticipant = {
   within: { session: 'session_id' },
   purge: { by: 'both', column: 'session_id', counts: 'streamChunks', stage: 'leaves' },
   notRetained: 'goes with its ARK session, whose activity its created_at counts in (ark_sessions)',
+  notEvicted: EVICTED_WITH_GROUP,
   export: {
     kind: 'ark_chunk',
     columns: () => `session_id AS "sessionId", chunk_seq AS seq, chunk,

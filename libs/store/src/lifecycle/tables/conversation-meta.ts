@@ -1,4 +1,4 @@
-import { iso, keyOne, type LifecycleParticipant } from '../participant.js';
+import { iso, keyOne, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../participant.js';
 import { addCount, noErasureCounts } from '../../repositories/erasure-counts.js';
 
 const COLUMNS = (details: string, described: string) => `group_id AS "groupId", id, version,
@@ -20,6 +20,7 @@ export const conversationMeta: LifecycleParticipant = {
   named: (person) => `conversation_meta.user_details ? ${person}`,
   purge: { by: 'both', column: 'group_id', counts: 'conversationMeta', stage: 'leaves' },
   notRetained: "a group's description, kept while the group is: it goes with it",
+  notEvicted: EVICTED_WITH_GROUP,
   export: {
     kind: 'conversation_meta',
     columns: ({ whole, person }) =>
@@ -53,6 +54,7 @@ export const conversationMetaDefault: LifecycleParticipant = {
   named: (person) => `conversation_meta_default.user_details ? ${person}`,
   notPurged: 'server configuration, in no group',
   notRetained: 'server configuration, in no group',
+  notEvicted: 'server configuration, in no group',
   notExported:
     'server configuration the export format has no record for; the person entry it holds is de-identified on erasure',
   erase: {

@@ -14,6 +14,7 @@ export const conversations: LifecycleParticipant = {
   purge: { by: 'conversations', column: 'id', counts: 'conversations', stage: 'root' },
   notRetained:
     'removed only whole: with its ARK session (ark_sessions), or once soft-deleted past RETENTION_DELETED (eviction)',
+  evict: { resource: 'conversation_groups', goes: { groups: deletedGroupsSql } },
   export: {
     kind: 'conversation',
     columns: ({ whole }) => `id, source_api AS "sourceApi", group_id AS "groupId",
@@ -30,6 +31,25 @@ export const conversations: LifecycleParticipant = {
     keyOf: keyOne('id'),
   },
 };
+
+/**
+ * Groups whose every conversation was soft-deleted before the cutoff and has stored nothing since
+ * (a family without soft deletion of its own, EverMemOS or ARK, keeps storing what is sent to a
+ * group an admin deleted: such a group is in use again and is not evicted).
+ */
+function deletedGroupsSql(o: {
+  cutoff: string;
+  limit?: string | undefined;
+  writtenSince: (conversation: string, deletedAt: string) => string;
+}): string {
+  return `SELECT DISTINCT COALESCE(c.group_id, c.id) AS group_id FROM conversations c
+    WHERE c.deleted_at < ${o.cutoff}
+      AND NOT EXISTS (SELECT 1 FROM conversations o
+                       WHERE (o.id = COALESCE(c.group_id, c.id) OR o.group_id = COALESCE(c.group_id, c.id))
+                         AND (o.deleted_at IS NULL OR o.deleted_at >= ${o.cutoff}
+                              OR ${o.writtenSince('o.id', 'o.deleted_at')}))
+    ${o.limit === undefined ? '' : `ORDER BY 1 LIMIT ${o.limit}`}`;
+}
 
 /** The metadata key of a conversation's own retention period, which may shorten the setting's. */
 export const RETENTION_METADATA_KEY = 'retention';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../store.js';
-import { iso, keyOne, type LifecycleParticipant, type RetainPass } from '../participant.js';
+import { iso, keyOne, EVICTED_WITH_GROUP, type LifecycleParticipant, type RetainPass } from '../participant.js';
 import { addCount, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
 import type { RetentionBatch } from '../../repositories/retention-counts.js';
 import { retentionScopeSql } from './conversations.js';
@@ -14,6 +14,7 @@ export const episodes: LifecycleParticipant = {
   within: { conversation: 'conversation_id' },
   purge: { by: 'conversations', column: 'conversation_id', counts: 'episodes', stage: 'parents' },
   notRetained: 'extracted again from what is left, or removed, with the messages they were cut from (messages)',
+  notEvicted: EVICTED_WITH_GROUP,
   export: {
     kind: 'episode',
     columns: () => `id, conversation_id AS "conversationId", start_seq AS "startSeq",
@@ -35,6 +36,7 @@ export const episodicMemories: LifecycleParticipant = {
   named: (person) => `episodic_memories.user_id = ${person}`,
   needs: { table: 'episodes', column: 'id', by: 'episode_id' },
   purge: { by: 'conversations', column: 'conversation_id', counts: 'episodicMemories', stage: 'indexed' },
+  notEvicted: EVICTED_WITH_GROUP,
   retain: {
     kind: 'memories',
     agedBy: ['created_at'],
@@ -80,6 +82,7 @@ export const summaries: LifecycleParticipant = {
   within: { conversation: 'conversation_id' },
   // one statement for the whole version chain: its self-reference is checked at the statement's end
   purge: { by: 'conversations', column: 'conversation_id', counts: 'summaries', stage: 'leaves' },
+  notEvicted: EVICTED_WITH_GROUP,
   retain: {
     kind: 'summaries',
     agedBy: ['created_at'],

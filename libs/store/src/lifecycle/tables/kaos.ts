@@ -1,4 +1,4 @@
-import { iso, keyTwo, type LifecycleParticipant } from '../participant.js';
+import { iso, keyTwo, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../participant.js';
 import { expireSaid } from './said.js';
 
 /**
@@ -17,6 +17,7 @@ export const kaosSessions: LifecycleParticipant = {
   within: { conversation: 'conversation_id' },
   purge: { by: 'conversations', column: 'conversation_id', counts: 'kaosSessions', stage: 'parents' },
   notRetained: 'kept while its conversation is: its events and messages age out (kaos_events), it goes with its group',
+  notEvicted: EVICTED_WITH_GROUP,
   export: {
     kind: 'kaos_session',
     columns: () => `agent, session_id AS "sessionId", conversation_id AS "conversationId",
@@ -42,6 +43,7 @@ export const kaosEvents: LifecycleParticipant = {
        (SELECT sent.conversation_id, sent.message_id FROM messages sent WHERE sent.sender_id = ${person})`,
   needs: { table: 'kaos_sessions', column: 'conversation_id', by: 'conversation_id' },
   purge: { by: 'conversations', column: 'conversation_id', counts: 'kaosEvents', stage: 'leaves' },
+  notEvicted: EVICTED_WITH_GROUP,
   retain: {
     kind: 'kaosEvents',
     agedBy: ['occurred_at'],

@@ -14,6 +14,7 @@ export const memberships: LifecycleParticipant = {
     `conversation_memberships.user_id = ${person} AND conversation_memberships.access_level <> 'owner'`,
   purge: { by: 'groups', column: 'group_id', counts: 'memberships', stage: 'leaves' },
   notRetained: 'access, kept while it is granted: it goes with its group, or when revoked (the record below)',
+  notEvicted: 'access is not soft-deleted: it goes with its group, or when revoked (the record below)',
   export: {
     kind: 'membership',
     columns: () => `group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel",
@@ -34,6 +35,11 @@ export const membershipRemovals: LifecycleParticipant = {
   named: (person) => `conversation_membership_removals.user_id = ${person}`,
   purge: { by: 'groups', column: 'group_id', counts: 'membershipRemovals', stage: 'leaves' },
   notRetained: 'removed past RETENTION_DELETED by the eviction of soft-deleted data, not by a pass of its own',
+  // a removal is the soft deletion of a membership: evicted by its own age, its group kept
+  evict: {
+    resource: 'conversation_memberships',
+    goes: { agedBy: 'removed_at', key: ['group_id', 'id'], orderBy: 'id', counts: 'membershipRemovals' },
+  },
   export: {
     kind: 'membership_removal',
     columns: () => `id, group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel",

@@ -1,4 +1,4 @@
-import { iso, keyTwo, type LifecycleParticipant } from '../participant.js';
+import { iso, keyTwo, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../participant.js';
 import { notAgentsOnly } from './kaos.js';
 import { expireSaid } from './said.js';
 
@@ -31,6 +31,7 @@ export const messages: LifecycleParticipant = {
     keyOf: keyTwo('conversationId', 'seq'),
   },
   erase: { ownData: 'messages' },
+  notEvicted: EVICTED_WITH_GROUP,
   retain: {
     kind: 'messages',
     agedBy: ['created_at'],

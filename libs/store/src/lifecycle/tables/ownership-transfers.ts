@@ -1,4 +1,4 @@
-import { iso, keyOne, type LifecycleParticipant } from '../participant.js';
+import { iso, keyOne, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../participant.js';
 import { addCount, noErasureCounts } from '../../repositories/erasure-counts.js';
 
 /**
@@ -12,6 +12,7 @@ export const ownershipTransfers: LifecycleParticipant = {
     `conversation_ownership_transfers.from_user_id = ${person} OR conversation_ownership_transfers.to_user_id = ${person}`,
   purge: { by: 'groups', column: 'group_id', counts: 'transfers', stage: 'leaves' },
   notRetained: "a group's ownership offers, kept while the group is: they go with it",
+  notEvicted: EVICTED_WITH_GROUP,
   export: {
     kind: 'ownership_transfer',
     columns: () => `id, group_id AS "groupId", conversation_id AS "conversationId",

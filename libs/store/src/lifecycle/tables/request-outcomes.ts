@@ -14,6 +14,7 @@ export const requestOutcomes: LifecycleParticipant = {
   // a stored message's outcome names its conversation (a fork's too) as its group
   purge: { by: 'both', column: 'group_id', counts: 'requestOutcomes', stage: 'leaves' },
   notRetained: 'kept for hours, removed by the request-outcome purge rather than a retention period',
+  notEvicted: 'kept for hours, removed by the request-outcome purge, or with its group when that is evicted',
   notExported: 'an answer kept for status lookups for hours, made again by nothing: ids and statuses, no words',
   erase: {
     writtenByOthers: true,

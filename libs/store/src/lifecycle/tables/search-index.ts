@@ -1,4 +1,4 @@
-import type { LifecycleParticipant } from '../participant.js';
+import { EVICTED_WITH_GROUP, type LifecycleParticipant } from '../participant.js';
 
 const INDEX = 'an index made from messages and memories, which the import builds again from them';
 const INDEXED = 'goes with the message or memory it indexes (their retain parts take it)';
@@ -13,6 +13,7 @@ const indexTable = (table: string, part: Pick<LifecycleParticipant, 'purge' | 'n
   within: 'nowhere',
   notExported: INDEX,
   notRetained: INDEXED,
+  notEvicted: EVICTED_WITH_GROUP,
   ...part,
 });
 

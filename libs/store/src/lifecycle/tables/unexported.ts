@@ -18,4 +18,5 @@ export const operational: readonly LifecycleParticipant[] = [
   notExported: why!,
   notPurged: NO_GROUP,
   notRetained: NO_GROUP,
+  notEvicted: NO_GROUP,
 }));
