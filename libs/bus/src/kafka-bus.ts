@@ -386,7 +386,7 @@ class KafkaSubscription implements Subscription {
       log.error({ err: payload.error, topic: options.topic }, 'consumer crashed for good; starting it again');
       this.restartLater(1);
     });
-    await this.runConsumer();
+    await this.startConsumer();
     await joined;
     clearTimeout(joinedTimer);
     // Partitions that went quiet still get their last offsets committed.
@@ -416,6 +416,25 @@ class KafkaSubscription implements Subscription {
       backoffDelayMs(CONSUMER_RESTART, attempt),
     );
     timer.unref();
+  }
+
+  /**
+   * The first start. On a cluster a topic created a moment ago is not yet known to every broker,
+   * and the one asked answers UNKNOWN_TOPIC_OR_PARTITION; that, or a broker out of reach, is asked
+   * again until the request deadline instead of failing the process's start-up.
+   */
+  private async startConsumer(): Promise<void> {
+    const deadline = Date.now() + this.busOptions.requestTimeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.runConsumer();
+        return;
+      } catch (err) {
+        if (!isTransient(err) || Date.now() > deadline || this.abort.signal.aborted) throw err;
+        this.deps.log.warn({ err, topic: this.options.topic }, 'starting the consumer failed; trying again');
+        await new Promise((r) => setTimeout(r, Math.min(1_000, 100 * attempt)));
+      }
+    }
   }
 
   /** Connects, subscribes and consumes; called once at start and again after a crash kafkajs gives up on. */
