@@ -54,3 +54,17 @@ async function imageOfMigratedDatabase(label: string, before: number): Promise<B
     await template.close();
   }
 }
+
+/**
+ * A PGlite store with every migration but `version`: the schema an existing database has when a
+ * migration numbered below ones already applied arrives (the runner applies it last there).
+ */
+export async function migratedPgliteWithout(version: number): Promise<Store> {
+  const store = await migratedPglite({ before: version });
+  await migrate(
+    store,
+    log,
+    (await loadMigrations()).filter((m) => m.version > version),
+  );
+  return store;
+}
