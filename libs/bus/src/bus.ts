@@ -1,7 +1,9 @@
 import type { Logger } from '@memstream/logging';
 import type { BusRecord } from './bus-record.js';
 import type { RetainedRecords } from './retained-records.js';
-import type { TopicFinding } from './topic-settings.js';
+import type { TopicFinding, TopicSpec } from './topic-spec.js';
+
+export type { TopicSpec } from './topic-spec.js';
 
 export type { BusRecord } from './bus-record.js';
 
@@ -73,22 +75,6 @@ export interface SubscribeOptions {
 export interface Subscription {
   /** Stops taking records, lets the handler in flight finish, commits what finished. */
   stop(): Promise<void>;
-}
-
-export interface TopicSpec {
-  readonly name: string;
-  readonly partitions?: number;
-  /**
-   * Kafka's `retention.ms`, set when the topic is created (an existing topic keeps what it has).
-   * The in-process bus keeps a record until every group has passed it, and a topic nobody consumes
-   * (a dead-letter topic) until it is erased.
-   */
-  readonly retentionMs?: number;
-  /**
-   * Kafka's `segment.ms`, set at creation too: a deleted record's bytes leave the disk only with
-   * its whole segment file, so this bounds how long they outlive an erasure's cut.
-   */
-  readonly segmentMs?: number;
 }
 
 /**

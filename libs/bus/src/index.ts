@@ -30,4 +30,4 @@ export {
   type TransportErasureCounts,
 } from './erase-transport-copies.js';
 export { mentionsPerson } from './mentions-person.js';
-export type { TopicFinding } from './topic-settings.js';
+export type { TopicFinding } from './topic-spec.js';

@@ -1,21 +1,5 @@
 import type { Admin } from 'kafkajs';
-import type { TopicSpec } from './bus.js';
-
-/** What the setup job found on one topic that already existed, and whether it set it right. */
-export interface TopicFinding {
-  readonly topic: string;
-  readonly setting:
-    | 'retention.ms'
-    | 'segment.ms'
-    | 'partitions'
-    | 'replication factor'
-    | 'min.insync.replicas'
-    | 'unknown topic';
-  readonly found: string;
-  readonly wanted: string;
-  readonly fixed: boolean;
-  readonly why: string;
-}
+import type { TopicFinding, TopicSpec } from './topic-spec.js';
 
 // kafkajs's enums, by value: Node's ESM view of the CommonJS package does not name them
 const TOPIC_RESOURCE = 2; // ConfigResourceTypes.TOPIC
