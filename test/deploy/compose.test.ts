@@ -254,7 +254,8 @@ test('Redis is a master, a replica and three sentinels of a majority quorum, and
   });
   assert.ok(replicas.length >= 1, `no replica of ${masterHost} to promote`);
   // what the sentinels hand out after a failover is a name the containers resolve
-  for (const [server, service] of [[masterHost, master] as const, ...replicas]) {
+  const servers: [string, ComposeService][] = [[masterHost, master!], ...replicas];
+  for (const [server, service] of servers) {
     const args = argsOf(service);
     assert.equal(args[args.indexOf('--replica-announce-ip') + 1], server, `${server} announces another address`);
   }
