@@ -15,6 +15,7 @@ import {
   isApiProcess,
   longRunningServices,
 } from './catalogue.js';
+import { sentinelOptionsOf } from '@memstream/fanout';
 import { parseEdgeConfig } from '../../harness/nginx-conf.js';
 import { validateCompose } from './tools.js';
 
@@ -29,10 +30,12 @@ interface ComposeService {
   ports?: (string | { published?: string | number; target?: number })[];
   volumes?: (string | { source?: string; target?: string })[];
   stop_grace_period?: string;
+  configs?: (string | { source: string; target?: string })[];
 }
 
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
+  configs?: Record<string, { content?: string; file?: string }>;
 };
 const services = Object.entries(compose.services);
 
@@ -79,6 +82,15 @@ const memstreamServiceOf = (s: ComposeService) =>
   (Array.isArray(s.command) ? s.command[0] : s.command?.split(/\s+/)[0]) ?? 'all-in-one';
 const isOneShot = (s: ComposeService) => s.restart === 'no';
 const memstreamContainers = services.filter(([, s]) => isMemstream(s));
+
+/** The arguments of a container's command. */
+const argsOf = (s: ComposeService) => (Array.isArray(s.command) ? s.command : (s.command ?? '').split(/\s+/));
+
+/** The hosts a connection setting reaches: a URL's host, or each sentinel of a `redis+sentinel://` URL. */
+function hostsOf(url: string): string[] {
+  const sentinel = sentinelOptionsOf(url);
+  return sentinel ? (sentinel.sentinels ?? []).map((s) => String(s.host)) : [new URL(url).hostname];
+}
 
 function seconds(duration: string): number {
   const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
@@ -172,7 +184,7 @@ test('the addresses memstream containers are given are services of this file', (
     const env = environmentOf(service);
     const hosts = [
       ...(env['KAFKA_BROKERS'] ?? '').split(',').filter((b) => b !== ''),
-      ...['DATABASE_URL', 'REDIS_URL'].flatMap((key) => (env[key] ? [new URL(env[key]).host] : [])),
+      ...['DATABASE_URL', 'REDIS_URL'].flatMap((key) => (env[key] ? hostsOf(env[key]) : [])),
     ].map((address) => address.split(':')[0]!);
     for (const host of hosts)
       assert.ok(compose.services[host], `${name} connects to ${host}, which is not a service here`);
@@ -212,6 +224,57 @@ test('Kafka is three KRaft nodes of one quorum, every topic on all three with mi
       `${name} bootstraps from every broker`,
     );
     assert.equal(config['KAFKA_REPLICATION_FACTOR'] ?? 3, 3, `${name} creates topics on all three`);
+  }
+});
+
+test('Redis is a master, a replica and three sentinels of a majority quorum, and every process finds the master through all three', () => {
+  const config = compose.configs?.['redis-sentinel']?.content ?? '';
+  const monitor = /^sentinel monitor (\S+) (\S+) (\d+) (\d+)$/m.exec(config);
+  assert.ok(monitor, 'configs.redis-sentinel monitors no master');
+  const [, name, masterHost, masterPort, quorum] = monitor as unknown as [string, string, string, string, string];
+  const sentinels = services.filter(([, s]) =>
+    (s.configs ?? []).some((c) => (typeof c === 'string' ? c : c.source) === 'redis-sentinel'),
+  );
+  assert.equal(sentinels.length, 3, 'three sentinels');
+  assert.ok(
+    Number(quorum) > sentinels.length / 2 && Number(quorum) <= sentinels.length,
+    `quorum ${quorum} of ${sentinels.length}: a majority must agree the master is gone`,
+  );
+  // the master is named by its service name, which changes address when its container is recreated
+  assert.match(config, /^sentinel resolve-hostnames yes$/m);
+  assert.match(config, /^sentinel announce-hostnames yes$/m);
+  const port = Number(/^port (\d+)$/m.exec(config)?.[1] ?? 26379);
+
+  const master = compose.services[masterHost];
+  assert.ok(master?.image?.startsWith('redis:'), `the sentinels monitor ${masterHost}, which is no Redis of this file`);
+  const replicas = services.filter(([, s]) => {
+    const args = argsOf(s);
+    const at = args.indexOf('--replicaof');
+    return at >= 0 && args[at + 1] === masterHost && args[at + 2] === masterPort;
+  });
+  assert.ok(replicas.length >= 1, `no replica of ${masterHost} to promote`);
+  // what the sentinels hand out after a failover is a name the containers resolve
+  const servers: [string, ComposeService][] = [[masterHost, master!], ...replicas];
+  for (const [server, service] of servers) {
+    const args = argsOf(service);
+    assert.equal(args[args.indexOf('--replica-announce-ip') + 1], server, `${server} announces another address`);
+  }
+  for (const [sentinel, service] of sentinels) {
+    assert.ok(argsOf(service).join(' ').includes('--sentinel'), `${sentinel} does not run as a sentinel`);
+    assert.match(JSON.stringify(service.healthcheck?.test), new RegExp(`ckquorum ${name}\\b`), sentinel);
+  }
+
+  const users = memstreamContainers.filter(([, s]) => environmentOf(s)['REDIS_URL'] !== undefined);
+  assert.ok(users.length >= 4);
+  for (const [container, service] of users) {
+    const options = sentinelOptionsOf(environmentOf(service)['REDIS_URL']!);
+    assert.ok(options, `${container} connects to one Redis server, not through the sentinels`);
+    assert.equal(options.name, name, `${container} asks for another master name`);
+    assert.deepEqual(
+      (options.sentinels ?? []).map((s) => `${String(s.host)}:${String(s.port)}`).sort(),
+      sentinels.map(([sentinel]) => `${sentinel}:${port}`).sort(),
+      `${container} asks every sentinel`,
+    );
   }
 });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROOT } from './catalogue.js';
+import { Rendered } from './rendered.js';
 import { renderKustomization, type KubeObject } from './tools.js';
 
 // What production's PostgreSQL must give memstream, checked on the CloudNativePG Cluster that
@@ -12,7 +13,10 @@ interface CnpgCluster extends KubeObject {
   spec: {
     instances: number;
     imageName: string;
-    postgresql: { synchronous?: { method: string; number: number; dataDurability?: string } };
+    postgresql: {
+      synchronous?: { method: string; number: number; dataDurability?: string };
+      parameters?: Record<string, string>;
+    };
     bootstrap: { initdb: { database: string; postInitApplicationSQL?: string[] } };
     affinity?: { enablePodAntiAffinity?: boolean; topologyKey?: string; podAntiAffinityType?: string };
     storage: { size: string };
@@ -60,4 +64,30 @@ test("the instructions take DATABASE_URL from the operator's app Secret, which n
     new RegExp(`--from-literal=DATABASE_URL="\\$\\(kubectl -n memstream get secret ${name}-app `),
   );
   assert.match(instructions, new RegExp(`wait cluster/${name} --for=condition=Ready`));
+});
+
+test("the read API, and only it, reads from the replicas behind the Cluster's -ro Service", () => {
+  const { name } = clusters[0]!.metadata;
+  const k8s = new Rendered(objects);
+  const given = k8s
+    .memstreamContainers()
+    .filter((c) => c.container.env?.some((v) => v.name === 'DATABASE_REPLICA_URLS'))
+    .map((c) => c.owner);
+  assert.deepEqual(given, ['Deployment/read-api'], 'the write path always reads the primary');
+  const readApi = k8s.memstreamContainers().find((c) => c.owner === 'Deployment/read-api')!;
+  const ref = readApi.container.env!.find((v) => v.name === 'DATABASE_REPLICA_URLS')!.valueFrom?.secretKeyRef;
+  assert.equal(ref?.name, 'memstream-secrets');
+  assert.notEqual(ref?.optional, true, 'a read API left without its replicas would load the primary unnoticed');
+  // the application's connection string, with the primary's Service swapped for the replicas'
+  const instructions = readFileSync(join(ROOT, 'k8s', 'overlays', 'prod', 'kustomization.yaml'), 'utf8');
+  const derivation =
+    /--from-literal=DATABASE_REPLICA_URLS="\$\(kubectl -n memstream get secret (\S+) -o jsonpath='\{\.data\.uri\}' \| base64 -d \| sed 's\/@(\S+)\/@(\S+)\/'\)"/.exec(
+      instructions,
+    );
+  assert.ok(derivation, "the instructions do not derive DATABASE_REPLICA_URLS from the Cluster's app Secret");
+  assert.deepEqual(derivation.slice(1), [`${name}-app`, `${name}-rw`, `${name}-ro`]);
+});
+
+test("a read on a replica is not cancelled by the replay of the primary's vacuum", () => {
+  assert.equal(clusters[0]!.spec.postgresql.parameters?.['hot_standby_feedback'], 'on');
 });

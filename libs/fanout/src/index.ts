@@ -6,6 +6,7 @@ import { RedisFanout } from './redis-fanout.js';
 export type { Fanout } from './fanout.js';
 export { MemoryFanout } from './memory-fanout.js';
 export { RedisFanout } from './redis-fanout.js';
+export { sentinelOptionsOf } from './redis-connection.js';
 
 /** Redis when REDIS_URL is set, otherwise in-process (the embedded mode). */
 export function createFanout(redisUrl: string | undefined, log: Logger): Fanout {
