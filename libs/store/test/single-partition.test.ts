@@ -2,15 +2,19 @@ import assert from 'node:assert/strict';
 import { before, after, test } from 'node:test';
 import {
   appendKaosEvents,
+  appendStreamChunks,
+  findConversationMeta,
   findKaosSession,
   findRequestOutcome,
   insertKaosSession,
   kaosSessionEvents,
   listMemberships,
+  listStreamChunks,
   PARTITIONS,
   recordRequestOutcomes,
   setMembership,
   type Store,
+  streamChunksBefore,
 } from '@memstream/store';
 import { partitionedPglite } from './partitioned.js';
 import { assertOnePartition, partitionsReached } from './partitions-reached.js';
@@ -58,6 +62,18 @@ test('a KAOS append writes one partition', async () => {
 test("a group's memberships read and written on one partition", async () => {
   await assertOnePartition(store, ['conversation_memberships'], (q) => listMemberships(q, 'group-3'));
   await assertOnePartition(store, ['conversation_memberships'], (q) => setMembership(q, 'group-3', 'carol', 'writer'));
+});
+
+test("an ARK session's relayed chunks are written and read on one partition", async () => {
+  await assertOnePartition(store, ['ark_sessions', 'stream_chunks'], async (q) => {
+    const [seq] = await appendStreamChunks(q, 'ark-3', [{ delta: 'a' }]);
+    await streamChunksBefore(q, [{ sessionId: 'ark-3', seq: seq! }]);
+    await listStreamChunks(q, 'ark-3');
+  });
+});
+
+test("a group's metadata is read on one partition", async () => {
+  await assertOnePartition(store, ['conversation_meta'], (q) => findConversationMeta(q, 'group-3'));
 });
 
 test("a write's outcome is recorded on one partition", async () => {
