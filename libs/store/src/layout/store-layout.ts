@@ -70,8 +70,8 @@ export async function layOut(tx: Queryable, settings: LayoutSettings, log: Logge
       `STORE_LAYOUT=partitioned: ${refused.length} distributed tables cannot be hash-partitioned by their shard column: ${refused.join(', ')}`,
     );
   }
-  for (const [table, blockers] of Object.entries(keptPlain))
-    log.warn({ table, blockers }, 'distributed table kept plain');
+  if (Object.keys(keptPlain).length > 0)
+    log.warn({ keptPlain }, 'distributed tables kept plain (STORE_LAYOUT_KEEP_PLAIN)');
   for (const { table, column } of toPartition) {
     await partitionTable(tx, table, column);
     log.info({ table, column, partitions: PARTITIONS }, 'table hash-partitioned');
