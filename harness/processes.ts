@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import type { TestContext } from 'node:test';
+import { layoutEnv } from './store-layout.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
 
@@ -39,16 +40,16 @@ const TAIL_LINES = 60;
 
 /**
  * The one launcher of tests and benchmarks: starts `command` from the repository root with
- * exactly the environment given plus PATH and HOME (an inherited KAFKA_BROKERS or DATABASE_URL
- * would quietly turn a process meant to run embedded into the distributed mode), as the leader of
- * a new process group (`detached`), so that stopping or crashing it reaches everything it started:
- * an embedded-mode process has a PostgreSQL server beside it, which must be gone before a caller
- * removes its DATA_DIR.
+ * exactly the environment given plus PATH, HOME and the suite's store layout (an inherited
+ * KAFKA_BROKERS or DATABASE_URL would quietly turn a process meant to run embedded into the
+ * distributed mode), as the leader of a new process group (`detached`), so that stopping or
+ * crashing it reaches everything it started: an embedded-mode process has a PostgreSQL server
+ * beside it, which must be gone before a caller removes its DATA_DIR.
  */
 export function launch(command: string, args: readonly string[], env: Record<string, string>): LaunchedProcess {
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...env },
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...layoutEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '@memstream/logging';
 import { Metrics } from '@memstream/metrics';
 import { Lifecycle } from '@memstream/runtime';
 import { startEmbedded } from '@memstream/all-in-one';
+import { layoutEnv } from '../../harness/store-layout.js';
 
 /**
  * The embedded mode exactly as `npm start` composes it (in-process bus, its own PostgreSQL server in a temporary
@@ -29,7 +30,7 @@ export async function embeddedMemstream(
     await lifecycle.shutdown();
     await rm(dataDir, { recursive: true, force: true });
   });
-  const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
+  const config = loadConfig(allInOneEnv, { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...layoutEnv(), ...env });
   const port = await startEmbedded({ config, log, lifecycle, metrics: new Metrics({ processMetrics: true }) });
   lifecycle.markReady();
   return `http://127.0.0.1:${port}`;

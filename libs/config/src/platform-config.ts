@@ -46,6 +46,14 @@ export const platformEnv = z.object({
    */
   DATABASE_POOL_MAX: env.optionalInt(1, 500),
   DATABASE_STATEMENT_TIMEOUT_MS: env.int(30_000, 100),
+  /**
+   * `partitioned`: after the migrations, every distributed table of the store's registry is
+   * hash-partitioned by its shard column, so PostgreSQL holds the key rules Citus holds
+   * (docs/store.md). Every process of a deployment sets the same.
+   */
+  STORE_LAYOUT: z.enum(['plain', 'partitioned']).default('plain'),
+  /** Distributed tables allowed to stay plain while blocked, each named in a warning (docs/store.md). */
+  STORE_LAYOUT_KEEP_PLAIN: env.list(),
   REDIS_URL: env.optionalString(),
   SHUTDOWN_TIMEOUT_MS: env.int(15_000, 100),
   CONSUMER_MAX_ATTEMPTS: env.int(5, 1, 100),

@@ -2,10 +2,11 @@ import { join } from 'node:path';
 import type { Logger } from '@memstream/logging';
 import type { Store } from './store.js';
 import { PgStore, type PgStoreOptions } from './pg-store.js';
+import type { LayoutSettings } from './layout/store-layout.js';
 import { migrate } from './migrate.js';
 import { openPglite } from './open-pglite.js';
 
-export interface StoreSettings {
+export interface StoreSettings extends Partial<LayoutSettings> {
   readonly DATABASE_URL: string | undefined;
   /** Unset: see poolSizeOf. */
   readonly DATABASE_POOL_MAX?: number | undefined;
@@ -26,13 +27,16 @@ export type OpenEmbeddedServer = (pool: PoolOptions) => Promise<Store>;
  * a PostgreSQL server the caller starts and owns (`embedded`, which only the embedded mode passes:
  * @memstream/embedded-postgres), or, when asked for, PGlite (DATA_DIR/pglite), loaded only then:
  * its WASM heap is a quarter of a gigabyte. Migrations run before the store is handed out, so no
- * caller sees an old schema.
+ * caller sees an old schema, and then STORE_LAYOUT's layout (docs/store.md), in both modes.
  */
 export async function openStore(settings: StoreSettings, log: Logger, embedded?: OpenEmbeddedServer): Promise<Store> {
   const storeLog = log.child({ component: 'store' });
   const store = await connect(settings, storeLog, embedded);
   try {
-    await migrate(store, storeLog);
+    await migrate(store, storeLog, undefined, {
+      STORE_LAYOUT: settings.STORE_LAYOUT ?? 'plain',
+      STORE_LAYOUT_KEEP_PLAIN: settings.STORE_LAYOUT_KEEP_PLAIN ?? [],
+    });
   } catch (err) {
     await store.close();
     throw err;

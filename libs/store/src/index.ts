@@ -303,6 +303,10 @@ export { importRecords, advanceSequences, type BatchOutcome } from './repositori
 export { beginImportScope, finishImportScope, type ImportTouched } from './repositories/import-scope.js';
 export { cutoffOf } from './retention-cutoff.js';
 export { type DistributionKind, readDistribution, type TableDistribution } from './distribution.js';
+export { type LayoutOutcome, type LayoutSettings, layOut, type StoreLayout } from './layout/store-layout.js';
+export { PARTITIONS } from './layout/partition-table.js';
+export { blockersOf } from './layout/blockers.js';
+export { type TableFacts, tableFacts } from './layout/table-facts.js';
 export {
   RETENTION_KINDS,
   RETENTION_METADATA_KEY,

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@memstream/logging';
+import { type LayoutSettings, layOut } from './layout/store-layout.js';
 import type { Store } from './store.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/', import.meta.url));
@@ -27,9 +28,16 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
 
 /**
  * Applies the migrations not yet applied, all in one transaction under an advisory lock, so
- * replicas starting together neither race nor leave a half-migrated schema behind.
+ * replicas starting together neither race nor leave a half-migrated schema behind. With `layout`,
+ * the same transaction then lays the tables out (layOut): on every start, so what a new migration
+ * created or rebuilt is laid out too.
  */
-export async function migrate(store: Store, log: Logger, migrations?: readonly Migration[]): Promise<number[]> {
+export async function migrate(
+  store: Store,
+  log: Logger,
+  migrations?: readonly Migration[],
+  layout?: LayoutSettings,
+): Promise<number[]> {
   const all = migrations ?? (await loadMigrations());
   return store.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -49,6 +57,7 @@ export async function migrate(store: Store, log: Logger, migrations?: readonly M
       applied.push(m.version);
       log.info({ version: m.version, name: m.name }, 'migration applied');
     }
+    if (layout) await layOut(tx, layout, log);
     return applied;
   });
 }

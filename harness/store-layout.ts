@@ -1,0 +1,27 @@
+import type { LayoutSettings } from '@memstream/store';
+
+/**
+ * The store layout the suite runs in: STORE_LAYOUT and STORE_LAYOUT_KEEP_PLAIN as `npm run
+ * test:partitioned` sets them, handed on to every store a helper migrates and every process a
+ * test starts (whose environment is otherwise exactly what the test gives).
+ */
+export function layoutEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['STORE_LAYOUT', 'STORE_LAYOUT_KEEP_PLAIN'] as const) {
+    const value = process.env[name];
+    if (value) out[name] = value;
+  }
+  return out;
+}
+
+/** layoutEnv as the settings `migrate` takes. */
+export function testLayout(): LayoutSettings {
+  const env = layoutEnv();
+  return {
+    STORE_LAYOUT: env['STORE_LAYOUT'] === 'partitioned' ? 'partitioned' : 'plain',
+    STORE_LAYOUT_KEEP_PLAIN: (env['STORE_LAYOUT_KEEP_PLAIN'] ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  };
+}
