@@ -138,7 +138,7 @@ CREATE TABLE conversations (
   fork_source_seq bigint,
   deleted_at timestamp with time zone,
   group_key text NOT NULL,
-  CONSTRAINT conversations_pkey PRIMARY KEY (id)
+  CONSTRAINT conversations_pkey PRIMARY KEY (id, group_key)
 );
 
 -- distributed by group_key
@@ -163,9 +163,9 @@ CREATE TABLE episodes (
   CONSTRAINT episodes_check CHECK ((end_seq >= start_seq)),
   CONSTRAINT episodes_close_reason_check CHECK ((close_reason = ANY (ARRAY['message_cap'::text, 'token_cap'::text, 'silence'::text, 'idle'::text, 'flush'::text, 'topic'::text]))),
   CONSTRAINT episodes_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'extracted'::text, 'failed'::text]))),
-  CONSTRAINT episodes_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE,
-  CONSTRAINT episodes_pkey PRIMARY KEY (id),
-  CONSTRAINT episodes_conversation_id_start_seq_key UNIQUE (conversation_id, start_seq)
+  CONSTRAINT episodes_conversation_id_fkey FOREIGN KEY (conversation_id, group_key) REFERENCES conversations(id, group_key) ON DELETE CASCADE,
+  CONSTRAINT episodes_pkey PRIMARY KEY (id, group_key),
+  CONSTRAINT episodes_conversation_id_start_seq_key UNIQUE (conversation_id, start_seq, group_key)
 );
 
 -- distributed by group_key
@@ -185,8 +185,8 @@ CREATE TABLE episodic_memories (
   superseded_at timestamp with time zone,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   group_key text NOT NULL,
-  CONSTRAINT episodic_memories_episode_id_fkey FOREIGN KEY (episode_id) REFERENCES episodes(id) ON DELETE CASCADE,
-  CONSTRAINT episodic_memories_pkey PRIMARY KEY (id)
+  CONSTRAINT episodic_memories_episode_id_fkey FOREIGN KEY (episode_id, group_key) REFERENCES episodes(id, group_key) ON DELETE CASCADE,
+  CONSTRAINT episodic_memories_pkey PRIMARY KEY (id, group_key)
 );
 
 -- reference
@@ -271,7 +271,7 @@ CREATE TABLE kaos_sessions (
   next_event bigint DEFAULT 0 NOT NULL,
   created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
   updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-  CONSTRAINT kaos_sessions_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id),
+  CONSTRAINT kaos_sessions_conversation_id_fkey FOREIGN KEY (conversation_id, conversation_id) REFERENCES conversations(group_key, id),
   CONSTRAINT kaos_sessions_pkey PRIMARY KEY (agent, session_id),
   CONSTRAINT kaos_sessions_conversation_id_key UNIQUE (conversation_id)
 );
@@ -294,9 +294,9 @@ CREATE TABLE memory (
   group_key text NOT NULL,
   CONSTRAINT memory_check CHECK (((start_sequence >= 0) AND (end_sequence >= start_sequence))),
   CONSTRAINT memory_status_check CHECK ((status = ANY (ARRAY['processing'::text, 'completed'::text, 'failed'::text]))),
-  CONSTRAINT memory_base_memory_id_fkey FOREIGN KEY (base_memory_id) REFERENCES memory(memory_id),
-  CONSTRAINT memory_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE,
-  CONSTRAINT memory_pkey PRIMARY KEY (memory_id)
+  CONSTRAINT memory_base_memory_id_fkey FOREIGN KEY (base_memory_id, group_key) REFERENCES memory(memory_id, group_key),
+  CONSTRAINT memory_conversation_id_fkey FOREIGN KEY (conversation_id, group_key) REFERENCES conversations(id, group_key) ON DELETE CASCADE,
+  CONSTRAINT memory_pkey PRIMARY KEY (memory_id, group_key)
 );
 
 -- distributed by group_key
@@ -321,8 +321,8 @@ CASE
     ELSE NULL::text
 END) STORED,
   group_key text NOT NULL,
-  CONSTRAINT messages_pkey PRIMARY KEY (conversation_id, seq),
-  CONSTRAINT messages_conversation_id_message_id_key UNIQUE (conversation_id, message_id)
+  CONSTRAINT messages_pkey PRIMARY KEY (conversation_id, seq, group_key),
+  CONSTRAINT messages_conversation_id_message_id_key UNIQUE (conversation_id, message_id, group_key)
 );
 
 -- distributed by group_key
@@ -469,7 +469,7 @@ CREATE INDEX kaos_sessions_updated_idx ON public.kaos_sessions USING btree (agen
 CREATE INDEX kaos_sessions_user_idx ON public.kaos_sessions USING btree (user_id);
 CREATE INDEX idx_memory_conversation_status ON public.memory USING btree (conversation_id, status, end_sequence DESC);
 CREATE INDEX memory_created_idx ON public.memory USING btree (created_at);
-CREATE UNIQUE INDEX memory_one_processing_per_conversation ON public.memory USING btree (conversation_id) WHERE (status = 'processing'::text);
+CREATE UNIQUE INDEX memory_one_processing_per_conversation ON public.memory USING btree (conversation_id, group_key) WHERE (status = 'processing'::text);
 CREATE INDEX messages_created_at_idx ON public.messages USING btree (conversation_id, created_at DESC);
 CREATE INDEX messages_id_idx ON public.messages USING btree (id);
 CREATE INDEX messages_sender_idx ON public.messages USING btree (sender_id);

@@ -60,14 +60,15 @@ export async function seedGroup(
     `INSERT INTO memory (conversation_id, memory_text, start_sequence, end_sequence, base_memory_id, group_key) VALUES ($1, $2, 0, 1, $3, $1)`,
     [group, `newer summary of ${marker}`, first.rows[0]!.memory_id],
   );
+  // on the root: a KAOS conversation is its own group, and its session's key to it says so (0038)
   await q.query(
     `INSERT INTO kaos_sessions (agent, session_id, conversation_id, app_name, user_id) VALUES ('agent-x', $1, $2, 'app', 'u1')`,
-    [`s-${group}`, fork],
+    [`s-${group}`, group],
   );
   await q.query(
     `INSERT INTO kaos_events (conversation_id, seq, event_id, occurred_at, event_type, content, metadata)
      VALUES ($1, 0, 'e0', $2, 'user_message', json_build_object('text', $3::text), '{}')`,
-    [fork, at, marker],
+    [group, at, marker],
   );
   await q.query(`INSERT INTO ark_sessions (session_id) VALUES ($1)`, [group]);
   await q.query(`INSERT INTO stream_chunks (session_id, chunk) VALUES ($1, jsonb_build_object('text', $2::text))`, [

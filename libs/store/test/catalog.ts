@@ -33,3 +33,21 @@ export async function rowsWithout(
   }
   return out;
 }
+
+/**
+ * The unique indexes today's writers name in ON CONFLICT (migration 0038's keys), made on a schema
+ * from before 0038 so that those writers can fill it as main's did; the old keys still hold. The
+ * returned function drops them, leaving the schema as it was.
+ */
+export async function writerKeysAhead(q: Queryable): Promise<() => Promise<void>> {
+  const keys = {
+    ahead_conversations: 'conversations (id, group_key)',
+    ahead_episodes: 'episodes (conversation_id, start_seq, group_key)',
+    ahead_episodic_memories: 'episodic_memories (id, group_key)',
+    ahead_memory: `memory (conversation_id, group_key) WHERE status = 'processing'`,
+  };
+  for (const [name, on] of Object.entries(keys)) await q.query(`CREATE UNIQUE INDEX ${name} ON ${on}`);
+  return async () => {
+    for (const name of Object.keys(keys)) await q.query(`DROP INDEX ${name}`);
+  };
+}

@@ -12,13 +12,14 @@ import {
   importRecords,
   insertConversation,
   insertEpisodes,
+  loadMigrations,
   migrate,
   type Queryable,
   startSummary,
   type Store,
 } from '@memstream/store';
-import { migratedPglite, migratedPgliteWithout } from '../../../test/helpers/migrated-pglite.js';
-import { rowsWithout } from './catalog.js';
+import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
+import { rowsWithout, writerKeysAhead } from './catalog.js';
 import { chatMessage, log } from './search-fixtures.js';
 
 const groupKeys = async (q: Queryable, table: 'conversations' | 'messages') => {
@@ -60,8 +61,9 @@ test('migration 0037 gives every stored conversation and message its group, and 
       'kaos:a:s/k': 'kaos:a:s',
       'root/r': 'root',
     });
-    // the append takes the group of the conversation it adds to, or makes a new one its own group
-    await appendMessage(store, chatMessage('fork', 'f2', 'more words'));
+    // the append files a message under the group it is given (a fork's root's), or makes a new
+    // conversation its own group
+    await appendMessage(store, { ...chatMessage('fork', 'f2', 'more words'), group_key: 'root' });
     await appendMessage(store, chatMessage('fresh', 'n', 'new words'));
     const after = await groupKeys(store, 'messages');
     assert.equal(after['fork/f2'], 'root');
@@ -119,12 +121,18 @@ async function extract(store: Store, conversation: string, seq: number, messageI
 }
 
 test('migration 0036 gives every stored episode, episodic memory and summary its group, and writers keep it', async () => {
-  // the schema main leaves: every migration but 0036, which here comes after 0037
-  const store = await migratedPgliteWithout(36);
+  // the schema main left then: every migration up to 0037 but 0036, which here comes after 0037
+  const store = await migratedPglite({ before: 36 });
   try {
-    // today's writers name the column: it is here for their writes and dropped before 0036 runs,
-    // so the rows are what main's writers left
+    await migrate(
+      store,
+      log,
+      (await loadMigrations()).filter((m) => m.version === 37),
+    );
+    // today's writers name the column and 0038's keys: they are here for their writes and dropped
+    // before 0036 runs, so the rows are what main's writers left
     for (const table of Object.keys(EXTRACTED)) await store.query(`ALTER TABLE ${table} ADD COLUMN group_key text`);
+    const dropKeys = await writerKeysAhead(store);
     // a memory-service root with a fork in its group, and a chat that is its own group (group_id NULL)
     await insertConversation(store, { id: 'root', groupId: 'root', title: null, metadata: {}, fork: null });
     await insertConversation(store, {
@@ -140,7 +148,8 @@ test('migration 0036 gives every stored episode, episodic memory and summary its
       ['chat', 'c0'],
     ] as const) {
       const source_api = conversation === 'chat' ? 'evermemos' : 'memory-service';
-      await appendMessage(store, { ...chatMessage(conversation, id, 'words'), source_api });
+      const group_key = conversation === 'chat' ? 'chat' : 'root';
+      await appendMessage(store, { ...chatMessage(conversation, id, 'words'), source_api, group_key });
       await extract(store, conversation, 0, id);
     }
     // a memory naming a conversation not stored (its key is to its episode only): its own group
@@ -148,9 +157,17 @@ test('migration 0036 gives every stored episode, episodic memory and summary its
       `INSERT INTO episodic_memories (id, episode_id, conversation_id, version, content, occurred_at, ended_at, message_ids, extractor)
        SELECT 'stray', id, 'gone', 1, 'words', start_time, end_time, message_ids, 'test' FROM episodes WHERE conversation_id = 'chat'`,
     );
+    await dropKeys();
     for (const table of Object.keys(EXTRACTED)) await store.query(`ALTER TABLE ${table} DROP COLUMN group_key`);
     const before = await extractedRows(store);
-    assert.deepEqual(await migrate(store, log), [36]);
+    assert.deepEqual(
+      await migrate(
+        store,
+        log,
+        (await loadMigrations()).filter((m) => m.version === 36),
+      ),
+      [36],
+    );
 
     assert.deepEqual(await extractedRows(store), before, 'no row lost or changed');
     const own = { chat: ['chat'], fork: ['root'], root: ['root'] };
@@ -168,8 +185,13 @@ test('migration 0036 gives every stored episode, episodic memory and summary its
     ])
       await assert.rejects(store.query(insert), /null value in column "group_key"/);
 
+    assert.deepEqual(await migrate(store, log), [38]);
     // the writers take the group of the conversation they write for: a fork's is its root's
-    await appendMessage(store, { ...chatMessage('fork', 'f1', 'more words'), source_api: 'memory-service' });
+    await appendMessage(store, {
+      ...chatMessage('fork', 'f1', 'more words'),
+      source_api: 'memory-service',
+      group_key: 'root',
+    });
     await extract(store, 'fork', 1, 'f1');
     await appendMessage(store, chatMessage('fresh', 'n0', 'new words'));
     await extract(store, 'fresh', 0, 'n0');

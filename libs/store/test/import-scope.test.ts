@@ -135,11 +135,11 @@ for (const [name, open] of backends) {
 test('migration 0031 moves next_seq past every stored seq, so later writes number on', async () => {
   const store = await migratedPglite({ before: 31 });
   try {
-    // today's writers write group_key: its migrations (0035, 0037) go ahead of the one under test
+    // today's writers write group_key and name its keys: their migrations (0035-0038) go ahead of the one under test
     await migrate(
       store,
       log,
-      (await loadMigrations()).filter((m) => m.version === 35 || m.version === 37),
+      (await loadMigrations()).filter((m) => m.version >= 35 && m.version <= 38),
     );
     await appendMessage(store, chatMessage('g', 'm0', 'first'));
     // a message numbered inside the conversation's sequence, as imports stored them before

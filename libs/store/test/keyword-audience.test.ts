@@ -149,11 +149,11 @@ for (const [name, open] of beforeMigration) {
   test(`${name}: migration 0032 moves the counts of agent-only rows, folded and pending, out of everyone's`, async (t) => {
     const store = await open(t);
     try {
-      // today's writers write group_key: its migrations (0035, 0037) go ahead of the one under test
+      // today's writers write group_key and name its keys: their migrations (0035-0038) go ahead of the one under test
       await migrate(
         store,
         log,
-        (await loadMigrations()).filter((m) => m.version === 35 || m.version === 37),
+        (await loadMigrations()).filter((m) => m.version >= 35 && m.version <= 38),
       );
       await store.query(
         `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, 'dora', 'owner')`,

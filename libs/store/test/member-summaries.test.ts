@@ -18,6 +18,8 @@ test('migration 0014 opens the summaries stored as agent-only to the members, in
     // and name the outcomes' key (0035, which needs tables this schema has not yet): the column
     // and key are here for the writes, which record no outcome, and go before the migrations run
     await store.query('ALTER TABLE request_outcomes ADD COLUMN group_key text, ADD UNIQUE (group_key, request_id)');
+    // so is the conversations' key the append names (0038)
+    await store.query('CREATE UNIQUE INDEX ahead_conversations ON conversations (id, group_key)');
     const all = await loadMigrations();
     const ms = (channel: string, visibility: string) => ({
       ms: { channel, visibility, client_id: 'bot', content: [], epoch: null, user_id: null },
@@ -58,6 +60,7 @@ test('migration 0014 opens the summaries stored as agent-only to the members, in
       ['for agents', 'agents', 'agents'],
     ]);
     await store.query('ALTER TABLE request_outcomes DROP COLUMN group_key');
+    await store.query('DROP INDEX ahead_conversations');
     await migrate(store, log, all);
     assert.deepEqual(await audiences(), [
       ['summary', null, null],

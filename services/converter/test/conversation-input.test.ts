@@ -138,3 +138,34 @@ test("an admin's delete and restore apply to the whole group without a membershi
   await apply(again);
   assert.equal((await findRequestOutcome(store, again.id))?.error_code, 'CONFLICT');
 });
+
+test("an append to a fork numbers on in the fork's own row, in its root's group: the id stays one conversation", async (t) => {
+  const { store, apply, count } = await conversationHarness(t);
+  const [first, second] = [message('one'), message('two')];
+  await apply(append('root', 'alice', [first, second]));
+  const fork: ConversationInput = {
+    id: randomUUID(),
+    type: 'conversation.created',
+    occurred_at: new Date().toISOString(),
+    actor: { kind: 'user', id: 'alice' },
+    data: {
+      conversation_id: 'the-fork',
+      group_id: 'root',
+      title: null,
+      metadata: {},
+      owner_user_id: 'alice',
+      fork: { from_conversation_id: 'root', at_message_id: second.message_id },
+    },
+  };
+  await apply(fork);
+  assert.equal((await findRequestOutcome(store, fork.id))?.status, 'stored');
+  // as the API publishes it: keyed by the group, which the fork shares with its root
+  const onFork = { ...append('the-fork', 'alice', [message('three')]) };
+  await apply({ ...onFork, data: { ...onFork.data, group_id: 'root' } } as ConversationInput);
+  assert.equal((await findRequestOutcome(store, onFork.id))?.status, 'stored');
+  assert.equal(await count(`SELECT count(*) AS n FROM conversations WHERE id = 'the-fork'`), 1);
+  assert.equal(
+    await count(`SELECT count(*) AS n FROM messages WHERE conversation_id = 'the-fork' AND group_key = 'root'`),
+    1,
+  );
+});

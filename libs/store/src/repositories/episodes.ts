@@ -126,7 +126,7 @@ export async function insertEpisodes(
     `INSERT INTO episodes (conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason, group_key)
      SELECT $1, s, e, ids::text[], st, et, r, (SELECT c.group_key FROM conversations c WHERE c.id = $1)
      FROM unnest($2::int8[], $3::int8[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[]) AS t(s, e, ids, st, et, r)
-     ON CONFLICT (conversation_id, start_seq) DO NOTHING
+     ON CONFLICT (conversation_id, start_seq, group_key) DO NOTHING
      RETURNING ${COLUMNS}`,
     [
       conversationId,

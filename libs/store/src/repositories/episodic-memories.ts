@@ -71,7 +71,7 @@ export async function completeEpisode(
      SELECT id, $2, $3, $4, uid, title, content, $5, $6, $7::text[], $8::text[], $9,
             (SELECT c.group_key FROM conversations c WHERE c.id = $4)
      FROM unnest($1::text[], $10::text[], $11::text[], $12::text[]) AS t(id, uid, title, content)
-     ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title
+     ON CONFLICT (id, group_key) DO UPDATE SET title = EXCLUDED.title
      RETURNING ${COLUMNS}`,
     [
       memories.map((m) => memoryIdOf(episode, m.userId)),

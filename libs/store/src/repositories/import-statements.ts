@@ -101,7 +101,8 @@ const GROUP = 'COALESCE(r."groupId", r.id)';
 
 /**
  * Skips a row whose id is stored in another group. The key is (group_id, id) since migration 0035
- * (a key Citus can hold), so ON CONFLICT no longer catches an id taken elsewhere, as it did.
+ * (0038: (id, group_key)), a key Citus can hold, so ON CONFLICT no longer catches an id taken
+ * elsewhere, as it did.
  */
 const storedIdSkipped = (table: string) => `NOT EXISTS (SELECT 1 FROM ${table} x WHERE x.id = r.id)`;
 
@@ -199,6 +200,7 @@ export const EPISODIC_MEMORIES = insertSql(
   {
     select: { message_ids: textArray, participants: textArray },
     values: { group_key: CONVERSATION_GROUP },
+    where: storedIdSkipped('episodic_memories'),
     extra: '"searchText" text',
     returning: 'id, conversation_id, user_id, occurred_at, message_ids, superseded_at',
     after: `searchable AS (
@@ -213,7 +215,8 @@ export const EPISODIC_MEMORIES = insertSql(
   },
 );
 
-// A summary built on one the export left out (it was not finished) stands on its own.
+// A summary built on one the export left out (it was not finished), or on one of another group
+// (its key to it could not stay within the shard), stands on its own.
 export const SUMMARIES = insertSql(
   'memory',
   `memory_id bigint, conversation_id text, memory_text text, start_sequence int, end_sequence int,
@@ -223,7 +226,8 @@ export const SUMMARIES = insertSql(
     fields: { memory_id: 'id', memory_text: 'text', base_memory_id: 'baseId' },
     select: {
       base_memory_id: (base) =>
-        `CASE WHEN EXISTS (SELECT 1 FROM memory b WHERE b.memory_id = ${base}) OR ${base} IN (SELECT x.id FROM input x)
+        `CASE WHEN EXISTS (SELECT 1 FROM memory b WHERE b.memory_id = ${base} AND b.group_key = ${CONVERSATION_GROUP})
+           OR EXISTS (SELECT 1 FROM input x WHERE x.id = ${base} AND x."conversationId" = r."conversationId")
          THEN ${base} END`,
     },
     values: { status: `'completed'`, group_key: CONVERSATION_GROUP },

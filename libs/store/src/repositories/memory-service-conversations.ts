@@ -33,13 +33,19 @@ export interface NewConversation {
   } | null;
 }
 
-/** Inserts the conversation unless its id exists (a redelivered create); true when inserted. */
+/**
+ * Inserts the conversation unless its id exists (a redelivered create), in any group; true when
+ * inserted. The key is (id, group_key), so it alone would let a fork take an id another group
+ * holds: the statement looks for the id first. Ids are the API's random UUIDs or ones a client
+ * chose under its own group, which the converter refuses when in use (docs/store.md).
+ */
 export async function insertConversation(q: Queryable, c: NewConversation): Promise<boolean> {
   const { rowCount } = await q.query(
     `INSERT INTO conversations (id, source_api, group_id, title, metadata, forked_at_conversation_id, forked_at_message_id,
                                 fork_source_conversation_id, fork_source_seq, group_key)
-     VALUES ($1, 'memory-service', $2, $3, $4::jsonb, $5, $6, $7, $8, COALESCE($2, $1))
-     ON CONFLICT (id) DO NOTHING`,
+     SELECT $1, 'memory-service', $2, $3, $4::jsonb, $5, $6, $7, $8, COALESCE($2, $1)
+     WHERE NOT EXISTS (SELECT 1 FROM conversations WHERE id = $1)
+     ON CONFLICT (id, group_key) DO NOTHING`,
     [
       c.id,
       c.groupId,

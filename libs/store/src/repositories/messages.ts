@@ -22,6 +22,11 @@ export interface NewMessage {
   readonly refer_list: readonly string[];
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly source_api: SourceApi;
+  /**
+   * The conversation's group (docs/store.md), part of its key: a memory-service fork's is its
+   * root's. Left out, the conversation is its own group, as in every family without forks.
+   */
+  readonly group_key?: string;
 }
 
 export interface AppendResult {
@@ -204,17 +209,19 @@ export function appendParameters(
     items.map((i) => i.requestId ?? null),
     msgs.map((m) => messageSearchText(m) || null),
     at,
+    col((m) => m.group_key ?? m.conversation_id),
   ];
 }
 
 // $1..$10: the messages, column by column, in arrival order; $11: request ids (null: none);
 // $12: the text each is searched by (null: nothing to search); $13: when this converter appended
-// them, a conversation's updated_at. Exported for the test of its plan.
+// them, a conversation's updated_at; $14: each one's conversation group, so that the conversation
+// is found (or made) under its key and the probes name the whole key. Exported for the test of its plan.
 export const APPEND_SQL = `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                       $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
-    WITH ORDINALITY AS t(c, mid, sid, sname, role, content, created, refs, meta, src, rid, body, ord)
+                       $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $14::text[])
+    WITH ORDINALITY AS t(c, mid, sid, sname, role, content, created, refs, meta, src, rid, body, g, ord)
 ),
 fresh AS (   -- the first copy of each message that is not stored yet
   -- One index probe per message, through LATERAL ... LIMIT 1: as NOT EXISTS, the planner chose a
@@ -222,30 +229,31 @@ fresh AS (   -- the first copy of each message that is not stored yet
   -- that grew with the table (13 ms of a 1,500-message batch at 20,000 stored messages).
   SELECT DISTINCT ON (c, mid) i.* FROM input i
   LEFT JOIN LATERAL (
-    SELECT true AS stored FROM messages m WHERE m.conversation_id = i.c AND m.message_id = i.mid LIMIT 1
+    SELECT true AS stored FROM messages m
+    WHERE m.conversation_id = i.c AND m.message_id = i.mid AND m.group_key = i.g LIMIT 1
   ) s ON true
   WHERE s.stored IS NULL
   ORDER BY c, mid, ord
 ),
 counts AS (  -- a join, not a count per conversation over all of fresh: that was 40 ms for 1,500 messages
-  SELECT i.c, i.src, COALESCE(f.n, 0) AS n
-  FROM (SELECT c, min(src) AS src FROM input GROUP BY c) i
+  SELECT i.c, i.src, i.g, COALESCE(f.n, 0) AS n
+  FROM (SELECT c, min(src) AS src, min(g) AS g FROM input GROUP BY c) i
   LEFT JOIN (SELECT c, count(*) AS n FROM fresh GROUP BY c) f ON f.c = i.c
 ),
-bumped AS (  -- locks each conversation (id order) and reserves n numbers; a new one is its own group
+bumped AS (  -- locks each conversation (id order) and reserves n numbers
   INSERT INTO conversations AS cv (id, source_api, next_seq, group_key)
-  SELECT c, src, n, c FROM counts ORDER BY c
-  ON CONFLICT (id) DO UPDATE SET next_seq = cv.next_seq + EXCLUDED.next_seq, updated_at = $13::timestamptz
+  SELECT c, src, n, g FROM counts ORDER BY c
+  ON CONFLICT (id, group_key) DO UPDATE SET next_seq = cv.next_seq + EXCLUDED.next_seq, updated_at = $13::timestamptz
   RETURNING cv.id, cv.next_seq, cv.group_key
 ),
 numbered AS (
-  SELECT f.*, b.group_key AS g, b.next_seq - k.n + row_number() OVER (PARTITION BY f.c ORDER BY f.ord) - 1 AS seq
+  SELECT f.*, b.group_key AS cg, b.next_seq - k.n + row_number() OVER (PARTITION BY f.c ORDER BY f.ord) - 1 AS seq
   FROM fresh f JOIN bumped b ON b.id = f.c JOIN counts k ON k.c = f.c
 ),
 inserted AS (
   INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content,
                         created_at, stored_at, refer_list, metadata, source_api, group_key)
-  SELECT c, seq, mid, sid, sname, role, content, created, now(), refs::jsonb, meta::jsonb, src, g FROM numbered
+  SELECT c, seq, mid, sid, sname, role, content, created, now(), refs::jsonb, meta::jsonb, src, cg FROM numbered
   RETURNING id, conversation_id, message_id, seq, stored_at, sender_id, created_at, audience
 ),
 searchable AS (  -- keyword side only (migration 0010's triggers count its words); no vector yet
@@ -262,7 +270,8 @@ outcomes AS (
   -- the first value): joined, the planner hashed the whole messages table for every batch.
   SELECT i.rid, 'message', 'stored', i.c, i.mid, n.ord IS NULL,
          jsonb_build_object('sequence', COALESCE(n.seq, first.seq,
-           (SELECT m.seq FROM messages m WHERE m.conversation_id = i.c AND m.message_id = i.mid))), b.group_key
+           (SELECT m.seq FROM messages m WHERE m.conversation_id = i.c AND m.message_id = i.mid AND m.group_key = i.g))),
+         b.group_key
   FROM input i
   JOIN bumped b ON b.id = i.c  -- every conversation of the batch is there
   LEFT JOIN numbered n ON n.ord = i.ord

@@ -46,7 +46,7 @@ export async function claimSummary(
             (SELECT c.group_key FROM conversations c WHERE c.id = $1)
      WHERE NOT EXISTS (SELECT 1 FROM base WHERE end_sequence >= $3)
        AND NOT EXISTS (SELECT 1 FROM memory WHERE conversation_id = $1 AND status = 'failed' AND next_attempt_at > now())
-     ON CONFLICT (conversation_id) WHERE status = 'processing' DO NOTHING
+     ON CONFLICT (conversation_id, group_key) WHERE status = 'processing' DO NOTHING
      RETURNING ${COLUMNS}`,
     [claim.conversationId, claim.startSequence, claim.endSequence],
   );

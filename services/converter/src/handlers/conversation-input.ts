@@ -221,7 +221,8 @@ async function apply(tx: Queryable, event: ConversationInput, replay: boolean): 
       const results = await appendMessages(
         tx,
         event.data.messages.map((m, i) => ({
-          message: fromMemoryServiceMessage(data.conversation_id, m),
+          // the stored conversation's group (a fork's is its root's), else the one just created under the event's
+          message: fromMemoryServiceMessage(data.conversation_id, m, found?.group_id ?? data.group_id),
           ...(i === 0 ? { requestId: event.id } : {}),
         })),
       );

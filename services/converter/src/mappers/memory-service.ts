@@ -6,7 +6,11 @@ import type { MemoryServiceMessage, Role } from '@memstream/schemas';
  * the memory consumers read (search, episodes, summaries) is what the text blocks say, and the
  * message as written is kept whole under `metadata.ms` for the family's own reads.
  */
-export function fromMemoryServiceMessage(conversationId: string, m: MemoryServiceMessage): NewMessage {
+export function fromMemoryServiceMessage(
+  conversationId: string,
+  m: MemoryServiceMessage,
+  groupKey: string,
+): NewMessage {
   const sender = m.user_id ?? m.client_id ?? m.role;
   return {
     conversation_id: conversationId,
@@ -19,6 +23,7 @@ export function fromMemoryServiceMessage(conversationId: string, m: MemoryServic
     refer_list: m.parent_message_id ? [m.parent_message_id] : [],
     metadata: { ms: m },
     source_api: 'memory-service',
+    group_key: groupKey,
   };
 }
 
