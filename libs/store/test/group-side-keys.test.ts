@@ -100,20 +100,25 @@ test('migration 0035 keeps every row of the group-side tables and puts the group
       'r-gone': 'gone',
     });
 
-    // the writers' conflict targets are the new keys: a request's second word is still dropped
-    await recordRequestOutcomes(store, [
-      {
-        request_id: 'r-fork',
-        kind: 'conversation',
-        status: 'failed',
-        group_id: 'fork',
-        message_id: null,
-        duplicate: false,
-        result: null,
-        error_code: 'CONFLICT',
-        error_message: 'again',
-      },
-    ]);
+    // the writers' conflict targets are the new keys: a request's second word, kept in the group
+    // the converter names (a fork's root), is still dropped
+    await recordRequestOutcomes(
+      store,
+      [
+        {
+          request_id: 'r-fork',
+          kind: 'conversation',
+          status: 'failed',
+          group_id: 'fork',
+          message_id: null,
+          duplicate: false,
+          result: null,
+          error_code: 'CONFLICT',
+          error_message: 'again',
+        },
+      ],
+      ['root'],
+    );
     assert.deepEqual((await rowsOf(store)).request_outcomes, before.request_outcomes);
     assert.equal(
       (await requestTransfer(store, { id: 't1', groupId: 'g1', conversationId: 'g1', from: 'u1', to: 'u2' })).status,

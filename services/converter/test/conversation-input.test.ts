@@ -168,4 +168,14 @@ test("an append to a fork numbers on in the fork's own row, in its root's group:
     await count(`SELECT count(*) AS n FROM messages WHERE conversation_id = 'the-fork' AND group_key = 'root'`),
     1,
   );
+  // outcomes are kept in the group the event names, not under the fork's own id: the fork's
+  // creation is recorded by the handler, the append by the append statement
+  const outcomeGroups = await store.query<{ request_id: string; group_key: string }>(
+    'SELECT request_id, group_key FROM request_outcomes WHERE request_id = ANY($1::text[]) ORDER BY group_key',
+    [[fork.id, onFork.id]],
+  );
+  assert.deepEqual(outcomeGroups.rows.map((r) => [r.request_id === fork.id ? 'fork' : 'append', r.group_key]).sort(), [
+    ['append', 'root'],
+    ['fork', 'root'],
+  ]);
 });

@@ -9,23 +9,24 @@ const COLUMNS =
   'request_id, kind, status, group_id, message_id, duplicate, result, error_code, error_message, created_at';
 
 /**
- * The group an outcome is kept in (migration 0035): its conversation's, as the append that stores a
- * message writes it, so a request's every delivery finds the same key.
- */
-const OUTCOME_GROUP = 'COALESCE(c.group_key, t.gid, t.id)';
-
-/**
  * Records outcomes; a request that already has one keeps it (the first delivery's word is the
- * truth, a redelivery would otherwise call the message a duplicate of itself).
+ * truth, a redelivery would otherwise call the message a duplicate of itself). Each is kept in its
+ * group (migration 0035): `groups[i]` when the caller knows it (the event's ordering key, which for
+ * a memory-service fork is its root), else the outcome's `group_id`, else the request id. The
+ * caller names it rather than the statement looking it up, so recording touches one group's rows
+ * and every delivery of a request computes the same key.
  */
-export async function recordRequestOutcomes(q: Queryable, outcomes: readonly RequestOutcome[]): Promise<void> {
+export async function recordRequestOutcomes(
+  q: Queryable,
+  outcomes: readonly RequestOutcome[],
+  groups?: readonly string[],
+): Promise<void> {
   if (outcomes.length === 0) return;
   await q.query(
     `INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, duplicate, result, error_code, error_message, group_key)
-     SELECT t.id, kind, status, gid, mid, dup, res::jsonb, code, msg, ${OUTCOME_GROUP}
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::text[], $9::text[])
-       AS t(id, kind, status, gid, mid, dup, res, code, msg)
-       LEFT JOIN conversations c ON c.id = t.gid
+     SELECT t.id, kind, status, gid, mid, dup, res::jsonb, code, msg, COALESCE(t.g, t.gid, t.id)
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::text[], $9::text[], $10::text[])
+       AS t(id, kind, status, gid, mid, dup, res, code, msg, g)
      ON CONFLICT (group_key, request_id) DO NOTHING`,
     [
       outcomes.map((o) => o.request_id),
@@ -37,6 +38,7 @@ export async function recordRequestOutcomes(q: Queryable, outcomes: readonly Req
       outcomes.map((o) => (o.result === null ? null : JSON.stringify(o.result))),
       outcomes.map((o) => o.error_code),
       outcomes.map((o) => o.error_message),
+      outcomes.map((_, i) => groups?.[i] ?? null),
     ],
   );
 }

@@ -366,6 +366,7 @@ async function record(
     error_code: how.refusal?.code ?? null,
     error_message: how.refusal?.message ?? null,
   };
-  await recordRequestOutcomes(tx, [outcome]);
+  // kept in the event's group (its ordering key): a fork's outcome sits with its root's rows
+  await recordRequestOutcomes(tx, [outcome], [event.data.group_id]);
   return outcome;
 }
