@@ -46,6 +46,11 @@ export const platformEnv = z.object({
    */
   DATABASE_POOL_MAX: env.optionalInt(1, 500),
   DATABASE_STATEMENT_TIMEOUT_MS: env.int(30_000, 100),
+  /**
+   * `citus`: after the migrations, lay every table out on the Citus coordinator at DATABASE_URL as
+   * the registry `store_distribution` says (docs/store.md). Refused without DATABASE_URL.
+   */
+  STORE_DISTRIBUTION: z.enum(['none', 'citus']).default('none'),
   REDIS_URL: env.optionalString(),
   SHUTDOWN_TIMEOUT_MS: env.int(15_000, 100),
   CONSUMER_MAX_ATTEMPTS: env.int(5, 1, 100),

@@ -4,6 +4,7 @@ import type { Store } from './store.js';
 import { PgStore, type PgStoreOptions } from './pg-store.js';
 import { migrate } from './migrate.js';
 import { openPglite } from './open-pglite.js';
+import { distributeOnCitus } from './distribute-citus.js';
 
 export interface StoreSettings {
   readonly DATABASE_URL: string | undefined;
@@ -13,6 +14,8 @@ export interface StoreSettings {
   readonly DATA_DIR: string;
   /** The embedded store's settings (see platformEnv); a process that requires DATABASE_URL leaves them out. */
   readonly EMBEDDED_STORE?: 'postgres' | 'pglite';
+  /** `citus`: lay the tables out on the Citus coordinator at DATABASE_URL after migrating (docs/store.md). */
+  readonly STORE_DISTRIBUTION?: 'none' | 'citus';
 }
 
 /** A pool's settings, for a store whose server someone else starts (the embedded mode's). */
@@ -26,13 +29,21 @@ export type OpenEmbeddedServer = (pool: PoolOptions) => Promise<Store>;
  * a PostgreSQL server the caller starts and owns (`embedded`, which only the embedded mode passes:
  * @memstream/embedded-postgres), or, when asked for, PGlite (DATA_DIR/pglite), loaded only then:
  * its WASM heap is a quarter of a gigabyte. Migrations run before the store is handed out, so no
- * caller sees an old schema.
+ * caller sees an old schema, and with STORE_DISTRIBUTION=citus the tables are laid out on Citus
+ * before it too, so no write lands in a table Citus does not manage yet.
  */
 export async function openStore(settings: StoreSettings, log: Logger, embedded?: OpenEmbeddedServer): Promise<Store> {
+  const citus = settings.STORE_DISTRIBUTION === 'citus';
+  if (citus && !settings.DATABASE_URL) {
+    throw new Error(
+      'STORE_DISTRIBUTION=citus needs DATABASE_URL set to a Citus coordinator: the embedded store (PostgreSQL or PGlite) is one node',
+    );
+  }
   const storeLog = log.child({ component: 'store' });
   const store = await connect(settings, storeLog, embedded);
   try {
     await migrate(store, storeLog);
+    if (citus) await distributeOnCitus(store, storeLog);
   } catch (err) {
     await store.close();
     throw err;

@@ -304,6 +304,13 @@ export { beginImportScope, finishImportScope, type ImportTouched } from './repos
 export { cutoffOf } from './retention-cutoff.js';
 export { type DistributionKind, readDistribution, type TableDistribution } from './distribution.js';
 export {
+  type CitusStep,
+  citusPlan,
+  distributeOnCitus,
+  type ForeignKeyEdge,
+  readForeignKeys,
+} from './distribute-citus.js';
+export {
   RETENTION_KINDS,
   RETENTION_METADATA_KEY,
   addRetentionCounts,
