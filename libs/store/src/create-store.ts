@@ -69,7 +69,10 @@ async function connect(settings: StoreSettings, log: Logger, embedded: OpenEmbed
     statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
     log,
   };
-  if (settings.DATABASE_URL) return new PgStore({ connectionString: settings.DATABASE_URL, ...pool });
+  if (settings.DATABASE_URL) {
+    const genericPlans = settings.STORE_DISTRIBUTION !== 'citus';
+    return new PgStore({ connectionString: settings.DATABASE_URL, ...pool, genericPlans });
+  }
   if (settings.EMBEDDED_STORE !== 'pglite') {
     if (embedded) return embedded(pool);
     // A distributed process with a server of its own would share no data with the others.
