@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import type { TestContext } from 'node:test';
 import pg from 'pg';
 import { Kafka, logLevel } from 'kafkajs';
@@ -20,7 +22,13 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
 }
 
-/** Creates a fresh database on the test server and drops it when the test ends. */
+/**
+ * Creates a fresh database on the test server and drops it when the test ends. With
+ * TEST_DATABASE_SETUP set, that shell command then runs with the database's URL as its argument,
+ * before any test uses it: a server that needs more than CREATE DATABASE for a usable database (a
+ * Citus coordinator: the database on every worker, its extensions, the workers added) is made
+ * ready there (docs/development.md).
+ */
 export async function freshDatabase(t: TestContext): Promise<string> {
   const admin = infra().databaseUrl;
   const name = uniqueName('t');
@@ -36,6 +44,8 @@ export async function freshDatabase(t: TestContext): Promise<string> {
   });
   const url = new URL(admin);
   url.pathname = `/${name}`;
+  const setup = process.env['TEST_DATABASE_SETUP'];
+  if (setup) await promisify(execFile)('/bin/sh', ['-c', `${setup} "$1"`, 'sh', url.toString()], { timeout: 120_000 });
   return url.toString();
 }
 

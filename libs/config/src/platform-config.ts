@@ -54,6 +54,11 @@ export const platformEnv = z.object({
   STORE_LAYOUT: z.enum(['plain', 'partitioned']).default('plain'),
   /** Distributed tables allowed to stay plain while blocked, each named in a warning (docs/store.md). */
   STORE_LAYOUT_KEEP_PLAIN: env.list(),
+  /**
+   * `citus`: after the migrations, lay every table out on the Citus coordinator at DATABASE_URL as
+   * the registry `store_distribution` says (docs/store.md). Refused without DATABASE_URL.
+   */
+  STORE_DISTRIBUTION: z.enum(['none', 'citus']).default('none'),
   REDIS_URL: env.optionalString(),
   SHUTDOWN_TIMEOUT_MS: env.int(15_000, 100),
   CONSUMER_MAX_ATTEMPTS: env.int(5, 1, 100),

@@ -5,6 +5,7 @@ import { PgStore, type PgStoreOptions } from './pg-store.js';
 import type { LayoutSettings } from './layout/store-layout.js';
 import { migrate } from './migrate.js';
 import { openPglite } from './open-pglite.js';
+import { distributeOnCitus } from './distribute-citus.js';
 
 export interface StoreSettings extends Partial<LayoutSettings> {
   readonly DATABASE_URL: string | undefined;
@@ -14,6 +15,8 @@ export interface StoreSettings extends Partial<LayoutSettings> {
   readonly DATA_DIR: string;
   /** The embedded store's settings (see platformEnv); a process that requires DATABASE_URL leaves them out. */
   readonly EMBEDDED_STORE?: 'postgres' | 'pglite';
+  /** `citus`: lay the tables out on the Citus coordinator at DATABASE_URL after migrating (docs/store.md). */
+  readonly STORE_DISTRIBUTION?: 'none' | 'citus';
 }
 
 /** A pool's settings, for a store whose server someone else starts (the embedded mode's). */
@@ -27,9 +30,22 @@ export type OpenEmbeddedServer = (pool: PoolOptions) => Promise<Store>;
  * a PostgreSQL server the caller starts and owns (`embedded`, which only the embedded mode passes:
  * @memstream/embedded-postgres), or, when asked for, PGlite (DATA_DIR/pglite), loaded only then:
  * its WASM heap is a quarter of a gigabyte. Migrations run before the store is handed out, so no
- * caller sees an old schema, and then STORE_LAYOUT's layout (docs/store.md), in both modes.
+ * caller sees an old schema, and then STORE_LAYOUT's layout (docs/store.md), in both modes. With
+ * STORE_DISTRIBUTION=citus the tables are laid out on Citus before it too, so no write lands in a
+ * table Citus does not manage yet.
  */
 export async function openStore(settings: StoreSettings, log: Logger, embedded?: OpenEmbeddedServer): Promise<Store> {
+  const citus = settings.STORE_DISTRIBUTION === 'citus';
+  if (citus && !settings.DATABASE_URL) {
+    throw new Error(
+      'STORE_DISTRIBUTION=citus needs DATABASE_URL set to a Citus coordinator: the embedded store (PostgreSQL or PGlite) is one node',
+    );
+  }
+  if (citus && settings.STORE_LAYOUT === 'partitioned') {
+    throw new Error(
+      'STORE_LAYOUT=partitioned and STORE_DISTRIBUTION=citus are two layouts of the same tables: set one of them',
+    );
+  }
   const storeLog = log.child({ component: 'store' });
   const store = await connect(settings, storeLog, embedded);
   try {
@@ -37,6 +53,7 @@ export async function openStore(settings: StoreSettings, log: Logger, embedded?:
       STORE_LAYOUT: settings.STORE_LAYOUT ?? 'plain',
       STORE_LAYOUT_KEEP_PLAIN: settings.STORE_LAYOUT_KEEP_PLAIN ?? [],
     });
+    if (citus) await distributeOnCitus(store, storeLog);
   } catch (err) {
     await store.close();
     throw err;
@@ -62,7 +79,10 @@ async function connect(settings: StoreSettings, log: Logger, embedded: OpenEmbed
     statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
     log,
   };
-  if (settings.DATABASE_URL) return new PgStore({ connectionString: settings.DATABASE_URL, ...pool });
+  if (settings.DATABASE_URL) {
+    const genericPlans = settings.STORE_DISTRIBUTION !== 'citus';
+    return new PgStore({ connectionString: settings.DATABASE_URL, ...pool, genericPlans });
+  }
   if (settings.EMBEDDED_STORE !== 'pglite') {
     if (embedded) return embedded(pool);
     // A distributed process with a server of its own would share no data with the others.

@@ -308,6 +308,13 @@ export { PARTITIONS } from './layout/partition-table.js';
 export { blockersOf } from './layout/blockers.js';
 export { type TableFacts, tableFacts } from './layout/table-facts.js';
 export {
+  type CitusStep,
+  citusPlan,
+  distributeOnCitus,
+  type ForeignKeyEdge,
+  readForeignKeys,
+} from './distribute-citus.js';
+export {
   RETENTION_KINDS,
   RETENTION_METADATA_KEY,
   addRetentionCounts,

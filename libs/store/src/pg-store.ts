@@ -15,6 +15,12 @@ export interface PgStoreOptions {
   readonly onConnect?: (backendPid: number) => void;
   /** How long a connection that plans generically serves (see GENERIC_PLAN); 5 s unless set. */
   readonly genericPlanLifetimeMs?: number;
+  /**
+   * false: every statement is planned for its parameters, GENERIC_PLAN ones too. Citus cannot plan
+   * a batch insert over unnest() into a distributed table generically ("could not create
+   * distributed plan"), even within one shard, so STORE_DISTRIBUTION=citus turns them off.
+   */
+  readonly genericPlans?: boolean;
   /** How long opening a connection may take; 10 s unless set (a replica's is shorter: the primary can answer instead). */
   readonly connectTimeoutMs?: number;
 }
@@ -53,7 +59,7 @@ const MAX_NAMED_STATEMENTS = 500;
 export class PgStore implements Store {
   readonly kind = 'pg' as const;
   private readonly pool: pg.Pool;
-  /** Connections that plan generically (see GENERIC_PLAN). */
+  /** Connections that plan generically (see GENERIC_PLAN); the main pool when generic plans are off. */
   private readonly genericPool: pg.Pool;
   /** SQL text -> statement name (see `statement`). */
   private readonly names = new Map<string, string>();
@@ -74,12 +80,15 @@ export class PgStore implements Store {
     // reading the whole conversation, until autovacuum analysed the table. So sequential scans
     // are priced out, and each connection lives GENERIC_PLAN_LIFETIME_MS: its successor plans
     // for the tables as they are by then (from 1,000 messages on, by the key, analysed or not).
-    this.genericPool = this.openPool(
-      options,
-      Math.min(GENERIC_PLAN_CONNECTIONS, options.maxConnections),
-      '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off',
-      options.genericPlanLifetimeMs ?? GENERIC_PLAN_LIFETIME_MS,
-    );
+    this.genericPool =
+      options.genericPlans === false
+        ? this.pool
+        : this.openPool(
+            options,
+            Math.min(GENERIC_PLAN_CONNECTIONS, options.maxConnections),
+            '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off',
+            options.genericPlanLifetimeMs ?? GENERIC_PLAN_LIFETIME_MS,
+          );
   }
 
   private openPool(options: PgStoreOptions, max: number, settings: string, lifetimeMs?: number): pg.Pool {
@@ -216,6 +225,6 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pool.end(), this.genericPool.end()]);
+    await Promise.all([this.pool.end(), this.genericPool === this.pool ? undefined : this.genericPool.end()]);
   }
 }

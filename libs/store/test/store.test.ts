@@ -152,7 +152,8 @@ test('native PostgreSQL: a connection the server ends during a transaction fails
     .transaction(async (tx) => {
       const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       // From the other connection: end this one while the transaction waits between statements.
-      await store.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      // typed: Citus adds a pg_terminate_backend(bigint, bigint), and an untyped $1 then matches both
+      await store.query('SELECT pg_terminate_backend($1::int)', [rows[0]!.pid]);
       await waitFor(
         'the backend gone',
         async () =>

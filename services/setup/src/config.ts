@@ -18,6 +18,7 @@ export const setupEnv = platformEnv
     KAFKA_SESSION_TIMEOUT_MS: true,
     DATABASE_POOL_MAX: true,
     DATABASE_STATEMENT_TIMEOUT_MS: true,
+    STORE_DISTRIBUTION: true,
     SHUTDOWN_TIMEOUT_MS: true,
   })
   .extend({
