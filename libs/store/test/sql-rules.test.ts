@@ -99,6 +99,9 @@ test('each rule reports the statement planted to break it', async () => {
       'UPDATE messages SET stored_at = now() WHERE conversation_id = $1',
       'UPDATE ${table} SET leased_until = clock_timestamp() WHERE id = $1',
       'tags = EXCLUDED.tags, updated_at = now()',
+      `INSERT INTO job_leases AS l (name) VALUES ($1)
+        ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner
+        WHERE l.last_completed_at < $2::timestamptz - make_interval(secs => $3::float8 / 1000)`,
     ],
     'lock-without-shard-key': [
       "SELECT id FROM episodes WHERE status = 'pending' ${skip ? 'FOR UPDATE SKIP LOCKED' : ''}",

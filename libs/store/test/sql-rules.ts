@@ -7,7 +7,10 @@ import { HOLE, type SqlText } from './sql-statements.js';
  * built from pieces it cannot see (sql-statements.ts's HOLE), and errs towards reporting.
  */
 export type Rule =
-  /** now()/clock_timestamp() in an upsert's DO UPDATE (its SET or WHERE) or an UPDATE's SET */
+  /**
+   * now()/clock_timestamp() in an upsert's DO UPDATE (its SET or WHERE) or an UPDATE's SET, or
+   * timestamp arithmetic in the DO UPDATE
+   */
   | 'time-in-write'
   /** FOR UPDATE/SHARE or SKIP LOCKED over a distributed table without an equality on its shard column */
   | 'lock-without-shard-key'
@@ -34,6 +37,9 @@ export interface RuleContext {
 
 const TIME =
   /\b(now|clock_timestamp|statement_timestamp|transaction_timestamp)\s*\(|\b(current_timestamp|localtimestamp)\b/i;
+// timestamptz ± interval is only STABLE (it depends on the session's time zone), and an upsert's
+// DO UPDATE on a distributed or reference table takes IMMUTABLE expressions only
+const TIME_ARITHMETIC = /\bmake_interval\s*\(|::timestamptz\s*[-+]|[-+]\s*interval\b/i;
 const LOCK = /\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE)\b|\bSKIP\s+LOCKED\b/i;
 const STATEMENT = /\b(SELECT|INSERT INTO|UPDATE|DELETE FROM)\b/;
 const CLOCK_ASSIGNED = /\b[a-z_]+\s*=\s*(now|clock_timestamp|statement_timestamp|transaction_timestamp)\s*\(/i;
@@ -61,7 +67,8 @@ function timeInWrite(sql: string, ctx: RuleContext): boolean {
     if (
       doUpdate >= 0 &&
       spread(ctx.registry.get(m[1] ?? '')?.kind) &&
-      TIME.test(untilClose(rest, doUpdate, /\bRETURNING\b/i))
+      (TIME.test(untilClose(rest, doUpdate, /\bRETURNING\b/i)) ||
+        TIME_ARITHMETIC.test(untilClose(rest, doUpdate, /\bRETURNING\b/i)))
     )
       return true;
   }

@@ -11,14 +11,24 @@ export async function claimJobLease(
   store: Store,
   o: { name: string; owner: string; leaseMs: number; minGapMs: number },
 ): Promise<boolean> {
+  // Both times are computed from the database's clock first, and compared as plain values: an
+  // upsert's DO UPDATE on a reference table takes only IMMUTABLE expressions on Citus, and
+  // timestamp arithmetic is not (it depends on the session's time zone).
+  const { rows: times } = await store.query<{ until: string; gap: string; now: string }>(
+    `SELECT (t + make_interval(secs => $1::float8 / 1000))::text AS until,
+            (t - make_interval(secs => $2::float8 / 1000))::text AS gap, t::text AS now
+       FROM (SELECT clock_timestamp() AS t) c`,
+    [o.leaseMs, o.minGapMs],
+  );
+  const { until, gap, now } = times[0]!;
   const { rows } = await store.query<{ name: string }>(
     `INSERT INTO job_leases AS l (name, owner, leased_until)
-     VALUES ($1, $2, ${leaseFrom('$5', '$3')})
+     VALUES ($1, $2, $3::timestamptz)
      ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, leased_until = EXCLUDED.leased_until
      WHERE (l.leased_until IS NULL OR l.leased_until < $5::timestamptz)
-       AND (l.last_completed_at IS NULL OR l.last_completed_at < $5::timestamptz - make_interval(secs => $4::float8 / 1000))
+       AND (l.last_completed_at IS NULL OR l.last_completed_at < $4::timestamptz)
      RETURNING l.name`,
-    [o.name, o.owner, o.leaseMs, o.minGapMs, await databaseNow(store)],
+    [o.name, o.owner, until, gap, now],
   );
   return rows.length > 0;
 }
