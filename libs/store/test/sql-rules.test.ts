@@ -23,7 +23,6 @@ const ALLOWED: Readonly<Record<string, Partial<Record<Rule, number>>>> = {
   'libs/store/src/lifecycle/tables/episodes.ts': { 'lock-without-shard-key': 2 },
   'libs/store/src/lifecycle/tables/kaos.ts': { 'computed-group': 1 },
   'libs/store/src/repositories/admin-conversations.ts': { 'computed-group': 4 },
-  'libs/store/src/repositories/ark.ts': { 'unnest-lateral-or-correlated': 1 },
   'libs/store/src/repositories/conversation-access.ts': { 'function-over-distributed': 1 },
   'libs/store/src/repositories/conversations-across-families.ts': { 'computed-group': 2 },
   'libs/store/src/repositories/episodes.ts': { 'lock-without-shard-key': 1 },

@@ -161,12 +161,17 @@ export async function streamChunksBefore(
   chunks: ReadonlyArray<{ readonly sessionId: string; readonly seq: number }>,
 ): Promise<Array<number | undefined>> {
   if (chunks.length === 0) return [];
-  const { rows } = await q.query<{ before: number | null }>(
-    `SELECT (SELECT max(c.chunk_seq) FROM stream_chunks c WHERE c.session_id = t.session_id AND c.chunk_seq < t.seq) AS before
-     FROM unnest($1::text[], $2::int8[]) WITH ORDINALITY AS t(session_id, seq, ord) ORDER BY t.ord`,
+  // an inner join on the shard column, grouped, rather than a subquery per row: Citus plans no
+  // correlated subquery beside unnest(); a chunk with nothing before it has no row
+  const { rows } = await q.query<{ ord: string; before: number }>(
+    `SELECT t.ord, max(c.chunk_seq) AS before
+       FROM unnest($1::text[], $2::int8[]) WITH ORDINALITY AS t(session_id, seq, ord)
+       JOIN stream_chunks c ON c.session_id = t.session_id AND c.chunk_seq < t.seq
+      GROUP BY t.ord`,
     [chunks.map((c) => c.sessionId), chunks.map((c) => c.seq)],
   );
-  return rows.map((r) => r.before ?? undefined);
+  const before = new Map(rows.map((r) => [Number(r.ord), Number(r.before)]));
+  return chunks.map((_, i) => before.get(i + 1));
 }
 
 export async function listStreamChunks(
