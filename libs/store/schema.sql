@@ -456,6 +456,7 @@ CREATE UNIQUE INDEX conversation_ownership_transfers_pending ON public.conversat
 CREATE INDEX conversation_ownership_transfers_to_idx ON public.conversation_ownership_transfers USING btree (to_user_id) WHERE (status = 'pending'::text);
 CREATE INDEX conversations_deleted_idx ON public.conversations USING btree (deleted_at) WHERE (deleted_at IS NOT NULL);
 CREATE INDEX conversations_group_idx ON public.conversations USING btree (group_id) WHERE (group_id IS NOT NULL);
+CREATE INDEX conversations_group_key_idx ON public.conversations USING btree (group_key);
 CREATE INDEX episodes_conversation_end_idx ON public.episodes USING btree (conversation_id, end_seq DESC);
 CREATE INDEX episodes_due_idx ON public.episodes USING btree (next_attempt_at) WHERE (status <> 'extracted'::text);
 CREATE INDEX episodic_memories_created_idx ON public.episodic_memories USING btree (created_at);

@@ -18,11 +18,8 @@ const SCHEMA = 'libs/store/schema.sql';
 const ALLOWED: Readonly<Record<string, Partial<Record<Rule, number>>>> = {
   'libs/store/schema.sql': { 'function-over-distributed': 5, 'trigger-on-distributed': 4 },
   'libs/store/src/lifecycle/participant.ts': { 'computed-group': 3 },
-  'libs/store/src/lifecycle/tables/ark-sessions.ts': { 'computed-group': 1 },
-  'libs/store/src/lifecycle/tables/conversations.ts': { 'computed-group': 1 },
   'libs/store/src/lifecycle/tables/episodes.ts': { 'lock-without-shard-key': 2 },
   'libs/store/src/lifecycle/tables/kaos.ts': { 'computed-group': 1 },
-  'libs/store/src/repositories/admin-conversations.ts': { 'computed-group': 4 },
   'libs/store/src/repositories/conversation-access.ts': { 'function-over-distributed': 1 },
   'libs/store/src/repositories/conversations-across-families.ts': { 'computed-group': 2 },
   'libs/store/src/repositories/episodes.ts': { 'lock-without-shard-key': 1 },
@@ -33,11 +30,8 @@ const ALLOWED: Readonly<Record<string, Partial<Record<Rule, number>>>> = {
   'libs/store/src/repositories/job-row-leases.ts': { 'lock-without-shard-key': 2 },
   'libs/store/src/repositories/kaos.ts': { 'lock-without-shard-key': 3 },
   'libs/store/src/repositories/keyword-counts.ts': { 'function-over-distributed': 1 },
-  'libs/store/src/repositories/memory-service-conversations.ts': { 'computed-group': 5 },
   'libs/store/src/repositories/messages.ts': { 'unnest-lateral-or-correlated': 1 },
   'libs/store/src/repositories/purge-conversations.ts': {
-    'computed-group': 1,
-    'lock-without-shard-key': 1,
     'unnest-lateral-or-correlated': 1,
   },
   'libs/store/src/repositories/search.ts': { 'unnest-lateral-or-correlated': 1 },

@@ -15,9 +15,9 @@ export interface AdminConversationRecord {
   readonly last_message_preview: string | null;
 }
 
-const RECORD = `c.id, COALESCE(c.group_id, c.id) AS group_id, c.source_api, c.title, c.created_at, c.updated_at, c.deleted_at,
+const RECORD = `c.id, c.group_key AS group_id, c.source_api, c.title, c.created_at, c.updated_at, c.deleted_at,
   c.forked_at_conversation_id, c.forked_at_message_id,
-  (SELECT user_id FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id) AND o.access_level = 'owner') AS owner_user_id,
+  (SELECT user_id FROM conversation_memberships o WHERE o.group_id = c.group_key AND o.access_level = 'owner') AS owner_user_id,
   (SELECT left(m.content, 200) FROM messages m WHERE m.conversation_id = c.id
      AND COALESCE(m.metadata->'ms'->>'channel', 'history') = 'history' AND m.audience IS NULL
      ORDER BY m.seq DESC LIMIT 1) AS last_message_preview`;
@@ -48,7 +48,7 @@ export async function adminListConversations(
   if (query.deletedAfter !== undefined) where.push(`c.deleted_at >= $${params.push(query.deletedAfter)}`);
   if (query.deletedBefore !== undefined) where.push(`c.deleted_at < $${params.push(query.deletedBefore)}`);
   if (query.ownerUserId !== undefined)
-    where.push(`EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id)
+    where.push(`EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = c.group_key
       AND o.access_level = 'owner' AND o.user_id = $${params.push(query.ownerUserId)})`);
   if (query.after !== undefined) where.push(`c.id > $${params.push(query.after)}`);
   const { rows } = await q.query<AdminConversationRecord>(
@@ -78,7 +78,7 @@ export async function adminFindConversation(
 export async function restoreConversationGroup(q: Queryable, groupId: string, at = new Date()): Promise<number> {
   const { rowCount } = await q.query(
     `UPDATE conversations SET deleted_at = NULL, updated_at = $2::timestamptz
-     WHERE COALESCE(group_id, id) = $1 AND deleted_at IS NOT NULL`,
+     WHERE group_key = $1 AND deleted_at IS NOT NULL`,
     [groupId, at],
   );
   return rowCount ?? 0;
@@ -87,7 +87,7 @@ export async function restoreConversationGroup(q: Queryable, groupId: string, at
 /** The conversations of the groups this person owns (the admin search's `userId`). */
 export async function conversationsOwnedBy(q: Queryable, userId: string): Promise<string[]> {
   const { rows } = await q.query<{ id: string }>(
-    `SELECT c.id FROM conversations c JOIN conversation_memberships o ON o.group_id = COALESCE(c.group_id, c.id)
+    `SELECT c.id FROM conversations c JOIN conversation_memberships o ON o.group_id = c.group_key
      WHERE o.user_id = $1 AND o.access_level = 'owner'`,
     [userId],
   );

@@ -60,15 +60,13 @@ export async function insertConversation(q: Queryable, c: NewConversation): Prom
   return (rowCount ?? 0) > 0;
 }
 
-const RECORD = (
-  viewer: string,
-) => `c.id, COALESCE(c.group_id, c.id) AS group_id, c.title, c.metadata, c.created_at, c.updated_at,
+const RECORD = (viewer: string) => `c.id, c.group_key AS group_id, c.title, c.metadata, c.created_at, c.updated_at,
   c.forked_at_conversation_id, c.forked_at_message_id,
-  (SELECT user_id FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id) AND o.access_level = 'owner') AS owner_user_id,
+  (SELECT user_id FROM conversation_memberships o WHERE o.group_id = c.group_key AND o.access_level = 'owner') AS owner_user_id,
   (SELECT left(m.content, 200) FROM messages m WHERE m.conversation_id = c.id
      AND COALESCE(m.metadata->'ms'->>'channel', 'history') = 'history' AND COALESCE(m.metadata->'ms'->>'visibility', 'user') <> 'agent'
      ORDER BY m.seq DESC LIMIT 1) AS last_message_preview,
-  ${viewer === '' ? 'NULL' : `(SELECT access_level FROM conversation_memberships v WHERE v.group_id = COALESCE(c.group_id, c.id) AND v.user_id = ${viewer})`} AS access_level`;
+  ${viewer === '' ? 'NULL' : `(SELECT access_level FROM conversation_memberships v WHERE v.group_id = c.group_key AND v.user_id = ${viewer})`} AS access_level`;
 
 /** A conversation that is not deleted, as `viewer` sees it (undefined: a viewer who reaches everything). */
 export async function findConversation(
@@ -88,7 +86,7 @@ export async function findConversation(
 /** The group of a live conversation, or undefined. */
 export async function groupOfConversation(q: Queryable, id: string): Promise<string | undefined> {
   const { rows } = await q.query<{ group_id: string }>(
-    'SELECT COALESCE(group_id, id) AS group_id FROM conversations WHERE id = $1 AND deleted_at IS NULL',
+    'SELECT group_key AS group_id FROM conversations WHERE id = $1 AND deleted_at IS NULL',
     [id],
   );
   return rows[0]?.group_id;
@@ -120,7 +118,7 @@ export async function listConversations(
   if (query.mode === 'roots') where.push(`c.forked_at_conversation_id IS NULL`);
   if (query.mode === 'latest-fork') {
     // the most recently updated conversation of each fork tree
-    where.push(`NOT EXISTS (SELECT 1 FROM conversations n WHERE COALESCE(n.group_id, n.id) = COALESCE(c.group_id, c.id)
+    where.push(`NOT EXISTS (SELECT 1 FROM conversations n WHERE n.group_key = c.group_key
       AND n.deleted_at IS NULL AND (n.updated_at, n.id) > (c.updated_at, c.id))`);
   }
   const limit = `$${params.push(query.limit + 1)}`;
@@ -134,7 +132,7 @@ export async function listConversations(
 /** Every live conversation of the group, oldest first (the root and its forks). */
 export async function listGroupConversations(q: Queryable, groupId: string): Promise<ConversationRecord[]> {
   const { rows } = await q.query<ConversationRecord>(
-    `SELECT ${RECORD('')} FROM conversations c WHERE COALESCE(c.group_id, c.id) = $1 AND c.deleted_at IS NULL ORDER BY c.created_at, c.id`,
+    `SELECT ${RECORD('')} FROM conversations c WHERE c.group_key = $1 AND c.deleted_at IS NULL ORDER BY c.created_at, c.id`,
     [groupId],
   );
   return rows;
@@ -149,7 +147,7 @@ export async function deleteConversationGroup(q: Queryable, groupId: string): Pr
   const now = await databaseNow(q);
   const { rowCount } = await q.query(
     `UPDATE conversations SET deleted_at = $2::timestamptz, updated_at = $2::timestamptz
-     WHERE COALESCE(group_id, id) = $1 AND deleted_at IS NULL`,
+     WHERE group_key = $1 AND deleted_at IS NULL`,
     [groupId, now],
   );
   await cancelPendingTransfers(q, [groupId], undefined, now);

@@ -35,8 +35,8 @@ export async function purgeConversationGroups(
 ): Promise<PurgeResult> {
   if (groupIds.length === 0) return { counts: NO_PURGE, conversationIds: [] };
   const locked = await tx.query<{ id: string; group_id: string; deleted_at: Date | null }>(
-    `SELECT id, COALESCE(group_id, id) AS group_id, deleted_at FROM conversations
-     WHERE COALESCE(group_id, id) = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+    `SELECT id, group_key AS group_id, deleted_at FROM conversations
+     WHERE group_key = ANY($1::text[]) ORDER BY id FOR UPDATE`,
     [[...groupIds]],
   );
   const byGroup = new Map<string, { id: string; deleted_at: Date | null }[]>();

@@ -53,7 +53,7 @@ async function idleArkSessions(tx: Queryable, o: RetainPass): Promise<string[]> 
     `SELECT s.session_id FROM (
        SELECT id AS session_id FROM conversations WHERE source_api = 'ark' AND group_id IS NULL
        UNION SELECT session_id FROM ark_sessions) s
-     WHERE NOT EXISTS (SELECT 1 FROM conversations c WHERE COALESCE(c.group_id, c.id) = s.session_id
+     WHERE NOT EXISTS (SELECT 1 FROM conversations c WHERE c.group_key = s.session_id
                         AND (c.created_at >= $1 OR c.source_api <> 'ark'
                              OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.created_at >= $1)))
        AND NOT EXISTS (SELECT 1 FROM ark_sessions a WHERE a.session_id = s.session_id

@@ -42,10 +42,10 @@ function deletedGroupsSql(o: {
   limit?: string | undefined;
   writtenSince: (conversation: string, deletedAt: string) => string;
 }): string {
-  return `SELECT DISTINCT COALESCE(c.group_id, c.id) AS group_id FROM conversations c
+  return `SELECT DISTINCT c.group_key AS group_id FROM conversations c
     WHERE c.deleted_at < ${o.cutoff}
       AND NOT EXISTS (SELECT 1 FROM conversations o
-                       WHERE (o.id = COALESCE(c.group_id, c.id) OR o.group_id = COALESCE(c.group_id, c.id))
+                       WHERE (o.id = c.group_key OR o.group_id = c.group_key)
                          AND (o.deleted_at IS NULL OR o.deleted_at >= ${o.cutoff}
                               OR ${o.writtenSince('o.id', 'o.deleted_at')}))
     ${o.limit === undefined ? '' : `ORDER BY 1 LIMIT ${o.limit}`}`;
