@@ -122,8 +122,8 @@ export async function vectorSearch(
     `SELECT ${HIT_COLUMNS.split(', ')
       .map((c) => `s.${c}`)
       .join(', ')}, GREATEST(0, 1 - v.distance) AS score
-     FROM (SELECT kind, item_id, ${distance} AS distance FROM search_vectors WHERE ${where} ${order}) v
-     JOIN search_items s ON s.kind = v.kind AND s.item_id = v.item_id`;
+     FROM (SELECT group_key, kind, item_id, ${distance} AS distance FROM search_vectors WHERE ${where} ${order}) v
+     JOIN search_items s ON s.group_key = v.group_key AND s.kind = v.kind AND s.item_id = v.item_id`;
   const walk = (efSearch: number) =>
     store.transaction(async (tx) => {
       const { where, params } = statement(true);
@@ -172,8 +172,10 @@ export async function messagesWithoutVectors(
   if (itemIds.length === 0) return new Set();
   const { rows } = await q.query<{ item_id: string }>(
     `SELECT i.item_id FROM unnest($1::text[]) AS i(item_id)
-      WHERE NOT EXISTS (SELECT 1 FROM search_vectors v
-                         WHERE v.kind = 'message' AND v.item_id = i.item_id AND v.embedding_model = $2)`,
+       LEFT JOIN messages m ON m.id = i.item_id::int8
+       LEFT JOIN search_vectors v
+         ON v.group_key = m.group_key AND v.kind = 'message' AND v.item_id = i.item_id AND v.embedding_model = $2
+      WHERE v.item_id IS NULL`,
     [[...itemIds], model],
   );
   return new Set(rows.map((r) => r.item_id));
