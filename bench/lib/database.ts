@@ -152,7 +152,7 @@ export const asQueryable = (client: pg.ClientBase): Pick<Queryable, 'query'> =>
 
 /** A client as a store with transactions on it (foldKeywordCounts beside a bulk load). */
 export const asStore = (client: pg.ClientBase): Pick<Store, 'query' | 'transaction'> => ({
-  query: asQueryable(client).query,
+  query: (sql, params) => asQueryable(client).query(sql, params),
   transaction: async (fn) => {
     await client.query('BEGIN');
     try {
