@@ -171,12 +171,15 @@ export async function messagesWithoutVectors(
 ): Promise<Set<string>> {
   if (itemIds.length === 0) return new Set();
   const { rows } = await q.query<{ item_id: string }>(
-    `SELECT i.item_id FROM unnest($1::text[]) AS i(item_id)
-       LEFT JOIN messages m ON m.id = i.item_id::int8
-       LEFT JOIN search_vectors v
-         ON v.group_key = m.group_key AND v.kind = 'message' AND v.item_id = i.item_id AND v.embedding_model = $2
-      WHERE v.item_id IS NULL`,
-    [[...itemIds], model],
+    // the vectors are found by their whole key, the group read from each message's row; both steps
+    // materialized, so each stays a probe per item (joined, the planner hashed all the messages)
+    `WITH m AS MATERIALIZED (SELECT id::text AS item_id, group_key FROM messages WHERE id = ANY($3::int8[])),
+     embedded AS MATERIALIZED (
+       SELECT v.item_id FROM m JOIN search_vectors v ON v.group_key = m.group_key AND v.kind = 'message' AND v.item_id = m.item_id
+        WHERE v.embedding_model = $2
+     )
+     SELECT i.item_id FROM unnest($1::text[]) AS i(item_id) WHERE i.item_id NOT IN (SELECT item_id FROM embedded)`,
+    [[...itemIds], model, itemIds.filter((id) => /^[0-9]{1,18}$/.test(id))],
   );
   return new Set(rows.map((r) => r.item_id));
 }
