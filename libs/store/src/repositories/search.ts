@@ -128,9 +128,10 @@ export async function vectorSearch(
     store.transaction(async (tx) => {
       const { where, params } = statement(true);
       // the walk was chosen for its cost; a planner that misjudges the scope would scan instead
-      await tx.query(`SELECT set_config('hnsw.ef_search', $1, true), set_config('enable_seqscan', 'off', true)`, [
-        String(Math.min(1000, Math.max(40, Math.ceil(efSearch)))),
-      ]);
+      // (SET LOCAL, not set_config: Citus passes a transaction's settings on to its workers; an integer, inlined)
+      await tx.exec(
+        `SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, Math.ceil(efSearch)))}; SET LOCAL enable_seqscan = off`,
+      );
       // The index yields rows by distance alone: a second sort key in the same ORDER BY makes the
       // planner scan and sort instead, so ties are broken outside.
       const sql = `${select(walked, where, `ORDER BY ${walked} LIMIT $${params.length}`)} ORDER BY score DESC, s.item_id`;
