@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { createLogger } from '@memstream/logging';
-import { openStore } from '@memstream/store';
+import { insertSearchRowsSql, openStore } from '@memstream/store';
 import { freePort } from '../harness/processes.js';
 import { ReplicatedPostgres } from '../harness/replicated-postgres.js';
 import { positiveInt } from './lib/flags.js';
@@ -198,10 +198,14 @@ async function seed(url: string): Promise<void> {
       [CONVERSATIONS, MESSAGES, WORDS],
     );
     await client.query(
-      `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
-       SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.sender_name || ': ' || m.content, m.created_at,
-              ARRAY[m.message_id], to_tsvector('english', m.sender_name || ': ' || m.content)
-       FROM messages m`,
+      `WITH ${insertSearchRowsSql(
+        'searchable',
+        'message',
+        `SELECT m.group_key, 'message', m.id::text, m.conversation_id, m.sender_id, m.sender_name || ': ' || m.content,
+                m.created_at, ARRAY[m.message_id], to_tsvector('english', m.sender_name || ': ' || m.content), NULL
+         FROM messages m`,
+      )}
+       SELECT count(*) FROM searchable`,
     );
     await client.query('ANALYZE');
   } finally {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import pg from 'pg';
 import { createHashEmbedder } from '@memstream/embedding';
 import { createLogger } from '@memstream/logging';
-import { appendMessages, migrate, PgStore } from '@memstream/store';
+import { appendMessages, foldKeywordCounts, migrate, PgStore } from '@memstream/store';
 import { checkInvariants, growTo, prepareLoad, RAW_TABLE } from '../bench/lib/scale-load.js';
 import { loadTurns } from '../bench/lib/scale-workload.js';
 import { freshDatabase } from './helpers/infra.js';
@@ -81,7 +81,7 @@ async function bulkLoadMatchesAppend(client: pg.Client, store: PgStore): Promise
       },
     })),
   );
-  while ((await client.query<{ n: number }>('SELECT search_keyword_fold(1000) AS n')).rows[0]!.n > 0);
+  while ((await foldKeywordCounts(store, 1000)) > 0);
 
   for (const [what, rows] of [
     ['messages', messageRows],

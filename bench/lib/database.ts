@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import type { Queryable, Store } from '@memstream/store';
 
 /** A database of its own on the server DATABASE_URL points at, so a run never sees another's rows. */
 export async function createDatabase(
@@ -144,3 +145,23 @@ export async function copyRows(
     return { elapsedMs, rows: Number(rows[0]!.n) };
   });
 }
+
+/** A client as the store's statements take it (recountKeywords after a bulk load). */
+export const asQueryable = (client: pg.ClientBase): Pick<Queryable, 'query'> =>
+  client as unknown as Pick<Queryable, 'query'>;
+
+/** A client as a store with transactions on it (foldKeywordCounts beside a bulk load). */
+export const asStore = (client: pg.ClientBase): Pick<Store, 'query' | 'transaction'> => ({
+  query: (sql, params) => asQueryable(client).query(sql, params),
+  transaction: async (fn) => {
+    await client.query('BEGIN');
+    try {
+      const result = await fn(asQueryable(client) as Queryable);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    }
+  },
+});

@@ -6,7 +6,7 @@
  * not on what their vectors mean.
  */
 import pg from 'pg';
-import { vectorIndexName } from '@memstream/store';
+import { insertSearchRowsSql, vectorIndexName } from '@memstream/store';
 import { WORDS } from './words.js';
 
 /** Adds `messages` filler messages in groups of 100, under the model (and dimension) the benchmark's own rows were embedded with. */
@@ -47,14 +47,18 @@ export async function addFiller(url: string, messages: number): Promise<void> {
       [groups, perGroup, WORDS, messages],
     );
     await client.query(
-      `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
-       SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.sender_name || ': ' || m.content, m.created_at, ARRAY[m.message_id],
-              to_tsvector('english', m.sender_name || ': ' || m.content)
-       FROM messages m WHERE m.conversation_id LIKE 'filler-%'`,
+      `WITH ${insertSearchRowsSql(
+        'searchable',
+        'message',
+        `SELECT m.group_key, 'message', m.id::text, m.conversation_id, m.sender_id, m.sender_name || ': ' || m.content,
+                m.created_at, ARRAY[m.message_id], to_tsvector('english', m.sender_name || ': ' || m.content), NULL
+         FROM messages m WHERE m.conversation_id LIKE 'filler-%'`,
+      )}
+       SELECT count(*) FROM searchable`,
     );
     await client.query(
-      `INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
-       SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.created_at,
+      `INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
+       SELECT m.group_key, 'message', m.id::text, m.conversation_id, m.sender_id, m.created_at,
               (SELECT array_agg(random() - 0.5 + 0 * g + 0 * m.seq) FROM generate_series(1, ${dimension}) g)::vector, $1
        FROM messages m WHERE m.conversation_id LIKE 'filler-%'`,
       [model],

@@ -22,6 +22,8 @@
 import type pg from 'pg';
 import type { Embedder } from '@memstream/embedding';
 import type { Turns } from './scale-workload.js';
+import { foldKeywordCounts, insertSearchRowsSql } from '@memstream/store';
+import { asStore } from './database.js';
 
 export const RAW_TABLE = 'bench_scale_raw';
 const TURNS_TABLE = 'bench_scale_turns';
@@ -90,11 +92,11 @@ export async function growTo(
     progress(`loaded ${hi.toLocaleString('en-US')} of ${to.toLocaleString('en-US')} messages`);
   }
   // What the statements left queued for the keyword statistics, folded as the converter's loop does.
-  // The converter's own fold loop runs beside this one; the function gives up on a row the other
-  // holds (lock_timeout 200 ms) and is simply called again.
+  // The converter's own fold loop runs beside this one; a fold gives up on a row the other holds
+  // (lock_timeout 200 ms) and is simply run again.
   const fold = async () => {
     try {
-      return (await client.query<{ n: number }>('SELECT search_keyword_fold(20000) AS n')).rows[0]!.n ?? 0;
+      return await foldKeywordCounts(asStore(client), 20_000);
     } catch (err) {
       if ((err as { code?: string }).code === '55P03') return -1;
       throw err;
@@ -160,13 +162,14 @@ async function loadChunk(
          FROM generate_series($1::bigint, $2::bigint) i
          JOIN ${TURNS_TABLE} t ON t.idx = (hashint8(i) & 2147483647) % $4
          CROSS JOIN LATERAL (SELECT CASE WHEN i % 2 = 0 THEN 'a' || (i / $3 / 10) ELSE 'b' || (i / $3) END AS sender) s
-       RETURNING id, conversation_id, message_id, sender_id, sender_name, content, created_at, audience
-     ), searchable AS (
-       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
-       SELECT 'message', id::text, conversation_id, sender_id, sender_name || ': ' || content, created_at, ARRAY[message_id],
-              to_tsvector('english', left(sender_name || ': ' || content, 50000)), audience
-         FROM inserted
-     )
+       RETURNING id, conversation_id, message_id, sender_id, sender_name, content, created_at, audience, group_key
+     ), ${insertSearchRowsSql(
+       'searchable',
+       'message',
+       `SELECT group_key, 'message', id::text, conversation_id, sender_id, sender_name || ': ' || content, created_at,
+               ARRAY[message_id], to_tsvector('english', left(sender_name || ': ' || content, 50000)), audience
+          FROM inserted`,
+     )}
      SELECT min(id) AS lo, max(id) AS hi FROM inserted`,
       [...params, c.turns],
     ),
@@ -175,8 +178,9 @@ async function loadChunk(
   // The indexer's row: the turn's vector nudged by another turn's (see the header).
   await timed('vectors', () =>
     client.query(
-      `INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, audience, embedding, embedding_model)
-     SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.created_at, m.audience,
+      `INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, audience, embedding,
+                                  embedding_model)
+     SELECT m.group_key, 'message', m.id::text, m.conversation_id, m.sender_id, m.created_at, m.audience,
             t1.embedding + t2.nudge, $3
        FROM messages m
        JOIN ${TURNS_TABLE} t1 ON t1.idx = (hashint8(substr(m.message_id, 2)::bigint) & 2147483647) % $4

@@ -363,8 +363,9 @@ CREATE TABLE search_items (
   tsv tsvector NOT NULL,
   indexed_at timestamp with time zone DEFAULT now() NOT NULL,
   audience text,
+  group_key text NOT NULL,
   CONSTRAINT search_items_kind_check CHECK ((kind = ANY (ARRAY['message'::text, 'episodic_memory'::text]))),
-  CONSTRAINT search_items_pkey PRIMARY KEY (kind, item_id)
+  CONSTRAINT search_items_pkey PRIMARY KEY (group_key, kind, item_id)
 );
 
 -- distributed by group_key
@@ -374,7 +375,7 @@ CREATE TABLE search_keyword_frequencies (
   lexeme text NOT NULL,
   items bigint NOT NULL,
   audience text NOT NULL,
-  CONSTRAINT search_keyword_frequencies_pkey PRIMARY KEY (conversation_id, kind, audience, lexeme)
+  group_key text NOT NULL
 );
 ALTER TABLE search_keyword_frequencies SET (fillfactor=70);
 
@@ -385,7 +386,8 @@ CREATE TABLE search_keyword_pending (
   conversation_id text NOT NULL,
   tsv tsvector NOT NULL,
   audience text NOT NULL,
-  CONSTRAINT search_keyword_pending_pkey PRIMARY KEY (kind, item_id)
+  group_key text NOT NULL,
+  CONSTRAINT search_keyword_pending_pkey PRIMARY KEY (group_key, kind, item_id)
 );
 
 -- distributed by group_key
@@ -395,7 +397,8 @@ CREATE TABLE search_keyword_totals (
   items bigint NOT NULL,
   lexemes bigint NOT NULL,
   audience text NOT NULL,
-  CONSTRAINT search_keyword_totals_pkey PRIMARY KEY (conversation_id, kind, audience)
+  group_key text NOT NULL,
+  CONSTRAINT search_keyword_totals_pkey PRIMARY KEY (group_key, conversation_id, kind, audience)
 );
 ALTER TABLE search_keyword_totals SET (fillfactor=70);
 
@@ -405,8 +408,9 @@ CREATE TABLE search_unembedded (
   item_id text NOT NULL,
   attempts integer DEFAULT 0 NOT NULL,
   not_before timestamp with time zone DEFAULT now() NOT NULL,
-  CONSTRAINT search_unembedded_kind_item_id_fkey FOREIGN KEY (kind, item_id) REFERENCES search_items(kind, item_id) ON DELETE CASCADE,
-  CONSTRAINT search_unembedded_pkey PRIMARY KEY (kind, item_id)
+  group_key text NOT NULL,
+  CONSTRAINT search_unembedded_item_fkey FOREIGN KEY (group_key, kind, item_id) REFERENCES search_items(group_key, kind, item_id) ON DELETE CASCADE,
+  CONSTRAINT search_unembedded_pkey PRIMARY KEY (group_key, kind, item_id)
 );
 
 -- distributed by group_key
@@ -421,8 +425,9 @@ CREATE TABLE search_vectors (
   embedding_model text NOT NULL,
   context_item_id text,
   indexed_at timestamp with time zone DEFAULT now() NOT NULL,
-  CONSTRAINT search_vectors_kind_item_id_fkey FOREIGN KEY (kind, item_id) REFERENCES search_items(kind, item_id) ON DELETE CASCADE,
-  CONSTRAINT search_vectors_pkey PRIMARY KEY (kind, item_id)
+  group_key text NOT NULL,
+  CONSTRAINT search_vectors_item_fkey FOREIGN KEY (group_key, kind, item_id) REFERENCES search_items(group_key, kind, item_id) ON DELETE CASCADE,
+  CONSTRAINT search_vectors_pkey PRIMARY KEY (group_key, kind, item_id)
 );
 
 -- local
@@ -479,8 +484,10 @@ CREATE INDEX request_outcomes_request_idx ON public.request_outcomes USING btree
 CREATE INDEX search_items_scope_idx ON public.search_items USING btree (conversation_id, kind, occurred_at);
 CREATE INDEX search_items_tsv_idx ON public.search_items USING gin (tsv);
 CREATE INDEX search_items_user_idx ON public.search_items USING btree (user_id, kind, occurred_at);
+CREATE UNIQUE INDEX search_keyword_frequencies_key ON public.search_keyword_frequencies USING btree (group_key, conversation_id, kind, audience, md5(lexeme));
 CREATE INDEX search_keyword_frequencies_lexeme_idx ON public.search_keyword_frequencies USING btree (lexeme, kind, conversation_id);
 CREATE INDEX search_keyword_pending_scope_idx ON public.search_keyword_pending USING btree (conversation_id, kind);
+CREATE INDEX search_keyword_totals_scope_idx ON public.search_keyword_totals USING btree (conversation_id, kind);
 CREATE INDEX search_unembedded_due_idx ON public.search_unembedded USING btree (not_before);
 CREATE INDEX search_vectors_context_idx ON public.search_vectors USING btree (context_item_id) WHERE (context_item_id IS NOT NULL);
 CREATE INDEX search_vectors_model_idx ON public.search_vectors USING btree (embedding_model);
@@ -504,19 +511,6 @@ AS $function$
    WHERE COALESCE(c.group_id, c.id) = 'private:' || p_user AND 'owner' = ANY (p_levels) AND c.deleted_at IS NULL
 $function$;
 
-CREATE OR REPLACE FUNCTION public.search_keyword_add(p_kinds text[], p_ids text[], p_conversations text[], p_audiences text[], p_tsvs tsvector[])
- RETURNS void
- LANGUAGE plpgsql
-AS $function$
-BEGIN
-  INSERT INTO search_keyword_pending (kind, item_id, conversation_id, audience, tsv)
-  SELECT k, i, c, a, v FROM unnest(p_kinds, p_ids, p_conversations, p_audiences, p_tsvs) AS r(k, i, c, a, v) WHERE k = 'message';
-  PERFORM search_keyword_count(array_agg(c), array_agg(k), array_agg(a), array_agg(v), array_agg(1))
-     FROM unnest(p_kinds, p_ids, p_conversations, p_audiences, p_tsvs) AS r(k, i, c, a, v)
-    WHERE k <> 'message'
-   HAVING count(*) > 0;
-END $function$;
-
 CREATE OR REPLACE FUNCTION public.search_keyword_audience(a text)
  RETURNS text
  LANGUAGE sql
@@ -524,135 +518,3 @@ CREATE OR REPLACE FUNCTION public.search_keyword_audience(a text)
 AS $function$
   SELECT CASE WHEN a IS NULL THEN '' WHEN octet_length(a) <= 200 THEN a ELSE 'md5:' || md5(a) END
 $function$;
-
-CREATE OR REPLACE FUNCTION public.search_keyword_count(p_conversations text[], p_kinds text[], p_audiences text[], p_tsvs tsvector[], p_signs integer[])
- RETURNS void
- LANGUAGE plpgsql
-AS $function$
-BEGIN
-  INSERT INTO search_keyword_totals AS t (conversation_id, kind, audience, items, lexemes)
-  SELECT c, k, a, sum(s), sum(s * length(v))
-    FROM unnest(p_conversations, p_kinds, p_audiences, p_tsvs, p_signs) AS u(c, k, a, v, s)
-   GROUP BY c, k, a ORDER BY c, k, a
-  ON CONFLICT (conversation_id, kind, audience) DO UPDATE SET items = t.items + EXCLUDED.items, lexemes = t.lexemes + EXCLUDED.lexemes;
-
-  INSERT INTO search_keyword_frequencies AS f (conversation_id, kind, audience, lexeme, items)
-  SELECT c, k, a, l.lexeme, sum(s)
-    FROM unnest(p_conversations, p_kinds, p_audiences, p_tsvs, p_signs) AS u(c, k, a, v, s), unnest(tsvector_to_array(u.v)) AS l(lexeme)
-   WHERE octet_length(l.lexeme) <= 1000
-   GROUP BY c, k, a, l.lexeme HAVING sum(s) <> 0 ORDER BY c, k, a, l.lexeme
-  ON CONFLICT (conversation_id, kind, audience, lexeme) DO UPDATE SET items = f.items + EXCLUDED.items;
-
-  IF -1 = ANY (p_signs) THEN
-    DELETE FROM search_keyword_frequencies f
-     USING (SELECT DISTINCT c, k, a, l.lexeme FROM unnest(p_conversations, p_kinds, p_audiences, p_tsvs, p_signs) AS u(c, k, a, v, s),
-                   unnest(tsvector_to_array(u.v)) AS l(lexeme)
-             WHERE s < 0 AND octet_length(l.lexeme) <= 1000) g
-     WHERE f.conversation_id = g.c AND f.kind = g.k AND f.audience = g.a AND f.lexeme = g.lexeme AND f.items = 0;
-  END IF;
-END $function$;
-
-CREATE OR REPLACE FUNCTION public.search_keyword_fold(p_limit integer)
- RETURNS integer
- LANGUAGE plpgsql
-AS $function$
-DECLARE
-  cs text[]; ks text[]; aus text[]; vs tsvector[]; n integer; previous text := current_setting('lock_timeout');
-BEGIN
-  PERFORM set_config('lock_timeout', '200ms', true);
-  WITH taken AS (
-    DELETE FROM search_keyword_pending p
-     WHERE (p.kind, p.item_id) IN (SELECT kind, item_id FROM search_keyword_pending LIMIT p_limit FOR UPDATE SKIP LOCKED)
-    RETURNING p.conversation_id, p.kind, p.audience, p.tsv
-  )
-  SELECT array_agg(conversation_id), array_agg(kind), array_agg(audience), array_agg(tsv), count(*) INTO cs, ks, aus, vs, n FROM taken;
-  IF n > 0 THEN
-    PERFORM search_keyword_count(cs, ks, aus, vs, array_fill(1, ARRAY[n]));
-  END IF;
-  PERFORM set_config('lock_timeout', previous, true);
-  RETURN n;
-END $function$;
-
-CREATE OR REPLACE FUNCTION public.search_keyword_uncount(p_kinds text[], p_ids text[], p_conversations text[], p_audiences text[], p_tsvs tsvector[])
- RETURNS void
- LANGUAGE plpgsql
-AS $function$
-DECLARE
-  was_pending text[];
-BEGIN
-  WITH gone AS (
-    DELETE FROM search_keyword_pending p USING unnest(p_kinds, p_ids) AS r(kind, item_id)
-     WHERE p.kind = r.kind AND p.item_id = r.item_id
-    RETURNING p.kind || E'\x1f' || p.item_id AS key
-  )
-  SELECT array_agg(key) INTO was_pending FROM gone;
-  PERFORM search_keyword_count(array_agg(c), array_agg(k), array_agg(a), array_agg(v), array_agg(-1))
-     FROM unnest(p_kinds, p_ids, p_conversations, p_audiences, p_tsvs) AS r(k, i, c, a, v)
-    WHERE NOT (k || E'\x1f' || i = ANY (COALESCE(was_pending, '{}')))
-   HAVING count(*) > 0;
-END $function$;
-
-CREATE OR REPLACE FUNCTION public.search_keywords_deleted()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-BEGIN
-  PERFORM search_keyword_uncount(array_agg(kind), array_agg(item_id), array_agg(conversation_id),
-                                 array_agg(search_keyword_audience(audience)), array_agg(tsv))
-     FROM removed HAVING count(*) > 0;
-  RETURN NULL;
-END $function$;
-
-CREATE OR REPLACE FUNCTION public.search_keywords_inserted()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-BEGIN
-  PERFORM search_keyword_add(array_agg(kind), array_agg(item_id), array_agg(conversation_id),
-                             array_agg(search_keyword_audience(audience)), array_agg(tsv))
-     FROM added HAVING count(*) > 0;
-  RETURN NULL;
-END $function$;
-
-CREATE OR REPLACE FUNCTION public.search_keywords_truncated()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-BEGIN
-  TRUNCATE search_keyword_totals, search_keyword_frequencies, search_keyword_pending;
-  RETURN NULL;
-END $function$;
-
-CREATE OR REPLACE FUNCTION public.search_keywords_updated()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-DECLARE
-  kinds text[]; ids text[]; conversations text[]; audiences text[]; tsvs tsvector[]; signs integer[];
-BEGIN
-  WITH changed AS (
-    SELECT o.kind, o.item_id, o.conversation_id, o.audience, o.tsv, -1 AS sign FROM removed o
-     WHERE NOT EXISTS (SELECT 1 FROM added n WHERE n.kind = o.kind AND n.item_id = o.item_id AND n.conversation_id = o.conversation_id
-                         AND n.audience IS NOT DISTINCT FROM o.audience AND n.tsv = o.tsv)
-    UNION ALL
-    SELECT n.kind, n.item_id, n.conversation_id, n.audience, n.tsv, 1 FROM added n
-     WHERE NOT EXISTS (SELECT 1 FROM removed o WHERE n.kind = o.kind AND n.item_id = o.item_id AND n.conversation_id = o.conversation_id
-                         AND n.audience IS NOT DISTINCT FROM o.audience AND n.tsv = o.tsv)
-  )
-  SELECT array_agg(kind), array_agg(item_id), array_agg(conversation_id), array_agg(search_keyword_audience(audience)),
-         array_agg(tsv), array_agg(sign)
-    INTO kinds, ids, conversations, audiences, tsvs, signs
-    FROM changed;
-  IF kinds IS NULL THEN RETURN NULL; END IF;
-  PERFORM search_keyword_uncount(array_agg(k), array_agg(i), array_agg(c), array_agg(a), array_agg(v))
-     FROM unnest(kinds, ids, conversations, audiences, tsvs, signs) AS x(k, i, c, a, v, s) WHERE s < 0 HAVING count(*) > 0;
-  PERFORM search_keyword_add(array_agg(k), array_agg(i), array_agg(c), array_agg(a), array_agg(v))
-     FROM unnest(kinds, ids, conversations, audiences, tsvs, signs) AS x(k, i, c, a, v, s) WHERE s > 0 HAVING count(*) > 0;
-  RETURN NULL;
-END $function$;
-
-
-CREATE TRIGGER search_keywords_delete AFTER DELETE ON public.search_items REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION search_keywords_deleted();
-CREATE TRIGGER search_keywords_insert AFTER INSERT ON public.search_items REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION search_keywords_inserted();
-CREATE TRIGGER search_keywords_truncate AFTER TRUNCATE ON public.search_items FOR EACH STATEMENT EXECUTE FUNCTION search_keywords_truncated();
-CREATE TRIGGER search_keywords_update AFTER UPDATE ON public.search_items REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION search_keywords_updated();

@@ -1,4 +1,4 @@
-import type { Queryable } from '@memstream/store';
+import { insertSearchRows, type Queryable } from '@memstream/store';
 
 /**
  * One conversation group with a row in every table a family writes, each holding `marker` where
@@ -25,17 +25,38 @@ export async function seedGroup(
        ($2, 0, 'f0', 'u1', 'User One', 'user', $3, $4, $4, 'memory-service', '{}', $1)`,
     [group, fork, `words of ${marker}`, at],
   );
-  await q.query(
-    `WITH items AS (
-       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
-       SELECT 'message', m.id::text, m.conversation_id, m.sender_id, m.content, m.created_at, ARRAY[m.message_id],
-              to_tsvector('english', m.content), m.audience
-       FROM messages m WHERE m.conversation_id IN ($1, $2)
-       RETURNING kind, item_id, conversation_id, user_id, occurred_at, audience
-     )
-     INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, audience, embedding, embedding_model)
-     SELECT kind, item_id, conversation_id, user_id, occurred_at, audience, '[0.1,0.2,0.3]'::vector, 'test-model' FROM items`,
+  const said = await q.query<{
+    id: string;
+    conversation_id: string;
+    sender_id: string;
+    content: string;
+    created_at: Date;
+    message_id: string;
+    audience: string | null;
+  }>(
+    `SELECT id::text, conversation_id, sender_id, content, created_at, message_id, audience FROM messages
+     WHERE conversation_id IN ($1, $2)`,
     [group, fork],
+  );
+  await insertSearchRows(
+    q,
+    said.rows.map((m) => ({
+      groupKey: group,
+      kind: 'message',
+      itemId: m.id,
+      conversationId: m.conversation_id,
+      userId: m.sender_id,
+      content: m.content,
+      occurredAt: m.created_at,
+      messageIds: [m.message_id],
+      audience: m.audience,
+    })),
+  );
+  await q.query(
+    `INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, audience, embedding, embedding_model)
+     SELECT group_key, kind, item_id, conversation_id, user_id, occurred_at, audience, '[0.1,0.2,0.3]'::vector, 'test-model'
+       FROM search_items WHERE group_key = $1`,
+    [group],
   );
   const episode = await q.query<{ id: string }>(
     `INSERT INTO episodes (conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason, group_key)
@@ -47,11 +68,18 @@ export async function seedGroup(
      VALUES ($1, $2, $3, 1, $4, $5, $5, ARRAY['m0'], 'test', $3)`,
     [`mem-${group}`, episode.rows[0]!.id, group, `memory of ${marker}`, at],
   );
-  await q.query(
-    `INSERT INTO search_items (kind, item_id, conversation_id, content, occurred_at, message_ids, tsv)
-     VALUES ('episodic_memory', $1, $2, $3, $4, ARRAY['m0'], to_tsvector('english', $3))`,
-    [`mem-${group}`, group, `memory of ${marker}`, at],
-  );
+  await insertSearchRows(q, [
+    {
+      groupKey: group,
+      kind: 'episodic_memory',
+      itemId: `mem-${group}`,
+      conversationId: group,
+      userId: null,
+      content: `memory of ${marker}`,
+      occurredAt: at,
+      messageIds: ['m0'],
+    },
+  ]);
   const first = await q.query<{ memory_id: string }>(
     `INSERT INTO memory (conversation_id, memory_text, start_sequence, end_sequence, group_key) VALUES ($1, $2, 0, 0, $1) RETURNING memory_id`,
     [group, `summary of ${marker}`],

@@ -28,6 +28,14 @@ export {
 } from './repositories/messages.js';
 export { foldKeywordCounts } from './repositories/keyword-counts.js';
 export {
+  deleteSearchRows,
+  insertSearchRows,
+  insertSearchRowsSql,
+  recountKeywords,
+  type SearchRowInput,
+  type SearchRowKey,
+} from './repositories/search-rows.js';
+export {
   upsertConversationMeta,
   patchConversationMeta,
   findConversationMeta,
@@ -136,6 +144,7 @@ export {
 export { turnEmbeddingInputs, type TurnEmbeddingInput } from './repositories/turn-embedding-inputs.js';
 export {
   KEYWORD_TEXT_MAX_CHARS,
+  keywordVectorSql,
   messageSearchText,
   memorySearchText,
 } from './repositories/message-search-text.js';

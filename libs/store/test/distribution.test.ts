@@ -12,27 +12,6 @@ import { blockersOf } from './distribution-blockers.js';
  */
 const BLOCKERS: Readonly<Record<string, readonly string[]>> = {
   kaos_sessions: ['key kaos_sessions_pkey lacks conversation_id'],
-  search_items: [
-    'no column group_key',
-    'key search_items_pkey lacks group_key',
-    'trigger search_keywords_delete',
-    'trigger search_keywords_insert',
-    'trigger search_keywords_truncate',
-    'trigger search_keywords_update',
-  ],
-  search_keyword_frequencies: ['no column group_key', 'key search_keyword_frequencies_pkey lacks group_key'],
-  search_keyword_pending: ['no column group_key', 'key search_keyword_pending_pkey lacks group_key'],
-  search_keyword_totals: ['no column group_key', 'key search_keyword_totals_pkey lacks group_key'],
-  search_unembedded: [
-    'no column group_key',
-    'key search_unembedded_pkey lacks group_key',
-    'foreign key search_unembedded_kind_item_id_fkey leaves the shard',
-  ],
-  search_vectors: [
-    'no column group_key',
-    'key search_vectors_pkey lacks group_key',
-    'foreign key search_vectors_kind_item_id_fkey leaves the shard',
-  ],
 };
 
 test('the distribution registry lists every table, and only tables that exist', async (t) => {

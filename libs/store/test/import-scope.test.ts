@@ -12,6 +12,7 @@ import {
 } from '@memstream/store';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 import type { ExportDataRecord } from '@memstream/schemas';
+import { appendBefore0039 } from './search-before-0039.js';
 import { backends, chatMessage, log } from './search-fixtures.js';
 
 const AT = '2025-01-01T10:00:00.000000Z';
@@ -135,13 +136,14 @@ for (const [name, open] of backends) {
 test('migration 0031 moves next_seq past every stored seq, so later writes number on', async () => {
   const store = await migratedPglite({ before: 31 });
   try {
-    // today's writers write group_key and name its keys: their migrations (0035-0038) go ahead of the one under test
+    // the writers before 0039 write group_key and name its keys (0035-0038): those go ahead of the
+    // one under test; today's search writers need 0039, which comes later
     await migrate(
       store,
       log,
       (await loadMigrations()).filter((m) => m.version >= 35 && m.version <= 38),
     );
-    await appendMessage(store, chatMessage('g', 'm0', 'first'));
+    await appendBefore0039(store, [chatMessage('g', 'm0', 'first')]);
     // a message numbered inside the conversation's sequence, as imports stored them before
     await store.query(
       `INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, stored_at,

@@ -11,7 +11,8 @@ import {
 } from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
-import { chatMessage, countsDiffer, log } from './search-fixtures.js';
+import { appendBefore0039, foldBefore0039 } from './search-before-0039.js';
+import { chatMessage, countsDiffer, deleteSearchRowsWhere, log } from './search-fixtures.js';
 
 /**
  * Issue 49, item 9: BM25's statistics were counted over every row of a conversation, agent-only
@@ -113,7 +114,7 @@ for (const state of ['pending', 'folded'] as const) {
       const bot = await scores(store, CALLERS['the agent bot']);
       assert.ok(bot['d1']! < d1!, `the agent's own memory weighs with it (${bot['d1']} against dora's ${d1})`);
 
-      await store.query(`DELETE FROM search_items WHERE audience IS NOT NULL`);
+      await deleteSearchRowsWhere(store, 'audience IS NOT NULL');
       assert.deepEqual(await countsDiffer(store), [], "the agents' rows counted out of their own audiences");
       assert.deepEqual(await dora(), before, "with the agents' rows deleted");
       await checkEveryCaller(store, `${state}, then deleted`);
@@ -149,7 +150,8 @@ for (const [name, open] of beforeMigration) {
   test(`${name}: migration 0032 moves the counts of agent-only rows, folded and pending, out of everyone's`, async (t) => {
     const store = await open(t);
     try {
-      // today's writers write group_key and name its keys: their migrations (0035-0038) go ahead of the one under test
+      // the writers before 0039 write group_key and name its keys (0035-0038): those go ahead of the
+      // one under test; today's search writers need 0039, which needs 0032
       await migrate(
         store,
         log,
@@ -159,15 +161,9 @@ for (const [name, open] of beforeMigration) {
         `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, 'dora', 'owner')`,
         [CHAT],
       );
-      await appendMessages(
-        store,
-        [...doras, ...agentNotes.slice(0, 10)].map((message) => ({ message })),
-      );
-      await foldKeywordCounts(store, 1_000);
-      await appendMessages(
-        store,
-        agentNotes.slice(10).map((message) => ({ message })),
-      );
+      await appendBefore0039(store, [...doras, ...agentNotes.slice(0, 10)]);
+      await foldBefore0039(store);
+      await appendBefore0039(store, agentNotes.slice(10));
       await migrate(store, log);
       assert.deepEqual(await countsDiffer(store), []);
       await checkEveryCaller(store, 'migrated');

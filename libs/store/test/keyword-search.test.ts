@@ -1,27 +1,38 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { foldKeywordCounts, keywordSearch, migrate, type Store } from '@memstream/store';
-import { backends, countsDiffer, log, random, WORDS } from './search-fixtures.js';
+import { foldKeywordCounts, insertSearchRows, keywordSearch, migrate, type Store } from '@memstream/store';
+import { backends, countsDiffer, deleteSearchRowsWhere, log, random, WORDS } from './search-fixtures.js';
 
 const textOf = (next: () => number, words = WORDS) =>
   Array.from({ length: 1 + Math.floor(next() * 30) }, () => words[Math.floor(next() * words.length)]!).join(' ');
 
-/** Writes search rows as the indexer does: an upsert keyed by the item, the text replacing the old. */
+/**
+ * Writes search rows through the writers that count their words (each conversation its own
+ * group): a row whose text changed is deleted and written anew, one whose text is the same is
+ * left, as a redelivery leaves it.
+ */
 async function upsert(
   store: Store,
-  rows: ReadonlyArray<{ id: string; conversation: string; text: string; kind?: string }>,
+  rows: ReadonlyArray<{ id: string; conversation: string; text: string; kind?: 'message' | 'episodic_memory' }>,
 ): Promise<void> {
-  await store.query(
-    `INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
-     SELECT t.kind, t.id, t.c, 'u', t.body, timestamptz '2025-01-01' + t.n * interval '1 minute', ARRAY[t.id], to_tsvector('english', t.body)
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, c, body, kind, n)
-     ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv`,
-    [
-      rows.map((r) => r.id),
-      rows.map((r) => r.conversation),
-      rows.map((r) => r.text),
-      rows.map((r) => r.kind ?? 'message'),
-    ],
+  const { rows: changed } = await store.query<{ item_id: string }>(
+    `SELECT s.item_id FROM search_items s JOIN unnest($1::text[], $2::text[]) AS t(id, body)
+        ON s.item_id = t.id AND s.content <> t.body`,
+    [rows.map((r) => r.id), rows.map((r) => r.text)],
+  );
+  await deleteSearchRowsWhere(store, 'item_id = ANY($1::text[])', [changed.map((r) => r.item_id)]);
+  await insertSearchRows(
+    store,
+    rows.map((r, n) => ({
+      groupKey: r.conversation,
+      kind: r.kind ?? 'message',
+      itemId: r.id,
+      conversationId: r.conversation,
+      userId: 'u',
+      content: r.text,
+      occurredAt: new Date(Date.UTC(2025, 0, 1) + (n + 1) * 60_000),
+      messageIds: [r.id],
+    })),
   );
 }
 
@@ -83,7 +94,7 @@ for (const [name, open] of backends) {
       const changed = ids.filter(() => next() < 0.3).map((r) => ({ ...r, text: textOf(next) }));
       await upsert(store, changed);
       const gone = ids.filter(() => next() < 0.1).map((r) => r.id);
-      await store.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [gone]);
+      await deleteSearchRowsWhere(store, `kind = 'message' AND item_id = ANY($1::text[])`, [gone]);
       assert.deepEqual(await countsDiffer(store), [], `round ${round}: after changed texts and deletions`);
       // rounds before the fold change and delete messages still pending, rounds after it counted ones
       if (round === 2) {
@@ -96,7 +107,7 @@ for (const [name, open] of backends) {
         );
       }
     }
-    await store.query('DELETE FROM search_items');
+    await deleteSearchRowsWhere(store, 'true');
     assert.deepEqual(await countsDiffer(store), [], 'everything deleted');
     assert.equal(
       (await store.query('SELECT * FROM search_keyword_frequencies')).rows.length,

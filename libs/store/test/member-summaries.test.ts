@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '@memstream/logging';
-import { appendMessage, loadMigrations, migrate } from '@memstream/store';
+import { loadMigrations, migrate } from '@memstream/store';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
+import { appendBefore0039 } from './search-before-0039.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 
@@ -29,8 +30,10 @@ test('migration 0014 opens the summaries stored as agent-only to the members, in
       ['memory', ms('memory', 'agent')],
       ['for agents', ms('history', 'agent')],
     ];
-    for (const [i, [content, metadata]] of rows.entries()) {
-      await appendMessage(store, {
+    // stored as the writers before 0039 stored them (today's write the search tables' group_key)
+    await appendBefore0039(
+      store,
+      rows.map(([content, metadata], i) => ({
         conversation_id: 'c',
         message_id: `m${i}`,
         sender_id: 'bot',
@@ -41,8 +44,8 @@ test('migration 0014 opens the summaries stored as agent-only to the members, in
         refer_list: [],
         metadata,
         source_api: 'memory-service',
-      });
-    }
+      })),
+    );
     // their vectors, as the indexer of that schema set them (today's writer fills columns later migrations add)
     await store.query(
       `UPDATE search_items SET embedding = '[1,0]', embedding_model = 'test/none' WHERE kind = 'message'`,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendMessages, GENERIC_PLAN, indexMemories, purgeConversationGroups } from '@memstream/store';
 import { seedGroup } from '../../../test/helpers/eviction-fixtures.js';
-import { heldTransaction, migratedStore, waitForLockedStatement } from './search-fixtures.js';
+import { deleteSearchRowsWhere, heldTransaction, migratedStore, waitForLockedStatement } from './search-fixtures.js';
 
 /**
  * The indexer writes a memory's search row while a purge (an erasure, an eviction, a retention
@@ -13,7 +13,7 @@ import { heldTransaction, migratedStore, waitForLockedStatement } from './search
 test('a conversation purged while the indexer writes one of its memories leaves no search row behind', async (t) => {
   const store = await migratedStore(t);
   await store.transaction((tx) => seedGroup(tx, { group: 'g1', marker: 'quokkaword', deletedAt: null }));
-  await store.query(`DELETE FROM search_items WHERE kind = 'episodic_memory'`);
+  await deleteSearchRowsWhere(store, `kind = 'episodic_memory'`);
 
   const held = heldTransaction(store, async (tx) => {
     const n = await indexMemories(tx, 'test-model', [

@@ -1,6 +1,6 @@
 import type { TestContext } from 'node:test';
 import { createLogger } from '@memstream/logging';
-import { PgStore, openPglite, type NewMessage, type Queryable, type Store } from '@memstream/store';
+import { deleteSearchRows, PgStore, openPglite, type NewMessage, type Queryable, type Store } from '@memstream/store';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 
 export { migratedStore } from '../../../test/helpers/migrated-store.js';
@@ -44,31 +44,49 @@ export function random(seed: number): () => number {
 
 /**
  * What the kept counts must equal: the same statistics counted from search_items itself, per
- * conversation, kind and audience (migration 0032). Kept means counted plus still pending
- * (migration 0021), which is what a search adds up, at any moment.
+ * group, conversation, kind and audience (migrations 0032, 0039). Kept means counted plus still
+ * pending (migration 0021), which is what a search adds up, at any moment.
  */
-export async function countsDiffer(store: Store): Promise<unknown[]> {
+export async function countsDiffer(store: Queryable): Promise<unknown[]> {
   const { rows: lexemes } = await store.query(
-    `SELECT * FROM (SELECT s.conversation_id, s.kind, search_keyword_audience(s.audience) AS audience, l.lexeme, count(*) AS n
-                      FROM search_items s, unnest(s.tsv) l GROUP BY 1, 2, 3, 4) a
-       FULL JOIN (SELECT conversation_id, kind, audience, lexeme, sum(n) AS items FROM (
-                    SELECT conversation_id, kind, audience, lexeme, items AS n FROM search_keyword_frequencies
+    `SELECT * FROM (SELECT s.group_key, s.conversation_id, s.kind, search_keyword_audience(s.audience) AS audience, l.lexeme, count(*) AS n
+                      FROM search_items s, unnest(s.tsv) l GROUP BY 1, 2, 3, 4, 5) a
+       FULL JOIN (SELECT group_key, conversation_id, kind, audience, lexeme, sum(n) AS items FROM (
+                    SELECT group_key, conversation_id, kind, audience, lexeme, items AS n FROM search_keyword_frequencies
                     UNION ALL
-                    SELECT p.conversation_id, p.kind, p.audience, l.lexeme, 1 FROM search_keyword_pending p, unnest(p.tsv) l) k
-                   GROUP BY 1, 2, 3, 4) f USING (conversation_id, kind, audience, lexeme)
+                    SELECT p.group_key, p.conversation_id, p.kind, p.audience, l.lexeme, 1 FROM search_keyword_pending p, unnest(p.tsv) l) k
+                   GROUP BY 1, 2, 3, 4, 5) f USING (group_key, conversation_id, kind, audience, lexeme)
       WHERE a.n IS DISTINCT FROM f.items`,
   );
   const { rows: totals } = await store.query(
-    `SELECT * FROM (SELECT conversation_id, kind, search_keyword_audience(audience) AS audience, count(*) AS n, sum(length(tsv)) AS l
-                      FROM search_items GROUP BY 1, 2, 3) a
-       FULL JOIN (SELECT conversation_id, kind, audience, sum(items) AS items, sum(lexemes) AS lexemes FROM (
-                    SELECT conversation_id, kind, audience, items, lexemes FROM search_keyword_totals
+    `SELECT * FROM (SELECT group_key, conversation_id, kind, search_keyword_audience(audience) AS audience, count(*) AS n, sum(length(tsv)) AS l
+                      FROM search_items GROUP BY 1, 2, 3, 4) a
+       FULL JOIN (SELECT group_key, conversation_id, kind, audience, sum(items) AS items, sum(lexemes) AS lexemes FROM (
+                    SELECT group_key, conversation_id, kind, audience, items, lexemes FROM search_keyword_totals
                     UNION ALL
-                    SELECT conversation_id, kind, audience, 1, length(tsv) FROM search_keyword_pending) k
-                   GROUP BY 1, 2, 3) t USING (conversation_id, kind, audience)
+                    SELECT group_key, conversation_id, kind, audience, 1, length(tsv) FROM search_keyword_pending) k
+                   GROUP BY 1, 2, 3, 4) t USING (group_key, conversation_id, kind, audience)
       WHERE (COALESCE(a.n, 0), COALESCE(a.l, 0)) IS DISTINCT FROM (t.items, t.lexemes)`,
   );
   return [...lexemes, ...totals];
+}
+
+/** Deletes the search rows matching `condition` through the writer that counts their words out. */
+export async function deleteSearchRowsWhere(
+  store: Queryable,
+  condition: string,
+  params: unknown[] = [],
+): Promise<number> {
+  const { rows } = await store.query<{ group_key: string; kind: 'message' | 'episodic_memory'; item_id: string }>(
+    `SELECT group_key, kind, item_id FROM search_items WHERE ${condition}`,
+    params,
+  );
+  let deleted = 0;
+  for (const kind of ['message', 'episodic_memory'] as const) {
+    const keys = rows.filter((r) => r.kind === kind).map((r) => ({ groupKey: r.group_key, itemId: r.item_id }));
+    deleted += await deleteSearchRows(store, kind, keys);
+  }
+  return deleted;
 }
 
 /** Waits until a statement starting with `statement` is blocked on a lock: the race a test sets up is under way. */

@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import {
   EXACT_SCAN_MAX_ITEMS,
   ensureVectorIndex,
+  insertSearchRows,
   keywordSearch,
   migrate,
   vectorLiteral,
   vectorSearch,
   type Store,
 } from '@memstream/store';
-import { backends, log, migratedStore, random, WORDS } from './search-fixtures.js';
+import { backends, deleteSearchRowsWhere, log, migratedStore, random, WORDS } from './search-fixtures.js';
 
 const MODEL = 'test/clustered-8';
 
@@ -19,21 +20,29 @@ async function insertItems(
   rows: Array<{ id: string; conversation: string; text: string; vector?: number[] }>,
   model = MODEL,
 ): Promise<void> {
+  // each conversation its own group
+  await insertSearchRows(
+    store,
+    rows.map((r, n) => ({
+      groupKey: r.conversation,
+      kind: 'message',
+      itemId: r.id,
+      conversationId: r.conversation,
+      userId: 'u',
+      content: r.text,
+      occurredAt: new Date(Date.UTC(2025, 0, 1) + (n + 1) * 60_000),
+      messageIds: [r.id],
+    })),
+  );
   await store.query(
-    `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, c, body, vec, n)),
-     items AS (
-       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
-       SELECT 'message', t.id, t.c, 'u', t.body, timestamptz '2025-01-01' + t.n * interval '1 minute', ARRAY[t.id], to_tsvector('english', t.body)
-         FROM input t
-       RETURNING kind, item_id, conversation_id, user_id, occurred_at
-     )
-     INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
-     SELECT i.kind, i.item_id, i.conversation_id, i.user_id, i.occurred_at, t.vec::vector, $5
-       FROM items i JOIN input t ON t.id = i.item_id WHERE t.vec IS NOT NULL`,
+    `INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
+     SELECT s.group_key, s.kind, s.item_id, s.conversation_id, s.user_id, s.occurred_at, t.vec::vector, $4
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, c, vec)
+       JOIN search_items s ON s.group_key = t.c AND s.kind = 'message' AND s.item_id = t.id
+      WHERE t.vec IS NOT NULL`,
     [
       rows.map((r) => r.id),
       rows.map((r) => r.conversation),
-      rows.map((r) => r.text),
       rows.map((r) => (r.vector ? `[${r.vector.join(',')}]` : null)),
       model,
     ],
@@ -197,7 +206,7 @@ test('native PostgreSQL: vector search across every conversation, under the exac
   );
   const query = bagOfWords(asked, dimension);
   for (let build = 0; build < 5; build++) {
-    await store.exec('DELETE FROM search_items');
+    await deleteSearchRowsWhere(store, 'true');
     // built as an import's sweep builds it, in batches of 500 taken in no particular order
     const order = [...world, ...bulk].sort(() => next() - 0.5);
     for (let i = 0; i < order.length; i += 500) await insertItems(store, order.slice(i, i + 500), model);

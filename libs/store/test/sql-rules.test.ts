@@ -16,7 +16,7 @@ const SCHEMA = 'libs/store/schema.sql';
  * following, so the list holds the line and only shrinks.
  */
 const ALLOWED: Readonly<Record<string, Partial<Record<Rule, number>>>> = {
-  'libs/store/schema.sql': { 'function-over-distributed': 5, 'trigger-on-distributed': 4 },
+  'libs/store/schema.sql': { 'function-over-distributed': 1 },
   'libs/store/src/lifecycle/participant.ts': { 'computed-group': 3 },
   'libs/store/src/lifecycle/tables/episodes.ts': { 'lock-without-shard-key': 2 },
   'libs/store/src/lifecycle/tables/kaos.ts': { 'computed-group': 1 },
@@ -29,12 +29,10 @@ const ALLOWED: Readonly<Record<string, Partial<Record<Rule, number>>>> = {
   'libs/store/src/repositories/import-scope.ts': { 'unnest-lateral-or-correlated': 1 },
   'libs/store/src/repositories/job-row-leases.ts': { 'lock-without-shard-key': 2 },
   'libs/store/src/repositories/kaos.ts': { 'lock-without-shard-key': 3 },
-  'libs/store/src/repositories/keyword-counts.ts': { 'function-over-distributed': 1 },
   'libs/store/src/repositories/messages.ts': { 'unnest-lateral-or-correlated': 1 },
   'libs/store/src/repositories/purge-conversations.ts': {
     'unnest-lateral-or-correlated': 1,
   },
-  'libs/store/src/repositories/search.ts': { 'unnest-lateral-or-correlated': 1 },
   'libs/store/src/repositories/turn-embedding-inputs.ts': { 'unnest-lateral-or-correlated': 1 },
 };
 

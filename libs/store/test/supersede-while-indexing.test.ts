@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { completeEpisode, indexMemories, type Episode } from '@memstream/store';
 import { seedGroup } from '../../../test/helpers/eviction-fixtures.js';
-import { heldTransaction, migratedStore } from './search-fixtures.js';
+import { deleteSearchRowsWhere, heldTransaction, migratedStore } from './search-fixtures.js';
 
 /**
  * An episode is extracted again (its messages changed) while the indexer writes the search row of
@@ -15,7 +15,7 @@ import { heldTransaction, migratedStore } from './search-fixtures.js';
 test("an episode's memory superseded while the indexer writes its search row leaves no search row behind", async (t) => {
   const store = await migratedStore(t);
   await store.transaction((tx) => seedGroup(tx, { group: 'g1', marker: 'quokkaword', deletedAt: null }));
-  await store.query(`DELETE FROM search_items WHERE kind = 'episodic_memory'`);
+  await deleteSearchRowsWhere(store, `kind = 'episodic_memory'`);
   // the extractor's claim of a changed episode: a deletion or a late message bumped its version
   const { rows } = await store.query<Episode>(
     `UPDATE episodes SET version = version + 1, status = 'pending' WHERE conversation_id = 'g1' RETURNING *`,

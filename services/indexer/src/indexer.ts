@@ -244,7 +244,7 @@ export class Indexer {
     await replaceVectors(
       this.store,
       this.embedder.model,
-      memories.map((s, i) => ({ kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })),
+      memories.map((s, i) => ({ groupKey: s.group_key, kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })),
     );
   }
 }

@@ -131,7 +131,7 @@ export const PURGE_STAGES = {
   indexed: 1,
   /** The search rows, after what they index. */
   index: 2,
-  /** search_items' delete trigger counts the keyword statistics down to zero and keeps those rows: they go after it. */
+  /** The keyword statistics over the search rows, deleted whole with their groups, after the rows. */
   statistics: 3,
   /** Rows no other purged table refers to. */
   leaves: 4,

@@ -3,6 +3,7 @@ import type { EpisodicMemory } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
 import type { Episode } from './episodes.js';
 import { visibleTo } from './conversation-access.js';
+import { deleteSearchRows } from './search-rows.js';
 
 /** What an extractor made of an episode, before it is stored. */
 export interface ExtractedMemory {
@@ -53,18 +54,19 @@ export async function completeEpisode(
   // wait for an indexer holding the memory (FOR KEY SHARE) while writing its search row. Waiting
   // here, the DELETE below sees that row once committed; an indexer that comes later finds the
   // memory superseded and skips it.
-  const old = await tx.query<{ id: string }>(
+  const old = await tx.query<{ id: string; group_key: string }>(
     `WITH older AS (
        SELECT id FROM episodic_memories
        WHERE episode_id = $1 AND version < $2 AND superseded_at IS NULL ORDER BY id FOR UPDATE)
-     UPDATE episodic_memories m SET superseded_at = $3::timestamptz FROM older WHERE m.id = older.id RETURNING m.id`,
+     UPDATE episodic_memories m SET superseded_at = $3::timestamptz FROM older WHERE m.id = older.id
+     RETURNING m.id, m.group_key`,
     [episode.id, episode.version, at.toISOString()],
   );
-  if (old.rows.length > 0) {
-    await tx.query(`DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`, [
-      old.rows.map((r) => r.id),
-    ]);
-  }
+  await deleteSearchRows(
+    tx,
+    'episodic_memory',
+    old.rows.map((r) => ({ groupKey: r.group_key, itemId: r.id })),
+  );
   const { rows } = await tx.query<MemoryRow>(
     `INSERT INTO episodic_memories (id, episode_id, version, conversation_id, user_id, title, content,
        occurred_at, ended_at, message_ids, participants, extractor, group_key)
@@ -150,7 +152,8 @@ export async function unindexedMemories(q: Queryable, limit: number): Promise<Ep
   const { rows } = await q.query<MemoryRow>(
     `SELECT ${COLUMNS} FROM episodic_memories m
      WHERE superseded_at IS NULL AND created_at > now() - interval '1 day'
-       AND NOT EXISTS (SELECT 1 FROM search_items s WHERE s.kind = 'episodic_memory' AND s.item_id = m.id)
+       AND NOT EXISTS (SELECT 1 FROM search_items s
+                        WHERE s.group_key = m.group_key AND s.kind = 'episodic_memory' AND s.item_id = m.id)
      ORDER BY created_at LIMIT $1`,
     [limit],
   );

@@ -2,6 +2,7 @@ import { databaseNow } from '../database-clock.js';
 import type { Queryable, Store } from '../store.js';
 import { arrayLiteral, lockEpisodes } from './episodes.js';
 import { visibleTo } from './conversation-access.js';
+import { deleteSearchRows } from './search-rows.js';
 
 export interface ForgetFilter {
   /** An episode's id, or a memory's id meaning its episode: that episode's messages. */
@@ -80,8 +81,8 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
     params,
   );
   for (const { conversation_id } of conversations.rows) await lockEpisodes(tx, conversation_id);
-  const deleted = await tx.query<{ id: number; conversation_id: string; message_id: string }>(
-    `DELETE FROM messages WHERE ${filterSql} RETURNING id, conversation_id, message_id`,
+  const deleted = await tx.query<{ id: number; conversation_id: string; message_id: string; group_key: string }>(
+    `DELETE FROM messages WHERE ${filterSql} RETURNING id, conversation_id, message_id, group_key`,
     params,
   );
   if (deleted.rows.length === 0)
@@ -94,17 +95,21 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
       deletedMemorySearchRows: 0,
     };
   const deletedItemIds = deleted.rows.map((r) => String(r.id));
-  const messageRows = await tx.query(`DELETE FROM search_items WHERE kind = 'message' AND item_id = ANY($1::text[])`, [
-    deletedItemIds,
-  ]);
+  const deletedMessageSearchRows = await deleteSearchRows(
+    tx,
+    'message',
+    deleted.rows.map((r) => ({ groupKey: r.group_key, itemId: String(r.id) })),
+  );
   // A turn embedded after a deleted one carries its words in its vector: the vector goes now, and
   // the row is left for the indexer's sweep (as an imported row is) to embed again after the turn
   // now before it. Until then the turn ranks as one whose vector has not arrived.
   await tx.query(
     `WITH cleared AS (
-       DELETE FROM search_vectors WHERE context_item_id = ANY($1::text[]) AND kind = 'message' RETURNING kind, item_id
+       DELETE FROM search_vectors WHERE context_item_id = ANY($1::text[]) AND kind = 'message'
+       RETURNING group_key, kind, item_id
      )
-     INSERT INTO search_unembedded (kind, item_id) SELECT kind, item_id FROM cleared ON CONFLICT DO NOTHING`,
+     INSERT INTO search_unembedded (group_key, kind, item_id) SELECT group_key, kind, item_id FROM cleared
+     ON CONFLICT DO NOTHING`,
     [deletedItemIds],
   );
 
@@ -126,16 +131,17 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
   let deletedMemories = 0;
   let deletedMemorySearchRows = 0;
   if (episodeIds.length > 0) {
-    const memories = await tx.query<{ id: string; current: boolean }>(
-      `DELETE FROM episodic_memories WHERE episode_id = ANY($1::int8[]) RETURNING id, superseded_at IS NULL AS current`,
+    const memories = await tx.query<{ id: string; current: boolean; group_key: string }>(
+      `DELETE FROM episodic_memories WHERE episode_id = ANY($1::int8[])
+       RETURNING id, superseded_at IS NULL AS current, group_key`,
       [episodeIds],
     );
     deletedMemories = memories.rows.filter((m) => m.current).length;
-    const memoryRows = await tx.query(
-      `DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`,
-      [memories.rows.map((m) => m.id)],
+    deletedMemorySearchRows = await deleteSearchRows(
+      tx,
+      'episodic_memory',
+      memories.rows.map((m) => ({ groupKey: m.group_key, itemId: m.id })),
     );
-    deletedMemorySearchRows = memoryRows.rowCount ?? 0;
   }
   const emptied = affected.rows.filter((r) => r.remaining === null).map((r) => r.id);
   const kept = affected.rows.filter((r) => r.remaining !== null);
@@ -157,7 +163,7 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
     deletedMemories,
     episodesReopened: kept.length,
     episodesDeleted: emptied.length,
-    deletedMessageSearchRows: messageRows.rowCount ?? 0,
+    deletedMessageSearchRows,
     deletedMemorySearchRows,
   };
 }

@@ -2,12 +2,14 @@ import { AppError } from '@memstream/errors';
 import type { Queryable } from '../store.js';
 import { CREATED, groupCreated, groupInUse, idInUse } from './import-scope.js';
 import { keywordVectorSql } from './message-search-text.js';
+import { insertSearchRowsSql } from './search-rows.js';
 
 /**
  * Queues the search rows an import wrote (`searchable`) for the indexer's sweep: no event will
  * bring their vectors (the import goes straight to the store). See unembeddedItems.
  */
-const UNEMBEDDED = 'unembedded AS (INSERT INTO search_unembedded (kind, item_id) SELECT kind, item_id FROM searchable)';
+const UNEMBEDDED =
+  'unembedded AS (INSERT INTO search_unembedded (group_key, kind, item_id) SELECT group_key, kind, item_id FROM searchable)';
 
 /** The rows of a batch, as one jsonb parameter unpacked by jsonb_to_recordset. */
 export const rows = (columns: string) => `jsonb_to_recordset($1::jsonb) AS r(${columns})`;
@@ -163,15 +165,15 @@ export const MESSAGES = insertSql(
     // refuseUnknownConversations ran first: the conversation is stored
     values: { group_key: '(SELECT c.group_key FROM conversations c WHERE c.id = r."conversationId")' },
     extra: '"searchText" text',
-    returning: 'id, conversation_id, message_id, sender_id, created_at, audience',
-    after: `searchable AS (
-       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
-       SELECT 'message', i.id::text, i.conversation_id, i.sender_id, n."searchText", i.created_at, ARRAY[i.message_id],
-              ${keywordVectorSql('n."searchText"')}, i.audience
+    returning: 'id, conversation_id, message_id, sender_id, created_at, audience, group_key',
+    after: `${insertSearchRowsSql(
+      'searchable',
+      'message',
+      `SELECT i.group_key, 'message', i.id::text, i.conversation_id, i.sender_id, n."searchText", i.created_at,
+              ARRAY[i.message_id], ${keywordVectorSql('n."searchText"')}, i.audience
        FROM ins i JOIN input n ON n.id = i.id
-       WHERE n."searchText" <> ''
-       ON CONFLICT (kind, item_id) DO NOTHING
-       RETURNING kind, item_id),
+       WHERE n."searchText" <> ''`,
+    )},
      ${UNEMBEDDED}`,
   },
 );
@@ -202,15 +204,15 @@ export const EPISODIC_MEMORIES = insertSql(
     values: { group_key: CONVERSATION_GROUP },
     where: storedIdSkipped('episodic_memories'),
     extra: '"searchText" text',
-    returning: 'id, conversation_id, user_id, occurred_at, message_ids, superseded_at',
-    after: `searchable AS (
-       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
-       SELECT 'episodic_memory', i.id, i.conversation_id, i.user_id, n."searchText", i.occurred_at, i.message_ids,
-              ${keywordVectorSql('n."searchText"')}
+    returning: 'id, conversation_id, user_id, occurred_at, message_ids, superseded_at, group_key',
+    after: `${insertSearchRowsSql(
+      'searchable',
+      'episodic_memory',
+      `SELECT i.group_key, 'episodic_memory', i.id, i.conversation_id, i.user_id, n."searchText", i.occurred_at,
+              i.message_ids, ${keywordVectorSql('n."searchText"')}, NULL
        FROM ins i JOIN input n ON n.id = i.id
-       WHERE i.superseded_at IS NULL
-       ON CONFLICT (kind, item_id) DO NOTHING
-       RETURNING kind, item_id),
+       WHERE i.superseded_at IS NULL`,
+    )},
      ${UNEMBEDDED}`,
   },
 );

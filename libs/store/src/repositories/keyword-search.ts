@@ -31,7 +31,7 @@ const bm25Of = (terms: readonly number[], tf: (i: number) => string) =>
 
 /** Of the rows `best` ranked, the hits with their columns from search_items and score in [0, 1]. */
 const HITS_OF_BEST = `SELECT ${HIT_COLUMNS.map((c) => `si.${c}`).join(', ')}, LEAST(1, b.bm25 / NULLIF(b.most, 0)) AS score, b.bm25
-       FROM best b JOIN search_items si ON si.kind = b.kind AND si.item_id = b.item_id
+       FROM best b JOIN search_items si ON si.group_key = b.group_key AND si.kind = b.kind AND si.item_id = b.item_id
       ORDER BY b.bm25 DESC, b.occurred_at DESC, b.item_id`;
 
 type ScoredHit = SearchHit & { bm25: number };
@@ -192,9 +192,9 @@ async function scoreCandidates(
               GREATEST($3::float8 / $2::float8, 1)::float8 AS avgdl
      ),
      best AS (
-       SELECT s.kind, s.item_id, s.occurred_at, (${bm25Of(held, (i) => `tf${i}`)}) AS bm25, (${list(all, (i) => `w${i}`, ' + ')}) * ${K1 + 1} AS most
-         FROM (SELECT kind, item_id, occurred_at, dl, ${list(held, (i) => `${tfOf(`r${i}`)} AS tf${i}`)}
-                 FROM (SELECT kind, item_id, occurred_at, length(tsv)::float8 AS dl, ${list(held, (i) => `ts_rank(tsv, ${termQuery(i)}, 0) AS r${i}`)}
+       SELECT s.group_key, s.kind, s.item_id, s.occurred_at, (${bm25Of(held, (i) => `tf${i}`)}) AS bm25, (${list(all, (i) => `w${i}`, ' + ')}) * ${K1 + 1} AS most
+         FROM (SELECT group_key, kind, item_id, occurred_at, dl, ${list(held, (i) => `${tfOf(`r${i}`)} AS tf${i}`)}
+                 FROM (SELECT group_key, kind, item_id, occurred_at, length(tsv)::float8 AS dl, ${list(held, (i) => `ts_rank(tsv, ${termQuery(i)}, 0) AS r${i}`)}
                          FROM search_items WHERE ${where} AND tsv @@ $5::tsquery OFFSET 0) ranked) s, idf
         ORDER BY bm25 DESC, s.occurred_at DESC, s.item_id
         LIMIT $${params.length}
@@ -223,7 +223,7 @@ async function searchInOnePass(
   const list = (f: (i: number) => string, sep = ', ') => all.map(f).join(sep);
   const { rows } = await q.query<ScoredHit>(
     `WITH scan AS MATERIALIZED (
-       SELECT kind, item_id, occurred_at, length(tsv)::float8 AS dl,
+       SELECT group_key, kind, item_id, occurred_at, length(tsv)::float8 AS dl,
               CASE WHEN tsv @@ (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) FROM unnest($1::text[]) l)
                    THEN ARRAY[${list((i) => tfOf(`ts_rank(tsv, ${termQuery(i)}, 0)`))}]::float8[] END AS tf
          FROM search_items WHERE ${where}
@@ -237,7 +237,7 @@ async function searchInOnePass(
        SELECT ${list((i) => `ln(1 + (n - df${i} + 0.5) / (df${i} + 0.5)) AS w${i}`)}, avgdl FROM st
      ),
      best AS (
-       SELECT s.kind, s.item_id, s.occurred_at, (${bm25Of(all, (i) => `tf[${i}]`)}) AS bm25, (${list((i) => `w${i}`, ' + ')}) * ${K1 + 1} AS most
+       SELECT s.group_key, s.kind, s.item_id, s.occurred_at, (${bm25Of(all, (i) => `tf[${i}]`)}) AS bm25, (${list((i) => `w${i}`, ' + ')}) * ${K1 + 1} AS most
          FROM scan s, idf WHERE s.tf IS NOT NULL
         ORDER BY bm25 DESC, s.occurred_at DESC, s.item_id
         LIMIT $${params.length}

@@ -4,6 +4,7 @@ import { audienceIn, visibleTo } from './conversation-access.js';
 import { AppError, isAppError } from '@memstream/errors';
 import { retryOnError } from '@memstream/retry';
 import { keywordVectorSql, messageSearchText } from './message-search-text.js';
+import { insertSearchRowsSql } from './search-rows.js';
 
 /**
  * The loser of a race to store the same message runs again at once, and finds the row: the
@@ -254,16 +255,16 @@ inserted AS (
   INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content,
                         created_at, stored_at, refer_list, metadata, source_api, group_key)
   SELECT c, seq, mid, sid, sname, role, content, created, now(), refs::jsonb, meta::jsonb, src, cg FROM numbered
-  RETURNING id, conversation_id, message_id, seq, stored_at, sender_id, created_at, audience
+  RETURNING id, conversation_id, message_id, seq, stored_at, sender_id, created_at, audience, group_key
 ),
-searchable AS (  -- keyword side only (migration 0010's triggers count its words); no vector yet
-  INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
-  SELECT 'message', i.id::text, i.conversation_id, i.sender_id, n.body, i.created_at, ARRAY[i.message_id],
+${insertSearchRowsSql(
+  'searchable', // keyword side only; no vector yet
+  'message',
+  `SELECT i.group_key, 'message', i.id::text, i.conversation_id, i.sender_id, n.body, i.created_at, ARRAY[i.message_id],
          ${keywordVectorSql('n.body')}, i.audience
   FROM inserted i JOIN numbered n ON n.c = i.conversation_id AND n.mid = i.message_id
-  WHERE n.body IS NOT NULL
-  ON CONFLICT (kind, item_id) DO NOTHING
-),
+  WHERE n.body IS NOT NULL`,
+)},
 outcomes AS (
   INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, duplicate, result, group_key)
   -- A stored duplicate's number is looked up by its key, and only for duplicates (COALESCE stops at

@@ -1,6 +1,6 @@
 /**
- * What a purge removed, per table. The keyword statistics are not counted: search_items' delete
- * trigger counts them down with it, and the rows left at zero are all the purge deletes there.
+ * What a purge removed, per table. The keyword statistics are not counted: they are bookkeeping
+ * over the search rows, deleted with their groups.
  */
 export interface PurgeCounts {
   readonly groups: number;

@@ -60,7 +60,7 @@ export async function turnContext(
     `WITH t AS MATERIALIZED (
        SELECT c.id::text AS item_id, c.conversation_id, c.message_id, c.sender_name,
               p.message_id AS prev_id, p.id::text AS prev_item, p.sender_name AS prev_sender,
-              n.message_id AS next_id, n.id::text AS next_item, n.sender_name AS next_sender
+              n.message_id AS next_id, n.id::text AS next_item, n.sender_name AS next_sender, c.group_key
          FROM messages c
          LEFT JOIN LATERAL (SELECT id, message_id, sender_name FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq < c.seq
                               AND x.created_at >= c.created_at - ${CONTEXT_GAP} ORDER BY x.seq DESC LIMIT 1) p ON true
@@ -68,13 +68,14 @@ export async function turnContext(
                               AND x.created_at <= c.created_at + ${CONTEXT_GAP} ORDER BY x.seq LIMIT 1) n ON true
         WHERE c.id = ANY($1::int8[])
      ),
-     around AS (SELECT prev_item AS id, prev_sender AS sender FROM t UNION SELECT next_item, next_sender FROM t)
+     around AS (SELECT group_key, prev_item AS id, prev_sender AS sender FROM t
+                UNION SELECT group_key, next_item, next_sender FROM t)
      SELECT 'turn' AS row_kind, item_id, conversation_id, message_id, sender_name, prev_id, next_id,
             NULL AS kind, NULL AS user_id, NULL AS content, NULL::timestamptz AS occurred_at, NULL::text[] AS message_ids
        FROM t
      UNION ALL
      SELECT 'neighbour', si.item_id, si.conversation_id, NULL, a.sender, NULL, NULL, si.kind, si.user_id, si.content, si.occurred_at, si.message_ids
-       FROM around a JOIN search_items si ON si.kind = 'message' AND si.item_id = a.id
+       FROM around a JOIN search_items si ON si.group_key = a.group_key AND si.kind = 'message' AND si.item_id = a.id
       WHERE a.id <> ALL($2::text[]) AND ${where}`,
     params,
   );

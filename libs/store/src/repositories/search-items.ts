@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Queryable, Store } from '../store.js';
 import { keywordVectorSql } from './message-search-text.js';
+import {
+  dropZeroedFrequencies,
+  insertSearchRowsSql,
+  upsertMemoryRowsSql,
+  type ZeroedFrequencies,
+  zeroedOf,
+} from './search-rows.js';
 
 export type SearchKind = 'message' | 'episodic_memory';
 
@@ -61,41 +68,43 @@ export async function writeMessageVectors(
        SELECT id::text AS id FROM messages WHERE id = ANY($7::int8[]) ORDER BY id FOR KEY SHARE
      ),
      source AS MATERIALIZED (
-       SELECT m.id::text AS item_id, m.conversation_id, m.message_id, m.sender_id, m.created_at, m.audience,
+       SELECT m.id::text AS item_id, m.group_key, m.conversation_id, m.message_id, m.sender_id, m.created_at, m.audience,
               t.body, t.vec, t.ctx
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS t(c, mid, body, vec, ctx)
        JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
        WHERE t.ctx IS NULL OR t.ctx IN (SELECT id FROM held)
        FOR KEY SHARE OF m
      ),
-     filled AS (  -- only rows from before search rows came with messages
-       -- (filtered first: offered to ON CONFLICT, every row had its text parsed into a tsvector
-       -- and its key tried, to be refused; 20 of 207 µs of server CPU a vector, batches of 16)
-       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience)
-       SELECT 'message', item_id, conversation_id, sender_id, body, created_at, ARRAY[message_id],
+     -- only rows from before search rows came with messages (filtered first: offered to ON
+     -- CONFLICT, every row had its text parsed into a tsvector and its key tried, to be refused;
+     -- 20 of 207 µs of server CPU a vector, batches of 16)
+     ${insertSearchRowsSql(
+       'filled',
+       'message',
+       `SELECT group_key, 'message', item_id, conversation_id, sender_id, body, created_at, ARRAY[message_id],
               ${keywordVectorSql('body')}, audience
        FROM source
-       WHERE NOT EXISTS (SELECT 1 FROM search_items s WHERE s.kind = 'message' AND s.item_id = source.item_id)
-       ON CONFLICT (kind, item_id) DO NOTHING
-       RETURNING item_id
-     ),
+       WHERE NOT EXISTS (SELECT 1 FROM search_items s
+                          WHERE s.group_key = source.group_key AND s.kind = 'message' AND s.item_id = source.item_id)`,
+     )},
      locked AS (  -- a search row deleted meanwhile is skipped, and none is deleted until this commits
        SELECT s.item_id FROM search_items s
-       WHERE s.kind = 'message' AND s.item_id IN (SELECT item_id FROM source)
+       WHERE s.kind = 'message' AND (s.group_key, s.item_id) IN (SELECT group_key, item_id FROM source)
        FOR KEY SHARE
      ),
      present AS (SELECT item_id FROM locked UNION ALL SELECT item_id FROM filled),
      written AS (
-       INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, audience, embedding,
+       INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, audience, embedding,
                                    embedding_model, context_item_id)
-       SELECT 'message', s.item_id, s.conversation_id, s.sender_id, s.created_at, s.audience, s.vec::vector, $5, s.ctx
+       SELECT s.group_key, 'message', s.item_id, s.conversation_id, s.sender_id, s.created_at, s.audience, s.vec::vector, $5, s.ctx
        FROM source s JOIN present p ON p.item_id = s.item_id
-       ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
+       ON CONFLICT (group_key, kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
          context_item_id = EXCLUDED.context_item_id, indexed_at = $8::timestamptz
-       RETURNING item_id
+       RETURNING group_key, item_id
      ),
      dequeued AS (  -- an imported turn, or one whose context was forgotten, is embedded now
-       DELETE FROM search_unembedded u USING written w WHERE u.kind = 'message' AND u.item_id = w.item_id
+       DELETE FROM search_unembedded u USING written w
+        WHERE u.group_key = w.group_key AND u.kind = 'message' AND u.item_id = w.item_id
      )
      SELECT s.conversation_id, s.message_id FROM written w JOIN source s ON s.item_id = w.item_id`,
     [
@@ -125,23 +134,17 @@ export interface MemoryToIndex {
 
 /**
  * The current memories among `ids` (locked against a concurrent supersede or delete, as messages
- * are above) with their text, and their keyword rows written or rewritten: the start of both
- * statements below. `vectors` adds the column `vec` from a third array.
+ * are above) with their text, and their keyword rows written or rewritten (upsertMemoryRowsSql):
+ * the start of both statements below. `vectors` adds the column `vec` from a third array.
  */
 function memoryKeywordRowsSql(vectors: boolean): string {
   return `source AS MATERIALIZED (
-       SELECT m.id, m.conversation_id, m.user_id, m.occurred_at, m.message_ids, t.body${vectors ? ', t.vec' : ''}
+       SELECT m.id, m.group_key, m.conversation_id, m.user_id, m.occurred_at, m.message_ids, t.body${vectors ? ', t.vec' : ''}
        FROM unnest($1::text[], $2::text[]${vectors ? ', $3::text[]) AS t(id, body, vec)' : ') AS t(id, body)'}
        JOIN episodic_memories m ON m.id = t.id AND m.superseded_at IS NULL
        FOR KEY SHARE OF m
      ),
-     items AS (  -- updated on conflict (a redelivery) so that the row is returned, and locked
-       INSERT INTO search_items (kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
-       SELECT 'episodic_memory', id, conversation_id, user_id, body, occurred_at, message_ids, ${keywordVectorSql('body')}
-       FROM source
-       ON CONFLICT (kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv
-       RETURNING item_id
-     )`;
+     ${upsertMemoryRowsSql(keywordVectorSql)}`;
 }
 
 /**
@@ -155,16 +158,21 @@ export async function indexMemories(
   at = new Date(),
 ): Promise<number> {
   if (items.length === 0) return 0;
-  const { rowCount } = await q.query(
-    `WITH ${memoryKeywordRowsSql(true)}
-     INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
-     SELECT 'episodic_memory', s.id, s.conversation_id, s.user_id, s.occurred_at, s.vec::vector, $4
-     FROM source s JOIN items i ON i.item_id = s.id
-     ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
-       indexed_at = $5::timestamptz`,
+  const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
+    `WITH ${memoryKeywordRowsSql(true)},
+     written AS (
+       INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
+       SELECT s.group_key, 'episodic_memory', s.id, s.conversation_id, s.user_id, s.occurred_at, s.vec::vector, $4
+       FROM source s JOIN items i ON i.group_key = s.group_key AND i.item_id = s.id
+       ON CONFLICT (group_key, kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding,
+         embedding_model = EXCLUDED.embedding_model, indexed_at = $5::timestamptz
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM written)::int AS n, ${zeroedOf('memory_delta')} AS zeroed`,
     [items.map((i) => i.memoryId), items.map((i) => i.text), items.map((i) => vectorLiteral(i.embedding)), model, at],
   );
-  return rowCount;
+  await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
+  return rows[0]?.n ?? 0;
 }
 
 /**
@@ -177,17 +185,23 @@ export async function queueMemoriesToEmbed(
   items: ReadonlyArray<Omit<MemoryToIndex, 'embedding'>>,
 ): Promise<number> {
   if (items.length === 0) return 0;
-  const { rowCount } = await q.query(
-    `WITH ${memoryKeywordRowsSql(false)}
-     INSERT INTO search_unembedded (kind, item_id) SELECT 'episodic_memory', item_id FROM items
-     ON CONFLICT (kind, item_id) DO NOTHING`,
+  const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
+    `WITH ${memoryKeywordRowsSql(false)},
+     queued AS (
+       INSERT INTO search_unembedded (group_key, kind, item_id) SELECT group_key, 'episodic_memory', item_id FROM items
+       ON CONFLICT (group_key, kind, item_id) DO NOTHING
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM queued)::int AS n, ${zeroedOf('memory_delta')} AS zeroed`,
     [items.map((i) => i.memoryId), items.map((i) => i.text)],
   );
-  return rowCount;
+  await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
+  return rows[0]?.n ?? 0;
 }
 
 /** A search row the sweep embeds: a message's by its key (with its context), a memory's by its content. */
 export interface SearchItemToEmbed {
+  readonly group_key: string;
   readonly kind: SearchKind;
   readonly item_id: string;
   readonly content: string;
@@ -205,11 +219,12 @@ export interface SearchItemToEmbed {
  */
 export async function staleVectors(q: Queryable, model: string, limit: number): Promise<SearchItemToEmbed[]> {
   const { rows } = await q.query<SearchItemToEmbed>(
-    `SELECT s.kind, s.item_id, s.content, s.conversation_id, s.message_ids
-     FROM search_vectors v JOIN search_items s ON s.kind = v.kind AND s.item_id = v.item_id
+    `SELECT s.group_key, s.kind, s.item_id, s.content, s.conversation_id, s.message_ids
+     FROM search_vectors v JOIN search_items s ON s.group_key = v.group_key AND s.kind = v.kind AND s.item_id = v.item_id
      WHERE v.embedding_model <> $1
        -- one the sweep could not embed waits on the queue, with its backoff (queueItemsToEmbed)
-       AND NOT EXISTS (SELECT 1 FROM search_unembedded u WHERE u.kind = v.kind AND u.item_id = v.item_id)
+       AND NOT EXISTS (SELECT 1 FROM search_unembedded u
+                        WHERE u.group_key = v.group_key AND u.kind = v.kind AND u.item_id = v.item_id)
      ORDER BY v.indexed_at LIMIT $2`,
     [model, limit],
   );
@@ -220,23 +235,32 @@ export async function staleVectors(q: Queryable, model: string, limit: number): 
 export async function replaceVectors(
   q: Queryable,
   model: string,
-  items: ReadonlyArray<{ kind: SearchKind; itemId: string; embedding: ArrayLike<number> }>,
+  items: ReadonlyArray<{ groupKey: string; kind: SearchKind; itemId: string; embedding: ArrayLike<number> }>,
   at = new Date(),
 ): Promise<void> {
   if (items.length === 0) return;
   await q.query(
     `WITH written AS (
-       INSERT INTO search_vectors (kind, item_id, conversation_id, user_id, occurred_at, audience, embedding, embedding_model)
-       SELECT s.kind, s.item_id, s.conversation_id, s.user_id, s.occurred_at, s.audience, t.vec::vector, $4
-       FROM unnest($1::text[], $2::text[], $3::text[]) AS t(kind, id, vec)
-       JOIN search_items s ON s.kind = t.kind AND s.item_id = t.id
+       INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, audience, embedding,
+                                   embedding_model)
+       SELECT s.group_key, s.kind, s.item_id, s.conversation_id, s.user_id, s.occurred_at, s.audience, t.vec::vector, $4
+       FROM unnest($1::text[], $2::text[], $3::text[], $6::text[]) AS t(kind, id, vec, g)
+       JOIN search_items s ON s.group_key = t.g AND s.kind = t.kind AND s.item_id = t.id
        FOR KEY SHARE OF s
-       ON CONFLICT (kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
-         context_item_id = NULL, indexed_at = $5::timestamptz
-       RETURNING kind, item_id
+       ON CONFLICT (group_key, kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding,
+         embedding_model = EXCLUDED.embedding_model, context_item_id = NULL, indexed_at = $5::timestamptz
+       RETURNING group_key, kind, item_id
      )
-     DELETE FROM search_unembedded u USING written w WHERE u.kind = w.kind AND u.item_id = w.item_id`,
-    [items.map((i) => i.kind), items.map((i) => i.itemId), items.map((i) => vectorLiteral(i.embedding)), model, at],
+     DELETE FROM search_unembedded u USING written w
+      WHERE u.group_key = w.group_key AND u.kind = w.kind AND u.item_id = w.item_id`,
+    [
+      items.map((i) => i.kind),
+      items.map((i) => i.itemId),
+      items.map((i) => vectorLiteral(i.embedding)),
+      model,
+      at,
+      items.map((i) => i.groupKey),
+    ],
   );
 }
 

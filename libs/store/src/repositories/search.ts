@@ -122,15 +122,16 @@ export async function vectorSearch(
     `SELECT ${HIT_COLUMNS.split(', ')
       .map((c) => `s.${c}`)
       .join(', ')}, GREATEST(0, 1 - v.distance) AS score
-     FROM (SELECT kind, item_id, ${distance} AS distance FROM search_vectors WHERE ${where} ${order}) v
-     JOIN search_items s ON s.kind = v.kind AND s.item_id = v.item_id`;
+     FROM (SELECT group_key, kind, item_id, ${distance} AS distance FROM search_vectors WHERE ${where} ${order}) v
+     JOIN search_items s ON s.group_key = v.group_key AND s.kind = v.kind AND s.item_id = v.item_id`;
   const walk = (efSearch: number) =>
     store.transaction(async (tx) => {
       const { where, params } = statement(true);
       // the walk was chosen for its cost; a planner that misjudges the scope would scan instead
-      await tx.query(`SELECT set_config('hnsw.ef_search', $1, true), set_config('enable_seqscan', 'off', true)`, [
-        String(Math.min(1000, Math.max(40, Math.ceil(efSearch)))),
-      ]);
+      // (SET LOCAL, not set_config: Citus passes a transaction's settings on to its workers; an integer, inlined)
+      await tx.exec(
+        `SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, Math.ceil(efSearch)))}; SET LOCAL enable_seqscan = off`,
+      );
       // The index yields rows by distance alone: a second sort key in the same ORDER BY makes the
       // planner scan and sort instead, so ties are broken outside.
       const sql = `${select(walked, where, `ORDER BY ${walked} LIMIT $${params.length}`)} ORDER BY score DESC, s.item_id`;
@@ -171,10 +172,15 @@ export async function messagesWithoutVectors(
 ): Promise<Set<string>> {
   if (itemIds.length === 0) return new Set();
   const { rows } = await q.query<{ item_id: string }>(
-    `SELECT i.item_id FROM unnest($1::text[]) AS i(item_id)
-      WHERE NOT EXISTS (SELECT 1 FROM search_vectors v
-                         WHERE v.kind = 'message' AND v.item_id = i.item_id AND v.embedding_model = $2)`,
-    [[...itemIds], model],
+    // the vectors are found by their whole key, the group read from each message's row; both steps
+    // materialized, so each stays a probe per item (joined, the planner hashed all the messages)
+    `WITH m AS MATERIALIZED (SELECT id::text AS item_id, group_key FROM messages WHERE id = ANY($3::int8[])),
+     embedded AS MATERIALIZED (
+       SELECT v.item_id FROM m JOIN search_vectors v ON v.group_key = m.group_key AND v.kind = 'message' AND v.item_id = m.item_id
+        WHERE v.embedding_model = $2
+     )
+     SELECT i.item_id FROM unnest($1::text[]) AS i(item_id) WHERE i.item_id NOT IN (SELECT item_id FROM embedded)`,
+    [[...itemIds], model, itemIds.filter((id) => /^[0-9]{1,18}$/.test(id))],
   );
   return new Set(rows.map((r) => r.item_id));
 }

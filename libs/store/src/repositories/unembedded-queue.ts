@@ -13,14 +13,32 @@ import type { SearchItemToEmbed } from './search-items.js';
 /** Queued items that are due, the longest waiting first (search_unembedded_due_idx). */
 export async function unembeddedItems(q: Queryable, limit: number): Promise<SearchItemToEmbed[]> {
   const { rows } = await q.query<SearchItemToEmbed>(
-    `SELECT s.kind, s.item_id, s.content, s.conversation_id, s.message_ids
-     FROM (SELECT kind, item_id, not_before FROM search_unembedded WHERE not_before <= now() ORDER BY not_before LIMIT $1) u
-     JOIN search_items s ON s.kind = u.kind AND s.item_id = u.item_id
+    `SELECT s.group_key, s.kind, s.item_id, s.content, s.conversation_id, s.message_ids
+     FROM (SELECT group_key, kind, item_id, not_before FROM search_unembedded
+            WHERE not_before <= now() ORDER BY not_before LIMIT $1) u
+     JOIN search_items s ON s.group_key = u.group_key AND s.kind = u.kind AND s.item_id = u.item_id
      ORDER BY u.not_before`,
     [limit],
   );
   return rows;
 }
+
+/**
+ * A search row named by its kind and id, with its group when the caller has it; a memory's is
+ * otherwise read from the memory (its id is its key), so the rows are found by their whole key.
+ */
+export type QueuedItem = Pick<SearchItemToEmbed, 'kind' | 'item_id'> & { readonly group_key?: string | undefined };
+
+/** The rows of `items` ($1 kinds, $2 ids, $3 groups) as `t(group_key, kind, item_id)`, their groups found. */
+const ITEMS_WITH_GROUPS = `(SELECT COALESCE(i.g, em.group_key) AS group_key, i.kind, i.item_id
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS i(kind, item_id, g)
+       LEFT JOIN episodic_memories em ON i.g IS NULL AND i.kind = 'episodic_memory' AND em.id = i.item_id) t`;
+
+const itemParams = (items: readonly QueuedItem[]) => [
+  items.map((i) => i.kind),
+  items.map((i) => i.item_id),
+  items.map((i) => i.group_key ?? null),
+];
 
 /** How long a queued item that was not embedded waits: `firstMs`, doubled each failure, at most `maxMs`. */
 export interface UnembeddedBackoff {
@@ -35,7 +53,7 @@ export interface UnembeddedBackoff {
  */
 export async function postponeUnembedded(
   q: Queryable,
-  items: ReadonlyArray<Pick<SearchItemToEmbed, 'kind' | 'item_id'>>,
+  items: readonly QueuedItem[],
   backoff: UnembeddedBackoff,
 ): Promise<number> {
   if (items.length === 0) return 0;
@@ -43,11 +61,11 @@ export async function postponeUnembedded(
   const { rowCount } = await q.query(
     `UPDATE search_unembedded u
      SET attempts = u.attempts + 1,
-         not_before = $5::timestamptz
-           + least($4::float8, $3::float8 * power(2, least(u.attempts, 40))) * interval '1 millisecond'
-     FROM unnest($1::text[], $2::text[]) AS t(kind, item_id)
-     WHERE u.kind = t.kind AND u.item_id = t.item_id`,
-    [items.map((i) => i.kind), items.map((i) => i.item_id), backoff.firstMs, backoff.maxMs, await databaseNow(q)],
+         not_before = $6::timestamptz
+           + least($5::float8, $4::float8 * power(2, least(u.attempts, 40))) * interval '1 millisecond'
+     FROM ${ITEMS_WITH_GROUPS}
+     WHERE u.group_key = t.group_key AND u.kind = t.kind AND u.item_id = t.item_id`,
+    [...itemParams(items), backoff.firstMs, backoff.maxMs, await databaseNow(q)],
   );
   return rowCount;
 }
@@ -57,18 +75,15 @@ export async function postponeUnembedded(
  * wait there with a backoff instead of being tried on every sweep. A row deleted meanwhile is left
  * out; one already queued keeps its place and its backoff.
  */
-export async function queueItemsToEmbed(
-  q: Queryable,
-  items: ReadonlyArray<Pick<SearchItemToEmbed, 'kind' | 'item_id'>>,
-): Promise<number> {
+export async function queueItemsToEmbed(q: Queryable, items: readonly QueuedItem[]): Promise<number> {
   if (items.length === 0) return 0;
   const { rowCount } = await q.query(
-    `INSERT INTO search_unembedded (kind, item_id)
-     SELECT s.kind, s.item_id
-     FROM unnest($1::text[], $2::text[]) AS t(kind, item_id)
-     JOIN search_items s ON s.kind = t.kind AND s.item_id = t.item_id
-     ON CONFLICT (kind, item_id) DO NOTHING`,
-    [items.map((i) => i.kind), items.map((i) => i.item_id)],
+    `INSERT INTO search_unembedded (group_key, kind, item_id)
+     SELECT s.group_key, s.kind, s.item_id
+     FROM ${ITEMS_WITH_GROUPS}
+     JOIN search_items s ON s.group_key = t.group_key AND s.kind = t.kind AND s.item_id = t.item_id
+     ON CONFLICT (group_key, kind, item_id) DO NOTHING`,
+    itemParams(items),
   );
   return rowCount;
 }
@@ -84,13 +99,14 @@ export async function queueMessagesToEmbed(
 ): Promise<number> {
   if (keys.length === 0) return 0;
   const { rowCount } = await q.query(
-    `INSERT INTO search_unembedded (kind, item_id)
-     SELECT 'message', s.item_id
+    `INSERT INTO search_unembedded (group_key, kind, item_id)
+     SELECT s.group_key, 'message', s.item_id
      FROM unnest($1::text[], $2::text[]) AS t(c, mid)
      JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
-     JOIN search_items s ON s.kind = 'message' AND s.item_id = m.id::text
-     WHERE NOT EXISTS (SELECT 1 FROM search_vectors v WHERE v.kind = 'message' AND v.item_id = s.item_id)
-     ON CONFLICT (kind, item_id) DO NOTHING`,
+     JOIN search_items s ON s.group_key = m.group_key AND s.kind = 'message' AND s.item_id = m.id::text
+     WHERE NOT EXISTS (SELECT 1 FROM search_vectors v
+                        WHERE v.group_key = s.group_key AND v.kind = 'message' AND v.item_id = s.item_id)
+     ON CONFLICT (group_key, kind, item_id) DO NOTHING`,
     [keys.map((k) => k.conversationId), keys.map((k) => k.messageId)],
   );
   return rowCount;
@@ -112,21 +128,23 @@ export async function queueMessagesWithoutVectors(
 ): Promise<{ next: string; queued: number }> {
   const { rows } = await q.query<{ next: string | null; queued: number }>(
     `WITH scanned AS MATERIALIZED (
-       SELECT id, stored_at FROM messages WHERE id > $1::int8 ORDER BY id LIMIT $2
+       SELECT id, stored_at, group_key FROM messages WHERE id > $1::int8 ORDER BY id LIMIT $2
      ),
      settled AS MATERIALIZED (
-       SELECT id FROM scanned
+       SELECT id, group_key FROM scanned
        WHERE id < coalesce((SELECT min(id) FROM scanned WHERE stored_at > now() - $3::float8 * interval '1 millisecond'),
                            9223372036854775807)
      ),
      queued AS (
-       INSERT INTO search_unembedded (kind, item_id)
-       SELECT 'message', m.item_id
-       FROM (SELECT id::text AS item_id FROM settled) m
+       INSERT INTO search_unembedded (group_key, kind, item_id)
+       SELECT m.group_key, 'message', m.item_id
+       FROM (SELECT group_key, id::text AS item_id FROM settled) m
        -- probes by key, each (OFFSET 0 keeps them subplans): joined, the planner hashed all of search_items
-       WHERE NOT EXISTS (SELECT 1 FROM search_vectors v WHERE v.kind = 'message' AND v.item_id = m.item_id OFFSET 0)
-         AND EXISTS (SELECT 1 FROM search_items s WHERE s.kind = 'message' AND s.item_id = m.item_id OFFSET 0)
-       ON CONFLICT (kind, item_id) DO NOTHING
+       WHERE NOT EXISTS (SELECT 1 FROM search_vectors v
+                          WHERE v.group_key = m.group_key AND v.kind = 'message' AND v.item_id = m.item_id OFFSET 0)
+         AND EXISTS (SELECT 1 FROM search_items s
+                      WHERE s.group_key = m.group_key AND s.kind = 'message' AND s.item_id = m.item_id OFFSET 0)
+       ON CONFLICT (group_key, kind, item_id) DO NOTHING
        RETURNING 1
      )
      SELECT (SELECT max(id)::text FROM settled) AS next, (SELECT count(*)::int FROM queued) AS queued`,

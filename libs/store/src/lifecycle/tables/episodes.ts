@@ -3,6 +3,7 @@ import { iso, keyOne, EVICTED_WITH_GROUP, type LifecycleParticipant, type Retain
 import { addCount, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
 import type { RetentionBatch } from '../../repositories/retention-counts.js';
 import { retentionScopeSql } from './conversations.js';
+import { deleteSearchRows } from '../../repositories/search-rows.js';
 
 /**
  * Episodes: stretches of a conversation cut for extraction. One in another person's conversation
@@ -56,17 +57,14 @@ export const episodicMemories: LifecycleParticipant = {
     ownData: 'memories',
     named: async (tx, userId) => {
       const counts = noErasureCounts();
-      const memories = await tx.query<{ id: string; source_api: string | null }>(
+      const memories = await tx.query<{ id: string; group_key: string; source_api: string | null }>(
         `DELETE FROM episodic_memories WHERE ${episodicMemories.named!('$1')}
-         RETURNING id, (SELECT c.source_api FROM conversations c WHERE c.id = episodic_memories.conversation_id) AS source_api`,
+         RETURNING id, group_key, (SELECT c.source_api FROM conversations c WHERE c.id = episodic_memories.conversation_id) AS source_api`,
         [userId],
       );
       for (const m of memories.rows) addCount(counts, familyOf(m.source_api), 'postgres', 'episodicMemories', 1);
-      const searchRows = await tx.query(
-        `DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`,
-        [memories.rows.map((m) => m.id)],
-      );
-      addCount(counts, 'evermemos', 'postgres', 'memorySearchRows', searchRows.rowCount ?? 0);
+      const searchRows = await deleteSearchRows(tx, 'episodic_memory', memoryRowKeys(memories.rows));
+      addCount(counts, 'evermemos', 'postgres', 'memorySearchRows', searchRows);
       return counts;
     },
   },
@@ -101,22 +99,22 @@ export const summaries: LifecycleParticipant = {
   },
 };
 
+const memoryRowKeys = (rows: ReadonlyArray<{ id: string; group_key: string }>) =>
+  rows.map((r) => ({ groupKey: r.group_key, itemId: r.id }));
+
 /** Episodic memories made before the cutoff (every version), with their search rows and vectors. */
 async function expireMemories(tx: Queryable, o: RetainPass): Promise<RetentionBatch> {
   const params: unknown[] = [o.cutoff, o.batchSize];
-  const { rows } = await tx.query<{ id: string; current: boolean }>(
+  const { rows } = await tx.query<{ id: string; current: boolean; group_key: string }>(
     `DELETE FROM episodic_memories WHERE id IN (
        SELECT id FROM episodic_memories WHERE created_at < $1 AND ${retentionScopeSql('conversation_id', params, o.scope)}
        ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
-     RETURNING id, superseded_at IS NULL AS current`,
+     RETURNING id, superseded_at IS NULL AS current, group_key`,
     params,
   );
-  const searchRows = await tx.query(
-    `DELETE FROM search_items WHERE kind = 'episodic_memory' AND item_id = ANY($1::text[])`,
-    [rows.map((r) => r.id)],
-  );
+  const searchRows = await deleteSearchRows(tx, 'episodic_memory', memoryRowKeys(rows));
   return {
-    counts: { episodicMemories: rows.length, searchRows: searchRows.rowCount ?? 0 },
+    counts: { episodicMemories: rows.length, searchRows },
     finished: rows.length < o.batchSize,
     conversationIds: [],
   };

@@ -17,20 +17,21 @@ const indexTable = (table: string, part: Pick<LifecycleParticipant, 'purge' | 'n
   ...part,
 });
 
-const byConversation = 'conversation_id';
+/**
+ * A purge takes whole groups, and every search table is keyed by the group first: the rows and
+ * the statistics over them go by group_key, with nothing counted out (search-rows.ts counts a
+ * row out only when its group stays).
+ */
+const byGroup = 'group_key';
 
 export const searchIndex: readonly LifecycleParticipant[] = [
   indexTable('search_items', {
-    purge: { by: 'conversations', column: byConversation, counts: 'searchItems', stage: 'index' },
+    purge: { by: 'groups', column: byGroup, counts: 'searchItems', stage: 'index' },
   }),
   indexTable('search_vectors', { notPurged: 'its foreign key to search_items deletes it with its item' }),
   indexTable('search_unembedded', { notPurged: 'its foreign key to search_items deletes it with its item' }),
   // uncounted: search_items' bookkeeping, gone with the rows it counted
-  indexTable('search_keyword_totals', { purge: { by: 'conversations', column: byConversation, stage: 'statistics' } }),
-  indexTable('search_keyword_frequencies', {
-    purge: { by: 'conversations', column: byConversation, stage: 'statistics' },
-  }),
-  indexTable('search_keyword_pending', {
-    notPurged: "search_items' delete trigger takes an item's pending keyword counts with it (search_keyword_uncount)",
-  }),
+  indexTable('search_keyword_totals', { purge: { by: 'groups', column: byGroup, stage: 'statistics' } }),
+  indexTable('search_keyword_frequencies', { purge: { by: 'groups', column: byGroup, stage: 'statistics' } }),
+  indexTable('search_keyword_pending', { purge: { by: 'groups', column: byGroup, stage: 'statistics' } }),
 ];
