@@ -26,7 +26,7 @@ export {
   type AppendItem,
   type ListMessagesQuery,
 } from './repositories/messages.js';
-export { foldKeywordCounts } from './repositories/keyword-counts.js';
+export { foldGroupKeywordCounts, foldKeywordCounts } from './repositories/keyword-counts.js';
 export {
   deleteSearchRows,
   insertSearchRows,

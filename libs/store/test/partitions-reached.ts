@@ -26,6 +26,11 @@ export async function partitionsReached(
     const parents = await partitionParents(tx);
     const out: StatementReach[] = [];
     for (const s of statements) {
+      // a session setting (SET LOCAL) is not a plan: it is applied as the work applied it
+      if (/^\s*SET\b/i.test(s.sql)) {
+        await tx.query(s.sql, s.params);
+        continue;
+      }
       const before = await activity(tx);
       const { rows } = await tx.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
         `EXPLAIN (ANALYZE, FORMAT JSON) ${s.sql}`,

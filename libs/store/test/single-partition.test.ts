@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { before, after, test } from 'node:test';
 import {
   appendKaosEvents,
+  appendMessages,
+  foldGroupKeywordCounts,
   appendStreamChunks,
   findConversationMeta,
   findKaosSession,
@@ -18,6 +20,7 @@ import {
 } from '@memstream/store';
 import { partitionedPglite } from './partitioned.js';
 import { assertOnePartition, partitionsReached } from './partitions-reached.js';
+import { chatMessage } from './search-fixtures.js';
 
 /**
  * On the partitioned layout, a hot statement names its group and so reaches one partition of each
@@ -45,6 +48,9 @@ before(async () => {
     const session = (await findKaosSession(tx, KAOS.agent, KAOS.sessionId, { forUpdate: true }))!;
     await appendKaosEvents(tx, session, [event('e1'), event('e2')], { maxEvents: 100, mayDrop: true });
   });
+  // chats in eight groups, their keyword counts still waiting for the fold
+  for (let i = 0; i < 8; i++)
+    await appendMessages(store, [{ message: chatMessage(`chat-${i}`, `m-${i}`, `the garden tomato ${i}`) }]);
 });
 after(() => store.close());
 
@@ -57,6 +63,23 @@ test('a KAOS append writes one partition', async () => {
     const session = (await findKaosSession(q, KAOS.agent, KAOS.sessionId, { forUpdate: true }))!;
     await appendKaosEvents(q, session, [event('e3')], { maxEvents: 100, mayDrop: true });
   });
+});
+
+test("an append of a group's messages writes one partition of each table it touches", async () => {
+  await assertOnePartition(store, ['conversations', 'messages', 'search_items', 'search_keyword_pending'], (q) =>
+    appendMessages(q, [
+      { message: chatMessage('chat-3', 'm-x', 'more garden words'), requestId: 'r-append' },
+      { message: chatMessage('chat-3', 'm-y', 'a tomato') },
+    ]),
+  );
+});
+
+test("the fold of a group's keyword counts takes and counts on one partition", async () => {
+  await assertOnePartition(
+    store,
+    ['search_keyword_pending', 'search_keyword_totals', 'search_keyword_frequencies'],
+    (q) => foldGroupKeywordCounts({ transaction: (work) => work(q) } as Pick<Store, 'transaction'>, 'chat-5', 100),
+  );
 });
 
 test("a group's memberships read and written on one partition", async () => {

@@ -21,12 +21,17 @@ export async function foldKeywordCounts(store: Pick<Store, 'query' | 'transactio
   let folded = 0;
   for (const { group_key } of groups) {
     if (folded >= limit) break;
-    folded += await foldGroup(store, group_key, limit - folded);
+    folded += await foldGroupKeywordCounts(store, group_key, limit - folded);
   }
   return folded;
 }
 
-async function foldGroup(store: Pick<Store, 'transaction'>, group: string, limit: number): Promise<number> {
+/** The fold of one group's waiting counts, up to `limit` rows: one transaction, one shard. */
+export async function foldGroupKeywordCounts(
+  store: Pick<Store, 'transaction'>,
+  group: string,
+  limit: number,
+): Promise<number> {
   return store.transaction(async (tx) => {
     // a row a writer holds is left for the next fold rather than waited for; counts only grow, so none falls to zero
     await tx.query(`SET LOCAL lock_timeout = '200ms'`);
