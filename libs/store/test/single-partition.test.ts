@@ -3,6 +3,7 @@ import { before, after, test } from 'node:test';
 import {
   appendKaosEvents,
   appendStreamChunks,
+  deleteKaosSessions,
   findConversationMeta,
   findKaosSession,
   findRequestOutcome,
@@ -52,10 +53,17 @@ test("a KAOS conversation's history reads one partition", async () => {
   await assertOnePartition(store, ['kaos_events'], (q) => kaosSessionEvents(q, KAOS.conversationId));
 });
 
-test('a KAOS append writes one partition', async () => {
-  await assertOnePartition(store, ['kaos_events'], async (q) => {
+test('a KAOS append finds its session by name and writes one partition', async () => {
+  await assertOnePartition(store, ['kaos_session_names', 'kaos_events'], async (q) => {
     const session = (await findKaosSession(q, KAOS.agent, KAOS.sessionId, { forUpdate: true }))!;
     await appendKaosEvents(q, session, [event('e3')], { maxEvents: 100, mayDrop: true });
+  });
+});
+
+test("a KAOS session's deletion frees its name on one partition", async () => {
+  await assertOnePartition(store, ['kaos_session_names'], async (q) => {
+    const session = (await findKaosSession(q, KAOS.agent, 's-3', { forUpdate: true }))!;
+    await deleteKaosSessions(q, [session.conversation_id]);
   });
 });
 
