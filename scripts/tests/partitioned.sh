@@ -11,7 +11,7 @@ export STORE_LAYOUT=partitioned
 # The distributed tables still blocked on main (libs/store/test/distribution.test.ts, BLOCKERS):
 # they stay plain, each named in a warning. A table unblocked since is partitioned all the same;
 # strike it off here. Set STORE_LAYOUT_KEEP_PLAIN= (empty) for the strict layout.
-export STORE_LAYOUT_KEEP_PLAIN="${STORE_LAYOUT_KEEP_PLAIN-kaos_sessions,search_items,search_keyword_frequencies,search_keyword_pending,search_keyword_totals,search_unembedded,search_vectors}"
+export STORE_LAYOUT_KEEP_PLAIN="${STORE_LAYOUT_KEEP_PLAIN-search_items,search_keyword_frequencies,search_keyword_pending,search_keyword_totals,search_unembedded,search_vectors}"
 
 envfile=$(bash scripts/infra/up.sh)
 # shellcheck disable=SC1090

@@ -28,8 +28,8 @@ ALTER TABLE kaos_events ADD CONSTRAINT kaos_events_conversation_id_fkey
 -- in place of the old key's index: listings of one agent that name a session id
 CREATE INDEX kaos_sessions_agent_session_idx ON kaos_sessions (agent, session_id);
 
--- The session's foreign key to its conversation is left as it is: 0038 joins it on
--- (conversation_id, conversation_id) -> conversations (group_key, id), whichever of the two runs first.
+-- The session's foreign key to its conversation is left as it is: 0038 joined it on
+-- (conversation_id, conversation_id) -> conversations (group_key, id).
 
 -- Distributed by agent, not by a conversation group: no statement joins it with a group's tables
 -- and no foreign key links them, so where its shards sit beside theirs does not matter.

@@ -90,7 +90,6 @@ test('migration 0040 keeps every KAOS session and event, names each live session
     const { rows: keys } = await store.query<{ name: string; def: string }>(
       `SELECT conname AS name, pg_get_constraintdef(oid) AS def FROM pg_constraint
        WHERE contype IN ('p', 'u', 'f') AND conrelid::regclass::text IN ('kaos_sessions', 'kaos_session_names', 'kaos_events')
-         AND conname NOT LIKE 'kaos_sessions_conversation_id_fkey'
        ORDER BY conname`,
     );
     assert.deepEqual(Object.fromEntries(keys.map((k) => [k.name, k.def])), {
@@ -99,6 +98,8 @@ test('migration 0040 keeps every KAOS session and event, names each live session
         'FOREIGN KEY (conversation_id) REFERENCES kaos_sessions(conversation_id) ON DELETE CASCADE',
       kaos_events_pkey: 'PRIMARY KEY (conversation_id, seq)',
       kaos_session_names_pkey: 'PRIMARY KEY (agent, session_id)',
+      kaos_sessions_conversation_id_fkey:
+        'FOREIGN KEY (conversation_id, conversation_id) REFERENCES conversations(group_key, id)',
       kaos_sessions_pkey: 'PRIMARY KEY (conversation_id)',
     });
 

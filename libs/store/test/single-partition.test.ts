@@ -54,14 +54,14 @@ test("a KAOS conversation's history reads one partition", async () => {
 });
 
 test('a KAOS append finds its session by name and writes one partition', async () => {
-  await assertOnePartition(store, ['kaos_session_names', 'kaos_events'], async (q) => {
+  await assertOnePartition(store, ['kaos_session_names', 'kaos_sessions', 'kaos_events'], async (q) => {
     const session = (await findKaosSession(q, KAOS.agent, KAOS.sessionId, { forUpdate: true }))!;
     await appendKaosEvents(q, session, [event('e3')], { maxEvents: 100, mayDrop: true });
   });
 });
 
-test("a KAOS session's deletion frees its name on one partition", async () => {
-  await assertOnePartition(store, ['kaos_session_names'], async (q) => {
+test("a KAOS session's deletion frees its name and marks its conversation, one partition each", async () => {
+  await assertOnePartition(store, ['kaos_session_names', 'kaos_sessions', 'conversations'], async (q) => {
     const session = (await findKaosSession(q, KAOS.agent, 's-3', { forUpdate: true }))!;
     await deleteKaosSessions(q, [session.conversation_id]);
   });

@@ -138,9 +138,10 @@ export async function deleteKaosSessions(tx: Queryable, conversationIds: readonl
   await releaseKaosSessionNames(tx, gone);
   // the database's clock: messages stored after the deletion are told apart by it (see deleteConversationGroup)
   const now = await databaseNow(tx);
+  // a KAOS conversation is its own group: naming it as the group keeps the update on its shard
   await tx.query(
     `UPDATE conversations SET deleted_at = $2::timestamptz, updated_at = $2::timestamptz
-     WHERE id = ANY($1::text[]) AND deleted_at IS NULL`,
+     WHERE group_key = ANY($1::text[]) AND id = ANY($1::text[]) AND deleted_at IS NULL`,
     [[...conversationIds], now],
   );
   // A session is its own group: an ownership offer made on it through the memory-service ends with it.
