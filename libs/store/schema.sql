@@ -260,6 +260,14 @@ CREATE TABLE kaos_events (
   CONSTRAINT kaos_events_conversation_id_event_id_key UNIQUE (conversation_id, event_id)
 );
 
+-- distributed by agent
+CREATE TABLE kaos_session_names (
+  agent text NOT NULL,
+  session_id text NOT NULL,
+  conversation_id text NOT NULL,
+  CONSTRAINT kaos_session_names_pkey PRIMARY KEY (agent, session_id)
+);
+
 -- distributed by conversation_id
 CREATE TABLE kaos_sessions (
   agent text NOT NULL,
@@ -272,8 +280,7 @@ CREATE TABLE kaos_sessions (
   created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
   updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
   CONSTRAINT kaos_sessions_conversation_id_fkey FOREIGN KEY (conversation_id, conversation_id) REFERENCES conversations(group_key, id),
-  CONSTRAINT kaos_sessions_pkey PRIMARY KEY (agent, session_id),
-  CONSTRAINT kaos_sessions_conversation_id_key UNIQUE (conversation_id)
+  CONSTRAINT kaos_sessions_pkey PRIMARY KEY (conversation_id)
 );
 
 -- distributed by group_key
@@ -470,6 +477,8 @@ CREATE INDEX episodic_memories_episode_idx ON public.episodic_memories USING btr
 CREATE INDEX erasure_jobs_open_idx ON public.erasure_jobs USING btree (leased_until) WHERE (status = ANY (ARRAY['pending'::text, 'running'::text]));
 CREATE INDEX erasure_jobs_user_idx ON public.erasure_jobs USING btree (user_id, requested_at);
 CREATE INDEX eviction_jobs_open_idx ON public.eviction_jobs USING btree (leased_until) WHERE (status = ANY (ARRAY['pending'::text, 'running'::text]));
+CREATE INDEX kaos_session_names_conversation_idx ON public.kaos_session_names USING btree (conversation_id);
+CREATE INDEX kaos_sessions_agent_session_idx ON public.kaos_sessions USING btree (agent, session_id);
 CREATE INDEX kaos_sessions_order_idx ON public.kaos_sessions USING btree (agent, ord);
 CREATE INDEX kaos_sessions_updated_idx ON public.kaos_sessions USING btree (agent, updated_at);
 CREATE INDEX kaos_sessions_user_idx ON public.kaos_sessions USING btree (user_id);

@@ -8,10 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 export STORE_LAYOUT=partitioned
-# The distributed tables still blocked on main (libs/store/test/distribution.test.ts, BLOCKERS):
-# they stay plain, each named in a warning. A table unblocked since is partitioned all the same;
-# strike it off here. Set STORE_LAYOUT_KEEP_PLAIN= (empty) for the strict layout.
-export STORE_LAYOUT_KEEP_PLAIN="${STORE_LAYOUT_KEEP_PLAIN-kaos_sessions}"
+# The strict layout: no distributed table is blocked any more (libs/store/test/distribution.test.ts),
+# so none may stay plain. STORE_LAYOUT_KEEP_PLAIN (a comma list) still lets named tables stay
+# plain while a new table's keys are being fixed.
 
 envfile=$(bash scripts/infra/up.sh)
 # shellcheck disable=SC1090

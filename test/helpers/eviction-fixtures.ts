@@ -93,6 +93,10 @@ export async function seedGroup(
     `INSERT INTO kaos_sessions (agent, session_id, conversation_id, app_name, user_id) VALUES ('agent-x', $1, $2, 'app', 'u1')`,
     [`s-${group}`, group],
   );
+  await q.query(`INSERT INTO kaos_session_names (agent, session_id, conversation_id) VALUES ('agent-x', $1, $2)`, [
+    `s-${group}`,
+    fork,
+  ]);
   await q.query(
     `INSERT INTO kaos_events (conversation_id, seq, event_id, occurred_at, event_type, content, metadata)
      VALUES ($1, 0, 'e0', $2, 'user_message', json_build_object('text', $3::text), '{}')`,

@@ -228,6 +228,7 @@ export {
   type KaosSessionRow,
   type KaosViewer,
 } from './repositories/kaos.js';
+export { kaosSessionConversation } from './repositories/kaos-session-names.js';
 export {
   recordAudit,
   listAudit,

@@ -135,8 +135,8 @@ test('migration 0038 keeps every conversation-side row and puts the group in the
       episodic_memories_pkey: 'PRIMARY KEY (id, group_key)',
       kaos_sessions_conversation_id_fkey:
         'FOREIGN KEY (conversation_id, conversation_id) REFERENCES conversations(group_key, id)',
-      kaos_sessions_conversation_id_key: 'UNIQUE (conversation_id)',
-      kaos_sessions_pkey: 'PRIMARY KEY (agent, session_id)',
+      // 0040's key (applied before 0038 here, as on a database that had it first)
+      kaos_sessions_pkey: 'PRIMARY KEY (conversation_id)',
       memory_base_memory_id_fkey: 'FOREIGN KEY (base_memory_id, group_key) REFERENCES memory(memory_id, group_key)',
       memory_conversation_id_fkey:
         'FOREIGN KEY (conversation_id, group_key) REFERENCES conversations(id, group_key) ON DELETE CASCADE',

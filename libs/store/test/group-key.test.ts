@@ -187,9 +187,8 @@ test('migration 0036 gives every stored episode, episodic memory and summary its
     ])
       await assert.rejects(store.query(insert), /null value in column "group_key"/);
 
-    // the rest of the migrations after 0037 run as an existing database's would: 0038's keys among them
-    const later = (await loadMigrations()).map((m) => m.version).filter((v) => v > 37 && v !== 39);
-    assert.deepEqual(await migrate(store, log), later);
+    // 0038 next, then any later migration
+    assert.equal((await migrate(store, log))[0], 38);
     // the writers take the group of the conversation they write for: a fork's is its root's
     await appendMessage(store, {
       ...chatMessage('fork', 'f1', 'more words'),

@@ -5,6 +5,7 @@ import {
   appendMessages,
   foldGroupKeywordCounts,
   appendStreamChunks,
+  deleteKaosSessions,
   findConversationMeta,
   findKaosSession,
   findRequestOutcome,
@@ -58,8 +59,8 @@ test("a KAOS conversation's history reads one partition", async () => {
   await assertOnePartition(store, ['kaos_events'], (q) => kaosSessionEvents(q, KAOS.conversationId));
 });
 
-test('a KAOS append writes one partition', async () => {
-  await assertOnePartition(store, ['kaos_events'], async (q) => {
+test('a KAOS append finds its session by name and writes one partition', async () => {
+  await assertOnePartition(store, ['kaos_session_names', 'kaos_sessions', 'kaos_events'], async (q) => {
     const session = (await findKaosSession(q, KAOS.agent, KAOS.sessionId, { forUpdate: true }))!;
     await appendKaosEvents(q, session, [event('e3')], { maxEvents: 100, mayDrop: true });
   });
@@ -80,6 +81,13 @@ test("the fold of a group's keyword counts takes and counts on one partition", a
     ['search_keyword_pending', 'search_keyword_totals', 'search_keyword_frequencies'],
     (q) => foldGroupKeywordCounts({ transaction: (work) => work(q) } as Pick<Store, 'transaction'>, 'chat-5', 100),
   );
+});
+
+test("a KAOS session's deletion frees its name and marks its conversation, one partition each", async () => {
+  await assertOnePartition(store, ['kaos_session_names', 'kaos_sessions', 'conversations'], async (q) => {
+    const session = (await findKaosSession(q, KAOS.agent, 's-3', { forUpdate: true }))!;
+    await deleteKaosSessions(q, [session.conversation_id]);
+  });
 });
 
 test("a group's memberships read and written on one partition", async () => {

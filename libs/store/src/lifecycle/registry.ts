@@ -14,7 +14,7 @@ import { memberships, membershipRemovals } from './tables/memberships.js';
 import { ownershipTransfers } from './tables/ownership-transfers.js';
 import { messages } from './tables/messages.js';
 import { episodes, episodicMemories, summaries } from './tables/episodes.js';
-import { kaosEvents, kaosSessions } from './tables/kaos.js';
+import { kaosEvents, kaosSessionNames, kaosSessions } from './tables/kaos.js';
 import { requestOutcomes } from './tables/request-outcomes.js';
 import { searchIndex } from './tables/search-index.js';
 import { operational } from './tables/unexported.js';
@@ -39,6 +39,7 @@ export const PARTICIPANTS: readonly LifecycleParticipant[] = [
   episodicMemories,
   summaries,
   kaosSessions,
+  kaosSessionNames,
   kaosEvents,
   arkChunks,
   conversationMetaDefault,

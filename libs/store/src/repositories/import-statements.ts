@@ -20,9 +20,10 @@ export const rows = (columns: string) => `jsonb_to_recordset($1::jsonb) AS r(${c
  * from `groupId`) unless `fields` names another; `select` turns a field into the column's value,
  * `values` gives a value no field carries, `where` keeps only the rows it holds for. A row
  * whose key is already stored is skipped. The batch is `input` (aliased `r` in the insert) for
- * `after`, more statements on what the insert `returning` gave (as `ins`); `extra` declares fields
- * no column takes, for them. `owner` is the column naming the conversation (or group) a row
- * belongs to: the statement answers how many it stored of each (`owner`, `n`).
+ * `after`, more statements on what the insert `returning` gave (as `ins`); `before`, statements the
+ * insert's `where` may read; `extra` declares fields no column takes, for them. `owner` is the
+ * column naming the conversation (or group) a row belongs to: the statement answers how many it
+ * stored of each (`owner`, `n`).
  */
 function insertSql(
   table: string,
@@ -36,6 +37,7 @@ function insertSql(
     returning?: string;
     where?: string;
     order?: string;
+    before?: string;
     after?: string;
   } = {},
 ): string {
@@ -45,7 +47,7 @@ function insertSql(
   const declared = typed.map(([column, type]) => `"${fieldOf(column)}" ${type}`);
   const selected = typed.map(([column]) => o.select?.[column]?.(`r."${fieldOf(column)}"`) ?? `r."${fieldOf(column)}"`);
   const names = [...typed.map(([column]) => column), ...Object.keys(o.values ?? {})];
-  return `WITH input AS (SELECT * FROM ${rows([...declared, ...(o.extra ? [o.extra] : [])].join(', '))}),
+  return `WITH input AS (SELECT * FROM ${rows([...declared, ...(o.extra ? [o.extra] : [])].join(', '))}),${o.before ? `\n     ${o.before},` : ''}
      ins AS (
        INSERT INTO ${table} (${names.join(', ')})
        SELECT ${[...selected, ...Object.values(o.values ?? {})].join(', ')} FROM input r ${o.where ? `WHERE ${o.where}` : ''} ${o.order ? `ORDER BY ${o.order}` : ''}
@@ -237,11 +239,24 @@ export const SUMMARIES = insertSql(
   },
 );
 
+/**
+ * A session with its name (kaos_session_names), stored only where the name was free or already
+ * its own: a name another session holds was refused before (refuseTakenKaosNames), and of two
+ * records naming one session in a batch only the first conversation is stored.
+ */
 export const KAOS_SESSIONS = insertSql(
   'kaos_sessions',
   `agent text, session_id text, conversation_id text, app_name text, user_id text, ord bigint, next_event bigint,
    created_at timestamptz, updated_at timestamptz`,
   'conversation_id',
+  {
+    where: `r."conversationId" IN (SELECT conversation_id FROM named)`,
+    before: `named AS (
+       INSERT INTO kaos_session_names (agent, session_id, conversation_id)
+       SELECT DISTINCT ON (r.agent, r."sessionId") r.agent, r."sessionId", r."conversationId" FROM input r
+       ORDER BY r.agent, r."sessionId", r."conversationId"
+       ON CONFLICT DO NOTHING RETURNING conversation_id)`,
+  },
 );
 
 export const KAOS_EVENTS = insertSql(

@@ -145,7 +145,25 @@ const WRITERS: { [K in ExportDataKind]: KindWriter<K> } = {
       ),
     write: (q, records) => inserted(q, SUMMARIES, records),
   },
-  kaos_session: { needs: inConversation, write: (q, records) => inserted(q, KAOS_SESSIONS, records) },
+  kaos_session: {
+    needs: inConversation,
+    // One live session per agent and session id (kaos_session_names): a name the server's own
+    // session holds, or two sessions of one name in the file, refuse the import.
+    check: (q, records) =>
+      refuseTakenIds(
+        q,
+        `SELECT x.id FROM (
+           SELECT r."sessionId" AS id, r.agent, r."conversationId" AS conversation,
+                  min(r."conversationId") OVER w AS first, max(r."conversationId") OVER w AS last
+           FROM ${rows(`agent text, "sessionId" text, "conversationId" text`)}
+           WINDOW w AS (PARTITION BY r.agent, r."sessionId")) x
+         LEFT JOIN kaos_session_names n ON n.agent = x.agent AND n.session_id = x.id
+         WHERE x.first <> x.last OR n.conversation_id <> x.conversation LIMIT 1`,
+        records,
+        'KAOS session',
+      ),
+    write: (q, records) => inserted(q, KAOS_SESSIONS, records),
+  },
   kaos_event: { needs: inConversation, write: (q, records) => inserted(q, KAOS_EVENTS, records) },
   ark_session: { write: (q, records) => inserted(q, ARK_SESSIONS, records) },
   ark_chunk: {

@@ -2,6 +2,7 @@ import type { KaosEvent } from '@memstream/schemas';
 import { databaseNow } from '../database-clock.js';
 import type { Queryable } from '../store.js';
 import { visibleTo } from './conversation-access.js';
+import { claimKaosSessionName, kaosSessionConversation, releaseKaosSessionNames } from './kaos-session-names.js';
 import { cancelPendingTransfers } from './memory-service-memberships.js';
 
 /** A KAOS session as stored; times are already in KAOS's text form (see ISO). */
@@ -64,22 +65,41 @@ export async function lockKaosAgent(tx: Queryable, agent: string): Promise<void>
   await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('kaos:' || $1, 0))`, [agent]);
 }
 
-/** The session, locked for the transaction when `forUpdate` (an append or a deletion). */
+/**
+ * The session an agent names by `sessionId`, locked for the transaction when `forUpdate` (an
+ * append or a deletion). Its conversation comes from the names table (one shard, by agent), then
+ * the session from its own group's shard: an append locks nothing of the names. A session
+ * deleted or started over between the two reads is looked up again by its new name row; the
+ * same conversation found twice is one the viewer may not see.
+ */
 export async function findKaosSession(
   q: Queryable,
   agent: string,
   sessionId: string,
   options: { viewer?: KaosViewer; forUpdate?: boolean } = {},
 ): Promise<KaosSessionRow | undefined> {
-  const params: unknown[] = [];
-  const where = scope(params, agent, options.viewer ?? {});
-  const { rows } = await q.query<KaosSessionRow>(
-    `SELECT ${SESSION} FROM kaos_sessions s WHERE ${where} AND s.session_id = $${params.push(sessionId)}${options.forUpdate ? ' FOR UPDATE OF s' : ''}`,
-    params,
-  );
-  return rows[0];
+  let tried: string | undefined;
+  for (;;) {
+    const conversationId = await kaosSessionConversation(q, agent, sessionId);
+    if (conversationId === undefined || conversationId === tried) return undefined;
+    const params: unknown[] = [conversationId, agent, sessionId];
+    const viewer = options.viewer?.userId;
+    const visible = viewer === undefined ? '' : ` AND ${visibleTo('s.conversation_id', params, viewer)}`;
+    const { rows } = await q.query<KaosSessionRow>(
+      `SELECT ${SESSION} FROM kaos_sessions s
+       WHERE s.conversation_id = $1 AND s.agent = $2 AND s.session_id = $3${visible}${options.forUpdate ? ' FOR UPDATE OF s' : ''}`,
+      params,
+    );
+    if (rows[0]) return rows[0];
+    tried = conversationId;
+  }
 }
 
+/**
+ * Makes a session, unless its name is held: the name row goes first, so of two creates of one
+ * name at once the second waits for the first and then stores nothing (false). The agent's lock
+ * already makes the converter's creates take turns; the key is what holds for every writer.
+ */
 export async function insertKaosSession(
   tx: Queryable,
   s: {
@@ -90,7 +110,8 @@ export async function insertKaosSession(
     userId: string;
     ord?: string | undefined;
   },
-): Promise<void> {
+): Promise<boolean> {
+  if (!(await claimKaosSessionName(tx, s.agent, s.sessionId, s.conversationId))) return false;
   await tx.query(`INSERT INTO conversations (id, source_api, metadata, group_key) VALUES ($1, 'kaos', $2::jsonb, $1)`, [
     s.conversationId,
     JSON.stringify({ kaos: { agent: s.agent, session_id: s.sessionId, app_name: s.appName } }),
@@ -101,6 +122,7 @@ export async function insertKaosSession(
      VALUES ($1, $2, $3, $4, $5, COALESCE($6::int8, nextval(pg_get_serial_sequence('kaos_sessions', 'ord'))))`,
     [s.agent, s.sessionId, s.conversationId, s.appName, s.userId, s.ord ?? null],
   );
+  return true;
 }
 
 /**
@@ -109,19 +131,22 @@ export async function insertKaosSession(
  */
 export async function deleteKaosSessions(tx: Queryable, conversationIds: readonly string[]): Promise<number> {
   if (conversationIds.length === 0) return 0;
-  const { rowCount } = await tx.query(`DELETE FROM kaos_sessions WHERE conversation_id = ANY($1::text[])`, [
-    [...conversationIds],
-  ]);
+  const { rows: gone } = await tx.query<{ agent: string; conversation_id: string }>(
+    `DELETE FROM kaos_sessions WHERE conversation_id = ANY($1::text[]) RETURNING agent, conversation_id`,
+    [[...conversationIds]],
+  );
+  await releaseKaosSessionNames(tx, gone);
   // the database's clock: messages stored after the deletion are told apart by it (see deleteConversationGroup)
   const now = await databaseNow(tx);
+  // a KAOS conversation is its own group: naming it as the group keeps the update on its shard
   await tx.query(
     `UPDATE conversations SET deleted_at = $2::timestamptz, updated_at = $2::timestamptz
-     WHERE id = ANY($1::text[]) AND deleted_at IS NULL`,
+     WHERE group_key = ANY($1::text[]) AND id = ANY($1::text[]) AND deleted_at IS NULL`,
     [[...conversationIds], now],
   );
   // A session is its own group: an ownership offer made on it through the memory-service ends with it.
   await cancelPendingTransfers(tx, conversationIds, undefined, now);
-  return rowCount ?? 0;
+  return gone.length;
 }
 
 /**
@@ -288,7 +313,12 @@ export async function latestKaosEvents(
 ): Promise<KaosEventRow[] | { tooLarge: number }> {
   const params: unknown[] = [];
   let where = scope(params, agent, viewer);
-  if (sessionId !== undefined) where += ` AND s.session_id = $${params.push(sessionId)}`;
+  if (sessionId !== undefined) {
+    // one session: found by its name, then read on its own group's shard alone
+    const conversationId = await kaosSessionConversation(q, agent, sessionId);
+    if (conversationId === undefined) return [];
+    where += ` AND s.conversation_id = $${params.push(conversationId)}`;
+  }
   const from = `FROM kaos_sessions s JOIN kaos_events e ON e.conversation_id = s.conversation_id WHERE ${where}`;
   if (slice.maxBytes !== undefined) {
     // The slice's size first, from the stored lengths: an agent's events across its sessions may

@@ -54,7 +54,7 @@ export async function applyKaos(tx: Queryable, event: KaosInput, replay = false)
       if (existing) await deleteKaosSessions(tx, [existing.conversation_id]);
       // One conversation per incarnation of the session: a deleted one stays deleted.
       const conversationId = `kaos_${event.id}`;
-      await insertKaosSession(tx, {
+      const made = await insertKaosSession(tx, {
         agent: d.agent,
         sessionId: d.session_id,
         conversationId,
@@ -62,6 +62,8 @@ export async function applyKaos(tx: Queryable, event: KaosInput, replay = false)
         userId: d.user_id,
         ord: existing?.ord,
       });
+      // a writer outside the agent's lock (an import) took the name in between
+      if (!made) return refuse({ code: 'CONFLICT', message: `Session id in use: ${d.session_id}` });
       if (d.owner_user_id) await claimConversation(tx, conversationId, d.owner_user_id);
       return done({ session_id: d.session_id, created: true });
     }

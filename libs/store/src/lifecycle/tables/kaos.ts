@@ -30,6 +30,22 @@ export const kaosSessions: LifecycleParticipant = {
 };
 
 /**
+ * Which conversation an agent's session id names (migration 0040): one row per live session, made
+ * and deleted with it by the KAOS writers. A purge takes it with its session; it holds nothing a
+ * session's row does not.
+ */
+export const kaosSessionNames: LifecycleParticipant = {
+  table: 'kaos_session_names',
+  within: { conversation: 'conversation_id' },
+  // uncounted: the session's row, purged with it, is what the counts name
+  purge: { by: 'conversations', column: 'conversation_id', stage: 'leaves' },
+  notExported:
+    "a copy of its session's agent, session id and conversation: the session's export holds them, and importing the session makes the row again",
+  notRetained: 'kept while its session is, which goes with its group',
+  notEvicted: EVICTED_WITH_GROUP,
+};
+
+/**
  * A KAOS session's events. The person's turn is an event and a message at once (the message's id
  * its event id): in a session not theirs, those events are theirs with the messages, and the
  * session is exported with them, as their import needs it.
