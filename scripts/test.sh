@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole suite: type check, the arrow lint, then every test against a real Kafka, PostgreSQL
 # with pgvector and Redis, which this script starts (or takes from KAFKA_BROKERS, DATABASE_URL
-# and REDIS_URL when they are set). MEMSTREAM_SKIP_FAULTS=1 leaves out the fault suite
+# and REDIS_URL when they are set); then the store's tests and the family contracts once more in
+# the partitioned layout (scripts/tests/partitioned.sh). MEMSTREAM_SKIP_FAULTS=1 leaves out the fault suite
 # (test/faults: minutes of fixed load windows) locally; CI does not set it. Tests that need no
 # infrastructure alone: `npm run test:unit`.
 set -euo pipefail
@@ -25,4 +26,7 @@ if [ "$#" -gt 0 ]; then files=("$@"); else
     mapfile -t files < <(printf '%s\n' "${files[@]}" | grep -v '^test/faults/')
   fi
 fi
-exec node --import tsx --test --test-concurrency=2 --test-reporter=spec "${files[@]}"
+node --import tsx --test --test-concurrency=2 --test-reporter=spec "${files[@]}"
+# The store's tests and every family's e2e contracts again, with the tables hash-partitioned by
+# their shard column (STORE_LAYOUT=partitioned, docs/store.md), unless files were named.
+if [ "$#" -eq 0 ]; then bash scripts/tests/partitioned.sh; fi
