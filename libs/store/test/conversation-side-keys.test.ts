@@ -5,25 +5,20 @@ import {
   appendMessage,
   appendStreamChunks,
   beginImportScope,
-  claimEpisodes,
-  claimSummary,
-  completeEpisode,
-  completeSummary,
   finishImportScope,
   importRecords,
   insertConversation,
-  insertEpisodes,
   insertKaosSession,
   migrate,
   type NewMessage,
   type Queryable,
-  startSummary,
   type Store,
 } from '@memstream/store';
 import { migratedPglite, migratedPgliteWithout } from '../../../test/helpers/migrated-pglite.js';
 import { rowsWithout, writerKeysAhead } from './catalog.js';
 import { type Explained, nodesOf } from './explain.js';
 import { chatMessage, log } from './search-fixtures.js';
+import { extract } from './extract-fixture.js';
 
 /** The tables 0038 keys by their group, each ordered by its old key. */
 const TABLES = {
@@ -58,27 +53,6 @@ async function keysOf(q: Queryable): Promise<Record<string, string>> {
     [Object.keys(TABLES)],
   );
   return Object.fromEntries(rows.map((r) => [r.name, r.def]));
-}
-
-const AT = new Date(Date.UTC(2025, 0, 15, 10));
-
-/** An episode of message `seq`, its memories for two people, and a summary up to it, by the writers. */
-async function extract(store: Store, conversation: string, seq: number, messageId: string): Promise<void> {
-  const span = {
-    startSeq: seq,
-    endSeq: seq,
-    messageIds: [messageId],
-    startTime: AT,
-    endTime: AT,
-    reason: 'flush' as const,
-  };
-  const [episode] = await insertEpisodes(store, conversation, [span]);
-  const [claimed] = await claimEpisodes(store, { ids: [episode!.id], limit: 1, leaseMs: 60_000 });
-  const memories = ['u1', 'u2'].map((userId) => ({ userId, title: '', content: `${conversation} ${seq} ${userId}` }));
-  await store.transaction((tx) => completeEpisode(tx, claimed!, memories, { extractor: 'test', participants: ['u1'] }));
-  const summary = await claimSummary(store, { conversationId: conversation, startSequence: 0, endSequence: seq });
-  assert.ok(summary && (await startSummary(store, summary.memory_id)) !== 'superseded');
-  assert.ok(await completeSummary(store, summary.memory_id, `summary of ${conversation} to ${seq}`, 1));
 }
 
 const said = (conversation: string, id: string, more: Partial<NewMessage> = {}): NewMessage => ({

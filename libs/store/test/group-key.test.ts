@@ -4,23 +4,17 @@ import type { ExportDataRecord } from '@memstream/schemas';
 import {
   appendMessage,
   beginImportScope,
-  claimEpisodes,
-  claimSummary,
-  completeEpisode,
-  completeSummary,
   finishImportScope,
   importRecords,
   insertConversation,
-  insertEpisodes,
   loadMigrations,
   migrate,
   type Queryable,
-  startSummary,
-  type Store,
 } from '@memstream/store';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 import { rowsWithout, writerKeysAhead } from './catalog.js';
 import { chatMessage, log } from './search-fixtures.js';
+import { extract } from './extract-fixture.js';
 
 const groupKeys = async (q: Queryable, table: 'conversations' | 'messages') => {
   const key = table === 'conversations' ? 'id' : "conversation_id || '/' || message_id";
@@ -93,31 +87,6 @@ async function extractedGroups(q: Queryable): Promise<Record<string, Record<stri
     out[table] = Object.fromEntries(rows.map((r) => [r.c, r.g]));
   }
   return out;
-}
-
-const AT = new Date(Date.UTC(2025, 0, 15, 10));
-
-/** An episode of the conversation's message `seq`, extracted for two people, and a summary up to it, by the writers. */
-async function extract(store: Store, conversation: string, seq: number, messageId: string): Promise<void> {
-  const span = {
-    startSeq: seq,
-    endSeq: seq,
-    messageIds: [messageId],
-    startTime: AT,
-    endTime: AT,
-    reason: 'flush' as const,
-  };
-  const [episode] = await insertEpisodes(store, conversation, [span]);
-  const [claimed] = await claimEpisodes(store, { ids: [episode!.id], limit: 1, leaseMs: 60_000 });
-  const memories = ['u1', 'u2'].map((userId) => ({
-    userId,
-    title: '',
-    content: `${conversation} ${seq} for ${userId}`,
-  }));
-  await store.transaction((tx) => completeEpisode(tx, claimed!, memories, { extractor: 'test', participants: ['u1'] }));
-  const summary = await claimSummary(store, { conversationId: conversation, startSequence: 0, endSequence: seq });
-  assert.ok(summary && (await startSummary(store, summary.memory_id)) !== 'superseded');
-  assert.ok(await completeSummary(store, summary.memory_id, `summary of ${conversation}`, 1));
 }
 
 test('migration 0036 gives every stored episode, episodic memory and summary its group, and writers keep it', async () => {

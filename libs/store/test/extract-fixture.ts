@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import {
+  claimEpisodes,
+  claimSummary,
+  completeEpisode,
+  completeSummary,
+  insertEpisodes,
+  startSummary,
+  type Store,
+} from '@memstream/store';
+
+const AT = new Date(Date.UTC(2025, 0, 15, 10));
+
+/**
+ * What the extractor and summarizer store for a conversation's message `seq`, by their own
+ * writers: an episode of it, its memories for two people, and a summary up to it (built on the
+ * conversation's previous one). The migration tests fill a database with it.
+ */
+export async function extract(store: Store, conversation: string, seq: number, messageId: string): Promise<void> {
+  const span = {
+    startSeq: seq,
+    endSeq: seq,
+    messageIds: [messageId],
+    startTime: AT,
+    endTime: AT,
+    reason: 'flush' as const,
+  };
+  const [episode] = await insertEpisodes(store, conversation, [span]);
+  const [claimed] = await claimEpisodes(store, { ids: [episode!.id], limit: 1, leaseMs: 60_000 });
+  const memories = ['u1', 'u2'].map((userId) => ({ userId, title: '', content: `${conversation} ${seq} ${userId}` }));
+  await store.transaction((tx) => completeEpisode(tx, claimed!, memories, { extractor: 'test', participants: ['u1'] }));
+  const summary = await claimSummary(store, { conversationId: conversation, startSequence: 0, endSequence: seq });
+  assert.ok(summary && (await startSummary(store, summary.memory_id)) !== 'superseded');
+  assert.ok(await completeSummary(store, summary.memory_id, `summary of ${conversation} to ${seq}`, 1));
+}
