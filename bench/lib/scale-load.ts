@@ -147,7 +147,7 @@ async function loadChunk(
       `INSERT INTO conversations AS cv (id, group_key, source_api, next_seq, created_at, updated_at)
      SELECT 'scale-g' || (i / $3), 'scale-g' || (i / $3), 'evermemos', count(*), now(), now()
        FROM generate_series($1::bigint, $2::bigint) i GROUP BY i / $3 ORDER BY 1
-     ON CONFLICT (id) DO UPDATE SET next_seq = cv.next_seq + EXCLUDED.next_seq, updated_at = now()`,
+     ON CONFLICT (id, group_key) DO UPDATE SET next_seq = cv.next_seq + EXCLUDED.next_seq, updated_at = now()`,
       params,
     ),
   );
