@@ -149,54 +149,77 @@ function memoryKeywordRowsSql(vectors: boolean): string {
 
 /**
  * Indexes episodic memories, the keyword row and the vector row of each in one statement; a memory
- * superseded or deleted meanwhile is skipped.
+ * superseded or deleted meanwhile is skipped. In its own transaction, or in the caller's.
  */
 export async function indexMemories(
-  q: Queryable,
+  store: Queryable | Pick<Store, 'transaction'>,
   model: string,
   items: readonly MemoryToIndex[],
   at = new Date(),
 ): Promise<number> {
   if (items.length === 0) return 0;
-  const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
-    `WITH ${memoryKeywordRowsSql(true)},
-     written AS (
-       INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
-       SELECT s.group_key, 'episodic_memory', s.id, s.conversation_id, s.user_id, s.occurred_at, s.vec::vector, $4
-       FROM source s JOIN items i ON i.group_key = s.group_key AND i.item_id = s.id
-       ON CONFLICT (group_key, kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding,
-         embedding_model = EXCLUDED.embedding_model, indexed_at = $5::timestamptz
-       RETURNING 1
-     )
-     SELECT (SELECT count(*) FROM written)::int AS n, ${zeroedOf('memory_delta')} AS zeroed`,
-    [items.map((i) => i.memoryId), items.map((i) => i.text), items.map((i) => vectorLiteral(i.embedding)), model, at],
-  );
-  await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
-  return rows[0]?.n ?? 0;
+  return inTransaction(store, async (q) => {
+    await lockMemories(q, items);
+    const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
+      `WITH ${memoryKeywordRowsSql(true)},
+       written AS (
+         INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
+         SELECT s.group_key, 'episodic_memory', s.id, s.conversation_id, s.user_id, s.occurred_at, s.vec::vector, $4
+         FROM source s JOIN items i ON i.group_key = s.group_key AND i.item_id = s.id
+         ON CONFLICT (group_key, kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding,
+           embedding_model = EXCLUDED.embedding_model, indexed_at = $5::timestamptz
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM written)::int AS n, ${zeroedOf('memory_delta')} AS zeroed`,
+      [items.map((i) => i.memoryId), items.map((i) => i.text), items.map((i) => vectorLiteral(i.embedding)), model, at],
+    );
+    await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
+    return rows[0]?.n ?? 0;
+  });
 }
 
 /**
  * The keyword rows of memories whose vectors could not be made, and their places on the queue
  * (search_unembedded): they are found by their words at once, and the sweep tries their vectors
- * again with a backoff. Returns how many were queued.
+ * again with a backoff. Returns how many were queued. In its own transaction, or in the caller's.
  */
 export async function queueMemoriesToEmbed(
-  q: Queryable,
+  store: Queryable | Pick<Store, 'transaction'>,
   items: ReadonlyArray<Omit<MemoryToIndex, 'embedding'>>,
 ): Promise<number> {
   if (items.length === 0) return 0;
-  const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
-    `WITH ${memoryKeywordRowsSql(false)},
-     queued AS (
-       INSERT INTO search_unembedded (group_key, kind, item_id) SELECT group_key, 'episodic_memory', item_id FROM items
-       ON CONFLICT (group_key, kind, item_id) DO NOTHING
-       RETURNING 1
-     )
-     SELECT (SELECT count(*) FROM queued)::int AS n, ${zeroedOf('memory_delta')} AS zeroed`,
-    [items.map((i) => i.memoryId), items.map((i) => i.text)],
-  );
-  await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
-  return rows[0]?.n ?? 0;
+  return inTransaction(store, async (q) => {
+    await lockMemories(q, items);
+    const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
+      `WITH ${memoryKeywordRowsSql(false)},
+       queued AS (
+         INSERT INTO search_unembedded (group_key, kind, item_id) SELECT group_key, 'episodic_memory', item_id FROM items
+         ON CONFLICT (group_key, kind, item_id) DO NOTHING
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM queued)::int AS n, ${zeroedOf('memory_delta')} AS zeroed`,
+      [items.map((i) => i.memoryId), items.map((i) => i.text)],
+    );
+    await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
+    return rows[0]?.n ?? 0;
+  });
+}
+
+/**
+ * Two writers of one memory's keyword row (the event's indexing and the sweep's, a redelivery)
+ * each count the change from the row they read before writing. Read in one statement, both would
+ * read the row as it was before either (the snapshot is the statement's), and both would count
+ * the same words in. So the memories are locked first, in id order, and the statement that reads
+ * the prior row and writes the new one runs after the lock, in a snapshot that sees the other
+ * writer's committed row.
+ */
+const inTransaction = <T>(q: Queryable | Pick<Store, 'transaction'>, work: (tx: Queryable) => Promise<T>) =>
+  'transaction' in q ? q.transaction(work) : work(q);
+
+async function lockMemories(q: Queryable, items: ReadonlyArray<{ readonly memoryId: string }>): Promise<void> {
+  await q.query('SELECT 1 FROM episodic_memories WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [
+    [...new Set(items.map((i) => i.memoryId))],
+  ]);
 }
 
 /** A search row the sweep embeds: a message's by its key (with its context), a memory's by its content. */
