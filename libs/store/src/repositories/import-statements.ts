@@ -241,8 +241,9 @@ export const SUMMARIES = insertSql(
 
 /**
  * A session with its name (kaos_session_names), stored only where the name was free or already
- * its own: a name another session holds was refused before (refuseTakenKaosNames), and of two
- * records naming one session in a batch only the first conversation is stored.
+ * its own: a name another session holds was refused before (refuseTakenIds, as a "KAOS
+ * session"), and of two records naming one session in a batch only the first conversation is
+ * stored.
  */
 export const KAOS_SESSIONS = insertSql(
   'kaos_sessions',
