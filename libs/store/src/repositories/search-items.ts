@@ -217,9 +217,18 @@ const inTransaction = <T>(q: Queryable | Pick<Store, 'transaction'>, work: (tx: 
   'transaction' in q ? q.transaction(work) : work(q);
 
 async function lockMemories(q: Queryable, items: ReadonlyArray<{ readonly memoryId: string }>): Promise<void> {
-  await q.query('SELECT 1 FROM episodic_memories WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [
-    [...new Set(items.map((i) => i.memoryId))],
-  ]);
+  const ids = [...new Set(items.map((i) => i.memoryId))];
+  // the lock names the memories' groups, their shard column, so it stays on their shards
+  const { rows } = await q.query<{ group_key: string }>(
+    'SELECT DISTINCT group_key FROM episodic_memories WHERE id = ANY($1::text[])',
+    [ids],
+  );
+  if (rows.length === 0) return;
+  await q.query(
+    `SELECT 1 FROM episodic_memories WHERE group_key = ANY($1::text[]) AND id = ANY($2::text[])
+      ORDER BY id FOR NO KEY UPDATE`,
+    [rows.map((r) => r.group_key), ids],
+  );
 }
 
 /** A search row the sweep embeds: a message's by its key (with its context), a memory's by its content. */
