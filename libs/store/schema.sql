@@ -279,7 +279,8 @@ CREATE TABLE kaos_sessions (
   next_event bigint DEFAULT 0 NOT NULL,
   created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
   updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-  CONSTRAINT kaos_sessions_conversation_id_fkey FOREIGN KEY (conversation_id, conversation_id) REFERENCES conversations(group_key, id),
+  conversation_key text GENERATED ALWAYS AS (conversation_id) STORED,
+  CONSTRAINT kaos_sessions_conversation_id_fkey FOREIGN KEY (conversation_id, conversation_key) REFERENCES conversations(group_key, id),
   CONSTRAINT kaos_sessions_pkey PRIMARY KEY (conversation_id)
 );
 

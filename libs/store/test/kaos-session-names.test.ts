@@ -98,8 +98,9 @@ test('migration 0040 keeps every KAOS session and event, names each live session
         'FOREIGN KEY (conversation_id) REFERENCES kaos_sessions(conversation_id) ON DELETE CASCADE',
       kaos_events_pkey: 'PRIMARY KEY (conversation_id, seq)',
       kaos_session_names_pkey: 'PRIMARY KEY (agent, session_id)',
+      // 0042's form (it ran before 0040 here, as on a database that had it first)
       kaos_sessions_conversation_id_fkey:
-        'FOREIGN KEY (conversation_id, conversation_id) REFERENCES conversations(group_key, id)',
+        'FOREIGN KEY (conversation_id, conversation_key) REFERENCES conversations(group_key, id)',
       kaos_sessions_pkey: 'PRIMARY KEY (conversation_id)',
     });
 

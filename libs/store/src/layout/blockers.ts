@@ -25,6 +25,9 @@ export function blockersOf(
     const i = fk.columns.indexOf(shardColumn);
     const colocated = target?.kind === 'distributed' && i >= 0 && fk.targetColumns[i] === target.shardColumn;
     if (!colocated) out.push(`foreign key ${fk.name} leaves the shard`);
+    // Citus matches the shard columns of the two sides by position, and refuses a key whose
+    // columns repeat one (PostgreSQL takes it)
+    else if (new Set(fk.columns).size < fk.columns.length) out.push(`foreign key ${fk.name} names a column twice`);
   }
   for (const trigger of table.triggers) out.push(`trigger ${trigger}`);
   return out;
