@@ -161,7 +161,7 @@ export class PortTaken extends Error {}
  * if the process exits first (with PortTaken when it could not bind), and after `timeoutMs`.
  */
 export async function untilHealthy(
-  proc: LaunchedProcess,
+  proc: Pick<LaunchedProcess, 'pid' | 'exited' | 'tail'>,
   base: string,
   { name, since = performance.now(), timeoutMs = 120_000 }: { name: string; since?: number; timeoutMs?: number },
 ): Promise<number> {
@@ -181,6 +181,38 @@ export async function untilHealthy(
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${name} was not healthy after ${timeoutMs} ms:\n${proc.tail()}`);
+}
+
+/**
+ * Starts an entry point (as startProcess) on a free port of its own and resolves once it answers
+ * /health from that port: a port another server took first (freePort only finds a port free now,
+ * and test files run side by side) is never mistaken for it, and an exit on EADDRINUSE starts it
+ * again on another port, up to three times.
+ */
+export async function startServing(
+  t: TestContext,
+  entry: string,
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<{ base: string; proc: RunningProcess }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const proc = startProcess(t, entry, { ...env, PORT: String(port) });
+    const base = `http://127.0.0.1:${port}`;
+    const watched = {
+      pid: proc.child.pid!,
+      // 'close' comes after the last output, so an EADDRINUSE it printed is in the tail
+      exited: new Promise<number | null>((res) => proc.child.once('close', (code) => res(code))),
+      tail: () => [...proc.lines.slice(-20).map((l) => JSON.stringify(l)), proc.stderr().slice(-4000)].join('\n'),
+    };
+    try {
+      await untilHealthy(watched, base, { name: entry, timeoutMs });
+      return { base, proc };
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt === 3) throw err;
+      await proc.crash();
+    }
+  }
 }
 
 export async function freePort(): Promise<number> {

@@ -1,8 +1,7 @@
 import { test, type TestContext } from 'node:test';
-import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { uniqueName, waitFor } from '../helpers/infra.js';
-import { distributedEnv, startApi } from '../helpers/distributed.js';
-import { freePort, startProcess } from '../../harness/processes.js';
+import { embeddedMemstream } from '../helpers/embedded.js';
+import { uniqueName } from '../helpers/infra.js';
+import { distributedEnv, startApi, startServices } from '../helpers/distributed.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import {
   checkKaosAccess,
@@ -49,18 +48,12 @@ test('distributed mode: two API replicas and two converters over Kafka share one
     EMBEDDING_PROVIDER: 'hash',
     INDEXER_GROUP_ID: uniqueName('indexer'),
   });
-  const ports = await Promise.all([freePort(), freePort(), freePort()]);
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  const bases = ports.map((p) => `http://127.0.0.1:${p}`);
-  // two replicas of the API (a gateway and a read API behind an edge): the writes of one are read on the other
-  const [one, two] = (await startApi(t, shared, 2)) as [string, string];
-  await waitFor(
-    'converters and indexer healthy',
-    async () => (await Promise.all(bases.map(healthy))).every(Boolean),
-    60_000,
-  );
+  // two converters and an indexer, and two replicas of the API (a gateway and a read API behind
+  // an edge): the writes of one are read on the other
+  const [, [one, two]] = (await Promise.all([
+    startServices(t, shared, ['converter', 'converter', 'indexer']),
+    startApi(t, shared, 2),
+  ])) as [unknown, [string, string]];
   await checkKaosSemantics(one, agentKey, 'semantics');
   await checkKaosEviction([one, two], agentKey, 'eviction');
   await checkKaosBadInput(two, agentKey, 'bad-input');

@@ -1,8 +1,7 @@
 import type { TestContext } from 'node:test';
 import { startEdge } from '../../harness/edge.js';
-import { freePort, startProcess } from '../../harness/processes.js';
-import { healthy } from './embedded.js';
-import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from './infra.js';
+import { startServing } from '../../harness/processes.js';
+import { freshDatabase, infra, kafkaTopicPrefix, uniqueName } from './infra.js';
 import { mainOf } from '../../scripts/processes.js';
 
 /**
@@ -53,15 +52,10 @@ export async function startServices(
   services: string[],
   own: readonly Record<string, string>[] = [],
 ): Promise<string[]> {
-  const ports = await Promise.all(services.map(() => freePort()));
-  services.forEach((service, i) => startProcess(t, mainOf(service), { ...env, ...own[i], PORT: String(ports[i]) }));
-  const bases = ports.map((p) => `http://127.0.0.1:${p}`);
-  await waitFor(
-    `${services.join(', ')} healthy`,
-    async () => (await Promise.all(bases.map(healthy))).every(Boolean),
-    90_000,
+  const started = await Promise.all(
+    services.map((service, i) => startServing(t, mainOf(service), { ...env, ...own[i] })),
   );
-  return bases;
+  return started.map((s) => s.base);
 }
 
 /**
