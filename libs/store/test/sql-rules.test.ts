@@ -29,7 +29,6 @@ const ALLOWED: Readonly<Record<string, Partial<Record<Rule, number>>>> = {
   'libs/store/src/repositories/import-scope.ts': { 'unnest-lateral-or-correlated': 1 },
   'libs/store/src/repositories/job-row-leases.ts': { 'lock-without-shard-key': 2 },
   'libs/store/src/repositories/kaos.ts': { 'lock-without-shard-key': 2 },
-  'libs/store/src/repositories/messages.ts': { 'unnest-lateral-or-correlated': 1 },
   'libs/store/src/repositories/purge-conversations.ts': {
     'unnest-lateral-or-correlated': 1,
   },

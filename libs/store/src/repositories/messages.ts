@@ -224,17 +224,20 @@ WITH input AS (
                        $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $14::text[])
     WITH ORDINALITY AS t(c, mid, sid, sname, role, content, created, refs, meta, src, rid, body, g, ord)
 ),
+stored AS (  -- the batch's messages stored before it, and their numbers
+  -- A join on the whole key, not a LATERAL probe, which Citus refuses beside unnest(). The list of
+  -- the batch's groups lets the planner (and Citus) prune to their partitions (shards) before it
+  -- runs: the rows of a join alone name no partition until they are read. On a large table the
+  -- planner probes the index once per message (append-plan.test.ts).
+  SELECT DISTINCT m.conversation_id AS c, m.message_id AS mid, m.seq
+  FROM input i JOIN messages m ON m.conversation_id = i.c AND m.message_id = i.mid AND m.group_key = i.g
+  WHERE m.group_key = ANY ($14::text[])
+),
 fresh AS (   -- the first copy of each message that is not stored yet
-  -- One index probe per message, through LATERAL ... LIMIT 1: as NOT EXISTS, the planner chose a
-  -- merge anti-join that read the whole (conversation, message) index for every batch, a cost
-  -- that grew with the table (13 ms of a 1,500-message batch at 20,000 stored messages).
-  SELECT DISTINCT ON (c, mid) i.* FROM input i
-  LEFT JOIN LATERAL (
-    SELECT true AS stored FROM messages m
-    WHERE m.conversation_id = i.c AND m.message_id = i.mid AND m.group_key = i.g LIMIT 1
-  ) s ON true
-  WHERE s.stored IS NULL
-  ORDER BY c, mid, ord
+  SELECT DISTINCT ON (i.c, i.mid) i.* FROM input i
+  LEFT JOIN stored s ON s.c = i.c AND s.mid = i.mid
+  WHERE s.c IS NULL
+  ORDER BY i.c, i.mid, i.ord
 ),
 counts AS (  -- a join, not a count per conversation over all of fresh: that was 40 ms for 1,500 messages
   SELECT i.c, i.src, i.g, COALESCE(f.n, 0) AS n
@@ -267,16 +270,15 @@ ${insertSearchRowsSql(
 )},
 outcomes AS (
   INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, duplicate, result, group_key)
-  -- A stored duplicate's number is looked up by its key, and only for duplicates (COALESCE stops at
-  -- the first value): joined, the planner hashed the whole messages table for every batch.
+  -- a duplicate's number: the copy stored earlier in this batch, or before it
   SELECT i.rid, 'message', 'stored', i.c, i.mid, n.ord IS NULL,
-         jsonb_build_object('sequence', COALESCE(n.seq, first.seq,
-           (SELECT m.seq FROM messages m WHERE m.conversation_id = i.c AND m.message_id = i.mid AND m.group_key = i.g))),
+         jsonb_build_object('sequence', COALESCE(n.seq, first.seq, s.seq)),
          b.group_key
   FROM input i
   JOIN bumped b ON b.id = i.c  -- every conversation of the batch is there
   LEFT JOIN numbered n ON n.ord = i.ord
   LEFT JOIN numbered first ON first.c = i.c AND first.mid = i.mid
+  LEFT JOIN stored s ON s.c = i.c AND s.mid = i.mid
   WHERE i.rid IS NOT NULL
   ON CONFLICT (group_key, request_id) DO NOTHING
   RETURNING request_id
