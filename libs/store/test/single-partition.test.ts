@@ -9,15 +9,20 @@ import {
   findConversationMeta,
   findKaosSession,
   findRequestOutcome,
+  indexMessages,
   insertKaosSession,
   kaosSessionEvents,
+  keywordSearch,
   listMemberships,
+  listMessages,
+  pendingMessages,
   listStreamChunks,
   PARTITIONS,
   recordRequestOutcomes,
   setMembership,
   type Store,
   streamChunksBefore,
+  vectorSearch,
 } from '@memstream/store';
 import { partitionedPglite } from './partitioned.js';
 import { assertOnePartition, partitionsReached } from './partitions-reached.js';
@@ -72,6 +77,39 @@ test("an append of a group's messages writes one partition of each table it touc
       { message: chatMessage('chat-3', 'm-x', 'more garden words'), requestId: 'r-append' },
       { message: chatMessage('chat-3', 'm-y', 'a tomato') },
     ]),
+  );
+});
+
+test("a group's history, and its messages no episode holds yet, are read on one partition", async () => {
+  await assertOnePartition(store, ['messages'], (q) =>
+    listMessages(q, { conversationId: 'chat-3', groupKey: 'chat-3', limit: 10, offset: 0, order: 'newest-first' }),
+  );
+  await assertOnePartition(store, ['messages', 'episodes'], (q) =>
+    pendingMessages(q, 'chat-3', { groupKey: 'chat-3', limit: 10 }),
+  );
+});
+
+test("a group's search reads one partition of each table it reads, by keyword and by vector", async () => {
+  const filters = { conversationId: 'chat-3', groupKey: 'chat-3', kinds: ['message' as const] };
+  // folded and embedded, so that the search reads the kept counts beside the pending rows, and
+  // joins a vector's hit to its text
+  await foldGroupKeywordCounts(store, 'chat-3', 100);
+  await indexMessages(store, 'm', [
+    { conversationId: 'chat-3', messageId: 'm-3', text: 'tomato', embedding: [1, 0, 0] },
+  ]);
+  await assertOnePartition(
+    store,
+    ['search_items', 'search_keyword_totals', 'search_keyword_frequencies', 'search_keyword_pending'],
+    (q) => keywordSearch(q, 'garden tomato', filters, 5),
+  );
+  await assertOnePartition(store, ['search_vectors', 'search_items'], (q) =>
+    vectorSearch(
+      { query: q.query.bind(q), transaction: (work) => work(q) } as unknown as Store,
+      [1, 0, 0],
+      'm',
+      filters,
+      5,
+    ),
   );
 });
 

@@ -102,12 +102,13 @@ async function parseQuery(
     filters.conversationId === undefined && filters.conversationIds === undefined && filters.visibleTo === undefined;
   const scope = everything
     ? `SELECT COALESCE(sum(items), 0) AS items, COALESCE(sum(lexemes), 0) AS lexemes FROM search_keyword_totals WHERE ${where}`
-    : `SELECT conversation_id, kind, audience, items, lexemes FROM search_keyword_totals WHERE ${where}`;
+    : `SELECT group_key, conversation_id, kind, audience, items, lexemes FROM search_keyword_totals WHERE ${where}`;
   const counted = everything
     ? `SELECT f.lexeme, f.items AS n FROM search_keyword_frequencies f
         WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms)) AND ${where}`
     : `SELECT f.lexeme, f.items AS n FROM search_keyword_frequencies f
-         JOIN scope s ON s.conversation_id = f.conversation_id AND s.kind = f.kind AND s.audience = f.audience
+         JOIN scope s ON s.group_key = f.group_key AND s.conversation_id = f.conversation_id
+                     AND s.kind = f.kind AND s.audience = f.audience
         WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))`;
   const { rows } = await q.query<{
     lexemes: string[] | null;

@@ -332,6 +332,8 @@ export async function lastSequence(q: Queryable, conversationId: string): Promis
 
 export interface ListMessagesQuery {
   readonly conversationId?: string | undefined;
+  /** The conversation's group, when the caller knows it: the read then stays on one shard. */
+  readonly groupKey?: string | undefined;
   /** A person's id: only conversations they may read (see visibleTo). Unset: every conversation. */
   readonly visibleTo?: string | undefined;
   /** Agent-only content the reader may see (see audienceIn). Unset: all of it. */
@@ -355,6 +357,7 @@ export async function listMessages(
     params.push(query.conversationId);
     where.push(`conversation_id = $${params.length}`);
   }
+  if (query.groupKey !== undefined) where.push(`group_key = $${params.push(query.groupKey)}`);
   if (query.senderId !== undefined) {
     params.push(query.senderId);
     where.push(`sender_id = $${params.length}`);
@@ -376,6 +379,8 @@ export async function listMessages(
 }
 
 export interface PendingQuery {
+  /** The conversation's group, when the caller knows it: the read then stays on one shard. */
+  readonly groupKey?: string | undefined;
   /** Agent-only content the reader may see (see audienceIn). Unset: all of it. */
   readonly audiences?: readonly string[] | undefined;
   readonly senderId?: string | undefined;
@@ -394,9 +399,10 @@ export async function pendingMessages(
   query: PendingQuery,
 ): Promise<CanonicalMessage[]> {
   const params: unknown[] = [conversationId, query.limit];
+  const inGroup = query.groupKey === undefined ? '' : ` AND group_key = $${params.push(query.groupKey)}`;
   const where = [
-    `conversation_id = $1`,
-    `seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1)`,
+    `conversation_id = $1${inGroup}`,
+    `seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1${inGroup}), -1)`,
   ];
   if (query.senderId !== undefined) where.push(`sender_id = $${params.push(query.senderId)}`);
   if (query.from !== undefined) where.push(`created_at >= $${params.push(query.from.toISOString())}`);

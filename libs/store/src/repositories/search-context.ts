@@ -41,7 +41,9 @@ export async function turnContext(
   if (itemIds.length === 0) return { turns: [], neighbours: [] };
   if (!options.neighbours) return { turns: await turnsAlone(q, itemIds), neighbours: [] };
   const params: unknown[] = [itemIds.map(Number), [...itemIds]];
-  const where = whereOf({ ...filters, kinds: ['message'] }, params);
+  // the neighbours are joined on their turns' groups: a group named by the filters would be a
+  // second, ambiguous group_key here
+  const where = whereOf({ ...filters, groupKey: undefined, kinds: ['message'] }, params);
   // One statement (a search waits for it): the turns' rows, then their neighbours' search rows.
   const { rows } = await q.query<{
     row_kind: 'turn' | 'neighbour';

@@ -4,6 +4,8 @@ import { audienceIn, visibleTo } from './conversation-access.js';
 
 export interface SearchFilters {
   readonly conversationId?: string | undefined;
+  /** The group of what is searched, when the caller knows it: the search then stays on one shard. */
+  readonly groupKey?: string | undefined;
   /** Any of these conversations (memory-service search's `conversationIds`). */
   readonly conversationIds?: readonly string[] | undefined;
   /** A person's id: only conversations they may read (see visibleTo). Unset: every conversation. */
@@ -50,6 +52,7 @@ export function whereOf(
   };
   add((n) => `kind = ANY($${n}::text[])`, [...f.kinds]);
   if (f.conversationId !== undefined) add((n) => `conversation_id = $${n}`, f.conversationId);
+  if (f.groupKey !== undefined) add((n) => `group_key = $${n}`, f.groupKey);
   if (f.conversationIds !== undefined) add((n) => `conversation_id = ANY($${n}::text[])`, [...f.conversationIds]);
   if (f.userId === null) where.push('user_id IS NULL');
   else if (f.userId !== undefined) add((n) => `user_id = $${n}`, f.userId);

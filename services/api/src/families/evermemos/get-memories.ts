@@ -46,6 +46,8 @@ export function registerGetMemories(app: ZodApp, deps: { store: Store }): void {
           ? { items: [], total: 0 }
           : await listMessages(deps.store, {
               conversationId: scope.conversationId,
+              // an EverMemOS group is a conversation of its own group (docs/store.md)
+              groupKey: scope.conversationId,
               senderId: scope.userId,
               visibleTo,
               audiences: audiencesFor(request),

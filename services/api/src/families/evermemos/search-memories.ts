@@ -69,6 +69,8 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
     const method = input.retrieve_method === 'agentic' ? 'hybrid' : input.retrieve_method;
     const filters = {
       conversationId: scope.conversationId,
+      // an EverMemOS group is a conversation of its own group: one shard (docs/store.md)
+      groupKey: scope.conversationId,
       userId: scope.userId,
       kinds,
       from,
@@ -90,6 +92,7 @@ export function registerSearchMemories(app: ZodApp, deps: { store: Store; embedd
           }),
       showPending && group !== undefined
         ? pendingMessages(deps.store, group, {
+            groupKey: group,
             senderId: scope.userId ?? undefined,
             from,
             to,
