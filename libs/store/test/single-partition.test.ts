@@ -104,7 +104,7 @@ test("a group's search reads one partition of each table it reads, by keyword an
   );
   await assertOnePartition(store, ['search_vectors', 'search_items'], (q) =>
     vectorSearch(
-      { query: q.query.bind(q), transaction: (work) => work(q) } as unknown as Store,
+      { query: q.query.bind(q), transaction: (work: Parameters<Store['transaction']>[0]) => work(q) } as unknown as Store,
       [1, 0, 0],
       'm',
       filters,
