@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, after, test } from 'node:test';
 import {
+  appendByShardGroup,
   appendKaosEvents,
   appendMessages,
   foldGroupKeywordCounts,
@@ -20,6 +21,7 @@ import {
   PARTITIONS,
   recordRequestOutcomes,
   setMembership,
+  shardGroupsOf,
   type Store,
   streamChunksBefore,
   vectorSearch,
@@ -104,12 +106,44 @@ test("a group's search reads one partition of each table it reads, by keyword an
   );
   await assertOnePartition(store, ['search_vectors', 'search_items'], (q) =>
     vectorSearch(
-      { query: q.query.bind(q), transaction: (work: Parameters<Store['transaction']>[0]) => work(q) } as unknown as Store,
+      {
+        query: q.query.bind(q),
+        transaction: (work: Parameters<Store['transaction']>[0]) => work(q),
+      } as unknown as Store,
       [1, 0, 0],
       'm',
       filters,
       5,
     ),
+  );
+});
+
+test('a flush of several groups is stored in one statement per shard group, each on one partition', async () => {
+  const shardGroups = shardGroupsOf({ STORE_LAYOUT: 'partitioned' })!;
+  // interleaved, as a Kafka partition delivers them, with a retry of the first among them
+  const items = [...Array(12).keys()].map((i) => ({
+    requestId: `flush-r${i}`,
+    message: chatMessage(`flush-${i % 6}`, `fm-${i}`, `flushed ${i}`),
+  }));
+  items.push({ requestId: 'flush-retry', message: items[0]!.message });
+  const shards = await shardGroups(
+    store,
+    [...Array(6).keys()].map((i) => `flush-${i}`),
+  );
+  assert.ok(new Set(shards.values()).size > 1, 'the six groups fall in several partitions');
+
+  const reach = await partitionsReached(store, (q) => appendByShardGroup(q, items, shardGroups));
+  const appends = reach.filter((s) => s.partitions['messages'] !== undefined);
+  assert.equal(appends.length, new Set(shards.values()).size, 'one statement per shard group');
+  for (const s of appends)
+    for (const table of ['messages', 'conversations'])
+      assert.equal(s.partitions[table]?.length, 1, `${table}: ${s.partitions[table]?.join(', ')}`);
+
+  // answered in the order given, each group numbered in its own order, the retry a duplicate
+  const results = await appendByShardGroup(store, items, shardGroups);
+  assert.deepEqual(
+    results.map((r) => [r.message.message_id, r.message.seq, r.duplicate]),
+    items.map((item, i) => [item.message.message_id, i === 12 ? 0 : Math.floor(i / 6), i === 12]),
   );
 });
 

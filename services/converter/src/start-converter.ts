@@ -10,7 +10,7 @@ import type { ConverterConfig } from './config.js';
 import type { Fanout } from '@memstream/fanout';
 import type { Logger } from '@memstream/logging';
 import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
-import { foldKeywordCounts, type Store } from '@memstream/store';
+import { foldKeywordCounts, shardGroupsOf, type ShardGroupsOf, type Store } from '@memstream/store';
 import { type CONSUMERS, consumerGroup, inputRecordMaxBytes, TOPICS } from '@memstream/schemas';
 import { MetaCache } from './meta-cache.js';
 import { handleArkBatch } from './handlers/ark-messages.js';
@@ -41,6 +41,8 @@ export interface ConverterOptions {
    * than it less INPUT_HEADROOM_BYTES are refused before anything of them is stored.
    */
   readonly brokerMaxBytes?: number;
+  /** The store's layout's shard groups (shardGroupsOf): flushes of several groups are split by them. */
+  readonly shardGroups?: ShardGroupsOf | undefined;
 }
 
 /** Subscribes the converter's handlers; the caller stops the returned subscriptions on shutdown. */
@@ -51,6 +53,7 @@ export async function startConverter(options: ConverterOptions): Promise<Subscri
     fanout: options.fanout,
     metas: new MetaCache(options.metaCacheMs),
     rules: options.rules,
+    shardGroups: options.shardGroups,
   };
   const maxRecordBytes = inputRecordMaxBytes(options.brokerMaxBytes ?? 1_000_000);
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'converter'> = {
@@ -115,6 +118,7 @@ export async function runConverter(
       maxTokens: config.EPISODE_MAX_TOKENS,
       silenceMs: config.EPISODE_SILENCE_MS,
     },
+    shardGroups: shardGroupsOf(config),
   });
   deps.lifecycle.defer('converter consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
 

@@ -1,5 +1,5 @@
 import { publishEvents, type HandlerContext } from '@memstream/bus';
-import { appendMessages, findRequestOutcomes, recordRequestOutcomes, type AppendResult } from '@memstream/store';
+import { appendByShardGroup, findRequestOutcomes, recordRequestOutcomes, type AppendResult } from '@memstream/store';
 import {
   TOPICS,
   senderRefusal,
@@ -79,11 +79,12 @@ function handleArkMessages(deps: ConverterDeps) {
     );
     if (refused.length > 0) await recordRequestOutcomes(deps.store, refused);
     const perEvent = events.map(fromArkMessages);
-    const results = await appendMessages(
+    const results = await appendByShardGroup(
       deps.store,
       perEvent.flatMap((messages, e) =>
         messages.map((message, i) => (i === 0 ? { message, requestId: events[e]!.id } : { message })),
       ),
+      deps.shardGroups,
     );
     const byEvent: AppendResult[][] = [];
     let at = 0;

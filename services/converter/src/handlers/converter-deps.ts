@@ -1,7 +1,7 @@
 import type { Bus } from '@memstream/bus';
 import type { Fanout } from '@memstream/fanout';
 import type { BoundaryRules } from '@memstream/episodes';
-import type { Store } from '@memstream/store';
+import type { ShardGroupsOf, Store } from '@memstream/store';
 import type { MetaCache } from '../meta-cache.js';
 
 /** What every converter handler works with. */
@@ -12,4 +12,6 @@ export interface ConverterDeps {
   readonly metas: MetaCache;
   /** Where episodes end: a flush closes the open one by them. */
   readonly rules: BoundaryRules;
+  /** How a flush of several groups is split so that each statement writes one shard group; unset: not split. */
+  readonly shardGroups?: ShardGroupsOf | undefined;
 }

@@ -2,7 +2,7 @@ import { publishEvents, type BusRecord, type HandlerContext } from '@memstream/b
 import type { FlushTail } from '../coalescer.js';
 import type { Logger } from '@memstream/logging';
 import {
-  appendMessages,
+  appendByShardGroup,
   defaultMetaOfGroup,
   findRequestOutcomes,
   patchConversationMeta,
@@ -11,6 +11,7 @@ import {
   upsertConversationMeta,
   upsertDefaultConversationMeta,
   type Queryable,
+  type ShardGroupsOf,
   type Store,
   type StoredConversationMeta,
   type StoredDefaultConversationMeta,
@@ -94,8 +95,8 @@ function handleWrites(deps: ConverterDeps) {
     let applied: Applied;
     try {
       applied = hasMeta
-        ? await deps.store.transaction((tx) => applyInOrder(tx, events, deps.metas))
-        : await applyInOrder(deps.store, events, deps.metas);
+        ? await deps.store.transaction((tx) => applyInOrder(tx, events, deps.metas, deps.shardGroups))
+        : await applyInOrder(deps.store, events, deps.metas, deps.shardGroups);
     } catch (err) {
       if (hasMeta) deps.metas.clear(); // rows written through may have been rolled back
       throw err;
@@ -177,7 +178,12 @@ interface Applied {
   stored: Array<{ event: GroupChatMessageReceived; message: MessageStored['data'] }>;
 }
 
-async function applyInOrder(q: Queryable, events: readonly GroupChatWrite[], cache: MetaCache): Promise<Applied> {
+async function applyInOrder(
+  q: Queryable,
+  events: readonly GroupChatWrite[],
+  cache: MetaCache,
+  shardGroups: ShardGroupsOf | undefined,
+): Promise<Applied> {
   const metas = await cache.get(
     q,
     events.flatMap((e) => groupOf(e) ?? []),
@@ -201,7 +207,7 @@ async function applyInOrder(q: Queryable, events: readonly GroupChatWrite[], cac
     const items = [];
     for (const e of batch)
       items.push({ requestId: e.id, message: fromGroupChatMessage(e.data, await metaOf(conversationIdOf(e.data))) });
-    const results = await appendMessages(q, items);
+    const results = await appendByShardGroup(q, items, shardGroups);
     results.forEach((r, i) => {
       const event = batch[i]!;
       if (!r.duplicate) applied.written++;
