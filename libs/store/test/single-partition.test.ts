@@ -11,11 +11,13 @@ import {
   findKaosSession,
   findRequestOutcome,
   indexMessages,
+  insertConversation,
   insertKaosSession,
   kaosSessionEvents,
   keywordSearch,
   listMemberships,
   listMessages,
+  listView,
   pendingMessages,
   listStreamChunks,
   PARTITIONS,
@@ -25,6 +27,7 @@ import {
   type Store,
   streamChunksBefore,
   vectorSearch,
+  viewSegments,
 } from '@memstream/store';
 import { partitionedPglite } from './partitioned.js';
 import { assertOnePartition, partitionsReached } from './partitions-reached.js';
@@ -145,6 +148,42 @@ test('a flush of several groups is stored in one statement per shard group, each
     results.map((r) => [r.message.message_id, r.message.seq, r.duplicate]),
     items.map((item, i) => [item.message.message_id, i === 12 ? 0 : Math.floor(i / 6), i === 12]),
   );
+});
+
+test("a memory-service fork's view is walked and read on one partition, once its group is looked up", async () => {
+  const base = { title: null, metadata: {} };
+  await insertConversation(store, { ...base, id: 'ms-root', groupId: 'ms-root', fork: null });
+  const root = { ...chatMessage('ms-root', 'r-1', 'before the fork'), source_api: 'memory-service' as const };
+  const [first] = await appendMessages(store, [{ message: root }, { message: { ...root, message_id: 'r-2' } }]);
+  await insertConversation(store, {
+    ...base,
+    id: 'ms-fork',
+    groupId: 'ms-root',
+    fork: {
+      fromConversationId: 'ms-root',
+      atMessageId: 'r-2',
+      source: { conversationId: 'ms-root', seq: first!.message.seq },
+    },
+  });
+  const reach = await partitionsReached(store, async (q) => {
+    const segments = await viewSegments(q, 'ms-fork');
+    assert.deepEqual(
+      segments.map((s) => [s.conversationId, s.maxSeq]),
+      [
+        ['ms-root', first!.message.seq],
+        ['ms-fork', null],
+      ],
+    );
+    await listView(q, segments, { hideAgentOnly: true }, { limit: 10 });
+  });
+  // a memory-service client names a conversation by id alone: finding its group reads every
+  // partition (on Citus, every shard); what follows names the group
+  const [lookup, ...named] = reach;
+  assert.match(lookup!.sql, /SELECT group_key FROM conversations WHERE id = \$1/);
+  assert.equal(named.length, 2);
+  for (const s of named)
+    for (const [table, partitions] of Object.entries(s.partitions))
+      assert.equal(partitions.length, 1, `${table}: ${partitions.join(', ')} reached by ${s.sql}`);
 });
 
 test("the fold of a group's keyword counts takes and counts on one partition", async () => {

@@ -9,6 +9,8 @@ import { audienceIn } from './conversation-access.js';
 export interface ViewSegment {
   readonly conversationId: string;
   readonly maxSeq: number | null;
+  /** The group of the conversation and its ancestors (one, forks share their root's): the shard key. */
+  readonly groupKey: string;
 }
 
 interface ChainRow {
@@ -21,19 +23,31 @@ interface ChainRow {
 /** Forks of forks are followed this deep at most; a deeper chain is cut (no cycle can be made, this is a guard). */
 const MAX_FORK_DEPTH = 256;
 
-/** The segments of a conversation's view, root first. */
+/**
+ * The segments of a conversation's view, root first. The group is read first: the walk up the
+ * forks then names it, which keeps it on one shard (Citus runs a recursive CTE only with a filter
+ * on the shard column) and lets the reads of the view name it too. Two conversations hold one id
+ * only when another family wrote to a fork's id (docs/store.md); the fork is the one a view means.
+ */
 export async function viewSegments(q: Queryable, conversationId: string): Promise<ViewSegment[]> {
+  const group = await q.query<{ group_key: string }>(
+    'SELECT group_key FROM conversations WHERE id = $1 ORDER BY group_key = id LIMIT 1',
+    [conversationId],
+  );
+  const groupKey = group.rows[0]?.group_key;
+  if (groupKey === undefined) return [];
   const { rows } = await q.query<ChainRow>(
     `WITH RECURSIVE chain AS (
        SELECT id, forked_at_conversation_id AS parent, fork_source_conversation_id, fork_source_seq, 0 AS depth
-       FROM conversations WHERE id = $1
+       FROM conversations WHERE id = $1 AND group_key = $2
        UNION ALL
        SELECT p.id, p.forked_at_conversation_id, p.fork_source_conversation_id, p.fork_source_seq, ch.depth + 1
-       FROM conversations p JOIN chain ch ON p.id = ch.parent WHERE ch.depth < ${MAX_FORK_DEPTH}
+       FROM conversations p JOIN chain ch ON p.id = ch.parent
+       WHERE p.group_key = $2 AND ch.depth < ${MAX_FORK_DEPTH}
      )
      SELECT id, fork_source_conversation_id, fork_source_seq::int8 AS fork_source_seq, parent IS NOT NULL AS forked
      FROM chain ORDER BY depth DESC`,
-    [conversationId],
+    [conversationId, groupKey],
   );
   let segments: ViewSegment[] = [];
   for (const row of rows) {
@@ -43,7 +57,7 @@ export async function viewSegments(q: Queryable, conversationId: string): Promis
         row.fork_source_conversation_id,
         row.fork_source_seq === null ? null : Number(row.fork_source_seq),
       );
-    segments.push({ conversationId: row.id, maxSeq: null });
+    segments.push({ conversationId: row.id, maxSeq: null, groupKey });
   }
   return segments;
 }
@@ -53,7 +67,10 @@ function truncate(segments: ViewSegment[], conversationId: string | null, seq: n
   const at = segments.findIndex((s) => s.conversationId === conversationId);
   if (at < 0) return [];
   const cut = segments[at]!;
-  return [...segments.slice(0, at), { conversationId, maxSeq: cut.maxSeq === null ? seq : Math.min(cut.maxSeq, seq) }];
+  return [
+    ...segments.slice(0, at),
+    { conversationId, maxSeq: cut.maxSeq === null ? seq : Math.min(cut.maxSeq, seq), groupKey: cut.groupKey },
+  ];
 }
 
 /** A stored memory-service message with its place in the conversation. */
@@ -152,7 +169,8 @@ export async function listView(
 
 function inViewSql(segments: readonly ViewSegment[], params: unknown[]): string {
   if (segments.length === 0) return 'false';
-  return `(${segments
+  // every segment is of one group (forks share their root's): named, the read is one shard's
+  return `group_key = $${params.push(segments[0]!.groupKey)} AND (${segments
     .map(
       (s) =>
         `(conversation_id = $${params.push(s.conversationId)}${s.maxSeq === null ? '' : ` AND seq <= $${params.push(s.maxSeq)}`})`,
