@@ -183,6 +183,22 @@ export async function untilHealthy(
   throw new Error(`${name} was not healthy after ${timeoutMs} ms:\n${proc.tail()}`);
 }
 
+/** How a service is started and how long it may take to answer /health. */
+export interface ServeOptions {
+  readonly timeoutMs?: number;
+  readonly nodeArgs?: readonly string[];
+  /** The entry's arguments; a function of the port for one told its port by a flag rather than PORT. */
+  readonly args?: readonly string[] | ((port: string) => readonly string[]);
+  /** Sees each process as it is started, before it is healthy: to say, if it never is, what it said. */
+  readonly started?: (serving: Serving) => void;
+}
+
+/** A service answering /health from a port it listens on itself. */
+export interface Serving {
+  readonly base: string;
+  readonly proc: RunningProcess;
+}
+
 /**
  * Starts an entry point (as startProcess) on a free port of its own and resolves once it answers
  * /health from that port: a port another server took first (freePort only finds a port free now,
@@ -193,26 +209,73 @@ export async function startServing(
   t: TestContext,
   entry: string,
   env: Record<string, string>,
-  timeoutMs = 90_000,
-): Promise<{ base: string; proc: RunningProcess }> {
+  options: ServeOptions = {},
+): Promise<Serving> {
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const proc = startProcess(t, entry, { ...env, PORT: String(port) });
-    const base = `http://127.0.0.1:${port}`;
-    const watched = {
-      pid: proc.child.pid!,
-      // 'close' comes after the last output, so an EADDRINUSE it printed is in the tail
-      exited: new Promise<number | null>((res) => proc.child.once('close', (code) => res(code))),
-      tail: () => [...proc.lines.slice(-20).map((l) => JSON.stringify(l)), proc.stderr().slice(-4000)].join('\n'),
-    };
+    const base = `http://127.0.0.1:${await freePort()}`;
+    const proc = startOn(t, entry, env, base, options);
     try {
-      await untilHealthy(watched, base, { name: entry, timeoutMs });
+      await untilServing(proc, base, entry, options.timeoutMs);
       return { base, proc };
     } catch (err) {
       if (!(err instanceof PortTaken) || attempt === 3) throw err;
       await proc.crash();
     }
   }
+}
+
+/**
+ * Starts an entry point again on the port of `base`, where an earlier process of it served (an
+ * orchestrator's restart: others hold the address), and resolves once this process answers
+ * /health from that port. Another server that took the port meanwhile is never taken for it: the
+ * start fails with PortTaken instead.
+ */
+export async function restartServing(
+  t: TestContext,
+  entry: string,
+  env: Record<string, string>,
+  base: string,
+  options: ServeOptions = {},
+): Promise<RunningProcess> {
+  const proc = startOn(t, entry, env, base, options);
+  try {
+    await untilServing(proc, base, entry, options.timeoutMs);
+    return proc;
+  } catch (err) {
+    if (!(err instanceof PortTaken)) throw err;
+    throw new PortTaken(`${entry} could not listen on ${base} again, another process took the port: ${err.message}`);
+  }
+}
+
+function startOn(
+  t: TestContext,
+  entry: string,
+  env: Record<string, string>,
+  base: string,
+  { nodeArgs, args = [], started }: ServeOptions,
+): RunningProcess {
+  const port = new URL(base).port;
+  const proc = startProcess(
+    t,
+    entry,
+    { ...env, PORT: port },
+    {
+      ...(nodeArgs ? { nodeArgs } : {}),
+      args: typeof args === 'function' ? args(port) : args,
+    },
+  );
+  started?.({ base, proc });
+  return proc;
+}
+
+async function untilServing(proc: RunningProcess, base: string, name: string, timeoutMs = 90_000): Promise<void> {
+  const watched = {
+    pid: proc.child.pid!,
+    // 'close' comes after the last output, so an EADDRINUSE it printed is in the tail
+    exited: new Promise<number | null>((res) => proc.child.once('close', (code) => res(code))),
+    tail: () => [...proc.lines.slice(-20).map((l) => JSON.stringify(l)), proc.stderr().slice(-4000)].join('\n'),
+  };
+  await untilHealthy(watched, base, { name, timeoutMs });
 }
 
 export async function freePort(): Promise<number> {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descendantsOf } from '../bench/lib/process-memory.js';
-import { freePort, REPO_ROOT, startProcess, type RunningProcess } from '../harness/processes.js';
+import { REPO_ROOT, startServing, type RunningProcess } from '../harness/processes.js';
 
 const TRIPWIRE = join(REPO_ROOT, 'test/helpers/typescript-tripwire.mjs');
 const CHANGED_SOURCE = 'services/api/src/run-api.ts';
@@ -64,24 +64,14 @@ test('npm start compiles what changed, then serves from dist/ in its own process
   await utimes(join(REPO_ROOT, CHANGED_SOURCE), now, now);
 
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-compiled-'));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   const { nodeArgs, entry, args } = await startCommand();
-  const server = startProcess(
+  // The folder's removal is registered after the process's own hook: the process is gone by then.
+  const { base, proc: server } = await startServing(
     t,
     entry,
-    {
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      KAFKA_BROKERS: '',
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      EMBEDDING_PROVIDER: 'local',
-    },
-    { nodeArgs: ['--import', TRIPWIRE, ...nodeArgs], args },
-  );
-  t.after(() => rm(dataDir, { recursive: true, force: true })); // after the process's own hook: it is gone by then
-  await whileRunning(server, 'health', async () => ((await fetch(`${base}/health`)).ok ? true : undefined));
+    { DATA_DIR: dataDir, KAFKA_BROKERS: '', DATABASE_URL: '', REDIS_URL: '', EMBEDDING_PROVIDER: 'local' },
+    { nodeArgs: ['--import', TRIPWIRE, ...nodeArgs], args, timeoutMs: 300_000 },
+  ).finally(() => t.after(() => rm(dataDir, { recursive: true, force: true })));
   assert.match(server.stderr(), new RegExp(`${CHANGED_SOURCE.replaceAll('.', '\\.')} changed: compiling before start`));
   assert.match(server.stderr(), /\[build\] 1 of \d+ files compiled/);
 

@@ -17,7 +17,7 @@ const END_TO_END = ['test/e2e/', 'test/faults/'];
 const INFRASTRUCTURE: readonly RegExp[] = [
   /\b(infra|freshDatabase|kafkaTopicPrefix|deleteTopics)\(/, // the shared Kafka, PostgreSQL and Redis (test/helpers/infra.ts)
   /['"]@memstream\/embedded-postgres['"]/, // a PostgreSQL server of its own
-  /\b(startProcess|startHealthy|startAll|startEmbedded)\(/, // a service process (the embedded mode starts its own PostgreSQL)
+  /\b(startProcess|startServing|restartServing|startHealthy|startAll|startEmbedded)\(/, // a service process (the embedded mode starts its own PostgreSQL)
 ];
 
 /** Where those are defined, not used: a file importing waitFor from here or REPO_ROOT from harness/ needs nothing. */

@@ -1,11 +1,11 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { embeddedMemstream, healthy } from '../helpers/embedded.js';
+import { embeddedMemstream } from '../helpers/embedded.js';
 import { freshDatabase, waitFor } from '../helpers/infra.js';
 import { pipelineEnv, startApi, startServices } from '../helpers/distributed.js';
 import { adminCall, memoryServiceCall } from '../helpers/memory-service-client.js';
-import { freePort, startProcess } from '../../harness/processes.js';
+import { restartServing, startServing } from '../../harness/processes.js';
 import { bearer, userToken } from '../../harness/credentials.js';
 import { mainOf } from '../../scripts/processes.js';
 import { ADMIN_AUTH_ENV, checkAdminApi } from './admin-contract.js';
@@ -25,13 +25,7 @@ test('distributed mode: the same admin API and audit log through the edge (reads
 test("distributed mode: an admin's delete and restore are published and applied by the converter like every change: with the converter stopped they wait and change nothing, and it applies them once it runs", async (t: TestContext) => {
   // a short wait, so a change the converter cannot apply is answered 202 soon
   const env = await pipelineEnv(t, 'adminpipe', { ...ADMIN_AUTH_ENV, REQUEST_SYNC_TIMEOUT_MS: '1500' });
-  const converterPort = await freePort();
-  const startConverter = async () => {
-    const converter = startProcess(t, mainOf('converter'), { ...env, PORT: String(converterPort) });
-    await waitFor('converter healthy', () => healthy(`http://127.0.0.1:${converterPort}`), 90_000);
-    return converter;
-  };
-  let converter = await startConverter();
+  const converter = await startServing(t, mainOf('converter'), env);
   const [api] = await startApi(t, env);
   const bob = bearer(await userToken('bob'));
   const admin = bearer(await userToken('alice', { claims: { roles: ['admin'] } }));
@@ -51,8 +45,8 @@ test("distributed mode: an admin's delete and restore are published and applied 
     return got.body.deletedAt ?? null;
   };
 
-  converter.child.kill('SIGTERM');
-  await converter.exited;
+  converter.proc.child.kill('SIGTERM');
+  await converter.proc.exited;
   const deleting = await adminCall<{ requestId?: string }>(api!, 'adminDeleteConversation', {
     headers: admin,
     params: { id },
@@ -62,7 +56,7 @@ test("distributed mode: an admin's delete and restore are published and applied 
   assert.equal(typeof deleting.body.requestId, 'string');
   assert.equal(await deletedAt(), null, 'nothing is changed before the converter applies it');
 
-  converter = await startConverter();
+  await restartServing(t, mainOf('converter'), env, converter.base);
   await waitFor('the deletion applied', async () => ((await deletedAt()) !== null ? true : undefined), 60_000);
   const restored = await adminCall(api!, 'adminRestoreConversation', {
     headers: admin,

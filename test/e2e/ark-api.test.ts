@@ -1,9 +1,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
-import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { freePort, startProcess } from '../../harness/processes.js';
+import { embeddedMemstream } from '../helpers/embedded.js';
+import { freePort, launch, listensOn } from '../../harness/processes.js';
 import { call } from '../helpers/evermemos-client.js';
 import { startApi, startServices } from '../helpers/distributed.js';
 import { checkArkContract } from './ark-contract.js';
@@ -12,6 +11,29 @@ import { appendMessages, appendStreamChunks, PgStore } from '@memstream/store';
 import { createLogger } from '@memstream/logging';
 
 const log = createLogger({ service: 'ark-api-test', level: 'silent' });
+
+/**
+ * A Redis of the test's own, once it listens on its port itself: a port freePort handed out may
+ * be taken by another test's server first, and then another port is tried.
+ */
+async function ownRedis(t: TestContext): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const redis = launch(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {},
+    );
+    t.after(() => redis.crash());
+    let exited = false;
+    void redis.exited.then(() => (exited = true));
+    const state = await waitFor(`redis-server listening on ${port}`, async () =>
+      exited ? 'exited' : listensOn(redis.pid, port) && 'listening',
+    );
+    if (state === 'listening') return `redis://127.0.0.1:${port}`;
+    if (attempt === 3) throw new Error(`redis-server exited:\n${redis.tail()}`);
+  }
+}
 
 /** Writes one EverMemOS message of `group` (sender ann, one fixed time), held until stored. */
 function groupWriter(base: string, group: string) {
@@ -137,13 +159,7 @@ test('embedded mode: a live chunk after one the live channel lost makes the stre
 test("distributed mode: with the live notices lost, a stream's catch-up delivers what follows a gap a deletion left in the numbering", async (t: TestContext) => {
   // The read API listens on a Redis of its own: the converter's live events never reach it, so
   // only the heartbeat's catch-up (which reads by sequence number, after the last one sent) can.
-  const readRedisPort = await freePort();
-  const redis = spawn(
-    'redis-server',
-    ['--port', String(readRedisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  t.after(() => redis.kill('SIGKILL'));
+  const readRedis = await ownRedis(t);
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
     KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'gap'),
@@ -151,21 +167,12 @@ test("distributed mode: with the live notices lost, a stream's catch-up delivers
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),
   };
-  const ports = await Promise.all([freePort(), freePort(), freePort()]);
-  const [gateway, , readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
-  startProcess(t, 'services/api/src/main-gateway.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/api/src/main-read-api.ts', {
-    ...shared,
-    REDIS_URL: `redis://127.0.0.1:${readRedisPort}`,
-    SSE_HEARTBEAT_MS: '100',
-    PORT: String(ports[2]),
-  });
-  await waitFor(
-    'gateway, converter and read API healthy',
-    async () => (await Promise.all([gateway, `http://127.0.0.1:${ports[1]}`, readApi].map(healthy))).every(Boolean),
-    60_000,
-  );
+  const [gateway, , readApi] = (await startServices(
+    t,
+    shared,
+    ['ingest-gateway', 'converter', 'read-api'],
+    [{}, {}, { REDIS_URL: readRedis, SSE_HEARTBEAT_MS: '100' }],
+  )) as [string, string, string];
 
   const session = uniqueName('gap');
   const evermemos = groupWriter(gateway, session);

@@ -1,8 +1,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
-import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { freePort, startProcess } from '../../harness/processes.js';
+import { embeddedMemstream } from '../helpers/embedded.js';
+import { restartServing, startServing } from '../../harness/processes.js';
 import { call, messagesOf, requestStatus } from '../helpers/evermemos-client.js';
 import { checkWriteContract } from './evermemos-contract.js';
 import { checkClientMetadata, checkClientReads, checkDeleteFilters } from './evermemos-clients-contract.js';
@@ -52,22 +52,12 @@ test('distributed mode: the same contract across gateway, converter and read API
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),
   };
-  const [gatewayPort, converterPort, readPort] = await Promise.all([freePort(), freePort(), freePort()]);
-  const gateway = `http://127.0.0.1:${gatewayPort}`;
-  const readApi = `http://127.0.0.1:${readPort}`;
-  startProcess(t, 'services/api/src/main-gateway.ts', {
-    ...shared,
-    PORT: String(gatewayPort),
-    REQUEST_SYNC_TIMEOUT_MS: '10000',
-  });
-  let converter = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
-  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(readPort) });
-  const converterBase = `http://127.0.0.1:${converterPort}`;
-  await waitFor(
-    'all three healthy',
-    async () => (await healthy(gateway)) && (await healthy(converterBase)) && (await healthy(readApi)),
-    60_000,
-  );
+  const [{ base: gateway }, firstConverter, { base: readApi }] = await Promise.all([
+    startServing(t, 'services/api/src/main-gateway.ts', { ...shared, REQUEST_SYNC_TIMEOUT_MS: '10000' }),
+    startServing(t, 'services/converter/src/main.ts', shared),
+    startServing(t, 'services/api/src/main-read-api.ts', shared),
+  ]);
+  const converter = firstConverter.proc;
 
   await checkWriteContract(gateway, readApi, uniqueName('dist'));
 
@@ -89,7 +79,7 @@ test('distributed mode: the same contract across gateway, converter and read API
   assert.equal(accepted.body.result['status'], 'accepted');
   assert.equal((await messagesOf(readApi, group)).total_count, 0);
 
-  converter = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
+  await restartServing(t, 'services/converter/src/main.ts', shared, firstConverter.base);
   const stored = await waitFor(
     'the queued write stored',
     async () => {

@@ -3,10 +3,8 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { healthy } from '../helpers/embedded.js';
-import { waitFor } from '../helpers/infra.js';
 import { pipelineEnv, startApi } from '../helpers/distributed.js';
-import { freePort, REPO_ROOT, startProcess } from '../../harness/processes.js';
+import { REPO_ROOT, startServing } from '../../harness/processes.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import { mainOf } from '../../scripts/processes.js';
 
@@ -29,9 +27,7 @@ async function documentedAnswer(path: string, method: string, status: number) {
 test('distributed mode: a memory-service or KAOS write (an ownership offer too) the converter has not applied within the wait answers 202 with the body openapi.json documents for it', async (t: TestContext) => {
   // a short wait, so a write the stopped converter cannot apply is answered 202 soon
   const env = await pipelineEnv(t, 'held', { AUTH_JWT_SECRET: TEST_JWT_SECRET, REQUEST_SYNC_TIMEOUT_MS: '1000' });
-  const converterPort = await freePort();
-  const converter = startProcess(t, mainOf('converter'), { ...env, PORT: String(converterPort) });
-  await waitFor('converter healthy', () => healthy(`http://127.0.0.1:${converterPort}`), 90_000);
+  const { proc: converter } = await startServing(t, mainOf('converter'), env);
   const [api] = await startApi(t, env);
   const people = { bob: bearer(await userToken('bob')), dave: bearer(await userToken('dave')) };
   const call = async (method: string, path: string, body?: unknown, as: keyof typeof people = 'bob') => {

@@ -1,25 +1,22 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { embeddedMemstream, healthy } from '../helpers/embedded.js';
+import { embeddedMemstream } from '../helpers/embedded.js';
 import { waitFor } from '../helpers/infra.js';
 import { bearer, userToken } from '../../harness/credentials.js';
-import { freePort, startProcess } from '../../harness/processes.js';
+import { startServing } from '../../harness/processes.js';
 import { AGENT_KEY, AUTH_ENV } from './client/callers.js';
 import { httpClient, stdioClient } from './mcp/mcp-clients.js';
 import { call, checkRefused, checkTools } from './mcp/tools-contract.js';
 
 /** `memstream-mcp --transport http` as its own process, in front of `memstream`. */
 async function mcpOverHttp(t: TestContext, memstream: string): Promise<string> {
-  const port = await freePort();
-  startProcess(
+  const { base } = await startServing(
     t,
     'services/mcp/src/main.ts',
     { MEMSTREAM_URL: memstream, LOG_LEVEL: 'warn' },
-    { args: ['--transport', 'http', '--port', String(port)] },
+    { args: (port) => ['--transport', 'http', '--port', port] },
   );
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor('the MCP server healthy', () => healthy(url), 60_000);
-  return url;
+  return base;
 }
 
 test('MCP over stdio and Streamable HTTP: the SDK client lists the tools and calls each against a server with authentication', async (t: TestContext) => {

@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
-import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
-import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { freePort, startProcess } from '../../harness/processes.js';
+import { freshDatabase, infra, uniqueName, kafkaTopicPrefix } from '../helpers/infra.js';
+import { embeddedMemstream } from '../helpers/embedded.js';
+import { startServices } from '../helpers/distributed.js';
 import { checkMemoryAgent } from './memory-agent-contract.js';
 
 test('embedded mode: rolling summaries with spec 004 windows, version chain and agent context', async (t: TestContext) => {
@@ -19,21 +19,11 @@ test('distributed mode: the same, with the summarizer as its own process on Kafk
     SUMMARIZER_GROUP_ID: uniqueName('summarizer'),
     SUMMARY_SWEEP_INTERVAL_MS: '200',
   };
-  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const [gateway, converter, summarizer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [
-    string,
-    string,
-    string,
-    string,
-  ];
-  startProcess(t, 'services/api/src/main-gateway.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  startProcess(t, 'services/summarizer/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(ports[3]) });
-  await waitFor(
-    'all four healthy',
-    async () => (await Promise.all([gateway, converter, summarizer, readApi].map(healthy))).every(Boolean),
-    60_000,
-  );
+  const [gateway, , , readApi] = (await startServices(t, shared, [
+    'ingest-gateway',
+    'converter',
+    'summarizer',
+    'read-api',
+  ])) as [string, string, string, string];
   await checkMemoryAgent(gateway, readApi, uniqueName('agent'));
 });

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
-import { embeddedMemstream, healthy } from '../helpers/embedded.js';
+import { embeddedMemstream } from '../helpers/embedded.js';
 import { startModelServer, type ModelServer } from '../../harness/model-server.js';
-import { freePort, startProcess } from '../../harness/processes.js';
-import { startApi } from '../helpers/distributed.js';
+import { startApi, startServices } from '../helpers/distributed.js';
 import { checkBoundaries, checkSearchAndDelete, episodicOf, FORMATION_ENV, post } from './memory-formation-contract.js';
 
 test('embedded mode: every boundary rule closes an episode; offline extraction; search and delete', async (t: TestContext) => {
@@ -72,18 +71,11 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
     EXTRACTION_MAX_RETRIES: '1',
     EPISODE_TOPIC_MIN_MESSAGES: '3',
   };
-  const ports = await Promise.all([freePort(), freePort(), freePort()]);
-  const [converter, extractor, indexer] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string];
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[0]) });
-  startProcess(t, 'services/extractor/src/main.ts', { ...shared, ...modelEnv, PORT: String(ports[1]) });
-  startProcess(t, 'services/indexer/src/main.ts', { ...shared, PORT: String(ports[2]) });
   // The gateway and the read API behind the edge: a deletion or a flush goes to the gateway like every write.
-  const [api] = (await startApi(t, shared)) as [string];
-  await waitFor(
-    'converter, extractor and indexer healthy',
-    async () => (await Promise.all([converter, extractor, indexer].map(healthy))).every(Boolean),
-    90_000,
-  );
+  const [, [api]] = (await Promise.all([
+    startServices(t, shared, ['converter', 'extractor', 'indexer'], [{}, modelEnv, {}]),
+    startApi(t, shared),
+  ])) as [unknown, [string]];
 
   const at = (i: number) => Date.UTC(2025, 5, 1, 10, i);
   const narrativeOf = async (group: string) =>

@@ -4,11 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS } from '@memstream/schemas';
-import { embeddedMemstream, healthy } from '../helpers/embedded.js';
-import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
+import { embeddedMemstream } from '../helpers/embedded.js';
+import { freshDatabase, infra, kafkaTopicPrefix, uniqueName } from '../helpers/infra.js';
 import { captureLogger } from '../helpers/logger.js';
 import { startModelServer } from '../../harness/model-server.js';
-import { REPO_ROOT, freePort, startProcess } from '../../harness/processes.js';
+import { REPO_ROOT, startServing } from '../../harness/processes.js';
 import { total } from '../helpers/prometheus.js';
 import {
   checkConsumerSeries,
@@ -91,22 +91,17 @@ test('distributed mode: every service serves /metrics, a poison record is counte
     SUMMARY_MODEL: MODEL,
     REQUEST_SYNC_TIMEOUT_MS: '30000',
   };
-  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const [gateway, converter, summarizer, readApi] = ports.map((p) => `http://127.0.0.1:${p}`) as [
-    string,
-    string,
-    string,
-    string,
-  ];
-  startProcess(t, 'services/api/src/main-gateway.ts', { ...shared, PORT: String(ports[0]) });
-  const converterProcess = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(ports[1]) });
-  const summarizerProcess = startProcess(t, 'services/summarizer/src/main.ts', { ...shared, PORT: String(ports[2]) });
-  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(ports[3]) });
-  await waitFor(
-    'all four healthy',
-    async () => (await Promise.all([gateway, converter, summarizer, readApi].map(healthy))).every(Boolean),
-    60_000,
-  );
+  const [
+    { base: gateway },
+    { base: converter, proc: converterProcess },
+    { base: summarizer, proc: summarizerProcess },
+    { base: readApi },
+  ] = await Promise.all([
+    startServing(t, 'services/api/src/main-gateway.ts', shared),
+    startServing(t, 'services/converter/src/main.ts', shared),
+    startServing(t, 'services/summarizer/src/main.ts', shared),
+    startServing(t, 'services/api/src/main-read-api.ts', shared),
+  ]);
 
   const traffic = await driveTraffic(gateway, readApi, uniqueName('dist'));
   // A producer that is not the gateway writes a record that is not JSON: the converter dead-letters it.

@@ -2,9 +2,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
-import { healthy } from '../helpers/embedded.js';
 import { consumerLag } from '../helpers/consumer-lag.js';
-import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
+import { restartServing, startServing, type RunningProcess } from '../../harness/processes.js';
 
 const TOTAL = 20_000;
 const GROUPS = 25;
@@ -22,22 +21,11 @@ test('20,000 messages with the converter SIGKILLed twice: each stored once, sequ
     CONVERTER_GROUP_ID: uniqueName('converter'),
     LOG_LEVEL: 'warn',
   };
-  const [gatewayPort, converterPort] = await Promise.all([freePort(), freePort()]);
-  const gateway = `http://127.0.0.1:${gatewayPort}`;
-  const converterBase = `http://127.0.0.1:${converterPort}`;
-  startProcess(t, 'services/api/src/main-gateway.ts', {
-    ...shared,
-    PORT: String(gatewayPort),
-    REQUEST_SYNC_TIMEOUT_MS: '1000',
-  });
-  const startConverter = () =>
-    startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
-  let converter: RunningProcess = startConverter();
-  await waitFor(
-    'gateway and converter healthy',
-    async () => (await healthy(gateway)) && (await healthy(converterBase)),
-    60_000,
-  );
+  const [{ base: gateway }, first] = await Promise.all([
+    startServing(t, 'services/api/src/main-gateway.ts', { ...shared, REQUEST_SYNC_TIMEOUT_MS: '1000' }),
+    startServing(t, 'services/converter/src/main.ts', shared),
+  ]);
+  let converter: RunningProcess = first.proc;
 
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
@@ -80,8 +68,7 @@ test('20,000 messages with the converter SIGKILLed twice: each stored once, sequ
     await waitFor(`${threshold} stored`, async () => (await storedCount()) >= threshold, 120_000);
     converter.child.kill('SIGKILL');
     await converter.exited;
-    converter = startConverter();
-    await waitFor('converter back', () => healthy(converterBase), 60_000);
+    converter = await restartServing(t, 'services/converter/src/main.ts', shared, first.base);
   }
   await load;
   await waitFor('every message stored', async () => (await storedCount()) >= TOTAL, 180_000);

@@ -2,8 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemstreamError, type ConsumerGroupLag } from '@memstream/client';
 import { TOPICS } from '@memstream/schemas';
-import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
-import { healthy } from '../helpers/embedded.js';
+import { startServing, type RunningProcess } from '../../harness/processes.js';
 import { waitFor } from '../helpers/infra.js';
 import { pipelineEnv, startServices } from '../helpers/distributed.js';
 import { mainOf } from '../../scripts/processes.js';
@@ -11,10 +10,7 @@ import { AUTH_ENV, callers } from './client/callers.js';
 
 /** The indexer on a port of its own, healthy: started, and started again, by the test. */
 async function startIndexer(t: TestContext, env: Record<string, string>): Promise<RunningProcess> {
-  const port = await freePort();
-  const indexer = startProcess(t, mainOf('indexer'), { ...env, PORT: String(port) });
-  await waitFor('the indexer healthy', () => healthy(`http://127.0.0.1:${port}`), 90_000);
-  return indexer;
+  return (await startServing(t, mainOf('indexer'), env)).proc;
 }
 
 test('distributed mode: the read API reports a stopped consumer group lag growing from Kafka, and back to 0 once it runs again', async (t: TestContext) => {

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import pg from 'pg';
-import { healthy } from '../helpers/embedded.js';
 import { distributedEnv } from '../helpers/distributed.js';
 import { waitFor } from '../helpers/infra.js';
-import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
+import { restartServing, startServing } from '../../harness/processes.js';
 import { bearer, TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 import { mainOf } from '../../scripts/processes.js';
 
@@ -153,11 +152,7 @@ const count = async (db: pg.Client, sql: string) => Number((await db.query<{ n: 
 
 test('distributed mode: a retention run cut by SIGKILL of the governance worker is taken over once its lease runs out, removes exactly what is older, touches nothing newer, and is audited', async (t: TestContext) => {
   const env = await distributedEnv(t, 'retention-crash', ENV);
-  const [gatewayPort, workerPort] = await Promise.all([freePort(), freePort()]);
-  const gateway = `http://127.0.0.1:${gatewayPort}`;
-  const workerBase = `http://127.0.0.1:${workerPort}`;
-  startProcess(t, mainOf('ingest-gateway'), { ...env, PORT: String(gatewayPort), LOG_LEVEL: 'warn' });
-  await waitFor('the gateway healthy', () => healthy(gateway), 90_000);
+  const { base: gateway } = await startServing(t, mainOf('ingest-gateway'), { ...env, LOG_LEVEL: 'warn' });
   const db = new pg.Client({ connectionString: env['DATABASE_URL'] });
   db.on('error', () => undefined); // the database is dropped WITH (FORCE) when the test ends
   await db.connect();
@@ -184,9 +179,8 @@ test('distributed mode: a retention run cut by SIGKILL of the governance worker 
   await holder.query('BEGIN');
   await holder.query(`SELECT pg_advisory_xact_lock(hashtext('episodes:' || $1))`, [HELD]);
 
-  const startWorker = () =>
-    startProcess(t, mainOf('governance'), { ...env, PORT: String(workerPort), LOG_LEVEL: 'warn' });
-  let worker: RunningProcess = startWorker();
+  const workerEnv = { ...env, LOG_LEVEL: 'warn' };
+  const worker = await startServing(t, mainOf('governance'), workerEnv);
   await waitFor(
     'the run held up at the held group, the groups before it done',
     async () =>
@@ -207,7 +201,7 @@ test('distributed mode: a retention run cut by SIGKILL of the governance worker 
     )
   ).rows[0]!;
   assert.ok(lease.owner, 'the dead run holds the lease');
-  await worker.crash();
+  await worker.proc.crash();
   await holder.query('ROLLBACK');
   const leftAtKill = await rows(db, true);
   assert.equal(leftAtKill.messages.length, (GROUPS - 20) * OLD_MESSAGES, 'half the backlog is left');
@@ -217,8 +211,7 @@ test('distributed mode: a retention run cut by SIGKILL of the governance worker 
     'the cut run wrote no entry',
   );
 
-  worker = startWorker();
-  await waitFor('the worker back', () => healthy(workerBase), 90_000);
+  await restartServing(t, mainOf('governance'), workerEnv, worker.base);
   const entry = await waitFor(
     'a completed run that removed the rest',
     async () =>

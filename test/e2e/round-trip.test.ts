@@ -4,8 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../helpers/infra.js';
-import { healthy } from '../helpers/embedded.js';
-import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
+import { restartServing, startServing, type RunningProcess } from '../../harness/processes.js';
 
 const message = {
   group_id: 'team-alpha',
@@ -75,13 +74,10 @@ async function stop(p: RunningProcess): Promise<number | null> {
 test('embedded mode: a message posted is read back, survives a SIGTERM restart, with no other service', async (t: TestContext) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-e2e-'));
   t.after(() => rm(dataDir, { recursive: true, force: true }));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   // Empty values on purpose: the embedded mode must not touch Kafka, Postgres or Redis.
-  const env = { PORT: String(port), DATA_DIR: dataDir, KAFKA_BROKERS: '', DATABASE_URL: '', REDIS_URL: '' };
+  const env = { DATA_DIR: dataDir, KAFKA_BROKERS: '', DATABASE_URL: '', REDIS_URL: '' };
 
-  const first = startProcess(t, 'services/all-in-one/src/main.ts', env);
-  await waitFor('embedded health', () => healthy(base), 60_000);
+  const { base, proc: first } = await startServing(t, 'services/all-in-one/src/main.ts', env);
   await postMessage(base);
   assertStored(
     await waitFor('message readable', async () =>
@@ -90,8 +86,7 @@ test('embedded mode: a message posted is read back, survives a SIGTERM restart, 
   );
   assert.equal(await stop(first), 0);
 
-  const second = startProcess(t, 'services/all-in-one/src/main.ts', env);
-  await waitFor('embedded health after restart', () => healthy(base), 60_000);
+  const second = await restartServing(t, 'services/all-in-one/src/main.ts', env, base);
   assertStored(await readMessages(base));
   assert.equal(await stop(second), 0);
 });
@@ -104,19 +99,12 @@ test('distributed mode: gateway, converter and read API as separate processes on
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),
   };
-  const [gatewayPort, converterPort, readPort] = await Promise.all([freePort(), freePort(), freePort()]);
-  const gatewayBase = `http://127.0.0.1:${gatewayPort}`;
-  const readBase = `http://127.0.0.1:${readPort}`;
-  const converterBase = `http://127.0.0.1:${converterPort}`;
-
-  const gateway = startProcess(t, 'services/api/src/main-gateway.ts', { ...shared, PORT: String(gatewayPort) });
-  const converter = startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
-  let readApi = startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(readPort) });
-  await waitFor(
-    'all three healthy',
-    async () => (await healthy(gatewayBase)) && (await healthy(converterBase)) && (await healthy(readBase)),
-    60_000,
-  );
+  const [{ base: gatewayBase, proc: gateway }, { proc: converter }, { base: readBase, proc: firstReadApi }] =
+    await Promise.all([
+      startServing(t, 'services/api/src/main-gateway.ts', shared),
+      startServing(t, 'services/converter/src/main.ts', shared),
+      startServing(t, 'services/api/src/main-read-api.ts', shared),
+    ]);
 
   await postMessage(gatewayBase);
   assertStored(
@@ -127,9 +115,8 @@ test('distributed mode: gateway, converter and read API as separate processes on
   // the row is visible before the converter logs it (it logs after publishing the stored event)
   await waitFor('the converter logged the store', async () => converter.hasLogged('group-chat batch stored'));
 
-  assert.deepEqual(await Promise.all([stop(gateway), stop(converter), stop(readApi)]), [0, 0, 0]);
-  readApi = startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(readPort) });
-  await waitFor('read API healthy after restart', () => healthy(readBase));
+  assert.deepEqual(await Promise.all([stop(gateway), stop(converter), stop(firstReadApi)]), [0, 0, 0]);
+  const readApi = await restartServing(t, 'services/api/src/main-read-api.ts', shared, readBase);
   assertStored(await readMessages(readBase));
   assert.equal(await stop(readApi), 0);
 });

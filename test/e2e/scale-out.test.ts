@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import pg from 'pg';
 import { freshDatabase, infra, kafkaTopicPrefix, uniqueName, waitFor } from '../helpers/infra.js';
-import { healthy } from '../helpers/embedded.js';
-import { freePort, startProcess, type RunningProcess } from '../../harness/processes.js';
+import { startServing, type RunningProcess } from '../../harness/processes.js';
 import { mainOf } from '../../scripts/processes.js';
 
 const GROUPS = 16;
@@ -52,40 +51,15 @@ test('two replicas of each consumer: one of each is killed, the other takes over
     EXTRACTION_LEASE_MS: '5000',
     LOG_LEVEL: 'info',
   };
-  const gatewayPort = await freePort();
-  const gateway = `http://127.0.0.1:${gatewayPort}`;
-  startProcess(t, 'services/api/src/main-gateway.ts', { ...shared, PORT: String(gatewayPort), LOG_LEVEL: 'warn' });
-  const replicas = new Map<string, Array<{ process: RunningProcess; base: string }>>();
-  for (const service of CONSUMERS) {
-    const pair = [];
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      pair.push({
-        process: startProcess(t, mainOf(service), { ...shared, PORT: String(port) }),
-        base: `http://127.0.0.1:${port}`,
-      });
-    }
-    replicas.set(service, pair);
-  }
-  const all = [...replicas.values()].flat();
   // Nine processes compile and start at once; beside a fuzzing run on 2 cores that took over 2 minutes.
-  await waitFor(
-    'every process healthy',
-    async () => (await healthy(gateway)) && (await Promise.all(all.map((r) => healthy(r.base)))).every(Boolean),
-    300_000,
-  ).catch(async (err: unknown) => {
-    // Once in CI this wait ran out with nothing said of which process was not ready, or why.
-    const unhealthy = await Promise.all(
-      [...replicas.entries()].flatMap(([service, pair]) =>
-        pair.map(async (r) => ((await healthy(r.base)) ? [] : [`${service} ${r.base}: ${lastWords(r.process)}`])),
-      ),
-    );
-    throw new Error(
-      `${(err as Error).message}; gateway ${(await healthy(gateway)) ? 'healthy' : 'not healthy'}; not healthy: ${
-        unhealthy.flat().join(' | ') || 'none'
-      }`,
-    );
-  });
+  const serve = (entry: string, env: Record<string, string>) => startServing(t, entry, env, { timeoutMs: 300_000 });
+  const [{ base: gateway }, ...started] = await Promise.all([
+    serve('services/api/src/main-gateway.ts', { ...shared, LOG_LEVEL: 'warn' }),
+    ...CONSUMERS.flatMap((service) => [serve(mainOf(service), shared), serve(mainOf(service), shared)]),
+  ]);
+  const replicas = new Map<string, Array<{ process: RunningProcess }>>(
+    CONSUMERS.map((service, i) => [service, started.slice(2 * i, 2 * i + 2).map(({ proc }) => ({ process: proc }))]),
+  );
 
   const topicOf: Record<(typeof CONSUMERS)[number], string> = {
     converter: 'ingest.group-chat.v1',

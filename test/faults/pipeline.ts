@@ -1,7 +1,14 @@
 import type { TestContext } from 'node:test';
 import { healthy } from '../helpers/embedded.js';
-import { deleteTopics, waitFor } from '../helpers/infra.js';
-import { freePort, groupGone, signalGroup, startProcess, type RunningProcess } from '../../harness/processes.js';
+import { deleteTopics } from '../helpers/infra.js';
+import {
+  groupGone,
+  restartServing,
+  signalGroup,
+  startServing,
+  type RunningProcess,
+  type ServeOptions,
+} from '../../harness/processes.js';
 import { mainOf } from '../../scripts/processes.js';
 
 export const SERVICES = [
@@ -56,12 +63,8 @@ export class Pipeline {
   }
 
   async start(): Promise<void> {
-    for (const service of SERVICES) this.ports.set(service, await freePort());
-    for (const service of SERVICES) this.spawn(service);
-    await waitFor(
-      'every service healthy',
-      async () => (await Promise.all(SERVICES.map((s) => healthy(this.base(s))))).every(Boolean),
-      120_000,
+    await Promise.all(
+      SERVICES.map((service) => startServing(this.t, mainOf(service), this.envOf(), this.watch(service))),
     ).catch(async (err: unknown) => {
       throw new Error(`${String(err)}: ${JSON.stringify(await this.unhealthy(), null, 1)}`);
     });
@@ -71,7 +74,7 @@ export class Pipeline {
   private async unhealthy(): Promise<Record<string, { answer: string; stderr: string; lines: string[] }>> {
     const out: Record<string, { answer: string; stderr: string; lines: string[] }> = {};
     for (const service of SERVICES) {
-      if (await healthy(this.base(service))) continue;
+      if (!this.ports.has(service) || (await healthy(this.base(service)))) continue;
       const answer = await fetch(`${this.base(service)}/health/ready`).then(
         async (r) => `${r.status} ${await r.text()}`,
         (e: unknown) => String(e),
@@ -93,19 +96,23 @@ export class Pipeline {
     await groupGone(p.child.pid!);
   }
 
+  /** Started again on its own port: the process must answer from it, never another that took it meanwhile. */
   async restart(service: Service): Promise<void> {
-    this.spawn(service);
-    await waitFor(`${service} healthy again`, () => healthy(this.base(service)), 120_000);
+    await restartServing(this.t, mainOf(service), this.envOf(), this.base(service), this.watch(service));
   }
 
-  private spawn(service: Service): void {
-    this.processes.set(
-      service,
-      startProcess(this.t, mainOf(service), {
-        ...this.env,
-        PORT: String(this.ports.get(service)),
-        LOG_LEVEL: 'warn',
-      }),
-    );
+  private envOf(): Record<string, string> {
+    return { ...this.env, LOG_LEVEL: 'warn' };
+  }
+
+  /** Keeps each process and its port as it starts, for complaints() and unhealthy() to read. */
+  private watch(service: Service): ServeOptions {
+    return {
+      timeoutMs: 120_000,
+      started: ({ base, proc }) => {
+        this.ports.set(service, Number(new URL(base).port));
+        this.processes.set(service, proc);
+      },
+    };
   }
 }

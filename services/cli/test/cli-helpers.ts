@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { credentialsFor } from '../../../harness/credentials.js';
-import { waitFor } from '../../../test/helpers/infra.js';
-import { freePort, runCaptured, startProcess, REPO_ROOT } from '../../../harness/processes.js';
+import { runCaptured, startServing, REPO_ROOT } from '../../../harness/processes.js';
 import type { StoredMemory } from '../../../test/helpers/evermemos-client.js';
 
 export { REPO_ROOT };
@@ -57,27 +56,19 @@ export async function tempDir(t: TestContext, prefix: string): Promise<string> {
  */
 export async function startEmbeddedService(t: TestContext, env: Record<string, string> = {}): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-cli-'));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  startProcess(t, 'services/all-in-one/src/main.ts', {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
-  // Registered after the process's own hook (node:test runs them in that order): the folder goes
-  // once the process group, its PostgreSQL server included, is gone.
-  t.after(() => rm(dataDir, { recursive: true, force: true }));
-  await waitFor('embedded service healthy', () => healthy(base), 60_000);
-  return base;
-}
-
-export async function healthy(base: string): Promise<boolean> {
-  return fetch(`${base}/health`).then(
-    (r) => r.ok,
-    () => false,
-  );
+  try {
+    const { base } = await startServing(t, 'services/all-in-one/src/main.ts', {
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ...env,
+    });
+    return base;
+  } finally {
+    // Registered after the processes' own hooks (node:test runs them in that order): the folder
+    // goes once each process group, its PostgreSQL server included, is gone.
+    t.after(() => rm(dataDir, { recursive: true, force: true }));
+  }
 }
 
 /** Every stored message of a group, oldest first (the API pages newest first, 500 at most). */

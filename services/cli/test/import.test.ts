@@ -6,12 +6,11 @@ import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS, parseCreateTime, type GroupChatInput } from '@memstream/schemas';
 import { parseLocomoDateTime } from '@memstream/cli';
 import { freshDatabase, infra, uniqueName, waitFor, kafkaTopicPrefix } from '../../../test/helpers/infra.js';
-import { freePort, startProcess } from '../../../harness/processes.js';
+import { startServing } from '../../../harness/processes.js';
 import {
   REPO_ROOT,
   allMessages,
   conversationMeta,
-  healthy,
   memstream,
   startEmbeddedService,
   summaryOf,
@@ -216,7 +215,6 @@ test('--kafka produces valid events in file order that the converter stores once
   assert.equal(parsed[1]!.id, `import:${groupId}:ex_001`);
 
   // The distributed pipeline behind the topic: converter and read API on Kafka and Postgres.
-  const [converterPort, readPort] = await Promise.all([freePort(), freePort()]);
   const shared = {
     KAFKA_BROKERS: brokers.join(','),
     KAFKA_TOPIC_PREFIX: prefix,
@@ -225,10 +223,10 @@ test('--kafka produces valid events in file order that the converter stores once
     CONVERTER_GROUP_ID: uniqueName('converter'),
     LOG_LEVEL: 'warn',
   };
-  startProcess(t, 'services/converter/src/main.ts', { ...shared, PORT: String(converterPort) });
-  startProcess(t, 'services/api/src/main-read-api.ts', { ...shared, PORT: String(readPort) });
-  const readApi = `http://127.0.0.1:${readPort}`;
-  await waitFor('read API healthy', () => healthy(readApi), 60_000);
+  const [, { base: readApi }] = await Promise.all([
+    startServing(t, 'services/converter/src/main.ts', shared),
+    startServing(t, 'services/api/src/main-read-api.ts', shared),
+  ]);
   await waitFor('every message stored', async () => (await allMessages(readApi, groupId)).length === n, 60_000);
 
   // A second import, then one more message behind it on the same partition: once that one is
