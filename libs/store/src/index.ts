@@ -94,6 +94,7 @@ export {
   lockEpisodes,
   openSpan,
   insertEpisodes,
+  claimDueEpisodes,
   claimEpisodes,
   failEpisode,
   idleConversations,

@@ -46,21 +46,22 @@ export async function completeEpisode(
 ): Promise<EpisodicMemory[] | undefined> {
   const done = await tx.query(
     `UPDATE episodes SET status = 'extracted', error = NULL, claimed_until = NULL, updated_at = $3::timestamptz
-     WHERE id = $1 AND version = $2`,
-    [episode.id, episode.version, at.toISOString()],
+     WHERE group_key = $4 AND id = $1 AND version = $2`,
+    [episode.id, episode.version, at.toISOString(), episode.group_key],
   );
   if (done.rowCount === 0) return undefined;
   // FOR UPDATE, not the UPDATE's own lock: marking a row superseded changes no key, so it would not
   // wait for an indexer holding the memory (FOR KEY SHARE) while writing its search row. Waiting
   // here, the DELETE below sees that row once committed; an indexer that comes later finds the
-  // memory superseded and skips it.
+  // memory superseded and skips it. Keyed by the episode's group, the lock stays on its shard.
   const old = await tx.query<{ id: string; group_key: string }>(
     `WITH older AS (
        SELECT id FROM episodic_memories
-       WHERE episode_id = $1 AND version < $2 AND superseded_at IS NULL ORDER BY id FOR UPDATE)
-     UPDATE episodic_memories m SET superseded_at = $3::timestamptz FROM older WHERE m.id = older.id
+       WHERE group_key = $4 AND episode_id = $1 AND version < $2 AND superseded_at IS NULL ORDER BY id FOR UPDATE)
+     UPDATE episodic_memories m SET superseded_at = $3::timestamptz FROM older
+     WHERE m.group_key = $4 AND m.id = older.id
      RETURNING m.id, m.group_key`,
-    [episode.id, episode.version, at.toISOString()],
+    [episode.id, episode.version, at.toISOString(), episode.group_key],
   );
   await deleteSearchRows(
     tx,
