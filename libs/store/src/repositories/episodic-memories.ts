@@ -71,8 +71,7 @@ export async function completeEpisode(
   const { rows } = await tx.query<MemoryRow>(
     `INSERT INTO episodic_memories (id, episode_id, version, conversation_id, user_id, title, content,
        occurred_at, ended_at, message_ids, participants, extractor, group_key)
-     SELECT id, $2, $3, $4, uid, title, content, $5, $6, $7::text[], $8::text[], $9,
-            (SELECT c.group_key FROM conversations c WHERE c.id = $4)
+     SELECT id, $2, $3, $4, uid, title, content, $5, $6, $7::text[], $8::text[], $9, $13
      FROM unnest($1::text[], $10::text[], $11::text[], $12::text[]) AS t(id, uid, title, content)
      ON CONFLICT (id, group_key) DO UPDATE SET title = EXCLUDED.title
      RETURNING ${COLUMNS}`,
@@ -89,6 +88,7 @@ export async function completeEpisode(
       memories.map((m) => m.userId),
       memories.map((m) => m.title),
       memories.map((m) => m.content),
+      episode.group_key,
     ],
   );
   return rows.map(toEpisodicMemory);
