@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { appendMessages, claimDueEpisodes, insertEpisodes } from '@memstream/store';
+import { claimDueEpisodes, insertEpisodes } from '@memstream/store';
 import { migratedStore } from '../../../test/helpers/migrated-store.js';
-import { chatMessage } from './search-fixtures.js';
 
 /**
  * claimDueEpisodes finds the due groups without a lock, then claims group by group: extractor
@@ -14,7 +13,10 @@ test('claimers sweeping at once each take other episodes, and together take ever
   const at = new Date('2026-01-01T00:00:00Z');
   const groups = ['g1', 'g2', 'g3', 'g4'];
   for (const group of groups) {
-    await appendMessages(store, [{ message: chatMessage(group, 'm-0', 'a word') }]);
+    await store.query(
+      `INSERT INTO conversations (id, source_api, next_seq, group_key) VALUES ($1, 'evermemos', 5, $1)`,
+      [group],
+    );
     await insertEpisodes(
       store,
       group,
