@@ -179,6 +179,7 @@ export async function* seedExport(plan: SeedPlan): AsyncGenerator<string> {
       const episode: Episode = {
         id: ++episodeRow,
         conversation_id: c.id,
+        group_key: c.id,
         start_seq: start,
         end_seq: start + span.length - 1,
         message_ids: span.map((m) => m.message_id),

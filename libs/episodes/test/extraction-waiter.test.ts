@@ -73,7 +73,12 @@ async function pendingEpisode(groupId: string): Promise<Episode> {
 }
 
 async function extract(episode: Episode): Promise<void> {
-  const [claimed] = await claimEpisodes(store, { ids: [episode.id], limit: 1, leaseMs: 60_000 });
+  const [claimed] = await claimEpisodes(store, {
+    group: episode.group_key,
+    ids: [episode.id],
+    limit: 1,
+    leaseMs: 60_000,
+  });
   await store.transaction((tx) =>
     completeEpisode(tx, claimed!, [{ userId: null, title: 'Launch', content: 'The launch moves to March.' }], {
       extractor: 'test',

@@ -96,7 +96,12 @@ test('a stored message is extracted once its episode has memories, and that is s
     ['stored', 'pending', episode!.id],
   );
 
-  const [claimed] = await claimEpisodes(deps.store, { ids: [episode!.id], limit: 1, leaseMs: 60_000 });
+  const [claimed] = await claimEpisodes(deps.store, {
+    group: episode!.group_key,
+    ids: [episode!.id],
+    limit: 1,
+    leaseMs: 60_000,
+  });
   const memories = await deps.store.transaction((tx) =>
     completeEpisode(tx, claimed!, [{ userId: null, title: 'Friday', content: 'They meet on Friday.' }], {
       extractor: 'test',

@@ -95,6 +95,7 @@ export {
   lockEpisodes,
   openSpan,
   insertEpisodes,
+  claimDueEpisodes,
   claimEpisodes,
   failEpisode,
   idleConversations,

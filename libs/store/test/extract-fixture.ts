@@ -26,7 +26,12 @@ export async function extract(store: Store, conversation: string, seq: number, m
     reason: 'flush' as const,
   };
   const [episode] = await insertEpisodes(store, conversation, [span]);
-  const [claimed] = await claimEpisodes(store, { ids: [episode!.id], limit: 1, leaseMs: 60_000 });
+  const [claimed] = await claimEpisodes(store, {
+    group: episode!.group_key,
+    ids: [episode!.id],
+    limit: 1,
+    leaseMs: 60_000,
+  });
   const memories = ['u1', 'u2'].map((userId) => ({ userId, title: '', content: `${conversation} ${seq} ${userId}` }));
   await store.transaction((tx) => completeEpisode(tx, claimed!, memories, { extractor: 'test', participants: ['u1'] }));
   const summary = await claimSummary(store, { conversationId: conversation, startSequence: 0, endSequence: seq });

@@ -45,7 +45,12 @@ const note = (conversation: string, id: string, content: string): NewMessage => 
 async function extract(store: Store, conversation: string, messageIds: string[], people: string[]) {
   const span = { startSeq: 0, endSeq: 0, messageIds, startTime: AT, endTime: AT, reason: 'flush' as const };
   const [episode] = await insertEpisodes(store, conversation, [span]);
-  const [claimed] = await claimEpisodes(store, { ids: [episode!.id], limit: 1, leaseMs: 60_000 });
+  const [claimed] = await claimEpisodes(store, {
+    group: episode!.group_key,
+    ids: [episode!.id],
+    limit: 1,
+    leaseMs: 60_000,
+  });
   const memories = people.map((userId) => ({ userId, title: '', content: `${userId} likes the garden` }));
   const stored = await store.transaction((tx) =>
     completeEpisode(tx, claimed!, memories, { extractor: 'test', participants: people }),

@@ -22,7 +22,12 @@ test("writers of one memory's keyword row at once count its words once", async (
   const at = new Date(Date.UTC(2025, 0, 15, 10));
   const span = { startSeq: 0, endSeq: 0, messageIds: ['m0'], startTime: at, endTime: at, reason: 'flush' as const };
   const [episode] = await insertEpisodes(store, 'chat', [span]);
-  const [claimed] = await claimEpisodes(store, { ids: [episode!.id], limit: 1, leaseMs: 60_000 });
+  const [claimed] = await claimEpisodes(store, {
+    group: episode!.group_key,
+    ids: [episode!.id],
+    limit: 1,
+    leaseMs: 60_000,
+  });
   const stored = await store.transaction((tx) =>
     completeEpisode(tx, claimed!, [{ userId: 'u', title: '', content: 'u grows tomatoes' }], {
       extractor: 'test',

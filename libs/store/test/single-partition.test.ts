@@ -6,12 +6,15 @@ import {
   appendMessages,
   foldGroupKeywordCounts,
   appendStreamChunks,
+  claimEpisodes,
+  completeEpisode,
   deleteKaosSessions,
   findConversationMeta,
   findKaosSession,
   findRequestOutcome,
   indexMessages,
   insertConversation,
+  insertEpisodes,
   insertKaosSession,
   kaosSessionEvents,
   keywordSearch,
@@ -192,6 +195,25 @@ test("the fold of a group's keyword counts takes and counts on one partition", a
     ['search_keyword_pending', 'search_keyword_totals', 'search_keyword_frequencies'],
     (q) => foldGroupKeywordCounts({ transaction: (work) => work(q) } as Pick<Store, 'transaction'>, 'chat-5', 100),
   );
+});
+
+test("an extractor's claim of a group's episode and its completion lock and write one partition", async () => {
+  const at = new Date('2026-01-01T00:00:00Z');
+  const [episode] = await insertEpisodes(store, 'chat-6', [
+    { startSeq: 0, endSeq: 0, messageIds: ['m-6'], startTime: at, endTime: at, reason: 'flush' },
+  ]);
+  await assertOnePartition(store, ['episodes', 'episodic_memories'], async (q) => {
+    const [claimed] = await claimEpisodes(q, {
+      group: episode!.group_key,
+      ids: [episode!.id],
+      limit: 1,
+      leaseMs: 60_000,
+    });
+    await completeEpisode(q, claimed!, [{ userId: null, title: 'garden', content: 'a tomato' }], {
+      extractor: 'test',
+      participants: [],
+    });
+  });
 });
 
 test("a KAOS session's deletion frees its name and marks its conversation, one partition each", async () => {

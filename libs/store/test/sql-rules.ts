@@ -40,7 +40,7 @@ const TIME =
 // timestamptz ± interval is only STABLE (it depends on the session's time zone), and an upsert's
 // DO UPDATE on a distributed or reference table takes IMMUTABLE expressions only
 const TIME_ARITHMETIC = /\bmake_interval\s*\(|::timestamptz\s*[-+]|[-+]\s*interval\b/i;
-const LOCK = /\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE)\b|\bSKIP\s+LOCKED\b/i;
+const LOCK = /\bFOR\s+(NO\s+KEY\s+|KEY\s+)?(UPDATE|SHARE)\b|\bSKIP\s+LOCKED\b/i;
 const STATEMENT = /\b(SELECT|INSERT INTO|UPDATE|DELETE FROM)\b/;
 const CLOCK_ASSIGNED = /\b[a-z_]+\s*=\s*(now|clock_timestamp|statement_timestamp|transaction_timestamp)\s*\(/i;
 const TABLE = /\b(?:FROM|JOIN|INTO|UPDATE|USING)\s+(?:ONLY\s+)?([a-z_][a-z0-9_]*)/gi;

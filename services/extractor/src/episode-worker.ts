@@ -4,6 +4,7 @@ import type { ChatModel } from '@memstream/llm';
 import type { Logger } from '@memstream/logging';
 import { audienceOfMessage, type CanonicalMessage, type EpisodicMemory } from '@memstream/schemas';
 import {
+  claimDueEpisodes,
   claimEpisodes,
   completeEpisode,
   failEpisode,
@@ -33,7 +34,7 @@ export interface EpisodeSettings {
   readonly topicMinMessages: number;
 }
 
-type Task = { kind: 'extract'; id: number } | { kind: 'judge'; conversationId: string };
+type Task = { kind: 'extract'; id: number; group: string } | { kind: 'judge'; conversationId: string };
 
 /**
  * Closes episodes and extracts their memories. Boundary detection runs in the consumer's handler
@@ -155,7 +156,7 @@ export class EpisodeWorker {
     }
     const room = this.settings.concurrency - this.running.size;
     if (room <= 0) return;
-    for (const e of await claimEpisodes(this.store, { limit: room, leaseMs: this.settings.leaseMs }))
+    for (const e of await claimDueEpisodes(this.store, { limit: room, leaseMs: this.settings.leaseMs }))
       this.runClaimed(e);
   }
 
@@ -170,7 +171,7 @@ export class EpisodeWorker {
   private closed(episodes: readonly Episode[]): void {
     for (const e of episodes) {
       this.metrics.episodesClosed.inc({ reason: e.close_reason });
-      this.enqueue({ kind: 'extract', id: e.id });
+      this.enqueue({ kind: 'extract', id: e.id, group: e.group_key });
     }
   }
 
@@ -186,7 +187,7 @@ export class EpisodeWorker {
     while (this.running.size < this.settings.concurrency && this.queue.length > 0) {
       const task = this.queue.shift()!;
       this.queued.delete(task.kind === 'extract' ? `e:${task.id}` : `j:${task.conversationId}`);
-      const run = (task.kind === 'extract' ? this.extractById(task.id) : this.judge(task.conversationId))
+      const run = (task.kind === 'extract' ? this.extractById(task.id, task.group) : this.judge(task.conversationId))
         .catch((err: unknown) => this.log.warn({ err, task }, 'episode task failed; the sweep retries it'))
         .finally(() => {
           this.running.delete(run);
@@ -206,8 +207,8 @@ export class EpisodeWorker {
     this.running.add(run);
   }
 
-  private async extractById(id: number): Promise<void> {
-    const [episode] = await claimEpisodes(this.store, { ids: [id], limit: 1, leaseMs: this.settings.leaseMs });
+  private async extractById(id: number, group: string): Promise<void> {
+    const [episode] = await claimEpisodes(this.store, { group, ids: [id], limit: 1, leaseMs: this.settings.leaseMs });
     if (episode) await this.extract(episode);
   }
 

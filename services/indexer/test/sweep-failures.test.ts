@@ -23,7 +23,12 @@ async function memoriesWithoutIndex(store: Store, texts: readonly string[]): Pro
       reason: 'flush',
     },
   ]);
-  const [claimed] = await claimEpisodes(store, { ids: [episode!.id], limit: 1, leaseMs: MINUTE });
+  const [claimed] = await claimEpisodes(store, {
+    group: episode!.group_key,
+    ids: [episode!.id],
+    limit: 1,
+    leaseMs: MINUTE,
+  });
   const memories = await store.transaction((tx) =>
     completeEpisode(
       tx,

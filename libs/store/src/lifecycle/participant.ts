@@ -188,13 +188,15 @@ export interface EvictGroups {
   }) => string;
 }
 
-/** Rows of the table's own due by one column's age, deleted by key a batch at a time, each counted. */
+/** Rows of the table's own due by one column's age, deleted a batch at a time, each counted. */
 export interface EvictRows {
   /** The column a row's age is measured by: it is due once it is before the cutoff. */
   readonly agedBy: string;
-  /** The columns a row is found and locked by (the shard column first), and the batch's order. */
-  readonly key: readonly string[];
-  readonly orderBy: string;
+  /**
+   * Deletes up to `limit` rows due before the cutoff, in the caller's transaction, locking them by
+   * the shard column (dueByGroup); how many went.
+   */
+  readonly take: (tx: Queryable, cutoff: Date, limit: number) => Promise<number>;
   readonly counts: PurgeCount;
 }
 

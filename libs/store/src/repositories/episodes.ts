@@ -7,6 +7,8 @@ export type EpisodeStatus = 'pending' | 'extracted' | 'failed';
 export interface Episode {
   readonly id: number;
   readonly conversation_id: string;
+  /** The conversation's group, the shard key: what a claim and a completion are keyed by. */
+  readonly group_key: string;
   readonly start_seq: number;
   readonly end_seq: number;
   readonly message_ids: string[];
@@ -20,7 +22,7 @@ export interface Episode {
   readonly error: string | null;
 }
 
-const COLUMNS = `id, conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason,
+const COLUMNS = `id, conversation_id, group_key, start_seq, end_seq, message_ids, start_time, end_time, close_reason,
   status, version, attempts, next_attempt_at, error`;
 
 /** A message of a conversation's open span: what boundary detection needs of it. */
@@ -143,27 +145,57 @@ export async function insertEpisodes(
 }
 
 /**
- * Takes episodes for extraction: the given ids, or (ids undefined) up to `limit` due ones. A taken
- * episode is leased for `leaseMs`; a worker that dies loses it when the lease runs out. Leases and
- * due times are on the database's clock, which every extractor replica shares.
+ * Takes a group's episodes for extraction: the given ids, or (ids undefined) up to `limit` due
+ * ones. A taken episode is leased for `leaseMs`; a worker that dies loses it when the lease runs
+ * out. Leases and due times are on the database's clock, which every extractor replica shares.
+ * Locked by the group, the shard key, so the claim stays on the node that holds it (docs/store.md).
  */
 export async function claimEpisodes(
   q: Queryable,
-  options: { ids?: readonly number[]; limit: number; leaseMs: number },
+  options: { group: string; ids?: readonly number[]; limit: number; leaseMs: number; now?: string },
 ): Promise<Episode[]> {
   const { rows } = await q.query<Episode>(
     `UPDATE episodes SET claimed_until = $4::timestamptz + make_interval(secs => $3::float8 / 1000), attempts = attempts + 1,
        updated_at = $4::timestamptz
-     WHERE id IN (
+     WHERE group_key = $5 AND id IN (
        SELECT id FROM episodes
-       WHERE status <> 'extracted' AND (claimed_until IS NULL OR claimed_until < $4::timestamptz)
+       WHERE group_key = $5 AND status <> 'extracted' AND (claimed_until IS NULL OR claimed_until < $4::timestamptz)
          AND ($1::int8[] IS NOT NULL AND id = ANY($1::int8[]) OR $1::int8[] IS NULL AND next_attempt_at <= $4::timestamptz)
        ORDER BY next_attempt_at, id LIMIT $2
        FOR UPDATE SKIP LOCKED)
      RETURNING ${COLUMNS}`,
-    [options.ids ? [...options.ids] : null, options.limit, options.leaseMs, await databaseNow(q)],
+    [
+      options.ids ? [...options.ids] : null,
+      options.limit,
+      options.leaseMs,
+      options.now ?? (await databaseNow(q)),
+      options.group,
+    ],
   );
   return rows;
+}
+
+/**
+ * Takes up to `limit` due episodes of any group, the first by due time: their groups are found
+ * without a lock (a read of every shard), then each group's share is claimed by claimEpisodes, a
+ * statement per group, as the keyword fold takes its groups. An episode another claimer took
+ * meanwhile is skipped, so two claimers never take one episode.
+ */
+export async function claimDueEpisodes(q: Queryable, options: { limit: number; leaseMs: number }): Promise<Episode[]> {
+  const now = await databaseNow(q);
+  const { rows: groups } = await q.query<{ group_key: string; n: number }>(
+    `SELECT group_key, count(*)::int AS n FROM (
+       SELECT group_key, next_attempt_at, id FROM episodes
+       WHERE status <> 'extracted' AND (claimed_until IS NULL OR claimed_until < $2::timestamptz)
+         AND next_attempt_at <= $2::timestamptz
+       ORDER BY next_attempt_at, id LIMIT $1) due
+     GROUP BY group_key ORDER BY min(next_attempt_at), min(id)`,
+    [options.limit, now],
+  );
+  const claimed: Episode[] = [];
+  for (const { group_key: group, n } of groups)
+    claimed.push(...(await claimEpisodes(q, { group, limit: n, leaseMs: options.leaseMs, now })));
+  return claimed;
 }
 
 /** Marks a claimed episode failed and when to try again; a no-op when it changed meanwhile. */

@@ -46,21 +46,22 @@ export async function completeEpisode(
 ): Promise<EpisodicMemory[] | undefined> {
   const done = await tx.query(
     `UPDATE episodes SET status = 'extracted', error = NULL, claimed_until = NULL, updated_at = $3::timestamptz
-     WHERE id = $1 AND version = $2`,
-    [episode.id, episode.version, at.toISOString()],
+     WHERE group_key = $4 AND id = $1 AND version = $2`,
+    [episode.id, episode.version, at.toISOString(), episode.group_key],
   );
   if (done.rowCount === 0) return undefined;
   // FOR UPDATE, not the UPDATE's own lock: marking a row superseded changes no key, so it would not
   // wait for an indexer holding the memory (FOR KEY SHARE) while writing its search row. Waiting
   // here, the DELETE below sees that row once committed; an indexer that comes later finds the
-  // memory superseded and skips it.
+  // memory superseded and skips it. Keyed by the episode's group, the lock stays on its shard.
   const old = await tx.query<{ id: string; group_key: string }>(
     `WITH older AS (
        SELECT id FROM episodic_memories
-       WHERE episode_id = $1 AND version < $2 AND superseded_at IS NULL ORDER BY id FOR UPDATE)
-     UPDATE episodic_memories m SET superseded_at = $3::timestamptz FROM older WHERE m.id = older.id
+       WHERE group_key = $4 AND episode_id = $1 AND version < $2 AND superseded_at IS NULL ORDER BY id FOR UPDATE)
+     UPDATE episodic_memories m SET superseded_at = $3::timestamptz FROM older
+     WHERE m.group_key = $4 AND m.id = older.id
      RETURNING m.id, m.group_key`,
-    [episode.id, episode.version, at.toISOString()],
+    [episode.id, episode.version, at.toISOString(), episode.group_key],
   );
   await deleteSearchRows(
     tx,
@@ -70,8 +71,7 @@ export async function completeEpisode(
   const { rows } = await tx.query<MemoryRow>(
     `INSERT INTO episodic_memories (id, episode_id, version, conversation_id, user_id, title, content,
        occurred_at, ended_at, message_ids, participants, extractor, group_key)
-     SELECT id, $2, $3, $4, uid, title, content, $5, $6, $7::text[], $8::text[], $9,
-            (SELECT c.group_key FROM conversations c WHERE c.id = $4)
+     SELECT id, $2, $3, $4, uid, title, content, $5, $6, $7::text[], $8::text[], $9, $13
      FROM unnest($1::text[], $10::text[], $11::text[], $12::text[]) AS t(id, uid, title, content)
      ON CONFLICT (id, group_key) DO UPDATE SET title = EXCLUDED.title
      RETURNING ${COLUMNS}`,
@@ -88,6 +88,7 @@ export async function completeEpisode(
       memories.map((m) => m.userId),
       memories.map((m) => m.title),
       memories.map((m) => m.content),
+      episode.group_key,
     ],
   );
   return rows.map(toEpisodicMemory);

@@ -1,6 +1,6 @@
 import { databaseNow } from '../database-clock.js';
 import type { Queryable, Store } from '../store.js';
-import type { EvictableResource, EvictGroups, EvictRows } from '../lifecycle/participant.js';
+import type { EvictableResource, EvictGroups } from '../lifecycle/participant.js';
 import { EVICT_ORDER, PURGE_ORDER } from '../lifecycle/registry.js';
 import { addPurgeCounts, NO_PURGE, purgeConversationGroups, type PurgeCounts } from './purge-conversations.js';
 import { endHeldJob, leaseFrom, leaseJob, lockHeldJob, lockOpenJob } from './job-row-leases.js';
@@ -129,17 +129,6 @@ async function countEvictable(q: Queryable, job: EvictionJob): Promise<number> {
   return total;
 }
 
-/** Hard-deletes up to `limit` of the table's rows due before the cutoff; how many. */
-async function evictRows(q: Queryable, table: string, goes: EvictRows, cutoff: Date, limit: number): Promise<number> {
-  const key = goes.key.join(', ');
-  const { rowCount } = await q.query(
-    `DELETE FROM ${table} WHERE (${key}) IN (
-       SELECT ${key} FROM ${table} WHERE ${goes.agedBy} < $1 ORDER BY ${goes.orderBy} LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-    [cutoff, limit],
-  );
-  return rowCount ?? 0;
-}
-
 export interface EvictionStep {
   /** False when the lease was lost (another worker holds the job now): stop. */
   readonly held: boolean;
@@ -168,7 +157,7 @@ export async function evictBatch(
     let found = 0;
     let purged = 0;
     let conversationIds: readonly string[] = [];
-    for (const { table, evict } of partsOf(job)) {
+    for (const { evict } of partsOf(job)) {
       if (room <= 0) break;
       if ('groups' in evict.goes) {
         const due = await tx.query<{ group_id: string }>(groupsSql(evict.goes, '$1', '$2'), [job.cutoff, room]);
@@ -180,7 +169,7 @@ export async function evictBatch(
         purged += result.counts.groups;
         room -= groups.length;
       } else {
-        const n = await evictRows(tx, table, evict.goes, job.cutoff, room);
+        const n = await evict.goes.take(tx, job.cutoff, room);
         counts = addPurgeCounts(counts, { [evict.goes.counts]: n });
         found += n;
         purged += n;

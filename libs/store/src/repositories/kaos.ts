@@ -127,13 +127,20 @@ export async function insertKaosSession(
 
 /**
  * Deletes sessions and their events; their conversations are marked deleted (as a memory-service
- * deletion does), so their messages and memories are hidden in every family. Returns how many went.
+ * deletion does), so their messages and memories are hidden in every family. `updatedBefore`: only
+ * those still not updated since then, checked on each row as it is deleted (a cleanup's sessions
+ * were chosen unlocked; one appended to meanwhile stays). Returns how many went.
  */
-export async function deleteKaosSessions(tx: Queryable, conversationIds: readonly string[]): Promise<number> {
+export async function deleteKaosSessions(
+  tx: Queryable,
+  conversationIds: readonly string[],
+  updatedBefore?: string,
+): Promise<number> {
   if (conversationIds.length === 0) return 0;
   const { rows: gone } = await tx.query<{ agent: string; conversation_id: string }>(
-    `DELETE FROM kaos_sessions WHERE conversation_id = ANY($1::text[]) RETURNING agent, conversation_id`,
-    [[...conversationIds]],
+    `DELETE FROM kaos_sessions WHERE conversation_id = ANY($1::text[]) AND ($2::timestamptz IS NULL OR updated_at < $2::timestamptz)
+     RETURNING agent, conversation_id`,
+    [[...conversationIds], updatedBefore ?? null],
   );
   await releaseKaosSessionNames(tx, gone);
   // the database's clock: messages stored after the deletion are told apart by it (see deleteConversationGroup)
@@ -154,7 +161,9 @@ export async function deleteKaosSessions(tx: Queryable, conversationIds: readonl
  * updated tenth (at least one) goes. Both the count and the choice are of the sessions `creator`
  * manages: a person's share of the agent is the sessions they could delete themselves, so their
  * creates never evict anyone else's; an agent or the local user (creator {}) manages them all, as
- * a KAOS pod its own memory. The caller holds the agent's lock.
+ * a KAOS pod its own memory. The caller holds the agent's lock, which orders every chooser; the
+ * sessions, spread over the agent's groups, are chosen without a row lock (Citus takes one only
+ * on one shard) and locked by their deletion, which waits for an append in flight as the lock did.
  */
 export async function evictKaosSessions(
   tx: Queryable,
@@ -167,7 +176,7 @@ export async function evictKaosSessions(
   const { rows } = await tx.query<{ n: string }>(`SELECT count(*) AS n FROM kaos_sessions s WHERE ${where}`, params);
   if (Number(rows[0]!.n) < maxSessions) return 0;
   const oldest = await tx.query<{ conversation_id: string }>(
-    `SELECT s.conversation_id FROM kaos_sessions s WHERE ${where} ORDER BY s.updated_at, s.ord LIMIT $${params.push(Math.max(1, Math.floor(maxSessions / 10)))} FOR UPDATE OF s`,
+    `SELECT s.conversation_id FROM kaos_sessions s WHERE ${where} ORDER BY s.updated_at, s.ord LIMIT $${params.push(Math.max(1, Math.floor(maxSessions / 10)))}`,
     params,
   );
   return deleteKaosSessions(
@@ -176,7 +185,11 @@ export async function evictKaosSessions(
   );
 }
 
-/** Sessions of the agent not updated since `before` (a person's: only those they may manage), locked. */
+/**
+ * Sessions of the agent not updated since `before` (a person's: only those they may manage), read
+ * without a row lock across the agent's groups: deleteKaosSessions with `before` locks each and
+ * checks it is still stale.
+ */
 export async function staleKaosSessions(
   tx: Queryable,
   agent: string,
@@ -186,7 +199,7 @@ export async function staleKaosSessions(
   const params: unknown[] = [];
   const where = scope(params, agent, viewer, 'manager');
   const { rows } = await tx.query<{ conversation_id: string }>(
-    `SELECT s.conversation_id FROM kaos_sessions s WHERE ${where} AND s.updated_at < $${params.push(before)}::timestamptz FOR UPDATE OF s`,
+    `SELECT s.conversation_id FROM kaos_sessions s WHERE ${where} AND s.updated_at < $${params.push(before)}::timestamptz`,
     params,
   );
   return rows.map((r) => r.conversation_id);

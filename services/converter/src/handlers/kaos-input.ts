@@ -109,7 +109,7 @@ export async function applyKaos(tx: Queryable, event: KaosInput, replay = false)
       // A person's cleanup reaches what they manage, whatever the event names (the eviction's rule).
       const viewer = event.actor?.kind === 'user' ? managerOf(event.actor) : { userId: d.visible_to ?? undefined };
       const stale = await staleKaosSessions(tx, d.agent, d.updated_before, viewer);
-      return done({ cleaned: await deleteKaosSessions(tx, stale) });
+      return done({ cleaned: await deleteKaosSessions(tx, stale, d.updated_before) });
     }
   }
 }

@@ -61,7 +61,8 @@ export const RETENTION_METADATA_KEY = 'retention';
 export function retentionScopeSql(column: string, params: unknown[], scope: RetentionScope): string {
   if (scope.override === undefined) return 'TRUE';
   const n = params.push(scope.override);
-  return `${column} IN (SELECT c.id FROM conversations c LEFT JOIN conversations r ON r.id = c.group_id
+  // a fork's root holds its group (group_key = id): the join stays on the shard column, which Citus needs
+  return `${column} IN (SELECT c.id FROM conversations c LEFT JOIN conversations r ON r.group_key = c.group_key AND r.id = c.group_id
     WHERE c.metadata->>'${RETENTION_METADATA_KEY}' = $${n} OR r.metadata->>'${RETENTION_METADATA_KEY}' = $${n})`;
 }
 

@@ -3,6 +3,7 @@ import { iso, keyOne, EVICTED_WITH_GROUP, type LifecycleParticipant, type Retain
 import { addCount, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
 import type { RetentionBatch } from '../../repositories/retention-counts.js';
 import { retentionScopeSql } from './conversations.js';
+import { dueByGroup } from '../due-by-group.js';
 import { deleteSearchRows } from '../../repositories/search-rows.js';
 
 /**
@@ -102,20 +103,41 @@ export const summaries: LifecycleParticipant = {
 const memoryRowKeys = (rows: ReadonlyArray<{ id: string; group_key: string }>) =>
   rows.map((r) => ({ groupKey: r.group_key, itemId: r.id }));
 
+/**
+ * A pass goes on while a batch found a full batch due and took some of it; one whose rows other
+ * transactions all hold ends the pass and leaves them to the next run, as SKIP LOCKED did.
+ */
+const finishedAfter = (o: RetainPass, found: number, taken: number) => found < o.batchSize || taken === 0;
+
 /** Episodic memories made before the cutoff (every version), with their search rows and vectors. */
 async function expireMemories(tx: Queryable, o: RetainPass): Promise<RetentionBatch> {
-  const params: unknown[] = [o.cutoff, o.batchSize];
-  const { rows } = await tx.query<{ id: string; current: boolean; group_key: string }>(
-    `DELETE FROM episodic_memories WHERE id IN (
-       SELECT id FROM episodic_memories WHERE created_at < $1 AND ${retentionScopeSql('conversation_id', params, o.scope)}
-       ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
-     RETURNING id, superseded_at IS NULL AS current, group_key`,
-    params,
+  const params: unknown[] = [o.cutoff];
+  const { taken, found } = await dueByGroup(
+    tx,
+    {
+      table: 'episodic_memories',
+      shard: 'group_key',
+      key: 'id',
+      order: 'id',
+      where: `created_at < $1 AND ${retentionScopeSql('conversation_id', params, o.scope)}`,
+      params,
+      limit: o.batchSize,
+    },
+    async (group, ids) =>
+      (
+        await tx.query<{ id: string; current: boolean; group_key: string }>(
+          `DELETE FROM episodic_memories WHERE group_key = $1 AND id IN (
+             SELECT id FROM episodic_memories WHERE group_key = $1 AND id = ANY($2::text[]) AND created_at < $3
+             FOR UPDATE SKIP LOCKED)
+           RETURNING id, superseded_at IS NULL AS current, group_key`,
+          [group, ids, o.cutoff],
+        )
+      ).rows,
   );
-  const searchRows = await deleteSearchRows(tx, 'episodic_memory', memoryRowKeys(rows));
+  const searchRows = await deleteSearchRows(tx, 'episodic_memory', memoryRowKeys(taken));
   return {
-    counts: { episodicMemories: rows.length, searchRows },
-    finished: rows.length < o.batchSize,
+    counts: { episodicMemories: taken.length, searchRows },
+    finished: finishedAfter(o, found, taken.length),
     conversationIds: [],
   };
 }
@@ -125,20 +147,39 @@ async function expireMemories(tx: Queryable, o: RetainPass): Promise<RetentionBa
  * summary built on a removed one keeps its text and loses only the link: its chain starts there.
  */
 async function expireSummaries(tx: Queryable, o: RetainPass): Promise<RetentionBatch> {
-  const params: unknown[] = [o.cutoff, o.batchSize];
-  const { rows } = await tx.query<{ memory_id: string }>(
-    `SELECT memory_id FROM memory
-     WHERE created_at < $1 AND status <> 'processing' AND ${retentionScopeSql('conversation_id', params, o.scope)}
-     ORDER BY memory_id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-    params,
+  const params: unknown[] = [o.cutoff];
+  const { taken, found } = await dueByGroup(
+    tx,
+    {
+      table: 'memory',
+      shard: 'group_key',
+      key: 'memory_id',
+      order: 'memory_id',
+      where: `created_at < $1 AND status <> 'processing' AND ${retentionScopeSql('conversation_id', params, o.scope)}`,
+      params,
+      limit: o.batchSize,
+    },
+    async (group, ids) =>
+      (
+        await tx.query<{ memory_id: string }>(
+          `SELECT memory_id FROM memory
+           WHERE group_key = $1 AND memory_id = ANY($2::int8[]) AND created_at < $3 AND status <> 'processing'
+           FOR UPDATE SKIP LOCKED`,
+          [group, ids, o.cutoff],
+        )
+      ).rows,
   );
-  const ids = rows.map((r) => r.memory_id);
+  const ids = taken.map((r) => r.memory_id);
   await tx.query(
     'UPDATE memory SET base_memory_id = NULL WHERE base_memory_id = ANY($1::int8[]) AND NOT (memory_id = ANY($1::int8[]))',
     [ids],
   );
   const gone = await tx.query('DELETE FROM memory WHERE memory_id = ANY($1::int8[])', [ids]);
-  return { counts: { summaries: gone.rowCount ?? 0 }, finished: rows.length < o.batchSize, conversationIds: [] };
+  return {
+    counts: { summaries: gone.rowCount ?? 0 },
+    finished: finishedAfter(o, found, taken.length),
+    conversationIds: [],
+  };
 }
 
 /**

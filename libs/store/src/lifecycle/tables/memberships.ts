@@ -1,6 +1,7 @@
 import type { Queryable } from '../../store.js';
 import { iso, keyOne, keyTwo, type LifecycleParticipant } from '../participant.js';
 import { addCount, type ErasureCounts, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
+import { dueByGroup } from '../due-by-group.js';
 
 /**
  * Who may read or write a group. Outside the person's groups, their own memberships (a share)
@@ -38,7 +39,11 @@ export const membershipRemovals: LifecycleParticipant = {
   // a removal is the soft deletion of a membership: evicted by its own age, its group kept
   evict: {
     resource: 'conversation_memberships',
-    goes: { agedBy: 'removed_at', key: ['group_id', 'id'], orderBy: 'id', counts: 'membershipRemovals' },
+    goes: {
+      agedBy: 'removed_at',
+      take: (tx, cutoff, limit) => evictRemovals(tx, cutoff, limit),
+      counts: 'membershipRemovals',
+    },
   },
   export: {
     kind: 'membership_removal',
@@ -68,4 +73,31 @@ async function deleteNamed(
   );
   for (const r of rows) addCount(counts, familyOf(r.source_api), 'postgres', kind, 1);
   return counts;
+}
+
+/** Removal records older than the cutoff, the first `limit` by id, each group's locked and deleted by its key. */
+async function evictRemovals(tx: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const { taken } = await dueByGroup(
+    tx,
+    {
+      table: 'conversation_membership_removals',
+      shard: 'group_id',
+      key: 'id',
+      order: 'id',
+      where: 'removed_at < $1',
+      params: [cutoff],
+      limit,
+    },
+    async (group, ids) =>
+      (
+        await tx.query<{ id: string }>(
+          `DELETE FROM conversation_membership_removals WHERE group_id = $1 AND id IN (
+             SELECT id FROM conversation_membership_removals
+             WHERE group_id = $1 AND id = ANY($2::int8[]) AND removed_at < $3 FOR UPDATE SKIP LOCKED)
+           RETURNING id`,
+          [group, ids, cutoff],
+        )
+      ).rows,
+  );
+  return taken.length;
 }
