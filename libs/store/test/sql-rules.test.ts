@@ -25,15 +25,9 @@ const ALLOWED: Readonly<Record<string, Partial<Record<Rule, number>>>> = {
   'libs/store/src/repositories/episodes.ts': { 'lock-without-shard-key': 1 },
   'libs/store/src/repositories/episodic-memories.ts': { 'lock-without-shard-key': 1 },
   'libs/store/src/repositories/eviction-jobs.ts': { 'lock-without-shard-key': 1 },
-  'libs/store/src/repositories/forget.ts': { 'lock-without-shard-key': 1, 'unnest-lateral-or-correlated': 3 },
-  'libs/store/src/repositories/import-scope.ts': { 'unnest-lateral-or-correlated': 1 },
   'libs/store/src/repositories/job-row-leases.ts': { 'lock-without-shard-key': 2 },
   'libs/store/src/repositories/kaos.ts': { 'lock-without-shard-key': 2 },
   'libs/store/src/repositories/messages.ts': { 'unnest-lateral-or-correlated': 1 },
-  'libs/store/src/repositories/purge-conversations.ts': {
-    'unnest-lateral-or-correlated': 1,
-  },
-  'libs/store/src/repositories/turn-embedding-inputs.ts': { 'unnest-lateral-or-correlated': 1 },
 };
 
 async function context(): Promise<{ ctx: RuleContext; schemaBreaches: Breach[] }> {

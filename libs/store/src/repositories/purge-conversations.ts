@@ -78,9 +78,10 @@ async function writtenSinceDeletion(
   if (deleted.length === 0) return written;
   for (const { table, purge } of PURGE_ORDER) {
     if (purge.storedAt === undefined) continue;
+    // a join, not a subquery per conversation: Citus refuses a subquery reading unnest()'s rows
     const { rows: found } = await tx.query<{ id: string }>(
-      `SELECT d.id FROM unnest($1::text[], $2::timestamptz[]) AS d(id, deleted_at)
-       WHERE EXISTS (SELECT 1 FROM ${table} m WHERE m.${purge.column} = d.id AND m.${purge.storedAt} > d.deleted_at)`,
+      `SELECT DISTINCT d.id FROM unnest($1::text[], $2::timestamptz[]) AS d(id, deleted_at)
+       JOIN ${table} m ON m.${purge.column} = d.id AND m.${purge.storedAt} > d.deleted_at`,
       [deleted.map((r) => r.id), deleted.map((r) => r.deleted_at)],
     );
     for (const r of found) written.add(r.id);
