@@ -15,6 +15,7 @@ import {
   forgetMessagesIn,
   listStreamChunks,
   PARTITIONS,
+  purgeConversationGroups,
   recordRequestOutcomes,
   setMembership,
   type Store,
@@ -151,6 +152,14 @@ test("forgetting turns locks, empties and reopens their episodes on their group'
   for (const s of episodeSide)
     for (const [table, partitions] of Object.entries(s.partitions))
       assert.equal(partitions.length, 1, `${table}: ${partitions.join(', ')} reached by ${s.sql}`);
+});
+
+test("a purge of groups locks each group's conversations on its partition", async () => {
+  const groups = Array.from({ length: 8 }, (_, i) => `chat-${i}`);
+  const reach = await partitionsReached(store, (q) => purgeConversationGroups(q, groups));
+  const locks = reach.filter((s) => /FOR UPDATE/.test(s.sql));
+  assert.equal(locks.length, groups.length, 'a lock a group');
+  for (const s of locks) assert.equal(s.partitions.conversations?.length, 1, s.sql);
 });
 
 test('a lookup without the shard column reaches every partition, and the check sees it', async () => {

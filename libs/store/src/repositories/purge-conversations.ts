@@ -25,8 +25,8 @@ export interface PurgeResult {
  * Hard-deletes conversation groups (a conversation and its forks) and everything made from them in
  * every family: the rows of each table whose lifecycle participant has a purge part, in the order
  * of their stages (lifecycle/registry.ts). Run it inside a transaction: its
- * conversations are locked first (in id order, so two purges never deadlock, and a second purge
- * of the same group waits and then finds nothing), so a group is removed exactly once, whole.
+ * conversations are locked first (by group, then id, so two purges never deadlock, and a second
+ * purge of the same group waits and then finds nothing), so a group is removed exactly once, whole.
  */
 export async function purgeConversationGroups(
   tx: Queryable,
@@ -34,15 +34,18 @@ export async function purgeConversationGroups(
   options: PurgeOptions = {},
 ): Promise<PurgeResult> {
   if (groupIds.length === 0) return { counts: NO_PURGE, conversationIds: [] };
-  const locked = await tx.query<{ id: string; group_id: string; deleted_at: Date | null }>(
-    `SELECT id, group_key AS group_id, deleted_at FROM conversations
-     WHERE group_key = ANY($1::text[]) ORDER BY id FOR UPDATE`,
-    [[...groupIds]],
-  );
+  // a group at a time (Citus locks rows of one shard a statement), groups and rows in one order
   const byGroup = new Map<string, { id: string; deleted_at: Date | null }[]>();
-  for (const row of locked.rows) byGroup.set(row.group_id, [...(byGroup.get(row.group_id) ?? []), row]);
+  for (const group of [...new Set(groupIds)].sort()) {
+    const { rows } = await tx.query<{ id: string; deleted_at: Date | null }>(
+      'SELECT id, deleted_at FROM conversations WHERE group_key = $1 ORDER BY id FOR UPDATE',
+      [group],
+    );
+    if (rows.length > 0) byGroup.set(group, rows);
+  }
+  const locked = [...byGroup.values()].flat();
   const before = options.deletedBefore;
-  const written = before === undefined ? new Set<string>() : await writtenSinceDeletion(tx, locked.rows);
+  const written = before === undefined ? new Set<string>() : await writtenSinceDeletion(tx, locked);
   const groups = [...byGroup.entries()]
     .filter(
       ([, rows]) =>
