@@ -22,8 +22,10 @@ import {
   listMessages,
   listView,
   pendingMessages,
+  forgetMessagesIn,
   listStreamChunks,
   PARTITIONS,
+  purgeConversationGroups,
   recordRequestOutcomes,
   setMembership,
   shardGroupsOf,
@@ -253,6 +255,44 @@ test("a write's outcome is recorded on one partition", async () => {
     error_message: null,
   };
   await assertOnePartition(store, ['request_outcomes'], (q) => recordRequestOutcomes(q, [outcome]));
+});
+
+test("forgetting turns locks, empties and reopens their episodes on their group's partition", async () => {
+  // eight conversations of three turns, in episodes [m0, m1] and [m2], each episode with a memory
+  await store.exec(
+    `INSERT INTO conversations (id, source_api, next_seq, group_key)
+       SELECT 'forget-' || g, 'evermemos', 3, 'forget-' || g FROM generate_series(0, 7) g;
+     INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, group_key)
+       SELECT c.id, s, 'm' || s, 'u1', 'Ann', 'user', 'words ' || s, timestamptz '2025-01-01' + s * interval '1 minute', 'evermemos', c.id
+         FROM conversations c, generate_series(0, 2) s WHERE c.id LIKE 'forget-%';
+     INSERT INTO episodes (conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason, group_key)
+       SELECT c.id, e.s, e.s + cardinality(e.ids) - 1, e.ids, now(), now(), 'flush', c.id
+         FROM conversations c, (VALUES (0, ARRAY['m0', 'm1']), (2, ARRAY['m2'])) AS e(s, ids) WHERE c.id LIKE 'forget-%';
+     INSERT INTO episodic_memories (id, episode_id, conversation_id, version, content, occurred_at, ended_at, message_ids, extractor, group_key)
+       SELECT 'mem-' || e.id, e.id, e.conversation_id, 1, 'a memory', now(), now(), e.message_ids, 'test', e.group_key
+         FROM episodes e WHERE e.conversation_id LIKE 'forget-%'`,
+  );
+  // the turn m1 goes from the episode [m0, m1] (reopened), m2 from [m2] (emptied): each one's memory goes too
+  const reach = await partitionsReached(store, (q) =>
+    forgetMessagesIn(q, {
+      conversationId: 'forget-3',
+      senderId: 'u1',
+      matching: { sql: (p) => `message_id <> ${p}`, value: 'm0' },
+    }),
+  );
+  const episodeSide = reach.filter((s) => /FOR UPDATE|DELETE FROM episod|UPDATE episodes/.test(s.sql));
+  assert.equal(episodeSide.length, 4, 'the lock, the memories, the emptied and the reopened episodes');
+  for (const s of episodeSide)
+    for (const [table, partitions] of Object.entries(s.partitions))
+      assert.equal(partitions.length, 1, `${table}: ${partitions.join(', ')} reached by ${s.sql}`);
+});
+
+test("a purge of groups locks each group's conversations on its partition", async () => {
+  const groups = Array.from({ length: 8 }, (_, i) => `chat-${i}`);
+  const reach = await partitionsReached(store, (q) => purgeConversationGroups(q, groups));
+  const locks = reach.filter((s) => /FOR UPDATE/.test(s.sql));
+  assert.equal(locks.length, groups.length, 'a lock a group');
+  for (const s of locks) assert.equal(s.partitions.conversations?.length, 1, s.sql);
 });
 
 test('a lookup without the shard column reaches every partition, and the check sees it', async () => {

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendMessages, writeMessageVectors, type Queryable } from '@memstream/store';
+import { appendMessages, turnEmbeddingInputs, writeMessageVectors, type Queryable } from '@memstream/store';
 import { migratedStore } from './search-fixtures.js';
-import { explainRolledBack, nodesOf } from './explain.js';
+import { explainRolledBack, nodesOf, type PlanNode } from './explain.js';
 
 /** The statement writeMessageVectors sends, caught instead of run. */
 async function vectorStatement(items: Parameters<typeof writeMessageVectors>[2]) {
@@ -58,4 +58,55 @@ test('a vector write for messages that have their search rows parses no text and
   assert.equal(fill['Conflicting Tuples'] ?? 0, 0, 'rows that exist were offered to the insert');
   const offered = (fill.Plans ?? []).reduce((sum, child) => sum + (child['Actual Rows'] ?? 0), 0);
   assert.equal(offered, 0, 'rows that exist had their text parsed for the insert');
+});
+
+/** The statement turnEmbeddingInputs sends, caught instead of run. */
+async function turnInputsStatement(keys: Parameters<typeof turnEmbeddingInputs>[1]) {
+  let caught: { sql: string; params: readonly unknown[] } | undefined;
+  const catcher: Queryable = {
+    query: async (sql, params = []) => {
+      caught = { sql, params };
+      return { rows: [], rowCount: 0 };
+    },
+    exec: async () => undefined,
+  };
+  await turnEmbeddingInputs(catcher, keys, true);
+  return caught!;
+}
+
+// The indexer reads each turn with the one before it: that turn is found by walking the
+// conversation's key back from the turn, in its group (the shard column, so that Citus runs the
+// walk beside the turn's shard), never by reading the conversation or the table.
+test('reading turns to embed looks each up by key, and the turn before it by a walk back in its group', async (t) => {
+  const store = await migratedStore(t);
+  await store.exec(
+    `INSERT INTO conversations (id, source_api, next_seq, group_key)
+       SELECT 'c' || g, 'evermemos', 10000, 'c' || g FROM generate_series(0, 3) g;
+     INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, group_key)
+       SELECT 'c' || g, s, 'm' || s, 'u' || s % 3, 'Ann', 'user', 'the rollout plan ' || s,
+              timestamptz '2025-01-01' + s * interval '1 second', 'evermemos', 'c' || g
+         FROM generate_series(0, 3) g, generate_series(0, 9999) s`,
+  );
+  await store.query('VACUUM ANALYZE messages');
+  const keys = Array.from({ length: 50 }, (_, i) => ({ conversationId: `c${i % 4}`, messageId: `m${5000 + i}` }));
+  const { sql, params } = await turnInputsStatement(keys);
+
+  const nodes = [...nodesOf((await explainRolledBack(store, sql, params)).Plan)];
+
+  // each partition of the partitioned layout is a node of its own: what they read adds up
+  const scans = nodes.filter((n) => n['Relation Name']?.startsWith('messages'));
+  const read = (n: PlanNode) =>
+    ((n['Actual Rows'] ?? 0) + ((n as { 'Rows Removed by Filter'?: number })['Rows Removed by Filter'] ?? 0)) *
+    (n['Actual Loops'] ?? 1);
+  const rowsRead = scans.reduce((sum, n) => sum + read(n), 0);
+  assert.ok(rowsRead <= 2 * keys.length, `read ${rowsRead} rows for ${keys.length} turns and the turns before them`);
+  const walks = scans.filter((n) => /seq < m\.seq/.test(n['Index Cond'] ?? ''));
+  assert.ok(walks.length > 0, "the turn before is found by a walk back its conversation's key");
+  for (const walk of walks)
+    assert.match(walk['Index Cond']!, /group_key = m\.group_key/, "the walk is keyed by the turn's group");
+  assert.equal(
+    walks.reduce((sum, n) => sum + (n['Actual Loops'] ?? 0), 0),
+    keys.length,
+    'one walk a turn',
+  );
 });

@@ -1,6 +1,6 @@
 import { databaseNow } from '../database-clock.js';
 import type { Queryable, Store } from '../store.js';
-import { arrayLiteral, lockEpisodes } from './episodes.js';
+import { lockEpisodes } from './episodes.js';
 import { visibleTo } from './conversation-access.js';
 import { deleteSearchRows } from './search-rows.js';
 
@@ -39,8 +39,10 @@ export interface ForgetResult {
 function episodeMessages(params: unknown[], eventId: string): string {
   const episodeNumber = /^[0-9]{1,18}$/.test(eventId) ? eventId : null;
   const n = params.push(episodeNumber, eventId);
-  return `(conversation_id, message_id) IN (
-    SELECT e.conversation_id, m FROM episodes e CROSS JOIN LATERAL unnest(e.message_ids) AS m
+  // the episode's messages by their whole key, its group first (the set-returning unnest in the
+  // select list, not a LATERAL join: Citus refuses a lateral beside a distributed table)
+  return `(group_key, conversation_id, message_id) IN (
+    SELECT e.group_key, e.conversation_id, unnest(e.message_ids) FROM episodes e
     WHERE e.id = $${n - 1}::int8 OR e.id = (SELECT em.episode_id FROM episodic_memories em WHERE em.id = $${n}::text LIMIT 1))`;
 }
 
@@ -116,25 +118,16 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
   // The episodes holding any deleted message, with what they keep, locked before their memories
   // are looked for: an extraction storing an episode's memories holds its row, so this waits for it
   // and then sees (and removes) what it stored, instead of missing memories committed a moment later.
-  const affected = await tx.query<{ id: number; remaining: string[] | null }>(
-    `WITH gone AS (SELECT * FROM unnest($1::text[], $2::text[]) AS g(c, mid))
-     SELECT e.id,
-            (SELECT array_agg(x ORDER BY o) FROM unnest(e.message_ids) WITH ORDINALITY AS u(x, o)
-             WHERE NOT EXISTS (SELECT 1 FROM gone WHERE gone.c = e.conversation_id AND gone.mid = u.x)) AS remaining
-     FROM episodes e
-     WHERE EXISTS (SELECT 1 FROM gone WHERE gone.c = e.conversation_id AND gone.mid = ANY(e.message_ids))
-     ORDER BY e.id
-     FOR UPDATE OF e`,
-    [deleted.rows.map((r) => r.conversation_id), deleted.rows.map((r) => r.message_id)],
-  );
-  const episodeIds = affected.rows.map((r) => r.id);
+  const affected = await lockAffectedEpisodes(tx, deleted.rows);
+  const episodeIds = affected.map((e) => e.id);
+  const episodeGroups = [...new Set(affected.map((e) => e.groupKey))];
   let deletedMemories = 0;
   let deletedMemorySearchRows = 0;
   if (episodeIds.length > 0) {
     const memories = await tx.query<{ id: string; current: boolean; group_key: string }>(
-      `DELETE FROM episodic_memories WHERE episode_id = ANY($1::int8[])
+      `DELETE FROM episodic_memories WHERE group_key = ANY($2::text[]) AND episode_id = ANY($1::int8[])
        RETURNING id, superseded_at IS NULL AS current, group_key`,
-      [episodeIds],
+      [episodeIds, episodeGroups],
     );
     deletedMemories = memories.rows.filter((m) => m.current).length;
     deletedMemorySearchRows = await deleteSearchRows(
@@ -143,21 +136,14 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
       memories.rows.map((m) => ({ groupKey: m.group_key, itemId: m.id })),
     );
   }
-  const emptied = affected.rows.filter((r) => r.remaining === null).map((r) => r.id);
-  const kept = affected.rows.filter((r) => r.remaining !== null);
-  if (emptied.length > 0) await tx.query('DELETE FROM episodes WHERE id = ANY($1::int8[])', [emptied]);
-  if (kept.length > 0) {
-    // due at once by the clock the extractors claim by (claimEpisodes), not by this process's
-    const now = await databaseNow(tx);
-    await tx.query(
-      `UPDATE episodes e SET message_ids = k.ids::text[], version = e.version + 1, status = 'pending', attempts = 0,
-         next_attempt_at = $3::timestamptz, claimed_until = NULL, error = NULL, updated_at = $3::timestamptz,
-         start_time = (SELECT min(created_at) FROM messages m WHERE m.conversation_id = e.conversation_id AND m.message_id = ANY(k.ids::text[])),
-         end_time = (SELECT max(created_at) FROM messages m WHERE m.conversation_id = e.conversation_id AND m.message_id = ANY(k.ids::text[]))
-       FROM unnest($1::int8[], $2::text[]) AS k(id, ids) WHERE e.id = k.id`,
-      [kept.map((r) => r.id), kept.map((r) => arrayLiteral(r.remaining!)), now],
-    );
-  }
+  const emptied = affected.filter((e) => e.remaining === null);
+  const kept = affected.filter((e): e is AffectedEpisode & { remaining: string[] } => e.remaining !== null);
+  if (emptied.length > 0)
+    await tx.query('DELETE FROM episodes WHERE group_key = ANY($2::text[]) AND id = ANY($1::int8[])', [
+      emptied.map((e) => e.id),
+      [...new Set(emptied.map((e) => e.groupKey))],
+    ]);
+  if (kept.length > 0) await reopenEpisodes(tx, kept);
   return {
     deletedMessages: deleted.rows.length,
     deletedMemories,
@@ -166,4 +152,80 @@ export async function forgetMessagesIn(tx: Queryable, filter: ForgetFilter): Pro
     deletedMessageSearchRows,
     deletedMemorySearchRows,
   };
+}
+
+interface AffectedEpisode {
+  readonly id: string;
+  readonly groupKey: string;
+  readonly conversationId: string;
+  /** The messages it keeps, in its order; null: none. */
+  readonly remaining: string[] | null;
+}
+
+/**
+ * The episodes holding any of the deleted messages, locked. A row lock names its group (Citus
+ * locks rows of one shard a statement), so they are read a conversation at a time, conversations
+ * in one order and episodes in id order within each, so two deletions cannot deadlock.
+ */
+async function lockAffectedEpisodes(
+  tx: Queryable,
+  deleted: readonly { conversation_id: string; message_id: string; group_key: string }[],
+): Promise<AffectedEpisode[]> {
+  const byConversation = new Map<string, { groupKey: string; gone: Set<string> }>();
+  for (const r of deleted) {
+    const entry = byConversation.get(r.conversation_id) ?? { groupKey: r.group_key, gone: new Set<string>() };
+    entry.gone.add(r.message_id);
+    byConversation.set(r.conversation_id, entry);
+  }
+  const affected: AffectedEpisode[] = [];
+  for (const conversationId of [...byConversation.keys()].sort()) {
+    const { groupKey, gone } = byConversation.get(conversationId)!;
+    const { rows } = await tx.query<{ id: string; message_ids: string[] }>(
+      `SELECT id, message_ids FROM episodes
+       WHERE group_key = $1 AND conversation_id = $2 AND message_ids && $3::text[]
+       ORDER BY id FOR UPDATE`,
+      [groupKey, conversationId, [...gone]],
+    );
+    for (const e of rows) {
+      const remaining = e.message_ids.filter((m) => !gone.has(m));
+      affected.push({ id: e.id, groupKey, conversationId, remaining: remaining.length > 0 ? remaining : null });
+    }
+  }
+  return affected;
+}
+
+/**
+ * Gives each episode what it keeps and a new version, due again at once by the clock the
+ * extractors claim by (claimEpisodes), not by this process's. Its times become those of the kept
+ * messages, looked up by their whole key: a join, not a subquery per episode (Citus refuses one
+ * beside unnest()), and the kept ids travel as rows, not as array literals (Citus runs no text[]
+ * cast, a STABLE function, on a row of an UPDATE). An episode none of whose kept messages is found
+ * gets no times and fails the statement, as before.
+ */
+async function reopenEpisodes(tx: Queryable, kept: readonly (AffectedEpisode & { remaining: string[] })[]) {
+  const now = await databaseNow(tx);
+  const rows = kept.flatMap((e) => e.remaining.map((messageId) => ({ e, messageId })));
+  await tx.query(
+    `WITH kept AS (
+       SELECT r.id, r.g, array_agg(r.mid ORDER BY r.o) AS ids
+         FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS r(id, g, c, mid, o)
+        GROUP BY r.id, r.g),
+     span AS (
+       SELECT r.id, min(m.created_at) AS first, max(m.created_at) AS last
+         FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[]) AS r(id, g, c, mid)
+         JOIN messages m ON m.group_key = r.g AND m.conversation_id = r.c AND m.message_id = r.mid
+        GROUP BY r.id)
+     UPDATE episodes e SET message_ids = k.ids, version = e.version + 1, status = 'pending', attempts = 0,
+       next_attempt_at = $5::timestamptz, claimed_until = NULL, error = NULL, updated_at = $5::timestamptz,
+       start_time = s.first, end_time = s.last
+     FROM kept k LEFT JOIN span s ON s.id = k.id
+     WHERE e.group_key = k.g AND e.id = k.id`,
+    [
+      rows.map((r) => r.e.id),
+      rows.map((r) => r.e.groupKey),
+      rows.map((r) => r.e.conversationId),
+      rows.map((r) => r.messageId),
+      now,
+    ],
+  );
 }

@@ -82,11 +82,18 @@ export interface ImportTouched {
 export async function finishImportScope(q: Queryable): Promise<ImportTouched> {
   // A fork shows its ancestors' messages to its own members: it may name only conversations the
   // import created (an export is ordered by id, so a fork can come before the one it names).
+  // Each of the two columns that name a conversation is looked up in the note by a join (Citus
+  // refuses a LATERAL unnest() of them beside a distributed table).
   const { rows: forks } = await q.query<{ id: string; named: string }>(
-    `SELECT c.id, x.named FROM conversations c JOIN ${CREATED} n ON n.id = c.id,
-            LATERAL unnest(ARRAY[c.forked_at_conversation_id, c.fork_source_conversation_id]) AS x(named)
-     WHERE x.named IS NOT NULL AND x.named NOT IN (SELECT id FROM ${CREATED})
-     LIMIT 1`,
+    `SELECT c.id, COALESCE(CASE WHEN a.id IS NULL THEN c.forked_at_conversation_id END,
+                           CASE WHEN s.id IS NULL THEN c.fork_source_conversation_id END) AS named
+       FROM ${CREATED} n
+       JOIN conversations c ON c.group_key = n.group_id AND c.id = n.id
+       LEFT JOIN ${CREATED} a ON a.id = c.forked_at_conversation_id
+       LEFT JOIN ${CREATED} s ON s.id = c.fork_source_conversation_id
+      WHERE (c.forked_at_conversation_id IS NOT NULL AND a.id IS NULL)
+         OR (c.fork_source_conversation_id IS NOT NULL AND s.id IS NULL)
+      LIMIT 1`,
   );
   if (forks[0])
     throw new AppError(

@@ -25,8 +25,8 @@ export interface PurgeResult {
  * Hard-deletes conversation groups (a conversation and its forks) and everything made from them in
  * every family: the rows of each table whose lifecycle participant has a purge part, in the order
  * of their stages (lifecycle/registry.ts). Run it inside a transaction: its
- * conversations are locked first (in id order, so two purges never deadlock, and a second purge
- * of the same group waits and then finds nothing), so a group is removed exactly once, whole.
+ * conversations are locked first (by group, then id, so two purges never deadlock, and a second
+ * purge of the same group waits and then finds nothing), so a group is removed exactly once, whole.
  */
 export async function purgeConversationGroups(
   tx: Queryable,
@@ -34,15 +34,18 @@ export async function purgeConversationGroups(
   options: PurgeOptions = {},
 ): Promise<PurgeResult> {
   if (groupIds.length === 0) return { counts: NO_PURGE, conversationIds: [] };
-  const locked = await tx.query<{ id: string; group_id: string; deleted_at: Date | null }>(
-    `SELECT id, group_key AS group_id, deleted_at FROM conversations
-     WHERE group_key = ANY($1::text[]) ORDER BY id FOR UPDATE`,
-    [[...groupIds]],
-  );
+  // a group at a time (Citus locks rows of one shard a statement), groups and rows in one order
   const byGroup = new Map<string, { id: string; deleted_at: Date | null }[]>();
-  for (const row of locked.rows) byGroup.set(row.group_id, [...(byGroup.get(row.group_id) ?? []), row]);
+  for (const group of [...new Set(groupIds)].sort()) {
+    const { rows } = await tx.query<{ id: string; deleted_at: Date | null }>(
+      'SELECT id, deleted_at FROM conversations WHERE group_key = $1 ORDER BY id FOR UPDATE',
+      [group],
+    );
+    if (rows.length > 0) byGroup.set(group, rows);
+  }
+  const locked = [...byGroup.values()].flat();
   const before = options.deletedBefore;
-  const written = before === undefined ? new Set<string>() : await writtenSinceDeletion(tx, locked.rows);
+  const written = before === undefined ? new Set<string>() : await writtenSinceDeletion(tx, locked);
   const groups = [...byGroup.entries()]
     .filter(
       ([, rows]) =>
@@ -78,9 +81,10 @@ async function writtenSinceDeletion(
   if (deleted.length === 0) return written;
   for (const { table, purge } of PURGE_ORDER) {
     if (purge.storedAt === undefined) continue;
+    // a join, not a subquery per conversation: Citus refuses a subquery reading unnest()'s rows
     const { rows: found } = await tx.query<{ id: string }>(
-      `SELECT d.id FROM unnest($1::text[], $2::timestamptz[]) AS d(id, deleted_at)
-       WHERE EXISTS (SELECT 1 FROM ${table} m WHERE m.${purge.column} = d.id AND m.${purge.storedAt} > d.deleted_at)`,
+      `SELECT DISTINCT d.id FROM unnest($1::text[], $2::timestamptz[]) AS d(id, deleted_at)
+       JOIN ${table} m ON m.${purge.column} = d.id AND m.${purge.storedAt} > d.deleted_at`,
       [deleted.map((r) => r.id), deleted.map((r) => r.deleted_at)],
     );
     for (const r of found) written.add(r.id);

@@ -35,31 +35,28 @@ export async function turnEmbeddingInputs(
     sender_id: string;
     sender_name: string;
     content: string;
-    ctx_id: string | null;
-    ctx_sender_id: string | null;
-    ctx_sender_name: string | null;
-    ctx_content: string | null;
+    ctx: { id: string; sender_id: string; sender_name: string; content: string } | null;
   }>(
+    // The turn before is one row found by a backward walk of its conversation's key (a subquery
+    // over the messages row, with the group, not a LATERAL join beside unnest(), which Citus
+    // refuses), as an object: a scalar subquery yields one value.
     `SELECT m.conversation_id, m.message_id, m.sender_id, m.sender_name, m.content,
-            p.id::text AS ctx_id, p.sender_id AS ctx_sender_id, p.sender_name AS ctx_sender_name, p.content AS ctx_content
+            (SELECT jsonb_build_object('id', x.id::text, 'sender_id', x.sender_id, 'sender_name', x.sender_name,
+                                       'content', x.content)
+               FROM messages x
+              WHERE $3::boolean AND x.group_key = m.group_key AND x.conversation_id = m.conversation_id
+                AND x.seq < m.seq AND x.created_at >= m.created_at - ${CONTEXT_GAP}
+                AND (x.audience IS NULL OR x.audience = m.audience) AND btrim(x.content) <> ''
+              ORDER BY x.seq DESC LIMIT 1) AS ctx
        FROM unnest($1::text[], $2::text[]) AS t(c, mid)
-       JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
-       LEFT JOIN LATERAL (
-         SELECT x.id, x.sender_id, x.sender_name, x.content FROM messages x
-          WHERE $3::boolean AND x.conversation_id = m.conversation_id AND x.seq < m.seq
-            AND x.created_at >= m.created_at - ${CONTEXT_GAP}
-            AND (x.audience IS NULL OR x.audience = m.audience) AND btrim(x.content) <> ''
-          ORDER BY x.seq DESC LIMIT 1) p ON true`,
+       JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid`,
     [keys.map((k) => k.conversationId), keys.map((k) => k.messageId), withContext],
   );
   return rows.map((r) => ({
     conversationId: r.conversation_id,
     messageId: r.message_id,
     text: messageSearchText(r),
-    contextItemId: r.ctx_id,
-    contextText:
-      r.ctx_id === null
-        ? ''
-        : messageSearchText({ sender_id: r.ctx_sender_id!, sender_name: r.ctx_sender_name!, content: r.ctx_content! }),
+    contextItemId: r.ctx?.id ?? null,
+    contextText: r.ctx === null ? '' : messageSearchText(r.ctx),
   }));
 }
