@@ -41,36 +41,55 @@ function asked(sql: string): ShardGroupsOf {
 }
 
 /**
- * appendMessages, one statement per shard group of the batch's groups: on Citus a statement
- * (and, outside a transaction, its commit) that writes one shard group is one node's work, where
- * one over several is a two-phase commit between them. A group's messages keep their order, as
- * they are all in one statement; the results come back in the order of `items`. With no
- * `shardGroups` (the plain layout), or one group, it is appendMessages.
+ * `items` in runs, one per shard group of their groups (`groupOf`), each run in the order given;
+ * one run when there is no `shardGroups` (the plain layout) or one group. A statement over one
+ * run stays on one node, and may lock its rows there: Citus locks rows of one shard group at a
+ * time, and commits a transaction of one node without two phases.
+ */
+export async function runsByShardGroup<T>(
+  q: Queryable,
+  items: readonly T[],
+  groupOf: (item: T) => string,
+  shardGroups: ShardGroupsOf | undefined,
+): Promise<T[][]> {
+  const groups = [...new Set(items.map(groupOf))];
+  if (shardGroups === undefined || groups.length < 2) return items.length === 0 ? [] : [[...items]];
+  const shardOf = await shardGroups(q, groups);
+  const runs = new Map<string, T[]>();
+  for (const item of items) {
+    const shard = shardOf.get(groupOf(item)) ?? '';
+    const run = runs.get(shard);
+    if (run) run.push(item);
+    else runs.set(shard, [item]);
+  }
+  return [...runs.values()];
+}
+
+/**
+ * appendMessages, one statement per shard group of the batch's groups (runsByShardGroup): on
+ * Citus a statement (and, outside a transaction, its commit) that writes one shard group is one
+ * node's work, where one over several is a two-phase commit between them. A group's messages keep
+ * their order, as they are all in one statement; the results come back in the order of `items`.
  */
 export async function appendByShardGroup(
   q: Queryable,
   items: readonly AppendItem[],
   shardGroups: ShardGroupsOf | undefined,
 ): Promise<AppendResult[]> {
-  const groupOf = (item: AppendItem) => item.message.group_key ?? item.message.conversation_id;
-  const groups = [...new Set(items.map(groupOf))];
-  if (shardGroups === undefined || groups.length < 2) return appendMessages(q, items);
-  const shardOf = await shardGroups(q, groups);
-  const runs = new Map<string, number[]>();
-  items.forEach((item, i) => {
-    const shard = shardOf.get(groupOf(item)) ?? '';
-    const run = runs.get(shard);
-    if (run) run.push(i);
-    else runs.set(shard, [i]);
-  });
-  if (runs.size === 1) return appendMessages(q, items);
+  const runs = await runsByShardGroup(
+    q,
+    items.map((item, i) => ({ item, i })),
+    ({ item }) => item.message.group_key ?? item.message.conversation_id,
+    shardGroups,
+  );
+  if (runs.length <= 1) return appendMessages(q, items);
   const results: AppendResult[] = new Array(items.length);
-  for (const indexes of runs.values()) {
+  for (const run of runs) {
     const stored = await appendMessages(
       q,
-      indexes.map((i) => items[i]!),
+      run.map(({ item }) => item),
     );
-    indexes.forEach((i, k) => (results[i] = stored[k]!));
+    run.forEach(({ i }, k) => (results[i] = stored[k]!));
   }
   return results;
 }
