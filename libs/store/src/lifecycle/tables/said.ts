@@ -20,7 +20,8 @@ import { dropSummariesOf } from './episodes.js';
  */
 export async function expireSaid(tx: Queryable, o: RetainPass & { kaosOnly: boolean }): Promise<RetentionBatch> {
   // Conversations in id order from where the last batch stopped, each probed on its (conversation,
-  // time) index: a batch costs what it finds, not a scan of every old message still to go.
+  // time) index: a batch costs what it finds, not a scan of every old message still to go. The
+  // probes are correlated on the shard column, which Citus pushes down to each shard.
   const params: unknown[] = [o.cutoff, o.batchSize, o.after ?? ''];
   const kaos = o.kaosOnly ? 'AND c.id IN (SELECT conversation_id FROM kaos_sessions)' : '';
   // Message retention takes the events that became messages; tool and delegation events are no
@@ -29,8 +30,11 @@ export async function expireSaid(tx: Queryable, o: RetainPass & { kaosOnly: bool
   const { rows } = await tx.query<{ conversation_id: string }>(
     `SELECT c.id AS conversation_id FROM conversations c
      WHERE c.id > $3 ${kaos} AND ${retentionScopeSql('c.id', params, o.scope)}
-       AND (EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.created_at < $1)
-            OR EXISTS (SELECT 1 FROM kaos_events e WHERE e.conversation_id = c.id AND e.occurred_at < $1 ${events}))
+       AND (EXISTS (SELECT 1 FROM messages m
+                     WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.created_at < $1)
+            -- a KAOS session is its own group: its events' shard column is the conversation's
+            OR EXISTS (SELECT 1 FROM kaos_events e
+                        WHERE e.conversation_id = c.group_key AND e.conversation_id = c.id AND e.occurred_at < $1 ${events}))
      ORDER BY c.id LIMIT $2`,
     params,
   );
