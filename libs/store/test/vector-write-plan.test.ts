@@ -4,8 +4,8 @@ import { appendMessages, turnEmbeddingInputs, writeMessageVectors, type Queryabl
 import { migratedStore } from './search-fixtures.js';
 import { explainRolledBack, nodesOf, type PlanNode } from './explain.js';
 
-/** The statement writeMessageVectors sends, caught instead of run. */
-async function vectorStatement(items: Parameters<typeof writeMessageVectors>[2]) {
+/** The (last) statement `run` sends, caught instead of run. */
+async function caughtStatement(run: (q: Queryable) => Promise<unknown>) {
   let caught: { sql: string; params: readonly unknown[] } | undefined;
   const catcher: Queryable = {
     query: async (sql, params = []) => {
@@ -14,9 +14,13 @@ async function vectorStatement(items: Parameters<typeof writeMessageVectors>[2])
     },
     exec: async () => undefined,
   };
-  await writeMessageVectors(catcher, 'test-model', items);
+  await run(catcher);
   return caught!;
 }
+
+/** The statement writeMessageVectors sends. */
+const vectorStatement = (items: Parameters<typeof writeMessageVectors>[2]) =>
+  caughtStatement((q) => writeMessageVectors(q, 'test-model', items));
 
 // Every message stored since search became read-your-writes has its search row from the append:
 // the vector write only adds the vector. Offered to the insert that fills a missing row, each message
@@ -60,19 +64,9 @@ test('a vector write for messages that have their search rows parses no text and
   assert.equal(offered, 0, 'rows that exist had their text parsed for the insert');
 });
 
-/** The statement turnEmbeddingInputs sends, caught instead of run. */
-async function turnInputsStatement(keys: Parameters<typeof turnEmbeddingInputs>[1]) {
-  let caught: { sql: string; params: readonly unknown[] } | undefined;
-  const catcher: Queryable = {
-    query: async (sql, params = []) => {
-      caught = { sql, params };
-      return { rows: [], rowCount: 0 };
-    },
-    exec: async () => undefined,
-  };
-  await turnEmbeddingInputs(catcher, keys, true);
-  return caught!;
-}
+/** The statement turnEmbeddingInputs sends. */
+const turnInputsStatement = (keys: Parameters<typeof turnEmbeddingInputs>[1]) =>
+  caughtStatement((q) => turnEmbeddingInputs(q, keys, true));
 
 // The indexer reads each turn with the one before it: that turn is found by walking the
 // conversation's key back from the turn, in its group (the shard column, so that Citus runs the
