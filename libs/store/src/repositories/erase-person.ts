@@ -27,7 +27,7 @@ export interface ErasureBatch {
 
 /** The groups that are the person's whole (personGroupsSql, which the export reads too), with their family. */
 function ownedGroupsSql(limit: string): string {
-  return `SELECT g.group_id, (SELECT c.source_api FROM conversations c WHERE c.id = g.group_id) AS source_api
+  return `SELECT g.group_id, (SELECT c.source_api FROM conversations c WHERE c.group_key = g.group_id AND c.id = g.group_id) AS source_api
     FROM (${personGroupsSql('$1')}) g ORDER BY g.group_id LIMIT ${limit}`;
 }
 

@@ -63,7 +63,7 @@ export async function insertConversation(q: Queryable, c: NewConversation): Prom
 const RECORD = (viewer: string) => `c.id, c.group_key AS group_id, c.title, c.metadata, c.created_at, c.updated_at,
   c.forked_at_conversation_id, c.forked_at_message_id,
   (SELECT user_id FROM conversation_memberships o WHERE o.group_id = c.group_key AND o.access_level = 'owner') AS owner_user_id,
-  (SELECT left(m.content, 200) FROM messages m WHERE m.conversation_id = c.id
+  (SELECT left(m.content, 200) FROM messages m WHERE m.group_key = c.group_key AND m.conversation_id = c.id
      AND COALESCE(m.metadata->'ms'->>'channel', 'history') = 'history' AND COALESCE(m.metadata->'ms'->>'visibility', 'user') <> 'agent'
      ORDER BY m.seq DESC LIMIT 1) AS last_message_preview,
   ${viewer === '' ? 'NULL' : `(SELECT access_level FROM conversation_memberships v WHERE v.group_id = c.group_key AND v.user_id = ${viewer})`} AS access_level`;

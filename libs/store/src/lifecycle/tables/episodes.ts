@@ -60,7 +60,8 @@ export const episodicMemories: LifecycleParticipant = {
       const counts = noErasureCounts();
       const memories = await tx.query<{ id: string; group_key: string; source_api: string | null }>(
         `DELETE FROM episodic_memories WHERE ${episodicMemories.named!('$1')}
-         RETURNING id, group_key, (SELECT c.source_api FROM conversations c WHERE c.id = episodic_memories.conversation_id) AS source_api`,
+         RETURNING id, group_key, (SELECT c.source_api FROM conversations c
+                    WHERE c.group_key = episodic_memories.group_key AND c.id = episodic_memories.conversation_id) AS source_api`,
         [userId],
       );
       for (const m of memories.rows) addCount(counts, familyOf(m.source_api), 'postgres', 'episodicMemories', 1);
