@@ -225,7 +225,7 @@ export async function idleConversations(q: Queryable, idleMs: number, limit: num
     `SELECT c.id FROM conversations c
      WHERE c.updated_at < now() - make_interval(secs => $1::float8 / 1000)
        AND c.updated_at > now() - make_interval(secs => $1::float8 / 1000) - interval '1 day'
-       AND c.next_seq - 1 > COALESCE((SELECT max(end_seq) FROM episodes e WHERE e.conversation_id = c.id), -1)
+       AND c.next_seq - 1 > COALESCE((SELECT max(end_seq) FROM episodes e WHERE e.group_key = c.group_key AND e.conversation_id = c.id), -1)
      ORDER BY c.updated_at LIMIT $2`,
     [idleMs, limit],
   );

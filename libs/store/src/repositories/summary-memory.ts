@@ -143,9 +143,9 @@ export async function findSummaryBacklog(
   const { rows } = await q.query<{ conversation_id: string; last_seq: number }>(
     `SELECT c.id AS conversation_id, c.next_seq - 1 AS last_seq FROM conversations c
      WHERE c.updated_at >= $2 AND c.next_seq - 1 >= $1
-       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.conversation_id = c.id AND m.status = 'processing')
-       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.conversation_id = c.id AND m.status = 'completed' AND m.end_sequence >= c.next_seq - 1)
-       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.conversation_id = c.id AND m.status = 'failed' AND m.next_attempt_at > now())
+       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.status = 'processing')
+       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.status = 'completed' AND m.end_sequence >= c.next_seq - 1)
+       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.status = 'failed' AND m.next_attempt_at > now())
      ORDER BY c.updated_at
      LIMIT $3`,
     [options.minLastSeq, options.updatedSince.toISOString(), options.limit],
