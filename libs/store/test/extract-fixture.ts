@@ -35,6 +35,6 @@ export async function extract(store: Store, conversation: string, seq: number, m
   const memories = ['u1', 'u2'].map((userId) => ({ userId, title: '', content: `${conversation} ${seq} ${userId}` }));
   await store.transaction((tx) => completeEpisode(tx, claimed!, memories, { extractor: 'test', participants: ['u1'] }));
   const summary = await claimSummary(store, { conversationId: conversation, startSequence: 0, endSequence: seq });
-  assert.ok(summary && (await startSummary(store, summary.memory_id)) !== 'superseded');
+  assert.ok(summary && (await startSummary(store, summary)) !== 'superseded');
   assert.ok(await completeSummary(store, summary.memory_id, `summary of ${conversation} to ${seq}`, 1));
 }

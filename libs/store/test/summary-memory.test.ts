@@ -64,7 +64,7 @@ test('native PostgreSQL: a claim racing the previous completion still chains to 
   assert.ok(second, 'the claim went through once the first row stopped processing');
   assert.equal(second.base_memory_id, null, 'the race happened: the claim itself did not see the completion');
 
-  const started = await startSummary(b, second.memory_id);
+  const started = await startSummary(b, second);
   assert.ok(started && started !== 'superseded');
   assert.equal(started.base_memory_id, first.memory_id, 'the base is the memory completed during the claim');
   const rows = await listSummaries(a, 'c');

@@ -174,7 +174,7 @@ export class SummaryWorker {
         { summarizer: this.summarizer.name, outcome },
         (Date.now() - started) / 1000,
       );
-    const row = await startSummary(this.store, claimed.memory_id).catch((err: unknown) => {
+    const row = await startSummary(this.store, claimed).catch((err: unknown) => {
       log.warn({ err }, 'could not start the summary; its row will time out and be redone');
       return undefined;
     });

@@ -6,6 +6,8 @@ export type SummaryStatus = 'processing' | 'completed' | 'failed';
 export interface SummaryMemory {
   readonly memory_id: number;
   readonly conversation_id: string;
+  /** The conversation's group, the shard column. */
+  readonly group_key: string;
   readonly memory_text: string;
   readonly start_sequence: number;
   readonly end_sequence: number;
@@ -19,7 +21,7 @@ export interface SummaryMemory {
   readonly error: string | null;
 }
 
-const COLUMNS = `memory_id, conversation_id, memory_text, start_sequence, end_sequence, base_memory_id, status,
+const COLUMNS = `memory_id, conversation_id, group_key, memory_text, start_sequence, end_sequence, base_memory_id, status,
   created_at, updated_at, generation_time_ms, attempts, next_attempt_at, error`;
 
 /**
@@ -60,24 +62,31 @@ export async function claimSummary(
  * `superseded` when that latest memory already reaches the row's end (the claim is deleted: the
  * spec writes no empty rows), or undefined when the row is no longer processing (timed out).
  */
-export async function startSummary(q: Queryable, memoryId: number): Promise<SummaryMemory | 'superseded' | undefined> {
+export async function startSummary(
+  q: Queryable,
+  claimed: Pick<SummaryMemory, 'memory_id' | 'conversation_id' | 'group_key'>,
+): Promise<SummaryMemory | 'superseded' | undefined> {
+  // named by its group, the statement is one shard's (Citus takes no subquery in a RETURNING
+  // of a statement over several)
   const { rows } = await q.query<SummaryMemory & { base_end: number | null }>(
-    `WITH me AS (SELECT conversation_id FROM memory WHERE memory_id = $1),
-     base AS (
+    `WITH base AS (
        SELECT memory_id, end_sequence FROM memory
-       WHERE conversation_id = (SELECT conversation_id FROM me) AND status = 'completed'
+       WHERE group_key = $3 AND conversation_id = $4 AND status = 'completed'
        ORDER BY end_sequence DESC, memory_id DESC LIMIT 1
      )
      UPDATE memory SET base_memory_id = (SELECT memory_id FROM base), updated_at = $2::timestamptz
-     WHERE memory_id = $1 AND status = 'processing'
+     WHERE group_key = $3 AND memory_id = $1 AND status = 'processing'
      RETURNING ${COLUMNS}, (SELECT end_sequence FROM base) AS base_end`,
     // the database's clock, as the claim's: a processing row's updated_at is how long it has run (failStuckSummaries)
-    [memoryId, await databaseNow(q)],
+    [claimed.memory_id, await databaseNow(q), claimed.group_key, claimed.conversation_id],
   );
   const row = rows[0];
   if (!row) return undefined;
   if (row.base_end !== null && row.base_end >= row.end_sequence) {
-    await q.query(`DELETE FROM memory WHERE memory_id = $1 AND status = 'processing'`, [memoryId]);
+    await q.query(`DELETE FROM memory WHERE group_key = $2 AND memory_id = $1 AND status = 'processing'`, [
+      claimed.memory_id,
+      claimed.group_key,
+    ]);
     return 'superseded';
   }
   const { base_end: _, ...summary } = row;
