@@ -1,5 +1,6 @@
 import type { Queryable } from '../../store.js';
 import { iso, keyOne, keyTwo, type LifecycleParticipant } from '../participant.js';
+import { deleteSharedMemberships, sharedWith } from '../../repositories/membership-rows.js';
 import { addCount, type ErasureCounts, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
 
 /**
@@ -10,8 +11,7 @@ import { addCount, type ErasureCounts, familyOf, noErasureCounts } from '../../r
 export const memberships: LifecycleParticipant = {
   table: 'conversation_memberships',
   within: { group: 'group_id' },
-  named: (person) =>
-    `conversation_memberships.user_id = ${person} AND conversation_memberships.access_level <> 'owner'`,
+  named: sharedWith,
   purge: { by: 'groups', column: 'group_id', counts: 'memberships', stage: 'leaves' },
   notRetained: 'access, kept while it is granted: it goes with its group, or when revoked (the record below)',
   notEvicted: 'access is not soft-deleted: it goes with its group, or when revoked (the record below)',
@@ -24,8 +24,28 @@ export const memberships: LifecycleParticipant = {
   },
   erase: {
     writtenByOthers: true,
-    named: (tx, userId) => deleteNamed(tx, userId, memberships, 'memberships'),
+    named: async (tx, userId) => {
+      const counts = noErasureCounts();
+      for (const r of await deleteSharedMemberships(tx, userId))
+        addCount(counts, familyOf(r.source_api), 'postgres', 'memberships', 1);
+      return counts;
+    },
   },
+};
+
+/**
+ * The inverse of the memberships, by person (migration 0043): the groups a read scoped to a
+ * person reaches, found on one shard. Written with the memberships (membership-rows.ts), so the
+ * erasure of a person's shared memberships takes their rows here too.
+ */
+export const personGroups: LifecycleParticipant = {
+  table: 'person_groups',
+  within: { group: 'group_id' },
+  // uncounted: a copy of the memberships, which the counts name
+  purge: { by: 'groups', column: 'group_id', stage: 'leaves' },
+  notExported: 'a copy of the memberships by person: their export holds them, and importing them makes the rows again',
+  notRetained: 'kept while its membership is',
+  notEvicted: 'kept while its membership is, which goes with its group',
 };
 
 /** The record of memberships that ended (who had which level until when): a lost one names the person. */
@@ -58,7 +78,7 @@ async function deleteNamed(
   tx: Queryable,
   userId: string,
   table: LifecycleParticipant,
-  kind: 'memberships' | 'membershipRemovals',
+  kind: 'membershipRemovals',
 ): Promise<ErasureCounts> {
   const counts = noErasureCounts();
   const { rows } = await tx.query<{ source_api: string | null }>(
