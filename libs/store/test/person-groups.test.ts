@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
 import { test } from 'node:test';
 import type { ExportDataRecord } from '@memstream/schemas';
 import {
@@ -19,6 +20,7 @@ import {
 } from '@memstream/store';
 import { migratedPglite, migratedPgliteWithout } from '../../../test/helpers/migrated-pglite.js';
 import { log } from './search-fixtures.js';
+import { sqlTexts } from './sql-statements.js';
 
 type Row = { user_id: string; group_id: string; access_level: string };
 
@@ -185,4 +187,14 @@ test('person_groups equals the memberships by person after every kind of members
   } finally {
     await store.close();
   }
+});
+
+test('only membership-rows.ts writes conversation_memberships or person_groups', () => {
+  const root = resolve(import.meta.dirname, '../../..');
+  const writes = /\b(INSERT INTO|UPDATE|DELETE FROM)\s+(conversation_memberships|person_groups)\b/;
+  const writers = sqlTexts(root, resolve(root, 'libs/store/src'))
+    .filter((text) => writes.test(text.sql))
+    .map((text) => text.file);
+  assert.ok(writers.length >= 5, `only ${writers.length} writes found: the reader lost them`);
+  assert.deepEqual([...new Set(writers)], ['libs/store/src/repositories/membership-rows.ts']);
 });
