@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import type { ExportDataRecord } from '@memstream/schemas';
 import {
   beginImportScope,
@@ -12,6 +12,7 @@ import {
   migrate,
   purgeConversationGroups,
   type Queryable,
+  type Store,
   removeMembership,
   requestTransfer,
   setMembership,
@@ -19,7 +20,7 @@ import {
   visibleTo,
 } from '@memstream/store';
 import { migratedPglite, migratedPgliteWithout } from '../../../test/helpers/migrated-pglite.js';
-import { log } from './search-fixtures.js';
+import { log, migratedStore } from './search-fixtures.js';
 import { sqlTexts } from './sql-statements.js';
 
 type Row = { user_id: string; group_id: string; access_level: string };
@@ -97,9 +98,21 @@ test('migration 0043 gives every membership main wrote its row in person_groups,
   }
 });
 
-test('person_groups equals the memberships by person after every kind of membership write', async () => {
-  const store = await migratedPglite();
-  try {
+const stores: Array<[string, (t: TestContext) => Promise<Store>]> = [
+  [
+    'PGlite',
+    async (t) => {
+      const store = await migratedPglite();
+      t.after(() => store.close());
+      return store;
+    },
+  ],
+  ['native PostgreSQL', migratedStore],
+];
+
+for (const [name, open] of stores)
+  test(`${name}: person_groups equals the memberships by person after every kind of membership write`, async (t) => {
+    const store = await open(t);
     const holds = async (after: string) => assert.deepEqual(await inverse(store), await recount(store), after);
     await conversation(store, 'g1');
     await conversation(store, 'g2');
@@ -184,10 +197,7 @@ test('person_groups equals the memberships by person after every kind of members
     await holds('an import');
     assert.deepEqual(await visible(store, 'erin'), ['g4']);
     assert.deepEqual(await visible(store, 'bob'), ['g1', 'g3', 'g4']);
-  } finally {
-    await store.close();
-  }
-});
+  });
 
 test('only membership-rows.ts writes conversation_memberships or person_groups', () => {
   const root = resolve(import.meta.dirname, '../../..');
