@@ -24,12 +24,7 @@ export const memberships: LifecycleParticipant = {
   },
   erase: {
     writtenByOthers: true,
-    named: async (tx, userId) => {
-      const counts = noErasureCounts();
-      for (const r of await deleteSharedMemberships(tx, userId))
-        addCount(counts, familyOf(r.source_api), 'postgres', 'memberships', 1);
-      return counts;
-    },
+    named: async (tx, userId) => byFamily(await deleteSharedMemberships(tx, userId), 'memberships'),
   },
 };
 
@@ -69,23 +64,26 @@ export const membershipRemovals: LifecycleParticipant = {
   },
   erase: {
     writtenByOthers: true,
-    named: (tx, userId) => deleteNamed(tx, userId, membershipRemovals, 'membershipRemovals'),
+    named: deleteRemovals,
   },
 };
 
-/** Removes a group table's rows naming the person, each counted under its group's family. */
-async function deleteNamed(
-  tx: Queryable,
-  userId: string,
-  table: LifecycleParticipant,
-  kind: 'membershipRemovals',
-): Promise<ErasureCounts> {
+/** Counts each row under its group's family. */
+function byFamily(rows: ReadonlyArray<{ source_api: string | null }>, kind: 'memberships' | 'membershipRemovals') {
   const counts = noErasureCounts();
-  const { rows } = await tx.query<{ source_api: string | null }>(
-    `DELETE FROM ${table.table} WHERE ${table.named!('$1')}
-     RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = ${table.table}.group_id) AS source_api`,
-    [userId],
-  );
   for (const r of rows) addCount(counts, familyOf(r.source_api), 'postgres', kind, 1);
   return counts;
+}
+
+/**
+ * Removes the removals naming the person. Their group's family is joined to the deleted rows, not
+ * looked up per row: Citus refuses a subquery on another distributed table in a RETURNING list.
+ */
+async function deleteRemovals(tx: Queryable, userId: string): Promise<ErasureCounts> {
+  const { rows } = await tx.query<{ source_api: string | null }>(
+    `WITH gone AS (DELETE FROM conversation_membership_removals WHERE ${membershipRemovals.named!('$1')} RETURNING group_id)
+     SELECT c.source_api FROM gone LEFT JOIN conversations c ON c.group_key = gone.group_id AND c.id = gone.group_id`,
+    [userId],
+  );
+  return byFamily(rows, 'membershipRemovals');
 }
