@@ -201,6 +201,10 @@ async function generate(client: Awaited<ReturnType<typeof connect>>): Promise<vo
     `INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'c' || g, $2, 'owner' FROM generate_series(1, $1) g`,
     [CONVERSATIONS, PERSON],
   );
+  // a bulk load writes the memberships' inverse itself, as membership-rows.ts does for each write
+  await client.query(
+    'INSERT INTO person_groups (user_id, group_id, access_level) SELECT user_id, group_id, access_level FROM conversation_memberships',
+  );
   await client.query(
     `INSERT INTO messages (conversation_id, group_key, seq, message_id, sender_id, sender_name, role, content, created_at, metadata, source_api)
      SELECT 'c' || c, 'c' || c, s, 'm' || c || '-' || s, $3::text, $3::text, 'user', t.text, now() - ((c * $2::int + s) * interval '1 minute'),

@@ -34,6 +34,7 @@ export async function rawErase(db: pg.Client, userId: string): Promise<{ elapsed
     await run('episodes', 'DELETE FROM episodes WHERE conversation_id IN (SELECT id FROM raw_owned)');
     await run('summaries', 'DELETE FROM memory WHERE conversation_id IN (SELECT id FROM raw_owned)');
     await run('memberships', 'DELETE FROM conversation_memberships WHERE group_id IN (SELECT id FROM raw_owned)');
+    await db.query('DELETE FROM person_groups WHERE group_id IN (SELECT id FROM raw_owned)');
     await run('conversations', 'DELETE FROM conversations WHERE id IN (SELECT id FROM raw_owned)');
 
     // Their messages in other people's groups, and what was made of them.
@@ -90,6 +91,7 @@ export async function rawErase(db: pg.Client, userId: string): Promise<{ elapsed
       'UPDATE conversation_meta SET user_details = user_details - $1 WHERE user_details ? $1',
     );
     await run('memberships', 'DELETE FROM conversation_memberships WHERE user_id = $1');
+    await db.query('DELETE FROM person_groups WHERE user_id = $1', [userId]);
     await db.query('COMMIT');
   } catch (err) {
     await db.query('ROLLBACK');

@@ -333,6 +333,15 @@ END) STORED,
   CONSTRAINT messages_conversation_id_message_id_key UNIQUE (conversation_id, message_id, group_key)
 );
 
+-- distributed by user_id
+CREATE TABLE person_groups (
+  user_id text NOT NULL,
+  group_id text NOT NULL,
+  access_level text NOT NULL,
+  CONSTRAINT person_groups_access_level_check CHECK ((access_level = ANY (ARRAY['owner'::text, 'manager'::text, 'writer'::text, 'reader'::text]))),
+  CONSTRAINT person_groups_pkey PRIMARY KEY (user_id, group_id)
+);
+
 -- distributed by group_key
 CREATE TABLE request_outcomes (
   request_id text NOT NULL,
@@ -489,6 +498,7 @@ CREATE UNIQUE INDEX memory_one_processing_per_conversation ON public.memory USIN
 CREATE INDEX messages_created_at_idx ON public.messages USING btree (conversation_id, created_at DESC);
 CREATE INDEX messages_id_idx ON public.messages USING btree (id);
 CREATE INDEX messages_sender_idx ON public.messages USING btree (sender_id);
+CREATE INDEX person_groups_group_idx ON public.person_groups USING btree (group_id);
 CREATE INDEX request_outcomes_created_at_idx ON public.request_outcomes USING btree (created_at);
 CREATE INDEX request_outcomes_request_idx ON public.request_outcomes USING btree (request_id);
 CREATE INDEX search_items_scope_idx ON public.search_items USING btree (conversation_id, kind, occurred_at);
@@ -503,23 +513,6 @@ CREATE INDEX search_vectors_context_idx ON public.search_vectors USING btree (co
 CREATE INDEX search_vectors_model_idx ON public.search_vectors USING btree (embedding_model);
 CREATE INDEX search_vectors_scope_idx ON public.search_vectors USING btree (conversation_id, kind, occurred_at);
 CREATE INDEX search_vectors_user_idx ON public.search_vectors USING btree (user_id, kind, occurred_at);
-
-CREATE OR REPLACE FUNCTION public.conversations_visible_to(p_user text, p_levels text[])
- RETURNS SETOF text
- LANGUAGE sql
- STABLE
-AS $function$
-  SELECT m.group_id FROM conversation_memberships m
-   WHERE m.user_id = p_user AND m.access_level = ANY (p_levels)
-     AND NOT EXISTS (SELECT 1 FROM conversations d WHERE d.id = m.group_id AND d.deleted_at IS NOT NULL)
-  UNION
-  SELECT c.id FROM conversations c
-    JOIN conversation_memberships m ON m.group_id = c.group_id
-   WHERE m.user_id = p_user AND m.access_level = ANY (p_levels) AND c.deleted_at IS NULL
-  UNION
-  SELECT c.id FROM conversations c
-   WHERE COALESCE(c.group_id, c.id) = 'private:' || p_user AND 'owner' = ANY (p_levels) AND c.deleted_at IS NULL
-$function$;
 
 CREATE OR REPLACE FUNCTION public.search_keyword_audience(a text)
  RETURNS text

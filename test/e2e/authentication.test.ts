@@ -1,5 +1,6 @@
 import { test, type TestContext } from 'node:test';
-import pg from 'pg';
+import { createLogger } from '@memstream/logging';
+import { PgStore, setMembership } from '@memstream/store';
 import { freshDatabase, infra, uniqueName, kafkaTopicPrefix } from '../helpers/infra.js';
 import { embeddedMemstream } from '../helpers/embedded.js';
 import { startApi, startServices } from '../helpers/distributed.js';
@@ -76,17 +77,12 @@ test('distributed mode: the same rules across gateway, converter and read API, a
   // The gateway and the read API behind the edge: each call goes to the process that serves it.
   const [api] = (await startApi(t, shared)) as [string];
 
-  const db = new pg.Client({ connectionString: databaseUrl });
+  const log = createLogger({ service: 'authentication-test', level: 'silent' });
+  const db = new PgStore({ connectionString: databaseUrl, maxConnections: 1, statementTimeoutMs: 10_000, log });
   // The database is dropped (FORCE) by a hook registered before this one, which runs first.
-  db.on('error', () => undefined);
-  await db.connect();
-  t.after(() => db.end().catch(() => undefined));
+  t.after(() => db.close().catch(() => undefined));
   const grant = async (groupId: string, user: string, level: 'reader' | 'writer') => {
-    await db.query(
-      `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, $2, $3)
-       ON CONFLICT (group_id, user_id) DO UPDATE SET access_level = EXCLUDED.access_level`,
-      [groupId, user, level],
-    );
+    await setMembership(db, groupId, user, level);
   };
   await checkAccessRules(api, api, uniqueName('acl'), await callers(), grant);
   await checkPrivateChats(api, api, uniqueName('private'), { 'x-api-key': AGENT_KEY });

@@ -1,4 +1,4 @@
-import { insertSearchRows, type Queryable } from '@memstream/store';
+import { insertSearchRows, type Queryable, setMembership } from '@memstream/store';
 
 /**
  * One conversation group with a row in every table a family writes, each holding `marker` where
@@ -107,10 +107,8 @@ export async function seedGroup(
     group,
     marker,
   ]);
-  await q.query(
-    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, $2, 'owner'), ($1, 'u2', 'reader')`,
-    [group, o.owner ?? 'u1'],
-  );
+  await setMembership(q, group, o.owner ?? 'u1', 'owner');
+  await setMembership(q, group, 'u2', 'reader');
   await q.query(
     `INSERT INTO conversation_ownership_transfers (id, group_id, conversation_id, from_user_id, to_user_id, status)
      VALUES ($1, $2, $2, $3, 'u2', 'pending')`,

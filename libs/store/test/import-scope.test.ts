@@ -8,6 +8,7 @@ import {
   importRecords,
   loadMigrations,
   migrate,
+  setMembership,
   type Store,
 } from '@memstream/store';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
@@ -73,9 +74,7 @@ for (const [name, open] of backends) {
     t.after(() => store.close());
     await migrate(store, log);
     await appendMessage(store, chatMessage('alice-group', 'a1', 'alice writes first'));
-    await store.query(
-      `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('alice-group', 'alice', 'owner')`,
-    );
+    await setMembership(store, 'alice-group', 'alice', 'owner');
 
     const { outcomes, touched } = await importAll(store, [
       conversation('alice-group'),

@@ -7,6 +7,7 @@ import {
   loadMigrations,
   migrate,
   PgStore,
+  setMembership,
   type Store,
 } from '@memstream/store';
 import { freshDatabase } from '../../../test/helpers/infra.js';
@@ -88,10 +89,7 @@ for (const state of ['pending', 'folded'] as const) {
   test(`a person's keyword scores are the same whatever agents write for themselves, their rows ${state}`, async () => {
     const store = await migratedPglite();
     try {
-      await store.query(
-        `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, 'dora', 'owner')`,
-        [CHAT],
-      );
+      await setMembership(store, CHAT, 'dora', 'owner');
       await appendMessages(
         store,
         doras.map((message) => ({ message })),

@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { foldKeywordCounts, insertSearchRows, keywordSearch, migrate, type Store } from '@memstream/store';
+import {
+  foldKeywordCounts,
+  insertSearchRows,
+  keywordSearch,
+  migrate,
+  removeMembership,
+  setMembership,
+  type Store,
+} from '@memstream/store';
 import { backends, countsDiffer, deleteSearchRowsWhere, log, random, WORDS } from './search-fixtures.js';
 
 const textOf = (next: () => number, words = WORDS) =>
@@ -129,12 +137,9 @@ for (const [name, open] of backends) {
       text: textOf(next, next() < 0.1 ? words : WORDS),
     }));
     await upsert(store, rows);
-    await store.query(
-      `INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'c' || g, 'alice', 'owner' FROM generate_series(0, 7) g`,
-    );
-    await store.query(
-      `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('c8', 'bob', 'owner'), ('c9', 'bob', 'owner')`,
-    );
+    for (let g = 0; g < 8; g++) await setMembership(store, `c${g}`, 'alice', 'owner');
+    await setMembership(store, 'c8', 'bob', 'owner');
+    await setMembership(store, 'c9', 'bob', 'owner');
 
     const check = async (label: string) => {
       for (const query of [
@@ -171,11 +176,10 @@ for (const [name, open] of backends) {
       }
     };
     await check('alice alone');
-    await store.query(
-      `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('c9', 'alice', 'reader')`,
-    );
+    await setMembership(store, 'c9', 'alice', 'reader');
     await check('c9 shared with alice');
-    await store.query(`DELETE FROM conversation_memberships WHERE user_id = 'alice' AND group_id IN ('c0', 'c9')`);
+    await removeMembership(store, 'c0', 'alice');
+    await removeMembership(store, 'c9', 'alice');
     await check('c0 and c9 revoked');
     // the statistics are the same whether a message's counts are pending, folded, or some of each
     await foldKeywordCounts(store, 150);

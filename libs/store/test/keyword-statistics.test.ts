@@ -14,6 +14,7 @@ import {
   keywordSearch,
   purgeConversationGroups,
   queueMemoriesToEmbed,
+  setMembership,
   type NewMessage,
   type Store,
 } from '@memstream/store';
@@ -74,9 +75,7 @@ test('the keyword statistics equal a recount after appends, folds, memory rewrit
     metadata: {},
     fork: { fromConversationId: 'root', atMessageId: null, source: null },
   });
-  await store.query(
-    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('chat-b', 'bob', 'owner')`,
-  );
+  await setMembership(store, 'chat-b', 'bob', 'owner');
   // the converter names a memory-service message's group: the stored conversation's (a fork's root)
   const ms = (m: NewMessage): NewMessage => ({ ...m, source_api: 'memory-service', group_key: 'root' });
   await appendMessages(

@@ -15,6 +15,7 @@ const FIXTURE = `
     SELECT 'c1', i, 'e' || i, now(), 'user_message', '"x"', '{}' FROM generate_series(0, 9) i;
   INSERT INTO conversation_memberships (group_id, user_id, access_level)
     SELECT 'g' || i, 'u' || j, CASE j WHEN 0 THEN 'owner' ELSE 'reader' END FROM generate_series(0, 9) i, generate_series(0, 2) j;
+  INSERT INTO person_groups (user_id, group_id, access_level) SELECT user_id, group_id, access_level FROM conversation_memberships;
   INSERT INTO conversation_membership_removals (group_id, user_id, access_level, created_at)
     SELECT 'g' || i, 'gone', 'reader', now() FROM generate_series(0, 5) i;
   INSERT INTO conversation_ownership_transfers (id, group_id, conversation_id, from_user_id, to_user_id, status)

@@ -6,6 +6,7 @@ import {
   insertSearchRows,
   keywordSearch,
   migrate,
+  setMembership,
   vectorLiteral,
   vectorSearch,
   type Store,
@@ -137,12 +138,8 @@ test('native PostgreSQL: vector search over conversations said to hold more than
       EXACT_SCAN_MAX_ITEMS + 1,
     ],
   );
-  await store.query(
-    `INSERT INTO conversation_memberships (group_id, user_id, access_level) SELECT 'conv' || g, 'alice', 'owner' FROM generate_series(0, 8) g`,
-  );
-  await store.query(
-    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('conv9', 'bob', 'owner')`,
-  );
+  for (let g = 0; g < 9; g++) await setMembership(store, `conv${g}`, 'alice', 'owner');
+  await setMembership(store, 'conv9', 'bob', 'owner');
   await store.exec('ANALYZE search_items');
 
   for (const [person, conversations] of [

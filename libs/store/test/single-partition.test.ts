@@ -33,6 +33,7 @@ import {
   streamChunksBefore,
   vectorSearch,
   viewSegments,
+  visibleTo,
 } from '@memstream/store';
 import { partitionedPglite } from './partitioned.js';
 import { assertOnePartition, partitionsReached } from './partitions-reached.js';
@@ -227,7 +228,21 @@ test("a KAOS session's deletion frees its name and marks its conversation, one p
 
 test("a group's memberships read and written on one partition", async () => {
   await assertOnePartition(store, ['conversation_memberships'], (q) => listMemberships(q, 'group-3'));
-  await assertOnePartition(store, ['conversation_memberships'], (q) => setMembership(q, 'group-3', 'carol', 'writer'));
+  await assertOnePartition(store, ['conversation_memberships', 'person_groups'], (q) =>
+    setMembership(q, 'group-3', 'carol', 'writer'),
+  );
+});
+
+test("a person's groups are read on one partition of person_groups", async () => {
+  const reach = await partitionsReached(store, (q) => {
+    const params: unknown[] = [];
+    return q.query(`SELECT c.id FROM conversations c WHERE ${visibleTo('c.id', params, 'bob')}`, params);
+  });
+  // the conversations of those groups are read by group_key, a shard per group (not pruned here)
+  assert.deepEqual(
+    reach.map((s) => s.partitions.person_groups?.length),
+    [1],
+  );
 });
 
 test("an ARK session's relayed chunks are written and read on one partition", async () => {

@@ -16,11 +16,6 @@ const SCHEMA = 'libs/store/schema.sql';
  * following, so the list holds the line and only shrinks.
  */
 const ALLOWED: Readonly<Record<string, Partial<Record<Rule, number>>>> = {
-  'libs/store/schema.sql': { 'function-over-distributed': 1 },
-  'libs/store/src/lifecycle/participant.ts': { 'computed-group': 3 },
-  'libs/store/src/lifecycle/tables/kaos.ts': { 'computed-group': 1 },
-  'libs/store/src/repositories/conversation-access.ts': { 'function-over-distributed': 1 },
-  'libs/store/src/repositories/conversations-across-families.ts': { 'computed-group': 2 },
   'libs/store/src/repositories/import-statements.ts': { 'lock-without-shard-key': 1 },
   'libs/store/src/repositories/search-items.ts': { 'lock-without-shard-key': 1 },
 };
@@ -71,7 +66,12 @@ test('the statements of libs/store break no Citus rule beyond the named ones', a
 });
 
 test('each rule reports the statement planted to break it', async () => {
-  const { ctx } = await context();
+  const schema = (await context()).ctx;
+  // the schema holds no function over a distributed table since 0043: a planted name stands in for one
+  const ctx = {
+    ...schema,
+    functionsOverDistributed: new Set([...schema.functionsOverDistributed, 'planted_visible_to']),
+  };
   const planted: Record<Rule, readonly string[]> = {
     'time-in-write': [
       `INSERT INTO job_leases AS l (name) VALUES ($1)
@@ -94,7 +94,7 @@ test('each rule reports the statement planted to break it', async () => {
       'SELECT u.id, (SELECT count(*) FROM messages x WHERE x.message_id = u.id) FROM unnest($1::text[]) AS u(id)',
     ],
     'function-over-distributed': [
-      'SELECT * FROM messages WHERE conversation_id IN (SELECT conversations_visible_to($1, $2))',
+      'SELECT * FROM messages WHERE conversation_id IN (SELECT planted_visible_to($1, $2))',
     ],
     'computed-group': ['SELECT id FROM conversations c WHERE COALESCE(c.group_id, c.id) = $1'],
     'trigger-on-distributed': [],

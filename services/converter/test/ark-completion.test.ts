@@ -2,6 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { liveChannelOf, type Actor, type ArkInput } from '@memstream/schemas';
+import { setMembership } from '@memstream/store';
 import { handleArkBatch } from '../src/handlers/ark-messages.js';
 import { handlerContext as ctx, handlerDeps } from './handler-harness.js';
 
@@ -45,9 +46,8 @@ test('a completion of an unknown session, or by a person who may not write to it
     [event('ark.messages.received', { session_id: 's2', messages: [{ role: 'user', content: 'hi' }] })],
     ctx,
   );
-  await store.query(
-    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('s2', 'rita', 'reader'), ('s2', 'walt', 'writer')`,
-  );
+  await setMembership(store, 's2', 'rita', 'reader');
+  await setMembership(store, 's2', 'walt', 'writer');
   const heard: string[] = [];
   await fanout.subscribe(liveChannelOf('s2'), (m) => heard.push(m));
 

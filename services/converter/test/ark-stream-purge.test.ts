@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { arkSessionState, listStreamChunks } from '@memstream/store';
+import { arkSessionState, listStreamChunks, setMembership } from '@memstream/store';
 import type { Actor, ArkInput } from '@memstream/schemas';
 import { handleArkBatch } from '../src/handlers/ark-messages.js';
 import { handlerContext as ctx, handlerDeps } from './handler-harness.js';
@@ -37,9 +37,8 @@ test('a person purges only a stream they manage: a writer is refused, a stranger
   const { deps, outcomeOf } = await handlerDeps(t);
   const handle = handleArkBatch(deps);
   await handle([relayed('q2', 'kept')], ctx);
-  await deps.store.query(
-    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('q2', 'walt', 'writer'), ('q2', 'mia', 'manager')`,
-  );
+  await setMembership(deps.store, 'q2', 'walt', 'writer');
+  await setMembership(deps.store, 'q2', 'mia', 'manager');
   const writer = event('ark.stream.purged', { session_id: 'q2' }, { kind: 'user', id: 'walt' });
   const stranger = event('ark.stream.purged', { session_id: 'q2' }, { kind: 'user', id: 'mallory' });
   await handle([writer, stranger], ctx);

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { conversationHarness } from './conversation-harness.js';
 import { kaosAgentKey, kaosSessionKey, type Actor, type ConversationInput, type KaosEvent } from '@memstream/schemas';
-import { findRequestOutcome, listKaosSessions } from '@memstream/store';
+import type { AccessLevel } from '@memstream/schemas';
+import { findRequestOutcome, listKaosSessions, setMembership } from '@memstream/store';
 
 // KAOS's caps act only on what the caller could delete itself (issue 49): a person's create
 // evicts within the sessions they manage, and an append that would drop a session's oldest
@@ -76,12 +77,7 @@ test('an append that would drop events of a session the caller does not manage i
   const { rows } = await store.query<{ conversation_id: string }>(
     `SELECT conversation_id FROM kaos_sessions WHERE session_id = 'shared'`,
   );
-  const share = (level: string) =>
-    store.query(
-      `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, 'bob', $2)
-       ON CONFLICT (group_id, user_id) DO UPDATE SET access_level = $2`,
-      [rows[0]!.conversation_id, level],
-    );
+  const share = (level: AccessLevel) => setMembership(store, rows[0]!.conversation_id, 'bob', level);
   const contents = async () =>
     (
       await store.query<{ c: string }>(

@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Actor, GroupChatInput } from '@memstream/schemas';
-import { listMessages } from '@memstream/store';
+import { listMessages, setMembership } from '@memstream/store';
 import { handleGroupChatBatch } from '../src/handlers/group-chat-input.js';
 import { handlerContext as ctx, handlerDeps } from './handler-harness.js';
 
@@ -59,9 +59,8 @@ test('a deletion forgets what was written before it in the same flush, once: red
 test('a person forgets only where they manage: a group named at a lower level is refused, other groups are left out', async (t) => {
   const { store, handle, outcomeOf, ids } = await converter(t);
   await handle([message('ga', 'a1', 'u9'), message('gb', 'b1', 'u9')]);
-  await store.query(
-    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('ga', 'mia', 'manager'), ('gb', 'mia', 'reader')`,
-  );
+  await setMembership(store, 'ga', 'mia', 'manager');
+  await setMembership(store, 'gb', 'mia', 'reader');
 
   const named = deletion({ group_id: 'gb', user_id: 'u9' }, { kind: 'user', id: 'mia' });
   await handle([named]);

@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Actor, GroupChatInput } from '@memstream/schemas';
-import { listEpisodesByIds } from '@memstream/store';
+import { listEpisodesByIds, setMembership } from '@memstream/store';
 import { handleGroupChatBatch } from '../src/handlers/group-chat-input.js';
 import { handlerContext as ctx, handlerDeps } from './handler-harness.js';
 
@@ -53,9 +53,7 @@ test('a flush closes what was written before it by the rules, the rest as one ep
 test('a flush of an unknown group, or by a person who only reads it, is refused', async (t) => {
   const { store, handle, outcomeOf } = await converter(t);
   await handle([message('g2', 'm0')]);
-  await store.query(
-    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ('g2', 'rita', 'reader')`,
-  );
+  await setMembership(store, 'g2', 'rita', 'reader');
   const unknown = flush('nobody');
   const reader = flush('g2', { kind: 'user', id: 'rita' });
   await handle([unknown, reader]);

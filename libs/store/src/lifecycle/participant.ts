@@ -235,12 +235,12 @@ export interface TableErase {
 export function personGroupsSql(person: string, o: { readable?: boolean } = {}): string {
   const kaos = o.readable
     ? ''
-    : `UNION SELECT COALESCE(c.group_id, c.id) FROM kaos_sessions k JOIN conversations c ON c.id = k.conversation_id
+    : `UNION SELECT c.group_key FROM kaos_sessions k JOIN conversations c ON c.id = k.conversation_id
        WHERE k.user_id = ${person}
-         AND NOT EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id)
+         AND NOT EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = c.group_key
                            AND o.access_level = 'owner' AND o.user_id <> ${person})`;
-  return `SELECT group_id FROM conversation_memberships WHERE user_id = ${person} AND access_level = 'owner'
-    UNION SELECT COALESCE(group_id, id) FROM conversations WHERE id = 'private:' || ${person} OR group_id = 'private:' || ${person}
+  return `SELECT group_id FROM person_groups WHERE user_id = ${person} AND access_level = 'owner'
+    UNION SELECT group_key FROM conversations WHERE group_key = 'private:' || ${person}
     ${kaos}`;
 }
 
@@ -249,7 +249,7 @@ export function wholeSql(p: LifecycleParticipant, groups: string): string {
   const w = p.within;
   if (w === 'nowhere') return 'false';
   if ('group' in w) return `${p.table}.${w.group} IN (${groups})`;
-  const conversations = `SELECT wc.id FROM conversations wc WHERE COALESCE(wc.group_id, wc.id) IN (${groups})`;
+  const conversations = `SELECT wc.id FROM conversations wc WHERE wc.group_key IN (${groups})`;
   if ('conversation' in w) return `${p.table}.${w.conversation} IN (${conversations})`;
   // an ARK session's id is its conversation's, and its group's when it has no conversation yet
   return `(${p.table}.${w.session} IN (${conversations}) OR ${p.table}.${w.session} IN (${groups}))`;

@@ -10,7 +10,7 @@ import {
 import { conversations } from './tables/conversations.js';
 import { arkChunks, arkSessions } from './tables/ark-sessions.js';
 import { conversationMeta, conversationMetaDefault } from './tables/conversation-meta.js';
-import { memberships, membershipRemovals } from './tables/memberships.js';
+import { memberships, membershipRemovals, personGroups } from './tables/memberships.js';
 import { ownershipTransfers } from './tables/ownership-transfers.js';
 import { messages } from './tables/messages.js';
 import { episodes, episodicMemories, summaries } from './tables/episodes.js';
@@ -33,6 +33,7 @@ export const PARTICIPANTS: readonly LifecycleParticipant[] = [
   conversationMeta,
   memberships,
   membershipRemovals,
+  personGroups,
   ownershipTransfers,
   messages,
   episodes,

@@ -7,6 +7,7 @@ import {
   type Standing,
 } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
+import { insertFirstOwner } from './membership-rows.js';
 
 /** The group a conversation belongs to: its own id unless it is a fork (or has no row yet). */
 const groupOf = (conversation: string) =>
@@ -71,25 +72,33 @@ export async function conversationInUse(q: Queryable, conversationId: string): P
  */
 export async function claimConversation(q: Queryable, conversationId: string, userId: string): Promise<boolean> {
   if (isOthersPrivateChat(conversationId, userId)) return false;
-  await q.query(
-    `INSERT INTO conversation_memberships (group_id, user_id, access_level)
-     SELECT ${GROUP_OF}, $2, 'owner'
-     WHERE NOT EXISTS (SELECT 1 FROM conversation_memberships WHERE group_id = ${GROUP_OF})
-     ON CONFLICT DO NOTHING`,
-    [conversationId, userId],
-  );
+  await insertFirstOwner(q, GROUP_OF, [conversationId, userId]);
   return (await accessLevelOf(q, conversationId, userId)) === 'owner';
 }
 
 /**
  * A WHERE condition limiting `column` (a conversation id) to what the user may reach with at
  * least `needed`, its parameters appended to `params`. For listings and searches across
- * conversations on behalf of a person.
+ * conversations on behalf of a person. Their groups come from person_groups, one shard (the
+ * table is distributed by person), and the conversations of those groups by group_key:
+ * - every conversation of the groups, unless deleted;
+ * - a group's own id while it has no conversation of that id (claimed, nothing written yet), as
+ *   a group whose first conversation was deleted is closed to all;
+ * - the person's private chat and its forks, theirs with or without a row (not kept in
+ *   person_groups: its group is named by the person, so no lookup is needed to find its shard).
  */
 export function visibleTo(column: string, params: unknown[], userId: string, needed: AccessLevel = 'reader'): string {
   const user = params.push(userId);
   const levels = params.push(levelsFrom(needed));
-  return `${column} IN (SELECT conversations_visible_to($${user}, $${levels}::text[]))`;
+  const groups = `SELECT g.group_id FROM person_groups g WHERE g.user_id = $${user} AND g.access_level = ANY ($${levels}::text[])`;
+  return `${column} IN (
+    SELECT c.id FROM conversations c WHERE c.group_key IN (${groups}) AND c.deleted_at IS NULL
+    UNION ALL
+    SELECT m.group_id FROM (${groups}) m
+     WHERE m.group_id NOT IN (SELECT r.id FROM conversations r WHERE r.group_key IN (${groups}) AND r.id = r.group_key)
+    UNION ALL
+    SELECT c.id FROM conversations c
+     WHERE c.group_key = '${PRIVATE_CHAT_PREFIX}' || $${user} AND 'owner' = ANY ($${levels}::text[]) AND c.deleted_at IS NULL)`;
 }
 
 /**

@@ -78,7 +78,7 @@ export async function listConversationsAcrossFamilies(
         ? ''
         : `AND (o.access_level = 'owner' OR o.user_id = $${params.push(query.viewer)} OR ${visibleTo('c.id', params, query.viewer, 'manager')})`;
     where.push(`(k.user_id = $${p}
-      OR EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = COALESCE(c.group_id, c.id) AND o.user_id = $${p} ${known})
+      OR EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = c.group_key AND o.user_id = $${p} ${known})
       OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.sender_id = $${p} ${shown}))`);
   }
   if (query.from !== undefined) where.push(`c.updated_at >= $${params.push(query.from)}`);
@@ -89,9 +89,9 @@ export async function listConversationsAcrossFamilies(
     where.push(`(c.updated_at, c.id) < ('epoch'::timestamptz + $${at}::bigint * interval '1 microsecond', $${id})`);
   }
   const { rows } = await q.query<ConversationAcrossFamilies>(
-    `SELECT c.id, COALESCE(c.group_id, c.id) AS group_id, c.source_api, c.title, c.forked_at_conversation_id,
+    `SELECT c.id, c.group_key AS group_id, c.source_api, c.title, c.forked_at_conversation_id,
             (SELECT o.user_id FROM conversation_memberships o
-              WHERE o.group_id = COALESCE(c.group_id, c.id) AND o.access_level = 'owner') AS owner_user_id,
+              WHERE o.group_id = c.group_key AND o.access_level = 'owner') AS owner_user_id,
             k.agent AS kaos_agent, k.session_id AS kaos_session_id, k.user_id AS kaos_user_id,
             (SELECT count(*)::int FROM memory s WHERE s.conversation_id = c.id AND s.status = 'completed') AS summaries,
             c.created_at, c.updated_at,

@@ -100,8 +100,7 @@ function neededSql(p: LifecycleParticipant, person: string, asPerson: boolean): 
       `SELECT ${child.table}.${column} FROM ${child.table} WHERE ${[namedSql(child, person), ...readable].join(' AND ')}`;
     if (child.needs?.table === p.table) needed.push(`${p.table}.${child.needs.column} IN (${rows(child.needs.by)})`);
     if (!p.root || child.within === 'nowhere') continue;
-    if ('group' in child.within)
-      needed.push(`COALESCE(conversations.group_id, conversations.id) IN (${rows(child.within.group)})`);
+    if ('group' in child.within) needed.push(`conversations.group_key IN (${rows(child.within.group)})`);
     else
       needed.push(
         `conversations.id IN (${rows('conversation' in child.within ? child.within.conversation : child.within.session)})`,

@@ -137,11 +137,8 @@ export const CONVERSATION_META = insertSql(
   { where: storedIdSkipped('conversation_meta') },
 );
 
-export const MEMBERSHIPS = insertSql(
-  'conversation_memberships',
-  'group_id text, user_id text, access_level text, created_at timestamptz',
-  'group_id',
-);
+// written with their inverse rows, person_groups, by the module that owns both
+export { IMPORT_MEMBERSHIPS as MEMBERSHIPS } from './membership-rows.js';
 
 export const MEMBERSHIP_REMOVALS = insertSql(
   'conversation_membership_removals',

@@ -1,12 +1,7 @@
-import type { AccessLevel } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
+import { deleteMembership, demoteOwner, type MembershipRecord, setMembership } from './membership-rows.js';
 
-export interface MembershipRecord {
-  readonly group_id: string;
-  readonly user_id: string;
-  readonly access_level: AccessLevel;
-  readonly created_at: Date;
-}
+export { type MembershipRecord, setMembership } from './membership-rows.js';
 
 export async function listMemberships(q: Queryable, groupId: string): Promise<MembershipRecord[]> {
   const { rows } = await q.query<MembershipRecord>(
@@ -29,36 +24,14 @@ export async function findMembership(
   return rows[0];
 }
 
-/** Sets a member's level, adding them if they are not one yet. */
-export async function setMembership(
-  q: Queryable,
-  groupId: string,
-  userId: string,
-  level: AccessLevel,
-): Promise<MembershipRecord> {
-  const { rows } = await q.query<MembershipRecord>(
-    `INSERT INTO conversation_memberships (group_id, user_id, access_level) VALUES ($1, $2, $3)
-     ON CONFLICT (group_id, user_id) DO UPDATE SET access_level = EXCLUDED.access_level
-     RETURNING group_id, user_id, access_level, created_at`,
-    [groupId, userId, level],
-  );
-  return rows[0]!;
-}
-
 /**
  * Removes a member; an ownership transfer offered to them ends with their membership. The
  * membership is kept as a removal (no access, only the record) until retention evicts it.
  */
 export async function removeMembership(q: Queryable, groupId: string, userId: string): Promise<boolean> {
-  const { rowCount } = await q.query(
-    `WITH gone AS (DELETE FROM conversation_memberships WHERE group_id = $1 AND user_id = $2
-                   RETURNING group_id, user_id, access_level, created_at)
-     INSERT INTO conversation_membership_removals (group_id, user_id, access_level, created_at)
-     SELECT group_id, user_id, access_level, created_at FROM gone`,
-    [groupId, userId],
-  );
+  const removed = await deleteMembership(q, groupId, userId);
   await cancelPendingTransfers(q, [groupId], userId);
-  return (rowCount ?? 0) > 0;
+  return removed;
 }
 
 export interface TransferRecord {
@@ -141,10 +114,7 @@ export async function settleTransfer(
   at: Date = new Date(),
 ): Promise<TransferRecord> {
   if (outcome === 'accepted') {
-    await q.query(
-      `UPDATE conversation_memberships SET access_level = 'manager' WHERE group_id = $1 AND access_level = 'owner'`,
-      [transfer.group_id],
-    );
+    await demoteOwner(q, transfer.group_id);
     await setMembership(q, transfer.group_id, transfer.to_user_id, 'owner');
   }
   const { rows } = await q.query<TransferRecord>(

@@ -9,7 +9,7 @@ export const notAgentsOnly = (conversation: string) =>
   `NOT EXISTS (SELECT 1 FROM kaos_sessions ko JOIN conversations kc ON kc.id = ko.conversation_id
      WHERE ko.conversation_id = ${conversation}
        AND NOT EXISTS (SELECT 1 FROM conversation_memberships km
-                        WHERE km.group_id = COALESCE(kc.group_id, kc.id) AND km.access_level = 'owner'))`;
+                        WHERE km.group_id = kc.group_key AND km.access_level = 'owner'))`;
 
 /** KAOS sessions; one made for the person that someone else owns now is the owner's. */
 export const kaosSessions: LifecycleParticipant = {

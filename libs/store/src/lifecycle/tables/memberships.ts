@@ -1,5 +1,6 @@
 import type { Queryable } from '../../store.js';
 import { iso, keyOne, keyTwo, type LifecycleParticipant } from '../participant.js';
+import { deleteSharedMemberships, sharedWith } from '../../repositories/membership-rows.js';
 import { addCount, type ErasureCounts, familyOf, noErasureCounts } from '../../repositories/erasure-counts.js';
 import { dueByGroup } from '../due-by-group.js';
 
@@ -11,8 +12,7 @@ import { dueByGroup } from '../due-by-group.js';
 export const memberships: LifecycleParticipant = {
   table: 'conversation_memberships',
   within: { group: 'group_id' },
-  named: (person) =>
-    `conversation_memberships.user_id = ${person} AND conversation_memberships.access_level <> 'owner'`,
+  named: sharedWith,
   purge: { by: 'groups', column: 'group_id', counts: 'memberships', stage: 'leaves' },
   notRetained: 'access, kept while it is granted: it goes with its group, or when revoked (the record below)',
   notEvicted: 'access is not soft-deleted: it goes with its group, or when revoked (the record below)',
@@ -25,8 +25,23 @@ export const memberships: LifecycleParticipant = {
   },
   erase: {
     writtenByOthers: true,
-    named: (tx, userId) => deleteNamed(tx, userId, memberships, 'memberships'),
+    named: async (tx, userId) => byFamily(await deleteSharedMemberships(tx, userId), 'memberships'),
   },
+};
+
+/**
+ * The inverse of the memberships, by person (migration 0043): the groups a read scoped to a
+ * person reaches, found on one shard. Written with the memberships (membership-rows.ts), so the
+ * erasure of a person's shared memberships takes their rows here too.
+ */
+export const personGroups: LifecycleParticipant = {
+  table: 'person_groups',
+  within: { group: 'group_id' },
+  // uncounted: a copy of the memberships, which the counts name
+  purge: { by: 'groups', column: 'group_id', stage: 'leaves' },
+  notExported: 'a copy of the memberships by person: their export holds them, and importing them makes the rows again',
+  notRetained: 'kept while its membership is',
+  notEvicted: 'kept while its membership is, which goes with its group',
 };
 
 /** The record of memberships that ended (who had which level until when): a lost one names the person. */
@@ -54,23 +69,13 @@ export const membershipRemovals: LifecycleParticipant = {
   },
   erase: {
     writtenByOthers: true,
-    named: (tx, userId) => deleteNamed(tx, userId, membershipRemovals, 'membershipRemovals'),
+    named: deleteRemovals,
   },
 };
 
-/** Removes a group table's rows naming the person, each counted under its group's family. */
-async function deleteNamed(
-  tx: Queryable,
-  userId: string,
-  table: LifecycleParticipant,
-  kind: 'memberships' | 'membershipRemovals',
-): Promise<ErasureCounts> {
+/** Counts each row under its group's family. */
+function byFamily(rows: ReadonlyArray<{ source_api: string | null }>, kind: 'memberships' | 'membershipRemovals') {
   const counts = noErasureCounts();
-  const { rows } = await tx.query<{ source_api: string | null }>(
-    `DELETE FROM ${table.table} WHERE ${table.named!('$1')}
-     RETURNING (SELECT c.source_api FROM conversations c WHERE c.id = ${table.table}.group_id) AS source_api`,
-    [userId],
-  );
   for (const r of rows) addCount(counts, familyOf(r.source_api), 'postgres', kind, 1);
   return counts;
 }
@@ -100,4 +105,17 @@ async function evictRemovals(tx: Queryable, cutoff: Date, limit: number): Promis
       ).rows,
   );
   return taken.length;
+}
+
+/**
+ * Removes the removals naming the person. Their group's family is joined to the deleted rows, not
+ * looked up per row: Citus refuses a subquery on another distributed table in a RETURNING list.
+ */
+async function deleteRemovals(tx: Queryable, userId: string): Promise<ErasureCounts> {
+  const { rows } = await tx.query<{ source_api: string | null }>(
+    `WITH gone AS (DELETE FROM conversation_membership_removals WHERE ${membershipRemovals.named!('$1')} RETURNING group_id)
+     SELECT c.source_api FROM gone LEFT JOIN conversations c ON c.group_key = gone.group_id AND c.id = gone.group_id`,
+    [userId],
+  );
+  return byFamily(rows, 'membershipRemovals');
 }
