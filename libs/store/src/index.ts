@@ -26,7 +26,12 @@ export {
   type AppendItem,
   type ListMessagesQuery,
 } from './repositories/messages.js';
-export { appendByShardGroup, runsByShardGroup, shardGroupsOf, type ShardGroupsOf } from './repositories/append-by-shard.js';
+export {
+  appendByShardGroup,
+  runsByShardGroup,
+  shardGroupsOf,
+  type ShardGroupsOf,
+} from './repositories/append-by-shard.js';
 export { foldGroupKeywordCounts, foldKeywordCounts } from './repositories/keyword-counts.js';
 export {
   deleteSearchRows,
