@@ -26,7 +26,12 @@ export {
   type AppendItem,
   type ListMessagesQuery,
 } from './repositories/messages.js';
-export { appendByShardGroup, runsByShardGroup, shardGroupsOf, type ShardGroupsOf } from './repositories/append-by-shard.js';
+export {
+  appendByShardGroup,
+  runsByShardGroup,
+  shardGroupsOf,
+  type ShardGroupsOf,
+} from './repositories/append-by-shard.js';
 export { foldGroupKeywordCounts, foldKeywordCounts } from './repositories/keyword-counts.js';
 export {
   deleteSearchRows,
@@ -123,6 +128,7 @@ export {
 export {
   indexMessages,
   writeMessageVectors,
+  writeMessageVectorsByShardGroup,
   indexMemories,
   queueMemoriesToEmbed,
   staleVectors,
@@ -133,6 +139,7 @@ export {
   type SearchKind,
   type MessageToIndex,
   type MemoryToIndex,
+  type MemoryWriteOptions,
   type SearchItemToEmbed,
 } from './repositories/search-items.js';
 export {

@@ -21,8 +21,6 @@ const ALLOWED: Readonly<Record<string, Partial<Record<Rule, number>>>> = {
   'libs/store/src/lifecycle/tables/kaos.ts': { 'computed-group': 1 },
   'libs/store/src/repositories/conversation-access.ts': { 'function-over-distributed': 1 },
   'libs/store/src/repositories/conversations-across-families.ts': { 'computed-group': 2 },
-  'libs/store/src/repositories/import-statements.ts': { 'lock-without-shard-key': 1 },
-  'libs/store/src/repositories/search-items.ts': { 'lock-without-shard-key': 1 },
 };
 
 async function context(): Promise<{ ctx: RuleContext; schemaBreaches: Breach[] }> {
