@@ -197,7 +197,9 @@ test("the indexer's writes of several groups lock and write one partition a stat
       assert.equal(s.partitions[table]?.length, 1, `${table}: ${s.partitions[table]?.join(', ')}`);
 
   // a memory's group is read first (every partition, unlocked), then each shard group is locked and written
-  const memoryWrites = locking(await partitionsReached(store, (q) => indexMemories(q, 'm', memories, { shardGroups })));
+  const [lookup, ...rest] = await partitionsReached(store, (q) => indexMemories(q, 'm', memories, { shardGroups }));
+  assert.match(lookup!.sql, /^SELECT id, group_key FROM episodic_memories WHERE id = ANY/);
+  const memoryWrites = rest.filter((s) => s.partitions['episodic_memories'] !== undefined);
   assert.equal(memoryWrites.length, 2 * shards.size, 'a lock and a write per shard group');
   for (const s of memoryWrites)
     for (const [table, partitions] of Object.entries(s.partitions))

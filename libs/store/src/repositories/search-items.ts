@@ -161,9 +161,12 @@ export interface MemoryToIndex {
 }
 
 /**
- * The current memories among `ids` (locked against a concurrent supersede or delete, as messages
- * are above) with their text, and their keyword rows written or rewritten (upsertMemoryRowsSql):
- * the start of both statements below. `vectors` adds the column `vec` from a third array; `groups`
+ * The current memories among `ids` with their text, and their keyword rows written or rewritten
+ * (upsertMemoryRowsSql): the start of both statements below. The memories are already locked
+ * against a concurrent supersede or delete (memoriesByShardGroup, FOR NO KEY UPDATE, in this
+ * transaction), so this statement's snapshot, taken after the lock, reads them as they stay. A
+ * second lock here (FOR KEY SHARE in the CTE) added nothing, and on Citus, which runs such a CTE
+ * as a subplan, its rows came back unreadable ("missing data for column group_key"). `vectors` adds the column `vec` from a third array; `groups`
  * is the parameter holding the memories' groups, which every row is found by.
  */
 function memoryKeywordRowsSql(vectors: boolean, groups: string): string {
@@ -171,7 +174,6 @@ function memoryKeywordRowsSql(vectors: boolean, groups: string): string {
        SELECT m.id, m.group_key, m.conversation_id, m.user_id, m.occurred_at, m.message_ids, t.body${vectors ? ', t.vec' : ''}
        FROM unnest($1::text[], $2::text[]${vectors ? ', $3::text[]) AS t(id, body, vec)' : ') AS t(id, body)'}
        JOIN episodic_memories m ON m.group_key = ANY(${groups}::text[]) AND m.id = t.id AND m.superseded_at IS NULL
-       FOR KEY SHARE OF m
      ),
      ${upsertMemoryRowsSql(keywordVectorSql)}`;
 }
