@@ -56,7 +56,7 @@ async function write(q: Queryable, i: number): Promise<void> {
 async function embed(q: Queryable, i: number): Promise<void> {
   const [vector] = await embedder.embed([`User One: ${textOf(i)}`], 'document');
   await indexMessages(q, embedder.model, [
-    { conversationId: GROUP, messageId: `m${i}`, text: textOf(i), embedding: vector! },
+    { groupKey: GROUP, conversationId: GROUP, messageId: `m${i}`, text: textOf(i), embedding: vector! },
   ]);
 }
 

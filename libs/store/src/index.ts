@@ -128,6 +128,7 @@ export {
 export {
   indexMessages,
   writeMessageVectors,
+  writeMessageVectorsByShardGroup,
   indexMemories,
   queueMemoriesToEmbed,
   staleVectors,
@@ -138,6 +139,7 @@ export {
   type SearchKind,
   type MessageToIndex,
   type MemoryToIndex,
+  type MemoryWriteOptions,
   type SearchItemToEmbed,
 } from './repositories/search-items.js';
 export {

@@ -41,7 +41,7 @@ test('a message deleted while the indexer embeds it leaves no search row behind'
   });
   await deletedYet;
   const indexing = indexMessages(store, 'test-model', [
-    { conversationId: 'c1', messageId: 'm1', text: message.content, embedding: [0.1, 0.2, 0.3] },
+    { groupKey: 'c1', conversationId: 'c1', messageId: 'm1', text: message.content, embedding: [0.1, 0.2, 0.3] },
   ]);
   await waitForLockedStatement(store, 'the indexer waiting on the deletion', 'WITH held AS');
   commit();

@@ -34,6 +34,7 @@ test("a turn's context is read from the messages that exist: a deleted turn is n
     store,
     'test/none',
     lines.map(([id, , name, body]) => ({
+      groupKey: 'g',
       conversationId: 'g',
       messageId: id,
       text: `${name}: ${body}`,

@@ -102,6 +102,7 @@ for (const [name, open] of backends) {
       (await store.query('SELECT item_id, xmin::text AS v FROM search_items ORDER BY item_id')).rows;
     const written = await versions();
     const toIndex = stored.map((r, i) => ({
+      groupKey: r.conversation_id,
       conversationId: r.conversation_id,
       messageId: r.message_id,
       text: r.content,

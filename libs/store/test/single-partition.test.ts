@@ -12,6 +12,7 @@ import {
   findConversationMeta,
   findKaosSession,
   findRequestOutcome,
+  indexMemories,
   indexMessages,
   insertConversation,
   insertEpisodes,
@@ -31,12 +32,15 @@ import {
   shardGroupsOf,
   type Store,
   streamChunksBefore,
+  turnEmbeddingInputs,
   vectorSearch,
   viewSegments,
   visibleTo,
+  writeMessageVectorsByShardGroup,
 } from '@memstream/store';
+import { refuseUnknownConversations } from '../src/repositories/import-statements.js';
 import { partitionedPglite } from './partitioned.js';
-import { assertOnePartition, partitionsReached } from './partitions-reached.js';
+import { assertOnePartition, partitionsReached, type StatementReach } from './partitions-reached.js';
 import { chatMessage } from './search-fixtures.js';
 
 /**
@@ -106,7 +110,7 @@ test("a group's search reads one partition of each table it reads, by keyword an
   // joins a vector's hit to its text
   await foldGroupKeywordCounts(store, 'chat-3', 100);
   await indexMessages(store, 'm', [
-    { conversationId: 'chat-3', messageId: 'm-3', text: 'tomato', embedding: [1, 0, 0] },
+    { groupKey: 'chat-3', conversationId: 'chat-3', messageId: 'm-3', text: 'tomato', embedding: [1, 0, 0] },
   ]);
   await assertOnePartition(
     store,
@@ -154,6 +158,62 @@ test('a flush of several groups is stored in one statement per shard group, each
     results.map((r) => [r.message.message_id, r.message.seq, r.duplicate]),
     items.map((item, i) => [item.message.message_id, i === 12 ? 0 : Math.floor(i / 6), i === 12]),
   );
+});
+
+test("the indexer's writes of several groups lock and write one partition a statement, one per shard group", async () => {
+  const shardGroups = shardGroupsOf({ STORE_LAYOUT: 'partitioned' })!;
+  const groups = [...Array(6).keys()].map((i) => `vec-${i}`);
+  const shards = new Set((await shardGroups(store, groups)).values());
+  assert.ok(shards.size > 1, 'the six groups fall in several partitions');
+  const at = new Date('2026-01-01T00:00:00Z');
+  const memories: Array<{ memoryId: string; text: string; embedding: number[] }> = [];
+  for (const group of groups) {
+    await appendMessages(store, [
+      { message: chatMessage(group, `${group}-m`, `the indexed words of ${group}`) },
+      { message: chatMessage(group, `${group}-n`, 'and the turn after') },
+    ]);
+    const [episode] = await insertEpisodes(store, group, [
+      { startSeq: 0, endSeq: 0, messageIds: [`${group}-m`], startTime: at, endTime: at, reason: 'flush' },
+    ]);
+    const [memory] = (await completeEpisode(store, episode!, [{ userId: null, title: group, content: 'a memory' }], {
+      extractor: 'test',
+      participants: [],
+    }))!;
+    memories.push({ memoryId: memory!.id, text: memory!.content, embedding: [0, 1, 0] });
+  }
+  // each second turn embedded with the first: the write locks that turn too (held)
+  const turns = groups.flatMap((group) =>
+    [`${group}-m`, `${group}-n`].map((messageId) => ({ conversationId: group, messageId })),
+  );
+  const messages = (await turnEmbeddingInputs(store, turns, true)).map((x) => ({ ...x, embedding: [1, 0, 0] }));
+  assert.equal(messages.filter((x) => x.contextItemId !== null).length, groups.length);
+
+  const locking = (reach: StatementReach[]) => reach.filter((s) => /\bFOR (NO KEY UPDATE|KEY SHARE)\b/.test(s.sql));
+  const vectorWrites = locking(
+    await partitionsReached(store, (q) => writeMessageVectorsByShardGroup(q, 'm', messages, shardGroups)),
+  );
+  assert.equal(vectorWrites.length, shards.size, 'one vector write per shard group');
+  for (const s of vectorWrites)
+    for (const table of ['messages', 'search_items', 'search_vectors'])
+      assert.equal(s.partitions[table]?.length, 1, `${table}: ${s.partitions[table]?.join(', ')}`);
+
+  // a memory's group is read first (every partition, unlocked), then each shard group is locked and written
+  const [lookup, ...rest] = await partitionsReached(store, (q) => indexMemories(q, 'm', memories, { shardGroups }));
+  assert.match(lookup!.sql, /^SELECT id, group_key FROM episodic_memories WHERE id = ANY/);
+  const memoryWrites = rest.filter((s) => s.partitions['episodic_memories'] !== undefined);
+  assert.equal(memoryWrites.length, 2 * shards.size, 'a lock and a write per shard group');
+  for (const s of memoryWrites)
+    for (const [table, partitions] of Object.entries(s.partitions))
+      assert.equal(partitions.length, 1, `${table}: ${partitions.join(', ')} reached by ${s.sql}`);
+});
+
+test("an import's messages hold their conversations a statement per group, each on one partition", async () => {
+  const records = ['chat-1', 'chat-2', 'chat-5', 'chat-1'].map((conversationId) => ({ conversationId }));
+  const reach = await partitionsReached(store, (q) => refuseUnknownConversations(q, records));
+  const locks = reach.filter((s) => /\bFOR KEY SHARE\b/.test(s.sql));
+  assert.equal(locks.length, 3, 'one lock per group');
+  for (const s of locks)
+    assert.equal(s.partitions['conversations']?.length, 1, s.partitions['conversations']?.join(', '));
 });
 
 test("a memory-service fork's view is walked and read on one partition, once its group is looked up", async () => {

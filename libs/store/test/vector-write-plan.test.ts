@@ -45,6 +45,7 @@ test('a vector write for messages that have their search rows parses no text and
   );
   const { sql, params } = await vectorStatement(
     messages.map((m) => ({
+      groupKey: m.conversation_id,
       conversationId: m.conversation_id,
       messageId: m.message_id,
       text: m.content,

@@ -52,7 +52,13 @@ async function seeded(t: TestContext): Promise<{ store: Store; base: string }> {
     await indexMessages(
       store,
       embedder.model,
-      LINES.map((text, i) => ({ conversationId: group, messageId: `m${i}`, text, embedding: vectors[i]! })),
+      LINES.map((text, i) => ({
+        groupKey: group,
+        conversationId: group,
+        messageId: `m${i}`,
+        text,
+        embedding: vectors[i]!,
+      })),
     );
   }
   const api = await startInProcessReadApi({

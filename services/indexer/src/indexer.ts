@@ -14,8 +14,10 @@ import {
   turnEmbeddingInputs,
   unembeddedItems,
   unindexedMemories,
-  writeMessageVectors,
+  writeMessageVectorsByShardGroup,
+  type MessageToIndex,
   type SearchItemToEmbed,
+  type ShardGroupsOf,
   type Store,
   type TurnEmbeddingInput,
   type UnembeddedBackoff,
@@ -64,27 +66,43 @@ export class Indexer {
     private readonly reembedBatch: number,
     private readonly log: Logger,
     private readonly repair: SweepRepair = NO_WALK,
+    /** The layout's shard groups (shardGroupsOf): writes of several are split by them; unset in the plain layout. */
+    private readonly shardGroups?: ShardGroupsOf,
   ) {}
 
   async indexMessages(messages: readonly CanonicalMessage[]): Promise<number> {
-    const keys = messages.map((m) => ({ conversationId: m.conversation_id, messageId: m.message_id }));
-    if (this.embedder.context === 'turn-before') return this.embedTurns(keys);
+    const keyOfMessage = (m: CanonicalMessage) => ({ conversationId: m.conversation_id, messageId: m.message_id });
+    if (this.embedder.context === 'turn-before') return this.embedTurns(messages.map(keyOfMessage));
+    // A memory-service fork's messages are stored under its root's group, which the stored event
+    // does not carry: those are read first, with their group. Every other family stores a message
+    // under its conversation's own id (the converter's append: group_key ?? conversation_id).
+    const forked = messages.filter((m) => m.source_api === 'memory-service');
+    const carried = messages.filter((m) => m.source_api !== 'memory-service');
+    const read = forked.length === 0 ? 0 : await this.embedTurns(forked.map(keyOfMessage));
     // Without the turn before, the stored events carry all a vector is made of, so the messages are
     // not read first (a statement per batch saved); the write skips any deleted meanwhile.
-    const inputs = [...new Map(messages.map((m) => [keyOf(m.conversation_id, m.message_id), m])).values()]
-      .map((m) => ({ conversationId: m.conversation_id, messageId: m.message_id, text: messageSearchText(m) }))
+    const inputs = [...new Map(carried.map((m) => [keyOf(m.conversation_id, m.message_id), m])).values()]
+      .map((m) => ({
+        groupKey: m.conversation_id,
+        conversationId: m.conversation_id,
+        messageId: m.message_id,
+        text: messageSearchText(m),
+      }))
       .filter((x) => x.text !== '');
-    if (inputs.length === 0) return 0;
+    if (inputs.length === 0) return read;
     const vectors = await this.embedder.embed(
       inputs.map((x) => x.text),
       'document',
     );
-    const written = await writeMessageVectors(
-      this.store,
-      this.embedder.model,
+    const written = await this.writeVectors(
       inputs.map((x, i) => ({ ...x, embedding: vectors[i]!, contextItemId: null })),
     );
-    return written.length;
+    return read + written.length;
+  }
+
+  /** The vectors written, a statement per shard group (one in the plain layout: no split, no query). */
+  private writeVectors(items: readonly MessageToIndex[]) {
+    return writeMessageVectorsByShardGroup(this.store, this.embedder.model, items, this.shardGroups);
   }
 
   /**
@@ -103,10 +121,9 @@ export class Indexer {
       const inputs = (await turnEmbeddingInputs(this.store, pending, withContext)).filter((x) => x.text !== '');
       if (inputs.length === 0) return written;
       const vectors = await this.embedder.embed(inputs.map(turnText), 'document');
-      const done = await writeMessageVectors(
-        this.store,
-        this.embedder.model,
+      const done = await this.writeVectors(
         inputs.map((x, i) => ({
+          groupKey: x.groupKey,
           conversationId: x.conversationId,
           messageId: x.messageId,
           text: x.text,
@@ -131,6 +148,7 @@ export class Indexer {
       this.store,
       this.embedder.model,
       memories.map((m, i) => ({ memoryId: m.id, text: texts[i]!, embedding: vectors[i]! })),
+      { shardGroups: this.shardGroups },
     );
   }
 
@@ -144,6 +162,7 @@ export class Indexer {
     await queueMemoriesToEmbed(
       this.store,
       failedMemories.map((m) => ({ memoryId: m.id, text: memoryText(m) })),
+      { shardGroups: this.shardGroups },
     );
     await this.postponeQueued(failedMemories.map((m) => ({ kind: 'episodic_memory' as const, item_id: m.id })));
     await this.queueMissingVectors();

@@ -4,7 +4,7 @@ import type { Embedder } from '@memstream/embedding';
 import type { Logger } from '@memstream/logging';
 import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import { type CONSUMERS, consumerGroup, TOPICS } from '@memstream/schemas';
-import { ensureVectorIndex, type Store } from '@memstream/store';
+import { ensureVectorIndex, shardGroupsOf, type Store } from '@memstream/store';
 import { Indexer } from './indexer.js';
 import { queueDeadLettered } from './dead-lettered.js';
 
@@ -23,10 +23,18 @@ export async function runIndexer(
 ): Promise<Indexer> {
   const log = deps.log.child({ component: 'indexer', model: deps.embedder.model });
   const index = await ensureVectorIndex(deps.store, deps.embedder.model, deps.embedder.dimension);
-  const indexer = new Indexer(deps.store, deps.embedder, config.INDEXER_REEMBED_BATCH, log, {
-    backoff: { firstMs: config.INDEXER_SWEEP_INTERVAL_MS, maxMs: config.INDEXER_RETRY_MAX_DELAY_MS },
-    missingVectorAfterMs: config.INDEXER_MISSING_VECTOR_AFTER_MS,
-  });
+  const indexer = new Indexer(
+    deps.store,
+    deps.embedder,
+    config.INDEXER_REEMBED_BATCH,
+    log,
+    {
+      backoff: { firstMs: config.INDEXER_SWEEP_INTERVAL_MS, maxMs: config.INDEXER_RETRY_MAX_DELAY_MS },
+      missingVectorAfterMs: config.INDEXER_MISSING_VECTOR_AFTER_MS,
+    },
+    // the plain layout splits nothing (undefined): a batch stays one statement, as before
+    shardGroupsOf(config),
+  );
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'indexer'> = {
     messagesStored: {
       groupId: consumerGroup('messagesStored', 'indexer', config.INDEXER_GROUP_ID),

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHashEmbedder } from '@memstream/embedding';
 import { Indexer } from '@memstream/indexer';
 import { createLogger } from '@memstream/logging';
-import { forgetMessages, type Store } from '@memstream/store';
+import { appendMessages, forgetMessages, type Store } from '@memstream/store';
 import { storedMessages } from './stored-messages.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
@@ -36,6 +36,34 @@ test('a stored message is indexed once with the current model, however often its
   assert.ok(
     texts.every((r) => r.content.includes('lake cabin')),
     'indexed by what was said',
+  );
+});
+
+test("a memory-service fork's message, stored under its root's group, gets its vector beside a chat's", async (t) => {
+  const { store, messages } = await stored(t, 1);
+  const [fork] = await appendMessages(store, [
+    {
+      message: {
+        ...messages[0]!,
+        conversation_id: 'fork',
+        message_id: 'f0',
+        created_at: new Date(messages[0]!.created_at),
+        metadata: { ms: {} },
+        source_api: 'memory-service',
+        group_key: 'root',
+      },
+    },
+  ]);
+  await new Indexer(store, createHashEmbedder({ dimension: 16 }), 100, log).indexMessages([...messages, fork!.message]);
+  const { rows: vectors } = await store.query<{ group_key: string; conversation_id: string }>(
+    `SELECT group_key, conversation_id FROM search_vectors WHERE kind = 'message' ORDER BY group_key`,
+  );
+  assert.deepEqual(
+    vectors.map((v) => [v.group_key, v.conversation_id]),
+    [
+      ['g', 'g'],
+      ['root', 'fork'],
+    ],
   );
 });
 

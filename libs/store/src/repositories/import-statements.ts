@@ -85,16 +85,27 @@ export async function refuseTakenIds(
  * have no foreign key to their conversation (migration 0027: the append statement upserts the
  * conversation it numbers from); an import inserts rows as they come, so it checks here what the
  * key checked, and holds the conversations as the key did (FOR KEY SHARE, until the import's
- * transaction ends) so that a purge cannot remove one under the messages being imported.
+ * transaction ends) so that a purge cannot remove one under the messages being imported. The
+ * lock names each conversation's group (the shard column), a statement per group, as Citus locks
+ * rows of one shard at a time; a conversation's group never changes, so it is read first.
  */
 export async function refuseUnknownConversations(q: Queryable, records: ReadonlyArray<{ conversationId: string }>) {
-  const { rows: missing } = await q.query<{ id: string }>(
-    `WITH wanted AS (SELECT DISTINCT r."conversationId" AS id FROM ${rows('"conversationId" text')}),
-          held AS (SELECT c.id FROM conversations c WHERE c.id IN (SELECT id FROM wanted) FOR KEY SHARE)
-     SELECT id FROM wanted WHERE id NOT IN (SELECT id FROM held) LIMIT 1`,
-    [JSON.stringify(records.map((r) => ({ conversationId: r.conversationId })))],
+  const wanted = [...new Set(records.map((r) => r.conversationId))];
+  const { rows: found } = await q.query<{ id: string; group_key: string }>(
+    'SELECT id, group_key FROM conversations WHERE id = ANY($1::text[])',
+    [wanted],
   );
-  if (missing.length > 0)
+  const byGroup = new Map<string, string[]>();
+  for (const r of found) byGroup.set(r.group_key, [...(byGroup.get(r.group_key) ?? []), r.id]);
+  const held = new Set<string>();
+  for (const [group, ids] of byGroup) {
+    const locked = await q.query<{ id: string }>(
+      'SELECT id FROM conversations WHERE group_key = $1 AND id = ANY($2::text[]) FOR KEY SHARE',
+      [group, ids],
+    );
+    for (const r of locked.rows) held.add(r.id);
+  }
+  if (wanted.some((id) => !held.has(id)))
     throw new AppError(
       'INVALID_PARAMETER',
       'a message record names a conversation not stored before it (a record must follow what it refers to)',

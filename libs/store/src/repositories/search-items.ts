@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queryable, Store } from '../store.js';
+import { runsByShardGroup, type ShardGroupsOf } from './append-by-shard.js';
 import { keywordVectorSql } from './message-search-text.js';
 import {
   dropZeroedFrequencies,
@@ -29,6 +30,8 @@ export function vectorLiteral(v: ArrayLike<number>): string {
 
 /** A message to index: its key, the text to index, and its vector. */
 export interface MessageToIndex {
+  /** The group the message is stored under (messages.group_key): its rows are locked by it. */
+  readonly groupKey: string;
   readonly conversationId: string;
   readonly messageId: string;
   readonly text: string;
@@ -54,6 +57,10 @@ export interface MessageToIndex {
  * cleared the vectors naming the turn before this one was written) leaves the item out, for the
  * caller to embed again from the turn's new context. Returns the keys written. A vector replaced
  * is stamped `at`, this indexer's time: indexed_at only orders the re-embedding backlog.
+ *
+ * Every row is read and locked by its group (the shard column), so the statement reaches the
+ * shards of the items' groups only; on Citus a lock must stay on one shard group, so a caller with
+ * items of several passes each shard group's alone (runsByShardGroup, as the indexer does).
  */
 export async function writeMessageVectors(
   q: Queryable,
@@ -65,14 +72,14 @@ export async function writeMessageVectors(
   const contexts = [...new Set(items.flatMap((i) => (i.contextItemId ? [i.contextItemId] : [])))];
   const { rows } = await q.query<{ conversation_id: string; message_id: string }>(
     `WITH held AS MATERIALIZED (
-       SELECT id::text AS id FROM messages WHERE id = ANY($7::int8[]) ORDER BY id FOR KEY SHARE
+       SELECT id::text AS id FROM messages WHERE group_key = ANY($9::text[]) AND id = ANY($7::int8[]) ORDER BY id FOR KEY SHARE
      ),
      source AS MATERIALIZED (
        SELECT m.id::text AS item_id, m.group_key, m.conversation_id, m.message_id, m.sender_id, m.created_at, m.audience,
               t.body, t.vec, t.ctx
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS t(c, mid, body, vec, ctx)
-       JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
-       WHERE t.ctx IS NULL OR t.ctx IN (SELECT id FROM held)
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[], $10::text[]) AS t(c, mid, body, vec, ctx, g)
+       JOIN messages m ON m.group_key = t.g AND m.conversation_id = t.c AND m.message_id = t.mid
+       WHERE m.group_key = ANY($9::text[]) AND (t.ctx IS NULL OR t.ctx IN (SELECT id FROM held))
        FOR KEY SHARE OF m
      ),
      -- only rows from before search rows came with messages (filtered first: offered to ON
@@ -89,7 +96,8 @@ export async function writeMessageVectors(
      )},
      locked AS (  -- a search row deleted meanwhile is skipped, and none is deleted until this commits
        SELECT s.item_id FROM search_items s
-       WHERE s.kind = 'message' AND (s.group_key, s.item_id) IN (SELECT group_key, item_id FROM source)
+       WHERE s.group_key = ANY($9::text[]) AND s.kind = 'message'
+         AND (s.group_key, s.item_id) IN (SELECT group_key, item_id FROM source)
        FOR KEY SHARE
      ),
      present AS (SELECT item_id FROM locked UNION ALL SELECT item_id FROM filled),
@@ -116,9 +124,29 @@ export async function writeMessageVectors(
       items.map((i) => i.contextItemId ?? null),
       contexts.map(Number),
       at,
+      [...new Set(items.map((i) => i.groupKey))],
+      items.map((i) => i.groupKey),
     ],
   );
   return rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id }));
+}
+
+/**
+ * writeMessageVectors, a statement per shard group of the items' groups (runsByShardGroup), so each
+ * statement's row locks stay on one shard group, as Citus asks. Without `shardGroups` (the plain
+ * layout) the items are one statement, as one node is best served: the indexer's hot path.
+ */
+export async function writeMessageVectorsByShardGroup(
+  q: Queryable,
+  model: string,
+  items: readonly MessageToIndex[],
+  shardGroups: ShardGroupsOf | undefined,
+): Promise<Array<{ conversationId: string; messageId: string }>> {
+  const runs = await runsByShardGroup(q, items, (i) => i.groupKey, shardGroups);
+  if (runs.length <= 1) return writeMessageVectors(q, model, items);
+  const written: Array<{ conversationId: string; messageId: string }> = [];
+  for (const run of runs) written.push(...(await writeMessageVectors(q, model, run)));
+  return written;
 }
 
 /** writeMessageVectors, counting the rows written. */
@@ -133,18 +161,27 @@ export interface MemoryToIndex {
 }
 
 /**
- * The current memories among `ids` (locked against a concurrent supersede or delete, as messages
- * are above) with their text, and their keyword rows written or rewritten (upsertMemoryRowsSql):
- * the start of both statements below. `vectors` adds the column `vec` from a third array.
+ * The current memories among `ids` with their text, and their keyword rows written or rewritten
+ * (upsertMemoryRowsSql): the start of both statements below. The memories are already locked
+ * against a concurrent supersede or delete (memoriesByShardGroup, FOR NO KEY UPDATE, in this
+ * transaction), so this statement's snapshot, taken after the lock, reads them as they stay. A
+ * second lock here (FOR KEY SHARE in the CTE) added nothing, and on Citus, which runs such a CTE
+ * as a subplan, its rows came back unreadable ("missing data for column group_key"). `vectors` adds the column `vec` from a third array; `groups`
+ * is the parameter holding the memories' groups, which every row is found by.
  */
-function memoryKeywordRowsSql(vectors: boolean): string {
+function memoryKeywordRowsSql(vectors: boolean, groups: string): string {
   return `source AS MATERIALIZED (
        SELECT m.id, m.group_key, m.conversation_id, m.user_id, m.occurred_at, m.message_ids, t.body${vectors ? ', t.vec' : ''}
        FROM unnest($1::text[], $2::text[]${vectors ? ', $3::text[]) AS t(id, body, vec)' : ') AS t(id, body)'}
-       JOIN episodic_memories m ON m.id = t.id AND m.superseded_at IS NULL
-       FOR KEY SHARE OF m
+       JOIN episodic_memories m ON m.group_key = ANY(${groups}::text[]) AND m.id = t.id AND m.superseded_at IS NULL
      ),
      ${upsertMemoryRowsSql(keywordVectorSql)}`;
+}
+
+/** How a memory write runs: `at` stamps a replaced vector; `shardGroups` splits it (memoriesByShardGroup). */
+export interface MemoryWriteOptions {
+  readonly at?: Date;
+  readonly shardGroups?: ShardGroupsOf | undefined;
 }
 
 /**
@@ -152,16 +189,15 @@ function memoryKeywordRowsSql(vectors: boolean): string {
  * superseded or deleted meanwhile is skipped. In its own transaction, or in the caller's.
  */
 export async function indexMemories(
-  store: Queryable | Pick<Store, 'transaction'>,
+  store: Queryable | Store,
   model: string,
   items: readonly MemoryToIndex[],
-  at = new Date(),
+  options: MemoryWriteOptions = {},
 ): Promise<number> {
-  if (items.length === 0) return 0;
-  return inTransaction(store, async (q) => {
-    await lockMemories(q, items);
+  const at = options.at ?? new Date();
+  return memoriesByShardGroup(store, items, options.shardGroups, async (q, run, groups) => {
     const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
-      `WITH ${memoryKeywordRowsSql(true)},
+      `WITH ${memoryKeywordRowsSql(true, '$6')},
        written AS (
          INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
          SELECT s.group_key, 'episodic_memory', s.id, s.conversation_id, s.user_id, s.occurred_at, s.vec::vector, $4
@@ -171,7 +207,14 @@ export async function indexMemories(
          RETURNING 1
        )
        SELECT (SELECT count(*) FROM written)::int AS n, ${zeroedOf('memory_delta')} AS zeroed`,
-      [items.map((i) => i.memoryId), items.map((i) => i.text), items.map((i) => vectorLiteral(i.embedding)), model, at],
+      [
+        run.map((i) => i.memoryId),
+        run.map((i) => i.text),
+        run.map((i) => vectorLiteral(i.embedding)),
+        model,
+        at,
+        groups,
+      ],
     );
     await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
     return rows[0]?.n ?? 0;
@@ -184,21 +227,20 @@ export async function indexMemories(
  * again with a backoff. Returns how many were queued. In its own transaction, or in the caller's.
  */
 export async function queueMemoriesToEmbed(
-  store: Queryable | Pick<Store, 'transaction'>,
+  store: Queryable | Store,
   items: ReadonlyArray<Omit<MemoryToIndex, 'embedding'>>,
+  options: Pick<MemoryWriteOptions, 'shardGroups'> = {},
 ): Promise<number> {
-  if (items.length === 0) return 0;
-  return inTransaction(store, async (q) => {
-    await lockMemories(q, items);
+  return memoriesByShardGroup(store, items, options.shardGroups, async (q, run, groups) => {
     const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
-      `WITH ${memoryKeywordRowsSql(false)},
+      `WITH ${memoryKeywordRowsSql(false, '$3')},
        queued AS (
          INSERT INTO search_unembedded (group_key, kind, item_id) SELECT group_key, 'episodic_memory', item_id FROM items
          ON CONFLICT (group_key, kind, item_id) DO NOTHING
          RETURNING 1
        )
        SELECT (SELECT count(*) FROM queued)::int AS n, ${zeroedOf('memory_delta')} AS zeroed`,
-      [items.map((i) => i.memoryId), items.map((i) => i.text)],
+      [run.map((i) => i.memoryId), run.map((i) => i.text), groups],
     );
     await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
     return rows[0]?.n ?? 0;
@@ -212,24 +254,45 @@ export async function queueMemoriesToEmbed(
  * the same words in. So the memories are locked first, in id order, and the statement that reads
  * the prior row and writes the new one runs after the lock, in a snapshot that sees the other
  * writer's committed row.
+ *
+ * The lock and the write name the memories' groups, their shard column. Citus locks rows of one
+ * shard group a statement, so with `shardGroups` (a layout that splits) the memories go in runs,
+ * one per shard group, each locked and written in a transaction of its own (or, in the caller's
+ * transaction, one after the other). Without it (the plain layout) they are one run, as before.
+ * A memory's group never changes, so it is read before the lock; one that is gone is skipped.
  */
-const inTransaction = <T>(q: Queryable | Pick<Store, 'transaction'>, work: (tx: Queryable) => Promise<T>) =>
-  'transaction' in q ? q.transaction(work) : work(q);
-
-async function lockMemories(q: Queryable, items: ReadonlyArray<{ readonly memoryId: string }>): Promise<void> {
-  const ids = [...new Set(items.map((i) => i.memoryId))];
-  // the lock names the memories' groups, their shard column, so it stays on their shards
-  const { rows } = await q.query<{ group_key: string }>(
-    'SELECT DISTINCT group_key FROM episodic_memories WHERE id = ANY($1::text[])',
-    [ids],
+async function memoriesByShardGroup<T extends { readonly memoryId: string }>(
+  store: Queryable | Store,
+  items: readonly T[],
+  shardGroups: ShardGroupsOf | undefined,
+  write: (tx: Queryable, run: readonly T[], groups: string[]) => Promise<number>,
+): Promise<number> {
+  if (items.length === 0) return 0;
+  const { rows } = await store.query<{ id: string; group_key: string }>(
+    'SELECT id, group_key FROM episodic_memories WHERE id = ANY($1::text[])',
+    [[...new Set(items.map((i) => i.memoryId))]],
   );
-  if (rows.length === 0) return;
-  await q.query(
-    `SELECT 1 FROM episodic_memories WHERE group_key = ANY($1::text[]) AND id = ANY($2::text[])
-      ORDER BY id FOR NO KEY UPDATE`,
-    [rows.map((r) => r.group_key), ids],
-  );
+  if (rows.length === 0) return 0;
+  const groupOf = new Map(rows.map((r) => [r.id, r.group_key]));
+  const stored = items.filter((i) => groupOf.has(i.memoryId));
+  let n = 0;
+  for (const run of await runsByShardGroup(store, stored, (i) => groupOf.get(i.memoryId)!, shardGroups)) {
+    const groups = [...new Set(run.map((i) => groupOf.get(i.memoryId)!))];
+    const ids = [...new Set(run.map((i) => i.memoryId))];
+    n += await inTransaction(store, async (tx) => {
+      await tx.query(
+        `SELECT 1 FROM episodic_memories WHERE group_key = ANY($1::text[]) AND id = ANY($2::text[])
+          ORDER BY id FOR NO KEY UPDATE`,
+        [groups, ids],
+      );
+      return write(tx, run, groups);
+    });
+  }
+  return n;
 }
+
+const inTransaction = <T>(q: Queryable | Store, work: (tx: Queryable) => Promise<T>) =>
+  'transaction' in q ? q.transaction(work) : work(q);
 
 /** A search row the sweep embeds: a message's by its key (with its context), a memory's by its content. */
 export interface SearchItemToEmbed {

@@ -4,6 +4,8 @@ import { CONTEXT_GAP } from './search-context.js';
 
 /** A stored message as the indexer embeds it: its own search text and, when asked for, the turn before it. */
 export interface TurnEmbeddingInput {
+  /** The group the message is stored under (its shard column). */
+  readonly groupKey: string;
   readonly conversationId: string;
   readonly messageId: string;
   /** What the message's search row holds ('' for a message with nothing to search). */
@@ -30,6 +32,7 @@ export async function turnEmbeddingInputs(
 ): Promise<TurnEmbeddingInput[]> {
   if (keys.length === 0) return [];
   const { rows } = await q.query<{
+    group_key: string;
     conversation_id: string;
     message_id: string;
     sender_id: string;
@@ -40,7 +43,7 @@ export async function turnEmbeddingInputs(
     // The turn before is one row found by a backward walk of its conversation's key (a subquery
     // over the messages row, with the group, not a LATERAL join beside unnest(), which Citus
     // refuses), as an object: a scalar subquery yields one value.
-    `SELECT m.conversation_id, m.message_id, m.sender_id, m.sender_name, m.content,
+    `SELECT m.group_key, m.conversation_id, m.message_id, m.sender_id, m.sender_name, m.content,
             (SELECT jsonb_build_object('id', x.id::text, 'sender_id', x.sender_id, 'sender_name', x.sender_name,
                                        'content', x.content)
                FROM messages x
@@ -53,6 +56,7 @@ export async function turnEmbeddingInputs(
     [keys.map((k) => k.conversationId), keys.map((k) => k.messageId), withContext],
   );
   return rows.map((r) => ({
+    groupKey: r.group_key,
     conversationId: r.conversation_id,
     messageId: r.message_id,
     text: messageSearchText(r),
