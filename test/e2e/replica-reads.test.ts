@@ -8,8 +8,9 @@ import { waitFor } from '../helpers/infra.js';
 import { AUTH_ENV } from './client/callers.js';
 import { checkReplicaReads } from './replica-reads-contract.js';
 
-// Ports and a folder of this test's own: its primary and replicas serve nothing else.
-const postgres = new ReplicatedPostgres(36432, [36433, 36434], '/tmp/memstream-replica-reads');
+// Ports and a folder of this test's own: its primary and replicas serve nothing else. Below the
+// ephemeral range (32768-60999 here), where a client connection's local port can hold one.
+const postgres = new ReplicatedPostgres(24432, [24433, 24434], '/tmp/memstream-replica-reads');
 
 test('two read APIs, on a replica and on one address spread over two: every acknowledged write, grant, revocation and delete is what the first read and search see', async (t: TestContext) => {
   await postgres.start(t);

@@ -8,8 +8,9 @@ import { startRoundRobinProxy } from '../../../harness/round-robin-proxy.js';
 import { waitFor } from '../../../test/helpers/infra.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
-// Ports and a folder of this file's own (the e2e test on replicas has others).
-const postgres = new ReplicatedPostgres(36442, [36443, 36444], '/tmp/memstream-replica-store');
+// Ports and a folder of this file's own (the e2e test on replicas has others), below the
+// ephemeral range (32768-60999 here), where a client connection's local port can hold one.
+const postgres = new ReplicatedPostgres(24442, [24443, 24444], '/tmp/memstream-replica-store');
 let database = '';
 
 before(async () => {
