@@ -37,17 +37,39 @@ export async function accessLevelOf(
   return rows[0]?.access_level;
 }
 
-/** accessLevelOf for many (conversation, user) pairs in one statement, in their order: open streams re-checked together. */
+/**
+ * accessLevelOf for many (conversation, user) pairs, in their order: open streams re-checked
+ * together. Two statements, each a plain filter or a join on a shard column, which Citus runs
+ * (a subquery per pair over the unnested pairs it refuses): the conversations' groups and
+ * deletions, then the levels held on those groups. A fork, not a conversation another family
+ * wrote under its id, is the one a pair means (docs/store.md).
+ */
 export async function accessLevelsOf(
   q: Queryable,
   pairs: ReadonlyArray<{ conversationId: string; userId: string }>,
 ): Promise<Array<AccessLevel | undefined>> {
   if (pairs.length === 0) return [];
-  const { rows } = await q.query<{ access_level: AccessLevel | null }>(
-    `SELECT (${levelOf('p.c', 'p.u')}) AS access_level FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(c, u, i) ORDER BY p.i`,
-    [pairs.map((p) => p.conversationId), pairs.map((p) => p.userId)],
+  const ids = [...new Set(pairs.map((p) => p.conversationId))];
+  const { rows: found } = await q.query<{ id: string; group_key: string; deleted: boolean }>(
+    `SELECT DISTINCT ON (id) id, group_key, deleted_at IS NOT NULL AS deleted FROM conversations
+      WHERE id = ANY($1::text[]) ORDER BY id, group_key = id`,
+    [ids],
   );
-  return rows.map((r) => r.access_level ?? undefined);
+  const conversation = new Map(found.map((r) => [r.id, r]));
+  // a conversation with no row yet (a claimed id) is a group of its own
+  const groupOfPair = (p: (typeof pairs)[number]) => conversation.get(p.conversationId)?.group_key ?? p.conversationId;
+  const { rows: held } = await q.query<{ group_id: string; user_id: string; access_level: AccessLevel }>(
+    `SELECT m.group_id, m.user_id, m.access_level FROM conversation_memberships m
+       JOIN unnest($1::text[], $2::text[]) AS p(g, u) ON m.group_id = p.g AND m.user_id = p.u`,
+    [pairs.map(groupOfPair), pairs.map((p) => p.userId)],
+  );
+  const level = new Map(held.map((r) => [`${r.group_id}\u0000${r.user_id}`, r.access_level]));
+  return pairs.map((p) => {
+    if (conversation.get(p.conversationId)?.deleted) return undefined;
+    const group = groupOfPair(p);
+    if (group === `${PRIVATE_CHAT_PREFIX}${p.userId}`) return 'owner';
+    return level.get(`${group}\u0000${p.userId}`);
+  });
 }
 
 /**
