@@ -9,7 +9,7 @@ import {
   setMembership,
   type Store,
 } from '@memstream/store';
-import { backends, countsDiffer, deleteSearchRowsWhere, log, random, WORDS } from './search-fixtures.js';
+import { backends, countsDiffer, deleteSearchRowsWhere, log, random, searchRowsOf, WORDS } from './search-fixtures.js';
 
 const textOf = (next: () => number, words = WORDS) =>
   Array.from({ length: 1 + Math.floor(next() * 30) }, () => words[Math.floor(next() * words.length)]!).join(' ');
@@ -29,19 +29,7 @@ async function upsert(
     [rows.map((r) => r.id), rows.map((r) => r.text)],
   );
   await deleteSearchRowsWhere(store, 'item_id = ANY($1::text[])', [changed.map((r) => r.item_id)]);
-  await insertSearchRows(
-    store,
-    rows.map((r, n) => ({
-      groupKey: r.conversation,
-      kind: r.kind ?? 'message',
-      itemId: r.id,
-      conversationId: r.conversation,
-      userId: 'u',
-      content: r.text,
-      occurredAt: new Date(Date.UTC(2025, 0, 1) + (n + 1) * 60_000),
-      messageIds: [r.id],
-    })),
-  );
+  await insertSearchRows(store, searchRowsOf(rows));
 }
 
 /**

@@ -2,15 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   appendMessages,
-  claimEpisodes,
-  completeEpisode,
   eraseOwnedConversations,
   eraseSentMessages,
   foldKeywordCounts,
   forgetMessages,
   indexMemories,
   insertConversation,
-  insertEpisodes,
   keywordSearch,
   purgeConversationGroups,
   queueMemoriesToEmbed,
@@ -18,6 +15,7 @@ import {
   type NewMessage,
   type Store,
 } from '@memstream/store';
+import { extractEpisode } from './extract-fixture.js';
 import { chatMessage, countsDiffer, migratedStore } from './search-fixtures.js';
 
 /**
@@ -45,18 +43,8 @@ const note = (conversation: string, id: string, content: string): NewMessage => 
 /** An episode of the conversation's messages, extracted by the writers: one memory per person. */
 async function extract(store: Store, conversation: string, messageIds: string[], people: string[]) {
   const span = { startSeq: 0, endSeq: 0, messageIds, startTime: AT, endTime: AT, reason: 'flush' as const };
-  const [episode] = await insertEpisodes(store, conversation, [span]);
-  const [claimed] = await claimEpisodes(store, {
-    group: episode!.group_key,
-    ids: [episode!.id],
-    limit: 1,
-    leaseMs: 60_000,
-  });
   const memories = people.map((userId) => ({ userId, title: '', content: `${userId} likes the garden` }));
-  const stored = await store.transaction((tx) =>
-    completeEpisode(tx, claimed!, memories, { extractor: 'test', participants: people }),
-  );
-  return stored!;
+  return extractEpisode(store, conversation, span, memories, people);
 }
 
 const vector = [0.1, 0.2, 0.3];

@@ -125,6 +125,25 @@ export function heldTransaction(
   return { ready, commit, done };
 }
 
+/**
+ * Search rows of test items, each conversation its own group, one a minute from 2025-01-01 in
+ * the order given: what insertSearchRows takes.
+ */
+export function searchRowsOf(
+  rows: ReadonlyArray<{ id: string; conversation: string; text: string; kind?: 'message' | 'episodic_memory' }>,
+) {
+  return rows.map((r, n) => ({
+    groupKey: r.conversation,
+    kind: r.kind ?? ('message' as const),
+    itemId: r.id,
+    conversationId: r.conversation,
+    userId: 'u',
+    content: r.text,
+    occurredAt: new Date(Date.UTC(2025, 0, 1) + (n + 1) * 60_000),
+    messageIds: [r.id],
+  }));
+}
+
 /** A user's chat message of `conversation`, as the store tests append them. */
 export function chatMessage(conversation: string, id: string, content: string): NewMessage {
   return {

@@ -11,7 +11,7 @@ import {
   vectorSearch,
   type Store,
 } from '@memstream/store';
-import { backends, deleteSearchRowsWhere, log, migratedStore, random, WORDS } from './search-fixtures.js';
+import { backends, deleteSearchRowsWhere, log, migratedStore, random, searchRowsOf, WORDS } from './search-fixtures.js';
 
 const MODEL = 'test/clustered-8';
 
@@ -21,20 +21,7 @@ async function insertItems(
   rows: Array<{ id: string; conversation: string; text: string; vector?: number[] }>,
   model = MODEL,
 ): Promise<void> {
-  // each conversation its own group
-  await insertSearchRows(
-    store,
-    rows.map((r, n) => ({
-      groupKey: r.conversation,
-      kind: 'message',
-      itemId: r.id,
-      conversationId: r.conversation,
-      userId: 'u',
-      content: r.text,
-      occurredAt: new Date(Date.UTC(2025, 0, 1) + (n + 1) * 60_000),
-      messageIds: [r.id],
-    })),
-  );
+  await insertSearchRows(store, searchRowsOf(rows));
   await store.query(
     `INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
      SELECT s.group_key, s.kind, s.item_id, s.conversation_id, s.user_id, s.occurred_at, t.vec::vector, $4
