@@ -29,7 +29,7 @@ test("bench:scale's raw baselines store each record once, in a table with messag
     );
     assert.equal(indexes[0]!.n, 0, 'the raw table has as many indexes as messages');
 
-    const topic = `${kafkaTopicPrefix(t, 'raw')}input`;
+    const topic = `${kafkaTopicPrefix('raw')}input`;
     const { kafkaBrokers: brokers } = infra();
     const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();

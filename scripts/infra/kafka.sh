@@ -3,7 +3,8 @@
 # one JVM), or MEMSTREAM_KAFKA_NODES=3 combined nodes as production runs it: a 3-voter controller
 # quorum, internal and new topics replicated 3 times with min.insync.replicas=2.
 # Node i listens on MEMSTREAM_KAFKA_PORT + 2(i-1) and its controller on the controller port + 2(i-1).
-# usage: kafka.sh up|down [N]    all nodes, or node N only
+# usage: kafka.sh up|down [N]    all nodes, or node N only (MEMSTREAM_KAFKA_FRESH=1: a cold start
+#                                of every node begins with empty logs)
 #        kafka.sh kill N         SIGKILL node N (a machine lost: no shutdown, no flush)
 #        kafka.sh brokers        the bootstrap list, comma-separated
 #        kafka.sh rss            resident memory of each running node, in MiB
@@ -111,6 +112,12 @@ up() {
     todo+=("$i")
   done
   [ "${#todo[@]}" -gt 0 ] || { log "kafka already running on $(brokers)"; return 0; }
+  # A test broker started cold keeps nothing of an earlier run: its topics belonged to tests that
+  # are over, and each partition left holds a file open in the new broker.
+  if [ -n "${MEMSTREAM_KAFKA_FRESH:-}" ] && [ "${#todo[@]}" = "$NODES" ]; then
+    for i in "${todo[@]}"; do rm -rf "$(node_dir "$i")/data"; done
+    rm -f "$STATE/cluster-id"
+  fi
   # All at once: a node of a quorum opens its broker port only once a majority of voters is up.
   for i in "${todo[@]}"; do start_node "$i"; done
   for i in "${todo[@]}"; do

@@ -12,7 +12,8 @@ bash "$here/nginx.sh" install
 bash "$here/postgres-ha.sh" install
 
 pids=()
-[ -n "${KAFKA_BROKERS:-}" ] || { bash "$here/kafka.sh" up & pids+=($!); }
+# The tests' broker holds only the topics of tests running now: a cold start drops what is left.
+[ -n "${KAFKA_BROKERS:-}" ] || { MEMSTREAM_KAFKA_FRESH=1 bash "$here/kafka.sh" up & pids+=($!); }
 [ -n "${DATABASE_URL:-}" ] || { bash "$here/postgres.sh" up & pids+=($!); }
 [ -n "${REDIS_URL:-}" ] || { bash "$here/redis.sh" up & pids+=($!); }
 status=0

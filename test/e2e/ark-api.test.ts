@@ -162,7 +162,7 @@ test("distributed mode: with the live notices lost, a stream's catch-up delivers
   const readRedis = await ownRedis(t);
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'gap'),
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix('gap'),
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),
@@ -209,7 +209,7 @@ test("distributed mode: with the live notices lost, a stream's catch-up delivers
 test('distributed mode: ARK API on two API replicas, live delivery across them through Redis', async (t: TestContext) => {
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'ark'),
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix('ark'),
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

@@ -62,7 +62,7 @@ test('distributed mode: the same rules across gateway, converter and read API, a
   const shared = {
     ...AUTH_ENV,
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'acl'),
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix('acl'),
     DATABASE_URL: databaseUrl,
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

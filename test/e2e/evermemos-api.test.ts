@@ -47,7 +47,7 @@ test('with authentication, only an agent reads or changes the default metadata; 
 test('distributed mode: the same contract across gateway, converter and read API processes', async (t: TestContext) => {
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'evm'),
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix('evm'),
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

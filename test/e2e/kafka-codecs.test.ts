@@ -26,7 +26,7 @@ async function converterOnKafka(t: TestContext) {
   });
   t.after(() => store.close());
   await migrate(store, log);
-  const prefix = kafkaTopicPrefix(t, 'codecs');
+  const prefix = kafkaTopicPrefix('codecs');
   const metrics = new Metrics();
   const bus = new KafkaBus({
     brokers: infra().kafkaBrokers,

@@ -12,7 +12,7 @@ test('embedded mode: rolling summaries with spec 004 windows, version chain and 
 test('distributed mode: the same, with the summarizer as its own process on Kafka and Postgres', async (t: TestContext) => {
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'agent'),
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix('agent'),
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

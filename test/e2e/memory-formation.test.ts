@@ -57,7 +57,7 @@ test('distributed mode: extraction with a model survives 429s, invalid replies a
   const shared = {
     ...FORMATION_ENV,
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'formation'),
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix('formation'),
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

@@ -76,7 +76,7 @@ test("embedded mode: one /metrics for every component, correlation ids from HTTP
 test('distributed mode: every service serves /metrics, a poison record is counted as a dead letter, correlation ids cross Kafka', async (t: TestContext) => {
   const model = await startModelServer();
   t.after(() => model.close());
-  const prefix = kafkaTopicPrefix(t, 'metrics');
+  const prefix = kafkaTopicPrefix('metrics');
   const groups = { converter: uniqueName('converter'), summarizer: uniqueName('summarizer') };
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),

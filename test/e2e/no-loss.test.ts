@@ -15,7 +15,7 @@ test('20,000 messages with the converter SIGKILLed twice: each stored once, sequ
   const databaseUrl = await freshDatabase(t);
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'noloss'),
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix('noloss'),
     DATABASE_URL: databaseUrl,
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

@@ -94,7 +94,7 @@ test('embedded mode: a message posted is read back, survives a SIGTERM restart, 
 test('distributed mode: gateway, converter and read API as separate processes on Kafka and Postgres', async (t: TestContext) => {
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'e2e'),
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix('e2e'),
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

@@ -32,7 +32,7 @@ test('two replicas of each consumer: one of each is killed, the other takes over
   const databaseUrl = await freshDatabase(t);
   const shared = {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, 'scale'),
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix('scale'),
     KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
     KAFKA_SESSION_TIMEOUT_MS: '8000',
     DATABASE_URL: databaseUrl,

@@ -15,7 +15,7 @@ export async function distributedEnv(
 ): Promise<Record<string, string>> {
   return {
     KAFKA_BROKERS: infra().kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(t, name),
+    KAFKA_TOPIC_PREFIX: kafkaTopicPrefix(name),
     DATABASE_URL: await freshDatabase(t),
     REDIS_URL: infra().redisUrl,
     CONVERTER_GROUP_ID: uniqueName('converter'),

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import pg from 'pg';
 import { Kafka, logLevel } from 'kafkajs';
 
@@ -72,15 +72,27 @@ export async function waitFor<T>(
 }
 
 /**
- * A unique topic prefix for one test, whose topics are deleted when the test ends: one broker
- * serves the whole suite, and thousands of leftover partitions slow every later topic creation
- * and leader election until tests time out.
+ * A unique topic prefix for one test, whose topics are deleted once every test of the file has
+ * ended: one broker serves the whole suite, and each partition left behind holds a file open in
+ * it (about 20,000 of them exhausted its descriptors late in CI and it stopped serving).
+ * Not in the test's own `after`: hooks run in the order they were added, so that one would run
+ * before the hooks that stop the test's processes, whose consumers and producers would then
+ * create the topics again (the broker creates a topic a client asks about).
  */
-export function kafkaTopicPrefix(t: TestContext, label: string): string {
+export function kafkaTopicPrefix(label: string): string {
   const prefix = `${uniqueName(label)}.`;
-  t.after(() => deleteTopics((name) => name.startsWith(prefix)));
+  filePrefixes.add(prefix);
   return prefix;
 }
+
+const filePrefixes = new Set<string>();
+// A hook of the file's root, added as the module loads: it runs after every test of the file and
+// their own hooks, so no process of the file is still asking for its topics.
+after(async () => {
+  if (filePrefixes.size === 0) return;
+  const prefixes = [...filePrefixes];
+  await deleteTopics((name) => prefixes.some((p) => name.startsWith(p)));
+});
 
 /**
  * Deletes the topics that match, on the test broker or the `brokers` given; best effort (a test's

@@ -5,12 +5,12 @@ import { Metrics } from '@memstream/metrics';
 import { infra, kafkaTopicPrefix } from './infra.js';
 
 /**
- * A KafkaBus on the test broker under a topic prefix of its own (its topics deleted after the
- * test), closed when the test ends: two partitions a topic, offsets committed every 50 ms so a
+ * A KafkaBus on the test broker under a topic prefix of its own (its topics deleted once the
+ * file's tests are over), closed when the test ends: two partitions a topic, offsets committed every 50 ms so a
  * test that restarts a consumer does not wait on the default interval.
  */
 export function testKafkaBus(t: TestContext, label: string, log: Logger): { bus: KafkaBus; prefix: string } {
-  const prefix = kafkaTopicPrefix(t, label);
+  const prefix = kafkaTopicPrefix(label);
   const bus = new KafkaBus({
     brokers: infra().kafkaBrokers,
     clientId: `${label}-test`,

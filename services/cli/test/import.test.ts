@@ -195,7 +195,7 @@ test('LoCoMo converted and imported over HTTP stores every turn at its session t
 test('--kafka produces valid events in file order that the converter stores once, also when imported twice', async (t: TestContext) => {
   const file = await example();
   const groupId = file.conversation_meta.group_id;
-  const prefix = kafkaTopicPrefix(t, 'cli');
+  const prefix = kafkaTopicPrefix('cli');
   const brokers = infra().kafkaBrokers;
 
   const run = await memstream('import', '--input', EXAMPLE, '--kafka', brokers.join(','), '--topic-prefix', prefix);

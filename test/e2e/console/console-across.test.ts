@@ -50,7 +50,7 @@ async function untilListed(page: Tab, expected: Array<[string, string]>, what: s
 }
 
 test('the console across families: one list of every family filtered, episodes to messages and back, dead-letter records for admins only', async (t: TestContext) => {
-  const prefix = kafkaTopicPrefix(t, 'console');
+  const prefix = kafkaTopicPrefix('console');
   const base = await embeddedMemstream(t, {
     AUTH_JWT_SECRET: TEST_JWT_SECRET,
     AUTH_ADMIN_USERS: 'ada',
