@@ -189,13 +189,21 @@ test("the indexer's writes of several groups lock and write one partition a stat
   assert.equal(messages.filter((x) => x.contextItemId !== null).length, groups.length);
 
   const locking = (reach: StatementReach[]) => reach.filter((s) => /\bFOR (NO KEY UPDATE|KEY SHARE)\b/.test(s.sql));
-  const vectorWrites = locking(
-    await partitionsReached(store, (q) => writeMessageVectorsByShardGroup(q, 'm', messages, shardGroups)),
+  // per shard group: the messages locked, their search rows locked, then the write, which locks nothing
+  const vectorReach = await partitionsReached(store, (q) =>
+    writeMessageVectorsByShardGroup(q, 'm', messages, shardGroups),
   );
+  const vectorWrites = vectorReach.filter((s) => /INSERT INTO search_vectors/.test(s.sql));
   assert.equal(vectorWrites.length, shards.size, 'one vector write per shard group');
-  for (const s of vectorWrites)
+  assert.equal(locking(vectorReach).length, 2 * shards.size, 'two locking statements per shard group');
+  for (const s of vectorWrites) {
+    assert.doesNotMatch(s.sql, /\bFOR KEY SHARE\b/, 'the write reads rows locked before it');
     for (const table of ['messages', 'search_items', 'search_vectors'])
       assert.equal(s.partitions[table]?.length, 1, `${table}: ${s.partitions[table]?.join(', ')}`);
+  }
+  for (const s of locking(vectorReach))
+    for (const [table, reached] of Object.entries(s.partitions))
+      assert.equal(reached.length, 1, `${table}: ${reached.join(', ')}`);
 
   // a memory's group is read first (every partition, unlocked), then each shard group is locked and written
   const [lookup, ...rest] = await partitionsReached(store, (q) => indexMemories(q, 'm', memories, { shardGroups }));

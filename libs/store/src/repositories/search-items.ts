@@ -59,8 +59,9 @@ export interface MessageToIndex {
  * is stamped `at`, this indexer's time: indexed_at only orders the re-embedding backlog.
  *
  * Every row is read and locked by its group (the shard column), so the statement reaches the
- * shards of the items' groups only; on Citus a lock must stay on one shard group, so a caller with
- * items of several passes each shard group's alone (runsByShardGroup, as the indexer does).
+ * shards of the items' groups only. Citus cannot run this one statement (it runs a CTE that locks
+ * as a subplan of its own, whose rows it then fails to read): writeMessageVectorsByShardGroup,
+ * on a layout that splits, locks first and writes after, in one transaction per shard group.
  */
 export async function writeMessageVectors(
   q: Queryable,
@@ -68,11 +69,26 @@ export async function writeMessageVectors(
   items: readonly MessageToIndex[],
   at = new Date(),
 ): Promise<Array<{ conversationId: string; messageId: string }>> {
+  return vectorWrite(q, model, items, at, 'FOR KEY SHARE');
+}
+
+/**
+ * The write of writeMessageVectors. `lock` is the locking clause of its reads: FOR KEY SHARE in
+ * the one statement, or nothing when lockVectorRows has locked the rows already in this
+ * transaction (the statement's snapshot, taken after, sees them as they stay until commit).
+ */
+async function vectorWrite(
+  q: Queryable,
+  model: string,
+  items: readonly MessageToIndex[],
+  at: Date,
+  lock: 'FOR KEY SHARE' | '',
+): Promise<Array<{ conversationId: string; messageId: string }>> {
   if (items.length === 0) return [];
   const contexts = [...new Set(items.flatMap((i) => (i.contextItemId ? [i.contextItemId] : [])))];
   const { rows } = await q.query<{ conversation_id: string; message_id: string }>(
     `WITH held AS MATERIALIZED (
-       SELECT id::text AS id FROM messages WHERE group_key = ANY($9::text[]) AND id = ANY($7::int8[]) ORDER BY id FOR KEY SHARE
+       SELECT id::text AS id FROM messages WHERE group_key = ANY($9::text[]) AND id = ANY($7::int8[]) ORDER BY id ${lock}
      ),
      source AS MATERIALIZED (
        SELECT m.id::text AS item_id, m.group_key, m.conversation_id, m.message_id, m.sender_id, m.created_at, m.audience,
@@ -80,25 +96,26 @@ export async function writeMessageVectors(
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[], $10::text[]) AS t(c, mid, body, vec, ctx, g)
        JOIN messages m ON m.group_key = t.g AND m.conversation_id = t.c AND m.message_id = t.mid
        WHERE m.group_key = ANY($9::text[]) AND (t.ctx IS NULL OR t.ctx IN (SELECT id FROM held))
-       FOR KEY SHARE OF m
+       ${lock && `${lock} OF m`}
      ),
      -- only rows from before search rows came with messages (filtered first: offered to ON
      -- CONFLICT, every row had its text parsed into a tsvector and its key tried, to be refused;
-     -- 20 of 207 µs of server CPU a vector, batches of 16)
+     -- 20 of 207 µs of server CPU a vector, batches of 16). An anti-join, not NOT EXISTS: Citus
+     -- plans no subquery correlated with a CTE.
      ${insertSearchRowsSql(
        'filled',
        'message',
-       `SELECT group_key, 'message', item_id, conversation_id, sender_id, body, created_at, ARRAY[message_id],
-              ${keywordVectorSql('body')}, audience
-       FROM source
-       WHERE NOT EXISTS (SELECT 1 FROM search_items s
-                          WHERE s.group_key = source.group_key AND s.kind = 'message' AND s.item_id = source.item_id)`,
+       `SELECT n.group_key, 'message', n.item_id, n.conversation_id, n.sender_id, n.body, n.created_at, ARRAY[n.message_id],
+              ${keywordVectorSql('n.body')}, n.audience
+       FROM source n
+       LEFT JOIN search_items s ON s.group_key = n.group_key AND s.kind = 'message' AND s.item_id = n.item_id
+       WHERE s.item_id IS NULL`,
      )},
      locked AS (  -- a search row deleted meanwhile is skipped, and none is deleted until this commits
        SELECT s.item_id FROM search_items s
        WHERE s.group_key = ANY($9::text[]) AND s.kind = 'message'
          AND (s.group_key, s.item_id) IN (SELECT group_key, item_id FROM source)
-       FOR KEY SHARE
+       ${lock}
      ),
      present AS (SELECT item_id FROM locked UNION ALL SELECT item_id FROM filled),
      written AS (
@@ -132,20 +149,55 @@ export async function writeMessageVectors(
 }
 
 /**
- * writeMessageVectors, a statement per shard group of the items' groups (runsByShardGroup), so each
- * statement's row locks stay on one shard group, as Citus asks. Without `shardGroups` (the plain
- * layout) the items are one statement, as one node is best served: the indexer's hot path.
+ * What writeMessageVectors locks as it reads, locked by statements of their own in the caller's
+ * transaction, each on the one shard group of `items`: the messages (the items' and the turns
+ * their vectors carry, in id order), then the items' search rows.
+ */
+async function lockVectorRows(tx: Queryable, items: readonly MessageToIndex[]): Promise<void> {
+  const groups = [...new Set(items.map((i) => i.groupKey))];
+  const contexts = [...new Set(items.flatMap((i) => (i.contextItemId ? [Number(i.contextItemId)] : [])))];
+  const { rows } = await tx.query<{ id: string; context: boolean }>(
+    `SELECT m.id::text AS id, m.id = ANY($2::int8[]) AS context FROM messages m
+      WHERE m.group_key = ANY($1::text[])
+        AND (m.id = ANY($2::int8[])
+             OR (m.group_key, m.conversation_id, m.message_id) IN
+                (SELECT g, c, mid FROM unnest($3::text[], $4::text[], $5::text[]) AS t(g, c, mid)))
+      ORDER BY m.id FOR KEY SHARE`,
+    [groups, contexts, items.map((i) => i.groupKey), items.map((i) => i.conversationId), items.map((i) => i.messageId)],
+  );
+  const ids = rows.filter((r) => !r.context).map((r) => r.id);
+  if (ids.length === 0) return;
+  await tx.query(
+    `SELECT 1 FROM search_items WHERE group_key = ANY($1::text[]) AND kind = 'message' AND item_id = ANY($2::text[])
+      ORDER BY item_id FOR KEY SHARE`,
+    [groups, ids],
+  );
+}
+
+/**
+ * writeMessageVectors over the shard groups of the items' groups (runsByShardGroup): without
+ * `shardGroups` (the plain layout) one statement, as one node is best served (the indexer's hot
+ * path); with them, per shard group a transaction that locks the rows (lockVectorRows) and then
+ * writes, as Citus keeps a statement's locks on one shard group and runs the one statement's
+ * locking reads where it cannot read their rows back. Given a Queryable, not a Store, the runs
+ * go one after the other in the caller's transaction.
  */
 export async function writeMessageVectorsByShardGroup(
-  q: Queryable,
+  store: Queryable | Store,
   model: string,
   items: readonly MessageToIndex[],
   shardGroups: ShardGroupsOf | undefined,
+  at = new Date(),
 ): Promise<Array<{ conversationId: string; messageId: string }>> {
-  const runs = await runsByShardGroup(q, items, (i) => i.groupKey, shardGroups);
-  if (runs.length <= 1) return writeMessageVectors(q, model, items);
+  if (shardGroups === undefined) return writeMessageVectors(store, model, items, at);
   const written: Array<{ conversationId: string; messageId: string }> = [];
-  for (const run of runs) written.push(...(await writeMessageVectors(q, model, run)));
+  for (const run of await runsByShardGroup(store, items, (i) => i.groupKey, shardGroups)) {
+    const rows = await inTransaction(store, async (tx) => {
+      await lockVectorRows(tx, run);
+      return vectorWrite(tx, model, run, at, '');
+    });
+    written.push(...rows);
+  }
   return written;
 }
 
