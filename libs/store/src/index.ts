@@ -1,4 +1,4 @@
-export { GENERIC_PLAN, type Store, type Queryable, type QueryResult } from './store.js';
+export { GENERIC_PLAN, GENERIC_PLAN_SETTINGS, type Store, type Queryable, type QueryResult } from './store.js';
 export { PgStore, type PgStoreOptions } from './pg-store.js';
 export { openPglite } from './open-pglite.js';
 export { migrate, loadMigrations, type Migration } from './migrate.js';

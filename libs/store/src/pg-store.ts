@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { isUnavailable } from '@memstream/errors';
 import type { Logger } from '@memstream/logging';
-import { GENERIC_PLAN, type Queryable, type QueryResult, type Store } from './store.js';
+import { GENERIC_PLAN, GENERIC_PLAN_SETTINGS, type Queryable, type QueryResult, type Store } from './store.js';
 
 export interface PgStoreOptions {
   readonly connectionString: string;
@@ -86,7 +86,9 @@ export class PgStore implements Store {
         : this.openPool(
             options,
             Math.min(GENERIC_PLAN_CONNECTIONS, options.maxConnections),
-            '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off',
+            Object.entries(GENERIC_PLAN_SETTINGS)
+              .map(([name, value]) => `-c ${name}=${value}`)
+              .join(' '),
             options.genericPlanLifetimeMs ?? GENERIC_PLAN_LIFETIME_MS,
           );
   }

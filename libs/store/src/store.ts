@@ -46,3 +46,6 @@ export interface OneConnection {
  * others are. To PGlite it is a comment.
  */
 export const GENERIC_PLAN = '/* generic plan */';
+
+/** The settings of the connections that run GENERIC_PLAN statements (see PgStore's constructor). */
+export const GENERIC_PLAN_SETTINGS = { plan_cache_mode: 'force_generic_plan', enable_seqscan: 'off' } as const;

@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendMessages, turnEmbeddingInputs, writeMessageVectors, type Queryable } from '@memstream/store';
+import {
+  appendMessages,
+  queueMessagesWithoutVectors,
+  turnEmbeddingInputs,
+  writeMessageVectors,
+  type Queryable,
+} from '@memstream/store';
 import { migratedStore } from './search-fixtures.js';
 import { explainRolledBack, nodesOf, type PlanNode } from './explain.js';
 
@@ -104,4 +110,68 @@ test('reading turns to embed looks each up by key, and the turn before it by a w
     keys.length,
     'one walk a turn',
   );
+});
+
+// The indexer's sweep walks the stored messages in id order and queues those with a search row and
+// no vector. It reads the window, then probes search_items and search_vectors by each message's key
+// in its group: neither table is read whole, however large, and the walk stops at the first
+// message too recent to be settled.
+test("the sweep's walk queues settled messages without a vector by their keys, and stops at a recent one", async (t) => {
+  const store = await migratedStore(t);
+  await store.exec(
+    `INSERT INTO conversations (id, source_api, next_seq, group_key)
+       SELECT 'c' || g, 'evermemos', 10000, 'c' || g FROM generate_series(0, 3) g;
+     INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, group_key)
+       SELECT 'c' || g, s, 'm' || s, 'u1', 'Ann', 'user', 'the rollout plan ' || s,
+              timestamptz '2025-01-01' + s * interval '1 second', 'evermemos', 'c' || g
+         FROM generate_series(0, 4999) s, generate_series(0, 3) g;
+     INSERT INTO search_items (${'group_key, kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv'})
+       SELECT group_key, 'message', id::text, conversation_id, sender_id, content, created_at, ARRAY[message_id], to_tsvector('english', content)
+         FROM messages WHERE seq % 100 <> 7;
+     INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
+       SELECT group_key, kind, item_id, conversation_id, user_id, occurred_at, '[1,0,0]', 'm'
+         FROM search_items WHERE item_id::int8 % 50 <> 3;
+     UPDATE messages SET stored_at = now() + interval '1 hour' WHERE id = (SELECT min(id) + 300 FROM messages);
+     ANALYZE messages; ANALYZE search_items; ANALYZE search_vectors`,
+  );
+  const { rows: ids } = await store.query<{ first: string; recent: string }>(
+    `SELECT (min(id) - 1)::text AS first, (min(id) + 300)::text AS recent FROM messages`,
+  );
+  const { first, recent } = ids[0]!;
+  const expected = await store.query<{ item_id: string }>(
+    `SELECT s.item_id FROM search_items s LEFT JOIN search_vectors v USING (group_key, kind, item_id)
+      WHERE v.item_id IS NULL AND s.item_id::int8 < $1::int8 ORDER BY s.item_id::int8`,
+    [recent],
+  );
+  assert.ok(expected.rows.length > 0, 'the window holds messages without vectors');
+
+  // the statements as sent, then the queueing one again under EXPLAIN ANALYZE
+  const sent: { sql: string; params: readonly unknown[] }[] = [];
+  const recording: Queryable = {
+    query: (sql, params = []) => {
+      sent.push({ sql, params });
+      return store.query(sql, params);
+    },
+    exec: (sql) => store.exec(sql),
+  };
+  const step = await queueMessagesWithoutVectors(recording, first, 1000, 0);
+  assert.equal(step.next, String(Number(recent) - 1), 'the walk stops before the recent message');
+  assert.equal(step.queued, expected.rows.length);
+  const queued = await store.query<{ item_id: string }>(`SELECT item_id FROM search_unembedded ORDER BY item_id::int8`);
+  assert.deepEqual(
+    queued.rows.map((r) => r.item_id),
+    expected.rows.map((r) => r.item_id),
+  );
+
+  await store.query('DELETE FROM search_unembedded');
+  const insert = sent.find((s) => /INSERT INTO search_unembedded/.test(s.sql))!;
+  const nodes = [...nodesOf((await explainRolledBack(store, insert.sql, insert.params)).Plan)];
+  for (const table of ['search_items', 'search_vectors']) {
+    const scans = nodes.filter((n) => n['Relation Name']?.startsWith(table));
+    assert.ok(scans.length > 0, `${table} is probed`);
+    for (const scan of scans) {
+      assert.match(scan['Node Type'] ?? '', /Index/, `${table} read by ${scan['Node Type']}`);
+      assert.ok((scan['Actual Rows'] ?? 0) <= 1, `${table}: one row a probe, not ${scan['Actual Rows']}`);
+    }
+  }
 });

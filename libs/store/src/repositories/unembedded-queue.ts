@@ -1,5 +1,5 @@
 import { databaseNow } from '../database-clock.js';
-import type { Queryable } from '../store.js';
+import { GENERIC_PLAN, type Queryable } from '../store.js';
 import type { SearchItemToEmbed } from './search-items.js';
 
 /**
@@ -119,6 +119,10 @@ export async function queueMessagesToEmbed(
  * that is settled; the walk stops at the first message too recent, whose event the indexer may
  * still be handling, and takes it up again on a later step. Each step reads at most `window` index
  * entries and probes search_items and search_vectors by key for each, whatever the table's size.
+ *
+ * Two statements: the window read (its age by the database's clock), then the queueing of the
+ * settled ones by their keys. One statement probed the two tables from the window's CTE with
+ * correlated subqueries, which Citus does not plan; from a list of keys, an anti-join does.
  */
 export async function queueMessagesWithoutVectors(
   q: Queryable,
@@ -126,30 +130,25 @@ export async function queueMessagesWithoutVectors(
   window: number,
   settledMs: number,
 ): Promise<{ next: string; queued: number }> {
-  const { rows } = await q.query<{ next: string | null; queued: number }>(
-    `WITH scanned AS MATERIALIZED (
-       SELECT id, stored_at, group_key FROM messages WHERE id > $1::int8 ORDER BY id LIMIT $2
-     ),
-     settled AS MATERIALIZED (
-       SELECT id, group_key FROM scanned
-       WHERE id < coalesce((SELECT min(id) FROM scanned WHERE stored_at > now() - $3::float8 * interval '1 millisecond'),
-                           9223372036854775807)
-     ),
-     queued AS (
-       INSERT INTO search_unembedded (group_key, kind, item_id)
-       SELECT m.group_key, 'message', m.item_id
-       FROM (SELECT group_key, id::text AS item_id FROM settled) m
-       -- probes by key, each (OFFSET 0 keeps them subplans): joined, the planner hashed all of search_items
-       WHERE NOT EXISTS (SELECT 1 FROM search_vectors v
-                          WHERE v.group_key = m.group_key AND v.kind = 'message' AND v.item_id = m.item_id OFFSET 0)
-         AND EXISTS (SELECT 1 FROM search_items s
-                      WHERE s.group_key = m.group_key AND s.kind = 'message' AND s.item_id = m.item_id OFFSET 0)
-       ON CONFLICT (group_key, kind, item_id) DO NOTHING
-       RETURNING 1
-     )
-     SELECT (SELECT max(id)::text FROM settled) AS next, (SELECT count(*)::int FROM queued) AS queued`,
+  const { rows } = await q.query<{ id: string; group_key: string; recent: boolean }>(
+    `SELECT m.id::text AS id, m.group_key, m.stored_at > now() - $3::float8 * interval '1 millisecond' AS recent
+     FROM messages m WHERE m.id > $1::int8 ORDER BY m.id LIMIT $2`,
     [after, window, settledMs],
   );
-  const row = rows[0]!;
-  return { next: row.next ?? after, queued: Number(row.queued) };
+  const firstRecent = rows.findIndex((r) => r.recent);
+  const settled = firstRecent === -1 ? rows : rows.slice(0, firstRecent);
+  if (settled.length === 0) return { next: after, queued: 0 };
+  // planned for no particular window (GENERIC_PLAN): a probe by key a message; planned for its
+  // size, the window was joined to a hash of all of search_items up to some hundred thousand rows
+  const { rowCount } = await q.query(
+    `${GENERIC_PLAN}INSERT INTO search_unembedded (group_key, kind, item_id)
+     SELECT s.group_key, 'message', s.item_id
+     FROM unnest($1::text[], $2::text[]) AS m(g, item_id)
+     JOIN search_items s ON s.group_key = m.g AND s.kind = 'message' AND s.item_id = m.item_id
+     LEFT JOIN search_vectors v ON v.group_key = s.group_key AND v.kind = 'message' AND v.item_id = s.item_id
+     WHERE v.item_id IS NULL
+     ON CONFLICT (group_key, kind, item_id) DO NOTHING`,
+    [settled.map((r) => r.group_key), settled.map((r) => r.id)],
+  );
+  return { next: settled.at(-1)!.id, queued: rowCount };
 }
