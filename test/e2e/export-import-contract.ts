@@ -141,7 +141,10 @@ export async function writeEverywhere(
   return { group, ms, fork, carols, kaosSession, arkSession, marks };
 }
 
-/** Everything made from the writes is there: memories, summaries, every search row with its vector. */
+/**
+ * Everything made from the writes is there: memories, summaries, every search row with its vector.
+ * Each probe joins on the shard column too, so the check runs on a Citus coordinator as well.
+ */
 export async function settled(db: pg.Client, group: string): Promise<boolean> {
   const { rows } = await db.query<Record<string, number> & { summarized: boolean | null }>(
     `SELECT (SELECT count(*) FROM episodic_memories WHERE conversation_id = $1)::int AS memories,
@@ -153,9 +156,11 @@ export async function settled(db: pg.Client, group: string): Promise<boolean> {
               = (SELECT max(seq) FROM messages WHERE conversation_id = $1)) AS summarized,
             (SELECT count(*) FROM episodes WHERE status <> 'extracted')::int AS pending,
             (SELECT count(*) FROM search_items s
-              WHERE NOT EXISTS (SELECT 1 FROM search_vectors v WHERE v.kind = s.kind AND v.item_id = s.item_id))::int AS unembedded,
+              WHERE NOT EXISTS (SELECT 1 FROM search_vectors v
+                                 WHERE v.group_key = s.group_key AND v.kind = s.kind AND v.item_id = s.item_id))::int AS unembedded,
             (SELECT count(*) FROM episodic_memories m WHERE superseded_at IS NULL
-              AND NOT EXISTS (SELECT 1 FROM search_items s WHERE s.kind = 'episodic_memory' AND s.item_id = m.id))::int AS unindexed`,
+              AND NOT EXISTS (SELECT 1 FROM search_items s
+                               WHERE s.group_key = m.group_key AND s.kind = 'episodic_memory' AND s.item_id = m.id))::int AS unindexed`,
     [group],
   );
   const r = rows[0]!;

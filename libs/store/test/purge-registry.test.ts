@@ -25,7 +25,7 @@ test('every table of conversation data says what purging a group deletes there, 
   });
   for (const p of PARTICIPANTS) {
     const columns = tables.get(p.table)?.columns;
-    for (const column of [p.purge?.column, p.purge?.storedAt])
+    for (const column of [p.purge?.column, p.purge?.storedAt?.column, p.purge?.storedAt?.group])
       if (column !== undefined && !columns?.has(column)) problems.push(`${p.table}: no column ${column}`);
   }
   assert.deepEqual(problems, []);

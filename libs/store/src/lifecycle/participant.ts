@@ -155,9 +155,11 @@ export interface TablePurge {
   readonly stage: PurgeStage;
   /**
    * The column of the time a row was stored, for a table keyed by conversation: a row stored after
-   * its conversation was deleted (written to again) keeps the group from a purge that requires deletion.
+   * its conversation was deleted (written to again) keeps the group from a purge that requires
+   * deletion. `group` is the table's column of the conversation's group (its shard column), which
+   * a check of one conversation names too, so that it runs on the group's shard.
    */
-  readonly storedAt?: string;
+  readonly storedAt?: { readonly column: string; readonly group: string };
 }
 
 /**
@@ -184,7 +186,7 @@ export interface EvictGroups {
   readonly groups: (o: {
     cutoff: string;
     limit?: string | undefined;
-    writtenSince: (conversation: string, deletedAt: string) => string;
+    writtenSince: (conversation: string, deletedAt: string, group: string) => string;
   }) => string;
 }
 
@@ -235,7 +237,8 @@ export interface TableErase {
 export function personGroupsSql(person: string, o: { readable?: boolean } = {}): string {
   const kaos = o.readable
     ? ''
-    : `UNION SELECT c.group_key FROM kaos_sessions k JOIN conversations c ON c.id = k.conversation_id
+    : `UNION SELECT c.group_key FROM kaos_sessions k
+       JOIN conversations c ON c.group_key = k.conversation_id AND c.id = k.conversation_id
        WHERE k.user_id = ${person}
          AND NOT EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = c.group_key
                            AND o.access_level = 'owner' AND o.user_id <> ${person})`;

@@ -18,7 +18,7 @@ export interface AdminConversationRecord {
 const RECORD = `c.id, c.group_key AS group_id, c.source_api, c.title, c.created_at, c.updated_at, c.deleted_at,
   c.forked_at_conversation_id, c.forked_at_message_id,
   (SELECT user_id FROM conversation_memberships o WHERE o.group_id = c.group_key AND o.access_level = 'owner') AS owner_user_id,
-  (SELECT left(m.content, 200) FROM messages m WHERE m.conversation_id = c.id
+  (SELECT left(m.content, 200) FROM messages m WHERE m.group_key = c.group_key AND m.conversation_id = c.id
      AND COALESCE(m.metadata->'ms'->>'channel', 'history') = 'history' AND m.audience IS NULL
      ORDER BY m.seq DESC LIMIT 1) AS last_message_preview`;
 

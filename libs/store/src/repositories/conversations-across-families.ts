@@ -60,7 +60,7 @@ export async function listConversationsAcrossFamilies(
   if (query.viewer !== undefined) where.push(visibleTo('c.id', params, query.viewer));
   if (query.family === 'memory-agent')
     where.push(
-      `(c.source_api = 'memory-agent' OR EXISTS (SELECT 1 FROM memory s WHERE s.conversation_id = c.id AND s.status = 'completed'))`,
+      `(c.source_api = 'memory-agent' OR EXISTS (SELECT 1 FROM memory s WHERE s.group_key = c.group_key AND s.conversation_id = c.id AND s.status = 'completed'))`,
     );
   else if (query.family !== undefined) where.push(`c.source_api = $${params.push(query.family)}`);
   if (query.group !== undefined) {
@@ -79,7 +79,7 @@ export async function listConversationsAcrossFamilies(
         : `AND (o.access_level = 'owner' OR o.user_id = $${params.push(query.viewer)} OR ${visibleTo('c.id', params, query.viewer, 'manager')})`;
     where.push(`(k.user_id = $${p}
       OR EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = c.group_key AND o.user_id = $${p} ${known})
-      OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.sender_id = $${p} ${shown}))`);
+      OR EXISTS (SELECT 1 FROM messages m WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.sender_id = $${p} ${shown}))`);
   }
   if (query.from !== undefined) where.push(`c.updated_at >= $${params.push(query.from)}`);
   if (query.to !== undefined) where.push(`c.updated_at < $${params.push(query.to)}`);
@@ -93,10 +93,13 @@ export async function listConversationsAcrossFamilies(
             (SELECT o.user_id FROM conversation_memberships o
               WHERE o.group_id = c.group_key AND o.access_level = 'owner') AS owner_user_id,
             k.agent AS kaos_agent, k.session_id AS kaos_session_id, k.user_id AS kaos_user_id,
-            (SELECT count(*)::int FROM memory s WHERE s.conversation_id = c.id AND s.status = 'completed') AS summaries,
+            (SELECT count(*)::int FROM memory s
+              WHERE s.group_key = c.group_key AND s.conversation_id = c.id AND s.status = 'completed') AS summaries,
             c.created_at, c.updated_at,
             (extract(epoch FROM c.updated_at) * 1000000)::bigint::text AS activity_us
-       FROM conversations c LEFT JOIN kaos_sessions k ON k.conversation_id = c.id
+       FROM conversations c
+       -- a KAOS session is its own group: joined on both shard columns, as Citus joins
+       LEFT JOIN kaos_sessions k ON k.conversation_id = c.group_key AND k.conversation_id = c.id
       WHERE ${where.join(' AND ')}
       ORDER BY c.updated_at DESC, c.id DESC
       LIMIT $${params.push(query.limit + 1)}`,

@@ -25,10 +25,29 @@ export interface ErasureBatch {
   readonly conversationIds: readonly string[];
 }
 
-/** The groups that are the person's whole (personGroupsSql, which the export reads too), with their family. */
-function ownedGroupsSql(limit: string): string {
-  return `SELECT g.group_id, (SELECT c.source_api FROM conversations c WHERE c.group_key = g.group_id AND c.id = g.group_id) AS source_api
-    FROM (${personGroupsSql('$1')}) g ORDER BY g.group_id LIMIT ${limit}`;
+/** The groups that are the person's whole (personGroupsSql, which the export reads too). */
+const ownedGroupsSql = (limit: string) =>
+  `SELECT g.group_id FROM (${personGroupsSql('$1')}) g ORDER BY g.group_id LIMIT ${limit}`;
+
+/**
+ * Up to `limit` of the person's whole groups, in order, with their family: the source of the
+ * group's root. Read in two statements: Citus runs the union of the person's groups (each part
+ * on other shards) as a subplan, which a subquery correlated with it cannot then read.
+ */
+async function ownedGroups(
+  tx: Queryable,
+  userId: string,
+  limit: number,
+): Promise<Array<{ group_id: string; source_api: string | null }>> {
+  const { rows } = await tx.query<{ group_id: string }>(ownedGroupsSql('$2'), [userId, limit]);
+  if (rows.length === 0) return [];
+  const groups = rows.map((r) => r.group_id);
+  const { rows: roots } = await tx.query<{ id: string; source_api: string }>(
+    'SELECT id, source_api FROM conversations WHERE group_key = ANY($1::text[]) AND id = group_key',
+    [groups],
+  );
+  const family = new Map(roots.map((r) => [r.id, r.source_api]));
+  return groups.map((group_id) => ({ group_id, source_api: family.get(group_id) ?? null }));
 }
 
 /**
@@ -38,10 +57,7 @@ function ownedGroupsSql(limit: string): string {
  * records and relayed chunks, memberships.
  */
 export async function eraseOwnedConversations(tx: Queryable, userId: string, batchSize: number): Promise<ErasureBatch> {
-  const { rows } = await tx.query<{ group_id: string; source_api: string | null }>(ownedGroupsSql('$2'), [
-    userId,
-    batchSize,
-  ]);
+  const rows = await ownedGroups(tx, userId, batchSize);
   const counts = noErasureCounts();
   const byFamily = new Map<ErasureFamily, string[]>();
   for (const r of rows) {
@@ -74,7 +90,8 @@ function addPurgeCounts(counts: ErasureCounts, family: ErasureFamily, purged: Pu
 export async function eraseSentMessages(tx: Queryable, userId: string, batchSize: number): Promise<ErasureBatch> {
   const sent = participant('messages');
   const { rows } = await tx.query<{ conversation_id: string; source_api: string }>(
-    `SELECT DISTINCT messages.conversation_id, c.source_api FROM messages JOIN conversations c ON c.id = messages.conversation_id
+    `SELECT DISTINCT messages.conversation_id, c.source_api FROM messages
+     JOIN conversations c ON c.group_key = messages.group_key AND c.id = messages.conversation_id
      WHERE ${namedSql(sent, '$1')} ORDER BY messages.conversation_id LIMIT $2`,
     [userId, batchSize],
   );

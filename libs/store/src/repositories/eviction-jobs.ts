@@ -102,12 +102,13 @@ const partsOf = (job: EvictionJob) => EVICT_ORDER.filter((p) => job.resource_typ
  * True (SQL) for a deleted conversation that stored a row after its deletion: in any table whose
  * purge part keys its rows by conversation and says when each was stored.
  */
-function writtenSince(conversation: string, deletedAt: string): string {
+function writtenSince(conversation: string, deletedAt: string, group: string): string {
   const checks = PURGE_ORDER.flatMap(({ table, purge }) =>
     purge.storedAt === undefined
       ? []
       : [
-          `EXISTS (SELECT 1 FROM ${table} w WHERE w.${purge.column} = ${conversation} AND w.${purge.storedAt} > ${deletedAt})`,
+          `EXISTS (SELECT 1 FROM ${table} w WHERE w.${purge.storedAt.group} = ${group}
+                    AND w.${purge.column} = ${conversation} AND w.${purge.storedAt.column} > ${deletedAt})`,
         ],
   );
   return checks.length === 0 ? 'false' : `(${checks.join(' OR ')})`;

@@ -184,7 +184,8 @@ function positionSql(segments: readonly ViewSegment[], params: unknown[]): strin
 
 /**
  * Messages by conversation and id, in no particular order; those not found, or of a deleted
- * conversation (unless `includeDeleted`: the admin API), are left out.
+ * conversation (unless `includeDeleted`: the admin API), are left out. The conversation is probed
+ * by the message's group as well as its id: its shard column, as Citus joins.
  */
 export async function memoryServiceMessagesByKeys(
   q: Queryable,
@@ -194,7 +195,7 @@ export async function memoryServiceMessagesByKeys(
   if (keys.length === 0) return [];
   const { rows } = await q.query<MemoryServiceRow>(
     `SELECT ${MEMORY_SERVICE_COLUMNS} FROM messages m JOIN unnest($1::text[], $2::text[]) AS k(c, id) ON m.conversation_id = k.c AND m.message_id = k.id
-     ${includeDeleted ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM conversations d WHERE d.id = m.conversation_id AND d.deleted_at IS NOT NULL)'}`,
+     ${includeDeleted ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM conversations d WHERE d.group_key = m.group_key AND d.id = m.conversation_id AND d.deleted_at IS NOT NULL)'}`,
     [keys.map((k) => k.conversationId), keys.map((k) => k.messageId)],
   );
   return rows.map(toMs);

@@ -20,12 +20,15 @@ export interface TransferOfferQuery {
   readonly limit: number;
 }
 
+// The conversation is joined by its group as well as its id: its shard column, as Citus joins
+// distributed tables (a transfer's group is its conversation's).
 const OFFER = (viewer: string) => `t.id, t.group_id, t.conversation_id, t.from_user_id, t.to_user_id, t.status,
   t.created_at, t.decided_at,
   CASE WHEN ${viewer}::text IS NULL OR EXISTS (SELECT 1 FROM conversation_memberships m
          WHERE m.group_id = t.group_id AND m.user_id = ${viewer}::text)
        THEN c.title END AS conversation_title
-  FROM conversation_ownership_transfers t LEFT JOIN conversations c ON c.id = t.conversation_id`;
+  FROM conversation_ownership_transfers t
+  LEFT JOIN conversations c ON c.group_key = t.group_id AND c.id = t.conversation_id`;
 
 /** One transfer, in any state, as `viewer` is shown it; whether they may see it at all is the caller's check. */
 export async function findTransferOffer(

@@ -84,7 +84,7 @@ async function writtenSinceDeletion(
     // a join, not a subquery per conversation: Citus refuses a subquery reading unnest()'s rows
     const { rows: found } = await tx.query<{ id: string }>(
       `SELECT DISTINCT d.id FROM unnest($1::text[], $2::timestamptz[]) AS d(id, deleted_at)
-       JOIN ${table} m ON m.${purge.column} = d.id AND m.${purge.storedAt} > d.deleted_at`,
+       JOIN ${table} m ON m.${purge.column} = d.id AND m.${purge.storedAt.column} > d.deleted_at`,
       [deleted.map((r) => r.id), deleted.map((r) => r.deleted_at)],
     );
     for (const r of found) written.add(r.id);

@@ -16,6 +16,15 @@ export interface TurnEmbeddingInput {
   readonly contextText: string;
 }
 
+/** The turn before the messages row `m`, as an object (see turnEmbeddingInputs). */
+const TURN_BEFORE = `(SELECT jsonb_build_object('id', x.id::text, 'sender_id', x.sender_id, 'sender_name', x.sender_name,
+                                       'content', x.content)
+               FROM messages x
+              WHERE x.group_key = m.group_key AND x.conversation_id = m.conversation_id
+                AND x.seq < m.seq AND x.created_at >= m.created_at - ${CONTEXT_GAP}
+                AND (x.audience IS NULL OR x.audience = m.audience) AND btrim(x.content) <> ''
+              ORDER BY x.seq DESC LIMIT 1)`;
+
 /**
  * The messages named by `keys` that still exist, each with the turn before it when `withContext`:
  * the nearest earlier message (by seq) of its conversation said within CONTEXT_GAP before it (the
@@ -42,18 +51,14 @@ export async function turnEmbeddingInputs(
   }>(
     // The turn before is one row found by a backward walk of its conversation's key (a subquery
     // over the messages row, with the group, not a LATERAL join beside unnest(), which Citus
-    // refuses), as an object: a scalar subquery yields one value.
+    // refuses), as an object: a scalar subquery yields one value. Left out of the text when not
+    // asked for, not switched off by a parameter: a subquery whose condition folds to false loses
+    // its join on the group, and Citus then refuses the statement.
     `SELECT m.group_key, m.conversation_id, m.message_id, m.sender_id, m.sender_name, m.content,
-            (SELECT jsonb_build_object('id', x.id::text, 'sender_id', x.sender_id, 'sender_name', x.sender_name,
-                                       'content', x.content)
-               FROM messages x
-              WHERE $3::boolean AND x.group_key = m.group_key AND x.conversation_id = m.conversation_id
-                AND x.seq < m.seq AND x.created_at >= m.created_at - ${CONTEXT_GAP}
-                AND (x.audience IS NULL OR x.audience = m.audience) AND btrim(x.content) <> ''
-              ORDER BY x.seq DESC LIMIT 1) AS ctx
+            ${withContext ? TURN_BEFORE : 'NULL::jsonb'} AS ctx
        FROM unnest($1::text[], $2::text[]) AS t(c, mid)
        JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid`,
-    [keys.map((k) => k.conversationId), keys.map((k) => k.messageId), withContext],
+    [keys.map((k) => k.conversationId), keys.map((k) => k.messageId)],
   );
   return rows.map((r) => ({
     groupKey: r.group_key,

@@ -55,7 +55,8 @@ async function idleArkSessions(tx: Queryable, o: RetainPass): Promise<string[]> 
        UNION SELECT session_id FROM ark_sessions) s
      WHERE NOT EXISTS (SELECT 1 FROM conversations c WHERE c.group_key = s.session_id
                         AND (c.created_at >= $1 OR c.source_api <> 'ark'
-                             OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.created_at >= $1)))
+                             OR EXISTS (SELECT 1 FROM messages m
+                                        WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.created_at >= $1)))
        AND NOT EXISTS (SELECT 1 FROM ark_sessions a WHERE a.session_id = s.session_id
                         AND (a.created_at >= $1 OR a.completed_at >= $1))
        AND NOT EXISTS (SELECT 1 FROM stream_chunks k WHERE k.session_id = s.session_id AND k.created_at >= $1)

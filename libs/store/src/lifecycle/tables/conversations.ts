@@ -40,14 +40,14 @@ export const conversations: LifecycleParticipant = {
 function deletedGroupsSql(o: {
   cutoff: string;
   limit?: string | undefined;
-  writtenSince: (conversation: string, deletedAt: string) => string;
+  writtenSince: (conversation: string, deletedAt: string, group: string) => string;
 }): string {
   return `SELECT DISTINCT c.group_key AS group_id FROM conversations c
     WHERE c.deleted_at < ${o.cutoff}
       AND NOT EXISTS (SELECT 1 FROM conversations o
-                       WHERE (o.id = c.group_key OR o.group_id = c.group_key)
+                       WHERE o.group_key = c.group_key
                          AND (o.deleted_at IS NULL OR o.deleted_at >= ${o.cutoff}
-                              OR ${o.writtenSince('o.id', 'o.deleted_at')}))
+                              OR ${o.writtenSince('o.id', 'o.deleted_at', 'o.group_key')}))
     ${o.limit === undefined ? '' : `ORDER BY 1 LIMIT ${o.limit}`}`;
 }
 

@@ -6,7 +6,7 @@ import { expireSaid } from './said.js';
  * one (its user id may be a placeholder such as `user`), so it is in no person's own export.
  */
 export const notAgentsOnly = (conversation: string) =>
-  `NOT EXISTS (SELECT 1 FROM kaos_sessions ko JOIN conversations kc ON kc.id = ko.conversation_id
+  `NOT EXISTS (SELECT 1 FROM kaos_sessions ko JOIN conversations kc ON kc.group_key = ko.conversation_id AND kc.id = ko.conversation_id
      WHERE ko.conversation_id = ${conversation}
        AND NOT EXISTS (SELECT 1 FROM conversation_memberships km
                         WHERE km.group_id = kc.group_key AND km.access_level = 'owner'))`;

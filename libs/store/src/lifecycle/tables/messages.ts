@@ -17,7 +17,7 @@ export const messages: LifecycleParticipant = {
     column: 'conversation_id',
     counts: 'messages',
     stage: 'indexed',
-    storedAt: 'stored_at',
+    storedAt: { column: 'stored_at', group: 'group_key' },
   },
   export: {
     kind: 'message',
