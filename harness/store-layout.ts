@@ -2,12 +2,13 @@ import type { LayoutSettings } from '@memstream/store';
 
 /**
  * The store layout the suite runs in: STORE_LAYOUT and STORE_LAYOUT_KEEP_PLAIN as `npm run
- * test:partitioned` sets them, handed on to every store a helper migrates and every process a
- * test starts (whose environment is otherwise exactly what the test gives).
+ * test:partitioned` sets them, and STORE_DISTRIBUTION when the suite runs against a Citus
+ * coordinator (docs/development.md), handed on to every process a test starts (whose environment
+ * is otherwise exactly what the test gives); the first two also to every store a helper migrates.
  */
 export function layoutEnv(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of ['STORE_LAYOUT', 'STORE_LAYOUT_KEEP_PLAIN'] as const) {
+  for (const name of ['STORE_LAYOUT', 'STORE_LAYOUT_KEEP_PLAIN', 'STORE_DISTRIBUTION'] as const) {
     const value = process.env[name];
     if (value) out[name] = value;
   }
