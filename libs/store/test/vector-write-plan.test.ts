@@ -71,6 +71,18 @@ test('a vector write for messages that have their search rows parses no text and
   assert.equal(offered, 0, 'rows that exist had their text parsed for the insert');
 });
 
+/**
+ * SQL storing `turns` messages in each of four conversations c0-c3, a second apart, by three
+ * senders; stored turn by turn across the four (ids interleave the conversations).
+ */
+const fourConversations = (turns: number) =>
+  `INSERT INTO conversations (id, source_api, next_seq, group_key)
+     SELECT 'c' || g, 'evermemos', ${turns}, 'c' || g FROM generate_series(0, 3) g;
+   INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, group_key)
+     SELECT 'c' || g, s, 'm' || s, 'u' || s % 3, 'Ann', 'user', 'the rollout plan ' || s,
+            timestamptz '2025-01-01' + s * interval '1 second', 'evermemos', 'c' || g
+       FROM generate_series(0, ${turns - 1}) s, generate_series(0, 3) g`;
+
 /** The statement turnEmbeddingInputs sends. */
 const turnInputsStatement = (keys: Parameters<typeof turnEmbeddingInputs>[1]) =>
   caughtStatement((q) => turnEmbeddingInputs(q, keys, true));
@@ -80,14 +92,7 @@ const turnInputsStatement = (keys: Parameters<typeof turnEmbeddingInputs>[1]) =>
 // walk beside the turn's shard), never by reading the conversation or the table.
 test('reading turns to embed looks each up by key, and the turn before it by a walk back in its group', async (t) => {
   const store = await migratedStore(t);
-  await store.exec(
-    `INSERT INTO conversations (id, source_api, next_seq, group_key)
-       SELECT 'c' || g, 'evermemos', 10000, 'c' || g FROM generate_series(0, 3) g;
-     INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, group_key)
-       SELECT 'c' || g, s, 'm' || s, 'u' || s % 3, 'Ann', 'user', 'the rollout plan ' || s,
-              timestamptz '2025-01-01' + s * interval '1 second', 'evermemos', 'c' || g
-         FROM generate_series(0, 3) g, generate_series(0, 9999) s`,
-  );
+  await store.exec(fourConversations(10_000));
   await store.query('VACUUM ANALYZE messages');
   const keys = Array.from({ length: 50 }, (_, i) => ({ conversationId: `c${i % 4}`, messageId: `m${5000 + i}` }));
   const { sql, params } = await turnInputsStatement(keys);
@@ -119,13 +124,8 @@ test('reading turns to embed looks each up by key, and the turn before it by a w
 test("the sweep's walk queues settled messages without a vector by their keys, and stops at a recent one", async (t) => {
   const store = await migratedStore(t);
   await store.exec(
-    `INSERT INTO conversations (id, source_api, next_seq, group_key)
-       SELECT 'c' || g, 'evermemos', 10000, 'c' || g FROM generate_series(0, 3) g;
-     INSERT INTO messages (conversation_id, seq, message_id, sender_id, sender_name, role, content, created_at, source_api, group_key)
-       SELECT 'c' || g, s, 'm' || s, 'u1', 'Ann', 'user', 'the rollout plan ' || s,
-              timestamptz '2025-01-01' + s * interval '1 second', 'evermemos', 'c' || g
-         FROM generate_series(0, 4999) s, generate_series(0, 3) g;
-     INSERT INTO search_items (${'group_key, kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv'})
+    `${fourConversations(5_000)};
+     INSERT INTO search_items (group_key, kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
        SELECT group_key, 'message', id::text, conversation_id, sender_id, content, created_at, ARRAY[message_id], to_tsvector('english', content)
          FROM messages WHERE seq % 100 <> 7;
      INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
