@@ -45,6 +45,8 @@ export async function turnContext(
   // second, ambiguous group_key here
   const where = whereOf({ ...filters, groupKey: undefined, kinds: ['message'] }, params);
   // One statement (a search waits for it): the turns' rows, then their neighbours' search rows.
+  // Each neighbour is walked to within its turn's group (the shard column: Citus runs the walk
+  // beside the turn's shard, and refuses it on the conversation alone).
   const { rows } = await q.query<{
     row_kind: 'turn' | 'neighbour';
     item_id: string;
@@ -64,9 +66,11 @@ export async function turnContext(
               p.message_id AS prev_id, p.id::text AS prev_item, p.sender_name AS prev_sender,
               n.message_id AS next_id, n.id::text AS next_item, n.sender_name AS next_sender, c.group_key
          FROM messages c
-         LEFT JOIN LATERAL (SELECT id, message_id, sender_name FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq < c.seq
+         LEFT JOIN LATERAL (SELECT id, message_id, sender_name FROM messages x
+                             WHERE x.group_key = c.group_key AND x.conversation_id = c.conversation_id AND x.seq < c.seq
                               AND x.created_at >= c.created_at - ${CONTEXT_GAP} ORDER BY x.seq DESC LIMIT 1) p ON true
-         LEFT JOIN LATERAL (SELECT id, message_id, sender_name FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq > c.seq
+         LEFT JOIN LATERAL (SELECT id, message_id, sender_name FROM messages x
+                             WHERE x.group_key = c.group_key AND x.conversation_id = c.conversation_id AND x.seq > c.seq
                               AND x.created_at <= c.created_at + ${CONTEXT_GAP} ORDER BY x.seq LIMIT 1) n ON true
         WHERE c.id = ANY($1::int8[])
      ),
