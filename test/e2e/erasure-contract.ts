@@ -262,7 +262,7 @@ export async function checkErasure(base: string, backstage: Backstage): Promise<
           'search_items',
           'content',
           mp,
-          'AND EXISTS (SELECT 1 FROM search_vectors v WHERE v.kind = search_items.kind AND v.item_id = search_items.item_id)',
+          'AND EXISTS (SELECT 1 FROM search_vectors v WHERE v.group_key = search_items.group_key AND v.kind = search_items.kind AND v.item_id = search_items.item_id)',
         )) > 0 &&
         (await rowsHolding(db, 'search_items', 'content', mq, "AND kind = 'episodic_memory'")) > 0,
       120_000,

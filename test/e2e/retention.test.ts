@@ -43,30 +43,30 @@ const ARK_KEYS = 'SELECT session_id AS k FROM ark_sessions WHERE session_id = AN
 const CONVERSATION_KEYS = 'SELECT id AS k FROM conversations WHERE id = ANY($1::text[])';
 const ALL_KEYS = [MESSAGE_KEYS, MEMORY_KEYS, SUMMARY_KEYS, EVENT_KEYS, SEARCH_KEYS, ARK_KEYS, CONVERSATION_KEYS];
 
+/**
+ * `column` moved `days` into the past, in UTC: with functions Citus allows beside a column in an
+ * UPDATE (timestamptz minus an interval depends on the session's time zone, so it refuses that).
+ */
+const daysBefore = (column: string, days: number) =>
+  `((${column} AT TIME ZONE 'UTC') - interval '${days} days') AT TIME ZONE 'UTC'`;
+
 /** Every timestamp of these conversations moved `days` into the past, as if they had been written then. */
 async function age(db: pg.Client, ids: readonly string[], days: number): Promise<void> {
-  const back = `make_interval(days => ${days})`;
+  const back = (column: string) => `${column} = ${daysBefore(column, days)}`;
   await db.query('BEGIN');
   await db.query(
-    `UPDATE messages SET created_at = created_at - ${back}, stored_at = stored_at - ${back} WHERE conversation_id = ANY($1::text[])`,
+    `UPDATE messages SET ${back('created_at')}, ${back('stored_at')} WHERE conversation_id = ANY($1::text[])`,
     [ids],
   );
+  await db.query(`UPDATE episodic_memories SET ${back('created_at')} WHERE conversation_id = ANY($1::text[])`, [ids]);
+  await db.query(`UPDATE memory SET ${back('created_at')} WHERE conversation_id = ANY($1::text[])`, [ids]);
+  await db.query(`UPDATE kaos_events SET ${back('occurred_at')} WHERE conversation_id = ANY($1::text[])`, [ids]);
   await db.query(
-    `UPDATE episodic_memories SET created_at = created_at - ${back} WHERE conversation_id = ANY($1::text[])`,
+    `UPDATE ark_sessions SET ${back('created_at')}, ${back('completed_at')} WHERE session_id = ANY($1::text[])`,
     [ids],
   );
-  await db.query(`UPDATE memory SET created_at = created_at - ${back} WHERE conversation_id = ANY($1::text[])`, [ids]);
-  await db.query(`UPDATE kaos_events SET occurred_at = occurred_at - ${back} WHERE conversation_id = ANY($1::text[])`, [
-    ids,
-  ]);
-  await db.query(
-    `UPDATE ark_sessions SET created_at = created_at - ${back}, completed_at = completed_at - ${back} WHERE session_id = ANY($1::text[])`,
-    [ids],
-  );
-  await db.query(`UPDATE stream_chunks SET created_at = created_at - ${back} WHERE session_id = ANY($1::text[])`, [
-    ids,
-  ]);
-  await db.query(`UPDATE conversations SET created_at = created_at - ${back} WHERE id = ANY($1::text[])`, [ids]);
+  await db.query(`UPDATE stream_chunks SET ${back('created_at')} WHERE session_id = ANY($1::text[])`, [ids]);
+  await db.query(`UPDATE conversations SET ${back('created_at')} WHERE id = ANY($1::text[])`, [ids]);
   await db.query('COMMIT');
 }
 
@@ -242,20 +242,20 @@ async function expireAndKeep(base: string, db: pg.Client, metricsBase: string): 
   await age(db, [oldGroup, memoryServiceOld, kaosOld, arkOld], 60);
   await age(db, [kaosMid, midGroup], 20);
   await db.query(
-    `UPDATE episodic_memories SET created_at = created_at - make_interval(days => 60) WHERE conversation_id = $1`,
+    `UPDATE episodic_memories SET created_at = ${daysBefore('created_at', 60)} WHERE conversation_id = $1`,
     [madeGroup],
   );
-  await db.query(`UPDATE memory SET created_at = created_at - make_interval(days => 60) WHERE conversation_id = $1`, [
+  await db.query(`UPDATE memory SET created_at = ${daysBefore('created_at', 60)} WHERE conversation_id = $1`, [
     madeGroup,
   ]);
   await age(db, [memoryServiceShort, memoryServicePlain], 2);
   await db.query(
-    `UPDATE messages SET created_at = created_at - make_interval(days => 60) WHERE conversation_id = $1 AND message_id IN ('m0','m1','m2','m3')`,
+    `UPDATE messages SET created_at = ${daysBefore('created_at', 60)} WHERE conversation_id = $1 AND message_id IN ('m0','m1','m2','m3')`,
     [mixedGroup],
   );
   // deleted 60 days ago, and written to before that (a message stored after a deletion keeps it)
   await age(db, [memoryServiceDeletedLongAgo], 60);
-  await db.query(`UPDATE conversations SET deleted_at = deleted_at - make_interval(days => 60) WHERE id = $1`, [
+  await db.query(`UPDATE conversations SET deleted_at = ${daysBefore('deleted_at', 60)} WHERE id = $1`, [
     memoryServiceDeletedLongAgo,
   ]);
 

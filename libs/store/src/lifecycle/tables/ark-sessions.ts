@@ -46,12 +46,14 @@ export const arkChunks: LifecycleParticipant = {
 /**
  * ARK sessions (their ids, which are their groups') with no activity since the cutoff: no message
  * said, no chunk relayed, not created or completed. Retention removes them whole, with everything
- * made from them (purgeConversationGroups).
+ * made from them (purgeConversationGroups). A session's conversation is its own group (group_key =
+ * id): both sides of the union give their shard column, so Citus runs the union and every probe
+ * shard by shard.
  */
 async function idleArkSessions(tx: Queryable, o: RetainPass): Promise<string[]> {
   const { rows } = await tx.query<{ session_id: string }>(
     `SELECT s.session_id FROM (
-       SELECT id AS session_id FROM conversations WHERE source_api = 'ark' AND group_id IS NULL
+       SELECT group_key AS session_id FROM conversations WHERE source_api = 'ark' AND group_id IS NULL
        UNION SELECT session_id FROM ark_sessions) s
      WHERE NOT EXISTS (SELECT 1 FROM conversations c WHERE c.group_key = s.session_id
                         AND (c.created_at >= $1 OR c.source_api <> 'ark'
