@@ -319,7 +319,12 @@ export { eraseWrittenAbout } from './repositories/erase-about-person.js';
 export { claimJobLease, releaseJobLease, renewJobLease } from './repositories/job-leases.js';
 export { exportRecords, type ExportScope } from './repositories/export-reader.js';
 export { importRecords, advanceSequences, type BatchOutcome } from './repositories/import-writer.js';
-export { beginImportScope, finishImportScope, type ImportTouched } from './repositories/import-scope.js';
+export {
+  beginImportScope,
+  finishImportScope,
+  type ImportScope,
+  type ImportTouched,
+} from './repositories/import-scope.js';
 export { cutoffOf } from './retention-cutoff.js';
 export { type DistributionKind, readDistribution, type TableDistribution } from './distribution.js';
 export { type LayoutOutcome, type LayoutSettings, layOut, type StoreLayout } from './layout/store-layout.js';

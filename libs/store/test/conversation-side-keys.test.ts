@@ -230,9 +230,9 @@ test('an id stays unique across groups with no key on it alone: a fork, an impor
     ] as ExportDataRecord[];
     const stored: Record<string, number> = {};
     await store.transaction(async (tx) => {
-      await beginImportScope(tx);
-      for (const r of records) stored[r.kind] = (await importRecords(tx, r.kind, [r] as never)).stored;
-      await finishImportScope(tx);
+      const scope = beginImportScope();
+      for (const r of records) stored[r.kind] = (await importRecords(tx, scope, r.kind, [r] as never)).stored;
+      await finishImportScope(tx, scope);
     });
     assert.deepEqual(stored, { conversation: 1, episode: 1, episodic_memory: 0, summary: 1 });
     assert.ok(Object.values(await idCounts(store, 'episodic_memories', 'id')).every((n) => n === 1));

@@ -244,9 +244,9 @@ test("an import stores a fork's episodes, memories and summaries in its root's g
       ]),
     ] as ExportDataRecord[];
     await store.transaction(async (tx) => {
-      await beginImportScope(tx);
-      for (const r of records) assert.equal((await importRecords(tx, r.kind, [r] as never)).stored, 1, r.kind);
-      await finishImportScope(tx);
+      const scope = beginImportScope();
+      for (const r of records) assert.equal((await importRecords(tx, scope, r.kind, [r] as never)).stored, 1, r.kind);
+      await finishImportScope(tx, scope);
     });
     const own = { ichat: ['ichat'], ifork: ['iroot'] };
     assert.deepEqual(await extractedGroups(store), { episodes: own, episodic_memories: own, memory: own });

@@ -179,10 +179,10 @@ test('an import skips a transfer or metadata row whose id another group holds, a
       },
     ] as ExportDataRecord[];
     const stored = await store.transaction(async (tx) => {
-      await beginImportScope(tx);
+      const scope = beginImportScope();
       const counts = [];
-      for (const r of records) counts.push((await importRecords(tx, r.kind, [r] as never)).stored);
-      await finishImportScope(tx);
+      for (const r of records) counts.push((await importRecords(tx, scope, r.kind, [r] as never)).stored);
+      await finishImportScope(tx, scope);
       return counts;
     });
     assert.deepEqual(stored, [1, 0, 0]);

@@ -54,11 +54,11 @@ const message = (conversationId: string, seq: number, id: number) =>
 /** Runs the records through the store as importStream does, a kind at a time, in one transaction. */
 async function importAll(store: Store, records: ExportDataRecord[]) {
   return store.transaction(async (tx) => {
-    await beginImportScope(tx);
+    const scope = beginImportScope();
     const outcomes = [];
-    for (const r of records) outcomes.push(await importRecords(tx, r.kind, [r] as never));
+    for (const r of records) outcomes.push(await importRecords(tx, scope, r.kind, [r] as never));
     await advanceSequences(tx);
-    return { outcomes, touched: await finishImportScope(tx) };
+    return { outcomes, touched: await finishImportScope(tx, scope) };
   });
 }
 

@@ -154,9 +154,9 @@ test("an import of a KAOS session whose name the server's live session holds is 
     );
     await assert.rejects(
       store.transaction(async (tx) => {
-        await beginImportScope(tx);
-        await importRecords(tx, 'conversation', [kaosConversation('kaos_there')] as never);
-        await importRecords(tx, 'kaos_session', [kaosSession('a', 's', 'kaos_there')] as never);
+        const scope = beginImportScope();
+        await importRecords(tx, scope, 'conversation', [kaosConversation('kaos_there')] as never);
+        await importRecords(tx, scope, 'kaos_session', [kaosSession('a', 's', 'kaos_there')] as never);
       }),
       { code: 'CONFLICT', message: /KAOS session id s is already another KAOS session/ },
     );

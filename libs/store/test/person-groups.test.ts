@@ -170,8 +170,8 @@ for (const [name, open] of stores)
     );
 
     await store.transaction(async (tx) => {
-      await beginImportScope(tx);
-      await importRecords(tx, 'conversation', [
+      const scope = beginImportScope();
+      await importRecords(tx, scope, 'conversation', [
         {
           kind: 'conversation',
           id: 'g4',
@@ -192,7 +192,7 @@ for (const [name, open] of stores)
         accessLevel,
         createdAt: '2025-01-01T10:00:00.000000Z',
       });
-      await importRecords(tx, 'membership', [member('erin', 'owner'), member('bob', 'reader')] as never);
+      await importRecords(tx, scope, 'membership', [member('erin', 'owner'), member('bob', 'reader')] as never);
     });
     await holds('an import');
     assert.deepEqual(await visible(store, 'erin'), ['g4']);

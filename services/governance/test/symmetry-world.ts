@@ -255,13 +255,13 @@ const RECORDS = [
 /** Writes the world; throws when the import refuses any of it (the fixture would be wrong). */
 export async function writeWorld(store: Store): Promise<void> {
   await store.transaction(async (tx) => {
-    await beginImportScope(tx);
+    const scope = beginImportScope();
     for (const r of RECORDS) {
-      const outcome = await importRecords(tx, r.kind, [r] as never);
+      const outcome = await importRecords(tx, scope, r.kind, [r] as never);
       if (outcome.stored !== 1) throw new Error(`the world's ${r.kind} record was not stored: ${JSON.stringify(r)}`);
     }
     await advanceSequences(tx);
-    await finishImportScope(tx);
+    await finishImportScope(tx, scope);
   });
   // what the format does not carry: a share carol revoked, a request's answer naming ann, the default participants
   await setMembership(store, 'ms-carol', PERSON, 'reader');

@@ -5,16 +5,46 @@ import type { Queryable } from '../store.js';
  * What one import may write to: only the conversations it creates itself. An import goes straight
  * to the store, past every access check, so a record for a conversation the server already held
  * (a membership of alice's group, a message numbered inside her sequence) would grant access or
- * break the conversation without anyone being asked. The conversations an import creates, and
- * their groups, are noted in a table of the import's own transaction (dropped with it); every
- * other record must name only those.
+ * break the conversation without anyone being asked. The conversations an import creates (and ARK
+ * streams alone), with their groups, are noted here as their statements return them, for the
+ * import's transaction; every other record must name only those. Held by the import, not in a
+ * temporary table: Citus joins no local table to distributed ones in a write.
  */
-export const CREATED = 'import_created';
+export class ImportScope {
+  /** conversation (or ARK session) id -> its group */
+  private readonly created = new Map<string, string>();
 
-/** Opens the import's note of what it creates; call first, inside the import's transaction. */
-export async function beginImportScope(q: Queryable): Promise<void> {
-  await q.query(`CREATE TEMP TABLE ${CREATED} (id text PRIMARY KEY, group_id text NOT NULL) ON COMMIT DROP`);
-  await q.query(`CREATE INDEX ON ${CREATED} (group_id)`);
+  /** Notes what a creating statement stored. */
+  note(rows: Iterable<{ id: string; group: string }>): void {
+    for (const r of rows) if (!this.created.has(r.id)) this.created.set(r.id, r.group);
+  }
+
+  /** The ids created so far, in id order. */
+  ids(): string[] {
+    return [...this.created.keys()].sort();
+  }
+
+  /** The groups created so far (each once). */
+  groups(): string[] {
+    return [...new Set(this.created.values())];
+  }
+
+  /** Of the ids given, those of conversations this import created, and of groups it created. */
+  createdOf(
+    conversations: readonly string[],
+    groups: readonly string[],
+  ): { conversations: Set<string>; groups: Set<string> } {
+    const ours = new Set(this.created.values());
+    return {
+      conversations: new Set(conversations.filter((c) => this.created.has(c))),
+      groups: new Set(groups.filter((g) => ours.has(g))),
+    };
+  }
+}
+
+/** Opens the import's note of what it creates; the import's transaction carries it to the end. */
+export function beginImportScope(): ImportScope {
+  return new ImportScope();
 }
 
 /**
@@ -30,26 +60,6 @@ export const idInUse = (id: string) =>
 /** True (SQL) when the group holds anything on the server: a conversation of it (root or fork), or what idInUse finds. */
 export const groupInUse = (group: string) =>
   `(${idInUse(group)} OR EXISTS (SELECT 1 FROM conversations WHERE group_id = ${group}))`;
-
-/** True (SQL) when this import created the group. */
-export const groupCreated = (group: string) => `EXISTS (SELECT 1 FROM ${CREATED} WHERE group_id = ${group})`;
-
-/** Of the ids given, those of conversations this import created, and of groups it created. */
-export async function createdByImport(
-  q: Queryable,
-  conversations: readonly string[],
-  groups: readonly string[],
-): Promise<{ conversations: Set<string>; groups: Set<string> }> {
-  const { rows } = await q.query<{ kind: 'c' | 'g'; id: string }>(
-    `SELECT 'c' AS kind, id FROM ${CREATED} WHERE id = ANY($1::text[])
-     UNION ALL
-     SELECT DISTINCT 'g', group_id FROM ${CREATED} WHERE group_id = ANY($2::text[])`,
-    [[...new Set(conversations)], [...new Set(groups)]],
-  );
-  const created = { conversations: new Set<string>(), groups: new Set<string>() };
-  for (const r of rows) (r.kind === 'c' ? created.conversations : created.groups).add(r.id);
-  return created;
-}
 
 /**
  * Runs `write` and undoes it, answering what it returned: how many records of a conversation the
@@ -79,21 +89,20 @@ export interface ImportTouched {
  * file may carry numbers its counters do not cover). Answers what it created and granted, for the
  * audit log.
  */
-export async function finishImportScope(q: Queryable): Promise<ImportTouched> {
+export async function finishImportScope(q: Queryable, scope: ImportScope): Promise<ImportTouched> {
+  const ids = scope.ids();
+  const groups = scope.groups();
   // A fork shows its ancestors' messages to its own members: it may name only conversations the
   // import created (an export is ordered by id, so a fork can come before the one it names).
-  // Each of the two columns that name a conversation is looked up in the note by a join (Citus
-  // refuses a LATERAL unnest() of them beside a distributed table).
+  // The created conversations are joined by their whole key, group and id (the shard column first).
   const { rows: forks } = await q.query<{ id: string; named: string }>(
-    `SELECT c.id, COALESCE(CASE WHEN a.id IS NULL THEN c.forked_at_conversation_id END,
-                           CASE WHEN s.id IS NULL THEN c.fork_source_conversation_id END) AS named
-       FROM ${CREATED} n
-       JOIN conversations c ON c.group_key = n.group_id AND c.id = n.id
-       LEFT JOIN ${CREATED} a ON a.id = c.forked_at_conversation_id
-       LEFT JOIN ${CREATED} s ON s.id = c.fork_source_conversation_id
-      WHERE (c.forked_at_conversation_id IS NOT NULL AND a.id IS NULL)
-         OR (c.fork_source_conversation_id IS NOT NULL AND s.id IS NULL)
-      LIMIT 1`,
+    `SELECT c.id, COALESCE(CASE WHEN c.forked_at_conversation_id <> ALL($1::text[]) THEN c.forked_at_conversation_id END,
+                           CASE WHEN c.fork_source_conversation_id <> ALL($1::text[]) THEN c.fork_source_conversation_id END) AS named
+       FROM conversations c
+      WHERE c.group_key = ANY($2::text[]) AND c.id = ANY($1::text[])
+        AND (c.forked_at_conversation_id <> ALL($1::text[]) OR c.fork_source_conversation_id <> ALL($1::text[]))
+      ORDER BY c.id LIMIT 1`,
+    [ids, groups],
   );
   if (forks[0])
     throw new AppError(
@@ -103,20 +112,23 @@ export async function finishImportScope(q: Queryable): Promise<ImportTouched> {
     );
   await q.query(
     `UPDATE conversations c SET next_seq = t.top + 1
-     FROM (SELECT m.conversation_id, max(m.seq) AS top FROM messages m JOIN ${CREATED} n ON n.id = m.conversation_id
-           GROUP BY m.conversation_id) t
-     WHERE c.id = t.conversation_id AND c.next_seq <= t.top`,
+     FROM (SELECT m.group_key, m.conversation_id, max(m.seq) AS top FROM messages m
+            WHERE m.group_key = ANY($2::text[]) AND m.conversation_id = ANY($1::text[])
+            GROUP BY m.group_key, m.conversation_id) t
+     WHERE c.group_key = t.group_key AND c.id = t.conversation_id AND c.next_seq <= t.top`,
+    [ids, groups],
   );
   await q.query(
     `UPDATE kaos_sessions s SET next_event = t.top + 1
-     FROM (SELECT e.conversation_id, max(e.seq) AS top FROM kaos_events e JOIN ${CREATED} n ON n.id = e.conversation_id
+     FROM (SELECT e.conversation_id, max(e.seq) AS top FROM kaos_events e WHERE e.conversation_id = ANY($1::text[])
            GROUP BY e.conversation_id) t
      WHERE s.conversation_id = t.conversation_id AND s.next_event <= t.top`,
+    [ids],
   );
-  const conversations = await q.query<{ id: string }>(`SELECT id FROM ${CREATED} ORDER BY id`);
   const memberships = await q.query<{ groupId: string; userId: string; accessLevel: string }>(
     `SELECT group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel" FROM conversation_memberships
-     WHERE group_id IN (SELECT group_id FROM ${CREATED}) ORDER BY group_id, user_id`,
+     WHERE group_id = ANY($1::text[]) ORDER BY group_id, user_id`,
+    [groups],
   );
-  return { conversations: conversations.rows.map((r) => r.id), memberships: memberships.rows };
+  return { conversations: ids, memberships: memberships.rows };
 }

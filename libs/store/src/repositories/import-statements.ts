@@ -1,6 +1,6 @@
 import { AppError } from '@memstream/errors';
 import type { Queryable } from '../store.js';
-import { CREATED, groupCreated, groupInUse, idInUse } from './import-scope.js';
+import { groupInUse, idInUse, type ImportScope } from './import-scope.js';
 import { keywordVectorSql } from './message-search-text.js';
 import { insertSearchRowsSql } from './search-rows.js';
 
@@ -23,7 +23,8 @@ export const rows = (columns: string) => `jsonb_to_recordset($1::jsonb) AS r(${c
  * `after`, more statements on what the insert `returning` gave (as `ins`); `before`, statements the
  * insert's `where` may read; `extra` declares fields no column takes, for them. `owner` is the
  * column naming the conversation (or group) a row belongs to: the statement answers how many it
- * stored of each (`owner`, `n`).
+ * stored of each (`owner`, `n`), and, with `created`, the group of each (`created_group`, an
+ * expression over what the insert returned) for the import's scope.
  */
 function insertSql(
   table: string,
@@ -39,6 +40,7 @@ function insertSql(
     order?: string;
     before?: string;
     after?: string;
+    created?: string;
   } = {},
 ): string {
   const typed = columns.split(',').map((c) => c.trim().split(/\s+/) as [string, string]);
@@ -52,7 +54,8 @@ function insertSql(
        INSERT INTO ${table} (${names.join(', ')})
        SELECT ${[...selected, ...Object.values(o.values ?? {})].join(', ')} FROM input r ${o.where ? `WHERE ${o.where}` : ''} ${o.order ? `ORDER BY ${o.order}` : ''}
        ON CONFLICT DO NOTHING RETURNING ${owner} AS import_owner${o.returning ? `, ${o.returning}` : ''})${o.after ? `,\n     ${o.after}` : ''}
-     SELECT import_owner AS owner, count(*)::int AS n FROM ins GROUP BY import_owner`;
+     SELECT import_owner AS owner, count(*)::int AS n${o.created ? `, min(${o.created}) AS created_group` : ''}
+       FROM ins GROUP BY import_owner`;
 }
 
 /** A JSON array of strings as the text[] it is stored as. */
@@ -63,6 +66,26 @@ export type StoredPer = Map<string, number>;
 
 export async function inserted(q: Queryable, sql: string, records: readonly object[]): Promise<StoredPer> {
   const { rows: result } = await q.query<{ owner: string; n: number }>(sql, [JSON.stringify(records)]);
+  return new Map(result.map((r) => [r.owner, Number(r.n)]));
+}
+
+/**
+ * `inserted` for a statement that creates what the import may then write to (CONVERSATIONS,
+ * ARK_SESSIONS): `known` is its second parameter, what the scope holds that it reads, and what it
+ * created is noted in the scope.
+ */
+export async function insertedCreating(
+  q: Queryable,
+  sql: string,
+  records: readonly object[],
+  scope: ImportScope,
+  known: readonly string[],
+): Promise<StoredPer> {
+  const { rows: result } = await q.query<{ owner: string; n: number; created_group: string }>(sql, [
+    JSON.stringify(records),
+    known,
+  ]);
+  scope.note(result.map((r) => ({ id: r.owner, group: r.created_group })));
   return new Map(result.map((r) => [r.owner, Number(r.n)]));
 }
 
@@ -124,7 +147,8 @@ const storedIdSkipped = (table: string) => `NOT EXISTS (SELECT 1 FROM ${table} x
 /**
  * A conversation is created only when nothing is stored under its id, and its group is new too
  * (created earlier in this import, or unknown here): a new conversation in someone's group would
- * be read by its members, and read what they hold. What it creates is noted (see import-scope).
+ * be read by its members, and read what they hold. What it creates is noted (see import-scope):
+ * $2 holds the groups created so far.
  */
 export const CONVERSATIONS = insertSql(
   'conversations',
@@ -133,9 +157,9 @@ export const CONVERSATIONS = insertSql(
   'id',
   {
     values: { group_key: GROUP },
-    where: `NOT ${idInUse('r.id')} AND (${groupCreated(GROUP)} OR NOT ${groupInUse(GROUP)})`,
-    returning: 'group_id',
-    after: `noted AS (INSERT INTO ${CREATED} (id, group_id) SELECT import_owner, COALESCE(group_id, import_owner) FROM ins)`,
+    where: `NOT ${idInUse('r.id')} AND (${GROUP} = ANY($2::text[]) OR NOT ${groupInUse(GROUP)})`,
+    returning: 'group_key',
+    created: 'group_key',
   },
 );
 
@@ -275,14 +299,17 @@ export const KAOS_EVENTS = insertSql(
   { select: { content: (f) => `${f}::json`, metadata: (f) => `${f}::json` } },
 );
 
-/** An ARK session of a conversation this import created, or a stream alone under an id nothing uses (noted as created). */
+/**
+ * An ARK session of a conversation this import created ($2: the ids created so far), or a stream
+ * alone under an id nothing uses (noted as created, its own group).
+ */
 export const ARK_SESSIONS = insertSql(
   'ark_sessions',
   'session_id text, created_at timestamptz, completed_at timestamptz',
   'session_id',
   {
-    where: `(EXISTS (SELECT 1 FROM ${CREATED} n WHERE n.id = r."sessionId") OR NOT ${idInUse('r."sessionId"')})`,
-    after: `noted AS (INSERT INTO ${CREATED} (id, group_id) SELECT import_owner, import_owner FROM ins ON CONFLICT DO NOTHING)`,
+    where: `(r."sessionId" = ANY($2::text[]) OR NOT ${idInUse('r."sessionId"')})`,
+    created: 'import_owner',
   },
 );
 

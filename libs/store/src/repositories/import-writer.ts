@@ -1,6 +1,6 @@
 import type { ExportDataKind, ExportDataRecord } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
-import { createdByImport, wouldStore } from './import-scope.js';
+import { type ImportScope, wouldStore } from './import-scope.js';
 import {
   ARK_CHUNKS,
   ARK_SESSIONS,
@@ -16,6 +16,7 @@ import {
   OWNERSHIP_TRANSFERS,
   SUMMARIES,
   inserted,
+  insertedCreating,
   refuseTakenIds,
   refuseUnknownConversations,
   rows,
@@ -29,13 +30,14 @@ type Of<K extends ExportDataKind> = Extract<ExportDataRecord, { kind: K }>;
  * How one kind is stored. `needs` says what a record belongs to: the conversation (or group) it is
  * counted under, and the conversations and groups the import must have created for it to be stored.
  * Kinds without `needs` create what they
- * store (a conversation; an ARK stream alone) and decide in their statement. `check` refuses the
- * whole import (a server-made id taken), before storing.
+ * store (a conversation; an ARK stream alone), decide in their statement and note it in the
+ * import's scope; they are never written and undone (wouldStore), which would leave the note
+ * behind. `check` refuses the whole import (a server-made id taken), before storing.
  */
 interface KindWriter<K extends ExportDataKind> {
   readonly needs?: (r: Of<K>) => { owner: string; conversations: string[]; groups: string[] };
   readonly check?: (q: Queryable, records: Array<Of<K>>) => Promise<void>;
-  readonly write: (q: Queryable, records: Array<Of<K>>) => Promise<StoredPer>;
+  readonly write: (q: Queryable, records: Array<Of<K>>, scope: ImportScope) => Promise<StoredPer>;
 }
 
 const inConversation = (r: { conversationId: string }) => ({
@@ -57,7 +59,9 @@ const FORK = `WITH upd AS (
  SELECT id AS owner, count(*)::int AS n FROM upd GROUP BY id`;
 
 const WRITERS: { [K in ExportDataKind]: KindWriter<K> } = {
-  conversation: { write: (q, records) => inserted(q, CONVERSATIONS, records) },
+  conversation: {
+    write: (q, records, scope) => insertedCreating(q, CONVERSATIONS, records, scope, scope.groups()),
+  },
   // A fork reads its ancestors' messages: finishImportScope holds them to the import's own conversations.
   fork: { needs: inConversation, write: (q, records) => inserted(q, FORK, records) },
   conversation_meta: {
@@ -165,7 +169,7 @@ const WRITERS: { [K in ExportDataKind]: KindWriter<K> } = {
     write: (q, records) => inserted(q, KAOS_SESSIONS, records),
   },
   kaos_event: { needs: inConversation, write: (q, records) => inserted(q, KAOS_EVENTS, records) },
-  ark_session: { write: (q, records) => inserted(q, ARK_SESSIONS, records) },
+  ark_session: { write: (q, records, scope) => insertedCreating(q, ARK_SESSIONS, records, scope, scope.ids()) },
   ark_chunk: {
     needs: (r) => ({ owner: r.sessionId, conversations: [r.sessionId], groups: [] }),
     write: (q, records) => inserted(q, ARK_CHUNKS, records),
@@ -190,6 +194,7 @@ const total = (per: StoredPer) => [...per.values()].reduce((a, b) => a + b, 0);
  */
 export async function importRecords<K extends ExportDataKind>(
   q: Queryable,
+  scope: ImportScope,
   kind: K,
   records: Array<Of<K>>,
 ): Promise<BatchOutcome> {
@@ -198,7 +203,7 @@ export async function importRecords<K extends ExportDataKind>(
   const writer = WRITERS[kind] as KindWriter<K>;
   if (kind === 'message') await refuseUnknownConversations(q, records as Array<Of<'message'>>);
   if (!writer.needs) {
-    outcome.stored = total(await writer.write(q, records));
+    outcome.stored = total(await writer.write(q, records, scope));
     if (outcome.stored < records.length) {
       const refused = await creationsRefused(q, kind, records);
       outcome.present = records.length - outcome.stored - refused.length;
@@ -207,8 +212,7 @@ export async function importRecords<K extends ExportDataKind>(
     return outcome;
   }
   const needs = records.map((r) => writer.needs!(r));
-  const created = await createdByImport(
-    q,
+  const created = scope.createdOf(
     needs.flatMap((n) => n.conversations),
     needs.flatMap((n) => n.groups),
   );
@@ -222,12 +226,12 @@ export async function importRecords<K extends ExportDataKind>(
   });
   if (ours.length > 0) {
     await writer.check?.(q, ours);
-    outcome.stored = total(await writer.write(q, ours));
+    outcome.stored = total(await writer.write(q, ours, scope));
     outcome.present = ours.length - outcome.stored;
   }
   if (others.length > 0) {
     // Written and undone: what is already stored is "present", anything more is refused.
-    const would = await wouldStore(q, () => writer.write(q, others));
+    const would = await wouldStore(q, () => writer.write(q, others, scope));
     outcome.present += others.length - total(would);
     for (const [owner, n] of would) outcome.refused.set(owner, n);
   }

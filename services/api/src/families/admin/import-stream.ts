@@ -66,14 +66,14 @@ export async function importStream(store: Store, body: Readable): Promise<Import
   const listed = new Map<string, Record<string, number>>();
   const refusedIds = new Set<string>();
   const touched = await store.transaction(async (tx) => {
-    await beginImportScope(tx);
+    const scope = beginImportScope();
     let batch: ExportDataRecord[] = [];
     let batchFirstLine = 0;
     let ended: { counts: Record<string, number>; line: number } | undefined;
     const flush = async () => {
       if (batch.length === 0) return;
       const kind = batch[0]!.kind;
-      const done = await importRecords(tx, kind, batch as never).catch((err: unknown) => {
+      const done = await importRecords(tx, scope, kind, batch as never).catch((err: unknown) => {
         throw refusalOf(err, batchFirstLine, outcome.lines, kind);
       });
       outcome.imported[kind] = (outcome.imported[kind] ?? 0) + done.stored;
@@ -117,7 +117,7 @@ export async function importStream(store: Store, body: Readable): Promise<Import
         );
     await flush();
     await advanceSequences(tx);
-    return finishImportScope(tx);
+    return finishImportScope(tx, scope);
   });
   outcome.refusedConversationCount = refusedIds.size;
   outcome.refusedConversations = [...listed].map(([id, records]) => ({
