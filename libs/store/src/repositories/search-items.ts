@@ -156,8 +156,8 @@ async function vectorWrite(
 async function lockVectorRows(tx: Queryable, items: readonly MessageToIndex[]): Promise<void> {
   const groups = [...new Set(items.map((i) => i.groupKey))];
   const contexts = [...new Set(items.flatMap((i) => (i.contextItemId ? [Number(i.contextItemId)] : [])))];
-  const { rows } = await tx.query<{ id: string; context: boolean }>(
-    `SELECT m.id::text AS id, m.id = ANY($2::int8[]) AS context FROM messages m
+  const { rows } = await tx.query<{ id: string; group_key: string; conversation_id: string; message_id: string }>(
+    `SELECT m.id::text AS id, m.group_key, m.conversation_id, m.message_id FROM messages m
       WHERE m.group_key = ANY($1::text[])
         AND (m.id = ANY($2::int8[])
              OR (m.group_key, m.conversation_id, m.message_id) IN
@@ -165,7 +165,11 @@ async function lockVectorRows(tx: Queryable, items: readonly MessageToIndex[]): 
       ORDER BY m.id FOR KEY SHARE`,
     [groups, contexts, items.map((i) => i.groupKey), items.map((i) => i.conversationId), items.map((i) => i.messageId)],
   );
-  const ids = rows.filter((r) => !r.context).map((r) => r.id);
+  // the items' own rows (a turn may be another's context too): their search rows are written
+  const itemKeys = new Set(items.map((i) => JSON.stringify([i.groupKey, i.conversationId, i.messageId])));
+  const ids = rows
+    .filter((r) => itemKeys.has(JSON.stringify([r.group_key, r.conversation_id, r.message_id])))
+    .map((r) => r.id);
   if (ids.length === 0) return;
   await tx.query(
     `SELECT 1 FROM search_items WHERE group_key = ANY($1::text[]) AND kind = 'message' AND item_id = ANY($2::text[])
