@@ -1,6 +1,6 @@
 import { AppError } from '@memstream/errors';
 import type { Queryable } from '../store.js';
-import { groupInUse, idInUse, type ImportScope } from './import-scope.js';
+import type { ImportScope } from './import-scope.js';
 import { keywordVectorSql } from './message-search-text.js';
 import { insertSearchRowsSql } from './search-rows.js';
 
@@ -140,9 +140,9 @@ const GROUP = 'COALESCE(r."groupId", r.id)';
 /**
  * Skips a row whose id is stored in another group. The key is (group_id, id) since migration 0035
  * (0038: (id, group_key)), a key Citus can hold, so ON CONFLICT no longer catches an id taken
- * elsewhere, as it did.
+ * elsewhere, as it did. The record's `idTaken` is read first (withIdsTaken).
  */
-const storedIdSkipped = (table: string) => `NOT EXISTS (SELECT 1 FROM ${table} x WHERE x.id = r.id)`;
+const ID_TAKEN = { extra: '"idTaken" boolean', where: 'NOT r."idTaken"' };
 
 /**
  * A conversation is created only when nothing is stored under its id, and its group is new too
@@ -157,7 +157,8 @@ export const CONVERSATIONS = insertSql(
   'id',
   {
     values: { group_key: GROUP },
-    where: `NOT ${idInUse('r.id')} AND (${GROUP} = ANY($2::text[]) OR NOT ${groupInUse(GROUP)})`,
+    extra: '"idInUse" boolean, "groupInUse" boolean',
+    where: `NOT r."idInUse" AND (${GROUP} = ANY($2::text[]) OR NOT r."groupInUse")`,
     returning: 'group_key',
     created: 'group_key',
   },
@@ -169,7 +170,7 @@ export const CONVERSATION_META = insertSql(
    conversation_created_at timestamptz, default_timezone text, user_details jsonb, tags jsonb, created_at timestamptz,
    updated_at timestamptz`,
   'group_id',
-  { where: storedIdSkipped('conversation_meta') },
+  ID_TAKEN,
 );
 
 // written with their inverse rows, person_groups, by the module that owns both
@@ -186,7 +187,7 @@ export const OWNERSHIP_TRANSFERS = insertSql(
   `id text, group_id text, conversation_id text, from_user_id text, to_user_id text, status text,
    created_at timestamptz, decided_at timestamptz`,
   'conversation_id',
-  { where: storedIdSkipped('conversation_ownership_transfers') },
+  ID_TAKEN,
 );
 
 // The keyword side of each search row comes with the message, as the converter writes it.
@@ -196,9 +197,9 @@ export const MESSAGES = insertSql(
    content text, created_at timestamptz, stored_at timestamptz, refer_list jsonb, metadata jsonb, source_api text`,
   'conversation_id',
   {
-    // refuseUnknownConversations ran first: the conversation is stored
-    values: { group_key: '(SELECT c.group_key FROM conversations c WHERE c.id = r."conversationId")' },
-    extra: '"searchText" text',
+    // refuseUnknownConversations ran first: the conversation is stored, its group read (withGroups)
+    values: { group_key: 'r."groupKey"' },
+    extra: '"searchText" text, "groupKey" text',
     returning: 'id, conversation_id, message_id, sender_id, created_at, audience, group_key',
     after: `${insertSearchRowsSql(
       'searchable',
@@ -213,18 +214,19 @@ export const MESSAGES = insertSql(
 );
 
 /**
- * The group of the record's conversation. One not stored is its own group, as migration 0036 has
- * it: the insert then fails on the conversation's foreign key, as before, or (an episodic memory,
- * keyed to its episode only) is stored as before.
+ * The group of the record's conversation, read first (withGroups): Citus plans no lookup
+ * correlated with the batch's rows beside its CTE. One not stored is its own group, as migration
+ * 0036 has it: the insert then fails on the conversation's foreign key, as before, or (an
+ * episodic memory, keyed to its episode only) is stored as before.
  */
-const CONVERSATION_GROUP = `COALESCE((SELECT c.group_key FROM conversations c WHERE c.id = r."conversationId"), r."conversationId")`;
+const CONVERSATION_GROUP = 'r."groupKey"';
 
 export const EPISODES = insertSql(
   'episodes',
   `id bigint, conversation_id text, start_seq bigint, end_seq bigint, message_ids jsonb, start_time timestamptz,
    end_time timestamptz, close_reason text, status text, version int, created_at timestamptz, updated_at timestamptz`,
   'conversation_id',
-  { select: { message_ids: textArray }, values: { group_key: CONVERSATION_GROUP } },
+  { select: { message_ids: textArray }, values: { group_key: CONVERSATION_GROUP }, extra: '"groupKey" text' },
 );
 
 export const EPISODIC_MEMORIES = insertSql(
@@ -236,8 +238,8 @@ export const EPISODIC_MEMORIES = insertSql(
   {
     select: { message_ids: textArray, participants: textArray },
     values: { group_key: CONVERSATION_GROUP },
-    where: storedIdSkipped('episodic_memories'),
-    extra: '"searchText" text',
+    where: ID_TAKEN.where,
+    extra: `"searchText" text, "groupKey" text, ${ID_TAKEN.extra}`,
     returning: 'id, conversation_id, user_id, occurred_at, message_ids, superseded_at, group_key',
     after: `${insertSearchRowsSql(
       'searchable',
@@ -252,7 +254,8 @@ export const EPISODIC_MEMORIES = insertSql(
 );
 
 // A summary built on one the export left out (it was not finished), or on one of another group
-// (its key to it could not stay within the shard), stands on its own.
+// (its key to it could not stay within the shard), stands on its own: `baseKept`, read first
+// (summaryBasesKept), says whether its base is stored in its group or comes in the same batch.
 export const SUMMARIES = insertSql(
   'memory',
   `memory_id bigint, conversation_id text, memory_text text, start_sequence int, end_sequence int,
@@ -260,13 +263,9 @@ export const SUMMARIES = insertSql(
   'conversation_id',
   {
     fields: { memory_id: 'id', memory_text: 'text', base_memory_id: 'baseId' },
-    select: {
-      base_memory_id: (base) =>
-        `CASE WHEN EXISTS (SELECT 1 FROM memory b WHERE b.memory_id = ${base} AND b.group_key = ${CONVERSATION_GROUP})
-           OR EXISTS (SELECT 1 FROM input x WHERE x.id = ${base} AND x."conversationId" = r."conversationId")
-         THEN ${base} END`,
-    },
+    select: { base_memory_id: (base) => `CASE WHEN r."baseKept" THEN ${base} END` },
     values: { status: `'completed'`, group_key: CONVERSATION_GROUP },
+    extra: '"groupKey" text, "baseKept" boolean',
     order: 'r."id"',
   },
 );
@@ -308,7 +307,8 @@ export const ARK_SESSIONS = insertSql(
   'session_id text, created_at timestamptz, completed_at timestamptz',
   'session_id',
   {
-    where: `(r."sessionId" = ANY($2::text[]) OR NOT ${idInUse('r."sessionId"')})`,
+    extra: '"idInUse" boolean',
+    where: `(r."sessionId" = ANY($2::text[]) OR NOT r."idInUse")`,
     created: 'import_owner',
   },
 );

@@ -1,6 +1,6 @@
 import type { ExportDataKind, ExportDataRecord } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
-import { type ImportScope, wouldStore } from './import-scope.js';
+import { groupsInUse, idsInUse, type ImportScope, wouldStore } from './import-scope.js';
 import {
   ARK_CHUNKS,
   ARK_SESSIONS,
@@ -58,24 +58,84 @@ const FORK = `WITH upd AS (
    RETURNING c.id)
  SELECT id AS owner, count(*)::int AS n FROM upd GROUP BY id`;
 
+/*
+ * What a statement would otherwise look up beside the batch's rows, read first and carried on each
+ * record: Citus plans no subquery correlated with the rows of the batch's CTE.
+ */
+
+/** Each record with `groupKey`, its conversation's group (its own id when the conversation is not stored). */
+async function withGroups<R extends { conversationId: string }>(q: Queryable, records: readonly R[]) {
+  const { rows: found } = await q.query<{ id: string; group_key: string }>(
+    'SELECT id, group_key FROM conversations WHERE id = ANY($1::text[])',
+    [[...new Set(records.map((r) => r.conversationId))]],
+  );
+  const groupOf = new Map(found.map((r) => [r.id, r.group_key]));
+  return records.map((r) => ({ ...r, groupKey: groupOf.get(r.conversationId) ?? r.conversationId }));
+}
+
+/** Each record with `idTaken`: its id is stored in `table` already (in its group or another). */
+async function withIdsTaken<R extends { id: string }>(q: Queryable, table: string, records: readonly R[]) {
+  const { rows: found } = await q.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1::text[])`, [
+    [...new Set(records.map((r) => r.id))],
+  ]);
+  const taken = new Set(found.map((r) => r.id));
+  return records.map((r) => ({ ...r, idTaken: taken.has(r.id) }));
+}
+
+/**
+ * Each summary with `baseKept`: the summary it was built on is stored in its group, or comes in
+ * the same batch for the same conversation (SUMMARIES keeps the base only then).
+ */
+async function withBasesKept<R extends { id: number; conversationId: string; baseId?: number | null | undefined }>(
+  q: Queryable,
+  records: ReadonlyArray<R & { groupKey: string }>,
+) {
+  const bases = [...new Set(records.flatMap((r) => (r.baseId == null ? [] : [r.baseId])))];
+  const { rows: found } = await q.query<{ memory_id: string; group_key: string }>(
+    'SELECT memory_id::text, group_key FROM memory WHERE memory_id = ANY($1::int8[])',
+    [bases],
+  );
+  const stored = new Set(found.map((r) => `${r.group_key}\u0000${r.memory_id}`));
+  const inBatch = new Set(records.map((r) => `${r.conversationId}\u0000${r.id}`));
+  return records.map((r) => ({
+    ...r,
+    baseKept:
+      r.baseId != null &&
+      (stored.has(`${r.groupKey}\u0000${r.baseId}`) || inBatch.has(`${r.conversationId}\u0000${r.baseId}`)),
+  }));
+}
+
 const WRITERS: { [K in ExportDataKind]: KindWriter<K> } = {
   conversation: {
-    write: (q, records, scope) => insertedCreating(q, CONVERSATIONS, records, scope, scope.groups()),
+    write: async (q, records, scope) => {
+      const groupOf = (r: Of<'conversation'>) => r.groupId ?? r.id;
+      const ids = await idsInUse(
+        q,
+        records.map((r) => r.id),
+      );
+      const groups = await groupsInUse(q, records.map(groupOf));
+      const marked = records.map((r) => ({ ...r, idInUse: ids.has(r.id), groupInUse: groups.has(groupOf(r)) }));
+      return insertedCreating(q, CONVERSATIONS, marked, scope, scope.groups());
+    },
   },
   // A fork reads its ancestors' messages: finishImportScope holds them to the import's own conversations.
   fork: { needs: inConversation, write: (q, records) => inserted(q, FORK, records) },
   conversation_meta: {
     needs: inGroup,
-    write: (q, records) =>
+    write: async (q, records) =>
       inserted(
         q,
         CONVERSATION_META,
-        records.map((r) => ({
-          ...r,
-          sceneDesc: r.sceneDesc ?? null,
-          userDetails: r.userDetails ?? {},
-          tags: r.tags ?? [],
-        })),
+        await withIdsTaken(
+          q,
+          'conversation_meta',
+          records.map((r) => ({
+            ...r,
+            sceneDesc: r.sceneDesc ?? null,
+            userDetails: r.userDetails ?? {},
+            tags: r.tags ?? [],
+          })),
+        ),
       ),
   },
   membership: { needs: inGroup, write: (q, records) => inserted(q, MEMBERSHIPS, records) },
@@ -93,7 +153,8 @@ const WRITERS: { [K in ExportDataKind]: KindWriter<K> } = {
   },
   ownership_transfer: {
     needs: (r) => ({ owner: r.conversationId, conversations: [r.conversationId], groups: [r.groupId] }),
-    write: (q, records) => inserted(q, OWNERSHIP_TRANSFERS, records),
+    write: async (q, records) =>
+      inserted(q, OWNERSHIP_TRANSFERS, await withIdsTaken(q, 'conversation_ownership_transfers', records)),
   },
   message: {
     needs: inConversation,
@@ -105,11 +166,11 @@ const WRITERS: { [K in ExportDataKind]: KindWriter<K> } = {
         records,
         'message',
       ),
-    write: (q, records) =>
+    write: async (q, records) =>
       inserted(
         q,
         MESSAGES,
-        records.map((r) => ({
+        (await withGroups(q, records)).map((r) => ({
           ...r,
           searchText: messageSearchText({ ...r, sender_name: r.senderName, sender_id: r.senderId }),
         })),
@@ -125,15 +186,19 @@ const WRITERS: { [K in ExportDataKind]: KindWriter<K> } = {
         records,
         'episode',
       ),
-    write: (q, records) => inserted(q, EPISODES, records),
+    write: async (q, records) => inserted(q, EPISODES, await withGroups(q, records)),
   },
   episodic_memory: {
     needs: inConversation,
-    write: (q, records) =>
+    write: async (q, records) =>
       inserted(
         q,
         EPISODIC_MEMORIES,
-        records.map((r) => ({ ...r, searchText: memorySearchText(r) })),
+        await withIdsTaken(
+          q,
+          'episodic_memories',
+          (await withGroups(q, records)).map((r) => ({ ...r, searchText: memorySearchText(r) })),
+        ),
       ),
   },
   summary: {
@@ -147,7 +212,7 @@ const WRITERS: { [K in ExportDataKind]: KindWriter<K> } = {
         records,
         'summary',
       ),
-    write: (q, records) => inserted(q, SUMMARIES, records),
+    write: async (q, records) => inserted(q, SUMMARIES, await withBasesKept(q, await withGroups(q, records))),
   },
   kaos_session: {
     needs: inConversation,
@@ -169,7 +234,16 @@ const WRITERS: { [K in ExportDataKind]: KindWriter<K> } = {
     write: (q, records) => inserted(q, KAOS_SESSIONS, records),
   },
   kaos_event: { needs: inConversation, write: (q, records) => inserted(q, KAOS_EVENTS, records) },
-  ark_session: { write: (q, records, scope) => insertedCreating(q, ARK_SESSIONS, records, scope, scope.ids()) },
+  ark_session: {
+    write: async (q, records, scope) => {
+      const used = await idsInUse(
+        q,
+        records.map((r) => r.sessionId),
+      );
+      const marked = records.map((r) => ({ ...r, idInUse: used.has(r.sessionId) }));
+      return insertedCreating(q, ARK_SESSIONS, marked, scope, scope.ids());
+    },
+  },
   ark_chunk: {
     needs: (r) => ({ owner: r.sessionId, conversations: [r.sessionId], groups: [] }),
     write: (q, records) => inserted(q, ARK_CHUNKS, records),
