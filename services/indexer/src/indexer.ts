@@ -264,6 +264,7 @@ export class Indexer {
       this.store,
       this.embedder.model,
       memories.map((s, i) => ({ groupKey: s.group_key, kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })),
+      { shardGroups: this.shardGroups },
     );
   }
 }

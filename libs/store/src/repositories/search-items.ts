@@ -382,12 +382,48 @@ export async function staleVectors(q: Queryable, model: string, limit: number): 
   return rows;
 }
 
-/** Replaces the vectors of items (the re-embedding of the backlog, and memories the sweep embeds). */
+/** A search item's new vector (replaceVectors). */
+export interface VectorToReplace {
+  readonly groupKey: string;
+  readonly kind: SearchKind;
+  readonly itemId: string;
+  readonly embedding: ArrayLike<number>;
+}
+
+/**
+ * Replaces the vectors of items (the re-embedding of the backlog, and memories the sweep embeds);
+ * an item whose search row is gone is skipped, and its row is not deleted until this commits. With
+ * `shardGroups` (a layout that splits) the items go per shard group, each in a transaction that
+ * locks their search rows, then writes with no locking clause, as writeMessageVectorsByShardGroup
+ * does and for the same reasons; without, one statement.
+ */
 export async function replaceVectors(
+  store: Queryable | Store,
+  model: string,
+  items: readonly VectorToReplace[],
+  options: MemoryWriteOptions = {},
+): Promise<void> {
+  const at = options.at ?? new Date();
+  if (options.shardGroups === undefined) return vectorReplace(store, model, items, at, 'FOR KEY SHARE OF s');
+  for (const run of await runsByShardGroup(store, items, (i) => i.groupKey, options.shardGroups))
+    await inTransaction(store, async (tx) => {
+      await tx.query(
+        `SELECT 1 FROM search_items s
+          WHERE s.group_key = ANY($1::text[])
+            AND (s.group_key, s.kind, s.item_id) IN (SELECT g, kind, id FROM unnest($1::text[], $2::text[], $3::text[]) AS t(g, kind, id))
+          ORDER BY s.kind, s.item_id FOR KEY SHARE`,
+        [run.map((i) => i.groupKey), run.map((i) => i.kind), run.map((i) => i.itemId)],
+      );
+      await vectorReplace(tx, model, run, at, '');
+    });
+}
+
+async function vectorReplace(
   q: Queryable,
   model: string,
-  items: ReadonlyArray<{ groupKey: string; kind: SearchKind; itemId: string; embedding: ArrayLike<number> }>,
-  at = new Date(),
+  items: readonly VectorToReplace[],
+  at: Date,
+  lock: 'FOR KEY SHARE OF s' | '',
 ): Promise<void> {
   if (items.length === 0) return;
   await q.query(
@@ -397,7 +433,7 @@ export async function replaceVectors(
        SELECT s.group_key, s.kind, s.item_id, s.conversation_id, s.user_id, s.occurred_at, s.audience, t.vec::vector, $4
        FROM unnest($1::text[], $2::text[], $3::text[], $6::text[]) AS t(kind, id, vec, g)
        JOIN search_items s ON s.group_key = t.g AND s.kind = t.kind AND s.item_id = t.id
-       FOR KEY SHARE OF s
+       ${lock}
        ON CONFLICT (group_key, kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding,
          embedding_model = EXCLUDED.embedding_model, context_item_id = NULL, indexed_at = $5::timestamptz
        RETURNING group_key, kind, item_id

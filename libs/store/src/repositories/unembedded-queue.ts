@@ -50,6 +50,9 @@ export interface UnembeddedBackoff {
  * Pushes out the items still queued after a try: those whose vector was written are gone from the
  * queue already, so only the ones that failed, or were not written (a context that kept changing),
  * wait longer. The exponent is bounded before the cap applies, so the arithmetic cannot overflow.
+ * The new time is made by to_timestamp() from the clock's epoch and the delay: Citus refuses
+ * timestamptz + interval (a STABLE operator, as it depends on the time zone) beside a column in an
+ * UPDATE.
  */
 export async function postponeUnembedded(
   q: Queryable,
@@ -61,8 +64,8 @@ export async function postponeUnembedded(
   const { rowCount } = await q.query(
     `UPDATE search_unembedded u
      SET attempts = u.attempts + 1,
-         not_before = $6::timestamptz
-           + least($5::float8, $4::float8 * power(2, least(u.attempts, 40))) * interval '1 millisecond'
+         not_before = to_timestamp(
+           extract(epoch FROM $6::timestamptz)::float8 + least($5::float8, $4::float8 * power(2, least(u.attempts, 40))) / 1000)
      FROM ${ITEMS_WITH_GROUPS}
      WHERE u.group_key = t.group_key AND u.kind = t.kind AND u.item_id = t.item_id`,
     [...itemParams(items), backoff.firstMs, backoff.maxMs, await databaseNow(q)],
