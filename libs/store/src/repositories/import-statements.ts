@@ -255,7 +255,7 @@ export const EPISODIC_MEMORIES = insertSql(
 
 // A summary built on one the export left out (it was not finished), or on one of another group
 // (its key to it could not stay within the shard), stands on its own: `baseKept`, read first
-// (summaryBasesKept), says whether its base is stored in its group or comes in the same batch.
+// (withBasesKept), says whether its base is stored in its group or comes in the same batch.
 export const SUMMARIES = insertSql(
   'memory',
   `memory_id bigint, conversation_id text, memory_text text, start_sequence int, end_sequence int,
