@@ -25,14 +25,14 @@ export {
   type AppendResult,
   type AppendItem,
   type ListMessagesQuery,
-} from './repositories/messages.js';
+} from './tables/conversations/messages.js';
 export {
   appendByShardGroup,
   runsByShardGroup,
   shardGroupsOf,
   type ShardGroupsOf,
-} from './repositories/append-by-shard.js';
-export { foldGroupKeywordCounts, foldKeywordCounts } from './repositories/keyword-counts.js';
+} from './shard-groups.js';
+export { foldGroupKeywordCounts, foldKeywordCounts } from './tables/search/keyword-counts.js';
 export {
   deleteSearchRows,
   insertSearchRows,
@@ -40,14 +40,14 @@ export {
   recountKeywords,
   type SearchRowInput,
   type SearchRowKey,
-} from './repositories/search-rows.js';
+} from './tables/search/search-rows.js';
 export {
   upsertConversationMeta,
   patchConversationMeta,
   findConversationMeta,
   findConversationMetas,
   type StoredConversationMeta,
-} from './repositories/conversation-meta.js';
+} from './tables/conversation-meta/conversation-meta.js';
 export {
   upsertDefaultConversationMeta,
   patchDefaultConversationMeta,
@@ -55,14 +55,14 @@ export {
   findEffectiveConversationMeta,
   defaultMetaOfGroup,
   type StoredDefaultConversationMeta,
-} from './repositories/conversation-meta-default.js';
+} from './tables/conversation-meta/conversation-meta-default.js';
 export {
   recordRequestOutcomes,
   findRequestOutcome,
   findRequestOutcomes,
   purgeRequestOutcomes,
   type StoredRequestOutcome,
-} from './repositories/request-outcomes.js';
+} from './tables/request-outcomes/request-outcomes.js';
 export {
   claimSummary,
   startSummary,
@@ -75,7 +75,7 @@ export {
   listSummaries,
   type SummaryMemory,
   type SummaryStatus,
-} from './repositories/summary-memory.js';
+} from './tables/memories/summary-memory.js';
 export {
   listArkRecords,
   arkRecordsAfter,
@@ -88,13 +88,13 @@ export {
   type ArkListedRecord,
   type ArkRecord,
   type ArkSessionState,
-} from './repositories/ark.js';
+} from './tables/ark/ark.js';
 export {
   arkStreamStatistics,
   listArkStreams,
   purgeArkStream,
   type ArkStreamStatistics,
-} from './repositories/ark-streams.js';
+} from './tables/ark/ark-streams.js';
 export {
   withEpisodeLock,
   lockEpisodes,
@@ -114,7 +114,7 @@ export {
   type CloseReason,
   type OpenMessage,
   type NewEpisode,
-} from './repositories/episodes.js';
+} from './tables/memories/episodes.js';
 export {
   completeEpisode,
   memoryIdOf,
@@ -124,7 +124,7 @@ export {
   memoriesOfEpisodes,
   type ExtractedMemory,
   type ListMemoriesQuery,
-} from './repositories/episodic-memories.js';
+} from './tables/memories/episodic-memories.js';
 export {
   indexMessages,
   writeMessageVectors,
@@ -141,7 +141,7 @@ export {
   type MemoryToIndex,
   type MemoryWriteOptions,
   type SearchItemToEmbed,
-} from './repositories/search-items.js';
+} from './tables/search/search-items.js';
 export {
   unembeddedItems,
   postponeUnembedded,
@@ -149,26 +149,26 @@ export {
   queueItemsToEmbed,
   queueMessagesWithoutVectors,
   type UnembeddedBackoff,
-} from './repositories/unembedded-queue.js';
-export { turnEmbeddingInputs, type TurnEmbeddingInput } from './repositories/turn-embedding-inputs.js';
+} from './tables/search/unembedded-queue.js';
+export { turnEmbeddingInputs, type TurnEmbeddingInput } from './tables/conversations/turn-embedding-inputs.js';
 export {
   KEYWORD_TEXT_MAX_CHARS,
   keywordVectorSql,
   messageSearchText,
   memorySearchText,
-} from './repositories/message-search-text.js';
-export { turnContext, type TurnContext, type NeighbourHit } from './repositories/search-context.js';
+} from './tables/search/search-text.js';
+export { turnContext, type TurnContext, type NeighbourHit } from './tables/conversations/turn-context.js';
 export {
   EXACT_SCAN_MAX_ITEMS,
   messagesWithoutVectors,
   vectorSearch,
   type SearchFilters,
   type SearchHit,
-} from './repositories/search.js';
-export { MAX_QUERY_TERMS, keywordSearch } from './repositories/keyword-search.js';
-export { forgetMessages, forgetMessagesIn, type ForgetFilter, type ForgetResult } from './repositories/forget.js';
-export { memoryStats, type MemoryStats } from './repositories/memory-stats.js';
-export { storeBusJournal } from './repositories/bus-journal.js';
+} from './tables/search/search.js';
+export { MAX_QUERY_TERMS, keywordSearch } from './tables/search/keyword-search.js';
+export { forgetMessages, forgetMessagesIn, type ForgetFilter, type ForgetResult } from './lifecycle/forget.js';
+export { memoryStats, type MemoryStats } from './tables/memories/memory-stats.js';
+export { storeBusJournal } from './tables/bus-journal/bus-journal.js';
 export {
   accessLevelOf,
   accessLevelsOf,
@@ -177,7 +177,7 @@ export {
   visibleTo,
   audienceIn,
   standingOf,
-} from './repositories/conversation-access.js';
+} from './tables/memberships/conversation-access.js';
 export {
   insertConversation,
   findConversation,
@@ -190,7 +190,7 @@ export {
   type ConversationRecord,
   type NewConversation,
   type ListConversationsQuery,
-} from './repositories/memory-service-conversations.js';
+} from './tables/conversations/memory-service-conversations.js';
 export {
   viewSegments,
   findInView,
@@ -201,7 +201,7 @@ export {
   type ViewFilter,
   type ViewPosition,
   type MemoryServiceStoredMessage,
-} from './repositories/memory-service-messages.js';
+} from './tables/conversations/memory-service-messages.js';
 export {
   listMemberships,
   findMembership,
@@ -213,13 +213,13 @@ export {
   settleTransfer,
   type MembershipRecord,
   type TransferRecord,
-} from './repositories/memory-service-memberships.js';
+} from './tables/memberships/memory-service-memberships.js';
 export {
   findTransferOffer,
   listTransferOffers,
   type TransferOffer,
   type TransferOfferQuery,
-} from './repositories/memory-service-transfer-offers.js';
+} from './tables/memberships/memory-service-transfer-offers.js';
 export {
   lockKaosAgent,
   findKaosSession,
@@ -236,15 +236,15 @@ export {
   kaosStats,
   type KaosSessionRow,
   type KaosViewer,
-} from './repositories/kaos.js';
-export { kaosSessionConversation } from './repositories/kaos-session-names.js';
+} from './tables/kaos/kaos.js';
+export { kaosSessionConversation } from './tables/kaos/kaos-session-names.js';
 export {
   recordAudit,
   listAudit,
   type AuditEntry,
   type AuditRecord,
   type AuditQuery,
-} from './repositories/audit-log.js';
+} from './tables/audit-log/audit-log.js';
 export {
   purgeConversationGroups,
   addPurgeCounts,
@@ -252,7 +252,7 @@ export {
   type PurgeCounts,
   type PurgeOptions,
   type PurgeResult,
-} from './repositories/purge-conversations.js';
+} from './lifecycle/purge-conversations.js';
 export {
   EVICTABLE_RESOURCES,
   createEvictionJob,
@@ -267,7 +267,7 @@ export {
   type EvictionStatus,
   type EvictionStep,
   type NewEvictionJob,
-} from './repositories/eviction-jobs.js';
+} from './tables/jobs/eviction-jobs.js';
 export {
   adminListConversations,
   adminFindConversation,
@@ -275,12 +275,12 @@ export {
   conversationsOwnedBy,
   type AdminConversationRecord,
   type AdminConversationQuery,
-} from './repositories/admin-conversations.js';
+} from './tables/conversations/admin-conversations.js';
 export {
   listConversationsAcrossFamilies,
   type ConversationAcrossFamilies,
   type ConversationsAcrossFamiliesQuery,
-} from './repositories/conversations-across-families.js';
+} from './tables/conversations/conversations-across-families.js';
 export {
   createErasureJob,
   findErasureJob,
@@ -297,7 +297,7 @@ export {
   type ErasureJob,
   type ErasureStatus,
   type NewErasureJob,
-} from './repositories/erasure-jobs.js';
+} from './tables/jobs/erasure-jobs.js';
 export {
   ERASURE_FAMILIES,
   ERASURE_STORES,
@@ -307,24 +307,24 @@ export {
   type ErasureCounts,
   type ErasureFamily,
   type ErasureStore,
-} from './repositories/erasure-counts.js';
+} from './lifecycle/erasure-counts.js';
 export {
   eraseKeyedRecords,
   eraseOwnedConversations,
   eraseSentMessages,
   ownDataRemaining,
   type ErasureBatch,
-} from './repositories/erase-person.js';
-export { eraseWrittenAbout } from './repositories/erase-about-person.js';
-export { claimJobLease, releaseJobLease, renewJobLease } from './repositories/job-leases.js';
-export { exportRecords, type ExportScope } from './repositories/export-reader.js';
-export { importRecords, advanceSequences, type BatchOutcome } from './repositories/import-writer.js';
+} from './lifecycle/erase-person.js';
+export { eraseWrittenAbout } from './lifecycle/erase-about-person.js';
+export { claimJobLease, releaseJobLease, renewJobLease } from './tables/jobs/job-leases.js';
+export { exportRecords, type ExportScope } from './lifecycle/export-reader.js';
+export { importRecords, advanceSequences, type BatchOutcome } from './lifecycle/import-writer.js';
 export {
   beginImportScope,
   finishImportScope,
   type ImportScope,
   type ImportTouched,
-} from './repositories/import-scope.js';
+} from './lifecycle/import-scope.js';
 export { cutoffOf } from './retention-cutoff.js';
 export { type DistributionKind, readDistribution, type TableDistribution } from './distribution.js';
 export { type LayoutOutcome, type LayoutSettings, layOut, type StoreLayout } from './layout/store-layout.js';
@@ -350,7 +350,7 @@ export {
   type RetentionCounts,
   type RetentionPass,
   type RetentionScope,
-} from './repositories/retention.js';
+} from './lifecycle/retention.js';
 export { EVICT_ORDER, PARTICIPANTS, PURGE_ORDER, RETAIN_ORDER } from './lifecycle/registry.js';
 export {
   PURGE_STAGES,

@@ -7,7 +7,7 @@ import {
   appendParameters,
   GENERIC_PLAN_MAX_ITEMS,
   SMALL_APPEND_SQL,
-} from '../src/repositories/messages.js';
+} from '../src/tables/conversations/messages.js';
 import { log, migratedStore } from './search-fixtures.js';
 import { explainRolledBack, nodesOf, type PlanNode } from './explain.js';
 

@@ -206,5 +206,5 @@ test('only membership-rows.ts writes conversation_memberships or person_groups',
     .filter((text) => writes.test(text.sql))
     .map((text) => text.file);
   assert.ok(writers.length >= 5, `only ${writers.length} writes found: the reader lost them`);
-  assert.deepEqual([...new Set(writers)], ['libs/store/src/repositories/membership-rows.ts']);
+  assert.deepEqual([...new Set(writers)], ['libs/store/src/tables/memberships/membership-rows.ts']);
 });

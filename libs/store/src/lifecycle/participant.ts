@@ -1,8 +1,8 @@
 import type { ExportDataKind } from '@memstream/schemas';
 import type { Queryable } from '../store.js';
-import type { ErasureCounts } from '../repositories/erasure-counts.js';
-import type { PurgeCount } from '../repositories/purge-counts.js';
-import type { RetentionBatch, RetentionCounts, RetentionScope } from '../repositories/retention-counts.js';
+import type { ErasureCounts } from './erasure-counts.js';
+import type { PurgeCount } from './purge-counts.js';
+import type { RetentionBatch, RetentionCounts, RetentionScope } from './retention-counts.js';
 
 /**
  * A table's part in the lifecycles that cross every table. Today: purging conversation groups

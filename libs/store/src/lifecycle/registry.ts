@@ -7,17 +7,20 @@ import {
   type TablePurge,
   type TableRetain,
 } from './participant.js';
-import { conversations } from './tables/conversations.js';
-import { arkChunks, arkSessions } from './tables/ark-sessions.js';
-import { conversationMeta, conversationMetaDefault } from './tables/conversation-meta.js';
-import { memberships, membershipRemovals, personGroups } from './tables/memberships.js';
-import { ownershipTransfers } from './tables/ownership-transfers.js';
-import { messages } from './tables/messages.js';
-import { episodes, episodicMemories, summaries } from './tables/episodes.js';
-import { kaosEvents, kaosSessionNames, kaosSessions } from './tables/kaos.js';
-import { requestOutcomes } from './tables/request-outcomes.js';
-import { searchIndex } from './tables/search-index.js';
-import { operational } from './tables/unexported.js';
+import { conversations } from '../tables/conversations/lifecycle.js';
+import { arkChunks, arkSessions } from '../tables/ark/lifecycle.js';
+import { conversationMeta, conversationMetaDefault } from '../tables/conversation-meta/lifecycle.js';
+import { memberships, membershipRemovals, personGroups } from '../tables/memberships/lifecycle.js';
+import { ownershipTransfers } from '../tables/memberships/lifecycle.js';
+import { messages } from '../tables/conversations/lifecycle.js';
+import { episodes, episodicMemories, summaries } from '../tables/memories/lifecycle.js';
+import { kaosEvents, kaosSessionNames, kaosSessions } from '../tables/kaos/lifecycle.js';
+import { requestOutcomes } from '../tables/request-outcomes/lifecycle.js';
+import { searchIndex } from '../tables/search/lifecycle.js';
+import { storeTables } from './unexported.js';
+import { auditLog } from '../tables/audit-log/lifecycle.js';
+import { jobTables } from '../tables/jobs/lifecycle.js';
+import { busJournalTables } from '../tables/bus-journal/lifecycle.js';
 
 /**
  * Every table of the store, each with its part in exporting and erasing a person, in purging
@@ -46,7 +49,10 @@ export const PARTICIPANTS: readonly LifecycleParticipant[] = [
   conversationMetaDefault,
   requestOutcomes,
   ...searchIndex,
-  ...operational,
+  auditLog,
+  ...jobTables,
+  ...busJournalTables,
+  ...storeTables,
 ];
 
 export const participant = (table: string): LifecycleParticipant => {

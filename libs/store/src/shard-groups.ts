@@ -1,0 +1,95 @@
+import type { Queryable } from './store.js';
+import { PARTITIONS } from './layout/partition-table.js';
+import { appendMessages, type AppendItem, type AppendResult } from './tables/conversations/messages.js';
+
+/**
+ * The shard group of each conversation group: where the layout puts its rows in every distributed
+ * table (they are colocated, so one shard of each). Asked of the database, which places them.
+ */
+export type ShardGroupsOf = (q: Queryable, groups: readonly string[]) => Promise<Map<string, string>>;
+
+/**
+ * A layout's ShardGroupsOf; undefined for the plain layout, where every row is on one node and a
+ * batch is best stored in one statement. Hash partitions: the partition whose remainder the
+ * group's hash satisfies, PostgreSQL's own routing test. Citus: the shard of `conversations`
+ * holding the group (the other tables' shards of that hash range are on the same node).
+ */
+export function shardGroupsOf(settings: {
+  readonly STORE_LAYOUT?: 'plain' | 'partitioned' | undefined;
+  readonly STORE_DISTRIBUTION?: 'none' | 'citus' | undefined;
+  readonly STORE_LAYOUT_KEEP_PLAIN?: readonly string[] | undefined;
+}): ShardGroupsOf | undefined {
+  if (settings.STORE_DISTRIBUTION === 'citus')
+    return asked(
+      `SELECT g AS group_key, get_shard_id_for_distribution_column('conversations', g)::text AS shard
+       FROM unnest($1::text[]) AS g`,
+    );
+  if (settings.STORE_LAYOUT === 'partitioned' && !settings.STORE_LAYOUT_KEEP_PLAIN?.includes('conversations'))
+    return asked(
+      `SELECT g AS group_key, r::text AS shard
+       FROM unnest($1::text[]) AS g, generate_series(0, ${PARTITIONS - 1}) AS r
+       WHERE satisfies_hash_partition('conversations'::regclass, ${PARTITIONS}, r, g)`,
+    );
+  return undefined;
+}
+
+function asked(sql: string): ShardGroupsOf {
+  return async (q, groups) => {
+    const { rows } = await q.query<{ group_key: string; shard: string }>(sql, [[...groups]]);
+    return new Map(rows.map((r) => [r.group_key, r.shard]));
+  };
+}
+
+/**
+ * `items` in runs, one per shard group of their groups (`groupOf`), each run in the order given;
+ * one run when there is no `shardGroups` (the plain layout) or one group. A statement over one
+ * run stays on one node, and may lock its rows there: Citus locks rows of one shard group at a
+ * time, and commits a transaction of one node without two phases.
+ */
+export async function runsByShardGroup<T>(
+  q: Queryable,
+  items: readonly T[],
+  groupOf: (item: T) => string,
+  shardGroups: ShardGroupsOf | undefined,
+): Promise<T[][]> {
+  const groups = [...new Set(items.map(groupOf))];
+  if (shardGroups === undefined || groups.length < 2) return items.length === 0 ? [] : [[...items]];
+  const shardOf = await shardGroups(q, groups);
+  const runs = new Map<string, T[]>();
+  for (const item of items) {
+    const shard = shardOf.get(groupOf(item)) ?? '';
+    const run = runs.get(shard);
+    if (run) run.push(item);
+    else runs.set(shard, [item]);
+  }
+  return [...runs.values()];
+}
+
+/**
+ * appendMessages, one statement per shard group of the batch's groups (runsByShardGroup): on
+ * Citus a statement (and, outside a transaction, its commit) that writes one shard group is one
+ * node's work, where one over several is a two-phase commit between them. A group's messages keep
+ * their order, as they are all in one statement; the results come back in the order of `items`.
+ */
+export async function appendByShardGroup(
+  q: Queryable,
+  items: readonly AppendItem[],
+  shardGroups: ShardGroupsOf | undefined,
+): Promise<AppendResult[]> {
+  const runs = await runsByShardGroup(
+    q,
+    items.map((item, i) => ({ item, i })),
+    ({ item }) => item.message.group_key ?? item.message.conversation_id,
+    shardGroups,
+  );
+  if (runs.length <= 1) return appendMessages(q, items);
+  const results: AppendResult[] = new Array(items.length);
+  for (const run of runs) {
+    const stored = await appendMessages(
+      q,
+      run.map(({ item }) => item),
+    );
+    run.forEach(({ i }, k) => (results[i] = stored[k]!));
+  }
+  return results;
+}

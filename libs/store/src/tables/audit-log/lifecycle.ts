@@ -1,0 +1,6 @@
+import { operationalTable } from '../../lifecycle/unexported.js';
+
+export const auditLog = operationalTable(
+  'audit_log',
+  'who did what to whom, kept as the record of it, an erasure included',
+);

@@ -1,0 +1,10 @@
+import { operationalTable } from '../../lifecycle/unexported.js';
+
+/** The embedded bus's journal: events in transit and how far each consumer has read. */
+export const busJournalTables = [
+  operationalTable(
+    'bus_journal',
+    "the embedded bus's copies in transit; the erasure's transport step removes the person's",
+  ),
+  operationalTable('bus_journal_positions', "the embedded bus's read positions"),
+] as const;

@@ -1,0 +1,37 @@
+import { EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../lifecycle/participant.js';
+
+const INDEX = 'an index made from messages and memories, which the import builds again from them';
+const INDEXED = 'goes with the message or memory it indexes (their retain parts take it)';
+
+/**
+ * The search index. Its rows go with the messages and memories they index, whoever removes
+ * them, so it takes part in no person's export or erasure; a purge of a group deletes it after
+ * them (see PURGE_STAGES).
+ */
+const indexTable = (table: string, part: Pick<LifecycleParticipant, 'purge' | 'notPurged'>): LifecycleParticipant => ({
+  table,
+  within: 'nowhere',
+  notExported: INDEX,
+  notRetained: INDEXED,
+  notEvicted: EVICTED_WITH_GROUP,
+  ...part,
+});
+
+/**
+ * A purge takes whole groups, and every search table is keyed by the group first: the rows and
+ * the statistics over them go by group_key, with nothing counted out (search-rows.ts counts a
+ * row out only when its group stays).
+ */
+const byGroup = 'group_key';
+
+export const searchIndex: readonly LifecycleParticipant[] = [
+  indexTable('search_items', {
+    purge: { by: 'groups', column: byGroup, counts: 'searchItems', stage: 'index' },
+  }),
+  indexTable('search_vectors', { notPurged: 'its foreign key to search_items deletes it with its item' }),
+  indexTable('search_unembedded', { notPurged: 'its foreign key to search_items deletes it with its item' }),
+  // uncounted: search_items' bookkeeping, gone with the rows it counted
+  indexTable('search_keyword_totals', { purge: { by: 'groups', column: byGroup, stage: 'statistics' } }),
+  indexTable('search_keyword_frequencies', { purge: { by: 'groups', column: byGroup, stage: 'statistics' } }),
+  indexTable('search_keyword_pending', { purge: { by: 'groups', column: byGroup, stage: 'statistics' } }),
+];

@@ -1,0 +1,232 @@
+import type { Queryable } from '../../store.js';
+import type { SearchKind } from './search-items.js';
+
+/**
+ * search_items, the keyword side of the search index, and the BM25 statistics kept over it
+ * (search_keyword_totals, _frequencies and _pending): every statement that writes a search row is
+ * built here, and each counts the words it adds or removes in the same statement or transaction.
+ * Until migration 0039 triggers on search_items did that; Citus allows no trigger on a distributed
+ * table, so a writer that skipped this module would leave the counts wrong with nothing to notice.
+ *
+ * A message's words wait in search_keyword_pending (migration 0021): the append, on the held
+ * write's path, only copies its row there, and foldKeywordCounts adds them to the counts later.
+ * Searches add the pending rows to the counts themselves, so the statistics are exact at any
+ * moment. A memory's words are counted at once. A row is keyed by its group first (group_key),
+ * the shard key of every search table.
+ */
+
+/** The columns an insert's SELECT yields, in this order. */
+export const SEARCH_ROW_COLUMNS =
+  'group_key, kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv, audience';
+
+/**
+ * CTEs that insert the search rows `select` yields (SEARCH_ROW_COLUMNS, all of kind `kind`) and
+ * count their words; a row already there is left as it is, and counted no second time. The CTE
+ * `name` returns the rows written: group_key, kind, item_id, conversation_id, audience, tsv.
+ */
+export function insertSearchRowsSql(name: string, kind: SearchKind, select: string): string {
+  const inserted = `${name} AS (
+       INSERT INTO search_items (${SEARCH_ROW_COLUMNS})
+       ${select}
+       ON CONFLICT (group_key, kind, item_id) DO NOTHING
+       RETURNING group_key, kind, item_id, conversation_id, search_keyword_audience(audience) AS audience, tsv
+     )`;
+  if (kind === 'message') {
+    return `${inserted},
+     ${name}_pending AS (
+       INSERT INTO search_keyword_pending (group_key, kind, item_id, conversation_id, audience, tsv)
+       SELECT group_key, kind, item_id, conversation_id, audience, tsv FROM ${name}
+     )`;
+  }
+  return `${inserted},
+     ${name}_delta AS (SELECT group_key, conversation_id, kind, audience, tsv, 1 AS sign FROM ${name}),
+     ${keywordDeltaSql(`${name}_delta`)}`;
+}
+
+/**
+ * CTEs adding signed rows of the CTE `delta` (group_key, conversation_id, kind, audience, tsv,
+ * sign) to the counts. In key order, so two writers lock the rows they share in the same order.
+ * `<delta>_frequencies` returns each frequency it changed, with its new count: one at zero is
+ * to be deleted by a later statement (dropZeroedFrequencies), as one statement cannot change a
+ * row twice.
+ */
+export function keywordDeltaSql(delta: string): string {
+  return `${delta}_totals AS (
+       INSERT INTO search_keyword_totals AS t (group_key, conversation_id, kind, audience, items, lexemes)
+       SELECT group_key, conversation_id, kind, audience, sum(sign), sum(sign * length(tsv)) FROM ${delta}
+        GROUP BY group_key, conversation_id, kind, audience ORDER BY group_key, conversation_id, kind, audience
+       ON CONFLICT (group_key, conversation_id, kind, audience)
+       DO UPDATE SET items = t.items + EXCLUDED.items, lexemes = t.lexemes + EXCLUDED.lexemes
+     ),
+     ${delta}_frequencies AS (
+       INSERT INTO search_keyword_frequencies AS f (group_key, conversation_id, kind, audience, lexeme, items)
+       SELECT d.group_key, d.conversation_id, d.kind, d.audience, l.lexeme, sum(d.sign)
+         FROM ${delta} d, unnest(tsvector_to_array(d.tsv)) AS l(lexeme)
+        WHERE octet_length(l.lexeme) <= 1000
+        GROUP BY 1, 2, 3, 4, 5 HAVING sum(d.sign) <> 0 ORDER BY 1, 2, 3, 4, 5
+       ON CONFLICT (group_key, conversation_id, kind, audience, md5(lexeme)) DO UPDATE SET items = f.items + EXCLUDED.items
+       RETURNING f.group_key, f.conversation_id, f.kind, f.audience, f.lexeme, f.items
+     )`;
+}
+
+/** The frequencies keywordDeltaSql brought to zero, as a JSON array for dropZeroedFrequencies. */
+export const zeroedOf = (delta: string) =>
+  `(SELECT json_agg(json_build_array(group_key, conversation_id, kind, audience, lexeme))
+      FROM ${delta}_frequencies WHERE items = 0)`;
+
+export type ZeroedFrequencies = ReadonlyArray<readonly [string, string, string, string, string]> | null;
+
+/**
+ * Deletes the frequencies a delta left at zero, so that a lexeme no row holds has no row. This
+ * transaction holds them locked since it changed them; `items = 0` still guards a caller outside one.
+ */
+export async function dropZeroedFrequencies(q: Queryable, zeroed: ZeroedFrequencies): Promise<void> {
+  if (!zeroed || zeroed.length === 0) return;
+  const column = (i: number) => zeroed.map((z) => z[i]);
+  await q.query(
+    `DELETE FROM search_keyword_frequencies f
+      USING unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS z(g, c, k, a, l)
+      WHERE f.group_key = z.g AND f.conversation_id = z.c AND f.kind = z.k AND f.audience = z.a AND f.lexeme = z.l
+        AND f.items = 0`,
+    [column(0), column(1), column(2), column(3), column(4)],
+  );
+}
+
+/** A search row by its key. */
+export interface SearchRowKey {
+  readonly groupKey: string;
+  readonly itemId: string;
+}
+
+/**
+ * Deletes search rows of one kind, their vectors and queue places (their foreign keys cascade),
+ * and counts their words out: a row still pending leaves the pending table, one folded is
+ * subtracted. Returns how many rows it deleted.
+ */
+export async function deleteSearchRows(q: Queryable, kind: SearchKind, keys: readonly SearchRowKey[]): Promise<number> {
+  if (keys.length === 0) return 0;
+  const { rows } = await q.query<{ deleted: number; zeroed: ZeroedFrequencies }>(
+    `WITH gone AS (
+       DELETE FROM search_items s USING unnest($1::text[], $2::text[]) AS d(g, id)
+        WHERE s.group_key = d.g AND s.kind = $3 AND s.item_id = d.id
+       RETURNING s.group_key, s.kind, s.item_id, s.conversation_id, search_keyword_audience(s.audience) AS audience, s.tsv
+     ),
+     unpended AS (
+       DELETE FROM search_keyword_pending p USING gone g
+        WHERE p.group_key = g.group_key AND p.kind = g.kind AND p.item_id = g.item_id
+       RETURNING p.group_key, p.item_id
+     ),
+     counted AS (
+       SELECT g.group_key, g.conversation_id, g.kind, g.audience, g.tsv, -1 AS sign
+         FROM gone g LEFT JOIN unpended u ON u.group_key = g.group_key AND u.item_id = g.item_id
+        WHERE u.item_id IS NULL
+     ),
+     ${keywordDeltaSql('counted')}
+     SELECT (SELECT count(*) FROM gone)::int AS deleted, ${zeroedOf('counted')} AS zeroed`,
+    [keys.map((k) => k.groupKey), keys.map((k) => k.itemId), kind],
+  );
+  await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
+  return rows[0]?.deleted ?? 0;
+}
+
+/**
+ * CTEs that write the search rows of memories from the CTE `source` (id, group_key,
+ * conversation_id, user_id, occurred_at, message_ids, body): inserted, or rewritten on a
+ * redelivery (so that the row is returned, and locked) with its words counted again where they
+ * changed. The CTE `items` returns the item ids written; zeroedOf('memory_delta') the
+ * frequencies to drop after.
+ */
+export function upsertMemoryRowsSql(tsv: (text: string) => string): string {
+  return `prior AS MATERIALIZED (
+       SELECT s.group_key, s.item_id, s.conversation_id, search_keyword_audience(s.audience) AS audience, s.tsv
+         FROM search_items s JOIN source ON s.group_key = source.group_key AND s.kind = 'episodic_memory' AND s.item_id = source.id
+     ),
+     items AS (
+       INSERT INTO search_items (${SEARCH_ROW_COLUMNS})
+       SELECT group_key, 'episodic_memory', id, conversation_id, user_id, body, occurred_at, message_ids, ${tsv('body')}, NULL
+       FROM source
+       ON CONFLICT (group_key, kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv
+       RETURNING group_key, item_id, conversation_id, search_keyword_audience(audience) AS audience, tsv
+     ),
+     memory_delta AS (
+       SELECT i.group_key, i.conversation_id, 'episodic_memory' AS kind, i.audience, i.tsv, 1 AS sign
+         FROM items i LEFT JOIN prior p ON p.group_key = i.group_key AND p.item_id = i.item_id
+        WHERE p.tsv IS DISTINCT FROM i.tsv
+       UNION ALL
+       SELECT p.group_key, p.conversation_id, 'episodic_memory', p.audience, p.tsv, -1
+         FROM prior p JOIN items i ON p.group_key = i.group_key AND p.item_id = i.item_id
+        WHERE p.tsv IS DISTINCT FROM i.tsv
+     ),
+     ${keywordDeltaSql('memory_delta')}`;
+}
+
+/** A search row as insertSearchRows takes it: its words are read from `content`. */
+export interface SearchRowInput {
+  readonly groupKey: string;
+  readonly kind: SearchKind;
+  readonly itemId: string;
+  readonly conversationId: string;
+  readonly userId: string | null;
+  readonly content: string;
+  readonly occurredAt: Date | string;
+  readonly messageIds: readonly string[];
+  readonly audience?: string | null | undefined;
+}
+
+/**
+ * Inserts search rows given whole (an import's tools, test fixtures), counting their words as the
+ * writers above do; a row already stored is left as it is. Returns how many it inserted.
+ */
+export async function insertSearchRows(q: Queryable, rows: readonly SearchRowInput[]): Promise<number> {
+  let inserted = 0;
+  for (const kind of ['message', 'episodic_memory'] as const) {
+    const of = rows.filter((r) => r.kind === kind);
+    if (of.length === 0) continue;
+    const { rows: result } = await q.query<{ n: number }>(
+      `WITH ${insertSearchRowsSql(
+        'written',
+        kind,
+        `SELECT g, $8::text, id, c, u, body, at, ARRAY(SELECT jsonb_array_elements_text(mids)), to_tsvector('english', body), a
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::jsonb[], $9::text[])
+             AS t(g, id, c, u, body, at, mids, a)`,
+      )}
+       SELECT count(*)::int AS n FROM written`,
+      [
+        of.map((r) => r.groupKey),
+        of.map((r) => r.itemId),
+        of.map((r) => r.conversationId),
+        of.map((r) => r.userId),
+        of.map((r) => r.content),
+        of.map((r) => (typeof r.occurredAt === 'string' ? r.occurredAt : r.occurredAt.toISOString())),
+        of.map((r) => JSON.stringify(r.messageIds)),
+        kind,
+        of.map((r) => r.audience ?? null),
+      ],
+    );
+    inserted += result[0]?.n ?? 0;
+  }
+  return inserted;
+}
+
+/**
+ * Counts the keyword statistics of every row of search_items again from nothing, all of them
+ * folded: for rows loaded in bulk without the writers above (a benchmark's fill), as the truncate
+ * trigger before migration 0039 reset them with the rows. Run it with nothing else writing.
+ */
+export async function recountKeywords(q: Pick<Queryable, 'query'>): Promise<void> {
+  await q.query('DELETE FROM search_keyword_pending');
+  await q.query('DELETE FROM search_keyword_totals');
+  await q.query('DELETE FROM search_keyword_frequencies');
+  await q.query(
+    `INSERT INTO search_keyword_totals (group_key, conversation_id, kind, audience, items, lexemes)
+     SELECT group_key, conversation_id, kind, search_keyword_audience(audience), count(*), sum(length(tsv))
+       FROM search_items GROUP BY 1, 2, 3, 4`,
+  );
+  await q.query(
+    `INSERT INTO search_keyword_frequencies (group_key, conversation_id, kind, audience, lexeme, items)
+     SELECT s.group_key, s.conversation_id, s.kind, search_keyword_audience(s.audience), l.lexeme, count(*)
+       FROM search_items s, unnest(tsvector_to_array(s.tsv)) AS l(lexeme)
+      WHERE octet_length(l.lexeme) <= 1000
+      GROUP BY 1, 2, 3, 4, 5`,
+  );
+}
