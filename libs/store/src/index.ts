@@ -80,13 +80,15 @@ export {
   listArkRecords,
   arkRecordsAfter,
   listArkSessions,
+  type ArkListedRecord,
+  type ArkRecord,
+} from './tables/conversations/ark-messages.js';
+export {
   arkSessionState,
   completeArkSession,
   appendStreamChunks,
   streamChunksBefore,
   listStreamChunks,
-  type ArkListedRecord,
-  type ArkRecord,
   type ArkSessionState,
 } from './tables/ark/ark.js';
 export {
@@ -313,6 +315,7 @@ export {
   eraseOwnedConversations,
   eraseSentMessages,
   ownDataRemaining,
+  holdBackPersonWrites,
   type ErasureBatch,
 } from './lifecycle/erase-person.js';
 export { eraseWrittenAbout } from './lifecycle/erase-about-person.js';

@@ -10,6 +10,7 @@ import {
   failErasureJob,
   findErasureJob,
   finishErasurePass,
+  holdBackPersonWrites,
   FIRST_ERASURE_STEP,
   noErasureCounts,
   noteErasureReason,
@@ -118,7 +119,13 @@ export async function runErasureJob(
       const held = { jobId: job.id, owner: o.owner, leaseMs: o.leaseMs };
       if (job.step === FINAL_STEP || at < 0) {
         const ended = await unlessDeadlocked(() =>
-          finishErasurePass(o.store, { ...held, firstStep: steps[0]!.name }, ownDataRemaining, eraseWrittenAbout),
+          finishErasurePass(
+            o.store,
+            { ...held, firstStep: steps[0]!.name },
+            holdBackPersonWrites,
+            ownDataRemaining,
+            eraseWrittenAbout,
+          ),
         );
         if (ended === 'deadlock') continue;
         if (!ended) return lost();

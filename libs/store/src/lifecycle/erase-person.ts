@@ -145,6 +145,17 @@ export async function eraseKeyedRecords(tx: Queryable, userId: string): Promise<
 export type OwnDataKind = 'conversations' | 'messages' | 'memories';
 
 /**
+ * Holds back every new write that could add to a person's data (conversations, messages,
+ * memberships, KAOS sessions, group metadata) for the final check of an erasure: SHARE locks, taken
+ * in the order the write path takes them (conversation row, then messages), so no cycle.
+ */
+export async function holdBackPersonWrites(tx: Queryable): Promise<void> {
+  await tx.query(
+    'LOCK TABLE conversations, messages, conversation_memberships, kaos_sessions, conversation_meta, conversation_meta_default IN SHARE MODE',
+  );
+}
+
+/**
  * What the person wrote or owns that is still stored (empty once the steps above removed it all):
  * the conversations that are theirs whole, the messages they sent, the memories kept for them. Only
  * these hold back an erasure's completion, and only the person's own writes (or an agent writing for

@@ -7,6 +7,7 @@ import {
   type LifecycleParticipant,
   type RetainPass,
 } from '../../lifecycle/participant.js';
+import { groupActiveSince, rootGroupsOf } from '../conversations/conversation-sql.js';
 
 /**
  * An ARK session's record, exported right after the conversations: a stream alone (no messages)
@@ -60,12 +61,9 @@ export const arkChunks: LifecycleParticipant = {
 async function idleArkSessions(tx: Queryable, o: RetainPass): Promise<string[]> {
   const { rows } = await tx.query<{ session_id: string }>(
     `SELECT s.session_id FROM (
-       SELECT group_key AS session_id FROM conversations WHERE source_api = 'ark' AND group_id IS NULL
+       ${rootGroupsOf('ark', 'session_id')}
        UNION SELECT session_id FROM ark_sessions) s
-     WHERE NOT EXISTS (SELECT 1 FROM conversations c WHERE c.group_key = s.session_id
-                        AND (c.created_at >= $1 OR c.source_api <> 'ark'
-                             OR EXISTS (SELECT 1 FROM messages m
-                                        WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.created_at >= $1)))
+     WHERE NOT ${groupActiveSince('s.session_id', '$1', 'ark')}
        AND NOT EXISTS (SELECT 1 FROM ark_sessions a WHERE a.session_id = s.session_id
                         AND (a.created_at >= $1 OR a.completed_at >= $1))
        AND NOT EXISTS (SELECT 1 FROM stream_chunks k WHERE k.session_id = s.session_id AND k.created_at >= $1)

@@ -155,7 +155,7 @@ const heldJob = (tx: Queryable, o: { jobId: string; owner: string }) =>
 
 /**
  * The last step, in one transaction that holds back every new write of messages, memberships and
- * KAOS sessions (SHARE locks, for the few milliseconds it takes). Only the person's own data counts
+ * KAOS sessions (`holdBack`: SHARE locks, for the few milliseconds it takes). Only the person's own data counts
  * (`remains`: what they wrote or own): if any is left (written while the job ran), the job goes back
  * to `firstStep` for another pass, with the kinds found as its `reason`. Otherwise the rows others
  * wrote about them meanwhile (`about`) are removed here, under the same locks, and the job
@@ -165,14 +165,12 @@ const heldJob = (tx: Queryable, o: { jobId: string; owner: string }) =>
 export async function finishErasurePass(
   store: Store,
   o: { jobId: string; owner: string; firstStep: string },
+  holdBack: (tx: Queryable) => Promise<void>,
   remains: (tx: Queryable, userId: string) => Promise<readonly string[]>,
   about: (tx: Queryable, userId: string) => Promise<ErasureCounts>,
 ): Promise<ErasureJob | undefined> {
   return store.transaction(async (tx) => {
-    // in the order the write path takes them (conversation row, then messages), so no cycle
-    await tx.query(
-      'LOCK TABLE conversations, messages, conversation_memberships, kaos_sessions, conversation_meta, conversation_meta_default IN SHARE MODE',
-    );
+    await holdBack(tx);
     const job = await heldJob(tx, o);
     if (!job) return undefined;
     const left = await remains(tx, job.user_id);

@@ -4,6 +4,7 @@ import type { Queryable } from '../../store.js';
 import { visibleTo } from '../memberships/conversation-access.js';
 import { claimKaosSessionName, kaosSessionConversation, releaseKaosSessionNames } from './kaos-session-names.js';
 import { cancelPendingTransfers } from '../memberships/memory-service-memberships.js';
+import { insertOwnConversation, markOwnConversationsDeleted } from '../conversations/conversation-sql.js';
 
 /** A KAOS session as stored; times are already in KAOS's text form (see ISO). */
 export interface KaosSessionRow {
@@ -112,10 +113,11 @@ export async function insertKaosSession(
   },
 ): Promise<boolean> {
   if (!(await claimKaosSessionName(tx, s.agent, s.sessionId, s.conversationId))) return false;
-  await tx.query(`INSERT INTO conversations (id, source_api, metadata, group_key) VALUES ($1, 'kaos', $2::jsonb, $1)`, [
-    s.conversationId,
-    JSON.stringify({ kaos: { agent: s.agent, session_id: s.sessionId, app_name: s.appName } }),
-  ]);
+  await insertOwnConversation(tx, {
+    id: s.conversationId,
+    sourceApi: 'kaos',
+    metadata: { kaos: { agent: s.agent, session_id: s.sessionId, app_name: s.appName } },
+  });
   // A session started over keeps its place in the listing, as a Python dict keeps a key's.
   await tx.query(
     `INSERT INTO kaos_sessions (agent, session_id, conversation_id, app_name, user_id, ord)
@@ -145,12 +147,7 @@ export async function deleteKaosSessions(
   await releaseKaosSessionNames(tx, gone);
   // the database's clock: messages stored after the deletion are told apart by it (see deleteConversationGroup)
   const now = await databaseNow(tx);
-  // a KAOS conversation is its own group: naming it as the group keeps the update on its shard
-  await tx.query(
-    `UPDATE conversations SET deleted_at = $2::timestamptz, updated_at = $2::timestamptz
-     WHERE group_key = ANY($1::text[]) AND id = ANY($1::text[]) AND deleted_at IS NULL`,
-    [[...conversationIds], now],
-  );
+  await markOwnConversationsDeleted(tx, conversationIds, now);
   // A session is its own group: an ownership offer made on it through the memory-service ends with it.
   await cancelPendingTransfers(tx, conversationIds, undefined, now);
   return gone.length;

@@ -1,5 +1,6 @@
 import { iso, keyTwo, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../lifecycle/participant.js';
 import { expireSaid } from '../conversations/said-retention.js';
+import { messagesSentBy } from '../conversations/conversation-sql.js';
 
 /**
  * True (SQL) unless the conversation is a KAOS session no person owns: only its agent reads that
@@ -56,7 +57,7 @@ export const kaosEvents: LifecycleParticipant = {
   // not correlated, so that an export reads it as one semi-join rather than once per event
   named: (person) =>
     `(kaos_events.conversation_id, kaos_events.event_id) IN
-       (SELECT sent.conversation_id, sent.message_id FROM messages sent WHERE sent.sender_id = ${person})`,
+       (${messagesSentBy(person)})`,
   needs: { table: 'kaos_sessions', column: 'conversation_id', by: 'conversation_id' },
   purge: { by: 'conversations', column: 'conversation_id', counts: 'kaosEvents', stage: 'leaves' },
   notEvicted: EVICTED_WITH_GROUP,

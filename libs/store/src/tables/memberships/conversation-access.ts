@@ -8,11 +8,16 @@ import {
 } from '@memstream/schemas';
 import type { Queryable } from '../../store.js';
 import { insertFirstOwner } from './membership-rows.js';
+import {
+  conversationDeleted,
+  conversationGroups,
+  groupOfId,
+  groupRootsIn,
+  liveConversationsOf,
+} from '../conversations/conversation-sql.js';
 
-/** The group a conversation belongs to: its own id unless it is a fork (or has no row yet). */
-const groupOf = (conversation: string) =>
-  `COALESCE((SELECT group_id FROM conversations WHERE id = ${conversation}), ${conversation})`;
-const GROUP_OF = groupOf('$1');
+/** The group of the conversation `$1`. */
+const GROUP_OF = groupOfId('$1');
 
 /**
  * The level of `user` on the group of `conversation` (SQL expressions), none when the conversation
@@ -20,11 +25,11 @@ const GROUP_OF = groupOf('$1');
  */
 const levelOf = (conversation: string, user: string) =>
   `SELECT access_level FROM (
-     SELECT 'owner' AS access_level, 0 AS rank WHERE ${groupOf(conversation)} = '${PRIVATE_CHAT_PREFIX}' || ${user}
+     SELECT 'owner' AS access_level, 0 AS rank WHERE ${groupOfId(conversation)} = '${PRIVATE_CHAT_PREFIX}' || ${user}
      UNION ALL
-     SELECT access_level, 1 FROM conversation_memberships WHERE group_id = ${groupOf(conversation)} AND user_id = ${user}
+     SELECT access_level, 1 FROM conversation_memberships WHERE group_id = ${groupOfId(conversation)} AND user_id = ${user}
    ) l
-   WHERE NOT EXISTS (SELECT 1 FROM conversations WHERE id = ${conversation} AND deleted_at IS NOT NULL)
+   WHERE NOT ${conversationDeleted(conversation)}
    ORDER BY rank LIMIT 1`;
 
 /** The user's level on the conversation's group, or undefined when they are not a member (or it was deleted): see levelOf. */
@@ -50,11 +55,7 @@ export async function accessLevelsOf(
 ): Promise<Array<AccessLevel | undefined>> {
   if (pairs.length === 0) return [];
   const ids = [...new Set(pairs.map((p) => p.conversationId))];
-  const { rows: found } = await q.query<{ id: string; group_key: string; deleted: boolean }>(
-    `SELECT DISTINCT ON (id) id, group_key, deleted_at IS NOT NULL AS deleted FROM conversations
-      WHERE id = ANY($1::text[]) ORDER BY id, group_key = id`,
-    [ids],
-  );
+  const found = await conversationGroups(q, ids);
   const conversation = new Map(found.map((r) => [r.id, r]));
   // a conversation with no row yet (a claimed id) is a group of its own
   const groupOfPair = (p: (typeof pairs)[number]) => conversation.get(p.conversationId)?.group_key ?? p.conversationId;
@@ -114,13 +115,12 @@ export function visibleTo(column: string, params: unknown[], userId: string, nee
   const levels = params.push(levelsFrom(needed));
   const groups = `SELECT g.group_id FROM person_groups g WHERE g.user_id = $${user} AND g.access_level = ANY ($${levels}::text[])`;
   return `${column} IN (
-    SELECT c.id FROM conversations c WHERE c.group_key IN (${groups}) AND c.deleted_at IS NULL
+    ${liveConversationsOf(`IN (${groups})`)}
     UNION ALL
     SELECT m.group_id FROM (${groups}) m
-     WHERE m.group_id NOT IN (SELECT r.id FROM conversations r WHERE r.group_key IN (${groups}) AND r.id = r.group_key)
+     WHERE m.group_id NOT IN (${groupRootsIn(groups)})
     UNION ALL
-    SELECT c.id FROM conversations c
-     WHERE c.group_key = '${PRIVATE_CHAT_PREFIX}' || $${user} AND 'owner' = ANY ($${levels}::text[]) AND c.deleted_at IS NULL)`;
+    ${liveConversationsOf(`= '${PRIVATE_CHAT_PREFIX}' || $${user} AND 'owner' = ANY ($${levels}::text[])`)})`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { EVICTED_WITH_GROUP, iso, keyOne, keyTwo, type LifecycleParticipant } fr
 import { deleteSharedMemberships, sharedWith } from './membership-rows.js';
 import { addCount, type ErasureCounts, familyOf, noErasureCounts } from '../../lifecycle/erasure-counts.js';
 import { dueByGroup } from '../../lifecycle/due-by-group.js';
+import { joinConversation } from '../conversations/conversation-sql.js';
 
 /**
  * Who may read or write a group. Outside the person's groups, their own memberships (a share)
@@ -114,7 +115,7 @@ async function evictRemovals(tx: Queryable, cutoff: Date, limit: number): Promis
 async function deleteRemovals(tx: Queryable, userId: string): Promise<ErasureCounts> {
   const { rows } = await tx.query<{ source_api: string | null }>(
     `WITH gone AS (DELETE FROM conversation_membership_removals WHERE ${membershipRemovals.named!('$1')} RETURNING group_id)
-     SELECT c.source_api FROM gone LEFT JOIN conversations c ON c.group_key = gone.group_id AND c.id = gone.group_id`,
+     SELECT c.source_api FROM gone ${joinConversation('c', 'gone.group_id', 'gone.group_id')}`,
     [userId],
   );
   return byFamily(rows, 'membershipRemovals');

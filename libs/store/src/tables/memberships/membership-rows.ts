@@ -1,5 +1,6 @@
 import type { AccessLevel } from '@memstream/schemas';
 import type { Queryable } from '../../store.js';
+import { joinConversation } from '../conversations/conversation-sql.js';
 
 /**
  * Every statement that writes `conversation_memberships` (distributed by group) is here, and each
@@ -98,7 +99,7 @@ export async function deleteSharedMemberships(
   const { rows } = await q.query<{ source_api: string | null }>(
     `WITH gone AS (DELETE FROM conversation_memberships WHERE ${sharedWith('$1')} RETURNING group_id, user_id),
           ${deleteInverse('inverse', 'gone')}
-     SELECT c.source_api FROM gone LEFT JOIN conversations c ON c.group_key = gone.group_id AND c.id = gone.group_id`,
+     SELECT c.source_api FROM gone ${joinConversation('c', 'gone.group_id', 'gone.group_id')}`,
     [userId],
   );
   return rows;

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../store.js';
 import type { TransferRecord } from './memory-service-memberships.js';
+import { joinConversation } from '../conversations/conversation-sql.js';
 
 /**
  * An ownership transfer as a party to it is shown one: the record and its conversation's title,
@@ -28,7 +29,7 @@ const OFFER = (viewer: string) => `t.id, t.group_id, t.conversation_id, t.from_u
          WHERE m.group_id = t.group_id AND m.user_id = ${viewer}::text)
        THEN c.title END AS conversation_title
   FROM conversation_ownership_transfers t
-  LEFT JOIN conversations c ON c.group_key = t.group_id AND c.id = t.conversation_id`;
+  ${joinConversation('c', 't.group_id', 't.conversation_id')}`;
 
 /** One transfer, in any state, as `viewer` is shown it; whether they may see it at all is the caller's check. */
 export async function findTransferOffer(

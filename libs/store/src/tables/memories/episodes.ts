@@ -1,5 +1,8 @@
 import { databaseNow } from '../../database-clock.js';
 import type { Queryable, Store } from '../../store.js';
+import { groupKeyOf } from '../conversations/conversation-sql.js';
+import { readableMessagesAfter } from '../conversations/message-sql.js';
+import { quietConversations } from '../conversations/conversation-sql.js';
 
 export type CloseReason = 'message_cap' | 'token_cap' | 'silence' | 'idle' | 'flush' | 'topic';
 export type EpisodeStatus = 'pending' | 'extracted' | 'failed';
@@ -70,9 +73,7 @@ export async function lockEpisodes(tx: Queryable, conversationId: string): Promi
  */
 export async function openSpan(q: Queryable, conversationId: string, limit: number): Promise<OpenMessage[]> {
   const { rows } = await q.query<OpenMessage>(
-    `SELECT seq, message_id, created_at, length(content) AS chars FROM messages
-     WHERE conversation_id = $1 AND audience IS NULL
-       AND seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1)
+    `${readableMessagesAfter('$1', 'COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1)')}
      ORDER BY seq LIMIT $2`,
     [conversationId, limit],
   );
@@ -92,10 +93,12 @@ export async function spanThrough(
   limit: number,
 ): Promise<OpenMessage[]> {
   const { rows } = await q.query<OpenMessage>(
-    `SELECT seq, message_id, created_at, length(content) AS chars FROM messages
-     WHERE conversation_id = $1 AND audience IS NULL AND seq <= $2
-       AND seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1
-         AND (end_seq < $2 - 1 OR end_seq = $2 - 1 AND close_reason IN ('flush', 'idle', 'topic'))), -1)
+    `${readableMessagesAfter(
+      '$1',
+      `COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1
+         AND (end_seq < $2 - 1 OR end_seq = $2 - 1 AND close_reason IN ('flush', 'idle', 'topic'))), -1)`,
+      '$2',
+    )}
      ORDER BY seq LIMIT $3`,
     [conversationId, seq, limit],
   );
@@ -126,7 +129,7 @@ export async function insertEpisodes(
   if (episodes.length === 0) return [];
   const { rows } = await q.query<Episode>(
     `INSERT INTO episodes (conversation_id, start_seq, end_seq, message_ids, start_time, end_time, close_reason, group_key)
-     SELECT $1, s, e, ids::text[], st, et, r, (SELECT c.group_key FROM conversations c WHERE c.id = $1)
+     SELECT $1, s, e, ids::text[], st, et, r, ${groupKeyOf('$1')}
      FROM unnest($2::int8[], $3::int8[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[]) AS t(s, e, ids, st, et, r)
      ON CONFLICT (conversation_id, start_seq, group_key) DO NOTHING
      RETURNING ${COLUMNS}`,
@@ -222,11 +225,12 @@ export async function failEpisode(
  */
 export async function idleConversations(q: Queryable, idleMs: number, limit: number): Promise<string[]> {
   const { rows } = await q.query<{ id: string }>(
-    `SELECT c.id FROM conversations c
-     WHERE c.updated_at < now() - make_interval(secs => $1::float8 / 1000)
-       AND c.updated_at > now() - make_interval(secs => $1::float8 / 1000) - interval '1 day'
-       AND c.next_seq - 1 > COALESCE((SELECT max(end_seq) FROM episodes e WHERE e.group_key = c.group_key AND e.conversation_id = c.id), -1)
-     ORDER BY c.updated_at LIMIT $2`,
+    quietConversations(
+      '$1',
+      (c) =>
+        `${c.lastSeq} > COALESCE((SELECT max(end_seq) FROM episodes e WHERE e.group_key = ${c.group} AND e.conversation_id = ${c.id}), -1)`,
+      '$2',
+    ),
     [idleMs, limit],
   );
   return rows.map((r) => r.id);

@@ -11,6 +11,7 @@ import type { RetentionBatch } from '../../lifecycle/retention-counts.js';
 import { retentionScopeSql } from '../conversations/retention-scope.js';
 import { dueByGroup } from '../../lifecycle/due-by-group.js';
 import { deleteSearchRows } from '../search/search-rows.js';
+import { sourceApiOf } from '../conversations/conversation-sql.js';
 
 /**
  * Episodes: stretches of a conversation cut for extraction. One in another person's conversation
@@ -66,8 +67,7 @@ export const episodicMemories: LifecycleParticipant = {
       const counts = noErasureCounts();
       const memories = await tx.query<{ id: string; group_key: string; source_api: string | null }>(
         `DELETE FROM episodic_memories WHERE ${episodicMemories.named!('$1')}
-         RETURNING id, group_key, (SELECT c.source_api FROM conversations c
-                    WHERE c.group_key = episodic_memories.group_key AND c.id = episodic_memories.conversation_id) AS source_api`,
+         RETURNING id, group_key, ${sourceApiOf('episodic_memories.group_key', 'episodic_memories.conversation_id')} AS source_api`,
         [userId],
       );
       for (const m of memories.rows) addCount(counts, familyOf(m.source_api), 'postgres', 'episodicMemories', 1);

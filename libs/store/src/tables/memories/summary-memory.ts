@@ -1,5 +1,7 @@
 import { databaseNow } from '../../database-clock.js';
 import type { Queryable } from '../../store.js';
+import { groupKeyOf } from '../conversations/conversation-sql.js';
+import { recentConversations } from '../conversations/conversation-sql.js';
 
 export type SummaryStatus = 'processing' | 'completed' | 'failed';
 
@@ -45,7 +47,7 @@ export async function claimSummary(
      INSERT INTO memory (conversation_id, start_sequence, end_sequence, base_memory_id, status, attempts, group_key)
      SELECT $1, $2, $3, (SELECT memory_id FROM base), 'processing',
             COALESCE((SELECT attempts + 1 FROM last WHERE status = 'failed'), 1),
-            (SELECT c.group_key FROM conversations c WHERE c.id = $1)
+            ${groupKeyOf('$1')}
      WHERE NOT EXISTS (SELECT 1 FROM base WHERE end_sequence >= $3)
        AND NOT EXISTS (SELECT 1 FROM memory WHERE conversation_id = $1 AND status = 'failed' AND next_attempt_at > now())
      ON CONFLICT (conversation_id, group_key) WHERE status = 'processing' DO NOTHING
@@ -150,13 +152,16 @@ export async function findSummaryBacklog(
   options: { minLastSeq: number; updatedSince: Date; limit: number },
 ): Promise<Array<{ conversation_id: string; last_seq: number }>> {
   const { rows } = await q.query<{ conversation_id: string; last_seq: number }>(
-    `SELECT c.id AS conversation_id, c.next_seq - 1 AS last_seq FROM conversations c
-     WHERE c.updated_at >= $2 AND c.next_seq - 1 >= $1
-       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.status = 'processing')
-       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.status = 'completed' AND m.end_sequence >= c.next_seq - 1)
-       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.status = 'failed' AND m.next_attempt_at > now())
-     ORDER BY c.updated_at
-     LIMIT $3`,
+    recentConversations(
+      '$1',
+      '$2',
+      (
+        c,
+      ) => `NOT EXISTS (SELECT 1 FROM memory m WHERE m.group_key = ${c.group} AND m.conversation_id = ${c.id} AND m.status = 'processing')
+       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.group_key = ${c.group} AND m.conversation_id = ${c.id} AND m.status = 'completed' AND m.end_sequence >= ${c.lastSeq})
+       AND NOT EXISTS (SELECT 1 FROM memory m WHERE m.group_key = ${c.group} AND m.conversation_id = ${c.id} AND m.status = 'failed' AND m.next_attempt_at > now())`,
+      '$3',
+    ),
     [options.minLastSeq, options.updatedSince.toISOString(), options.limit],
   );
   return rows;

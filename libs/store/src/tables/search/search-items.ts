@@ -9,6 +9,7 @@ import {
   type ZeroedFrequencies,
   zeroedOf,
 } from './search-rows.js';
+import { joinMessage, lockMessagesByIdOrKey, messagesById } from '../conversations/message-sql.js';
 
 export type SearchKind = 'message' | 'episodic_memory';
 
@@ -88,13 +89,13 @@ async function vectorWrite(
   const contexts = [...new Set(items.flatMap((i) => (i.contextItemId ? [i.contextItemId] : [])))];
   const { rows } = await q.query<{ conversation_id: string; message_id: string }>(
     `WITH held AS MATERIALIZED (
-       SELECT id::text AS id FROM messages WHERE group_key = ANY($9::text[]) AND id = ANY($7::int8[]) ORDER BY id ${lock}
+       ${messagesById('$9::text[]', '$7::int8[]', lock)}
      ),
      source AS MATERIALIZED (
        SELECT m.id::text AS item_id, m.group_key, m.conversation_id, m.message_id, m.sender_id, m.created_at, m.audience,
               t.body, t.vec, t.ctx
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[], $10::text[]) AS t(c, mid, body, vec, ctx, g)
-       JOIN messages m ON m.group_key = t.g AND m.conversation_id = t.c AND m.message_id = t.mid
+       ${joinMessage('m', 't.g', 't.c', 't.mid')}
        WHERE m.group_key = ANY($9::text[]) AND (t.ctx IS NULL OR t.ctx IN (SELECT id FROM held))
        ${lock && `${lock} OF m`}
      ),
@@ -156,15 +157,7 @@ async function vectorWrite(
 async function lockVectorRows(tx: Queryable, items: readonly MessageToIndex[]): Promise<void> {
   const groups = [...new Set(items.map((i) => i.groupKey))];
   const contexts = [...new Set(items.flatMap((i) => (i.contextItemId ? [Number(i.contextItemId)] : [])))];
-  const { rows } = await tx.query<{ id: string; group_key: string; conversation_id: string; message_id: string }>(
-    `SELECT m.id::text AS id, m.group_key, m.conversation_id, m.message_id FROM messages m
-      WHERE m.group_key = ANY($1::text[])
-        AND (m.id = ANY($2::int8[])
-             OR (m.group_key, m.conversation_id, m.message_id) IN
-                (SELECT g, c, mid FROM unnest($3::text[], $4::text[], $5::text[]) AS t(g, c, mid)))
-      ORDER BY m.id FOR KEY SHARE`,
-    [groups, contexts, items.map((i) => i.groupKey), items.map((i) => i.conversationId), items.map((i) => i.messageId)],
-  );
+  const rows = await lockMessagesByIdOrKey(tx, groups, contexts, items);
   // the items' own rows (a turn may be another's context too): their search rows are written
   const itemKeys = new Set(items.map((i) => JSON.stringify([i.groupKey, i.conversationId, i.messageId])));
   const ids = rows

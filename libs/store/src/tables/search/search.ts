@@ -1,6 +1,8 @@
 import type { Queryable, Store } from '../../store.js';
 import { sqlString, vectorLiteral, type SearchKind } from './search-items.js';
 import { audienceIn, visibleTo } from '../memberships/conversation-access.js';
+import { messageGroups } from '../conversations/message-sql.js';
+import { messagesEverIn } from '../conversations/conversation-sql.js';
 
 export interface SearchFilters {
   readonly conversationId?: string | undefined;
@@ -177,7 +179,7 @@ export async function messagesWithoutVectors(
   const { rows } = await q.query<{ item_id: string }>(
     // the vectors are found by their whole key, the group read from each message's row; both steps
     // materialized, so each stays a probe per item (joined, the planner hashed all the messages)
-    `WITH m AS MATERIALIZED (SELECT id::text AS item_id, group_key FROM messages WHERE id = ANY($3::int8[])),
+    `WITH m AS MATERIALIZED (${messageGroups('$3::int8[]')}),
      embedded AS MATERIALIZED (
        SELECT v.item_id FROM m JOIN search_vectors v ON v.group_key = m.group_key AND v.kind = 'message' AND v.item_id = m.item_id
         WHERE v.embedding_model = $2
@@ -199,7 +201,7 @@ async function scopeSize(q: Queryable, filters: SearchFilters): Promise<{ inScop
     where.push(`id = ANY($${params.push([...filters.conversationIds])}::text[])`);
   if (filters.visibleTo !== undefined) where.push(visibleTo('id', params, filters.visibleTo));
   const { rows } = await q.query<{ in_scope: string | null; total: number }>(
-    `SELECT (SELECT sum(next_seq) FROM conversations WHERE ${where.length > 0 ? where.join(' AND ') : 'true'}) AS in_scope,
+    `SELECT ${messagesEverIn(where.length > 0 ? where.join(' AND ') : 'true')} AS in_scope,
             (SELECT reltuples FROM pg_class WHERE oid = 'search_vectors'::regclass) AS total`,
     params,
   );

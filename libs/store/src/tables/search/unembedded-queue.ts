@@ -1,6 +1,7 @@
 import { databaseNow } from '../../database-clock.js';
 import { GENERIC_PLAN, type Queryable } from '../../store.js';
 import type { SearchItemToEmbed } from './search-items.js';
+import { joinMessageAnyGroup, messagesStoredAfter } from '../conversations/message-sql.js';
 
 /**
  * search_unembedded: search rows no stored event will bring a vector for, which the indexer's sweep
@@ -105,7 +106,7 @@ export async function queueMessagesToEmbed(
     `INSERT INTO search_unembedded (group_key, kind, item_id)
      SELECT s.group_key, 'message', s.item_id
      FROM unnest($1::text[], $2::text[]) AS t(c, mid)
-     JOIN messages m ON m.conversation_id = t.c AND m.message_id = t.mid
+     ${joinMessageAnyGroup('m', 't.c', 't.mid')}
      JOIN search_items s ON s.group_key = m.group_key AND s.kind = 'message' AND s.item_id = m.id::text
      WHERE NOT EXISTS (SELECT 1 FROM search_vectors v
                         WHERE v.group_key = s.group_key AND v.kind = 'message' AND v.item_id = s.item_id)
@@ -133,11 +134,7 @@ export async function queueMessagesWithoutVectors(
   window: number,
   settledMs: number,
 ): Promise<{ next: string; queued: number }> {
-  const { rows } = await q.query<{ id: string; group_key: string; recent: boolean }>(
-    `SELECT m.id::text AS id, m.group_key, m.stored_at > now() - $3::float8 * interval '1 millisecond' AS recent
-     FROM messages m WHERE m.id > $1::int8 ORDER BY m.id LIMIT $2`,
-    [after, window, settledMs],
-  );
+  const rows = await messagesStoredAfter(q, after, window, settledMs);
   const firstRecent = rows.findIndex((r) => r.recent);
   const settled = firstRecent === -1 ? rows : rows.slice(0, firstRecent);
   if (settled.length === 0) return { next: after, queued: 0 };

@@ -1,0 +1,76 @@
+import type { Queryable } from '../../store.js';
+
+/**
+ * What the search index, the episodes and the stats ask of the stored messages, as SQL this
+ * folder writes (see conversation-sql.ts for why). The statements these came from were planned
+ * and tested as they are: each fragment gives back their text unchanged.
+ */
+
+/** A join to the message (`conversation`, `messageId`) of group `group`, as `alias`. */
+export const joinMessage = (alias: string, group: string, conversation: string, messageId: string) =>
+  `JOIN messages ${alias} ON ${alias}.group_key = ${group} AND ${alias}.conversation_id = ${conversation} AND ${alias}.message_id = ${messageId}`;
+
+/** A join to the message (`conversation`, `messageId`), its group unknown: every shard is asked. */
+export const joinMessageAnyGroup = (alias: string, conversation: string, messageId: string) =>
+  `JOIN messages ${alias} ON ${alias}.conversation_id = ${conversation} AND ${alias}.message_id = ${messageId}`;
+
+/** The messages of ids `ids` in groups `groups` (both arrays), by id, each as `id` text, locked by `lock`. */
+export const messagesById = (groups: string, ids: string, lock: string) =>
+  `SELECT id::text AS id FROM messages WHERE group_key = ANY(${groups}) AND id = ANY(${ids}) ORDER BY id ${lock}`;
+
+/** The messages of ids `ids` (an array), each as its id text (`item_id`) and its group. */
+export const messageGroups = (ids: string) =>
+  `SELECT id::text AS item_id, group_key FROM messages WHERE id = ANY(${ids})`;
+
+/** How many of the conversation's messages meet `also` (SQL: `AND …`, or empty). */
+export const messageCount = (conversation: string, also: string) =>
+  `(SELECT count(*) FROM messages WHERE conversation_id = ${conversation} ${also})`;
+
+/**
+ * The conversation's messages every reader may see (agent-only ones never enter an episode),
+ * numbered after `after` (SQL) and, with `through`, up to it, in order: what extraction reads.
+ */
+export const readableMessagesAfter = (conversation: string, after: string, through?: string) =>
+  `SELECT seq, message_id, created_at, length(content) AS chars FROM messages
+     WHERE conversation_id = ${conversation} AND audience IS NULL${through === undefined ? '' : ` AND seq <= ${through}`}
+       AND seq > ${after}`;
+
+/**
+ * Locks (KEY SHARE, in id order) and reads the messages of groups `groups` that have one of the
+ * ids `ids` or one of the keys `keys`: what writing their search vectors reads.
+ */
+export async function lockMessagesByIdOrKey(
+  tx: Queryable,
+  groups: readonly string[],
+  ids: readonly number[],
+  keys: ReadonlyArray<{ groupKey: string; conversationId: string; messageId: string }>,
+): Promise<Array<{ id: string; group_key: string; conversation_id: string; message_id: string }>> {
+  const { rows } = await tx.query<{ id: string; group_key: string; conversation_id: string; message_id: string }>(
+    `SELECT m.id::text AS id, m.group_key, m.conversation_id, m.message_id FROM messages m
+      WHERE m.group_key = ANY($1::text[])
+        AND (m.id = ANY($2::int8[])
+             OR (m.group_key, m.conversation_id, m.message_id) IN
+                (SELECT g, c, mid FROM unnest($3::text[], $4::text[], $5::text[]) AS t(g, c, mid)))
+      ORDER BY m.id FOR KEY SHARE`,
+    [groups, ids, keys.map((k) => k.groupKey), keys.map((k) => k.conversationId), keys.map((k) => k.messageId)],
+  );
+  return rows;
+}
+
+/**
+ * The next `window` messages in storage order after id `after`, each with its group and whether
+ * it was stored less than `settledMs` ago by the database's clock.
+ */
+export async function messagesStoredAfter(
+  q: Queryable,
+  after: string,
+  window: number,
+  settledMs: number,
+): Promise<Array<{ id: string; group_key: string; recent: boolean }>> {
+  const { rows } = await q.query<{ id: string; group_key: string; recent: boolean }>(
+    `SELECT m.id::text AS id, m.group_key, m.stored_at > now() - $3::float8 * interval '1 millisecond' AS recent
+     FROM messages m WHERE m.id > $1::int8 ORDER BY m.id LIMIT $2`,
+    [after, window, settledMs],
+  );
+  return rows;
+}
