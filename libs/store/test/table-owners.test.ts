@@ -42,6 +42,47 @@ const FOREIGN: Readonly<Record<string, readonly string[]>> = {
   'tables/search/unembedded-queue.ts': ['episodic_memories'],
 };
 
+/**
+ * What the lifecycle loops still name themselves, by file: the loops are to know the tables only
+ * through the registry's participants; the import, the forgetting of messages and parts of the
+ * erasure are not loops over it yet. The list only shrinks, as FOREIGN does.
+ */
+const LOOPS: Readonly<Record<string, readonly string[]>> = {
+  'lifecycle/erase-person.ts': [
+    'conversation_memberships',
+    'conversation_meta',
+    'conversation_meta_default',
+    'conversations',
+    'kaos_events',
+    'kaos_sessions',
+    'memory',
+    'messages',
+  ],
+  'lifecycle/export-reader.ts': ['conversations'],
+  'lifecycle/forget.ts': ['episodes', 'episodic_memories', 'messages', 'search_unembedded', 'search_vectors'],
+  'lifecycle/import-scope.ts': [
+    'ark_sessions',
+    'conversation_memberships',
+    'conversation_meta',
+    'conversations',
+    'kaos_events',
+    'kaos_sessions',
+    'messages',
+  ],
+  'lifecycle/import-statements.ts': ['conversations', 'kaos_session_names', 'search_unembedded'],
+  'lifecycle/import-writer.ts': [
+    'ark_sessions',
+    'conversation_membership_removals',
+    'conversations',
+    'episodes',
+    'kaos_session_names',
+    'memory',
+    'messages',
+  ],
+  'lifecycle/participant.ts': ['conversation_memberships', 'conversations', 'kaos_sessions', 'person_groups'],
+  'lifecycle/purge-conversations.ts': ['conversations'],
+};
+
 /** The store's own files that name the store's own tables. */
 const STORE_OWN: Readonly<Record<string, readonly string[]>> = {
   'distribution.ts': ['store_distribution'],
@@ -75,8 +116,11 @@ function code(path: string): string {
 
 /** The tables a text names as SQL does: after FROM, JOIN, INTO, UPDATE, USING, TABLE or REFERENCES. */
 function tablesNamed(text: string, tables: readonly string[] = TABLES): string[] {
-  return tables.filter((t) =>
-    new RegExp(`\\b(FROM|JOIN|INTO|UPDATE|USING|TABLE|REFERENCES)\\s+(ONLY\\s+)?${t}\\b`).test(text),
+  const locked = [...text.matchAll(/\bLOCK TABLE\s+([a-z_, ]+)/g)].flatMap((m) => (m[1] ?? '').trim().split(/\s*,\s*/));
+  return tables.filter(
+    (t) =>
+      new RegExp(`\\b(FROM|JOIN|INTO|UPDATE|USING|TABLE|REFERENCES)\\s+(ONLY\\s+)?${t}\\b`).test(text) ||
+      locked.includes(t),
   );
 }
 
@@ -111,6 +155,10 @@ test('the detector finds a table named after each SQL keyword, and not in a word
   assert.deepEqual(tablesNamed('UPDATE messages SET', tables), ['messages']);
   assert.deepEqual(tablesNamed("import { x } from './messages.js'", tables), []);
   assert.deepEqual(tablesNamed('FROM messages_old', tables), []);
+  assert.deepEqual(tablesNamed('LOCK TABLE conversations, messages IN SHARE MODE', tables), [
+    'messages',
+    'conversations',
+  ]);
 });
 
 test('every table of the registry has one owner: a folder of tables/, or the store itself', async () => {
@@ -138,13 +186,17 @@ test("a file of a table's folder names only its folder's tables, but for the kno
   assert.deepEqual(found, FOREIGN);
 });
 
-test('outside tables/ and the lifecycle loops, a file names only the store’s own tables', () => {
+test('outside tables/, the lifecycle loops name only the known rest and other files only the store’s own tables', () => {
   const found: Record<string, string[]> = {};
   for (const path of tsFiles(SRC)) {
     const rel = relative(SRC, path);
-    if (rel.startsWith('tables/') || rel.startsWith('lifecycle/')) continue;
+    if (rel.startsWith('tables/')) continue;
     const named = tablesNamed(code(path));
     if (named.length > 0) found[rel] = named.sort();
   }
-  assert.deepEqual(found, STORE_OWN);
+  const loops = Object.fromEntries(Object.entries(found).filter(([f]) => f.startsWith('lifecycle/')));
+  const rest = Object.fromEntries(Object.entries(found).filter(([f]) => !f.startsWith('lifecycle/')));
+  console.log(`names of a table in the lifecycle loops: ${Object.values(loops).flat().length}`);
+  assert.deepEqual(loops, LOOPS);
+  assert.deepEqual(rest, STORE_OWN);
 });
