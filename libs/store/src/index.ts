@@ -26,18 +26,15 @@ export {
   type AppendItem,
   type ListMessagesQuery,
 } from './tables/conversations/messages.js';
-export {
-  appendByShardGroup,
-  runsByShardGroup,
-  shardGroupsOf,
-  type ShardGroupsOf,
-} from './shard-groups.js';
+export { runsByShardGroup, shardGroupsOf, type ShardGroupsOf } from './shard-groups.js';
+export { appendByShardGroup } from './tables/conversations/append-by-shard.js';
 export { foldGroupKeywordCounts, foldKeywordCounts } from './tables/search/keyword-counts.js';
 export {
   deleteSearchRows,
   insertSearchRows,
   insertSearchRowsSql,
   recountKeywords,
+  type SearchKind,
   type SearchRowInput,
   type SearchRowKey,
 } from './tables/search/search-rows.js';
@@ -138,7 +135,6 @@ export {
   ensureVectorIndex,
   vectorIndexName,
   vectorLiteral,
-  type SearchKind,
   type MessageToIndex,
   type MemoryToIndex,
   type MemoryWriteOptions,

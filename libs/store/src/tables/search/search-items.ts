@@ -5,13 +5,12 @@ import { keywordVectorSql } from './search-text.js';
 import {
   dropZeroedFrequencies,
   insertSearchRowsSql,
+  type SearchKind,
   upsertMemoryRowsSql,
   type ZeroedFrequencies,
   zeroedOf,
 } from './search-rows.js';
 import { joinMessage, lockMessagesByIdOrKey, messagesById } from '../conversations/message-sql.js';
-
-export type SearchKind = 'message' | 'episodic_memory';
 
 /**
  * A vector as pgvector's text form takes it. pgvector keeps float4, and nine significant digits

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../store.js';
-import type { SearchKind } from './search-items.js';
+
+export type SearchKind = 'message' | 'episodic_memory';
 
 /**
  * search_items, the keyword side of the search index, and the BM25 statistics kept over it

@@ -1,5 +1,6 @@
 import type { Queryable, Store } from '../../store.js';
-import { sqlString, vectorLiteral, type SearchKind } from './search-items.js';
+import { sqlString, vectorLiteral } from './search-items.js';
+import type { SearchKind } from './search-rows.js';
 import { audienceIn, visibleTo } from '../memberships/conversation-access.js';
 import { messageGroups } from '../conversations/message-sql.js';
 import { messagesEverIn } from '../conversations/conversation-sql.js';
