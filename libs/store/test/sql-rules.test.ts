@@ -95,6 +95,10 @@ test('each rule reports the statement planted to break it', async () => {
     ],
     'computed-group': ['SELECT id FROM conversations c WHERE COALESCE(c.group_id, c.id) = $1'],
     'trigger-on-distributed': [],
+    'join-without-shard-key': [
+      'SELECT m.id FROM messages m JOIN conversations c ON c.id = m.conversation_id',
+      'SELECT c.id FROM conversations c WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id)',
+    ],
   };
   const found = (sql: string) =>
     sqlInSource('planted.ts', `q.query(\`${sql}\`);`).flatMap((text) => breachesOf(text, ctx));
@@ -112,6 +116,7 @@ test('each rule reports the statement planted to break it', async () => {
     'SELECT id FROM conversation_memberships WHERE group_id = $1 FOR UPDATE',
     "SELECT id FROM erasure_jobs WHERE status = 'pending' FOR UPDATE SKIP LOCKED",
     'SELECT m.id FROM messages m JOIN unnest($1::text[]) AS u(id) ON m.message_id = u.id',
+    'SELECT m.id FROM messages m JOIN conversations c ON c.group_key = m.group_key AND c.id = m.conversation_id',
   ];
   assert.deepEqual(clean.flatMap(found), []);
 });

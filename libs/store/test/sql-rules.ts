@@ -1,4 +1,5 @@
 import type { TableDistribution } from '@memstream/store';
+import { joinsWithoutShardKey } from './sql-join-rule.js';
 import { HOLE, type SqlText } from './sql-statements.js';
 
 /**
@@ -21,7 +22,9 @@ export type Rule =
   /** a conversation's group computed as COALESCE(group_id, id), not read from a shard column */
   | 'computed-group'
   /** a trigger on a distributed table (read from the schema, reported against schema.sql) */
-  | 'trigger-on-distributed';
+  | 'trigger-on-distributed'
+  /** a join of distributed tables, or a subquery correlated with one, not equating their shard columns (sql-join-rule.ts) */
+  | 'join-without-shard-key';
 
 export interface Breach {
   readonly file: string;
@@ -52,6 +55,7 @@ export function breachesOf(text: SqlText, ctx: RuleContext): Breach[] {
   if (unnestLateralOrCorrelated(text.sql)) rules.push('unnest-lateral-or-correlated');
   if ([...ctx.functionsOverDistributed].some((f) => new RegExp(`\\b${f}\\s*\\(`, 'i').test(text.sql)))
     rules.push('function-over-distributed');
+  if (joinsWithoutShardKey(text.sql, ctx.registry).length > 0) rules.push('join-without-shard-key');
   if (/\bCOALESCE\s*\(\s*(\w+\.)?group_id\s*,\s*(\w+\.)?id\s*\)/i.test(text.sql)) rules.push('computed-group');
   return rules.map((rule) => ({ file: text.file, line: text.line, rule }));
 }

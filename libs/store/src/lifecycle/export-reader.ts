@@ -1,4 +1,5 @@
 import type { ExportDataRecord } from '@memstream/schemas';
+import { readDistribution } from '../distribution.js';
 import type { Queryable } from '../store.js';
 import { namedSql, personGroupsSql, wholeSql, type LifecycleParticipant } from './participant.js';
 import { PARTICIPANTS } from './registry.js';
@@ -31,7 +32,9 @@ export async function* exportRecords(
   scope: ExportScope,
   batch = 500,
 ): AsyncGenerator<ExportDataRecord[], void, undefined> {
-  for (const kind of kindQueries(scope)) {
+  const distribution = await readDistribution(q);
+  const shardOf = (table: string) => distribution.get(table)?.shardColumn ?? 'group_key';
+  for (const kind of kindQueries(scope, shardOf)) {
     let cursor: unknown[] | undefined;
     for (;;) {
       const params = [...kind.params];
@@ -61,7 +64,7 @@ function recordsOf(row: Record<string, unknown>): Record<string, unknown>[] {
  * Each exported table's query, limited to the scope: for a person, the rows the lifecycle registry
  * says are theirs (the same the erasure removes), and the rows those need on import, named only.
  */
-function kindQueries(scope: ExportScope): KindQuery[] {
+function kindQueries(scope: ExportScope, shardOf: ShardOf): KindQuery[] {
   return PARTICIPANTS.flatMap((p) => {
     if (!p.export) return [];
     const { kind, columns, only, readable, keys, keyOf } = p.export;
@@ -71,8 +74,8 @@ function kindQueries(scope: ExportScope): KindQuery[] {
     if (scope.kind === 'person') {
       params = [scope.userId];
       whole = wholeSql(p, personGroupsSql('$1', { readable: scope.asPerson }));
-      conditions.push(`(${whole} OR ${namedSql(p, '$1')} OR ${neededSql(p, '$1', scope.asPerson)})`);
-      if (scope.asPerson) conditions.push(...readableSql(p, readable));
+      conditions.push(`(${whole} OR ${namedSql(p, '$1')} OR ${neededSql(p, '$1', scope.asPerson, shardOf)})`);
+      if (scope.asPerson) conditions.push(...readableSql(p, readable, shardOf));
     }
     const where = conditions.length > 0 ? conditions.join(' AND ') : 'true';
     const person = scope.kind === 'person' ? '$1' : undefined;
@@ -91,11 +94,11 @@ function kindQueries(scope: ExportScope): KindQuery[] {
  * The rows of `p` that other tables' named rows need on import: a conversation is named for every
  * row in it (or in its group), a parent row for the rows that refer to it.
  */
-function neededSql(p: LifecycleParticipant, person: string, asPerson: boolean): string {
+function neededSql(p: LifecycleParticipant, person: string, asPerson: boolean, shardOf: ShardOf): string {
   const needed: string[] = [];
   for (const child of PARTICIPANTS) {
     if (!child.named || !child.export) continue;
-    const readable = asPerson ? readableSql(child, child.export.readable) : [];
+    const readable = asPerson ? readableSql(child, child.export.readable, shardOf) : [];
     const rows = (column: string) =>
       `SELECT ${child.table}.${column} FROM ${child.table} WHERE ${[namedSql(child, person), ...readable].join(' AND ')}`;
     if (child.needs?.table === p.table) needed.push(`${p.table}.${child.needs.column} IN (${rows(child.needs.by)})`);
@@ -109,12 +112,20 @@ function neededSql(p: LifecycleParticipant, person: string, asPerson: boolean): 
   return needed.length > 0 ? `(${needed.join(' OR ')})` : 'false';
 }
 
-/** What a person reads of `p` themself: nothing of a deleted conversation, and what the table says. */
-function readableSql(p: LifecycleParticipant, readable: string | undefined): string[] {
+/** A table's shard column (the registry's), which holds its rows' conversation group. */
+type ShardOf = (table: string) => string;
+
+/**
+ * What a person reads of `p` themself: nothing of a deleted conversation, and what the table says.
+ * The conversation is found by its group too, the row's shard column, so Citus runs the subquery
+ * beside the row (docs/store.md, join-without-shard-key).
+ */
+function readableSql(p: LifecycleParticipant, readable: string | undefined, shardOf: ShardOf): string[] {
   const out = readable ? [readable] : [];
   if (!p.root && p.within !== 'nowhere' && 'conversation' in p.within)
     out.push(
-      `NOT EXISTS (SELECT 1 FROM conversations gone WHERE gone.id = ${p.table}.${p.within.conversation} AND gone.deleted_at IS NOT NULL)`,
+      `NOT EXISTS (SELECT 1 FROM conversations gone WHERE gone.group_key = ${p.table}.${shardOf(p.table)}
+         AND gone.id = ${p.table}.${p.within.conversation} AND gone.deleted_at IS NOT NULL)`,
     );
   return out;
 }

@@ -75,7 +75,7 @@ export const messages: LifecycleParticipant = {
       ${iso('created_at')} AS "createdAt", ${iso('stored_at')} AS "storedAt",
       refer_list AS "referList", metadata, source_api AS "sourceApi"`,
     // a message kept for agents only is not the person's to read, nor a session only an agent reads
-    readable: `messages.audience IS NULL AND ${notAgentsOnly('messages.conversation_id')}`,
+    readable: `messages.audience IS NULL AND ${notAgentsOnly('messages.conversation_id', 'messages.group_key')}`,
     keys: ['conversation_id', 'seq'],
     keyOf: keyTwo('conversationId', 'seq'),
   },

@@ -5,10 +5,11 @@ import { messagesSentBy } from '../conversations/conversation-sql.js';
 /**
  * True (SQL) unless the conversation is a KAOS session no person owns: only its agent reads that
  * one (its user id may be a placeholder such as `user`), so it is in no person's own export.
+ * `group` is the row's conversation group, its shard column, which the session's must equal.
  */
-export const notAgentsOnly = (conversation: string) =>
+export const notAgentsOnly = (conversation: string, group = conversation) =>
   `NOT EXISTS (SELECT 1 FROM kaos_sessions ko JOIN conversations kc ON kc.group_key = ko.conversation_id AND kc.id = ko.conversation_id
-     WHERE ko.conversation_id = ${conversation}
+     WHERE ko.conversation_id = ${group} AND kc.id = ${conversation}
        AND NOT EXISTS (SELECT 1 FROM conversation_memberships km
                         WHERE km.group_id = kc.group_key AND km.access_level = 'owner'))`;
 
