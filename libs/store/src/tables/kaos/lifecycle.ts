@@ -1,5 +1,6 @@
 import { iso, keyTwo, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../lifecycle/participant.js';
 import { expireSaid } from '../conversations/said-retention.js';
+import { hasOwner } from '../memberships/membership-sql.js';
 
 /**
  * True (SQL) unless the conversation is a KAOS session no person owns: only its agent reads that
@@ -8,8 +9,7 @@ import { expireSaid } from '../conversations/said-retention.js';
 export const notAgentsOnly = (conversation: string) =>
   `NOT EXISTS (SELECT 1 FROM kaos_sessions ko JOIN conversations kc ON kc.group_key = ko.conversation_id AND kc.id = ko.conversation_id
      WHERE ko.conversation_id = ${conversation}
-       AND NOT EXISTS (SELECT 1 FROM conversation_memberships km
-                        WHERE km.group_id = kc.group_key AND km.access_level = 'owner'))`;
+       AND NOT ${hasOwner('kc.group_key', 'km')})`;
 
 /** KAOS sessions; one made for the person that someone else owns now is the owner's. */
 export const kaosSessions: LifecycleParticipant = {
