@@ -30,9 +30,7 @@ import * as search from '../src/tables/search/lifecycle.js';
 const FOREIGN: Readonly<Record<string, readonly string[]>> = {
   'tables/ark/ark.ts': ['conversations', 'messages'],
   'tables/ark/lifecycle.ts': ['conversations', 'messages'],
-  'tables/conversations/conversations-across-families.ts': ['kaos_sessions', 'memory'],
-  'tables/conversations/messages.ts': ['episodes', 'request_outcomes'],
-  'tables/conversations/said-retention.ts': ['kaos_events', 'kaos_sessions'],
+  'tables/conversations/messages.ts': ['request_outcomes'],
   'tables/conversations/turn-context.ts': ['search_items'],
   'tables/jobs/erasure-jobs.ts': ['conversations'],
   'tables/kaos/kaos.ts': ['conversations'],
@@ -46,9 +44,9 @@ const FOREIGN: Readonly<Record<string, readonly string[]>> = {
   'tables/memories/lifecycle.ts': ['conversations'],
   'tables/memories/memory-stats.ts': ['messages', 'search_items', 'search_vectors'],
   'tables/memories/summary-memory.ts': ['conversations'],
-  'tables/search/search-items.ts': ['episodic_memories', 'messages'],
+  'tables/search/search-items.ts': ['messages'],
   'tables/search/search.ts': ['conversations', 'messages'],
-  'tables/search/unembedded-queue.ts': ['episodic_memories', 'messages'],
+  'tables/search/unembedded-queue.ts': ['messages'],
 };
 
 /** The store's own files that name the store's own tables. */

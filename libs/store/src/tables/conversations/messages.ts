@@ -5,6 +5,7 @@ import { AppError, isAppError } from '@memstream/errors';
 import { retryOnError } from '@memstream/retry';
 import { keywordVectorSql, messageSearchText } from '../search/search-text.js';
 import { insertSearchRowsSql } from '../search/search-rows.js';
+import { lastEpisodeEnd } from '../memories/memory-sql.js';
 
 /**
  * The loser of a race to store the same message runs again at once, and finds the row: the
@@ -399,11 +400,9 @@ export async function pendingMessages(
   query: PendingQuery,
 ): Promise<CanonicalMessage[]> {
   const params: unknown[] = [conversationId, query.limit];
-  const inGroup = query.groupKey === undefined ? '' : ` AND group_key = $${params.push(query.groupKey)}`;
-  const where = [
-    `conversation_id = $1${inGroup}`,
-    `seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1${inGroup}), -1)`,
-  ];
+  const group = query.groupKey === undefined ? undefined : `$${params.push(query.groupKey)}`;
+  const inGroup = group === undefined ? '' : ` AND group_key = ${group}`;
+  const where = [`conversation_id = $1${inGroup}`, `seq > ${lastEpisodeEnd('$1', group)}`];
   if (query.senderId !== undefined) where.push(`sender_id = $${params.push(query.senderId)}`);
   if (query.from !== undefined) where.push(`created_at >= $${params.push(query.from.toISOString())}`);
   if (query.to !== undefined) where.push(`created_at <= $${params.push(query.to.toISOString())}`);

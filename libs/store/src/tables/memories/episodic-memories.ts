@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EpisodicMemory } from '@memstream/schemas';
-import type { Queryable } from '../../store.js';
+import type { Queryable, Store } from '../../store.js';
 import type { Episode } from './episodes.js';
 import { visibleTo } from '../memberships/conversation-access.js';
 import { deleteSearchRows } from '../search/search-rows.js';
@@ -159,6 +159,28 @@ export async function unindexedMemories(q: Queryable, limit: number): Promise<Ep
     [limit],
   );
   return rows.map(toEpisodicMemory);
+}
+
+/** The group of each memory of `ids` that exists, by id: a memory's group never changes. */
+export async function groupsOfMemories(q: Queryable | Store, ids: readonly string[]): Promise<Map<string, string>> {
+  const { rows } = await q.query<{ id: string; group_key: string }>(
+    'SELECT id, group_key FROM episodic_memories WHERE id = ANY($1::text[])',
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.group_key]));
+}
+
+/**
+ * Locks the memories `ids` of the groups `groups` (their shard column) against a supersede or a
+ * delete until the transaction ends, in id order, so that two writers of their search rows take
+ * turns (see memoriesByShardGroup in search/search-items.ts).
+ */
+export async function lockMemories(tx: Queryable, groups: readonly string[], ids: readonly string[]): Promise<void> {
+  await tx.query(
+    `SELECT 1 FROM episodic_memories WHERE group_key = ANY($1::text[]) AND id = ANY($2::text[])
+          ORDER BY id FOR NO KEY UPDATE`,
+    [groups, ids],
+  );
 }
 
 /** The current memories of the episodes that hold the given messages of a conversation. */
