@@ -4,6 +4,7 @@ import type { Queryable, Store } from '../../store.js';
 import type { Episode } from './episodes.js';
 import { visibleTo } from '../memberships/conversation-access.js';
 import { deleteSearchRows } from '../search/search-rows.js';
+import { hasSearchRow } from '../search/search-sql.js';
 
 /** What an extractor made of an episode, before it is stored. */
 export interface ExtractedMemory {
@@ -153,8 +154,7 @@ export async function unindexedMemories(q: Queryable, limit: number): Promise<Ep
   const { rows } = await q.query<MemoryRow>(
     `SELECT ${COLUMNS} FROM episodic_memories m
      WHERE superseded_at IS NULL AND created_at > now() - interval '1 day'
-       AND NOT EXISTS (SELECT 1 FROM search_items s
-                        WHERE s.group_key = m.group_key AND s.kind = 'episodic_memory' AND s.item_id = m.id)
+       AND NOT ${hasSearchRow('episodic_memory', 'm.group_key', 'm.id')}
      ORDER BY created_at LIMIT $1`,
     [limit],
   );
