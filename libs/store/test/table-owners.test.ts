@@ -30,7 +30,6 @@ import * as search from '../src/tables/search/lifecycle.js';
 const FOREIGN: Readonly<Record<string, readonly string[]>> = {
   'tables/ark/ark.ts': ['conversations', 'messages'],
   'tables/ark/lifecycle.ts': ['conversations', 'messages'],
-  'tables/conversations/messages.ts': ['request_outcomes'],
   'tables/jobs/erasure-jobs.ts': ['conversations'],
   'tables/kaos/kaos.ts': ['conversations'],
   'tables/kaos/lifecycle.ts': ['conversations', 'messages'],
