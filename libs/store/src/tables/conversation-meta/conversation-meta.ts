@@ -120,6 +120,10 @@ export function patchAssignments(patch: ConversationMetaPatch, params: unknown[]
   return sets.join(', ');
 }
 
+/** True when the group has metadata, an SQL expression over `group` (a group id): a use of the id. */
+export const hasConversationMeta = (group: string) =>
+  `EXISTS (SELECT 1 FROM conversation_meta WHERE group_id = ${group})`;
+
 export async function findConversationMeta(q: Queryable, groupId: string): Promise<StoredConversationMeta | undefined> {
   return (await findConversationMetas(q, [groupId])).get(groupId);
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../store.js';
+import { joinOwnedBy, ownedBy, ownerOf } from '../memberships/membership-sql.js';
 
 /** A conversation as the admin API sees it: any family's, deleted or not, with its owner. */
 export interface AdminConversationRecord {
@@ -17,7 +18,7 @@ export interface AdminConversationRecord {
 
 const RECORD = `c.id, c.group_key AS group_id, c.source_api, c.title, c.created_at, c.updated_at, c.deleted_at,
   c.forked_at_conversation_id, c.forked_at_message_id,
-  (SELECT user_id FROM conversation_memberships o WHERE o.group_id = c.group_key AND o.access_level = 'owner') AS owner_user_id,
+  ${ownerOf('c.group_key')} AS owner_user_id,
   (SELECT left(m.content, 200) FROM messages m WHERE m.group_key = c.group_key AND m.conversation_id = c.id
      AND COALESCE(m.metadata->'ms'->>'channel', 'history') = 'history' AND m.audience IS NULL
      ORDER BY m.seq DESC LIMIT 1) AS last_message_preview`;
@@ -47,9 +48,7 @@ export async function adminListConversations(
   else if (!query.includeDeleted) where.push('c.deleted_at IS NULL');
   if (query.deletedAfter !== undefined) where.push(`c.deleted_at >= $${params.push(query.deletedAfter)}`);
   if (query.deletedBefore !== undefined) where.push(`c.deleted_at < $${params.push(query.deletedBefore)}`);
-  if (query.ownerUserId !== undefined)
-    where.push(`EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = c.group_key
-      AND o.access_level = 'owner' AND o.user_id = $${params.push(query.ownerUserId)})`);
+  if (query.ownerUserId !== undefined) where.push(ownedBy('c.group_key', `$${params.push(query.ownerUserId)}`));
   if (query.after !== undefined) where.push(`c.id > $${params.push(query.after)}`);
   const { rows } = await q.query<AdminConversationRecord>(
     `SELECT ${RECORD} FROM conversations c WHERE ${where.join(' AND ')} ORDER BY c.id LIMIT $${params.push(query.limit + 1)}`,
@@ -87,8 +86,7 @@ export async function restoreConversationGroup(q: Queryable, groupId: string, at
 /** The conversations of the groups this person owns (the admin search's `userId`). */
 export async function conversationsOwnedBy(q: Queryable, userId: string): Promise<string[]> {
   const { rows } = await q.query<{ id: string }>(
-    `SELECT c.id FROM conversations c JOIN conversation_memberships o ON o.group_id = c.group_key
-     WHERE o.user_id = $1 AND o.access_level = 'owner'`,
+    `SELECT c.id FROM conversations c ${joinOwnedBy('c.group_key', '$1')}`,
     [userId],
   );
   return rows.map((r) => r.id);

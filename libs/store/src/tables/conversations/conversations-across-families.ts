@@ -1,5 +1,8 @@
 import type { Queryable } from '../../store.js';
 import { audienceIn, visibleTo } from '../memberships/conversation-access.js';
+import { isMemberAsKnownTo, ownerOf } from '../memberships/membership-sql.js';
+import { completedSummaries, hasCompletedSummary } from '../memories/memory-sql.js';
+import { leftJoinKaosSession } from '../kaos/kaos-sql.js';
 
 /** One conversation of any family, as a listing across families shows it. */
 export interface ConversationAcrossFamilies {
@@ -59,9 +62,7 @@ export async function listConversationsAcrossFamilies(
   const where = ['c.deleted_at IS NULL'];
   if (query.viewer !== undefined) where.push(visibleTo('c.id', params, query.viewer));
   if (query.family === 'memory-agent')
-    where.push(
-      `(c.source_api = 'memory-agent' OR EXISTS (SELECT 1 FROM memory s WHERE s.group_key = c.group_key AND s.conversation_id = c.id AND s.status = 'completed'))`,
-    );
+    where.push(`(c.source_api = 'memory-agent' OR ${hasCompletedSummary('c.group_key', 'c.id')})`);
   else if (query.family !== undefined) where.push(`c.source_api = $${params.push(query.family)}`);
   if (query.group !== undefined) {
     const p = params.push(like(query.group));
@@ -70,15 +71,9 @@ export async function listConversationsAcrossFamilies(
   if (query.person !== undefined) {
     const p = params.push(query.person);
     const shown = query.audiences === undefined ? '' : `AND ${audienceIn('m.audience', params, query.audiences)}`;
-    // Who the members are is for a conversation's managers (memory-service lists them to nobody
-    // else): below that, a membership matches only when it is the owner's, which the row shows,
-    // or the viewer's own, or a filter by name would tell a reader who else is a member.
-    const known =
-      query.viewer === undefined
-        ? ''
-        : `AND (o.access_level = 'owner' OR o.user_id = $${params.push(query.viewer)} OR ${visibleTo('c.id', params, query.viewer, 'manager')})`;
+    const member = isMemberAsKnownTo('c.group_key', 'c.id', `$${p}`, params, query.viewer);
     where.push(`(k.user_id = $${p}
-      OR EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = c.group_key AND o.user_id = $${p} ${known})
+      OR ${member}
       OR EXISTS (SELECT 1 FROM messages m WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.sender_id = $${p} ${shown}))`);
   }
   if (query.from !== undefined) where.push(`c.updated_at >= $${params.push(query.from)}`);
@@ -90,16 +85,13 @@ export async function listConversationsAcrossFamilies(
   }
   const { rows } = await q.query<ConversationAcrossFamilies>(
     `SELECT c.id, c.group_key AS group_id, c.source_api, c.title, c.forked_at_conversation_id,
-            (SELECT o.user_id FROM conversation_memberships o
-              WHERE o.group_id = c.group_key AND o.access_level = 'owner') AS owner_user_id,
+            ${ownerOf('c.group_key')} AS owner_user_id,
             k.agent AS kaos_agent, k.session_id AS kaos_session_id, k.user_id AS kaos_user_id,
-            (SELECT count(*)::int FROM memory s
-              WHERE s.group_key = c.group_key AND s.conversation_id = c.id AND s.status = 'completed') AS summaries,
+            ${completedSummaries('c.group_key', 'c.id')} AS summaries,
             c.created_at, c.updated_at,
             (extract(epoch FROM c.updated_at) * 1000000)::bigint::text AS activity_us
        FROM conversations c
-       -- a KAOS session is its own group: joined on both shard columns, as Citus joins
-       LEFT JOIN kaos_sessions k ON k.conversation_id = c.group_key AND k.conversation_id = c.id
+       ${leftJoinKaosSession('k', 'c.group_key', 'c.id')}
       WHERE ${where.join(' AND ')}
       ORDER BY c.updated_at DESC, c.id DESC
       LIMIT $${params.push(query.limit + 1)}`,

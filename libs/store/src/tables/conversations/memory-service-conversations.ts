@@ -2,6 +2,7 @@ import type { AccessLevel } from '@memstream/schemas';
 import { databaseNow } from '../../database-clock.js';
 import type { Queryable } from '../../store.js';
 import { visibleTo } from '../memberships/conversation-access.js';
+import { levelIn, ownerOf } from '../memberships/membership-sql.js';
 import { cancelPendingTransfers } from '../memberships/memory-service-memberships.js';
 
 /** A memory-service conversation as stored, with its owner and, for a person, their level. */
@@ -62,11 +63,11 @@ export async function insertConversation(q: Queryable, c: NewConversation): Prom
 
 const RECORD = (viewer: string) => `c.id, c.group_key AS group_id, c.title, c.metadata, c.created_at, c.updated_at,
   c.forked_at_conversation_id, c.forked_at_message_id,
-  (SELECT user_id FROM conversation_memberships o WHERE o.group_id = c.group_key AND o.access_level = 'owner') AS owner_user_id,
+  ${ownerOf('c.group_key')} AS owner_user_id,
   (SELECT left(m.content, 200) FROM messages m WHERE m.group_key = c.group_key AND m.conversation_id = c.id
      AND COALESCE(m.metadata->'ms'->>'channel', 'history') = 'history' AND COALESCE(m.metadata->'ms'->>'visibility', 'user') <> 'agent'
      ORDER BY m.seq DESC LIMIT 1) AS last_message_preview,
-  ${viewer === '' ? 'NULL' : `(SELECT access_level FROM conversation_memberships v WHERE v.group_id = c.group_key AND v.user_id = ${viewer})`} AS access_level`;
+  ${viewer === '' ? 'NULL' : levelIn('c.group_key', viewer)} AS access_level`;
 
 /** A conversation that is not deleted, as `viewer` sees it (undefined: a viewer who reaches everything). */
 export async function findConversation(

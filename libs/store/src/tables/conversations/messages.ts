@@ -5,6 +5,8 @@ import { AppError, isAppError } from '@memstream/errors';
 import { retryOnError } from '@memstream/retry';
 import { keywordVectorSql, messageSearchText } from '../search/search-text.js';
 import { insertSearchRowsSql } from '../search/search-rows.js';
+import { lastEpisodeEnd } from '../memories/memory-sql.js';
+import { recordOutcomesSql } from '../request-outcomes/request-outcomes.js';
 
 /**
  * The loser of a race to store the same message runs again at once, and finds the row: the
@@ -268,9 +270,9 @@ ${insertSearchRowsSql(
   FROM inserted i JOIN numbered n ON n.c = i.conversation_id AND n.mid = i.message_id
   WHERE n.body IS NOT NULL`,
 )},
-outcomes AS (
-  INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, duplicate, result, group_key)
-  -- a duplicate's number: the copy stored earlier in this batch, or before it
+${recordOutcomesSql(
+  'outcomes',
+  `-- a duplicate's number: the copy stored earlier in this batch, or before it
   SELECT i.rid, 'message', 'stored', i.c, i.mid, n.ord IS NULL,
          jsonb_build_object('sequence', COALESCE(n.seq, first.seq, s.seq)),
          b.group_key
@@ -279,10 +281,8 @@ outcomes AS (
   LEFT JOIN numbered n ON n.ord = i.ord
   LEFT JOIN numbered first ON first.c = i.c AND first.mid = i.mid
   LEFT JOIN stored s ON s.c = i.c AND s.mid = i.mid
-  WHERE i.rid IS NOT NULL
-  ON CONFLICT (group_key, request_id) DO NOTHING
-  RETURNING request_id
-)
+  WHERE i.rid IS NOT NULL`,
+)}
 SELECT 'm' AS kind, conversation_id, message_id, seq, stored_at FROM inserted
 UNION ALL
 SELECT 'o', NULL, request_id, NULL, NULL FROM outcomes`;
@@ -399,11 +399,9 @@ export async function pendingMessages(
   query: PendingQuery,
 ): Promise<CanonicalMessage[]> {
   const params: unknown[] = [conversationId, query.limit];
-  const inGroup = query.groupKey === undefined ? '' : ` AND group_key = $${params.push(query.groupKey)}`;
-  const where = [
-    `conversation_id = $1${inGroup}`,
-    `seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1${inGroup}), -1)`,
-  ];
+  const group = query.groupKey === undefined ? undefined : `$${params.push(query.groupKey)}`;
+  const inGroup = group === undefined ? '' : ` AND group_key = ${group}`;
+  const where = [`conversation_id = $1${inGroup}`, `seq > ${lastEpisodeEnd('$1', group)}`];
   if (query.senderId !== undefined) where.push(`sender_id = $${params.push(query.senderId)}`);
   if (query.from !== undefined) where.push(`created_at >= $${params.push(query.from.toISOString())}`);
   if (query.to !== undefined) where.push(`created_at <= $${params.push(query.to.toISOString())}`);

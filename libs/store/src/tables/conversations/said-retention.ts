@@ -4,6 +4,7 @@ import { noRetentionCounts, type RetentionBatch } from '../../lifecycle/retentio
 import type { RetainPass } from '../../lifecycle/participant.js';
 import { retentionScopeSql } from './retention-scope.js';
 import { dropSummariesOf } from '../memories/lifecycle.js';
+import { deleteEventsBefore, hasEventsBefore, isKaosSession } from '../kaos/kaos-sql.js';
 
 /**
  * What was said, as retention removes it: a conversation's messages and, in a KAOS session, its
@@ -23,18 +24,17 @@ export async function expireSaid(tx: Queryable, o: RetainPass & { kaosOnly: bool
   // time) index: a batch costs what it finds, not a scan of every old message still to go. The
   // probes are correlated on the shard column, which Citus pushes down to each shard.
   const params: unknown[] = [o.cutoff, o.batchSize, o.after ?? ''];
-  const kaos = o.kaosOnly ? 'AND c.id IN (SELECT conversation_id FROM kaos_sessions)' : '';
+  const kaos = o.kaosOnly ? `AND ${isKaosSession('c.id')}` : '';
   // Message retention takes the events that became messages; tool and delegation events are no
   // messages and go only with RETENTION_KAOS_EVENTS.
-  const events = o.kaosOnly ? '' : `AND e.event_type IN ('user_message', 'agent_response')`;
+  const allEvents = o.kaosOnly;
   const { rows } = await tx.query<{ conversation_id: string }>(
     `SELECT c.id AS conversation_id FROM conversations c
      WHERE c.id > $3 ${kaos} AND ${retentionScopeSql('c.id', params, o.scope)}
        AND (EXISTS (SELECT 1 FROM messages m
                      WHERE m.group_key = c.group_key AND m.conversation_id = c.id AND m.created_at < $1)
             -- a KAOS session is its own group: its events' shard column is the conversation's
-            OR EXISTS (SELECT 1 FROM kaos_events e
-                        WHERE e.conversation_id = c.group_key AND e.conversation_id = c.id AND e.occurred_at < $1 ${events}))
+            OR ${hasEventsBefore('c.group_key', 'c.id', '$1', allEvents)})
      ORDER BY c.id LIMIT $2`,
     params,
   );
@@ -46,11 +46,7 @@ export async function expireSaid(tx: Queryable, o: RetainPass & { kaosOnly: bool
     counts.episodicMemories += forgotten.deletedMemories;
     counts.episodesRebuilt += forgotten.episodesReopened;
     counts.episodes += forgotten.episodesDeleted;
-    const gone = await tx.query(
-      `DELETE FROM kaos_events e WHERE e.conversation_id = $1 AND e.occurred_at < $2 ${events}`,
-      [conversationId, o.cutoff],
-    );
-    counts.kaosEvents += gone.rowCount ?? 0;
+    counts.kaosEvents += await deleteEventsBefore(tx, conversationId, o.cutoff, allEvents);
     if (forgotten.deletedMessages > 0) counts.summaries += await dropSummariesOf(tx, conversationId);
   }
   return {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../store.js';
 import { whereOf, type SearchFilters, type SearchHit } from '../search/search.js';
+import { joinSearchRow } from '../search/search-sql.js';
 
 /** A searched message's place in its conversation: who said it and the turns either side of it. */
 export interface TurnContext {
@@ -81,7 +82,7 @@ export async function turnContext(
        FROM t
      UNION ALL
      SELECT 'neighbour', si.item_id, si.conversation_id, NULL, a.sender, NULL, NULL, si.kind, si.user_id, si.content, si.occurred_at, si.message_ids
-       FROM around a JOIN search_items si ON si.group_key = a.group_key AND si.kind = 'message' AND si.item_id = a.id
+       FROM around a ${joinSearchRow('si', 'message', 'a.group_key', 'a.id')}
       WHERE a.id <> ALL($2::text[]) AND ${where}`,
     params,
   );

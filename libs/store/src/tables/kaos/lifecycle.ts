@@ -1,6 +1,7 @@
 import { iso, keyTwo, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../lifecycle/participant.js';
 import { expireSaid } from '../conversations/said-retention.js';
 import { messagesSentBy } from '../conversations/conversation-sql.js';
+import { hasOwner } from '../memberships/membership-sql.js';
 
 /**
  * True (SQL) unless the conversation is a KAOS session no person owns: only its agent reads that
@@ -8,10 +9,11 @@ import { messagesSentBy } from '../conversations/conversation-sql.js';
  * `group` is the row's conversation group, its shard column, which the session's must equal.
  */
 export const notAgentsOnly = (conversation: string, group = conversation) =>
-  `NOT EXISTS (SELECT 1 FROM kaos_sessions ko JOIN conversations kc ON kc.group_key = ko.conversation_id AND kc.id = ko.conversation_id
-     WHERE ko.conversation_id = ${group} AND kc.id = ${conversation}
-       AND NOT EXISTS (SELECT 1 FROM conversation_memberships km
-                        WHERE km.group_id = kc.group_key AND km.access_level = 'owner'))`;
+  // a session's conversation is its own group (its foreign key says so), so the session's id is
+  // also the group its owner's membership is in
+  `NOT EXISTS (SELECT 1 FROM kaos_sessions ko
+     WHERE ko.conversation_id = ${group} AND ko.conversation_id = ${conversation}
+       AND NOT ${hasOwner('ko.conversation_id', 'km')})`;
 
 /** KAOS sessions; one made for the person that someone else owns now is the owner's. */
 export const kaosSessions: LifecycleParticipant = {

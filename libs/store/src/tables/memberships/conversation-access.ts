@@ -7,9 +7,12 @@ import {
   type Standing,
 } from '@memstream/schemas';
 import type { Queryable } from '../../store.js';
+import { arkSessionExists } from '../ark/ark-session-sql.js';
+import { hasConversationMeta } from '../conversation-meta/conversation-meta.js';
 import { insertFirstOwner } from './membership-rows.js';
 import {
   conversationDeleted,
+  conversationExists,
   conversationGroups,
   groupOfId,
   groupRootsIn,
@@ -79,9 +82,9 @@ export async function accessLevelsOf(
  */
 export async function conversationInUse(q: Queryable, conversationId: string): Promise<boolean> {
   const { rows } = await q.query<{ used: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM conversations WHERE id = $1)
-         OR EXISTS (SELECT 1 FROM ark_sessions WHERE session_id = $1)
-         OR EXISTS (SELECT 1 FROM conversation_meta WHERE group_id = $1)
+    `SELECT ${conversationExists('$1')}
+         OR ${arkSessionExists('$1')}
+         OR ${hasConversationMeta('$1')}
          OR EXISTS (SELECT 1 FROM conversation_memberships WHERE group_id = ${GROUP_OF}) AS used`,
     [conversationId],
   );

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { EpisodicMemory } from '@memstream/schemas';
-import type { Queryable } from '../../store.js';
+import type { Queryable, Store } from '../../store.js';
 import type { Episode } from './episodes.js';
 import { visibleTo } from '../memberships/conversation-access.js';
 import { deleteSearchRows } from '../search/search-rows.js';
+import { hasSearchRow } from '../search/search-sql.js';
 
 /** What an extractor made of an episode, before it is stored. */
 export interface ExtractedMemory {
@@ -153,12 +154,33 @@ export async function unindexedMemories(q: Queryable, limit: number): Promise<Ep
   const { rows } = await q.query<MemoryRow>(
     `SELECT ${COLUMNS} FROM episodic_memories m
      WHERE superseded_at IS NULL AND created_at > now() - interval '1 day'
-       AND NOT EXISTS (SELECT 1 FROM search_items s
-                        WHERE s.group_key = m.group_key AND s.kind = 'episodic_memory' AND s.item_id = m.id)
+       AND NOT ${hasSearchRow('episodic_memory', 'm.group_key', 'm.id')}
      ORDER BY created_at LIMIT $1`,
     [limit],
   );
   return rows.map(toEpisodicMemory);
+}
+
+/** The group of each memory of `ids` that exists, by id: a memory's group never changes. */
+export async function groupsOfMemories(q: Queryable | Store, ids: readonly string[]): Promise<Map<string, string>> {
+  const { rows } = await q.query<{ id: string; group_key: string }>(
+    'SELECT id, group_key FROM episodic_memories WHERE id = ANY($1::text[])',
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.group_key]));
+}
+
+/**
+ * Locks the memories `ids` of the groups `groups` (their shard column) against a supersede or a
+ * delete until the transaction ends, in id order, so that two writers of their search rows take
+ * turns (see memoriesByShardGroup in search/search-items.ts).
+ */
+export async function lockMemories(tx: Queryable, groups: readonly string[], ids: readonly string[]): Promise<void> {
+  await tx.query(
+    `SELECT 1 FROM episodic_memories WHERE group_key = ANY($1::text[]) AND id = ANY($2::text[])
+          ORDER BY id FOR NO KEY UPDATE`,
+    [groups, ids],
+  );
 }
 
 /** The current memories of the episodes that hold the given messages of a conversation. */

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../store.js';
 import { audienceIn } from '../memberships/conversation-access.js';
 import { messageCount } from '../conversations/message-sql.js';
+import { searchCounts } from '../search/search-sql.js';
 
 export interface MemoryStats {
   readonly messages: number;
@@ -36,9 +37,7 @@ export async function memoryStats(
   const { rows } = await q.query<MemoryStats>(
     `SELECT
        ${messageCount('$1', shown)}::int8 AS messages,
-       (SELECT count(*) FROM search_vectors WHERE conversation_id = $1 AND kind = 'message' ${shown})::int8 AS indexed_messages,
-       (SELECT count(*) FROM search_vectors WHERE conversation_id = $1 AND embedding_model = $2 ${shown})::int8 AS current_vectors,
-       (SELECT count(*) FROM search_items WHERE conversation_id = $1 ${shown})::int8 AS search_items,
+       ${searchCounts('$1', '$2', shown)},
        (SELECT count(*) FROM episodes WHERE conversation_id = $1)::int8 AS episodes,
        (SELECT count(*) FROM episodes WHERE conversation_id = $1 AND status = 'extracted')::int8 AS episodes_extracted,
        (SELECT count(*) FROM episodic_memories WHERE conversation_id = $1 AND superseded_at IS NULL)::int8 AS episodic_memories,

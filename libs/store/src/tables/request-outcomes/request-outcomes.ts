@@ -43,6 +43,19 @@ export async function recordRequestOutcomes(
   );
 }
 
+/**
+ * A CTE `name` recording the outcomes `select` yields, with the columns (request_id, kind, status,
+ * group_id, message_id, duplicate, result, group_key), as recordRequestOutcomes does: a request
+ * that has one keeps it. It returns the request ids recorded now. For a statement that records
+ * its requests' outcomes in the same transaction as their writes (the append).
+ */
+export const recordOutcomesSql = (name: string, select: string) => `${name} AS (
+  INSERT INTO request_outcomes (request_id, kind, status, group_id, message_id, duplicate, result, group_key)
+  ${select}
+  ON CONFLICT (group_key, request_id) DO NOTHING
+  RETURNING request_id
+)`;
+
 export async function findRequestOutcomes(
   q: Queryable,
   requestIds: readonly string[],

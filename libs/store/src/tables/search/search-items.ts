@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Queryable, Store } from '../../store.js';
 import { runsByShardGroup, type ShardGroupsOf } from '../../shard-groups.js';
 import { keywordVectorSql } from './search-text.js';
+import { groupsOfMemories, lockMemories } from '../memories/episodic-memories.js';
+import { joinCurrentMemory } from '../memories/memory-sql.js';
 import {
   dropZeroedFrequencies,
   insertSearchRowsSql,
@@ -221,7 +223,7 @@ function memoryKeywordRowsSql(vectors: boolean, groups: string): string {
   return `source AS MATERIALIZED (
        SELECT m.id, m.group_key, m.conversation_id, m.user_id, m.occurred_at, m.message_ids, t.body${vectors ? ', t.vec' : ''}
        FROM unnest($1::text[], $2::text[]${vectors ? ', $3::text[]) AS t(id, body, vec)' : ') AS t(id, body)'}
-       JOIN episodic_memories m ON m.group_key = ANY(${groups}::text[]) AND m.id = t.id AND m.superseded_at IS NULL
+       ${joinCurrentMemory('m', groups, 't.id')}
      ),
      ${upsertMemoryRowsSql(keywordVectorSql)}`;
 }
@@ -316,23 +318,15 @@ async function memoriesByShardGroup<T extends { readonly memoryId: string }>(
   write: (tx: Queryable, run: readonly T[], groups: string[]) => Promise<number>,
 ): Promise<number> {
   if (items.length === 0) return 0;
-  const { rows } = await store.query<{ id: string; group_key: string }>(
-    'SELECT id, group_key FROM episodic_memories WHERE id = ANY($1::text[])',
-    [[...new Set(items.map((i) => i.memoryId))]],
-  );
-  if (rows.length === 0) return 0;
-  const groupOf = new Map(rows.map((r) => [r.id, r.group_key]));
+  const groupOf = await groupsOfMemories(store, [...new Set(items.map((i) => i.memoryId))]);
+  if (groupOf.size === 0) return 0;
   const stored = items.filter((i) => groupOf.has(i.memoryId));
   let n = 0;
   for (const run of await runsByShardGroup(store, stored, (i) => groupOf.get(i.memoryId)!, shardGroups)) {
     const groups = [...new Set(run.map((i) => groupOf.get(i.memoryId)!))];
     const ids = [...new Set(run.map((i) => i.memoryId))];
     n += await inTransaction(store, async (tx) => {
-      await tx.query(
-        `SELECT 1 FROM episodic_memories WHERE group_key = ANY($1::text[]) AND id = ANY($2::text[])
-          ORDER BY id FOR NO KEY UPDATE`,
-        [groups, ids],
-      );
+      await lockMemories(tx, groups, ids);
       return write(tx, run, groups);
     });
   }

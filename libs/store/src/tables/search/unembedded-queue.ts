@@ -2,6 +2,7 @@ import { databaseNow } from '../../database-clock.js';
 import { GENERIC_PLAN, type Queryable } from '../../store.js';
 import type { SearchItemToEmbed } from './search-items.js';
 import { joinMessageAnyGroup, messagesStoredAfter } from '../conversations/message-sql.js';
+import { leftJoinMemoryById } from '../memories/memory-sql.js';
 
 /**
  * search_unembedded: search rows no stored event will bring a vector for, which the indexer's sweep
@@ -33,7 +34,7 @@ export type QueuedItem = Pick<SearchItemToEmbed, 'kind' | 'item_id'> & { readonl
 /** The rows of `items` ($1 kinds, $2 ids, $3 groups) as `t(group_key, kind, item_id)`, their groups found. */
 const ITEMS_WITH_GROUPS = `(SELECT COALESCE(i.g, em.group_key) AS group_key, i.kind, i.item_id
        FROM unnest($1::text[], $2::text[], $3::text[]) AS i(kind, item_id, g)
-       LEFT JOIN episodic_memories em ON i.g IS NULL AND i.kind = 'episodic_memory' AND em.id = i.item_id) t`;
+       ${leftJoinMemoryById('em', 'i.item_id', "i.g IS NULL AND i.kind = 'episodic_memory'")}) t`;
 
 const itemParams = (items: readonly QueuedItem[]) => [
   items.map((i) => i.kind),
