@@ -255,17 +255,15 @@ export {
   EVICTABLE_RESOURCES,
   createEvictionJob,
   findEvictionJob,
-  claimEvictionJob,
-  evictBatch,
   settleDiscards,
   finishEvictionJob,
   evictionProgress,
   type EvictableResource,
   type EvictionJob,
   type EvictionStatus,
-  type EvictionStep,
   type NewEvictionJob,
 } from './tables/jobs/eviction-jobs.js';
+export { claimEvictionJob, evictBatch, type EvictionStep } from './lifecycle/evict.js';
 export {
   adminListConversations,
   adminFindConversation,
@@ -302,17 +300,17 @@ export {
   noErasureCounts,
   addCount,
   addErasureCounts,
+  type ErasureBatch,
   type ErasureCounts,
   type ErasureFamily,
   type ErasureStore,
-} from './lifecycle/erasure-counts.js';
+} from './participant/erasure-counts.js';
 export {
   eraseKeyedRecords,
   eraseOwnedConversations,
   eraseSentMessages,
   ownDataRemaining,
   holdBackPersonWrites,
-  type ErasureBatch,
 } from './lifecycle/erase-person.js';
 export { eraseWrittenAbout } from './lifecycle/erase-about-person.js';
 export { claimJobLease, releaseJobLease, renewJobLease } from './tables/jobs/job-leases.js';
@@ -358,4 +356,4 @@ export {
   type TableEvict,
   type TablePurge,
   type TableRetain,
-} from './lifecycle/participant.js';
+} from './participant/participant.js';

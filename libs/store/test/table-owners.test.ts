@@ -4,7 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
 import { PARTICIPANTS } from '../src/lifecycle/registry.js';
-import type { LifecycleParticipant } from '../src/lifecycle/participant.js';
+import type { LifecycleParticipant } from '../src/participant/participant.js';
 import * as ark from '../src/tables/ark/lifecycle.js';
 import * as auditLog from '../src/tables/audit-log/lifecycle.js';
 import * as busJournal from '../src/tables/bus-journal/lifecycle.js';
@@ -67,7 +67,6 @@ const LOOPS: Readonly<Record<string, readonly string[]>> = {
     'memory',
     'messages',
   ],
-  'lifecycle/participant.ts': ['conversation_memberships', 'conversations', 'kaos_sessions', 'person_groups'],
   'lifecycle/purge-conversations.ts': ['conversations'],
 };
 

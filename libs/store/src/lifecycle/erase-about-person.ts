@@ -1,5 +1,5 @@
 import type { Queryable } from '../store.js';
-import { addErasureCounts, noErasureCounts, type ErasureCounts } from './erasure-counts.js';
+import { addErasureCounts, noErasureCounts, type ErasureCounts } from '../participant/erasure-counts.js';
 import { PARTICIPANTS } from './registry.js';
 
 /**

@@ -8,22 +8,10 @@ import {
   noErasureCounts,
   type ErasureCounts,
   type ErasureFamily,
-} from './erasure-counts.js';
-import { namedSql, personGroupsSql } from './participant.js';
+  type ErasureBatch,
+} from '../participant/erasure-counts.js';
+import { namedSql, personGroupsSql } from './person-rows.js';
 import { PARTICIPANTS, participant } from './registry.js';
-
-/**
- * The database side of erasing a person, as batches the erasure job runs one transaction at a
- * time (see erasure-runner.ts for the order). Each batch finds what is still there, so a batch
- * redone after a crash finds nothing twice. What a person's data is: docs/your-users-data.md.
- */
-export interface ErasureBatch {
-  readonly counts: ErasureCounts;
-  /** False while this step may have more to do (run it again). */
-  readonly finished: boolean;
-  /** Conversations removed whole, whose response streams (outside the database) are to be discarded. */
-  readonly conversationIds: readonly string[];
-}
 
 /** The groups that are the person's whole (personGroupsSql, which the export reads too). */
 const ownedGroupsSql = (limit: string) =>

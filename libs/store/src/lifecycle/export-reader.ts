@@ -1,12 +1,13 @@
 import type { ExportDataRecord } from '@memstream/schemas';
 import { readDistribution } from '../distribution.js';
 import type { Queryable } from '../store.js';
-import { namedSql, personGroupsSql, wholeSql, type LifecycleParticipant } from './participant.js';
+import type { LifecycleParticipant } from '../participant/participant.js';
+import { namedSql, personGroupsSql, wholeSql } from './person-rows.js';
 import { PARTICIPANTS } from './registry.js';
 
 /**
  * What an export holds. The server: everything. A person: what erasing them removes or
- * de-identifies, table by table, as the lifecycle registry says (lifecycle/participant.ts): their
+ * de-identifies, table by table, as the lifecycle registry says (participant/participant.ts): their
  * conversation groups whole, and elsewhere the rows that are theirs or name them (messages they
  * sent, member or not, their memberships, memories kept for them...), with the conversations those
  * sit in named but not described. `asPerson` is the person asking for their own data: they get

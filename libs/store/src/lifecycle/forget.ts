@@ -1,8 +1,11 @@
 import { databaseNow } from '../database-clock.js';
 import type { Queryable, Store } from '../store.js';
+import type { ForgetResult } from '../participant/participant.js';
 import { lockEpisodes } from '../tables/memories/episodes.js';
 import { visibleTo } from '../tables/memberships/conversation-access.js';
 import { deleteSearchRows } from '../tables/search/search-rows.js';
+
+export type { ForgetResult };
 
 export interface ForgetFilter {
   /** An episode's id, or a memory's id meaning its episode: that episode's messages. */
@@ -16,19 +19,6 @@ export interface ForgetFilter {
   readonly managedBy?: string | undefined;
   /** Only messages whose time (created_at) is before this one: what a retention period expired. */
   readonly before?: Date | undefined;
-}
-
-export interface ForgetResult {
-  readonly deletedMessages: number;
-  /** Current episodic memories removed (their superseded history goes with them). */
-  readonly deletedMemories: number;
-  /** Episodes that lost some messages and will be extracted again from the rest. */
-  readonly episodesReopened: number;
-  /** Episodes that lost every message and are gone. */
-  readonly episodesDeleted: number;
-  /** Search rows removed with the messages (their own) and with the memories (theirs, current or not). */
-  readonly deletedMessageSearchRows: number;
-  readonly deletedMemorySearchRows: number;
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { Queryable } from '../store.js';
 import { PURGE_ORDER } from './registry.js';
 import { lockEpisodes } from '../tables/memories/episodes.js';
-import { NO_PURGE, type PurgeCounts } from './purge-counts.js';
+import { NO_PURGE, type PurgeCounts } from '../participant/purge-counts.js';
 
-export { addPurgeCounts, NO_PURGE, type PurgeCounts } from './purge-counts.js';
+export { addPurgeCounts, NO_PURGE, type PurgeCounts } from '../participant/purge-counts.js';
 
 export interface PurgeOptions {
   /**

@@ -6,7 +6,7 @@ import {
   type TableEvict,
   type TablePurge,
   type TableRetain,
-} from './participant.js';
+} from '../participant/participant.js';
 import { conversations } from '../tables/conversations/lifecycle.js';
 import { arkChunks, arkSessions } from '../tables/ark/lifecycle.js';
 import { conversationMeta, conversationMetaDefault } from '../tables/conversation-meta/lifecycle.js';
@@ -17,7 +17,7 @@ import { episodes, episodicMemories, summaries } from '../tables/memories/lifecy
 import { kaosEvents, kaosSessionNames, kaosSessions } from '../tables/kaos/lifecycle.js';
 import { requestOutcomes } from '../tables/request-outcomes/lifecycle.js';
 import { searchIndex } from '../tables/search/lifecycle.js';
-import { storeTables } from './unexported.js';
+import { storeTables } from '../participant/operational.js';
 import { auditLog } from '../tables/audit-log/lifecycle.js';
 import { jobTables } from '../tables/jobs/lifecycle.js';
 import { busJournalTables } from '../tables/bus-journal/lifecycle.js';

@@ -1,9 +1,10 @@
 import type { Queryable } from '../store.js';
-import type { RetainPass, RetainedKind, TableRetain } from './participant.js';
+import type { ForgetMessagesBefore, RetainPass, RetainedKind, TableRetain } from '../participant/participant.js';
+import { forgetMessagesIn } from './forget.js';
 import { RETAIN_ORDER } from './registry.js';
 import { cutoffOf } from '../retention-cutoff.js';
 import { purgeConversationGroups } from './purge-conversations.js';
-import type { RetentionBatch, RetentionKind, RetentionScope } from './retention-counts.js';
+import type { RetentionBatch, RetentionKind, RetentionScope } from '../participant/retention-counts.js';
 
 export {
   addRetentionCounts,
@@ -13,7 +14,7 @@ export {
   type RetentionCounts,
   type RetentionKind,
   type RetentionScope,
-} from './retention-counts.js';
+} from '../participant/retention-counts.js';
 export { RETENTION_METADATA_KEY, retentionOverrides } from '../tables/conversations/retention-scope.js';
 
 /**
@@ -61,11 +62,14 @@ export function retentionPasses(o: {
         kind: retain.kind,
         table,
         ...s,
-        batch: (tx, after) => retainBatch(tx, retain, { ...s, batchSize: o.batchSize, after }),
+        batch: (tx, after) => retainBatch(tx, retain, { ...s, batchSize: o.batchSize, after, forgetMessagesBefore }),
       });
   }
   return passes;
 }
+
+const forgetMessagesBefore: ForgetMessagesBefore = (tx, conversationId, before) =>
+  forgetMessagesIn(tx, { conversationId, before });
 
 async function retainBatch(tx: Queryable, retain: TableRetain, pass: RetainPass): Promise<RetentionBatch> {
   if ('rows' in retain.goes) return retain.goes.rows(tx, pass);

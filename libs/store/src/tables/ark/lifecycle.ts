@@ -6,7 +6,7 @@ import {
   EVICTED_WITH_GROUP,
   type LifecycleParticipant,
   type RetainPass,
-} from '../../lifecycle/participant.js';
+} from '../../participant/participant.js';
 import { groupActiveSince, rootGroupsOf } from '../conversations/conversation-sql.js';
 
 /**

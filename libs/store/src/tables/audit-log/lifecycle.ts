@@ -1,4 +1,4 @@
-import { operationalTable } from '../../lifecycle/unexported.js';
+import { operationalTable } from '../../participant/operational.js';
 
 export const auditLog = operationalTable(
   'audit_log',

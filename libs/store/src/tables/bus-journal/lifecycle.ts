@@ -1,4 +1,4 @@
-import { operationalTable } from '../../lifecycle/unexported.js';
+import { operationalTable } from '../../participant/operational.js';
 
 /** The embedded bus's journal: events in transit and how far each consumer has read. */
 export const busJournalTables = [

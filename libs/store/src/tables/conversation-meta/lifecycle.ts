@@ -1,5 +1,5 @@
-import { iso, keyOne, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../lifecycle/participant.js';
-import { addCount, noErasureCounts } from '../../lifecycle/erasure-counts.js';
+import { iso, keyOne, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../participant/participant.js';
+import { addCount, noErasureCounts } from '../../participant/erasure-counts.js';
 
 const COLUMNS = (details: string, described: string) => `group_id AS "groupId", id, version,
   scene, CASE WHEN ${described} THEN scene_desc END AS "sceneDesc",

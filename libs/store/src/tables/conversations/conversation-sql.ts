@@ -50,6 +50,14 @@ export const groupOfId = (id: string) => `COALESCE((SELECT group_id FROM convers
 export const conversationDeleted = (id: string) =>
   `EXISTS (SELECT 1 FROM conversations WHERE id = ${id} AND deleted_at IS NOT NULL)`;
 
+/** The group of `person`'s private chat, as a subquery's row, once something of it is stored. */
+export const privateChatGroupOf = (person: string) =>
+  `SELECT group_key FROM conversations WHERE group_key = 'private:' || ${person}`;
+
+/** The ids of every conversation of the groups `groups` (a subquery), deleted or not. */
+export const conversationsIn = (groups: string) =>
+  `SELECT wc.id FROM conversations wc WHERE wc.group_key IN (${groups})`;
+
 /** The ids of the conversations not deleted whose group meets `group` (SQL after `group_key`: `IN (…)`, `= …`). */
 export const liveConversationsOf = (group: string) =>
   `SELECT c.id FROM conversations c WHERE c.group_key ${group} AND c.deleted_at IS NULL`;

@@ -1,4 +1,4 @@
-import { EVICTED_WITH_GROUP, iso, keyOne, keyTwo, type LifecycleParticipant } from '../../lifecycle/participant.js';
+import { EVICTED_WITH_GROUP, iso, keyOne, keyTwo, type LifecycleParticipant } from '../../participant/participant.js';
 import { notAgentsOnly } from '../kaos/lifecycle.js';
 import { expireSaid } from './said-retention.js';
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../store.js';
-import type { RetentionScope } from '../../lifecycle/retention-counts.js';
+import type { RetentionScope } from '../../participant/retention-counts.js';
 
 /** The metadata key of a conversation's own retention period, which may shorten the setting's. */
 export const RETENTION_METADATA_KEY = 'retention';

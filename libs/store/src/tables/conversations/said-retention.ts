@@ -1,7 +1,6 @@
 import type { Queryable } from '../../store.js';
-import { forgetMessagesIn } from '../../lifecycle/forget.js';
-import { noRetentionCounts, type RetentionBatch } from '../../lifecycle/retention-counts.js';
-import type { RetainPass } from '../../lifecycle/participant.js';
+import { noRetentionCounts, type RetentionBatch } from '../../participant/retention-counts.js';
+import type { RetainPass } from '../../participant/participant.js';
 import { retentionScopeSql } from './retention-scope.js';
 import { dropSummariesOf } from '../memories/lifecycle.js';
 import { deleteEventsBefore, hasEventsBefore, isKaosSession } from '../kaos/kaos-sql.js';
@@ -40,7 +39,7 @@ export async function expireSaid(tx: Queryable, o: RetainPass & { kaosOnly: bool
   );
   const counts = noRetentionCounts();
   for (const { conversation_id: conversationId } of rows) {
-    const forgotten = await forgetMessagesIn(tx, { conversationId, before: o.cutoff });
+    const forgotten = await o.forgetMessagesBefore(tx, conversationId, o.cutoff);
     counts.searchRows += forgotten.deletedMessageSearchRows + forgotten.deletedMemorySearchRows;
     counts.messages += forgotten.deletedMessages;
     counts.episodicMemories += forgotten.deletedMemories;

@@ -1,7 +1,7 @@
 import { databaseNow } from '../../database-clock.js';
 import type { Queryable, Store } from '../../store.js';
-import { addErasureCounts, noErasureCounts, type ErasureCounts } from '../../lifecycle/erasure-counts.js';
-import type { ErasureBatch } from '../../lifecycle/erase-person.js';
+import { addErasureCounts, noErasureCounts, type ErasureCounts } from '../../participant/erasure-counts.js';
+import type { ErasureBatch } from '../../participant/erasure-counts.js';
 import { recordAudit } from '../audit-log/audit-log.js';
 import { endHeldJob, leaseFrom, leaseJob, lockHeldJob, lockOpenJob } from './job-row-leases.js';
 

@@ -1,4 +1,4 @@
-import { operationalTable } from '../../lifecycle/unexported.js';
+import { operationalTable } from '../../participant/operational.js';
 
 /** The governance worker's queues and leases. */
 export const jobTables = [

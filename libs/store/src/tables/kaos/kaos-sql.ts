@@ -1,4 +1,5 @@
 import type { Queryable } from '../../store.js';
+import { ownedByAnother } from '../memberships/membership-sql.js';
 
 /**
  * What other folders' statements ask of KAOS sessions and their events, as SQL to put inside
@@ -40,3 +41,12 @@ export async function deleteEventsBefore(
   );
   return gone.rowCount ?? 0;
 }
+
+/**
+ * The sessions (their ids, which are their groups) made for `person` that nobody else owns, as a
+ * subquery's rows: theirs whole, though their agent made them (lifecycle/person-rows.ts).
+ */
+export const sessionGroupsMadeFor = (person: string) =>
+  `SELECT k.conversation_id FROM kaos_sessions k
+       WHERE k.user_id = ${person}
+         AND NOT ${ownedByAnother('k.conversation_id', person)}`;

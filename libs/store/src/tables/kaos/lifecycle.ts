@@ -1,4 +1,4 @@
-import { iso, keyTwo, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../lifecycle/participant.js';
+import { iso, keyTwo, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../participant/participant.js';
 import { expireSaid } from '../conversations/said-retention.js';
 import { messagesSentBy } from '../conversations/conversation-sql.js';
 import { hasOwner } from '../memberships/membership-sql.js';

@@ -1,8 +1,8 @@
 import type { Queryable } from '../../store.js';
-import { EVICTED_WITH_GROUP, iso, keyOne, keyTwo, type LifecycleParticipant } from '../../lifecycle/participant.js';
+import { EVICTED_WITH_GROUP, iso, keyOne, keyTwo, type LifecycleParticipant } from '../../participant/participant.js';
 import { deleteSharedMemberships, sharedWith } from './membership-rows.js';
-import { addCount, type ErasureCounts, familyOf, noErasureCounts } from '../../lifecycle/erasure-counts.js';
-import { dueByGroup } from '../../lifecycle/due-by-group.js';
+import { addCount, type ErasureCounts, familyOf, noErasureCounts } from '../../participant/erasure-counts.js';
+import { dueByGroup } from '../../participant/due-by-group.js';
 import { joinConversation } from '../conversations/conversation-sql.js';
 
 /**

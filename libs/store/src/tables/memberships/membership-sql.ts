@@ -55,3 +55,12 @@ export function isMemberAsKnownTo(
       : `AND (o.access_level = 'owner' OR o.user_id = $${params.push(viewer)} OR ${visibleTo(conversation, params, viewer, 'manager')})`;
   return `EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = ${group} AND o.user_id = ${person} ${known})`;
 }
+
+/** The groups `person` owns, as a subquery's rows (one column): found on the person's shard of person_groups. */
+export const groupsOwnedBy = (person: string) =>
+  `SELECT group_id FROM person_groups WHERE user_id = ${person} AND access_level = 'owner'`;
+
+/** True when someone other than `person` owns the group. */
+export const ownedByAnother = (group: string, person: string, alias = 'o') =>
+  `EXISTS (SELECT 1 FROM conversation_memberships ${alias} WHERE ${alias}.group_id = ${group}
+                           AND ${alias}.access_level = 'owner' AND ${alias}.user_id <> ${person})`;

@@ -5,11 +5,11 @@ import {
   EVICTED_WITH_GROUP,
   type LifecycleParticipant,
   type RetainPass,
-} from '../../lifecycle/participant.js';
-import { addCount, familyOf, noErasureCounts } from '../../lifecycle/erasure-counts.js';
-import type { RetentionBatch } from '../../lifecycle/retention-counts.js';
+} from '../../participant/participant.js';
+import { addCount, familyOf, noErasureCounts } from '../../participant/erasure-counts.js';
+import type { RetentionBatch } from '../../participant/retention-counts.js';
 import { retentionScopeSql } from '../conversations/retention-scope.js';
-import { dueByGroup } from '../../lifecycle/due-by-group.js';
+import { dueByGroup } from '../../participant/due-by-group.js';
 import { deleteSearchRows } from '../search/search-rows.js';
 import { sourceApiOf } from '../conversations/conversation-sql.js';
 

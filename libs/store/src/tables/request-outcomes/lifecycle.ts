@@ -1,5 +1,5 @@
-import type { LifecycleParticipant } from '../../lifecycle/participant.js';
-import { addCount, noErasureCounts } from '../../lifecycle/erasure-counts.js';
+import type { LifecycleParticipant } from '../../participant/participant.js';
+import { addCount, noErasureCounts } from '../../participant/erasure-counts.js';
 
 /**
  * A request's recorded answer, kept for status lookups until the purge takes it (hours). One may

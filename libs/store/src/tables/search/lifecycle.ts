@@ -1,4 +1,4 @@
-import { EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../lifecycle/participant.js';
+import { EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../participant/participant.js';
 
 const INDEX = 'an index made from messages and memories, which the import builds again from them';
 const INDEXED = 'goes with the message or memory it indexes (their retain parts take it)';

@@ -85,12 +85,34 @@ export const RETAIN_STAGES = {
 export type RetainedKind = keyof typeof RETAIN_STAGES;
 
 /** One batch of a retention pass: rows older than the cutoff, in the scope, at most `batchSize` of what it walks. */
+/** What forgetting messages removed with them (lifecycle/forget.ts). */
+export interface ForgetResult {
+  readonly deletedMessages: number;
+  /** Current episodic memories removed (their superseded history goes with them). */
+  readonly deletedMemories: number;
+  /** Episodes that lost some messages and will be extracted again from the rest. */
+  readonly episodesReopened: number;
+  /** Episodes that lost every message and are gone. */
+  readonly episodesDeleted: number;
+  /** Search rows removed with the messages (their own) and with the memories (theirs, current or not). */
+  readonly deletedMessageSearchRows: number;
+  readonly deletedMemorySearchRows: number;
+}
+
+/**
+ * Forgets a conversation's messages created before `before`, with what was made of them (search
+ * rows and vectors, the episodes holding them, their memories): the retention loop hands it to a
+ * pass, so a table's part calls the cascade without knowing its tables.
+ */
+export type ForgetMessagesBefore = (tx: Queryable, conversationId: string, before: Date) => Promise<ForgetResult>;
+
 export interface RetainPass {
   readonly cutoff: Date;
   readonly scope: RetentionScope;
   readonly batchSize: number;
   /** Where a pass that walks conversations in id order goes on from. */
   readonly after?: string | undefined;
+  readonly forgetMessagesBefore: ForgetMessagesBefore;
 }
 
 /** How retention removes the table's rows once they are older than their kind's period. */
@@ -225,41 +247,6 @@ export interface TableErase {
   /** The kind of the person's own data the final check looks for in the named rows (holds back completion). */
   readonly ownData?: 'messages' | 'memories';
 }
-
-/**
- * The conversation groups that are a person's whole: the groups they own, their private chat, and
- * the KAOS sessions made for them that nobody else owns. A session's user id stays what its agent
- * named when it changes hands: one someone else owns now (an ownership transfer) is that owner's,
- * and only the person's turns in it are theirs; one nobody owns (a direct producer's, or made with
- * authentication off) is taken by its user id. `readable`: only what the person may read themself (a session nobody
- * owns is read by its agent only), for their own export.
- */
-export function personGroupsSql(person: string, o: { readable?: boolean } = {}): string {
-  const kaos = o.readable
-    ? ''
-    : `UNION SELECT c.group_key FROM kaos_sessions k
-       JOIN conversations c ON c.group_key = k.conversation_id AND c.id = k.conversation_id
-       WHERE k.user_id = ${person}
-         AND NOT EXISTS (SELECT 1 FROM conversation_memberships o WHERE o.group_id = c.group_key
-                           AND o.access_level = 'owner' AND o.user_id <> ${person})`;
-  return `SELECT group_id FROM person_groups WHERE user_id = ${person} AND access_level = 'owner'
-    UNION SELECT group_key FROM conversations WHERE group_key = 'private:' || ${person}
-    ${kaos}`;
-}
-
-/** True (SQL) for a row of `p` inside the person's groups. */
-export function wholeSql(p: LifecycleParticipant, groups: string): string {
-  const w = p.within;
-  if (w === 'nowhere') return 'false';
-  if ('group' in w) return `${p.table}.${w.group} IN (${groups})`;
-  const conversations = `SELECT wc.id FROM conversations wc WHERE wc.group_key IN (${groups})`;
-  if ('conversation' in w) return `${p.table}.${w.conversation} IN (${conversations})`;
-  // an ARK session's id is its conversation's, and its group's when it has no conversation yet
-  return `(${p.table}.${w.session} IN (${conversations}) OR ${p.table}.${w.session} IN (${groups}))`;
-}
-
-/** The named condition of `p`, or false. */
-export const namedSql = (p: LifecycleParticipant, person: string) => (p.named ? `(${p.named(person)})` : 'false');
 
 /** ISO timestamps to PostgreSQL's microsecond, which a JavaScript Date would round to milliseconds. */
 export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;

@@ -51,3 +51,16 @@ export function addErasureCounts(a: Partial<ErasureCounts>, b: Partial<ErasureCo
         for (const [kind, n] of Object.entries(side[family]?.[store] ?? {})) addCount(sum, family, store, kind, n);
   return sum;
 }
+
+/**
+ * The database side of erasing a person, as batches the erasure job runs one transaction at a
+ * time (lifecycle/erase-person.ts makes them; the governance worker's erasure-runner.ts runs them in order). Each batch finds what is still there, so a batch
+ * redone after a crash finds nothing twice. What a person's data is: docs/your-users-data.md.
+ */
+export interface ErasureBatch {
+  readonly counts: ErasureCounts;
+  /** False while this step may have more to do (run it again). */
+  readonly finished: boolean;
+  /** Conversations removed whole, whose response streams (outside the database) are to be discarded. */
+  readonly conversationIds: readonly string[];
+}
