@@ -5,7 +5,7 @@ import { PARTITIONS } from './layout/partition-table.js';
  * The shard group of each conversation group: where the layout puts its rows in every distributed
  * table (they are colocated, so one shard of each). Asked of the database, which places them.
  */
-export type ShardGroupsOf = (q: Queryable, groups: readonly string[]) => Promise<Map<string, string>>;
+export type ShardGroupsOf = (q: Pick<Queryable, 'query'>, groups: readonly string[]) => Promise<Map<string, string>>;
 
 /**
  * A layout's ShardGroupsOf; undefined for the plain layout, where every row is on one node and a
@@ -46,7 +46,7 @@ function asked(sql: string): ShardGroupsOf {
  * time, and commits a transaction of one node without two phases.
  */
 export async function runsByShardGroup<T>(
-  q: Queryable,
+  q: Pick<Queryable, 'query'>,
   items: readonly T[],
   groupOf: (item: T) => string,
   shardGroups: ShardGroupsOf | undefined,

@@ -101,6 +101,7 @@ export async function runConverter(
   config: ConverterConfig,
   deps: { bus: Bus; store: Store; fanout: Fanout; log: Logger; lifecycle: Lifecycle },
 ): Promise<void> {
+  const shardGroups = shardGroupsOf(config);
   const subscriptions = await startConverter({
     bus: deps.bus,
     store: deps.store,
@@ -118,7 +119,7 @@ export async function runConverter(
       maxTokens: config.EPISODE_MAX_TOKENS,
       silenceMs: config.EPISODE_SILENCE_MS,
     },
-    shardGroups: shardGroupsOf(config),
+    shardGroups,
   });
   deps.lifecycle.defer('converter consumers', async () => void (await Promise.all(subscriptions.map((s) => s.stop()))));
 
@@ -128,7 +129,10 @@ export async function runConverter(
   startPeriodicJob(
     { name: 'keyword count fold', everyMs: 200, log: deps.log, lifecycle: deps.lifecycle },
     async (signal) => {
-      while (!signal.aborted && (await foldKeywordCounts(deps.store, KEYWORD_FOLD_LIMIT)) === KEYWORD_FOLD_LIMIT);
+      while (
+        !signal.aborted &&
+        (await foldKeywordCounts(deps.store, KEYWORD_FOLD_LIMIT, shardGroups)) === KEYWORD_FOLD_LIMIT
+      );
     },
   );
 }
