@@ -62,9 +62,15 @@ export const conversationsIn = (groups: string) =>
 export const liveConversationsOf = (group: string) =>
   `SELECT c.id FROM conversations c WHERE c.group_key ${group} AND c.deleted_at IS NULL`;
 
-/** The ids of the groups in `groups` (a subquery) that have a conversation of their own id (their root). */
+/**
+ * The groups in `groups` (a subquery) that have a conversation of their own id (their root).
+ * Grouped, not filtered by `r.id = r.group_key`: the planner took that filter for a rare match and
+ * joined every group with every conversation of the groups (7.4 ms at 300 groups, growing with
+ * their square, on each user-wide search); grouped, it is one hash join (0.7 ms).
+ */
 export const groupRootsIn = (groups: string) =>
-  `SELECT r.id FROM conversations r WHERE r.group_key IN (${groups}) AND r.id = r.group_key`;
+  `SELECT r.group_key FROM conversations r WHERE r.group_key IN (${groups})
+     GROUP BY r.group_key HAVING bool_or(r.id = r.group_key)`;
 
 /**
  * Each conversation of the ids `ids` with its group and whether it was deleted. Where an id names
