@@ -32,21 +32,10 @@ const FOREIGN: Readonly<Record<string, readonly string[]>> = {};
 
 /**
  * What the lifecycle loops still name themselves, by file: the loops are to know the tables only
- * through the registry's participants; the import, the forgetting of messages and parts of the
- * erasure are not loops over it yet. The list only shrinks, as FOREIGN does.
+ * through the registry's participants and the tables' own functions; the import and the forgetting
+ * of messages are not loops over it yet. The list only shrinks, as FOREIGN does.
  */
 const LOOPS: Readonly<Record<string, readonly string[]>> = {
-  'lifecycle/erase-person.ts': [
-    'conversation_memberships',
-    'conversation_meta',
-    'conversation_meta_default',
-    'conversations',
-    'kaos_events',
-    'kaos_sessions',
-    'memory',
-    'messages',
-  ],
-  'lifecycle/export-reader.ts': ['conversations'],
   'lifecycle/forget.ts': ['episodes', 'episodic_memories', 'messages', 'search_unembedded', 'search_vectors'],
   'lifecycle/import-scope.ts': [
     'ark_sessions',
@@ -67,7 +56,6 @@ const LOOPS: Readonly<Record<string, readonly string[]>> = {
     'memory',
     'messages',
   ],
-  'lifecycle/purge-conversations.ts': ['conversations'],
 };
 
 /** The store's own files that name the store's own tables. */

@@ -12,6 +12,10 @@ import {
 } from '../participant/erasure-counts.js';
 import { namedSql, personGroupsSql } from './person-rows.js';
 import { PARTICIPANTS, participant } from './registry.js';
+import { rootFamiliesOf } from '../tables/conversations/conversation-sql.js';
+import { agentSummaryMessageIds, conversationsOfMessagesWhere } from '../tables/conversations/message-sql.js';
+import { deleteKaosEventsWhere } from '../tables/kaos/kaos-sql.js';
+import { deleteSummariesOf } from '../tables/memories/summary-memory.js';
 
 /** The groups that are the person's whole (personGroupsSql, which the export reads too). */
 const ownedGroupsSql = (limit: string) =>
@@ -30,11 +34,7 @@ async function ownedGroups(
   const { rows } = await tx.query<{ group_id: string }>(ownedGroupsSql('$2'), [userId, limit]);
   if (rows.length === 0) return [];
   const groups = rows.map((r) => r.group_id);
-  const { rows: roots } = await tx.query<{ id: string; source_api: string }>(
-    'SELECT id, source_api FROM conversations WHERE group_key = ANY($1::text[]) AND id = group_key',
-    [groups],
-  );
-  const family = new Map(roots.map((r) => [r.id, r.source_api]));
+  const family = await rootFamiliesOf(tx, groups);
   return groups.map((group_id) => ({ group_id, source_api: family.get(group_id) ?? null }));
 }
 
@@ -78,9 +78,7 @@ function addPurgeCounts(counts: ErasureCounts, family: ErasureFamily, purged: Pu
 export async function eraseSentMessages(tx: Queryable, userId: string, batchSize: number): Promise<ErasureBatch> {
   const sent = participant('messages');
   const { rows } = await tx.query<{ conversation_id: string; source_api: string }>(
-    `SELECT DISTINCT messages.conversation_id, c.source_api FROM messages
-     JOIN conversations c ON c.group_key = messages.group_key AND c.id = messages.conversation_id
-     WHERE ${namedSql(sent, '$1')} ORDER BY messages.conversation_id LIMIT $2`,
+    conversationsOfMessagesWhere(namedSql(sent, '$1'), '$2'),
     [userId, batchSize],
   );
   const counts = noErasureCounts();
@@ -88,11 +86,13 @@ export async function eraseSentMessages(tx: Queryable, userId: string, batchSize
     const family = familyOf(source_api);
     // In a KAOS session the person's turn is an event too, the message's id its event id: one thing
     // said, two rows (a session someone else owns now still has the person's turns).
-    const events = await tx.query(
-      `DELETE FROM kaos_events WHERE kaos_events.conversation_id = $1 AND ${namedSql(participant('kaos_events'), '$2')}`,
-      [conversationId, userId],
+    const events = await deleteKaosEventsWhere(
+      tx,
+      conversationId,
+      (param) => namedSql(participant('kaos_events'), param),
+      userId,
     );
-    addCount(counts, family, 'postgres', 'kaosEvents', events.rowCount ?? 0);
+    addCount(counts, family, 'postgres', 'kaosEvents', events);
     const forgotten = await forgetMessagesIn(tx, { conversationId, matching: { sql: sent.named!, value: userId } });
     addCount(counts, family, 'postgres', 'messageSearchRows', forgotten.deletedMessageSearchRows);
     addCount(counts, family, 'postgres', 'memorySearchRows', forgotten.deletedMemorySearchRows);
@@ -100,13 +100,8 @@ export async function eraseSentMessages(tx: Queryable, userId: string, batchSize
     addCount(counts, family, 'postgres', 'episodicMemories', forgotten.deletedMemories);
     addCount(counts, family, 'postgres', 'episodesRebuilt', forgotten.episodesReopened);
     addCount(counts, family, 'postgres', 'episodes', forgotten.episodesDeleted);
-    const summaries = await tx.query('DELETE FROM memory WHERE conversation_id = $1', [conversationId]);
-    addCount(counts, 'memory-agent', 'postgres', 'summaries', summaries.rowCount ?? 0);
-    const agentSummaries = await tx.query<{ message_id: string }>(
-      `SELECT message_id FROM messages WHERE conversation_id = $1 AND metadata->'ms'->>'channel' = 'summary'`,
-      [conversationId],
-    );
-    for (const { message_id: messageId } of agentSummaries.rows) {
+    addCount(counts, 'memory-agent', 'postgres', 'summaries', await deleteSummariesOf(tx, conversationId));
+    for (const messageId of await agentSummaryMessageIds(tx, conversationId)) {
       const gone = await forgetMessagesIn(tx, { conversationId, messageId });
       addCount(counts, family, 'postgres', 'agentSummaries', gone.deletedMessages);
       addCount(counts, family, 'postgres', 'episodicMemories', gone.deletedMemories);
@@ -132,16 +127,12 @@ export async function eraseKeyedRecords(tx: Queryable, userId: string): Promise<
 /** What of the person's own data a final check may find, as the receipt's reason names it. */
 export type OwnDataKind = 'conversations' | 'messages' | 'memories';
 
-/**
- * Holds back every new write that could add to a person's data (conversations, messages,
- * memberships, KAOS sessions, group metadata) for the final check of an erasure: SHARE locks, taken
- * in the order the write path takes them (conversation row, then messages), so no cycle.
- */
-export async function holdBackPersonWrites(tx: Queryable): Promise<void> {
-  await tx.query(
-    'LOCK TABLE conversations, messages, conversation_memberships, kaos_sessions, conversation_meta, conversation_meta_default IN SHARE MODE',
-  );
-}
+/** The tables the final check holds back (their participants' `erase.heldBack`), in lock order. */
+export const ERASURE_HELD_BACK: readonly string[] = PARTICIPANTS.flatMap((p) =>
+  p.erase?.heldBack === undefined ? [] : [{ table: p.table, order: p.erase.heldBack }],
+)
+  .sort((a, b) => a.order - b.order)
+  .map((p) => p.table);
 
 /**
  * What the person wrote or owns that is still stored (empty once the steps above removed it all):
@@ -160,4 +151,13 @@ export async function ownDataRemaining(q: Queryable, userId: string): Promise<Ow
   );
   const found = rows[0]!;
   return (['conversations', 'messages', 'memories'] as const).filter((kind) => found[kind]);
+}
+
+/**
+ * Holds back every new write that could add to a person's data (conversations, messages,
+ * memberships, KAOS sessions, group metadata) for the final check of an erasure: SHARE locks, taken
+ * in the order the write path takes them (conversation row, then messages), so no cycle.
+ */
+export async function holdBackPersonWrites(tx: Queryable): Promise<void> {
+  await tx.query(`LOCK TABLE ${ERASURE_HELD_BACK.join(', ')} IN SHARE MODE`);
 }

@@ -4,6 +4,7 @@ import type { Queryable } from '../store.js';
 import type { LifecycleParticipant } from '../participant/participant.js';
 import { namedSql, personGroupsSql, wholeSql } from './person-rows.js';
 import { PARTICIPANTS } from './registry.js';
+import { conversationDeletedIn } from '../tables/conversations/conversation-sql.js';
 
 /**
  * What an export holds. The server: everything. A person: what erasing them removes or
@@ -104,10 +105,11 @@ function neededSql(p: LifecycleParticipant, person: string, asPerson: boolean, s
       `SELECT ${child.table}.${column} FROM ${child.table} WHERE ${[namedSql(child, person), ...readable].join(' AND ')}`;
     if (child.needs?.table === p.table) needed.push(`${p.table}.${child.needs.column} IN (${rows(child.needs.by)})`);
     if (!p.root || child.within === 'nowhere') continue;
-    if ('group' in child.within) needed.push(`conversations.group_key IN (${rows(child.within.group)})`);
+    // p is the root (conversations): its own id and its shard column, the group
+    if ('group' in child.within) needed.push(`${p.table}.${shardOf(p.table)} IN (${rows(child.within.group)})`);
     else
       needed.push(
-        `conversations.id IN (${rows('conversation' in child.within ? child.within.conversation : child.within.session)})`,
+        `${p.table}.id IN (${rows('conversation' in child.within ? child.within.conversation : child.within.session)})`,
       );
   }
   return needed.length > 0 ? `(${needed.join(' OR ')})` : 'false';
@@ -124,9 +126,6 @@ type ShardOf = (table: string) => string;
 function readableSql(p: LifecycleParticipant, readable: string | undefined, shardOf: ShardOf): string[] {
   const out = readable ? [readable] : [];
   if (!p.root && p.within !== 'nowhere' && 'conversation' in p.within)
-    out.push(
-      `NOT EXISTS (SELECT 1 FROM conversations gone WHERE gone.group_key = ${p.table}.${shardOf(p.table)}
-         AND gone.id = ${p.table}.${p.within.conversation} AND gone.deleted_at IS NOT NULL)`,
-    );
+    out.push(`NOT ${conversationDeletedIn(`${p.table}.${shardOf(p.table)}`, `${p.table}.${p.within.conversation}`)}`);
   return out;
 }

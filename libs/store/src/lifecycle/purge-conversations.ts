@@ -2,6 +2,7 @@ import type { Queryable } from '../store.js';
 import { PURGE_ORDER } from './registry.js';
 import { lockEpisodes } from '../tables/memories/episodes.js';
 import { NO_PURGE, type PurgeCounts } from '../participant/purge-counts.js';
+import { lockGroupConversations } from '../tables/conversations/conversation-sql.js';
 
 export { addPurgeCounts, NO_PURGE, type PurgeCounts } from '../participant/purge-counts.js';
 
@@ -37,10 +38,7 @@ export async function purgeConversationGroups(
   // a group at a time (Citus locks rows of one shard a statement), groups and rows in one order
   const byGroup = new Map<string, { id: string; deleted_at: Date | null }[]>();
   for (const group of [...new Set(groupIds)].sort()) {
-    const { rows } = await tx.query<{ id: string; deleted_at: Date | null }>(
-      'SELECT id, deleted_at FROM conversations WHERE group_key = $1 ORDER BY id FOR UPDATE',
-      [group],
-    );
+    const rows = await lockGroupConversations(tx, group);
     if (rows.length > 0) byGroup.set(group, rows);
   }
   const locked = [...byGroup.values()].flat();

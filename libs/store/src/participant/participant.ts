@@ -246,6 +246,12 @@ export interface TableErase {
   readonly writtenByOthers?: boolean;
   /** The kind of the person's own data the final check looks for in the named rows (holds back completion). */
   readonly ownData?: 'messages' | 'memories';
+  /**
+   * The final check of an erasure holds back new writes to the table (a SHARE lock) when a write
+   * there can add to a person's data; the numbers order the locks as the write path takes them (a
+   * conversation's row, then its messages), so that no lock waits in a cycle.
+   */
+  readonly heldBack?: number;
 }
 
 /** ISO timestamps to PostgreSQL's microsecond, which a JavaScript Date would round to milliseconds. */

@@ -34,6 +34,7 @@ export const conversationMeta: LifecycleParticipant = {
     keyOf: keyOne('groupId'),
   },
   erase: {
+    heldBack: 5,
     writtenByOthers: true,
     named: async (tx, userId) => {
       const counts = noErasureCounts();
@@ -58,6 +59,7 @@ export const conversationMetaDefault: LifecycleParticipant = {
   notExported:
     'server configuration the export format has no record for; the person entry it holds is de-identified on erasure',
   erase: {
+    heldBack: 6,
     writtenByOthers: true,
     named: async (tx, userId) => {
       const counts = noErasureCounts();

@@ -150,3 +150,32 @@ export async function markOwnConversationsDeleted(tx: Queryable, ids: readonly s
     [[...ids], at],
   );
 }
+
+/** True when the conversation `id` of group `group` was deleted (`gone` names its row). */
+export const conversationDeletedIn = (group: string, id: string) =>
+  `EXISTS (SELECT 1 FROM conversations gone WHERE gone.group_key = ${group}
+         AND gone.id = ${id} AND gone.deleted_at IS NOT NULL)`;
+
+/**
+ * Locks the conversations of a group (FOR UPDATE, in id order) and reads them with their deletion
+ * time: a purge's first step, a group at a time, as Citus locks the rows of one shard a statement.
+ */
+export async function lockGroupConversations(
+  tx: Queryable,
+  group: string,
+): Promise<Array<{ id: string; deleted_at: Date | null }>> {
+  const { rows } = await tx.query<{ id: string; deleted_at: Date | null }>(
+    'SELECT id, deleted_at FROM conversations WHERE group_key = $1 ORDER BY id FOR UPDATE',
+    [group],
+  );
+  return rows;
+}
+
+/** The family (`source_api`) of each group's root conversation, by group, for the groups that have one. */
+export async function rootFamiliesOf(q: Queryable, groups: readonly string[]): Promise<Map<string, string>> {
+  const { rows } = await q.query<{ id: string; source_api: string }>(
+    'SELECT id, source_api FROM conversations WHERE group_key = ANY($1::text[]) AND id = group_key',
+    [[...groups]],
+  );
+  return new Map(rows.map((r) => [r.id, r.source_api]));
+}

@@ -15,6 +15,7 @@ export const conversations: LifecycleParticipant = {
   notRetained:
     'removed only whole: with its ARK session (ark_sessions), or once soft-deleted past RETENTION_DELETED (eviction)',
   evict: { resource: 'conversation_groups', goes: { groups: deletedGroupsSql } },
+  erase: { heldBack: 1 },
   export: {
     kind: 'conversation',
     columns: ({ whole }) => `id, source_api AS "sourceApi", group_id AS "groupId",
@@ -79,7 +80,7 @@ export const messages: LifecycleParticipant = {
     keys: ['conversation_id', 'seq'],
     keyOf: keyTwo('conversationId', 'seq'),
   },
-  erase: { ownData: 'messages' },
+  erase: { ownData: 'messages', heldBack: 2 },
   notEvicted: EVICTED_WITH_GROUP,
   retain: {
     kind: 'messages',

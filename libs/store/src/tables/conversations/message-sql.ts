@@ -74,3 +74,21 @@ export async function messagesStoredAfter(
   );
   return rows;
 }
+
+/**
+ * Up to `limit` (a placeholder) conversations, in id order, holding a message that meets `where`
+ * (SQL over `messages`), each with its family.
+ */
+export const conversationsOfMessagesWhere = (where: string, limit: string) =>
+  `SELECT DISTINCT messages.conversation_id, c.source_api FROM messages
+     JOIN conversations c ON c.group_key = messages.group_key AND c.id = messages.conversation_id
+     WHERE ${where} ORDER BY messages.conversation_id LIMIT ${limit}`;
+
+/** The ids of the agents' summaries memory-service keeps in the conversation's summary channel. */
+export async function agentSummaryMessageIds(q: Queryable, conversationId: string): Promise<string[]> {
+  const { rows } = await q.query<{ message_id: string }>(
+    `SELECT message_id FROM messages WHERE conversation_id = $1 AND metadata->'ms'->>'channel' = 'summary'`,
+    [conversationId],
+  );
+  return rows.map((r) => r.message_id);
+}

@@ -50,3 +50,17 @@ export const sessionGroupsMadeFor = (person: string) =>
   `SELECT k.conversation_id FROM kaos_sessions k
        WHERE k.user_id = ${person}
          AND NOT ${ownedByAnother('k.conversation_id', person)}`;
+
+/** Deletes the session's events that meet `where` (SQL over `kaos_events`, given `value`'s placeholder); returns how many. */
+export async function deleteKaosEventsWhere(
+  tx: Queryable,
+  conversationId: string,
+  where: (param: string) => string,
+  value: unknown,
+): Promise<number> {
+  const { rowCount } = await tx.query(
+    `DELETE FROM kaos_events WHERE kaos_events.conversation_id = $1 AND ${where('$2')}`,
+    [conversationId, value],
+  );
+  return rowCount ?? 0;
+}

@@ -20,6 +20,7 @@ export const kaosSessions: LifecycleParticipant = {
   table: 'kaos_sessions',
   within: { conversation: 'conversation_id' },
   purge: { by: 'conversations', column: 'conversation_id', counts: 'kaosSessions', stage: 'parents' },
+  erase: { heldBack: 4 },
   notRetained: 'kept while its conversation is: its events and messages age out (kaos_events), it goes with its group',
   notEvicted: EVICTED_WITH_GROUP,
   export: {

@@ -25,6 +25,7 @@ export const memberships: LifecycleParticipant = {
     keyOf: keyTwo('groupId', 'userId'),
   },
   erase: {
+    heldBack: 3,
     writtenByOthers: true,
     named: async (tx, userId) => byFamily(await deleteSharedMemberships(tx, userId), 'memberships'),
   },

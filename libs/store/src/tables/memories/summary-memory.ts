@@ -189,3 +189,9 @@ export async function listSummaries(q: Queryable, conversationId: string): Promi
   );
   return rows;
 }
+
+/** Deletes every summary of the conversation, one being made included (an erasure of words it drew on); returns how many. */
+export async function deleteSummariesOf(tx: Queryable, conversationId: string): Promise<number> {
+  const { rowCount } = await tx.query('DELETE FROM memory WHERE conversation_id = $1', [conversationId]);
+  return rowCount ?? 0;
+}
