@@ -32,11 +32,10 @@ const FOREIGN: Readonly<Record<string, readonly string[]>> = {};
 
 /**
  * What the lifecycle loops still name themselves, by file: the loops are to know the tables only
- * through the registry's participants and the tables' own functions; the import and the forgetting
- * of messages are not loops over it yet. The list only shrinks, as FOREIGN does.
+ * through the registry's participants and the tables' own functions; the import is not a loop over
+ * them yet (a statement per kind). The list only shrinks, as FOREIGN does.
  */
 const LOOPS: Readonly<Record<string, readonly string[]>> = {
-  'lifecycle/forget.ts': ['episodes', 'episodic_memories', 'messages', 'search_unembedded', 'search_vectors'],
   'lifecycle/import-scope.ts': [
     'ark_sessions',
     'conversation_memberships',

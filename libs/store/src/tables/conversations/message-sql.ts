@@ -92,3 +92,29 @@ export async function agentSummaryMessageIds(q: Queryable, conversationId: strin
   );
   return rows.map((r) => r.message_id);
 }
+
+/** The conversations holding a message that meets `where` (SQL over `messages` with `params`), in id order. */
+export async function conversationsOfMessagesMatching(
+  q: Queryable,
+  where: string,
+  params: readonly unknown[],
+): Promise<string[]> {
+  const { rows } = await q.query<{ conversation_id: string }>(
+    `SELECT DISTINCT conversation_id FROM messages WHERE ${where} ORDER BY conversation_id`,
+    [...params],
+  );
+  return rows.map((r) => r.conversation_id);
+}
+
+/** Deletes the messages that meet `where` (SQL over `messages` with `params`); returns their keys. */
+export async function deleteMessagesMatching(
+  tx: Queryable,
+  where: string,
+  params: readonly unknown[],
+): Promise<Array<{ id: number; conversation_id: string; message_id: string; group_key: string }>> {
+  const { rows } = await tx.query<{ id: number; conversation_id: string; message_id: string; group_key: string }>(
+    `DELETE FROM messages WHERE ${where} RETURNING id, conversation_id, message_id, group_key`,
+    [...params],
+  );
+  return rows;
+}

@@ -153,3 +153,19 @@ export async function queueMessagesWithoutVectors(
   );
   return { next: settled.at(-1)!.id, queued: rowCount };
 }
+
+/**
+ * Drops the vectors of the turns embedded with one of the messages `itemIds` as their context and
+ * queues those turns to be embedded again: a vector carries the words of the turn before it.
+ */
+export async function requeueVectorsWithContext(tx: Queryable, itemIds: readonly string[]): Promise<void> {
+  await tx.query(
+    `WITH cleared AS (
+       DELETE FROM search_vectors WHERE context_item_id = ANY($1::text[]) AND kind = 'message'
+       RETURNING group_key, kind, item_id
+     )
+     INSERT INTO search_unembedded (group_key, kind, item_id) SELECT group_key, kind, item_id FROM cleared
+     ON CONFLICT DO NOTHING`,
+    [[...itemIds]],
+  );
+}
