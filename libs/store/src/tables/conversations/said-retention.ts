@@ -2,7 +2,7 @@ import type { Queryable } from '../../store.js';
 import { noRetentionCounts, type RetentionBatch } from '../../participant/retention-counts.js';
 import type { RetainPass } from '../../participant/participant.js';
 import { retentionScopeSql } from './retention-scope.js';
-import { dropSummariesOf } from '../memories/lifecycle.js';
+import { deleteSummariesOf } from '../memories/summary-memory.js';
 import { deleteEventsBefore, hasEventsBefore, isKaosSession } from '../kaos/kaos-sql.js';
 
 /**
@@ -46,7 +46,8 @@ export async function expireSaid(tx: Queryable, o: RetainPass & { kaosOnly: bool
     counts.episodesRebuilt += forgotten.episodesReopened;
     counts.episodes += forgotten.episodesDeleted;
     counts.kaosEvents += await deleteEventsBefore(tx, conversationId, o.cutoff, allEvents);
-    if (forgotten.deletedMessages > 0) counts.summaries += await dropSummariesOf(tx, conversationId);
+    if (forgotten.deletedMessages > 0)
+      counts.summaries += await deleteSummariesOf(tx, conversationId, { keepInProgress: true });
   }
   return {
     counts,

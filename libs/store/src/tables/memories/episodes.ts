@@ -3,6 +3,7 @@ import type { Queryable, Store } from '../../store.js';
 import { groupKeyOf } from '../conversations/conversation-sql.js';
 import { readableMessagesAfter } from '../conversations/message-sql.js';
 import { quietConversations } from '../conversations/conversation-sql.js';
+import { lastEpisodeEnd } from './memory-sql.js';
 
 export type CloseReason = 'message_cap' | 'token_cap' | 'silence' | 'idle' | 'flush' | 'topic';
 export type EpisodeStatus = 'pending' | 'extracted' | 'failed';
@@ -73,7 +74,7 @@ export async function lockEpisodes(tx: Queryable, conversationId: string): Promi
  */
 export async function openSpan(q: Queryable, conversationId: string, limit: number): Promise<OpenMessage[]> {
   const { rows } = await q.query<OpenMessage>(
-    `${readableMessagesAfter('$1', 'COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1)')}
+    `${readableMessagesAfter('$1', lastEpisodeEnd('$1'))}
      ORDER BY seq LIMIT $2`,
     [conversationId, limit],
   );

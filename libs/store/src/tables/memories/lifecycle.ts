@@ -188,15 +188,3 @@ async function expireSummaries(tx: Queryable, o: RetainPass): Promise<RetentionB
     conversationIds: [],
   };
 }
-
-/**
- * Drops a conversation's finished summaries, which drew on words now gone (the next message
- * summarizes anew); one being made is left to finish. Returns how many went.
- */
-export async function dropSummariesOf(tx: Queryable, conversationId: string): Promise<number> {
-  // one statement for the whole version chain: its self-reference is checked at the statement's end
-  const { rowCount } = await tx.query(`DELETE FROM memory WHERE conversation_id = $1 AND status <> 'processing'`, [
-    conversationId,
-  ]);
-  return rowCount ?? 0;
-}

@@ -2,6 +2,7 @@ import type { Queryable } from '../../store.js';
 import { audienceIn } from '../memberships/conversation-access.js';
 import { messageCount } from '../conversations/message-sql.js';
 import { searchCounts } from '../search/search-sql.js';
+import { lastEpisodeEnd } from './memory-sql.js';
 
 export interface MemoryStats {
   readonly messages: number;
@@ -41,7 +42,7 @@ export async function memoryStats(
        (SELECT count(*) FROM episodes WHERE conversation_id = $1)::int8 AS episodes,
        (SELECT count(*) FROM episodes WHERE conversation_id = $1 AND status = 'extracted')::int8 AS episodes_extracted,
        (SELECT count(*) FROM episodic_memories WHERE conversation_id = $1 AND superseded_at IS NULL)::int8 AS episodic_memories,
-       ${messageCount('$1', `${shown} AND seq > COALESCE((SELECT max(end_seq) FROM episodes WHERE conversation_id = $1), -1)`)}::int8 AS open_messages`,
+       ${messageCount('$1', `${shown} AND seq > ${lastEpisodeEnd('$1')}`)}::int8 AS open_messages`,
     params,
   );
   return rows[0]!;

@@ -190,8 +190,20 @@ export async function listSummaries(q: Queryable, conversationId: string): Promi
   return rows;
 }
 
-/** Deletes every summary of the conversation, one being made included (an erasure of words it drew on); returns how many. */
-export async function deleteSummariesOf(tx: Queryable, conversationId: string): Promise<number> {
-  const { rowCount } = await tx.query('DELETE FROM memory WHERE conversation_id = $1', [conversationId]);
+/**
+ * Deletes a conversation's summaries, which drew on words now gone (the next message summarizes
+ * anew); returns how many went. `keepInProgress`: one being made is left to finish (retention);
+ * otherwise it goes too (an erasure). One statement for the whole version chain: its
+ * self-reference is checked at the statement's end.
+ */
+export async function deleteSummariesOf(
+  tx: Queryable,
+  conversationId: string,
+  o: { keepInProgress?: boolean } = {},
+): Promise<number> {
+  const { rowCount } = await tx.query(
+    `DELETE FROM memory WHERE conversation_id = $1${o.keepInProgress ? " AND status <> 'processing'" : ''}`,
+    [conversationId],
+  );
   return rowCount ?? 0;
 }
