@@ -1,12 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendMessages, GENERIC_PLAN, PgStore, type AppendItem, type Store } from '@memstream/store';
+import {
+  appendMessages,
+  GENERIC_PLAN,
+  GENERIC_PLAN_SETTINGS,
+  PgStore,
+  type AppendItem,
+  type Store,
+} from '@memstream/store';
 import { freshDatabase, waitFor } from '../../../test/helpers/infra.js';
 import {
-  APPEND_SQL,
+  APPEND_PRUNED,
+  APPEND_UNPRUNED,
   appendParameters,
   GENERIC_PLAN_MAX_ITEMS,
-  SMALL_APPEND_SQL,
 } from '../src/tables/conversations/messages.js';
 import { log, migratedStore } from './search-fixtures.js';
 import { explainRolledBack, nodesOf, type PlanNode } from './explain.js';
@@ -54,16 +61,25 @@ test('storing a batch into a large table looks up each of its messages, and read
 
   // 190 new messages and 10 stored before (m0..m9), which the statement must find
   const batch = [...items(1_000, 190, 64), ...items(0, 10, 64)];
-  const plan = await explainRolledBack(store, APPEND_SQL, appendParameters(batch));
-  const nodes = [...nodesOf(plan.Plan)];
+  for (const [name, sql] of [
+    ['naming its groups', APPEND_PRUNED.large],
+    ['naming none', APPEND_UNPRUNED.large],
+  ] as const) {
+    const plan = await explainRolledBack(store, sql, appendParameters(batch));
+    const nodes = [...nodesOf(plan.Plan)];
 
-  const scans = nodes.filter((n) => n['Relation Name'] === 'messages' && n['Node Type'] !== 'ModifyTable');
-  assert.ok(scans.length > 0, 'the statement reads the messages table');
-  for (const n of scans)
-    assert.equal(n['Index Name'], 'messages_conversation_id_message_id_key', `${n['Node Type']} of messages`);
-  const entriesRead = scans.reduce((sum, n) => sum + (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1), 0);
-  // a scan of the index would return its 101,000 entries
-  assert.ok(entriesRead <= batch.length, `read ${entriesRead} entries for a batch of ${batch.length}`);
+    const scans = nodes.filter((n) => n['Relation Name'] === 'messages' && n['Node Type'] !== 'ModifyTable');
+    assert.ok(scans.length > 0, `the statement ${name} reads the messages table`);
+    for (const n of scans)
+      assert.equal(
+        n['Index Name'],
+        'messages_conversation_id_message_id_key',
+        `${n['Node Type']} of messages, ${name}`,
+      );
+    const entriesRead = scans.reduce((sum, n) => sum + (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1), 0);
+    // a scan of the index would return its 101,000 entries
+    assert.ok(entriesRead <= batch.length, `${name}: read ${entriesRead} entries for a batch of ${batch.length}`);
+  }
 
   // and the ten stored before are found, with the numbers they were stored under
   const results = await appendMessages(store, batch);
@@ -85,7 +101,7 @@ test('storing a batch fires no trigger once per message', async (t) => {
   const store = await migratedStore(t);
   await appendMessages(store, items(0, 200, 8));
   const batch = items(200, 500, 8);
-  const { Triggers: triggers = [] } = await explainRolledBack(store, APPEND_SQL, appendParameters(batch));
+  const { Triggers: triggers = [] } = await explainRolledBack(store, APPEND_PRUNED.large, appendParameters(batch));
   const perRow = triggers.filter((tr) => tr.Calls >= batch.length);
   assert.deepEqual(
     perRow.map((tr) => `${tr['Trigger Name']} (${tr.Calls} calls)`),
@@ -133,32 +149,55 @@ test('a statement marked for a generic plan runs on a connection that plans gene
 // A small batch's statement is planned once, for no batch in particular: whatever it is given and
 // however large the tables grow, that plan must look each message up by its key, never read a
 // table or an index whole.
-/** Nodes of the plan that read a table, or an index, whole: none may be in a small batch's plan. */
-async function wholeReadsOfGenericPlan(store: Store): Promise<string[]> {
-  const plan = await store.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-    // on a connection of the generic-plan pool, as the statement runs
-    `${GENERIC_PLAN} EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${SMALL_APPEND_SQL}`,
-    appendParameters([]).map(() => null), // bound to nothing: the plan is made for no values
+/**
+ * The reads of `messages` in the plan PostgreSQL keeps for `small` on a connection of the
+ * generic-plan pool (its settings), other than a probe of the key for each message: none may be
+ * in a small batch's plan. Prepared and explained as EXECUTE, so that the plan is made for no
+ * values: EXPLAIN (GENERIC_PLAN) with values bound plans for them (a NULL list of groups became
+ * a condition that matches nothing).
+ */
+async function wholeReadsOfGenericPlan(store: Store, small: string): Promise<string[]> {
+  const plan = await store.transaction(async (tx) => {
+    for (const [name, value] of Object.entries(GENERIC_PLAN_SETTINGS))
+      await tx.query('SELECT set_config($1, $2, true)', [name, value]);
+    await tx.query(`PREPARE append_plan AS ${small}`);
+    const nulls = appendParameters([]).map(() => 'NULL');
+    const { rows } = await tx.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+      `EXPLAIN (FORMAT JSON) EXECUTE append_plan(${nulls.join(', ')})`,
+    );
+    await tx.query('DEALLOCATE append_plan');
+    return rows[0]!['QUERY PLAN'][0]!.Plan;
+  });
+  const nodes = [...nodesOf(plan)];
+  const reads = nodes.filter(
+    (n) =>
+      (n['Relation Name'] === 'messages' && n['Node Type'] !== 'ModifyTable') ||
+      n['Index Name']?.startsWith('messages') === true,
   );
-  const nodes = [...nodesOf(plan.rows[0]!['QUERY PLAN'][0]!.Plan)];
-  const probes = nodes.filter((n) => n['Index Name'] === 'messages_conversation_id_message_id_key');
-  assert.ok(probes.length > 0 && probes.every((n) => n['Index Cond']), 'messages are looked up by their key');
-  return nodes
-    .filter(
-      (n) => /Seq Scan|Bitmap/.test(n['Node Type'] ?? '') || (n['Node Type'] === 'Index Only Scan' && !n['Index Cond']),
-    )
-    .map((n) => `${n['Node Type']} on ${n['Relation Name'] ?? n['Index Name']}`);
+  const probe = (n: PlanNode) =>
+    n['Index Name'] === 'messages_conversation_id_message_id_key' &&
+    /conversation_id = .*message_id = .*group_key = /.test(n['Index Cond'] ?? '');
+  assert.ok(reads.some(probe), 'messages are looked up by their key');
+  return reads
+    .filter((n) => !probe(n))
+    .map((n) => `${n['Node Type']} on ${n['Index Name'] ?? n['Relation Name']} (${n['Index Cond'] ?? ''})`);
 }
 
 test('the generic plan of a small batch reads no table and no index whole', async (t) => {
   const store = await migratedStore(t);
+  // The plain layout's statement, planned on the empty tables of a first start and kept for the
+  // connection's life: a list of the batch's groups beside the join was taken as a condition on
+  // the key's index (its third column), read whole for every batch while the table grew.
+  assert.deepEqual(await wholeReadsOfGenericPlan(store, APPEND_UNPRUNED.small), [], 'planned on empty tables');
   // Near-empty tables make every index look alike (see PgStore): each connection lives a few
   // seconds, so the plan kept is one made for the tables as they have grown, analysed or not.
   for (let from = 0; from < 2_000; from += 1_000) await appendMessages(store, items(from, 1_000, 64));
-  assert.deepEqual(await wholeReadsOfGenericPlan(store), [], 'planned on 2,000 messages never analysed');
+  for (const small of [APPEND_PRUNED.small, APPEND_UNPRUNED.small])
+    assert.deepEqual(await wholeReadsOfGenericPlan(store, small), [], 'planned on 2,000 messages never analysed');
   for (let from = 2_000; from < 10_000; from += 1_000) await appendMessages(store, items(from, 1_000, 64));
   await store.query('VACUUM ANALYZE');
-  assert.deepEqual(await wholeReadsOfGenericPlan(store), [], 'planned on 10,000 messages');
+  for (const small of [APPEND_PRUNED.small, APPEND_UNPRUNED.small])
+    assert.deepEqual(await wholeReadsOfGenericPlan(store, small), [], 'planned on 10,000 messages');
 
   // and the statement does what the other does
   const stored = await appendMessages(store, items(10_000, GENERIC_PLAN_MAX_ITEMS, 8));
@@ -166,7 +205,7 @@ test('the generic plan of a small batch reads no table and no index whole', asyn
     stored.map((r) => r.duplicate),
     Array(GENERIC_PLAN_MAX_ITEMS).fill(false),
   );
-  const again = await appendMessages(store, items(10_000, 3, 8));
+  const again = await appendMessages(store, items(10_000, 3, 8), { pruneByGroups: false });
   assert.deepEqual(
     again.map((r) => [r.duplicate, r.message.seq]),
     stored.slice(0, 3).map((r) => [true, r.message.seq]),

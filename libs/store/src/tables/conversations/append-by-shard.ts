@@ -7,6 +7,7 @@ import { appendMessages, type AppendItem, type AppendResult } from './messages.j
  * Citus a statement (and, outside a transaction, its commit) that writes one shard group is one
  * node's work, where one over several is a two-phase commit between them. A group's messages keep
  * their order, as they are all in one statement; the results come back in the order of `items`.
+ * Without shard groups (the plain layout) the statement names no groups (AppendOptions).
  */
 export async function appendByShardGroup(
   q: Queryable,
@@ -19,12 +20,14 @@ export async function appendByShardGroup(
     ({ item }) => item.message.group_key ?? item.message.conversation_id,
     shardGroups,
   );
-  if (runs.length <= 1) return appendMessages(q, items);
+  const o = { pruneByGroups: shardGroups !== undefined };
+  if (runs.length <= 1) return appendMessages(q, items, o);
   const results: AppendResult[] = new Array(items.length);
   for (const run of runs) {
     const stored = await appendMessages(
       q,
       run.map(({ item }) => item),
+      o,
     );
     run.forEach(({ i }, k) => (results[i] = stored[k]!));
   }

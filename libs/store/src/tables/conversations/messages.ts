@@ -72,6 +72,18 @@ export interface AppendItem {
   readonly requestId?: string;
 }
 
+export interface AppendOptions {
+  /**
+   * Whether the statement names the batch's groups beside their keys (`group_key = ANY(...)`),
+   * so that a partitioned or distributed layout prunes to their partitions (shards) before it
+   * runs. Default true. The plain layout has nothing to prune, and there the list is a trap for
+   * a generic plan made while the table is small: the planner scans the key's index for the
+   * groups (its third column) instead of probing it per message, a cost that then grows with the
+   * table for the plan's life (appendByShardGroup passes false there; append-plan.test.ts).
+   */
+  readonly pruneByGroups?: boolean;
+}
+
 /**
  * Stores messages once each, in the order given, with the next sequence numbers of their
  * conversations, writes the keyword side of each new message's search row, and records the
@@ -87,8 +99,13 @@ export interface AppendItem {
  * the statement's snapshot: a concurrent writer of the SAME message makes this statement fail on
  * the unique key, and it is retried (CONCURRENT_APPEND), finding the row the second time.
  */
-export async function appendMessages(q: Queryable, items: readonly AppendItem[]): Promise<AppendResult[]> {
+export async function appendMessages(
+  q: Queryable,
+  items: readonly AppendItem[],
+  o: AppendOptions = {},
+): Promise<AppendResult[]> {
   if (items.length === 0) return [];
+  const statements = o.pruneByGroups === false ? APPEND_UNPRUNED : APPEND_PRUNED;
   const msgs = items.map((i) => i.message);
   // Once each: the statement's parameter and the stored message's field (toISOString took 1.5 µs here).
   const createdAt = msgs.map((m) => m.created_at.toISOString());
@@ -101,7 +118,7 @@ export async function appendMessages(q: Queryable, items: readonly AppendItem[])
   }>;
   try {
     ({ rows } = await q.query(
-      items.length <= GENERIC_PLAN_MAX_ITEMS ? SMALL_APPEND_SQL : APPEND_SQL,
+      items.length <= GENERIC_PLAN_MAX_ITEMS ? statements.small : statements.large,
       appendParameters(items, createdAt),
     ));
   } catch (err) {
@@ -190,7 +207,7 @@ function isoStrings(): (d: Date) => string {
  */
 export const GENERIC_PLAN_MAX_ITEMS = 64;
 
-/** The append statement's parameters for `items`, appended at `at` (see APPEND_SQL). */
+/** The append statement's parameters for `items`, appended at `at` (see appendSql). */
 export function appendParameters(
   items: readonly AppendItem[],
   createdAt: readonly string[] = items.map((i) => i.message.created_at.toISOString()),
@@ -219,8 +236,9 @@ export function appendParameters(
 // $1..$10: the messages, column by column, in arrival order; $11: request ids (null: none);
 // $12: the text each is searched by (null: nothing to search); $13: when this converter appended
 // them, a conversation's updated_at; $14: each one's conversation group, so that the conversation
-// is found (or made) under its key and the probes name the whole key. Exported for the test of its plan.
-export const APPEND_SQL = `
+// is found (or made) under its key and the probes name the whole key. See APPEND_PRUNED.
+function appendSql(pruneByGroups: boolean): string {
+  return `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
                        $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $14::text[])
@@ -228,12 +246,12 @@ WITH input AS (
 ),
 stored AS (  -- the batch's messages stored before it, and their numbers
   -- A join on the whole key, not a LATERAL probe, which Citus refuses beside unnest(). The list of
-  -- the batch's groups lets the planner (and Citus) prune to their partitions (shards) before it
-  -- runs: the rows of a join alone name no partition until they are read. On a large table the
-  -- planner probes the index once per message (append-plan.test.ts).
+  -- the batch's groups (AppendOptions.pruneByGroups) lets the planner (and Citus) prune to their
+  -- partitions (shards) before it runs: the rows of a join alone name no partition until they
+  -- are read. The planner probes the index once per message (append-plan.test.ts).
   SELECT DISTINCT m.conversation_id AS c, m.message_id AS mid, m.seq
   FROM input i JOIN messages m ON m.conversation_id = i.c AND m.message_id = i.mid AND m.group_key = i.g
-  WHERE m.group_key = ANY ($14::text[])
+  ${pruneByGroups ? 'WHERE m.group_key = ANY ($14::text[])' : ''}
 ),
 fresh AS (   -- the first copy of each message that is not stored yet
   SELECT DISTINCT ON (i.c, i.mid) i.* FROM input i
@@ -286,9 +304,11 @@ ${recordOutcomesSql(
 SELECT 'm' AS kind, conversation_id, message_id, seq, stored_at FROM inserted
 UNION ALL
 SELECT 'o', NULL, request_id, NULL, NULL FROM outcomes`;
+}
 
-/** APPEND_SQL for small batches (GENERIC_PLAN_MAX_ITEMS). Exported for the test of its plan. */
-export const SMALL_APPEND_SQL = `${GENERIC_PLAN}${APPEND_SQL}`;
+/** The append statement, for large batches and (GENERIC_PLAN) for small ones: each exported for the tests of its plan. */
+export const APPEND_PRUNED = { large: appendSql(true), small: `${GENERIC_PLAN}${appendSql(true)}` } as const;
+export const APPEND_UNPRUNED = { large: appendSql(false), small: `${GENERIC_PLAN}${appendSql(false)}` } as const;
 
 export async function findMessage(
   q: Queryable,
