@@ -1,5 +1,6 @@
 import { AppError } from '@memstream/errors';
 import type { Queryable } from '../store.js';
+import type { ImportContext } from '../participant/table-import.js';
 
 /**
  * What one import may write to: only the conversations it creates itself. An import goes straight
@@ -10,7 +11,7 @@ import type { Queryable } from '../store.js';
  * import's transaction; every other record must name only those. Held by the import, not in a
  * temporary table: Citus joins no local table to distributed ones in a write.
  */
-export class ImportScope {
+export class ImportScope implements ImportContext {
   /** conversation (or ARK session) id -> its group */
   private readonly created = new Map<string, string>();
 
@@ -39,6 +40,11 @@ export class ImportScope {
       conversations: new Set(conversations.filter((c) => this.created.has(c))),
       groups: new Set(groups.filter((g) => ours.has(g))),
     };
+  }
+
+  /** Of `ids`, those under which any table holds something (idsInUse). */
+  inUse(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
+    return idsInUse(q, ids);
   }
 }
 

@@ -1,6 +1,6 @@
 import { AppError } from '@memstream/errors';
 import type { Queryable } from '../store.js';
-import type { ImportScope } from './import-scope.js';
+import { ID_TAKEN, insertSql, textArray } from '../participant/import-rows.js';
 import { keywordVectorSql } from '../tables/search/search-text.js';
 import { insertSearchRowsSql } from '../tables/search/search-rows.js';
 
@@ -10,98 +10,6 @@ import { insertSearchRowsSql } from '../tables/search/search-rows.js';
  */
 const UNEMBEDDED =
   'unembedded AS (INSERT INTO search_unembedded (group_key, kind, item_id) SELECT group_key, kind, item_id FROM searchable)';
-
-/** The rows of a batch, as one jsonb parameter unpacked by jsonb_to_recordset. */
-export const rows = (columns: string) => `jsonb_to_recordset($1::jsonb) AS r(${columns})`;
-
-/**
- * The statement that stores a batch into `table`: `columns` lists each column with its SQL type as
- * a table definition does, and each takes the record's field of its name in camelCase (`group_id`
- * from `groupId`) unless `fields` names another; `select` turns a field into the column's value,
- * `values` gives a value no field carries, `where` keeps only the rows it holds for. A row
- * whose key is already stored is skipped. The batch is `input` (aliased `r` in the insert) for
- * `after`, more statements on what the insert `returning` gave (as `ins`); `before`, statements the
- * insert's `where` may read; `extra` declares fields no column takes, for them. `owner` is the
- * column naming the conversation (or group) a row belongs to: the statement answers how many it
- * stored of each (`owner`, `n`), and, with `created`, the group of each (`created_group`, an
- * expression over what the insert returned) for the import's scope.
- */
-function insertSql(
-  table: string,
-  columns: string,
-  owner: string,
-  o: {
-    fields?: Record<string, string>;
-    select?: Record<string, (field: string) => string>;
-    values?: Record<string, string>;
-    extra?: string;
-    returning?: string;
-    where?: string;
-    order?: string;
-    before?: string;
-    after?: string;
-    created?: string;
-  } = {},
-): string {
-  const typed = columns.split(',').map((c) => c.trim().split(/\s+/) as [string, string]);
-  const fieldOf = (column: string) =>
-    o.fields?.[column] ?? column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-  const declared = typed.map(([column, type]) => `"${fieldOf(column)}" ${type}`);
-  const selected = typed.map(([column]) => o.select?.[column]?.(`r."${fieldOf(column)}"`) ?? `r."${fieldOf(column)}"`);
-  const names = [...typed.map(([column]) => column), ...Object.keys(o.values ?? {})];
-  return `WITH input AS (SELECT * FROM ${rows([...declared, ...(o.extra ? [o.extra] : [])].join(', '))}),${o.before ? `\n     ${o.before},` : ''}
-     ins AS (
-       INSERT INTO ${table} (${names.join(', ')})
-       SELECT ${[...selected, ...Object.values(o.values ?? {})].join(', ')} FROM input r ${o.where ? `WHERE ${o.where}` : ''} ${o.order ? `ORDER BY ${o.order}` : ''}
-       ON CONFLICT DO NOTHING RETURNING ${owner} AS import_owner${o.returning ? `, ${o.returning}` : ''})${o.after ? `,\n     ${o.after}` : ''}
-     SELECT import_owner AS owner, count(*)::int AS n${o.created ? `, min(${o.created}) AS created_group` : ''}
-       FROM ins GROUP BY import_owner`;
-}
-
-/** A JSON array of strings as the text[] it is stored as. */
-const textArray = (field: string) => `ARRAY(SELECT jsonb_array_elements_text(${field}))`;
-
-/** How many records a statement stored, per conversation (or group) they belong to. */
-export type StoredPer = Map<string, number>;
-
-export async function inserted(q: Queryable, sql: string, records: readonly object[]): Promise<StoredPer> {
-  const { rows: result } = await q.query<{ owner: string; n: number }>(sql, [JSON.stringify(records)]);
-  return new Map(result.map((r) => [r.owner, Number(r.n)]));
-}
-
-/**
- * `inserted` for a statement that creates what the import may then write to (CONVERSATIONS,
- * ARK_SESSIONS): `known` is its second parameter, what the scope holds that it reads, and what it
- * created is noted in the scope.
- */
-export async function insertedCreating(
-  q: Queryable,
-  sql: string,
-  records: readonly object[],
-  scope: ImportScope,
-  known: readonly string[],
-): Promise<StoredPer> {
-  const { rows: result } = await q.query<{ owner: string; n: number; created_group: string }>(sql, [
-    JSON.stringify(records),
-    known,
-  ]);
-  scope.note(result.map((r) => ({ id: r.owner, group: r.created_group })));
-  return new Map(result.map((r) => [r.owner, Number(r.n)]));
-}
-
-/** Refuses a batch whose server-made id the target already uses for another row: an import into a server that has data of its own. */
-export async function refuseTakenIds(
-  q: Queryable,
-  sql: string,
-  records: readonly object[],
-  what: string,
-): Promise<void> {
-  const { rows: taken } = await q.query<{ id: string }>(sql, [JSON.stringify(records)]);
-  if (taken.length > 0)
-    throw new AppError('CONFLICT', `${what} id ${taken[0]!.id} is already another ${what} on this server`, {
-      details: { resource: what, id: String(taken[0]!.id) },
-    });
-}
 
 /**
  * Refuses messages whose conversation is not stored (earlier in the import, or before it). Messages
@@ -136,13 +44,6 @@ export async function refuseUnknownConversations(q: Queryable, records: Readonly
 }
 
 const GROUP = 'COALESCE(r."groupId", r.id)';
-
-/**
- * Skips a row whose id is stored in another group. The key is (group_id, id) since migration 0035
- * (0038: (id, group_key)), a key Citus can hold, so ON CONFLICT no longer catches an id taken
- * elsewhere, as it did. The record's `idTaken` is read first (withIdsTaken).
- */
-const ID_TAKEN = { extra: '"idTaken" boolean', where: 'NOT r."idTaken"' };
 
 /**
  * A conversation is created only when nothing is stored under its id, and its group is new too

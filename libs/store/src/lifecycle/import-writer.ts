@@ -15,13 +15,18 @@ import {
   MESSAGES,
   OWNERSHIP_TRANSFERS,
   SUMMARIES,
+  refuseUnknownConversations,
+} from './import-statements.js';
+import {
+  inConversation,
+  inGroup,
   inserted,
   insertedCreating,
   refuseTakenIds,
-  refuseUnknownConversations,
   rows,
-  type StoredPer,
-} from './import-statements.js';
+  withIdsTaken,
+} from '../participant/import-rows.js';
+import type { StoredPer } from '../participant/table-import.js';
 import { memorySearchText, messageSearchText } from '../tables/search/search-text.js';
 
 type Of<K extends ExportDataKind> = Extract<ExportDataRecord, { kind: K }>;
@@ -39,13 +44,6 @@ interface KindWriter<K extends ExportDataKind> {
   readonly check?: (q: Queryable, records: Array<Of<K>>) => Promise<void>;
   readonly write: (q: Queryable, records: Array<Of<K>>, scope: ImportScope) => Promise<StoredPer>;
 }
-
-const inConversation = (r: { conversationId: string }) => ({
-  owner: r.conversationId,
-  conversations: [r.conversationId],
-  groups: [],
-});
-const inGroup = (r: { groupId: string }) => ({ owner: r.groupId, conversations: [], groups: [r.groupId] });
 
 // A fork changes its own conversation's row only while that row is not a fork yet.
 const FORK = `WITH upd AS (
@@ -71,15 +69,6 @@ async function withGroups<R extends { conversationId: string }>(q: Queryable, re
   );
   const groupOf = new Map(found.map((r) => [r.id, r.group_key]));
   return records.map((r) => ({ ...r, groupKey: groupOf.get(r.conversationId) ?? r.conversationId }));
-}
-
-/** Each record with `idTaken`: its id is stored in `table` already (in its group or another). */
-async function withIdsTaken<R extends { id: string }>(q: Queryable, table: string, records: readonly R[]) {
-  const { rows: found } = await q.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1::text[])`, [
-    [...new Set(records.map((r) => r.id))],
-  ]);
-  const taken = new Set(found.map((r) => r.id));
-  return records.map((r) => ({ ...r, idTaken: taken.has(r.id) }));
 }
 
 /**

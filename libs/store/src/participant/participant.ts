@@ -3,11 +3,12 @@ import type { Queryable } from '../store.js';
 import type { ErasureCounts } from './erasure-counts.js';
 import type { PurgeCount } from './purge-counts.js';
 import type { RetentionBatch, RetentionCounts, RetentionScope } from './retention-counts.js';
+import type { AnyTableImport } from './table-import.js';
 
 /**
  * A table's part in the lifecycles that cross every table. Today: purging conversation groups
  * (`purge`), removing what is past its retention period (`retain`), evicting soft-deleted data
- * (`evict`), and exporting a person and erasing one, which must agree row for row (a person's
+ * (`evict`), importing an export (`import`), and exporting a person and erasing one, which must agree row for row (a person's
  * export holds exactly what erasing them removes or de-identifies), so the rows that are a
  * person's are said once, here, and both read it.
  *
@@ -40,6 +41,11 @@ export interface LifecycleParticipant {
    */
   readonly needs?: { readonly table: string; readonly column: string; readonly by: string };
   readonly export?: TableExport;
+  /**
+   * How the records of the export's kind are stored again (table-import.ts): every participant
+   * with an export has one, of the same kind (import-registry.test.ts).
+   */
+  readonly import?: AnyTableImport;
   /** Why the table has no export kind: what the erasure does with it is then not the person's data. */
   readonly notExported?: string;
   readonly erase?: TableErase;
