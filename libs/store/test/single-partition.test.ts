@@ -38,7 +38,7 @@ import {
   visibleTo,
   writeMessageVectorsByShardGroup,
 } from '@memstream/store';
-import { refuseUnknownConversations } from '../src/lifecycle/import-statements.js';
+import { refuseUnknownConversations } from '../src/tables/conversations/import.js';
 import { partitionedPglite } from './partitioned.js';
 import { assertOnePartition, partitionsReached, type StatementReach } from './partitions-reached.js';
 import { chatMessage } from './search-fixtures.js';

@@ -1,6 +1,6 @@
-import { AppError } from '@memstream/errors';
 import type { Queryable } from '../store.js';
-import type { ImportContext } from '../participant/table-import.js';
+import type { ImportContext, ImportGrant } from '../participant/table-import.js';
+import { IMPORT_PARTS } from './registry.js';
 
 /**
  * What one import may write to: only the conversations it creates itself. An import goes straight
@@ -54,35 +54,18 @@ export function beginImportScope(): ImportScope {
 }
 
 /**
- * Of `ids`, those under which anything is stored, as conversationInUse reads it: a conversation,
- * an ARK session, EverMemOS metadata, or members (a claim made before the first message). A
- * statement per table, read before the import's statement that creates: Citus plans no lookup
- * correlated with the batch's rows.
+ * Of `ids`, those under which anything is stored, as conversationInUse reads it: each table's
+ * `holds` (a conversation, an ARK session, EverMemOS metadata, members: a claim made before the
+ * first message). A statement per table, read before the import's statement that creates: Citus
+ * plans no lookup correlated with the batch's rows.
  */
-export async function idsInUse(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
+async function idsInUse(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
   const used = new Set<string>();
   if (ids.length === 0) return used;
-  for (const sql of [
-    'SELECT id FROM conversations WHERE id = ANY($1::text[])',
-    'SELECT session_id AS id FROM ark_sessions WHERE session_id = ANY($1::text[])',
-    'SELECT DISTINCT group_id AS id FROM conversation_meta WHERE group_id = ANY($1::text[])',
-    'SELECT DISTINCT group_id AS id FROM conversation_memberships WHERE group_id = ANY($1::text[])',
-  ]) {
-    const { rows } = await q.query<{ id: string }>(sql, [[...new Set(ids)]]);
-    for (const r of rows) used.add(r.id);
+  for (const part of IMPORT_PARTS) {
+    if (!part.holds) continue;
+    for (const id of await part.holds(q, ids)) used.add(id);
   }
-  return used;
-}
-
-/** Of `groups`, those holding anything on the server: a conversation of the group (root or fork), or what idsInUse finds. */
-export async function groupsInUse(q: Queryable, groups: readonly string[]): Promise<Set<string>> {
-  const used = await idsInUse(q, groups);
-  if (groups.length === 0) return used;
-  const { rows } = await q.query<{ id: string }>(
-    'SELECT DISTINCT group_id AS id FROM conversations WHERE group_id = ANY($1::text[])',
-    [[...new Set(groups)]],
-  );
-  for (const r of rows) used.add(r.id);
   return used;
 }
 
@@ -105,55 +88,19 @@ export interface ImportTouched {
   /** The conversations (and ARK sessions) the import created, in id order. */
   readonly conversations: string[];
   /** Every membership of the groups it created: each one the import granted. */
-  readonly memberships: Array<{ groupId: string; userId: string; accessLevel: string }>;
+  readonly memberships: ImportGrant[];
 }
 
 /**
- * Ends what the import created in a state every later write can follow: each conversation's
- * `next_seq` past its highest message, each KAOS session's next event past its highest event (a
- * file may carry numbers its counters do not cover). Answers what it created and granted, for the
- * audit log.
+ * Ends what the import created in a state every later write can follow, each table's `finish`
+ * in the registry's order (a conversation's `next_seq` past its highest message, a KAOS session's
+ * next event past its highest event: a file may carry numbers its counters do not cover; a fork
+ * only of what the import created). Answers what it created and granted, for the audit log.
  */
 export async function finishImportScope(q: Queryable, scope: ImportScope): Promise<ImportTouched> {
-  const ids = scope.ids();
-  const groups = scope.groups();
-  // A fork shows its ancestors' messages to its own members: it may name only conversations the
-  // import created (an export is ordered by id, so a fork can come before the one it names).
-  // The created conversations are joined by their whole key, group and id (the shard column first).
-  const { rows: forks } = await q.query<{ id: string; named: string }>(
-    `SELECT c.id, COALESCE(CASE WHEN c.forked_at_conversation_id <> ALL($1::text[]) THEN c.forked_at_conversation_id END,
-                           CASE WHEN c.fork_source_conversation_id <> ALL($1::text[]) THEN c.fork_source_conversation_id END) AS named
-       FROM conversations c
-      WHERE c.group_key = ANY($2::text[]) AND c.id = ANY($1::text[])
-        AND (c.forked_at_conversation_id <> ALL($1::text[]) OR c.fork_source_conversation_id <> ALL($1::text[]))
-      ORDER BY c.id LIMIT 1`,
-    [ids, groups],
-  );
-  if (forks[0])
-    throw new AppError(
-      'INVALID_PARAMETER',
-      `conversation ${forks[0].id} is a fork of ${forks[0].named}, which this import does not create: an import forks only its own conversations`,
-      { details: { id: forks[0].id } },
-    );
-  await q.query(
-    `UPDATE conversations c SET next_seq = t.top + 1
-     FROM (SELECT m.group_key, m.conversation_id, max(m.seq) AS top FROM messages m
-            WHERE m.group_key = ANY($2::text[]) AND m.conversation_id = ANY($1::text[])
-            GROUP BY m.group_key, m.conversation_id) t
-     WHERE c.group_key = t.group_key AND c.id = t.conversation_id AND c.next_seq <= t.top`,
-    [ids, groups],
-  );
-  await q.query(
-    `UPDATE kaos_sessions s SET next_event = t.top + 1
-     FROM (SELECT e.conversation_id, max(e.seq) AS top FROM kaos_events e WHERE e.conversation_id = ANY($1::text[])
-           GROUP BY e.conversation_id) t
-     WHERE s.conversation_id = t.conversation_id AND s.next_event <= t.top`,
-    [ids],
-  );
-  const memberships = await q.query<{ groupId: string; userId: string; accessLevel: string }>(
-    `SELECT group_id AS "groupId", user_id AS "userId", access_level AS "accessLevel" FROM conversation_memberships
-     WHERE group_id = ANY($1::text[]) ORDER BY group_id, user_id`,
-    [groups],
-  );
-  return { conversations: ids, memberships: memberships.rows };
+  const created = { ids: scope.ids(), groups: scope.groups() };
+  for (const part of IMPORT_PARTS) await part.finish?.(q, created);
+  const memberships: ImportGrant[] = [];
+  for (const part of IMPORT_PARTS) if (part.granted) memberships.push(...(await part.granted(q, created.groups)));
+  return { conversations: created.ids, memberships };
 }

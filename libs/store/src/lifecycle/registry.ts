@@ -1,3 +1,4 @@
+import type { AnyTableImport } from '../participant/table-import.js';
 import {
   EVICTABLE_RESOURCES,
   type LifecycleParticipant,
@@ -26,7 +27,8 @@ import { busJournalTables } from '../tables/bus-journal/lifecycle.js';
  * Every table of the store, each with its part in exporting and erasing a person, in purging
  * conversation groups, in retention and in eviction. The order is the export's: a kind after the kinds its import refers to (a
  * conversation before its messages, an episode before its memories, a session before its events);
- * the purge and retention keep their own, by stage (PURGE_ORDER, RETAIN_ORDER). A table missing
+ * the purge and retention keep their own, by stage (PURGE_ORDER, RETAIN_ORDER); the import finds each
+ * kind's part by its kind (IMPORT_PARTS). A table missing
  * here fails the symmetry test (services/governance/test/export-equals-erasure.test.ts),
  * libs/store/test/purge-registry.test.ts, retain-registry.test.ts and evict-registry.test.ts.
  */
@@ -75,3 +77,8 @@ export const RETAIN_ORDER: readonly (LifecycleParticipant & { readonly retain: T
 export const EVICT_ORDER: readonly (LifecycleParticipant & { readonly evict: TableEvict })[] = PARTICIPANTS.filter(
   (p): p is LifecycleParticipant & { evict: TableEvict } => p.evict !== undefined,
 ).sort((a, b) => EVICTABLE_RESOURCES.indexOf(a.evict.resource) - EVICTABLE_RESOURCES.indexOf(b.evict.resource));
+
+/** The import parts (participant/table-import.ts) in the registry's order, each with the kinds it carries after it. */
+export const IMPORT_PARTS: readonly AnyTableImport[] = PARTICIPANTS.flatMap((p) =>
+  p.import ? [p.import, ...(p.import.carried ?? [])] : [],
+);

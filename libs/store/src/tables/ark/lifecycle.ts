@@ -8,6 +8,7 @@ import {
   type RetainPass,
 } from '../../participant/participant.js';
 import { groupActiveSince, rootGroupsOf } from '../conversations/conversation-sql.js';
+import { arkChunkImport, arkSessionImport } from './import.js';
 
 /**
  * An ARK session's record, exported right after the conversations: a stream alone (no messages)
@@ -33,6 +34,7 @@ export const arkSessions: LifecycleParticipant = {
     keys: ['session_id'],
     keyOf: keyOne('sessionId'),
   },
+  import: arkSessionImport,
 };
 
 /** The chunks of an ARK session's response stream, kept for replay. */
@@ -49,6 +51,7 @@ export const arkChunks: LifecycleParticipant = {
     keys: ['session_id', 'chunk_seq'],
     keyOf: keyTwo('sessionId', 'seq'),
   },
+  import: arkChunkImport,
 };
 
 /**

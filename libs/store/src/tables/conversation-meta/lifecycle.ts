@@ -1,5 +1,6 @@
 import { iso, keyOne, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../participant/participant.js';
 import { addCount, noErasureCounts } from '../../participant/erasure-counts.js';
+import { conversationMetaImport } from './import.js';
 
 const COLUMNS = (details: string, described: string) => `group_id AS "groupId", id, version,
   scene, CASE WHEN ${described} THEN scene_desc END AS "sceneDesc",
@@ -33,6 +34,7 @@ export const conversationMeta: LifecycleParticipant = {
     keys: ['group_id'],
     keyOf: keyOne('groupId'),
   },
+  import: conversationMetaImport,
   erase: {
     heldBack: 5,
     writtenByOthers: true,

@@ -43,6 +43,20 @@ export const groupActiveSince = (group: string, since: string, family: string) =
 export const messagesSentBy = (person: string) =>
   `SELECT sent.conversation_id, sent.message_id FROM messages sent WHERE sent.sender_id = ${person}`;
 
+/**
+ * Each record with `groupKey`, its conversation's group (its own id when the conversation is not
+ * stored), read in a statement of its own: Citus plans no lookup correlated with the rows of a
+ * batch beside its CTE, so an import carries the group on each record instead.
+ */
+export async function withGroups<R extends { conversationId: string }>(q: Queryable, records: readonly R[]) {
+  const { rows: found } = await q.query<{ id: string; group_key: string }>(
+    'SELECT id, group_key FROM conversations WHERE id = ANY($1::text[])',
+    [[...new Set(records.map((r) => r.conversationId))]],
+  );
+  const groupOf = new Map(found.map((r) => [r.id, r.group_key]));
+  return records.map((r) => ({ ...r, groupKey: groupOf.get(r.conversationId) ?? r.conversationId }));
+}
+
 /** The group of conversation `id`: its own id unless it is a fork (or has no row yet). */
 export const groupOfId = (id: string) => `COALESCE((SELECT group_id FROM conversations WHERE id = ${id}), ${id})`;
 

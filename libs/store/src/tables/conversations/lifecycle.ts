@@ -1,5 +1,6 @@
 import { EVICTED_WITH_GROUP, iso, keyOne, keyTwo, type LifecycleParticipant } from '../../participant/participant.js';
 import { notAgentsOnly } from '../kaos/lifecycle.js';
+import { conversationImport, messageImport } from './import.js';
 import { expireSaid } from './said-retention.js';
 
 /**
@@ -31,6 +32,7 @@ export const conversations: LifecycleParticipant = {
     keys: ['id'],
     keyOf: keyOne('id'),
   },
+  import: conversationImport,
 };
 
 /**
@@ -80,6 +82,7 @@ export const messages: LifecycleParticipant = {
     keys: ['conversation_id', 'seq'],
     keyOf: keyTwo('conversationId', 'seq'),
   },
+  import: messageImport,
   erase: { ownData: 'messages', heldBack: 2 },
   notEvicted: EVICTED_WITH_GROUP,
   retain: {

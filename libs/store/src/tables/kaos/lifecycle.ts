@@ -2,6 +2,7 @@ import { iso, keyTwo, EVICTED_WITH_GROUP, type LifecycleParticipant } from '../.
 import { expireSaid } from '../conversations/said-retention.js';
 import { messagesSentBy } from '../conversations/conversation-sql.js';
 import { hasOwner } from '../memberships/membership-sql.js';
+import { kaosEventImport, kaosSessionImport } from './import.js';
 
 /**
  * True (SQL) unless the conversation is a KAOS session no person owns: only its agent reads that
@@ -32,6 +33,7 @@ export const kaosSessions: LifecycleParticipant = {
     keys: ['agent', 'session_id'],
     keyOf: keyTwo('agent', 'sessionId'),
   },
+  import: kaosSessionImport,
 };
 
 /**
@@ -84,4 +86,5 @@ export const kaosEvents: LifecycleParticipant = {
     keys: ['conversation_id', 'seq'],
     keyOf: keyTwo('conversationId', 'seq'),
   },
+  import: kaosEventImport,
 };

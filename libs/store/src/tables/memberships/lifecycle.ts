@@ -4,6 +4,7 @@ import { deleteSharedMemberships, sharedWith } from './membership-rows.js';
 import { addCount, type ErasureCounts, familyOf, noErasureCounts } from '../../participant/erasure-counts.js';
 import { dueByGroup } from '../../participant/due-by-group.js';
 import { joinConversation } from '../conversations/conversation-sql.js';
+import { membershipImport, membershipRemovalImport, ownershipTransferImport } from './import.js';
 
 /**
  * Who may read or write a group. Outside the person's groups, their own memberships (a share)
@@ -24,6 +25,7 @@ export const memberships: LifecycleParticipant = {
     keys: ['group_id', 'user_id'],
     keyOf: keyTwo('groupId', 'userId'),
   },
+  import: membershipImport,
   erase: {
     heldBack: 3,
     writtenByOthers: true,
@@ -69,6 +71,7 @@ export const membershipRemovals: LifecycleParticipant = {
     keys: ['id'],
     keyOf: keyOne('id'),
   },
+  import: membershipRemovalImport,
   erase: {
     writtenByOthers: true,
     named: deleteRemovals,
@@ -142,6 +145,7 @@ export const ownershipTransfers: LifecycleParticipant = {
     keys: ['id'],
     keyOf: keyOne('id'),
   },
+  import: ownershipTransferImport,
   erase: {
     writtenByOthers: true,
     named: async (tx, userId) => {

@@ -110,7 +110,7 @@ export const sharedWith = (person: string) =>
   `conversation_memberships.user_id = ${person} AND conversation_memberships.access_level <> 'owner'`;
 
 /**
- * An import's memberships, a batch as one jsonb parameter (import-statements.ts): a membership
+ * An import's memberships, a batch as one jsonb parameter (import.ts): a membership
  * already stored is skipped, with its inverse row. Answers how many it stored per group.
  */
 export const IMPORT_MEMBERSHIPS = `WITH input AS (

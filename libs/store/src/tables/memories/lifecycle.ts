@@ -12,6 +12,7 @@ import { retentionScopeSql } from '../conversations/retention-scope.js';
 import { dueByGroup } from '../../participant/due-by-group.js';
 import { deleteSearchRows } from '../search/search-rows.js';
 import { sourceApiOf } from '../conversations/conversation-sql.js';
+import { episodeImport, episodicMemoryImport, summaryImport } from './import.js';
 
 /**
  * Episodes: stretches of a conversation cut for extraction. One in another person's conversation
@@ -33,6 +34,7 @@ export const episodes: LifecycleParticipant = {
     keys: ['id'],
     keyOf: keyOne('id'),
   },
+  import: episodeImport,
 };
 
 /**
@@ -61,6 +63,7 @@ export const episodicMemories: LifecycleParticipant = {
     keys: ['id'],
     keyOf: keyOne('id'),
   },
+  import: episodicMemoryImport,
   erase: {
     ownData: 'memories',
     named: async (tx, userId) => {
@@ -105,6 +108,7 @@ export const summaries: LifecycleParticipant = {
     keys: ['memory_id'],
     keyOf: keyOne('id'),
   },
+  import: summaryImport,
 };
 
 const memoryRowKeys = (rows: ReadonlyArray<{ id: string; group_key: string }>) =>

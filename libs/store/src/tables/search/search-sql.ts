@@ -24,3 +24,10 @@ export const searchCounts = (conversation: string, model: string, shown: string)
   `(SELECT count(*) FROM search_vectors WHERE conversation_id = ${conversation} AND kind = 'message' ${shown})::int8 AS indexed_messages,
        (SELECT count(*) FROM search_vectors WHERE conversation_id = ${conversation} AND embedding_model = ${model} ${shown})::int8 AS current_vectors,
        (SELECT count(*) FROM search_items WHERE conversation_id = ${conversation} ${shown})::int8 AS search_items`;
+
+/**
+ * A CTE queueing the search rows the CTE `written` returned for the indexer's sweep
+ * (search_unembedded, unembeddedItems): rows no event will bring a vector for, as an import's.
+ */
+export const queueUnembeddedSql = (written: string) =>
+  `unembedded AS (INSERT INTO search_unembedded (group_key, kind, item_id) SELECT group_key, kind, item_id FROM ${written})`;
