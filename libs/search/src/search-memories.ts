@@ -3,6 +3,7 @@ import {
   messagesWithoutVectors,
   turnContext,
   vectorSearch,
+  withScopeListed,
   type SearchFilters,
   type SearchHit,
   type Store,
@@ -59,7 +60,8 @@ export async function searchMemories(
   request: SearchRequest,
   ranking = HYBRID_RANKING,
 ): Promise<ExplainedHit[]> {
-  const { query, method, topK, filters, explain = false } = request;
+  const { query, method, topK, explain = false } = request;
+  const filters = await withScopeListed(store, request.filters);
   const explained = (hits: SearchHit[], alone: 'keyword' | 'vector') =>
     explain ? singleMethodParts(hits, alone) : hits;
   if (method === 'keyword') return explained(await keywordSearch(store, query, filters, topK), 'keyword');

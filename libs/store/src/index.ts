@@ -158,8 +158,10 @@ export {
 export { turnContext, type TurnContext, type NeighbourHit } from './tables/conversations/turn-context.js';
 export {
   EXACT_SCAN_MAX_ITEMS,
+  LISTED_SCOPE_MAX,
   messagesWithoutVectors,
   vectorSearch,
+  withScopeListed,
   type SearchFilters,
   type SearchHit,
 } from './tables/search/search.js';
@@ -172,6 +174,7 @@ export {
   accessLevelsOf,
   conversationInUse,
   claimConversation,
+  conversationsVisibleTo,
   visibleTo,
   audienceIn,
   standingOf,

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { accessLevelOf, accessLevelsOf, appendMessages, insertConversation, setMembership } from '@memstream/store';
+import {
+  accessLevelOf,
+  accessLevelsOf,
+  appendMessages,
+  conversationsVisibleTo,
+  insertConversation,
+  setMembership,
+  visibleTo,
+  withScopeListed,
+} from '@memstream/store';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 import { chatMessage } from './search-fixtures.js';
 
@@ -40,6 +49,65 @@ test("many pairs' levels are each the single check's level, in order", async () 
       [one[0], one[1], one[12], one[15], one[23], one[29]],
       ['owner', 'reader', 'writer', undefined, 'owner', 'owner'],
     );
+  } finally {
+    await store.close();
+  }
+});
+
+// A search reads a person's scope once, as a list (withScopeListed): the list must be exactly the
+// ids the scope's condition (visibleTo) keeps, in every kind of standing, and a scope longer than
+// the list's limit stays a condition.
+test("a person's scope read as a list is what the scope's condition keeps", async () => {
+  const store = await migratedPglite();
+  try {
+    await appendMessages(store, [{ message: chatMessage('room', 'm1', 'hello') }]);
+    await setMembership(store, 'room', 'alice', 'owner');
+    await setMembership(store, 'room', 'bob', 'reader');
+    const base = { title: null, metadata: {} };
+    await insertConversation(store, { ...base, id: 'root', groupId: 'root', fork: null });
+    await insertConversation(store, {
+      ...base,
+      id: 'fork',
+      groupId: 'root',
+      fork: { fromConversationId: 'root', atMessageId: null, source: null },
+    });
+    await setMembership(store, 'root', 'alice', 'writer');
+    await appendMessages(store, [{ message: chatMessage('gone', 'm1', 'bye') }]);
+    await setMembership(store, 'gone', 'alice', 'owner');
+    await store.query(`UPDATE conversations SET deleted_at = now() WHERE id = 'gone'`);
+    await setMembership(store, 'claimed', 'alice', 'owner');
+    await appendMessages(store, [{ message: chatMessage('private:alice', 'm1', 'note to self') }]);
+    await appendMessages(store, [{ message: chatMessage('private:erin', 'm1', 'not hers') }]);
+
+    const candidates = ['room', 'root', 'fork', 'gone', 'claimed', 'private:alice', 'private:erin', 'nowhere'];
+    for (const person of ['alice', 'bob', 'erin', 'nobody']) {
+      const params: unknown[] = [candidates];
+      const { rows } = await store.query<{ id: string }>(
+        `SELECT id FROM unnest($1::text[]) AS x(id) WHERE ${visibleTo('id', params, person)} ORDER BY id`,
+        params,
+      );
+      const kept = rows.map((r) => r.id);
+      const listed = await conversationsVisibleTo(store, person, 100);
+      assert.deepEqual([...(listed ?? [])].sort(), kept, person);
+      const filters = await withScopeListed(store, {
+        kinds: ['message'],
+        visibleTo: person,
+        conversationIds: ['room'],
+      });
+      assert.deepEqual(filters.conversationIds, kept.includes('room') ? ['room'] : [], `${person}'s asked list`);
+      assert.equal(filters.visibleTo, undefined);
+    }
+    // alice's scope is the room, the root and its fork, her claimed group and her private chat
+    assert.deepEqual([...((await conversationsVisibleTo(store, 'alice', 100)) ?? [])].sort(), [
+      'claimed',
+      'fork',
+      'private:alice',
+      'room',
+      'root',
+    ]);
+    // longer than the limit: not listed
+    assert.equal(await conversationsVisibleTo(store, 'alice', 4), undefined);
+    assert.deepEqual(await conversationsVisibleTo(store, 'bob', 1), ['room']);
   } finally {
     await store.close();
   }

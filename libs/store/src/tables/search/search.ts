@@ -1,7 +1,7 @@
 import type { Queryable, Store } from '../../store.js';
 import { sqlString, vectorLiteral } from './search-items.js';
 import type { SearchKind } from './search-rows.js';
-import { audienceIn, visibleTo } from '../memberships/conversation-access.js';
+import { audienceIn, conversationsVisibleTo, visibleTo } from '../memberships/conversation-access.js';
 import { messageGroups } from '../conversations/message-sql.js';
 import { messagesEverIn } from '../conversations/conversation-sql.js';
 
@@ -20,6 +20,25 @@ export interface SearchFilters {
   readonly kinds: readonly SearchKind[];
   readonly from?: Date | undefined;
   readonly to?: Date | undefined;
+}
+
+/** The most conversations a person's scope may hold to be listed once for a search (withScopeListed). */
+export const LISTED_SCOPE_MAX = 2_000;
+
+/**
+ * The filters with a person's scope (`visibleTo`) read once and named as `conversationIds` (with
+ * the ones asked for, if any), for a search that runs several statements over it: each then
+ * filters by a list instead of planning and running the scope's subquery again. A scope of more
+ * than LISTED_SCOPE_MAX conversations stays a subquery (a list that long costs more to send).
+ */
+export async function withScopeListed(q: Queryable, filters: SearchFilters): Promise<SearchFilters> {
+  if (filters.visibleTo === undefined) return filters;
+  const visible = await conversationsVisibleTo(q, filters.visibleTo, LISTED_SCOPE_MAX);
+  if (visible === undefined) return filters;
+  const asked = filters.conversationIds;
+  const visibleIds = new Set(visible);
+  const kept = asked === undefined ? visible : asked.filter((id) => visibleIds.has(id));
+  return { ...filters, visibleTo: undefined, conversationIds: kept };
 }
 
 /** One search hit with the method's own score in [0, 1]. */
@@ -56,7 +75,8 @@ export function whereOf(
   add((n) => `kind = ANY($${n}::text[])`, [...f.kinds]);
   if (f.conversationId !== undefined) add((n) => `conversation_id = $${n}`, f.conversationId);
   if (f.groupKey !== undefined) add((n) => `group_key = $${n}`, f.groupKey);
-  if (f.conversationIds !== undefined) add((n) => `conversation_id = ANY($${n}::text[])`, [...f.conversationIds]);
+  if (f.conversationIds !== undefined)
+    add((n) => `conversation_id IN (SELECT unnest($${n}::text[]))`, [...f.conversationIds]);
   if (f.userId === null) where.push('user_id IS NULL');
   else if (f.userId !== undefined) add((n) => `user_id = $${n}`, f.userId);
   if (f.from !== undefined) add((n) => `occurred_at >= $${n}`, f.from.toISOString());
