@@ -1,6 +1,6 @@
 /**
  * bench:scale's bulk load: grows the database between steps by statements run in PostgreSQL,
- * writing exactly what the converter's append statement (APPEND_SQL in @memstream/store) and the
+ * writing exactly what the converter's append statement (appendMessages in @memstream/store) and the
  * indexer write for a stored message, so the measured services find the store as they would have
  * left it: the conversation's row with `next_seq` moved past its messages (gapless from 0), the
  * message, its keyword search row (whose insert trigger queues the keyword statistics, folded here
