@@ -54,7 +54,7 @@ test("embedded mode: one /metrics for every component, correlation ids from HTTP
     'the converter publishes what it stored',
   );
   checkSummarySeries(samples, MODEL);
-  checkCorrelation(lines(), lines(), traffic);
+  await checkCorrelation(lines, lines, traffic);
 
   const served = await fetch(`${base}/docs/json`);
   assert.equal(served.status, 200);
@@ -171,7 +171,11 @@ test('distributed mode: every service serves /metrics, a poison record is counte
     traffic,
   );
 
-  checkCorrelation(converterProcess.lines, summarizerProcess.lines, traffic);
+  await checkCorrelation(
+    () => converterProcess.lines,
+    () => summarizerProcess.lines,
+    traffic,
+  );
 
   // Each API service documents its own routes: the gateway every family's writes, the read API the reads.
   const operations = async (base: string) =>

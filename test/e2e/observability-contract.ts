@@ -129,27 +129,35 @@ export function summarized(samples: readonly Sample[]): boolean {
 
 /**
  * The correlation id of each write is on the converter's log line that stored it, and the
- * summarizer's line for a summary names the write that triggered it.
+ * summarizer's line for a summary names the write that triggered it. A line reaches the test
+ * through the process's output, which can come after the metric scraped beside it: the lines are
+ * waited for, then checked.
  */
-export function checkCorrelation(
-  converterLines: readonly Record<string, unknown>[],
-  summarizerLines: readonly Record<string, unknown>[],
+export async function checkCorrelation(
+  converterLines: () => readonly Record<string, unknown>[],
+  summarizerLines: () => readonly Record<string, unknown>[],
   traffic: Traffic,
-): void {
-  const stored = converterLines
-    .filter((l) => l['msg'] === 'group-chat batch stored')
-    .flatMap((l) => (l['correlationIds'] as string[] | undefined) ?? []);
+): Promise<void> {
+  const stored = () =>
+    converterLines()
+      .filter((l) => l['msg'] === 'group-chat batch stored')
+      .flatMap((l) => (l['correlationIds'] as string[] | undefined) ?? []);
+  const summaries = () =>
+    summarizerLines().filter(
+      (l) =>
+        typeof l['msg'] === 'string' &&
+        l['msg'].startsWith('Summarized messages') &&
+        l['conversationId'] === traffic.group,
+    );
+  await waitFor('the converter logged every write with its stored batch', async () =>
+    traffic.correlationIds.every((id) => stored().includes(id)),
+  ).catch(() => undefined); // the assertions below say which
+  await waitFor('a summary was logged', async () => summaries().length > 0).catch(() => undefined);
   for (const id of traffic.correlationIds)
-    assert.ok(stored.includes(id), `the converter logged ${id} with its stored batch`);
-  const summaries = summarizerLines.filter(
-    (l) =>
-      typeof l['msg'] === 'string' &&
-      l['msg'].startsWith('Summarized messages') &&
-      l['conversationId'] === traffic.group,
-  );
-  assert.ok(summaries.length > 0, 'a summary was logged');
+    assert.ok(stored().includes(id), `the converter logged ${id} with its stored batch`);
+  assert.ok(summaries().length > 0, 'a summary was logged');
   assert.ok(
-    summaries.some((l) => traffic.correlationIds.includes(l['correlationId'] as string)),
-    `a summary line carries a write's correlation id: ${JSON.stringify(summaries.map((l) => l['correlationId']))}`,
+    summaries().some((l) => traffic.correlationIds.includes(l['correlationId'] as string)),
+    `a summary line carries a write's correlation id: ${JSON.stringify(summaries().map((l) => l['correlationId']))}`,
   );
 }

@@ -216,11 +216,12 @@ export class SummaryWorker {
         log.warn('summary finished after its row timed out; discarded');
         return;
       }
-      observe('completed');
+      // logged before it is counted: whoever sees the count finds the line written
       log.info(
         { start: row.start_sequence, end: row.end_sequence, ms },
         `Summarized messages ${row.start_sequence}-${row.end_sequence} for ${row.conversation_id} in ${ms}ms`,
       );
+      observe('completed');
       if (row.start_sequence > 0) {
         log.info(
           { dropped: [0, row.start_sequence - 1] },
