@@ -1,4 +1,4 @@
-import type { LayoutSettings } from '@memstream/store';
+import { type LayoutSettings, type ShardGroupsOf, shardGroupsOf } from '@memstream/store';
 
 /**
  * The store layout the suite runs in: STORE_LAYOUT and STORE_LAYOUT_KEEP_PLAIN as `npm run
@@ -25,4 +25,17 @@ export function testLayout(): LayoutSettings {
       .map((t) => t.trim())
       .filter(Boolean),
   };
+}
+
+/**
+ * The shard groups of the suite's layout (shardGroupsOf), for a test that calls what the
+ * converter calls with them, such as the keyword fold: on Citus a fold over several shards is
+ * refused, as the converter never runs it.
+ */
+export function testShardGroups(): ShardGroupsOf | undefined {
+  const env = layoutEnv();
+  return shardGroupsOf({
+    ...testLayout(),
+    STORE_DISTRIBUTION: env['STORE_DISTRIBUTION'] === 'citus' ? 'citus' : 'none',
+  });
 }

@@ -14,6 +14,7 @@ import { freshDatabase } from '../../../test/helpers/infra.js';
 import { migratedPglite } from '../../../test/helpers/migrated-pglite.js';
 import { appendBefore0039, foldBefore0039 } from './search-before-0039.js';
 import { chatMessage, countsDiffer, deleteSearchRowsWhere, log } from './search-fixtures.js';
+import { testShardGroups } from '../../../harness/store-layout.js';
 
 /**
  * Issue 49, item 9: BM25's statistics were counted over every row of a conversation, agent-only
@@ -94,7 +95,7 @@ for (const state of ['pending', 'folded'] as const) {
         store,
         doras.map((message) => ({ message })),
       );
-      if (state === 'folded') await foldKeywordCounts(store, 1_000);
+      if (state === 'folded') await foldKeywordCounts(store, 1_000, testShardGroups());
       const dora = async () => [await scores(store, CALLERS['dora, her conversations']), await scores(store, PEOPLE)];
       const before = await dora();
       assert.equal(Object.keys(before[0]!).length, 2, 'both of her messages are hits');
@@ -105,7 +106,7 @@ for (const state of ['pending', 'folded'] as const) {
         store,
         agentNotes.map((message) => ({ message })),
       );
-      if (state === 'folded') await foldKeywordCounts(store, 1_000);
+      if (state === 'folded') await foldKeywordCounts(store, 1_000, testShardGroups());
       assert.deepEqual(await dora(), before, `with the agents' rows ${state}`);
       await checkEveryCaller(store, state);
       assert.deepEqual(await countsDiffer(store), []);
@@ -191,7 +192,7 @@ test("an agent's memory under a client id of 1,500 bytes is folded into its own 
       { message: { ...chatMessage(conversation, 'n1', 'the quokka naps'), sender_id: 'dora' } },
       { message: { ...agentNote('n2', `quokka ${word}`, client, 'memory'), conversation_id: conversation } },
     ]);
-    assert.equal(await foldKeywordCounts(store, 100), 2, 'the fold takes both');
+    assert.equal(await foldKeywordCounts(store, 100, testShardGroups()), 2, 'the fold takes both');
     assert.deepEqual(await countsDiffer(store), []);
     const agent = {
       kinds: ['message'] as const,

@@ -17,6 +17,7 @@ import {
 } from '@memstream/store';
 import { extractEpisode } from './extract-fixture.js';
 import { chatMessage, countsDiffer, migratedStore } from './search-fixtures.js';
+import { testShardGroups } from '../../../harness/store-layout.js';
 
 /**
  * Since migration 0039 no trigger keeps the BM25 statistics: each writer of search_items counts
@@ -83,7 +84,7 @@ test('the keyword statistics equal a recount after appends, folds, memory rewrit
     `SELECT DISTINCT group_key FROM search_keyword_pending WHERE conversation_id = 'fork'`,
   );
   assert.deepEqual(forkGroups, [{ group_key: 'root' }], "a fork's counts are its group's");
-  assert.equal(await foldKeywordCounts(store, 3), 3, 'a part folded');
+  assert.equal(await foldKeywordCounts(store, 3, testShardGroups()), 3, 'a part folded');
   await check('a part folded');
 
   // memories: indexed, rewritten with other words (a redone extraction's text), queued without a vector
@@ -104,7 +105,7 @@ test('the keyword statistics equal a recount after appends, folds, memory rewrit
     { memoryId: memories[1]!.id, text: 'bob runs the marathon with coffee', embedding: vector },
   ]);
   await check('the same text again');
-  await foldKeywordCounts(store, 1_000);
+  await foldKeywordCounts(store, 1_000, testShardGroups());
   await check('every count folded');
 
   // a message still pending and one folded deleted; the episode holding a1 is extracted again
