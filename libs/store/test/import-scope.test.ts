@@ -126,6 +126,14 @@ for (const [name, open] of backends) {
       ],
     );
     assert.deepEqual(again.touched, { conversations: [], memberships: [] });
+
+    // A new conversation's message under a number another message holds: the import is refused
+    // whole (the same message again, above, was present, not refused).
+    await assert.rejects(
+      importAll(store, [conversation('elsewhere', 0), message('elsewhere', 0, 9_001)]),
+      /message id 9001 is already another message on this server/,
+    );
+    assert.deepEqual(await seqs(store, 'elsewhere'), []);
   });
 }
 

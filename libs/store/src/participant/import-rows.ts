@@ -116,6 +116,33 @@ export async function insertedCreating(
   return new Map(result.map((r) => [r.owner, Number(r.n)]));
 }
 
+/**
+ * Refuses the import when a record's server-made id (`key`, default `id`) is already another row's
+ * of `table`: a stored row under that id is the record's own only when `sameRow` holds, written
+ * against the stored row `x` and the record `r` (the same export again). `columns` declares the
+ * record's fields the check reads.
+ */
+export function refuseIdsTakenElsewhere(
+  q: Queryable,
+  records: readonly object[],
+  o: {
+    readonly what: string;
+    readonly table: string;
+    readonly key?: string;
+    readonly columns: string;
+    readonly sameRow: string;
+  },
+): Promise<void> {
+  const key = `x.${o.key ?? 'id'}`;
+  return refuseTakenIds(
+    q,
+    `SELECT ${key} AS id FROM ${rows(o.columns)}
+       JOIN ${o.table} x ON ${key} = r.id WHERE NOT (${o.sameRow}) LIMIT 1`,
+    records,
+    o.what,
+  );
+}
+
 /** Refuses a batch whose server-made id the target already uses for another row: an import into a server that has data of its own. */
 export async function refuseTakenIds(
   q: Queryable,

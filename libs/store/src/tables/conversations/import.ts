@@ -6,8 +6,8 @@ import {
   inserted,
   insertedCreating,
   insertSql,
-  refuseTakenIds,
   rows,
+  refuseIdsTakenElsewhere,
 } from '../../participant/import-rows.js';
 import type { ImportContext, ImportCreated, ImportRecord, TableImport } from '../../participant/table-import.js';
 import { insertSearchRowsSql } from '../search/search-rows.js';
@@ -175,13 +175,12 @@ export const messageImport: TableImport<'message'> = {
   needs: inConversation,
   checkEvery: refuseUnknownConversations,
   check: (q, records) =>
-    refuseTakenIds(
-      q,
-      `SELECT m.id FROM ${rows(`id bigint, "conversationId" text, seq bigint`)}
-         JOIN messages m ON m.id = r.id WHERE NOT (m.conversation_id = r."conversationId" AND m.seq = r.seq) LIMIT 1`,
-      records,
-      'message',
-    ),
+    refuseIdsTakenElsewhere(q, records, {
+      what: 'message',
+      table: 'messages',
+      columns: `id bigint, "conversationId" text, seq bigint`,
+      sameRow: `x.conversation_id = r."conversationId" AND x.seq = r.seq`,
+    }),
   write: async (q, records) =>
     inserted(
       q,

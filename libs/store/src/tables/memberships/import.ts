@@ -5,9 +5,8 @@ import {
   inGroup,
   inserted,
   insertSql,
-  refuseTakenIds,
-  rows,
   withIdsTaken,
+  refuseIdsTakenElsewhere,
 } from '../../participant/import-rows.js';
 import type { ImportGrant, TableImport } from '../../participant/table-import.js';
 import { IMPORT_MEMBERSHIPS } from './membership-rows.js';
@@ -51,13 +50,12 @@ export const membershipRemovalImport: TableImport<'membership_removal'> = {
   kind: 'membership_removal',
   needs: inGroup,
   check: (q, records) =>
-    refuseTakenIds(
-      q,
-      `SELECT x.id FROM ${rows(`id bigint, "groupId" text, "userId" text`)}
-         JOIN conversation_membership_removals x ON x.id = r.id WHERE NOT (x.group_id = r."groupId" AND x.user_id = r."userId") LIMIT 1`,
-      records,
-      'membership removal',
-    ),
+    refuseIdsTakenElsewhere(q, records, {
+      what: 'membership removal',
+      table: 'conversation_membership_removals',
+      columns: `id bigint, "groupId" text, "userId" text`,
+      sameRow: `x.group_id = r."groupId" AND x.user_id = r."userId"`,
+    }),
   write: (q, records) => inserted(q, MEMBERSHIP_REMOVALS, records),
   numbered: 'id',
 };

@@ -4,10 +4,9 @@ import {
   inConversation,
   inserted,
   insertSql,
-  refuseTakenIds,
-  rows,
   textArray,
   withIdsTaken,
+  refuseIdsTakenElsewhere,
 } from '../../participant/import-rows.js';
 import type { TableImport } from '../../participant/table-import.js';
 import { withGroups } from '../conversations/conversation-sql.js';
@@ -100,13 +99,12 @@ export const episodeImport: TableImport<'episode'> = {
   kind: 'episode',
   needs: inConversation,
   check: (q, records) =>
-    refuseTakenIds(
-      q,
-      `SELECT e.id FROM ${rows(`id bigint, "conversationId" text, "startSeq" bigint`)}
-         JOIN episodes e ON e.id = r.id WHERE NOT (e.conversation_id = r."conversationId" AND e.start_seq = r."startSeq") LIMIT 1`,
-      records,
-      'episode',
-    ),
+    refuseIdsTakenElsewhere(q, records, {
+      what: 'episode',
+      table: 'episodes',
+      columns: `id bigint, "conversationId" text, "startSeq" bigint`,
+      sameRow: `x.conversation_id = r."conversationId" AND x.start_seq = r."startSeq"`,
+    }),
   write: async (q, records) => inserted(q, EPISODES, await withGroups(q, records)),
   numbered: 'id',
 };
@@ -130,14 +128,13 @@ export const summaryImport: TableImport<'summary'> = {
   kind: 'summary',
   needs: inConversation,
   check: (q, records) =>
-    refuseTakenIds(
-      q,
-      `SELECT m.memory_id AS id FROM ${rows(`id bigint, "conversationId" text, "startSequence" int`)}
-         JOIN memory m ON m.memory_id = r.id
-         WHERE NOT (m.conversation_id = r."conversationId" AND m.start_sequence = r."startSequence") LIMIT 1`,
-      records,
-      'summary',
-    ),
+    refuseIdsTakenElsewhere(q, records, {
+      what: 'summary',
+      table: 'memory',
+      key: 'memory_id',
+      columns: `id bigint, "conversationId" text, "startSequence" int`,
+      sameRow: `x.conversation_id = r."conversationId" AND x.start_sequence = r."startSequence"`,
+    }),
   write: async (q, records) => inserted(q, SUMMARIES, await withBasesKept(q, await withGroups(q, records))),
   numbered: 'memory_id',
 };
