@@ -11,9 +11,11 @@
  * (local) embedder costs per message on a sample, since the run itself embeds with the hash one.
  */
 import { randomUUID } from 'node:crypto';
+import { statfs } from 'node:fs/promises';
 import os from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type pg from 'pg';
 import { z } from 'zod';
 import { embeddingSettings } from '@memstream/config';
 import { createEmbedder, createHashEmbedder } from '@memstream/embedding';
@@ -169,6 +171,28 @@ async function embeddingCost(turns: Turns, sample: number) {
   }
 }
 
+/**
+ * Whether the disk under the database holds the step: the bytes a message has taken so far (the
+ * whole database, baseline table included) times the messages to come, with a fifth more and
+ * twice `max_wal_size` for the write-ahead log and the index builds. Undefined when the data
+ * directory is not on this machine or no message is stored yet.
+ */
+async function roomFor(client: pg.Client, stored: number, target: number) {
+  if (stored === 0) return undefined;
+  const { rows } = await client.query<{ dir: string; db: string; wal: string }>(
+    `SELECT current_setting('data_directory') AS dir, pg_database_size(current_database()) AS db,
+            pg_size_bytes(current_setting('max_wal_size')) AS wal`,
+  );
+  const { dir, db, wal } = rows[0]!;
+  const fsStat = await statfs(dir).catch(() => undefined);
+  if (!fsStat) return undefined;
+  const gib = (bytes: number) => round(bytes / 2 ** 30, 1);
+  const perMessage = Number(db) / stored;
+  const need = (target - stored) * perMessage * 1.2 + 2 * Number(wal);
+  const free = fsStat.bavail * fsStat.bsize;
+  return { bytes_per_message: Math.round(perMessage), need_gib: gib(need), free_gib: gib(free), fits: need <= free };
+}
+
 async function main(): Promise<void> {
   const began = performance.now();
   const turns = loadTurns(flags.turns);
@@ -210,10 +234,18 @@ async function main(): Promise<void> {
     const stepStarted = performance.now();
     const loadAtStart = os.loadavg()[0]!;
     const adding = Math.max(0, Math.floor((target - stored) / perConversation) * perConversation);
+    const room = await roomFor(client, stored, target);
+    if (room && !room.fits) {
+      // Where the disk bends: the step is not started, and the line says so.
+      console.log(
+        JSON.stringify({ bench: 'scale', run: runId, step: target, messages: stored, stopped: 'disk', disk: room }),
+      );
+      break;
+    }
     progress(`step ${target}: loading ${adding} messages onto ${stored}`);
     const load = await growTo(
       client,
-      { from: bulk, to: bulk + adding, perConversation, chunk: loadChunk, model: hash.model },
+      { from: bulk, to: bulk + adding, perConversation, chunk: loadChunk, model: hash.model, dimension },
       progress,
     );
     bulk += adding;

@@ -45,7 +45,11 @@ async function bulkLoadMatchesAppend(client: pg.Client, store: PgStore): Promise
   const hash = createHashEmbedder({ dimension: 16 });
   await prepareLoad(client, loadTurns(undefined), hash);
   // Chunks of 25 end inside conversations of 10: a conversation's counter is moved by two chunks.
-  const load = await growTo(client, { from: 0, to: 60, perConversation: 10, chunk: 25, model: hash.model }, () => {});
+  const load = await growTo(
+    client,
+    { from: 0, to: 60, perConversation: 10, chunk: 25, model: hash.model, dimension: 16 },
+    () => {},
+  );
   assert.equal(load.messages, 60);
   const invariants = await checkInvariants(client);
   assert.deepEqual(invariants, {

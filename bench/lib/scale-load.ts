@@ -19,6 +19,7 @@
  * `i % perConversation`; conversation `c`'s speakers are `a<c/10>` (a person with ten
  * conversations) and `b<c>`.
  */
+import os from 'node:os';
 import type pg from 'pg';
 import type { Embedder } from '@memstream/embedding';
 import type { Turns } from './scale-workload.js';
@@ -36,6 +37,8 @@ export interface LoadFigures {
   readonly messages_per_s: number;
   /** Seconds spent on each part: conversations and messages with their keyword rows, vectors (HNSW inserts), the raw table's copy, keyword folding. */
   readonly parts_s: Record<string, number>;
+  /** The HNSW build after the load: over how many vectors, with how much memory, and whether it went on disk. */
+  readonly hnsw_build: { vectors: number; memory_mib: number; fits: boolean; on_disk: boolean };
 }
 
 /** The turns and their vectors, in a table the load statements draw from; and the raw baseline's table. */
@@ -60,7 +63,7 @@ export async function prepareLoad(client: pg.Client, turns: Turns, embedder: Emb
  */
 export async function growTo(
   client: pg.Client,
-  options: { from: number; to: number; perConversation: number; chunk: number; model: string },
+  options: { from: number; to: number; perConversation: number; chunk: number; model: string; dimension: number },
   progress: (line: string) => void,
 ): Promise<LoadFigures> {
   const { from, to, perConversation: k, chunk, model } = options;
@@ -105,10 +108,26 @@ export async function growTo(
   await timed('keyword_fold', async () => {
     while ((await fold()) !== 0);
   });
-  await timed('vector_index', async () => {
-    await client.query(`SET maintenance_work_mem = '${MAINTENANCE_WORK_MEM}'`);
-    for (const def of hnsw) await client.query(def);
-    await client.query('RESET maintenance_work_mem');
+  const graph = await timed('vector_index', async () => {
+    const { rows: counted } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM search_vectors');
+    const memory = hnswBuildMemory(counted[0]!.n, options.dimension);
+    // pgvector says in a NOTICE when the graph outgrew the memory and it goes on building on disk.
+    const notices: string[] = [];
+    const onNotice = (n: { message?: string }) => void notices.push(n.message ?? '');
+    client.on('notice', onNotice);
+    try {
+      await client.query(`SET maintenance_work_mem = '${memory.mib}MB'`);
+      for (const def of hnsw) await client.query(def);
+      await client.query('RESET maintenance_work_mem');
+    } finally {
+      client.off('notice', onNotice);
+    }
+    return {
+      vectors: counted[0]!.n,
+      memory_mib: memory.mib,
+      fits: memory.fits,
+      on_disk: notices.some((m) => /no longer fits/.test(m)),
+    };
   });
   await client.query(`ANALYZE conversations, messages, search_items, search_vectors, ${RAW_TABLE}`);
   const elapsedMs = performance.now() - started;
@@ -117,14 +136,24 @@ export async function growTo(
     elapsed_s: Math.round(elapsedMs / 100) / 10,
     messages_per_s: elapsedMs > 0 ? Math.round(((to - from) * 1000) / elapsedMs) : 0,
     parts_s: Object.fromEntries(Object.entries(parts).map(([p, sec]) => [p, Math.round(sec * 10) / 10])),
+    hnsw_build: graph,
   };
 }
 
 /**
- * Enough for the graph of a few million 384-dimension vectors to be built in memory; past that
- * pgvector goes on building on disk, much slower (it says so in the server's log).
+ * The memory an HNSW build gets: enough for the whole graph, as far as the machine allows. Past
+ * its `maintenance_work_mem` pgvector goes on building on disk, inserting the rest one by one (a
+ * few hundred vectors a second here), which turns minutes into hours. An element of the graph
+ * holds its vector (4 bytes a dimension and a header) and, with the default m = 16, 32 neighbours
+ * on the bottom layer and a few above (about 700 bytes with its own header); a tenth more is
+ * kept for what that estimate misses. At most 60% of the machine's memory, the rest being the
+ * services', the broker's and the page cache's.
  */
-const MAINTENANCE_WORK_MEM = '2GB';
+export function hnswBuildMemory(vectors: number, dimension: number, totalBytes = os.totalmem()) {
+  const need = Math.ceil((vectors * (dimension * 4 + 8 + 700) * 1.1) / 2 ** 20);
+  const cap = Math.floor((totalBytes * 0.6) / 2 ** 20);
+  return { mib: Math.max(64, Math.min(need, cap)), fits: need <= cap };
+}
 
 /** Drops the HNSW indexes of search_vectors (the indexer made its model's) and returns how to make them again. */
 async function dropVectorIndexes(client: pg.Client): Promise<string[]> {
