@@ -5,10 +5,14 @@
 # node-postgres connects to one host, so the address must follow the primary, not the client.
 # synchronous_mode: a commit is acknowledged once a standby has it, and only a synchronous
 # standby may be promoted, so an acknowledged write survives the loss of the primary.
-# usage: postgres-ha.sh install|up|down|destroy|kill-primary|kill-node N|start-node N|primary|rss
+# From three nodes on, synchronous_mode_strict as well: with no synchronous standby left, commits
+# wait instead of being acknowledged on one machine. With two, strict would stop writes whenever
+# either node is lost, so two nodes keep writing alone while the standby is away.
+# usage: postgres-ha.sh install|up|down|destroy|kill-primary|kill-node N|start-node N|primary|roles|rss
 source "$(dirname "$0")/common.sh"
 
-NODES="${MEMSTREAM_PG_HA_NODES:-2}"
+NODES="${MEMSTREAM_PG_HA_NODES:-3}"
+STRICT=$([ "$NODES" -ge 3 ] && echo true || echo false)
 # HAProxy: the primary on BASE, the standbys on BASE+30; node n: postgres BASE+n, REST BASE+10+n; etcd BASE+20/21
 BASE="${MEMSTREAM_PG_HA_PORT:-15440}"
 ETCD_PORT=$((BASE + 20))
@@ -60,6 +64,7 @@ bootstrap:
     loop_wait: 1
     retry_timeout: 4
     synchronous_mode: true
+    synchronous_mode_strict: $STRICT
     postgresql:
       use_pg_rewind: true
       use_slots: true
@@ -172,6 +177,20 @@ sync_standby() {
   return 1
 }
 
+# roles: each running node's name and role as Patroni's cluster view has them (leader, sync_standby, replica).
+roles() {
+  local n view
+  for ((n = 1; n <= NODES; n++)); do
+    view=$(curl -sf -m 2 "http://127.0.0.1:$(rest_port "$n")/cluster") || continue
+    python3 -c 'import json, sys
+for m in json.loads(sys.argv[1])["members"]:
+    if m["state"] in ("running", "streaming"): print(m["name"], m["role"])' "$view" && return 0
+  done
+  return 1
+}
+
+all_streaming() { [ "$(roles | grep -c -v leader)" -ge $((NODES - 1)) ]; }
+
 # HAProxy reaches a node that is not in recovery (until its first checks, it may count any node up).
 routed_to_primary() {
   [ "$("$BIN/psql" -h 127.0.0.1 -p "$BASE" -U postgres -tAc 'SELECT pg_is_in_recovery()' 2>/dev/null)" = f ]
@@ -193,6 +212,8 @@ up() {
   wait_for 30 "route to the primary" routed_to_primary
   "$BIN/psql" -h 127.0.0.1 -p "$BASE" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='memstream'" | grep -q 1 ||
     "$BIN/createdb" -h 127.0.0.1 -p "$BASE" -U postgres memstream
+  # every standby streaming, so a failover right after this has a standby for strict mode to wait on
+  wait_for 90 "every standby streaming" all_streaming || { tail -n 30 "$STATE"/pg*/*.log >&2; exit 1; }
   log "postgres-ha: $(primary) primary of $NODES; primary on 127.0.0.1:$BASE, standbys on $((BASE + 30)); up in $((SECONDS - started)) s"
 }
 
@@ -248,9 +269,10 @@ case "${1:-}" in
   down) down ;;
   destroy) down && rm -rf "$STATE" ;;
   primary) primary ;;
+  roles) roles ;;
   kill-primary) p=$(primary) && kill_node "${p#pg}" && echo "$p" ;;
   kill-node) kill_node "$2" ;;
   start-node) BIN="$(bash "$SCRIPTS_DIR/postgres.sh" bin)" && start_node "$2" ;;
   rss) rss ;;
-  *) echo "usage: $0 install|up|down|destroy|primary|kill-primary|kill-node N|start-node N|rss" >&2; exit 2 ;;
+  *) echo "usage: $0 install|up|down|destroy|primary|roles|kill-primary|kill-node N|start-node N|rss" >&2; exit 2 ;;
 esac

@@ -11,7 +11,8 @@ const FAILOVER_LIMIT_MS = 30_000;
  * The machine of the PostgreSQL primary lost: its Patroni and its server SIGKILLed at once, so
  * nothing hands over. Patroni promotes the synchronous standby once the dead leader's lock
  * expires, HAProxy follows; the old primary's machine then comes back and must rejoin as a
- * standby (pg_rewind where its timeline diverged).
+ * standby (pg_rewind where its timeline diverged). The cluster has three nodes in strict
+ * synchronous mode (postgres-ha.sh), so every write acknowledged after the failover is on two.
  */
 export function primaryKilled(infra: PrivateInfra) {
   let killed = '';
@@ -38,11 +39,15 @@ export function primaryKilled(infra: PrivateInfra) {
       // dates the failover as a client sees it.
       const stored = records.filter((r) => r.kind === 'held' && r.status === 200 && r.startedAt >= killedAt);
       const failoverMs = Math.min(...stored.map((r) => r.endedAt)) - killedAt;
+      // Three nodes in strict synchronous mode: the promoted node commits only once the third has
+      // each write, so that one is the synchronous standby now and the old primary may rejoin
+      // beside it as an asynchronous one. Either way it must be back, and a synchronous standby there.
       const roles = await waitFor(
-        `${killed} back as the synchronous standby`,
+        `${killed} back as a standby, beside a synchronous one`,
         async () => {
           const now = await infra.haRoles();
-          return now[killed] === 'sync_standby' ? now : undefined;
+          const back = now[killed] === 'sync_standby' || now[killed] === 'replica';
+          return back && Object.values(now).includes('sync_standby') ? now : undefined;
         },
         60_000,
       );

@@ -100,7 +100,7 @@ export class PrivateInfra {
   /** Each node's role as Patroni reports it: leader, sync_standby, replica. */
   async haRoles(): Promise<Record<string, string>> {
     const roles: Record<string, string> = {};
-    for (const node of [1, 2]) {
+    for (const node of [1, 2, 3]) {
       const res = await fetch(`http://127.0.0.1:${this.ports.postgresHa + 10 + node}/cluster`, {
         signal: AbortSignal.timeout(2000),
       }).catch(() => undefined);
