@@ -44,6 +44,7 @@ const HELP = `usage: npm run bench:scale -- [options]
   --producer-groups G          fresh conversations a producer pass writes (default 200)
   --kafka-chunk K              records per producer send (default 1000)
   --rounds R                   alternated producer-path and raw-pipeline rounds per step (default 2)
+  --paused-rounds R            producer passes with the indexer paused (storing alone), each after a raw round (default 1)
   --queries Q                  searches per scope and step (default 30)
   --dimension D                the hash embedder's dimension (default 384, the local model's)
   --embedding-sample S         turns embedded by the real local model first (default 200; 0: skip)
@@ -63,6 +64,7 @@ const { values: flags } = parseArgs({
     'producer-groups': { type: 'string', default: '200' },
     'kafka-chunk': { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '2' },
+    'paused-rounds': { type: 'string', default: '1' },
     queries: { type: 'string', default: '30' },
     dimension: { type: 'string', default: '384' },
     'embedding-sample': { type: 'string', default: '200' },
@@ -87,6 +89,7 @@ const dimension = positiveInt('dimension', flags.dimension);
 const embeddingSample = positiveInt('embedding-sample', flags['embedding-sample'], 0);
 const loadChunk = positiveInt('load-chunk', flags['load-chunk']);
 const rounds = positiveInt('rounds', flags.rounds);
+const pausedRounds = positiveInt('paused-rounds', flags['paused-rounds'], 0);
 const settings = {
   heldWrites: positiveInt('held-writes', flags['held-writes']),
   concurrency: positiveInt('concurrency', flags.concurrency),
@@ -254,7 +257,7 @@ async function main(): Promise<void> {
     progress(`step ${target}: loaded at ${load.messages_per_s}/s; held writes`);
     const held = await heldWrites(ctx, target, conversations);
     progress(`step ${target}: held ${held.per_s}/s (raw ${held.raw_insert_per_s}/s); producer path`);
-    const { producer_path, raw_pipeline } = await producerComparison(ctx, target, rounds);
+    const { producer_path, raw_pipeline } = await producerComparison(ctx, target, rounds, pausedRounds);
     progress(`step ${target}: producer path ${producer_path.of_raw_pipeline} of the raw pipeline; searches`);
     const search = await searches(ctx, conversations);
     const after = await checkInvariants(client);

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { createHashEmbedder } from '@memstream/embedding';
 import { createLogger } from '@memstream/logging';
 import { appendMessages, foldKeywordCounts, migrate, PgStore } from '@memstream/store';
-import { checkInvariants, growTo, prepareLoad, RAW_TABLE } from '../bench/lib/scale-load.js';
+import { checkInvariants, growTo, hnswBuildMemory, prepareLoad, RAW_TABLE } from '../bench/lib/scale-load.js';
 import { loadTurns } from '../bench/lib/scale-workload.js';
 import { freshDatabase } from './helpers/infra.js';
 
@@ -41,6 +41,19 @@ test('the bulk load writes what the append statement writes for the same message
   }
 });
 
+test('an HNSW build gets memory for its whole graph, up to 60% of the machine', () => {
+  const gib = 2 ** 30;
+  // a million 384-dimension vectors: about 2.3 KB each in the graph, a tenth more kept
+  const million = hnswBuildMemory(1_000_000, 384, 24 * gib);
+  assert.ok(million.fits);
+  assert.ok(million.mib > 2300 && million.mib < 2500, `${million.mib} MiB`);
+  // ten million do not fit in 60% of 24 GiB: the build is given that much and says it goes on disk
+  const tenMillion = hnswBuildMemory(10_000_000, 384, 24 * gib);
+  assert.equal(tenMillion.fits, false);
+  assert.equal(tenMillion.mib, Math.floor((24 * gib * 0.6) / 2 ** 20));
+  assert.equal(hnswBuildMemory(0, 384, 24 * gib).mib, 64);
+});
+
 async function bulkLoadMatchesAppend(client: pg.Client, store: PgStore): Promise<void> {
   const hash = createHashEmbedder({ dimension: 16 });
   await prepareLoad(client, loadTurns(undefined), hash);
@@ -51,6 +64,8 @@ async function bulkLoadMatchesAppend(client: pg.Client, store: PgStore): Promise
     () => {},
   );
   assert.equal(load.messages, 60);
+  assert.equal(load.hnsw_build.vectors, 60);
+  assert.equal(load.hnsw_build.on_disk, false);
   const invariants = await checkInvariants(client);
   assert.deepEqual(invariants, {
     gapped_conversations: 0,

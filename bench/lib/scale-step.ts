@@ -90,20 +90,35 @@ export async function heldWrites(ctx: StepContext, step: number, conversations: 
   };
 }
 
-async function producerPath(ctx: StepContext, tag: string) {
+/**
+ * One producer pass: records onto the input topic, timed until all are stored, then until all
+ * have vectors. `indexerPaused`: the indexer process is stopped (SIGSTOP) until they are stored
+ * and continued (SIGCONT) after, so the pass measures what storing costs while indexing waits,
+ * which it does anyway on a machine whose cores it shares (the pass is far shorter than the
+ * consumer group's session timeout, so the indexer keeps its partitions).
+ */
+async function producerPath(ctx: StepContext, tag: string, indexerPaused = false) {
   const { client, database, monitor, settings } = ctx;
   const total = settings.producerMessages;
   const workload = new PassWorkload(`p${tag}`, settings.producerGroups, ctx.turns);
   const groups = workload.groupIds(total);
+  const indexer = ctx.watched.get('indexer');
   const window = await openWindow(monitor, client, database, ctx.watched);
-  const produced = await produceRecords({
-    brokers: ctx.brokers,
-    topic: `${ctx.topicPrefix}${TOPICS.groupChatInput.name}`,
-    total,
-    chunkSize: settings.kafkaChunk,
-    recordAt: (i) => workload.kafkaRecord(i),
-  });
-  const stored = await waitFor(() => storedIn(client, groups), total, settings.storeTimeoutMs, ctx.died);
+  if (indexerPaused && indexer !== undefined) process.kill(indexer, 'SIGSTOP');
+  let stored: Awaited<ReturnType<typeof waitFor>>;
+  let produced: Awaited<ReturnType<typeof produceRecords>>;
+  try {
+    produced = await produceRecords({
+      brokers: ctx.brokers,
+      topic: `${ctx.topicPrefix}${TOPICS.groupChatInput.name}`,
+      total,
+      chunkSize: settings.kafkaChunk,
+      recordAt: (i) => workload.kafkaRecord(i),
+    });
+    stored = await waitFor(() => storedIn(client, groups), total, settings.storeTimeoutMs, ctx.died);
+  } finally {
+    if (indexerPaused && indexer !== undefined) process.kill(indexer, 'SIGCONT');
+  }
   const cpu = await closeWindow(window, monitor, client, database, SERVICES, stored.value);
   const storedPerS = ratePerSecond(stored.value, stored.at - produced.startedAt);
   ctx.progress(`producer path: ${stored.value} stored at ${storedPerS}/s; waiting for their vectors`);
@@ -200,7 +215,7 @@ const median = (xs: readonly number[]) => {
  * no pass pays for the indexer's backlog of the one before. The first producer round's CPU
  * figures are reported; the ratio is the median of the rounds' ratios.
  */
-export async function producerComparison(ctx: StepContext, step: number, rounds: number) {
+export async function producerComparison(ctx: StepContext, step: number, rounds: number, pausedRounds: number) {
   const paths: Awaited<ReturnType<typeof producerPath>>[] = [];
   const raws: Awaited<ReturnType<typeof rawPipeline>>[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -217,6 +232,14 @@ export async function producerComparison(ctx: StepContext, step: number, rounds:
     );
   }
   const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 3) : 0);
+  // Storing alone, each such pass after a raw pipeline round of its own.
+  const paused: Array<Awaited<ReturnType<typeof producerPath>> & { raw_pipeline_per_s: number }> = [];
+  for (let r = 0; r < pausedRounds; r++) {
+    const raw = await rawPipeline(ctx, `s${step}q${r}`);
+    const path = await producerPath(ctx, `s${step}q${r}`, true);
+    ctx.progress(`indexer paused: producer path ${path.stored_per_s}/s, raw pipeline ${raw.stored_per_s}/s`);
+    paused.push({ ...path, raw_pipeline_per_s: raw.stored_per_s });
+  }
   return {
     producer_path: {
       ...paths[0]!,
@@ -231,6 +254,21 @@ export async function producerComparison(ctx: StepContext, step: number, rounds:
         raw_producer_per_s: p.raw_producer_per_s,
         indexing_lag_s: p.indexing_lag_s,
       })),
+      ...(paused.length > 0
+        ? {
+            indexer_paused: {
+              stored_per_s: median(paused.map((p) => p.stored_per_s)),
+              of_raw_pipeline: median(paused.map((p) => ratio(p.stored_per_s, p.raw_pipeline_per_s))),
+              cpu_us_per_message: paused[0]!.cpu_us_per_message,
+              rounds: paused.map((p) => ({
+                stored_per_s: p.stored_per_s,
+                raw_pipeline_per_s: p.raw_pipeline_per_s,
+                raw_producer_per_s: p.raw_producer_per_s,
+                indexing_lag_s: p.indexing_lag_s,
+              })),
+            },
+          }
+        : {}),
     },
     raw_pipeline: {
       ...raws[0]!,
