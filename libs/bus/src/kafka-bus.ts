@@ -331,8 +331,6 @@ export class KafkaBus implements Bus {
 class KafkaSubscription implements Subscription {
   private readonly abort = new AbortController();
   private stopping: Promise<void> | undefined;
-  /** Next offset to commit, per partition, for what has been handled but not yet committed. */
-  private readonly pending = new Map<number, string>();
   /** Per partition: the records taken from kafkajs, handled beside its next fetch (see PartitionLane). */
   private readonly lanes = new Map<number, PartitionLane>();
   /** Per partition: the high watermark of its latest fetch, for the lag a gathered handling reports. */
@@ -394,7 +392,7 @@ class KafkaSubscription implements Subscription {
     this.commits = startPeriodicJob(
       { name: 'periodic offset commit', everyMs: commitIntervalMs, jitterMs: 0, log },
       async () => {
-        if (this.pending.size === 0 || this.abort.signal.aborted) return;
+        if (this.abort.signal.aborted) return;
         await this.commitPending((offsets) =>
           this.consumer.commitOffsets(
             offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, ...p }))),
@@ -492,7 +490,7 @@ class KafkaSubscription implements Subscription {
           ...(message.value === null ? { tombstone: true as const } : {}),
         }));
         // Resolved as taken, not as handled: it only moves kafkajs's next fetch past these
-        // records. What is committed is what the lane has handled (this.pending).
+        // records. What is committed is what the lane has handled (lane.uncommitted).
         resolveOffset(lastTaken.offset);
         if (records.length === 0) return;
         if (stop < 0) this.reportLag(partition, BigInt(batch.highWatermark) - BigInt(records[0]!.offset));
@@ -539,7 +537,7 @@ class KafkaSubscription implements Subscription {
       }
       if (!lane.current) return; // the partition is another member's now: its progress is theirs to commit
       const next = (BigInt(chunk[chunk.length - 1]!.offset) + 1n).toString();
-      this.pending.set(chunk[0]!.partition, next);
+      lane.handled(next);
       this.reportLag(chunk[0]!.partition, BigInt(highWatermark) - BigInt(next));
     }
   }
@@ -549,7 +547,6 @@ class KafkaSubscription implements Subscription {
     for (const [partition, lane] of this.lanes) {
       if (assigned.has(partition)) continue;
       this.lanes.set(partition, lane.successor());
-      this.pending.delete(partition);
     }
   }
 
@@ -619,13 +616,15 @@ class KafkaSubscription implements Subscription {
       topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>;
     }) => Promise<unknown>,
   ): Promise<void> {
-    const entries = [...this.pending];
-    if (entries.length === 0) return;
-    for (const [partition, offset] of entries)
-      if (this.pending.get(partition) === offset) this.pending.delete(partition);
-    await send({
-      topics: [{ topic: this.wireTopic, partitions: entries.map(([partition, offset]) => ({ partition, offset })) }],
+    const entries = [...this.lanes].flatMap(([partition, lane]) => {
+      const offset = lane.uncommitted;
+      return offset === undefined ? [] : [{ partition, offset, lane }];
     });
+    if (entries.length === 0) return;
+    await send({
+      topics: [{ topic: this.wireTopic, partitions: entries.map(({ partition, offset }) => ({ partition, offset })) }],
+    });
+    for (const { offset, lane } of entries) lane.committed(offset);
   }
 
   stop(): Promise<void> {

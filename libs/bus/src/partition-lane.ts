@@ -16,6 +16,9 @@ export class PartitionLane {
   /** Records gathered for the handling queued behind the lane's current work (see `gather`). */
   private gathered: unknown[] = [];
   private gatheredHandled = false;
+  /** The offset after the last record handled, and the last such offset a commit has carried. */
+  private handledUpTo: string | undefined;
+  private committedUpTo: string | undefined;
 
   /** `after`: the work of the lane this one replaces, which must end first (see `successor`). */
   constructor(after: Promise<void> = Promise.resolve()) {
@@ -69,9 +72,30 @@ export class PartitionLane {
     return this.gathered.length;
   }
 
+  /** Records up to `next` (exclusive) are handled: the group's offset may move there. */
+  handled(next: string): void {
+    this.handledUpTo = next;
+  }
+
+  /**
+   * The offset to commit for what was handled and not committed yet, or undefined. It stays
+   * uncommitted until `committed` is told a commit carried it: a commit that failed (the group's
+   * coordinator moved, a broker went away) is sent again by the next one. Were it dropped, a
+   * partition that receives nothing more would keep its old offset, and its lag, for good.
+   */
+  get uncommitted(): string | undefined {
+    return this.revoked || this.handledUpTo === this.committedUpTo ? undefined : this.handledUpTo;
+  }
+
+  /** A commit carrying `offset` (an earlier `uncommitted`) succeeded. */
+  committed(offset: string): void {
+    this.committedUpTo = offset;
+  }
+
   /**
    * The partition went to another member: this lane stops between two batches of records, and a
-   * new one takes over should the partition come back, once this one's work has ended.
+   * new one takes over should the partition come back, once this one's work has ended. Its
+   * uncommitted progress is the new owner's to redo.
    */
   successor(): PartitionLane {
     this.revoked = true;

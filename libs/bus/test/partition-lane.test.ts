@@ -81,3 +81,21 @@ test('records gathered while the lane is busy reach the next handling together, 
   await lane.idle;
   assert.deepEqual(handled.at(-1), [5], 'a lane at rest hands the next batch on at once');
 });
+
+test('handled progress stays uncommitted until a commit of it succeeds, and a lost lane offers none', () => {
+  const lane = new PartitionLane();
+  assert.equal(lane.uncommitted, undefined);
+  lane.handled('10');
+  assert.equal(lane.uncommitted, '10');
+  // a commit of '10' that failed tells the lane nothing: the next commit carries it again
+  assert.equal(lane.uncommitted, '10');
+  lane.handled('25'); // more handled while a commit of '10' was on its way, which then succeeded
+  lane.committed('10');
+  assert.equal(lane.uncommitted, '25');
+  lane.committed('25');
+  assert.equal(lane.uncommitted, undefined);
+  lane.handled('30');
+  const next = lane.successor();
+  assert.equal(lane.uncommitted, undefined, "the partition is another member's: its progress is theirs to redo");
+  assert.equal(next.uncommitted, undefined);
+});
