@@ -50,7 +50,8 @@ const HELP = `usage: npm run bench:scale -- [options]
   --embedding-sample S         turns embedded by the real local model first (default 200; 0: skip)
   --turns PATH                 LoCoMo JSON to draw turns from (default ../shared/data/locomo-dev.json)
   --load-chunk N               messages per bulk-load transaction (default 50000)
-  --store-timeout-s S          how long a pass may take to be stored or indexed (default 600)`;
+  --store-timeout-s S          how long a pass may take to be stored or indexed (default 600)
+  --keep-database              leave the database in place at the end (its name is in the first progress line), to query it`;
 
 const { values: flags } = parseArgs({
   options: {
@@ -71,6 +72,7 @@ const { values: flags } = parseArgs({
     turns: { type: 'string', default: resolve(REPO_ROOT, '../shared/data/locomo-dev.json') },
     'load-chunk': { type: 'string', default: '50000' },
     'store-timeout-s': { type: 'string', default: '600' },
+    'keep-database': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -201,7 +203,7 @@ async function main(): Promise<void> {
   const turns = loadTurns(flags.turns);
   progress(`run ${runId}: database ${runName}, ${turns.texts.length} ${turns.source} turns`);
   const database = await createDatabase(DATABASE_URL!, runName);
-  teardowns.push(['database', database.drop]);
+  if (!flags['keep-database']) teardowns.push(['database', database.drop]);
   teardowns.push(['topics', () => deleteTopicsWithPrefix(brokers, topicPrefix)]);
   const services = await startServices(database.url);
   const client = await connect(database.url);

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isAppError, isUnavailable } from '@memstream/errors';
+import { inCauseChain, isAppError, isUnavailable } from '@memstream/errors';
 import type { ErrorShape, PublicError } from './error-shapes/error-shape.js';
 
 /**
@@ -33,8 +33,22 @@ export function toPublicError(err: unknown): PublicError {
       message: 'A service this call needs is unavailable, please retry later',
     };
   }
+  // PostgreSQL cancelled a statement that ran past its statement_timeout (57014): the store is
+  // too loaded, or the call too broad, to answer in time. The request is not at fault and we are
+  // not broken, so 503 with Retry-After; the code is the one for an outage, because a write cut
+  // this way may have committed an earlier transaction and is "unsure", not "refused".
+  if (inCauseChain(err, (e) => e.code === STATEMENT_CANCELLED)) {
+    return {
+      code: 'DEPENDENCY_UNAVAILABLE',
+      statusCode: 503,
+      message: 'The store did not answer within its time limit, please retry later or narrow the call',
+    };
+  }
   return { code: 'SYSTEM_ERROR', statusCode: 500, message: 'Internal error, please try again later' };
 }
+
+/** SQLSTATE query_canceled: statement_timeout, or a cancel request. */
+const STATEMENT_CANCELLED = '57014';
 
 export function errorHandlerFor(shape: ErrorShape) {
   return (err: unknown, request: FastifyRequest, reply: FastifyReply) => {

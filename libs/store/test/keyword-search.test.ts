@@ -6,6 +6,7 @@ import {
   keywordSearch,
   migrate,
   removeMembership,
+  scoringFloor,
   setMembership,
   type Store,
 } from '@memstream/store';
@@ -174,5 +175,70 @@ for (const [name, open] of backends) {
     await check('a part of the counts folded');
     await foldKeywordCounts(store, 1_000);
     await check('every count folded');
+  });
+}
+
+test('the scoring floor keeps the candidates a search scores within the budget, and is 0 when every match fits', () => {
+  const term = (lexeme: string, share: number, items: number) => ({
+    lexeme,
+    bound: Math.log(1 + (items - share * items + 0.5) / (share * items + 0.5)) * 2.2,
+    share,
+  });
+  const items = 6_000_000;
+  const common = [term('great', 0.08, items), term('think', 0.06, items), term('time', 0.05, items)];
+  const all = common.reduce((sum, t) => sum + t.bound, 0);
+  const bound = (...lexemes: string[]) =>
+    common.filter((t) => lexemes.includes(t.lexeme)).reduce((sum, t) => sum + t.bound, 0);
+  const close = (a: number, b: number) => Math.abs(a - b) < 1e-9;
+  // every item holding a common word is over a million. Expected, terms independent: all three
+  // 1,440, then (by bound) think+time 16,560, great+time 22,560, great+think 27,360
+  assert.ok(close(scoringFloor(common, items, 10_000), all), 'room for the items holding all three only');
+  assert.ok(close(scoringFloor(common, items, 20_000), bound('think', 'time')), 'and the rarest pair');
+  assert.ok(close(scoringFloor(common, items, 100_000), bound('great', 'think')), 'and every pair');
+  // a scope of 10,000 items fits whole: no floor, the search stays exact
+  assert.equal(scoringFloor([term('great', 0.08, 10_000), term('time', 0.05, 10_000)], 10_000, 20_000), 0);
+  assert.equal(scoringFloor([], items, 20_000), 0);
+});
+
+for (const [name, open] of backends) {
+  test(`${name}: past its scoring budget a keyword search answers the best of the items holding the rarest terms`, async (t) => {
+    const store = await open(t);
+    t.after(() => store.close());
+    await migrate(store, log);
+    const filler = (from: number, n: number) => Array.from({ length: n }, (_, i) => `w${from + i}`).join(' ');
+    // 'lantern' in three items of four, 'quill' in a quarter: the one item that is 'quill' alone,
+    // said thirty times, is the best by BM25, the others holding both words once in a long text
+    const rows = [
+      { id: 'only-quill', conversation: 'c0', text: 'quill '.repeat(30) },
+      ...Array.from({ length: 100 }, (_, i) => ({
+        id: `q${i}`,
+        conversation: `c${i % 4}`,
+        text: `lantern quill ${filler(i, 60)}`,
+      })),
+      ...Array.from({ length: 199 }, (_, i) => ({
+        id: `l${i}`,
+        conversation: `c${i % 4}`,
+        text: `lantern ${filler(i, 3)}`,
+      })),
+      ...Array.from({ length: 100 }, (_, i) => ({ id: `f${i}`, conversation: `c${i % 4}`, text: filler(i, 5) })),
+    ];
+    await upsert(store, rows);
+    const reference = await referenceRanking(store, 'lantern quill', undefined);
+    assert.equal(reference[0]?.item_id, 'only-quill', 'the data is as meant: one word alone ranks first');
+    const everything = { kinds: ['message'] as const };
+    const unbounded = await keywordSearch(store, 'lantern quill', everything, 5);
+    assert.equal(unbounded[0]?.item_id, 'only-quill', 'within the budget the answer is exact');
+    // a budget of 50 items: both words are expected in ~75 items, so those, and no item holding one word, are scored
+    const bounded = await keywordSearch(store, 'lantern quill', everything, 5, { maxScored: 50 });
+    assert.equal(bounded.length, 5);
+    assert.ok(
+      bounded.every((h) => h.item_id.startsWith('q')),
+      `only items holding both words: ${bounded.map((h) => h.item_id).join(', ')}`,
+    );
+    // and they are the best of those, in the reference's order
+    const bestOfBoth = reference.filter((r) => r.item_id.startsWith('q')).slice(0, 5);
+    const byId = new Map(reference.map((r) => [r.item_id, r.bm25]));
+    for (const [i, h] of bounded.entries())
+      assert.ok(Math.abs(byId.get(h.item_id)! - bestOfBoth[i]!.bm25) <= 1e-9 * bestOfBoth[i]!.bm25, `hit ${i}`);
   });
 }

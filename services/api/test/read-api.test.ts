@@ -1,6 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { SignJWT } from 'jose';
+import pg from 'pg';
 import { createHashEmbedder } from '@memstream/embedding';
 import { createLogger } from '@memstream/logging';
 import { PgStore, appendMessages, claimConversation, indexMessages, migrate, type Store } from '@memstream/store';
@@ -20,11 +21,15 @@ const LINES = [
 ];
 
 /** Messages of two groups stored and indexed (keyword and hash vectors), as the converter and the indexer leave them. */
-async function seeded(t: TestContext): Promise<{ store: Store; base: string }> {
+async function seeded(
+  t: TestContext,
+  statementTimeoutMs = 10_000,
+): Promise<{ store: Store; base: string; connectionString: string }> {
+  const connectionString = await freshDatabase(t);
   const store = new PgStore({
-    connectionString: await freshDatabase(t),
+    connectionString,
     maxConnections: 4,
-    statementTimeoutMs: 10_000,
+    statementTimeoutMs,
     log,
   });
   t.after(() => store.close());
@@ -69,7 +74,7 @@ async function seeded(t: TestContext): Promise<{ store: Store; base: string }> {
     embeddingDimension: DIMENSION,
   });
   t.after(() => api.close());
-  return { store, base: api.base };
+  return { store, base: api.base, connectionString };
 }
 
 const asAgent = { 'x-api-key': AGENT_KEY };
@@ -197,4 +202,69 @@ test('memory stats count for a member only what a member may read: an agent-only
   assert.equal(listed.body['result'].total_count, 4, 'carol lists the four messages everyone may read');
   assert.deepEqual(await counts({ authorization: `Bearer ${carol}` }), [4, 4, 4], 'and no count tells her of a fifth');
   assert.deepEqual(await counts(asAgent), [5, 5, 5], 'an agent counts the message for agents');
+});
+
+test('a read the store cuts at its statement timeout answers 503 with Retry-After in each family, never 500', async (t) => {
+  const { base, connectionString } = await seeded(t, 400);
+  // Another session holds the tables every read below needs: each statement waits on the lock
+  // until PostgreSQL cancels it at the read API's statement_timeout (SQLSTATE 57014).
+  const holder = new pg.Client({ connectionString });
+  holder.on('error', () => {}); // the database is dropped under it when the test ends
+  await holder.connect();
+  t.after(() => holder.end());
+  await holder.query('BEGIN');
+  await holder.query('LOCK TABLE search_items, messages IN ACCESS EXCLUSIVE MODE');
+  const carol = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('carol')
+    .setExpirationTime('5m')
+    .sign(new TextEncoder().encode(SECRET));
+  const json = { 'content-type': 'application/json' };
+  const calls: Array<{ family: string; url: string; init: RequestInit; shape: (body: any) => unknown }> = [
+    {
+      family: 'EverMemOS search over everything',
+      url: `${base}/api/v1/memories/search`,
+      init: {
+        method: 'POST',
+        headers: { ...asAgent, ...json },
+        body: JSON.stringify({ query: 'greyhound', retrieve_method: 'hybrid' }),
+      },
+      shape: (b) => [b.status, b.code],
+    },
+    {
+      family: 'memory-service search',
+      url: `${base}/v1/user/search/messages`,
+      init: {
+        method: 'POST',
+        headers: { authorization: `Bearer ${carol}`, ...json },
+        body: JSON.stringify({ query: 'greyhound' }),
+      },
+      shape: (b) => [typeof b.error, b.code],
+    },
+    {
+      family: 'ARK messages',
+      url: `${base}/messages?session_id=g_read`,
+      init: { headers: asAgent },
+      shape: (b) => [typeof b.error, b.code],
+    },
+  ];
+  const expected: Record<string, unknown> = {
+    'EverMemOS search over everything': ['failed', 'DEPENDENCY_UNAVAILABLE'],
+    'memory-service search': ['string', 'service_unavailable'],
+    'ARK messages': ['string', 'DEPENDENCY_UNAVAILABLE'],
+  };
+  for (const call of calls) {
+    const res = await fetch(call.url, call.init);
+    const body = (await res.json()) as Record<string, unknown>;
+    assert.equal(res.status, 503, `${call.family}: ${JSON.stringify(body)}`);
+    assert.equal(res.headers.get('retry-after'), '5', call.family);
+    assert.deepEqual(call.shape(body), expected[call.family], call.family);
+    assert.match(JSON.stringify(body), /did not answer within its time limit/, call.family);
+  }
+  // once the lock is gone the same calls answer
+  await holder.query('ROLLBACK');
+  for (const call of calls) {
+    const res = await fetch(call.url, call.init);
+    assert.equal(res.status, 200, call.family);
+  }
 });

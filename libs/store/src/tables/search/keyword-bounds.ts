@@ -59,12 +59,19 @@ export function boundedTerms(
 }
 
 /**
- * The first round's threshold: the highest bound sum such that the items expected to reach it
- * (terms assumed independent) number at least CANDIDATES_PER_RESULT × limit; 0 (every match)
- * when the terms are too many to enumerate or too rare to fill the limit anyway.
+ * The most items one keyword search scores, as the scope's statistics estimate them (terms
+ * assumed independent). Scoring an item reads its row, so a search whose exact answer needs more
+ * grows with the store: over every conversation of 3 million messages, three common words made
+ * a search over everything take seconds (bench:scale), and at 6 million one ran past the
+ * statement timeout. Past the budget, the items scored are those holding the query's rarest
+ * combinations of terms, and the best of them is the answer: an item left out holds only terms
+ * that are common in the scope, and could outscore them only by repeating those. A scope of one
+ * conversation, or a person's, never comes near it.
  */
-export function firstThreshold(terms: readonly BoundedTerm[], items: number, limit: number): number {
-  if (terms.length > MAX_BOUNDED_TERMS || terms.length === 0) return 0;
+export const MAX_SCORED_ITEMS = 20_000;
+
+/** Each subset of the terms (a bit mask), with its bound sum and the items expected to hold exactly it, highest bound first. */
+function subsetsByBound(terms: readonly BoundedTerm[], items: number): Array<{ bound: number; expected: number }> {
   const subsets: Array<{ bound: number; expected: number }> = [];
   for (let mask = 1; mask < 1 << terms.length; mask++) {
     let bound = 0;
@@ -79,13 +86,41 @@ export function firstThreshold(terms: readonly BoundedTerm[], items: number, lim
     });
     subsets.push({ bound, expected: p * items });
   }
-  subsets.sort((a, b) => b.bound - a.bound);
+  return subsets.sort((a, b) => b.bound - a.bound);
+}
+
+/**
+ * The first round's threshold: the highest bound sum such that the items expected to reach it
+ * (terms assumed independent) number at least CANDIDATES_PER_RESULT × limit; 0 (every match)
+ * when the terms are too many to enumerate or too rare to fill the limit anyway.
+ */
+export function firstThreshold(terms: readonly BoundedTerm[], items: number, limit: number): number {
+  if (terms.length > MAX_BOUNDED_TERMS || terms.length === 0) return 0;
   let expected = 0;
-  for (const s of subsets) {
+  for (const s of subsetsByBound(terms, items)) {
     expected += s.expected;
     if (expected >= CANDIDATES_PER_RESULT * limit) return s.bound;
   }
   return 0;
+}
+
+/**
+ * The lowest threshold whose candidates are expected to number at most `budget`: no round scores
+ * items below it. 0 (no floor) when every item holding a term fits, or when the terms are too
+ * many to enumerate; the highest bound sum (the items holding every term) when even those do not.
+ */
+export function scoringFloor(terms: readonly BoundedTerm[], items: number, budget = MAX_SCORED_ITEMS): number {
+  if (terms.length > MAX_BOUNDED_TERMS || terms.length === 0) return 0;
+  const subsets = subsetsByBound(terms, items);
+  if (subsets.reduce((sum, s) => sum + s.expected, 0) <= budget) return 0;
+  let expected = 0;
+  let floor = subsets[0]!.bound;
+  for (const s of subsets) {
+    expected += s.expected;
+    if (expected > budget) return floor;
+    floor = s.bound;
+  }
+  return floor;
 }
 
 /** The items that may reach `threshold`: as alternatives of the smallest term sets that do, or, when those are many, the items holding an essential term. */

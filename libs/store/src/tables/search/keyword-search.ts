@@ -1,6 +1,13 @@
 import type { Queryable } from '../../store.js';
 import { whereOf, type SearchFilters, type SearchHit } from './search.js';
-import { boundedTerms, candidatesFor, firstThreshold, type Candidates } from './keyword-bounds.js';
+import {
+  boundedTerms,
+  candidatesFor,
+  firstThreshold,
+  MAX_SCORED_ITEMS,
+  scoringFloor,
+  type Candidates,
+} from './keyword-bounds.js';
 
 // BM25 parameters (the usual ones).
 const K1 = 1.2;
@@ -49,7 +56,9 @@ type ScoredHit = SearchHit & { bm25: number };
  * The scope's statistics (size, mean length, document frequencies) are sums of the counts the
  * database keeps per conversation, kind and audience (migrations 0010, 0032), over the audiences
  * the caller may read: what a caller may not see moves none of its scores. Only items that can
- * still make the first `limit` are scored (keyword-bounds.ts). A scope those counts cannot
+ * still make the first `limit` are scored (keyword-bounds.ts), and at most about
+ * MAX_SCORED_ITEMS of them: past that, in a large scope whose query words are all common, the
+ * answer is the best of the items holding its rarest combinations of words. A scope those counts cannot
  * describe (a time range, a user) and the rare query term that the simple parser splits (a
  * hyphenated word, a URL) take one pass over the scope instead, which gives the same scores.
  */
@@ -58,13 +67,14 @@ export async function keywordSearch(
   query: string,
   filters: SearchFilters,
   limit: number,
+  options: { readonly maxScored?: number } = {},
 ): Promise<SearchHit[]> {
   const countable = filters.userId === undefined && filters.from === undefined && filters.to === undefined;
   const { lexemes, plain, stats } = await parseQuery(q, query, filters, countable);
   if (lexemes.length === 0) return [];
   const hits =
     stats && plain
-      ? await searchWithStatistics(q, lexemes, stats, filters, limit)
+      ? await searchWithStatistics(q, lexemes, stats, filters, limit, options.maxScored ?? MAX_SCORED_ITEMS)
       : await searchInOnePass(q, lexemes, filters, limit);
   return hits.map(({ bm25: _, ...h }) => ({ ...h, score: Number(h.score ?? 0) }));
 }
@@ -152,18 +162,21 @@ async function searchWithStatistics(
   stats: ScopeStatistics,
   filters: SearchFilters,
   limit: number,
+  maxScored: number,
 ): Promise<ScoredHit[]> {
   if (stats.items === 0) return [];
   const terms = boundedTerms(lexemes, stats.df, stats.items, K1);
   if (terms.length === 0) return [];
-  let candidates = candidatesFor(terms, firstThreshold(terms, stats.items, limit));
+  // no round scores the items below the floor: past MAX_SCORED_ITEMS, the answer is the best of those above it
+  const floor = scoringFloor(terms, stats.items, maxScored);
+  let candidates = candidatesFor(terms, Math.max(firstThreshold(terms, stats.items, limit), floor));
   for (;;) {
     const hits = await scoreCandidates(q, lexemes, stats, candidates, filters, limit);
     // an item outside the candidates scores below the threshold: once the limit-th hit reaches it, none can displace or tie a hit
     const last = hits.length >= limit ? hits[limit - 1]!.bm25 : undefined;
     if (candidates.threshold <= 0 || (last !== undefined && last >= candidates.threshold)) return hits;
-    const next = candidatesFor(terms, last ?? 0);
-    // the same candidates again: every item outside them scores below `last`
+    const next = candidatesFor(terms, Math.max(last ?? 0, floor));
+    // the same candidates again: every item outside them scores below `last`, or lies under the floor
     if (next.family === candidates.family) return hits;
     candidates = next;
   }
