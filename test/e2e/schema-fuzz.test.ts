@@ -8,7 +8,7 @@ import { runCaptured } from '../../harness/processes.js';
 import { TEST_JWT_SECRET, userToken } from '../../harness/credentials.js';
 
 const AGENT_KEY = 'fuzz-agent-key-0123456789abcdef';
-const EXAMPLES = process.env['FUZZ_MAX_EXAMPLES'] ?? '15';
+const EXAMPLES = process.env['FUZZ_MAX_EXAMPLES'] ?? '8';
 
 /**
  * Schemathesis, a property-based fuzzer that reads OpenAPI, against the embedded server built

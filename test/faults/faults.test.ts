@@ -172,6 +172,8 @@ for (const fault of FAULTS) {
       const stored = new Set((await storedOf()).map((r) => r.k));
       const missing = [...ackedKeys].filter((k) => !stored.has(k));
       const lag = JSON.stringify(await consumerLagByGroup(infra.kafkaBrokers, prefix).catch(() => ({})));
+      const indexed = (await db.query<{ n: string }>(`SELECT count(*) AS n FROM search_vectors WHERE kind = 'message'`))
+        .rows[0]!.n;
       process.stdout.write(`${JSON.stringify(pipeline.complaints(), null, 1)}\n`);
       const byKind = Object.fromEntries(
         ['held', 'async', 'direct'].map((k) => [
@@ -180,7 +182,7 @@ for (const fault of FAULTS) {
         ]),
       );
       throw new Error(
-        `${String(err)}: ${missing.length} acknowledged writes missing ${JSON.stringify(byKind)} (${missing.slice(0, 5).join(', ')}), consumer lag ${lag}`,
+        `${String(err)}: ${missing.length} acknowledged writes missing ${JSON.stringify(byKind)} (${missing.slice(0, 5).join(', ')}), ${stored.size} stored and ${indexed} indexed, consumer lag ${lag}`,
       );
     });
     const convergedAt = Date.now();

@@ -333,6 +333,8 @@ class KafkaSubscription implements Subscription {
   private stopping: Promise<void> | undefined;
   /** Per partition: the records taken from kafkajs, handled beside its next fetch (see PartitionLane). */
   private readonly lanes = new Map<number, PartitionLane>();
+  /** Group joins so far: a commit that was under way across one tells the lanes nothing (see commitPending). */
+  private joins = 0;
   /** Per partition: the high watermark of its latest fetch, for the lag a gathered handling reports. */
   private readonly highWatermarks = new Map<number, string>();
   private commits: PeriodicJob | undefined;
@@ -542,11 +544,15 @@ class KafkaSubscription implements Subscription {
     }
   }
 
-  /** After a (re)join: partitions this member lost stop between two batches, and their uncommitted progress is dropped. */
+  /**
+   * After a (re)join: partitions this member lost stop between two batches, and their uncommitted
+   * progress is dropped; those it kept offer their handled progress to the next commit again.
+   */
   private keepLanesOf(assigned: ReadonlySet<number>): void {
+    this.joins++;
     for (const [partition, lane] of this.lanes) {
-      if (assigned.has(partition)) continue;
-      this.lanes.set(partition, lane.successor());
+      if (assigned.has(partition)) lane.rejoined();
+      else this.lanes.set(partition, lane.successor());
     }
   }
 
@@ -621,10 +627,13 @@ class KafkaSubscription implements Subscription {
       return offset === undefined ? [] : [{ partition, offset, lane }];
     });
     if (entries.length === 0) return;
+    const joins = this.joins;
     await send({
       topics: [{ topic: this.wireTopic, partitions: entries.map(({ partition, offset }) => ({ partition, offset })) }],
     });
-    for (const { offset, lane } of entries) lane.committed(offset);
+    // kafkajs resolves a commit it dropped (its runner stopped, as during a restart after a crash)
+    // as if it had been stored; the join that follows such a stop says so (PartitionLane.rejoined)
+    if (joins === this.joins) for (const { offset, lane } of entries) lane.committed(offset);
   }
 
   stop(): Promise<void> {

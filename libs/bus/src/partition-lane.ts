@@ -93,6 +93,19 @@ export class PartitionLane {
   }
 
   /**
+   * The member (re)joined its group and kept this partition. What the group holds as committed is
+   * the broker's to say now, not this lane's: a commit that kafkajs answered without sending it
+   * (its runner not running, between a crash and the restart) was never stored, and the new
+   * generation fetches from the older offset and hands the same records over again. Their
+   * progress equals what the lane already took as committed, so it would never be offered again
+   * and the lag would stay. The handled progress is offered once more instead (committing an
+   * offset twice is harmless).
+   */
+  rejoined(): void {
+    this.committedUpTo = undefined;
+  }
+
+  /**
    * The partition went to another member: this lane stops between two batches of records, and a
    * new one takes over should the partition come back, once this one's work has ended. Its
    * uncommitted progress is the new owner's to redo.

@@ -99,3 +99,17 @@ test('handled progress stays uncommitted until a commit of it succeeds, and a lo
   assert.equal(lane.uncommitted, undefined, "the partition is another member's: its progress is theirs to redo");
   assert.equal(next.uncommitted, undefined);
 });
+
+test('after a rejoin that kept the partition, handled progress is offered to a commit again', () => {
+  const lane = new PartitionLane();
+  lane.handled('40');
+  lane.committed('40'); // what kafkajs answered, perhaps without sending it
+  assert.equal(lane.uncommitted, undefined);
+  lane.rejoined();
+  assert.equal(lane.uncommitted, '40', 'the group may hold an older offset: commit it again');
+  // the new generation hands the same records over again, and they are handled again up to 40
+  lane.handled('40');
+  assert.equal(lane.uncommitted, '40');
+  lane.committed('40');
+  assert.equal(lane.uncommitted, undefined);
+});
