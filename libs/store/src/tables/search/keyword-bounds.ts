@@ -64,9 +64,9 @@ export function boundedTerms(
  * grows with the store: over every conversation of 3 million messages, three common words made
  * a search over everything take seconds (bench:scale), and at 6 million one ran past the
  * statement timeout. Past the budget, the items scored are those holding the query's rarest
- * combinations of terms, and the best of them is the answer: an item left out holds only terms
- * that are common in the scope, and could outscore them only by repeating those. A scope of one
- * conversation, or a person's, never comes near it.
+ * combinations of terms, and the best of them is the answer: an item left out holds fewer or
+ * commoner of the query's terms, and could outscore them only by repeating those in a short
+ * text. A scope of one conversation, or a person's, never comes near the budget.
  */
 export const MAX_SCORED_ITEMS = 20_000;
 
