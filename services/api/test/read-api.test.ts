@@ -23,16 +23,16 @@ const LINES = [
 /** Messages of two groups stored and indexed (keyword and hash vectors), as the converter and the indexer leave them. */
 async function seeded(
   t: TestContext,
-  statementTimeoutMs = 10_000,
+  readTimeoutMs?: number,
 ): Promise<{ store: Store; base: string; connectionString: string }> {
   const connectionString = await freshDatabase(t);
-  const store = new PgStore({
-    connectionString,
-    maxConnections: 4,
-    statementTimeoutMs,
-    log,
-  });
-  t.after(() => store.close());
+  const open = (statementTimeoutMs: number) => {
+    const opened = new PgStore({ connectionString, maxConnections: 4, statementTimeoutMs, log });
+    t.after(() => opened.close());
+    return opened;
+  };
+  // seeded with the usual timeout; the read API gets `readTimeoutMs` when a test asks for one
+  const store = open(10_000);
   await migrate(store, log);
   for (const group of ['g_read', 'g_other']) {
     await appendMessages(
@@ -67,7 +67,7 @@ async function seeded(
     );
   }
   const api = await startInProcessReadApi({
-    store,
+    store: readTimeoutMs === undefined ? store : open(readTimeoutMs),
     log,
     jwtSecret: SECRET,
     apiKeys: [{ clientId: 'agent', key: AGENT_KEY }],
