@@ -166,7 +166,7 @@ export {
   type SearchHit,
 } from './tables/search/search.js';
 export { MAX_QUERY_TERMS, keywordSearch } from './tables/search/keyword-search.js';
-export { MAX_SCORED_ITEMS, scoringFloor } from './tables/search/keyword-bounds.js';
+export { scoringFloor } from './tables/search/keyword-bounds.js';
 export { forgetMessages, forgetMessagesIn, type ForgetFilter, type ForgetResult } from './lifecycle/forget.js';
 export { memoryStats, type MemoryStats } from './tables/memories/memory-stats.js';
 export { storeBusJournal } from './tables/bus-journal/bus-journal.js';

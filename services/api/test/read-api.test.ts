@@ -220,7 +220,13 @@ test('a read the store cuts at its statement timeout answers 503 with Retry-Afte
     .setExpirationTime('5m')
     .sign(new TextEncoder().encode(SECRET));
   const json = { 'content-type': 'application/json' };
-  const calls: Array<{ family: string; url: string; init: RequestInit; shape: (body: any) => unknown }> = [
+  const calls: Array<{
+    family: string;
+    url: string;
+    init: RequestInit;
+    shape: (body: any) => unknown;
+    expected: unknown;
+  }> = [
     {
       family: 'EverMemOS search over everything',
       url: `${base}/api/v1/memories/search`,
@@ -230,6 +236,7 @@ test('a read the store cuts at its statement timeout answers 503 with Retry-Afte
         body: JSON.stringify({ query: 'greyhound', retrieve_method: 'hybrid' }),
       },
       shape: (b) => [b.status, b.code],
+      expected: ['failed', 'DEPENDENCY_UNAVAILABLE'],
     },
     {
       family: 'memory-service search',
@@ -240,25 +247,22 @@ test('a read the store cuts at its statement timeout answers 503 with Retry-Afte
         body: JSON.stringify({ query: 'greyhound' }),
       },
       shape: (b) => [typeof b.error, b.code],
+      expected: ['string', 'service_unavailable'],
     },
     {
       family: 'ARK messages',
       url: `${base}/messages?session_id=g_read`,
       init: { headers: asAgent },
       shape: (b) => [typeof b.error, b.code],
+      expected: ['string', 'DEPENDENCY_UNAVAILABLE'],
     },
   ];
-  const expected: Record<string, unknown> = {
-    'EverMemOS search over everything': ['failed', 'DEPENDENCY_UNAVAILABLE'],
-    'memory-service search': ['string', 'service_unavailable'],
-    'ARK messages': ['string', 'DEPENDENCY_UNAVAILABLE'],
-  };
   for (const call of calls) {
     const res = await fetch(call.url, call.init);
     const body = (await res.json()) as Record<string, unknown>;
     assert.equal(res.status, 503, `${call.family}: ${JSON.stringify(body)}`);
     assert.equal(res.headers.get('retry-after'), '5', call.family);
-    assert.deepEqual(call.shape(body), expected[call.family], call.family);
+    assert.deepEqual(call.shape(body), call.expected, call.family);
     assert.match(JSON.stringify(body), /did not answer within its time limit/, call.family);
   }
   // once the lock is gone the same calls answer
