@@ -19,7 +19,8 @@ async function start(
   env: Record<string, string>,
 ): Promise<{ base: string; stop: () => Promise<void> }> {
   const log = createLogger({ service: 'reembed-test', level: 'silent' });
-  const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
+  // Longer than the PostgreSQL server's own stop, so the next start finds it stopped (test/helpers/embedded.ts).
+  const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 60_000, exit: () => undefined });
   const config = loadConfig(allInOneEnv, {
     PORT: '0',
     HOST: '127.0.0.1',

@@ -23,7 +23,10 @@ export async function embeddedMemstream(
 ): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), 'memstream-embedded-'));
   const log = options.log ?? createLogger({ service: 'embedded-test', level: 'silent' });
-  const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 5000, exit: () => undefined });
+  // The deadline outlasts the PostgreSQL server's own stop (a fast shutdown, then an immediate one
+  // after 20 s): on a loaded machine a 5 s deadline let the shutdown return while the server still
+  // wrote its shutdown checkpoint into pg_wal, and the folder's removal failed with ENOTEMPTY.
+  const lifecycle = new Lifecycle({ log, shutdownTimeoutMs: 60_000, exit: () => undefined });
   // One hook, in this order (node:test runs hooks first-registered first): the store's PostgreSQL
   // server writes into DATA_DIR until the shutdown has stopped it.
   t.after(async () => {

@@ -57,8 +57,58 @@ export function guardEdge(app: FastifyInstance, options: EdgeGuardOptions): void
   });
   app.addHook('onSend', async (request, reply) => {
     // Node would otherwise read and discard the rest of the body at whatever pace it comes.
-    if (!request.raw.complete) void reply.header('connection', 'close');
+    if (request.raw.complete) return;
+    void reply.header('connection', 'close');
+    lingerOnClose(request);
   });
+}
+
+/** How long, and how many body bytes, a connection closed under an unread body keeps reading. */
+export const LINGER = { ms: 2000, bytes: 16 * 1024 * 1024 } as const;
+
+/**
+ * A lingering close, as web servers do it: after the answer, the write side is shut (the peer
+ * reads the answer, then the end), and what still comes of the body is read and discarded until
+ * the body ends, the peer closes, or LINGER's time or bytes run out; only then is the socket
+ * destroyed. Node's own close destroys the socket right after the answer, and a socket closed
+ * with unread bytes, or sent more, answers with a reset: a proxy still streaming the body (nginx
+ * with proxy_request_buffering off) fails its write with EPIPE and can answer 502 instead of the
+ * answer it was sent, and a client's kernel may drop the answer it had not read yet.
+ * Node's server ends a connection it answered with `Connection: close` through the socket's
+ * `destroySoon`, so this socket's own is replaced.
+ */
+function lingerOnClose(request: FastifyRequest): void {
+  const raw = request.raw;
+  const socket = raw.socket;
+  if (typeof socket?.destroySoon !== 'function') return; // an injected request (tests) has no socket
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    if (this.destroyed) return;
+    let read = 0;
+    let closing = false;
+    // The answer still goes out whole; the rest of the wait is the body's clock (startBodyClock).
+    const close = () => {
+      if (closing) return;
+      closing = true;
+      clearTimeout(timer);
+      raw.off('data', count);
+      if (this.writableFinished) this.destroy();
+      else this.once('finish', () => this.destroy());
+    };
+    const count = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > LINGER.bytes) close();
+    };
+    const timer = setTimeout(close, LINGER.ms).unref();
+    this.once('close', () => clearTimeout(timer));
+    this.once('end', close); // the peer is done sending
+    // the whole body came (or comes later): nothing unread is left
+    if (raw.complete) close();
+    else raw.once('end', close);
+    // Node has set the request flowing to dump its body: these are the bytes discarded.
+    raw.on('data', count);
+    raw.resume();
+    if (this.writable) this.end();
+  };
 }
 
 function hostless(request: FastifyRequest): boolean {
