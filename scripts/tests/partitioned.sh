@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
-# The store's tests and each family's end-to-end contract, embedded and distributed, with the
-# store laid out STORE_LAYOUT=partitioned (docs/store.md): every distributed table
-# hash-partitioned by its shard column, so PostgreSQL holds the key rules Citus holds. The
-# helpers hand the layout to every store they migrate and every process they start. Files given
-# as arguments run instead of the default set.
+# The suite's second pass, which `npm test` runs after the main one: the parts a second runtime
+# or a second layout of the store breaks, run once for both.
+#  - On Node 24 (scripts/tests/node24.sh): every unit test, then the files below. What a new
+#    runtime breaks is the test runner, tsx, onnxruntime's N-API module and child processes,
+#    without running the fault suite's fixed load windows twice.
+#  - With the store laid out STORE_LAYOUT=partitioned (docs/store.md): every distributed table
+#    hash-partitioned by its shard column, so PostgreSQL holds the key rules Citus holds. The
+#    helpers hand the layout to every store they migrate and every process they start.
+# The files: the store's tests, each family's end-to-end contract (embedded and distributed), the
+# compiled start, the embedded crash test and authentication. Files given as arguments run instead
+# of them. MEMSTREAM_SECOND_PASS_NODE=current keeps the Node on the PATH.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+if [ "${MEMSTREAM_SECOND_PASS_NODE:-24}" = 24 ]; then
+  # shellcheck source=scripts/tests/node24.sh
+  source scripts/tests/node24.sh
+fi
+if [ "$#" -eq 0 ]; then node --import tsx scripts/tests/test-unit.ts; fi
 
 export STORE_LAYOUT=partitioned
 # The strict layout: no distributed table is blocked any more (libs/store/test/distribution.test.ts),
@@ -21,6 +33,7 @@ if [ "$#" -gt 0 ]; then files=("$@"); else
   # whole); the partitioned layout's plan is held by single-partition.test.ts instead
   mapfile -t files < <(find libs/store/test -name '*.test.ts' -not -name append-plan.test.ts | sort)
   files+=(test/e2e/evermemos-api.test.ts test/e2e/ark-api.test.ts test/e2e/memory-service.test.ts
-    test/e2e/kaos.test.ts test/e2e/memory-agent.test.ts)
+    test/e2e/kaos.test.ts test/e2e/memory-agent.test.ts test/compiled-start.test.ts
+    test/e2e/embedded-crash.test.ts test/e2e/authentication.test.ts)
 fi
 exec node --import tsx --test --test-concurrency=2 --test-reporter=spec "${files[@]}"
