@@ -21,10 +21,16 @@ export class ReplicatedPostgres {
     this.env = { ...process.env, MEMSTREAM_INFRA_DIR: stateDir, MEMSTREAM_PG_PORT: String(primaryPort) };
   }
 
-  /** Starts the primary and the replicas; `t`, when given, stops them when it ends. */
+  /**
+   * Starts the primary and fresh replicas of it; `t`, when given, stops them when it ends. A
+   * replica a killed run left behind is removed first: left running, its replay may still be
+   * paused by that run's test; left stopped, it may need WAL its primary has recycled since.
+   * Either way it would never replay what this run writes.
+   */
   async start(t?: TestContext): Promise<void> {
     t?.after(() => this.stop());
     await this.run('postgres.sh', 'up');
+    await this.removeReplicas();
     await this.run('postgres-replica.sh', 'up', ...this.replicaPorts.map(String));
   }
 

@@ -18,10 +18,11 @@ envfile=$(bash scripts/infra/up.sh)
 # shellcheck disable=SC1090
 source "$envfile"
 
-# Node 20's test runner takes no globs: list the files ourselves, or the ones given as arguments.
+# Node 20's test runner takes no globs: list the files ourselves, or take the ones given as arguments.
 if [ "$#" -gt 0 ]; then files=("$@"); else
   # The longest files first, the rest in name order: two run at once, and a long file started
   # last ran alone at the end (the fault suite and the schema fuzzing took the last 10 minutes).
+  # `node --test` would sort them by name again; run-in-order.ts starts them as listed.
   first=(test/faults/faults.test.ts test/e2e/schema-fuzz.test.ts test/e2e/conformance.test.ts
     test/e2e/python-client.test.ts test/e2e/memory-service.test.ts)
   mapfile -t files < <(printf '%s\n' "${first[@]}"
@@ -31,7 +32,7 @@ if [ "$#" -gt 0 ]; then files=("$@"); else
     mapfile -t files < <(printf '%s\n' "${files[@]}" | grep -v '^test/faults/')
   fi
 fi
-node --import tsx --test --test-concurrency=2 --test-reporter=spec "${files[@]}"
+node --import tsx scripts/tests/run-in-order.ts --concurrency 2 "${files[@]}"
 # The second pass, on Node 24 with the tables hash-partitioned by their shard column
 # (STORE_LAYOUT=partitioned, docs/store.md), unless files were named.
 if [ "$#" -eq 0 ]; then bash scripts/tests/partitioned.sh; fi
