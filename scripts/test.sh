@@ -2,9 +2,9 @@
 # The whole suite: type check, the arrow lint, then every test against a real Kafka, PostgreSQL
 # with pgvector and Redis, which this script starts (or takes from KAFKA_BROKERS, DATABASE_URL
 # and REDIS_URL when they are set); then the second pass (scripts/tests/partitioned.sh): the unit
-# tests, the store's tests and the family contracts once more, on Node 24 in the partitioned layout. MEMSTREAM_SKIP_FAULTS=1 leaves out the fault suite
-# (test/faults: minutes of fixed load windows) locally; CI does not set it. Tests that need no
-# infrastructure alone: `npm run test:unit`.
+# tests, the store's tests and the family contracts once more, on Node 24 in the partitioned
+# layout. MEMSTREAM_SKIP_FAULTS=1 leaves out the fault suite (test/faults: minutes of fixed load
+# windows) locally; CI does not set it. Tests that need no infrastructure alone: `npm run test:unit`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
