@@ -14,8 +14,8 @@ const EXAMPLES = process.env['FUZZ_MAX_EXAMPLES'] ?? '8';
  * Schemathesis, a property-based fuzzer that reads OpenAPI, against the embedded server built
  * from the same openapi.json we publish: as a person (JWT) and as an agent (API key), with NUL
  * bytes allowed in generated strings, valid and invalid inputs alike. No answer may be a 5xx,
- * every answer must have a status the document lists and the body it documents for that status
- * (errors in the family's shape); the server must be healthy after.
+ * every answer must have a status the document lists, and the media type and body it documents
+ * for that status (errors in the family's shape); the server must be healthy after.
  */
 // People and agents meet the admin API's refusal; an admin client (AUTH_ADMIN_CLIENTS) gets past it,
 // so its run fuzzes what the admin routes validate and do (only those: the rest it shares with agents).
@@ -49,13 +49,13 @@ for (const { as, label } of CALLERS) {
         credentials,
         // A resumed response is followed live until its recorder ends it, which the fuzzer never
         // does: each such GET waited out the 30 s request timeout, 75-135 s of the run. Its
-        // parameters are still fuzzed by test/e2e/conformance.test.ts, and its behaviour is
-        // tested in memory-service.test.ts.
+        // parameters are still tried by test/e2e/conformance.test.ts (the coverage phase), and
+        // its behaviour is tested in memory-service.test.ts.
         ...(as === 'admin'
           ? ['--include-path-regex', '^/v1/admin']
           : ['--exclude-name', 'GET /v1/conversations/{conversationId}/response']),
         '--checks',
-        'not_a_server_error,status_code_conformance,response_schema_conformance',
+        'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance',
         '--mode',
         'all',
         '--max-examples',
