@@ -1,9 +1,9 @@
 // @ts-check
 /**
  * `npm run build`, and the end of `npm ci`: compiles every workspace package's `src/` to `dist/`
- * (JavaScript and source maps), which `npm start`, the `start:*` scripts and the image run with
- * node's `--conditions=memstream-dist`. Tests, benches and scripts keep running the sources
- * through tsx.
+ * (JavaScript and source maps), which `npm start`, the `start:*` scripts, the image and the
+ * service processes tests start (harness/processes.ts) run with node's
+ * `--conditions=memstream-dist`. Test files, benches and scripts run the sources through tsx.
  *
  * File by file with TypeScript's own emitter (`transpileModule`), not `tsc -b`: the root
  * tsconfig's `verbatimModuleSyntax` makes every file compile on its own, so there are no project
