@@ -13,6 +13,9 @@ npm run --silent lint
 node --import tsx scripts/generate-schemas.ts --check
 node --import tsx scripts/generate-openapi.ts --check
 node --import tsx scripts/generate-store-schema.ts --check
+# The service processes tests start run the compiled build (harness/processes.ts): made here once,
+# before test files running side by side could each find it stale.
+npm run --silent build
 
 envfile=$(bash scripts/infra/up.sh)
 # shellcheck disable=SC1090

@@ -64,7 +64,7 @@ export function guardEdge(app: FastifyInstance, options: EdgeGuardOptions): void
 }
 
 /** How long, and how many body bytes, a connection closed under an unread body keeps reading. */
-export const LINGER = { ms: 2000, bytes: 16 * 1024 * 1024 } as const;
+const LINGER = { ms: 2000, bytes: 16 * 1024 * 1024 } as const;
 
 /**
  * A lingering close, as web servers do it: after the answer, the write side is shut (the peer
@@ -101,13 +101,13 @@ function lingerOnClose(request: FastifyRequest): void {
     const timer = setTimeout(close, LINGER.ms).unref();
     this.once('close', () => clearTimeout(timer));
     this.once('end', close); // the peer is done sending
+    if (this.writable) this.end();
     // the whole body came (or comes later): nothing unread is left
-    if (raw.complete) close();
-    else raw.once('end', close);
+    if (raw.complete) return close();
+    raw.once('end', close);
     // Node has set the request flowing to dump its body: these are the bytes discarded.
     raw.on('data', count);
     raw.resume();
-    if (this.writable) this.end();
   };
 }
 
