@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import type { TestContext } from 'node:test';
+import { sourceFiles, staleReason, type SourceFile } from '../scripts/build/sources.js';
 import { layoutEnv } from './store-layout.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
@@ -101,30 +102,29 @@ export function launch(command: string, args: readonly string[], env: Record<str
   };
 }
 
-/** Whether this test process has made sure the compiled build is current (scripts/build). */
-let buildChecked = false;
+/** The sources and their build outputs (scripts/build), and whether the build was made current. */
+let build: { files: SourceFile[]; checked: boolean } | undefined;
 
 /**
  * A package's TypeScript entry point (`services/api/src/main-gateway.ts`) as the node arguments
  * that run its compiled build, as `npm start` and the image do (`--conditions=memstream-dist`).
- * The build is compiled first when a source changed since (once per test process: the check is a
- * stat per source file, as scripts/start.js makes it). A process started from the build spends
- * about 0.75 s of CPU loading against tsx's 1.9 s, and the distributed tests and the fault suite
- * start hundreds. Any other entry runs through tsx.
+ * The build is compiled first when a source changed since (checked once per test process, as
+ * scripts/start.js checks it). A process started from the build spends about 0.75 s of CPU
+ * loading against tsx's 1.9 s, and the distributed tests and the fault suite start hundreds.
+ * Any other entry runs through tsx.
  */
 function compiledOrTsx(entry: string): readonly string[] {
-  const compiled = /^((?:libs|services)\/[^/]+)\/src\/(.+)\.ts$/.exec(entry);
-  if (!compiled) return ['--import', 'tsx', resolve(REPO_ROOT, entry)];
-  if (!buildChecked) {
-    const build = spawnSync(process.execPath, [resolve(REPO_ROOT, 'scripts/build/build.js')], { encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`the build failed: ${build.stderr}`);
-    buildChecked = true;
+  build ??= { files: sourceFiles(), checked: false };
+  const file = build.files.find((f) => f.src === entry);
+  if (!file) return ['--import', 'tsx', resolve(REPO_ROOT, entry)];
+  if (!build.checked) {
+    if (staleReason(build.files) !== undefined) {
+      const made = spawnSync(process.execPath, [resolve(REPO_ROOT, 'scripts/build/build.js')], { encoding: 'utf8' });
+      if (made.status !== 0) throw new Error(`the build failed: ${made.stderr}`);
+    }
+    build.checked = true;
   }
-  return [
-    '--conditions=memstream-dist',
-    '--enable-source-maps',
-    resolve(REPO_ROOT, compiled[1]!, 'dist', `${compiled[2]}.js`),
-  ];
+  return ['--conditions=memstream-dist', '--enable-source-maps', resolve(REPO_ROOT, file.out)];
 }
 
 /**
