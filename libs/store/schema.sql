@@ -510,7 +510,7 @@ CREATE INDEX search_keyword_pending_scope_idx ON public.search_keyword_pending U
 CREATE INDEX search_keyword_totals_scope_idx ON public.search_keyword_totals USING btree (conversation_id, kind);
 CREATE INDEX search_unembedded_due_idx ON public.search_unembedded USING btree (not_before);
 CREATE INDEX search_vectors_context_idx ON public.search_vectors USING btree (context_item_id) WHERE (context_item_id IS NOT NULL);
-CREATE INDEX search_vectors_model_idx ON public.search_vectors USING btree (embedding_model);
+CREATE INDEX search_vectors_model_idx ON public.search_vectors USING btree (embedding_model, indexed_at);
 CREATE INDEX search_vectors_scope_idx ON public.search_vectors USING btree (conversation_id, kind, occurred_at);
 CREATE INDEX search_vectors_user_idx ON public.search_vectors USING btree (user_id, kind, occurred_at);
 

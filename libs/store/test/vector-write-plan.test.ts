@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   appendMessages,
   queueMessagesWithoutVectors,
+  staleVectors,
   turnEmbeddingInputs,
   writeMessageVectors,
   type Queryable,
@@ -174,4 +175,56 @@ test("the sweep's walk queues settled messages without a vector by their keys, a
       assert.ok((scan['Actual Rows'] ?? 0) <= 1, `${table}: one row a probe, not ${scan['Actual Rows']}`);
     }
   }
+});
+
+// The re-embedding backlog (vectors of another model than the indexer's) is asked for at every
+// indexer start and then once per small round until it is empty. Each ask reads about the rows it
+// returns from the model index, however many vectors of the current model there are; it read the
+// whole table ("embedding_model <> model" has no index range) and sorted it.
+test('the re-embedding backlog is read from the model index: each model oldest first, the queued left out', async (t) => {
+  const store = await migratedStore(t);
+  await store.exec(
+    `${fourConversations(5_000)};
+     INSERT INTO search_items (group_key, kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
+       SELECT group_key, 'message', id::text, conversation_id, sender_id, content, created_at, ARRAY[message_id], to_tsvector('english', content)
+         FROM messages;
+     -- 20,000 vectors: all of the current model 'm2' but eight, four each of a model sorting
+     -- before it and one after; indexing times run against the ids, the later model's a day on
+     INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model, indexed_at)
+       SELECT group_key, kind, item_id, conversation_id, user_id, occurred_at, '[1,0,0]',
+              CASE WHEN item_id::int8 % 5000 = 11 THEN 'm1' WHEN item_id::int8 % 5000 = 12 THEN 'm3' ELSE 'm2' END,
+              timestamptz '2025-06-01' - item_id::int8 * interval '1 second'
+                + CASE WHEN item_id::int8 % 5000 = 12 THEN interval '1 day' ELSE interval '0' END
+         FROM search_items;
+     ANALYZE search_items; ANALYZE search_vectors`,
+  );
+  const stale = await store.query<{ item_id: string; embedding_model: string }>(
+    `SELECT item_id, embedding_model FROM search_vectors WHERE embedding_model <> 'm2' ORDER BY embedding_model, indexed_at`,
+  );
+  assert.equal(stale.rows.length, 8);
+  const [queuedOne] = stale.rows;
+  await store.query(
+    `INSERT INTO search_unembedded (group_key, kind, item_id) SELECT group_key, kind, item_id FROM search_vectors WHERE item_id = $1`,
+    [queuedOne!.item_id],
+  );
+
+  const backlog = await staleVectors(store, 'm2', 5);
+  assert.deepEqual(
+    backlog.map((b) => b.item_id),
+    stale.rows.slice(1, 6).map((r) => r.item_id),
+    "each model's oldest first, after the queued item",
+  );
+  assert.ok(backlog.every((b) => b.kind === 'message' && b.content.startsWith('the rollout plan')));
+  const { sql, params } = await caughtStatement((q) => staleVectors(q, 'm2', 64));
+  const nodes = [...nodesOf((await explainRolledBack(store, sql, params)).Plan)];
+  const scans = nodes.filter((n) => n['Relation Name']?.startsWith('search_vectors'));
+  assert.ok(scans.length > 0, 'search_vectors is read');
+  const rowsRead = scans.reduce(
+    (sum, n) =>
+      sum +
+      ((n['Actual Rows'] ?? 0) + ((n as { 'Rows Removed by Filter'?: number })['Rows Removed by Filter'] ?? 0)) *
+        (n['Actual Loops'] ?? 1),
+    0,
+  );
+  assert.ok(rowsRead <= 100, `read ${rowsRead} vectors of 20,000 for a backlog of 7`);
 });

@@ -348,21 +348,29 @@ export interface SearchItemToEmbed {
 }
 
 /**
- * Items whose vector was made by another model: the re-embedding backlog. An item without a
- * vector yet is left to its stored event (or to unembeddedItems), which the indexer is about to
- * (or already does) embed: taken here as well, a backlog of new messages would be embedded twice.
- * Items on the queue are left to it too: the backlog is read oldest first, so an item that fails
- * every time would otherwise head it for good.
+ * Items whose vector was made by another model: the re-embedding backlog, each model's oldest
+ * first. An item without a vector yet is left to its stored event (or to unembeddedItems), which
+ * the indexer is about to (or already does) embed: taken here as well, a backlog of new messages
+ * would be embedded twice. Items on the queue are left to it too: the backlog is read in order, so
+ * an item that fails every time would otherwise head it for good.
+ *
+ * The other models are the two ranges of search_vectors_model_idx on either side of `model`
+ * (migration 0044), each read in (model, indexed_at) order: a round reads about what it returns,
+ * and with no backlog two index probes. "embedding_model <> model" was a read of the whole table.
  */
 export async function staleVectors(q: Queryable, model: string, limit: number): Promise<SearchItemToEmbed[]> {
+  const side = (range: '<' | '>') =>
+    `(SELECT v.group_key, v.kind, v.item_id, v.embedding_model, v.indexed_at FROM search_vectors v
+       WHERE v.embedding_model ${range} $1
+         -- one the sweep could not embed waits on the queue, with its backoff (queueItemsToEmbed)
+         AND NOT EXISTS (SELECT 1 FROM search_unembedded u
+                          WHERE u.group_key = v.group_key AND u.kind = v.kind AND u.item_id = v.item_id)
+       ORDER BY v.embedding_model, v.indexed_at LIMIT $2)`;
   const { rows } = await q.query<SearchItemToEmbed>(
     `SELECT s.group_key, s.kind, s.item_id, s.content, s.conversation_id, s.message_ids
-     FROM search_vectors v JOIN search_items s ON s.group_key = v.group_key AND s.kind = v.kind AND s.item_id = v.item_id
-     WHERE v.embedding_model <> $1
-       -- one the sweep could not embed waits on the queue, with its backoff (queueItemsToEmbed)
-       AND NOT EXISTS (SELECT 1 FROM search_unembedded u
-                        WHERE u.group_key = v.group_key AND u.kind = v.kind AND u.item_id = v.item_id)
-     ORDER BY v.indexed_at LIMIT $2`,
+     FROM (${side('<')} UNION ALL ${side('>')}) v
+     JOIN search_items s ON s.group_key = v.group_key AND s.kind = v.kind AND s.item_id = v.item_id
+     ORDER BY v.embedding_model, v.indexed_at LIMIT $2`,
     [model, limit],
   );
   return rows;
