@@ -113,18 +113,28 @@ async function vectorWrite(
        LEFT JOIN search_items s ON s.group_key = n.group_key AND s.kind = 'message' AND s.item_id = n.item_id
        WHERE s.item_id IS NULL`,
      )},
+     -- The rows to write carry their vectors along, each CTE read once: the planner, which
+     -- expects one row of the source (its join of the keys with messages by three columns), joined
+     -- later CTEs by nested loops, reading the whole source again for each row, wide with the
+     -- vectors as text and spilled to disk past work_mem (1,000 vectors: 9.5 s, no HNSW index).
      locked AS (  -- a search row deleted meanwhile is skipped, and none is deleted until this commits
-       SELECT s.item_id FROM search_items s
-       WHERE s.group_key = ANY($9::text[]) AND s.kind = 'message'
-         AND (s.group_key, s.item_id) IN (SELECT group_key, item_id FROM source)
-       ${lock}
+       SELECT n.item_id, n.group_key, n.conversation_id, n.message_id, n.sender_id, n.created_at, n.audience, n.vec, n.ctx
+       FROM source n
+       JOIN search_items s ON s.group_key = n.group_key AND s.kind = 'message' AND s.item_id = n.item_id
+       WHERE s.group_key = ANY($9::text[])
+       ${lock && `${lock} OF s`}
      ),
-     present AS (SELECT item_id FROM locked UNION ALL SELECT item_id FROM filled),
+     present AS (
+       SELECT * FROM locked
+       UNION ALL
+       SELECT n.item_id, n.group_key, n.conversation_id, n.message_id, n.sender_id, n.created_at, n.audience, n.vec, n.ctx
+       FROM filled f JOIN source n ON n.group_key = f.group_key AND n.item_id = f.item_id
+     ),
      written AS (
        INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, audience, embedding,
                                    embedding_model, context_item_id)
-       SELECT s.group_key, 'message', s.item_id, s.conversation_id, s.sender_id, s.created_at, s.audience, s.vec::vector, $5, s.ctx
-       FROM source s JOIN present p ON p.item_id = s.item_id
+       SELECT p.group_key, 'message', p.item_id, p.conversation_id, p.sender_id, p.created_at, p.audience, p.vec::vector, $5, p.ctx
+       FROM present p
        ON CONFLICT (group_key, kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
          context_item_id = EXCLUDED.context_item_id, indexed_at = $8::timestamptz
        RETURNING group_key, item_id
@@ -133,7 +143,8 @@ async function vectorWrite(
        DELETE FROM search_unembedded u USING written w
         WHERE u.group_key = w.group_key AND u.kind = 'message' AND u.item_id = w.item_id
      )
-     SELECT s.conversation_id, s.message_id FROM written w JOIN source s ON s.item_id = w.item_id`,
+     -- every row of present is written: the upsert has no condition, and present holds each key once
+     SELECT conversation_id, message_id FROM present`,
     [
       items.map((i) => i.conversationId),
       items.map((i) => i.messageId),
