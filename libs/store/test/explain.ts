@@ -8,6 +8,7 @@ export interface PlanNode {
   'Node Type'?: string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'CTE Name'?: string;
   'Index Cond'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;

@@ -7,7 +7,9 @@ import {
   indexMemories,
   insertEpisodes,
   queueMemoriesToEmbed,
+  type Queryable,
 } from '@memstream/store';
+import { explainRolledBack, nodesOf } from './explain.js';
 import { chatMessage, countsDiffer, migratedStore } from './search-fixtures.js';
 
 /**
@@ -45,4 +47,58 @@ test("writers of one memory's keyword row at once count its words once", async (
     ]);
     assert.deepEqual(await countsDiffer(store), [], `after the writers of "${text}"`);
   }
+});
+
+// The memories' vectors are written by the statement that writes their keyword rows. Every CTE
+// of it is read once: the planner expects one row of each, and a join of two of them became a
+// nested loop reading the inner one again for each outer row, the vectors' text included.
+test('indexing memories reads each CTE of its statement once', async (t) => {
+  const store = await migratedStore(t);
+  await appendMessages(store, [{ message: chatMessage('chat', 'm0', 'garden words') }]);
+  const at = new Date(Date.UTC(2025, 0, 15, 10));
+  const span = { startSeq: 0, endSeq: 0, messageIds: ['m0'], startTime: at, endTime: at, reason: 'flush' as const };
+  const [episode] = await insertEpisodes(store, 'chat', [span]);
+  const [claimed] = await claimEpisodes(store, {
+    group: episode!.group_key,
+    ids: [episode!.id],
+    limit: 1,
+    leaseMs: 60_000,
+  });
+  const memories = await store.transaction((tx) =>
+    completeEpisode(
+      tx,
+      claimed!,
+      Array.from({ length: 12 }, (_, i) => ({ userId: `u${i}`, title: '', content: `u${i} grows tomatoes` })),
+      { extractor: 'test', participants: Array.from({ length: 12 }, (_, i) => `u${i}`) },
+    ),
+  );
+  assert.equal(memories!.length, 12);
+  // other groups' search rows, so that the rows of these memories are probed by key, as at any size
+  await store.exec(
+    `INSERT INTO search_items (group_key, kind, item_id, conversation_id, user_id, content, occurred_at, message_ids, tsv)
+       SELECT 'g' || i % 50, 'message', i::text, 'g' || i % 50, 'u', 'other words', now(), ARRAY['m' || i], to_tsvector('english', 'other words')
+         FROM generate_series(1, 5000) i;
+     ANALYZE search_items`,
+  );
+  const sent: { sql: string; params: readonly unknown[] }[] = [];
+  const recording: Queryable = {
+    query: (sql, params = []) => {
+      sent.push({ sql, params });
+      return store.query(sql, params);
+    },
+    exec: (sql) => store.exec(sql),
+  };
+  const items = memories!.map((m) => ({ memoryId: m.id, text: `${m.content} in the garden`, embedding: [0.1, 0.2] }));
+  assert.equal(await indexMemories(recording, 'test-model', items), 12);
+  const write = sent.find((s) => /INSERT INTO search_vectors/.test(s.sql))!;
+  const { Plan: plan } = await explainRolledBack(store, write.sql, write.params);
+  // but `prior`, the rows as they were before (narrow, and only on a rewrite): read once for each
+  // row written, by the one join that pairs them
+  const rescans = [...nodesOf(plan)].filter(
+    (n) => n['Node Type'] === 'CTE Scan' && (n['Actual Loops'] ?? 0) > 1 && n['CTE Name'] !== 'prior',
+  );
+  assert.deepEqual(
+    rescans.map((n) => `${n['CTE Name']} read ${n['Actual Loops']} times`),
+    [],
+  );
 });

@@ -74,7 +74,7 @@ test('a vector write for messages that have their search rows parses no text and
   // reads its inner CTE again for each outer row: the vectors' rows, as text, read n times each.
   const rescans = [...nodesOf(plan)].filter((n) => n['Node Type'] === 'CTE Scan' && (n['Actual Loops'] ?? 0) > 1);
   assert.deepEqual(
-    rescans.map((n) => `${(n as { 'CTE Name'?: string })['CTE Name']} read ${n['Actual Loops']} times`),
+    rescans.map((n) => `${n['CTE Name']} read ${n['Actual Loops']} times`),
     [],
     'a CTE is read again for each row of another',
   );

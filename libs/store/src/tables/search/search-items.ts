@@ -262,7 +262,7 @@ export async function indexMemories(
        written AS (
          INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, user_id, occurred_at, embedding, embedding_model)
          SELECT s.group_key, 'episodic_memory', s.id, s.conversation_id, s.user_id, s.occurred_at, s.vec::vector, $4
-         FROM source s JOIN items i ON i.group_key = s.group_key AND i.item_id = s.id
+         FROM source s  -- each has its keyword row from items: the upsert there writes every row of source
          ON CONFLICT (group_key, kind, item_id) DO UPDATE SET embedding = EXCLUDED.embedding,
            embedding_model = EXCLUDED.embedding_model, indexed_at = $5::timestamptz
          RETURNING 1

@@ -149,14 +149,18 @@ export function upsertMemoryRowsSql(tsv: (text: string) => string): string {
        ON CONFLICT (group_key, kind, item_id) DO UPDATE SET content = EXCLUDED.content, tsv = EXCLUDED.tsv
        RETURNING group_key, item_id, conversation_id, search_keyword_audience(audience) AS audience, tsv
      ),
-     memory_delta AS (
-       SELECT i.group_key, i.conversation_id, 'episodic_memory' AS kind, i.audience, i.tsv, 1 AS sign
+     -- one join of the rows written with their priors, read twice: as two joins, each read its
+     -- inner CTE again for every row of the outer (the planner expects one row of each)
+     changed AS (
+       SELECT i.group_key, i.conversation_id, i.audience, i.tsv, p.item_id IS NOT NULL AS had_prior,
+              p.conversation_id AS prior_conversation_id, p.audience AS prior_audience, p.tsv AS prior_tsv
          FROM items i LEFT JOIN prior p ON p.group_key = i.group_key AND p.item_id = i.item_id
         WHERE p.tsv IS DISTINCT FROM i.tsv
+     ),
+     memory_delta AS (
+       SELECT group_key, conversation_id, 'episodic_memory' AS kind, audience, tsv, 1 AS sign FROM changed
        UNION ALL
-       SELECT p.group_key, p.conversation_id, 'episodic_memory', p.audience, p.tsv, -1
-         FROM prior p JOIN items i ON p.group_key = i.group_key AND p.item_id = i.item_id
-        WHERE p.tsv IS DISTINCT FROM i.tsv
+       SELECT group_key, prior_conversation_id, 'episodic_memory', prior_audience, prior_tsv, -1 FROM changed WHERE had_prior
      ),
      ${keywordDeltaSql('memory_delta')}`;
 }
