@@ -51,6 +51,7 @@ const HELP = `usage: npm run bench:scale -- [options]
   --turns PATH                 LoCoMo JSON to draw turns from (default ../shared/data/locomo-dev.json)
   --load-chunk N               messages per bulk-load transaction (default 50000)
   --store-timeout-s S          how long a pass may take to be stored or indexed (default 600)
+  --indexer-pool N             the indexer's DATABASE_POOL_MAX (default: the service's own), which caps its concurrent vector writes
   --keep-database              leave the database in place at the end (its name is in the first progress line), to query it`;
 
 const { values: flags } = parseArgs({
@@ -72,6 +73,7 @@ const { values: flags } = parseArgs({
     turns: { type: 'string', default: resolve(REPO_ROOT, '../shared/data/locomo-dev.json') },
     'load-chunk': { type: 'string', default: '50000' },
     'store-timeout-s': { type: 'string', default: '600' },
+    'indexer-pool': { type: 'string' },
     'keep-database': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -91,6 +93,8 @@ const dimension = positiveInt('dimension', flags.dimension);
 const embeddingSample = positiveInt('embedding-sample', flags['embedding-sample'], 0);
 const loadChunk = positiveInt('load-chunk', flags['load-chunk']);
 const rounds = positiveInt('rounds', flags.rounds);
+const indexerPool =
+  flags['indexer-pool'] === undefined ? undefined : positiveInt('indexer-pool', flags['indexer-pool']);
 const pausedRounds = positiveInt('paused-rounds', flags['paused-rounds'], 0);
 const settings = {
   heldWrites: positiveInt('held-writes', flags['held-writes']),
@@ -130,8 +134,8 @@ async function startServices(url: string): Promise<Record<string, ServiceProcess
     EMBEDDING_DIMENSIONS: String(dimension),
     LOG_LEVEL: 'warn',
   };
-  const start = async (name: string, entry: string) => {
-    const svc = startService({ name, entry, env: { ...env, PORT: String(await freePort()) } });
+  const start = async (name: string, entry: string, own: Record<string, string> = {}) => {
+    const svc = startService({ name, entry, env: { ...env, ...own, PORT: String(await freePort()) } });
     teardowns.push([name, () => svc.stop()]);
     monitor.watch(name, svc.pid);
     void svc.exited.then((code) => {
@@ -146,7 +150,7 @@ async function startServices(url: string): Promise<Record<string, ServiceProcess
   await waitHealthy(converter);
   const others = await Promise.all([
     start('gateway', 'services/api/src/main-gateway.ts'),
-    start('indexer', 'services/indexer/src/main.ts'),
+    start('indexer', 'services/indexer/src/main.ts', indexerPool ? { DATABASE_POOL_MAX: String(indexerPool) } : {}),
     start('read-api', 'services/api/src/main-read-api.ts'),
   ]);
   await Promise.all(others.map((s) => waitHealthy(s)));
@@ -272,6 +276,7 @@ async function main(): Promise<void> {
         messages: before.messages,
         conversations: (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM conversations')).rows[0]!.n,
         text: turns.source,
+        ...(indexerPool === undefined ? {} : { indexer_pool: indexerPool }),
         load,
         held_writes: held,
         producer_path,
