@@ -1,7 +1,7 @@
 import pg from 'pg';
 // @ts-expect-error: pg's own value encoding, which has no type declarations
 import { prepareValue } from 'pg/lib/utils.js';
-import { GENERIC_PLAN, GENERIC_PLAN_SETTINGS, type Store } from '@memstream/store';
+import { GENERIC_PLAN, GENERIC_PLAN_SETTINGS, type Queryable, type Store } from '@memstream/store';
 
 /** The parts of a JSON plan node the plan tests read. */
 export interface PlanNode {
@@ -13,6 +13,7 @@ export interface PlanNode {
   'Actual Rows'?: number;
   'Actual Loops'?: number;
   'Conflicting Tuples'?: number;
+  'Rows Removed by Filter'?: number;
   Plans?: PlanNode[];
 }
 
@@ -60,4 +61,41 @@ export async function explainRolledBack(store: Store, sql: string, params: reado
       if (!err.explained) throw err;
       return err.explained;
     });
+}
+
+/** The rows the scans `nodes` read, those their filters removed included, over all their loops. */
+export function rowsRead(nodes: readonly PlanNode[]): number {
+  return nodes.reduce(
+    (sum, n) => sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1),
+    0,
+  );
+}
+
+/**
+ * The CTEs of a plan read more than once ("name read n times"), but those `except` names: the
+ * planner, expecting one row of a CTE, joins two by a nested loop that reads the inner one again
+ * for each row of the outer.
+ */
+export function ctesReadAgain(plan: PlanNode, except: readonly string[] = []): string[] {
+  return [...nodesOf(plan)]
+    .filter(
+      (n) => n['Node Type'] === 'CTE Scan' && (n['Actual Loops'] ?? 0) > 1 && !except.includes(n['CTE Name'] ?? ''),
+    )
+    .map((n) => `${n['CTE Name']} read ${n['Actual Loops']} times`);
+}
+
+/** `store` as a Queryable that keeps each statement it passes on, to be explained after. */
+export function recording(store: Store): {
+  queryable: Queryable;
+  sent: Array<{ sql: string; params: readonly unknown[] }>;
+} {
+  const sent: Array<{ sql: string; params: readonly unknown[] }> = [];
+  const queryable: Queryable = {
+    query: (sql, params = []) => {
+      sent.push({ sql, params });
+      return store.query(sql, params);
+    },
+    exec: (sql) => store.exec(sql),
+  };
+  return { queryable, sent };
 }

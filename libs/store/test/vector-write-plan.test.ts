@@ -9,7 +9,7 @@ import {
   type Queryable,
 } from '@memstream/store';
 import { migratedStore } from './search-fixtures.js';
-import { explainRolledBack, nodesOf, type PlanNode } from './explain.js';
+import { ctesReadAgain, explainRolledBack, nodesOf, recording, rowsRead } from './explain.js';
 
 /** The (last) statement `run` sends, caught instead of run. */
 async function caughtStatement(run: (q: Queryable) => Promise<unknown>) {
@@ -72,12 +72,7 @@ test('a vector write for messages that have their search rows parses no text and
   assert.equal(offered, 0, 'rows that exist had their text parsed for the insert');
   // The planner expects one row of every CTE here, so a join of two of them is a nested loop that
   // reads its inner CTE again for each outer row: the vectors' rows, as text, read n times each.
-  const rescans = [...nodesOf(plan)].filter((n) => n['Node Type'] === 'CTE Scan' && (n['Actual Loops'] ?? 0) > 1);
-  assert.deepEqual(
-    rescans.map((n) => `${n['CTE Name']} read ${n['Actual Loops']} times`),
-    [],
-    'a CTE is read again for each row of another',
-  );
+  assert.deepEqual(ctesReadAgain(plan), [], 'a CTE is read again for each row of another');
 });
 
 /**
@@ -110,11 +105,8 @@ test('reading turns to embed looks each up by key, and the turn before it by a w
 
   // each partition of the partitioned layout is a node of its own: what they read adds up
   const scans = nodes.filter((n) => n['Relation Name']?.startsWith('messages'));
-  const read = (n: PlanNode) =>
-    ((n['Actual Rows'] ?? 0) + ((n as { 'Rows Removed by Filter'?: number })['Rows Removed by Filter'] ?? 0)) *
-    (n['Actual Loops'] ?? 1);
-  const rowsRead = scans.reduce((sum, n) => sum + read(n), 0);
-  assert.ok(rowsRead <= 2 * keys.length, `read ${rowsRead} rows for ${keys.length} turns and the turns before them`);
+  const read = rowsRead(scans);
+  assert.ok(read <= 2 * keys.length, `read ${read} rows for ${keys.length} turns and the turns before them`);
   const walks = scans.filter((n) => /seq < m\.seq/.test(n['Index Cond'] ?? ''));
   assert.ok(walks.length > 0, "the turn before is found by a walk back its conversation's key");
   for (const walk of walks)
@@ -155,15 +147,8 @@ test("the sweep's walk queues settled messages without a vector by their keys, a
   assert.ok(expected.rows.length > 0, 'the window holds messages without vectors');
 
   // the statements as sent, then the queueing one again under EXPLAIN ANALYZE
-  const sent: { sql: string; params: readonly unknown[] }[] = [];
-  const recording: Queryable = {
-    query: (sql, params = []) => {
-      sent.push({ sql, params });
-      return store.query(sql, params);
-    },
-    exec: (sql) => store.exec(sql),
-  };
-  const step = await queueMessagesWithoutVectors(recording, first, 1000, 0);
+  const { queryable, sent } = recording(store);
+  const step = await queueMessagesWithoutVectors(queryable, first, 1000, 0);
   assert.equal(step.next, String(Number(recent) - 1), 'the walk stops before the recent message');
   assert.equal(step.queued, expected.rows.length);
   const queued = await store.query<{ item_id: string }>(`SELECT item_id FROM search_unembedded ORDER BY item_id::int8`);
@@ -227,12 +212,6 @@ test('the re-embedding backlog is read from the model index: each model oldest f
   const nodes = [...nodesOf((await explainRolledBack(store, sql, params)).Plan)];
   const scans = nodes.filter((n) => n['Relation Name']?.startsWith('search_vectors'));
   assert.ok(scans.length > 0, 'search_vectors is read');
-  const rowsRead = scans.reduce(
-    (sum, n) =>
-      sum +
-      ((n['Actual Rows'] ?? 0) + ((n as { 'Rows Removed by Filter'?: number })['Rows Removed by Filter'] ?? 0)) *
-        (n['Actual Loops'] ?? 1),
-    0,
-  );
-  assert.ok(rowsRead <= 100, `read ${rowsRead} vectors of 20,000 for a backlog of 7`);
+  const read = rowsRead(scans);
+  assert.ok(read <= 100, `read ${read} vectors of 20,000 for a backlog of 7`);
 });
