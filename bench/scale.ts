@@ -51,7 +51,8 @@ const HELP = `usage: npm run bench:scale -- [options]
   --turns PATH                 LoCoMo JSON to draw turns from (default ../shared/data/locomo-dev.json)
   --load-chunk N               messages per bulk-load transaction (default 50000)
   --store-timeout-s S          how long a pass may take to be stored or indexed (default 600)
-  --indexer-pool N             the indexer's DATABASE_POOL_MAX (default: the service's own), which caps its concurrent vector writes
+  --indexer-writers N          the indexer's INDEXER_WRITERS (default: the service's own, 2): its vector writes at once
+  --indexer-pool N             the indexer's DATABASE_POOL_MAX (default: the service's own, 10)
   --keep-database              leave the database in place at the end (its name is in the first progress line), to query it`;
 
 const { values: flags } = parseArgs({
@@ -74,6 +75,7 @@ const { values: flags } = parseArgs({
     'load-chunk': { type: 'string', default: '50000' },
     'store-timeout-s': { type: 'string', default: '600' },
     'indexer-pool': { type: 'string' },
+    'indexer-writers': { type: 'string' },
     'keep-database': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -95,6 +97,12 @@ const loadChunk = positiveInt('load-chunk', flags['load-chunk']);
 const rounds = positiveInt('rounds', flags.rounds);
 const indexerPool =
   flags['indexer-pool'] === undefined ? undefined : positiveInt('indexer-pool', flags['indexer-pool']);
+const indexerWriters =
+  flags['indexer-writers'] === undefined ? undefined : positiveInt('indexer-writers', flags['indexer-writers']);
+const indexerEnv = {
+  ...(indexerPool === undefined ? {} : { DATABASE_POOL_MAX: String(indexerPool) }),
+  ...(indexerWriters === undefined ? {} : { INDEXER_WRITERS: String(indexerWriters) }),
+};
 const pausedRounds = positiveInt('paused-rounds', flags['paused-rounds'], 0);
 const settings = {
   heldWrites: positiveInt('held-writes', flags['held-writes']),
@@ -150,7 +158,7 @@ async function startServices(url: string): Promise<Record<string, ServiceProcess
   await waitHealthy(converter);
   const others = await Promise.all([
     start('gateway', 'services/api/src/main-gateway.ts'),
-    start('indexer', 'services/indexer/src/main.ts', indexerPool ? { DATABASE_POOL_MAX: String(indexerPool) } : {}),
+    start('indexer', 'services/indexer/src/main.ts', indexerEnv),
     start('read-api', 'services/api/src/main-read-api.ts'),
   ]);
   await Promise.all(others.map((s) => waitHealthy(s)));
@@ -277,6 +285,7 @@ async function main(): Promise<void> {
         conversations: (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM conversations')).rows[0]!.n,
         text: turns.source,
         ...(indexerPool === undefined ? {} : { indexer_pool: indexerPool }),
+        ...(indexerWriters === undefined ? {} : { indexer_writers: indexerWriters }),
         load,
         held_writes: held,
         producer_path,

@@ -17,6 +17,12 @@ export const indexerSettings = {
    * that the consumer, even behind, has handled the event; shorter only costs embedding twice.
    */
   INDEXER_MISSING_VECTOR_AFTER_MS: env.int(600_000, 0),
+  /**
+   * Vector writes the indexer runs at once, across its partition lanes, its two consumers and its
+   * sweep; the rest wait their turn in the process, holding no connection. Each write inserts into
+   * one HNSW graph, and writers beyond the cores wait on each other's buffer locks (docs/performance.md).
+   */
+  INDEXER_WRITERS: env.int(2, 1, 64),
   ...embeddingSettings,
 };
 

@@ -1,6 +1,7 @@
 import type { Embedder } from '@memstream/embedding';
 import { isUnavailable } from '@memstream/errors';
 import type { Logger } from '@memstream/logging';
+import { Slots } from '@memstream/runtime';
 import type { CanonicalMessage, EpisodicMemory } from '@memstream/schemas';
 import {
   indexMemories,
@@ -68,6 +69,8 @@ export class Indexer {
     private readonly repair: SweepRepair = NO_WALK,
     /** The layout's shard groups (shardGroupsOf): writes of several are split by them; unset in the plain layout. */
     private readonly shardGroups?: ShardGroupsOf,
+    /** The vector writes that may run at once (INDEXER_WRITERS); every write of this indexer takes one. */
+    private readonly writers = new Slots(2),
   ) {}
 
   async indexMessages(messages: readonly CanonicalMessage[]): Promise<number> {
@@ -102,7 +105,9 @@ export class Indexer {
 
   /** The vectors written, a statement per shard group (one in the plain layout: no split, no query). */
   private writeVectors(items: readonly MessageToIndex[]) {
-    return writeMessageVectorsByShardGroup(this.store, this.embedder.model, items, this.shardGroups);
+    return this.writers.run(() =>
+      writeMessageVectorsByShardGroup(this.store, this.embedder.model, items, this.shardGroups),
+    );
   }
 
   /**
@@ -144,11 +149,13 @@ export class Indexer {
     if (memories.length === 0) return 0;
     const texts = memories.map(memoryText);
     const vectors = await this.embedder.embed(texts, 'document');
-    return indexMemories(
-      this.store,
-      this.embedder.model,
-      memories.map((m, i) => ({ memoryId: m.id, text: texts[i]!, embedding: vectors[i]! })),
-      { shardGroups: this.shardGroups },
+    return this.writers.run(() =>
+      indexMemories(
+        this.store,
+        this.embedder.model,
+        memories.map((m, i) => ({ memoryId: m.id, text: texts[i]!, embedding: vectors[i]! })),
+        { shardGroups: this.shardGroups },
+      ),
     );
   }
 
@@ -260,11 +267,13 @@ export class Indexer {
       memories.map((s) => s.content),
       'document',
     );
-    await replaceVectors(
-      this.store,
-      this.embedder.model,
-      memories.map((s, i) => ({ groupKey: s.group_key, kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })),
-      { shardGroups: this.shardGroups },
+    await this.writers.run(() =>
+      replaceVectors(
+        this.store,
+        this.embedder.model,
+        memories.map((s, i) => ({ groupKey: s.group_key, kind: s.kind, itemId: s.item_id, embedding: vectors[i]! })),
+        { shardGroups: this.shardGroups },
+      ),
     );
   }
 }

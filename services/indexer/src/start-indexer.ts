@@ -2,7 +2,7 @@ import { retryPolicyOf, subscribeWiring, type Bus, type Wiring } from '@memstrea
 import type { IndexerConfig } from './config.js';
 import type { Embedder } from '@memstream/embedding';
 import type { Logger } from '@memstream/logging';
-import { startPeriodicJob, type Lifecycle } from '@memstream/runtime';
+import { Slots, startPeriodicJob, type Lifecycle } from '@memstream/runtime';
 import { type CONSUMERS, consumerGroup, TOPICS } from '@memstream/schemas';
 import { ensureVectorIndex, shardGroupsOf, type Store } from '@memstream/store';
 import { Indexer } from './indexer.js';
@@ -34,6 +34,8 @@ export async function runIndexer(
     },
     // the plain layout splits nothing (undefined): a batch stays one statement, as before
     shardGroupsOf(config),
+    // one cap for both consumers' lanes and the sweep: they all insert into the same graph
+    new Slots(config.INDEXER_WRITERS),
   );
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'indexer'> = {
     messagesStored: {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { createHashEmbedder } from '@memstream/embedding';
 import { Indexer } from '@memstream/indexer';
 import { createLogger } from '@memstream/logging';
-import { appendMessages, forgetMessages, type Store } from '@memstream/store';
+import { Slots } from '@memstream/runtime';
+import { appendMessages, forgetMessages, type Queryable, type Store } from '@memstream/store';
 import { storedMessages } from './stored-messages.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
@@ -92,4 +93,53 @@ test('after a model change the sweep re-embeds every older vector in rounds, the
     indexed.every((r) => r.embedding_model === next.model && Number(r.dims) === 24),
     'every vector is of the new model',
   );
+});
+
+/** The store, counting the statements that write search_vectors while they run: the most at once. */
+function countingVectorWrites(store: Store): { store: Store; most: () => number } {
+  let running = 0;
+  let most = 0;
+  const counted = (q: Queryable): Queryable['query'] =>
+    (async (sql: string, params?: readonly unknown[]) => {
+      const writes = /INSERT INTO search_vectors/.test(sql);
+      if (writes) most = Math.max(most, ++running);
+      try {
+        return await q.query(sql, params);
+      } finally {
+        if (writes) running--;
+      }
+    }) as Queryable['query'];
+  const wrapped: Store = {
+    kind: store.kind,
+    query: counted(store),
+    exec: (sql) => store.exec(sql),
+    transaction: (fn) => store.transaction((tx) => fn({ query: counted(tx), exec: (sql) => tx.exec(sql) })),
+    ping: () => store.ping(),
+    close: () => store.close(),
+  };
+  return { store: wrapped, most: () => most };
+}
+
+test('lanes handing the indexer batches at once run no more vector writes together than its writers', async (t) => {
+  const { store, messages } = await stored(t, 24);
+  const lanes = Array.from({ length: 8 }, (_, i) => messages.slice(i * 3, i * 3 + 3));
+  const index = async (writers: number) => {
+    const counting = countingVectorWrites(store);
+    const indexer = new Indexer(
+      counting.store,
+      createHashEmbedder({ dimension: 16 }),
+      100,
+      log,
+      undefined,
+      undefined,
+      new Slots(writers),
+    );
+    await Promise.all(lanes.map((batch) => indexer.indexMessages(batch)));
+    return counting.most();
+  };
+  // the same calls with as many writers as lanes do run together: the count can tell them apart
+  assert.ok((await index(8)) > 2);
+  assert.equal(await index(2), 2);
+  assert.equal(await index(1), 1);
+  assert.equal((await rows(store)).length, 24, 'every message indexed once');
 });
