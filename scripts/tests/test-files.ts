@@ -10,6 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const END_TO_END = ['test/e2e/', 'test/faults/'];
 
@@ -58,4 +59,11 @@ export function infrastructureOf(root: string, file: string): string | undefined
     return undefined;
   };
   return visit(join(root, file));
+}
+
+// `node --import tsx scripts/tests/test-files.ts --infrastructure`: the files that need
+// infrastructure, one a line (scripts/test.sh runs them after the unit tests).
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--infrastructure')) {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+  for (const file of testFiles(root)) if (infrastructureOf(root, file) !== undefined) console.log(file);
 }

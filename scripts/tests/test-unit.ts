@@ -5,12 +5,11 @@
  * happens to be running. Arguments after `--` go to node's test runner (e.g. --test-only,
  * --test-name-pattern=...).
  *
- * The files run in one process per core (unit-process.ts), not one process per file as `npm test`
- * runs them: starting a process and loading the modules a file imports again cost more than the
- * tests themselves (measured in docs/development.md). So here a file shares its process with other
- * files; `npm test` still runs every file alone, so a test that only passes beside others, or one
- * that breaks another, shows as a difference between the two. `--isolated` runs the files here
- * the way `npm test` does.
+ * The files run in one process per core (unit-process.ts), not one process per file as
+ * `node --test` runs them: starting a process and loading the modules a file imports again cost
+ * more than the tests themselves (measured in docs/development.md). So a file shares its process
+ * with other files, in `npm test` too (both of its passes run this). A test that only passes beside
+ * others, or one that breaks another, shows with `--isolated`, which runs every file alone.
  *
  * Files are dealt to the processes longest first by how long each took the last time (kept in
  * .cache/unit-timings.json; a file not timed yet counts as a second), and the output of each
