@@ -196,6 +196,15 @@ routed_to_primary() {
   [ "$("$BIN/psql" -h 127.0.0.1 -p "$BASE" -U postgres -tAc 'SELECT pg_is_in_recovery()' 2>/dev/null)" = f ]
 }
 
+# memstream's database, made when missing. Tried again until it answers: on a state kept from an
+# earlier run, the nodes start as standbys and Patroni restarts those that follow the new leader,
+# and until HAProxy's checks catch up a connection can reach one of them and be cut (the check
+# then answered nothing, and createdb found the database there).
+memstream_database() {
+  "$BIN/psql" -h 127.0.0.1 -p "$BASE" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='memstream'" | grep -q 1 ||
+    "$BIN/createdb" -h 127.0.0.1 -p "$BASE" -U postgres memstream
+}
+
 up() {
   install
   BIN="$(bash "$SCRIPTS_DIR/postgres.sh" bin)"
@@ -210,8 +219,7 @@ up() {
     haproxy -D -f "$STATE/haproxy.cfg" -p "$STATE/haproxy.pid" < /dev/null > /dev/null 2>> "$STATE/haproxy.log"
   fi
   wait_for 30 "route to the primary" routed_to_primary
-  "$BIN/psql" -h 127.0.0.1 -p "$BASE" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='memstream'" | grep -q 1 ||
-    "$BIN/createdb" -h 127.0.0.1 -p "$BASE" -U postgres memstream
+  wait_for 60 "memstream database" memstream_database || { tail -n 30 "$STATE"/pg*/*.log >&2; exit 1; }
   # every standby streaming, so a failover right after this has a standby for strict mode to wait on
   wait_for 90 "every standby streaming" all_streaming || { tail -n 30 "$STATE"/pg*/*.log >&2; exit 1; }
   log "postgres-ha: $(primary) primary of $NODES; primary on 127.0.0.1:$BASE, standbys on $((BASE + 30)); up in $((SECONDS - started)) s"
