@@ -396,6 +396,24 @@ CREATE TABLE search_keyword_frequencies (
 );
 ALTER TABLE search_keyword_frequencies SET (fillfactor=70);
 
+-- reference
+CREATE TABLE search_keyword_overall_frequencies (
+  lexeme text NOT NULL,
+  kind text NOT NULL,
+  audience text NOT NULL,
+  items bigint NOT NULL,
+  CONSTRAINT search_keyword_overall_frequencies_pkey PRIMARY KEY (lexeme, kind, audience)
+);
+
+-- reference
+CREATE TABLE search_keyword_overall_totals (
+  kind text NOT NULL,
+  audience text NOT NULL,
+  items bigint NOT NULL,
+  lexemes bigint NOT NULL,
+  CONSTRAINT search_keyword_overall_totals_pkey PRIMARY KEY (kind, audience)
+);
+
 -- distributed by group_key
 CREATE TABLE search_keyword_pending (
   kind text NOT NULL,

@@ -71,15 +71,16 @@ async function imageOfMigratedDatabase(label: string, before: number, layout?: L
 }
 
 /**
- * A PGlite store with every migration but `version`: the schema an existing database has when a
- * migration numbered below ones already applied arrives (the runner applies it last there).
+ * A PGlite store with every migration but `version` (and `later`, those after it that must follow
+ * it, as one filling a table from what `version` changes): the schema an existing database has
+ * when a migration numbered below ones already applied arrives (the runner applies it last there).
  */
-export async function migratedPgliteWithout(version: number): Promise<Store> {
+export async function migratedPgliteWithout(version: number, later: readonly number[] = []): Promise<Store> {
   const store = await migratedPglite({ before: version });
   await migrate(
     store,
     log,
-    (await loadMigrations()).filter((m) => m.version > version),
+    (await loadMigrations()).filter((m) => m.version > version && !later.includes(m.version)),
   );
   return store;
 }

@@ -45,7 +45,8 @@ export function random(seed: number): () => number {
 /**
  * What the kept counts must equal: the same statistics counted from search_items itself, per
  * group, conversation, kind and audience (migrations 0032, 0039). Kept means counted plus still
- * pending (migration 0021), which is what a search adds up, at any moment.
+ * pending (migration 0021), which is what a search adds up, at any moment; and the sums over
+ * every conversation, those of the conversations' counted rows.
  */
 export async function countsDiffer(store: Queryable): Promise<unknown[]> {
   const { rows: lexemes } = await store.query(
@@ -68,7 +69,18 @@ export async function countsDiffer(store: Queryable): Promise<unknown[]> {
                    GROUP BY 1, 2, 3, 4) t USING (group_key, conversation_id, kind, audience)
       WHERE (COALESCE(a.n, 0), COALESCE(a.l, 0)) IS DISTINCT FROM (t.items, t.lexemes)`,
   );
-  return [...lexemes, ...totals];
+  // the sums over every conversation (migration 0045) are those of the counted rows; a lexeme none holds has no row
+  const { rows: overall } = await store.query(
+    `SELECT 'overall' AS sums, * FROM (SELECT lexeme, kind, audience, sum(items) AS n FROM search_keyword_frequencies GROUP BY 1, 2, 3) a
+       FULL JOIN search_keyword_overall_frequencies o USING (lexeme, kind, audience)
+      WHERE a.n IS DISTINCT FROM o.items OR o.items = 0`,
+  );
+  const { rows: overallTotals } = await store.query(
+    `SELECT 'overall' AS sums, * FROM (SELECT kind, audience, sum(items) AS n, sum(lexemes) AS l FROM search_keyword_totals GROUP BY 1, 2) a
+       FULL JOIN search_keyword_overall_totals o USING (kind, audience)
+      WHERE (COALESCE(a.n, 0), COALESCE(a.l, 0)) IS DISTINCT FROM (COALESCE(o.items, 0), COALESCE(o.lexemes, 0))`,
+  );
+  return [...lexemes, ...totals, ...overall, ...overallTotals];
 }
 
 /** Deletes the search rows matching `condition` through the writer that counts their words out. */

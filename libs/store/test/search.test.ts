@@ -209,6 +209,47 @@ test('native PostgreSQL: vector search across every conversation, under the exac
   }
 });
 
+test('native PostgreSQL: across every conversation of a store the planner counts past twice the exact-scan limit, the index is walked without summing the counters', async (t) => {
+  const store = await migratedStore(t);
+  const rows = 2 * EXACT_SCAN_MAX_ITEMS + 1_000;
+  // the planner's estimate is this test's to set: no autovacuum counts the rows meanwhile (a
+  // partitioned table's, in STORE_LAYOUT=partitioned, is only ever set by an ANALYZE of its own)
+  const { rows: kind } = await store.query<{ relkind: string }>(
+    `SELECT relkind FROM pg_class WHERE oid = 'search_vectors'::regclass`,
+  );
+  if (kind[0]?.relkind === 'r') await store.exec('ALTER TABLE search_vectors SET (autovacuum_enabled = false)');
+  // rows written straight to the tables (no writer's counts are needed); the counters say 10
+  await store.query(
+    `INSERT INTO search_items (group_key, kind, item_id, conversation_id, content, occurred_at, message_ids, tsv)
+     SELECT 'big', 'message', 'i' || g, 'big', 'x', now(), ARRAY['m' || g], ''::tsvector FROM generate_series(1, $1) g`,
+    [rows],
+  );
+  await store.query(
+    `INSERT INTO search_vectors (group_key, kind, item_id, conversation_id, occurred_at, embedding, embedding_model)
+     SELECT 'big', 'message', 'i' || g, 'big', now(), ('[' || (g % 97) || ',1,0]')::vector, $2 FROM generate_series(1, $1) g`,
+    [rows, MODEL],
+  );
+  await store.query(
+    `INSERT INTO conversations (id, source_api, next_seq, group_key) VALUES ('big', 'evermemos', 10, 'big')`,
+  );
+  const walks: string[] = [];
+  // a walk sets its search width in a transaction of its own; an exact scan is one statement
+  const watched = Object.create(store, {
+    transaction: {
+      value: (fn: Parameters<typeof store.transaction>[0]) => (walks.push('walk'), store.transaction(fn)),
+    },
+  }) as typeof store;
+
+  const hits = await vectorSearch(watched, [1, 1, 0], MODEL, { kinds: ['message'] }, 10);
+  // before its first ANALYZE the planner has no count: the counters decide, and say 10
+  assert.deepEqual(walks, [], 'no estimate yet: the counters are summed, and the scope scanned exactly');
+  assert.equal(hits.length, 10);
+  await store.exec('ANALYZE search_vectors');
+  const walked = await vectorSearch(watched, [1, 1, 0], MODEL, { kinds: ['message'] }, 10);
+  assert.deepEqual(walks, ['walk'], 'past twice the limit by the estimate: walked');
+  assert.equal(walked.length, 10);
+});
+
 for (const [name, open] of backends) {
   test(`${name}: a Float32Array vector reaches pgvector exactly, in nine digits a component`, async (t) => {
     const store = await open(t);

@@ -61,10 +61,11 @@ export async function purgeConversationGroups(
   const counts: Record<keyof PurgeCounts, number> = { ...NO_PURGE, groups: groups.length };
   // each table's part says which ids find its rows and when it goes (PURGE_STAGES says why the order)
   for (const { table, purge } of PURGE_ORDER) {
-    const { rowCount } = await tx.query(`DELETE FROM ${table} WHERE ${purge.column} = ANY($1::text[])`, [
-      keys[purge.by],
-    ]);
-    if (purge.counts) counts[purge.counts] += rowCount ?? 0;
+    const found = keys[purge.by];
+    const deleted = purge.deletes
+      ? await purge.deletes(tx, found)
+      : (await tx.query(`DELETE FROM ${table} WHERE ${purge.column} = ANY($1::text[])`, [found])).rowCount;
+    if (purge.counts) counts[purge.counts] += deleted ?? 0;
   }
   return { counts, conversationIds: ids };
 }

@@ -188,6 +188,12 @@ export interface TablePurge {
    * a check of one conversation names too, so that it runs on the group's shard.
    */
   readonly storedAt?: { readonly column: string; readonly group: string };
+  /**
+   * The table's own statement for it, when deleting the rows must change rows elsewhere too (the
+   * keyword counts take a group's counts out of their sums over every conversation): it deletes
+   * what the DELETE above would, in the caller's transaction, and returns how many rows it deleted.
+   */
+  readonly deletes?: (tx: Queryable, ids: readonly string[]) => Promise<number>;
 }
 
 /**

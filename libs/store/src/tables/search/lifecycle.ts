@@ -1,4 +1,5 @@
 import { EVICTED_WITH_GROUP, type LifecycleParticipant } from '../../participant/participant.js';
+import { purgeKeywordFrequencies, purgeKeywordTotals } from './search-rows.js';
 
 const INDEX = 'an index made from messages and memories, which the import builds again from them';
 const INDEXED = 'goes with the message or memory it indexes (their retain parts take it)';
@@ -24,14 +25,25 @@ const indexTable = (table: string, part: Pick<LifecycleParticipant, 'purge' | 'n
  */
 const byGroup = 'group_key';
 
+const OVERALL = 'sums over every conversation, which no group owns: the purge of a group counts it out of them';
+
 export const searchIndex: readonly LifecycleParticipant[] = [
   indexTable('search_items', {
     purge: { by: 'groups', column: byGroup, counts: 'searchItems', stage: 'index' },
   }),
   indexTable('search_vectors', { notPurged: 'its foreign key to search_items deletes it with its item' }),
   indexTable('search_unembedded', { notPurged: 'its foreign key to search_items deletes it with its item' }),
-  // uncounted: search_items' bookkeeping, gone with the rows it counted
-  indexTable('search_keyword_totals', { purge: { by: 'groups', column: byGroup, stage: 'statistics' } }),
-  indexTable('search_keyword_frequencies', { purge: { by: 'groups', column: byGroup, stage: 'statistics' } }),
+  // uncounted: search_items' bookkeeping, gone with the rows it counted. The waiting rows first:
+  // a fold that took some before the purge has committed its counts once their delete returns,
+  // and one after it finds none, so no count of a purged group is written after its counts went.
   indexTable('search_keyword_pending', { purge: { by: 'groups', column: byGroup, stage: 'statistics' } }),
+  indexTable('search_keyword_totals', {
+    purge: { by: 'groups', column: byGroup, stage: 'statistics', deletes: purgeKeywordTotals },
+  }),
+  indexTable('search_keyword_frequencies', {
+    purge: { by: 'groups', column: byGroup, stage: 'statistics', deletes: purgeKeywordFrequencies },
+  }),
+  // the sums of the two above over every conversation: a purge counts its groups out of them
+  indexTable('search_keyword_overall_totals', { notPurged: OVERALL }),
+  indexTable('search_keyword_overall_frequencies', { notPurged: OVERALL }),
 ];

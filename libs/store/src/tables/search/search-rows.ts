@@ -46,18 +46,25 @@ export function insertSearchRowsSql(name: string, kind: SearchKind, select: stri
 
 /**
  * CTEs adding signed rows of the CTE `delta` (group_key, conversation_id, kind, audience, tsv,
- * sign) to the counts. In key order, so two writers lock the rows they share in the same order.
- * `<delta>_frequencies` returns each frequency it changed, with its new count: one at zero is
- * to be deleted by a later statement (dropZeroedFrequencies), as one statement cannot change a
- * row twice.
+ * sign) to the counts: each conversation's, and the sums over every conversation (migration 0045,
+ * read by a search that names none). In key order, so two writers lock the rows they share in the
+ * same order; and the sums after the conversations' rows (their CTEs read the others' results
+ * first), so every writer locks a conversation's rows before the shared ones and no two wait on
+ * each other in opposite orders. A delta that changes nothing leaves the sums unlocked.
+ * `<delta>_frequencies` and `<delta>_overall_frequencies` return each frequency they changed,
+ * with its new count: one at zero is to be deleted by a later statement (dropZeroedFrequencies),
+ * as one statement cannot change a row twice.
  */
 export function keywordDeltaSql(delta: string): string {
+  // read in full before the sums are touched (see above)
+  const after = `(SELECT count(*) FROM ${delta}_totals) + (SELECT count(*) FROM ${delta}_frequencies) >= 0`;
   return `${delta}_totals AS (
        INSERT INTO search_keyword_totals AS t (group_key, conversation_id, kind, audience, items, lexemes)
        SELECT group_key, conversation_id, kind, audience, sum(sign), sum(sign * length(tsv)) FROM ${delta}
         GROUP BY group_key, conversation_id, kind, audience ORDER BY group_key, conversation_id, kind, audience
        ON CONFLICT (group_key, conversation_id, kind, audience)
        DO UPDATE SET items = t.items + EXCLUDED.items, lexemes = t.lexemes + EXCLUDED.lexemes
+       RETURNING 1
      ),
      ${delta}_frequencies AS (
        INSERT INTO search_keyword_frequencies AS f (group_key, conversation_id, kind, audience, lexeme, items)
@@ -67,30 +74,104 @@ export function keywordDeltaSql(delta: string): string {
         GROUP BY 1, 2, 3, 4, 5 HAVING sum(d.sign) <> 0 ORDER BY 1, 2, 3, 4, 5
        ON CONFLICT (group_key, conversation_id, kind, audience, md5(lexeme)) DO UPDATE SET items = f.items + EXCLUDED.items
        RETURNING f.group_key, f.conversation_id, f.kind, f.audience, f.lexeme, f.items
+     ),
+     ${delta}_overall_totals AS (
+       INSERT INTO search_keyword_overall_totals AS t (kind, audience, items, lexemes)
+       SELECT kind, audience, sum(sign), sum(sign * length(tsv)) FROM ${delta} WHERE ${after}
+        GROUP BY kind, audience HAVING sum(sign) <> 0 OR sum(sign * length(tsv)) <> 0 ORDER BY kind, audience
+       ON CONFLICT (kind, audience) DO UPDATE SET items = t.items + EXCLUDED.items, lexemes = t.lexemes + EXCLUDED.lexemes
+     ),
+     ${delta}_overall_frequencies AS (
+       INSERT INTO search_keyword_overall_frequencies AS f (lexeme, kind, audience, items)
+       SELECT l.lexeme, d.kind, d.audience, sum(d.sign)
+         FROM ${delta} d, unnest(tsvector_to_array(d.tsv)) AS l(lexeme)
+        WHERE octet_length(l.lexeme) <= 1000 AND ${after}
+        GROUP BY 1, 2, 3 HAVING sum(d.sign) <> 0 ORDER BY 1, 2, 3
+       ON CONFLICT (lexeme, kind, audience) DO UPDATE SET items = f.items + EXCLUDED.items
+       RETURNING f.lexeme, f.kind, f.audience, f.items
      )`;
 }
 
-/** The frequencies keywordDeltaSql brought to zero, as a JSON array for dropZeroedFrequencies. */
+/** The frequencies keywordDeltaSql brought to zero, as JSON for dropZeroedFrequencies. */
 export const zeroedOf = (delta: string) =>
-  `(SELECT json_agg(json_build_array(group_key, conversation_id, kind, audience, lexeme))
-      FROM ${delta}_frequencies WHERE items = 0)`;
+  `json_build_object(
+     'conversations', (SELECT json_agg(json_build_array(group_key, conversation_id, kind, audience, lexeme))
+                         FROM ${delta}_frequencies WHERE items = 0),
+     'overall', (SELECT json_agg(json_build_array(lexeme, kind, audience)) FROM ${delta}_overall_frequencies WHERE items = 0))`;
 
-export type ZeroedFrequencies = ReadonlyArray<readonly [string, string, string, string, string]> | null;
+export type ZeroedFrequencies = {
+  readonly conversations?: ReadonlyArray<readonly [string, string, string, string, string]> | null;
+  readonly overall?: ReadonlyArray<readonly [string, string, string]> | null;
+} | null;
 
 /**
  * Deletes the frequencies a delta left at zero, so that a lexeme no row holds has no row. This
  * transaction holds them locked since it changed them; `items = 0` still guards a caller outside one.
  */
 export async function dropZeroedFrequencies(q: Queryable, zeroed: ZeroedFrequencies): Promise<void> {
-  if (!zeroed || zeroed.length === 0) return;
-  const column = (i: number) => zeroed.map((z) => z[i]);
-  await q.query(
-    `DELETE FROM search_keyword_frequencies f
-      USING unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS z(g, c, k, a, l)
-      WHERE f.group_key = z.g AND f.conversation_id = z.c AND f.kind = z.k AND f.audience = z.a AND f.lexeme = z.l
-        AND f.items = 0`,
-    [column(0), column(1), column(2), column(3), column(4)],
+  const conversations = zeroed?.conversations ?? [];
+  const overall = zeroed?.overall ?? [];
+  if (conversations.length > 0) {
+    const column = (i: number) => conversations.map((z) => z[i]);
+    await q.query(
+      `DELETE FROM search_keyword_frequencies f
+        USING unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS z(g, c, k, a, l)
+        WHERE f.group_key = z.g AND f.conversation_id = z.c AND f.kind = z.k AND f.audience = z.a AND f.lexeme = z.l
+          AND f.items = 0`,
+      [column(0), column(1), column(2), column(3), column(4)],
+    );
+  }
+  if (overall.length > 0) {
+    const column = (i: number) => overall.map((z) => z[i]);
+    await q.query(
+      `DELETE FROM search_keyword_overall_frequencies f
+        USING unnest($1::text[], $2::text[], $3::text[]) AS z(l, k, a)
+        WHERE f.lexeme = z.l AND f.kind = z.k AND f.audience = z.a AND f.items = 0`,
+      [column(0), column(1), column(2)],
+    );
+  }
+}
+
+/**
+ * Purges the keyword counts of whole groups (their search rows already gone) and takes them out of
+ * the sums over every conversation, in one statement per table: a row a writer changes meanwhile
+ * is deleted as it was committed, and counted out as such. Each returns how many rows it deleted.
+ */
+export async function purgeKeywordTotals(q: Queryable, groups: readonly string[]): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `WITH gone AS (
+       DELETE FROM search_keyword_totals WHERE group_key = ANY($1::text[]) RETURNING kind, audience, items, lexemes
+     ),
+     counted_out AS (
+       INSERT INTO search_keyword_overall_totals AS t (kind, audience, items, lexemes)
+       SELECT kind, audience, -sum(items), -sum(lexemes) FROM gone
+        GROUP BY kind, audience HAVING sum(items) <> 0 OR sum(lexemes) <> 0 ORDER BY kind, audience
+       ON CONFLICT (kind, audience) DO UPDATE SET items = t.items + EXCLUDED.items, lexemes = t.lexemes + EXCLUDED.lexemes
+     )
+     SELECT count(*)::int AS n FROM gone`,
+    [[...groups]],
   );
+  return rows[0]?.n ?? 0;
+}
+
+export async function purgeKeywordFrequencies(q: Queryable, groups: readonly string[]): Promise<number> {
+  const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
+    `WITH gone AS (
+       DELETE FROM search_keyword_frequencies WHERE group_key = ANY($1::text[]) RETURNING lexeme, kind, audience, items
+     ),
+     counted_out AS (
+       INSERT INTO search_keyword_overall_frequencies AS f (lexeme, kind, audience, items)
+       SELECT lexeme, kind, audience, -sum(items) FROM gone
+        GROUP BY 1, 2, 3 HAVING sum(items) <> 0 ORDER BY 1, 2, 3
+       ON CONFLICT (lexeme, kind, audience) DO UPDATE SET items = f.items + EXCLUDED.items
+       RETURNING f.lexeme, f.kind, f.audience, f.items
+     )
+     SELECT (SELECT count(*) FROM gone)::int AS n,
+            json_build_object('overall', (SELECT json_agg(json_build_array(lexeme, kind, audience)) FROM counted_out WHERE items = 0)) AS zeroed`,
+    [[...groups]],
+  );
+  await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
+  return rows[0]?.n ?? 0;
 }
 
 /** A search row by its key. */
@@ -233,5 +314,15 @@ export async function recountKeywords(q: Pick<Queryable, 'query'>): Promise<void
        FROM search_items s, unnest(tsvector_to_array(s.tsv)) AS l(lexeme)
       WHERE octet_length(l.lexeme) <= 1000
       GROUP BY 1, 2, 3, 4, 5`,
+  );
+  await q.query('DELETE FROM search_keyword_overall_totals');
+  await q.query('DELETE FROM search_keyword_overall_frequencies');
+  await q.query(
+    `INSERT INTO search_keyword_overall_totals (kind, audience, items, lexemes)
+     SELECT kind, audience, sum(items), sum(lexemes) FROM search_keyword_totals GROUP BY 1, 2`,
+  );
+  await q.query(
+    `INSERT INTO search_keyword_overall_frequencies (lexeme, kind, audience, items)
+     SELECT lexeme, kind, audience, sum(items) FROM search_keyword_frequencies GROUP BY 1, 2, 3`,
   );
 }

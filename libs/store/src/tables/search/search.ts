@@ -213,7 +213,10 @@ export async function messagesWithoutVectors(
 
 /**
  * How many messages a person's (or a list of, or every) conversations hold, and how many items
- * there are in all; both from counters, not scans of the items.
+ * there are in all; both from counters, not scans of the items. Every conversation's counters are
+ * summed only while the planner's estimate of the items is near EXACT_SCAN_MAX_ITEMS: past twice
+ * that, the walk is chosen anyway, and the sum read every conversation's row (13 ms of a 140 ms
+ * search at 100,200 conversations). The estimate then stands for the scope.
  */
 async function scopeSize(q: Queryable, filters: SearchFilters): Promise<{ inScope: number; total: number }> {
   const params: unknown[] = [];
@@ -221,10 +224,16 @@ async function scopeSize(q: Queryable, filters: SearchFilters): Promise<{ inScop
   if (filters.conversationIds !== undefined)
     where.push(`id = ANY($${params.push([...filters.conversationIds])}::text[])`);
   if (filters.visibleTo !== undefined) where.push(visibleTo('id', params, filters.visibleTo));
+  const total = `(SELECT reltuples FROM pg_class WHERE oid = 'search_vectors'::regclass)`;
+  const inScope =
+    where.length > 0
+      ? messagesEverIn(where.join(' AND '))
+      : `CASE WHEN ${total} > ${2 * EXACT_SCAN_MAX_ITEMS} THEN NULL ELSE ${messagesEverIn('true')} END`;
   const { rows } = await q.query<{ in_scope: string | null; total: number }>(
-    `SELECT ${messagesEverIn(where.length > 0 ? where.join(' AND ') : 'true')} AS in_scope,
-            (SELECT reltuples FROM pg_class WHERE oid = 'search_vectors'::regclass) AS total`,
+    `SELECT ${inScope} AS in_scope, ${total} AS total`,
     params,
   );
-  return { inScope: Number(rows[0]?.in_scope ?? 0), total: Number(rows[0]?.total ?? 0) };
+  const items = Number(rows[0]?.total ?? 0);
+  const counted = rows[0]?.in_scope;
+  return { inScope: counted === null && where.length === 0 ? items : Number(counted ?? 0), total: items };
 }
