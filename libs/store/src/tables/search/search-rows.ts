@@ -44,6 +44,25 @@ export function insertSearchRowsSql(name: string, kind: SearchKind, select: stri
      ${keywordDeltaSql(`${name}_delta`)}`;
 }
 
+/** Adds the rows `select` yields (kind, audience, items, lexemes) to the totals over every conversation. */
+const addToOverallTotals = (
+  select: string,
+) => `INSERT INTO search_keyword_overall_totals AS t (kind, audience, items, lexemes)
+       ${select}
+       ON CONFLICT (kind, audience) DO UPDATE SET items = t.items + EXCLUDED.items, lexemes = t.lexemes + EXCLUDED.lexemes`;
+
+/** Adds the rows `select` yields (lexeme, kind, audience, items) to the frequencies over every conversation; returns each changed row. */
+const addToOverallFrequencies = (
+  select: string,
+) => `INSERT INTO search_keyword_overall_frequencies AS f (lexeme, kind, audience, items)
+       ${select}
+       ON CONFLICT (lexeme, kind, audience) DO UPDATE SET items = f.items + EXCLUDED.items
+       RETURNING f.lexeme, f.kind, f.audience, f.items`;
+
+/** The overall frequencies the CTE `changed` (addToOverallFrequencies) left at zero, as JSON. */
+const overallZeroedOf = (changed: string) =>
+  `(SELECT json_agg(json_build_array(lexeme, kind, audience)) FROM ${changed} WHERE items = 0)`;
+
 /**
  * CTEs adding signed rows of the CTE `delta` (group_key, conversation_id, kind, audience, tsv,
  * sign) to the counts: each conversation's, and the sums over every conversation (migration 0045,
@@ -76,19 +95,14 @@ export function keywordDeltaSql(delta: string): string {
        RETURNING f.group_key, f.conversation_id, f.kind, f.audience, f.lexeme, f.items
      ),
      ${delta}_overall_totals AS (
-       INSERT INTO search_keyword_overall_totals AS t (kind, audience, items, lexemes)
-       SELECT kind, audience, sum(sign), sum(sign * length(tsv)) FROM ${delta} WHERE ${after}
-        GROUP BY kind, audience HAVING sum(sign) <> 0 OR sum(sign * length(tsv)) <> 0 ORDER BY kind, audience
-       ON CONFLICT (kind, audience) DO UPDATE SET items = t.items + EXCLUDED.items, lexemes = t.lexemes + EXCLUDED.lexemes
+       ${addToOverallTotals(`SELECT kind, audience, sum(sign), sum(sign * length(tsv)) FROM ${delta} WHERE ${after}
+        GROUP BY kind, audience HAVING sum(sign) <> 0 OR sum(sign * length(tsv)) <> 0 ORDER BY kind, audience`)}
      ),
      ${delta}_overall_frequencies AS (
-       INSERT INTO search_keyword_overall_frequencies AS f (lexeme, kind, audience, items)
-       SELECT l.lexeme, d.kind, d.audience, sum(d.sign)
+       ${addToOverallFrequencies(`SELECT l.lexeme, d.kind, d.audience, sum(d.sign)
          FROM ${delta} d, unnest(tsvector_to_array(d.tsv)) AS l(lexeme)
         WHERE octet_length(l.lexeme) <= 1000 AND ${after}
-        GROUP BY 1, 2, 3 HAVING sum(d.sign) <> 0 ORDER BY 1, 2, 3
-       ON CONFLICT (lexeme, kind, audience) DO UPDATE SET items = f.items + EXCLUDED.items
-       RETURNING f.lexeme, f.kind, f.audience, f.items
+        GROUP BY 1, 2, 3 HAVING sum(d.sign) <> 0 ORDER BY 1, 2, 3`)}
      )`;
 }
 
@@ -97,7 +111,7 @@ export const zeroedOf = (delta: string) =>
   `json_build_object(
      'conversations', (SELECT json_agg(json_build_array(group_key, conversation_id, kind, audience, lexeme))
                          FROM ${delta}_frequencies WHERE items = 0),
-     'overall', (SELECT json_agg(json_build_array(lexeme, kind, audience)) FROM ${delta}_overall_frequencies WHERE items = 0))`;
+     'overall', ${overallZeroedOf(`${delta}_overall_frequencies`)})`;
 
 export type ZeroedFrequencies = {
   readonly conversations?: ReadonlyArray<readonly [string, string, string, string, string]> | null;
@@ -143,10 +157,8 @@ export async function purgeKeywordTotals(q: Queryable, groups: readonly string[]
        DELETE FROM search_keyword_totals WHERE group_key = ANY($1::text[]) RETURNING kind, audience, items, lexemes
      ),
      counted_out AS (
-       INSERT INTO search_keyword_overall_totals AS t (kind, audience, items, lexemes)
-       SELECT kind, audience, -sum(items), -sum(lexemes) FROM gone
-        GROUP BY kind, audience HAVING sum(items) <> 0 OR sum(lexemes) <> 0 ORDER BY kind, audience
-       ON CONFLICT (kind, audience) DO UPDATE SET items = t.items + EXCLUDED.items, lexemes = t.lexemes + EXCLUDED.lexemes
+       ${addToOverallTotals(`SELECT kind, audience, -sum(items), -sum(lexemes) FROM gone
+        GROUP BY kind, audience HAVING sum(items) <> 0 OR sum(lexemes) <> 0 ORDER BY kind, audience`)}
      )
      SELECT count(*)::int AS n FROM gone`,
     [[...groups]],
@@ -160,14 +172,10 @@ export async function purgeKeywordFrequencies(q: Queryable, groups: readonly str
        DELETE FROM search_keyword_frequencies WHERE group_key = ANY($1::text[]) RETURNING lexeme, kind, audience, items
      ),
      counted_out AS (
-       INSERT INTO search_keyword_overall_frequencies AS f (lexeme, kind, audience, items)
-       SELECT lexeme, kind, audience, -sum(items) FROM gone
-        GROUP BY 1, 2, 3 HAVING sum(items) <> 0 ORDER BY 1, 2, 3
-       ON CONFLICT (lexeme, kind, audience) DO UPDATE SET items = f.items + EXCLUDED.items
-       RETURNING f.lexeme, f.kind, f.audience, f.items
+       ${addToOverallFrequencies(`SELECT lexeme, kind, audience, -sum(items) FROM gone
+        GROUP BY 1, 2, 3 HAVING sum(items) <> 0 ORDER BY 1, 2, 3`)}
      )
-     SELECT (SELECT count(*) FROM gone)::int AS n,
-            json_build_object('overall', (SELECT json_agg(json_build_array(lexeme, kind, audience)) FROM counted_out WHERE items = 0)) AS zeroed`,
+     SELECT (SELECT count(*) FROM gone)::int AS n, json_build_object('overall', ${overallZeroedOf('counted_out')}) AS zeroed`,
     [[...groups]],
   );
   await dropZeroedFrequencies(q, rows[0]?.zeroed ?? null);
