@@ -1,0 +1,107 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Store } from '@memstream/store';
+import { keywordFoldSql, keywordTakeSql } from '../src/tables/search/keyword-counts.js';
+import { nodesOf, type Explained } from './explain.js';
+import { migratedStore } from './search-fixtures.js';
+
+/**
+ * The keyword queue as autovacuum often leaves it: measured nearly empty, on pages it still holds.
+ * The planner then takes whatever waits in it for a row or two. No autovacuum measures it again
+ * during the test (in STORE_LAYOUT=partitioned, each partition is such a table).
+ */
+async function queueMeasuredEmpty(store: Store): Promise<void> {
+  const { rows } = await store.query<{ name: string }>(
+    `SELECT c.oid::regclass::text AS name FROM pg_class c
+      WHERE c.relkind = 'r' AND (c.oid = 'search_keyword_pending'::regclass
+            OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'search_keyword_pending'::regclass))`,
+  );
+  assert.ok(rows.length > 0, 'the queue has a table of rows');
+  for (const r of rows) await store.exec(`ALTER TABLE ${r.name} SET (autovacuum_enabled = false)`);
+  await queue(store, 'earlier', 1, 3_000);
+  // each table keeps its last row, so that the vacuum cannot give back the pages the others held
+  await store.exec(
+    `DELETE FROM search_keyword_pending WHERE (tableoid, ctid) NOT IN
+       (SELECT tableoid, max(ctid) FROM search_keyword_pending GROUP BY tableoid)`,
+  );
+  await store.exec('VACUUM ANALYZE search_keyword_pending');
+}
+
+/** `count` waiting rows spread over `groups` groups named `<prefix>-<n>`, as the append leaves them. */
+async function queue(store: Store, prefix: string, groups: number, count: number): Promise<string[]> {
+  const names = Array.from({ length: groups }, (_, g) => `${prefix}-${g}`);
+  await store.query(
+    `INSERT INTO search_keyword_pending (group_key, kind, item_id, conversation_id, audience, tsv)
+     SELECT g, 'message', $2 || '-' || i, g, '', to_tsvector('english', 'turn ' || i || ' of the rollout plan')
+       FROM generate_series(1, $3::int) AS i, LATERAL (SELECT ($1::text[])[1 + i % cardinality($1::text[])] AS g) AS k`,
+    [names, prefix, count],
+  );
+  return names;
+}
+
+/** The fold of `groups` as foldGroupKeywordCounts runs it, with its delete explained; rolled back. */
+async function explainFold(
+  store: Store,
+  groups: string | string[],
+  limit: number,
+): Promise<{ taken: number; plan: Explained }> {
+  const sql = typeof groups === 'string' ? ('$1' as const) : ('ANY($1::text[])' as const);
+  let result: { taken: number; plan: Explained } | undefined;
+  await store
+    .transaction(async (tx) => {
+      const { rows } = await tx.query<{ item_id: string }>(keywordTakeSql(sql), [groups, limit]);
+      const explained = await tx.query<{ 'QUERY PLAN': Explained[] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${keywordFoldSql(sql)}`,
+        [groups, rows.map((r) => r.item_id)],
+      );
+      result = { taken: rows.length, plan: explained.rows[0]!['QUERY PLAN'][0]! };
+      throw new Error('rolled back on purpose');
+    })
+    .catch((err: Error) => {
+      if (err.message !== 'rolled back on purpose') throw err;
+    });
+  return result!;
+}
+
+/** Rows of the queue the plan read, over every loop of every node that read it. */
+function queueRowsRead(plan: Explained): number {
+  return [...nodesOf(plan.Plan)]
+    .filter((n) => n['Relation Name'] === 'search_keyword_pending' && n['Node Type'] !== 'ModifyTable')
+    .reduce(
+      (sum, n) => sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1),
+      0,
+    );
+}
+
+// A burst leaves thousands of messages' words waiting, in a queue the planner believes empty. The
+// fold takes a share of them: what it reads of the queue must be bounded by the queue, never by the
+// queue times the share (one scan of it per row taken), and it takes no more than its share.
+test('a fold of a backlog the planner believes empty reads the queue at most once, and takes its share', async (t) => {
+  const store = await migratedStore(t);
+  await queueMeasuredEmpty(store);
+  const backlog = 4_000;
+  const groups = await queue(store, 'burst', 40, backlog);
+  const { rows } = await store.query<{ reltuples: number }>(
+    `SELECT sum(reltuples)::float8 AS reltuples FROM pg_class
+      WHERE oid = 'search_keyword_pending'::regclass
+         OR oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'search_keyword_pending'::regclass)`,
+  );
+  assert.ok(
+    rows[0]!.reltuples < 100,
+    `the statistics count ${rows[0]!.reltuples} rows: the backlog is unknown to them`,
+  );
+
+  for (const [name, scope, waiting] of [
+    ['many groups', groups, backlog],
+    ['one group', groups[0]!, backlog / groups.length],
+  ] as const) {
+    const limit = Math.min(1_000, waiting / 2);
+    const { taken, plan } = await explainFold(store, scope, limit);
+    assert.equal(taken, limit, `${name}: the rows taken`);
+    const folded = [...nodesOf(plan.Plan)].find((n) => n['CTE Name'] === 'taken');
+    assert.equal(folded?.['Actual Rows'], limit, `${name}: the rows the delete returned to be counted`);
+    const read = queueRowsRead(plan);
+    // 1,000 scans of the queue would read 4,000,000 rows
+    assert.ok(read <= backlog + 3_000, `${name}: the delete read ${read} rows of a queue of ${backlog + 3_000}`);
+  }
+});
