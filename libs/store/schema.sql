@@ -523,7 +523,6 @@ CREATE INDEX search_items_scope_idx ON public.search_items USING btree (conversa
 CREATE INDEX search_items_tsv_idx ON public.search_items USING gin (tsv);
 CREATE INDEX search_items_user_idx ON public.search_items USING btree (user_id, kind, occurred_at);
 CREATE UNIQUE INDEX search_keyword_frequencies_key ON public.search_keyword_frequencies USING btree (group_key, conversation_id, kind, audience, md5(lexeme));
-CREATE INDEX search_keyword_frequencies_lexeme_idx ON public.search_keyword_frequencies USING btree (lexeme, kind, conversation_id);
 CREATE INDEX search_keyword_pending_item_idx ON public.search_keyword_pending USING btree (item_id);
 CREATE INDEX search_keyword_pending_scope_idx ON public.search_keyword_pending USING btree (conversation_id, kind);
 CREATE INDEX search_keyword_totals_scope_idx ON public.search_keyword_totals USING btree (conversation_id, kind);

@@ -86,12 +86,65 @@ interface ScopeStatistics {
   readonly df: number[];
 }
 
+/** The statement of parseQuery: the query's terms and, with `withStatistics`, its scope's statistics. */
+export function queryStatisticsStatement(
+  query: string,
+  filters: SearchFilters,
+  withStatistics: boolean,
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [query];
+  const where = withStatistics ? whereOf(filters, params, 'totals') : 'false';
+  const everything =
+    filters.conversationId === undefined &&
+    filters.groupKey === undefined &&
+    filters.conversationIds === undefined &&
+    filters.visibleTo === undefined;
+  const scope = everything
+    ? `SELECT items, lexemes FROM search_keyword_overall_totals WHERE ${where}`
+    : `SELECT group_key, conversation_id, kind, audience, items, lexemes FROM search_keyword_totals WHERE ${where}`;
+  // a group named: the frequencies read are pruned to its partition (shard) as the statement is planned
+  const onOneShard =
+    withStatistics && filters.groupKey !== undefined ? ` AND f.group_key = $${params.push(filters.groupKey)}` : '';
+  // each conversation of the scope with each term, as the frequencies' key: materialized, so that
+  // the planner probes the key with all of it rather than reading each conversation's lexemes
+  const probes = everything
+    ? ''
+    : `probes AS MATERIALIZED (
+         SELECT s.group_key, s.conversation_id, s.kind, s.audience, t.lexeme, md5(t.lexeme) AS hash FROM scope s, terms t
+       ),`;
+  const counted = everything
+    ? `SELECT f.lexeme, f.items AS n FROM search_keyword_overall_frequencies f
+        WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms)) AND ${where}`
+    : `SELECT f.lexeme, f.items AS n FROM probes p
+         JOIN search_keyword_frequencies f ON f.group_key = p.group_key AND f.conversation_id = p.conversation_id
+              AND f.kind = p.kind AND f.audience = p.audience AND md5(f.lexeme) = p.hash AND f.lexeme = p.lexeme${onOneShard}`;
+  const sql = `WITH terms AS MATERIALIZED (
+       SELECT lexeme, first, to_tsquery('simple', quote_literal(lexeme)) = quote_literal(lexeme)::tsquery AS plain
+         FROM (SELECT lexeme, min(p) AS first FROM unnest(to_tsvector('english', $1)) u, unnest(u.positions) p GROUP BY lexeme) t
+        ORDER BY first LIMIT ${MAX_QUERY_TERMS}
+     ),
+     scope AS MATERIALIZED (${scope}),
+     ${probes}
+     pending AS MATERIALIZED (SELECT tsv FROM search_keyword_pending WHERE ${where})
+     SELECT (SELECT array_agg(lexeme ORDER BY first) FROM terms) AS lexemes, (SELECT bool_and(plain) FROM terms) AS plain,
+            (SELECT COALESCE(sum(items), 0) FROM scope) + (SELECT count(*) FROM pending) AS items,
+            (SELECT COALESCE(sum(lexemes), 0) FROM scope) + (SELECT COALESCE(sum(length(tsv)), 0) FROM pending) AS total_length,
+            (SELECT json_object_agg(lexeme, n) FROM (SELECT lexeme, sum(n) AS n FROM (
+                ${counted}
+                UNION ALL
+                SELECT l.lexeme, 1 FROM pending p, unnest(tsvector_to_array(p.tsv)) AS l(lexeme) WHERE l.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))
+              ) c GROUP BY lexeme) d) AS df`;
+  return { sql, params };
+}
+
 /**
  * The query's terms (stemmed, stop words dropped, in order of first use), whether the simple
  * parser reads each back as the one lexeme (tfOf ranks by it), and, when asked, the scope's
  * statistics from the kept counts: one statement, as a search waits for each. The document
- * frequencies are read by lexeme (`= ANY` of an array, so the lexeme-first index of migration
- * 0011 is used) and joined to the scope, rather than looked up per conversation. Messages whose
+ * frequencies of a scope's conversations are read by their key, which holds the lexeme's md5: a
+ * probe per conversation and query term, or a conversation's rows read in a row where it holds
+ * few (migration 0047 dropped the lexeme-first index, which every fold paid for and which a
+ * search over every conversation needed before 0045). Messages whose
  * counts are not folded in yet (migration 0021) are counted from their pending rows, so the
  * statistics are exact whenever the search runs.
  *
@@ -106,47 +159,14 @@ async function parseQuery(
   filters: SearchFilters,
   withStatistics: boolean,
 ): Promise<{ lexemes: string[]; plain: boolean; stats: ScopeStatistics | undefined }> {
-  const params: unknown[] = [query];
-  const where = withStatistics ? whereOf(filters, params, 'totals') : 'false';
-  const everything =
-    filters.conversationId === undefined &&
-    filters.groupKey === undefined &&
-    filters.conversationIds === undefined &&
-    filters.visibleTo === undefined;
-  const scope = everything
-    ? `SELECT items, lexemes FROM search_keyword_overall_totals WHERE ${where}`
-    : `SELECT group_key, conversation_id, kind, audience, items, lexemes FROM search_keyword_totals WHERE ${where}`;
-  const counted = everything
-    ? `SELECT f.lexeme, f.items AS n FROM search_keyword_overall_frequencies f
-        WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms)) AND ${where}`
-    : `SELECT f.lexeme, f.items AS n FROM search_keyword_frequencies f
-         JOIN scope s ON s.group_key = f.group_key AND s.conversation_id = f.conversation_id
-                     AND s.kind = f.kind AND s.audience = f.audience
-        WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))`;
+  const { sql, params } = queryStatisticsStatement(query, filters, withStatistics);
   const { rows } = await q.query<{
     lexemes: string[] | null;
     plain: boolean | null;
     items: string | null;
     total_length: string | null;
     df: Record<string, string | number> | null;
-  }>(
-    `WITH terms AS MATERIALIZED (
-       SELECT lexeme, first, to_tsquery('simple', quote_literal(lexeme)) = quote_literal(lexeme)::tsquery AS plain
-         FROM (SELECT lexeme, min(p) AS first FROM unnest(to_tsvector('english', $1)) u, unnest(u.positions) p GROUP BY lexeme) t
-        ORDER BY first LIMIT ${MAX_QUERY_TERMS}
-     ),
-     scope AS MATERIALIZED (${scope}),
-     pending AS MATERIALIZED (SELECT tsv FROM search_keyword_pending WHERE ${where})
-     SELECT (SELECT array_agg(lexeme ORDER BY first) FROM terms) AS lexemes, (SELECT bool_and(plain) FROM terms) AS plain,
-            (SELECT COALESCE(sum(items), 0) FROM scope) + (SELECT count(*) FROM pending) AS items,
-            (SELECT COALESCE(sum(lexemes), 0) FROM scope) + (SELECT COALESCE(sum(length(tsv)), 0) FROM pending) AS total_length,
-            (SELECT json_object_agg(lexeme, n) FROM (SELECT lexeme, sum(n) AS n FROM (
-                ${counted}
-                UNION ALL
-                SELECT l.lexeme, 1 FROM pending p, unnest(tsvector_to_array(p.tsv)) AS l(lexeme) WHERE l.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))
-              ) c GROUP BY lexeme) d) AS df`,
-    params,
-  );
+  }>(sql, params);
   const r = rows[0];
   const lexemes = r?.lexemes ?? [];
   const stats = withStatistics

@@ -130,8 +130,8 @@ export async function dropZeroedFrequencies(q: Queryable, zeroed: ZeroedFrequenc
     await q.query(
       `DELETE FROM search_keyword_frequencies f
         USING unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS z(g, c, k, a, l)
-        WHERE f.group_key = z.g AND f.conversation_id = z.c AND f.kind = z.k AND f.audience = z.a AND f.lexeme = z.l
-          AND f.items = 0`,
+        WHERE f.group_key = z.g AND f.conversation_id = z.c AND f.kind = z.k AND f.audience = z.a
+          AND md5(f.lexeme) = md5(z.l) AND f.lexeme = z.l AND f.items = 0`,
       [column(0), column(1), column(2), column(3), column(4)],
     );
   }

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '@memstream/store';
 import { keywordFoldSql, keywordTakeSql } from '../src/tables/search/keyword-counts.js';
+import { queryStatisticsStatement } from '../src/tables/search/keyword-search.js';
+import type { SearchFilters } from '../src/tables/search/search.js';
 import { nodesOf, type Explained } from './explain.js';
 import { migratedStore } from './search-fixtures.js';
 
@@ -63,10 +65,11 @@ async function explainFold(
   return result!;
 }
 
-/** Rows of the queue the plan read, over every loop of every node that read it. */
-function queueRowsRead(plan: Explained): number {
+/** Rows of `table` (or of its partitions) the plan read, over every loop of every node that read it. */
+function rowsRead(plan: Explained, table: string): number {
+  const named = new RegExp(`^${table}(_p\\d+)?$`);
   return [...nodesOf(plan.Plan)]
-    .filter((n) => n['Relation Name'] === 'search_keyword_pending' && n['Node Type'] !== 'ModifyTable')
+    .filter((n) => named.test(n['Relation Name'] ?? '') && n['Node Type'] !== 'ModifyTable')
     .reduce(
       (sum, n) => sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1),
       0,
@@ -100,8 +103,44 @@ test('a fold of a backlog the planner believes empty reads the queue at most onc
     assert.equal(taken, limit, `${name}: the rows taken`);
     const folded = [...nodesOf(plan.Plan)].find((n) => n['CTE Name'] === 'taken');
     assert.equal(folded?.['Actual Rows'], limit, `${name}: the rows the delete returned to be counted`);
-    const read = queueRowsRead(plan);
+    const read = rowsRead(plan, 'search_keyword_pending');
     // 1,000 scans of the queue would read 4,000,000 rows
-    assert.ok(read <= backlog + 3_000, `${name}: the delete read ${read} rows of a queue of ${backlog + 3_000}`);
+    assert.ok(read > 0 && read <= backlog + 3_000, `${name}: the delete read ${read} rows of a queue of ${backlog + 3_000}`);
+  }
+});
+
+// A conversation that has run for months holds tens of thousands of distinct words. A search in
+// it reads the counts of its query's terms: each is a probe of the frequencies' key, whatever else
+// the conversation holds (the lexeme-first index that did this before every fold paid for is gone,
+// migration 0047).
+test("a search's statistics in a conversation of many words read a count per query term, not the conversation's words", async (t) => {
+  const store = await migratedStore(t);
+  const words = 20_000;
+  await store.query(
+    `INSERT INTO search_keyword_totals (group_key, conversation_id, kind, audience, items, lexemes)
+     VALUES ('long-group', 'long-chat', 'message', '', 100000, 1000000), ('long-group', 'side-chat', 'message', '', 10, 100)`,
+  );
+  await store.query(
+    `INSERT INTO search_keyword_frequencies (group_key, conversation_id, kind, audience, lexeme, items)
+     SELECT 'long-group', 'long-chat', 'message', '', 'word' || i, 1 + i % 50 FROM generate_series(1, $1::int) AS i
+     UNION ALL
+     SELECT 'long-group', c, 'message', '', l, 7 FROM unnest(ARRAY['long-chat', 'side-chat']) AS c, unnest(ARRAY['rollout', 'plan']) AS l`,
+    [words],
+  );
+  await store.exec('ANALYZE search_keyword_frequencies, search_keyword_totals');
+
+  for (const [name, filters] of [
+    ['the group', { kinds: ['message'], groupKey: 'long-group' }],
+    ['one conversation', { kinds: ['message'], conversationId: 'long-chat' }],
+    ['a list of conversations', { kinds: ['message'], conversationIds: ['long-chat', 'side-chat'] }],
+  ] as Array<[string, SearchFilters]>) {
+    const { sql, params } = queryStatisticsStatement('the rollout plan for the launch', filters, true);
+    const { rows } = await store.query<{ 'QUERY PLAN': Explained[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
+    const read = rowsRead(rows[0]!['QUERY PLAN'][0]!, 'search_keyword_frequencies');
+    // three terms (rollout, plan, launch), in at most two conversations
+    assert.ok(read > 0 && read <= 6, `${name}: read ${read} frequencies of a conversation holding ${words + 2}`);
+    const { rows: counted } = await store.query<{ df: Record<string, string> }>(sql, params);
+    const expected = name === 'one conversation' ? 7 : 14;
+    assert.deepEqual(counted[0]!.df, { rollout: expected, plan: expected }, `${name}: the counts`);
   }
 });
