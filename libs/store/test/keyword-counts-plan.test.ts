@@ -105,7 +105,10 @@ test('a fold of a backlog the planner believes empty reads the queue at most onc
     assert.equal(folded?.['Actual Rows'], limit, `${name}: the rows the delete returned to be counted`);
     const read = rowsRead(plan, 'search_keyword_pending');
     // 1,000 scans of the queue would read 4,000,000 rows
-    assert.ok(read > 0 && read <= backlog + 3_000, `${name}: the delete read ${read} rows of a queue of ${backlog + 3_000}`);
+    assert.ok(
+      read > 0 && read <= backlog + 3_000,
+      `${name}: the delete read ${read} rows of a queue of ${backlog + 3_000}`,
+    );
   }
 });
 
