@@ -142,11 +142,10 @@ export function queryStatisticsStatement(
  * parser reads each back as the one lexeme (tfOf ranks by it), and, when asked, the scope's
  * statistics from the kept counts: one statement, as a search waits for each. The document
  * frequencies of a scope's conversations are read by their key, which holds the lexeme's md5: a
- * probe per conversation and query term, or a conversation's rows read in a row where it holds
- * few (migration 0047 dropped the lexeme-first index, which every fold paid for and which a
- * search over every conversation needed before 0045). Messages whose
- * counts are not folded in yet (migration 0021) are counted from their pending rows, so the
- * statistics are exact whenever the search runs.
+ * probe per conversation and query term (migration 0047 dropped the lexeme-first index, which
+ * every fold paid for and which a search over every conversation needed before 0045). Messages
+ * whose counts are not folded in yet (migration 0021) are counted from their pending rows, so
+ * the statistics are exact whenever the search runs.
  *
  * A scope of every conversation (a caller who may read them all, with no conversation named) reads
  * the sums the writers keep over every conversation (migration 0045): a row per kind and audience,
