@@ -14,7 +14,9 @@ import { keywordDeltaSql } from './search-rows.js';
  * locked by the shard key, so a fold stays on the node that holds its groups (docs/store.md); in
  * the plain layout, one transaction for them all, as the fold cost before it went by group (a
  * transaction per group made the held-write bench's PostgreSQL work per message twice as large).
- * The groups are those of the first `limit` waiting rows.
+ * The groups are those of the first `limit` waiting rows. On Citus the rows are locked by a
+ * statement of their own, which must stay on one shard: pass the layout's `shardGroups`, as the
+ * converter does.
  */
 export async function foldKeywordCounts(
   store: Pick<Store, 'query' | 'transaction'>,
