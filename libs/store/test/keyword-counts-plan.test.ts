@@ -7,6 +7,10 @@ import type { SearchFilters } from '../src/tables/search/search.js';
 import { nodesOf, type Explained } from './explain.js';
 import { migratedStore } from './search-fixtures.js';
 
+/** The keyword queue's tables in pg_class (`c`): the table, or in STORE_LAYOUT=partitioned its partitions too. */
+const QUEUE_TABLES = `(c.oid = 'search_keyword_pending'::regclass
+  OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'search_keyword_pending'::regclass))`;
+
 /**
  * The keyword queue as autovacuum often leaves it: measured nearly empty, on pages it still holds.
  * The planner then takes whatever waits in it for a row or two. No autovacuum measures it again
@@ -14,9 +18,7 @@ import { migratedStore } from './search-fixtures.js';
  */
 async function queueMeasuredEmpty(store: Store): Promise<void> {
   const { rows } = await store.query<{ name: string }>(
-    `SELECT c.oid::regclass::text AS name FROM pg_class c
-      WHERE c.relkind = 'r' AND (c.oid = 'search_keyword_pending'::regclass
-            OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'search_keyword_pending'::regclass))`,
+    `SELECT c.oid::regclass::text AS name FROM pg_class c WHERE c.relkind = 'r' AND ${QUEUE_TABLES}`,
   );
   assert.ok(rows.length > 0, 'the queue has a table of rows');
   for (const r of rows) await store.exec(`ALTER TABLE ${r.name} SET (autovacuum_enabled = false)`);
@@ -85,9 +87,7 @@ test('a fold of a backlog the planner believes empty reads the queue at most onc
   const backlog = 4_000;
   const groups = await queue(store, 'burst', 40, backlog);
   const { rows } = await store.query<{ reltuples: number }>(
-    `SELECT sum(reltuples)::float8 AS reltuples FROM pg_class
-      WHERE oid = 'search_keyword_pending'::regclass
-         OR oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'search_keyword_pending'::regclass)`,
+    `SELECT sum(c.reltuples)::float8 AS reltuples FROM pg_class c WHERE ${QUEUE_TABLES}`,
   );
   assert.ok(
     rows[0]!.reltuples < 100,
