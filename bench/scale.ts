@@ -53,6 +53,7 @@ const HELP = `usage: npm run bench:scale -- [options]
   --store-timeout-s S          how long a pass may take to be stored or indexed (default 600)
   --indexer-writers N          the indexer's INDEXER_WRITERS (default: the service's own, 2): its vector writes at once
   --indexer-pool N             the indexer's DATABASE_POOL_MAX (default: the service's own, 10)
+  --indexer-yield-lag N        the indexer's INDEXER_YIELD_LAG (default: the service's own, 1000; 0: it never waits for the converter)
   --keep-database              leave the database in place at the end (its name is in the first progress line), to query it`;
 
 const { values: flags } = parseArgs({
@@ -75,6 +76,7 @@ const { values: flags } = parseArgs({
     'load-chunk': { type: 'string', default: '50000' },
     'store-timeout-s': { type: 'string', default: '600' },
     'indexer-pool': { type: 'string' },
+    'indexer-yield-lag': { type: 'string' },
     'indexer-writers': { type: 'string' },
     'keep-database': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
@@ -99,9 +101,14 @@ const indexerPool =
   flags['indexer-pool'] === undefined ? undefined : positiveInt('indexer-pool', flags['indexer-pool']);
 const indexerWriters =
   flags['indexer-writers'] === undefined ? undefined : positiveInt('indexer-writers', flags['indexer-writers']);
+const indexerYieldLag =
+  flags['indexer-yield-lag'] === undefined
+    ? undefined
+    : positiveInt('indexer-yield-lag', flags['indexer-yield-lag'], 0);
 const indexerEnv = {
   ...(indexerPool === undefined ? {} : { DATABASE_POOL_MAX: String(indexerPool) }),
   ...(indexerWriters === undefined ? {} : { INDEXER_WRITERS: String(indexerWriters) }),
+  ...(indexerYieldLag === undefined ? {} : { INDEXER_YIELD_LAG: String(indexerYieldLag) }),
 };
 const pausedRounds = positiveInt('paused-rounds', flags['paused-rounds'], 0);
 const settings = {
@@ -286,6 +293,7 @@ async function main(): Promise<void> {
         text: turns.source,
         ...(indexerPool === undefined ? {} : { indexer_pool: indexerPool }),
         ...(indexerWriters === undefined ? {} : { indexer_writers: indexerWriters }),
+        ...(indexerYieldLag === undefined ? {} : { indexer_yield_lag: indexerYieldLag }),
         load,
         held_writes: held,
         producer_path,

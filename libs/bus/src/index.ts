@@ -22,6 +22,7 @@ export { subscribeWiring, type Binding, type TopicsOf, type Wiring } from './wir
 export type { PartitionCut, PartitionRange, RetainedRecords } from './retained-records.js';
 export { latestRecords, type LatestRecords } from './latest-records.js';
 export { consumerLag, type GroupLag, type PartitionLag } from './consumer-lag.js';
+export { BacklogYield, type BacklogYieldOptions } from './backlog-yield.js';
 export {
   eraseTransportCopies,
   COPIED_FROM_HEADER,

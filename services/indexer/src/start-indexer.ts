@@ -1,9 +1,9 @@
-import { retryPolicyOf, subscribeWiring, type Bus, type Wiring } from '@memstream/bus';
+import { BacklogYield, retryPolicyOf, subscribeWiring, type Bus, type Wiring } from '@memstream/bus';
 import type { IndexerConfig } from './config.js';
 import type { Embedder } from '@memstream/embedding';
 import type { Logger } from '@memstream/logging';
 import { Slots, startPeriodicJob, type Lifecycle } from '@memstream/runtime';
-import { type CONSUMERS, consumerGroup, TOPICS } from '@memstream/schemas';
+import { CONSUMERS, consumerGroup, consumerGroupsOf, TOPICS } from '@memstream/schemas';
 import { ensureVectorIndex, shardGroupsOf, type Store } from '@memstream/store';
 import { Indexer } from './indexer.js';
 import { queueDeadLettered } from './dead-lettered.js';
@@ -37,6 +37,18 @@ export async function runIndexer(
     // one cap for both consumers' lanes and the sweep: they all insert into the same graph
     new Slots(config.INDEXER_WRITERS),
   );
+  // the converter's input topics, read by its group: what a batch waits for while it is behind
+  const storingFirst = new BacklogYield(deps.bus, {
+    watched: (Object.keys(CONSUMERS) as (keyof typeof CONSUMERS)[])
+      .filter((topic) => (CONSUMERS[topic] as readonly string[]).includes('converter'))
+      .map((topic) => ({
+        topic: TOPICS[topic].name,
+        groupIds: consumerGroupsOf(topic, { CONVERTER_GROUP_ID: config.CONVERTER_GROUP_ID }),
+      })),
+    lag: config.INDEXER_YIELD_LAG,
+    maxHoldMs: config.INDEXER_YIELD_MAX_MS,
+    log,
+  });
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'indexer'> = {
     messagesStored: {
       groupId: consumerGroup('messagesStored', 'indexer', config.INDEXER_GROUP_ID),
@@ -44,7 +56,10 @@ export async function runIndexer(
       partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
       maxBatchSize: INDEX_BATCH,
       lingerMs: config.BACKGROUND_LINGER_MS,
-      batchHandler: async (events) => void (await indexer.indexMessages(events.map((e) => e.data))),
+      batchHandler: async (events, ctx) => {
+        await storingFirst.clear(ctx.signal);
+        await indexer.indexMessages(events.map((e) => e.data));
+      },
       handler: async (event) => void (await indexer.indexMessages([event.data])),
       onDeadLetter: queueDeadLettered(deps.store, log),
     },
@@ -54,7 +69,10 @@ export async function runIndexer(
       partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
       maxBatchSize: INDEX_BATCH,
       lingerMs: config.BACKGROUND_LINGER_MS,
-      batchHandler: async (events) => void (await indexer.indexMemories(events.map((e) => e.data))),
+      batchHandler: async (events, ctx) => {
+        await storingFirst.clear(ctx.signal);
+        await indexer.indexMemories(events.map((e) => e.data));
+      },
       handler: async (event) => void (await indexer.indexMemories([event.data])),
     },
   };
