@@ -33,6 +33,7 @@ export {
   deleteSearchRows,
   insertSearchRows,
   insertSearchRowsSql,
+  mendOverallKeywordSums,
   recountKeywords,
   type SearchKind,
   type SearchRowInput,

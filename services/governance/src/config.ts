@@ -42,6 +42,12 @@ export const governanceSettings = {
   RETENTION_BATCH_SIZE: env.int(100, 1, 10_000),
   /** How long a retention run stays one process's without finishing a batch (then another may run it). */
   RETENTION_LEASE_MS: env.int(60_000, 100, 3_600_000),
+  /**
+   * How often the keyword sums over every conversation are checked against the conversations'
+   * counts and summed again when they drifted (a writer older than migration 0045 left running
+   * through a rolling upgrade): one scan of the totals, a row per conversation and kind.
+   */
+  KEYWORD_SUMS_CHECK_INTERVAL_MS: env.int(900_000, 50, 7 * 86_400_000),
 };
 
 export const governanceEnv = platformEnv.extend(governanceSettings).superRefine(requireRedisWithKafka);

@@ -2,7 +2,7 @@ import { retryPolicyOf, subscribeWiring, type Bus, type Wiring } from '@memstrea
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
-import { purgeRequestOutcomes, type Store } from '@memstream/store';
+import { mendOverallKeywordSums, purgeRequestOutcomes, type Store } from '@memstream/store';
 import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 import type { GovernanceConfig } from './config.js';
 import { createEraser } from './erasure-worker.js';
@@ -12,12 +12,12 @@ import { retentionWork } from './retention-job.js';
 import { transportEraser } from './transport-erasure.js';
 
 /** The work the worker sweeps, by name: what `wake` takes. */
-export type GovernanceWork = 'erasure' | 'eviction' | 'retention' | 'request-outcome-purge';
+export type GovernanceWork = 'erasure' | 'eviction' | 'retention' | 'request-outcome-purge' | 'keyword-sums';
 
 /**
  * The governance worker as a process runs it (alone, or inside the all-in-one): erasures (from
- * their topic, and swept), evictions, retention and the purge of request outcomes past their time
- * to live, each on the one lease-and-sweep runner. Resolves with the runner, whose `wake` starts a
+ * their topic, and swept), evictions, retention, the purge of request outcomes past their time
+ * to live and the check of the keyword sums, each on the one lease-and-sweep runner. Resolves with the runner, whose `wake` starts a
  * sweep at once (the embedded mode's API wakes the eviction sweep when it makes a job).
  */
 export async function runGovernance(
@@ -71,6 +71,16 @@ export async function runGovernance(
         const cutoff = new Date(Date.now() - config.REQUEST_STATUS_TTL_SECONDS * 1000);
         const removed = await purgeRequestOutcomes(deps.store, cutoff);
         if (removed > 0) deps.log.info({ removed }, 'expired request outcomes purged');
+        return false;
+      },
+    },
+    {
+      // Every replica checks; one mends at a time (under a lock), and the next finds nothing to mend.
+      name: 'keyword-sums',
+      everyMs: config.KEYWORD_SUMS_CHECK_INTERVAL_MS,
+      async takeOne() {
+        if (await mendOverallKeywordSums(deps.store))
+          deps.log.warn('the keyword sums over every conversation had drifted from its counts: summed again');
         return false;
       },
     },

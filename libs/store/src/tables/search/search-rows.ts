@@ -1,4 +1,4 @@
-import type { Queryable } from '../../store.js';
+import type { Queryable, Store } from '../../store.js';
 
 export type SearchKind = 'message' | 'episodic_memory';
 
@@ -323,6 +323,11 @@ export async function recountKeywords(q: Pick<Queryable, 'query'>): Promise<void
       WHERE octet_length(l.lexeme) <= 1000
       GROUP BY 1, 2, 3, 4, 5`,
   );
+  await sumOverall(q);
+}
+
+/** The sums over every conversation (migration 0045) made again from the conversations' counts. */
+async function sumOverall(q: Pick<Queryable, 'query'>): Promise<void> {
   await q.query('DELETE FROM search_keyword_overall_totals');
   await q.query('DELETE FROM search_keyword_overall_frequencies');
   await q.query(
@@ -333,4 +338,45 @@ export async function recountKeywords(q: Pick<Queryable, 'query'>): Promise<void
     `INSERT INTO search_keyword_overall_frequencies (lexeme, kind, audience, items)
      SELECT lexeme, kind, audience, sum(items) FROM search_keyword_frequencies GROUP BY 1, 2, 3`,
   );
+}
+
+/**
+ * Kinds and audiences whose totals over every conversation are not the sum of the conversations'
+ * (folded) totals. Every writer of this version changes both in one statement, so in any snapshot
+ * they agree; a writer older than migration 0045 (left running through a rolling upgrade) changes
+ * only the conversations' and leaves the sums short. One scan of the totals, a row per
+ * conversation, kind and audience.
+ */
+const DRIFTED_TOTALS = `
+  SELECT count(*)::int AS n
+    FROM (SELECT kind, audience, sum(items) AS items, sum(lexemes) AS lexemes
+            FROM search_keyword_totals GROUP BY 1, 2) c
+    FULL JOIN search_keyword_overall_totals o USING (kind, audience)
+   WHERE (COALESCE(c.items, 0), COALESCE(c.lexemes, 0)) IS DISTINCT FROM (COALESCE(o.items, 0), COALESCE(o.lexemes, 0))`;
+
+/**
+ * Mends the sums over every conversation when their totals have drifted from the conversations'
+ * (DRIFTED_TOTALS): the governance worker's periodic check. True when it summed them again.
+ *
+ * The sums are summed under an EXCLUSIVE lock on their two tables: searches go on reading the old
+ * sums, and every writer waits at its statement's start, before it changed anything, then adds
+ * its delta to the new sums. A writer that already changed rows holds the tables until it
+ * commits, and the lock waits for it, so its rows are in the recount. The check runs again under
+ * the lock: another replica may have mended them meanwhile. The recount reads every frequency
+ * row (7.4 s at a million messages here), so its statements may take up to 30 minutes, and writers
+ * wait that long: a fold gives up after its lock_timeout and leaves its rows for the next.
+ *
+ * A drift that moves lexemes but no totals (none of this version's writers makes one; an old
+ * writer's rewrite of a memory to other words of the same count could) is not seen by the check.
+ */
+export async function mendOverallKeywordSums(store: Store): Promise<boolean> {
+  const drifted = async (q: Pick<Queryable, 'query'>) => (await q.query<{ n: number }>(DRIFTED_TOTALS)).rows[0]!.n > 0;
+  if (!(await drifted(store))) return false;
+  return store.transaction(async (tx) => {
+    await tx.query("SET LOCAL statement_timeout = '30min'");
+    await tx.query('LOCK TABLE search_keyword_overall_totals, search_keyword_overall_frequencies IN EXCLUSIVE MODE');
+    if (!(await drifted(tx))) return false;
+    await sumOverall(tx);
+    return true;
+  });
 }
