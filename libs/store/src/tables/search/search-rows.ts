@@ -363,7 +363,7 @@ const DRIFTED_TOTALS = `
  * its delta to the new sums. A writer that already changed rows holds the tables until it
  * commits, and the lock waits for it, so its rows are in the recount. The check runs again under
  * the lock: another replica may have mended them meanwhile. The recount reads every frequency
- * row (7.4 s at a million messages here), so its statements may take up to 30 minutes, and writers
+ * row (4.3 s at a million messages here), so its statements may take up to 30 minutes, and writers
  * wait that long: a fold gives up after its lock_timeout and leaves its rows for the next.
  *
  * A drift that moves lexemes but no totals (none of this version's writers makes one; an old
