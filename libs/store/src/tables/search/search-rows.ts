@@ -363,8 +363,10 @@ const DRIFTED_TOTALS = `
  * its delta to the new sums. A writer that already changed rows holds the tables until it
  * commits, and the lock waits for it, so its rows are in the recount. The check runs again under
  * the lock: another replica may have mended them meanwhile. The recount reads every frequency
- * row (4.3 s at a million messages here), so its statements may take up to 30 minutes, and writers
- * wait that long: a fold gives up after its lock_timeout and leaves its rows for the next.
+ * row in one statement (4.3 s at a million messages here), and writers wait that long: a fold
+ * gives up after its lock_timeout and leaves its rows for the next. That statement must end within
+ * the process's statement timeout (DATABASE_STATEMENT_TIMEOUT_MS, which the client enforces too);
+ * a store past about seven million messages needs a longer one for the governance worker.
  *
  * A drift that moves lexemes but no totals (none of this version's writers makes one; an old
  * writer's rewrite of a memory to other words of the same count could) is not seen by the check.
@@ -373,7 +375,6 @@ export async function mendOverallKeywordSums(store: Store): Promise<boolean> {
   const drifted = async (q: Pick<Queryable, 'query'>) => (await q.query<{ n: number }>(DRIFTED_TOTALS)).rows[0]!.n > 0;
   if (!(await drifted(store))) return false;
   return store.transaction(async (tx) => {
-    await tx.query("SET LOCAL statement_timeout = '30min'");
     await tx.query('LOCK TABLE search_keyword_overall_totals, search_keyword_overall_frequencies IN EXCLUSIVE MODE');
     if (!(await drifted(tx))) return false;
     await sumOverall(tx);
