@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@memstream/logging';
+import type { Metrics } from '@memstream/metrics';
 import { consumerLag } from './consumer-lag.js';
 import type { RetainedRecords } from './retained-records.js';
 
@@ -15,6 +16,8 @@ export interface BacklogYieldOptions {
   /** The watched groups count as stalled once their committed offsets did not move for this long. */
   readonly stalledAfterMs?: number;
   readonly log: Logger;
+  /** Where the holds are counted (the process's registry), labelled with `holder`. */
+  readonly metrics?: { readonly registry: Metrics; readonly holder: string };
 }
 
 /** What one look at the watched groups found. */
@@ -52,6 +55,7 @@ export class BacklogYield {
   private failing = false;
   private readonly pollMs: number;
   private readonly stalledAfterMs: number;
+  private readonly series;
 
   constructor(
     private readonly retained: RetainedRecords,
@@ -59,20 +63,38 @@ export class BacklogYield {
   ) {
     this.pollMs = options.pollMs ?? 500;
     this.stalledAfterMs = options.stalledAfterMs ?? 5_000;
+    this.series = options.metrics && {
+      labels: { holder: options.metrics.holder },
+      held: options.metrics.registry.counter({
+        name: 'memstream_background_held_seconds_total',
+        help: 'Time background batches waited while the write path worked off a backlog, summed over the batches held',
+        labelNames: ['holder'],
+      }),
+      holding: options.metrics.registry.gauge({
+        name: 'memstream_background_holding',
+        help: '1 while background batches are held for the write path',
+        labelNames: ['holder'],
+      }),
+    };
+    this.series?.holding.set(this.series.labels, 0);
   }
 
   /** Resolves with how long the caller was held; at once when the signal is (or becomes) aborted. */
   async clear(signal?: AbortSignal): Promise<number> {
     if (this.options.lag <= 0 || this.options.maxHoldMs <= 0) return 0;
     const started = Date.now();
+    let held = false;
     while (!signal?.aborted && (await this.behind())) {
+      held = true;
       try {
         await sleep(this.pollMs, undefined, { signal });
       } catch {
         break; // aborted: the caller is stopping
       }
     }
-    return Date.now() - started;
+    const heldMs = Date.now() - started;
+    if (held) this.series?.held.inc(this.series.labels, heldMs / 1000);
+    return heldMs;
   }
 
   /** Whether to hold now, by a look at most pollMs old. */
@@ -92,6 +114,7 @@ export class BacklogYield {
   private hold(now: boolean, lag: number): boolean {
     if (now !== this.holding) {
       this.holding = now;
+      this.series?.holding.set(this.series.labels, now ? 1 : 0);
       this.options.log.info(
         { lag, limit: this.options.lag },
         now ? 'holding background work: the write path is behind' : 'background work goes on',

@@ -61,6 +61,13 @@ async function writePath(bus: Bus, initial: number) {
   };
   await publish(initial);
   const lag = async () => (await consumerLag(bus, [{ topic, groupIds: [groupId] }]))[0]!.lag;
+  // A new Kafka topic's offsets may not be readable at once, and a look that fails holds nobody.
+  await waitFor('offsets readable', () =>
+    lag().then(
+      (n) => n === initial,
+      () => false,
+    ),
+  );
   return {
     topic,
     watched: [{ topic, groupIds: [groupId] }],
@@ -86,7 +93,7 @@ async function writePath(bus: Bus, initial: number) {
 async function behindAndMoving(
   t: TestContext,
   make: () => Bus,
-  limits: Pick<BacklogYieldOptions, 'maxHoldMs' | 'stalledAfterMs'>,
+  limits: Pick<BacklogYieldOptions, 'maxHoldMs' | 'stalledAfterMs' | 'metrics'>,
   idle = false,
 ) {
   const bus = make();
@@ -110,7 +117,11 @@ async function behindAndMoving(
 
 for (const [name, make] of implementations) {
   test(`${name}: background work waits while the write path works off its backlog, and goes on once it is within the limit`, async (t) => {
-    const { input, yielding } = await behindAndMoving(t, make, { maxHoldMs: 600_000, stalledAfterMs: 30_000 }, true);
+    const metrics = new Metrics();
+    const limits = { maxHoldMs: 600_000, stalledAfterMs: 30_000, metrics: { registry: metrics, holder: 'test' } };
+    const { input, yielding } = await behindAndMoving(t, make, limits, true);
+    const series = async (name: string) =>
+      (await metrics.registry.getSingleMetric(name)!.get()).values.find((v) => v.labels['holder'] === 'test')?.value;
     // Nothing consumed yet: 40 behind but not moving, so nobody is held.
     assert.ok((await guarded(yielding)) < GUARD_MS);
     await input.subscribe();
@@ -122,6 +133,7 @@ for (const [name, make] of implementations) {
       releasedAt = input.allowed();
       return ms;
     });
+    await waitFor('holding', async () => (await series('memstream_background_holding')) === 1);
     for (let n = 1; n < 30 && releasedAt === undefined; n += 10) {
       input.let(10);
       await input.committedPast(n + 10);
@@ -130,6 +142,10 @@ for (const [name, make] of implementations) {
     assert.ok(releasedAt !== undefined && releasedAt >= 30, `released after ${releasedAt} of 40 were let through`);
     assert.ok(ms < GUARD_MS, `released by the backlog (${ms} ms)`);
     assert.ok((await input.lag()) <= 10);
+    // the hold is counted (the first call, not held, is not), and the gauge is down again
+    assert.equal(await series('memstream_background_holding'), 0);
+    const counted = await series('memstream_background_held_seconds_total');
+    assert.ok(counted !== undefined && Math.abs(counted - ms / 1000) < 0.001, `counted ${counted} s for ${ms} ms`);
   });
 
   test(`${name}: a backlog that outlasts the longest hold is let be until it is worked off`, async (t) => {

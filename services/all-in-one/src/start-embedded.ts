@@ -52,7 +52,7 @@ export async function startEmbedded(ctx: ProcessContext<AllInOneConfig>): Promis
   const background = backgroundStoreOf(store);
   await runSummarizer(config, { bus, store: background, log, lifecycle, metrics });
   await runExtractor(config, { bus, store: background, fanout, log, lifecycle, metrics });
-  await runIndexer(config, { bus, store: background, embedder, log, lifecycle });
+  await runIndexer(config, { bus, store: background, embedder, log, lifecycle, metrics });
 
   const writer = await lifecycle.own(
     'write path',

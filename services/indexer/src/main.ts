@@ -27,6 +27,6 @@ await runProcess('indexer', indexerEnv, process.env, async (ctx) => {
   );
   await bus.ensureTopics(allTopics());
 
-  await runIndexer(config, { bus, store, embedder, log, lifecycle });
+  await runIndexer(config, { bus, store, embedder, log, lifecycle, metrics });
   await serveProbes(ctx, [() => store.ping()]);
 });

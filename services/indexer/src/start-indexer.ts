@@ -1,4 +1,11 @@
-import { BacklogYield, retryPolicyOf, subscribeWiring, type Bus, type Wiring } from '@memstream/bus';
+import {
+  BacklogYield,
+  retryPolicyOf,
+  subscribeWiring,
+  type BacklogYieldOptions,
+  type Bus,
+  type Wiring,
+} from '@memstream/bus';
 import type { IndexerConfig } from './config.js';
 import type { Embedder } from '@memstream/embedding';
 import type { Logger } from '@memstream/logging';
@@ -19,7 +26,15 @@ const INDEX_BATCH = 128;
  */
 export async function runIndexer(
   config: IndexerConfig,
-  deps: { bus: Bus; store: Store; embedder: Embedder; log: Logger; lifecycle: Lifecycle },
+  deps: {
+    bus: Bus;
+    store: Store;
+    embedder: Embedder;
+    log: Logger;
+    lifecycle: Lifecycle;
+    /** Where the indexer's holds for the converter are counted (the process's registry). */
+    metrics?: NonNullable<BacklogYieldOptions['metrics']>['registry'] | undefined;
+  },
 ): Promise<Indexer> {
   const log = deps.log.child({ component: 'indexer', model: deps.embedder.model });
   const index = await ensureVectorIndex(deps.store, deps.embedder.model, deps.embedder.dimension);
@@ -48,6 +63,7 @@ export async function runIndexer(
     lag: config.INDEXER_YIELD_LAG,
     maxHoldMs: config.INDEXER_YIELD_MAX_MS,
     log,
+    ...(deps.metrics ? { metrics: { registry: deps.metrics, holder: 'indexer' } } : {}),
   });
   const wiring: Wiring<typeof TOPICS, typeof CONSUMERS, 'indexer'> = {
     messagesStored: {
