@@ -17,8 +17,9 @@ export type GovernanceWork = 'erasure' | 'eviction' | 'retention' | 'request-out
 /**
  * The governance worker as a process runs it (alone, or inside the all-in-one): erasures (from
  * their topic, and swept), evictions, retention, the purge of request outcomes past their time
- * to live and the check of the keyword sums, each on the one lease-and-sweep runner. Resolves with the runner, whose `wake` starts a
- * sweep at once (the embedded mode's API wakes the eviction sweep when it makes a job).
+ * to live and the check of the keyword sums, each on the one lease-and-sweep runner. Resolves
+ * with the runner, whose `wake` starts a sweep at once (the embedded mode's API wakes the
+ * eviction sweep when it makes a job).
  */
 export async function runGovernance(
   config: GovernanceConfig,
