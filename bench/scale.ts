@@ -97,14 +97,14 @@ const dimension = positiveInt('dimension', flags.dimension);
 const embeddingSample = positiveInt('embedding-sample', flags['embedding-sample'], 0);
 const loadChunk = positiveInt('load-chunk', flags['load-chunk']);
 const rounds = positiveInt('rounds', flags.rounds);
-const indexerPool =
-  flags['indexer-pool'] === undefined ? undefined : positiveInt('indexer-pool', flags['indexer-pool']);
-const indexerWriters =
-  flags['indexer-writers'] === undefined ? undefined : positiveInt('indexer-writers', flags['indexer-writers']);
-const indexerYieldLag =
-  flags['indexer-yield-lag'] === undefined
-    ? undefined
-    : positiveInt('indexer-yield-lag', flags['indexer-yield-lag'], 0);
+/** A flag that, left out, leaves the service's own default. */
+const optionalInt = (name: 'indexer-pool' | 'indexer-writers' | 'indexer-yield-lag', min = 1) => {
+  const value = flags[name];
+  return value === undefined ? undefined : positiveInt(name, value, min);
+};
+const indexerPool = optionalInt('indexer-pool');
+const indexerWriters = optionalInt('indexer-writers');
+const indexerYieldLag = optionalInt('indexer-yield-lag', 0);
 const indexerEnv = {
   ...(indexerPool === undefined ? {} : { DATABASE_POOL_MAX: String(indexerPool) }),
   ...(indexerWriters === undefined ? {} : { INDEXER_WRITERS: String(indexerWriters) }),

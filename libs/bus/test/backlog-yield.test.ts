@@ -29,8 +29,8 @@ const implementations: Array<[string, () => Bus]> = [
 ];
 
 /**
- * A topic of `initial` records (`publish` adds more) and a consumer group that handles one record each time the test
- * lets it (`let`): the write path, its backlog in the test's hands.
+ * A topic of `initial` records (`publish` adds more) and a consumer group that handles one record
+ * each time the test lets it (`let`): the write path, its backlog in the test's hands.
  */
 async function writePath(bus: Bus, initial: number) {
   let records = 0;
