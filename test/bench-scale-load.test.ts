@@ -23,9 +23,6 @@ const counterRows = (prefix: string) => `
 const totalRows = (prefix: string) => `
   SELECT substr(conversation_id, ${prefix.length + 1}) AS c, kind, audience, items, lexemes
     FROM search_keyword_totals WHERE starts_with(conversation_id, '${prefix}')`;
-const frequencyRows = (prefix: string) => `
-  SELECT substr(conversation_id, ${prefix.length + 1}) AS c, kind, audience, lexeme, items
-    FROM search_keyword_frequencies WHERE starts_with(conversation_id, '${prefix}')`;
 
 test('the bulk load writes what the append statement writes for the same messages, and numbering goes on after it', async (t) => {
   const url = await freshDatabase(t);
@@ -107,7 +104,6 @@ async function bulkLoadMatchesAppend(client: pg.Client, store: PgStore): Promise
     ['search rows', searchRows],
     ['conversation counters', counterRows],
     ['keyword totals', totalRows],
-    ['keyword frequencies', frequencyRows],
   ] as const) {
     const { rows: differ } = await client.query(
       `(${rows('real-scale-')} EXCEPT ${rows('scale-')}) UNION ALL (${rows('scale-')} EXCEPT ${rows('real-scale-')})`,

@@ -29,7 +29,6 @@ export async function rawErase(db: pg.Client, userId: string): Promise<{ elapsed
     await run('messages', 'DELETE FROM messages WHERE conversation_id IN (SELECT id FROM raw_owned)');
     await run('searchRows', 'DELETE FROM search_items WHERE conversation_id IN (SELECT id FROM raw_owned)');
     await db.query('DELETE FROM search_keyword_totals WHERE conversation_id IN (SELECT id FROM raw_owned)');
-    await db.query('DELETE FROM search_keyword_frequencies WHERE conversation_id IN (SELECT id FROM raw_owned)');
     await run('episodicMemories', 'DELETE FROM episodic_memories WHERE conversation_id IN (SELECT id FROM raw_owned)');
     await run('episodes', 'DELETE FROM episodes WHERE conversation_id IN (SELECT id FROM raw_owned)');
     await run('summaries', 'DELETE FROM memory WHERE conversation_id IN (SELECT id FROM raw_owned)');

@@ -159,8 +159,9 @@ const SIZED = [
   'conversations',
   'search_items',
   'search_vectors',
-  'search_keyword_frequencies',
   'search_keyword_totals',
+  'search_keyword_pending',
+  'search_keyword_overall_frequencies',
   'bench_scale_raw',
 ];
 

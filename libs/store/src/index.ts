@@ -30,6 +30,7 @@ export { runsByShardGroup, shardGroupsOf, type ShardGroupsOf } from './shard-gro
 export { appendByShardGroup } from './tables/conversations/append-by-shard.js';
 export { foldGroupKeywordCounts, foldKeywordCounts } from './tables/search/keyword-counts.js';
 export {
+  clearRetiredKeywordCounts,
   deleteSearchRows,
   insertSearchRows,
   insertSearchRowsSql,

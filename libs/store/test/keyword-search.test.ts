@@ -74,7 +74,10 @@ for (const [name, open] of backends) {
     await upsert(store, [{ id: 'm1', conversation: 'c1', text: 'garden memory', kind: 'episodic_memory' }]);
     assert.deepEqual(await countsDiffer(store), [], 'after the first writes');
 
-    const snapshot = async () => (await store.query('SELECT * FROM search_keyword_frequencies ORDER BY 1, 2, 3')).rows;
+    const snapshot = async () =>
+      (await store.query('SELECT * FROM search_keyword_overall_frequencies ORDER BY 1, 2, 3')).rows.concat(
+        (await store.query('SELECT * FROM search_keyword_totals ORDER BY 1, 2, 3, 4')).rows,
+      );
     const before = await snapshot();
     const { rows: same } = await store.query<{ item_id: string; content: string; conversation_id: string }>(
       `SELECT item_id, content, conversation_id FROM search_items WHERE kind = 'message'`,
@@ -107,7 +110,7 @@ for (const [name, open] of backends) {
     await deleteSearchRowsWhere(store, 'true');
     assert.deepEqual(await countsDiffer(store), [], 'everything deleted');
     assert.equal(
-      (await store.query('SELECT * FROM search_keyword_frequencies')).rows.length,
+      (await store.query('SELECT * FROM search_keyword_overall_frequencies')).rows.length,
       0,
       'no lexeme is left counted at 0',
     );

@@ -129,7 +129,7 @@ test('the keyword statistics equal a recount after appends, folds, memory rewrit
   await appendMessages(store, [{ message: ms(said('fork', 'f2', 'dora', 'one more quokka')) }]);
   await store.transaction((tx) => purgeConversationGroups(tx, ['root']));
   await check('a group purged');
-  for (const table of ['search_keyword_totals', 'search_keyword_frequencies', 'search_keyword_pending']) {
+  for (const table of ['search_keyword_totals', 'search_keyword_pending']) {
     const { rows } = await store.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM ${table} WHERE group_key = 'root'`,
     );

@@ -34,8 +34,8 @@ test('every table of conversation data says what purging a group deletes there, 
 test('a purge deletes what the indexer holds before the search rows, referring rows first, conversations last', async (t) => {
   assert.ok(stageOf('messages') < stageOf('search_items'), 'messages before their search rows');
   assert.ok(stageOf('episodic_memories') < stageOf('search_items'), 'memories before their search rows');
-  for (const statistics of ['search_keyword_totals', 'search_keyword_frequencies'])
-    assert.ok(stageOf('search_items') < stageOf(statistics), `search_items, whose trigger writes ${statistics}, first`);
+  for (const statistics of ['search_keyword_totals', 'search_keyword_pending'])
+    assert.ok(stageOf('search_items') < stageOf(statistics), `search_items, whose writers write ${statistics}, first`);
   assert.equal(PURGE_ORDER.at(-1)?.table, 'conversations');
   assert.deepEqual(
     PURGE_ORDER.filter((p) => p.purge.stage === 'root').map((p) => p.table),

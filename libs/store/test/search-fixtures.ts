@@ -43,22 +43,14 @@ export function random(seed: number): () => number {
 }
 
 /**
- * What the kept counts must equal: the same statistics counted from search_items itself, per
- * group, conversation, kind and audience (migrations 0032, 0039). Kept means counted plus still
- * pending (migration 0021), which is what a search adds up, at any moment; and the sums over
- * every conversation, those of the conversations' counted rows.
+ * What the kept counts must equal: the same statistics counted from search_items itself. Each
+ * conversation's totals per group, kind and audience (migrations 0032, 0039), counted plus still
+ * pending (migration 0021), which is what a search adds up, at any moment; the sums over every
+ * conversation (0045): the totals, those of the conversations' counted totals, and the lexemes,
+ * those of the search rows no longer pending. And no counts per conversation and lexeme, which
+ * nothing keeps since migration 0048.
  */
 export async function countsDiffer(store: Queryable): Promise<unknown[]> {
-  const { rows: lexemes } = await store.query(
-    `SELECT * FROM (SELECT s.group_key, s.conversation_id, s.kind, search_keyword_audience(s.audience) AS audience, l.lexeme, count(*) AS n
-                      FROM search_items s, unnest(s.tsv) l GROUP BY 1, 2, 3, 4, 5) a
-       FULL JOIN (SELECT group_key, conversation_id, kind, audience, lexeme, sum(n) AS items FROM (
-                    SELECT group_key, conversation_id, kind, audience, lexeme, items AS n FROM search_keyword_frequencies
-                    UNION ALL
-                    SELECT p.group_key, p.conversation_id, p.kind, p.audience, l.lexeme, 1 FROM search_keyword_pending p, unnest(p.tsv) l) k
-                   GROUP BY 1, 2, 3, 4, 5) f USING (group_key, conversation_id, kind, audience, lexeme)
-      WHERE a.n IS DISTINCT FROM f.items`,
-  );
   const { rows: totals } = await store.query(
     `SELECT * FROM (SELECT group_key, conversation_id, kind, search_keyword_audience(audience) AS audience, count(*) AS n, sum(length(tsv)) AS l
                       FROM search_items GROUP BY 1, 2, 3, 4) a
@@ -69,9 +61,14 @@ export async function countsDiffer(store: Queryable): Promise<unknown[]> {
                    GROUP BY 1, 2, 3, 4) t USING (group_key, conversation_id, kind, audience)
       WHERE (COALESCE(a.n, 0), COALESCE(a.l, 0)) IS DISTINCT FROM (t.items, t.lexemes)`,
   );
-  // the sums over every conversation (migration 0045) are those of the counted rows; a lexeme none holds has no row
+  // a lexeme none holds has no row
   const { rows: overall } = await store.query(
-    `SELECT 'overall' AS sums, * FROM (SELECT lexeme, kind, audience, sum(items) AS n FROM search_keyword_frequencies GROUP BY 1, 2, 3) a
+    `SELECT 'overall' AS sums, * FROM (
+         SELECT l.lexeme, s.kind, search_keyword_audience(s.audience) AS audience, count(*) AS n
+           FROM search_items s, unnest(s.tsv) l
+          WHERE octet_length(l.lexeme) <= 1000
+            AND NOT EXISTS (SELECT FROM search_keyword_pending p WHERE (p.group_key, p.kind, p.item_id) = (s.group_key, s.kind, s.item_id))
+          GROUP BY 1, 2, 3) a
        FULL JOIN search_keyword_overall_frequencies o USING (lexeme, kind, audience)
       WHERE a.n IS DISTINCT FROM o.items OR o.items = 0`,
   );
@@ -80,7 +77,8 @@ export async function countsDiffer(store: Queryable): Promise<unknown[]> {
        FULL JOIN search_keyword_overall_totals o USING (kind, audience)
       WHERE (COALESCE(a.n, 0), COALESCE(a.l, 0)) IS DISTINCT FROM (COALESCE(o.items, 0), COALESCE(o.lexemes, 0))`,
   );
-  return [...lexemes, ...totals, ...overall, ...overallTotals];
+  const { rows: retired } = await store.query(`SELECT 'retired' AS counts, * FROM search_keyword_frequencies`);
+  return [...totals, ...overall, ...overallTotals, ...retired];
 }
 
 /** Deletes the search rows matching `condition` through the writer that counts their words out. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  clearRetiredKeywordCounts,
   foldKeywordCounts,
   forgetMessages,
   keywordSearch,
@@ -134,6 +135,9 @@ test('migration 0039 keeps every search row and count, gives each its group, and
     assert.deepEqual(groups.search_keyword_pending, { 'chat-a': ['chat-a'], 'chat-b': ['chat-b'], fork: ['root'] });
     assert.deepEqual(groups.search_vectors, { 'chat-a': ['chat-a'], fork: ['root'], gone: ['gone'], root: ['root'] });
     assert.deepEqual(groups.search_unembedded, { 'chat-b': ['chat-b'] });
+    // the writers before 0039 counted per conversation and lexeme too, which nothing keeps since
+    // 0048: the governance worker clears what they left
+    assert.ok((await clearRetiredKeywordCounts(store)) > 0);
     assert.deepEqual(await countsDiffer(store), [], 'the counts still equal a recount');
     assert.deepEqual(await keysOf(store), [
       'CREATE UNIQUE INDEX search_keyword_frequencies_key ON public.search_keyword_frequencies USING btree (group_key, conversation_id, kind, audience, md5(lexeme))',

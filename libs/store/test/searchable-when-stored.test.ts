@@ -93,7 +93,7 @@ for (const [name, open] of backends) {
 
     // the indexer's vectors, delivered twice, change only the vectors
     const counts = async () =>
-      (await store.query('SELECT * FROM search_keyword_frequencies ORDER BY 1, 2, 3')).rows.concat(
+      (await store.query('SELECT * FROM search_keyword_overall_frequencies ORDER BY 1, 2, 3')).rows.concat(
         (await store.query('SELECT * FROM search_keyword_totals ORDER BY 1, 2')).rows,
       );
     const before = await counts();

@@ -2,7 +2,7 @@ import { retryPolicyOf, subscribeWiring, type Bus, type Wiring } from '@memstrea
 import type { Logger } from '@memstream/logging';
 import type { Metrics } from '@memstream/metrics';
 import type { Lifecycle } from '@memstream/runtime';
-import { mendOverallKeywordSums, purgeRequestOutcomes, type Store } from '@memstream/store';
+import { clearRetiredKeywordCounts, mendOverallKeywordSums, purgeRequestOutcomes, type Store } from '@memstream/store';
 import { type CONSUMERS, TOPICS } from '@memstream/schemas';
 import type { GovernanceConfig } from './config.js';
 import { createEraser } from './erasure-worker.js';
@@ -77,11 +77,14 @@ export async function runGovernance(
     },
     {
       // Every replica checks; one mends at a time (under a lock), and the next finds nothing to mend.
+      // Also clears what an earlier version's writer left in a table no longer kept (migration 0048).
       name: 'keyword-sums',
       everyMs: config.KEYWORD_SUMS_CHECK_INTERVAL_MS,
       async takeOne() {
         if (await mendOverallKeywordSums(deps.store))
           deps.log.warn('the keyword sums over every conversation had drifted from its counts: summed again');
+        const retired = await clearRetiredKeywordCounts(deps.store);
+        if (retired > 0) deps.log.warn({ rows: retired }, 'keyword counts an earlier version wrote were cleared');
         return false;
       },
     },

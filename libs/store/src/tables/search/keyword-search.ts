@@ -53,9 +53,9 @@ type ScoredHit = SearchHit & { bm25: number };
  * The score is BM25 divided by the most any item could score for this query (every term, with
  * unbounded frequency), so it lies in [0, 1] and means "share of the query's weight matched".
  *
- * The scope's statistics (size, mean length, document frequencies) are sums of the counts the
- * database keeps per conversation, kind and audience (migrations 0010, 0032), over the audiences
- * the caller may read: what a caller may not see moves none of its scores. Only items that can
+ * The scope's statistics (size, mean length, document frequencies) cover only the audiences the
+ * caller may read (migration 0032): what a caller may not see moves none of its scores (see
+ * parseQuery for where they come from). Only items that can
  * still make the first `limit` are scored (keyword-bounds.ts), and at most about
  * MAX_SCORED_ITEMS of them: past that, in a large scope whose query words are all common, the
  * answer is the best of the items holding its rarest combinations of words. A scope those counts cannot
@@ -102,37 +102,38 @@ export function queryStatisticsStatement(
   const scope = everything
     ? `SELECT items, lexemes FROM search_keyword_overall_totals WHERE ${where}`
     : `SELECT group_key, conversation_id, kind, audience, items, lexemes FROM search_keyword_totals WHERE ${where}`;
-  // a group named: the frequencies read are pruned to its partition (shard) as the statement is planned
-  const onOneShard =
-    withStatistics && filters.groupKey !== undefined ? ` AND f.group_key = $${params.push(filters.groupKey)}` : '';
-  // each conversation of the scope with each term, as the frequencies' key: materialized, so that
-  // the planner probes the key with all of it rather than reading each conversation's lexemes
-  const probes = everything
+  // a scope of conversations: each term's items counted among the scope's rows that hold any
+  // term, found by the GIN index or the scope's own (the planner's choice, which it can make
+  // only for a query it can read as it plans: every word of the query OR-ed, none left out as
+  // terms past MAX_QUERY_TERMS are, which the join to the terms drops); rows still waiting for
+  // the fold are search rows already, so these counts need nothing from them
+  const items = withStatistics && !everything ? whereOf(filters, params) : 'false';
+  const matched = everything
     ? ''
-    : `probes AS MATERIALIZED (
-         SELECT s.group_key, s.conversation_id, s.kind, s.audience, t.lexeme, md5(t.lexeme) AS hash FROM scope s, terms t
+    : `matched AS MATERIALIZED (
+         SELECT tsv FROM search_items
+          WHERE ${items} AND tsv @@ replace(plainto_tsquery('english', $1)::text, ' & ', ' | ')::tsquery
        ),`;
   const counted = everything
     ? `SELECT f.lexeme, f.items AS n FROM search_keyword_overall_frequencies f
-        WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms)) AND ${where}`
-    : `SELECT f.lexeme, f.items AS n FROM probes p
-         JOIN search_keyword_frequencies f ON f.group_key = p.group_key AND f.conversation_id = p.conversation_id
-              AND f.kind = p.kind AND f.audience = p.audience AND md5(f.lexeme) = p.hash AND f.lexeme = p.lexeme${onOneShard}`;
+        WHERE f.lexeme = ANY (ARRAY(SELECT lexeme FROM terms)) AND ${where}
+       UNION ALL
+       SELECT l.lexeme, 1 FROM pending p, unnest(tsvector_to_array(p.tsv)) AS l(lexeme) WHERE l.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))`
+    : 'SELECT t.lexeme, 1 AS n FROM terms t, matched m WHERE m.tsv @@ t.query';
   const sql = `WITH terms AS MATERIALIZED (
-       SELECT lexeme, first, to_tsquery('simple', quote_literal(lexeme)) = quote_literal(lexeme)::tsquery AS plain
-         FROM (SELECT lexeme, min(p) AS first FROM unnest(to_tsvector('english', $1)) u, unnest(u.positions) p GROUP BY lexeme) t
-        ORDER BY first LIMIT ${MAX_QUERY_TERMS}
+       SELECT lexeme, first, query, query = quote_literal(lexeme)::tsquery AS plain
+         FROM (SELECT lexeme, first, to_tsquery('simple', quote_literal(lexeme)) AS query
+                 FROM (SELECT lexeme, min(p) AS first FROM unnest(to_tsvector('english', $1)) u, unnest(u.positions) p GROUP BY lexeme) t
+                ORDER BY first LIMIT ${MAX_QUERY_TERMS}) q
      ),
      scope AS MATERIALIZED (${scope}),
-     ${probes}
+     ${matched}
      pending AS MATERIALIZED (SELECT tsv FROM search_keyword_pending WHERE ${where})
      SELECT (SELECT array_agg(lexeme ORDER BY first) FROM terms) AS lexemes, (SELECT bool_and(plain) FROM terms) AS plain,
             (SELECT COALESCE(sum(items), 0) FROM scope) + (SELECT count(*) FROM pending) AS items,
             (SELECT COALESCE(sum(lexemes), 0) FROM scope) + (SELECT COALESCE(sum(length(tsv)), 0) FROM pending) AS total_length,
             (SELECT json_object_agg(lexeme, n) FROM (SELECT lexeme, sum(n) AS n FROM (
                 ${counted}
-                UNION ALL
-                SELECT l.lexeme, 1 FROM pending p, unnest(tsvector_to_array(p.tsv)) AS l(lexeme) WHERE l.lexeme = ANY (ARRAY(SELECT lexeme FROM terms))
               ) c GROUP BY lexeme) d) AS df`;
   return { sql, params };
 }
@@ -140,12 +141,13 @@ export function queryStatisticsStatement(
 /**
  * The query's terms (stemmed, stop words dropped, in order of first use), whether the simple
  * parser reads each back as the one lexeme (tfOf ranks by it), and, when asked, the scope's
- * statistics from the kept counts: one statement, as a search waits for each. The document
- * frequencies of a scope's conversations are read by their key, which holds the lexeme's md5: a
- * probe per conversation and query term (migration 0047 dropped the lexeme-first index, which
- * every fold paid for and which a search over every conversation needed before 0045). Messages
- * whose counts are not folded in yet (migration 0021) are counted from their pending rows, so
- * the statistics are exact whenever the search runs.
+ * statistics: one statement, as a search waits for each. A scope's size and length are the kept
+ * totals of its conversations; its document frequencies are counted from its search rows that hold
+ * a term, so they are exact whatever has been folded. Until migration 0048 they were kept per
+ * conversation and lexeme too, which cost every stored message a dozen rows (four fifths of the
+ * fold's work, 3.5 KB) so that a search could read them in a probe per conversation and term.
+ * Messages whose totals are not folded in yet (migration 0021) are counted from their pending
+ * rows, so the statistics are exact whenever the search runs.
  *
  * A scope of every conversation (a caller who may read them all, with no conversation named) reads
  * the sums the writers keep over every conversation (migration 0045): a row per kind and audience,

@@ -65,18 +65,20 @@ const overallZeroedOf = (changed: string) =>
 
 /**
  * CTEs adding signed rows of the CTE `delta` (group_key, conversation_id, kind, audience, tsv,
- * sign) to the counts: each conversation's, and the sums over every conversation (migration 0045,
- * read by a search that names none). In key order, so two writers lock the rows they share in the
- * same order; and the sums after the conversations' rows (their CTEs read the others' results
- * first), so every writer locks a conversation's rows before the shared ones and no two wait on
- * each other in opposite orders. A delta that changes nothing leaves the sums unlocked.
- * `<delta>_frequencies` and `<delta>_overall_frequencies` return each frequency they changed,
- * with its new count: one at zero is to be deleted by a later statement (dropZeroedFrequencies),
- * as one statement cannot change a row twice.
+ * sign) to the counts: each conversation's totals, and the sums over every conversation (migration
+ * 0045: totals, and items per lexeme, read by a search that names no conversation). A scope of
+ * conversations counts its items per lexeme at search time (keyword-search.ts): until migration
+ * 0048 each conversation's were kept too, a dozen rows a message that were four fifths of the
+ * fold's work. In key order, so two writers lock the rows they share in the same order; and the
+ * sums after the conversations' rows (their CTEs read the others' results first), so every writer
+ * locks a conversation's rows before the shared ones and no two wait on each other in opposite
+ * orders. A delta that changes nothing leaves the sums unlocked. `<delta>_overall_frequencies`
+ * returns each frequency it changed, with its new count: one at zero is to be deleted by a later
+ * statement (dropZeroedFrequencies), as one statement cannot change a row twice.
  */
 export function keywordDeltaSql(delta: string): string {
   // read in full before the sums are touched (see above)
-  const after = `(SELECT count(*) FROM ${delta}_totals) + (SELECT count(*) FROM ${delta}_frequencies) >= 0`;
+  const after = `(SELECT count(*) FROM ${delta}_totals) >= 0`;
   return `${delta}_totals AS (
        INSERT INTO search_keyword_totals AS t (group_key, conversation_id, kind, audience, items, lexemes)
        SELECT group_key, conversation_id, kind, audience, sum(sign), sum(sign * length(tsv)) FROM ${delta}
@@ -85,36 +87,31 @@ export function keywordDeltaSql(delta: string): string {
        DO UPDATE SET items = t.items + EXCLUDED.items, lexemes = t.lexemes + EXCLUDED.lexemes
        RETURNING 1
      ),
-     ${delta}_frequencies AS (
-       INSERT INTO search_keyword_frequencies AS f (group_key, conversation_id, kind, audience, lexeme, items)
-       SELECT d.group_key, d.conversation_id, d.kind, d.audience, l.lexeme, sum(d.sign)
-         FROM ${delta} d, unnest(tsvector_to_array(d.tsv)) AS l(lexeme)
-        WHERE octet_length(l.lexeme) <= 1000
-        GROUP BY 1, 2, 3, 4, 5 HAVING sum(d.sign) <> 0 ORDER BY 1, 2, 3, 4, 5
-       ON CONFLICT (group_key, conversation_id, kind, audience, md5(lexeme)) DO UPDATE SET items = f.items + EXCLUDED.items
-       RETURNING f.group_key, f.conversation_id, f.kind, f.audience, f.lexeme, f.items
-     ),
      ${delta}_overall_totals AS (
        ${addToOverallTotals(`SELECT kind, audience, sum(sign), sum(sign * length(tsv)) FROM ${delta} WHERE ${after}
         GROUP BY kind, audience HAVING sum(sign) <> 0 OR sum(sign * length(tsv)) <> 0 ORDER BY kind, audience`)}
      ),
      ${delta}_overall_frequencies AS (
-       ${addToOverallFrequencies(`SELECT l.lexeme, d.kind, d.audience, sum(d.sign)
-         FROM ${delta} d, unnest(tsvector_to_array(d.tsv)) AS l(lexeme)
-        WHERE octet_length(l.lexeme) <= 1000 AND ${after}
-        GROUP BY 1, 2, 3 HAVING sum(d.sign) <> 0 ORDER BY 1, 2, 3`)}
+       ${addToOverallFrequencies(`${lexemeCountsOf(delta, 'sum(d.sign)', after)} HAVING sum(d.sign) <> 0 ORDER BY 1, 2, 3`)}
      )`;
 }
 
+/**
+ * The lexemes of the rows of `rows` (kind, audience, tsv, and whatever `count` reads as d), each
+ * with its kind, audience and `count`: what the sums over every conversation count. A lexeme over
+ * 1,000 bytes is left out, as its key would overflow the index (migration 0028).
+ */
+const lexemeCountsOf = (rows: string, count: string, also = 'true') =>
+  `SELECT l.lexeme, d.kind, d.audience, ${count}
+         FROM ${rows} d, unnest(tsvector_to_array(d.tsv)) AS l(lexeme)
+        WHERE octet_length(l.lexeme) <= 1000 AND ${also}
+        GROUP BY 1, 2, 3`;
+
 /** The frequencies keywordDeltaSql brought to zero, as JSON for dropZeroedFrequencies. */
 export const zeroedOf = (delta: string) =>
-  `json_build_object(
-     'conversations', (SELECT json_agg(json_build_array(group_key, conversation_id, kind, audience, lexeme))
-                         FROM ${delta}_frequencies WHERE items = 0),
-     'overall', ${overallZeroedOf(`${delta}_overall_frequencies`)})`;
+  `json_build_object('overall', ${overallZeroedOf(`${delta}_overall_frequencies`)})`;
 
 export type ZeroedFrequencies = {
-  readonly conversations?: ReadonlyArray<readonly [string, string, string, string, string]> | null;
   readonly overall?: ReadonlyArray<readonly [string, string, string]> | null;
 } | null;
 
@@ -123,18 +120,7 @@ export type ZeroedFrequencies = {
  * transaction holds them locked since it changed them; `items = 0` still guards a caller outside one.
  */
 export async function dropZeroedFrequencies(q: Queryable, zeroed: ZeroedFrequencies): Promise<void> {
-  const conversations = zeroed?.conversations ?? [];
   const overall = zeroed?.overall ?? [];
-  if (conversations.length > 0) {
-    const column = (i: number) => conversations.map((z) => z[i]);
-    await q.query(
-      `DELETE FROM search_keyword_frequencies f
-        USING unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS z(g, c, k, a, l)
-        WHERE f.group_key = z.g AND f.conversation_id = z.c AND f.kind = z.k AND f.audience = z.a
-          AND md5(f.lexeme) = md5(z.l) AND f.lexeme = z.l AND f.items = 0`,
-      [column(0), column(1), column(2), column(3), column(4)],
-    );
-  }
   if (overall.length > 0) {
     const column = (i: number) => overall.map((z) => z[i]);
     await q.query(
@@ -147,9 +133,9 @@ export async function dropZeroedFrequencies(q: Queryable, zeroed: ZeroedFrequenc
 }
 
 /**
- * Purges the keyword counts of whole groups (their search rows already gone) and takes them out of
- * the sums over every conversation, in one statement per table: a row a writer changes meanwhile
- * is deleted as it was committed, and counted out as such. Each returns how many rows it deleted.
+ * Purges the keyword totals of whole groups (their search rows already gone) and takes them out of
+ * the sums over every conversation, in one statement: a row a writer changes meanwhile is deleted
+ * as it was committed, and counted out as such. Returns how many rows it deleted.
  */
 export async function purgeKeywordTotals(q: Queryable, groups: readonly string[]): Promise<number> {
   const { rows } = await q.query<{ n: number }>(
@@ -166,14 +152,29 @@ export async function purgeKeywordTotals(q: Queryable, groups: readonly string[]
   return rows[0]?.n ?? 0;
 }
 
-export async function purgeKeywordFrequencies(q: Queryable, groups: readonly string[]): Promise<number> {
+/**
+ * Purges the search rows of whole groups (their vectors and queue places go by foreign key) and
+ * counts the words of those already folded out of the sums over every conversation; returns how
+ * many rows it deleted. The groups' waiting rows go in the same statement, before the rows are
+ * counted: a fold that holds some is waited for, and the rows it folded meanwhile are counted out
+ * with the rest.
+ */
+export async function purgeSearchItems(q: Queryable, groups: readonly string[]): Promise<number> {
   const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
-    `WITH gone AS (
-       DELETE FROM search_keyword_frequencies WHERE group_key = ANY($1::text[]) RETURNING lexeme, kind, audience, items
+    `WITH unpended AS (
+       DELETE FROM search_keyword_pending WHERE group_key = ANY($1::text[]) RETURNING group_key, kind, item_id
+     ),
+     gone AS (
+       DELETE FROM search_items WHERE group_key = ANY($1::text[])
+       RETURNING group_key, kind, item_id, search_keyword_audience(audience) AS audience, tsv
+     ),
+     counted AS (
+       SELECT g.kind, g.audience, g.tsv FROM gone g
+         LEFT JOIN unpended u ON u.group_key = g.group_key AND u.kind = g.kind AND u.item_id = g.item_id
+        WHERE u.item_id IS NULL
      ),
      counted_out AS (
-       ${addToOverallFrequencies(`SELECT lexeme, kind, audience, -sum(items) FROM gone
-        GROUP BY 1, 2, 3 HAVING sum(items) <> 0 ORDER BY 1, 2, 3`)}
+       ${addToOverallFrequencies(`${lexemeCountsOf('counted', '-count(*)')} ORDER BY 1, 2, 3`)}
      )
      SELECT (SELECT count(*) FROM gone)::int AS n, json_build_object('overall', ${overallZeroedOf('counted_out')}) AS zeroed`,
     [[...groups]],
@@ -310,23 +311,18 @@ export async function insertSearchRows(q: Queryable, rows: readonly SearchRowInp
 export async function recountKeywords(q: Pick<Queryable, 'query'>): Promise<void> {
   await q.query('DELETE FROM search_keyword_pending');
   await q.query('DELETE FROM search_keyword_totals');
-  await q.query('DELETE FROM search_keyword_frequencies');
   await q.query(
     `INSERT INTO search_keyword_totals (group_key, conversation_id, kind, audience, items, lexemes)
      SELECT group_key, conversation_id, kind, search_keyword_audience(audience), count(*), sum(length(tsv))
        FROM search_items GROUP BY 1, 2, 3, 4`,
   );
-  await q.query(
-    `INSERT INTO search_keyword_frequencies (group_key, conversation_id, kind, audience, lexeme, items)
-     SELECT s.group_key, s.conversation_id, s.kind, search_keyword_audience(s.audience), l.lexeme, count(*)
-       FROM search_items s, unnest(tsvector_to_array(s.tsv)) AS l(lexeme)
-      WHERE octet_length(l.lexeme) <= 1000
-      GROUP BY 1, 2, 3, 4, 5`,
-  );
   await sumOverall(q);
 }
 
-/** The sums over every conversation (migration 0045) made again from the conversations' counts. */
+/**
+ * The sums over every conversation (migration 0045) made again: the totals from the
+ * conversations', the lexemes from the search rows whose words are folded (none waits).
+ */
 async function sumOverall(q: Pick<Queryable, 'query'>): Promise<void> {
   await q.query('DELETE FROM search_keyword_overall_totals');
   await q.query('DELETE FROM search_keyword_overall_frequencies');
@@ -335,8 +331,13 @@ async function sumOverall(q: Pick<Queryable, 'query'>): Promise<void> {
      SELECT kind, audience, sum(items), sum(lexemes) FROM search_keyword_totals GROUP BY 1, 2`,
   );
   await q.query(
-    `INSERT INTO search_keyword_overall_frequencies (lexeme, kind, audience, items)
-     SELECT lexeme, kind, audience, sum(items) FROM search_keyword_frequencies GROUP BY 1, 2, 3`,
+    `WITH folded AS (
+       SELECT s.kind, search_keyword_audience(s.audience) AS audience, s.tsv FROM search_items s
+        WHERE NOT EXISTS (SELECT FROM search_keyword_pending p
+                           WHERE p.group_key = s.group_key AND p.kind = s.kind AND p.item_id = s.item_id)
+     )
+     INSERT INTO search_keyword_overall_frequencies (lexeme, kind, audience, items)
+     ${lexemeCountsOf('folded', 'count(*)')}`,
   );
 }
 
@@ -362,11 +363,11 @@ const DRIFTED_TOTALS = `
  * sums, and every writer waits at its statement's start, before it changed anything, then adds
  * its delta to the new sums. A writer that already changed rows holds the tables until it
  * commits, and the lock waits for it, so its rows are in the recount. The check runs again under
- * the lock: another replica may have mended them meanwhile. The recount reads every frequency
- * row in one statement (4.3 s at a million messages here), and writers wait that long: a fold
+ * the lock: another replica may have mended them meanwhile. The recount reads every search row's
+ * words in one statement (1.2-1.7 s at 200,000 messages here), and writers wait that long: a fold
  * gives up after its lock_timeout and leaves its rows for the next. That statement must end within
  * the process's statement timeout (DATABASE_STATEMENT_TIMEOUT_MS, which the client enforces too);
- * a store past about seven million messages needs a longer one for the governance worker.
+ * a store past about three million messages needs a longer one for the governance worker.
  *
  * A drift that moves lexemes but no totals (none of this version's writers makes one; an old
  * writer's rewrite of a memory to other words of the same count could) is not seen by the check.
@@ -380,4 +381,16 @@ export async function mendOverallKeywordSums(store: Store): Promise<boolean> {
     await sumOverall(tx);
     return true;
   });
+}
+
+/**
+ * Empties the conversations' counts per lexeme, which no writer of this version keeps (migration
+ * 0048), of rows a writer of the version before wrote while it still ran through a rolling
+ * upgrade: nothing would count an erased message's words out of them. Returns how many it deleted.
+ */
+export async function clearRetiredKeywordCounts(q: Pick<Queryable, 'query'>): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    'WITH gone AS (DELETE FROM search_keyword_frequencies RETURNING 1) SELECT count(*)::int AS n FROM gone',
+  );
+  return rows[0]?.n ?? 0;
 }

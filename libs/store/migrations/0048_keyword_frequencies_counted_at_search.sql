@@ -1,0 +1,11 @@
+-- A search in some conversations now counts each query term's items among their search rows
+-- (keyword-search.ts), and no writer keeps the conversations' counts per lexeme any longer: they
+-- were a dozen rows a stored message, four fifths of the fold's work and 3.5 KB of the store. The
+-- sums over every conversation (0045) stay, and so do each conversation's totals.
+--
+-- Emptied rather than left: nothing keeps these rows now, so an erased message's words would stay
+-- in them. Not dropped yet: a converter or read API of the version before, still running through
+-- a rolling upgrade, writes and reads the table until it is replaced (its keyword searches in some
+-- conversations find nothing meanwhile). The governance worker empties it of what such a writer
+-- left (clearRetiredKeywordCounts); a later migration drops it.
+TRUNCATE search_keyword_frequencies;
