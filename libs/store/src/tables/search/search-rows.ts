@@ -364,10 +364,10 @@ const DRIFTED_TOTALS = `
  * its delta to the new sums. A writer that already changed rows holds the tables until it
  * commits, and the lock waits for it, so its rows are in the recount. The check runs again under
  * the lock: another replica may have mended them meanwhile. The recount reads every search row's
- * words in one statement (1.2-1.7 s at 200,000 messages here), and writers wait that long: a fold
- * gives up after its lock_timeout and leaves its rows for the next. That statement must end within
- * the process's statement timeout (DATABASE_STATEMENT_TIMEOUT_MS, which the client enforces too);
- * a store past about three million messages needs a longer one for the governance worker.
+ * words in one statement (6.6-7.9 s at a million messages here), and writers wait that long: a
+ * fold gives up after its lock_timeout and leaves its rows for the next. That statement must end
+ * within the process's statement timeout (DATABASE_STATEMENT_TIMEOUT_MS, which the client enforces
+ * too); a store past about three million messages needs a longer one for the governance worker.
  *
  * A drift that moves lexemes but no totals (none of this version's writers makes one; an old
  * writer's rewrite of a memory to other words of the same count could) is not seen by the check.
