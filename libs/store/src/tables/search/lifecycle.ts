@@ -28,7 +28,8 @@ const byGroup = 'group_key';
 const OVERALL = 'sums over every conversation, which no group owns: the purge of a group counts it out of them';
 
 export const searchIndex: readonly LifecycleParticipant[] = [
-  // its folded words are counted out of the sums over every conversation as it goes
+  // with the groups' waiting rows and totals, each counted out of the sums over every
+  // conversation as it goes, in the order the fold locks them (purgeSearchItems)
   indexTable('search_items', {
     purge: { by: 'groups', column: byGroup, counts: 'searchItems', stage: 'index', deletes: purgeSearchItems },
   }),
@@ -37,7 +38,7 @@ export const searchIndex: readonly LifecycleParticipant[] = [
   // uncounted: search_items' bookkeeping, gone with the rows it counted. purgeSearchItems deletes
   // the waiting rows first: a fold that took some before the purge has committed its counts once
   // their delete returns, and one after it finds none, so no count of a purged group is written
-  // after its counts went. This stage deletes any queued since.
+  // after its counts went. This stage and the next delete whatever a writer added since.
   indexTable('search_keyword_pending', { purge: { by: 'groups', column: byGroup, stage: 'statistics' } }),
   indexTable('search_keyword_totals', {
     purge: { by: 'groups', column: byGroup, stage: 'statistics', deletes: purgeKeywordTotals },

@@ -153,25 +153,36 @@ export async function purgeKeywordTotals(q: Queryable, groups: readonly string[]
 }
 
 /**
- * Purges the search rows of whole groups (their vectors and queue places go by foreign key) and
- * counts the words of those already folded out of the sums over every conversation; returns how
- * many rows it deleted. The groups' waiting rows go in the same statement, before the rows are
- * counted: a fold that holds some is waited for, and the rows it folded meanwhile are counted out
- * with the rest.
+ * Purges the search rows of whole groups (their vectors and queue places go by foreign key) with
+ * their keyword totals, and counts both out of the sums over every conversation: the totals, and
+ * the words of the rows already folded. Returns how many search rows it deleted. In the order the
+ * fold locks them (keywordDeltaSql): the groups' waiting rows first, so that a fold holding some
+ * is waited for and what it folded is counted out with the rest; then their totals, then the
+ * shared sums. purgeKeywordTotals, a stage later, finds what a writer added meanwhile.
  */
 export async function purgeSearchItems(q: Queryable, groups: readonly string[]): Promise<number> {
+  // each CTE below reads the one before it in full first, so that the locks are taken in this order
+  const after = (cte: string) => `(SELECT count(*) FROM ${cte}) >= 0`;
   const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
     `WITH unpended AS (
        DELETE FROM search_keyword_pending WHERE group_key = ANY($1::text[]) RETURNING group_key, kind, item_id
      ),
      gone AS (
-       DELETE FROM search_items WHERE group_key = ANY($1::text[])
+       DELETE FROM search_items WHERE group_key = ANY($1::text[]) AND ${after('unpended')}
        RETURNING group_key, kind, item_id, search_keyword_audience(audience) AS audience, tsv
+     ),
+     totals_gone AS (
+       DELETE FROM search_keyword_totals WHERE group_key = ANY($1::text[]) AND ${after('gone')}
+       RETURNING kind, audience, items, lexemes
+     ),
+     totals_out AS (
+       ${addToOverallTotals(`SELECT kind, audience, -sum(items), -sum(lexemes) FROM totals_gone
+        GROUP BY kind, audience HAVING sum(items) <> 0 OR sum(lexemes) <> 0 ORDER BY kind, audience`)}
      ),
      counted AS (
        SELECT g.kind, g.audience, g.tsv FROM gone g
          LEFT JOIN unpended u ON u.group_key = g.group_key AND u.kind = g.kind AND u.item_id = g.item_id
-        WHERE u.item_id IS NULL
+        WHERE u.item_id IS NULL AND ${after('totals_gone')}
      ),
      counted_out AS (
        ${addToOverallFrequencies(`${lexemeCountsOf('counted', '-count(*)')} ORDER BY 1, 2, 3`)}
