@@ -51,6 +51,17 @@ const addToOverallTotals = (
        ${select}
        ON CONFLICT (kind, audience) DO UPDATE SET items = t.items + EXCLUDED.items, lexemes = t.lexemes + EXCLUDED.lexemes`;
 
+/** Subtracts the totals rows the CTE `gone` returns (kind, audience, items, lexemes) from the totals over every conversation. */
+const totalsCountedOut = (gone: string) =>
+  addToOverallTotals(`SELECT kind, audience, -sum(items), -sum(lexemes) FROM ${gone}
+        GROUP BY kind, audience HAVING sum(items) <> 0 OR sum(lexemes) <> 0 ORDER BY kind, audience`);
+
+/**
+ * A condition, always true, that reads the CTE `cte` in full first: a CTE that names it in its
+ * WHERE takes its locks only after `cte` has taken all of its own.
+ */
+const afterAllOf = (cte: string) => `(SELECT count(*) FROM ${cte}) >= 0`;
+
 /** Adds the rows `select` yields (lexeme, kind, audience, items) to the frequencies over every conversation; returns each changed row. */
 const addToOverallFrequencies = (
   select: string,
@@ -78,7 +89,7 @@ const overallZeroedOf = (changed: string) =>
  */
 export function keywordDeltaSql(delta: string): string {
   // read in full before the sums are touched (see above)
-  const after = `(SELECT count(*) FROM ${delta}_totals) >= 0`;
+  const after = afterAllOf(`${delta}_totals`);
   return `${delta}_totals AS (
        INSERT INTO search_keyword_totals AS t (group_key, conversation_id, kind, audience, items, lexemes)
        SELECT group_key, conversation_id, kind, audience, sum(sign), sum(sign * length(tsv)) FROM ${delta}
@@ -143,8 +154,7 @@ export async function purgeKeywordTotals(q: Queryable, groups: readonly string[]
        DELETE FROM search_keyword_totals WHERE group_key = ANY($1::text[]) RETURNING kind, audience, items, lexemes
      ),
      counted_out AS (
-       ${addToOverallTotals(`SELECT kind, audience, -sum(items), -sum(lexemes) FROM gone
-        GROUP BY kind, audience HAVING sum(items) <> 0 OR sum(lexemes) <> 0 ORDER BY kind, audience`)}
+       ${totalsCountedOut('gone')}
      )
      SELECT count(*)::int AS n FROM gone`,
     [[...groups]],
@@ -161,28 +171,25 @@ export async function purgeKeywordTotals(q: Queryable, groups: readonly string[]
  * shared sums. purgeKeywordTotals, a stage later, finds what a writer added meanwhile.
  */
 export async function purgeSearchItems(q: Queryable, groups: readonly string[]): Promise<number> {
-  // each CTE below reads the one before it in full first, so that the locks are taken in this order
-  const after = (cte: string) => `(SELECT count(*) FROM ${cte}) >= 0`;
   const { rows } = await q.query<{ n: number; zeroed: ZeroedFrequencies }>(
     `WITH unpended AS (
        DELETE FROM search_keyword_pending WHERE group_key = ANY($1::text[]) RETURNING group_key, kind, item_id
      ),
      gone AS (
-       DELETE FROM search_items WHERE group_key = ANY($1::text[]) AND ${after('unpended')}
+       DELETE FROM search_items WHERE group_key = ANY($1::text[]) AND ${afterAllOf('unpended')}
        RETURNING group_key, kind, item_id, search_keyword_audience(audience) AS audience, tsv
      ),
      totals_gone AS (
-       DELETE FROM search_keyword_totals WHERE group_key = ANY($1::text[]) AND ${after('gone')}
+       DELETE FROM search_keyword_totals WHERE group_key = ANY($1::text[]) AND ${afterAllOf('gone')}
        RETURNING kind, audience, items, lexemes
      ),
      totals_out AS (
-       ${addToOverallTotals(`SELECT kind, audience, -sum(items), -sum(lexemes) FROM totals_gone
-        GROUP BY kind, audience HAVING sum(items) <> 0 OR sum(lexemes) <> 0 ORDER BY kind, audience`)}
+       ${totalsCountedOut('totals_gone')}
      ),
      counted AS (
        SELECT g.kind, g.audience, g.tsv FROM gone g
          LEFT JOIN unpended u ON u.group_key = g.group_key AND u.kind = g.kind AND u.item_id = g.item_id
-        WHERE u.item_id IS NULL AND ${after('totals_gone')}
+        WHERE u.item_id IS NULL AND ${afterAllOf('totals_gone')}
      ),
      counted_out AS (
        ${addToOverallFrequencies(`${lexemeCountsOf('counted', '-count(*)')} ORDER BY 1, 2, 3`)}
