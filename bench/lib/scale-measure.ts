@@ -82,6 +82,21 @@ export async function vectorsIn(client: pg.Client, conversations: readonly strin
   return Number(rows[0]!.n);
 }
 
+/** How many of the given messages (conversation, message id) have a vector. */
+export async function messagesWithVectors(
+  client: pg.Client,
+  messages: readonly { readonly conversation: string; readonly messageId: string }[],
+): Promise<number> {
+  const { rows } = await client.query<{ n: string }>(
+    `SELECT count(*) AS n
+     FROM unnest($1::text[], $2::text[]) AS w(c, mid)
+     JOIN messages m ON m.conversation_id = w.c AND m.message_id = w.mid
+     JOIN search_vectors v ON v.group_key = m.group_key AND v.kind = 'message' AND v.item_id = m.id::text`,
+    [messages.map((m) => m.conversation), messages.map((m) => m.messageId)],
+  );
+  return Number(rows[0]!.n);
+}
+
 /** Polls `read` until it returns at least `target` or `failure` names a reason; returns when it got there. */
 export async function waitFor(
   read: () => Promise<number>,

@@ -35,6 +35,12 @@ interface Look {
  * `stalledAfterMs`: a converter commits after each batch it stored). Then it holds the caller
  * until they are within `lag` again, so a burst is stored first and indexed after.
  *
+ * A backlog that arrived since the last look (that look found the groups within `lag`) holds
+ * callers even before the groups commit, for up to `stalledAfterMs`: a write path that was idle
+ * has not committed for a while, and it is just taking its first batch. Judged by its commits
+ * alone it would look stalled, and every background batch of the burst's first moments would go
+ * through.
+ *
  * A hold is for bursts, not for a write path that is always behind: once a backlog has held
  * background work for `maxHoldMs`, nobody is held again until that backlog was worked off
  * (within `lag`), and a steady overload costs the background one pause, not its progress. A
@@ -49,6 +55,8 @@ export class BacklogYield {
   /** When a look last found the watched groups' commits further on than the look before. */
   private movedAt = Number.NEGATIVE_INFINITY;
   private looking: Promise<Look | undefined> | undefined;
+  /** When a look first found the backlog that the look before it did not; undefined while none arrived so. */
+  private arrivedAt: number | undefined;
   /** When the backlog being worked off first held someone; undefined while there is none. */
   private backlogSince: number | undefined;
   private holding = false;
@@ -105,7 +113,9 @@ export class BacklogYield {
       this.backlogSince = undefined;
       return this.hold(false, look.lag);
     }
-    if (look.at - this.movedAt >= this.stalledAfterMs) return this.hold(false, look.lag);
+    const stalled = look.at - this.movedAt >= this.stalledAfterMs;
+    const justArrived = this.arrivedAt !== undefined && look.at - this.arrivedAt < this.stalledAfterMs;
+    if (stalled && !justArrived) return this.hold(false, look.lag);
     this.backlogSince ??= look.at;
     return this.hold(look.at - this.backlogSince < this.options.maxHoldMs, look.lag);
   }
@@ -137,6 +147,8 @@ export class BacklogYield {
       const committed = groups.reduce((sum, g) => sum + g.partitions.reduce((n, p) => n + (p.committed ?? 0), 0), 0);
       const look = { at: Date.now(), lag: groups.reduce((n, g) => n + g.lag, 0), committed };
       if (this.last !== undefined && look.committed > this.last.committed) this.movedAt = look.at;
+      if (look.lag <= this.options.lag) this.arrivedAt = undefined;
+      else if (this.last !== undefined && this.last.lag <= this.options.lag) this.arrivedAt = look.at;
       this.last = look;
       this.failing = false;
       return look;

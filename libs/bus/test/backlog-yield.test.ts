@@ -177,6 +177,42 @@ for (const [name, make] of implementations) {
     assert.ok((await input.lag()) > 10);
   });
 
+  // The write path idles (it last committed long ago, if ever), then a burst arrives: background
+  // work waits from the first look that sees it, not from the write path's first commit.
+  test(`${name}: a burst after a quiet spell holds at once, until it is worked off`, async (t) => {
+    const { input, yielding } = await behindAndMoving(t, make, { maxHoldMs: 600_000, stalledAfterMs: 5_000 }, true);
+    await input.subscribe();
+    input.let(40);
+    await input.committedPast(40);
+    assert.ok((await guarded(yielding)) < GUARD_MS); // a look within the limit: no backlog yet
+    await input.publish(40); // nothing of it is committed: the handler waits to be let
+    await new Promise((r) => setTimeout(r, 50)); // the last look (20 ms) is out of date
+    let releasedAt: number | undefined;
+    const held = guarded(yielding).then((ms) => {
+      releasedAt = input.allowed();
+      return ms;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(releasedAt, undefined, 'held before the write path committed anything of the burst');
+    input.let(35);
+    await input.committedPast(75);
+    const ms = await held;
+    assert.ok(ms >= 300 && ms < 5_000, `held ${ms} ms, until the backlog was worked off`);
+  });
+
+  test(`${name}: a burst the write path never starts on holds no longer than a stalled one`, async (t) => {
+    const { input, yielding } = await behindAndMoving(t, make, { maxHoldMs: 600_000, stalledAfterMs: 1_500 }, true);
+    await input.subscribe();
+    input.let(40);
+    await input.committedPast(40);
+    assert.ok((await guarded(yielding)) < GUARD_MS); // worked off
+    await input.publish(40); // and the write path takes none of it
+    await new Promise((r) => setTimeout(r, 50));
+    const ms = await guarded(yielding);
+    assert.ok(ms >= 1_400 && ms < GUARD_MS, `held ${ms} ms`);
+    assert.ok((await input.lag()) > 10);
+  });
+
   test(`${name}: a held caller whose work is stopping is let go`, async (t) => {
     const { yielding } = await behindAndMoving(t, make, { maxHoldMs: 600_000, stalledAfterMs: 30_000 });
     const stopping = new AbortController();
