@@ -19,8 +19,8 @@ export class PartitionWitness {
   /**
    * kafkajs's default partitioner (murmur2, as Java clients), watched. A keyed record's partition
    * is computed here with the same hash in 32-bit arithmetic (murmur2.ts): kafkajs's own took 6%
-   * of the converter's CPU in bench:ingest's producer pass, and its allocations more in collection. A
-   * record with a partition of its own, or no key, goes to kafkajs's as before.
+   * of the converter's CPU in bench:ingest's producer pass, and its allocations more in
+   * collection. A record with a partition of its own, or no key, goes to kafkajs's as before.
    */
   readonly createPartitioner: ICustomPartitioner = () => {
     const inner = Partitioners.DefaultPartitioner();

@@ -220,6 +220,8 @@ for (const [name, make] of implementations) {
     await new Promise((r) => setTimeout(r, 200));
     stopping.abort();
     const ms = await held;
-    assert.ok(ms >= 200 && ms < GUARD_MS, `held ${ms} ms`);
+    // held until the abort: a timer counts from the event loop's cached clock, so by Date.now it
+    // may fire a few ms early (seen: 199)
+    assert.ok(ms >= 180 && ms < GUARD_MS, `held ${ms} ms`);
   });
 }
