@@ -22,6 +22,7 @@ import { createEmbedder, createHashEmbedder } from '@memstream/embedding';
 import { createLogger } from '@memstream/logging';
 import { REPO_ROOT, freePort } from '../harness/processes.js';
 import { connect, createDatabase } from './lib/database.js';
+import { summarizeProfiles } from './lib/cpu-profile.js';
 import { positiveInt } from './lib/flags.js';
 import { deleteTopicsWithPrefix } from './lib/kafka-load.js';
 import { ProcMonitor } from './lib/proc-monitor.js';
@@ -29,7 +30,7 @@ import { checkInvariants, growTo, prepareLoad } from './lib/scale-load.js';
 import { sizes } from './lib/scale-measure.js';
 import { heldWrites, producerComparison, searches, type StepContext } from './lib/scale-step.js';
 import { loadTurns, type Turns } from './lib/scale-workload.js';
-import { startService, waitHealthy, type ServiceProcess } from './lib/services.js';
+import { startService, waitHealthy, type ServiceProcess, type StartOptions } from './lib/services.js';
 import { round } from './lib/stats.js';
 import { Teardowns } from './lib/teardowns.js';
 
@@ -54,6 +55,9 @@ const HELP = `usage: npm run bench:scale -- [options]
   --indexer-writers N          the indexer's INDEXER_WRITERS (default: the service's own, 2): its vector writes at once
   --indexer-pool N             the indexer's DATABASE_POOL_MAX (default: the service's own, 10)
   --indexer-yield-lag N        the indexer's INDEXER_YIELD_LAG (default: the service's own, 1000; 0: it never waits for the converter)
+  --converter-node-args=ARGS   Node and V8 flags for the converter's process, space-separated, after an = (default none)
+  --profile                    run the converter with --cpu-prof; at the end, one line says where its time went in each producer pass
+  --profile-dir DIR            where its profile goes (default /tmp/memstream-bench-prof/<run>)
   --keep-database              leave the database in place at the end (its name is in the first progress line), to query it`;
 
 const { values: flags } = parseArgs({
@@ -78,6 +82,9 @@ const { values: flags } = parseArgs({
     'indexer-pool': { type: 'string' },
     'indexer-yield-lag': { type: 'string' },
     'indexer-writers': { type: 'string' },
+    'converter-node-args': { type: 'string', default: '' },
+    profile: { type: 'boolean', default: false },
+    'profile-dir': { type: 'string' },
     'keep-database': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -110,6 +117,7 @@ const indexerEnv = {
   ...(indexerWriters === undefined ? {} : { INDEXER_WRITERS: String(indexerWriters) }),
   ...(indexerYieldLag === undefined ? {} : { INDEXER_YIELD_LAG: String(indexerYieldLag) }),
 };
+const converterNodeArgs = flags['converter-node-args'].split(/\s+/).filter((a) => a !== '');
 const pausedRounds = positiveInt('paused-rounds', flags['paused-rounds'], 0);
 const settings = {
   heldWrites: positiveInt('held-writes', flags['held-writes']),
@@ -128,6 +136,7 @@ if (!KAFKA_BROKERS || !DATABASE_URL || !REDIS_URL) {
   process.exit(2);
 }
 const runId = randomUUID().replaceAll('-', '').slice(0, 10);
+const profileDir = flags.profile ? (flags['profile-dir'] ?? `/tmp/memstream-bench-prof/${runId}`) : undefined;
 const runName = `bench_scale_${runId}`;
 const topicPrefix = `${runName}.`;
 const brokers = KAFKA_BROKERS.split(',');
@@ -149,8 +158,13 @@ async function startServices(url: string): Promise<Record<string, ServiceProcess
     EMBEDDING_DIMENSIONS: String(dimension),
     LOG_LEVEL: 'warn',
   };
-  const start = async (name: string, entry: string, own: Record<string, string> = {}) => {
-    const svc = startService({ name, entry, env: { ...env, ...own, PORT: String(await freePort()) } });
+  const start = async (
+    name: string,
+    entry: string,
+    own: Record<string, string> = {},
+    extra: Pick<StartOptions, 'nodeArgs' | 'profileDir'> = {},
+  ) => {
+    const svc = startService({ name, entry, ...extra, env: { ...env, ...own, PORT: String(await freePort()) } });
     teardowns.push([name, () => svc.stop()]);
     monitor.watch(name, svc.pid);
     void svc.exited.then((code) => {
@@ -161,7 +175,12 @@ async function startServices(url: string): Promise<Record<string, ServiceProcess
     return svc;
   };
   // The converter first: it runs the migrations.
-  const converter = await start('converter', 'services/converter/src/main.ts');
+  const converter = await start(
+    'converter',
+    'services/converter/src/main.ts',
+    {},
+    { nodeArgs: converterNodeArgs, ...(profileDir ? { profileDir } : {}) },
+  );
   await waitHealthy(converter);
   const others = await Promise.all([
     start('gateway', 'services/api/src/main-gateway.ts'),
@@ -248,6 +267,7 @@ async function main(): Promise<void> {
     settings,
     died: () => died,
     progress,
+    passes: [],
   };
   // The bulk load's next message index: the measured passes add messages of their own, so each
   // step loads what brings the store to the step's size, in whole conversations.
@@ -294,6 +314,8 @@ async function main(): Promise<void> {
         ...(indexerPool === undefined ? {} : { indexer_pool: indexerPool }),
         ...(indexerWriters === undefined ? {} : { indexer_writers: indexerWriters }),
         ...(indexerYieldLag === undefined ? {} : { indexer_yield_lag: indexerYieldLag }),
+        ...(converterNodeArgs.length === 0 ? {} : { converter_node_args: converterNodeArgs }),
+        dimension,
         load,
         held_writes: held,
         producer_path,
@@ -307,6 +329,23 @@ async function main(): Promise<void> {
         // when the step began and when it ended.
         load_avg_1m: [round(loadAtStart, 1), round(os.loadavg()[0]!, 1)],
       }),
+    );
+  }
+  if (profileDir !== undefined) {
+    // A process writes its profile when it exits.
+    await services['converter']!.stop();
+    const converterProfile = ctx.passes.map(({ pass, window }) => {
+      const summary = summarizeProfiles(profileDir, 10, window)[0];
+      return {
+        pass,
+        wall_ms: Math.round((window.toUs - window.fromUs) / 1000),
+        busy_ms: summary?.busyMs ?? 0,
+        by_caller_ms: Object.fromEntries((summary?.byCaller ?? []).map((r) => [r.area, r.selfMs])),
+        top_functions_ms: Object.fromEntries((summary?.topFunctions ?? []).map((r) => [r.name, r.selfMs])),
+      };
+    });
+    console.log(
+      JSON.stringify({ bench: 'scale', run: runId, profile_dir: profileDir, converter_profile: converterProfile }),
     );
   }
 }

@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { TOPICS } from '@memstream/schemas';
 import { runHttpLoad, successes } from './http-load.js';
 import { produceRecords } from './kafka-load.js';
+import { monotonicUs, type Window } from './cpu-profile.js';
 import type { ProcMonitor } from './proc-monitor.js';
 import { rawHeldInserts, startRawConsumer } from './raw-pipeline.js';
 import {
@@ -19,6 +20,7 @@ import {
   storedIn,
   vectorsIn,
   waitFor,
+  type CpuPerMessage,
   type SearchScope,
 } from './scale-measure.js';
 import { PassWorkload, type Turns } from './scale-workload.js';
@@ -48,6 +50,11 @@ export interface StepContext {
   };
   readonly died: () => string | undefined;
   readonly progress: (line: string) => void;
+  /**
+   * Each producer pass's span on the monotonic clock, by its tag (`s<step>r<round>`, `s<step>q<round>
+   * paused` for storing alone): bench:scale --profile reads the converter's profile by them.
+   */
+  readonly passes: Array<{ readonly pass: string; readonly window: Window }>;
 }
 
 const SERVICES = ['gateway', 'converter', 'indexer'];
@@ -120,6 +127,7 @@ async function producerPath(ctx: StepContext, tag: string, indexerPaused = false
   const indexer = ctx.watched.get('indexer');
   const window = await openWindow(monitor, client, database, ctx.watched);
   if (indexerPaused && indexer !== undefined) process.kill(indexer, 'SIGSTOP');
+  const fromUs = monotonicUs();
   let stored: Awaited<ReturnType<typeof waitFor>>;
   let produced: Awaited<ReturnType<typeof produceRecords>>;
   try {
@@ -134,6 +142,7 @@ async function producerPath(ctx: StepContext, tag: string, indexerPaused = false
   } finally {
     if (indexerPaused && indexer !== undefined) process.kill(indexer, 'SIGCONT');
   }
+  ctx.passes.push({ pass: `${tag}${indexerPaused ? ' paused' : ''}`, window: { fromUs, toUs: monotonicUs() } });
   const cpu = await closeWindow(window, monitor, client, database, SERVICES, stored.value);
   const storedPerS = ratePerSecond(stored.value, stored.at - produced.startedAt);
   ctx.progress(`producer path: ${stored.value} stored at ${storedPerS}/s; waiting for their vectors`);
@@ -218,6 +227,21 @@ async function createTopicLike(ctx: StepContext, topic: string): Promise<void> {
   }
 }
 
+/**
+ * A round's own CPU, in short (the first round's is given in full above): whether a round costs
+ * more than the others is then read from the line, not guessed.
+ */
+function roundCpu(cpu: CpuPerMessage) {
+  const of = (v: CpuPerMessage[string] | undefined) => (typeof v === 'number' ? v : 0);
+  return {
+    converter: of(cpu['converter']),
+    gateway: of(cpu['gateway']),
+    indexer: of(cpu['indexer']),
+    postgres: of(cpu['postgres']),
+    postgres_converter: cpu.postgres_by_client['converter'] ?? 0,
+  };
+}
+
 const median = (xs: readonly number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return round(s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2, 3);
@@ -268,6 +292,7 @@ export async function producerComparison(ctx: StepContext, step: number, rounds:
         raw_pipeline_per_s: raws[i]!.stored_per_s,
         raw_producer_per_s: p.raw_producer_per_s,
         indexing_lag_s: p.indexing_lag_s,
+        cpu_us_per_message: roundCpu(p.cpu_us_per_message),
       })),
       ...(paused.length > 0
         ? {
@@ -280,6 +305,7 @@ export async function producerComparison(ctx: StepContext, step: number, rounds:
                 raw_pipeline_per_s: p.raw_pipeline_per_s,
                 raw_producer_per_s: p.raw_producer_per_s,
                 indexing_lag_s: p.indexing_lag_s,
+                cpu_us_per_message: roundCpu(p.cpu_us_per_message),
               })),
             },
           }

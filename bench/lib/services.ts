@@ -15,6 +15,8 @@ export interface StartOptions {
   readonly env: Record<string, string>;
   /** Set to write a V8 CPU profile of the process into this folder when it exits. */
   readonly profileDir?: string;
+  /** Node and V8 flags before the entry (V8's own, such as `--no-flush-bytecode`, are refused in NODE_OPTIONS). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /**
@@ -23,7 +25,7 @@ export interface StartOptions {
  * exported leaks in.
  */
 export function startService(options: StartOptions): ServiceProcess {
-  const profile: string[] = [];
+  const profile: string[] = [...(options.nodeArgs ?? [])];
   if (options.profileDir) {
     mkdirSync(options.profileDir, { recursive: true });
     profile.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
