@@ -25,20 +25,20 @@ export interface StartOptions {
  * exported leaks in.
  */
 export function startService(options: StartOptions): ServiceProcess {
-  const profile: string[] = [...(options.nodeArgs ?? [])];
+  const flags: string[] = [...(options.nodeArgs ?? [])];
   if (options.profileDir) {
     mkdirSync(options.profileDir, { recursive: true });
-    profile.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
+    flags.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
   }
   const args = options.compiled
     ? [
         '--conditions=memstream-dist',
         '--enable-source-maps',
-        ...profile,
+        ...flags,
         resolve(REPO_ROOT, 'scripts/start.js'),
         options.entry,
       ]
-    : ['--import', 'tsx', ...profile, resolve(REPO_ROOT, options.entry)];
+    : ['--import', 'tsx', ...flags, resolve(REPO_ROOT, options.entry)];
   const proc = launch(process.execPath, args, options.env);
   return Object.assign(proc, { name: options.name, port: Number(options.env['PORT']) });
 }
