@@ -234,9 +234,7 @@ async function createTopicLike(ctx: StepContext, topic: string): Promise<void> {
 function roundCpu(cpu: CpuPerMessage) {
   const of = (v: CpuPerMessage[string] | undefined) => (typeof v === 'number' ? v : 0);
   return {
-    converter: of(cpu['converter']),
-    gateway: of(cpu['gateway']),
-    indexer: of(cpu['indexer']),
+    ...Object.fromEntries(SERVICES.map((label) => [label, of(cpu[label])])),
     postgres: of(cpu['postgres']),
     postgres_converter: cpu.postgres_by_client['converter'] ?? 0,
   };
